@@ -1,0 +1,90 @@
+/** Where the client connects and how it authenticates. */
+export type Region = 'global' | 'uae';
+
+/** How a WebSocket carries the key; the spec allows different forms per socket. */
+export type WsAuthMode = 'header' | 'query' | 'bearer' | 'message' | 'token';
+
+export interface ServiceConfigInput {
+  apiKey?: string;
+  region?: Region;
+  /** Base URL of the global region, ending in /api/v1. */
+  baseUrl?: string;
+  /** Base URL of the UAE region, ending in /api/v1. */
+  uaeBaseUrl?: string;
+  /** Default per-request timeout in milliseconds (0 = none). */
+  timeoutMs?: number;
+  /** Retries for idempotent calls on 429 and 5xx. */
+  maxRetries?: number;
+  /** Base delay of the exponential backoff. */
+  retryBaseMs?: number;
+  /** Replaceable for tests; defaults to the global fetch. */
+  fetch?: typeof fetch;
+}
+
+export interface ServiceConfig {
+  apiKey: string | undefined;
+  region: Region;
+  baseUrl: string;
+  wsBaseUrl: string;
+  timeoutMs: number;
+  maxRetries: number;
+  retryBaseMs: number;
+  fetch: typeof fetch;
+}
+
+// The vendor's hosts are not named in the spec; a user of the real service sets them once.
+export const DEFAULT_BASE_URL = 'https://api.example-voice.ai/api/v1';
+export const DEFAULT_UAE_BASE_URL = 'https://uae.api.example-voice.ai/api/v1';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function parseRegion(value: string | undefined): Region | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'global' || value === 'uae') return value;
+  throw new ConfigError(`region must be "global" or "uae", got "${value}"`);
+}
+
+/** http(s) → ws(s), keeping host, port and path. */
+export function toWsUrl(httpUrl: string): string {
+  const url = new URL(httpUrl);
+  if (url.protocol === 'https:') url.protocol = 'wss:';
+  else if (url.protocol === 'http:') url.protocol = 'ws:';
+  else throw new ConfigError(`base URL must be http or https, got ${url.protocol}`);
+  return url.toString().replace(/\/$/, '');
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/**
+ * Options win over the environment (HIWAR_API_KEY, HIWAR_BASE_URL, HIWAR_UAE_BASE_URL,
+ * HIWAR_REGION); the region picks which base URL is used.
+ */
+export function resolveConfig(
+  input: ServiceConfigInput = {},
+  env: NodeJS.ProcessEnv = process.env,
+): ServiceConfig {
+  const region = input.region ?? parseRegion(env.HIWAR_REGION) ?? 'global';
+  const globalUrl = input.baseUrl ?? env.HIWAR_BASE_URL ?? DEFAULT_BASE_URL;
+  const uaeUrl = input.uaeBaseUrl ?? env.HIWAR_UAE_BASE_URL ?? DEFAULT_UAE_BASE_URL;
+  const baseUrl = trimSlash(region === 'uae' ? uaeUrl : globalUrl);
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new ConfigError(`invalid base URL for region ${region}`);
+  }
+  const apiKey = input.apiKey ?? (env.HIWAR_API_KEY || undefined);
+  return {
+    apiKey,
+    region,
+    baseUrl,
+    wsBaseUrl: toWsUrl(baseUrl),
+    timeoutMs: input.timeoutMs ?? 30_000,
+    maxRetries: input.maxRetries ?? 3,
+    retryBaseMs: input.retryBaseMs ?? 250,
+    fetch: input.fetch ?? globalThis.fetch.bind(globalThis),
+  };
+}

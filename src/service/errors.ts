@@ -1,0 +1,147 @@
+/**
+ * Typed errors for every way a call to the service can fail. The service's envelope
+ * {errorCode, errorMessage} maps onto ServiceError and one subclass per status family.
+ */
+export type ErrorCode = number | string | undefined;
+
+export interface ServiceErrorInit {
+  status: number;
+  errorCode?: ErrorCode;
+  errorMessage: string;
+  retryAfterMs?: number;
+  endpoint?: string;
+}
+
+export class ServiceError extends Error {
+  override name = 'ServiceError';
+  readonly status: number;
+  readonly errorCode: ErrorCode;
+  readonly errorMessage: string;
+  readonly retryAfterMs: number | undefined;
+  readonly endpoint: string | undefined;
+
+  constructor(init: ServiceErrorInit) {
+    const where = init.endpoint ? ` ${init.endpoint}` : '';
+    const code = init.errorCode !== undefined ? ` ${init.errorCode}` : '';
+    super(`${init.status}${code}${where}: ${init.errorMessage}`);
+    this.status = init.status;
+    this.errorCode = init.errorCode;
+    this.errorMessage = init.errorMessage;
+    this.retryAfterMs = init.retryAfterMs;
+    this.endpoint = init.endpoint;
+  }
+
+  /** 429 and 5xx may succeed if tried again; everything else will not. */
+  get retryable(): boolean {
+    return this.status === 429 || this.status >= 500;
+  }
+}
+
+export class BadRequestError extends ServiceError {
+  override name = 'BadRequestError';
+}
+/** Raised before any network traffic when a parameter breaks a documented rule. */
+export class ValidationError extends BadRequestError {
+  override name = 'ValidationError';
+  constructor(errorMessage: string, endpoint?: string) {
+    super({ status: 400, errorCode: 40001, errorMessage, endpoint });
+  }
+}
+export class AuthenticationError extends ServiceError {
+  override name = 'AuthenticationError';
+}
+export class InsufficientBalanceError extends ServiceError {
+  override name = 'InsufficientBalanceError';
+}
+export class PermissionDeniedError extends ServiceError {
+  override name = 'PermissionDeniedError';
+}
+export class NotFoundError extends ServiceError {
+  override name = 'NotFoundError';
+}
+export class PayloadTooLargeError extends ServiceError {
+  override name = 'PayloadTooLargeError';
+}
+export class RateLimitError extends ServiceError {
+  override name = 'RateLimitError';
+}
+export class ServerError extends ServiceError {
+  override name = 'ServerError';
+}
+
+/** The connection failed, timed out or was aborted before a status arrived. */
+export class TransportError extends Error {
+  override name = 'TransportError';
+  constructor(
+    message: string,
+    readonly kind: 'network' | 'timeout' | 'aborted',
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The service answered, but with a body that does not follow its own protocol. */
+export class ProtocolError extends Error {
+  override name = 'ProtocolError';
+}
+
+export function errorForStatus(init: ServiceErrorInit): ServiceError {
+  const s = init.status;
+  if (s === 400) return new BadRequestError(init);
+  if (s === 401) return new AuthenticationError(init);
+  if (s === 402) return new InsufficientBalanceError(init);
+  if (s === 403) return new PermissionDeniedError(init);
+  if (s === 404) return new NotFoundError(init);
+  if (s === 413) return new PayloadTooLargeError(init);
+  if (s === 429) return new RateLimitError(init);
+  if (s >= 500) return new ServerError(init);
+  return new ServiceError(init);
+}
+
+/** Reads the envelope, the bare {message} form (denoise 404) or plain text. */
+export function parseErrorBody(status: number, bodyText: string): { errorCode?: ErrorCode; errorMessage: string } {
+  try {
+    const body = JSON.parse(bodyText) as Record<string, unknown>;
+    if (body && typeof body === 'object') {
+      const code = body.errorCode ?? body.code;
+      const message = body.errorMessage ?? body.message ?? body.error;
+      return {
+        errorCode: typeof code === 'number' || typeof code === 'string' ? code : undefined,
+        errorMessage: typeof message === 'string' ? message : `HTTP ${status}`,
+      };
+    }
+  } catch {
+    // not JSON: fall through to the text
+  }
+  const text = bodyText.trim().slice(0, 300);
+  return { errorMessage: text || `HTTP ${status}` };
+}
+
+/** Retry-After in seconds or as an HTTP date. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
+}
+
+/** Removes the key from any text that could reach a log or an error message. */
+export function redact(text: string, secret: string | undefined): string {
+  if (!secret || secret.length < 4) return text;
+  return text.split(secret).join('[redacted]').split(encodeURIComponent(secret)).join('[redacted]');
+}
+
+/** A URL safe to print: credentials in the query are masked. */
+export function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    for (const name of ['api_key', 'x-api-key', 'token']) {
+      if (u.searchParams.has(name)) u.searchParams.set(name, 'redacted');
+    }
+    return u.toString();
+  } catch {
+    return '[invalid url]';
+  }
+}

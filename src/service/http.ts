@@ -1,0 +1,157 @@
+import type { ServiceConfig } from './config.ts';
+import {
+  AuthenticationError,
+  ProtocolError,
+  TransportError,
+  errorForStatus,
+  parseErrorBody,
+  parseRetryAfter,
+  redact,
+  type ServiceError,
+} from './errors.ts';
+import { backoffDelay, sleep } from './retry.ts';
+
+/** Accepted by every client method. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Time allowed until the response starts (streams) or is complete (JSON); 0 = none. */
+  timeoutMs?: number;
+  /** Overrides the configured retry count (retries apply to idempotent calls only). */
+  maxRetries?: number;
+}
+
+export interface RequestSpec {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  json?: unknown;
+  form?: FormData;
+  accept?: string;
+  /** Safe to send twice: only such calls are retried on 429, 5xx or a network failure. */
+  idempotent?: boolean;
+  /** The body is read after `request` returns: the caller's signal must keep aborting it. */
+  stream?: boolean;
+}
+
+export function buildUrl(base: string, path: string, query?: RequestSpec['query']): string {
+  const url = new URL(base + path);
+  for (const [k, v] of Object.entries(query ?? {})) {
+    if (v !== undefined) url.searchParams.set(k, String(v));
+  }
+  return url.toString();
+}
+
+function endpointLabel(spec: RequestSpec): string {
+  return `${spec.method} ${spec.path}`;
+}
+
+/** One attempt: resolves with an ok response or throws a typed error. */
+async function attempt(cfg: ServiceConfig, spec: RequestSpec, signal: AbortSignal): Promise<Response> {
+  const headers: Record<string, string> = { 'x-api-key': cfg.apiKey ?? '' };
+  if (spec.accept) headers.accept = spec.accept;
+  let body: string | FormData | undefined;
+  if (spec.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(spec.json);
+  } else if (spec.form) {
+    body = spec.form; // fetch sets the multipart boundary itself
+  }
+  let res: Response;
+  try {
+    res = await cfg.fetch(buildUrl(cfg.baseUrl, spec.path, spec.query), {
+      method: spec.method,
+      headers,
+      body,
+      signal,
+    });
+  } catch (err) {
+    if (signal.aborted) throw abortError(signal, spec);
+    const reason = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+    throw new TransportError(`${endpointLabel(spec)}: network error: ${redact(reason, cfg.apiKey)}`, 'network');
+  }
+  if (res.ok) return res;
+  const text = await res.text().catch(() => '');
+  const parsed = parseErrorBody(res.status, text);
+  throw errorForStatus({
+    status: res.status,
+    errorCode: parsed.errorCode,
+    errorMessage: redact(parsed.errorMessage, cfg.apiKey),
+    retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
+    endpoint: endpointLabel(spec),
+  });
+}
+
+function abortError(signal: AbortSignal, spec: RequestSpec): TransportError {
+  const timedOut = signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError';
+  return timedOut
+    ? new TransportError(`${endpointLabel(spec)}: timed out`, 'timeout')
+    : new TransportError(`${endpointLabel(spec)}: aborted`, 'aborted');
+}
+
+/**
+ * Sends a request with the key, a timeout, the caller's AbortSignal, and retries with backoff
+ * for idempotent calls. `consume` reads the body while the timeout still runs; streaming callers
+ * pass `(r) => r` and own the body afterwards (the caller's signal still aborts it).
+ */
+export async function request<T>(
+  cfg: ServiceConfig,
+  spec: RequestSpec,
+  opts: CallOptions,
+  consume: (res: Response) => Promise<T> | T,
+): Promise<T> {
+  if (!cfg.apiKey) {
+    throw new AuthenticationError({
+      status: 401,
+      errorCode: 40101,
+      errorMessage: 'no API key configured (set HIWAR_API_KEY or pass apiKey)',
+      endpoint: endpointLabel(spec),
+    });
+  }
+  const retries = spec.idempotent ? (opts.maxRetries ?? cfg.maxRetries) : 0;
+  const timeoutMs = opts.timeoutMs ?? cfg.timeoutMs;
+  for (let n = 0; ; n++) {
+    const ctrl = new AbortController();
+    const onUserAbort = () => ctrl.abort(opts.signal!.reason);
+    if (opts.signal?.aborted) throw new TransportError(`${endpointLabel(spec)}: aborted`, 'aborted');
+    opts.signal?.addEventListener('abort', onUserAbort, { once: true });
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => ctrl.abort(new DOMException('timed out', 'TimeoutError')), timeoutMs)
+        : undefined;
+    try {
+      const res = await attempt(cfg, spec, ctrl.signal);
+      try {
+        return await consume(res);
+      } catch (err) {
+        if (ctrl.signal.aborted) throw abortError(ctrl.signal, spec);
+        throw err;
+      }
+    } catch (err) {
+      const retryable =
+        (err instanceof TransportError && err.kind === 'network') ||
+        (err instanceof Error && 'retryable' in err && (err as ServiceError).retryable);
+      if (!retryable || n >= retries || opts.signal?.aborted) throw err;
+      const after = err instanceof TransportError ? undefined : (err as ServiceError).retryAfterMs;
+      await sleep(backoffDelay(n, { maxRetries: retries, baseMs: cfg.retryBaseMs }, after), opts.signal).catch(() => {
+        throw new TransportError(`${endpointLabel(spec)}: aborted`, 'aborted');
+      });
+    } finally {
+      clearTimeout(timer);
+      if (!spec.stream) opts.signal?.removeEventListener('abort', onUserAbort);
+    }
+  }
+}
+
+/** Body readers for `request`. */
+export const read = {
+  json: async <T>(res: Response): Promise<T> => {
+    const text = await res.text();
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new ProtocolError(`expected a JSON body, got ${JSON.stringify(text.slice(0, 80))}`);
+    }
+  },
+  bytes: async (res: Response): Promise<Uint8Array> => new Uint8Array(await res.arrayBuffer()),
+  raw: (res: Response): Response => res,
+};

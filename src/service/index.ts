@@ -1,0 +1,12 @@
+export * from './config.ts';
+export * from './errors.ts';
+export type { CallOptions } from './http.ts';
+export * from './types.ts';
+export * from './validate.ts';
+export { ServiceClient } from './client.ts';
+export { collectTimestamped } from './rest/tts.ts';
+export { ListenSocket, type ListenOptions } from './ws/listen.ts';
+export type * from './ws/listen-events.ts';
+export { TtsSocket, type TtsSocketOptions, type TtsEvent, type TtsOutputFormat } from './ws/tts.ts';
+export { LegacySttSocket, type LegacySttOptions, type LegacySttEvent } from './ws/legacy-stt.ts';
+export { classifyClose, type CloseInfo, type CloseKind } from './ws/close-codes.ts';

@@ -1,0 +1,112 @@
+import { ValidationError } from './errors.ts';
+import type { Upload } from './types.ts';
+
+/**
+ * Rules the spec states, checked before any byte leaves the machine. Messages follow the
+ * service's own shapes ('<field> is required', 'stability must be a number between 0 and 1').
+ */
+
+export const LISTEN_SAMPLE_RATES = [8000, 16000] as const;
+export const TTS_SOCKET_FORMATS = ['pcm_8000', 'pcm_16000', 'pcm_22050', 'pcm_24000'] as const;
+export const STT_MODELS = ['asr', 'asr-en-ar'] as const;
+export const DENOISE_MAX_BYTES = 200 * 1024 * 1024;
+export const DENOISE_MAX_SECONDS = 15 * 60;
+
+export function required(value: unknown, field: string, endpoint?: string): void {
+  if (value === undefined || value === null || value === '') {
+    throw new ValidationError(`${field} is required`, endpoint);
+  }
+}
+
+export function inRange(
+  value: number | undefined,
+  field: string,
+  min: number,
+  max: number,
+  endpoint?: string,
+): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw new ValidationError(`${field} must be a number between ${min} and ${max}`, endpoint);
+  }
+}
+
+export const checkSpeed = (v: number | undefined, ep?: string) => inRange(v, 'speed', 0.7, 1.2, ep);
+export const checkStability = (v: number | undefined, ep?: string) => inRange(v, 'stability', 0, 1, ep);
+export const checkSimilarity = (v: number | undefined, ep?: string) => inRange(v, 'similarity', 0, 1, ep);
+
+export function checkPreviewText(text: string | undefined, endpoint?: string): void {
+  required(text, 'text', endpoint);
+  const words = text!.trim().split(/\s+/u).filter(Boolean).length;
+  if (words < 3 || text!.trim().length < 10) {
+    throw new ValidationError('text must contain at least 3 words and 10 characters', endpoint);
+  }
+}
+
+export function checkFile(file: Upload | undefined, field: string, endpoint?: string): void {
+  const isBlob = typeof Blob !== 'undefined' && file instanceof Blob;
+  const isBytes = !!file && !isBlob && typeof file === 'object' && 'data' in file && 'filename' in file;
+  if (!isBlob && !isBytes) {
+    throw new ValidationError(`${field} is required and must be a file`, endpoint);
+  }
+}
+
+export function uploadSize(file: Upload): number {
+  if (file instanceof Blob) return file.size;
+  return file.data.byteLength;
+}
+
+export function checkDenoiseSize(file: Upload, endpoint?: string): void {
+  if (uploadSize(file) > DENOISE_MAX_BYTES) {
+    throw new ValidationError('File too large: the maximum size is 200 MB', endpoint);
+  }
+}
+
+export function checkSttModel(model: string | undefined, endpoint?: string): void {
+  if (model === undefined) return;
+  if (!(STT_MODELS as readonly string[]).includes(model)) {
+    throw new ValidationError(`model must be one of ${STT_MODELS.join(', ')}`, endpoint);
+  }
+}
+
+export function checkListenSampleRate(rate: number | undefined, endpoint = '/listen'): void {
+  if (rate === undefined) return;
+  if (!(LISTEN_SAMPLE_RATES as readonly number[]).includes(rate)) {
+    throw new ValidationError('sample_rate must be 8000 or 16000', endpoint);
+  }
+}
+
+export function checkListenLanguage(model: string | undefined, language: string | undefined, endpoint = '/listen'): void {
+  if (language === undefined) return;
+  const allowed = (model ?? 'asr') === 'asr' ? ['ar'] : ['auto', 'ar', 'en', 'ar-en'];
+  if (!allowed.includes(language)) {
+    throw new ValidationError(`language must be one of ${allowed.join(', ')} for model ${model ?? 'asr'}`, endpoint);
+  }
+}
+
+export function checkOutputFormat(format: string | undefined, endpoint = '/websocket/text-to-speech'): void {
+  if (format === undefined) return;
+  if (!(TTS_SOCKET_FORMATS as readonly string[]).includes(format)) {
+    throw new ValidationError(`output_format must be one of ${TTS_SOCKET_FORMATS.join(', ')}`, endpoint);
+  }
+}
+
+export function checkHttpSampleRate(rate: number | undefined, endpoint?: string): void {
+  inRange(rate, 'sample_rate', 8000, 48000, endpoint);
+  if (rate !== undefined && !Number.isInteger(rate)) {
+    throw new ValidationError('sample_rate must be an integer', endpoint);
+  }
+}
+
+export function checkPaging(offset: number | undefined, limit: number | undefined, endpoint?: string): void {
+  if (offset !== undefined && (!Number.isInteger(offset) || offset < 0)) {
+    throw new ValidationError('offset must be an integer of at least 0', endpoint);
+  }
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
+    throw new ValidationError('limit must be an integer of at least 1', endpoint);
+  }
+}
+
+export function checkEndpointing(ms: number | undefined, endpoint = '/listen'): void {
+  inRange(ms, 'endpointing', 100, 5000, endpoint);
+}

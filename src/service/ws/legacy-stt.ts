@@ -1,0 +1,117 @@
+import { filter, firstValueFrom, type Observable } from 'rxjs';
+import type WebSocket from 'ws';
+import type { ServiceConfig } from '../config.ts';
+import { ProtocolError, ValidationError } from '../errors.ts';
+import { checkSttModel } from '../validate.ts';
+import { EventChannel } from './channel.ts';
+import { classifyClose, type CloseInfo } from './close-codes.ts';
+import { openSocket, parseFrame, type SocketCallOptions } from './open.ts';
+
+export interface LegacySttOptions extends SocketCallOptions {
+  model?: 'asr' | 'asr-en-ar' | (string & {});
+  /** Seconds of audio before an interim is emitted (the server clamps to 0.1..5). */
+  min_buffer_seconds?: number;
+  /** Message shape for audio: {event:'audio_chunk',data:{audioBuffer}} or bare {audioBuffer}. */
+  shape?: 'event' | 'bare';
+}
+
+export type LegacySttEvent =
+  | { type: 'transcription'; text: string; isFinal: boolean }
+  | { type: 'finalized'; text: string }
+  | { type: 'transcription_error'; message: string }
+  | { type: 'malformed'; raw: string }
+  | { type: 'closed'; close: CloseInfo };
+
+const ENDPOINT = '/websocket/speech-to-text';
+
+/** The deprecated speech-to-text socket: WAV first, byte arrays, end_of_stream → finalized. */
+export class LegacySttSocket {
+  readonly events$: Observable<LegacySttEvent>;
+  private readonly channel = new EventChannel<LegacySttEvent>();
+  private sentFirst = false;
+  private ended = false;
+  private closed = false;
+
+  private constructor(
+    private readonly ws: WebSocket,
+    private readonly shape: 'event' | 'bare',
+  ) {
+    this.events$ = this.channel.events$;
+    ws.on('message', (data) => {
+      const f = parseFrame(data);
+      const raw = data.toString().slice(0, 200);
+      if (!f) return this.channel.next({ type: 'malformed', raw });
+      const text = typeof f.data === 'string' ? f.data : '';
+      if (f.event === 'transcription') this.channel.next({ type: 'transcription', text, isFinal: f.isFinal === true });
+      else if (f.event === 'finalized') this.channel.next({ type: 'finalized', text });
+      else if (f.event === 'transcription_error') this.channel.next({ type: 'transcription_error', message: text || String(f.message ?? '') });
+      else this.channel.next({ type: 'malformed', raw });
+    });
+    ws.on('close', (code, reason) => {
+      this.closed = true;
+      this.channel.next({ type: 'closed', close: classifyClose(code, reason.toString()) });
+      this.channel.complete();
+    });
+    ws.on('error', () => {});
+  }
+
+  static async connect(cfg: ServiceConfig, opts: LegacySttOptions = {}): Promise<LegacySttSocket> {
+    checkSttModel(opts.model, ENDPOINT);
+    const ws = await openSocket(
+      cfg,
+      {
+        path: ENDPOINT,
+        query: { model: opts.model, min_buffer_seconds: opts.min_buffer_seconds },
+        auth: opts.auth ?? 'header',
+        allowed: ['header', 'query', 'bearer', 'token'],
+        queryKey: 'x-api-key',
+        endpoint: ENDPOINT,
+      },
+      opts,
+    );
+    return new LegacySttSocket(ws, opts.shape ?? 'event');
+  }
+
+  /** Audio bytes; the first chunk must be a WAV file with its header. */
+  sendAudio(bytes: Uint8Array): void {
+    if (this.closed) throw new ProtocolError('speech-to-text socket is closed');
+    if (this.ended) throw new ProtocolError('end_of_stream was already sent');
+    if (!this.sentFirst && !isWav(bytes)) {
+      throw new ValidationError('the first audio chunk must be a WAV file with headers', ENDPOINT);
+    }
+    this.sentFirst = true;
+    const audioBuffer = Array.from(bytes);
+    const msg = this.shape === 'event' ? { event: 'audio_chunk', data: { audioBuffer } } : { audioBuffer };
+    this.ws.send(JSON.stringify(msg));
+  }
+
+  /** Sends end_of_stream and resolves with the finalized transcript. */
+  async end(timeoutMs = 30_000): Promise<string> {
+    if (this.closed) throw new ProtocolError('speech-to-text socket is closed');
+    this.ended = true;
+    const result = firstValueFrom(
+      this.events$.pipe(filter((e) => e.type === 'finalized' || e.type === 'closed' || e.type === 'transcription_error')),
+    );
+    this.ws.send(JSON.stringify({ event: 'end_of_stream' }));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ProtocolError(`${ENDPOINT}: no finalized within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      const e = await Promise.race([result, timeout]);
+      if (e.type === 'finalized') return e.text;
+      if (e.type === 'transcription_error') throw new ProtocolError(`transcription error: ${e.message}`);
+      throw new ProtocolError(`${ENDPOINT}: closed before finalized (${e.type === 'closed' ? e.close.code : ''})`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  close(): void {
+    if (!this.closed) this.ws.close(1000);
+  }
+}
+
+function isWav(b: Uint8Array): boolean {
+  return b.length >= 12 && String.fromCharCode(...b.subarray(0, 4)) === 'RIFF' && String.fromCharCode(...b.subarray(8, 12)) === 'WAVE';
+}

@@ -1,0 +1,167 @@
+import { filter, firstValueFrom, type Observable } from 'rxjs';
+import type WebSocket from 'ws';
+import type { ServiceConfig } from '../config.ts';
+import { ProtocolError, ValidationError } from '../errors.ts';
+import {
+  checkEndpointing,
+  checkListenLanguage,
+  checkListenSampleRate,
+  checkSttModel,
+} from '../validate.ts';
+import { classifyClose } from './close-codes.ts';
+import { toListenEvent, type ListenCloseMetadata, type ListenEvent, type ListenOpenMetadata } from './listen-events.ts';
+import { EventChannel } from './channel.ts';
+import { openSocket, parseFrame, type SocketCallOptions } from './open.ts';
+
+export interface ListenOptions extends SocketCallOptions {
+  model?: 'asr' | 'asr-en-ar' | (string & {});
+  sample_rate?: 8000 | 16000;
+  language?: 'ar' | 'auto' | 'en' | 'ar-en';
+  timestamps?: boolean;
+  interim_results?: boolean;
+  /** Silence (ms, 100..5000) that ends a turn on the server. */
+  endpointing?: number;
+  smart_turn?: boolean;
+  hotwords?: string[];
+  correlation_id?: string;
+  metadata?: string;
+  /** Send KeepAlive after this long without audio (default 5000 ms; 0 = never). */
+  keepAliveMs?: number;
+}
+
+/**
+ * The live speech-to-text socket. Audio goes in as PCM16 little-endian binary frames; typed
+ * events come out on `events$`. `finish()` follows the protocol's close: CloseStream, then the
+ * final results and the closing Metadata, then the server's close.
+ */
+export class ListenSocket {
+  readonly events$: Observable<ListenEvent>;
+  readonly sampleRate: number;
+  private readonly subject = new EventChannel<ListenEvent>();
+  private openMeta: Promise<ListenOpenMetadata>;
+  private resolveOpen!: (m: ListenOpenMetadata) => void;
+  private keepAliveTimer: NodeJS.Timeout | undefined;
+  private lastError: string | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly ws: WebSocket,
+    sampleRate: number,
+    private readonly keepAliveMs: number,
+  ) {
+    this.sampleRate = sampleRate;
+    this.events$ = this.subject.events$;
+    this.openMeta = new Promise((resolve) => (this.resolveOpen = resolve));
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      const raw = data.toString();
+      const frame = parseFrame(data);
+      const event: ListenEvent = frame ? toListenEvent(frame, raw) : { type: 'Malformed', raw: raw.slice(0, 200) };
+      if (event.type === 'Error') this.lastError = event.message;
+      if (event.type === 'Metadata' && event.phase === 'open') this.resolveOpen(event);
+      this.subject.next(event);
+    });
+    ws.on('close', (code, reason) => {
+      this.closed = true;
+      clearTimeout(this.keepAliveTimer);
+      this.subject.next({ type: 'Closed', close: classifyClose(code, reason.toString(), this.lastError) });
+      this.subject.complete();
+    });
+    ws.on('error', () => {
+      // a 'close' always follows and carries the classification
+    });
+    this.armKeepAlive();
+  }
+
+  static async connect(cfg: ServiceConfig, opts: ListenOptions = {}): Promise<ListenSocket> {
+    const ep = '/listen';
+    checkSttModel(opts.model, ep);
+    checkListenSampleRate(opts.sample_rate, ep);
+    checkListenLanguage(opts.model, opts.language, ep);
+    checkEndpointing(opts.endpointing, ep);
+    const sampleRate = opts.sample_rate ?? 16000;
+    const ws = await openSocket(
+      cfg,
+      {
+        path: '/listen',
+        query: {
+          model: opts.model,
+          encoding: 'linear16',
+          sample_rate: sampleRate,
+          channels: 1,
+          language: opts.language,
+          timestamps: opts.timestamps,
+          interim_results: opts.interim_results,
+          endpointing: opts.endpointing,
+          smart_turn: opts.smart_turn,
+          hotwords: opts.hotwords?.join(','),
+          correlation_id: opts.correlation_id,
+          metadata: opts.metadata,
+        },
+        auth: opts.auth ?? 'header',
+        allowed: ['header', 'query'],
+        queryKey: 'api_key',
+        endpoint: ep,
+      },
+      opts,
+    );
+    return new ListenSocket(ws, sampleRate, opts.keepAliveMs ?? 5000);
+  }
+
+  /** The Metadata the server sends on open. */
+  opened(): Promise<ListenOpenMetadata> {
+    return this.openMeta;
+  }
+
+  get isOpen(): boolean {
+    return !this.closed && this.ws.readyState === this.ws.OPEN;
+  }
+
+  /** PCM16 mono at the socket's sample rate; any whole number of samples. */
+  sendAudio(pcm: Int16Array | Uint8Array): void {
+    if (!this.isOpen) throw new ProtocolError('listen socket is closed');
+    const bytes = pcm instanceof Int16Array ? new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength) : pcm;
+    if (bytes.byteLength % 2 !== 0) throw new ValidationError('audio must be whole PCM16 samples (even byte count)', '/listen');
+    this.ws.send(bytes, { binary: true });
+    this.armKeepAlive();
+  }
+
+  keepAlive(): void {
+    if (this.isOpen) this.ws.send(JSON.stringify({ type: 'KeepAlive' }));
+    this.armKeepAlive();
+  }
+
+  private armKeepAlive(): void {
+    clearTimeout(this.keepAliveTimer);
+    if (this.keepAliveMs > 0 && !this.closed) {
+      this.keepAliveTimer = setTimeout(() => this.keepAlive(), this.keepAliveMs);
+      this.keepAliveTimer.unref();
+    }
+  }
+
+  /**
+   * Sends CloseStream and resolves with the closing Metadata once the server has closed
+   * (undefined when it closed without one). Times out by terminating the socket.
+   */
+  async finish(timeoutMs = 10_000): Promise<ListenCloseMetadata | undefined> {
+    if (!this.isOpen) return undefined;
+    let closing: ListenCloseMetadata | undefined;
+    const sub = this.events$.subscribe((e) => {
+      if (e.type === 'Metadata' && e.phase === 'close') closing = e;
+    });
+    const done = firstValueFrom(this.events$.pipe(filter((e) => e.type === 'Closed')), { defaultValue: undefined });
+    this.ws.send(JSON.stringify({ type: 'CloseStream' }));
+    clearTimeout(this.keepAliveTimer);
+    const timer = setTimeout(() => this.ws.terminate(), timeoutMs);
+    await done;
+    clearTimeout(timer);
+    sub.unsubscribe();
+    return closing;
+  }
+
+  /** Closes at once; buffered audio on the server is lost (use finish() to keep it). */
+  close(): void {
+    clearTimeout(this.keepAliveTimer);
+    if (!this.closed) this.ws.close(1000);
+  }
+}

@@ -1,0 +1,182 @@
+import { filter, firstValueFrom, type Observable } from 'rxjs';
+import type WebSocket from 'ws';
+import type { ServiceConfig } from '../config.ts';
+import { ProtocolError, errorForStatus, redact, type ServiceError } from '../errors.ts';
+import { checkOutputFormat, checkSpeed, checkStability, inRange, required } from '../validate.ts';
+import { EventChannel } from './channel.ts';
+import { classifyClose, type CloseInfo } from './close-codes.ts';
+import { openSocket, parseFrame, type SocketCallOptions } from './open.ts';
+
+export type TtsOutputFormat = 'pcm_8000' | 'pcm_16000' | 'pcm_22050' | 'pcm_24000';
+
+export interface TtsSocketOptions extends SocketCallOptions {
+  voice_id: string;
+  model_id?: string;
+  voice_settings?: { stability?: number; similarity_boost?: number; speed?: number };
+  output_format?: TtsOutputFormat;
+}
+
+export type TtsEvent =
+  | { type: 'audio'; pcm: Int16Array; sampleRate: number; isFinal: false }
+  /** End of a flushed generation (an empty audio message with isFinal). */
+  | { type: 'final'; sampleRate: number }
+  | { type: 'error'; error: ServiceError }
+  | { type: 'malformed'; raw: string }
+  | { type: 'closed'; close: CloseInfo };
+
+const ENDPOINT = '/websocket/text-to-speech';
+
+/** An error message on the socket as a typed error; {type:'error',message} is accepted too. */
+function socketError(frame: Record<string, unknown>, key: string | undefined): ServiceError {
+  const code = typeof frame.errorCode === 'number' ? frame.errorCode : Number(frame.errorCode ?? frame.code ?? 0) || undefined;
+  const message = String(frame.errorMessage ?? frame.message ?? 'error');
+  // Socket codes carry their HTTP status in the first three digits (40101 → 401).
+  const status = code && code >= 10000 ? Math.floor(code / 100) : 500;
+  return errorForStatus({ status, errorCode: code, errorMessage: redact(message, key), endpoint: ENDPOINT });
+}
+
+function pcmFromBase64(b64: string): Int16Array {
+  const buf = Buffer.from(b64, 'base64');
+  const even = buf.byteLength - (buf.byteLength % 2);
+  const copy = new Uint8Array(even);
+  copy.set(buf.subarray(0, even));
+  return new Int16Array(copy.buffer);
+}
+
+/**
+ * The streaming text-to-speech socket. `connect` sends initConnection and resolves once the
+ * server answers connectionInitialized (or rejects with the typed error it sent instead).
+ * `clear()` has no acknowledgement from the server, so audio still in flight for the cleared
+ * text is dropped here until the end of that generation or the next text sent.
+ */
+export class TtsSocket {
+  readonly events$: Observable<TtsEvent>;
+  readonly sampleRate: number;
+  private readonly channel = new EventChannel<TtsEvent>();
+  private dropping = false;
+  private closed = false;
+
+  private constructor(
+    private readonly ws: WebSocket,
+    sampleRate: number,
+    private readonly apiKey: string | undefined,
+  ) {
+    this.sampleRate = sampleRate;
+    this.events$ = this.channel.events$;
+    ws.on('message', (data) => this.onFrame(data));
+    ws.on('close', (code, reason) => {
+      this.closed = true;
+      this.channel.next({ type: 'closed', close: classifyClose(code, reason.toString()) });
+      this.channel.complete();
+    });
+    ws.on('error', () => {});
+  }
+
+  private onFrame(data: WebSocket.RawData): void {
+    const frame = parseFrame(data);
+    if (!frame) return this.channel.next({ type: 'malformed', raw: data.toString().slice(0, 200) });
+    if (frame.type === 'error') return this.channel.next({ type: 'error', error: socketError(frame, this.apiKey) });
+    if (frame.type === 'connectionInitialized') return;
+    if (typeof frame.audio !== 'string') return this.channel.next({ type: 'malformed', raw: data.toString().slice(0, 200) });
+    const rate = typeof frame.sampleRate === 'number' ? frame.sampleRate : this.sampleRate;
+    if (this.dropping) {
+      if (frame.isFinal === true) this.dropping = false;
+      return;
+    }
+    if (frame.audio.length > 0) {
+      this.channel.next({ type: 'audio', pcm: pcmFromBase64(frame.audio), sampleRate: rate, isFinal: false });
+    }
+    if (frame.isFinal === true) this.channel.next({ type: 'final', sampleRate: rate });
+  }
+
+  static async connect(cfg: ServiceConfig, opts: TtsSocketOptions): Promise<TtsSocket> {
+    required(opts.voice_id, 'voice_id', ENDPOINT);
+    checkOutputFormat(opts.output_format, ENDPOINT);
+    checkStability(opts.voice_settings?.stability, ENDPOINT);
+    checkSpeed(opts.voice_settings?.speed, ENDPOINT);
+    inRange(opts.voice_settings?.similarity_boost, 'similarity_boost', 0, 1, ENDPOINT);
+    const auth = opts.auth ?? 'header';
+    const ws = await openSocket(
+      cfg,
+      { path: ENDPOINT, query: {}, auth, allowed: ['header', 'query', 'bearer', 'message'], queryKey: 'x-api-key', endpoint: ENDPOINT },
+      opts,
+    );
+    const format = opts.output_format ?? 'pcm_24000';
+    const socket = new TtsSocket(ws, Number(format.slice(4)), cfg.apiKey);
+    const init = {
+      type: 'initConnection',
+      model_id: opts.model_id,
+      voice_id: opts.voice_id,
+      voice_settings: opts.voice_settings,
+      output_format: format,
+      ...(auth === 'message' ? { x_api_key: cfg.apiKey } : {}),
+    };
+    const ack = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        ws.terminate();
+        reject(new ProtocolError(`${ENDPOINT}: no connectionInitialized within ${opts.timeoutMs ?? cfg.timeoutMs} ms`));
+      }, opts.timeoutMs ?? cfg.timeoutMs);
+      const onMessage = (data: WebSocket.RawData) => {
+        const frame = parseFrame(data);
+        if (frame?.type === 'connectionInitialized') done(() => resolve());
+        else if (frame?.type === 'error') done(() => reject(socketError(frame, cfg.apiKey)));
+      };
+      const onClose = (code: number, reason: Buffer) =>
+        done(() => reject(new ProtocolError(`${ENDPOINT}: closed during initialization (${code} ${reason.toString()})`)));
+      const done = (then: () => void) => {
+        clearTimeout(timer);
+        ws.off('message', onMessage);
+        ws.off('close', onClose);
+        then();
+      };
+      ws.on('message', onMessage);
+      ws.on('close', onClose);
+    });
+    ws.send(JSON.stringify(init));
+    try {
+      await ack;
+    } catch (err) {
+      ws.close();
+      throw err;
+    }
+    return socket;
+  }
+
+  get isOpen(): boolean {
+    return !this.closed && this.ws.readyState === this.ws.OPEN;
+  }
+
+  /** Sends a chunk of text. Use `flush: true` on the last chunk so all of it is voiced. */
+  sendText(text: string, opts: { flush?: boolean; try_trigger_generation?: boolean } = {}): void {
+    if (!this.isOpen) throw new ProtocolError('text-to-speech socket is closed');
+    this.dropping = false;
+    this.ws.send(JSON.stringify({ type: 'text', text, flush: opts.flush ?? false, try_trigger_generation: opts.try_trigger_generation ?? false }));
+  }
+
+  /** Forces generation of whatever text is buffered. */
+  flush(): void {
+    this.sendText('', { flush: true });
+  }
+
+  /** Drops the server's text buffer and any audio of it still on the way. */
+  clear(): void {
+    if (!this.isOpen) return;
+    this.dropping = true;
+    this.ws.send(JSON.stringify({ type: 'clear' }));
+  }
+
+  /** Resolves at the end of the current flushed generation (the isFinal message). */
+  finalReceived(): Promise<void> {
+    return firstValueFrom(this.events$.pipe(filter((e) => e.type === 'final' || e.type === 'closed'))).then(() => undefined);
+  }
+
+  /** closeConnection, then waits for the server to close. */
+  async close(timeoutMs = 5000): Promise<void> {
+    if (!this.isOpen) return;
+    const closed = new Promise<void>((resolve) => this.ws.once('close', () => resolve()));
+    this.ws.send(JSON.stringify({ type: 'closeConnection' }));
+    const timer = setTimeout(() => this.ws.terminate(), timeoutMs);
+    await closed;
+    clearTimeout(timer);
+  }
+}
