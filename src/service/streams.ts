@@ -1,11 +1,22 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import { ProtocolError } from './errors.ts';
+import { ProtocolError, TransportError } from './errors.ts';
+
+/** Iterates a body, turning a connection that drops mid-stream into a TransportError. */
+async function* guarded<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    for await (const item of source) yield item;
+  } catch (err) {
+    if (err instanceof ProtocolError || err instanceof TransportError) throw err;
+    const aborted = err instanceof Error && err.name === 'AbortError';
+    throw new TransportError(aborted ? 'stream aborted' : 'connection dropped in the middle of a stream', aborted ? 'aborted' : 'network', { cause: err });
+  }
+}
 
 /** Text lines of a byte stream, decoded as UTF-8 across chunk boundaries. */
 async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<{ line: string; terminated: boolean }> {
   const decoder = new TextDecoder();
   let buffer = '';
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of guarded(body as unknown as AsyncIterable<Uint8Array>)) {
     buffer += decoder.decode(chunk, { stream: true });
     let nl: number;
     while ((nl = buffer.indexOf('\n')) >= 0) {
@@ -47,7 +58,7 @@ export interface SseMessage {
 export async function* sse(body: ReadableStream<Uint8Array> | null): AsyncGenerator<SseMessage> {
   if (!body) throw new ProtocolError('expected an event stream, got no body');
   const events = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
-  for await (const e of events as unknown as AsyncIterable<{ event?: string; data: string; id?: string }>) {
+  for await (const e of guarded(events as unknown as AsyncIterable<{ event?: string; data: string; id?: string }>)) {
     yield { event: e.event, data: e.data, id: e.id };
   }
 }
@@ -55,5 +66,5 @@ export async function* sse(body: ReadableStream<Uint8Array> | null): AsyncGenera
 /** Raw chunks of a response body as Uint8Array. */
 export async function* chunks(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
   if (!body) return;
-  for await (const c of body as unknown as AsyncIterable<Uint8Array>) yield c;
+  yield* guarded(body as unknown as AsyncIterable<Uint8Array>);
 }

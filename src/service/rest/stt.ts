@@ -1,6 +1,6 @@
 import type { ServiceConfig } from '../config.ts';
 import { read, request, type CallOptions } from '../http.ts';
-import { ndjson, sse } from '../streams.ts';
+import { chunks, ndjson, sse } from '../streams.ts';
 import type {
   AnalysisDepth,
   DiarizationSentiment,
@@ -162,7 +162,7 @@ export async function translateStream(
       for await (const line of ndjson<unknown>(res.body)) yield chunkOf(line);
     } else {
       const decoder = new TextDecoder();
-      for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) {
+      for await (const c of chunks(res.body)) {
         yield chunkOf(decoder.decode(c, { stream: true }));
       }
     }
