@@ -18,7 +18,7 @@ export interface Recorded {
   body: Buffer;
 }
 
-export type Handler = (req: Recorded, res: ServerResponse) => void | Promise<void>;
+export type Handler = (req: Recorded, res: ServerResponse) => unknown;
 export type WsHandler = (ws: WebSocket, req: Recorded) => void;
 
 export interface Fake {

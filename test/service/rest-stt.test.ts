@@ -5,7 +5,7 @@ import { NotFoundError, ProtocolError, ValidationError } from '../../src/service
 import { formOf, json, startFake, type Fake } from '../helpers/fake-service.ts';
 
 const file = { data: encodeWav(new Int16Array(1600), 16000), filename: 'a.wav', contentType: 'audio/wav' };
-const on = (v: FormDataEntryValue | null) => v === 'true';
+const on = (v: unknown) => v === 'true';
 
 let fake: Fake;
 before(async () => {
