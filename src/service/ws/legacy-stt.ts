@@ -53,6 +53,7 @@ export class LegacySttSocket {
       this.channel.complete();
     });
     ws.on('error', () => {});
+    ws.resume();
   }
 
   static async connect(cfg: ServiceConfig, opts: LegacySttOptions = {}): Promise<LegacySttSocket> {

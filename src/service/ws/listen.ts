@@ -71,6 +71,7 @@ export class ListenSocket {
       // a 'close' always follows and carries the classification
     });
     this.armKeepAlive();
+    ws.resume();
   }
 
   static async connect(cfg: ServiceConfig, opts: ListenOptions = {}): Promise<ListenSocket> {

@@ -29,7 +29,7 @@ export interface OpenSpec {
 
 /**
  * Opens a WebSocket with the key in the chosen place. A refused handshake (HTTP 401, 402, 429…)
- * becomes the same typed error an HTTP call would raise.
+ * becomes the same typed error an HTTP call would raise. Resolves with a paused socket.
  */
 export function openSocket(cfg: ServiceConfig, spec: OpenSpec, opts: SocketCallOptions): Promise<WebSocket> {
   if (!cfg.apiKey) {
@@ -63,6 +63,9 @@ export function openSocket(cfg: ServiceConfig, spec: OpenSpec, opts: SocketCallO
     if (opts.signal?.aborted) return onAbort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     ws.once('open', () => {
+      // Frames that arrive with the handshake would be emitted before the caller can attach
+      // its listeners; the socket stays paused until the wrapper calls resume().
+      ws.pause();
       cleanup();
       ws.removeAllListeners('unexpected-response');
       resolve(ws);

@@ -70,6 +70,7 @@ export class TtsSocket {
       this.channel.complete();
     });
     ws.on('error', () => {});
+    ws.resume();
   }
 
   private onFrame(data: WebSocket.RawData): void {

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { filter, firstValueFrom } from 'rxjs';
+import type { WebSocket } from 'ws';
+import { encodeWav } from '../../src/audio/wav.ts';
+import { ServiceClient } from '../../src/service/index.ts';
+import { KEY, startFake, type Fake, type Recorded } from '../helpers/fake-service.ts';
+
+function legacyPeer(ws: WebSocket, req: Recorded): void {
+  const key = req.headers['x-api-key'] ?? req.query.get('token') ?? req.query.get('x-api-key') ?? String(req.headers.authorization ?? '').slice(7);
+  if (key !== KEY) return ws.close(1008, 'unauthorized');
+  let bytes = 0;
+  let shapes: string[] = [];
+  ws.on('message', (d) => {
+    const m = JSON.parse(d.toString());
+    const buf: number[] | undefined = m.data?.audioBuffer ?? m.audioBuffer;
+    if (buf) {
+      shapes.push(m.event ?? 'bare');
+      bytes += buf.length;
+      ws.send(JSON.stringify({ event: 'transcription', data: 'نعم', isFinal: false }));
+    }
+    if (m.event === 'end_of_stream') {
+      ws.send(JSON.stringify({ event: 'transcription', data: `نعم ${bytes} ${shapes.join(',')}`, isFinal: true }));
+      ws.send(JSON.stringify({ event: 'finalized', data: `نعم ${bytes} ${shapes.join(',')}` }));
+    }
+  });
+}
+
+let fake: Fake;
+before(async () => {
+  fake = await startFake({}, { '/websocket/speech-to-text': legacyPeer });
+});
+after(() => fake.close());
+
+const wav = encodeWav(new Int16Array(800), 16000);
+
+test('WAV first, raw PCM after, end_of_stream → finalized with everything sent', async () => {
+  const s = await fake.client().openLegacyStt({ model: 'asr', min_buffer_seconds: 0.2 });
+  const interim = firstValueFrom(s.events$.pipe(filter((e) => e.type === 'transcription')));
+  s.sendAudio(wav);
+  s.sendAudio(new Uint8Array(320));
+  assert.equal((await interim).type, 'transcription');
+  const text = await s.end();
+  assert.equal(text, `نعم ${wav.length + 320} audio_chunk,audio_chunk`);
+  assert.equal(fake.calls.at(-1)!.query.get('min_buffer_seconds'), '0.2');
+  assert.throws(() => s.sendAudio(new Uint8Array(2)), /end_of_stream was already sent/);
+  s.close();
+});
+
+test('the bare {audioBuffer} shape and token/bearer auth', async () => {
+  for (const auth of ['token', 'bearer', 'query'] as const) {
+    const s = await fake.client().openLegacyStt({ auth, shape: 'bare' });
+    s.sendAudio(wav);
+    assert.match(await s.end(), /bare$/);
+    s.close();
+  }
+  assert.equal(fake.calls.at(-3)!.query.get('token'), KEY);
+});
+
+test('the first chunk must be a WAV file', async () => {
+  const s = await fake.client().openLegacyStt();
+  assert.throws(() => s.sendAudio(new Uint8Array(320)), /first audio chunk must be a WAV file/);
+  s.close();
+});
+
+test('a rejected key closes the socket; end() reports it instead of hanging', async () => {
+  const s = await new ServiceClient({ apiKey: 'wrong-1', baseUrl: fake.baseUrl }).openLegacyStt();
+  await assert.rejects(
+    (async () => {
+      await firstValueFrom(s.events$.pipe(filter((e) => e.type === 'closed')));
+      return s.end();
+    })(),
+    /closed/,
+  );
+});
