@@ -18,14 +18,24 @@ let modulePromise: Promise<RnnoiseModule> | undefined;
 const loadModule = () => (modulePromise ??= (RNNoise as unknown as () => Promise<RnnoiseModule>)());
 
 /** Removes stationary and non-stationary noise from speech at any sample rate. */
-export async function denoisePcm(samples: Int16Array, sampleRate: number): Promise<Int16Array> {
+export async function denoisePcm(
+  samples: Int16Array,
+  sampleRate: number,
+  onProgress?: (fraction: number) => void,
+): Promise<Int16Array> {
   const m = await loadModule();
   const hi = await resample(samples, sampleRate, RATE);
   const state = m._rnnoise_create(0);
   const ptr = m._malloc(FRAME * 4);
   const out = new Int16Array(hi.length);
   try {
+    const step = Math.max(FRAME, Math.ceil(hi.length / 20 / FRAME) * FRAME);
     for (let off = 0; off < hi.length; off += FRAME) {
+      if (onProgress && off > 0 && off % step === 0) {
+        onProgress(off / hi.length);
+        // Long files: let other calls run between pieces.
+        await new Promise((r) => setImmediate(r));
+      }
       const frame = new Float32Array(FRAME);
       for (let i = 0; i < FRAME && off + i < hi.length; i++) frame[i] = hi[off + i]!;
       m.HEAPF32.set(frame, ptr >> 2);

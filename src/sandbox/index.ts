@@ -1,0 +1,91 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHandler, type Route } from './http/server.ts';
+import { generateKey, KeyStore, type KeySpec, type Region } from './keys.ts';
+import { denoiseRoutes } from './routes/denoise.ts';
+import { sttRoutes, textRoutes } from './routes/stt.ts';
+import { ttsRoutes } from './routes/tts.ts';
+import { voiceRoutes, voiceSample } from './routes/voices.ts';
+import { SandboxState } from './state.ts';
+import { attachSockets } from './ws/router.ts';
+import type { WebSocketServer } from 'ws';
+
+export type { KeySpec } from './keys.ts';
+export { parseKeysFile } from './keys.ts';
+
+export interface SandboxOptions {
+  port?: number;
+  host?: string;
+  /** Keys accepted; default: one global key with plenty of credits. */
+  keys?: KeySpec[];
+  /** Serve the UAE region on its own port as well as under /uae/api/v1. */
+  uaePort?: number;
+  /** Phrases the recognizer knows from the start (besides everything the sandbox voices). */
+  phrasebook?: string[];
+  /** Optional engines the sandbox lacks: answer 501 without them. */
+  diacritize?: (text: string) => Promise<string>;
+  translate?: (text: string, to: string) => AsyncIterable<string>;
+  log?: (message: string) => void;
+}
+
+export interface Sandbox {
+  /** http://host:port/api/v1 (global region). */
+  url: string;
+  wsUrl: string;
+  /** UAE region base URL. */
+  uaeUrl: string;
+  keys: KeySpec[];
+  state: SandboxState;
+  close(): Promise<void>;
+}
+
+const routes: Route[] = [...voiceRoutes, ...ttsRoutes, ...sttRoutes, ...textRoutes, ...denoiseRoutes];
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+/** Starts a local stand-in of the service: HTTP, SSE and WebSockets on one port. */
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  const host = opts.host ?? '127.0.0.1';
+  const keys = opts.keys?.length ? opts.keys : [{ key: generateKey(), region: 'global' as const, credits: 10_000_000, concurrency: 16 }];
+  const servers: Server[] = [];
+  const socketServers: WebSocketServer[] = [];
+  const state = new SandboxState(new KeyStore(keys), '', { diacritize: opts.diacritize, translate: opts.translate });
+  const prepareFile = async (name: string) => {
+    const m = /^voices\/(.+)\.wav$/.exec(name);
+    if (m && state.voices.has(m[1]!)) await voiceSample(state, m[1]!);
+  };
+  const make = (fixedRegion?: Region) => {
+    const server = createServer(createHandler(state, routes, { fixedRegion, log: opts.log, prepareFile }));
+    // Uploads of up to 200 MB on slow links must not be cut off by Node's default timeouts.
+    server.requestTimeout = 0;
+    server.headersTimeout = 60_000;
+    socketServers.push(attachSockets(server, state, fixedRegion));
+    servers.push(server);
+    return server;
+  };
+  const port = await listen(make(), opts.port ?? 8787, host);
+  if (opts.uaePort !== undefined) await listen(make('uae'), opts.uaePort, host);
+  state.fileBase = `http://${host}:${port}/files`;
+  for (const v of state.voices.values()) v.record.sample_url = `${state.fileBase}/voices/${v.record.voice_id}.wav`;
+  for (const phrase of opts.phrasebook ?? []) await state.learnPhrase(phrase);
+  const url = `http://${host}:${port}/api/v1`;
+  return {
+    url,
+    wsUrl: url.replace(/^http/, 'ws'),
+    uaeUrl: opts.uaePort !== undefined ? `http://${host}:${(servers[1]!.address() as AddressInfo).port}/api/v1` : `http://${host}:${port}/uae/api/v1`,
+    keys,
+    state,
+    close: async () => {
+      for (const wss of socketServers) for (const c of wss.clients) c.terminate();
+      for (const s of servers) {
+        s.closeAllConnections();
+        await new Promise<void>((r) => s.close(() => r()));
+      }
+    },
+  };
+}

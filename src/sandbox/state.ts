@@ -1,0 +1,117 @@
+import { resample } from '../audio/resample.ts';
+import { builtInVoices, MODELS, type SandboxModel, type SandboxVoice } from './catalogue.ts';
+import { voiceText, type TimedWord, type Voiced } from './engines/espeak.ts';
+import { Recognizer } from './engines/recognizer.ts';
+import { tokenize } from './engines/tokenize.ts';
+import { badRequest, notFound } from './http/errors.ts';
+import { KeyStore } from './keys.ts';
+
+export interface SynthResult {
+  pcm: Int16Array;
+  sampleRate: number;
+  words: TimedWord[];
+  spans: Voiced['spans'];
+}
+
+export interface StoredFile {
+  bytes: Uint8Array;
+  contentType: string;
+}
+
+export interface StoredTranscript {
+  id: string;
+  owner: string;
+  text: string;
+  turns: { start: number; end: number; text: string; speaker?: number }[];
+}
+
+/** Everything one sandbox instance remembers: keys, voices, phrases it can recognize, jobs. */
+export class SandboxState {
+  readonly voices = new Map<string, SandboxVoice>();
+  readonly recognizer = new Recognizer();
+  readonly files = new Map<string, StoredFile>();
+  readonly transcripts = new Map<string, StoredTranscript>();
+  readonly diarizations = new Map<number, StoredTranscript>();
+  nextDiarizationId = 1;
+
+  constructor(
+    readonly keys: KeyStore,
+    /** Base URL of downloadable files (voice samples, denoised audio); set once listening. */
+    public fileBase: string,
+    readonly hooks: { diacritize?: (text: string) => Promise<string>; translate?: (text: string, to: string) => AsyncIterable<string> } = {},
+  ) {
+    for (const v of builtInVoices(fileBase)) this.voices.set(v.record.voice_id, v);
+  }
+
+  model(id: string, kind: 'tts' | 'stt'): SandboxModel {
+    const m = MODELS.find((x) => x.model_id === id && x.kind === kind);
+    if (!m) throw notFound(`Model not found: ${id}`);
+    return m;
+  }
+
+  voice(id: string | undefined): SandboxVoice {
+    if (!id) throw badRequest('voice_id is required');
+    const v = this.voices.get(id);
+    if (!v) throw badRequest(`voice_id ${id} does not exist`);
+    return v;
+  }
+
+  /**
+   * Voices text with a catalogue voice at `sampleRate`, and remembers the phrase (and each of
+   * its clauses) so that the recognizer knows it when it comes back.
+   */
+  async synthesize(text: string, voiceId: string, opts: { speed?: number; sampleRate?: number } = {}): Promise<SynthResult> {
+    const voice = this.voice(voiceId);
+    const voiced = await voiceText(text, voice.espeak, opts.speed ?? 1);
+    const rate = opts.sampleRate ?? 24000;
+    const pcm = await resample(voiced.samples, voiced.sampleRate, rate);
+    await this.remember(text, voiced, voiceId);
+    return { pcm, sampleRate: rate, words: voiced.words, spans: voiced.spans };
+  }
+
+  /** Adds a phrasebook entry: voiced with every catalogue voice so any of them is recognized. */
+  async learnPhrase(text: string): Promise<void> {
+    for (const v of this.voices.values()) {
+      if (v.record.type !== 'premade') continue;
+      await this.remember(text, await voiceText(text, v.espeak), v.record.voice_id);
+    }
+  }
+
+  private async remember(text: string, voiced: Voiced, voiceKey: string): Promise<void> {
+    if (!voiced.words.length) return;
+    const pcm16 = await resample(voiced.samples, voiced.sampleRate, 16000);
+    this.recognizer.add(text, pcm16, voiced.words, voiceKey);
+    // Clauses: a caller may say one sentence of a longer line on its own.
+    const clauses = splitClauses(text, voiced.words);
+    if (clauses.length < 2) return;
+    for (const c of clauses) {
+      const from = Math.max(0, Math.floor((c.words[0]!.start - 0.02) * 16000));
+      const to = Math.min(pcm16.length, Math.ceil((c.words.at(-1)!.end + 0.02) * 16000));
+      const offset = from / 16000;
+      const words = c.words.map((w) => ({ word: w.word, start: w.start - offset, end: w.end - offset }));
+      this.recognizer.add(c.text, pcm16.subarray(from, to), words, voiceKey);
+    }
+  }
+}
+
+/** Words grouped by the punctuation pauses between them. */
+function splitClauses(text: string, words: TimedWord[]): { text: string; words: TimedWord[] }[] {
+  const pauses = tokenize(text).filter((p) => p.kind === 'pause').map((p) => p.start);
+  const out: { text: string; words: TimedWord[] }[] = [];
+  let current: TimedWord[] = [];
+  let p = 0;
+  for (const w of words) {
+    let crossed = false;
+    while (p < pauses.length && pauses[p]! < w.charStart) {
+      p++;
+      crossed = true;
+    }
+    if (crossed && current.length) {
+      out.push({ text: text.slice(current[0]!.charStart, current.at(-1)!.charEnd), words: current });
+      current = [];
+    }
+    current.push(w);
+  }
+  if (current.length) out.push({ text: text.slice(current[0]!.charStart, current.at(-1)!.charEnd), words: current });
+  return out;
+}

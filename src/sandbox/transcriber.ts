@@ -1,0 +1,76 @@
+import { speechSegments } from './engines/silero.ts';
+import { genderFromPitch, medianPitch } from './engines/pitch.ts';
+import type { Recognizer, RecognizedWord } from './engines/recognizer.ts';
+import { sentimentOf } from './text-analysis.ts';
+
+export interface FileTurn {
+  start: number;
+  end: number;
+  text: string;
+  words: RecognizedWord[];
+  f0: number | undefined;
+  recognized: boolean;
+}
+
+export interface FileTranscript {
+  text: string;
+  words: RecognizedWord[];
+  turns: FileTurn[];
+  duration: number;
+  /** Turns whose speech matched no known phrase. */
+  unrecognized: number;
+}
+
+const PAD_S = 0.15;
+
+/**
+ * A whole recording: speech segments from the VAD, each matched by the closed-set recognizer.
+ * Segments it cannot match keep their times with an empty text.
+ */
+export async function transcribeSamples(recognizer: Recognizer, samples16k: Int16Array, endpointingMs = 700): Promise<FileTranscript> {
+  const segments = await speechSegments(samples16k, endpointingMs);
+  const turns: FileTurn[] = [];
+  for (const seg of segments) {
+    const from = Math.max(0, Math.floor((seg.start - PAD_S) * 16000));
+    const to = Math.min(samples16k.length, Math.ceil((seg.end + PAD_S) * 16000));
+    const audio = samples16k.subarray(from, to);
+    const r = recognizer.recognize(audio);
+    const offset = from / 16000;
+    const words = (r?.words ?? []).map((w) => ({ ...w, start: round(w.start + offset), end: round(w.end + offset) }));
+    turns.push({ start: round(seg.start), end: round(seg.end), text: r?.text ?? '', words, f0: medianPitch(audio, 16000), recognized: !!r });
+  }
+  return {
+    text: turns.map((t) => t.text).filter(Boolean).join(' '),
+    words: turns.flatMap((t) => t.words),
+    turns,
+    duration: round(samples16k.length / 16000),
+    unrecognized: turns.filter((t) => !t.recognized).length,
+  };
+}
+
+/**
+ * Speakers told apart by pitch: turns whose median F0 differ by more than 20 % belong to
+ * different speakers. When a turn has no measurable pitch, speakers cannot be told apart and
+ * the answer is undefined (the service's diarization.status "unavailable").
+ */
+export function speakersByPitch(turns: FileTurn[], cap = 8): { speakers: number[]; capReached: boolean } | undefined {
+  if (!turns.length || turns.some((t) => t.f0 === undefined)) return undefined;
+  const centres: number[] = [];
+  const speakers = turns.map((t) => {
+    const i = centres.findIndex((c) => Math.abs(t.f0! - c) / c < 0.2);
+    if (i >= 0) return i;
+    if (centres.length >= cap) {
+      // Nearest existing speaker once the cap is reached.
+      let best = 0;
+      centres.forEach((c, k) => (Math.abs(t.f0! - c) < Math.abs(t.f0! - centres[best]!) ? (best = k) : 0));
+      return best;
+    }
+    centres.push(t.f0!);
+    return centres.length - 1;
+  });
+  return { speakers, capReached: centres.length >= cap };
+}
+
+export const turnGender = (t: FileTurn) => genderFromPitch(t.f0);
+export const turnSentiment = (t: FileTurn) => sentimentOf(t.text);
+const round = (v: number) => Math.round(v * 1000) / 1000;

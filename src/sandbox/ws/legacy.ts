@@ -1,0 +1,100 @@
+import type { WebSocket } from 'ws';
+import { resample } from '../../audio/resample.ts';
+import { concatPcm } from '../../audio/pcm.ts';
+import type { KeyState } from '../keys.ts';
+import { audioCost } from '../pricing.ts';
+import type { SandboxState } from '../state.ts';
+import { transcribeSamples } from '../transcriber.ts';
+
+interface Format {
+  rate: number;
+  channels: number;
+}
+
+/** The PCM of a WAV chunk and its format; hand-read because a first chunk is often a partial file. */
+function readWavChunk(bytes: Buffer): { format: Format; pcm: Buffer } | undefined {
+  if (bytes.length < 12 || bytes.toString('ascii', 0, 4) !== 'RIFF' || bytes.toString('ascii', 8, 12) !== 'WAVE') return undefined;
+  let at = 12;
+  let format: Format | undefined;
+  while (at + 8 <= bytes.length) {
+    const id = bytes.toString('ascii', at, at + 4);
+    const size = bytes.readUInt32LE(at + 4);
+    if (id === 'fmt ') {
+      if (bytes.readUInt16LE(at + 8) !== 1 || bytes.readUInt16LE(at + 22) !== 16) return undefined; // PCM16 only
+      format = { channels: bytes.readUInt16LE(at + 10), rate: bytes.readUInt32LE(at + 12) };
+    } else if (id === 'data') {
+      return format ? { format, pcm: bytes.subarray(at + 8, Math.min(bytes.length, at + 8 + size)) } : undefined;
+    }
+    at += 8 + size + (size % 2);
+  }
+  return undefined;
+}
+
+function toMono(pcm: Buffer, channels: number): Int16Array {
+  const n = Math.floor(pcm.length / 2 / channels);
+  const out = new Int16Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let c = 0; c < channels; c++) s += pcm.readInt16LE(2 * (i * channels + c));
+    out[i] = Math.round(s / channels);
+  }
+  return out;
+}
+
+/** The deprecated socket: WAV first, byte arrays, cumulative transcripts, end_of_stream. */
+export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, state: SandboxState): void {
+  if (!key || !key.may('/websocket/speech-to-text')) return void ws.close(1008, key ? 'access denied' : 'authentication failed');
+  const release = key.acquire();
+  if (!release) return void ws.close(1008, 'concurrent session limit reached');
+  const minBuffer = Math.min(5, Math.max(0.1, Number(url.searchParams.get('min_buffer_seconds') ?? 0.5) || 0.5));
+  let format: Format | undefined;
+  const parts: Int16Array[] = [];
+  let samples = 0;
+  let sinceInterim = 0;
+  let chain: Promise<void> = Promise.resolve();
+  const send = (m: object): void => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
+  };
+
+  const transcript = async (): Promise<string> => {
+    if (!format || !samples) return '';
+    const pcm16 = await resample(concatPcm(parts), format.rate, 16000);
+    return (await transcribeSamples(state.recognizer, pcm16)).text;
+  };
+
+  ws.on('message', (data) => {
+    let m: { event?: string; data?: { audioBuffer?: unknown }; audioBuffer?: unknown };
+    try {
+      m = JSON.parse(data.toString());
+    } catch {
+      return send({ event: 'transcription_error', data: 'messages must be JSON' });
+    }
+    if (m.event === 'end_of_stream') {
+      chain = chain.then(async () => {
+        const text = await transcript();
+        if (format) key.spend(audioCost(samples / format.rate));
+        send({ event: 'transcription', data: text, isFinal: true });
+        send({ event: 'finalized', data: text });
+      });
+      return;
+    }
+    const arr = m.data?.audioBuffer ?? m.audioBuffer;
+    if (!Array.isArray(arr) || arr.some((b) => !Number.isInteger(b) || b < 0 || b > 255)) {
+      return send({ event: 'transcription_error', data: 'audioBuffer must be an array of byte values 0 to 255' });
+    }
+    const bytes = Buffer.from(arr as number[]);
+    const wav = readWavChunk(bytes);
+    if (!format && !wav) return send({ event: 'transcription_error', data: 'the first audio chunk must be a PCM16 WAV file with headers' });
+    if (wav) format = wav.format;
+    const pcm = toMono(wav ? wav.pcm : bytes, format!.channels);
+    parts.push(pcm);
+    samples += pcm.length;
+    sinceInterim += pcm.length / format!.rate;
+    if (sinceInterim >= minBuffer) {
+      sinceInterim = 0;
+      chain = chain.then(async () => send({ event: 'transcription', data: await transcript(), isFinal: false }));
+    }
+  });
+  ws.on('close', release);
+  ws.on('error', () => {});
+}

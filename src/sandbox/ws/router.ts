@@ -1,0 +1,32 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { regionOf } from '../http/server.ts';
+import type { Region } from '../keys.ts';
+import type { SandboxState } from '../state.ts';
+import { credentialsOf, legacyKey, listenKey, ttsKey } from './auth.ts';
+import { serveLegacy } from './legacy.ts';
+import { serveListen } from './listen.ts';
+import { serveTts } from './tts.ts';
+
+/** Routes WebSocket upgrades to the three sockets of the service. */
+export function attachSockets(server: Server, state: SandboxState, fixedRegion?: Region): WebSocketServer {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const where = regionOf(url.pathname, fixedRegion);
+    const known = ['/listen', '/websocket/text-to-speech', '/websocket/speech-to-text'];
+    if (!where || !known.includes(where.path)) {
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    socket.on('error', () => {});
+    const creds = credentialsOf(req, url);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      if (where.path === '/listen') serveListen(ws, url, state.keys.lookup(listenKey(creds), where.region), state);
+      else if (where.path === '/websocket/text-to-speech') serveTts(ws, ttsKey(creds), where.region, state);
+      else serveLegacy(ws, url, state.keys.lookup(legacyKey(creds), where.region), state);
+    });
+  });
+  return wss;
+}
