@@ -26,6 +26,8 @@ export interface SandboxOptions {
   diacritize?: (text: string) => Promise<string>;
   translate?: (text: string, to: string) => AsyncIterable<string>;
   log?: (message: string) => void;
+  /** Shorter protocol timings (idle close, forced split, ahead limit), for tests. */
+  timing?: Partial<SandboxState['timing']>;
 }
 
 export interface Sandbox {
@@ -55,6 +57,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const servers: Server[] = [];
   const socketServers: WebSocketServer[] = [];
   const state = new SandboxState(new KeyStore(keys), '', { diacritize: opts.diacritize, translate: opts.translate });
+  Object.assign(state.timing, opts.timing ?? {});
   const prepareFile = async (name: string) => {
     const m = /^voices\/(.+)\.wav$/.exec(name);
     if (m && state.voices.has(m[1]!)) await voiceSample(state, m[1]!);

@@ -33,6 +33,8 @@ export class SandboxState {
   readonly transcripts = new Map<string, StoredTranscript>();
   readonly diarizations = new Map<number, StoredTranscript>();
   nextDiarizationId = 1;
+  /** Protocol timings; tests shorten them to run on a budget. */
+  timing = { listenIdleMs: 12_000, forcedSplitS: 60, aheadLimitS: 60 };
 
   constructor(
     readonly keys: KeyStore,

@@ -119,7 +119,7 @@ export class Recognizer {
     const confidence = Math.max(0.05, Math.min(0.99, 1 - best.cost / (this.maxCost * 1.6)));
     const words: RecognizedWord[] = [];
     for (const w of best.t.words) {
-      if (partial && w.endFrame > best.end + 3) break;
+      if (partial && w.endFrame > best.end + 10) break; // a word counts once nearly all of it is heard
       const first = best.map.findIndex((j) => j >= w.startFrame);
       let last = -1;
       for (let i = best.map.length - 1; i >= 0; i--) {

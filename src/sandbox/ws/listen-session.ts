@@ -20,6 +20,15 @@ export interface ListenParams {
   correlationId: string | null;
 }
 
+export interface ListenTiming {
+  /** Close 1011 after this long without audio or KeepAlive. */
+  listenIdleMs: number;
+  /** A final (is_final without speech_final) after this much unbroken speech. */
+  forcedSplitS: number;
+  /** Close 4008 when audio runs this far ahead of real time. */
+  aheadLimitS: number;
+}
+
 export interface ListenIo {
   send(message: object): void;
   close(code: number, reason: string): void;
@@ -27,9 +36,6 @@ export interface ListenIo {
 
 const PAD_S = 0.15;
 const INTERIM_EVERY_S = 0.5;
-const FORCED_SPLIT_S = 60;
-const IDLE_MS = 12_000;
-const AHEAD_LIMIT_S = 60;
 const KEEP_WHEN_SILENT_S = 1;
 const MAX_INTERIM_S = 20;
 
@@ -63,6 +69,7 @@ export class ListenSession {
     private readonly io: ListenIo,
     private readonly recognizer: Recognizer,
     private readonly key: KeyState,
+    private readonly timing: ListenTiming,
   ) {
     this.endpointer = new Endpointer({ endpointingMs: params.endpointingMs });
   }
@@ -79,7 +86,8 @@ export class ListenSession {
 
   private touch(): void {
     clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.fail(1011, `no audio or KeepAlive for ${IDLE_MS / 1000} s`, false), IDLE_MS);
+    const ms = this.timing.listenIdleMs;
+    this.idleTimer = setTimeout(() => this.fail(1011, `no audio or KeepAlive for ${ms / 1000} s`, false), ms);
   }
 
   private fail(code: number, message: string, sendError = true): void {
@@ -110,8 +118,8 @@ export class ListenSession {
     for (let i = 0; i < pcm.length; i++) pcm[i] = bytes.readInt16LE(2 * i);
     this.received += pcm.length;
     const seconds = this.received / this.params.sampleRate;
-    if (seconds - (Date.now() - this.openedAt) / 1000 > AHEAD_LIMIT_S) {
-      return this.fail(4008, 'audio sent more than 60 s ahead of real time');
+    if (seconds - (Date.now() - this.openedAt) / 1000 > this.timing.aheadLimitS) {
+      return this.fail(4008, `audio sent more than ${this.timing.aheadLimitS} s ahead of real time`);
     }
     while (this.billedSeconds < Math.floor(seconds)) {
       this.billedSeconds++;
@@ -165,7 +173,7 @@ export class ListenSession {
         } else this.finishPart(e.at, true);
       }
       if (this.partStart !== undefined) {
-        if (w.end - this.partStart >= FORCED_SPLIT_S) this.finishPart(w.end, false);
+        if (w.end - this.partStart >= this.timing.forcedSplitS) this.finishPart(w.end, false);
         else if (this.params.interim && w.end - this.lastInterimAt >= INTERIM_EVERY_S) this.interim(w.end);
       }
     }

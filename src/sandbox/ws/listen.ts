@@ -57,6 +57,7 @@ export function serveListen(ws: WebSocket, url: URL, key: KeyState | undefined, 
     },
     state.recognizer,
     key,
+    state.timing,
   );
   // Frames that arrive while the VAD loads wait in this queue.
   const early: [Buffer, boolean][] = [];

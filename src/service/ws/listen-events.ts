@@ -19,6 +19,14 @@ export interface ListenOpenMetadata {
   [extra: string]: unknown;
 }
 
+/** A notice mid-stream (the sandbox uses it for speech it could not recognize). */
+export interface ListenWarningMetadata {
+  type: 'Metadata';
+  phase: 'warning';
+  warning: string;
+  [extra: string]: unknown;
+}
+
 export interface ListenCloseMetadata {
   type: 'Metadata';
   phase: 'close';
@@ -84,6 +92,7 @@ export interface ListenClosed {
 export type ListenEvent =
   | ListenOpenMetadata
   | ListenCloseMetadata
+  | ListenWarningMetadata
   | SpeechStarted
   | ListenResults
   | UtteranceEnd
@@ -98,6 +107,7 @@ const num = (v: unknown, d = 0): number => (typeof v === 'number' && Number.isFi
 export function toListenEvent(frame: Record<string, unknown>, raw: string): ListenEvent {
   switch (frame.type) {
     case 'Metadata': {
+      if (typeof frame.warning === 'string') return { ...frame, type: 'Metadata', phase: 'warning', warning: frame.warning } as ListenWarningMetadata;
       const closing = 'audio_seconds_billed' in frame || 'turn_count' in frame;
       if (closing) return { ...frame, type: 'Metadata', phase: 'close' } as ListenCloseMetadata;
       const dropped = Array.isArray(frame.dropped_hotwords) ? (frame.dropped_hotwords as string[]) : [];
