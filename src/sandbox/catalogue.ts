@@ -29,7 +29,7 @@ export function builtInVoices(fileBase: string): SandboxVoice[] {
   return [
     v('ar-najdi-male-2', 'Saad', 'male', 'najdi', { name: 'ar', pitch: 40, wpm: 185 }),
     v('ar-uae-male-1', 'Khalid', 'male', 'emirati', { name: 'ar', pitch: 58, wpm: 175 }),
-    v('ar-hijazi-female-1', 'Layla', 'female', 'hijazi', { name: 'ar+f3', pitch: 50, wpm: 180 }),
+    v('ar-hijazi-female-1', 'Layla', 'female', 'hijazi', { name: 'ar+f3', pitch: 70, wpm: 180 }),
   ];
 }
 

@@ -15,7 +15,7 @@ const isWav = (b: Uint8Array) => b.length > 12 && Buffer.from(b.subarray(0, 4)).
  * Any audio or video file as mono PCM16 at `rate`. WAV is read directly; everything else
  * (mp3, ogg, m4a, and the audio track of mp4/mov/mkv/webm/avi) goes through ffmpeg.
  */
-export async function decodeAudio(bytes: Uint8Array, rate = 16000): Promise<DecodedAudio> {
+export async function decodeAudio(bytes: Uint8Array, rate = 16000, limit?: { seconds: number; message: string }): Promise<DecodedAudio> {
   if (isWav(bytes)) {
     let wav;
     try {
@@ -23,10 +23,12 @@ export async function decodeAudio(bytes: Uint8Array, rate = 16000): Promise<Deco
     } catch (err) {
       throw badRequest(`could not read the WAV file: ${(err as Error).message}`);
     }
+    if (limit && wav.samples.length / wav.sampleRate > limit.seconds) throw badRequest(limit.message);
     const samples = await resample(wav.samples, wav.sampleRate, rate);
     return { samples, sampleRate: rate, duration: wav.samples.length / wav.sampleRate };
   }
   const samples = await ffmpegDecode(bytes, rate);
+  if (limit && samples.length / rate > limit.seconds) throw badRequest(limit.message);
   return { samples, sampleRate: rate, duration: samples.length / rate };
 }
 

@@ -87,8 +87,10 @@ export const denoiseRoutes: Route[] = [
       const file = form.get('audio');
       if (!(file instanceof Blob)) throw badRequest('audio is required and must be a file');
       if (file.size > MAX_BYTES) throw badRequest('File too large: the maximum size is 200 MB');
-      const audio = await decodeAudio(new Uint8Array(await file.arrayBuffer()), 16000);
-      if (audio.duration > MAX_SECONDS) throw badRequest('Audio too long: the maximum duration is 15 minutes');
+      const audio = await decodeAudio(new Uint8Array(await file.arrayBuffer()), 16000, {
+        seconds: MAX_SECONDS,
+        message: 'Audio too long: the maximum duration is 15 minutes',
+      });
       ctx.charge(audioCost(audio.duration));
       const denoiseId = randomUUID();
       const job: DenoiseJob = {

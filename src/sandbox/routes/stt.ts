@@ -15,8 +15,10 @@ async function transcribeUpload(ctx: RouteCtx, form: FormData): Promise<{ t: Fil
   const model = oneOf(form.get('model') ?? undefined, 'model', ['asr', 'asr-en-ar'] as const) ?? 'asr';
   const file = form.get('file');
   if (!(file instanceof Blob)) throw badRequest('file is required and must be a file');
-  const audio = await decodeAudio(new Uint8Array(await file.arrayBuffer()));
-  if (audio.duration > MAX_SECONDS) throw badRequest('Audio longer than 60 minutes is not supported');
+  const audio = await decodeAudio(new Uint8Array(await file.arrayBuffer()), 16000, {
+    seconds: MAX_SECONDS,
+    message: 'Audio longer than 60 minutes is not supported',
+  });
   ctx.charge(audioCost(audio.duration));
   return { t: await transcribeSamples(ctx.state.recognizer, audio.samples), model, file };
 }
