@@ -89,7 +89,8 @@ test('diarization transcribe, then its sentiment analysis; minutes and keywords;
 
 test('denoise: job with progress to done, late subscriber gets the cached end, records list', async () => {
   const speech = await voiced(sb.client, 'أرجو إيقاف بطاقتي فورا', 16000);
-  const noise = Int16Array.from({ length: 16000 }, () => Math.round((Math.random() - 0.5) * 3000));
+  let seed = 7; // deterministic noise: a flaky assertion helps nobody
+  const noise = Int16Array.from({ length: 16000 }, () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), Math.round((seed / 2 ** 31 - 0.5) * 3000)));
   const noisy = mixAtSnr(concatPcm([silence(0.5, 16000), speech, silence(0.5, 16000)]), noise, 5);
   const job = await sb.client.denoise({ data: encodeWav(noisy, 16000), filename: 'noisy.wav' });
   const stages: string[] = [];
@@ -100,7 +101,7 @@ test('denoise: job with progress to done, late subscriber gets the cached end, r
   assert.deepEqual(late, ['done']);
   const clean = decodeWav(new Uint8Array(await (await fetch(url)).arrayBuffer()));
   assert.equal(clean.sampleRate, 16000);
-  const noiseEnergy = (s: Int16Array) => s.subarray(0, 6000).reduce((a, v) => a + v * v, 0);
+  const noiseEnergy = (s: Int16Array) => s.subarray(2400, 7200).reduce((a, v) => a + v * v, 0); // after RNNoise settles
   assert.ok(noiseEnergy(clean.samples) < noiseEnergy(noisy) / 4, 'noise in the leading pause reduced');
   const second = await sb.client.denoise({ data: encodeWav(noisy, 16000), filename: 'second.wav' });
   await sb.client.waitForDenoise(second.denoiseId);
