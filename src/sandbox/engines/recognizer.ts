@@ -104,6 +104,7 @@ export class Recognizer {
     const speechPower = speech.reduce((n, f) => n + totalPower(f), 0) / speech.length - noisePower;
     const noisy = noisePower > 1e-3 * speechPower;
     let best: { t: Template; cost: number; map: Int32Array; end: number } | undefined;
+    let second = Number.POSITIVE_INFINITY;
     for (const t of this.templates.values()) {
       if (partial && t.frames.length < query.length * 0.4) continue;
       if (!partial && (query.length > 2.5 * t.frames.length || t.frames.length > 2.5 * query.length)) continue;
@@ -113,10 +114,21 @@ export class Recognizer {
       // A phrase that is only part of a template (لا vs لا شكرا) warps cheaply but not evenly:
       // a duration mismatch costs extra, more than any speaking-rate difference would.
       const cost = partial ? r.cost : r.cost + LENGTH_PENALTY * Math.abs(Math.log(query.length / t.frames.length));
-      if (!best || cost < best.cost) best = { t, cost, map: r.queryToTemplate, end: r.templateEnd };
+      if (!best || cost < best.cost) {
+        if (best && best.t.text !== t.text) second = best.cost;
+        best = { t, cost, map: r.queryToTemplate, end: r.templateEnd };
+      } else if (t.text !== best.t.text) second = Math.min(second, cost);
     }
     if (!best || best.cost > this.maxCost) return undefined;
-    const confidence = Math.max(0.05, Math.min(0.99, 1 - best.cost / (this.maxCost * 1.6)));
+    // Noise makes every template look closer. What tells a real match is how much better it is
+    // than the next phrase, and than the same template played backwards (same sounds, wrong
+    // order): a phrase that was never voiced is about as close to either.
+    const reversed = noisy ? cepstra([...best.t.power].reverse(), noise, Math.max(speechPower, 1e-9) / best.t.meanPower) : [...best.t.frames].reverse();
+    const back = dtw(query, reversed, partial);
+    const backCost = back ? back.cost + (partial ? 0 : LENGTH_PENALTY * Math.abs(Math.log(query.length / reversed.length))) : Number.POSITIVE_INFINITY;
+    const ratio = best.cost / Math.min(second, backCost);
+    if (ratio > MAX_RATIO) return undefined;
+    const confidence = Math.max(0.05, Math.min(0.99, 1.1 - ratio));
     const words: RecognizedWord[] = [];
     for (const w of best.t.words) {
       if (partial && w.endFrame > best.end + 10) break; // a word counts once nearly all of it is heard
@@ -138,6 +150,8 @@ export class Recognizer {
 }
 
 const LENGTH_PENALTY = 5;
+/** Best cost over the cost of the closest alternative; above this the match is not trusted. */
+const MAX_RATIO = 0.8;
 const round = (v: number) => Math.round(v * 1000) / 1000;
 
 export { FEATURE_RATE };
