@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { normalizeForSpeech, stripMarkup } from '../../src/text/normalize.ts';
-import { countNoun, numberToWords, ordinal } from '../../src/text/numbers.ts';
+import { countNoun, numberToWords, ordinal, type Noun } from '../../src/text/numbers.ts';
 
 const riyal = { singular: 'ريال', dual: 'ريالان', plural: 'ريالات', accusative: 'ريالًا', gender: 'm' as const };
 const lira = { singular: 'ليرة', dual: 'ليرتان', plural: 'ليرات', accusative: 'ليرةً', gender: 'f' as const };
@@ -18,7 +18,7 @@ for (const [n, words] of numbers) test(`number ${n} → ${words}`, () => assert.
 const feminine: [number, string][] = [[1, 'واحدة'], [2, 'اثنتان'], [3, 'ثلاث'], [12, 'اثنتا عشرة'], [15, 'خمس عشرة'], [23, 'ثلاث وعشرون']];
 for (const [n, words] of feminine) test(`feminine ${n} → ${words}`, () => assert.equal(numberToWords(n, 'f'), words));
 
-const counted: [number, typeof riyal, string][] = [
+const counted: [number, Noun, string][] = [
   [1, riyal, 'ريال واحد'], [2, riyal, 'ريالان'], [3, riyal, 'ثلاثة ريالات'], [10, riyal, 'عشرة ريالات'],
   [11, riyal, 'أحد عشر ريالًا'], [25, riyal, 'خمسة وعشرون ريالًا'], [100, riyal, 'مئة ريال'], [103, riyal, 'مئة وثلاثة ريالات'],
   [1, lira, 'ليرة واحدة'], [3, lira, 'ثلاث ليرات'], [15, lira, 'خمس عشرة ليرةً'], [2, lira, 'ليرتان'],
