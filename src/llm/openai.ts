@@ -1,0 +1,77 @@
+import OpenAI from 'openai';
+import { z } from 'zod';
+import type { ChatMessage, Llm, LlmEvent, LlmRequest, ToolCall } from './types.ts';
+
+export interface OpenAiOptions {
+  apiKey?: string;
+  /** Any OpenAI-compatible server (vLLM, Ollama, LM Studio, a gateway…). */
+  baseURL?: string;
+  model?: string;
+  temperature?: number;
+  timeoutMs?: number;
+}
+
+type OpenAiMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+function toOpenAi(m: ChatMessage): OpenAiMessage {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.tool_call_id, content: m.content };
+  if (m.role === 'assistant') {
+    return {
+      role: 'assistant',
+      content: m.content || null,
+      ...(m.tool_calls?.length
+        ? { tool_calls: m.tool_calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+        : {}),
+    };
+  }
+  return { role: m.role, content: m.content };
+}
+
+/** Chat Completions streaming through the `openai` package; tools declared from zod schemas. */
+export class OpenAiLlm implements Llm {
+  readonly name: string;
+  private readonly client: OpenAI;
+  private readonly model: string;
+
+  constructor(private readonly opts: OpenAiOptions = {}, env: NodeJS.ProcessEnv = process.env) {
+    this.model = opts.model ?? env.HIWAR_LLM_MODEL ?? 'gpt-4o-mini';
+    this.name = `openai:${this.model}`;
+    this.client = new OpenAI({
+      apiKey: opts.apiKey ?? env.OPENAI_API_KEY ?? 'not-needed',
+      baseURL: opts.baseURL ?? env.OPENAI_BASE_URL,
+      timeout: opts.timeoutMs ?? 30_000,
+      maxRetries: 1,
+    });
+  }
+
+  async *stream(req: LlmRequest): AsyncIterable<LlmEvent> {
+    const tools = req.tools.map((t) => ({
+      type: 'function' as const,
+      function: { name: t.name, description: t.description, parameters: z.toJSONSchema(t.parameters) as Record<string, unknown> },
+    }));
+    const stream = await this.client.chat.completions.create(
+      {
+        model: this.model,
+        messages: req.messages.map(toOpenAi),
+        stream: true,
+        ...(tools.length ? { tools } : {}),
+        ...(this.opts.temperature !== undefined ? { temperature: this.opts.temperature } : {}),
+      },
+      { signal: req.signal },
+    );
+    const calls = new Map<number, ToolCall>();
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta;
+      if (!delta) continue;
+      if (delta.content) yield { type: 'text', delta: delta.content };
+      for (const tc of delta.tool_calls ?? []) {
+        const call = calls.get(tc.index) ?? { id: '', name: '', arguments: '' };
+        if (tc.id) call.id = tc.id;
+        if (tc.function?.name) call.name += tc.function.name;
+        if (tc.function?.arguments) call.arguments += tc.function.arguments;
+        calls.set(tc.index, call);
+      }
+    }
+    if (calls.size) yield { type: 'tool_calls', calls: [...calls.values()] };
+  }
+}

@@ -1,0 +1,38 @@
+import { runTools, toolMessages, type ToolOutcome } from './tools.ts';
+import type { ChatMessage, Llm, Tool } from './types.ts';
+
+export type ReplyEvent =
+  | { type: 'text'; delta: string }
+  | { type: 'tool_started'; name: string; arguments: string }
+  | { type: 'tool_finished'; outcome: ToolOutcome }
+  | { type: 'messages'; added: ChatMessage[] };
+
+/**
+ * One assistant reply: streams text, and when the model calls tools, runs them and asks
+ * again (at most `maxRounds` times). The messages the tool rounds add are reported so the
+ * caller's history can keep them.
+ */
+export async function* streamReply(
+  llm: Llm,
+  messages: ChatMessage[],
+  tools: Tool[],
+  signal: AbortSignal,
+  maxRounds = 3,
+): AsyncGenerator<ReplyEvent> {
+  const working = [...messages];
+  for (let round = 0; round <= maxRounds; round++) {
+    let calls: Parameters<typeof runTools>[0] | undefined;
+    for await (const e of llm.stream({ messages: working, tools, signal })) {
+      if (signal.aborted) return;
+      if (e.type === 'text') yield e;
+      else calls = e.calls;
+    }
+    if (!calls?.length || round === maxRounds) return;
+    for (const c of calls) yield { type: 'tool_started', name: c.name, arguments: c.arguments };
+    const outcomes = await runTools(calls, tools, signal);
+    for (const o of outcomes) yield { type: 'tool_finished', outcome: o };
+    const added: ChatMessage[] = [{ role: 'assistant', content: '', tool_calls: calls }, ...toolMessages(outcomes)];
+    working.push(...added);
+    yield { type: 'messages', added };
+  }
+}

@@ -1,0 +1,88 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { normalizeForMatch } from '../text/match.ts';
+import type { ChatMessage, Llm, LlmEvent, LlmRequest } from './types.ts';
+
+/**
+ * What an agent does when it hears something like one of `examples`: say `reply`, or first
+ * call `tool` and then say `reply(result)`.
+ */
+export interface Intent {
+  name: string;
+  /** Arabic phrases; matched after normalization (no diacritics, unified letters). */
+  examples: string[];
+  reply: string | ((result: unknown, userText: string) => string);
+  tool?: { name: string; args?: (userText: string) => Record<string, unknown> };
+}
+
+export interface ScriptedOptions {
+  intents: Intent[];
+  /** Said when nothing matches. */
+  fallback: string;
+  /** Time per word, to behave like a model that streams. */
+  tokenDelayMs?: number;
+  /** Time before the first word. */
+  firstTokenDelayMs?: number;
+}
+
+const words = (s: string) => normalizeForMatch(s).split(' ').filter(Boolean);
+
+/** Share of an example's words found in the text (prefix "ال"/"و" tolerated). */
+function overlap(text: string[], example: string[]): number {
+  const strip = (w: string) => w.replace(/^(و|ف)?(ال)?/, '');
+  const have = new Set(text.flatMap((w) => [w, strip(w)]));
+  return example.filter((w) => have.has(w) || have.has(strip(w))).length / Math.max(1, example.length);
+}
+
+export function matchIntent(intents: Intent[], text: string): Intent | undefined {
+  const t = words(text);
+  let best: { intent: Intent; score: number } | undefined;
+  for (const intent of intents) {
+    for (const ex of intent.examples) {
+      const score = overlap(t, words(ex));
+      if (score >= 0.6 && (!best || score > best.score)) best = { intent, score };
+    }
+  }
+  return best?.intent;
+}
+
+/**
+ * An offline stand-in for a model, driven by the agent's own intents. It follows the same
+ * contract as a real model, tool calls included, so the whole pipeline runs without one.
+ */
+export class ScriptedLlm implements Llm {
+  readonly name = 'scripted';
+  private calls = 0;
+  constructor(private readonly opts: ScriptedOptions) {}
+
+  async *stream(req: LlmRequest): AsyncIterable<LlmEvent> {
+    const last = req.messages.at(-1);
+    const lastUser = [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+    let text: string;
+    if (last?.role === 'tool') {
+      const intent = this.opts.intents.find((i) => i.tool?.name === last.name);
+      const result = JSON.parse(last.content) as unknown;
+      text = intent ? render(intent, result, lastUser) : this.opts.fallback;
+    } else {
+      const intent = matchIntent(this.opts.intents, lastUser);
+      if (intent?.tool) {
+        await sleep(this.opts.firstTokenDelayMs ?? 150, undefined, { signal: req.signal });
+        const args = intent.tool.args?.(lastUser) ?? {};
+        yield { type: 'tool_calls', calls: [{ id: `call_${++this.calls}`, name: intent.tool.name, arguments: JSON.stringify(args) }] };
+        return;
+      }
+      text = intent ? render(intent, undefined, lastUser) : this.opts.fallback;
+    }
+    await sleep(this.opts.firstTokenDelayMs ?? 150, undefined, { signal: req.signal });
+    const pieces = text.split(/(?<=\s)/);
+    for (const piece of pieces) {
+      yield { type: 'text', delta: piece };
+      await sleep(this.opts.tokenDelayMs ?? 30, undefined, { signal: req.signal });
+    }
+  }
+}
+
+function render(intent: Intent, result: unknown, userText: string): string {
+  return typeof intent.reply === 'string' ? intent.reply : intent.reply(result, userText);
+}
+
+export type { ChatMessage };

@@ -1,0 +1,46 @@
+import type { ChatMessage, Tool, ToolCall } from './types.ts';
+
+export interface ToolOutcome {
+  call: ToolCall;
+  result: unknown;
+  error?: string;
+  ms: number;
+}
+
+/**
+ * Runs the calls of one model turn. They are independent by construction (the model asked for
+ * them together), so they run in parallel. Bad arguments and thrown errors become results the
+ * model can read; they never end the call.
+ */
+export async function runTools(calls: ToolCall[], tools: Tool[], signal: AbortSignal): Promise<ToolOutcome[]> {
+  return Promise.all(
+    calls.map(async (call): Promise<ToolOutcome> => {
+      const started = Date.now();
+      const tool = tools.find((t) => t.name === call.name);
+      if (!tool) return { call, result: null, error: `unknown tool ${call.name}`, ms: 0 };
+      let args: unknown;
+      try {
+        args = call.arguments ? JSON.parse(call.arguments) : {};
+      } catch {
+        return { call, result: null, error: 'arguments are not valid JSON', ms: 0 };
+      }
+      const parsed = tool.parameters.safeParse(args);
+      if (!parsed.success) return { call, result: null, error: `invalid arguments: ${parsed.error.issues[0]?.message}`, ms: 0 };
+      try {
+        const result = await tool.execute(parsed.data, { signal });
+        return { call, result, ms: Date.now() - started };
+      } catch (err) {
+        return { call, result: null, error: (err as Error).message, ms: Date.now() - started };
+      }
+    }),
+  );
+}
+
+export function toolMessages(outcomes: ToolOutcome[]): ChatMessage[] {
+  return outcomes.map((o) => ({
+    role: 'tool' as const,
+    tool_call_id: o.call.id,
+    name: o.call.name,
+    content: JSON.stringify(o.error ? { error: o.error } : o.result),
+  }));
+}

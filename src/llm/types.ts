@@ -1,0 +1,44 @@
+import type { z } from 'zod';
+
+/** The LLM contract of hiwar: chat messages in, streamed text and tool calls out. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** JSON text, as models produce it. */
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; tool_calls?: ToolCall[]; interrupted?: boolean }
+  | { role: 'tool'; tool_call_id: string; name: string; content: string };
+
+export interface ToolContext {
+  signal: AbortSignal;
+}
+
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  parameters: S;
+  execute(args: z.infer<S>, ctx: ToolContext): Promise<unknown> | unknown;
+}
+
+export type LlmEvent = { type: 'text'; delta: string } | { type: 'tool_calls'; calls: ToolCall[] };
+
+export interface LlmRequest {
+  messages: ChatMessage[];
+  tools: Tool[];
+  signal: AbortSignal;
+}
+
+export interface Llm {
+  readonly name: string;
+  stream(req: LlmRequest): AsyncIterable<LlmEvent>;
+}
+
+/** A tool with its schema type kept, for agent definitions. */
+export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool {
+  return tool as unknown as Tool;
+}
