@@ -3,6 +3,12 @@ import { parseArgs } from 'node:util';
 const USAGE = `hiwar: real-time Arabic voice agents
 
 Usage:
+  hiwar demo [--scenario FILE] [--out DIR] [--speed 1]
+      A whole simulated call with the Arabic call-centre agent; prints the transcript and
+      per-turn latency, writes DIR/call.wav (caller left, agent right) and DIR/report.json.
+      Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox.
+  hiwar console [--agent agents/call-centre]
+      Talk to an agent with the microphone and loudspeaker (sox).
   hiwar sandbox [--port 8787] [--host 127.0.0.1] [--keys FILE] [--uae-port N] [--phrasebook FILE]
       Serve a local stand-in of the voice service (HTTP, SSE and WebSockets on one port).
   hiwar help
@@ -11,6 +17,8 @@ Usage:
 type Command = (args: string[]) => Promise<number>;
 
 const commands: Record<string, () => Promise<Command>> = {
+  demo: async () => (await import('./demo.ts')).demoCommand,
+  console: async () => (await import('./console.ts')).consoleCommand,
   sandbox: async () => (await import('./sandbox.ts')).sandboxCommand,
 };
 

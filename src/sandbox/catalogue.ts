@@ -27,9 +27,9 @@ export function builtInVoices(fileBase: string): SandboxVoice[] {
     espeak,
   });
   return [
-    v('ar-najdi-male-2', 'Saad', 'male', 'najdi', { name: 'ar', pitch: 40, wpm: 185 }),
-    v('ar-uae-male-1', 'Khalid', 'male', 'emirati', { name: 'ar', pitch: 58, wpm: 175 }),
-    v('ar-hijazi-female-1', 'Layla', 'female', 'hijazi', { name: 'ar+f3', pitch: 70, wpm: 180 }),
+    v('ar-najdi-male-2', 'Saad', 'male', 'najdi', { name: 'ar', pitch: 40, wpm: 215 }),
+    v('ar-uae-male-1', 'Khalid', 'male', 'emirati', { name: 'ar', pitch: 58, wpm: 210 }),
+    v('ar-hijazi-female-1', 'Layla', 'female', 'hijazi', { name: 'ar+f3', pitch: 70, wpm: 215 }),
   ];
 }
 

@@ -33,6 +33,22 @@ const SUBUNIT: Record<string, Noun> = {
   USD: noun('سنت', 'سنتان', 'سنتات', 'سنتًا'),
   EUR: noun('سنت', 'سنتان', 'سنتات', 'سنتًا'),
 };
+/** Nouns counted in replies, by any of their forms, for number agreement. */
+const COUNTED: Noun[] = [
+  noun('دقيقة', 'دقيقتان', 'دقائق', 'دقيقةً', 'f'),
+  noun('ساعة', 'ساعتان', 'ساعات', 'ساعةً', 'f'),
+  noun('يوم', 'يومان', 'أيام', 'يومًا'),
+  noun('أسبوع', 'أسبوعان', 'أسابيع', 'أسبوعًا'),
+  noun('شهر', 'شهران', 'أشهر', 'شهرًا'),
+  noun('سنة', 'سنتان', 'سنوات', 'سنةً', 'f'),
+  noun('بطاقة', 'بطاقتان', 'بطاقات', 'بطاقةً', 'f'),
+  noun('حساب', 'حسابان', 'حسابات', 'حسابًا'),
+  noun('مرة', 'مرتان', 'مرات', 'مرةً', 'f'),
+  noun('عملية', 'عمليتان', 'عمليات', 'عمليةً', 'f'),
+  noun('فرع', 'فرعان', 'فروع', 'فرعًا'),
+];
+const COUNTED_FORMS = new Map<string, Noun>(COUNTED.flatMap((n) => [n.singular, n.plural, n.accusative, n.accusative.replace(/[ًٌٍ]/g, '')].map((f) => [f, n] as const)));
+
 const MONTHS = ['يناير', 'فبراير', 'مارس', 'أبريل', 'مايو', 'يونيو', 'يوليو', 'أغسطس', 'سبتمبر', 'أكتوبر', 'نوفمبر', 'ديسمبر'];
 
 const toWestern = (s: string) => s.replace(/[٠-٩]/g, (d) => String(d.charCodeAt(0) - 0x660)).replace(/[۰-۹]/g, (d) => String(d.charCodeAt(0) - 0x6f0)).replace(/٫/g, '.').replace(/٬/g, ',');
@@ -66,7 +82,8 @@ function time(h: number, m: number, suffix?: string): string {
   else if (m === 15) words += ' والربع';
   else if (m === 45) words = `الساعة ${ordinal((hour12 % 12) + 1, 'f')} إلا ربعًا`;
   else if (m > 0) words += ` و${countNoun(m, noun('دقيقة', 'دقيقتان', 'دقائق', 'دقيقةً', 'f'))}`;
-  const period = suffix ? (/^(am|ص|صباحا|صباحًا)$/i.test(suffix) ? 'صباحًا' : 'مساءً') : h >= 12 && h < 24 ? (h >= 18 ? 'مساءً' : 'ظهرًا') : '';
+  const afternoon = h >= 18 ? 'مساءً' : h >= 15 ? 'عصرًا' : 'ظهرًا';
+  const period = suffix ? (/^(am|ص|صباحا|صباحًا)$/i.test(suffix) ? 'صباحًا' : 'مساءً') : h >= 12 && h < 24 ? afternoon : '';
   return period ? `${words} ${period}` : words;
 }
 
@@ -112,10 +129,15 @@ export function normalizeForSpeech(input: string): string {
   // Dates: 2026-11-21, 21/11/2026, 21/11.
   t = t.replace(/\b(\d{4})-(\d{1,2})-(\d{1,2})\b/g, (_, y, m, d) => date(Number(d), Number(m), Number(y)));
   t = t.replace(/\b(\d{1,2})\/(\d{1,2})\/(\d{4})\b/g, (_, d, m, y) => date(Number(d), Number(m), Number(y)));
-  // Times: 10:30, 9:00 pm, 14:05.
-  t = t.replace(/\b(\d{1,2}):(\d{2})(?:\s?(am|pm|AM|PM|ص|م)(?![\p{L}]))?/gu, (_, h, m, s) => time(Number(h), Number(m), s));
+  // Times: 10:30, 9:00 pm, 14:05 ("الساعة" before the time is not said twice).
+  t = t.replace(/(?:الساعة\s*)?\b(\d{1,2}):(\d{2})(?:\s?(am|pm|AM|PM|ص|م)(?![\p{L}]))?/gu, (_, h, m, s) => time(Number(h), Number(m), s));
   // Percentages.
   t = t.replace(/(\d+(?:\.\d+)?)\s?[%٪]/g, (_, n: string) => `${decimal(n)} بالمئة`);
+  // A number before a noun we know: the noun's gender and number decide the form.
+  t = t.replace(/(?<![\d.,])(\d+)\s+([\p{L}\u064B-\u0652]+)/gu, (all, n: string, w: string) => {
+    const counted = COUNTED_FORMS.get(w);
+    return counted && Number(n) < 1e6 ? countNoun(Number(n), counted) : all;
+  });
   // Long digit runs (phones, accounts, card ends) read digit by digit.
   t = t.replace(/\+?\d[\d -]{7,}\d/g, (s) => digitsToWords(s));
   // Ordinary numbers, with thousands separators and decimals.

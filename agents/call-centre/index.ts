@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { defineTool } from '../../src/llm/types.ts';
+import type { Intent } from '../../src/llm/scripted.ts';
+import type { Agent } from '../../src/session/agent.ts';
+
+/**
+ * A bank's customer-service line in Gulf-friendly Modern Standard Arabic: balance, blocking a
+ * card, branch hours, and a transfer to a human. The tools are stand-ins for a core-banking
+ * API; replace `execute` with real calls.
+ */
+export const accounts: Record<string, { balance: number; currency: string }> = {
+  current: { balance: 12500.75, currency: 'SAR' },
+  savings: { balance: 48000, currency: 'SAR' },
+};
+
+export const tools = [
+  defineTool({
+    name: 'get_balance',
+    description: 'Balance of one of the caller’s accounts',
+    parameters: z.object({ account: z.enum(['current', 'savings']).default('current') }),
+    execute: ({ account }) => ({ account, ...accounts[account]! }),
+  }),
+  defineTool({
+    name: 'block_card',
+    description: 'Blocks the caller’s card at once (lost or stolen)',
+    parameters: z.object({ reason: z.enum(['lost', 'stolen', 'other']).default('lost') }),
+    execute: ({ reason }) => ({ blocked: true, last4: '4821', reason, reference: 'BLK-48213', replacementDays: 5 }),
+  }),
+  defineTool({
+    name: 'branch_hours',
+    description: 'Opening hours of the branches',
+    parameters: z.object({ city: z.string().optional() }),
+    execute: () => ({ days: 'الأحد إلى الخميس', open: '9:00', close: '17:00' }),
+  }),
+  defineTool({
+    name: 'transfer_to_human',
+    description: 'Hands the call to a human agent',
+    parameters: z.object({ reason: z.string().default('caller request') }),
+    execute: () => ({ queued: true, waitMinutes: 2 }),
+  }),
+];
+
+export const intents: Intent[] = [
+  {
+    name: 'balance',
+    examples: ['رصيد حسابي', 'كم رصيدي', 'أريد معرفة الرصيد', 'كم في حسابي'],
+    tool: { name: 'get_balance', args: (t) => ({ account: /توفير|التوفير/.test(t) ? 'savings' : 'current' }) },
+    reply: (r) => {
+      const { balance, account } = r as { balance: number; account: string };
+      const name = account === 'savings' ? 'حساب التوفير' : 'حسابك الجاري';
+      return `رصيد ${name} هو ${balance.toLocaleString('en-US')} ريال. هل أستطيع مساعدتك في شيء آخر؟`;
+    },
+  },
+  {
+    name: 'block_card',
+    examples: ['بطاقتي ضاعت', 'إيقاف بطاقتي', 'سرقت بطاقتي', 'أوقف البطاقة', 'فقدت بطاقتي'],
+    tool: { name: 'block_card', args: (t) => ({ reason: /سرق/.test(t) ? 'stolen' : 'lost' }) },
+    reply: (r) => {
+      const { last4, reference, replacementDays } = r as { last4: string; reference: string; replacementDays: number };
+      return `تم إيقاف بطاقتك المنتهية بالرقم ${last4} فورًا، ولن تقبل أي عملية جديدة. رقم المرجع هو ${reference}. ستصلك بطاقة بديلة خلال ${replacementDays} أيام عمل إلى عنوانك المسجل لدينا.`;
+    },
+  },
+  {
+    name: 'branch_hours',
+    examples: ['ساعات عمل الفرع', 'متى يفتح الفرع', 'أوقات الدوام', 'متى تفتحون'],
+    tool: { name: 'branch_hours' },
+    reply: (r) => {
+      const { days, open, close } = r as { days: string; open: string; close: string };
+      return `فروعنا تعمل من ${days}، من الساعة ${open} حتى الساعة ${close}.`;
+    },
+  },
+  {
+    name: 'human',
+    examples: ['أريد التحدث مع موظف', 'حولني إلى موظف', 'موظف خدمة العملاء'],
+    tool: { name: 'transfer_to_human' },
+    reply: (r) => `حسنًا، سأحولك الآن إلى أحد زملائي. مدة الانتظار نحو ${(r as { waitMinutes: number }).waitMinutes} دقيقة.`,
+  },
+  {
+    name: 'goodbye',
+    examples: ['شكرا', 'مع السلامة', 'لا شكرا'],
+    reply: 'شكرًا لاتصالك ببنك الواحة، في أمان الله.',
+  },
+];
+
+export const callCentre: Agent = {
+  name: 'call-centre',
+  instructions: [
+    'أنت سارة، موظفة خدمة العملاء في بنك الواحة. تحدثي بالعربية الفصحى القريبة من لهجة الخليج، بجمل قصيرة واضحة تصلح للهاتف.',
+    'لا تستخدمي التنسيق أو القوائم أو الرموز التعبيرية. استخدمي الأدوات للرصيد وإيقاف البطاقات وساعات العمل والتحويل إلى موظف.',
+    'لا تذكري أرقام البطاقات كاملة. إذا طلب العميل موظفًا فحوليه فورًا.',
+  ].join('\n'),
+  greeting: 'مرحبًا بك في بنك الواحة، معك سارة. كيف أستطيع مساعدتك اليوم؟',
+  voice: { voice_id: 'ar-hijazi-female-1', model_id: 'tts-v1-preview' },
+  tools,
+  intents,
+  didNotUnderstand: 'عذرًا، لم أفهم طلبك. يمكنني مساعدتك في الرصيد أو إيقاف البطاقة أو ساعات العمل.',
+  outOfServiceLine: 'نعتذر، الخدمة غير متاحة حاليًا. يرجى الاتصال بنا لاحقًا.',
+  endCallAfterTools: ['transfer_to_human'],
+  turn: { endDelayMs: 0 },
+  interruption: { minWords: 1, pauseOnSpeech: true, falseInterruptionTimeoutMs: 2000 },
+  stt: { endpointing: 600, hotwords: ['الواحة'] },
+};
+
+export default callCentre;

@@ -1,0 +1,10 @@
+import { ServiceClient } from '../service/client.ts';
+
+/** The real service when HIWAR_API_KEY is set, otherwise a sandbox started in this process. */
+export async function connectService(log: (m: string) => void): Promise<{ client: ServiceClient; close: () => Promise<void>; sandbox: boolean }> {
+  if (process.env.HIWAR_API_KEY) return { client: new ServiceClient(), close: async () => {}, sandbox: false };
+  const { startSandbox } = await import('../sandbox/index.ts');
+  const sandbox = await startSandbox({ port: 0 });
+  log(`no HIWAR_API_KEY: using the embedded sandbox at ${sandbox.url} (it recognizes only phrases it voiced)`);
+  return { client: new ServiceClient({ apiKey: sandbox.keys[0]!.key, baseUrl: sandbox.url }), close: sandbox.close, sandbox: true };
+}

@@ -1,0 +1,50 @@
+import { SimulatedCaller } from '../../transports/local/simulated-caller.ts';
+import { bytesToPcm } from '../audio/wav.ts';
+import type { Agent } from '../session/agent.ts';
+import { AgentSession } from '../session/agent-session.ts';
+import type { Clock } from '../session/clock.ts';
+import type { CallReport, SessionEvent } from '../session/events.ts';
+import type { Logger } from '../session/logger.ts';
+import type { Llm } from '../llm/types.ts';
+import type { ServiceClient } from '../service/client.ts';
+import { callerSteps, type Scenario } from './scenario.ts';
+
+export interface SimulatedCall {
+  report: CallReport;
+  caller: SimulatedCaller;
+  events: SessionEvent[];
+}
+
+/** Voices the caller's lines through the service, then runs the whole call. */
+export async function simulateCall(opts: {
+  client: ServiceClient;
+  agent: Agent;
+  scenario: Scenario;
+  clock: Clock;
+  llm?: Llm;
+  logger?: Logger;
+  onEvent?: (e: SessionEvent) => void;
+  /** Lets a test reach into the running session (fault drills). */
+  onSession?: (s: AgentSession, caller: SimulatedCaller) => void;
+}): Promise<SimulatedCall> {
+  const { client, scenario } = opts;
+  const voiced = new Map<string, Int16Array>();
+  for (const s of scenario.steps) {
+    if (!('say' in s) || voiced.has(s.say)) continue;
+    const stream = await client.synthesizeStream('tts-v1-preview', { voice_id: scenario.callerVoice, text: s.say, sample_rate: scenario.sampleRate });
+    const parts: Uint8Array[] = [];
+    for await (const p of stream) parts.push(p);
+    voiced.set(s.say, new Int16Array(bytesToPcm(Buffer.concat(parts))));
+  }
+  const caller = new SimulatedCaller(scenario.sampleRate, callerSteps(scenario), voiced, opts.clock);
+  const session = new AgentSession({ client, transport: caller, agent: opts.agent, clock: opts.clock, llm: opts.llm, logger: opts.logger });
+  const events: SessionEvent[] = [];
+  session.events$.subscribe((e) => {
+    events.push(e);
+    opts.onEvent?.(e);
+  });
+  opts.onSession?.(session, caller);
+  const report = await session.run();
+  caller.hangup();
+  return { report, caller, events };
+}

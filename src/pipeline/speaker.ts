@@ -1,0 +1,237 @@
+import { Subscription } from 'rxjs';
+import { bytesToPcm } from '../audio/wav.ts';
+import type { ServiceClient } from '../service/client.ts';
+import { InsufficientBalanceError, PermissionDeniedError, RateLimitError, ServiceError } from '../service/errors.ts';
+import type { TtsEvent, TtsOutputFormat, TtsSocket } from '../service/ws/tts.ts';
+import type { Clock } from '../session/clock.ts';
+
+/** A piece of a reply: the text as written (for the history) and as it is to be spoken. */
+export interface SpeechChunk {
+  text: string;
+  spoken: string;
+}
+
+export interface SpeechSink {
+  beginSegment(text: string): void;
+  closeSegment(): void;
+  append(samples: Int16Array): void;
+}
+
+export interface SpeakerOptions {
+  voice_id: string;
+  model_id?: string;
+  /** Output rate (the transport's). */
+  sampleRate: number;
+  speed?: number;
+  /** Without audio this long after text was sent, the socket is given up for HTTP. */
+  firstAudioTimeoutMs?: number;
+}
+
+export type SpeakerNotice = { type: 'fallback'; reason: string };
+
+/** Thrown when the service refuses to speak at all (wallet, access). */
+export class SpeakerFatal extends Error {
+  constructor(readonly error: ServiceError) {
+    super(error.message);
+  }
+}
+
+const SOCKET_RATES: Record<number, TtsOutputFormat> = { 8000: 'pcm_8000', 16000: 'pcm_16000', 22050: 'pcm_22050', 24000: 'pcm_24000' };
+
+/**
+ * The agent's voice: the TTS socket, one flushed generation per chunk so that chunk
+ * boundaries are known in the audio, and an HTTP-per-sentence fallback behind the same call
+ * when the socket fails or stays silent.
+ */
+export class Speaker {
+  private socket: TtsSocket | undefined;
+  mode: 'socket' | 'http' = 'socket';
+
+  constructor(
+    private readonly client: ServiceClient,
+    private readonly opts: SpeakerOptions,
+    private readonly clock: Clock,
+    private readonly notify: (n: SpeakerNotice) => void = () => {},
+  ) {}
+
+  async start(): Promise<void> {
+    const format = SOCKET_RATES[this.opts.sampleRate];
+    if (!format) return this.fallback(`no socket format at ${this.opts.sampleRate} Hz`);
+    try {
+      this.socket = await this.client.openTts({
+        voice_id: this.opts.voice_id,
+        model_id: this.opts.model_id,
+        output_format: format,
+        voice_settings: this.opts.speed ? { speed: this.opts.speed } : undefined,
+      });
+    } catch (err) {
+      if (err instanceof InsufficientBalanceError || err instanceof PermissionDeniedError) throw new SpeakerFatal(err);
+      this.fallback(`socket failed to open: ${(err as Error).message}`);
+    }
+  }
+
+  private fallback(reason: string): void {
+    if (this.mode === 'http') return;
+    this.mode = 'http';
+    this.notify({ type: 'fallback', reason });
+    void this.socket?.close().catch(() => {});
+    this.socket = undefined;
+  }
+
+  /** Drops what the service still has for the reply being cut off. */
+  clear(): void {
+    this.socket?.clear();
+  }
+
+  /**
+   * Voices chunks as they come, into `sink`. Resolves when all their audio is in the sink;
+   * throws SpeakerFatal when the service refuses (402, 403).
+   */
+  async speak(chunks: AsyncIterable<SpeechChunk>, sink: SpeechSink, signal: AbortSignal, onFirstAudio?: (at: number) => void): Promise<void> {
+    const pending: SpeechChunk[] = [];
+    let firstAudio = false;
+    const onFirst = () => {
+      if (!firstAudio) onFirstAudio?.(this.clock.now());
+      firstAudio = true;
+    };
+    if (this.mode === 'socket' && this.socket?.isOpen) {
+      const leftover = await this.viaSocket(chunks, sink, signal, pending, onFirst);
+      if (signal.aborted || !leftover) return;
+      // The socket gave up mid-reply: the chunks not yet voiced go over HTTP.
+      for (const text of pending) await this.viaHttp(text, sink, signal, onFirst);
+      pending.length = 0;
+      for await (const text of leftover) await this.viaHttp(text, sink, signal, onFirst);
+      return;
+    }
+    for await (const text of chunks) {
+      if (signal.aborted) return;
+      await this.viaHttp(text, sink, signal, onFirst);
+    }
+  }
+
+  /** Returns the rest of the chunks when the socket failed, undefined when all went through. */
+  private async viaSocket(
+    chunks: AsyncIterable<SpeechChunk>,
+    sink: SpeechSink,
+    signal: AbortSignal,
+    pending: SpeechChunk[],
+    onFirst: () => void,
+  ): Promise<AsyncIterable<SpeechChunk> | undefined> {
+    const socket = this.socket!;
+    let segmentOpen = false;
+    let failed: string | undefined;
+    let fatal: ServiceError | undefined;
+    let wake: () => void = () => {};
+    let timer: NodeJS.Timeout | undefined;
+    const sub = new Subscription();
+    sub.add(
+      socket.events$.subscribe((e: TtsEvent) => {
+        if (e.type === 'audio' && pending.length) {
+          clearTimeout(timer);
+          if (!segmentOpen) sink.beginSegment(pending[0]!.text);
+          segmentOpen = true;
+          onFirst();
+          sink.append(e.pcm);
+        } else if (e.type === 'final' && pending.length) {
+          if (!segmentOpen) sink.beginSegment(pending[0]!.text);
+          sink.closeSegment();
+          segmentOpen = false;
+          pending.shift();
+        } else if (e.type === 'error') {
+          if (e.error instanceof InsufficientBalanceError || e.error instanceof PermissionDeniedError) fatal = e.error;
+          else failed = `socket error: ${e.error.errorMessage}`;
+        } else if (e.type === 'closed') failed ??= `socket closed (${e.close.code})`;
+        wake();
+      }),
+    );
+    const armTimer = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        failed ??= 'no audio from the socket in time';
+        wake();
+      }, (this.opts.firstAudioTimeoutMs ?? 3000) / this.clock.speed);
+    };
+    const iterator = chunks[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const next = await iterator.next();
+        if (signal.aborted) return undefined;
+        if (fatal) throw new SpeakerFatal(fatal);
+        if (failed) {
+          this.fallback(failed);
+          return rest(next, iterator);
+        }
+        if (next.done) break;
+        pending.push(next.value);
+        if (pending.length === 1 && !segmentOpen) armTimer();
+        socket.sendText(`${next.value.spoken} `, { flush: true });
+      }
+      // Wait for the audio of every chunk sent.
+      const onAbort = () => wake();
+      signal.addEventListener('abort', onAbort, { once: true });
+      while (pending.length && !failed && !fatal && !signal.aborted) {
+        if (!segmentOpen) armTimer();
+        await new Promise<void>((r) => (wake = r));
+      }
+      signal.removeEventListener('abort', onAbort);
+      if (fatal) throw new SpeakerFatal(fatal);
+      if (failed && pending.length && !signal.aborted) {
+        if (segmentOpen) sink.closeSegment();
+        this.fallback(failed);
+        return (async function* (): AsyncGenerator<SpeechChunk> {})();
+      }
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+      sub.unsubscribe();
+    }
+  }
+
+  private async viaHttp(chunk: SpeechChunk, sink: SpeechSink, signal: AbortSignal, onFirst: () => void): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const stream = await this.client.synthesizeStream(
+          this.opts.model_id ?? 'tts-v1-preview',
+          { voice_id: this.opts.voice_id, text: chunk.spoken, sample_rate: this.opts.sampleRate, speed: this.opts.speed },
+          { signal },
+        );
+        sink.beginSegment(chunk.text);
+        let carry = new Uint8Array(0);
+        for await (const bytes of stream) {
+          onFirst();
+          const joined = new Uint8Array(carry.length + bytes.length);
+          joined.set(carry);
+          joined.set(bytes, carry.length);
+          sink.append(new Int16Array(bytesToPcm(joined)));
+          carry = new Uint8Array(0);
+        }
+        sink.closeSegment();
+        return;
+      } catch (err) {
+        if (signal.aborted) return;
+        if (err instanceof InsufficientBalanceError || err instanceof PermissionDeniedError) throw new SpeakerFatal(err);
+        if (err instanceof RateLimitError && attempt < 3) {
+          await this.clock.sleep(250 * 2 ** attempt * this.clock.speed, signal).catch(() => {});
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.socket?.close().catch(() => {});
+  }
+}
+
+/** The chunk just read (if any) followed by the rest of the iterator. */
+function rest(first: IteratorResult<SpeechChunk>, iterator: AsyncIterator<SpeechChunk>): AsyncIterable<SpeechChunk> {
+  return (async function* () {
+    if (!first.done) yield first.value;
+    for (;;) {
+      const n = await iterator.next();
+      if (n.done) return;
+      yield n.value;
+    }
+  })();
+}

@@ -1,0 +1,163 @@
+import { Subject, type Subscription } from 'rxjs';
+import type { AudioFrame } from '../audio/frame.ts';
+import { createResampler, type StreamResampler } from '../audio/resample.ts';
+import type { ServiceClient } from '../service/client.ts';
+import type { ListenEvent } from '../service/ws/listen-events.ts';
+import type { ListenOptions, ListenSocket } from '../service/ws/listen.ts';
+import type { CloseInfo } from '../service/ws/close-codes.ts';
+import type { Clock } from '../session/clock.ts';
+
+export type SttEvent =
+  | { type: 'listen'; event: ListenEvent; at: number }
+  | { type: 'reconnecting'; attempt: number; close: CloseInfo }
+  | { type: 'reconnected'; replayedSeconds: number }
+  | { type: 'fatal'; close: CloseInfo; message: string };
+
+interface Buffered {
+  samples: Int16Array;
+  /** Session audio seconds at the start of this piece. */
+  at: number;
+}
+
+const MAX_BUFFER_S = 30;
+const MAX_RECONNECTS = 5;
+
+/**
+ * The caller's audio into /listen. Times in events are moved onto one session timeline across
+ * reconnects. Audio since the last final is kept (up to 30 s), so a dropped socket or a 1011
+ * reconnects and replays it: no caller speech is lost.
+ */
+export class SttStage {
+  readonly events$ = new Subject<SttEvent>();
+  private socket: ListenSocket | undefined;
+  private sub: Subscription | undefined;
+  private resampler: StreamResampler | undefined;
+  private buffer: Buffered[] = [];
+  private sessionSamples = 0;
+  /** Session seconds at the start of the current connection's stream. */
+  private connOffset = 0;
+  private checkpoints: { at: number; time: number }[] = [];
+  private finishing = false;
+  private connecting: Promise<void> | undefined;
+  private reconnects = 0;
+
+  constructor(
+    private readonly client: ServiceClient,
+    private readonly inputRate: number,
+    private readonly opts: ListenOptions & { sample_rate: 8000 | 16000 },
+    private readonly clock: Clock,
+  ) {}
+
+  get rate(): number {
+    return this.opts.sample_rate;
+  }
+
+  async start(): Promise<void> {
+    this.resampler = await createResampler(this.inputRate, this.rate);
+    await this.connect(0);
+  }
+
+  private async connect(replayFrom: number): Promise<void> {
+    const socket = await this.client.openListen(this.opts);
+    this.socket = socket;
+    this.connOffset = replayFrom;
+    this.sub?.unsubscribe();
+    this.sub = socket.events$.subscribe((e) => this.onEvent(e));
+    // Replay what the previous connection may not have turned into a final.
+    for (const b of this.buffer) socket.sendAudio(b.samples);
+  }
+
+  private onEvent(e: ListenEvent): void {
+    if (e.type === 'Closed') return void this.onClosed(e.close);
+    const shifted = this.shift(e);
+    if (e.type === 'Results' && e.is_final && e.speech_final) this.trim();
+    this.events$.next({ type: 'listen', event: shifted, at: this.clock.now() });
+  }
+
+  /** Stream times → session times. */
+  private shift(e: ListenEvent): ListenEvent {
+    const o = this.connOffset;
+    if (!o) return e;
+    if (e.type === 'SpeechStarted') return { ...e, ts: e.ts + o };
+    if (e.type === 'UtteranceEnd') return { ...e, last_word_end: e.last_word_end + o };
+    if (e.type === 'Results') return { ...e, words: e.words.map((w) => ({ ...w, start: w.start + o, end: w.end + o })) };
+    return e;
+  }
+
+  private trim(): void {
+    const keepFrom = this.sessionSamples / this.rate - 0.5;
+    this.buffer = this.buffer.filter((b) => b.at + b.samples.length / this.rate > keepFrom);
+  }
+
+  private async onClosed(close: CloseInfo): Promise<void> {
+    if (this.finishing) return;
+    const retry = close.retryable || close.kind === 'rate_limited';
+    if (!retry || this.reconnects >= MAX_RECONNECTS) {
+      this.events$.next({ type: 'fatal', close, message: `speech recognition closed (${close.code} ${close.kind})` });
+      return;
+    }
+    this.socket = undefined;
+    this.connecting = (async () => {
+      while (!this.finishing && this.reconnects < MAX_RECONNECTS) {
+        this.reconnects++;
+        this.events$.next({ type: 'reconnecting', attempt: this.reconnects, close });
+        await this.clock.sleep(Math.min(2000, 100 * 2 ** this.reconnects) * this.clock.speed);
+        try {
+          const from = this.buffer[0]?.at ?? this.sessionSamples / this.rate;
+          await this.connect(from);
+          this.events$.next({ type: 'reconnected', replayedSeconds: this.sessionSamples / this.rate - from });
+          this.reconnects = 0;
+          return;
+        } catch {
+          // try again
+        }
+      }
+      this.events$.next({ type: 'fatal', close, message: 'speech recognition could not reconnect' });
+    })();
+    await this.connecting;
+    this.connecting = undefined;
+  }
+
+  /** Caller audio in. */
+  push(frame: AudioFrame): void {
+    if (!this.resampler) return;
+    const samples = this.resampler.push(frame.samples);
+    if (!samples.length) return;
+    const at = this.sessionSamples / this.rate;
+    this.checkpoints.push({ at, time: frame.time });
+    if (this.checkpoints.length > 5000) this.checkpoints.splice(0, 2500);
+    this.sessionSamples += samples.length;
+    this.buffer.push({ samples, at });
+    while (this.buffer.length && at - this.buffer[0]!.at > MAX_BUFFER_S) this.buffer.shift();
+    if (this.socket?.isOpen) this.socket.sendAudio(samples);
+  }
+
+  /** Clock time at which session audio second `t` was captured. */
+  timeOf(t: number): number | undefined {
+    const cp = this.checkpoints;
+    if (!cp.length) return undefined;
+    let lo = 0;
+    let hi = cp.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (cp[mid]!.at <= t) lo = mid;
+      else hi = mid - 1;
+    }
+    return cp[lo]!.time + (t - cp[lo]!.at) * 1000;
+  }
+
+  /** For tests and fault drills: drops the connection as a network failure would. */
+  dropConnection(): void {
+    (this.socket as unknown as { ws?: { terminate(): void } })?.ws?.terminate();
+  }
+
+  /** CloseStream and wait for the last final. */
+  async finish(): Promise<void> {
+    this.finishing = true;
+    await this.connecting?.catch(() => {});
+    await this.socket?.finish().catch(() => undefined);
+    this.sub?.unsubscribe();
+    this.resampler?.close();
+    this.events$.complete();
+  }
+}

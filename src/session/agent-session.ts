@@ -1,0 +1,369 @@
+import { Observable, Subject, Subscription, switchMap } from 'rxjs';
+import type { Transport } from '../../transports/types.ts';
+import { bytesToPcm } from '../audio/wav.ts';
+import { OpenAiLlm } from '../llm/openai.ts';
+import { streamReply } from '../llm/run.ts';
+import { ScriptedLlm } from '../llm/scripted.ts';
+import type { Llm } from '../llm/types.ts';
+import { InterruptionPolicy } from '../pipeline/interruption.ts';
+import { ReplyPlayout } from '../pipeline/playout.ts';
+import { Speaker, SpeakerFatal, type SpeechChunk } from '../pipeline/speaker.ts';
+import { SttStage, type SttEvent } from '../pipeline/stt.ts';
+import { TurnDetector, type UserTurn } from '../pipeline/turns.ts';
+import type { ServiceClient } from '../service/client.ts';
+import type { ListenEvent } from '../service/ws/listen-events.ts';
+import { SentenceChunker, chunkText } from '../text/chunker.ts';
+import { normalizeForSpeech } from '../text/normalize.ts';
+import type { Agent } from './agent.ts';
+import { realClock, type Clock } from './clock.ts';
+import type { CallReport, ReportTurn, SessionEvent, SessionState, TurnMetrics } from './events.ts';
+import { ChatHistory } from './history.ts';
+import { createLogger, type Logger } from './logger.ts';
+
+export interface SessionOptions {
+  client: ServiceClient;
+  transport: Transport;
+  agent: Agent;
+  clock?: Clock;
+  llm?: Llm;
+  logger?: Logger;
+}
+
+interface Request {
+  /** A caller turn, or a fixed line (the greeting). */
+  turn?: UserTurn;
+  text?: string;
+}
+
+/** Picks the model: the agent's own, else OpenAI when a key is set, else the scripted intents. */
+export function defaultLlm(agent: Agent): Llm {
+  if (agent.llm) return agent.llm;
+  if (process.env.OPENAI_API_KEY) return new OpenAiLlm();
+  return new ScriptedLlm({ intents: agent.intents ?? [], fallback: agent.didNotUnderstand ?? 'عذرًا، لم أفهم. هل يمكنك الإعادة؟' });
+}
+
+/**
+ * One call: a transport, an agent and the service, wired as a pipeline. Caller audio goes to
+ * /listen; turns and barge-ins are decided from its events; each turn's reply runs LLM →
+ * chunker → TTS → playout and is switched off by the next turn or a confirmed interruption.
+ * Nothing throws out of `run()`: failures become events and, when they must, a clean end.
+ */
+export class AgentSession {
+  readonly events$ = new Subject<SessionEvent>();
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly llm: Llm;
+  private readonly history: ChatHistory;
+  private readonly turns: TurnDetector;
+  private readonly interruption: InterruptionPolicy;
+  private readonly stt: SttStage;
+  private readonly speaker: Speaker;
+  private readonly requests$ = new Subject<Request>();
+  private readonly subs = new Subscription();
+  private readonly report: ReportTurn[] = [];
+  private readonly notices: string[] = [];
+  private playout: ReplyPlayout | undefined;
+  private cancelReply: (() => Promise<void>) | undefined;
+  private lastCleanup: Promise<void> = Promise.resolve();
+  private outOfServiceAudio: Int16Array | undefined;
+  private startedAt = 0;
+  private ending: Promise<void> | undefined;
+  private endReason = '';
+  private resolveEnded!: () => void;
+  private readonly ended = new Promise<void>((r) => (this.resolveEnded = r));
+  private state: SessionState = 'starting';
+
+  constructor(private readonly opts: SessionOptions) {
+    const { agent, client, transport } = opts;
+    this.clock = opts.clock ?? realClock();
+    this.log = opts.logger ?? createLogger();
+    this.llm = opts.llm ?? defaultLlm(agent);
+    this.history = new ChatHistory(agent.instructions);
+    this.turns = new TurnDetector(agent.turn);
+    this.interruption = new InterruptionPolicy(agent.interruption);
+    const sttRate = agent.stt?.sampleRate ?? (transport.inputRate <= 8000 ? 8000 : 16000);
+    this.stt = new SttStage(
+      client,
+      transport.inputRate,
+      { sample_rate: sttRate, model: agent.stt?.model, endpointing: agent.stt?.endpointing, hotwords: agent.stt?.hotwords, interim_results: true },
+      this.clock,
+    );
+    this.speaker = new Speaker(
+      client,
+      { ...agent.voice, sampleRate: transport.output.sampleRate },
+      this.clock,
+      (n) => {
+        if (n.type === 'fallback') this.notice(`speech synthesis switched to HTTP: ${n.reason}`);
+      },
+    );
+  }
+
+  private emit(e: SessionEvent): void {
+    this.events$.next(e);
+  }
+
+  private setState(state: SessionState): void {
+    if (this.state === state || this.state === 'ended') return;
+    this.state = state;
+    this.emit({ type: 'state', state });
+  }
+
+  private notice(message: string): void {
+    this.notices.push(message);
+    this.log.info({ session: this.opts.agent.name }, message);
+    this.emit({ type: 'notice', message });
+  }
+
+  private elapsed(): number {
+    return Math.round((this.clock.now() - this.startedAt)) / 1000;
+  }
+
+  /** Runs the call to its end and returns the report. */
+  async run(): Promise<CallReport> {
+    this.startedAt = this.clock.now();
+    const { transport, agent } = this.opts;
+    try {
+      await Promise.all([this.stt.start(), this.speaker.start()]);
+    } catch (err) {
+      const fatal = err instanceof SpeakerFatal ? err.error : err;
+      this.emit({ type: 'error', source: err instanceof SpeakerFatal ? 'tts' : 'stt', message: (fatal as Error).message, fatal: true });
+      await this.end(`could not start: ${(fatal as Error).message}`);
+      return this.finalReport();
+    }
+    void this.prerenderOutOfService();
+    this.subs.add(transport.audio$.subscribe({ next: (f) => this.stt.push(f), error: () => void this.end('transport failed') }));
+    this.subs.add(
+      transport.events$.subscribe((e) => {
+        if (e.type === 'hangup') void this.end(e.reason ?? 'hangup');
+      }),
+    );
+    this.subs.add(this.stt.events$.subscribe((e) => this.onStt(e)));
+    this.subs.add(
+      this.requests$
+        .pipe(switchMap((req) => this.replyObservable(req)))
+        .subscribe({ error: (err) => this.log.error({ err }, 'reply pipeline failed') }),
+    );
+    void this.tickLoop();
+    this.setState('listening');
+    if (agent.greeting) this.requests$.next({ text: agent.greeting });
+    await this.ended;
+    return this.finalReport();
+  }
+
+  private finalReport(): CallReport {
+    return {
+      agent: this.opts.agent.name,
+      llm: this.llm.name,
+      turns: this.report,
+      ended: this.endReason,
+      durationSeconds: this.elapsed(),
+      notices: this.notices,
+    };
+  }
+
+  private async tickLoop(): Promise<void> {
+    while (!this.ending) {
+      const now = this.clock.now();
+      for (const t of this.turns.tick(now)) this.onUserTurn(t);
+      this.onDecision(this.interruption.tick(now, this.agentSpeaking()));
+      await this.clock.sleep(40);
+    }
+  }
+
+  private agentSpeaking(): boolean {
+    return !!this.playout?.speaking;
+  }
+
+  private onStt(ev: SttEvent): void {
+    if (ev.type === 'listen') return this.onListen(ev.event, ev.at);
+    if (ev.type === 'reconnecting') return this.notice(`speech recognition reconnecting (attempt ${ev.attempt}, close ${ev.close.code})`);
+    if (ev.type === 'reconnected') return this.notice(`speech recognition reconnected; replayed ${ev.replayedSeconds.toFixed(1)} s of caller audio`);
+    this.emit({ type: 'error', source: 'stt', message: ev.message, fatal: true });
+    if (ev.close.kind === 'insufficient_balance' || ev.close.kind === 'unauthorized') void this.outOfService(ev.message);
+    else void this.end(ev.message);
+  }
+
+  private onListen(e: ListenEvent, at: number): void {
+    if (e.type === 'Results' && e.transcript) this.emit({ type: 'transcript', text: e.transcript, final: e.is_final });
+    this.onDecision(this.interruption.onEvent(e, at, this.agentSpeaking()));
+    for (const t of this.turns.onEvent(e, at)) this.onUserTurn(t);
+  }
+
+  private onDecision(d: 'pause' | 'interrupt' | 'resume' | undefined): void {
+    if (!d || !this.playout) return;
+    if (d === 'pause') {
+      void this.playout.pause();
+      this.emit({ type: 'interruption', kind: 'paused' });
+    } else if (d === 'resume') {
+      this.playout.resume();
+      this.emit({ type: 'interruption', kind: 'resumed' });
+    } else {
+      this.emit({ type: 'interruption', kind: 'confirmed' });
+      this.speaker.clear();
+      void this.cancelReply?.();
+    }
+  }
+
+  private onUserTurn(turn: UserTurn): void {
+    if (this.ending) return;
+    this.report.push({ role: 'user', text: turn.text, at: this.elapsed() });
+    this.opts.agent.hooks?.onUserTurn?.(turn.text);
+    this.emit({ type: 'user_turn', text: turn.text });
+    this.requests$.next({ turn });
+  }
+
+  /** A reply as an Observable: unsubscribing (switchMap on the next turn) cancels it. */
+  private replyObservable(req: Request): Observable<never> {
+    return new Observable<never>((subscriber) => {
+      const ctrl = new AbortController();
+      const previous = this.lastCleanup;
+      const done = (async () => {
+        await previous; // the cut-off reply has stopped its audio before this one starts
+        if (!ctrl.signal.aborted) await this.reply(req, ctrl.signal);
+      })()
+        .catch((err) => this.log.error({ err: (err as Error).message }, 'reply failed'))
+        .finally(() => subscriber.complete());
+      this.lastCleanup = done;
+      this.cancelReply = async () => {
+        ctrl.abort();
+        await done;
+      };
+      return () => ctrl.abort();
+    });
+  }
+
+  private async reply(req: Request, signal: AbortSignal): Promise<void> {
+    const { agent } = this.opts;
+    const playout = new ReplyPlayout(this.opts.transport.output, this.clock);
+    this.playout = playout;
+    this.interruption.reset();
+    const metrics: TurnMetrics = { interrupted: false };
+    const t = { firstToken: 0, firstChunk: 0, firstAudio: 0 };
+    const turn = req.turn;
+    if (turn) {
+      this.history.addUser(turn.text);
+      this.setState('thinking');
+    }
+    let endAfter = false;
+    const self = this;
+    async function* chunks(): AsyncGenerator<SpeechChunk> {
+      const emit = (text: string): SpeechChunk => {
+        if (!t.firstChunk) t.firstChunk = self.clock.now();
+        self.emit({ type: 'agent_chunk', text });
+        return { text, spoken: normalizeForSpeech(text) };
+      };
+      if (req.text !== undefined) {
+        for (const c of chunkText(req.text)) yield emit(c);
+        return;
+      }
+      const chunker = new SentenceChunker();
+      for await (const e of streamReply(self.llm, self.history.messages(), agent.tools ?? [], signal)) {
+        if (e.type === 'text') {
+          if (!t.firstToken) t.firstToken = self.clock.now();
+          for (const c of chunker.push(e.delta)) yield emit(c);
+        } else if (e.type === 'tool_finished') {
+          self.emit({ type: 'tool', outcome: e.outcome });
+          if (agent.endCallAfterTools?.includes(e.outcome.call.name)) endAfter = true;
+        } else if (e.type === 'messages') self.history.addToolRound(e.added);
+      }
+      const rest = chunker.flush();
+      if (rest) yield emit(rest);
+    }
+    let fatal: SpeakerFatal | undefined;
+    const speaking = this.speaker
+      .speak(chunks(), playout, signal, (at) => (t.firstAudio ||= at))
+      .catch((err) => {
+        if (err instanceof SpeakerFatal) fatal = err;
+        else if (!signal.aborted) this.emit({ type: 'error', source: err?.name === 'APIError' ? 'llm' : 'tts', message: String(err?.message ?? err), fatal: false });
+      })
+      .finally(() => playout.end());
+    playout.onFirstPlayed(() => this.setState('speaking'));
+    const aborted = new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
+    await Promise.race([Promise.all([speaking, playout.finished]), aborted]);
+    const interrupted = signal.aborted;
+    const heard = interrupted ? await playout.stop() : playout.fullText();
+    await speaking;
+    const full = playout.fullText();
+    this.history.addAssistant(heard, interrupted);
+    metrics.interrupted = interrupted;
+    if (turn) this.fillMetrics(metrics, turn, t, playout.firstPlayedAt);
+    this.report.push({ role: 'agent', text: full, heardText: heard, interrupted, at: this.elapsed(), ...(turn ? { metrics } : {}) });
+    agent.hooks?.onAgentTurn?.(full, heard, interrupted);
+    this.emit({ type: 'agent_turn', text: full, heardText: heard, interrupted });
+    if (turn) this.emit({ type: 'metrics', metrics });
+    if (this.playout === playout) this.setState('listening');
+    if (fatal) {
+      this.emit({ type: 'error', source: 'tts', message: fatal.message, fatal: true });
+      void this.outOfService(fatal.message);
+    } else if (endAfter && !interrupted) void this.end('transferred');
+  }
+
+  private fillMetrics(m: TurnMetrics, turn: UserTurn, t: { firstToken: number; firstChunk: number; firstAudio: number }, played: number | undefined): void {
+    const speechEnd = turn.lastWordEnd !== undefined ? this.stt.timeOf(turn.lastWordEnd) : undefined;
+    const ms = (a: number | undefined, b: number | undefined) => (a && b ? Math.round(b - a) : undefined);
+    m.endOfSpeechToFinalMs = ms(speechEnd, turn.finalAt);
+    m.turnDecisionMs = ms(turn.finalAt, turn.decidedAt);
+    m.llmFirstTokenMs = ms(turn.decidedAt, t.firstToken || undefined);
+    m.ttsFirstAudioMs = ms(t.firstChunk || undefined, t.firstAudio || undefined);
+    m.playoutStartMs = ms(t.firstAudio || undefined, played);
+    m.voiceToVoiceMs = ms(speechEnd, played);
+  }
+
+  /** Renders the out-of-service line while the service still answers, to play it when it stops. */
+  private async prerenderOutOfService(): Promise<void> {
+    try {
+      const { agent, client, transport } = this.opts;
+      const stream = await client.synthesizeStream(agent.voice.model_id ?? 'tts-v1-preview', {
+        voice_id: agent.voice.voice_id,
+        text: normalizeForSpeech(agent.outOfServiceLine),
+        sample_rate: transport.output.sampleRate,
+      });
+      const parts: Uint8Array[] = [];
+      for await (const p of stream) parts.push(p);
+      this.outOfServiceAudio = new Int16Array(bytesToPcm(Buffer.concat(parts)));
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'out-of-service line not prepared');
+    }
+  }
+
+  /** The service refuses (wallet, access): say the agent's line and hang up. */
+  private async outOfService(reason: string): Promise<void> {
+    if (this.ending) return;
+    this.notice(`out of service: ${reason}`);
+    this.speaker.clear();
+    await this.cancelReply?.();
+    if (this.outOfServiceAudio?.length) {
+      const playout = new ReplyPlayout(this.opts.transport.output, this.clock);
+      this.playout = playout;
+      playout.beginSegment(this.opts.agent.outOfServiceLine);
+      playout.append(this.outOfServiceAudio);
+      playout.end();
+      await playout.finished;
+      this.report.push({ role: 'agent', text: this.opts.agent.outOfServiceLine, heardText: this.opts.agent.outOfServiceLine, interrupted: false, at: this.elapsed() });
+    }
+    await this.end(`out of service: ${reason}`);
+  }
+
+  /** Ends the call: the last final is awaited, sockets closed, the transport's output stopped. */
+  end(reason: string): Promise<void> {
+    this.ending ??= (async () => {
+      this.endReason = reason;
+      this.speaker.clear();
+      await this.cancelReply?.().catch(() => {});
+      this.subs.unsubscribe();
+      await this.stt.finish().catch(() => {});
+      await this.speaker.close().catch(() => {});
+      await this.opts.transport.output.close().catch(() => {});
+      this.setState('ended');
+      this.emit({ type: 'ended', reason });
+      this.events$.complete();
+      this.resolveEnded();
+    })();
+    return this.ending;
+  }
+
+  /** For fault drills and tests: drops the recognition socket as a network failure would. */
+  dropRecognition(): void {
+    this.stt.dropConnection();
+  }
+}

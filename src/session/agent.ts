@@ -1,0 +1,37 @@
+import type { Intent } from '../llm/scripted.ts';
+import type { Llm, Tool } from '../llm/types.ts';
+import type { InterruptionOptions } from '../pipeline/interruption.ts';
+import type { TurnOptions } from '../pipeline/turns.ts';
+
+/**
+ * An agent is plain data plus functions: what it says, how it sounds, what it can do, and how
+ * it takes turns. No subclassing.
+ */
+export interface Agent {
+  name: string;
+  /** System prompt for a model. */
+  instructions: string;
+  /** Said when the call starts. */
+  greeting?: string;
+  voice: { voice_id: string; model_id?: string; speed?: number };
+  /** The model; default: OpenAI-compatible when OPENAI_API_KEY is set, else the scripted intents. */
+  llm?: Llm;
+  tools?: Tool[];
+  /** Offline dialogue: used by the scripted model. */
+  intents?: Intent[];
+  /** What the scripted model says when no intent matches. */
+  didNotUnderstand?: string;
+  /** Said before hanging up when the service refuses (empty wallet, key without access). */
+  outOfServiceLine: string;
+  /** Tools after whose reply the call ends (transfer to a human, goodbye). */
+  endCallAfterTools?: string[];
+  turn?: TurnOptions;
+  interruption?: InterruptionOptions;
+  stt?: { model?: 'asr' | 'asr-en-ar'; endpointing?: number; hotwords?: string[]; sampleRate?: 8000 | 16000 };
+  /** Diacritize replies through /tashkil/diacritize before synthesis. */
+  diacritize?: boolean;
+  hooks?: {
+    onUserTurn?(text: string): void;
+    onAgentTurn?(text: string, heard: string, interrupted: boolean): void;
+  };
+}

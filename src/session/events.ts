@@ -1,0 +1,53 @@
+import type { ToolOutcome } from '../llm/tools.ts';
+
+export interface TurnMetrics {
+  /** End of the caller's speech → final transcript. */
+  endOfSpeechToFinalMs?: number;
+  /** Final transcript → turn decided. */
+  turnDecisionMs?: number;
+  /** Turn decided → first token of the model. */
+  llmFirstTokenMs?: number;
+  /** First text sent to synthesis → first audio back. */
+  ttsFirstAudioMs?: number;
+  /** First audio back → first audio played to the caller. */
+  playoutStartMs?: number;
+  /** End of the caller's speech → first audio played: what the caller feels. */
+  voiceToVoiceMs?: number;
+  interrupted: boolean;
+}
+
+export interface ReportTurn {
+  role: 'user' | 'agent';
+  text: string;
+  /** For the agent: the part the caller heard. */
+  heardText?: string;
+  interrupted?: boolean;
+  /** Seconds since the call started. */
+  at: number;
+  metrics?: TurnMetrics;
+}
+
+export type SessionState = 'starting' | 'listening' | 'thinking' | 'speaking' | 'ended';
+
+/** Everything a session tells the world, typed. */
+export type SessionEvent =
+  | { type: 'state'; state: SessionState }
+  | { type: 'transcript'; text: string; final: boolean }
+  | { type: 'user_turn'; text: string }
+  | { type: 'agent_chunk'; text: string }
+  | { type: 'agent_turn'; text: string; heardText: string; interrupted: boolean }
+  | { type: 'interruption'; kind: 'paused' | 'resumed' | 'confirmed' }
+  | { type: 'tool'; outcome: ToolOutcome }
+  | { type: 'metrics'; metrics: TurnMetrics }
+  | { type: 'notice'; message: string }
+  | { type: 'error'; source: 'stt' | 'tts' | 'llm' | 'transport'; message: string; fatal: boolean }
+  | { type: 'ended'; reason: string };
+
+export interface CallReport {
+  agent: string;
+  llm: string;
+  turns: ReportTurn[];
+  ended: string;
+  durationSeconds: number;
+  notices: string[];
+}

@@ -1,0 +1,27 @@
+import type { ChatMessage } from '../llm/types.ts';
+
+/**
+ * The conversation as the model sees it. An interrupted reply is kept as far as the caller
+ * heard it, so the model never believes it said what the caller never heard.
+ */
+export class ChatHistory {
+  private readonly items: ChatMessage[] = [];
+  constructor(private readonly system: string) {}
+
+  addUser(text: string): void {
+    this.items.push({ role: 'user', content: text });
+  }
+
+  addAssistant(text: string, interrupted = false): void {
+    if (!text && !interrupted) return;
+    this.items.push({ role: 'assistant', content: interrupted ? `${text}…` : text, ...(interrupted ? { interrupted: true } : {}) });
+  }
+
+  addToolRound(messages: ChatMessage[]): void {
+    this.items.push(...messages);
+  }
+
+  messages(): ChatMessage[] {
+    return [{ role: 'system', content: this.system }, ...this.items];
+  }
+}

@@ -1,0 +1,21 @@
+import pino from 'pino';
+
+/**
+ * Structured logs. Keys are redacted wherever they could appear, by field name; the service
+ * client never puts them into messages.
+ */
+export function createLogger(level = process.env.HIWAR_LOG_LEVEL ?? 'warn', destination: pino.DestinationStream = pino.destination(2)): pino.Logger {
+  return pino(
+    {
+      level,
+      base: { app: 'hiwar' },
+      redact: {
+        paths: ['apiKey', '*.apiKey', 'key', '*.key', 'headers["x-api-key"]', '*.headers["x-api-key"]', 'authorization', '*.authorization', 'config.apiKey'],
+        censor: '[redacted]',
+      },
+    },
+    destination,
+  );
+}
+
+export type Logger = pino.Logger;
