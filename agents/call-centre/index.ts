@@ -9,7 +9,7 @@ import type { Agent } from '../../src/session/agent.ts';
  * API; replace `execute` with real calls.
  */
 export const accounts: Record<string, { balance: number; currency: string }> = {
-  current: { balance: 12500.75, currency: 'SAR' },
+  current: { balance: 12500, currency: 'SAR' },
   savings: { balance: 48000, currency: 'SAR' },
 };
 
@@ -48,7 +48,7 @@ export const intents: Intent[] = [
     reply: (r) => {
       const { balance, account } = r as { balance: number; account: string };
       const name = account === 'savings' ? 'حساب التوفير' : 'حسابك الجاري';
-      return `رصيد ${name} هو ${balance.toLocaleString('en-US')} ريال. هل أستطيع مساعدتك في شيء آخر؟`;
+      return `رصيد ${name} ${balance.toLocaleString('en-US')} ريال.`;
     },
   },
   {
@@ -56,8 +56,8 @@ export const intents: Intent[] = [
     examples: ['بطاقتي ضاعت', 'إيقاف بطاقتي', 'سرقت بطاقتي', 'أوقف البطاقة', 'فقدت بطاقتي'],
     tool: { name: 'block_card', args: (t) => ({ reason: /سرق/.test(t) ? 'stolen' : 'lost' }) },
     reply: (r) => {
-      const { last4, reference, replacementDays } = r as { last4: string; reference: string; replacementDays: number };
-      return `تم إيقاف بطاقتك المنتهية بالرقم ${last4} فورًا، ولن تقبل أي عملية جديدة. رقم المرجع هو ${reference}. ستصلك بطاقة بديلة خلال ${replacementDays} أيام عمل إلى عنوانك المسجل لدينا.`;
+      const { last4, replacementDays } = r as { last4: string; replacementDays: number };
+      return `تم إيقاف بطاقتك المنتهية بالأرقام ${last4.split('').join(' ')} فورًا، ولن تقبل أي عملية جديدة. ستصلك بطاقة بديلة خلال ${replacementDays} أيام عمل.`;
     },
   },
   {
@@ -66,14 +66,14 @@ export const intents: Intent[] = [
     tool: { name: 'branch_hours' },
     reply: (r) => {
       const { days, open, close } = r as { days: string; open: string; close: string };
-      return `فروعنا تعمل من ${days}، من الساعة ${open} حتى الساعة ${close}.`;
+      return `نعمل من ${days}، من ${open} حتى ${close}.`;
     },
   },
   {
     name: 'human',
     examples: ['أريد التحدث مع موظف', 'حولني إلى موظف', 'موظف خدمة العملاء'],
     tool: { name: 'transfer_to_human' },
-    reply: (r) => `حسنًا، سأحولك الآن إلى أحد زملائي. مدة الانتظار نحو ${(r as { waitMinutes: number }).waitMinutes} دقيقة.`,
+    reply: (r) => `سأحولك الآن إلى زميلي، والانتظار نحو ${(r as { waitMinutes: number }).waitMinutes} دقيقة.`,
   },
   {
     name: 'goodbye',
@@ -89,7 +89,7 @@ export const callCentre: Agent = {
     'لا تستخدمي التنسيق أو القوائم أو الرموز التعبيرية. استخدمي الأدوات للرصيد وإيقاف البطاقات وساعات العمل والتحويل إلى موظف.',
     'لا تذكري أرقام البطاقات كاملة. إذا طلب العميل موظفًا فحوليه فورًا.',
   ].join('\n'),
-  greeting: 'مرحبًا بك في بنك الواحة، معك سارة. كيف أستطيع مساعدتك اليوم؟',
+  greeting: 'أهلًا بك في بنك الواحة، معك سارة. كيف أخدمك؟',
   voice: { voice_id: 'ar-hijazi-female-1', model_id: 'tts-v1-preview' },
   tools,
   intents,

@@ -18,6 +18,8 @@ export interface SimulatedCall {
 /** Voices the caller's lines through the service, then runs the whole call. */
 export async function simulateCall(opts: {
   client: ServiceClient;
+  /** Voices the caller's lines (default: `client`). */
+  voiceClient?: ServiceClient;
   agent: Agent;
   scenario: Scenario;
   clock: Clock;
@@ -31,7 +33,7 @@ export async function simulateCall(opts: {
   const voiced = new Map<string, Int16Array>();
   for (const s of scenario.steps) {
     if (!('say' in s) || voiced.has(s.say)) continue;
-    const stream = await client.synthesizeStream('tts-v1-preview', { voice_id: scenario.callerVoice, text: s.say, sample_rate: scenario.sampleRate });
+    const stream = await (opts.voiceClient ?? client).synthesizeStream('tts-v1-preview', { voice_id: scenario.callerVoice, text: s.say, sample_rate: scenario.sampleRate });
     const parts: Uint8Array[] = [];
     for await (const p of stream) parts.push(p);
     voiced.set(s.say, new Int16Array(bytesToPcm(Buffer.concat(parts))));

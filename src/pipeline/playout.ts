@@ -100,8 +100,8 @@ export class ReplyPlayout {
           this.fed += n;
         }
         if (this.complete && this.start !== undefined && this.played() >= this.length) break;
-        if (this.complete && this.length === 0) break;
       }
+      if (this.complete && this.length === 0) break;
       await this.clock.sleep(20);
     }
     this.resolveDone(this.stopped ? 'stopped' : 'done');

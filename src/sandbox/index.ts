@@ -28,6 +28,8 @@ export interface SandboxOptions {
   log?: (message: string) => void;
   /** Shorter protocol timings (idle close, forced split, ahead limit), for tests. */
   timing?: Partial<SandboxState['timing']>;
+  /** Failures to inject (see SandboxState.faults). */
+  faults?: Partial<SandboxState['faults']>;
 }
 
 export interface Sandbox {
@@ -58,6 +60,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const socketServers: WebSocketServer[] = [];
   const state = new SandboxState(new KeyStore(keys), '', { diacritize: opts.diacritize, translate: opts.translate });
   Object.assign(state.timing, opts.timing ?? {});
+  Object.assign(state.faults, opts.faults ?? {});
   const prepareFile = async (name: string) => {
     const m = /^voices\/(.+)\.wav$/.exec(name);
     if (m && state.voices.has(m[1]!)) await voiceSample(state, m[1]!);

@@ -35,6 +35,11 @@ export class SandboxState {
   nextDiarizationId = 1;
   /** Protocol timings; tests shorten them to run on a budget. */
   timing = { listenIdleMs: 12_000, forcedSplitS: 60, aheadLimitS: 60 };
+  /**
+   * Fault injection for testing clients: `ttsSocketSilent` makes the TTS socket accept text and
+   * never answer (a failure mode seen on the live service).
+   */
+  faults = { ttsSocketSilent: false };
 
   constructor(
     readonly keys: KeyStore,

@@ -63,6 +63,7 @@ export class AgentSession {
   private readonly report: ReportTurn[] = [];
   private readonly notices: string[] = [];
   private playout: ReplyPlayout | undefined;
+  private closing: ReplyPlayout | undefined;
   private cancelReply: (() => Promise<void>) | undefined;
   private lastCleanup: Promise<void> = Promise.resolve();
   private outOfServiceAudio: Int16Array | undefined;
@@ -333,8 +334,9 @@ export class AgentSession {
     this.speaker.clear();
     await this.cancelReply?.();
     if (this.outOfServiceAudio?.length) {
+      // Not `this.playout`: the closing line is not open to barge-in.
       const playout = new ReplyPlayout(this.opts.transport.output, this.clock);
-      this.playout = playout;
+      this.closing = playout;
       playout.beginSegment(this.opts.agent.outOfServiceLine);
       playout.append(this.outOfServiceAudio);
       playout.end();
@@ -351,6 +353,8 @@ export class AgentSession {
       this.speaker.clear();
       await this.cancelReply?.().catch(() => {});
       this.subs.unsubscribe();
+      await this.playout?.stop();
+      await this.closing?.stop();
       await this.stt.finish().catch(() => {});
       await this.speaker.close().catch(() => {});
       await this.opts.transport.output.close().catch(() => {});

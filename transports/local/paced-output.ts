@@ -43,6 +43,8 @@ export class PacedOutput implements TransportOutput {
       this.sink(frame, due, take > 0);
       this.resolveMarks();
       due += TICK_MS;
+      // A loudspeaker that falls behind does not play faster to catch up: it just plays late.
+      if (this.clock.now() - due > 100) due = this.clock.now();
       await this.clock.sleep(Math.max(0, due - this.clock.now()));
     }
   }

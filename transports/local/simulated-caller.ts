@@ -95,7 +95,7 @@ export class SimulatedCaller implements Transport {
   /** Waits (sending silence) until `ready()` holds. */
   private async until(ready: () => boolean, due: { t: number }): Promise<void> {
     const step = (this.inputRate * TICK_MS) / 1000;
-    const give = this.clock.now() + (this.opts.maxWaitMs ?? 15_000);
+    const give = this.clock.now() + (this.opts.maxWaitMs ?? 30_000);
     while (this.running && !ready() && this.clock.now() < give) {
       this.emit(new Int16Array(step), due.t);
       due.t += TICK_MS;

@@ -58,6 +58,9 @@ export class ListenSession {
   private turnId = 0;
   private turnCount = 0;
   private partStart: number | undefined;
+  /** Start of the turn (a turn outlives forced splits) and the words already sent as finals. */
+  private turnStart = 0;
+  private emitted = 0;
   private lastInterimAt = 0;
   private lastInterimText = '';
   private readonly openedAt = Date.now();
@@ -167,6 +170,8 @@ export class ListenSession {
       for (const e of this.endpointer.push(w.p, w.start, w.end)) {
         if (e.type === 'start') {
           this.partStart = e.at;
+          this.turnStart = e.at;
+          this.emitted = 0;
           this.lastInterimAt = e.at;
           this.lastInterimText = '';
           this.io.send({ type: 'SpeechStarted', channel: 0, ts: round(e.at) });
@@ -198,53 +203,58 @@ export class ListenSession {
     this.bufferStart += drop / 16000;
   }
 
-  private words(r: Recognition | undefined, offset: number) {
-    if (!r || !this.params.timestamps) return [];
-    return r.words.map((w) => ({ word: w.word, start: round(w.start + offset), end: round(w.end + offset), confidence: w.confidence }));
+  /** The words of the current part: those of the turn not yet sent in a final. */
+  private partWords(r: Recognition | undefined): Recognition['words'] {
+    return r ? r.words.slice(this.emitted) : [];
   }
 
-  private results(r: Recognition | undefined, offset: number, isFinal: boolean, speechFinal: boolean): void {
+  private results(words: Recognition['words'], confidence: number | undefined, offset: number, isFinal: boolean, speechFinal: boolean): void {
     this.io.send({
       type: 'Results', channel: 0, turn_id: this.turnId,
-      transcript: r?.text ?? '',
-      words: this.words(r, offset),
+      transcript: words.map((w) => w.word).join(' '),
+      words: this.params.timestamps ? words.map((w) => ({ word: w.word, start: round(w.start + offset), end: round(w.end + offset), confidence: w.confidence })) : [],
       is_final: isFinal, speech_final: speechFinal,
       language: this.params.language === 'auto' ? 'ar' : this.params.language,
-      confidence: isFinal && r && this.params.timestamps ? r.confidence : null,
+      confidence: isFinal && confidence !== undefined && this.params.timestamps ? confidence : null,
     });
   }
 
+  /** Recognition always looks at the whole turn, so a split never cuts a phrase in two. */
   private interim(now: number): void {
     this.lastInterimAt = now;
-    if (now - this.partStart! > MAX_INTERIM_S) return; // no phrase is this long: save the work
-    const { pcm, offset } = this.slice(this.partStart! - PAD_S, now);
+    if (now - this.turnStart > MAX_INTERIM_S) return; // no phrase is this long: save the work
+    const { pcm, offset } = this.slice(this.turnStart - PAD_S, now);
     const r = this.recognizer.recognize(pcm, true);
-    const text = r?.text ?? '';
+    const words = this.partWords(r);
+    const text = words.map((w) => w.word).join(' ');
     if (text === this.lastInterimText) return;
     this.lastInterimText = text;
-    this.results(r, offset, false, false);
+    this.results(words, undefined, offset, false, false);
   }
 
   /** Ends the current part: at speech end (speech_final) or at a forced split (60 s). */
   private finishPart(end: number, speechFinal: boolean): void {
     if (this.partStart === undefined) return;
-    const { pcm, offset } = this.slice(this.partStart - PAD_S, end + PAD_S);
-    const r = this.recognizer.recognize(pcm);
-    if (!r) {
+    const { pcm, offset } = this.slice(this.turnStart - PAD_S, end + (speechFinal ? PAD_S : 0));
+    // At a split the speaker is still talking: only the words already spoken are final.
+    const r = this.recognizer.recognize(pcm, !speechFinal);
+    const words = this.partWords(r);
+    this.emitted += words.length;
+    if (!r && speechFinal) {
       this.io.send({
         type: 'Metadata', session_id: this.sessionId,
         warning: 'speech not recognized: the sandbox recognizes only phrases it has voiced or was given in its phrasebook',
         turn_id: this.turnId, start: round(this.partStart), end: round(end),
       });
     }
-    this.results(r, offset, true, speechFinal);
+    this.results(words, r?.confidence, offset, true, speechFinal);
     if (!speechFinal) {
       this.partStart = end;
       this.lastInterimAt = end;
       this.lastInterimText = '';
       return;
     }
-    const lastWordEnd = r?.words.length ? round(r.words.at(-1)!.end + offset) : round(end);
+    const lastWordEnd = words.length ? round(words.at(-1)!.end + offset) : round(end);
     this.io.send({ type: 'UtteranceEnd', channel: 0, turn_id: this.turnId, last_word_end: lastWordEnd });
     const gender = genderFromPitch(medianPitch(pcm, 16000));
     this.io.send({ type: 'Gender', channel: 0, turn_id: this.turnId, label: gender.label, score: gender.score });

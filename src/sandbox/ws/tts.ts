@@ -7,7 +7,7 @@ import type { SandboxState } from '../state.ts';
 const FORMATS: Record<string, number> = { pcm_8000: 8000, pcm_16000: 16000, pcm_22050: 22050, pcm_24000: 24000 };
 const CHUNK_S = 0.1;
 /** Audio leaves faster than real time, as a cloud engine's would, but not all at once. */
-const PACE = 4;
+const PACE = 8;
 const SENTENCE_END = /[.!?؟\n…]\s*$/u;
 
 interface Init {
@@ -41,6 +41,7 @@ export function serveTts(ws: WebSocket, handshakeKey: string | undefined, region
     const { voiceId, rate, speed } = init!;
     queue = queue.then(async () => {
       if (mine !== epoch || ws.readyState !== ws.OPEN) return;
+      if (state.faults.ttsSocketSilent) return;
       if (text.trim()) {
         if (!key!.spend(ttsCost(text))) return fatal(40201, 'Insufficient wallet balance');
         const out = await state.synthesize(text, voiceId, { speed, sampleRate: rate });

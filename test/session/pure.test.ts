@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { InterruptionPolicy } from '../../src/pipeline/interruption.ts';
+import { TurnDetector } from '../../src/pipeline/turns.ts';
+import type { ListenEvent } from '../../src/service/ws/listen-events.ts';
+
+const results = (transcript: string, is_final: boolean, speech_final: boolean, end = 1): ListenEvent => ({
+  type: 'Results', channel: 0, turn_id: 0, transcript, is_final, speech_final, confidence: null,
+  words: transcript ? transcript.split(' ').map((w, i) => ({ word: w, start: i * 0.3, end: end + i * 0.3 })) : [],
+});
+const started: ListenEvent = { type: 'SpeechStarted', channel: 0, ts: 0.1 };
+const utteranceEnd = (t: number): ListenEvent => ({ type: 'UtteranceEnd', channel: 0, turn_id: 0, last_word_end: t });
+
+test('turns: speech_final ends the turn; interims do not', () => {
+  const d = new TurnDetector();
+  assert.deepEqual(d.onEvent(started, 0), []);
+  assert.deepEqual(d.onEvent(results('أريد', false, false), 100), []);
+  const [turn] = d.onEvent(results('أريد معرفة رصيدي', true, true), 900);
+  assert.equal(turn?.text, 'أريد معرفة رصيدي');
+  assert.equal(turn?.finalAt, 900);
+  assert.equal(d.onEvent(utteranceEnd(1.6), 910).length, 0, 'UtteranceEnd after the decision adds nothing');
+});
+
+test('turns: a forced split stays in the same turn and the fragments join', () => {
+  const d = new TurnDetector();
+  assert.deepEqual(d.onEvent(results('الجزء الأول من كلام طويل', true, false), 60_000), []);
+  const [turn] = d.onEvent(results('والجزء الثاني', true, true), 65_000);
+  assert.equal(turn?.text, 'الجزء الأول من كلام طويل والجزء الثاني');
+});
+
+test('turns: UtteranceEnd is the backup when the final lacked speech_final', () => {
+  const d = new TurnDetector();
+  d.onEvent(results('نعم', true, false), 500);
+  const [turn] = d.onEvent(utteranceEnd(0.8), 600);
+  assert.equal(turn?.text, 'نعم');
+  assert.equal(turn?.lastWordEnd, 1);
+});
+
+test('turns: an extra delay waits, and new speech within it keeps the turn open', () => {
+  const d = new TurnDetector({ endDelayMs: 500 });
+  assert.deepEqual(d.onEvent(results('أريد', true, true), 1000), []);
+  assert.deepEqual(d.tick(1400), []);
+  d.onEvent(started, 1450);
+  assert.deepEqual(d.tick(1600), [], 'the caller went on');
+  const [turn] = d.onEvent(results('إيقاف بطاقتي', true, true), 2500);
+  assert.equal(turn, undefined);
+  assert.equal(d.tick(3000)[0]?.text, 'أريد إيقاف بطاقتي');
+});
+
+test('turns: an empty final (noise) is not a turn', () => {
+  const d = new TurnDetector();
+  assert.deepEqual(d.onEvent(results('', true, true), 100), []);
+});
+
+test('interruption: speech pauses, words confirm', () => {
+  const p = new InterruptionPolicy({ minWords: 2 });
+  assert.equal(p.onEvent(started, 0, true), 'pause');
+  assert.equal(p.onEvent(results('انتظر', false, false), 200, true), undefined, 'one word is not enough');
+  assert.equal(p.onEvent(results('انتظر لحظة', false, false), 400, true), 'interrupt');
+});
+
+test('interruption: an empty final or the timeout is a false alarm and the agent resumes', () => {
+  const p = new InterruptionPolicy({ falseInterruptionTimeoutMs: 1000 });
+  assert.equal(p.onEvent(started, 0, true), 'pause');
+  assert.equal(p.onEvent(results('', true, true), 300, true), 'resume');
+  assert.equal(p.onEvent(started, 1000, true), 'pause');
+  assert.equal(p.tick(1500, true), undefined);
+  assert.equal(p.tick(2000, true), 'resume');
+});
+
+test('interruption: nothing while the agent is silent; duration alone can confirm when configured', () => {
+  const p = new InterruptionPolicy({ minSpeechMs: 700, pauseOnSpeech: false });
+  assert.equal(p.onEvent(started, 0, false), undefined);
+  assert.equal(p.onEvent(started, 100, true), undefined);
+  assert.equal(p.tick(500, true), undefined);
+  assert.equal(p.tick(800, true), 'interrupt');
+  assert.equal(new InterruptionPolicy({ enabled: false }).onEvent(started, 0, true), undefined);
+});

@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { decodeWav } from '../../src/audio/wav.ts';
+import { ScriptedLlm, type Llm, type LlmRequest } from '../../src/llm/index.ts';
+import { intents } from '../../agents/call-centre/index.ts';
+import { ServiceClient } from '../../src/service/index.ts';
+import { agentTurns, call, userTurns } from '../helpers/call.ts';
+import { runSandbox, type Running } from '../helpers/sandbox.ts';
+
+let sb: Running;
+before(async () => {
+  sb = await runSandbox({
+    keys: [
+      { key: 'sk-calls-main-001', credits: 1e9, concurrency: 32 },
+      { key: 'sk-calls-poor-001', credits: 260, concurrency: 8 },
+    ],
+  });
+});
+after(() => sb.close());
+const client = () => new ServiceClient({ apiKey: 'sk-calls-main-001', baseUrl: sb.sandbox.url, maxRetries: 0 });
+
+/** Records what the model was asked and whether it was cut off. */
+class SpyLlm implements Llm {
+  readonly name = 'spy';
+  requests: LlmRequest[] = [];
+  aborted = 0;
+  constructor(private readonly inner: Llm) {}
+  async *stream(req: LlmRequest) {
+    this.requests.push({ ...req, messages: [...req.messages] });
+    req.signal.addEventListener('abort', () => this.aborted++, { once: true });
+    yield* this.inner.stream(req);
+  }
+}
+
+test('turn-taking: greeting, two caller turns with tools, replies in order, metrics and a stereo recording', async () => {
+  const c = await call(client(), [{ say: 'أريد معرفة رصيد حسابي' }, { say: 'متى يفتح الفرع غدا' }]);
+  assert.deepEqual(userTurns(c), ['أريد معرفة رصيد حسابي', 'متى يفتح الفرع غدا']);
+  const agent = agentTurns(c);
+  assert.equal(agent.length, 3);
+  assert.match(agent[1]!.text, /12,500/);
+  assert.match(agent[2]!.text, /الأحد إلى الخميس/);
+  assert.ok(agent.every((t) => !t.interrupted && t.heardText === t.text));
+  assert.deepEqual(c.events.filter((e) => e.type === 'tool').map((e) => e.type === 'tool' && e.outcome.call.name), ['get_balance', 'branch_hours']);
+  for (const t of agent.slice(1)) {
+    const m = t.metrics!;
+    assert.ok(m.voiceToVoiceMs! > 0 && m.voiceToVoiceMs! < 10_000, `voice-to-voice ${m.voiceToVoiceMs}`);
+    assert.ok(m.endOfSpeechToFinalMs! >= 0 && m.llmFirstTokenMs! >= 0 && m.ttsFirstAudioMs! > 0);
+  }
+  // The agent never talks over the caller in a polite call.
+  for (const line of c.caller.lines) {
+    for (const span of c.caller.agentSpans) assert.ok(span.end <= line.start + 0.05 || span.start >= line.end - 0.05, 'no overlap');
+  }
+  const wav = decodeWav(c.caller.recording());
+  assert.ok(wav.samples.length / wav.sampleRate > 5);
+  assert.equal(c.report.ended, 'caller hung up');
+});
+
+test('barge-in mid-sentence: model aborted, audio stops, history keeps only what was heard', async () => {
+  const spy = new SpyLlm(new ScriptedLlm({ intents, fallback: 'عذرًا.', tokenDelayMs: 40 }));
+  const c = await call(client(), [
+    { say: 'بطاقتي ضاعت أرجو إيقافها' },
+    { say: 'انتظر من فضلك أريد التحدث مع موظف', bargeInAfterMs: 1500 },
+  ], { llm: spy });
+  const cut = agentTurns(c).find((t) => t.interrupted)!;
+  assert.ok(cut, 'one agent turn was interrupted');
+  assert.ok(cut.heardText!.length > 0 && cut.heardText!.length < cut.text.length, `heard "${cut.heardText}"`);
+  assert.ok(cut.text.startsWith(cut.heardText!), 'heard text is the start of the reply');
+  assert.ok(c.events.some((e) => e.type === 'interruption' && e.kind === 'confirmed'));
+  // The model asked after the barge-in saw the truncated reply, not the full one.
+  const last = spy.requests.at(-1)!.messages;
+  const assistant = last.filter((m) => m.role === 'assistant' && m.content).at(-1)!;
+  assert.equal(assistant.content, `${cut.heardText}…`);
+  assert.ok(!last.some((m) => m.content === cut.text));
+  // The agent's voice stopped soon after the caller began to speak.
+  const interrupting = c.caller.lines.find((l) => l.text.startsWith('انتظر'))!;
+  const span = c.caller.agentSpans.find((s) => s.start < interrupting.start && s.end > interrupting.start);
+  assert.ok(span, 'the agent was speaking when the caller cut in');
+  assert.ok(span.end - interrupting.start < 2.5, `agent went on ${(span.end - interrupting.start).toFixed(2)} s`);
+  assert.equal(c.report.ended, 'transferred');
+});
+
+test('false interruption: a hum pauses the agent, no words come, the agent resumes and finishes', async () => {
+  const c = await call(client(), [{ say: 'بطاقتي ضاعت أرجو إيقافها' }, { sound: 'hum', bargeInAfterMs: 1200, ms: 500 }]);
+  const kinds = c.events.filter((e) => e.type === 'interruption').map((e) => e.type === 'interruption' && e.kind);
+  assert.deepEqual(kinds, ['paused', 'resumed']);
+  const reply = agentTurns(c).find((t) => /تم إيقاف/.test(t.text))!;
+  assert.equal(reply.interrupted, false);
+  assert.equal(reply.heardText, reply.text);
+  assert.equal(userTurns(c).length, 1, 'the hum is not a turn');
+});
+
+test('forced split: a long line split by the recognizer stays one turn', async () => {
+  sb.sandbox.state.timing.forcedSplitS = 1;
+  try {
+    const c = await call(client(), [{ say: 'أريد معرفة رصيد حسابي الجاري من فضلك' }]);
+    assert.deepEqual(userTurns(c), ['أريد معرفة رصيد حسابي الجاري من فضلك']);
+    assert.equal(agentTurns(c).length, 2);
+  } finally {
+    sb.sandbox.state.timing.forcedSplitS = 60;
+  }
+});
+
+test('recognition socket killed mid-call: reconnect, replay, and the caller’s words are not lost', async () => {
+  let dropped = false;
+  const c = await call(client(), [{ say: 'أريد معرفة رصيد حسابي' }], {
+    onSession: (session, caller) => {
+      // Drop the socket about a second into the caller's line (the greeting is over by then).
+      const timer = setInterval(() => {
+        const greeting = caller.agentSpans.at(-1);
+        if (!dropped && caller.lines.length === 0 && greeting && caller.elapsed() > greeting.end + 1.6) {
+          dropped = true;
+          session.dropRecognition();
+        }
+      }, 10);
+      timer.unref();
+    },
+  });
+  assert.ok(dropped, 'the socket was dropped while the caller spoke');
+  assert.ok(c.events.some((e) => e.type === 'notice' && /reconnected/.test(e.message)));
+  assert.deepEqual(userTurns(c), ['أريد معرفة رصيد حسابي']);
+  assert.match(agentTurns(c)[1]!.text, /12,500/);
+});
+
+test('TTS socket silent: the reply falls back to HTTP per sentence and is heard', async () => {
+  sb.sandbox.state.faults.ttsSocketSilent = true;
+  try {
+    const c = await call(client(), [{ say: 'متى يفتح الفرع غدا' }], { agent: { greeting: undefined } });
+    assert.ok(c.events.some((e) => e.type === 'notice' && /switched to HTTP/.test(e.message)));
+    const reply = agentTurns(c)[0]!;
+    assert.match(reply.text, /الأحد إلى الخميس/);
+    assert.equal(reply.heardText, reply.text);
+    assert.ok(c.caller.agentSpans.reduce((n, s) => n + s.end - s.start, 0) > 1, 'audio was played');
+  } finally {
+    sb.sandbox.state.faults.ttsSocketSilent = false;
+  }
+});
+
+test('empty wallet: the fallback line is spoken and the call ends cleanly; another call is untouched', async () => {
+  const poor = new ServiceClient({ apiKey: 'sk-calls-poor-001', baseUrl: sb.sandbox.url, maxRetries: 0 });
+  const [broke, fine] = await Promise.all([
+    call(poor, [{ say: 'أريد معرفة رصيد حسابي' }, { say: 'متى يفتح الفرع غدا' }], { voiceClient: client() }),
+    call(client(), [{ say: 'متى يفتح الفرع غدا' }]),
+  ]);
+  assert.match(broke.report.ended, /^out of service/);
+  const last = agentTurns(broke).at(-1)!;
+  assert.equal(last.text, 'نعتذر، الخدمة غير متاحة حاليًا. يرجى الاتصال بنا لاحقًا.');
+  assert.ok(broke.events.some((e) => e.type === 'error' && e.fatal));
+  assert.equal(fine.report.ended, 'caller hung up');
+  assert.match(agentTurns(fine)[1]!.text, /الأحد إلى الخميس/);
+});
