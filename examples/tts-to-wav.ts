@@ -1,14 +1,14 @@
 /** Synthesizes an Arabic sentence over HTTP streaming and writes it to a WAV file. */
 import { writeFile } from 'node:fs/promises';
 import { encodeWav, bytesToPcm } from '../src/audio/wav.ts';
-import { connect } from './_connect.ts';
+import { EXAMPLE_SENTENCE, connect } from './_connect.ts';
 
 const out = process.argv[2] ?? 'out/tts.wav';
 const { client, close } = await connect();
 try {
   const stream = await client.synthesizeStream('tts-v1-preview', {
     voice_id: 'ar-najdi-male-2',
-    text: 'مرحبا بكم في خدمة العملاء، كيف أستطيع مساعدتك اليوم؟',
+    text: EXAMPLE_SENTENCE,
     sample_rate: 16000,
   });
   const parts: Uint8Array[] = [];

@@ -10,6 +10,8 @@ import type { ListenEvent } from '../service/ws/listen-events.ts';
  */
 export interface InterruptionOptions {
   enabled?: boolean;
+  /** Also listen with a local Silero VAD (hears speech start before the service does). */
+  localVad?: boolean;
   minWords?: number;
   minSpeechMs?: number;
   pauseOnSpeech?: boolean;
@@ -21,7 +23,7 @@ export type InterruptionDecision = 'pause' | 'interrupt' | 'resume';
 export class InterruptionPolicy {
   private since: number | undefined;
   private paused = false;
-  private readonly o: Required<Omit<InterruptionOptions, 'minSpeechMs'>> & { minSpeechMs: number | undefined };
+  private readonly o: Required<Omit<InterruptionOptions, 'minSpeechMs' | 'localVad'>> & { minSpeechMs: number | undefined };
 
   constructor(opts: InterruptionOptions = {}) {
     this.o = {

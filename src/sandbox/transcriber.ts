@@ -1,4 +1,4 @@
-import { speechSegments } from './engines/silero.ts';
+import { speechSegments } from '../audio/silero-vad.ts';
 import { genderFromPitch, medianPitch } from './engines/pitch.ts';
 import type { Recognizer, RecognizedWord } from './engines/recognizer.ts';
 import { sentimentOf } from './text-analysis.ts';

@@ -6,6 +6,7 @@ import { streamReply } from '../llm/run.ts';
 import { ScriptedLlm } from '../llm/scripted.ts';
 import type { Llm } from '../llm/types.ts';
 import { InterruptionPolicy } from '../pipeline/interruption.ts';
+import { LocalVad } from '../pipeline/local-vad.ts';
 import { ReplyPlayout } from '../pipeline/playout.ts';
 import { Speaker, SpeakerFatal, type SpeechChunk } from '../pipeline/speaker.ts';
 import { SttStage, type SttEvent } from '../pipeline/stt.ts';
@@ -58,12 +59,14 @@ export class AgentSession {
   private readonly interruption: InterruptionPolicy;
   private readonly stt: SttStage;
   private readonly speaker: Speaker;
+  private readonly localVad: LocalVad | undefined;
   private readonly requests$ = new Subject<Request>();
   private readonly subs = new Subscription();
   private readonly report: ReportTurn[] = [];
   private readonly notices: string[] = [];
   private playout: ReplyPlayout | undefined;
   private closing: ReplyPlayout | undefined;
+  private diacritizeOff = false;
   private cancelReply: (() => Promise<void>) | undefined;
   private lastCleanup: Promise<void> = Promise.resolve();
   private outOfServiceAudio: Int16Array | undefined;
@@ -89,6 +92,7 @@ export class AgentSession {
       { sample_rate: sttRate, model: agent.stt?.model, endpointing: agent.stt?.endpointing, hotwords: agent.stt?.hotwords, interim_results: true },
       this.clock,
     );
+    this.localVad = agent.interruption?.localVad ? new LocalVad(transport.inputRate, this.clock) : undefined;
     this.speaker = new Speaker(
       client,
       { ...agent.voice, sampleRate: transport.output.sampleRate },
@@ -124,7 +128,7 @@ export class AgentSession {
     this.startedAt = this.clock.now();
     const { transport, agent } = this.opts;
     try {
-      await Promise.all([this.stt.start(), this.speaker.start()]);
+      await Promise.all([this.stt.start(), this.speaker.start(), this.localVad?.start()]);
     } catch (err) {
       const fatal = err instanceof SpeakerFatal ? err.error : err;
       this.emit({ type: 'error', source: err instanceof SpeakerFatal ? 'tts' : 'stt', message: (fatal as Error).message, fatal: true });
@@ -132,7 +136,23 @@ export class AgentSession {
       return this.finalReport();
     }
     void this.prerenderOutOfService();
-    this.subs.add(transport.audio$.subscribe({ next: (f) => this.stt.push(f), error: () => void this.end('transport failed') }));
+    this.subs.add(
+      transport.audio$.subscribe({
+        next: (f) => {
+          this.stt.push(f);
+          this.localVad?.push(f);
+        },
+        error: () => void this.end('transport failed'),
+      }),
+    );
+    if (this.localVad) {
+      // Local speech start counts like the service's SpeechStarted; words still come from /listen.
+      this.subs.add(
+        this.localVad.speech$.subscribe((s) => {
+          if (s.type === 'start') this.onDecision(this.interruption.onEvent({ type: 'SpeechStarted', channel: 0, ts: 0 }, s.at, this.agentSpeaking()));
+        }),
+      );
+    }
     this.subs.add(
       transport.events$.subscribe((e) => {
         if (e.type === 'hangup') void this.end(e.reason ?? 'hangup');
@@ -248,27 +268,27 @@ export class AgentSession {
     let endAfter = false;
     const self = this;
     async function* chunks(): AsyncGenerator<SpeechChunk> {
-      const emit = (text: string): SpeechChunk => {
+      const emit = async (text: string): Promise<SpeechChunk> => {
         if (!t.firstChunk) t.firstChunk = self.clock.now();
         self.emit({ type: 'agent_chunk', text });
-        return { text, spoken: normalizeForSpeech(text) };
+        return { text, spoken: await self.speakable(text, signal) };
       };
       if (req.text !== undefined) {
-        for (const c of chunkText(req.text)) yield emit(c);
+        for (const c of chunkText(req.text)) yield await emit(c);
         return;
       }
       const chunker = new SentenceChunker();
       for await (const e of streamReply(self.llm, self.history.messages(), agent.tools ?? [], signal)) {
         if (e.type === 'text') {
           if (!t.firstToken) t.firstToken = self.clock.now();
-          for (const c of chunker.push(e.delta)) yield emit(c);
+          for (const c of chunker.push(e.delta)) yield await emit(c);
         } else if (e.type === 'tool_finished') {
           self.emit({ type: 'tool', outcome: e.outcome });
           if (agent.endCallAfterTools?.includes(e.outcome.call.name)) endAfter = true;
         } else if (e.type === 'messages') self.history.addToolRound(e.added);
       }
       const rest = chunker.flush();
-      if (rest) yield emit(rest);
+      if (rest) yield await emit(rest);
     }
     let fatal: SpeakerFatal | undefined;
     const speaking = this.speaker
@@ -291,12 +311,33 @@ export class AgentSession {
     this.report.push({ role: 'agent', text: full, heardText: heard, interrupted, at: this.elapsed(), ...(turn ? { metrics } : {}) });
     agent.hooks?.onAgentTurn?.(full, heard, interrupted);
     this.emit({ type: 'agent_turn', text: full, heardText: heard, interrupted });
-    if (turn) this.emit({ type: 'metrics', metrics });
+    if (turn) {
+      this.emit({ type: 'metrics', metrics });
+      this.log.info({ agent: agent.name, metrics }, 'turn');
+    }
     if (this.playout === playout) this.setState('listening');
     if (fatal) {
       this.emit({ type: 'error', source: 'tts', message: fatal.message, fatal: true });
       void this.outOfService(fatal.message);
     } else if (endAfter && !interrupted) void this.end('transferred');
+  }
+
+  /**
+   * Text as it should be voiced: numbers and symbols in words, and, when the agent asks for it,
+   * diacritized by the service (falling back to the plain text if that fails).
+   */
+  private async speakable(text: string, signal: AbortSignal): Promise<string> {
+    const spoken = normalizeForSpeech(text);
+    if (!this.opts.agent.diacritize || this.diacritizeOff) return spoken;
+    try {
+      return (await this.opts.client.diacritize(spoken, { signal, timeoutMs: 1500 })).diacritized_text || spoken;
+    } catch (err) {
+      if (!signal.aborted) {
+        this.diacritizeOff = true;
+        this.notice(`diacritization unavailable, speaking plain text: ${(err as Error).message}`);
+      }
+      return spoken;
+    }
   }
 
   private fillMetrics(m: TurnMetrics, turn: UserTurn, t: { firstToken: number; firstChunk: number; firstAudio: number }, played: number | undefined): void {
@@ -356,6 +397,7 @@ export class AgentSession {
       await this.playout?.stop();
       await this.closing?.stop();
       await this.stt.finish().catch(() => {});
+      this.localVad?.close();
       await this.speaker.close().catch(() => {});
       await this.opts.transport.output.close().catch(() => {});
       this.setState('ended');

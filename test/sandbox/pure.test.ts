@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { alignNormalized, alignText } from '../../src/sandbox/alignment.ts';
-import { Endpointer } from '../../src/sandbox/engines/endpointer.ts';
+import { Endpointer } from '../../src/audio/endpointer.ts';
 import { normalizeForMatch, tokenize } from '../../src/sandbox/engines/tokenize.ts';
 import { KeyStore, parseKeysFile } from '../../src/sandbox/keys.ts';
 import { keywordsOf, sentimentOf } from '../../src/sandbox/text-analysis.ts';

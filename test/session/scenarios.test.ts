@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { decodeWav } from '../../src/audio/wav.ts';
 import { ScriptedLlm, type Llm, type LlmRequest } from '../../src/llm/index.ts';
-import { intents } from '../../agents/call-centre/index.ts';
+import callCentre, { intents } from '../../agents/call-centre/index.ts';
 import { ServiceClient } from '../../src/service/index.ts';
 import { agentTurns, call, userTurns } from '../helpers/call.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
@@ -87,6 +87,16 @@ test('false interruption: a hum pauses the agent, no words come, the agent resum
   assert.equal(reply.interrupted, false);
   assert.equal(reply.heardText, reply.text);
   assert.equal(userTurns(c).length, 1, 'the hum is not a turn');
+});
+
+test('local VAD: a hum is caught in-process first; still a false alarm, and a real barge-in still cuts', async () => {
+  const agent = { interruption: { ...callCentre.interruption, localVad: true } };
+  const hum = await call(client(), [{ say: 'بطاقتي ضاعت أرجو إيقافها' }, { sound: 'hum', bargeInAfterMs: 1200, ms: 500 }], { agent });
+  assert.deepEqual(hum.events.filter((e) => e.type === 'interruption').map((e) => e.type === 'interruption' && e.kind), ['paused', 'resumed']);
+  assert.equal(agentTurns(hum).at(-1)!.interrupted, false);
+  const cut = await call(client(), [{ say: 'بطاقتي ضاعت أرجو إيقافها' }, { say: 'انتظر من فضلك أريد التحدث مع موظف', bargeInAfterMs: 1200 }], { agent });
+  assert.ok(agentTurns(cut).some((t) => t.interrupted));
+  assert.equal(cut.report.ended, 'transferred');
 });
 
 test('forced split: a long line split by the recognizer stays one turn', async () => {

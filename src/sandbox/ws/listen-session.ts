@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createResampler, type StreamResampler } from '../../audio/resample.ts';
 import { concatPcm } from '../../audio/pcm.ts';
-import { Endpointer } from '../engines/endpointer.ts';
+import { Endpointer } from '../../audio/endpointer.ts';
 import { genderFromPitch, medianPitch } from '../engines/pitch.ts';
 import type { Recognition, Recognizer } from '../engines/recognizer.ts';
-import { SileroStream } from '../engines/silero.ts';
+import { SileroStream } from '../../audio/silero-vad.ts';
 import type { KeyState } from '../keys.ts';
 import { CREDITS_PER_AUDIO_SECOND } from '../pricing.ts';
 import { sentimentOf } from '../text-analysis.ts';

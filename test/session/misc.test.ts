@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { after, before, test } from 'node:test';
+import callCentre from '../../agents/call-centre/index.ts';
+import { concatPcm, silence } from '../../src/audio/pcm.ts';
+import { decodeWav, encodeWav } from '../../src/audio/wav.ts';
+import { ServiceClient } from '../../src/service/index.ts';
+import { AgentSession } from '../../src/session/agent-session.ts';
+import { ScaledClock } from '../../src/session/clock.ts';
+import { createLogger } from '../../src/session/logger.ts';
+import { WavFileTransport } from '../../transports/local/wav-file.ts';
+import { agentTurns, call } from '../helpers/call.ts';
+import { runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
+
+let sb: Running;
+const diacritized: string[] = [];
+before(async () => {
+  sb = await runSandbox({
+    diacritize: async (text) => {
+      diacritized.push(text);
+      return text.replace(/بك/g, 'بِكَ');
+    },
+  });
+});
+after(() => sb.close());
+
+test('WAV-file transport: a recorded caller in, the agent’s answer written out', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hiwar-wav-'));
+  const line = await voiced(sb.client, 'متى يفتح الفرع غدا', 16000, 'ar-uae-male-1');
+  writeFileSync(join(dir, 'in.wav'), encodeWav(concatPcm([silence(0.5, 16000), line, silence(0.3, 16000)]), 16000));
+  const clock = new ScaledClock(3);
+  const transport = await WavFileTransport.open(join(dir, 'in.wav'), { outPath: join(dir, 'out.wav'), clock, tailMs: 9000 });
+  const session = new AgentSession({ client: sb.client, transport, agent: { ...callCentre, greeting: undefined }, clock, logger: createLogger('silent') });
+  const report = await session.run();
+  await transport.save();
+  assert.deepEqual(report.turns.map((t) => t.role), ['user', 'agent']);
+  assert.equal(report.turns[0]!.text, 'متى يفتح الفرع غدا');
+  const out = decodeWav(readFileSync(join(dir, 'out.wav')));
+  const loud = out.samples.filter((s) => Math.abs(s) > 1000).length;
+  assert.ok(loud > 16000 * 0.5, 'the answer is in the output file');
+});
+
+test('diacritization before synthesis when the agent asks for it; plain text when the service cannot', async () => {
+  const c = await call(sb.client, [{ say: 'أريد معرفة رصيد حسابي' }], { agent: { diacritize: true } });
+  assert.ok(diacritized.some((t) => t.includes('أهلًا بك')), 'the greeting went through tashkil');
+  assert.match(agentTurns(c)[0]!.text, /أهلًا بك/, 'the history keeps the text as written');
+  const plain = await runSandbox();
+  try {
+    const c2 = await call(plain.client, [{ say: 'أريد معرفة رصيد حسابي' }], { agent: { diacritize: true } });
+    assert.ok(c2.events.some((e) => e.type === 'notice' && /diacritization unavailable/.test(e.message)));
+    assert.match(agentTurns(c2)[1]!.text, /12,500/);
+  } finally {
+    await plain.close();
+  }
+});
+
+test('logs: keys are redacted wherever the field appears', async () => {
+  const lines: string[] = [];
+  const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(chunk.toString()), cb()) });
+  const log = createLogger('info', sink as never);
+  log.info({ apiKey: sb.key, config: { apiKey: sb.key }, headers: { 'x-api-key': sb.key } }, 'configured');
+  await new Promise((r) => setTimeout(r, 50));
+  const text = lines.join('');
+  assert.match(text, /configured/);
+  assert.ok(!text.includes(sb.key), 'key redacted');
+});
+
+test('sandbox: the UAE region on its own port takes only UAE keys', async () => {
+  const uae = await runSandbox({ keys: [{ key: 'sk-global-key-01' }, { key: 'sk-uae-key-0001', region: 'uae' }], uaePort: 0 });
+  try {
+    assert.notEqual(new URL(uae.sandbox.uaeUrl).port, new URL(uae.sandbox.url).port);
+    const uaeClient = new ServiceClient({ apiKey: 'sk-uae-key-0001', region: 'uae', uaeBaseUrl: uae.sandbox.uaeUrl });
+    assert.ok((await uaeClient.listVoices()).length);
+    const wrong = new ServiceClient({ apiKey: 'sk-global-key-01', region: 'uae', uaeBaseUrl: uae.sandbox.uaeUrl, maxRetries: 0 });
+    await assert.rejects(wrong.listVoices(), /401/);
+  } finally {
+    await uae.close();
+  }
+});
