@@ -219,6 +219,19 @@ export class Speaker {
     }
   }
 
+  /** A whole line over HTTP, as PCM at the output rate (for lines kept ready in advance). */
+  async render(text: string): Promise<Int16Array> {
+    const stream = await this.client.synthesizeStream(this.opts.model_id ?? 'tts-v1-preview', {
+      voice_id: this.opts.voice_id,
+      text,
+      sample_rate: this.opts.sampleRate,
+      speed: this.opts.speed,
+    });
+    const parts: Uint8Array[] = [];
+    for await (const p of stream) parts.push(p);
+    return new Int16Array(bytesToPcm(Buffer.concat(parts)));
+  }
+
   async close(): Promise<void> {
     await this.socket?.close().catch(() => {});
   }

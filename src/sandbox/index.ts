@@ -69,7 +69,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const server = createServer(createHandler(state, routes, { fixedRegion, log: opts.log, prepareFile }));
     // Uploads of up to 200 MB on slow links must not be cut off by Node's default timeouts.
     server.requestTimeout = 0;
-    server.headersTimeout = 60_000;
+    // Idle connections outlive the clients' own keep-alive, so a client never sends a request
+    // on a socket the server is closing.
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
     socketServers.push(attachSockets(server, state, fixedRegion));
     servers.push(server);
     return server;

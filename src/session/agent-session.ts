@@ -1,6 +1,5 @@
 import { Observable, Subject, Subscription, switchMap } from 'rxjs';
 import type { Transport } from '../../transports/types.ts';
-import { bytesToPcm } from '../audio/wav.ts';
 import { OpenAiLlm } from '../llm/openai.ts';
 import { streamReply } from '../llm/run.ts';
 import { ScriptedLlm } from '../llm/scripted.ts';
@@ -18,6 +17,7 @@ import { normalizeForSpeech } from '../text/normalize.ts';
 import type { Agent } from './agent.ts';
 import { realClock, type Clock } from './clock.ts';
 import type { CallReport, ReportTurn, SessionEvent, SessionState, TurnMetrics } from './events.ts';
+import { turnMetrics } from './metrics.ts';
 import { ChatHistory } from './history.ts';
 import { createLogger, type Logger } from './logger.ts';
 
@@ -307,7 +307,10 @@ export class AgentSession {
     const full = playout.fullText();
     this.history.addAssistant(heard, interrupted);
     metrics.interrupted = interrupted;
-    if (turn) this.fillMetrics(metrics, turn, t, playout.firstPlayedAt);
+    if (turn) {
+      const speechEnd = turn.lastWordEnd !== undefined ? this.stt.timeOf(turn.lastWordEnd) : undefined;
+      Object.assign(metrics, turnMetrics({ speechEnd, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...t, firstPlayed: playout.firstPlayedAt }));
+    }
     this.report.push({ role: 'agent', text: full, heardText: heard, interrupted, at: this.elapsed(), ...(turn ? { metrics } : {}) });
     agent.hooks?.onAgentTurn?.(full, heard, interrupted);
     this.emit({ type: 'agent_turn', text: full, heardText: heard, interrupted });
@@ -340,29 +343,10 @@ export class AgentSession {
     }
   }
 
-  private fillMetrics(m: TurnMetrics, turn: UserTurn, t: { firstToken: number; firstChunk: number; firstAudio: number }, played: number | undefined): void {
-    const speechEnd = turn.lastWordEnd !== undefined ? this.stt.timeOf(turn.lastWordEnd) : undefined;
-    const ms = (a: number | undefined, b: number | undefined) => (a && b ? Math.round(b - a) : undefined);
-    m.endOfSpeechToFinalMs = ms(speechEnd, turn.finalAt);
-    m.turnDecisionMs = ms(turn.finalAt, turn.decidedAt);
-    m.llmFirstTokenMs = ms(turn.decidedAt, t.firstToken || undefined);
-    m.ttsFirstAudioMs = ms(t.firstChunk || undefined, t.firstAudio || undefined);
-    m.playoutStartMs = ms(t.firstAudio || undefined, played);
-    m.voiceToVoiceMs = ms(speechEnd, played);
-  }
-
   /** Renders the out-of-service line while the service still answers, to play it when it stops. */
   private async prerenderOutOfService(): Promise<void> {
     try {
-      const { agent, client, transport } = this.opts;
-      const stream = await client.synthesizeStream(agent.voice.model_id ?? 'tts-v1-preview', {
-        voice_id: agent.voice.voice_id,
-        text: normalizeForSpeech(agent.outOfServiceLine),
-        sample_rate: transport.output.sampleRate,
-      });
-      const parts: Uint8Array[] = [];
-      for await (const p of stream) parts.push(p);
-      this.outOfServiceAudio = new Int16Array(bytesToPcm(Buffer.concat(parts)));
+      this.outOfServiceAudio = await this.speaker.render(normalizeForSpeech(this.opts.agent.outOfServiceLine));
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'out-of-service line not prepared');
     }

@@ -1,0 +1,25 @@
+import type { TurnMetrics } from './events.ts';
+
+/** Clock times of one turn's milestones (0 or undefined when not reached). */
+export interface TurnTimes {
+  speechEnd: number | undefined;
+  finalAt: number;
+  decidedAt: number;
+  firstToken: number;
+  firstChunk: number;
+  firstAudio: number;
+  firstPlayed: number | undefined;
+}
+
+/** Durations between milestones; a missing milestone leaves its figures out. */
+export function turnMetrics(t: TurnTimes): Omit<TurnMetrics, 'interrupted'> {
+  const ms = (a: number | undefined, b: number | undefined) => (a && b ? Math.round(b - a) : undefined);
+  return {
+    endOfSpeechToFinalMs: ms(t.speechEnd, t.finalAt),
+    turnDecisionMs: ms(t.finalAt, t.decidedAt),
+    llmFirstTokenMs: ms(t.decidedAt, t.firstToken),
+    ttsFirstAudioMs: ms(t.firstChunk, t.firstAudio),
+    playoutStartMs: ms(t.firstAudio, t.firstPlayed),
+    voiceToVoiceMs: ms(t.speechEnd, t.firstPlayed),
+  };
+}
