@@ -5,7 +5,7 @@ import type { Clock } from '../../src/session/clock.ts';
 import type { Transport, TransportEvent } from '../types.ts';
 import { PacedOutput } from './paced-output.ts';
 
-const RAW = (rate: number) => ['-q', '-t', 'raw', '-r', String(rate), '-e', 'signed', '-b', '16', '-c', '1'];
+export const RAW = (rate: number) => ['-q', '-t', 'raw', '-r', String(rate), '-e', 'signed', '-b', '16', '-c', '1'];
 
 /**
  * Microphone and loudspeaker through sox (`rec` and `play`). The output is paced here, 20 ms
@@ -18,9 +18,16 @@ export class SoxTransport implements Transport {
   private readonly rec: ChildProcess;
   private readonly play: ChildProcess;
 
-  constructor(readonly inputRate: number, clock: Clock) {
-    this.rec = spawn('rec', [...RAW(inputRate), '-'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.play = spawn('play', [...RAW(inputRate), '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
+  constructor(
+    readonly inputRate: number,
+    clock: Clock,
+    /** Other devices or files: any sox command lines that write / read raw PCM16 mono. */
+    opts: { rec?: [string, ...string[]]; play?: [string, ...string[]] } = {},
+  ) {
+    const [recCmd, ...recArgs] = opts.rec ?? ['rec', ...RAW(inputRate), '-'];
+    const [playCmd, ...playArgs] = opts.play ?? ['play', ...RAW(inputRate), '-'];
+    this.rec = spawn(recCmd, recArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.play = spawn(playCmd, playArgs, { stdio: ['pipe', 'ignore', 'pipe'] });
     for (const p of [this.rec, this.play]) {
       p.on('error', (e: NodeJS.ErrnoException) => this.fail(e.code === 'ENOENT' ? 'sox is not installed (apt-get install sox)' : e.message));
     }
@@ -45,7 +52,9 @@ export class SoxTransport implements Transport {
 
   async close(): Promise<void> {
     this.rec.kill();
-    this.play.stdin?.end();
     await this.output.close();
+    const exited = new Promise<void>((r) => (this.play.exitCode !== null ? r() : this.play.once('close', () => r())));
+    this.play.stdin?.end();
+    await exited;
   }
 }
