@@ -26,7 +26,7 @@ export const insufficient = (required: number, available: number) =>
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return void res.end();
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, { ...res.getHeaders(), 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 

@@ -35,11 +35,14 @@ export interface Route {
 
 const DEFAULT_LIMIT = 1024 * 1024;
 
+/** A body refused before it was read: the connection must not be reused for another request. */
+const refused = (err: HttpError) => Object.assign(err, { closeConnection: true });
+
 async function readBody(req: IncomingMessage, limit: number, tooLarge: () => HttpError): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) {
     req.resume();
-    throw tooLarge();
+    throw refused(tooLarge());
   }
   const parts: Buffer[] = [];
   let size = 0;
@@ -47,7 +50,7 @@ async function readBody(req: IncomingMessage, limit: number, tooLarge: () => Htt
     size += (chunk as Buffer).length;
     if (size > limit) {
       req.resume();
-      throw tooLarge();
+      throw refused(tooLarge());
     }
     parts.push(chunk as Buffer);
   }
@@ -133,7 +136,10 @@ export function createHandler(state: SandboxState, routes: Route[], opts: { fixe
       };
       await match.route.handler(ctx);
     } catch (err) {
-      if (err instanceof HttpError) return sendError(res, err);
+      if (err instanceof HttpError) {
+        if ((err as HttpError & { closeConnection?: boolean }).closeConnection) res.setHeader('connection', 'close');
+        return sendError(res, err);
+      }
       opts.log?.(`internal error on ${req.method} ${url.pathname}: ${(err as Error).stack ?? err}`);
       if (!res.headersSent) sendJson(res, 500, { errorCode: 50001, errorMessage: `Internal error: ${(err as Error).message}` });
       else res.destroy();
