@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { decodeWav } from '../../src/audio/wav.ts';
 import { ScriptedLlm, type Llm, type LlmRequest } from '../../src/llm/index.ts';
 import callCentre, { intents } from '../../agents/call-centre/index.ts';
-import { ServiceClient } from '../../src/service/index.ts';
+import { ServiceClient, TtsSocket } from '../../src/service/index.ts';
 import { agentTurns, call, userTurns } from '../helpers/call.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 
@@ -27,8 +27,13 @@ class SpyLlm implements Llm {
   constructor(private readonly inner: Llm) {}
   async *stream(req: LlmRequest) {
     this.requests.push({ ...req, messages: [...req.messages] });
-    req.signal.addEventListener('abort', () => this.aborted++, { once: true });
-    yield* this.inner.stream(req);
+    let streaming = true; // only aborts that cut a stream short count
+    req.signal.addEventListener('abort', () => streaming && this.aborted++, { once: true });
+    try {
+      yield* this.inner.stream(req);
+    } finally {
+      streaming = false;
+    }
   }
 }
 
@@ -55,8 +60,16 @@ test('turn-taking: greeting, two caller turns with tools, replies in order, metr
   assert.equal(c.report.ended, 'caller hung up');
 });
 
-test('barge-in mid-sentence: model aborted, audio stops, history keeps only what was heard', async () => {
-  const spy = new SpyLlm(new ScriptedLlm({ intents, fallback: 'عذرًا.', tokenDelayMs: 40 }));
+test('barge-in mid-sentence: model aborted, clear sent, audio stops, history keeps only what was heard', async () => {
+  // A slow model, so that the caller cuts in while it is still writing.
+  const spy = new SpyLlm(new ScriptedLlm({ intents, fallback: 'عذرًا.', tokenDelayMs: 150 }));
+  let clears = 0;
+  const clear = TtsSocket.prototype.clear;
+  TtsSocket.prototype.clear = function (this: TtsSocket) {
+    clears++;
+    return clear.call(this);
+  };
+  after(() => (TtsSocket.prototype.clear = clear));
   const c = await call(client(), [
     { say: 'بطاقتي ضاعت أرجو إيقافها' },
     { say: 'انتظر من فضلك أريد التحدث مع موظف', bargeInAfterMs: 1500 },
@@ -66,6 +79,8 @@ test('barge-in mid-sentence: model aborted, audio stops, history keeps only what
   assert.ok(cut.heardText!.length > 0 && cut.heardText!.length < cut.text.length, `heard "${cut.heardText}"`);
   assert.ok(cut.text.startsWith(cut.heardText!), 'heard text is the start of the reply');
   assert.ok(c.events.some((e) => e.type === 'interruption' && e.kind === 'confirmed'));
+  assert.ok(spy.aborted >= 1, 'the model stream was aborted');
+  assert.ok(clears >= 1, 'TTS clear was sent');
   // The model asked after the barge-in saw the truncated reply, not the full one.
   const last = spy.requests.at(-1)!.messages;
   const assistant = last.filter((m) => m.role === 'assistant' && m.content).at(-1)!;
