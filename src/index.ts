@@ -1,1 +1,17 @@
 export * from './service/index.ts';
+export { AgentSession, defaultLlm, type SessionOptions } from './session/agent-session.ts';
+export type { Agent } from './session/agent.ts';
+export type { SessionEvent, CallReport, ReportTurn, TurnMetrics, SessionState } from './session/events.ts';
+export { ScaledClock, realClock, type Clock } from './session/clock.ts';
+export { createLogger } from './session/logger.ts';
+export * from './llm/index.ts';
+export * from './text/index.ts';
+export type { AudioFrame } from './audio/frame.ts';
+export { encodeWav, decodeWav } from './audio/wav.ts';
+export { mulaw, alaw } from './audio/g711.ts';
+export { createResampler, resample } from './audio/resample.ts';
+export type { Transport, TransportOutput, TransportEvent } from '../transports/types.ts';
+export { SimulatedCaller, type CallerStep } from '../transports/local/simulated-caller.ts';
+export { WavFileTransport } from '../transports/local/wav-file.ts';
+export { SoxTransport } from '../transports/local/sox.ts';
+export { startSandbox, type Sandbox, type SandboxOptions } from './sandbox/index.ts';
