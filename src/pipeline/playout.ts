@@ -3,6 +3,7 @@ import type { TransportOutput } from '../../transports/types.ts';
 
 interface Segment {
   text: string;
+  spoken: string;
   start: number;
   end: number | undefined;
 }
@@ -31,6 +32,8 @@ export class ReplyPlayout {
     private readonly output: TransportOutput,
     private readonly clock: Clock,
     private readonly leadMs = 200,
+    /** How written text becomes spoken text (to find which written words were heard). */
+    private readonly toSpoken: (text: string) => string = (t) => t,
   ) {
     this.finished = new Promise((r) => (this.resolveDone = r));
     void this.loop();
@@ -40,9 +43,9 @@ export class ReplyPlayout {
     return this.output.sampleRate;
   }
 
-  beginSegment(text: string): void {
+  beginSegment(text: string, spoken = text): void {
     this.closeSegment();
-    this.segments.push({ text, start: this.length, end: undefined });
+    this.segments.push({ text, spoken, start: this.length, end: undefined });
   }
 
   closeSegment(): void {
@@ -142,13 +145,28 @@ export class ReplyPlayout {
       const end = s.end ?? this.length;
       if (p >= end) out.push(s.text);
       else if (p > s.start) {
-        const share = (p - s.start) / Math.max(1, end - s.start);
-        const cut = s.text.slice(0, Math.floor(share * s.text.length));
-        const word = cut.lastIndexOf(' ');
-        if (word > 0) out.push(cut.slice(0, word));
+        const heard = heardPrefix(s.text, s.spoken, (p - s.start) / Math.max(1, end - s.start), this.toSpoken);
+        if (heard) out.push(heard);
         break;
       } else break;
     }
     return out.join(' ').trim();
   }
+}
+
+/**
+ * The written words heard when a `share` of a segment's audio has played. The share applies to
+ * the spoken form (where "12,500" is six words long); the answer is the longest run of whole
+ * written words whose spoken form fits in it.
+ */
+export function heardPrefix(text: string, spoken: string, share: number, toSpoken: (t: string) => string): string {
+  const budget = share * spoken.length;
+  const words = text.split(/\s+/).filter(Boolean);
+  let heard = '';
+  for (let k = 1; k <= words.length; k++) {
+    const prefix = words.slice(0, k).join(' ');
+    if (toSpoken(prefix).length > budget) break;
+    heard = prefix;
+  }
+  return heard;
 }

@@ -12,7 +12,8 @@ export interface SpeechChunk {
 }
 
 export interface SpeechSink {
-  beginSegment(text: string): void;
+  /** `spoken` is what the audio says; `text` what the history keeps. */
+  beginSegment(text: string, spoken?: string): void;
   closeSegment(): void;
   append(samples: Int16Array): void;
 }
@@ -128,12 +129,12 @@ export class Speaker {
       socket.events$.subscribe((e: TtsEvent) => {
         if (e.type === 'audio' && pending.length) {
           clearTimeout(timer);
-          if (!segmentOpen) sink.beginSegment(pending[0]!.text);
+          if (!segmentOpen) sink.beginSegment(pending[0]!.text, pending[0]!.spoken);
           segmentOpen = true;
           onFirst();
           sink.append(e.pcm);
         } else if (e.type === 'final' && pending.length) {
-          if (!segmentOpen) sink.beginSegment(pending[0]!.text);
+          if (!segmentOpen) sink.beginSegment(pending[0]!.text, pending[0]!.spoken);
           sink.closeSegment();
           segmentOpen = false;
           pending.shift();
@@ -195,7 +196,7 @@ export class Speaker {
           { voice_id: this.opts.voice_id, text: chunk.spoken, sample_rate: this.opts.sampleRate, speed: this.opts.speed },
           { signal },
         );
-        sink.beginSegment(chunk.text);
+        sink.beginSegment(chunk.text, chunk.spoken);
         let carry = new Uint8Array(0);
         for await (const bytes of stream) {
           onFirst();

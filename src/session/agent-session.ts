@@ -255,7 +255,7 @@ export class AgentSession {
 
   private async reply(req: Request, signal: AbortSignal): Promise<void> {
     const { agent } = this.opts;
-    const playout = new ReplyPlayout(this.opts.transport.output, this.clock);
+    const playout = new ReplyPlayout(this.opts.transport.output, this.clock, 200, normalizeForSpeech);
     this.playout = playout;
     this.interruption.reset();
     const metrics: TurnMetrics = { interrupted: false };

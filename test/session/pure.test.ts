@@ -85,3 +85,15 @@ test('metrics: durations between the milestones of a turn; missing ones are left
   assert.equal(partial.voiceToVoiceMs, undefined);
   assert.equal(partial.turnDecisionMs, 100);
 });
+
+test('heard text: the share of the spoken audio maps back onto whole written words', async () => {
+  const { heardPrefix } = await import('../../src/pipeline/playout.ts');
+  const { normalizeForSpeech } = await import('../../src/text/normalize.ts');
+  const text = 'رصيدك 12,500 ريال الآن';
+  const spoken = normalizeForSpeech(text); // "رصيدك اثنا عشر ألفًا وخمسمئة ريال سعودي الآن"
+  assert.equal(heardPrefix(text, spoken, 0.15, normalizeForSpeech), 'رصيدك');
+  assert.equal(heardPrefix(text, spoken, 0.5, normalizeForSpeech), 'رصيدك', 'halfway through the number: the number was not heard whole');
+  assert.equal(heardPrefix(text, spoken, 0.9, normalizeForSpeech), 'رصيدك 12,500 ريال');
+  assert.equal(heardPrefix(text, spoken, 1, normalizeForSpeech), text);
+  assert.equal(heardPrefix(text, spoken, 0.02, normalizeForSpeech), '');
+});
