@@ -302,6 +302,9 @@ export class AgentSession {
     const aborted = new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
     await Promise.race([Promise.all([speaking, playout.finished]), aborted]);
     const interrupted = signal.aborted;
+    // Whatever cut the reply off (barge-in, a newer turn, the end of the call), audio of its text
+    // still in the service must not come out as the start of the next reply.
+    if (interrupted) this.speaker.clear();
     const heard = interrupted ? await playout.stop() : playout.fullText();
     await speaking;
     const full = playout.fullText();
