@@ -30,6 +30,8 @@ export interface SessionOptions {
   logger?: Logger;
 }
 
+const DEFAULT_MODEL_ERROR_LINE = 'عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟';
+
 interface Request {
   /** A caller turn, or a fixed line (the greeting). */
   turn?: UserTurn;
@@ -278,14 +280,25 @@ export class AgentSession {
         return;
       }
       const chunker = new SentenceChunker();
-      for await (const e of streamReply(self.llm, self.history.messages(), agent.tools ?? [], signal)) {
-        if (e.type === 'text') {
-          if (!t.firstToken) t.firstToken = self.clock.now();
-          for (const c of chunker.push(e.delta)) yield await emit(c);
-        } else if (e.type === 'tool_finished') {
-          self.emit({ type: 'tool', outcome: e.outcome });
-          if (agent.endCallAfterTools?.includes(e.outcome.call.name)) endAfter = true;
-        } else if (e.type === 'messages') self.history.addToolRound(e.added);
+      try {
+        for await (const e of streamReply(self.llm, self.history.messages(), agent.tools ?? [], signal)) {
+          if (e.type === 'text') {
+            if (!t.firstToken) t.firstToken = self.clock.now();
+            for (const c of chunker.push(e.delta)) yield await emit(c);
+          } else if (e.type === 'tool_finished') {
+            self.emit({ type: 'tool', outcome: e.outcome });
+            if (agent.endCallAfterTools?.includes(e.outcome.call.name)) endAfter = true;
+          } else if (e.type === 'messages') self.history.addToolRound(e.added);
+        }
+      } catch (err) {
+        if (signal.aborted) return;
+        // The model failed: the caller hears an apology instead of silence, and the call goes on.
+        self.emit({ type: 'error', source: 'llm', message: `model failed: ${(err as Error).message}`, fatal: false });
+        self.log.warn({ err: (err as Error).message }, 'model failed');
+        const rest = chunker.flush();
+        if (rest) yield await emit(rest);
+        yield await emit(agent.modelErrorLine ?? DEFAULT_MODEL_ERROR_LINE);
+        return;
       }
       const rest = chunker.flush();
       if (rest) yield await emit(rest);
@@ -295,7 +308,7 @@ export class AgentSession {
       .speak(chunks(), playout, signal, (at) => (t.firstAudio ||= at))
       .catch((err) => {
         if (err instanceof SpeakerFatal) fatal = err;
-        else if (!signal.aborted) this.emit({ type: 'error', source: err?.name === 'APIError' ? 'llm' : 'tts', message: String(err?.message ?? err), fatal: false });
+        else if (!signal.aborted) this.emit({ type: 'error', source: 'tts', message: String(err?.message ?? err), fatal: false });
       })
       .finally(() => playout.end());
     playout.onFirstPlayed(() => this.setState('speaking'));

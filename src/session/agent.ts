@@ -21,6 +21,8 @@ export interface Agent {
   intents?: Intent[];
   /** What the scripted model says when no intent matches. */
   didNotUnderstand?: string;
+  /** Said when the model fails mid-call (the call goes on). */
+  modelErrorLine?: string;
   /** Said before hanging up when the service refuses (empty wallet, key without access). */
   outOfServiceLine: string;
   /** Tools after whose reply the call ends (transfer to a human, goodbye). */

@@ -160,6 +160,21 @@ test('TTS socket silent: the reply falls back to HTTP per sentence and is heard'
   }
 });
 
+test('the model fails: the caller hears an apology, the call goes on', async () => {
+  const broken: Llm = {
+    name: 'broken',
+    async *stream() {
+      throw new Error('upstream 503');
+    },
+  };
+  const c = await call(client(), [{ say: 'أريد معرفة رصيد حسابي' }, { say: 'متى يفتح الفرع غدا' }], { llm: broken });
+  const replies = agentTurns(c).slice(1);
+  assert.equal(replies.length, 2);
+  assert.ok(replies.every((r) => r.text === 'عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟' && !r.interrupted));
+  assert.ok(c.events.some((e) => e.type === 'error' && e.source === 'llm' && /upstream 503/.test(e.message) && !e.fatal));
+  assert.equal(c.report.ended, 'caller hung up');
+});
+
 test('empty wallet: the fallback line is spoken and the call ends cleanly; another call is untouched', async () => {
   const poor = new ServiceClient({ apiKey: 'sk-calls-poor-001', baseUrl: sb.sandbox.url, maxRetries: 0 });
   const [broke, fine] = await Promise.all([
