@@ -222,8 +222,7 @@ export class AgentSession {
       this.emit({ type: 'interruption', kind: 'resumed' });
     } else {
       this.emit({ type: 'interruption', kind: 'confirmed' });
-      this.speaker.clear();
-      void this.cancelReply?.();
+      void this.cancelReply?.(); // the reply's own cleanup sends TTS clear
     }
   }
 
@@ -372,7 +371,6 @@ export class AgentSession {
   private async outOfService(reason: string): Promise<void> {
     if (this.ending) return;
     this.notice(`out of service: ${reason}`);
-    this.speaker.clear();
     await this.cancelReply?.();
     if (this.outOfServiceAudio?.length) {
       // Not `this.playout`: the closing line is not open to barge-in.
@@ -391,7 +389,6 @@ export class AgentSession {
   end(reason: string): Promise<void> {
     this.ending ??= (async () => {
       this.endReason = reason;
-      this.speaker.clear();
       await this.cancelReply?.().catch(() => {});
       this.subs.unsubscribe();
       await this.playout?.stop();

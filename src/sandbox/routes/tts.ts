@@ -6,6 +6,7 @@ import { ttsCost } from '../pricing.ts';
 import { oneOf, range, requiredString, sampleRate } from './validate.ts';
 
 interface TtsBody {
+  streaming: boolean;
   voice_id: string;
   text: string;
   speed?: number;
@@ -21,7 +22,7 @@ async function parseTts(ctx: RouteCtx): Promise<TtsBody> {
   const rate = sampleRate(body.sample_rate) ?? 24000;
   oneOf(body.dialect, 'dialect', ['auto', 'emirati', 'fusha']);
   ctx.state.voice(voice_id);
-  return { voice_id, text, speed, rate };
+  return { streaming: body.streaming === true, voice_id, text, speed, rate };
 }
 
 /** Writes audio in 100 ms pieces so a client sees a stream, not one block. */
@@ -43,11 +44,10 @@ export const ttsRoutes: Route[] = [
     endpoint: '/text-to-speech',
     handler: async (ctx) => {
       ctx.state.model(ctx.params[0]!, 'tts');
-      const body = await ctx.json();
       const tts = await parseTts(ctx);
       ctx.charge(ttsCost(tts.text));
       const out = await ctx.state.synthesize(tts.text, tts.voice_id, { speed: tts.speed, sampleRate: tts.rate });
-      if (body.streaming === true) {
+      if (tts.streaming) {
         ctx.res.writeHead(200, { 'content-type': `audio/raw;codec=pcm16;rate=${tts.rate};channels=1` });
         return writePcm(ctx, out.pcm, tts.rate);
       }
