@@ -1,6 +1,7 @@
 /** Synthesizes an Arabic sentence over HTTP streaming and writes it to a WAV file. */
 import { writeFile } from 'node:fs/promises';
-import { encodeWav, bytesToPcm } from '../src/audio/wav.ts';
+import { encodeWav } from '../src/audio/wav.ts';
+import { collectPcm } from '../src/service/index.ts';
 import { EXAMPLE_SENTENCE, connect } from './_connect.ts';
 
 const out = process.argv[2] ?? 'out/tts.wav';
@@ -11,9 +12,7 @@ try {
     text: EXAMPLE_SENTENCE,
     sample_rate: 16000,
   });
-  const parts: Uint8Array[] = [];
-  for await (const chunk of stream) parts.push(chunk);
-  const pcm = bytesToPcm(Buffer.concat(parts));
+  const pcm = await collectPcm(stream);
   await writeFile(out, encodeWav(pcm, stream.sampleRate));
   console.log(`${out}: ${(pcm.length / stream.sampleRate).toFixed(2)} s at ${stream.sampleRate} Hz`);
 } finally {

@@ -1,5 +1,3 @@
-import { parseArgs } from 'node:util';
-
 const USAGE = `hiwar: real-time Arabic voice agents
 
 Usage:
@@ -42,4 +40,3 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-export { parseArgs };

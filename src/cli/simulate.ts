@@ -1,5 +1,5 @@
 import { SimulatedCaller } from '../../transports/local/simulated-caller.ts';
-import { bytesToPcm } from '../audio/wav.ts';
+import { collectPcm } from '../service/rest/audio-stream.ts';
 import type { Agent } from '../session/agent.ts';
 import { AgentSession } from '../session/agent-session.ts';
 import type { Clock } from '../session/clock.ts';
@@ -34,9 +34,7 @@ export async function simulateCall(opts: {
   for (const s of scenario.steps) {
     if (!('say' in s) || voiced.has(s.say)) continue;
     const stream = await (opts.voiceClient ?? client).synthesizeStream('tts-v1-preview', { voice_id: scenario.callerVoice, text: s.say, sample_rate: scenario.sampleRate });
-    const parts: Uint8Array[] = [];
-    for await (const p of stream) parts.push(p);
-    voiced.set(s.say, new Int16Array(bytesToPcm(Buffer.concat(parts))));
+    voiced.set(s.say, await collectPcm(stream));
   }
   const caller = new SimulatedCaller(scenario.sampleRate, callerSteps(scenario), voiced, opts.clock);
   const session = new AgentSession({ client, transport: caller, agent: opts.agent, clock: opts.clock, llm: opts.llm, logger: opts.logger });

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { normalizeForMatch } from '../text/match.ts';
-import type { ChatMessage, Llm, LlmEvent, LlmRequest } from './types.ts';
+import type { Llm, LlmEvent, LlmRequest } from './types.ts';
 
 /**
  * What an agent does when it hears something like one of `examples`: say `reply`, or first
@@ -85,4 +85,3 @@ function render(intent: Intent, result: unknown, userText: string): string {
   return typeof intent.reply === 'string' ? intent.reply : intent.reply(result, userText);
 }
 
-export type { ChatMessage };

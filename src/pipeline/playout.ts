@@ -92,7 +92,8 @@ export class ReplyPlayout {
       if (!this.paused) {
         while (this.fed < this.length && this.fed - this.played() < lead) {
           if (this.start === undefined) {
-            this.start = this.output.position() + ('pending' in this.output ? (this.output as { pending(): number }).pending() : 0);
+            // The queue is empty here: the previous reply has played out or was stopped.
+            this.start = this.output.position();
             void this.output.mark('first-audio').then(() => {
               this.firstPlayedAt = this.clock.now();
               for (const fn of this.firstPlayedListeners.splice(0)) fn(this.firstPlayedAt);

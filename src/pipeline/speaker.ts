@@ -1,5 +1,6 @@
 import { Subscription } from 'rxjs';
 import { bytesToPcm } from '../audio/wav.ts';
+import { collectPcm } from '../service/rest/audio-stream.ts';
 import type { ServiceClient } from '../service/client.ts';
 import { InsufficientBalanceError, PermissionDeniedError, RateLimitError, ServiceError } from '../service/errors.ts';
 import type { TtsEvent, TtsOutputFormat, TtsSocket } from '../service/ws/tts.ts';
@@ -197,14 +198,10 @@ export class Speaker {
           { signal },
         );
         sink.beginSegment(chunk.text, chunk.spoken);
-        let carry = new Uint8Array(0);
+        // The stream hands out whole samples only.
         for await (const bytes of stream) {
           onFirst();
-          const joined = new Uint8Array(carry.length + bytes.length);
-          joined.set(carry);
-          joined.set(bytes, carry.length);
-          sink.append(new Int16Array(bytesToPcm(joined)));
-          carry = new Uint8Array(0);
+          sink.append(new Int16Array(bytesToPcm(bytes)));
         }
         sink.closeSegment();
         return;
@@ -228,9 +225,7 @@ export class Speaker {
       sample_rate: this.opts.sampleRate,
       speed: this.opts.speed,
     });
-    const parts: Uint8Array[] = [];
-    for await (const p of stream) parts.push(p);
-    return new Int16Array(bytesToPcm(Buffer.concat(parts)));
+    return collectPcm(stream);
   }
 
   async close(): Promise<void> {

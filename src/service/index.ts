@@ -5,6 +5,7 @@ export * from './types.ts';
 export * from './validate.ts';
 export { ServiceClient } from './client.ts';
 export { collectTimestamped } from './rest/tts.ts';
+export { collectPcm } from './rest/audio-stream.ts';
 export { ListenSocket, type ListenOptions } from './ws/listen.ts';
 export type * from './ws/listen-events.ts';
 export { TtsSocket, type TtsSocketOptions, type TtsEvent, type TtsOutputFormat } from './ws/tts.ts';

@@ -1,6 +1,5 @@
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts';
-import { bytesToPcm } from '../../src/audio/wav.ts';
-import { ServiceClient } from '../../src/service/index.ts';
+import { ServiceClient, collectPcm } from '../../src/service/index.ts';
 
 export interface Running {
   sandbox: Sandbox;
@@ -23,9 +22,7 @@ export async function runSandbox(opts: SandboxOptions = {}): Promise<Running> {
 /** A line voiced by the sandbox over HTTP streaming, as PCM16 at `rate`. */
 export async function voiced(client: ServiceClient, text: string, rate = 16000, voice_id = 'ar-najdi-male-2'): Promise<Int16Array> {
   const stream = await client.synthesizeStream('tts-v1-preview', { voice_id, text, sample_rate: rate });
-  const parts: Uint8Array[] = [];
-  for await (const p of stream) parts.push(p);
-  return new Int16Array(bytesToPcm(Buffer.concat(parts)));
+  return collectPcm(stream);
 }
 
 /** Raw request with the key header, for checking the sandbox's own validation. */

@@ -1,5 +1,5 @@
 import { dtw } from './dtw.ts';
-import { FEATURE_RATE, HOP_S, cepstra, melPower, noiseFloor, speechBounds, totalPower } from './features.ts';
+import { HOP_S, cepstra, melPower, noiseFloor, speechBounds, totalPower } from './features.ts';
 import { normalizeForMatch } from './tokenize.ts';
 
 /**
@@ -154,4 +154,3 @@ const LENGTH_PENALTY = 5;
 const MAX_RATIO = 0.8;
 const round = (v: number) => Math.round(v * 1000) / 1000;
 
-export { FEATURE_RATE };

@@ -1,3 +1,4 @@
+import { bytesToPcm } from '../../audio/wav.ts';
 import { chunks } from '../streams.ts';
 import type { PcmStream } from '../types.ts';
 
@@ -26,6 +27,13 @@ export function pcmStream(res: Response, fallbackRate: number): PcmStream {
       }
     },
   };
+}
+
+/** All the audio of a stream, as samples. */
+export async function collectPcm(stream: PcmStream): Promise<Int16Array> {
+  const parts: Uint8Array[] = [];
+  for await (const p of stream) parts.push(p);
+  return new Int16Array(bytesToPcm(Buffer.concat(parts)));
 }
 
 export function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
