@@ -1,0 +1,40 @@
+/**
+ * What `hiwar serve` offers to the adapters that bring calls in (telephony routes, WebRTC rooms).
+ * The server in `src/server/` knows nothing of providers: the CLI mounts each adapter's plugin,
+ * and an adapter turns its connections into `Transport`s and hands them to the `CallHost`.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Transport } from '../transport/types.ts';
+
+/** How a call ended, for metrics and logs. */
+export type CallOutcome = 'completed' | 'caller-hangup' | 'agent-hangup' | 'transferred' | 'failed' | 'refused';
+
+/** The server's side, as an adapter sees it. */
+export interface CallHost {
+  /**
+   * Runs one agent session on the transport until the call ends. Throws `CallRefused` when the
+   * server is draining or full; the adapter then tells the platform (busy, close).
+   */
+  runCall(transport: Transport): Promise<CallOutcome>;
+  /** True once SIGTERM arrived: adapters stop issuing new stream URLs and tokens. */
+  readonly draining: boolean;
+  /** The address the server is reached at from outside (for webhook answers), e.g. https://host. */
+  publicUrl(req: IncomingMessage): string;
+}
+
+export class CallRefused extends Error {
+  constructor(readonly reason: 'draining' | 'full' | 'busy') {
+    super(`call refused: ${reason}`);
+    this.name = 'CallRefused';
+  }
+}
+
+/** One adapter mounted on the server. Each handler returns true when the request was its own. */
+export interface ServerPlugin {
+  readonly name: string;
+  handleRequest?(req: IncomingMessage, res: ServerResponse, url: URL): boolean | Promise<boolean>;
+  handleUpgrade?(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): boolean;
+  /** Stops taking new connections and frees what the plugin holds (after calls drained). */
+  close?(): Promise<void>;
+}
