@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { SoxTransport } from '../../transports/local/sox.ts';
 import type { Agent } from '../session/agent.ts';
 import { AgentSession } from '../session/agent-session.ts';
-import { realClock } from '../session/clock.ts';
+import { realClock } from '../transport/clock.ts';
 import { connectService } from './connect.ts';
 
 /** `hiwar console`: a live conversation through the microphone and loudspeaker. */

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import callCentre from '../../agents/call-centre/index.ts';
-import { ScaledClock } from '../session/clock.ts';
+import { ScaledClock } from '../transport/clock.ts';
 import type { CallReport } from '../session/events.ts';
 import { connectService } from './connect.ts';
 import { loadScenario } from './scenario.ts';

@@ -5,6 +5,7 @@ import type { CallerStep } from '../../transports/local/simulated-caller.ts';
 const step = z.union([
   z.object({ say: z.string().min(1), bargeInAfterMs: z.number().nonnegative().optional(), pauseMs: z.number().nonnegative().optional() }),
   z.object({ sound: z.literal('hum'), bargeInAfterMs: z.number().nonnegative(), ms: z.number().positive().optional() }),
+  z.object({ dtmf: z.string().regex(/^[0-9*#A-D]+$/), pauseMs: z.number().nonnegative().optional(), gapMs: z.number().positive().optional() }),
   z.object({ hangup: z.literal(true), pauseMs: z.number().nonnegative().optional() }),
 ]);
 export const scenarioSchema = z.object({

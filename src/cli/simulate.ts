@@ -2,7 +2,7 @@ import { SimulatedCaller } from '../../transports/local/simulated-caller.ts';
 import { collectPcm } from '../service/rest/audio-stream.ts';
 import type { Agent } from '../session/agent.ts';
 import { AgentSession } from '../session/agent-session.ts';
-import type { Clock } from '../session/clock.ts';
+import type { Clock } from '../transport/clock.ts';
 import type { CallReport, SessionEvent } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Llm } from '../llm/types.ts';
@@ -45,6 +45,6 @@ export async function simulateCall(opts: {
   });
   opts.onSession?.(session, caller);
   const report = await session.run();
-  caller.hangup();
+  caller.callerHangsUp();
   return { report, caller, events };
 }

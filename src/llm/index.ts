@@ -1,5 +1,5 @@
 export * from './types.ts';
 export { runTools, toolMessages, type ToolOutcome } from './tools.ts';
-export { streamReply, type ReplyEvent } from './run.ts';
+export { streamReply, type ReplyEvent, type StreamReplyOptions } from './run.ts';
 export { OpenAiLlm, type OpenAiOptions } from './openai.ts';
 export { ScriptedLlm, matchIntent, type Intent, type ScriptedOptions } from './scripted.ts';

@@ -1,4 +1,5 @@
 import { runTools, toolMessages, type ToolOutcome } from './tools.ts';
+import type { CallControl } from '../transport/types.ts';
 import type { ChatMessage, Llm, Tool } from './types.ts';
 
 export type ReplyEvent =
@@ -6,6 +7,16 @@ export type ReplyEvent =
   | { type: 'tool_started'; name: string; arguments: string }
   | { type: 'tool_finished'; outcome: ToolOutcome }
   | { type: 'messages'; added: ChatMessage[] };
+
+export interface StreamReplyOptions {
+  /**
+   * Model calls with tools, at most, in one reply.
+   * @default 3
+   */
+  maxRounds?: number;
+  /** Given to tools as `ctx.call`. */
+  call?: CallControl;
+}
 
 /**
  * One assistant reply: streams text, and when the model calls tools, runs them and asks
@@ -17,7 +28,7 @@ export async function* streamReply(
   messages: ChatMessage[],
   tools: Tool[],
   signal: AbortSignal,
-  maxRounds = 3,
+  { maxRounds = 3, call }: StreamReplyOptions = {},
 ): AsyncGenerator<ReplyEvent> {
   const working = [...messages];
   for (let round = 0; round <= maxRounds; round++) {
@@ -29,7 +40,7 @@ export async function* streamReply(
     }
     if (!calls?.length || round === maxRounds) return;
     for (const c of calls) yield { type: 'tool_started', name: c.name, arguments: c.arguments };
-    const outcomes = await runTools(calls, tools, signal);
+    const outcomes = await runTools(calls, tools, { signal, ...(call ? { call } : {}) });
     for (const o of outcomes) yield { type: 'tool_finished', outcome: o };
     const added: ChatMessage[] = [{ role: 'assistant', content: '', tool_calls: calls }, ...toolMessages(outcomes)];
     working.push(...added);

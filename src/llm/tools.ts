@@ -1,4 +1,4 @@
-import type { ChatMessage, Tool, ToolCall } from './types.ts';
+import type { ChatMessage, Tool, ToolCall, ToolContext } from './types.ts';
 
 export interface ToolOutcome {
   call: ToolCall;
@@ -12,7 +12,7 @@ export interface ToolOutcome {
  * them together), so they run in parallel. Bad arguments and thrown errors become results the
  * model can read; they never end the call.
  */
-export async function runTools(calls: ToolCall[], tools: Tool[], signal: AbortSignal): Promise<ToolOutcome[]> {
+export async function runTools(calls: ToolCall[], tools: Tool[], ctx: ToolContext): Promise<ToolOutcome[]> {
   return Promise.all(
     calls.map(async (call): Promise<ToolOutcome> => {
       const started = Date.now();
@@ -27,7 +27,7 @@ export async function runTools(calls: ToolCall[], tools: Tool[], signal: AbortSi
       const parsed = tool.parameters.safeParse(args);
       if (!parsed.success) return { call, result: null, error: `invalid arguments: ${parsed.error.issues[0]?.message}`, ms: 0 };
       try {
-        const result = await tool.execute(parsed.data, { signal });
+        const result = await tool.execute(parsed.data, ctx);
         return { call, result, ms: Date.now() - started };
       } catch (err) {
         return { call, result: null, error: (err as Error).message, ms: Date.now() - started };

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { CallControl } from '../transport/types.ts';
 
 /** The LLM contract of hiwar: chat messages in, streamed text and tool calls out. */
 export interface ToolCall {
@@ -15,7 +16,10 @@ export type ChatMessage =
   | { role: 'tool'; tool_call_id: string; name: string; content: string };
 
 export interface ToolContext {
+  /** Aborts when the reply the tool runs for is cut off (barge-in, a newer turn, the end of the call). */
   signal: AbortSignal;
+  /** The call the tool runs in (hang up, transfer, DTMF, call metadata); absent outside a call. */
+  call?: CallControl;
 }
 
 export interface Tool<S extends z.ZodType = z.ZodType> {

@@ -3,7 +3,7 @@ import type { AudioFrame } from '../audio/frame.ts';
 import { Endpointer } from '../audio/endpointer.ts';
 import { createResampler, type StreamResampler } from '../audio/resample.ts';
 import { SileroStream } from '../audio/silero-vad.ts';
-import type { Clock } from '../session/clock.ts';
+import type { Clock } from '../transport/clock.ts';
 
 export type LocalSpeech = { type: 'start' | 'end'; at: number };
 

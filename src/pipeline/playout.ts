@@ -1,5 +1,38 @@
-import type { Clock } from '../session/clock.ts';
-import type { TransportOutput } from '../../transports/types.ts';
+import type { Subscription } from 'rxjs';
+import type { Clock } from '../transport/clock.ts';
+import type { PlaybackUpdate, TransportOutput } from '../transport/types.ts';
+
+export interface PlayoutOptions {
+  /**
+   * Audio handed to the transport ahead of what the caller has heard. Small, so that a pause or
+   * an interruption leaves little in flight; large enough to ride out the transport's jitter.
+   * @default 200
+   */
+  leadMs?: number;
+  /**
+   * Size of each write to the transport.
+   * @default 20
+   */
+  frameMs?: number;
+}
+
+export const PLAYOUT_DEFAULTS: Required<PlayoutOptions> = { leadMs: 200, frameMs: 20 };
+
+/** Where speech audio goes as it is synthesized: one segment per chunk of text. */
+export interface SpeechSink {
+  /** `spoken` is what the audio says; `text` what the history keeps. */
+  beginSegment(text: string, spoken?: string): void;
+  closeSegment(): void;
+  /** Audio of the open segment, at its own rate (the output converts at the edge). */
+  append(samples: Int16Array, sampleRate: number): void;
+}
+
+interface Piece {
+  samples: Int16Array;
+  rate: number;
+  /** Reply seconds at its first sample. */
+  start: number;
+}
 
 interface Segment {
   text: string;
@@ -8,131 +41,189 @@ interface Segment {
   end: number | undefined;
 }
 
+const EPS = 1e-6;
+
 /**
- * One reply's audio on its way to the caller. It feeds the transport only a little ahead of
- * what has played (`leadMs`), so a pause or an interruption stops the voice at once and the
- * played position maps onto the text: whole segments (chunks) before it, and the played share
- * of the current segment, cut at a word boundary.
+ * One reply's audio on its way to the caller. Driven by events only: audio arriving, the
+ * transport's playback updates, pause/resume/stop. It hands the transport a little more than
+ * what has been heard (`leadMs`), so a pause or an interruption stops the voice at once, and it
+ * maps the heard position onto the text: whole segments (chunks) before it, and the heard share
+ * of the current segment, cut at a word boundary. Times are in seconds of this reply's audio,
+ * so pieces at different rates mix freely.
  */
-export class ReplyPlayout {
-  private audio = new Int16Array(0);
-  private length = 0;
+export class ReplyPlayout implements SpeechSink {
+  private readonly o: Required<PlayoutOptions>;
+  private pieces: Piece[] = [];
+  private total = 0;
   private fed = 0;
-  private start: number | undefined;
+  /** Reply seconds heard before the latest (re)start of the output. */
+  private heardBase = 0;
+  /** Output positions when this reply's audio last (re)started. */
+  private origin: { played: number; sent: number } | undefined;
+  private last: PlaybackUpdate = { sent: 0, played: 0, queued: 0, at: 0 };
   private segments: Segment[] = [];
   private complete = false;
   private paused = false;
   private stopped = false;
+  private started = false;
+  private feeding = false;
+  /** Bumped by every interruption, so a mark placed before it means nothing after. */
+  private generation = 0;
+  private markedGeneration = -1;
+  private readonly sub: Subscription;
   private resolveDone!: (how: 'done' | 'stopped') => void;
   readonly finished: Promise<'done' | 'stopped'>;
-  firstPlayedAt: number | undefined;
-  private firstPlayedListeners: ((t: number) => void)[] = [];
+  /** Clock time the first audio of this reply left the transport (its playback `sent` moved). */
+  firstSentAt: number | undefined;
+  private firstSentListeners: ((t: number) => void)[] = [];
 
   constructor(
     private readonly output: TransportOutput,
     private readonly clock: Clock,
-    private readonly leadMs = 200,
     /** How written text becomes spoken text (to find which written words were heard). */
     private readonly toSpoken: (text: string) => string = (t) => t,
+    opts: PlayoutOptions = {},
   ) {
+    this.o = { ...PLAYOUT_DEFAULTS, ...opts };
     this.finished = new Promise((r) => (this.resolveDone = r));
-    void this.loop();
-  }
-
-  get rate(): number {
-    return this.output.sampleRate;
+    this.sub = output.playback$.subscribe((u) => this.onPlayback(u));
   }
 
   beginSegment(text: string, spoken = text): void {
     this.closeSegment();
-    this.segments.push({ text, spoken, start: this.length, end: undefined });
+    this.segments.push({ text, spoken, start: this.total, end: undefined });
   }
 
   closeSegment(): void {
     const last = this.segments.at(-1);
-    if (last && last.end === undefined) last.end = this.length;
+    if (last && last.end === undefined) last.end = this.total;
   }
 
-  append(samples: Int16Array): void {
-    if (this.stopped) return;
-    if (this.length + samples.length > this.audio.length) {
-      const grown = new Int16Array(Math.max(this.audio.length * 2, this.length + samples.length, this.rate * 10));
-      grown.set(this.audio.subarray(0, this.length));
-      this.audio = grown;
-    }
-    this.audio.set(samples, this.length);
-    this.length += samples.length;
+  append(samples: Int16Array, sampleRate: number): void {
+    if (this.stopped || !samples.length) return;
+    this.pieces.push({ samples, rate: sampleRate, start: this.total });
+    this.total += samples.length / sampleRate;
+    this.feed();
   }
 
   /** No more audio will come for this reply. */
   end(): void {
     this.closeSegment();
     this.complete = true;
+    if (this.total === 0) return this.finish('done');
+    this.feed();
   }
 
-  /** Samples of this reply the caller has heard. */
+  /** Seconds of this reply the caller has heard. */
   played(): number {
-    if (this.start === undefined) return 0;
-    return Math.min(this.fed, Math.max(0, Math.round((this.output.position() - this.start) * this.rate)));
+    if (!this.origin) return this.heardBase;
+    return Math.min(this.fed, this.heardBase + Math.max(0, this.last.played - this.origin.played));
+  }
+
+  /** Seconds of audio received so far. */
+  get duration(): number {
+    return this.total;
   }
 
   get speaking(): boolean {
-    return !this.stopped && !this.paused && this.start !== undefined && this.played() < this.length;
+    return this.started && !this.stopped && !this.paused && this.played() < this.total - EPS;
   }
 
-  onFirstPlayed(fn: (t: number) => void): void {
-    if (this.firstPlayedAt !== undefined) fn(this.firstPlayedAt);
-    else this.firstPlayedListeners.push(fn);
+  onFirstSent(fn: (t: number) => void): void {
+    if (this.firstSentAt !== undefined) fn(this.firstSentAt);
+    else this.firstSentListeners.push(fn);
   }
 
-  private async loop(): Promise<void> {
-    const frame = Math.round(this.rate / 50);
-    const lead = Math.round((this.leadMs / 1000) * this.rate);
-    while (!this.stopped) {
-      if (!this.paused) {
-        while (this.fed < this.length && this.fed - this.played() < lead) {
-          if (this.start === undefined) {
-            // The queue is empty here: the previous reply has played out or was stopped.
-            this.start = this.output.position();
-            void this.output.mark('first-audio').then(() => {
-              this.firstPlayedAt = this.clock.now();
-              for (const fn of this.firstPlayedListeners.splice(0)) fn(this.firstPlayedAt);
-            });
-          }
-          const n = Math.min(frame, this.length - this.fed);
-          this.output.write({ samples: this.audio.slice(this.fed, this.fed + n), sampleRate: this.rate, time: this.clock.now() });
-          this.fed += n;
-        }
-        if (this.complete && this.start !== undefined && this.played() >= this.length) break;
-      }
-      if (this.complete && this.length === 0) break;
-      await this.clock.sleep(20);
+  private onPlayback(u: PlaybackUpdate): void {
+    this.last = u;
+    if (this.firstSentAt === undefined && this.origin && u.sent > this.origin.sent + EPS) {
+      this.firstSentAt = u.at;
+      for (const fn of this.firstSentListeners.splice(0)) fn(u.at);
     }
-    this.resolveDone(this.stopped ? 'stopped' : 'done');
+    this.feed();
+  }
+
+  /** Writes while there is audio and room in the lead; marks the end once all is written. */
+  private feed(): void {
+    if (this.feeding || this.paused || this.stopped) return;
+    this.feeding = true;
+    try {
+      const lead = this.o.leadMs / 1000;
+      while (this.fed < this.total - EPS && this.fed - this.played() < lead && !this.paused && !this.stopped) {
+        const piece = this.pieceAt(this.fed);
+        const offset = Math.round((this.fed - piece.start) * piece.rate);
+        const n = Math.min(Math.max(1, Math.round((piece.rate * this.o.frameMs) / 1000)), piece.samples.length - offset);
+        if (n <= 0) {
+          this.fed = piece.start + piece.samples.length / piece.rate;
+          continue;
+        }
+        if (!this.origin) this.origin = { played: this.last.played, sent: this.last.sent + this.last.queued };
+        this.started = true;
+        this.fed = piece.start + (offset + n) / piece.rate;
+        this.output.write({ samples: piece.samples.subarray(offset, offset + n), sampleRate: piece.rate, time: this.clock.now() });
+      }
+      if (this.complete && this.fed >= this.total - EPS && this.markedGeneration !== this.generation && !this.paused && !this.stopped) {
+        const gen = (this.markedGeneration = this.generation);
+        void this.output.mark('reply-end').then(() => {
+          if (gen === this.generation && !this.paused && !this.stopped) this.finish('done');
+        });
+      }
+    } finally {
+      this.feeding = false;
+    }
+  }
+
+  private pieceAt(t: number): Piece {
+    let lo = 0;
+    let hi = this.pieces.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.pieces[mid]!.start <= t + EPS) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.pieces[lo]!;
+  }
+
+  /** Drops what the transport holds and freezes the heard position there. */
+  private async halt(): Promise<void> {
+    this.generation++;
+    const before = this.origin;
+    const base = this.heardBase;
+    const fed = this.fed;
+    const at = await this.output.interrupt();
+    const heard = before ? Math.min(fed, base + Math.max(0, at - before.played)) : base;
+    this.heardBase = heard;
+    this.fed = heard;
+    this.origin = undefined;
   }
 
   /** Stops the voice, keeping the rest to resume from where it stopped. */
   async pause(): Promise<void> {
     if (this.paused || this.stopped) return;
     this.paused = true;
-    const at = this.played();
-    await this.output.interrupt();
-    this.fed = at;
+    await this.halt();
   }
 
   resume(): void {
+    if (!this.paused || this.stopped) return;
     this.paused = false;
+    this.feed();
   }
 
   /** Ends the reply; returns what the caller heard. */
   async stop(): Promise<string> {
     if (!this.stopped) {
-      const heard = this.heardText();
       this.stopped = true;
-      if (!this.paused) await this.output.interrupt();
-      return heard;
+      if (!this.paused) await this.halt();
+      this.finish('stopped');
     }
     return this.heardText();
+  }
+
+  private finish(how: 'done' | 'stopped'): void {
+    if (how === 'done') this.heardBase = this.total;
+    this.sub?.unsubscribe();
+    this.resolveDone(how);
   }
 
   fullText(): string {
@@ -143,10 +234,10 @@ export class ReplyPlayout {
     const p = this.played();
     const out: string[] = [];
     for (const s of this.segments) {
-      const end = s.end ?? this.length;
-      if (p >= end) out.push(s.text);
+      const end = s.end ?? this.total;
+      if (p >= end - EPS) out.push(s.text);
       else if (p > s.start) {
-        const heard = heardPrefix(s.text, s.spoken, (p - s.start) / Math.max(1, end - s.start), this.toSpoken);
+        const heard = heardPrefix(s.text, s.spoken, (p - s.start) / Math.max(EPS, end - s.start), this.toSpoken);
         if (heard) out.push(heard);
         break;
       } else break;

@@ -4,7 +4,8 @@ import { collectPcm } from '../service/rest/audio-stream.ts';
 import type { ServiceClient } from '../service/client.ts';
 import { InsufficientBalanceError, PermissionDeniedError, RateLimitError, ServiceError } from '../service/errors.ts';
 import type { TtsEvent, TtsOutputFormat, TtsSocket } from '../service/ws/tts.ts';
-import type { Clock } from '../session/clock.ts';
+import type { Clock } from '../transport/clock.ts';
+import type { SpeechSink } from './playout.ts';
 
 /** A piece of a reply: the text as written (for the history) and as it is to be spoken. */
 export interface SpeechChunk {
@@ -12,20 +13,20 @@ export interface SpeechChunk {
   spoken: string;
 }
 
-export interface SpeechSink {
-  /** `spoken` is what the audio says; `text` what the history keeps. */
-  beginSegment(text: string, spoken?: string): void;
-  closeSegment(): void;
-  append(samples: Int16Array): void;
-}
-
 export interface SpeakerOptions {
   voice_id: string;
   model_id?: string;
-  /** Output rate (the transport's). */
+  /**
+   * The transport's rate. The socket is asked for it when it offers it, else for 24 kHz (the
+   * output converts); HTTP synthesis is asked for it directly.
+   */
   sampleRate: number;
   speed?: number;
-  /** Without audio this long after text was sent, the socket is given up for HTTP. */
+  /**
+   * Without audio this long (real milliseconds: the service's latency does not scale with a
+   * simulated clock) after text was sent, the socket is given up for HTTP.
+   * @default 3000
+   */
   firstAudioTimeoutMs?: number;
 }
 
@@ -39,6 +40,8 @@ export class SpeakerFatal extends Error {
 }
 
 const SOCKET_RATES: Record<number, TtsOutputFormat> = { 8000: 'pcm_8000', 16000: 'pcm_16000', 22050: 'pcm_22050', 24000: 'pcm_24000' };
+/** What the socket is asked for when it cannot give the transport's rate: its best. */
+const SOCKET_BEST_RATE = 24000;
 
 /**
  * The agent's voice: the TTS socket, one flushed generation per chunk so that chunk
@@ -56,14 +59,17 @@ export class Speaker {
     private readonly notify: (n: SpeakerNotice) => void = () => {},
   ) {}
 
+  /** Rate the socket is asked for: the transport's when the socket has it, else 24 kHz. */
+  get socketRate(): number {
+    return SOCKET_RATES[this.opts.sampleRate] ? this.opts.sampleRate : SOCKET_BEST_RATE;
+  }
+
   async start(): Promise<void> {
-    const format = SOCKET_RATES[this.opts.sampleRate];
-    if (!format) return this.fallback(`no socket format at ${this.opts.sampleRate} Hz`);
     try {
       this.socket = await this.client.openTts({
         voice_id: this.opts.voice_id,
         model_id: this.opts.model_id,
-        output_format: format,
+        output_format: SOCKET_RATES[this.socketRate],
         voice_settings: this.opts.speed ? { speed: this.opts.speed } : undefined,
       });
     } catch (err) {
@@ -128,12 +134,14 @@ export class Speaker {
     const sub = new Subscription();
     sub.add(
       socket.events$.subscribe((e: TtsEvent) => {
+        // Once given up, the socket's late audio must not mix with what HTTP now voices.
+        if (failed || fatal) return;
         if (e.type === 'audio' && pending.length) {
           clearTimeout(timer);
           if (!segmentOpen) sink.beginSegment(pending[0]!.text, pending[0]!.spoken);
           segmentOpen = true;
           onFirst();
-          sink.append(e.pcm);
+          sink.append(e.pcm, e.sampleRate);
         } else if (e.type === 'final' && pending.length) {
           if (!segmentOpen) sink.beginSegment(pending[0]!.text, pending[0]!.spoken);
           sink.closeSegment();
@@ -151,7 +159,7 @@ export class Speaker {
       timer = setTimeout(() => {
         failed ??= 'no audio from the socket in time';
         wake();
-      }, (this.opts.firstAudioTimeoutMs ?? 3000) / this.clock.speed);
+      }, this.opts.firstAudioTimeoutMs ?? 3000);
     };
     const iterator = chunks[Symbol.asyncIterator]();
     try {
@@ -160,6 +168,7 @@ export class Speaker {
         if (signal.aborted) return undefined;
         if (fatal) throw new SpeakerFatal(fatal);
         if (failed) {
+          if (segmentOpen) sink.closeSegment();
           this.fallback(failed);
           return rest(next, iterator);
         }
@@ -201,7 +210,7 @@ export class Speaker {
         // The stream hands out whole samples only.
         for await (const bytes of stream) {
           onFirst();
-          sink.append(new Int16Array(bytesToPcm(bytes)));
+          sink.append(new Int16Array(bytesToPcm(bytes)), this.opts.sampleRate);
         }
         sink.closeSegment();
         return;
@@ -217,7 +226,7 @@ export class Speaker {
     }
   }
 
-  /** A whole line over HTTP, as PCM at the output rate (for lines kept ready in advance). */
+  /** A whole line over HTTP, as PCM at the transport's rate (for lines kept ready in advance). */
   async render(text: string): Promise<Int16Array> {
     const stream = await this.client.synthesizeStream(this.opts.model_id ?? 'tts-v1-preview', {
       voice_id: this.opts.voice_id,

@@ -5,7 +5,7 @@ import type { ServiceClient } from '../service/client.ts';
 import type { ListenEvent } from '../service/ws/listen-events.ts';
 import type { ListenOptions, ListenSocket } from '../service/ws/listen.ts';
 import type { CloseInfo } from '../service/ws/close-codes.ts';
-import type { Clock } from '../session/clock.ts';
+import type { Clock } from '../transport/clock.ts';
 
 export type SttEvent =
   | { type: 'listen'; event: ListenEvent; at: number }

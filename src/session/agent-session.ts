@@ -1,9 +1,9 @@
 import { Observable, Subject, Subscription, switchMap } from 'rxjs';
-import type { Transport } from '../../transports/types.ts';
 import { OpenAiLlm } from '../llm/openai.ts';
 import { streamReply } from '../llm/run.ts';
 import { ScriptedLlm } from '../llm/scripted.ts';
 import type { Llm } from '../llm/types.ts';
+import { DtmfCollector } from '../pipeline/dtmf.ts';
 import { InterruptionPolicy } from '../pipeline/interruption.ts';
 import { LocalVad } from '../pipeline/local-vad.ts';
 import { ReplyPlayout } from '../pipeline/playout.ts';
@@ -14,8 +14,10 @@ import type { ServiceClient } from '../service/client.ts';
 import type { ListenEvent } from '../service/ws/listen-events.ts';
 import { SentenceChunker, chunkText } from '../text/chunker.ts';
 import { normalizeForSpeech } from '../text/normalize.ts';
+import { realClock, type Clock } from '../transport/clock.ts';
+import { ResamplingOutput } from '../transport/resampling-output.ts';
+import type { CallControl, CallInfo, Transport, TransportEvent } from '../transport/types.ts';
 import type { Agent } from './agent.ts';
-import { realClock, type Clock } from './clock.ts';
 import type { CallReport, ReportTurn, SessionEvent, SessionState, TurnMetrics } from './events.ts';
 import { turnMetrics } from './metrics.ts';
 import { ChatHistory } from './history.ts';
@@ -35,8 +37,13 @@ const DEFAULT_MODEL_ERROR_LINE = 'عذرًا، حدث خلل مؤقت. هل يم
 interface Request {
   /** A caller turn, or a fixed line (the greeting). */
   turn?: UserTurn;
+  /** Clock time the caller stopped speaking, stamped when the turn was decided. */
+  speechEndAt?: number;
   text?: string;
 }
+
+/** Hang-up or transfer asked for by a tool, done once the reply it was asked in has been heard. */
+type CallAction = { action: 'hangup'; reason: string } | { action: 'transfer'; target: string };
 
 /** Picks the model: the agent's own, else OpenAI when a key is set, else the scripted intents. */
 export function defaultLlm(agent: Agent): Llm {
@@ -52,8 +59,14 @@ export function defaultLlm(agent: Agent): Llm {
  * Nothing throws out of `run()`: failures become events and, when they must, a clean end.
  */
 export class AgentSession {
-  readonly events$ = new Subject<SessionEvent>();
+  private readonly eventsSubject = new Subject<SessionEvent>();
+  /** Everything the session reports, typed; completes when the call has ended. */
+  readonly events$: Observable<SessionEvent> = this.eventsSubject.asObservable();
+  /** Controls of this call, as tools and hooks get them. */
+  readonly control: CallControl;
   private readonly clock: Clock;
+  private readonly output: ResamplingOutput;
+  private readonly dtmf: DtmfCollector;
   private readonly log: Logger;
   private readonly llm: Llm;
   private readonly history: ChatHistory;
@@ -78,6 +91,12 @@ export class AgentSession {
   private resolveEnded!: () => void;
   private readonly ended = new Promise<void>((r) => (this.resolveEnded = r));
   private state: SessionState = 'starting';
+  private pendingAction: CallAction | undefined;
+  private replying = 0;
+  /** End reason of a transfer under way: the transport may report the caller gone meanwhile. */
+  private transferring: string | undefined;
+  /** The caller's side ended the call: nothing to hang up. */
+  private callerGone = false;
 
   constructor(private readonly opts: SessionOptions) {
     const { agent, client, transport } = opts;
@@ -95,6 +114,20 @@ export class AgentSession {
       this.clock,
     );
     this.localVad = agent.interruption?.localVad ? new LocalVad(transport.inputRate, this.clock) : undefined;
+    this.output = new ResamplingOutput(transport.output);
+    this.dtmf = new DtmfCollector(this.clock, agent.dtmf);
+    this.control = {
+      info: transport.call,
+      hangup: async (reason = 'agent hung up') => this.requestAction({ action: 'hangup', reason }),
+      transfer: async (target) => {
+        if (!transport.transfer) throw new Error(`this transport (${transport.call.provider}) cannot transfer calls`);
+        this.requestAction({ action: 'transfer', target });
+      },
+      sendDtmf: async (digits) => {
+        if (!transport.sendDtmf) throw new Error(`this transport (${transport.call.provider}) cannot send DTMF`);
+        await transport.sendDtmf(digits);
+      },
+    };
     this.speaker = new Speaker(
       client,
       { ...agent.voice, sampleRate: transport.output.sampleRate },
@@ -105,8 +138,13 @@ export class AgentSession {
     );
   }
 
+  /** Metadata of the call (id, from, to, custom parameters). */
+  get call(): CallInfo {
+    return this.opts.transport.call;
+  }
+
   private emit(e: SessionEvent): void {
-    this.events$.next(e);
+    this.eventsSubject.next(e);
   }
 
   private setState(state: SessionState): void {
@@ -129,8 +167,9 @@ export class AgentSession {
   async run(): Promise<CallReport> {
     this.startedAt = this.clock.now();
     const { transport, agent } = this.opts;
+    agent.hooks?.onCallStart?.(this.control);
     try {
-      await Promise.all([this.stt.start(), this.speaker.start(), this.localVad?.start()]);
+      await Promise.all([this.stt.start(), this.speaker.start(), this.localVad?.start(), this.output.prepare(this.speaker.socketRate)]);
     } catch (err) {
       const fatal = err instanceof SpeakerFatal ? err.error : err;
       this.emit({ type: 'error', source: err instanceof SpeakerFatal ? 'tts' : 'stt', message: (fatal as Error).message, fatal: true });
@@ -144,7 +183,14 @@ export class AgentSession {
           this.stt.push(f);
           this.localVad?.push(f);
         },
-        error: () => void this.end('transport failed'),
+        error: (err) => {
+          this.emit({ type: 'error', source: 'transport', message: `caller audio failed: ${(err as Error)?.message ?? err}`, fatal: true });
+          void this.end('transport failed');
+        },
+        complete: () => {
+          this.callerGone = true;
+          void this.end('caller audio ended');
+        },
       }),
     );
     if (this.localVad) {
@@ -155,11 +201,8 @@ export class AgentSession {
         }),
       );
     }
-    this.subs.add(
-      transport.events$.subscribe((e) => {
-        if (e.type === 'hangup') void this.end(e.reason ?? 'hangup');
-      }),
-    );
+    this.subs.add(transport.events$.subscribe((e) => this.onTransportEvent(e)));
+    this.subs.add(this.dtmf.entries$.subscribe((digits) => this.onDtmfEntry(digits)));
     this.subs.add(this.stt.events$.subscribe((e) => this.onStt(e)));
     this.subs.add(
       this.requests$
@@ -182,6 +225,63 @@ export class AgentSession {
       durationSeconds: this.elapsed(),
       notices: this.notices,
     };
+  }
+
+  private onTransportEvent(e: TransportEvent): void {
+    if (e.type === 'hangup') {
+      this.callerGone = true;
+      void this.end(e.reason ?? 'hangup');
+    } else if (e.type === 'error') {
+      this.emit({ type: 'error', source: 'transport', message: e.message, fatal: true });
+      void this.end(`transport error: ${e.message}`);
+    } else if (e.type === 'dtmf') {
+      this.emit({ type: 'dtmf', digit: e.digit });
+      const handled = this.opts.agent.hooks?.onDtmf?.(e.digit, this.control) === true;
+      if (!handled && this.dtmf.o.toModel) this.dtmf.push(e.digit);
+    }
+  }
+
+  /** Keys the caller entered reach the model as a user turn. */
+  private onDtmfEntry(digits: string): void {
+    if (this.ending) return;
+    const text = this.dtmf.o.format(digits);
+    const now = this.clock.now();
+    this.report.push({ role: 'user', text, at: this.elapsed() });
+    this.opts.agent.hooks?.onUserTurn?.(text);
+    this.emit({ type: 'user_turn', text, source: 'dtmf' });
+    this.requests$.next({ turn: { text, lastWordEnd: undefined, finalAt: now, decidedAt: now } });
+  }
+
+  private requestAction(action: CallAction): void {
+    if (this.ending) return;
+    this.pendingAction ??= action;
+    // Asked outside a reply (a hook): nothing to wait for.
+    if (!this.replying) void this.runPendingAction();
+  }
+
+  /** Hangs up or transfers as a tool asked, once its reply is over. */
+  private async runPendingAction(): Promise<void> {
+    const a = this.pendingAction;
+    if (!a || this.ending) return;
+    this.pendingAction = undefined;
+    const { transport } = this.opts;
+    if (a.action === 'hangup') {
+      this.emit({ type: 'call_action', action: 'hangup', ok: true });
+      await this.end(a.reason);
+      return;
+    }
+    try {
+      this.transferring = `transferred to ${a.target}`;
+      await transport.transfer!(a.target);
+      this.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: true });
+      this.callerGone = true; // the call is someone else's now
+      await this.end(this.transferring);
+    } catch (err) {
+      this.transferring = undefined;
+      const message = `transfer to ${a.target} failed: ${(err as Error).message}`;
+      this.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: false, message });
+      this.emit({ type: 'error', source: 'transport', message, fatal: false });
+    }
   }
 
   private async tickLoop(): Promise<void> {
@@ -228,10 +328,12 @@ export class AgentSession {
 
   private onUserTurn(turn: UserTurn): void {
     if (this.ending) return;
+    // Stamped now: the recognizer's timeline is mapped while its checkpoints are fresh.
+    const speechEndAt = turn.lastWordEnd !== undefined ? this.stt.timeOf(turn.lastWordEnd) : undefined;
     this.report.push({ role: 'user', text: turn.text, at: this.elapsed() });
     this.opts.agent.hooks?.onUserTurn?.(turn.text);
-    this.emit({ type: 'user_turn', text: turn.text });
-    this.requests$.next({ turn });
+    this.emit({ type: 'user_turn', text: turn.text, source: 'speech' });
+    this.requests$.next({ turn, speechEndAt });
   }
 
   /** A reply as an Observable: unsubscribing (switchMap on the next turn) cancels it. */
@@ -241,7 +343,13 @@ export class AgentSession {
       const previous = this.lastCleanup;
       const done = (async () => {
         await previous; // the cut-off reply has stopped its audio before this one starts
-        if (!ctrl.signal.aborted) await this.reply(req, ctrl.signal);
+        if (ctrl.signal.aborted) return;
+        this.replying++;
+        try {
+          await this.reply(req, ctrl.signal);
+        } finally {
+          this.replying--;
+        }
       })()
         .catch((err) => this.log.error({ err: (err as Error).message }, 'reply failed'))
         .finally(() => subscriber.complete());
@@ -256,7 +364,7 @@ export class AgentSession {
 
   private async reply(req: Request, signal: AbortSignal): Promise<void> {
     const { agent } = this.opts;
-    const playout = new ReplyPlayout(this.opts.transport.output, this.clock, 200, normalizeForSpeech);
+    const playout = new ReplyPlayout(this.output, this.clock, normalizeForSpeech);
     this.playout = playout;
     this.interruption.reset();
     const metrics: TurnMetrics = { interrupted: false };
@@ -280,7 +388,7 @@ export class AgentSession {
       }
       const chunker = new SentenceChunker();
       try {
-        for await (const e of streamReply(self.llm, self.history.messages(), agent.tools ?? [], signal)) {
+        for await (const e of streamReply(self.llm, self.history.messages(), agent.tools ?? [], signal, { call: self.control })) {
           if (e.type === 'text') {
             if (!t.firstToken) t.firstToken = self.clock.now();
             for (const c of chunker.push(e.delta)) yield await emit(c);
@@ -310,7 +418,7 @@ export class AgentSession {
         else if (!signal.aborted) this.emit({ type: 'error', source: 'tts', message: String(err?.message ?? err), fatal: false });
       })
       .finally(() => playout.end());
-    playout.onFirstPlayed(() => this.setState('speaking'));
+    playout.onFirstSent(() => this.setState('speaking'));
     const aborted = new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
     await Promise.race([Promise.all([speaking, playout.finished]), aborted]);
     const interrupted = signal.aborted;
@@ -323,8 +431,7 @@ export class AgentSession {
     this.history.addAssistant(heard, interrupted);
     metrics.interrupted = interrupted;
     if (turn) {
-      const speechEnd = turn.lastWordEnd !== undefined ? this.stt.timeOf(turn.lastWordEnd) : undefined;
-      Object.assign(metrics, turnMetrics({ speechEnd, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...t, firstPlayed: playout.firstPlayedAt }));
+      Object.assign(metrics, turnMetrics({ speechEnd: req.speechEndAt, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...t, firstPlayed: playout.firstSentAt }));
     }
     this.report.push({ role: 'agent', text: full, heardText: heard, interrupted, at: this.elapsed(), ...(turn ? { metrics } : {}) });
     agent.hooks?.onAgentTurn?.(full, heard, interrupted);
@@ -337,7 +444,8 @@ export class AgentSession {
     if (fatal) {
       this.emit({ type: 'error', source: 'tts', message: fatal.message, fatal: true });
       void this.outOfService(fatal.message);
-    } else if (endAfter && !interrupted) void this.end('transferred');
+    } else if (this.pendingAction) void this.runPendingAction();
+    else if (endAfter && !interrupted) void this.end('transferred');
   }
 
   /**
@@ -374,10 +482,10 @@ export class AgentSession {
     await this.cancelReply?.();
     if (this.outOfServiceAudio?.length) {
       // Not `this.playout`: the closing line is not open to barge-in.
-      const playout = new ReplyPlayout(this.opts.transport.output, this.clock);
+      const playout = new ReplyPlayout(this.output, this.clock);
       this.closing = playout;
       playout.beginSegment(this.opts.agent.outOfServiceLine);
-      playout.append(this.outOfServiceAudio);
+      playout.append(this.outOfServiceAudio, this.opts.transport.output.sampleRate);
       playout.end();
       await playout.finished;
       this.report.push({ role: 'agent', text: this.opts.agent.outOfServiceLine, heardText: this.opts.agent.outOfServiceLine, interrupted: false, at: this.elapsed() });
@@ -388,6 +496,7 @@ export class AgentSession {
   /** Ends the call: the last final is awaited, sockets closed, the transport's output stopped. */
   end(reason: string): Promise<void> {
     this.ending ??= (async () => {
+      reason = this.transferring ?? reason;
       this.endReason = reason;
       await this.cancelReply?.().catch(() => {});
       this.subs.unsubscribe();
@@ -396,10 +505,13 @@ export class AgentSession {
       await this.stt.finish().catch(() => {});
       this.localVad?.close();
       await this.speaker.close().catch(() => {});
-      await this.opts.transport.output.close().catch(() => {});
+      this.dtmf.close();
+      await this.output.close().catch(() => {});
+      // The session ends a call the caller is still on (a tool, out of service, a failure).
+      if (!this.callerGone) await this.opts.transport.hangup?.(reason).catch((err: Error) => this.log.warn({ err: err.message }, 'transport hangup failed'));
       this.setState('ended');
       this.emit({ type: 'ended', reason });
-      this.events$.complete();
+      this.eventsSubject.complete();
       this.resolveEnded();
     })();
     return this.ending;

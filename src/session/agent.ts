@@ -1,6 +1,8 @@
 import type { Intent } from '../llm/scripted.ts';
 import type { Llm, Tool } from '../llm/types.ts';
+import type { DtmfOptions } from '../pipeline/dtmf.ts';
 import type { InterruptionOptions } from '../pipeline/interruption.ts';
+import type { CallControl } from '../transport/types.ts';
 import type { TurnOptions } from '../pipeline/turns.ts';
 
 /**
@@ -13,7 +15,8 @@ export interface Agent {
   instructions: string;
   /** Said when the call starts. */
   greeting?: string;
-  voice: { voice_id: string; model_id?: string; speed?: number };
+  /** The voice; `firstAudioTimeoutMs`: silence from the TTS socket after which HTTP takes over. */
+  voice: { voice_id: string; model_id?: string; speed?: number; firstAudioTimeoutMs?: number };
   /** The model; default: OpenAI-compatible when OPENAI_API_KEY is set, else the scripted intents. */
   llm?: Llm;
   tools?: Tool[];
@@ -25,15 +28,24 @@ export interface Agent {
   modelErrorLine?: string;
   /** Said before hanging up when the service refuses (empty wallet, key without access). */
   outOfServiceLine: string;
-  /** Tools after whose reply the call ends (transfer to a human, goodbye). */
+  /**
+   * Tools after whose reply the call ends (goodbye). A tool can also end or transfer the call
+   * itself through `ctx.call.hangup()` / `ctx.call.transfer(target)`.
+   */
   endCallAfterTools?: string[];
   turn?: TurnOptions;
   interruption?: InterruptionOptions;
   stt?: { model?: 'asr' | 'asr-en-ar'; endpointing?: number; hotwords?: string[]; sampleRate?: 8000 | 16000 };
   /** Diacritize replies through /tashkil/diacritize before synthesis. */
   diacritize?: boolean;
+  /** Keys pressed by the caller: how they are gathered and whether the model reads them. */
+  dtmf?: DtmfOptions;
   hooks?: {
+    /** The call is about to start: its metadata (`call.info`) and controls. */
+    onCallStart?(call: CallControl): void;
     onUserTurn?(text: string): void;
     onAgentTurn?(text: string, heard: string, interrupted: boolean): void;
+    /** Each key as it is pressed; return `true` to keep it from the model (handled here). */
+    onDtmf?(digit: string, call: CallControl): boolean | void;
   };
 }

@@ -33,11 +33,14 @@ export type SessionState = 'starting' | 'listening' | 'thinking' | 'speaking' | 
 export type SessionEvent =
   | { type: 'state'; state: SessionState }
   | { type: 'transcript'; text: string; final: boolean }
-  | { type: 'user_turn'; text: string }
+  | { type: 'user_turn'; text: string; source?: 'speech' | 'dtmf' }
+  | { type: 'dtmf'; digit: string }
   | { type: 'agent_chunk'; text: string }
   | { type: 'agent_turn'; text: string; heardText: string; interrupted: boolean }
   | { type: 'interruption'; kind: 'paused' | 'resumed' | 'confirmed' }
   | { type: 'tool'; outcome: ToolOutcome }
+  /** The agent (a tool) hung up or transferred the call. */
+  | { type: 'call_action'; action: 'hangup' | 'transfer'; target?: string; ok: boolean; message?: string }
   | { type: 'metrics'; metrics: TurnMetrics }
   | { type: 'notice'; message: string }
   | { type: 'error'; source: 'stt' | 'tts' | 'llm' | 'transport'; message: string; fatal: boolean }

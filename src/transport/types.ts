@@ -68,13 +68,31 @@ export interface TransportOutput {
   write(frame: AudioFrame): void;
   /** Resolves when everything written before it has been played (or was dropped by interrupt). */
   mark(id: string): Promise<void>;
-  /** Drops everything queued, tells the far end to stop (clear message); resolves with `played`. */
+  /**
+   * Drops everything queued, tells the far end to stop (clear message) and resolves pending
+   * marks; resolves with `played`. Audio written afterwards starts playing from that position.
+   */
   interrupt(): Promise<number>;
   /** Playout changes, pushed by the transport (acknowledgements or its send clock). */
   readonly playback$: Observable<PlaybackUpdate>;
   /** The last pushed `played` position, in seconds (a snapshot, not a poll of the far end). */
   position(): number;
   close(): Promise<void>;
+}
+
+/**
+ * What an agent's tools and hooks can do to the call they run in (`ToolContext.call`). Hang-up
+ * and transfer wait for the reply being spoken to be heard (the model's "I am transferring you"
+ * is said first); the promise resolves once the request is taken, so a tool can await it.
+ */
+export interface CallControl {
+  readonly info: CallInfo;
+  /** Ends the call after the current reply; the transport's `hangup()` is called if it has one. */
+  hangup(reason?: string): Promise<void>;
+  /** Hands the call to `target` after the current reply. Rejects if the transport cannot transfer. */
+  transfer(target: string): Promise<void>;
+  /** Plays DTMF tones to the far end now. Rejects if the transport cannot. */
+  sendDtmf(digits: string): Promise<void>;
 }
 
 export interface Transport {

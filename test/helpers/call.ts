@@ -4,7 +4,7 @@ import { scenarioSchema } from '../../src/cli/scenario.ts';
 import type { Llm } from '../../src/llm/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import type { AgentSession } from '../../src/session/agent-session.ts';
-import { ScaledClock } from '../../src/session/clock.ts';
+import { ScaledClock } from '../../src/transport/clock.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import type { ServiceClient } from '../../src/service/client.ts';
 import type { SimulatedCaller } from '../../transports/local/simulated-caller.ts';

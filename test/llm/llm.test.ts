@@ -108,7 +108,7 @@ test('runTools: parallel, and bad arguments or throwing tools become readable er
       { id: '6', name: 'slow', arguments: '{oops' },
     ],
     [...tools, slow, boom],
-    new AbortController().signal,
+    { signal: new AbortController().signal },
   );
   assert.ok(Date.now() - t0 < 180, 'the two slow calls ran together');
   assert.deepEqual(out.map((o) => o.error ?? 'ok'), ['ok', 'ok', 'service down', out[3]!.error, 'unknown tool nope', 'arguments are not valid JSON']);

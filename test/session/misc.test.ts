@@ -9,7 +9,7 @@ import { concatPcm, silence } from '../../src/audio/pcm.ts';
 import { decodeWav, encodeWav } from '../../src/audio/wav.ts';
 import { ServiceClient } from '../../src/service/index.ts';
 import { AgentSession } from '../../src/session/agent-session.ts';
-import { ScaledClock } from '../../src/session/clock.ts';
+import { ScaledClock } from '../../src/transport/clock.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import { WavFileTransport } from '../../transports/local/wav-file.ts';
 import { agentTurns, call } from '../helpers/call.ts';

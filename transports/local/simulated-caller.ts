@@ -1,9 +1,9 @@
 import { Subject } from 'rxjs';
-import type { AudioFrame } from '../../src/audio/frame.ts';
 import { encodeWav } from '../../src/audio/wav.ts';
-import type { Clock } from '../../src/session/clock.ts';
-import type { Transport, TransportEvent } from '../types.ts';
-import { PacedOutput } from './paced-output.ts';
+import { CallerAudio } from '../../src/transport/caller-audio.ts';
+import type { Clock } from '../../src/transport/clock.ts';
+import { PacedOutput } from '../../src/transport/paced-output.ts';
+import type { CallInfo, Transport, TransportEvent } from '../../src/transport/types.ts';
 
 /** One move of the simulated caller. */
 export type CallerStep =
@@ -11,6 +11,8 @@ export type CallerStep =
   | { say: string; bargeInAfterMs?: number; pauseMs?: number }
   /** A short non-speech sound (a cough, a hum) while the agent speaks. */
   | { sound: 'hum'; bargeInAfterMs: number; ms?: number }
+  /** Press keys after the agent has finished, `gapMs` apart. */
+  | { dtmf: string; pauseMs?: number; gapMs?: number }
   | { hangup: true; pauseMs?: number };
 
 export interface CallerLine {
@@ -20,6 +22,10 @@ export interface CallerLine {
 }
 
 const TICK_MS = 20;
+/** Agent audio closer than this to the last piece is one span of speech. */
+const SPAN_GAP_MS = 5;
+/** The agent counts as speaking until this long after its last audio ended (timer jitter). */
+const SPEAKING_SLACK_MS = 40;
 
 /** A vowel-like hum (harmonics of 120 Hz shaped like /a/): sounds like a voice, says nothing. */
 export function hum(ms: number, rate: number): Int16Array {
@@ -45,17 +51,23 @@ export function hum(ms: number, rate: number): Int16Array {
  * sides with exact timing.
  */
 export class SimulatedCaller implements Transport {
-  readonly audio$ = new Subject<AudioFrame>();
+  readonly call: CallInfo;
+  private readonly caller = new CallerAudio();
+  readonly audio$ = this.caller.audio$;
   readonly events$ = new Subject<TransportEvent>();
   readonly output: PacedOutput;
   readonly lines: CallerLine[] = [];
   readonly agentSpans: { start: number; end: number }[] = [];
+  /** Set when the agent hung up or transferred the call (rather than the caller hanging up). */
+  endedByAgent: { hangup?: string; transfer?: string } | undefined;
   private readonly callerTrack: Int16Array[] = [];
-  private readonly agentTrack: Int16Array[] = [];
+  private readonly agentTrack: { samples: Int16Array; time: number }[] = [];
   private readonly startedAt: number;
-  private agentSpeaking = false;
-  private agentChangedAt: number;
+  /** Clock times of the current (or last) span of agent audio. */
+  private spanStart = -Infinity;
+  private spanEnd = -Infinity;
   private agentSpokeSinceLine = false;
+  private queueRanDry = true;
   private running = true;
   readonly done: Promise<void>;
 
@@ -65,31 +77,40 @@ export class SimulatedCaller implements Transport {
     /** Audio of each `say` step, at `inputRate`, by text. */
     private readonly voiced: Map<string, Int16Array>,
     private readonly clock: Clock,
-    private readonly opts: { maxWaitMs?: number; defaultPauseMs?: number } = {},
+    private readonly opts: { maxWaitMs?: number; defaultPauseMs?: number; call?: Partial<CallInfo> } = {},
   ) {
     this.startedAt = clock.now();
-    this.agentChangedAt = this.startedAt;
-    this.output = new PacedOutput(inputRate, clock, (samples, time, speaking) => this.onAgentFrame(samples, time, speaking));
+    this.call = { callId: `sim-${Math.random().toString(36).slice(2, 10)}`, provider: 'simulated', direction: 'inbound', parameters: {}, ...opts.call };
+    this.output = new PacedOutput(inputRate, clock, (samples, time) => this.onAgentAudio(samples, time));
+    this.output.playback$.subscribe((u) => {
+      if (u.queued === 0) this.queueRanDry = true;
+    });
     this.done = this.run();
   }
 
-  private onAgentFrame(samples: Int16Array, time: number, speaking: boolean): void {
-    this.agentTrack.push(samples);
-    const t = (time - this.startedAt) / 1000;
-    if (speaking !== this.agentSpeaking) {
-      this.agentSpeaking = speaking;
-      this.agentChangedAt = time;
-      if (speaking) {
-        this.agentSpans.push({ start: t, end: t });
-        this.agentSpokeSinceLine = true;
-      }
+  private onAgentAudio(samples: Int16Array, time: number): void {
+    this.agentTrack.push({ samples, time });
+    const end = time + (samples.length / this.inputRate) * 1000;
+    const rel = (t: number) => (t - this.startedAt) / 1000;
+    // A late frame (a loaded machine) still continues the span while audio stays queued.
+    const continues = !this.queueRanDry || time - this.spanEnd <= SPAN_GAP_MS;
+    this.queueRanDry = false;
+    if (!continues || !this.agentSpans.length) {
+      this.spanStart = time;
+      this.agentSpans.push({ start: rel(time), end: rel(end) });
     }
-    if (speaking) this.agentSpans.at(-1)!.end = t + samples.length / this.inputRate;
+    this.spanEnd = end;
+    this.agentSpans.at(-1)!.end = rel(end);
+    this.agentSpokeSinceLine = true;
+  }
+
+  private get agentSpeaking(): boolean {
+    return this.output.pending() > 0 || this.clock.now() < this.spanEnd + SPEAKING_SLACK_MS;
   }
 
   private emit(samples: Int16Array, time: number): void {
     this.callerTrack.push(samples);
-    this.audio$.next({ samples, sampleRate: this.inputRate, time });
+    this.caller.push({ samples, sampleRate: this.inputRate, time });
   }
 
   /** Waits (sending silence) until `ready()` holds. */
@@ -105,7 +126,8 @@ export class SimulatedCaller implements Transport {
 
   private async speak(samples: Int16Array, due: { t: number }, text: string): Promise<void> {
     const step = (this.inputRate * TICK_MS) / 1000;
-    const start = (due.t - this.startedAt) / 1000;
+    // Line times are on the clock, like the agent's spans: when the agent could hear it.
+    const start = this.elapsed();
     for (let at = 0; at < samples.length && this.running; at += step) {
       const frame = new Int16Array(step);
       frame.set(samples.subarray(at, at + step));
@@ -113,20 +135,25 @@ export class SimulatedCaller implements Transport {
       due.t += TICK_MS;
       await this.clock.sleep(Math.max(0, due.t - this.clock.now()));
     }
-    this.lines.push({ text, start, end: (due.t - this.startedAt) / 1000 });
+    this.lines.push({ text, start, end: this.elapsed() });
     this.agentSpokeSinceLine = false;
   }
 
   private async run(): Promise<void> {
     const due = { t: this.clock.now() };
     const pause = (p?: number) => p ?? this.opts.defaultPauseMs ?? 700;
-    const agentDone = (p?: number) => () => this.agentSpokeSinceLine && !this.agentSpeaking && this.clock.now() - this.agentChangedAt >= pause(p);
-    const agentInto = (ms: number) => () => this.agentSpeaking && this.clock.now() - this.agentChangedAt >= ms;
+    const agentDone = (p?: number) => () => this.agentSpokeSinceLine && !this.agentSpeaking && this.clock.now() - this.spanEnd >= pause(p);
+    const agentInto = (ms: number) => () => this.agentSpeaking && this.clock.now() - this.spanStart >= ms;
     for (const step of this.steps) {
       if (!this.running) break;
       if ('hangup' in step) {
         await this.until(agentDone(step.pauseMs), due);
         break;
+      }
+      if ('dtmf' in step) {
+        await this.until(agentDone(step.pauseMs), due);
+        await this.press(step.dtmf, step.gapMs ?? 150, due);
+        continue;
       }
       await this.until(step.bargeInAfterMs !== undefined ? agentInto(step.bargeInAfterMs) : agentDone('pauseMs' in step ? step.pauseMs : undefined), due);
       if ('say' in step) {
@@ -141,27 +168,60 @@ export class SimulatedCaller implements Transport {
     // A little trailing silence so the recognizer's last turn closes, then hang up.
     const end = this.clock.now() + 600;
     await this.until(() => this.clock.now() >= end, due);
-    this.hangup();
+    this.callerHangsUp();
+  }
+
+  /** Key presses, with silence on the line meanwhile. */
+  private async press(digits: string, gapMs: number, due: { t: number }): Promise<void> {
+    for (const digit of digits) {
+      if (!this.running) return;
+      this.events$.next({ type: 'dtmf', digit, durationMs: 100 });
+      const next = this.clock.now() + gapMs;
+      await this.until(() => this.clock.now() >= next, due);
+    }
+    this.agentSpokeSinceLine = false;
   }
 
   /** Ends the call from the caller's side. */
-  hangup(): void {
+  callerHangsUp(reason = 'caller hung up'): void {
     if (!this.running) return;
     this.running = false;
-    this.events$.next({ type: 'hangup', reason: 'caller hung up' });
+    this.events$.next({ type: 'hangup', reason });
     this.events$.complete();
-    this.audio$.complete();
+    this.caller.end();
+  }
+
+  /** The agent ends the call. */
+  async hangup(reason = 'agent hung up'): Promise<void> {
+    this.endedByAgent ??= { hangup: reason };
+    this.stop();
+  }
+
+  /** The agent hands the call over: for the simulated caller, the call ends there. */
+  async transfer(target: string): Promise<void> {
+    this.endedByAgent ??= { transfer: target };
+    this.stop();
+  }
+
+  private stop(): void {
+    if (!this.running) return;
+    this.running = false;
+    this.events$.complete();
+    this.caller.end();
   }
 
   /** Stereo recording: caller left, agent right, on one timeline. */
   recording(): Uint8Array {
-    const len = Math.max(this.callerTrack.reduce((n, f) => n + f.length, 0), this.agentTrack.reduce((n, f) => n + f.length, 0));
+    const rate = this.inputRate;
+    const offset = (time: number) => Math.max(0, Math.round(((time - this.startedAt) / 1000) * rate));
+    const agentLen = this.agentTrack.reduce((n, f) => Math.max(n, offset(f.time) + f.samples.length), 0);
+    const len = Math.max(this.callerTrack.reduce((n, f) => n + f.length, 0), agentLen);
     const left = new Int16Array(len);
     const right = new Int16Array(len);
     let at = 0;
     for (const f of this.callerTrack) left.set(f.subarray(0, len - at), at), (at += f.length);
-    at = 0;
-    for (const f of this.agentTrack) right.set(f.subarray(0, Math.max(0, len - at)), at), (at += f.length);
+    // The agent's audio sits where it played: silence between replies is not sent, only implied.
+    for (const f of this.agentTrack) right.set(f.samples, offset(f.time));
     const stereo = new Int16Array(len * 2);
     for (let i = 0; i < len; i++) {
       stereo[2 * i] = left[i]!;

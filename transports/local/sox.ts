@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Subject } from 'rxjs';
-import type { AudioFrame } from '../../src/audio/frame.ts';
-import type { Clock } from '../../src/session/clock.ts';
-import type { Transport, TransportEvent } from '../types.ts';
-import { PacedOutput } from './paced-output.ts';
+import { CallerAudio } from '../../src/transport/caller-audio.ts';
+import type { Clock } from '../../src/transport/clock.ts';
+import { PacedOutput } from '../../src/transport/paced-output.ts';
+import type { CallInfo, Transport, TransportEvent } from '../../src/transport/types.ts';
 
 export const RAW = (rate: number) => ['-q', '-t', 'raw', '-r', String(rate), '-e', 'signed', '-b', '16', '-c', '1'];
 
@@ -12,7 +12,9 @@ export const RAW = (rate: number) => ['-q', '-t', 'raw', '-r', String(rate), '-e
  * at a time, so an interruption drops what the loudspeaker has not played yet.
  */
 export class SoxTransport implements Transport {
-  readonly audio$ = new Subject<AudioFrame>();
+  readonly call: CallInfo = { callId: `console-${process.pid}`, provider: 'sox', direction: 'inbound', parameters: {} };
+  private readonly caller = new CallerAudio();
+  readonly audio$ = this.caller.audio$;
   readonly events$ = new Subject<TransportEvent>();
   readonly output: PacedOutput;
   private readonly rec: ChildProcess;
@@ -31,8 +33,8 @@ export class SoxTransport implements Transport {
     for (const p of [this.rec, this.play]) {
       p.on('error', (e: NodeJS.ErrnoException) => this.fail(e.code === 'ENOENT' ? 'sox is not installed (apt-get install sox)' : e.message));
     }
-    this.output = new PacedOutput(inputRate, clock, (samples, _t, speaking) => {
-      if (speaking) this.play.stdin?.write(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength));
+    this.output = new PacedOutput(inputRate, clock, (samples) => {
+      this.play.stdin?.write(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength));
     });
     let carry = Buffer.alloc(0);
     this.rec.stdout!.on('data', (chunk: Buffer) => {
@@ -41,13 +43,19 @@ export class SoxTransport implements Transport {
       carry = data.subarray(whole);
       const copy = new Uint8Array(whole);
       copy.set(data.subarray(0, whole));
-      this.audio$.next({ samples: new Int16Array(copy.buffer), sampleRate: inputRate, time: clock.now() });
+      this.caller.push({ samples: new Int16Array(copy.buffer), sampleRate: inputRate, time: clock.now() });
     });
     this.rec.on('close', () => this.fail('microphone closed'));
   }
 
   private fail(reason: string): void {
+    this.caller.end();
     this.events$.next({ type: 'hangup', reason });
+  }
+
+  /** The agent ends the call: the microphone stops. */
+  async hangup(): Promise<void> {
+    this.rec.kill();
   }
 
   async close(): Promise<void> {

@@ -1,30 +1,35 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { Subject } from 'rxjs';
-import type { AudioFrame } from '../../src/audio/frame.ts';
 import { resample } from '../../src/audio/resample.ts';
 import { decodeWav, encodeWav } from '../../src/audio/wav.ts';
-import type { Clock } from '../../src/session/clock.ts';
-import type { Transport, TransportEvent } from '../types.ts';
-import { PacedOutput } from './paced-output.ts';
+import { CallerAudio } from '../../src/transport/caller-audio.ts';
+import type { Clock } from '../../src/transport/clock.ts';
+import { PacedOutput } from '../../src/transport/paced-output.ts';
+import type { CallInfo, Transport, TransportEvent } from '../../src/transport/types.ts';
 
 /**
  * A caller read from a WAV file (at its own pace, then silence for `tailMs`), and the agent's
  * audio written to another WAV file as it is played.
  */
 export class WavFileTransport implements Transport {
-  readonly audio$ = new Subject<AudioFrame>();
+  private readonly caller = new CallerAudio();
+  readonly audio$ = this.caller.audio$;
   readonly events$ = new Subject<TransportEvent>();
   readonly output: PacedOutput;
-  private readonly played: Int16Array[] = [];
+  private readonly played: { samples: Int16Array; time: number }[] = [];
+  private readonly startedAt: number;
 
   private constructor(
+    readonly call: CallInfo,
     readonly inputRate: number,
     private readonly samples: Int16Array,
     private readonly outPath: string | undefined,
     private readonly clock: Clock,
     private readonly tailMs: number,
   ) {
-    this.output = new PacedOutput(inputRate, clock, (s) => this.played.push(s));
+    this.startedAt = clock.now();
+    this.output = new PacedOutput(inputRate, clock, (samples, time) => this.played.push({ samples, time }));
     void this.run();
   }
 
@@ -32,7 +37,8 @@ export class WavFileTransport implements Transport {
     const wav = decodeWav(await readFile(inPath));
     const rate = opts.rate ?? 16000;
     const samples = await resample(wav.samples, wav.sampleRate, rate);
-    return new WavFileTransport(rate, samples, opts.outPath, opts.clock, opts.tailMs ?? 8000);
+    const call: CallInfo = { callId: basename(inPath), provider: 'wav-file', direction: 'inbound', parameters: { path: inPath } };
+    return new WavFileTransport(call, rate, samples, opts.outPath, opts.clock, opts.tailMs ?? 8000);
   }
 
   private async run(): Promise<void> {
@@ -42,22 +48,21 @@ export class WavFileTransport implements Transport {
     for (let at = 0; at < total; at += step) {
       const frame = new Int16Array(step);
       if (at < this.samples.length) frame.set(this.samples.subarray(at, at + step));
-      this.audio$.next({ samples: frame, sampleRate: this.inputRate, time: due });
+      this.caller.push({ samples: frame, sampleRate: this.inputRate, time: due });
       due += 20;
       await this.clock.sleep(Math.max(0, due - this.clock.now()));
     }
     this.events$.next({ type: 'hangup', reason: 'end of file' });
     this.events$.complete();
-    this.audio$.complete();
+    this.caller.end();
   }
 
-  /** Writes what the agent played. */
+  /** Writes what the agent played, each piece at its time since the call started. */
   async save(): Promise<void> {
     if (!this.outPath) return;
-    const total = this.played.reduce((n, p) => n + p.length, 0);
-    const all = new Int16Array(total);
-    let at = 0;
-    for (const p of this.played) all.set(p, at), (at += p.length);
+    const offset = (time: number) => Math.max(0, Math.round(((time - this.startedAt) / 1000) * this.inputRate));
+    const all = new Int16Array(this.played.reduce((n, p) => Math.max(n, offset(p.time) + p.samples.length), 0));
+    for (const p of this.played) all.set(p.samples, offset(p.time));
     await writeFile(this.outPath, encodeWav(all, this.inputRate));
   }
 }

@@ -1,0 +1,94 @@
+import { setTimeout as sleepReal } from 'node:timers/promises';
+
+/**
+ * Time for the session, its stages and the transports. A scaled clock runs a simulated call
+ * faster than real time (the sandbox accepts audio up to a minute ahead of real time), so
+ * scenario tests take seconds; timings it reports are in call time. A virtual clock moves only
+ * when a test advances it, so timing logic is tested without waiting.
+ */
+export interface Clock {
+  /** Milliseconds, on this clock's timeline. */
+  now(): number;
+  /** Waits `ms` of this clock's time; rejects with the signal's reason when it aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** Clock milliseconds per real millisecond (1 for real time). */
+  readonly speed: number;
+}
+
+export class ScaledClock implements Clock {
+  private readonly origin = Date.now();
+  constructor(readonly speed = 1) {}
+  now(): number {
+    return this.origin + (Date.now() - this.origin) * this.speed;
+  }
+  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    await sleepReal(Math.max(0, ms / this.speed), undefined, signal ? { signal } : undefined);
+  }
+}
+
+export const realClock = (): Clock => new ScaledClock(1);
+
+interface Timer {
+  at: number;
+  seq: number;
+  resolve: () => void;
+}
+
+/** Lets every pending promise callback run (microtasks and I/O callbacks already due). */
+const settle = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * A clock that stands still until `advance()` moves it: timers due on the way fire in order, and
+ * the code they wake runs before the next one fires. For unit tests of timing logic.
+ */
+export class VirtualClock implements Clock {
+  readonly speed = 1;
+  private t: number;
+  private seq = 0;
+  private timers: Timer[] = [];
+
+  constructor(start = 0) {
+    this.t = start;
+  }
+
+  now(): number {
+    return this.t;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const timer: Timer = { at: this.t + Math.max(0, ms), seq: this.seq++, resolve };
+      const onAbort = () => {
+        this.timers = this.timers.filter((x) => x !== timer);
+        reject(signal!.reason);
+      };
+      timer.resolve = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.timers.push(timer);
+    });
+  }
+
+  /** Timers not yet fired. */
+  get pending(): number {
+    return this.timers.length;
+  }
+
+  /** Moves time forward by `ms`, firing the timers due on the way in order. */
+  async advance(ms: number): Promise<void> {
+    const end = this.t + ms;
+    for (;;) {
+      await settle();
+      const due = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((x) => x !== due);
+      this.t = Math.max(this.t, due.at);
+      due.resolve();
+    }
+    this.t = end;
+    await settle();
+  }
+}

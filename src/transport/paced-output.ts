@@ -1,0 +1,152 @@
+import { BehaviorSubject, type Observable } from 'rxjs';
+import type { AudioFrame } from '../audio/frame.ts';
+import type { Clock } from './clock.ts';
+import type { PlaybackUpdate, TransportOutput } from './types.ts';
+
+export interface PacedOutputOptions {
+  /**
+   * Length of each piece handed to the sink (the last piece of a burst may be shorter).
+   * @default 20
+   */
+  frameMs?: number;
+  /**
+   * A sink that falls further behind its clock than this (a stalled process) plays late instead
+   * of bursting to catch up, as a loudspeaker would.
+   * @default 100
+   */
+  maxLagMs?: number;
+}
+
+export const PACED_OUTPUT_DEFAULTS: Required<PacedOutputOptions> = { frameMs: 20, maxLagMs: 100 };
+
+/** Receives each piece of agent audio when it is due, with its clock time. */
+export type PacedSink = (samples: Int16Array, time: number) => void;
+
+/**
+ * An output for sinks that acknowledge nothing (a loudspeaker process, a recording, a socket
+ * that takes raw frames): it hands queued audio to the sink one frame at a time on the clock,
+ * as a sound card would consume it. Nothing runs while nothing is queued. What has been handed
+ * to the sink counts as sent and played; marks resolve on that clock.
+ */
+export class PacedOutput implements TransportOutput {
+  private readonly o: Required<PacedOutputOptions>;
+  private queue: Int16Array[] = [];
+  private queuedSamples = 0;
+  private sentSamples = 0;
+  /** Clock time at which the audio handed so far ends: the next burst continues from there. */
+  private lastEnd = -Infinity;
+  private sending = false;
+  private closed = false;
+  private marks: { at: number; resolve: () => void }[] = [];
+  private readonly updates: BehaviorSubject<PlaybackUpdate>;
+  readonly playback$: Observable<PlaybackUpdate>;
+
+  constructor(
+    readonly sampleRate: number,
+    private readonly clock: Clock,
+    private readonly sink: PacedSink = () => {},
+    opts: PacedOutputOptions = {},
+  ) {
+    this.o = { ...PACED_OUTPUT_DEFAULTS, ...opts };
+    this.updates = new BehaviorSubject<PlaybackUpdate>({ sent: 0, played: 0, queued: 0, at: clock.now() });
+    this.playback$ = this.updates.asObservable();
+  }
+
+  write(frame: AudioFrame): void {
+    if (frame.sampleRate !== this.sampleRate) throw new Error(`output expects ${this.sampleRate} Hz audio, got ${frame.sampleRate} Hz`);
+    if (this.closed || !frame.samples.length) return;
+    this.queue.push(frame.samples);
+    this.queuedSamples += frame.samples.length;
+    this.publish();
+    void this.pump();
+  }
+
+  /** Sends while audio is queued; ends (no timer left) when the queue is empty. */
+  private async pump(): Promise<void> {
+    if (this.sending) return;
+    this.sending = true;
+    try {
+      const step = Math.max(1, Math.round((this.sampleRate * this.o.frameMs) / 1000));
+      let due = Math.max(this.clock.now(), this.lastEnd);
+      while (this.queuedSamples > 0 && !this.closed) {
+        const wait = due - this.clock.now();
+        if (wait > 0) await this.clock.sleep(wait);
+        if (!this.queuedSamples || this.closed) break;
+        const samples = this.take(step);
+        this.sink(samples, due);
+        this.sentSamples += samples.length;
+        this.lastEnd = due + (samples.length / this.sampleRate) * 1000;
+        due = this.lastEnd;
+        if (this.clock.now() - due > this.o.maxLagMs) due = this.clock.now();
+        this.resolveMarks();
+        this.publish();
+      }
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  private take(n: number): Int16Array {
+    const out = new Int16Array(Math.min(n, this.queuedSamples));
+    let filled = 0;
+    while (filled < out.length) {
+      const head = this.queue[0]!;
+      const k = Math.min(head.length, out.length - filled);
+      out.set(head.subarray(0, k), filled);
+      filled += k;
+      if (k === head.length) this.queue.shift();
+      else this.queue[0] = head.subarray(k);
+    }
+    this.queuedSamples -= out.length;
+    return out;
+  }
+
+  private publish(): void {
+    if (this.closed) return;
+    const sent = this.sentSamples / this.sampleRate;
+    this.updates.next({ sent, played: sent, queued: this.queuedSamples / this.sampleRate, at: this.clock.now() });
+  }
+
+  private resolveMarks(): void {
+    const ready = this.marks.filter((m) => m.at <= this.sentSamples);
+    if (!ready.length) return;
+    this.marks = this.marks.filter((m) => m.at > this.sentSamples);
+    for (const m of ready) m.resolve();
+  }
+
+  mark(_id: string): Promise<void> {
+    return new Promise((resolve) => {
+      this.marks.push({ at: this.sentSamples + this.queuedSamples, resolve });
+      this.resolveMarks();
+    });
+  }
+
+  async interrupt(): Promise<number> {
+    this.queue = [];
+    this.queuedSamples = 0;
+    for (const m of this.marks.splice(0)) m.resolve();
+    this.publish();
+    return this.position();
+  }
+
+  position(): number {
+    return this.updates.value.played;
+  }
+
+  /** Seconds still queued. */
+  pending(): number {
+    return this.queuedSamples / this.sampleRate;
+  }
+
+  /** Clock time at which the audio handed to the sink so far has finished playing. */
+  get playedUntil(): number {
+    return this.lastEnd;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.interrupt();
+    this.closed = true;
+    this.updates.complete();
+  }
+}
