@@ -1,146 +1,231 @@
-import { countNoun, digitsToWords, numberToWords, ordinal, type Noun } from './numbers.ts';
-
 /**
- * Makes LLM text speakable in Arabic: digits (Western and Arabic-Indic), decimals, percentages,
- * currencies, dates and times become words; markdown, emoji and URLs are dropped or spoken;
- * Latin words are left for the service's code-switching.
+ * Makes LLM text speakable in Arabic: references digit by digit, money with its subunit, dates
+ * and hours as ordinals, counted nouns with agreement and case, percentages, units; markdown,
+ * emoji and URLs are dropped or spoken; Latin words (and model names such as "Galaxy S24" or
+ * "4G") are left for the service's code-switching.
+ *
+ * One pass per kind of number, most specific first; each pass sees the words the earlier ones
+ * wrote, so the word before a number (its context) is always readable text.
  */
-const noun = (singular: string, dual: string, plural: string, accusative: string, gender: 'm' | 'f' = 'm'): Noun => ({ singular, dual, plural, accusative, gender });
+import { CURRENCIES, CURRENCY_SYMBOLS, CURRENCY_WORDS, NATIONALITIES, readMoney } from './currencies.ts';
+import { clock, MONTH, PERIOD, monthName, readDate, year } from './dates.ts';
+import { caseBefore } from './grammar.ts';
+import { Lexicon, UNIT_ABBREVIATIONS, guessNoun, type NounEntry } from './lexicon.ts';
+import { stripMarkup, westernDigits } from './markup.ts';
+import { cardinal, countNoun, digitsToWords, ordinal, type Gender, type GrammaticalCase } from './numbers.ts';
+import { FLIGHT, IBAN, LONG_DIGITS, MASKED, PHONE, PNR, ReferenceWords, spellReference } from './references.ts';
 
-export const CURRENCIES: Record<string, Noun> = {
-  SAR: noun('ريال سعودي', 'ريالان سعوديان', 'ريالات سعودية', 'ريالًا سعوديًا'),
-  AED: noun('درهم إماراتي', 'درهمان إماراتيان', 'دراهم إماراتية', 'درهمًا إماراتيًا'),
-  EGP: noun('جنيه مصري', 'جنيهان مصريان', 'جنيهات مصرية', 'جنيهًا مصريًا'),
-  USD: noun('دولار أمريكي', 'دولاران أمريكيان', 'دولارات أمريكية', 'دولارًا أمريكيًا'),
-  EUR: noun('يورو', 'يوروان', 'يوروهات', 'يورو'),
-  KWD: noun('دينار كويتي', 'ديناران كويتيان', 'دنانير كويتية', 'دينارًا كويتيًا'),
-  QAR: noun('ريال قطري', 'ريالان قطريان', 'ريالات قطرية', 'ريالًا قطريًا'),
-  BHD: noun('دينار بحريني', 'ديناران بحرينيان', 'دنانير بحرينية', 'دينارًا بحرينيًا'),
-  OMR: noun('ريال عماني', 'ريالان عمانيان', 'ريالات عمانية', 'ريالًا عمانيًا'),
-  JOD: noun('دينار أردني', 'ديناران أردنيان', 'دنانير أردنية', 'دينارًا أردنيًا'),
+export { stripMarkup } from './markup.ts';
+export { CURRENCIES } from './currencies.ts';
+
+export interface NormalizerOptions {
+  /** Numbers take the genitive or accusative the words before them require (قبل يومين). Off: always the nominative. @default true */
+  caseEndings?: boolean;
+  /** Numbers announced as references (رقم الطلب، رمز، تنتهي بـ) read 'digits' one by one, or as a whole 'number'. @default 'digits' */
+  references?: 'digits' | 'number';
+  /** More counted nouns, for agreement (see docs/arabic.md). @default [] */
+  nouns?: NounEntry[];
+  /** More words after which a number is a reference (bare form: بوليصة, not البوليصة). @default [] */
+  referenceKeywords?: string[];
+  /** More nouns after which a number is an ordinal ("القاعة 3" → القاعة الثالثة), with their gender. @default {} */
+  ordinalNouns?: Record<string, Gender>;
+}
+
+export const NORMALIZER_DEFAULTS: Required<NormalizerOptions> = {
+  caseEndings: true,
+  references: 'digits',
+  nouns: [],
+  referenceKeywords: [],
+  ordinalNouns: {},
 };
-const CURRENCY_ALIASES: Record<string, string> = {
-  'ر.س': 'SAR', 'ريال': 'SAR', 'ريالا': 'SAR', 'ريالات': 'SAR', 'SR': 'SAR', '﷼': 'SAR',
-  'د.إ': 'AED', 'درهم': 'AED', 'دراهم': 'AED', 'Dh': 'AED', 'AED': 'AED',
-  'ج.م': 'EGP', 'جنيه': 'EGP', 'جنيهات': 'EGP', 'LE': 'EGP',
-  '$': 'USD', 'دولار': 'USD', 'دولارات': 'USD', '€': 'EUR', 'يورو': 'EUR',
-  'د.ك': 'KWD', 'دينار': 'KWD',
+
+/** Nouns after which a number counts order, not quantity ("الدور 5" → الدور الخامس). */
+const ORDINAL_NOUNS: Record<string, Gender> = {
+  'دور': 'm', 'طابق': 'm', 'مرة': 'f', 'خطوة': 'f', 'مرحلة': 'f', 'جيل': 'm', 'قسط': 'm', 'دفعة': 'f', 'صف': 'm',
+  'مركز': 'm', 'فصل': 'm', 'حلقة': 'f', 'جولة': 'f', 'بند': 'm', 'مادة': 'f', 'فقرة': 'f', 'أسبوع': 'm', 'نسخة': 'f',
+  'إصدار': 'm', 'مستوى': 'm', 'درجة': 'f', 'محاولة': 'f', 'ربع': 'm', 'سطر': 'm', 'صفحة': 'f', 'خيار': 'm',
 };
-const SUBUNIT: Record<string, Noun> = {
-  SAR: noun('هللة', 'هللتان', 'هللات', 'هللةً', 'f'),
-  AED: noun('فلس', 'فلسان', 'فلوس', 'فلسًا'),
-  EGP: noun('قرش', 'قرشان', 'قروش', 'قرشًا'),
-  USD: noun('سنت', 'سنتان', 'سنتات', 'سنتًا'),
-  EUR: noun('سنت', 'سنتان', 'سنتات', 'سنتًا'),
-};
-/** Nouns counted in replies, by any of their forms, for number agreement. */
-const COUNTED: Noun[] = [
-  noun('دقيقة', 'دقيقتان', 'دقائق', 'دقيقةً', 'f'),
-  noun('ساعة', 'ساعتان', 'ساعات', 'ساعةً', 'f'),
-  noun('يوم', 'يومان', 'أيام', 'يومًا'),
-  noun('أسبوع', 'أسبوعان', 'أسابيع', 'أسبوعًا'),
-  noun('شهر', 'شهران', 'أشهر', 'شهرًا'),
-  noun('سنة', 'سنتان', 'سنوات', 'سنةً', 'f'),
-  noun('بطاقة', 'بطاقتان', 'بطاقات', 'بطاقةً', 'f'),
-  noun('حساب', 'حسابان', 'حسابات', 'حسابًا'),
-  noun('مرة', 'مرتان', 'مرات', 'مرةً', 'f'),
-  noun('عملية', 'عمليتان', 'عمليات', 'عمليةً', 'f'),
-  noun('فرع', 'فرعان', 'فروع', 'فرعًا'),
-];
-const COUNTED_FORMS = new Map<string, Noun>(COUNTED.flatMap((n) => [n.singular, n.plural, n.accusative, n.accusative.replace(/[ًٌٍ]/g, '')].map((f) => [f, n] as const)));
 
-const MONTHS = ['يناير', 'فبراير', 'مارس', 'أبريل', 'مايو', 'يونيو', 'يوليو', 'أغسطس', 'سبتمبر', 'أكتوبر', 'نوفمبر', 'ديسمبر'];
+/** Words after a number that are not what it counts. */
+const NOT_COUNTED = new Set([
+  'في', 'من', 'إلى', 'الى', 'على', 'عن', 'مع', 'أو', 'او', 'و', 'ثم', 'حتى', 'بعد', 'قبل', 'خلال', 'منذ', 'فقط', 'تقريبا', 'تقريبًا',
+  'أيضا', 'أيضًا', 'هو', 'هي', 'هذا', 'هذه', 'ذلك', 'تلك', 'التي', 'الذي', 'ما', 'لا', 'لم', 'لن', 'قد', 'إن', 'أن', 'كان', 'كانت',
+  'تم', 'يتم', 'كل', 'لكل', 'بين', 'عند', 'لدى', 'صباحا', 'صباحًا', 'مساء', 'مساءً', 'ظهرا', 'ظهرًا', 'عصرا', 'عصرًا', 'ليلا', 'ليلًا',
+  'فأكثر', 'فما', 'وما', 'بالمئة', 'بالمائة', 'بالمية', 'إذا', 'اذا', 'لو', 'كما', 'مثل', 'نعم', 'يا', 'عليك', 'لديك', 'لك', 'لكم',
+]);
 
-const toWestern = (s: string) => s.replace(/[٠-٩]/g, (d) => String(d.charCodeAt(0) - 0x660)).replace(/[۰-۹]/g, (d) => String(d.charCodeAt(0) - 0x6f0)).replace(/٫/g, '.').replace(/٬/g, ',');
+// A number, and what may be glued before it (وبـ، لـ، و).
+const PRE = String.raw`(?<![\p{L}\p{N}_.,])((?:[وف]?[بلك]|[وف])?)`;
+const NUM = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`;
+const END = String.raw`(?![\p{N}A-Za-z]|[.,]\d)`;
+const esc = (s: string) => s.replace(/[.$()*+?[\]^{}|\\]/g, '\\$&');
+const re = (src: string) => new RegExp(src, 'gu');
+const MONTH_AFTER = new RegExp(`^\\s*(?:${MONTH})`, 'u');
 
-const CODES = Object.keys(CURRENCIES).join('|');
-const ALIASES = Object.keys(CURRENCY_ALIASES).map((a) => a.replace(/[.$()]/g, '\\$&')).join('|');
-const AMOUNT = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`;
+type Replacer = (m: string[], ctx: { before: string; after: string; pre: string; gcase: GrammaticalCase }) => string | undefined;
 
-function money(amount: string, code: string): string {
-  const value = Number(amount.replace(/,/g, ''));
-  const whole = Math.floor(value);
-  const cents = Math.round((value - whole) * 100);
-  const main = countNoun(whole, CURRENCIES[code]!);
-  if (!cents || !SUBUNIT[code]) return cents ? `${main} و${numberToWords(cents)}` : main;
-  return `${main} و${countNoun(cents, SUBUNIT[code]!)}`;
+export class SpeechNormalizer {
+  private readonly o: Required<NormalizerOptions>;
+  private readonly lexicon: Lexicon;
+  private readonly refs: ReferenceWords;
+  private readonly ordinalNouns: Record<string, Gender>;
+
+  constructor(options: NormalizerOptions = {}) {
+    this.o = { ...NORMALIZER_DEFAULTS, ...options };
+    this.lexicon = new Lexicon(this.o.nouns);
+    this.refs = new ReferenceWords(this.o.referenceKeywords);
+    this.ordinalNouns = { ...ORDINAL_NOUNS, ...this.o.ordinalNouns };
+  }
+
+  /** Runs `fn` on every match of `pattern` (group 1 is the glued prefix when the pattern starts with PRE). */
+  private pass(t: string, pattern: RegExp, fn: Replacer, prefixed = true): string {
+    return t.replace(pattern, (...args) => {
+      const offset = args.find((a, i) => i > 0 && typeof a === 'number') as number;
+      const m = args.slice(0, args.indexOf(offset)) as string[];
+      const pre = prefixed ? (m[1] ?? '') : '';
+      const before = t.slice(0, offset);
+      const after = t.slice(offset + m[0]!.length);
+      const gcase: GrammaticalCase = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(pre) ? 'genitive' : caseBefore(before);
+      const out = fn(m, { before, after, pre, gcase });
+      return out === undefined ? m[0]! : `${pre}${out}`;
+    });
+  }
+
+  normalize(input: string): string {
+    let t = input.replace(MASKED, (_, d: string) => digitsToWords(d));
+    t = westernDigits(stripMarkup(t)).replace(/٪/g, '%');
+    // "بـ 4821" → "ب4821": the prefix is read with the number.
+    t = t.replace(/(^|\s)([وف]?[بلك]|[وف])ـ?\s*(?=[\d+])/gu, '$1$2');
+
+    // References written with letters.
+    t = t.replace(IBAN, (s) => spellReference(s));
+    t = this.pass(t, FLIGHT, (m, { before }) => (m[2] && !this.refs.announced(before) ? undefined : spellReference(m[1]! + m[3]!)), false);
+    t = t.replace(PNR, (s) => spellReference(s));
+    t = this.pass(t, re(String.raw`(?<![\p{L}\d])[A-Z0-9]{2,8}(?![\p{L}\d])`), (m, { before }) => (/[A-Z]/.test(m[0]!) && (/\d/.test(m[0]!) || m[0]!.length >= 5) && this.refs.announced(before) === 'reference' ? spellReference(m[0]!) : undefined), false);
+
+    t = this.money(t);
+    // Percentages, the sign before or after.
+    t = this.pass(t, re(`${PRE}(?:%\\s?(${NUM})|(${NUM})\\s?%)`), (m, c) => `${this.decimal(m[2] ?? m[3]!, c.gcase)} بالمئة`);
+
+    // Numbers announced as references, and phones.
+    t = this.pass(t, re(`${PRE}(\\+?\\d+(?:[ -]\\d{2,})*)${END}(?!:\\d)`), (m, { before, after }) => {
+      const digits = m[2]!;
+      const kind = this.refs.announced(before);
+      const length = digits.replace(/\D/g, '').length;
+      if (!kind || (kind === 'number' && length < 4) || length < 2 || this.countsSomething(after) || MONTH_AFTER.test(after)) return undefined;
+      return this.o.references === 'number' && !/^[0+]/.test(digits) ? cardinal(Number(digits.replace(/\D/g, ''))) : spellReference(digits);
+    });
+
+    t = this.datesAndTimes(t);
+    t = t.replace(PHONE, (s) => spellReference(s));
+    t = this.pass(t, LONG_DIGITS, (m, { after }) => (this.countsSomething(after) ? undefined : spellReference(m[0]!)), false);
+
+    // Units: 5 كم، 10 GB.
+    const units = Object.keys(UNIT_ABBREVIATIONS).sort((a, b) => b.length - a.length).map(esc).join('|');
+    t = this.pass(t, re(`${PRE}(${NUM})\\s?(${units})(?![\\p{L}\\d])`), (m, c) => {
+      const noun = this.lexicon.get(UNIT_ABBREVIATIONS[m[3]!]!)!;
+      const n = m[2]!.replace(/,/g, '');
+      return n.includes('.') ? `${this.decimal(n, c.gcase)} ${noun.singular}` : countNoun(Number(n), noun, c.gcase);
+    });
+
+    // Ordinals: الدور 5، للمرة 2.
+    t = this.pass(t, re(String.raw`(?<![\p{L}])([وف]?[بلك]?)(ال|ل)(\p{L}+)\s+(\d{1,2})${END}(?!\s*[:/])`), (m, { before }) => {
+      const bare = m[3]!.replace(/[\u064B-\u0652]/g, '');
+      const g = this.ordinalNouns[bare];
+      if (!g || (m[2] === 'ل' && !m[1])) return undefined;
+      const gcase: GrammaticalCase = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(m[1]!) ? 'genitive' : caseBefore(before);
+      return `${m[1]}${m[2]}${m[3]} ${ordinal(Number(m[4]), g, gcase)}`;
+    }, false);
+
+    // A number and the noun it counts.
+    t = this.pass(t, re(`${PRE}(${NUM})\\s+([\\p{L}\\u064B-\\u0652]+)`), (m, c) => {
+      if (/[A-Za-z]\s*$/.test(c.before) || m[2]!.includes('.')) return undefined;
+      const n = Number(m[2]!.replace(/,/g, ''));
+      const counted = this.counted(m[3]!);
+      if (!counted || n >= 1e12) return undefined;
+      // A word not known as a noun: 1 and 2 still follow it (توقيع واحد); other numbers keep their plain form.
+      if (!counted.sure && n > 2) return `${cardinal(n, { grammaticalCase: c.gcase })} ${m[3]}`;
+      return countNoun(n, counted.noun, c.gcase);
+    });
+
+    // What is left: plain numbers and decimals (a number after a Latin word is part of a name: iPhone 15).
+    t = this.pass(t, re(`${PRE}(${NUM})${END}`), (m, c) => (/[A-Za-z]\s$/.test(c.before) ? undefined : this.decimal(m[2]!, c.gcase)));
+    return t.replace(/\s+([،؛.!?؟])/g, '$1').replace(/[ \t]{2,}/g, ' ').trim();
+  }
+
+  private counted(w: string) {
+    const known = this.lexicon.get(w);
+    if (known) return { noun: known, sure: true };
+    if (NOT_COUNTED.has(w) || /^(?:ال|وال|بال|لل)/.test(w) || w.length < 2) return undefined;
+    return guessNoun(w);
+  }
+
+  /** The words after a number name what it counts (so it is an amount, not a reference). */
+  private countsSomething(after: string): boolean {
+    const w = after.match(/^\s*([\p{L}\u064B-\u0652%]+)/u)?.[1];
+    return !!w && (!!this.lexicon.get(w) || w in CURRENCY_WORDS || w === '%');
+  }
+
+  private decimal(s: string, gcase: GrammaticalCase): string {
+    const [int = '0', frac] = s.replace(/,/g, '').split('.');
+    const whole = cardinal(Number(int), { grammaticalCase: gcase });
+    if (!frac) return whole;
+    // Short fractions read as a number after the comma ("ثلاثة فاصلة خمسة وعشرون").
+    const fracWords = frac.length <= 2 && !frac.startsWith('0') ? cardinal(Number(frac)) : digitsToWords(frac);
+    return `${whole} فاصلة ${fracWords}`;
+  }
+
+  private money(t: string): string {
+    const codes = Object.keys(CURRENCIES).filter((c) => /^[A-Z]{3}$/.test(c)).join('|');
+    const symbols = Object.keys(CURRENCY_SYMBOLS).sort((a, b) => b.length - a.length).map(esc).join('|');
+    const words = Object.keys(CURRENCY_WORDS).sort((a, b) => b.length - a.length).join('|');
+    const read = (amount: string, code: string, gcase: GrammaticalCase) => readMoney(amount, code, gcase);
+    t = this.pass(t, re(`(?<![A-Za-z])(${codes}|${symbols})\\s?(${NUM})${END}`), (m, c) => read(m[2]!, CURRENCIES[m[1]!] ? m[1]! : CURRENCY_SYMBOLS[m[1]!]!, c.gcase), false);
+    t = this.pass(t, re(`${PRE}(${NUM})\\s?(${codes}|${symbols})(?![A-Za-z])`), (m, c) => read(m[2]!, CURRENCIES[m[3]!] ? m[3]! : CURRENCY_SYMBOLS[m[3]!]!, c.gcase));
+    return this.pass(t, re(`${PRE}(${NUM})\\s?(${words})(?:[\\u064B-\\u0652]*ا)?[\\u064B-\\u0652]*(?:\\s+(\\p{L}+?)(?:ة|ين|ون|ان|ًا|ا)?)?(?![\\p{L}\\u064B-\\u0652])`), (m, c) => {
+      const base = CURRENCY_WORDS[m[3]!]!;
+      const code = (m[4] && NATIONALITIES[base]?.[m[4]]) || base;
+      const said = readMoney(m[2]!, code, c.gcase);
+      // A word after the currency that was no nationality stays.
+      return m[4] && code === base ? `${said} ${m[0]!.slice(m[0]!.lastIndexOf(m[4]))}`.replace(/\s+$/, '') : said;
+    });
+  }
+
+  private datesAndTimes(t: string): string {
+    t = this.pass(t, re(String.raw`(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)`), (m, c) => this.numericDate(+m[3]!, +m[2]!, +m[1]!, c.gcase), false);
+    t = this.pass(t, re(String.raw`(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])`), (m, c) => this.numericDate(+m[1]!, +m[2]!, +m[3]!, c.gcase), false);
+    t = this.pass(t, re(`${PRE}(\\d{1,2})\\s+(${MONTH})(?:\\s+(\\d{3,4})\\s*(هـ|ه|م)?(?!\\p{L}))?(?![\\p{L}])`), (m, c) =>
+      +m[2]! >= 1 && +m[2]! <= 31 ? readDate(+m[2]!, m[3]!, m[4] ? +m[4] : undefined, c.gcase, m[5]) : undefined);
+    t = this.pass(t, re(String.raw`(?<!\d)(\d{3,4})\s?(هـ|ه)(?!\p{L})`), (m) => year(+m[1]!, m[2]), false);
+    // Clock times: 10:30, 2:30 مساءً, 9:00 pm (the period is said once, in the writer's word).
+    t = this.pass(t, re(`(?:(الساعة)\\s*)?(?<![\\d:])(\\d{1,2}):(\\d{2})(?:\\s?(${PERIOD})(?![\\p{L}\\u064B-\\u0652]))?`), (m) =>
+      +m[2]! > 24 || +m[3]! > 59 ? undefined : `الساعة ${clock(+m[2]!, +m[3]!, m[4])}`, false);
+    // Hours: الساعة 11، 9 صباحًا، من 9 إلى 4 (in a sentence about opening hours).
+    const fullPeriod = PERIOD.split('|').filter((p) => p.length > 2).join('|');
+    t = this.pass(t, re(`(?:(الساعة)\\s+)?(?<![\\d:])(\\d{1,2})\\s+(${fullPeriod})(?![\\p{L}\\u064B-\\u0652])`), (m) =>
+      +m[2]! > 24 ? undefined : `${m[1] ? 'الساعة ' : ''}${clock(+m[2]!, 0, m[3])}`, false);
+    t = this.pass(t, re(String.raw`(الساعة)\s+(\d{1,2})(?![\d:]|[.,]\d)`), (m) => (+m[2]! > 24 ? undefined : `الساعة ${clock(+m[2]!, 0)}`), false);
+    const hoursTalk = /الساعة|الدوام|دوام|ساعات|يعمل|تعمل|نعمل|يفتح|تفتح|نفتح|مفتوح|نستقبل|يستقبل|متاح|متاحة|العمل|الزيارة/;
+    t = this.pass(t, re(String.raw`(من|بين)\s+(?:الساعة\s+)?(\d{1,2})\s+(إلى|الى|حتى|و|ل)\s*(?:الساعة\s+)?(\d{1,2})(?![\d:]|[.,]\d)(?!\s+[\p{L}]+(?:ات|ام|ين))`), (m, { before }) => {
+      if (!hoursTalk.test(before.slice(-80)) || +m[2]! > 12 || +m[4]! > 12) return undefined;
+      const join = m[3] === 'و' ? 'و' : `${m[3]} `;
+      return `${m[1]} ${clock(+m[2]!, 0)} ${join}${clock(+m[4]!, 0)}`;
+    }, false);
+    return t;
+  }
+
+  private numericDate(d: number, m: number, y: number, gcase: GrammaticalCase): string | undefined {
+    const month = monthName(m);
+    if (!month || d < 1 || d > 31) return undefined;
+    return readDate(d, month, y, gcase);
+  }
 }
 
-function decimal(s: string): string {
-  const [int, frac] = s.replace(/,/g, '').split('.');
-  const whole = numberToWords(Number(int));
-  if (!frac) return whole;
-  // Short fractions read as a number after the comma ("ثلاثة فاصلة خمسة وعشرون").
-  const fracWords = frac.length <= 2 && !frac.startsWith('0') ? numberToWords(Number(frac)) : digitsToWords(frac);
-  return `${whole} فاصلة ${fracWords}`;
+/** A normalizer function with the given options. */
+export function createNormalizer(options: NormalizerOptions = {}): (text: string) => string {
+  const n = new SpeechNormalizer(options);
+  return (text) => n.normalize(text);
 }
 
-function time(h: number, m: number, suffix?: string): string {
-  const hour12 = h % 12 === 0 ? 12 : h % 12;
-  let words = `الساعة ${ordinal(hour12, 'f')}`;
-  if (m === 30) words += ' والنصف';
-  else if (m === 15) words += ' والربع';
-  else if (m === 45) words = `الساعة ${ordinal((hour12 % 12) + 1, 'f')} إلا ربعًا`;
-  else if (m > 0) words += ` و${countNoun(m, noun('دقيقة', 'دقيقتان', 'دقائق', 'دقيقةً', 'f'))}`;
-  const afternoon = h >= 18 ? 'مساءً' : h >= 15 ? 'عصرًا' : 'ظهرًا';
-  const period = suffix ? (/^(am|ص|صباحا|صباحًا)$/i.test(suffix) ? 'صباحًا' : 'مساءً') : h >= 12 && h < 24 ? afternoon : '';
-  return period ? `${words} ${period}` : words;
-}
-
-function date(d: number, m: number, y?: number): string {
-  if (m < 1 || m > 12 || d < 1 || d > 31) return `${numberToWords(d)} ${numberToWords(m)}${y ? ` ${numberToWords(y)}` : ''}`;
-  // Years are read in the genitive ("عام ألفين وستة وعشرين").
-  const genitive = (w: string) => w.replace(/ون(?=\s|$)/g, 'ين').replace(/ان(?=\s|$)/g, 'ين');
-  const year = y ? ` ${y >= 2000 && y < 2100 ? `ألفين${y % 100 ? ` و${genitive(numberToWords(y % 100))}` : ''}` : genitive(numberToWords(y))}` : '';
-  return `${ordinal(d)} من ${MONTHS[m - 1]}${year}`;
-}
-
-/** Markdown, emoji and links: what a listener cannot hear. */
-export function stripMarkup(text: string): string {
-  return text
-    .replace(/```[\s\S]*?```/g, ' ')
-    .replace(/`([^`]*)`/g, '$1')
-    .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
-    .replace(/\[([^\]]+)\]\((?:https?:\/\/)?[^)]*\)/g, '$1')
-    .replace(/https?:\/\/\S+|www\.\S+/g, 'الرابط المرسل')
-    .replace(/[\w.+-]+@[\w-]+\.[\w.]+/g, (e) => e.replace('@', ' at ').replace(/\./g, ' dot '))
-    .replace(/^\s{0,3}#{1,6}\s+/gm, '')
-    .replace(/^\s*[-*+]\s+/gm, '')
-    .replace(/^\s*\d+[.)]\s+/gm, '')
-    .replace(/^\s*>\s?/gm, '')
-    .replace(/(\*\*|__)(.+?)\1/g, '$2')
-    .replace(/(\*|_)(\S.*?)\1/g, '$2')
-    .replace(/~~(.+?)~~/g, '$1')
-    .replace(/\|/g, ' ')
-    .replace(/[\p{Extended_Pictographic}\u{1F1E6}-\u{1F1FF}\u{FE0F}\u{200D}]/gu, '')
-    .replace(/[ \t]+/g, ' ')
-    .replace(/ *\n */g, '\n')
-    .trim();
-}
-
-/** Text for the voice: markup out, numbers, money, dates and times as Arabic words. */
-export function normalizeForSpeech(input: string): string {
-  let t = toWestern(stripMarkup(input));
-  // Money with an ISO code or a symbol before or after the amount.
-  t = t.replace(new RegExp(String.raw`\b(${CODES})\s?(${AMOUNT})`, 'g'), (_, c: string, a: string) => money(a, c));
-  t = t.replace(new RegExp(String.raw`(${AMOUNT})\s?(${CODES})\b`, 'g'), (_, a: string, c: string) => money(a, c));
-  t = t.replace(new RegExp(String.raw`(\$|€)\s?(${AMOUNT})`, 'g'), (_, s: string, a: string) => money(a, CURRENCY_ALIASES[s]!));
-  t = t.replace(new RegExp(String.raw`(${AMOUNT})\s?(${ALIASES})(?=[\s.,،؟!]|$)`, 'g'), (_, a: string, s: string) => money(a, CURRENCY_ALIASES[s]!));
-  // Dates: 2026-11-21, 21/11/2026, 21/11.
-  t = t.replace(/\b(\d{4})-(\d{1,2})-(\d{1,2})\b/g, (_, y, m, d) => date(Number(d), Number(m), Number(y)));
-  t = t.replace(/\b(\d{1,2})\/(\d{1,2})\/(\d{4})\b/g, (_, d, m, y) => date(Number(d), Number(m), Number(y)));
-  // Times: 10:30, 9:00 pm, 14:05 ("الساعة" before the time is not said twice).
-  t = t.replace(/(?:الساعة\s*)?\b(\d{1,2}):(\d{2})(?:\s?(am|pm|AM|PM|ص|م)(?![\p{L}]))?/gu, (_, h, m, s) => time(Number(h), Number(m), s));
-  // Percentages.
-  t = t.replace(/(\d+(?:\.\d+)?)\s?[%٪]/g, (_, n: string) => `${decimal(n)} بالمئة`);
-  // A number before a noun we know: the noun's gender and number decide the form.
-  t = t.replace(/(?<![\d.,])(\d+)\s+([\p{L}\u064B-\u0652]+)/gu, (all, n: string, w: string) => {
-    const counted = COUNTED_FORMS.get(w);
-    return counted && Number(n) < 1e6 ? countNoun(Number(n), counted) : all;
-  });
-  // Long digit runs (phones, accounts, card ends) read digit by digit.
-  t = t.replace(/\+?\d[\d -]{7,}\d/g, (s) => digitsToWords(s));
-  // Ordinary numbers, with thousands separators and decimals.
-  t = t.replace(new RegExp(AMOUNT, 'g'), (s) => decimal(s));
-  return t.replace(/\s+([،؛.!?؟])/g, '$1').replace(/[ \t]{2,}/g, ' ').trim();
-}
+/** Text for the voice, with the default options: markup out, numbers, money, dates and times as Arabic words. */
+export const normalizeForSpeech: (text: string) => string = createNormalizer();
