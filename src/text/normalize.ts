@@ -60,6 +60,9 @@ const NUM = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`;
 const END = String.raw`(?![\p{N}A-Za-z]|[.,]\d)`;
 const esc = (s: string) => s.replace(/[.$()*+?[\]^{}|\\]/g, '\\$&');
 const re = (src: string) => new RegExp(src, 'gu');
+// Number words just written, so "بين 9 و12" reads the second number in the case of the first.
+const NUMBER_WORDS_AT_END = /(?:\s*و?(?:\d[\d.,]*|(?:صفر|واحد|اثن|إحدى|أحد|ثلاث|أربع|خمس|ست|سبع|ثمان|تسع|عشر|مئ|ألف|آلاف|مليون|ملايين|مليار)\S*))+\s*$/u;
+const RANGE_NOUN = /^\s*(?:و|إلى|الى|حتى|أو|-|–)\s*(?:[^\s\d]+\s)?\d+\s+([\p{L}\u064B-\u0652]+)/u;
 const MONTH_AFTER = new RegExp(`^\\s*(?:${MONTH})`, 'u');
 
 type Replacer = (m: string[], ctx: { before: string; after: string; pre: string; gcase: GrammaticalCase }) => string | undefined;
@@ -85,7 +88,7 @@ export class SpeechNormalizer {
       const pre = prefixed ? (m[1] ?? '') : '';
       const before = t.slice(0, offset);
       const after = t.slice(offset + m[0]!.length);
-      const gcase: GrammaticalCase = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(pre) ? 'genitive' : caseBefore(before);
+      const gcase: GrammaticalCase = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(pre) ? 'genitive' : caseBefore(pre === 'و' ? before.replace(NUMBER_WORDS_AT_END, '') : before);
       const out = fn(m, { before, after, pre, gcase });
       return out === undefined ? m[0]! : `${pre}${out}`;
     });
@@ -94,6 +97,12 @@ export class SpeechNormalizer {
   normalize(input: string): string {
     let t = input.replace(MASKED, (_, d: string) => digitsToWords(d));
     t = westernDigits(stripMarkup(t)).replace(/٪/g, '%');
+    // "-50" → "سالب 50"; "2 مليون" → "2,000,000" so the amount and its noun read as one number.
+    t = t.replace(/(^|[\s(:])[-−](?=\d)/g, '$1سالب ');
+    t = t.replace(/(?<![\d.,])(\d+(?:\.\d+)?)\s?(ألف|آلاف|مليون|ملايين|مليار|مليارات)(?![\p{L}\u064B-\u0652])/gu, (all, n: string, w: string) => {
+      const value = Math.round(Number(n) * (w.startsWith('مليا') ? 1e9 : /^مل/.test(w) ? 1e6 : 1e3));
+      return value < 1e12 ? value.toLocaleString('en-US') : all;
+    });
     // "بـ 4821" → "ب4821": the prefix is read with the number.
     t = t.replace(/(^|\s)([وف]?[بلك]|[وف])ـ?\s*(?=[\d+])/gu, '$1$2');
 
@@ -101,7 +110,7 @@ export class SpeechNormalizer {
     t = t.replace(IBAN, (s) => spellReference(s));
     t = this.pass(t, FLIGHT, (m, { before }) => (m[2] && !this.refs.announced(before) ? undefined : spellReference(m[1]! + m[3]!)), false);
     t = t.replace(PNR, (s) => spellReference(s));
-    t = this.pass(t, re(String.raw`(?<![\p{L}\d])[A-Z0-9]{2,8}(?![\p{L}\d])`), (m, { before }) => (/[A-Z]/.test(m[0]!) && (/\d/.test(m[0]!) || m[0]!.length >= 5) && this.refs.announced(before) === 'reference' ? spellReference(m[0]!) : undefined), false);
+    t = this.pass(t, re(String.raw`(?<![\p{L}\d])[A-Z0-9]{2,8}(?![\p{L}\d])`), (m, { before }) => (/[A-Z]/.test(m[0]!) && (/\d/.test(m[0]!) || m[0]!.length >= 5) && this.refs.announced(before) ? spellReference(m[0]!) : undefined), false);
 
     t = this.money(t);
     // Percentages, the sign before or after.
@@ -137,12 +146,18 @@ export class SpeechNormalizer {
       return `${m[1]}${m[2]}${m[3]} ${ordinal(Number(m[4]), g, gcase)}`;
     }, false);
 
+    // The first number of a range counts the noun after the second: "بين ثلاث واثنتي عشرة دقيقة".
+    t = this.pass(t, re(`${PRE}(\\d+)${END}`), (m, c) => {
+      const ranged = c.after.match(RANGE_NOUN)?.[1];
+      const gender = ranged ? this.counted(ranged)?.noun.gender : undefined;
+      return gender === 'f' ? cardinal(Number(m[2]), { gender, grammaticalCase: c.gcase }) : undefined;
+    });
     // A number and the noun it counts.
-    t = this.pass(t, re(`${PRE}(${NUM})\\s+([\\p{L}\\u064B-\\u0652]+)`), (m, c) => {
+    t = this.pass(t, re(`${PRE}(${NUM})\\s+([\\p{L}\\u064B-\\u0652]+)(?![\\p{N}])`), (m, c) => {
       if (/[A-Za-z]\s*$/.test(c.before) || m[2]!.includes('.')) return undefined;
       const n = Number(m[2]!.replace(/,/g, ''));
       const counted = this.counted(m[3]!);
-      if (!counted || n >= 1e12) return undefined;
+      if (!counted || n >= 1e12 || n === 0) return undefined;
       // A word not known as a noun: 1 and 2 still follow it (توقيع واحد); other numbers keep their plain form.
       if (!counted.sure && n > 2) return `${cardinal(n, { grammaticalCase: c.gcase })} ${m[3]}`;
       return countNoun(n, counted.noun, c.gcase);
@@ -198,8 +213,8 @@ export class SpeechNormalizer {
       +m[2]! >= 1 && +m[2]! <= 31 ? readDate(+m[2]!, m[3]!, m[4] ? +m[4] : undefined, c.gcase, m[5]) : undefined);
     t = this.pass(t, re(String.raw`(?<!\d)(\d{3,4})\s?(هـ|ه)(?!\p{L})`), (m) => year(+m[1]!, m[2]), false);
     // Clock times: 10:30, 2:30 مساءً, 9:00 pm (the period is said once, in the writer's word).
-    t = this.pass(t, re(`(?:(الساعة)\\s*)?(?<![\\d:])(\\d{1,2}):(\\d{2})(?:\\s?(${PERIOD})(?![\\p{L}\\u064B-\\u0652]))?`), (m) =>
-      +m[2]! > 24 || +m[3]! > 59 ? undefined : `الساعة ${clock(+m[2]!, +m[3]!, m[4])}`, false);
+    t = this.pass(t, re(`(?:(الساعة)\\s*)?(?<![\\d:])(\\d{1,2}):(\\d{2})(?:\\s?(${PERIOD})(?![\\p{L}\\u064B-\\u0652]))?`), (m, c) =>
+      +m[2]! > 24 || +m[3]! > 59 ? undefined : `${m[1] || !/الساعة(?:\s+\S+)?\s*$/.test(c.before) ? 'الساعة ' : ''}${clock(+m[2]!, +m[3]!, m[4])}`, false);
     // Hours: الساعة 11، 9 صباحًا، من 9 إلى 4 (in a sentence about opening hours).
     const fullPeriod = PERIOD.split('|').filter((p) => p.length > 2).join('|');
     t = this.pass(t, re(`(?:(الساعة)\\s+)?(?<![\\d:])(\\d{1,2})\\s+(${fullPeriod})(?![\\p{L}\\u064B-\\u0652])`), (m) =>

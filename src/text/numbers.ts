@@ -97,7 +97,8 @@ export function cardinal(value: number, opts: CardinalOptions = {}): string {
     else if (k <= 10) parts.push(`${below1000(k, 'm', c, false)} ${plural}`);
     else if (kRest >= 11) parts.push(`${below1000(k, 'm', c, false)} ${head ? one : acc}`);
     else if (kRest >= 3 && kRest <= 10) parts.push(`${below1000(k - kRest, 'm', c, false)} و${below1000(kRest, 'm', c, false)} ${plural}`);
-    else parts.push(`${below1000(k, 'm', c, false)} ${one}`);
+    // 100, 200… thousands: the hundreds head a construct (مئتا ألف).
+    else parts.push(`${below1000(k, 'm', c, kRest === 0)} ${one}`);
   }
   if (n) parts.push(below1000(n, g, c, !!opts.construct));
   return parts.join(' و');
@@ -134,6 +135,8 @@ export function countNoun(value: number, noun: Noun, grammaticalCase: Grammatica
   // The counted noun follows the last part of the number.
   if (n >= 3 && n <= 10) return `${cardinal(n, { gender: g, grammaticalCase: c })} ${plural}`;
   if (last >= 3 && last <= 10) return `${cardinal(n - last, { grammaticalCase: c })} و${cardinal(last, { gender: g, grammaticalCase: c })} ${plural}`;
+  // 101, 202: "مئة ومخالفة واحدة", "مئتان وريالان".
+  if (n > 100 && (last === 1 || last === 2)) return `${cardinal(n - last, { grammaticalCase: c })} و${countNoun(last, noun, c)}`;
   if (last >= 11) return `${cardinal(n, { gender: g, grammaticalCase: c })} ${noun.invariant ? noun.singular : noun.accusative}`;
   return `${cardinal(n, { gender: g, grammaticalCase: c, construct: true })} ${noun.singular}`;
 }

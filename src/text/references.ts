@@ -20,8 +20,11 @@ export const REFERENCE_KEYWORDS = [
   'بطاقة', 'رمز', 'كود', 'رقم', 'طلب', 'حجز', 'رحلة', 'تذكرة', 'حساب', 'آيبان', 'ايبان', 'مرجع', 'مرجعي', 'شحنة', 'تتبع',
   'بوليصة', 'فاتورة', 'عقد', 'معاملة', 'بلاغ', 'شكوى', 'هوية', 'إقامة', 'جواز', 'هاتف', 'جوال', 'موبايل', 'تحويلة', 'مقعد',
   'بوابة', 'عضوية', 'عميل', 'سجل', 'تحقق', 'تفعيل', 'مرور', 'سري', 'ينتهي', 'تنتهي', 'منتهية', 'منتهي', 'اتصل', 'اتصال',
-  'واتساب', 'حوالة', 'لوحة', 'صندوق', 'PIN', 'OTP', 'IBAN', 'PNR', 'flight', 'order', 'ref',
+  'واتساب', 'حوالة', 'لوحة', 'صندوق', 'ص.ب', 'بريدي', 'بريد', 'PIN', 'OTP', 'IBAN', 'PNR', 'flight', 'order', 'ref',
 ];
+
+/** Keywords after which up to three digits are a plain number (البوابة 12, المقعد 7); longer or with letters, a reference. */
+const SHORT_AS_NUMBER = new Set(['بوابة', 'مقعد', 'صالة', 'مبنى', 'محطة']);
 
 /** Words that may stand between the keyword and the number ("رقم الطلب الخاص بك هو 4821"). */
 const CONNECTORS = new Set(['هو', 'هي', 'ب', 'بـ', 'الخاص', 'الخاصة', 'بك', 'بكم', 'لدينا', 'لديك', 'التالي', 'الجديد', ':', 'no', 'number', 'رقمه', 'رقمها']);
@@ -64,7 +67,7 @@ export class ReferenceWords {
         bareNumber = true;
         continue;
       }
-      if (this.isKeyword(w)) return 'reference';
+      if (this.isKeyword(w)) return SHORT_AS_NUMBER.has(bareWord(w)) ? 'number' : 'reference';
       if (!CONNECTORS.has(w.toLowerCase())) break;
     }
     return bareNumber ? 'number' : undefined;
