@@ -4,16 +4,18 @@
  * model is still writing. Pure: push deltas in, get chunks out.
  */
 export interface ChunkerOptions {
-  /** A sentence end splits only once the chunk has this many characters. */
+  /** A sentence end splits only once the chunk has this many characters. @default 20 */
   minChars?: number;
-  /** The first chunk may be shorter, so the first audio comes sooner. */
+  /** The first chunk may be shorter, so the first audio comes sooner. @default 8 */
   firstMinChars?: number;
   /**
    * Past this without a sentence end, split at a space that keeps numbers whole (read up to 40
-   * characters further to choose it).
+   * characters further to choose it). @default 250
    */
   maxChars?: number;
 }
+
+export const CHUNKER_DEFAULTS: Required<ChunkerOptions> = { minChars: 20, firstMinChars: 8, maxChars: 250 };
 
 const STRONG = new Set(['.', '!', '?', '؟', '…', '\n']);
 const WEAK = new Set(['،', '؛', ',', ';', ':']);
@@ -37,9 +39,9 @@ export class SentenceChunker {
   private readonly max: number;
 
   constructor(opts: ChunkerOptions = {}) {
-    this.min = opts.minChars ?? 20;
-    this.firstMin = opts.firstMinChars ?? 8;
-    this.max = opts.maxChars ?? 250;
+    this.min = opts.minChars ?? CHUNKER_DEFAULTS.minChars;
+    this.firstMin = opts.firstMinChars ?? CHUNKER_DEFAULTS.firstMinChars;
+    this.max = opts.maxChars ?? CHUNKER_DEFAULTS.maxChars;
   }
 
   /** Adds text; returns the chunks now complete. */

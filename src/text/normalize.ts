@@ -59,7 +59,18 @@ const PRE = String.raw`(?<![\p{L}\p{N}_.,])((?:[وف]?[بلك]|[وف])?)`;
 const NUM = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`;
 const END = String.raw`(?![\p{N}A-Za-z]|[.,]\d)`;
 const esc = (s: string) => s.replace(/[.$()*+?[\]^{}|\\]/g, '\\$&');
-const re = (src: string) => new RegExp(src, 'gu');
+// Patterns are built from tables once and compiled once: the normalizer runs on every chunk.
+const compiled = new Map<string, RegExp>();
+function re(src: string): RegExp {
+  let r = compiled.get(src);
+  if (!r) compiled.set(src, (r = new RegExp(src, 'gu')));
+  return r;
+}
+const UNITS = Object.keys(UNIT_ABBREVIATIONS).sort((a, b) => b.length - a.length).map(esc).join('|');
+const CODES = Object.keys(CURRENCIES).filter((c) => /^[A-Z]{3}$/.test(c)).join('|');
+const SYMBOLS = Object.keys(CURRENCY_SYMBOLS).sort((a, b) => b.length - a.length).map(esc).join('|');
+const WORDS = Object.keys(CURRENCY_WORDS).sort((a, b) => b.length - a.length).join('|');
+const FULL_PERIOD = PERIOD.split('|').filter((p) => p.length > 2).join('|');
 // Number words just written, so "بين 9 و12" reads the second number in the case of the first.
 const NUMBER_WORDS_AT_END = /(?:\s*و?(?:\d[\d.,]*|(?:صفر|واحد|اثن|إحدى|أحد|ثلاث|أربع|خمس|ست|سبع|ثمان|تسع|عشر|مئ|ألف|آلاف|مليون|ملايين|مليار)\S*))+\s*$/u;
 const RANGE_NOUN = /^\s*(?:و|إلى|الى|حتى|أو|-|–)\s*(?:[^\s\d]+\s)?\d+\s+([\p{L}\u064B-\u0652]+)/u;
@@ -86,7 +97,8 @@ export class SpeechNormalizer {
       const offset = args.find((a, i) => i > 0 && typeof a === 'number') as number;
       const m = args.slice(0, args.indexOf(offset)) as string[];
       const pre = prefixed ? (m[1] ?? '') : '';
-      const before = t.slice(0, offset);
+      // The words just before the number are its context; a short window keeps this cheap.
+      const before = t.slice(Math.max(0, offset - 80), offset);
       const after = t.slice(offset + m[0]!.length);
       const gcase: GrammaticalCase = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(pre) ? 'genitive' : caseBefore(pre === 'و' ? before.replace(NUMBER_WORDS_AT_END, '') : before);
       const out = fn(m, { before, after, pre, gcase });
@@ -130,8 +142,7 @@ export class SpeechNormalizer {
     t = this.pass(t, LONG_DIGITS, (m, { after }) => (this.countsSomething(after) ? undefined : spellReference(m[0]!)), false);
 
     // Units: 5 كم، 10 GB.
-    const units = Object.keys(UNIT_ABBREVIATIONS).sort((a, b) => b.length - a.length).map(esc).join('|');
-    t = this.pass(t, re(`${PRE}(${NUM})\\s?(${units})(?![\\p{L}\\d])`), (m, c) => {
+    t = this.pass(t, re(`${PRE}(${NUM})\\s?(${UNITS})(?![\\p{L}\\d])`), (m, c) => {
       const noun = this.lexicon.get(UNIT_ABBREVIATIONS[m[3]!]!)!;
       const n = m[2]!.replace(/,/g, '');
       return n.includes('.') ? `${this.decimal(n, c.gcase)} ${noun.singular}` : countNoun(Number(n), noun, c.gcase);
@@ -191,13 +202,10 @@ export class SpeechNormalizer {
   }
 
   private money(t: string): string {
-    const codes = Object.keys(CURRENCIES).filter((c) => /^[A-Z]{3}$/.test(c)).join('|');
-    const symbols = Object.keys(CURRENCY_SYMBOLS).sort((a, b) => b.length - a.length).map(esc).join('|');
-    const words = Object.keys(CURRENCY_WORDS).sort((a, b) => b.length - a.length).join('|');
     const read = (amount: string, code: string, gcase: GrammaticalCase) => readMoney(amount, code, gcase);
-    t = this.pass(t, re(`(?<![A-Za-z])(${codes}|${symbols})\\s?(${NUM})${END}`), (m, c) => read(m[2]!, CURRENCIES[m[1]!] ? m[1]! : CURRENCY_SYMBOLS[m[1]!]!, c.gcase), false);
-    t = this.pass(t, re(`${PRE}(${NUM})\\s?(${codes}|${symbols})(?![A-Za-z])`), (m, c) => read(m[2]!, CURRENCIES[m[3]!] ? m[3]! : CURRENCY_SYMBOLS[m[3]!]!, c.gcase));
-    return this.pass(t, re(`${PRE}(${NUM})\\s?(${words})(?:[\\u064B-\\u0652]*ا)?[\\u064B-\\u0652]*(?:\\s+(\\p{L}+?)(?:ة|ين|ون|ان|ًا|ا)?)?(?![\\p{L}\\u064B-\\u0652])`), (m, c) => {
+    t = this.pass(t, re(`(?<![A-Za-z])(${CODES}|${SYMBOLS})\\s?(${NUM})${END}`), (m, c) => read(m[2]!, CURRENCIES[m[1]!] ? m[1]! : CURRENCY_SYMBOLS[m[1]!]!, c.gcase), false);
+    t = this.pass(t, re(`${PRE}(${NUM})\\s?(${CODES}|${SYMBOLS})(?![A-Za-z])`), (m, c) => read(m[2]!, CURRENCIES[m[3]!] ? m[3]! : CURRENCY_SYMBOLS[m[3]!]!, c.gcase));
+    return this.pass(t, re(`${PRE}(${NUM})\\s?(${WORDS})(?:[\\u064B-\\u0652]*ا)?[\\u064B-\\u0652]*(?:\\s+(\\p{L}+?)(?:ة|ين|ون|ان|ًا|ا)?)?(?![\\p{L}\\u064B-\\u0652])`), (m, c) => {
       const base = CURRENCY_WORDS[m[3]!]!;
       const code = (m[4] && NATIONALITIES[base]?.[m[4]]) || base;
       const said = readMoney(m[2]!, code, c.gcase);
@@ -216,8 +224,7 @@ export class SpeechNormalizer {
     t = this.pass(t, re(`(?:(الساعة)\\s*)?(?<![\\d:])(\\d{1,2}):(\\d{2})(?:\\s?(${PERIOD})(?![\\p{L}\\u064B-\\u0652]))?`), (m, c) =>
       +m[2]! > 24 || +m[3]! > 59 ? undefined : `${m[1] || !/الساعة(?:\s+\S+)?\s*$/.test(c.before) ? 'الساعة ' : ''}${clock(+m[2]!, +m[3]!, m[4])}`, false);
     // Hours: الساعة 11، 9 صباحًا، من 9 إلى 4 (in a sentence about opening hours).
-    const fullPeriod = PERIOD.split('|').filter((p) => p.length > 2).join('|');
-    t = this.pass(t, re(`(?:(الساعة)\\s+)?(?<![\\d:])(\\d{1,2})\\s+(${fullPeriod})(?![\\p{L}\\u064B-\\u0652])`), (m) =>
+    t = this.pass(t, re(`(?:(الساعة)\\s+)?(?<![\\d:])(\\d{1,2})\\s+(${FULL_PERIOD})(?![\\p{L}\\u064B-\\u0652])`), (m) =>
       +m[2]! > 24 ? undefined : `${m[1] ? 'الساعة ' : ''}${clock(+m[2]!, 0, m[3])}`, false);
     t = this.pass(t, re(String.raw`(الساعة)\s+(\d{1,2})(?![\d:]|[.,]\d)`), (m) => (+m[2]! > 24 ? undefined : `الساعة ${clock(+m[2]!, 0)}`), false);
     const hoursTalk = /الساعة|الدوام|دوام|ساعات|يعمل|تعمل|نعمل|يفتح|تفتح|نفتح|مفتوح|نستقبل|يستقبل|متاح|متاحة|العمل|الزيارة/;
