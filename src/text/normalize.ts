@@ -129,7 +129,7 @@ export class SpeechNormalizer {
     t = this.pass(t, re(`${PRE}(?:%\\s?(${NUM})|(${NUM})\\s?%)`), (m, c) => `${this.decimal(m[2] ?? m[3]!, c.gcase)} بالمئة`);
 
     // Numbers announced as references, and phones.
-    t = this.pass(t, re(`${PRE}(\\+?\\d+(?:[ -]\\d{2,})*)${END}(?!:\\d)`), (m, { before, after }) => {
+    t = this.pass(t, re(`${PRE}(\\+?\\d+(?:[ -]\\d+)*)${END}(?!:\\d)`), (m, { before, after }) => {
       const digits = m[2]!;
       const kind = this.refs.announced(before);
       const length = digits.replace(/\D/g, '').length;
@@ -183,7 +183,9 @@ export class SpeechNormalizer {
     const known = this.lexicon.get(w);
     if (known) return { noun: known, sure: true };
     if (NOT_COUNTED.has(w) || /^(?:ال|وال|بال|لل)/.test(w) || w.length < 2) return undefined;
-    return guessNoun(w);
+    const guess = guessNoun(w);
+    // An unknown word in the accusative after a number is an adverb (فورًا، يوميًا، تقريبًا), not what it counts.
+    return guess.sure || !/[اً]$/.test(w) ? guess : undefined;
   }
 
   /** The words after a number name what it counts (so it is an amount, not a reference). */

@@ -20,7 +20,7 @@ export const REFERENCE_KEYWORDS = [
   'بطاقة', 'رمز', 'كود', 'رقم', 'طلب', 'حجز', 'رحلة', 'تذكرة', 'حساب', 'آيبان', 'ايبان', 'مرجع', 'مرجعي', 'شحنة', 'تتبع',
   'بوليصة', 'فاتورة', 'عقد', 'معاملة', 'بلاغ', 'شكوى', 'هوية', 'إقامة', 'جواز', 'هاتف', 'جوال', 'موبايل', 'تحويلة', 'مقعد',
   'بوابة', 'عضوية', 'عميل', 'سجل', 'تحقق', 'تفعيل', 'مرور', 'سري', 'ينتهي', 'تنتهي', 'منتهية', 'منتهي', 'اتصل', 'اتصال',
-  'واتساب', 'حوالة', 'لوحة', 'صندوق', 'ص.ب', 'بريدي', 'بريد', 'PIN', 'OTP', 'IBAN', 'PNR', 'flight', 'order', 'ref',
+  'أرقام', 'واتساب', 'حوالة', 'لوحة', 'صندوق', 'ص.ب', 'بريدي', 'بريد', 'PIN', 'OTP', 'IBAN', 'PNR', 'flight', 'order', 'ref',
 ];
 
 /** Keywords after which up to three digits are a plain number (البوابة 12, المقعد 7); longer or with letters, a reference. */
@@ -77,11 +77,13 @@ export class ReferenceWords {
 /** A reference read out: digits one by one, Latin letters by name, groups apart ("، "). */
 export function spellReference(ref: string): string {
   const groups = ref.trim().split(/[\s-]+/).filter(Boolean);
+  // "4 8 2 1" is one run of digits written apart, not four groups.
+  const apart = groups.every((g) => g.length === 1);
   return groups.map((g) => [...g].map((ch) => {
     if (/\d/.test(ch)) return digitsToWords(ch);
     if (ch === '+') return 'زائد';
     return LETTER_NAMES[ch.toUpperCase()] ?? ch;
-  }).join(' ')).join('، ');
+  }).join(' ')).join(apart ? ' ' : '، ');
 }
 
 // Patterns that are references whatever comes before them.
