@@ -68,6 +68,8 @@ export class ReferenceWords {
         continue;
       }
       if (this.isKeyword(w)) return SHORT_AS_NUMBER.has(bareWord(w)) ? 'number' : 'reference';
+      // "رقم الوصل 5521": whatever is numbered, a number after it is its reference.
+      if (i === 0 && /^ال\p{L}{2,}$/u.test(w) && /^(?:و|ب)?رقم$/.test(words[1] ?? '')) return 'reference';
       if (!CONNECTORS.has(w.toLowerCase())) break;
     }
     return bareNumber ? 'number' : undefined;

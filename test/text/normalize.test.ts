@@ -66,3 +66,56 @@ test('markup: headings, lists, links, code and tables become plain text', () => 
   const md = '# الخطوات\n- افتح التطبيق\n- اختر [البطاقات](https://x.y/cards)\n`رمز` | جدول';
   assert.equal(stripMarkup(md), 'الخطوات\nافتح التطبيق\nاختر البطاقات\nرمز جدول');
 });
+
+test('options: case endings off keeps the nominative', async () => {
+  const { createNormalizer } = await import('../../src/text/normalize.ts');
+  assert.equal(createNormalizer({ caseEndings: false })('تم الدفع قبل 2 يوم بنسبة 30%'), 'تم الدفع قبل يومان بنسبة ثلاثون بالمئة');
+  assert.equal(normalizeForSpeech('تم الدفع قبل 2 يوم بنسبة 30%'), 'تم الدفع قبل يومين بنسبة ثلاثين بالمئة');
+});
+
+test('options: references as whole numbers; phones and leading zeros stay digits', async () => {
+  const { createNormalizer } = await import('../../src/text/normalize.ts');
+  const n = createNormalizer({ references: 'number' });
+  assert.equal(n('رقم الطلب 48213، الهاتف 0501234567'), 'رقم الطلب ثمانية وأربعون ألفًا ومئتان وثلاثة عشر، الهاتف صفر خمسة صفر واحد اثنان ثلاثة أربعة خمسة ستة سبعة');
+});
+
+test('options: users add counted nouns, reference keywords and ordinal nouns', async () => {
+  const { createNormalizer } = await import('../../src/text/normalize.ts');
+  const text = 'لديك 3 حصص و 2 حصة. رقم السند 5521. القاعة 3';
+  assert.equal(normalizeForSpeech('لديك 3 حصص. السند 5521. القاعة 3'), 'لديك ثلاثة حصص. السند خمسة آلاف وخمسمئة وواحد وعشرون. القاعة ثلاثة');
+  const n = createNormalizer({ nouns: [{ singular: 'حصة', plural: 'حصص', gender: 'f' }], referenceKeywords: ['سند'], ordinalNouns: { 'قاعة': 'f' } });
+  assert.equal(n(text), 'لديك ثلاث حصص وحصتان. رقم السند خمسة خمسة اثنان واحد. القاعة الثالثة');
+  assert.equal(n('السند 5521'), 'السند خمسة خمسة اثنان واحد');
+});
+
+const cases: [number, string, string][] = [
+  [2, 'اثنان', 'اثنين'], [12, 'اثنا عشر', 'اثني عشر'], [20, 'عشرون', 'عشرين'], [22, 'اثنان وعشرون', 'اثنين وعشرين'],
+  [200, 'مئتان', 'مئتين'], [2000, 'ألفان', 'ألفين'], [20000, 'عشرون ألفًا', 'عشرين ألفًا'], [2000000, 'مليونان', 'مليونين'],
+];
+for (const [n, nom, gen] of cases) {
+  test(`case: ${n} → ${nom} / ${gen}`, async () => {
+    const { cardinal } = await import('../../src/text/numbers.ts');
+    assert.equal(cardinal(n), nom);
+    assert.equal(cardinal(n, { grammaticalCase: 'genitive' }), gen);
+    assert.equal(cardinal(n, { grammaticalCase: 'accusative' }), gen);
+  });
+}
+
+test('construct state: the last part before a counted noun loses its nun or tanween', async () => {
+  const { cardinal } = await import('../../src/text/numbers.ts');
+  assert.equal(cardinal(200, { construct: true }), 'مئتا');
+  assert.equal(cardinal(200, { construct: true, grammaticalCase: 'genitive' }), 'مئتي');
+  assert.equal(cardinal(2000, { construct: true }), 'ألفا');
+  assert.equal(cardinal(11000, { construct: true }), 'أحد عشر ألف');
+  assert.equal(cardinal(11000), 'أحد عشر ألفًا');
+  assert.equal(cardinal(200000), 'مئتا ألف');
+});
+
+test('unknown nouns: gender and plural from the form', async () => {
+  const { guessNoun } = await import('../../src/text/lexicon.ts');
+  assert.deepEqual([guessNoun('عيادات').noun.gender, guessNoun('عيادات').noun.singular], ['f', 'عيادة']);
+  assert.deepEqual([guessNoun('تنبيهات').noun.gender, guessNoun('تنبيهات').noun.singular], ['m', 'تنبيه']);
+  assert.deepEqual([guessNoun('استفسارات').noun.gender, guessNoun('اجتماعات').noun.gender], ['m', 'm']);
+  assert.equal(guessNoun('مدينة').noun.dual, 'مدينتان');
+  assert.equal(guessNoun('توقيع').sure, false);
+});
