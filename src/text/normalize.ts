@@ -74,6 +74,8 @@ const FULL_PERIOD = PERIOD.split('|').filter((p) => p.length > 2).join('|');
 // Number words just written, so "بين 9 و12" reads the second number in the case of the first.
 const NUMBER_WORDS_AT_END = /(?:\s*و?(?:\d[\d.,]*|(?:صفر|واحد|اثن|إحدى|أحد|ثلاث|أربع|خمس|ست|سبع|ثمان|تسع|عشر|مئ|ألف|آلاف|مليون|ملايين|مليار)\S*))+\s*$/u;
 const RANGE_NOUN = /^\s*(?:و|إلى|الى|حتى|أو|-|–)\s*(?:[^\s\d]+\s)?\d+\s+([\p{L}\u064B-\u0652]+)/u;
+const DATE_WORDS = /(?:^|\s)(?:بتاريخ|تاريخ|التاريخ|يوم|في|حتى|منذ|قبل|بعد|من|إلى|الأحد|الاثنين|الإثنين|الثلاثاء|الأربعاء|الخميس|الجمعة|السبت)\s*$/u;
+const FRACTIONS: Record<string, string> = { '1/2': 'نصف', '1/3': 'ثلث', '2/3': 'ثلثان', '1/4': 'ربع', '3/4': 'ثلاثة أرباع', '1/5': 'خمس', '1/10': 'عشر' };
 const MONTH_AFTER = new RegExp(`^\\s*(?:${MONTH})`, 'u');
 
 type Replacer = (m: string[], ctx: { before: string; after: string; pre: string; gcase: GrammaticalCase }) => string | undefined;
@@ -140,7 +142,11 @@ export class SpeechNormalizer {
     t = this.datesAndTimes(t);
     t = t.replace(PHONE, (s) => spellReference(s));
     t = this.pass(t, LONG_DIGITS, (m, { after }) => (this.countsSomething(after) ? undefined : spellReference(m[0]!)), false);
+    // Ranges: "24-48 ساعة" → "24 إلى 48 ساعة" (references and dates are words by now).
+    t = t.replace(/(?<![\d\-/.,])(\d{1,4})\s?[-–]\s?(\d{1,4})(?![\d\-/]|[.,]\d)/g, (all, a: string, b: string) => (Number(a) < Number(b) ? `${a} إلى ${b}` : all));
 
+    // Simple fractions: 1/2 → نصف; others "ثلاثة على ثمانية".
+    t = t.replace(/(?<![\d/.,])(\d{1,2})\/(\d{1,2})(?![\d/]|[.,]\d)/g, (_, a: string, b: string) => FRACTIONS[`${+a}/${+b}`] ?? `${cardinal(+a)} على ${cardinal(+b)}`);
     // Units: 5 كم، 10 GB.
     t = this.pass(t, re(`${PRE}(${NUM})\\s?(${UNITS})(?![\\p{L}\\d])`), (m, c) => {
       const noun = this.lexicon.get(UNIT_ABBREVIATIONS[m[3]!]!)!;
@@ -219,6 +225,13 @@ export class SpeechNormalizer {
   private datesAndTimes(t: string): string {
     t = this.pass(t, re(String.raw`(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)`), (m, c) => this.numericDate(+m[3]!, +m[2]!, +m[1]!, c.gcase), false);
     t = this.pass(t, re(String.raw`(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])`), (m, c) => this.numericDate(+m[1]!, +m[2]!, +m[3]!, c.gcase), false);
+    // Month and year (a card's expiry: 12/2028), and day/month after a word of dates (بتاريخ 21/11).
+    t = this.pass(t, re(String.raw`(?<![\d/])(\d{1,2})/(\d{4})(?![\d/])`), (m) => {
+      const month = monthName(+m[1]!);
+      return month ? `${month} ${year(+m[2]!)}` : undefined;
+    }, false);
+    t = this.pass(t, re(String.raw`(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])`), (m, c) =>
+      DATE_WORDS.test(c.before) ? this.numericDate(+m[1]!, +m[2]!, undefined, c.gcase) : undefined, false);
     t = this.pass(t, re(`${PRE}(\\d{1,2})\\s+(${MONTH})(?:\\s+(\\d{3,4})\\s*(هـ|ه|م)?(?!\\p{L}))?(?![\\p{L}])`), (m, c) =>
       +m[2]! >= 1 && +m[2]! <= 31 ? readDate(+m[2]!, m[3]!, m[4] ? +m[4] : undefined, c.gcase, m[5]) : undefined);
     t = this.pass(t, re(String.raw`(?<!\d)(\d{3,4})\s?(هـ|ه)(?!\p{L})`), (m) => year(+m[1]!, m[2]), false);
@@ -238,7 +251,7 @@ export class SpeechNormalizer {
     return t;
   }
 
-  private numericDate(d: number, m: number, y: number, gcase: GrammaticalCase): string | undefined {
+  private numericDate(d: number, m: number, y: number | undefined, gcase: GrammaticalCase): string | undefined {
     const month = monthName(m);
     if (!month || d < 1 || d > 31) return undefined;
     return readDate(d, month, y, gcase);
