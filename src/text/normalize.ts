@@ -113,10 +113,12 @@ export class SpeechNormalizer {
     t = westernDigits(stripMarkup(t)).replace(/٪/g, '%');
     // "-50" → "سالب 50"; "2 مليون" → "2,000,000" so the amount and its noun read as one number.
     t = t.replace(/(^|[\s(:])[-−](?=\d)/g, '$1سالب ');
-    t = t.replace(/(?<![\d.,])(\d+(?:\.\d+)?)\s?(ألف|آلاف|مليون|ملايين|مليار|مليارات)(?![\p{L}\u064B-\u0652])/gu, (all, n: string, w: string) => {
+    t = t.replace(/(?<![\d.,:/+\-])(\d+(?:\.\d+)?)\s?(ألف|آلاف|مليون|ملايين|مليار|مليارات)(?![\p{L}\u064B-\u0652])/gu, (all, n: string, w: string) => {
       const value = Math.round(Number(n) * (w.startsWith('مليا') ? 1e9 : /^مل/.test(w) ? 1e6 : 1e3));
       return value < 1e12 ? value.toLocaleString('en-US') : all;
     });
+    // Digits glued to a word ("الطلب45", "5دقائق") are parted from it; a glued prefix (ب، ل، و) stays.
+    t = t.replace(/(\p{Script=Arabic}+)(?=\d)/gu, (w) => (/^[وف]?[بلك]?ـ?$/.test(w) ? w : `${w} `)).replace(/(\d)(?=\p{Script=Arabic})/gu, '$1 ');
     // "بـ 4821" → "ب4821": the prefix is read with the number.
     t = t.replace(/(^|\s)([وف]?[بلك]|[وف])ـ?\s*(?=[\d+])/gu, '$1$2');
 
@@ -126,6 +128,9 @@ export class SpeechNormalizer {
     t = t.replace(PNR, (s) => spellReference(s));
     t = this.pass(t, re(String.raw`(?<![\p{L}\d])[A-Z0-9]{2,8}(?![\p{L}\d])`), (m, { before }) => (/[A-Z]/.test(m[0]!) && (/\d/.test(m[0]!) || m[0]!.length >= 5) && this.refs.announced(before) ? spellReference(m[0]!) : undefined), false);
 
+    // Ranges: "24-48 ساعة" → "24 إلى 48 ساعة"; not a reference (رقم الطلب 12-3456), a date or a phone.
+    t = this.pass(t, re(String.raw`(?<![\d\-/.,+])(\d{1,4})\s?[-–]\s?(\d{1,4})(?![\d\-/]|[.,]\d)`), (m, { before }) =>
+      Number(m[1]) < Number(m[2]) && !this.refs.announced(before) && !/\d[ -]?$/.test(before) ? `${m[1]} إلى ${m[2]}` : undefined, false);
     t = this.money(t);
     // Percentages, the sign before or after.
     t = this.pass(t, re(`${PRE}(?:%\\s?(${NUM})|(${NUM})\\s?%)`), (m, c) => `${this.decimal(m[2] ?? m[3]!, c.gcase)} بالمئة`);
@@ -142,8 +147,6 @@ export class SpeechNormalizer {
     t = this.datesAndTimes(t);
     t = t.replace(PHONE, (s) => spellReference(s));
     t = this.pass(t, LONG_DIGITS, (m, { after }) => (this.countsSomething(after) ? undefined : spellReference(m[0]!)), false);
-    // Ranges: "24-48 ساعة" → "24 إلى 48 ساعة" (references and dates are words by now).
-    t = t.replace(/(?<![\d\-/.,])(\d{1,4})\s?[-–]\s?(\d{1,4})(?![\d\-/]|[.,]\d)/g, (all, a: string, b: string) => (Number(a) < Number(b) ? `${a} إلى ${b}` : all));
 
     // Simple fractions: 1/2 → نصف; others "ثلاثة على ثمانية".
     t = t.replace(/(?<![\d/.,])(\d{1,2})\/(\d{1,2})(?![\d/]|[.,]\d)/g, (_, a: string, b: string) => FRACTIONS[`${+a}/${+b}`] ?? `${cardinal(+a)} على ${cardinal(+b)}`);
@@ -197,7 +200,7 @@ export class SpeechNormalizer {
   /** The words after a number name what it counts (so it is an amount, not a reference). */
   private countsSomething(after: string): boolean {
     const w = after.match(/^\s*([\p{L}\u064B-\u0652%]+)/u)?.[1];
-    return !!w && (!!this.lexicon.get(w) || w in CURRENCY_WORDS || w === '%');
+    return !!w && (!!this.lexicon.get(w) || w in CURRENCY_WORDS || w in UNIT_ABBREVIATIONS || w === '%');
   }
 
   private decimal(s: string, gcase: GrammaticalCase): string {

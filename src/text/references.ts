@@ -98,6 +98,6 @@ export const FLIGHT = /(?<![\p{L}\d])([A-Z]{2}|[A-Z]\d|\d[A-Z])( ?)(\d{2,4})(?![
 /** PNR-style codes: six capitals and digits with at least two letters and one digit. */
 export const PNR = /(?<![\p{L}\d])(?=[A-Z0-9]{6}(?![\p{L}\d]))(?=[A-Z]*\d)(?=\d*[A-Z]\d*[A-Z])[A-Z0-9]{6}(?![\p{L}\d])/gu;
 /** International phones: +971 4 555 0199, +966501234567. */
-export const PHONE = /\+\d{1,3}(?:[ -]?\d{1,4}){2,5}(?![\d])/g;
+export const PHONE = /\+\d{1,3}(?:[ -]?\d{1,4}){2,5}(?![\dA-Za-z]|[.,]\d)/g;
 /** Long digit runs, grouped or not (seven digits or more), and numbers with a leading zero. */
 export const LONG_DIGITS = /(?<![\d.,:\p{L}])(?:\d{7,}|0\d{2,}(?:[ -]\d{2,})*|\d{2,4}(?:[ -]\d{3,4}){2,}|\d{3}[ -]\d{4})(?![\d.,:]?\d)/gu;

@@ -119,3 +119,16 @@ test('unknown nouns: gender and plural from the form', async () => {
   assert.equal(guessNoun('مدينة').noun.dual, 'مدينتان');
   assert.equal(guessNoun('توقيع').sure, false);
 });
+
+test('any mix of numbers, symbols and Arabic words: no throw, and no digit left unread', () => {
+  const tokens = ['رقم', 'الطلب', 'بـ', 'في', '12', '3.5', '1,000', '0.75', '+966', '2026-11-21', '9:30', 'صباحًا', '%', '٪', 'ر.س', 'ريال',
+    'دقيقة', 'أيام', 'الساعة', 'من', 'إلى', '2', '1', '٣', 'مليون', 'ألف', 'هـ', 'شوال', 'ذو', 'الحجة', 'و', '،', 'كم', 'الدور', 'للمرة',
+    'بين', '007', '24-48', '12/2028', '1/2', '45', '100', '200', '11000', '2000000', '0', '٢٫٥', '-', '17:00', 'مساءً', '13', 'طلب', 'مكالمة'];
+  let seed = 7;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  for (let i = 0; i < 3000; i++) {
+    const text = Array.from({ length: 1 + Math.floor(rnd() * 8) }, () => tokens[Math.floor(rnd() * tokens.length)]).join(' ');
+    const said = normalizeForSpeech(text);
+    assert.ok(!/\d/.test(said), `${text} → ${said}`);
+  }
+});
