@@ -47,22 +47,26 @@ function periodWord(written: string | undefined, h: number): string {
     if (/^(?:pm|p\.m\.|م)$/i.test(written)) return h % 12 >= 6 ? 'مساءً' : h % 12 >= 3 ? 'عصرًا' : 'ظهرًا';
     return written;
   }
+  if (h % 24 === 0) return 'ليلًا';
   if (h >= 18) return 'مساءً';
   if (h >= 15) return 'عصرًا';
   if (h >= 12) return 'ظهرًا';
   return '';
 }
 
+/** Clock hours are feminine ordinals, except one o'clock: "الساعة الواحدة". */
+export const hourWord = (h: number) => (h === 1 ? 'الواحدة' : ordinal(h, 'f'));
+
 /** An hour (0–24) and minutes as read on a clock, without "الساعة". */
 export function clock(h: number, m: number, written?: string): string {
   const hour12 = h % 12 === 0 ? 12 : h % 12;
   const next = (hour12 % 12) + 1;
-  let words = ordinal(hour12, 'f');
+  let words = hourWord(hour12);
   if (m === 30) words += ' والنصف';
   else if (m === 15) words += ' والربع';
   else if (m === 20) words += ' والثلث';
-  else if (m === 45) words = `${ordinal(next, 'f')} إلا ربعًا`;
-  else if (m === 40) words = `${ordinal(next, 'f')} إلا ثلثًا`;
+  else if (m === 45) words = `${hourWord(next)} إلا ربعًا`;
+  else if (m === 40) words = `${hourWord(next)} إلا ثلثًا`;
   else if (m > 0) words += ` و${countNoun(m, MINUTE)}`;
   // 14:45 is "الثالثة إلا ربعًا عصرًا": the period follows the hour that is said.
   const period = periodWord(written, m >= 40 ? h + 1 : h);

@@ -8,7 +8,7 @@
  * wrote, so the word before a number (its context) is always readable text.
  */
 import { CURRENCIES, CURRENCY_SYMBOLS, CURRENCY_WORDS, NATIONALITIES, readMoney } from './currencies.ts';
-import { clock, MONTH, PERIOD, monthName, readDate, year } from './dates.ts';
+import { clock, hourWord, MONTH, PERIOD, monthName, readDate, year } from './dates.ts';
 import { caseBefore } from './grammar.ts';
 import { Lexicon, UNIT_ABBREVIATIONS, guessNoun, type NounEntry } from './lexicon.ts';
 import { stripMarkup, westernDigits } from './markup.ts';
@@ -70,6 +70,7 @@ const UNITS = Object.keys(UNIT_ABBREVIATIONS).sort((a, b) => b.length - a.length
 const CODES = Object.keys(CURRENCIES).filter((c) => /^[A-Z]{3}$/.test(c)).join('|');
 const SYMBOLS = Object.keys(CURRENCY_SYMBOLS).sort((a, b) => b.length - a.length).map(esc).join('|');
 const WORDS = Object.keys(CURRENCY_WORDS).sort((a, b) => b.length - a.length).join('|');
+const HOUR_WORDS = Array.from({ length: 12 }, (_, i) => hourWord(12 - i)).join('|');
 const FULL_PERIOD = PERIOD.split('|').filter((p) => p.length > 2).join('|');
 // Number words just written, so "بين 9 و12" reads the second number in the case of the first.
 const NUMBER_WORDS_AT_END = /(?:\s*و?(?:\d[\d.,]*|(?:صفر|واحد|اثن|إحدى|أحد|ثلاث|أربع|خمس|ست|سبع|ثمان|تسع|عشر|مئ|ألف|آلاف|مليون|ملايين|مليار)\S*))+\s*$/u;
@@ -251,7 +252,9 @@ export class SpeechNormalizer {
       const join = m[3] === 'و' ? 'و' : `${m[3]} `;
       return `${m[1]} ${clock(+m[2]!, 0)} ${join}${clock(+m[4]!, 0)}`;
     }, false);
-    return t;
+    // "من 1 إلى 5 مساءً": the end of the range is a time, so the start is an hour too.
+    return this.pass(t, re(`(من|بين)\\s+(\\d{1,2})(?=\\s+(?:إلى|الى|حتى|و)\\s*(?:الساعة\\s+)?(?:${HOUR_WORDS})(?:\\s+(?:${FULL_PERIOD}|والنصف|والربع|والثلث|إلا)|\\s*[.،,]|\\s*$))`), (m) =>
+      +m[2]! >= 1 && +m[2]! <= 12 ? `${m[1]} ${hourWord(+m[2]!)}` : undefined, false);
   }
 
   private numericDate(d: number, m: number, y: number | undefined, gcase: GrammaticalCase): string | undefined {
