@@ -111,7 +111,7 @@ export class SpeechNormalizer {
 
   normalize(input: string): string {
     let t = input.replace(MASKED, (_, d: string) => digitsToWords(d));
-    t = westernDigits(stripMarkup(t)).replace(/٪/g, '%');
+    t = westernDigits(stripMarkup(t)).replace(/٪/g, '%').replace(/ = /g, ' يساوي ');
     // "-50" → "سالب 50"; "2 مليون" → "2,000,000" so the amount and its noun read as one number.
     t = t.replace(/(^|[\s(:])[-−](?=\d)/g, '$1سالب ');
     t = t.replace(/(?<![\d.,:/+\-])(\d+(?:\.\d+)?)\s?(ألف|آلاف|مليون|ملايين|مليار|مليارات)(?![\p{L}\u064B-\u0652])/gu, (all, n: string, w: string) => {

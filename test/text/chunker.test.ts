@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SentenceChunker, chunkText } from '../../src/text/chunker.ts';
+import { LONG_REPLIES } from './long-replies.ts';
 
 const cases: [string, string[]][] = [
   ['مرحبا بك. كيف أستطيع مساعدتك اليوم؟', ['مرحبا بك.', 'كيف أستطيع مساعدتك اليوم؟']],
@@ -46,20 +47,7 @@ test('a long run without punctuation is cut at a space before the maximum', () =
   assert.equal(chunks.join(' '), words);
 });
 
-// Long replies without punctuation: whatever the length limit, no cut separates a number from
-// what belongs to it, so each chunk is normalized right.
-const units: [string, string[]][] = [
-  ['للتواصل مع الفرع الرئيسي يرجى الاتصال على الرقم +971 4 555 0199 في أي وقت خلال ساعات العمل الرسمية من الأحد إلى الخميس', ['+971 4 555 0199']],
-  ['تم العثور على 7 حسابات مرتبطة برقم هويتك وسنرسل لك تفاصيلها عبر الرسائل النصية خلال الساعات القادمة إن شاء الله', ['7 حسابات']],
-  ['موعد رحلتك القادمة يوم الجمعة 9 أبريل 2027 من مطار الملك خالد الدولي ويرجى الحضور قبل الموعد بثلاث ساعات على الأقل', ['9 أبريل 2027']],
-  ['يمكنك إرسال المستندات على العنوان ص.ب. 12345 الرياض أو تسليمها في أقرب فرع لك مع صورة من الهوية الوطنية سارية المفعول', ['ص.ب. 12345']],
-  ['تم خصم مبلغ ر.س 320.50 من حسابك مقابل فاتورة الكهرباء لشهر مارس ويمكنك مراجعة التفاصيل في التطبيق في أي وقت تريده', ['ر.س 320.50']],
-  ['بطاقتك المنتهية بـ 4821 موقوفة مؤقتا بسبب محاولات دخول خاطئة متكررة ويمكنك إعادة تفعيلها من التطبيق أو بالاتصال بنا', ['بـ 4821']],
-  ['نعتذر لك عن الإزعاج فقد تم إيقاف بطاقتك الائتمانية المنتهية بـ 4821 احترازيا بعد رصد عملية مشبوهة من خارج المملكة', ['المنتهية بـ 4821']],
-  ['يسعدنا إبلاغك بأن رقم الطلب الخاص بك هو 48213 وسيتم التوصيل إلى عنوانك المسجل خلال ثلاثة أيام عمل', ['الطلب الخاص بك هو 48213']],
-  ['الفرع مفتوح اليوم من الساعة 9:30 صباحًا حتى الساعة 4:00 مساءً ما عدا يوم الجمعة حيث يكون مغلقا طوال اليوم للأسف', ['9:30 صباحًا', '4:00 مساءً']],
-];
-for (const [text, keep] of units) {
+for (const [text, keep] of LONG_REPLIES) {
   test(`never cut inside: ${keep.join(', ')}`, () => {
     for (let max = 20; max <= 90; max += 3) {
       const chunks = chunkText(text, { maxChars: max });
@@ -75,7 +63,7 @@ test('a period inside an abbreviation written with several periods ends no sente
 });
 
 test('streaming cuts long unpunctuated text exactly as the whole text', () => {
-  const text = units.map(([t]) => t).join('. ');
+  const text = LONG_REPLIES.map(([t]) => t).join('. ');
   const c = new SentenceChunker({ maxChars: 60 });
   const out: string[] = [];
   for (const ch of text) out.push(...c.push(ch));
