@@ -102,7 +102,7 @@ export class SpeechNormalizer {
       const pre = prefixed ? (m[1] ?? '') : '';
       // The words just before the number are its context; a short window keeps this cheap.
       const before = t.slice(Math.max(0, offset - 80), offset);
-      const after = t.slice(offset + m[0]!.length);
+      const after = t.slice(offset + m[0]!.length, offset + m[0]!.length + 80);
       const gcase: GrammaticalCase = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(pre) ? 'genitive' : caseBefore(pre === 'و' ? before.replace(NUMBER_WORDS_AT_END, '') : before);
       const out = fn(m, { before, after, pre, gcase });
       return out === undefined ? m[0]! : `${pre}${out}`;

@@ -91,8 +91,8 @@ export function spellReference(ref: string): string {
 // Patterns that are references whatever comes before them.
 /** IBAN: two letters, two check digits, then groups (SA03 8000 0000 6080 1016 7519). */
 export const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b/g;
-/** A masked card number: "**** 4821", "•••• •••• 4821", "xxxx-4821". */
-export const MASKED = /(?:[*•xX]{2,}[ -]?){1,4}(\d{4})\b/g;
+/** A masked card number: "**** 4821", "•••• •••• 4821", "xxxx-4821" (not bold markdown: **4500**). */
+export const MASKED = /(?:[*•xX]{3,}[ -]?){1,4}(\d{4})\b(?!\*)/g;
 /** Flight numbers: EK202, SV1234, MS985 (with a space only after a keyword such as رحلة). */
 export const FLIGHT = /(?<![\p{L}\d])([A-Z]{2}|[A-Z]\d|\d[A-Z])( ?)(\d{2,4})(?![\p{L}\d])/gu;
 /** PNR-style codes: six capitals and digits with at least two letters and one digit. */
