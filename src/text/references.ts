@@ -20,14 +20,14 @@ export const REFERENCE_KEYWORDS = [
   'بطاقة', 'رمز', 'كود', 'رقم', 'طلب', 'حجز', 'رحلة', 'تذكرة', 'حساب', 'آيبان', 'ايبان', 'مرجع', 'مرجعي', 'شحنة', 'تتبع',
   'بوليصة', 'فاتورة', 'عقد', 'معاملة', 'بلاغ', 'شكوى', 'هوية', 'إقامة', 'جواز', 'هاتف', 'جوال', 'موبايل', 'تحويلة', 'مقعد',
   'بوابة', 'عضوية', 'عميل', 'سجل', 'تحقق', 'تفعيل', 'مرور', 'سري', 'ينتهي', 'تنتهي', 'منتهية', 'منتهي', 'اتصل', 'اتصال',
-  'أرقام', 'واتساب', 'حوالة', 'لوحة', 'صندوق', 'ص.ب', 'بريدي', 'بريد', 'PIN', 'OTP', 'IBAN', 'PNR', 'flight', 'order', 'ref',
+  'أرقام', 'ساخن', 'موحد', 'واتساب', 'حوالة', 'لوحة', 'صندوق', 'ص.ب', 'بريدي', 'بريد', 'PIN', 'OTP', 'IBAN', 'PNR', 'flight', 'order', 'ref',
 ];
 
 /** Keywords after which up to three digits are a plain number (البوابة 12, المقعد 7); longer or with letters, a reference. */
 const SHORT_AS_NUMBER = new Set(['بوابة', 'مقعد', 'صالة', 'مبنى', 'محطة']);
 
 /** Words that may stand between the keyword and the number ("رقم الطلب الخاص بك هو 4821"). */
-const CONNECTORS = new Set(['هو', 'هي', 'ب', 'بـ', 'الخاص', 'الخاصة', 'بك', 'بكم', 'لدينا', 'لديك', 'التالي', 'الجديد', ':', 'no', 'number', 'رقمه', 'رقمها']);
+const CONNECTORS = new Set(['على', 'عبر', 'هو', 'هي', 'ب', 'بـ', 'الخاص', 'الخاصة', 'بك', 'بكم', 'لدينا', 'لديك', 'التالي', 'الجديد', ':', 'no', 'number', 'رقمه', 'رقمها']);
 
 /** A word without diacritics, conjunction, preposition or article. */
 export function bareWord(w: string): string {
@@ -69,7 +69,7 @@ export class ReferenceWords {
       }
       if (this.isKeyword(w)) return SHORT_AS_NUMBER.has(bareWord(w)) ? 'number' : 'reference';
       // "رقم الوصل 5521": whatever is numbered, a number after it is its reference.
-      if (i === 0 && /^ال\p{L}{2,}$/u.test(w) && /^(?:و|ب)?رقم$/.test(words[1] ?? '')) return 'reference';
+      if (i === 0 && /^ال\p{L}{2,}$/u.test(w) && /^(?:و|ب)?(?:ال)?رقم$/.test(words[1] ?? '')) return 'reference';
       if (!CONNECTORS.has(w.toLowerCase())) break;
     }
     return bareNumber ? 'number' : undefined;
