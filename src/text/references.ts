@@ -26,6 +26,9 @@ export const REFERENCE_KEYWORDS = [
 /** Keywords after which up to three digits are a plain number (البوابة 12, المقعد 7); longer or with letters, a reference. */
 const SHORT_AS_NUMBER = new Set(['بوابة', 'مقعد', 'صالة', 'مبنى', 'محطة']);
 
+/** Words before a keyword that make the number an amount of it. */
+const AMOUNT_OF = new Set(['رصيد', 'مبلغ', 'قيمة', 'سعر', 'رسوم', 'تكلفة', 'إجمالي', 'مجموع', 'حد', 'حدود', 'أقصى', 'أدنى', 'سقف', 'مستحقات', 'فائدة']);
+
 /** Words that may stand between the keyword and the number ("رقم الطلب الخاص بك هو 4821"). */
 const CONNECTORS = new Set(['على', 'عبر', 'هو', 'هي', 'ب', 'بـ', 'الخاص', 'الخاصة', 'بك', 'بكم', 'لدينا', 'لديك', 'التالي', 'الجديد', ':', 'no', 'number', 'رقمه', 'رقمها']);
 
@@ -67,7 +70,11 @@ export class ReferenceWords {
         bareNumber = true;
         continue;
       }
-      if (this.isKeyword(w)) return SHORT_AS_NUMBER.has(bareWord(w)) ? 'number' : 'reference';
+      if (this.isKeyword(w)) {
+        // "رصيد حسابك 5000", "الحد الأقصى لبطاقتك 5000": an amount of the account, not its number.
+        if (AMOUNT_OF.has(bareWord(words[i + 1] ?? ''))) return undefined;
+        return SHORT_AS_NUMBER.has(bareWord(w)) ? 'number' : 'reference';
+      }
       // "رقم الوصل 5521": whatever is numbered, a number after it is its reference.
       if (i === 0 && /^ال\p{L}{2,}$/u.test(w) && /^(?:و|ب)?(?:ال)?رقم$/.test(words[1] ?? '')) return 'reference';
       if (!CONNECTORS.has(w.toLowerCase())) break;
