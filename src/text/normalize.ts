@@ -79,6 +79,8 @@ const DATE_WORDS = /(?:^|\s)(?:بتاريخ|تاريخ|التاريخ|يوم|ف�
 const FRACTIONS: Record<string, string> = { '1/2': 'نصف', '1/3': 'ثلث', '2/3': 'ثلثان', '1/4': 'ربع', '3/4': 'ثلاثة أرباع', '1/5': 'خمس', '1/10': 'عشر' };
 const MONTH_AFTER = new RegExp(`^\\s*(?:${MONTH})`, 'u');
 
+const tidy = (t: string) => t.replace(/\s+([،؛.!?؟])/g, '$1').replace(/[ \t]{2,}/g, ' ').trim();
+
 type Replacer = (m: string[], ctx: { before: string; after: string; pre: string; gcase: GrammaticalCase }) => string | undefined;
 
 export class SpeechNormalizer {
@@ -112,6 +114,8 @@ export class SpeechNormalizer {
   normalize(input: string): string {
     let t = input.replace(MASKED, (_, d: string) => digitsToWords(d));
     t = westernDigits(stripMarkup(t)).replace(/٪/g, '%').replace(/ = /g, ' يساوي ');
+    // Most chunks have no number at all: nothing more to do.
+    if (!/\d/.test(t)) return tidy(t);
     // "-50" → "سالب 50"; "2 مليون" → "2,000,000" so the amount and its noun read as one number.
     t = t.replace(/(^|[\s(:])[-−](?=\d)/g, '$1سالب ');
     t = t.replace(/(?<![\d.,:/+\-])(\d+(?:\.\d+)?)\s?(ألف|آلاف|مليون|ملايين|مليار|مليارات)(?![\p{L}\u064B-\u0652])/gu, (all, n: string, w: string) => {
@@ -186,7 +190,7 @@ export class SpeechNormalizer {
 
     // What is left: plain numbers and decimals (a number after a Latin word is part of a name: iPhone 15).
     t = this.pass(t, re(`${PRE}(${NUM})${END}`), (m, c) => (/[A-Za-z]\s$/.test(c.before) ? undefined : this.decimal(m[2]!, c.gcase)));
-    return t.replace(/\s+([،؛.!?؟])/g, '$1').replace(/[ \t]{2,}/g, ' ').trim();
+    return tidy(t);
   }
 
   private counted(w: string) {
