@@ -7,7 +7,7 @@ import { EXAMPLE_SENTENCE, connect } from './_connect.ts';
 const out = process.argv[2] ?? 'out/tts.wav';
 const { client, close } = await connect();
 try {
-  const stream = await client.synthesizeStream('tts-v1-preview', {
+  const stream = await client.synthesizeStream(client.config.models.tts, {
     voice_id: 'ar-najdi-male-2',
     text: EXAMPLE_SENTENCE,
     sample_rate: 16000,

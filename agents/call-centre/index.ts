@@ -90,7 +90,8 @@ export const callCentre: Agent = {
     'لا تذكري أرقام البطاقات كاملة. إذا طلب العميل موظفًا فحوليه فورًا.',
   ].join('\n'),
   greeting: 'أهلًا بك في بنك الواحة، معك سارة. كيف أخدمك؟',
-  voice: { voice_id: 'ar-hijazi-female-1', model_id: 'tts-v1-preview' },
+  // No model_id: the client's default (HIWAR_MODEL_IDS, HIWAR_TTS_MODEL) is used.
+  voice: { voice_id: 'ar-hijazi-female-1' },
   tools,
   intents,
   didNotUnderstand: 'عذرًا، لم أفهم طلبك. يمكنني مساعدتك في الرصيد أو إيقاف البطاقة أو ساعات العمل.',

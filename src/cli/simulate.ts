@@ -33,7 +33,7 @@ export async function simulateCall(opts: {
   const voiced = new Map<string, Int16Array>();
   for (const s of scenario.steps) {
     if (!('say' in s) || voiced.has(s.say)) continue;
-    const stream = await (opts.voiceClient ?? client).synthesizeStream('tts-v1-preview', { voice_id: scenario.callerVoice, text: s.say, sample_rate: scenario.sampleRate });
+    const stream = await (opts.voiceClient ?? client).synthesizeStream((opts.voiceClient ?? client).config.models.tts, { voice_id: scenario.callerVoice, text: s.say, sample_rate: scenario.sampleRate });
     voiced.set(s.say, await collectPcm(stream));
   }
   const caller = new SimulatedCaller(scenario.sampleRate, callerSteps(scenario), voiced, opts.clock);

@@ -2,8 +2,9 @@ import { Subscription } from 'rxjs';
 import { bytesToPcm } from '../audio/wav.ts';
 import { collectPcm } from '../service/rest/audio-stream.ts';
 import type { ServiceClient } from '../service/client.ts';
-import { InsufficientBalanceError, PermissionDeniedError, RateLimitError, ServiceError } from '../service/errors.ts';
+import { AuthenticationError, InsufficientBalanceError, PermissionDeniedError, RateLimitError, ServiceError } from '../service/errors.ts';
 import type { TtsEvent, TtsOutputFormat, TtsSocket } from '../service/ws/tts.ts';
+import type { GenerationEndOptions } from '../service/ws/tts-generation.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { SpeechSink } from './playout.ts';
 
@@ -15,7 +16,10 @@ export interface SpeechChunk {
 
 export interface SpeakerOptions {
   voice_id: string;
+  /** @default the client's `models.tts` */
   model_id?: string;
+  /** How the end of each chunk's audio is found on the socket (see tts-generation.ts). */
+  generationEnd?: GenerationEndOptions;
   /**
    * The transport's rate. The socket is asked for it when it offers it, else for 24 kHz (the
    * output converts); HTTP synthesis is asked for it directly.
@@ -24,7 +28,9 @@ export interface SpeakerOptions {
   speed?: number;
   /**
    * Without audio this long (real milliseconds: the service's latency does not scale with a
-   * simulated clock) after text was sent, the socket is given up for HTTP.
+   * simulated clock) after text was sent, the socket is given up for HTTP. Twice this for the
+   * later chunks of a reply: the socket has already answered, and each chunk waits for the
+   * previous one's audio to end before it goes out.
    * @default 3000
    */
   firstAudioTimeoutMs?: number;
@@ -43,9 +49,17 @@ const SOCKET_RATES: Record<number, TtsOutputFormat> = { 8000: 'pcm_8000', 16000:
 /** What the socket is asked for when it cannot give the transport's rate: its best. */
 const SOCKET_BEST_RATE = 24000;
 
+/** Why the socket was given up, in words a log reader acts on. */
+function openFailure(err: Error): string {
+  if (err instanceof AuthenticationError) {
+    return `authentication failed on the TTS socket (${err.errorCode ?? err.status} ${err.errorMessage}); check the key and the socket's auth mode`;
+  }
+  return `socket failed to open: ${err.message}`;
+}
+
 /**
- * The agent's voice: the TTS socket, one flushed generation per chunk so that chunk
- * boundaries are known in the audio, and an HTTP-per-sentence fallback behind the same call
+ * The agent's voice: the TTS socket, one flushed generation per chunk and one in flight at a
+ * time, so that chunk boundaries are known in the audio whatever the server's isFinal means, and an HTTP-per-sentence fallback behind the same call
  * when the socket fails or stays silent.
  */
 export class Speaker {
@@ -68,14 +82,19 @@ export class Speaker {
     try {
       this.socket = await this.client.openTts({
         voice_id: this.opts.voice_id,
-        model_id: this.opts.model_id,
+        model_id: this.modelId,
         output_format: SOCKET_RATES[this.socketRate],
+        generationEnd: this.opts.generationEnd,
         voice_settings: this.opts.speed ? { speed: this.opts.speed } : undefined,
       });
     } catch (err) {
       if (err instanceof InsufficientBalanceError || err instanceof PermissionDeniedError) throw new SpeakerFatal(err);
-      this.fallback(`socket failed to open: ${(err as Error).message}`);
+      this.fallback(openFailure(err as Error));
     }
+  }
+
+  private get modelId(): string {
+    return this.opts.model_id ?? this.client.config.models.tts;
   }
 
   private fallback(reason: string): void {
@@ -131,7 +150,9 @@ export class Speaker {
     let fatal: ServiceError | undefined;
     let wake: () => void = () => {};
     let timer: NodeJS.Timeout | undefined;
+    let voiced = 0;
     const sub = new Subscription();
+    const sendHead = () => socket.sendText(`${pending[0]!.spoken} `, { flush: true });
     sub.add(
       socket.events$.subscribe((e: TtsEvent) => {
         // Once given up, the socket's late audio must not mix with what HTTP now voices.
@@ -142,13 +163,19 @@ export class Speaker {
           segmentOpen = true;
           onFirst();
           sink.append(e.pcm, e.sampleRate);
-        } else if (e.type === 'final' && pending.length) {
+        } else if (e.type === 'generationEnd' && pending.length) {
           if (!segmentOpen) sink.beginSegment(pending[0]!.text, pending[0]!.spoken);
           sink.closeSegment();
           segmentOpen = false;
           pending.shift();
+          voiced++;
+          if (pending.length && !signal.aborted && socket.isOpen) {
+            sendHead();
+            armTimer();
+          }
         } else if (e.type === 'error') {
           if (e.error instanceof InsufficientBalanceError || e.error instanceof PermissionDeniedError) fatal = e.error;
+          else if (e.error instanceof AuthenticationError) failed = openFailure(e.error);
           else failed = `socket error: ${e.error.errorMessage}`;
         } else if (e.type === 'closed') failed ??= `socket closed (${e.close.code})`;
         wake();
@@ -159,7 +186,7 @@ export class Speaker {
       timer = setTimeout(() => {
         failed ??= 'no audio from the socket in time';
         wake();
-      }, this.opts.firstAudioTimeoutMs ?? 3000);
+      }, (this.opts.firstAudioTimeoutMs ?? 3000) * (voiced ? 2 : 1));
     };
     const iterator = chunks[Symbol.asyncIterator]();
     try {
@@ -174,8 +201,11 @@ export class Speaker {
         }
         if (next.done) break;
         pending.push(next.value);
-        if (pending.length === 1 && !segmentOpen) armTimer();
-        socket.sendText(`${next.value.spoken} `, { flush: true });
+        // One generation in flight: the next chunk goes out when this one's audio has ended.
+        if (pending.length === 1) {
+          armTimer();
+          sendHead();
+        }
       }
       // Wait for the audio of every chunk sent.
       const onAbort = () => wake();
@@ -202,7 +232,7 @@ export class Speaker {
     for (let attempt = 0; ; attempt++) {
       try {
         const stream = await this.client.synthesizeStream(
-          this.opts.model_id ?? 'tts-v1-preview',
+          this.modelId,
           { voice_id: this.opts.voice_id, text: chunk.spoken, sample_rate: this.opts.sampleRate, speed: this.opts.speed },
           { signal },
         );
@@ -228,7 +258,7 @@ export class Speaker {
 
   /** A whole line over HTTP, as PCM at the transport's rate (for lines kept ready in advance). */
   async render(text: string): Promise<Int16Array> {
-    const stream = await this.client.synthesizeStream(this.opts.model_id ?? 'tts-v1-preview', {
+    const stream = await this.client.synthesizeStream(this.modelId, {
       voice_id: this.opts.voice_id,
       text,
       sample_rate: this.opts.sampleRate,

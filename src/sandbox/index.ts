@@ -30,6 +30,8 @@ export interface SandboxOptions {
   timing?: Partial<SandboxState['timing']>;
   /** Failures to inject (see SandboxState.faults). */
   faults?: Partial<SandboxState['faults']>;
+  /** Live-service behaviours to imitate (see SandboxState.quirks). */
+  quirks?: Partial<SandboxState['quirks']>;
 }
 
 export interface Sandbox {
@@ -61,6 +63,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const state = new SandboxState(new KeyStore(keys), '', { diacritize: opts.diacritize, translate: opts.translate });
   Object.assign(state.timing, opts.timing ?? {});
   Object.assign(state.faults, opts.faults ?? {});
+  Object.assign(state.quirks, opts.quirks ?? {});
   const prepareFile = async (name: string) => {
     const m = /^voices\/(.+)\.wav$/.exec(name);
     if (m && state.voices.has(m[1]!)) await voiceSample(state, m[1]!);

@@ -1,5 +1,5 @@
 import { resample } from '../audio/resample.ts';
-import { builtInVoices, MODELS, type SandboxModel, type SandboxVoice } from './catalogue.ts';
+import { builtInVoices, findModel, type SandboxModel, type SandboxVoice } from './catalogue.ts';
 import { voiceText, type TimedWord, type Voiced } from './engines/espeak.ts';
 import { Recognizer } from './engines/recognizer.ts';
 import { tokenize } from './engines/tokenize.ts';
@@ -40,6 +40,13 @@ export class SandboxState {
    * never answer (a failure mode seen on the live service).
    */
   faults = { ttsSocketSilent: false };
+  /**
+   * Behaviours the live service has been reported to show that differ from the spec's
+   * reading (PROTOCOLS.md §7), for testing clients against both. `ttsIsFinalOnBatches`: the TTS
+   * socket sets `isFinal: true` on every audio batch, not only on the empty end-of-generation
+   * message that still follows.
+   */
+  quirks = { ttsIsFinalOnBatches: false };
 
   constructor(
     readonly keys: KeyStore,
@@ -51,7 +58,7 @@ export class SandboxState {
   }
 
   model(id: string, kind: 'tts' | 'stt'): SandboxModel {
-    const m = MODELS.find((x) => x.model_id === id && x.kind === kind);
+    const m = findModel(id, kind);
     if (!m) throw notFound(`Model not found: ${id}`);
     return m;
   }

@@ -1,8 +1,14 @@
+import { DEFAULT_MODELS, type DefaultModels, type ModelIds } from './models.ts';
+
 /** Where the client connects and how it authenticates. */
 export type Region = 'global' | 'uae';
 
-/** How a WebSocket carries the key; the spec allows different forms per socket. */
-export type WsAuthMode = 'header' | 'query' | 'bearer' | 'message' | 'token';
+/**
+ * How a WebSocket carries the key; the spec allows different forms per socket.
+ * `query+message` sends it both as a query parameter and inside the first message (what the
+ * real clients of the TTS socket do).
+ */
+export type WsAuthMode = 'header' | 'query' | 'bearer' | 'message' | 'token' | 'query+message';
 
 export interface ServiceConfigInput {
   apiKey?: string;
@@ -19,6 +25,10 @@ export interface ServiceConfigInput {
   retryBaseMs?: number;
   /** Replaceable for tests; defaults to the global fetch. */
   fetch?: typeof fetch;
+  /** Which naming the default model ids follow (env HIWAR_MODEL_IDS). @default 'vendor' */
+  modelIds?: ModelIds;
+  /** Default model ids, overriding the naming's (env HIWAR_STT_MODEL, HIWAR_TTS_MODEL). */
+  models?: Partial<DefaultModels>;
 }
 
 export interface ServiceConfig {
@@ -30,6 +40,8 @@ export interface ServiceConfig {
   maxRetries: number;
   retryBaseMs: number;
   fetch: typeof fetch;
+  /** Model ids sent when a call names none. */
+  models: DefaultModels;
 }
 
 // The vendor's hosts are not named in the spec; a user of the real service sets them once.
@@ -55,13 +67,29 @@ export function toWsUrl(httpUrl: string): string {
   return url.toString().replace(/\/$/, '');
 }
 
+function parseModelIds(value: string | undefined): ModelIds | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'vendor' || value === 'spec') return value;
+  throw new ConfigError(`model ids must be "vendor" or "spec", got "${value}"`);
+}
+
+/** The one place default model ids are decided: option, then environment, then the naming's. */
+export function resolveModels(input: Pick<ServiceConfigInput, 'modelIds' | 'models'> = {}, env: NodeJS.ProcessEnv = process.env): DefaultModels {
+  const naming = DEFAULT_MODELS[input.modelIds ?? parseModelIds(env.HIWAR_MODEL_IDS) ?? 'vendor'];
+  return {
+    stt: input.models?.stt ?? (env.HIWAR_STT_MODEL || naming.stt),
+    tts: input.models?.tts ?? (env.HIWAR_TTS_MODEL || naming.tts),
+  };
+}
+
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
 /**
  * Options win over the environment (HIWAR_API_KEY, HIWAR_BASE_URL, HIWAR_UAE_BASE_URL,
- * HIWAR_REGION); the region picks which base URL is used.
+ * HIWAR_REGION, HIWAR_MODEL_IDS, HIWAR_STT_MODEL, HIWAR_TTS_MODEL); the region picks which base
+ * URL is used.
  */
 export function resolveConfig(
   input: ServiceConfigInput = {},
@@ -86,5 +114,6 @@ export function resolveConfig(
     maxRetries: input.maxRetries ?? 3,
     retryBaseMs: input.retryBaseMs ?? 250,
     fetch: input.fetch ?? globalThis.fetch.bind(globalThis),
+    models: resolveModels(input, env),
   };
 }

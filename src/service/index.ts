@@ -3,6 +3,7 @@ export * from './errors.ts';
 export type { CallOptions } from './http.ts';
 export * from './types.ts';
 export * from './validate.ts';
+export * from './models.ts';
 export { ServiceClient } from './client.ts';
 export { collectTimestamped } from './rest/tts.ts';
 export { collectPcm } from './rest/audio-stream.ts';

@@ -5,7 +5,8 @@
 
 /** Model ids are plain strings: the service adds models without notice. */
 export type ModelId = string;
-export type SttModel = 'asr' | 'asr-en-ar' | (string & {});
+/** Any model id; the spec's and the vendor's names are listed in models.ts. */
+export type SttModel = 'munsit' | 'munsit-en-ar' | 'asr' | 'asr-en-ar' | (string & {});
 
 export interface Model {
   id?: string;
@@ -117,7 +118,7 @@ export interface TranscribeFlags {
   return_gender?: boolean;
   return_sentiment?: boolean;
   return_timestamps?: boolean;
-  /** Only with asr-en-ar. */
+  /** Only with asr-en-ar (munsit-en-ar). */
   language?: 'auto' | 'ar' | 'en' | 'ar-en';
   diarize?: boolean;
 }

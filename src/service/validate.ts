@@ -1,14 +1,15 @@
 import { ValidationError } from './errors.ts';
+import { LISTEN_LANGUAGES, sttFamily } from './models.ts';
 import type { Upload } from './types.ts';
 
 /**
  * Rules the spec states, checked before any byte leaves the machine. Messages follow the
  * service's own shapes ('<field> is required', 'stability must be a number between 0 and 1').
+ * Model ids are not among them: any string goes to the service (see models.ts).
  */
 
 export const LISTEN_SAMPLE_RATES = [8000, 16000] as const;
 export const TTS_SOCKET_FORMATS = ['pcm_8000', 'pcm_16000', 'pcm_22050', 'pcm_24000'] as const;
-export const STT_MODELS = ['asr', 'asr-en-ar'] as const;
 export const DENOISE_MAX_BYTES = 200 * 1024 * 1024;
 export const DENOISE_MAX_SECONDS = 15 * 60;
 
@@ -62,13 +63,6 @@ export function checkDenoiseSize(file: Upload, endpoint?: string): void {
   }
 }
 
-export function checkSttModel(model: string | undefined, endpoint?: string): void {
-  if (model === undefined) return;
-  if (!(STT_MODELS as readonly string[]).includes(model)) {
-    throw new ValidationError(`model must be one of ${STT_MODELS.join(', ')}`, endpoint);
-  }
-}
-
 export function checkListenSampleRate(rate: number | undefined, endpoint = '/listen'): void {
   if (rate === undefined) return;
   if (!(LISTEN_SAMPLE_RATES as readonly number[]).includes(rate)) {
@@ -76,9 +70,17 @@ export function checkListenSampleRate(rate: number | undefined, endpoint = '/lis
   }
 }
 
+/** A model id is any non-empty string; the service decides whether it knows it. */
+export function checkModelId(model: string | undefined, endpoint?: string): void {
+  if (model === undefined) return;
+  if (typeof model !== 'string' || !model.trim()) throw new ValidationError('model must be a non-empty string', endpoint);
+}
+
+/** The spec's languages for the model's family; ids of unknown families are not checked. */
 export function checkListenLanguage(model: string | undefined, language: string | undefined, endpoint = '/listen'): void {
-  if (language === undefined) return;
-  const allowed = (model ?? 'asr') === 'asr' ? ['ar'] : ['auto', 'ar', 'en', 'ar-en'];
+  const family = sttFamily(model);
+  if (language === undefined || !family) return;
+  const allowed = LISTEN_LANGUAGES[family];
   if (!allowed.includes(language)) {
     throw new ValidationError(`language must be one of ${allowed.join(', ')} for model ${model ?? 'asr'}`, endpoint);
   }

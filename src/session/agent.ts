@@ -35,7 +35,8 @@ export interface Agent {
   endCallAfterTools?: string[];
   turn?: TurnOptions;
   interruption?: InterruptionOptions;
-  stt?: { model?: 'asr' | 'asr-en-ar'; endpointing?: number; hotwords?: string[]; sampleRate?: 8000 | 16000 };
+  /** `model`: any id (`munsit`, `asr`…); default: the client's `models.stt`. */
+  stt?: { model?: string; endpointing?: number; hotwords?: string[]; sampleRate?: 8000 | 16000 };
   /** Diacritize replies through /tashkil/diacritize before synthesis. */
   diacritize?: boolean;
   /** Keys pressed by the caller: how they are gathered and whether the model reads them. */

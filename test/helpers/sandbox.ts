@@ -21,7 +21,7 @@ export async function runSandbox(opts: SandboxOptions = {}): Promise<Running> {
 
 /** A line voiced by the sandbox over HTTP streaming, as PCM16 at `rate`. */
 export async function voiced(client: ServiceClient, text: string, rate = 16000, voice_id = 'ar-najdi-male-2'): Promise<Int16Array> {
-  const stream = await client.synthesizeStream('tts-v1-preview', { voice_id, text, sample_rate: rate });
+  const stream = await client.synthesizeStream(client.config.models.tts, { voice_id, text, sample_rate: rate });
   return collectPcm(stream);
 }
 

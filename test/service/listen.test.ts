@@ -110,14 +110,29 @@ test('a 401 at the handshake is an AuthenticationError', async () => {
   }
 });
 
-test('sample rate, model, language and endpointing are validated before connecting', async () => {
+test('sample rate, language and endpointing are validated before connecting; model ids are not', async () => {
   const c = fake.client();
   const n = fake.calls.length;
   await assert.rejects(c.openListen({ sample_rate: 44100 as never }), /sample_rate must be 8000 or 16000/);
-  await assert.rejects(c.openListen({ model: 'nova' }), ValidationError);
+  await assert.rejects(c.openListen({ model: '' }), ValidationError);
   await assert.rejects(c.openListen({ model: 'asr', language: 'en' }), /language must be one of ar/);
+  await assert.rejects(c.openListen({ model: 'munsit', language: 'en' }), /language must be one of ar/);
   await assert.rejects(c.openListen({ endpointing: 50 }), /endpointing/);
   assert.equal(fake.calls.length, n);
+  // Any other id goes to the service as given: the vendor's names, and ids hiwar has never seen.
+  for (const [model, language] of [['munsit-en-ar', 'auto'], ['asr-en-ar', 'en'], ['munsit-v3-beta', 'fr']] as const) {
+    const s = await c.openListen({ model, language: language as never });
+    assert.equal(fake.calls.at(-1)!.query.get('model'), model);
+    assert.equal(fake.calls.at(-1)!.query.get('language'), language);
+    s.close();
+  }
+  // With no model, the client's configured default is sent (the vendor's id unless configured).
+  const d = await fake.client({ modelIds: 'vendor' }).openListen();
+  assert.equal(fake.calls.at(-1)!.query.get('model'), 'munsit');
+  d.close();
+  const sp = await fake.client({ modelIds: 'spec' }).openListen();
+  assert.equal(fake.calls.at(-1)!.query.get('model'), 'asr');
+  sp.close();
   const odd = await c.openListen();
   assert.throws(() => odd.sendAudio(new Uint8Array(3)), /whole PCM16 samples/);
   odd.close();

@@ -86,10 +86,15 @@ test('plain transcription has no turns or analysis', async () => {
   assert.equal(r.timestamps[0]!.confidence, undefined);
 });
 
-test('transcribe validation: model values, language only with asr-en-ar, file required', async () => {
+test('transcribe validation: any model id, language not with asr (either name), file required', async () => {
   const c = fake.client();
-  await assert.rejects(c.transcribe({ file, model: 'whisper' }), /model must be one of asr, asr-en-ar/);
+  await c.transcribe({ file, model: 'whisper' });
+  assert.equal((await formOf(fake.calls.at(-1)!)).get('model'), 'whisper');
+  await assert.rejects(c.transcribe({ file, model: '' }), /model must be a non-empty string/);
   await assert.rejects(c.transcribe({ file, language: 'en' }), /language is only accepted with model asr-en-ar/);
+  await assert.rejects(c.transcribe({ file, model: 'munsit', language: 'en' }), /language is only accepted with model asr-en-ar/);
+  await c.transcribe({ file, model: 'munsit-en-ar', language: 'auto' });
+  assert.equal((await formOf(fake.calls.at(-1)!)).get('model'), 'munsit-en-ar');
   await assert.rejects(c.transcribe({ file: 'a.wav' as never }), ValidationError);
   await c.transcribe({ file, model: 'asr-en-ar', language: 'ar-en' });
   const form = await formOf(fake.calls.at(-1)!);

@@ -57,7 +57,7 @@ test('init handshake, text chunks, flush → audio then final, closeConnection',
   await tts.finalReceived();
   await tts.close();
   const got = await events;
-  assert.deepEqual(got.map((e) => e.type), ['audio', 'audio', 'final', 'closed']);
+  assert.deepEqual(got.map((e) => e.type), ['audio', 'audio', 'final', 'generationEnd', 'closed']);
   const first = got[0] as Extract<TtsEvent, { type: 'audio' }>;
   assert.equal(first.pcm.length, 240);
   assert.equal(first.pcm[0], 'مرحبا بكم'.length);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest, notFound } from '../http/errors.ts';
 import { boolField, fileField, strField, type Route, type RouteCtx } from '../http/server.ts';
+import { findModel, STT_MODEL_IDS } from '../catalogue.ts';
 import { decodeAudio } from '../media.ts';
 import { audioCost } from '../pricing.ts';
 import { keywordsOf, sentimentOf, summaryOf } from '../text-analysis.ts';
@@ -12,7 +13,8 @@ const MAX_SECONDS = 60 * 60;
 const NOTE = 'sandbox recognizer: only phrases the sandbox voiced or was given in its phrasebook are recognized';
 
 async function transcribeUpload(ctx: RouteCtx, form: FormData): Promise<{ t: FileTranscript; model: string; file: Blob }> {
-  const model = oneOf(form.get('model') ?? undefined, 'model', ['asr', 'asr-en-ar'] as const) ?? 'asr';
+  // Either name of a model (asr / munsit, asr-en-ar / munsit-en-ar); behaviour follows its family.
+  const model = findModel(oneOf(form.get('model') ?? undefined, 'model', STT_MODEL_IDS) ?? 'asr', 'stt')!.family;
   const file = form.get('file');
   if (!(file instanceof Blob)) throw badRequest('file is required and must be a file');
   const audio = await decodeAudio(new Uint8Array(await file.arrayBuffer()), 16000, {

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { resample } from '../../audio/resample.ts';
 import { concatPcm } from '../../audio/pcm.ts';
@@ -41,9 +42,34 @@ function toMono(pcm: Buffer, channels: number): Int16Array {
   return out;
 }
 
-/** The deprecated socket: WAV first, byte arrays, cumulative transcripts, end_of_stream. */
+export interface Refusal {
+  status: number;
+  errorCode: number;
+  errorMessage: string;
+}
+
+/** Why a key may not open the legacy socket, if it may not. */
+export function legacyRefusal(key: KeyState | undefined): Refusal | undefined {
+  if (!key) return { status: 401, errorCode: 40101, errorMessage: 'Invalid API key' };
+  if (!key.may('/websocket/speech-to-text')) return { status: 403, errorCode: 40301, errorMessage: 'Access denied: this key cannot call /websocket/speech-to-text' };
+  return undefined;
+}
+
+/** Answers an upgrade request with an HTTP error and the service's JSON error body. */
+export function refuseUpgrade(socket: Duplex, r: Refusal): void {
+  const body = JSON.stringify({ errorCode: r.errorCode, errorMessage: r.errorMessage });
+  const reason = r.status === 401 ? 'Unauthorized' : 'Forbidden';
+  socket.end(`HTTP/1.1 ${r.status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+
+/**
+ * The deprecated socket: a WAV header first, byte arrays, cumulative transcripts, end_of_stream.
+ * Each later chunk may be raw PCM or a whole WAV file (both seen from real clients), and an
+ * interim goes out only when the transcript has changed.
+ */
 export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, state: SandboxState): void {
-  if (!key || !key.may('/websocket/speech-to-text')) return void ws.close(1008, key ? 'access denied' : 'authentication failed');
+  const refusal = legacyRefusal(key);
+  if (refusal || !key) return void ws.close(1008, refusal?.errorMessage ?? 'authentication failed');
   const release = key.acquire();
   if (!release) return void ws.close(1008, 'concurrent session limit reached');
   const minBuffer = Math.min(5, Math.max(0.1, Number(url.searchParams.get('min_buffer_seconds') ?? 0.5) || 0.5));
@@ -51,6 +77,7 @@ export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, 
   const parts: Int16Array[] = [];
   let samples = 0;
   let sinceInterim = 0;
+  let lastSent = '';
   let chain: Promise<void> = Promise.resolve();
   const send = (m: object): void => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
@@ -85,6 +112,9 @@ export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, 
     const bytes = Buffer.from(arr as number[]);
     const wav = readWavChunk(bytes);
     if (!format && !wav) return send({ event: 'transcription_error', data: 'the first audio chunk must be a PCM16 WAV file with headers' });
+    if (wav && format && (wav.format.rate !== format.rate || wav.format.channels !== format.channels)) {
+      return send({ event: 'transcription_error', data: 'every WAV chunk must have the format of the first' });
+    }
     if (wav) format = wav.format;
     const pcm = toMono(wav ? wav.pcm : bytes, format!.channels);
     parts.push(pcm);
@@ -92,7 +122,12 @@ export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, 
     sinceInterim += pcm.length / format!.rate;
     if (sinceInterim >= minBuffer) {
       sinceInterim = 0;
-      chain = chain.then(async () => send({ event: 'transcription', data: await transcript(), isFinal: false }));
+      chain = chain.then(async () => {
+        const text = await transcript();
+        if (text === lastSent) return;
+        lastSent = text;
+        send({ event: 'transcription', data: text, isFinal: false });
+      });
     }
   });
   ws.on('close', release);

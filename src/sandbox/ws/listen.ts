@@ -1,21 +1,27 @@
 import type { WebSocket } from 'ws';
+import { findModel } from '../catalogue.ts';
 import type { KeyState } from '../keys.ts';
 import type { SandboxState } from '../state.ts';
 import { ListenSession, type ListenParams } from './listen-session.ts';
 
 type Check = { ok: true; params: ListenParams } | { ok: false; message: string };
 
-/** Query parameters of /listen, with the live service's rules (4002 for a bad value). */
+/**
+ * Query parameters of /listen, with the live service's rules (4002 for a bad value). Both
+ * names of a model (`asr-en-ar`, `munsit-en-ar`) follow the same rules; an unknown model is
+ * served as the default silently, as live, and Metadata names the build that was served.
+ */
 export function listenParams(q: URLSearchParams): Check {
-  const model = q.get('model') ?? 'asr';
+  const served = findModel(q.get('model') ?? 'asr', 'stt') ?? findModel('asr', 'stt')!;
+  const enAr = served.family === 'asr-en-ar';
   const rate = Number(q.get('sample_rate') ?? 16000);
   if (rate !== 8000 && rate !== 16000) return { ok: false, message: `unsupported sample_rate ${q.get('sample_rate')}: use 8000 or 16000` };
   const encoding = q.get('encoding');
   if (encoding && encoding !== 'linear16') return { ok: false, message: `unsupported encoding ${encoding}: use linear16` };
   if (q.get('channels') && q.get('channels') !== '1') return { ok: false, message: 'only mono audio (channels=1) is supported' };
-  const allowed = model === 'asr-en-ar' ? ['auto', 'ar', 'en', 'ar-en'] : ['ar'];
-  const language = q.get('language') ?? (model === 'asr-en-ar' ? 'auto' : 'ar');
-  if (!allowed.includes(language)) return { ok: false, message: `unsupported language ${language} for model ${model}` };
+  const allowed = enAr ? ['auto', 'ar', 'en', 'ar-en'] : ['ar'];
+  const language = q.get('language') ?? (enAr ? 'auto' : 'ar');
+  if (!allowed.includes(language)) return { ok: false, message: `unsupported language ${language} for model ${q.get('model') ?? 'asr'}` };
   const endpointing = q.get('endpointing') === null ? 700 : Number(q.get('endpointing'));
   if (!Number.isFinite(endpointing) || endpointing < 100 || endpointing > 5000) {
     return { ok: false, message: 'endpointing must be between 100 and 5000 ms' };
@@ -24,13 +30,13 @@ export function listenParams(q: URLSearchParams): Check {
   return {
     ok: true,
     params: {
-      model,
+      model: served.build,
       sampleRate: rate,
       language,
       timestamps: q.get('timestamps') !== 'false',
       interim: q.get('interim_results') !== 'false',
       endpointingMs: endpointing,
-      droppedHotwords: model === 'asr-en-ar' ? hotwords : [],
+      droppedHotwords: enAr ? hotwords : [],
       correlationId: q.get('correlation_id'),
     },
   };

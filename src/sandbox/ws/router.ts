@@ -5,7 +5,7 @@ import { regionOf } from '../http/server.ts';
 import type { Region } from '../keys.ts';
 import type { SandboxState } from '../state.ts';
 import { credentialsOf, legacyKey, listenKey, ttsKey } from './auth.ts';
-import { serveLegacy } from './legacy.ts';
+import { legacyRefusal, refuseUpgrade, serveLegacy } from './legacy.ts';
 import { serveListen } from './listen.ts';
 import { serveTts } from './tts.ts';
 
@@ -22,6 +22,11 @@ export function attachSockets(server: Server, state: SandboxState, fixedRegion?:
     }
     socket.on('error', () => {});
     const creds = credentialsOf(req, url);
+    if (where.path === '/websocket/speech-to-text') {
+      // Refused at the handshake: real clients of this socket reconnect forever on a bare close.
+      const refusal = legacyRefusal(state.keys.lookup(legacyKey(creds), where.region));
+      if (refusal) return refuseUpgrade(socket, refusal);
+    }
     wss.handleUpgrade(req, socket, head, (ws) => {
       if (where.path === '/listen') serveListen(ws, url, state.keys.lookup(listenKey(creds), where.region), state);
       else if (where.path === '/websocket/text-to-speech') serveTts(ws, ttsKey(creds), where.region, state);

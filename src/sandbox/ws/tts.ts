@@ -1,5 +1,6 @@
 import type { WebSocket } from 'ws';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { findModel } from '../catalogue.ts';
 import type { KeyState, Region } from '../keys.ts';
 import { ttsCost } from '../pricing.ts';
 import type { SandboxState } from '../state.ts';
@@ -49,7 +50,8 @@ export function serveTts(ws: WebSocket, handshakeKey: string | undefined, region
         for (let at = 0; at < out.pcm.length; at += step) {
           if (mine !== epoch || ws.readyState !== ws.OPEN) return;
           const piece = out.pcm.subarray(at, at + step);
-          send({ audio: Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString('base64'), sampleRate: rate, isFinal: false });
+          const isFinal = state.quirks.ttsIsFinalOnBatches;
+          send({ audio: Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString('base64'), sampleRate: rate, isFinal });
           await sleep((CHUNK_S * 1000) / PACE);
         }
       }
@@ -76,7 +78,7 @@ export function serveTts(ws: WebSocket, handshakeKey: string | undefined, region
       return error(40001, 'stability must be a number between 0 and 1');
     }
     const modelId = (m.model_id as string | undefined) ?? 'tts-v1-preview';
-    if (!/^tts-/.test(modelId)) return error(40401, `Model not found: ${modelId}`);
+    if (!findModel(modelId, 'tts')) return error(40401, `Model not found: ${modelId}`);
     release = key.acquire();
     if (!release) return fatal(42901, 'Concurrency limit exceeded');
     init = { voiceId, rate: FORMATS[format]!, speed };

@@ -16,7 +16,8 @@ import type {
   Upload,
 } from '../types.ts';
 import { ValidationError } from '../errors.ts';
-import { checkFile, checkSttModel, required } from '../validate.ts';
+import { sttFamily } from '../models.ts';
+import { checkFile, checkModelId, required } from '../validate.ts';
 import { formData, unwrap } from './multipart.ts';
 
 /**
@@ -30,13 +31,15 @@ export async function transcribe<const F extends TranscribeFlags>(
 ): Promise<Transcription<F>> {
   const ep = 'POST /audio/transcribe';
   checkFile(req.file, 'file', ep);
-  checkSttModel(req.model, ep);
-  if (req.language !== undefined && (req.model ?? 'asr') !== 'asr-en-ar') {
-    throw new ValidationError('language is only accepted with model asr-en-ar', ep);
+  const model = req.model ?? cfg.models.stt;
+  checkModelId(model, ep);
+  // The spec's rule, for the ids hiwar knows to be `asr`; other ids are the service's to judge.
+  if (req.language !== undefined && sttFamily(model) === 'asr') {
+    throw new ValidationError(`language is only accepted with model asr-en-ar (or munsit-en-ar), not ${model}`, ep);
   }
   const form = formData({
     file: req.file,
-    model: req.model,
+    model,
     hotwords: req.hotwords,
     return_confidence: req.return_confidence,
     return_turns: req.return_turns,
@@ -58,8 +61,9 @@ export async function transcribeWithDiarization(
 ): Promise<DiarizationTranscribeResult> {
   const ep = 'POST /audio/diarization/transcribe';
   checkFile(req.file, 'file', ep);
-  checkSttModel(req.model, ep);
-  const form = formData({ file: req.file, model: req.model });
+  const model = req.model ?? cfg.models.stt;
+  checkModelId(model, ep);
+  const form = formData({ file: req.file, model });
   return request(cfg, { method: 'POST', path: '/audio/diarization/transcribe', form }, opts, async (res) =>
     unwrap<DiarizationTranscribeResult>(await read.json(res)),
   );
@@ -91,8 +95,8 @@ export async function minutesOfMeeting(
 ): Promise<MinutesOfMeeting> {
   const ep = 'POST /minutes-of-meeting/transcribe';
   checkFile(req.file, 'file', ep);
-  checkSttModel(req.model, ep);
-  const { file, ...rest } = req;
+  checkModelId(req.model, ep);
+  const { file, ...rest } = { ...req, model: req.model ?? cfg.models.stt };
   const fields: Record<string, string> = {};
   for (const [k, v] of Object.entries(rest)) if (v !== undefined) fields[k] = String(v);
   const form = formData({ file, ...fields });

@@ -2,13 +2,14 @@ import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type WebSocket from 'ws';
 import type { ServiceConfig } from '../config.ts';
 import { ProtocolError, ValidationError } from '../errors.ts';
-import { checkSttModel } from '../validate.ts';
+import { checkModelId } from '../validate.ts';
 import { EventChannel } from './channel.ts';
 import { classifyClose, type CloseInfo } from './close-codes.ts';
 import { openSocket, parseFrame, type SocketCallOptions } from './open.ts';
 
 export interface LegacySttOptions extends SocketCallOptions {
-  model?: 'asr' | 'asr-en-ar' | (string & {});
+  /** Any id. @default the client's `models.stt` */
+  model?: string;
   /** Seconds of audio before an interim is emitted (the server clamps to 0.1..5). */
   min_buffer_seconds?: number;
   /** Message shape for audio: {event:'audio_chunk',data:{audioBuffer}} or bare {audioBuffer}. */
@@ -57,12 +58,13 @@ export class LegacySttSocket {
   }
 
   static async connect(cfg: ServiceConfig, opts: LegacySttOptions = {}): Promise<LegacySttSocket> {
-    checkSttModel(opts.model, ENDPOINT);
+    const model = opts.model ?? cfg.models.stt;
+    checkModelId(model, ENDPOINT);
     const ws = await openSocket(
       cfg,
       {
         path: ENDPOINT,
-        query: { model: opts.model, min_buffer_seconds: opts.min_buffer_seconds },
+        query: { model, min_buffer_seconds: opts.min_buffer_seconds },
         auth: opts.auth ?? 'header',
         allowed: ['header', 'query', 'bearer', 'token'],
         queryKey: 'x-api-key',

@@ -6,7 +6,7 @@ import {
   checkEndpointing,
   checkListenLanguage,
   checkListenSampleRate,
-  checkSttModel,
+  checkModelId,
 } from '../validate.ts';
 import { classifyClose } from './close-codes.ts';
 import { toListenEvent, type ListenCloseMetadata, type ListenEvent, type ListenOpenMetadata } from './listen-events.ts';
@@ -14,7 +14,8 @@ import { EventChannel } from './channel.ts';
 import { openSocket, parseFrame, type SocketCallOptions } from './open.ts';
 
 export interface ListenOptions extends SocketCallOptions {
-  model?: 'asr' | 'asr-en-ar' | (string & {});
+  /** Any id: `munsit`, `munsit-en-ar`, `asr`, `asr-en-ar`… @default the client's `models.stt` */
+  model?: string;
   sample_rate?: 8000 | 16000;
   language?: 'ar' | 'auto' | 'en' | 'ar-en';
   timestamps?: boolean;
@@ -76,9 +77,10 @@ export class ListenSocket {
 
   static async connect(cfg: ServiceConfig, opts: ListenOptions = {}): Promise<ListenSocket> {
     const ep = '/listen';
-    checkSttModel(opts.model, ep);
+    const model = opts.model ?? cfg.models.stt;
+    checkModelId(model, ep);
     checkListenSampleRate(opts.sample_rate, ep);
-    checkListenLanguage(opts.model, opts.language, ep);
+    checkListenLanguage(model, opts.language, ep);
     checkEndpointing(opts.endpointing, ep);
     const sampleRate = opts.sample_rate ?? 16000;
     const ws = await openSocket(
@@ -86,7 +88,7 @@ export class ListenSocket {
       {
         path: '/listen',
         query: {
-          model: opts.model,
+          model,
           encoding: 'linear16',
           sample_rate: sampleRate,
           channels: 1,

@@ -45,7 +45,7 @@ export function openSocket(cfg: ServiceConfig, spec: OpenSpec, opts: SocketCallO
   const headers: Record<string, string> = {};
   if (spec.auth === 'header') headers['x-api-key'] = cfg.apiKey;
   if (spec.auth === 'bearer') headers.authorization = `Bearer ${cfg.apiKey}`;
-  if (spec.auth === 'query') url.searchParams.set(spec.queryKey, cfg.apiKey);
+  if (spec.auth === 'query' || spec.auth === 'query+message') url.searchParams.set(spec.queryKey, cfg.apiKey);
   if (spec.auth === 'token') url.searchParams.set('token', cfg.apiKey);
 
   return new Promise((resolve, reject) => {

@@ -6,20 +6,27 @@ import { checkOutputFormat, checkSpeed, checkStability, inRange, required } from
 import { EventChannel } from './channel.ts';
 import { classifyClose, type CloseInfo } from './close-codes.ts';
 import { openSocket, parseFrame, type SocketCallOptions } from './open.ts';
+import { GenerationEnd, type GenerationEndOptions } from './tts-generation.ts';
 
 export type TtsOutputFormat = 'pcm_8000' | 'pcm_16000' | 'pcm_22050' | 'pcm_24000';
 
 export interface TtsSocketOptions extends SocketCallOptions {
   voice_id: string;
+  /** Any id (`faseeh-v1-preview`, `tts-v1-preview`…). @default the client's `models.tts` */
   model_id?: string;
   voice_settings?: { stability?: number; similarity_boost?: number; speed?: number };
   output_format?: TtsOutputFormat;
+  /** How the end of a flushed generation is found (see tts-generation.ts). */
+  generationEnd?: GenerationEndOptions;
 }
 
 export type TtsEvent =
-  | { type: 'audio'; pcm: Int16Array; sampleRate: number; isFinal: false }
-  /** End of a flushed generation (an empty audio message with isFinal). */
+  /** `isFinal` as the server set it on this batch: not necessarily the end (see `generationEnd`). */
+  | { type: 'audio'; pcm: Int16Array; sampleRate: number; isFinal: boolean }
+  /** A message with isFinal and no audio (the spec's end marker; may come mid-generation live). */
   | { type: 'final'; sampleRate: number }
+  /** End of the flushed generation in flight, by the `generationEnd` rule. */
+  | { type: 'generationEnd'; sampleRate: number }
   | { type: 'error'; error: ServiceError }
   | { type: 'malformed'; raw: string }
   | { type: 'closed'; close: CloseInfo };
@@ -55,17 +62,23 @@ export class TtsSocket {
   private readonly channel = new EventChannel<TtsEvent>();
   private dropping = false;
   private closed = false;
+  private readonly generation: GenerationEnd;
+  private lastRate: number;
 
   private constructor(
     private readonly ws: WebSocket,
     sampleRate: number,
     private readonly apiKey: string | undefined,
+    generationEnd: GenerationEndOptions | undefined,
   ) {
     this.sampleRate = sampleRate;
+    this.lastRate = sampleRate;
     this.events$ = this.channel.events$;
+    this.generation = new GenerationEnd(() => this.onGenerationEnd(), generationEnd);
     ws.on('message', (data) => this.onFrame(data));
     ws.on('close', (code, reason) => {
       this.closed = true;
+      this.generation.reset();
       this.channel.next({ type: 'closed', close: classifyClose(code, reason.toString()) });
       this.channel.complete();
     });
@@ -80,14 +93,22 @@ export class TtsSocket {
     if (frame.type === 'connectionInitialized') return;
     if (typeof frame.audio !== 'string') return this.channel.next({ type: 'malformed', raw: data.toString().slice(0, 200) });
     const rate = typeof frame.sampleRate === 'number' ? frame.sampleRate : this.sampleRate;
+    const isFinal = frame.isFinal === true;
+    this.lastRate = rate;
+    // Audio of cleared text is dropped until its generation is over or new text goes out.
+    this.generation.frame(frame.audio.length > 0, isFinal);
+    if (this.dropping) return;
+    if (frame.audio.length > 0) {
+      this.channel.next({ type: 'audio', pcm: pcmFromBase64(frame.audio), sampleRate: rate, isFinal });
+    } else if (isFinal) this.channel.next({ type: 'final', sampleRate: rate });
+  }
+
+  private onGenerationEnd(): void {
     if (this.dropping) {
-      if (frame.isFinal === true) this.dropping = false;
+      this.dropping = false;
       return;
     }
-    if (frame.audio.length > 0) {
-      this.channel.next({ type: 'audio', pcm: pcmFromBase64(frame.audio), sampleRate: rate, isFinal: false });
-    }
-    if (frame.isFinal === true) this.channel.next({ type: 'final', sampleRate: rate });
+    this.channel.next({ type: 'generationEnd', sampleRate: this.lastRate });
   }
 
   static async connect(cfg: ServiceConfig, opts: TtsSocketOptions): Promise<TtsSocket> {
@@ -96,21 +117,30 @@ export class TtsSocket {
     checkStability(opts.voice_settings?.stability, ENDPOINT);
     checkSpeed(opts.voice_settings?.speed, ENDPOINT);
     inRange(opts.voice_settings?.similarity_boost, 'similarity_boost', 0, 1, ENDPOINT);
-    const auth = opts.auth ?? 'header';
+    // Real clients send the key in the query and in initConnection; header-only auth has been
+    // answered 40101 by the live socket (PROTOCOLS.md §7).
+    const auth = opts.auth ?? 'query+message';
     const ws = await openSocket(
       cfg,
-      { path: ENDPOINT, query: {}, auth, allowed: ['header', 'query', 'bearer', 'message'], queryKey: 'x-api-key', endpoint: ENDPOINT },
+      {
+        path: ENDPOINT,
+        query: {},
+        auth,
+        allowed: ['query+message', 'header', 'query', 'bearer', 'message'],
+        queryKey: 'x-api-key',
+        endpoint: ENDPOINT,
+      },
       opts,
     );
     const format = opts.output_format ?? 'pcm_24000';
-    const socket = new TtsSocket(ws, Number(format.slice(4)), cfg.apiKey);
+    const socket = new TtsSocket(ws, Number(format.slice(4)), cfg.apiKey, opts.generationEnd);
     const init = {
       type: 'initConnection',
-      model_id: opts.model_id,
+      model_id: opts.model_id ?? cfg.models.tts,
       voice_id: opts.voice_id,
       voice_settings: opts.voice_settings,
       output_format: format,
-      ...(auth === 'message' ? { x_api_key: cfg.apiKey } : {}),
+      ...(auth === 'message' || auth === 'query+message' ? { x_api_key: cfg.apiKey } : {}),
     };
     const ack = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -147,9 +177,13 @@ export class TtsSocket {
     return !this.closed && this.ws.readyState === this.ws.OPEN;
   }
 
-  /** Sends a chunk of text. Use `flush: true` on the last chunk so all of it is voiced. */
+  /**
+   * Sends a chunk of text. Use `flush: true` on the last chunk so all of it is voiced. Keep one
+   * flushed generation in flight when the boundaries between them matter (`generationEnd`).
+   */
   sendText(text: string, opts: { flush?: boolean; try_trigger_generation?: boolean } = {}): void {
     if (!this.isOpen) throw new ProtocolError('text-to-speech socket is closed');
+    if (this.dropping) this.generation.reset();
     this.dropping = false;
     this.ws.send(JSON.stringify({ type: 'text', text, flush: opts.flush ?? false, try_trigger_generation: opts.try_trigger_generation ?? false }));
   }
@@ -166,9 +200,9 @@ export class TtsSocket {
     this.ws.send(JSON.stringify({ type: 'clear' }));
   }
 
-  /** Resolves at the end of the current flushed generation (the isFinal message). */
+  /** Resolves at the end of the current flushed generation (by the `generationEnd` rule). */
   finalReceived(): Promise<void> {
-    return firstValueFrom(this.events$.pipe(filter((e) => e.type === 'final' || e.type === 'closed'))).then(() => undefined);
+    return firstValueFrom(this.events$.pipe(filter((e) => e.type === 'generationEnd' || e.type === 'closed'))).then(() => undefined);
   }
 
   /** closeConnection, then waits for the server to close. */
