@@ -37,9 +37,10 @@ export class SandboxState {
   timing = { listenIdleMs: 12_000, forcedSplitS: 60, aheadLimitS: 60 };
   /**
    * Fault injection for testing clients: `ttsSocketSilent` makes the TTS socket accept text and
-   * never answer (a failure mode seen on the live service).
+   * never answer (a failure mode seen on the live service); `ttsSocketAuthFails` makes it answer
+   * every initConnection with 40101, as live did to header-only auth, while HTTP still works.
    */
-  faults = { ttsSocketSilent: false };
+  faults = { ttsSocketSilent: false, ttsSocketAuthFails: false };
   /**
    * Behaviours the live service has been reported to show that differ from the spec's
    * reading (PROTOCOLS.md §7), for testing clients against both. `ttsIsFinalOnBatches`: the TTS

@@ -63,7 +63,7 @@ export function serveTts(ws: WebSocket, handshakeKey: string | undefined, region
     if (init) return error(40001, 'connection is already initialized');
     const k = handshakeKey ?? (typeof m.x_api_key === 'string' ? m.x_api_key : undefined);
     key = state.keys.lookup(k, region);
-    if (!key) return fatal(40101, 'Invalid API key');
+    if (!key || state.faults.ttsSocketAuthFails) return fatal(40101, 'Invalid API key');
     if (!key.may('/websocket/text-to-speech')) return fatal(40301, 'Access denied: this key cannot call /websocket/text-to-speech');
     const voiceId = m.voice_id;
     if (typeof voiceId !== 'string' || !voiceId) return error(40001, 'voice_id is required');

@@ -1,0 +1,74 @@
+/**
+ * The session against both readings of the TTS socket's `isFinal` (PROTOCOLS.md §7): only at
+ * the end of a flushed generation (the spec), or also on intermediate audio batches (reported
+ * of the live socket). Chunk boundaries, heard text, barge-in and the HTTP fallback must hold
+ * under both.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ScriptedLlm } from '../../src/llm/index.ts';
+import { intents } from '../../agents/call-centre/index.ts';
+import { ServiceClient } from '../../src/service/index.ts';
+import { agentTurns, call, userTurns } from '../helpers/call.ts';
+import { runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
+
+for (const isFinalOnBatches of [false, true]) {
+  describe(`TTS socket isFinal ${isFinalOnBatches ? 'on every batch (live reading)' : 'at the end only (spec reading)'}`, () => {
+    let sb: Running;
+    before(async () => {
+      sb = await runSandbox({ keys: [{ key: 'sk-isfinal-main-1', credits: 1e9, concurrency: 16 }], quirks: { ttsIsFinalOnBatches: isFinalOnBatches } });
+      // A first synthesis is slow (cold engines): not what these tests are about.
+      await voiced(sb.client, 'أهلًا بك في بنك الواحة');
+    });
+    after(() => sb.close());
+    const client = () => new ServiceClient({ apiKey: 'sk-isfinal-main-1', baseUrl: sb.sandbox.url, maxRetries: 0 });
+
+    test('chunks keep their own audio: a two-chunk greeting is heard whole; a barge-in cuts where the caller was', async () => {
+      const llm = new ScriptedLlm({ intents, fallback: 'عذرًا.', tokenDelayMs: 150 });
+      const c = await call(client(), [
+        { say: 'بطاقتي ضاعت أرجو إيقافها' },
+        { say: 'انتظر من فضلك أريد التحدث مع موظف', bargeInAfterMs: 1500 },
+      ], { llm });
+      assert.ok(!c.events.some((e) => e.type === 'notice' && /switched to HTTP/.test(e.message)), 'stayed on the socket');
+      const greeting = agentTurns(c)[0]!;
+      assert.equal(greeting.heardText, greeting.text);
+      const cut = agentTurns(c).find((t) => t.interrupted)!;
+      assert.ok(cut, 'one agent turn was interrupted');
+      assert.ok(cut.heardText!.length > 0 && cut.heardText!.length < cut.text.length, `heard "${cut.heardText}"`);
+      assert.ok(cut.text.startsWith(cut.heardText!), 'heard text is the start of the reply');
+      assert.deepEqual(userTurns(c), ['بطاقتي ضاعت أرجو إيقافها', 'انتظر من فضلك أريد التحدث مع موظف']);
+      assert.equal(c.report.ended, 'transferred');
+    });
+
+    if (isFinalOnBatches) {
+      test('socket silent: the fallback to HTTP still voices the reply', async () => {
+        sb.sandbox.state.faults.ttsSocketSilent = true;
+        try {
+          const c = await call(client(), [{ say: 'متى يفتح الفرع غدا' }], { agent: { greeting: undefined } });
+          assert.ok(c.events.some((e) => e.type === 'notice' && /switched to HTTP/.test(e.message)));
+          const reply = agentTurns(c)[0]!;
+          assert.equal(reply.heardText, reply.text);
+        } finally {
+          sb.sandbox.state.faults.ttsSocketSilent = false;
+        }
+      });
+    }
+  });
+}
+
+test('the TTS socket refuses the key: the session says authentication failed, and speaks over HTTP', async () => {
+  const sb = await runSandbox({ keys: [{ key: 'sk-isfinal-main-1', credits: 1e9, concurrency: 16 }], faults: { ttsSocketAuthFails: true } });
+  try {
+    const c = await call(new ServiceClient({ apiKey: 'sk-isfinal-main-1', baseUrl: sb.sandbox.url, maxRetries: 0 }), [{ say: 'متى يفتح الفرع غدا' }], {
+      agent: { greeting: undefined },
+    });
+    const notice = c.events.find((e) => e.type === 'notice' && /switched to HTTP/.test(e.message));
+    assert.ok(notice && notice.type === 'notice' && /authentication failed on the TTS socket \(40101/.test(notice.message), JSON.stringify(notice));
+    assert.ok(!/sk-isfinal/.test(JSON.stringify(c.events)), 'the key is in no event');
+    const reply = agentTurns(c)[0]!;
+    assert.match(reply.text, /الأحد إلى الخميس/);
+    assert.equal(reply.heardText, reply.text);
+  } finally {
+    await sb.close();
+  }
+});
