@@ -188,7 +188,8 @@ export type Transcription<F extends TranscribeFlags = TranscribeFlags> = {
   summary: string;
   duration: number;
   timestamps: WordStamp<F>[];
-  stats?: { fileName?: string; fileSize?: number; creditsConsumed?: number };
+  /** `fileSize` comes as text from the live service (`"0.08 MB"`); a number is accepted too. */
+  stats?: { fileName?: string; fileSize?: number | string; creditsConsumed?: number };
   [extra: string]: unknown;
 } & If<TurnsOn<F>, { turns: Turn<F>[] }> &
   If<F extends { return_gender: true } | { return_sentiment: true } ? true : false, { analysis: Analysis<F> }> &

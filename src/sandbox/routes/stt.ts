@@ -100,7 +100,8 @@ export const sttRoutes: Route[] = [
           data.diarization = { status: 'ok', speaker_cap_reached: speakers.capReached };
         }
       }
-      data.stats = { fileName: (file as File).name ?? 'audio', fileSize: file.size, creditsConsumed: audioCost(t.duration) };
+      // fileSize as the live service writes it (a recorded response: "0.08 MB").
+      data.stats = { fileName: (file as File).name ?? 'audio', fileSize: `${(file.size / 1024 / 1024).toFixed(2)} MB`, creditsConsumed: audioCost(t.duration) };
       data.sandbox = { unrecognized_turns: t.unrecognized, note: NOTE };
       ctx.state.transcripts.set(data.transcriptionId as string, {
         id: data.transcriptionId as string, owner: ctx.key.spec.key, text: t.text, turns: t.turns,

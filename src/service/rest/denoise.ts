@@ -11,7 +11,7 @@ export async function denoise(cfg: ServiceConfig, audio: Upload, opts: CallOptio
   const ep = 'POST /denoise';
   checkFile(audio, 'audio', ep);
   checkDenoiseSize(audio, ep);
-  return request(cfg, { method: 'POST', path: '/denoise', form: formData({ audio }) }, opts, async (res) =>
+  return request(cfg, { method: 'POST', path: '/denoise', form: await formData({ audio }) }, opts, async (res) =>
     unwrap<DenoiseJob>(await read.json(res)),
   );
 }

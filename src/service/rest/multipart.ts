@@ -1,24 +1,19 @@
 import type { Upload } from '../types.ts';
-
-export function toBlob(upload: Upload): { blob: Blob; filename: string } {
-  if (upload instanceof Blob) {
-    const filename = 'name' in upload && typeof upload.name === 'string' ? upload.name : 'audio.wav';
-    return { blob: upload, filename };
-  }
-  const blob = new Blob([upload.data as Uint8Array<ArrayBuffer>], { type: upload.contentType ?? 'application/octet-stream' });
-  return { blob, filename: upload.filename };
-}
+import { namedUpload } from './upload-name.ts';
 
 type Field = string | number | boolean | string[] | Upload | undefined;
 
-/** A multipart body from plain fields; arrays become comma lists, undefined fields are left out. */
-export function formData(fields: Record<string, Field>): FormData {
+/**
+ * A multipart body from plain fields; arrays become comma lists, undefined fields are left out,
+ * files go up with a name that matches their content.
+ */
+export async function formData(fields: Record<string, Field>): Promise<FormData> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined) continue;
     if (Array.isArray(value)) form.append(name, value.join(','));
     else if (typeof value === 'object') {
-      const { blob, filename } = toBlob(value);
+      const { blob, filename } = await namedUpload(value);
       form.append(name, blob, filename);
     } else form.append(name, String(value));
   }

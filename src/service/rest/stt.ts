@@ -37,7 +37,7 @@ export async function transcribe<const F extends TranscribeFlags>(
   if (req.language !== undefined && sttFamily(model) === 'asr') {
     throw new ValidationError(`language is only accepted with model asr-en-ar (or munsit-en-ar), not ${model}`, ep);
   }
-  const form = formData({
+  const form = await formData({
     file: req.file,
     model,
     hotwords: req.hotwords,
@@ -63,7 +63,7 @@ export async function transcribeWithDiarization(
   checkFile(req.file, 'file', ep);
   const model = req.model ?? cfg.models.stt;
   checkModelId(model, ep);
-  const form = formData({ file: req.file, model });
+  const form = await formData({ file: req.file, model });
   return request(cfg, { method: 'POST', path: '/audio/diarization/transcribe', form }, opts, async (res) =>
     unwrap<DiarizationTranscribeResult>(await read.json(res)),
   );
@@ -99,7 +99,7 @@ export async function minutesOfMeeting(
   const { file, ...rest } = { ...req, model: req.model ?? cfg.models.stt };
   const fields: Record<string, string> = {};
   for (const [k, v] of Object.entries(rest)) if (v !== undefined) fields[k] = String(v);
-  const form = formData({ file, ...fields });
+  const form = await formData({ file, ...fields });
   return request(cfg, { method: 'POST', path: '/minutes-of-meeting/transcribe', form }, opts, async (res) =>
     unwrap<MinutesOfMeeting>(await read.json(res)),
   );

@@ -141,7 +141,7 @@ export async function previewVoice(cfg: ServiceConfig, req: PreviewRequest, opts
   required(req.model_id, 'model_id', ep);
   checkSpeed(req.speed, ep);
   checkFile(req.file, 'file', ep);
-  const form = formData({ text: req.text, similarity: req.similarity, model_id: req.model_id, speed: req.speed, file: req.file });
+  const form = await formData({ text: req.text, similarity: req.similarity, model_id: req.model_id, speed: req.speed, file: req.file });
   return request(cfg, { method: 'POST', path: '/voices/preview', form, stream: true }, opts, (res) => pcmStream(res, 24000));
 }
 
@@ -151,7 +151,7 @@ export async function cloneVoice(cfg: ServiceConfig, req: CloneRequest, opts: Ca
   checkFile(req.reference_audio_file, 'reference_audio_file', ep);
   for (const f of ['text', 'name', 'model', 'stability'] as const) required(req[f], f, ep);
   checkStability(req.stability, ep);
-  const form = formData({ ...req });
+  const form = await formData({ ...req });
   return request(cfg, { method: 'POST', path: '/voices/clone', form }, opts, async (res) =>
     unwrap<ClonedVoice>(await read.json(res)),
   );
