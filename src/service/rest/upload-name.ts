@@ -18,7 +18,7 @@ const SAME = [
 ];
 
 /** Extensions to send for a detected type, where file-type's own is not the usual one. */
-const PREFERRED: Record<string, string> = { ogx: 'ogg', qt: 'mov' };
+const PREFERRED: Record<string, string> = { ogx: 'ogg', opus: 'ogg', qt: 'mov' };
 
 const FROM_MIME: Record<string, string> = {
   'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3', 'audio/ogg': 'ogg',
@@ -44,7 +44,7 @@ export function nameFor(given: string | undefined, detected: string | undefined)
   const dot = base.lastIndexOf('.');
   const ext = dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
   if (ext && family(detected).includes(ext)) return base;
-  const stem = ext && /^[a-z0-9]{2,5}$/.test(ext) ? base.slice(0, dot) : base;
+  const stem = ext && /^(?=.*[a-z])[a-z0-9]{2,5}$/.test(ext) ? base.slice(0, dot) : base;
   return `${stem}.${detected}`;
 }
 

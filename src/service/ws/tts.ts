@@ -96,11 +96,12 @@ export class TtsSocket {
     const isFinal = frame.isFinal === true;
     this.lastRate = rate;
     // Audio of cleared text is dropped until its generation is over or new text goes out.
+    if (!this.dropping) {
+      if (frame.audio.length > 0) {
+        this.channel.next({ type: 'audio', pcm: pcmFromBase64(frame.audio), sampleRate: rate, isFinal });
+      } else if (isFinal) this.channel.next({ type: 'final', sampleRate: rate });
+    }
     this.generation.frame(frame.audio.length > 0, isFinal);
-    if (this.dropping) return;
-    if (frame.audio.length > 0) {
-      this.channel.next({ type: 'audio', pcm: pcmFromBase64(frame.audio), sampleRate: rate, isFinal });
-    } else if (isFinal) this.channel.next({ type: 'final', sampleRate: rate });
   }
 
   private onGenerationEnd(): void {
