@@ -1,10 +1,17 @@
 import { ServiceClient } from '../service/client.ts';
+import type { ServiceConfigInput } from '../service/config.ts';
 
-/** The real service when HIWAR_API_KEY is set, otherwise a sandbox started in this process. */
-export async function connectService(log: (m: string) => void): Promise<{ client: ServiceClient; close: () => Promise<void>; sandbox: boolean }> {
-  if (process.env.HIWAR_API_KEY) return { client: new ServiceClient(), close: async () => {}, sandbox: false };
+/**
+ * The real service when HIWAR_API_KEY is set, otherwise a sandbox started in this process.
+ * `config` adds client options (model ids) on top of the environment.
+ */
+export async function connectService(
+  log: (m: string) => void,
+  config: Pick<ServiceConfigInput, 'modelIds' | 'models'> = {},
+): Promise<{ client: ServiceClient; close: () => Promise<void>; sandbox: boolean }> {
+  if (process.env.HIWAR_API_KEY) return { client: new ServiceClient(config), close: async () => {}, sandbox: false };
   const { startSandbox } = await import('../sandbox/index.ts');
   const sandbox = await startSandbox({ port: 0 });
   log(`no HIWAR_API_KEY: using the embedded sandbox at ${sandbox.url} (it recognizes only phrases it voiced)`);
-  return { client: new ServiceClient({ apiKey: sandbox.keys[0]!.key, baseUrl: sandbox.url }), close: sandbox.close, sandbox: true };
+  return { client: new ServiceClient({ ...config, apiKey: sandbox.keys[0]!.key, baseUrl: sandbox.url }), close: sandbox.close, sandbox: true };
 }

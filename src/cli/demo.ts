@@ -18,13 +18,17 @@ export async function demoCommand(args: string[]): Promise<number> {
       scenario: { type: 'string', default: DEFAULT_SCENARIO },
       out: { type: 'string', default: 'out' },
       speed: { type: 'string', default: '1' },
+      'model-ids': { type: 'string' },
     },
   });
+  const modelIds = values['model-ids'];
+  if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new Error('--model-ids must be "vendor" or "spec"');
   const speed = Number(values.speed);
   if (!(speed > 0 && speed <= 8)) throw new Error('--speed must be between 0 and 8');
   const scenario = await loadScenario(values.scenario!);
   const say = (m: string) => process.stdout.write(`${m}\n`);
-  const service = await connectService((m) => say(`(${m})`));
+  const service = await connectService((m) => say(`(${m})`), { modelIds });
+  say(`(model ids: ${service.client.config.models.stt}, ${service.client.config.models.tts})`);
   try {
     say(`hiwar demo: ${scenario.description ?? values.scenario}`);
     const { report, caller } = await simulateCall({

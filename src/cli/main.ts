@@ -1,10 +1,11 @@
 const USAGE = `hiwar: real-time Arabic voice agents
 
 Usage:
-  hiwar demo [--scenario FILE] [--out DIR] [--speed 1]
+  hiwar demo [--scenario FILE] [--out DIR] [--speed 1] [--model-ids vendor|spec]
       A whole simulated call with the Arabic call-centre agent; prints the transcript and
       per-turn latency, writes DIR/call.wav (caller left, agent right) and DIR/report.json.
-      Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox.
+      Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. Model ids:
+      the vendor's (munsit, faseeh-v1-preview) unless --model-ids spec or HIWAR_MODEL_IDS=spec.
   hiwar console [--agent agents/call-centre]
       Talk to an agent with the microphone and loudspeaker (sox).
   hiwar sandbox [--port 8787] [--host 127.0.0.1] [--keys FILE] [--uae-port N] [--phrasebook FILE]

@@ -34,3 +34,21 @@ test('no key in options or environment leaves apiKey undefined', () => {
   assert.equal(resolveConfig({}, {}).apiKey, undefined);
   assert.equal(resolveConfig({}, { HIWAR_API_KEY: '' }).apiKey, undefined);
 });
+
+test('default model ids: vendor naming unless told, one switch for both, each overridable', () => {
+  assert.deepEqual(resolveConfig({}, {}).models, { stt: 'munsit', tts: 'faseeh-v1-preview' });
+  assert.deepEqual(resolveConfig({}, { HIWAR_MODEL_IDS: 'spec' }).models, { stt: 'asr', tts: 'tts-v1-preview' });
+  assert.deepEqual(resolveConfig({ modelIds: 'vendor' }, { HIWAR_MODEL_IDS: 'spec' }).models, { stt: 'munsit', tts: 'faseeh-v1-preview' });
+  assert.deepEqual(resolveConfig({}, { HIWAR_MODEL_IDS: 'spec', HIWAR_TTS_MODEL: 'faseeh-mini-v1-preview' }).models, { stt: 'asr', tts: 'faseeh-mini-v1-preview' });
+  assert.deepEqual(resolveConfig({ models: { stt: 'munsit-en-ar' } }, { HIWAR_STT_MODEL: 'asr' }).models.stt, 'munsit-en-ar');
+  assert.throws(() => resolveConfig({}, { HIWAR_MODEL_IDS: 'cntxt' }), /model ids must be "vendor" or "spec"/);
+});
+
+test('spec and vendor names of a model are one model to the rules; unknown ids are left alone', async () => {
+  const { specModelOf, sttFamily } = await import('../../src/service/models.ts');
+  assert.equal(specModelOf('munsit'), 'asr');
+  assert.equal(specModelOf('faseeh-mini-v1-preview'), 'tts-v1-preview');
+  assert.equal(sttFamily('munsit-en-ar'), 'asr-en-ar');
+  assert.equal(sttFamily(undefined), 'asr');
+  assert.equal(sttFamily('munsit-v3'), undefined);
+});
