@@ -14,7 +14,7 @@ try {
   });
   const pcm = await collectPcm(stream);
   await writeFile(out, encodeWav(pcm, stream.sampleRate));
-  console.log(`${out}: ${(pcm.length / stream.sampleRate).toFixed(2)} s at ${stream.sampleRate} Hz`);
+  console.log(`${out}: ${(pcm.length / stream.sampleRate).toFixed(2)} s at ${stream.sampleRate} Hz (model ${client.config.models.tts})`);
 } finally {
   await close();
 }
