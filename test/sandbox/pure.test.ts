@@ -102,6 +102,12 @@ test('listen parameters: the live service rules', () => {
   assert.ok(ok.ok && ok.params.droppedHotwords.length === 2 && ok.params.timestamps === false && ok.params.language === 'auto');
   const asr = q('hotwords=a,b');
   assert.ok(asr.ok && asr.params.droppedHotwords.length === 0);
+  // The vendor's names follow the same rules; Metadata reports the build served.
+  assert.equal(q('model=munsit&language=en').ok, false);
+  const vendor = q('model=munsit-en-ar&language=auto&hotwords=a');
+  assert.ok(vendor.ok && vendor.params.model === 'munsit-en-ar-v2' && vendor.params.droppedHotwords.length === 1);
+  const unknown = q('model=munsit-v9&language=ar');
+  assert.ok(unknown.ok && unknown.params.model === 'munsit-v2', 'an unknown model is served as the default, silently');
 });
 
 test('text analysis: lexicon sentiment and keywords without stop words', () => {
