@@ -15,7 +15,10 @@ function legacyPeer(ws: WebSocket, req: Recorded): void {
     const m = JSON.parse(d.toString());
     const buf: number[] | undefined = m.data?.audioBuffer ?? m.audioBuffer;
     if (buf) {
-      shapes.push(m.event ?? 'bare');
+      // A whole WAV chunk is reported with its rate and channels.
+      const b = Buffer.from(buf);
+      const riff = b.toString('ascii', 0, 4) === 'RIFF';
+      shapes.push(`${m.event ?? 'bare'}${riff ? `:wav${b.readUInt32LE(24)}x${b.readUInt16LE(22)}` : ''}`);
       bytes += buf.length;
       ws.send(JSON.stringify({ event: 'transcription', data: 'نعم', isFinal: false }));
     }
@@ -41,9 +44,20 @@ test('WAV first, raw PCM after, end_of_stream → finalized with everything sent
   s.sendAudio(new Uint8Array(320));
   assert.equal((await interim).type, 'transcription');
   const text = await s.end();
-  assert.equal(text, `نعم ${wav.length + 320} audio_chunk,audio_chunk`);
+  assert.equal(text, `نعم ${wav.length + 320} audio_chunk:wav16000x1,audio_chunk`);
   assert.equal(fake.calls.at(-1)!.query.get('min_buffer_seconds'), '0.2');
   assert.throws(() => s.sendAudio(new Uint8Array(2)), /end_of_stream was already sent/);
+  s.close();
+});
+
+test('chunks: "wav" sends every later chunk as a whole WAV file in the first one\'s format', async () => {
+  const stereo8k = encodeWav(new Int16Array(1600), 8000, 2);
+  const s = await fake.client().openLegacyStt({ chunks: 'wav' });
+  s.sendAudio(stereo8k);
+  s.sendAudio(new Uint8Array(640));
+  s.sendAudio(encodeWav(new Int16Array(4), 8000, 2)); // already a WAV file: sent as it is
+  assert.throws(() => s.sendAudio(new Uint8Array(3)), /whole PCM16 samples/);
+  assert.match(await s.end(), / audio_chunk:wav8000x2,audio_chunk:wav8000x2,audio_chunk:wav8000x2$/);
   s.close();
 });
 
@@ -51,7 +65,7 @@ test('the bare {audioBuffer} shape and token/bearer auth', async () => {
   for (const auth of ['token', 'bearer', 'query'] as const) {
     const s = await fake.client().openLegacyStt({ auth, shape: 'bare' });
     s.sendAudio(wav);
-    assert.match(await s.end(), /bare$/);
+    assert.match(await s.end(), /bare:wav16000x1$/);
     s.close();
   }
   assert.equal(fake.calls.at(-3)!.query.get('token'), KEY);

@@ -2,6 +2,7 @@ import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type WebSocket from 'ws';
 import type { ServiceConfig } from '../config.ts';
 import { ProtocolError, ValidationError } from '../errors.ts';
+import { encodeWav } from '../../audio/wav.ts';
 import { checkModelId } from '../validate.ts';
 import { EventChannel } from './channel.ts';
 import { classifyClose, type CloseInfo } from './close-codes.ts';
@@ -14,6 +15,12 @@ export interface LegacySttOptions extends SocketCallOptions {
   min_buffer_seconds?: number;
   /** Message shape for audio: {event:'audio_chunk',data:{audioBuffer}} or bare {audioBuffer}. */
   shape?: 'event' | 'bare';
+  /**
+   * What follows the first (WAV) chunk: raw PCM as the spec says, or each chunk wrapped as a
+   * whole WAV file in the first one's format (one client reports the live server refusing raw
+   * continuation chunks with "Not a valid WAV file"). @default 'raw'
+   */
+  chunks?: 'raw' | 'wav';
 }
 
 export type LegacySttEvent =
@@ -30,12 +37,14 @@ export class LegacySttSocket {
   readonly events$: Observable<LegacySttEvent>;
   private readonly channel = new EventChannel<LegacySttEvent>();
   private sentFirst = false;
+  private format: { rate: number; channels: number } | undefined;
   private ended = false;
   private closed = false;
 
   private constructor(
     private readonly ws: WebSocket,
     private readonly shape: 'event' | 'bare',
+    private readonly chunks: 'raw' | 'wav',
   ) {
     this.events$ = this.channel.events$;
     ws.on('message', (data) => {
@@ -72,7 +81,7 @@ export class LegacySttSocket {
       },
       opts,
     );
-    return new LegacySttSocket(ws, opts.shape ?? 'event');
+    return new LegacySttSocket(ws, opts.shape ?? 'event', opts.chunks ?? 'raw');
   }
 
   /** Audio bytes; the first chunk must be a WAV file with its header. */
@@ -82,7 +91,14 @@ export class LegacySttSocket {
     if (!this.sentFirst && !isWav(bytes)) {
       throw new ValidationError('the first audio chunk must be a WAV file with headers', ENDPOINT);
     }
+    if (!this.sentFirst) this.format = wavFormat(bytes);
     this.sentFirst = true;
+    if (this.chunks === 'wav' && !isWav(bytes)) {
+      if (!this.format) throw new ValidationError('the first chunk has no readable fmt header to wrap later chunks with', ENDPOINT);
+      if (bytes.byteLength % 2) throw new ValidationError('audio must be whole PCM16 samples', ENDPOINT);
+      const samples = new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      bytes = encodeWav(samples, this.format.rate, this.format.channels);
+    }
     const audioBuffer = Array.from(bytes);
     const msg = this.shape === 'event' ? { event: 'audio_chunk', data: { audioBuffer } } : { audioBuffer };
     this.ws.send(JSON.stringify(msg));
@@ -113,6 +129,18 @@ export class LegacySttSocket {
   close(): void {
     if (!this.closed) this.ws.close(1000);
   }
+}
+
+/** Rate and channels from a WAV header's fmt chunk (the data size may be a streaming one). */
+function wavFormat(b: Uint8Array): { rate: number; channels: number } | undefined {
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  for (let at = 12; at + 24 <= b.length; ) {
+    const id = String.fromCharCode(...b.subarray(at, at + 4));
+    const size = view.getUint32(at + 4, true);
+    if (id === 'fmt ') return { channels: view.getUint16(at + 10, true), rate: view.getUint32(at + 12, true) };
+    at += 8 + size + (size % 2);
+  }
+  return undefined;
 }
 
 function isWav(b: Uint8Array): boolean {
