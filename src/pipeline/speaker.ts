@@ -152,7 +152,15 @@ export class Speaker {
     let timer: NodeJS.Timeout | undefined;
     let voiced = 0;
     const sub = new Subscription();
-    const sendHead = () => socket.sendText(`${pending[0]!.spoken} `, { flush: true });
+    // Chunks of `pending` already sent. One generation in flight until the socket knows its
+    // server's end markers (TtsSocket.canPipeline), then each chunk as soon as it comes.
+    let sent = 0;
+    const sendMore = () => {
+      while (sent < pending.length && (sent === 0 || socket.canPipeline) && socket.isOpen && !signal.aborted) {
+        if (sent === 0 && !segmentOpen) armTimer();
+        socket.sendText(`${pending[sent++]!.spoken} `, { flush: true });
+      }
+    };
     sub.add(
       socket.events$.subscribe((e: TtsEvent) => {
         // Once given up, the socket's late audio must not mix with what HTTP now voices.
@@ -168,11 +176,9 @@ export class Speaker {
           sink.closeSegment();
           segmentOpen = false;
           pending.shift();
+          sent = Math.max(0, sent - 1);
           voiced++;
-          if (pending.length && !signal.aborted && socket.isOpen) {
-            sendHead();
-            armTimer();
-          }
+          sendMore();
         } else if (e.type === 'error') {
           if (e.error instanceof InsufficientBalanceError || e.error instanceof PermissionDeniedError) fatal = e.error;
           else if (e.error instanceof AuthenticationError) failed = openFailure(e.error);
@@ -201,11 +207,7 @@ export class Speaker {
         }
         if (next.done) break;
         pending.push(next.value);
-        // One generation in flight: the next chunk goes out when this one's audio has ended.
-        if (pending.length === 1) {
-          armTimer();
-          sendHead();
-        }
+        sendMore();
       }
       // Wait for the audio of every chunk sent.
       const onAbort = () => wake();

@@ -177,7 +177,7 @@ test('generation end rule on virtual time: quiet gap after isFinal, stall withou
     }
   };
   let ends = 0;
-  const g = new GenerationEnd(() => ends++, { quietGapMs: 300, stallMs: 3000 }, clock);
+  const g = new GenerationEnd(() => ends++, { rule: 'quiet-gap', quietGapMs: 300, stallMs: 3000 }, clock);
   g.frame(true, true); // an intermediate batch flagged isFinal
   advance(100);
   g.frame(true, false);
@@ -196,4 +196,43 @@ test('generation end rule on virtual time: quiet gap after isFinal, stall withou
   const trusting = new GenerationEnd(() => ends++, { rule: 'is-final' }, clock);
   trusting.frame(true, true);
   assert.equal(ends, 3);
+  assert.equal(trusting.trustsMarkers, true);
+});
+
+test('the learning rule: quiet gaps until a generation ends with the empty end message, then that message alone', () => {
+  const timers: (() => void)[] = [];
+  const clock = { set: (fn: () => void) => timers.push(fn), clear: (h: unknown) => (timers[(h as number) - 1] = () => {}) };
+  const fire = () => timers.splice(0).forEach((f) => f());
+  let ends = 0;
+  const g = new GenerationEnd(() => ends++, { rule: 'learn' }, clock);
+  // A server whose last batch carries the isFinal (no end message): the rule keeps the gap.
+  g.frame(true, true);
+  g.frame(true, true);
+  fire();
+  assert.equal(ends, 1);
+  assert.equal(g.trustsMarkers, false);
+  // Batches flagged isFinal, then the empty end message: learned.
+  g.frame(true, true);
+  g.frame(false, true);
+  fire();
+  assert.equal(ends, 2);
+  assert.equal(g.trustsMarkers, true);
+  // From now on each end message ends one generation, even back to back, with no timer.
+  g.frame(true, true);
+  g.frame(true, false);
+  assert.equal(ends, 2, 'isFinal on a batch is not an end');
+  g.frame(false, true);
+  g.frame(true, true);
+  g.frame(false, true);
+  assert.equal(ends, 4);
+  // …and a missed end message still ends the generation after a stall.
+  g.frame(true, false);
+  fire();
+  assert.equal(ends, 5);
+  // The strict rule never learns.
+  const strict = new GenerationEnd(() => {}, { rule: 'quiet-gap' }, clock);
+  strict.frame(true, true);
+  strict.frame(false, true);
+  fire();
+  assert.equal(strict.trustsMarkers, false);
 });

@@ -1,8 +1,9 @@
 /**
- * The session against both readings of the TTS socket's `isFinal` (PROTOCOLS.md §7): only at
- * the end of a flushed generation (the spec), or also on intermediate audio batches (reported
- * of the live socket). Chunk boundaries, heard text, barge-in and the HTTP fallback must hold
- * under both.
+ * The session against the live readings of the TTS socket's `isFinal` (PROTOCOLS.md §7): set on
+ * intermediate audio batches too, with the documented empty end message after them or without
+ * it. (The spec's reading, isFinal only at the end, is the sandbox's default: scenarios.test.ts
+ * runs the same barge-in, heard-text and fallback checks against it.) Chunk boundaries, heard
+ * text, barge-in and the HTTP fallback must hold under each.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -12,12 +13,17 @@ import { ServiceClient } from '../../src/service/index.ts';
 import { agentTurns, call, userTurns } from '../helpers/call.ts';
 import { runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
 
-for (const isFinalOnBatches of [false, true]) {
-  describe(`TTS socket isFinal ${isFinalOnBatches ? 'on every batch (live reading)' : 'at the end only (spec reading)'}`, () => {
+const readings = [
+  { name: 'isFinal on every batch, then the empty end message', quirks: { ttsIsFinalOnBatches: true } },
+  { name: 'isFinal on every batch, no end message', quirks: { ttsIsFinalOnBatches: true, ttsNoEndMarker: true } },
+];
+
+for (const reading of readings) {
+  describe(`TTS socket: ${reading.name}`, () => {
     let sb: Running;
     let greetingSeconds = 0;
     before(async () => {
-      sb = await runSandbox({ keys: [{ key: 'sk-isfinal-main-1', credits: 1e9, concurrency: 16 }], quirks: { ttsIsFinalOnBatches: isFinalOnBatches } });
+      sb = await runSandbox({ keys: [{ key: 'sk-isfinal-main-1', credits: 1e9, concurrency: 16 }], quirks: reading.quirks });
       // Also warms the engines: a first synthesis is slow, and not what these tests are about.
       greetingSeconds = (await voiced(sb.client, callCentre.greeting!, 16000, callCentre.voice.voice_id)).length / 16000;
     });
@@ -53,7 +59,7 @@ test('the TTS socket refuses the key: the session says authentication failed, an
   const sb = await runSandbox({
     keys: [{ key: 'sk-isfinal-main-1', credits: 1e9, concurrency: 16 }],
     faults: { ttsSocketAuthFails: true },
-    quirks: { ttsIsFinalOnBatches: true },
+    quirks: { ttsIsFinalOnBatches: true, ttsNoEndMarker: true },
   });
   try {
     const c = await call(new ServiceClient({ apiKey: 'sk-isfinal-main-1', baseUrl: sb.sandbox.url, maxRetries: 0 }), [{ say: 'متى يفتح الفرع غدا' }], {

@@ -50,12 +50,13 @@ export function serveTts(ws: WebSocket, handshakeKey: string | undefined, region
         for (let at = 0; at < out.pcm.length; at += step) {
           if (mine !== epoch || ws.readyState !== ws.OPEN) return;
           const piece = out.pcm.subarray(at, at + step);
-          const isFinal = state.quirks.ttsIsFinalOnBatches;
+          const last = at + step >= out.pcm.length;
+          const isFinal = state.quirks.ttsIsFinalOnBatches || (final && last && state.quirks.ttsNoEndMarker);
           send({ audio: Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString('base64'), sampleRate: rate, isFinal });
           await sleep((CHUNK_S * 1000) / PACE);
         }
       }
-      if (final && mine === epoch) send({ audio: '', sampleRate: rate, isFinal: true });
+      if (final && mine === epoch && !state.quirks.ttsNoEndMarker) send({ audio: '', sampleRate: rate, isFinal: true });
     }).catch((err) => error(50001, `generation failed: ${(err as Error).message}`));
   };
 

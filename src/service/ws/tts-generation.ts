@@ -1,19 +1,24 @@
 /**
  * Where one flushed generation's audio ends on the TTS socket. The spec's end marker is an
  * `isFinal` message, but the live socket has been seen setting `isFinal` on intermediate
- * batches too (PROTOCOLS.md §7), so by default the end is "an isFinal has been seen and then
- * no audio came for a quiet gap". Only meaningful with one generation in flight at a time.
- * Pure logic: the timer functions are injected so tests run it on virtual time.
+ * batches too (PROTOCOLS.md §7). So the end is first found as "an isFinal has been seen and
+ * then no audio came for a quiet gap", which needs one generation in flight at a time. Under
+ * the default rule the tracker also learns: once a generation has ended with an empty
+ * `isFinal` message after its audio (the vendor's documented end marker), such a message ends
+ * a generation at once and generations may overlap (`trustsMarkers`), which removes the gap
+ * and the wait between chunks. Pure logic: timers are injected so tests run on virtual time.
  */
 
 export type GenerationEndRule =
-  /** The end is a quiet gap after an isFinal (robust to intermediate isFinal). */
+  /** Quiet gap until the server has shown an empty end marker after audio, then that marker. */
+  | 'learn'
+  /** Always the quiet gap after an isFinal (one generation in flight, whatever the server does). */
   | 'quiet-gap'
-  /** The first isFinal ends the generation (lowest latency; trusts the spec's reading). */
+  /** The first isFinal ends the generation (the spec's reading, as the client had it). */
   | 'is-final';
 
 export interface GenerationEndOptions {
-  /** @default 'quiet-gap' */
+  /** @default 'learn' */
   rule?: GenerationEndRule;
   /** Silence after an isFinal that ends a generation. @default 300 */
   quietGapMs?: number;
@@ -21,7 +26,7 @@ export interface GenerationEndOptions {
   stallMs?: number;
 }
 
-export const GENERATION_END_DEFAULTS: Required<GenerationEndOptions> = { rule: 'quiet-gap', quietGapMs: 300, stallMs: 3000 };
+export const GENERATION_END_DEFAULTS: Required<GenerationEndOptions> = { rule: 'learn', quietGapMs: 300, stallMs: 3000 };
 
 export interface Timers {
   set(fn: () => void, ms: number): unknown;
@@ -37,6 +42,9 @@ export class GenerationEnd {
   private readonly opts: Required<GenerationEndOptions>;
   private sawFinal = false;
   private sawAudio = false;
+  /** The last message was an empty isFinal after audio: the documented end marker. */
+  private endedByMarker = false;
+  private markerSeen = false;
   private timer: unknown;
 
   constructor(
@@ -47,14 +55,30 @@ export class GenerationEnd {
     this.opts = { ...GENERATION_END_DEFAULTS, ...opts };
   }
 
+  /**
+   * Whether ends are known from the server's markers alone, so that several generations may be
+   * in flight at once; otherwise keep one at a time.
+   */
+  get trustsMarkers(): boolean {
+    return this.opts.rule === 'is-final' || (this.opts.rule === 'learn' && this.markerSeen);
+  }
+
   /** One audio message of the socket: whether it carried samples and its isFinal flag. */
   frame(hasAudio: boolean, isFinal: boolean): void {
-    this.sawAudio ||= hasAudio;
-    this.sawFinal ||= isFinal;
-    if (this.opts.rule === 'is-final') {
+    const marker = !hasAudio && isFinal;
+    if (this.opts.rule === 'is-final' || (this.trustsMarkers && marker)) {
       if (isFinal) this.end();
       return;
     }
+    if (this.trustsMarkers) {
+      // A missed marker must not hang the caller: the stall rule still applies.
+      this.disarm();
+      if (hasAudio) this.arm(this.opts.stallMs);
+      return;
+    }
+    this.endedByMarker = marker && this.sawAudio;
+    this.sawAudio ||= hasAudio;
+    this.sawFinal ||= isFinal;
     this.disarm();
     if (this.sawFinal) this.arm(this.opts.quietGapMs);
     else if (this.sawAudio) this.arm(this.opts.stallMs);
@@ -65,11 +89,13 @@ export class GenerationEnd {
     this.disarm();
     this.sawFinal = false;
     this.sawAudio = false;
+    this.endedByMarker = false;
   }
 
   private arm(ms: number): void {
     this.timer = this.timers.set(() => {
       this.timer = undefined;
+      if (this.opts.rule === 'learn' && this.endedByMarker) this.markerSeen = true;
       this.end();
     }, ms);
   }

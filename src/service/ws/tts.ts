@@ -174,6 +174,14 @@ export class TtsSocket {
     return socket;
   }
 
+  /**
+   * Whether generations may overlap: the server's end markers are known to be reliable (see
+   * tts-generation.ts). Until then, send the next flushed text after `generationEnd`.
+   */
+  get canPipeline(): boolean {
+    return this.generation.trustsMarkers;
+  }
+
   get isOpen(): boolean {
     return !this.closed && this.ws.readyState === this.ws.OPEN;
   }
