@@ -4,6 +4,7 @@ import type { DtmfOptions } from '../pipeline/dtmf.ts';
 import type { InterruptionOptions } from '../pipeline/interruption.ts';
 import type { CallControl } from '../transport/types.ts';
 import type { TurnOptions } from '../pipeline/turns.ts';
+import type { GenerationEndOptions } from '../service/ws/tts-generation.ts';
 
 /**
  * An agent is plain data plus functions: what it says, how it sounds, what it can do, and how
@@ -15,8 +16,11 @@ export interface Agent {
   instructions: string;
   /** Said when the call starts. */
   greeting?: string;
-  /** The voice; `firstAudioTimeoutMs`: silence from the TTS socket after which HTTP takes over. */
-  voice: { voice_id: string; model_id?: string; speed?: number; firstAudioTimeoutMs?: number };
+  /**
+   * The voice; `firstAudioTimeoutMs`: silence from the TTS socket after which HTTP takes over;
+   * `generationEnd`: how each chunk's audio end is found on the socket (see tts-generation.ts).
+   */
+  voice: { voice_id: string; model_id?: string; speed?: number; firstAudioTimeoutMs?: number; generationEnd?: GenerationEndOptions };
   /** The model; default: OpenAI-compatible when OPENAI_API_KEY is set, else the scripted intents. */
   llm?: Llm;
   tools?: Tool[];

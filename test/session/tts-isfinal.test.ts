@@ -18,6 +18,9 @@ const readings = [
   { name: 'isFinal on every batch, no end message', quirks: { ttsIsFinalOnBatches: true, ttsNoEndMarker: true } },
 ];
 
+/** This file is about chunk boundaries, not the socket's first-audio timeout: a loaded machine must not trip it. */
+const patientVoice = { ...callCentre.voice, firstAudioTimeoutMs: 20_000 };
+
 for (const reading of readings) {
   describe(`TTS socket: ${reading.name}`, () => {
     let sb: Running;
@@ -35,7 +38,7 @@ for (const reading of readings) {
       const c = await call(client(), [
         { say: 'بطاقتي ضاعت أرجو إيقافها' },
         { say: 'انتظر من فضلك أريد التحدث مع موظف', bargeInAfterMs: 1500 },
-      ], { llm });
+      ], { llm, agent: { voice: patientVoice } });
       assert.ok(!c.events.some((e) => e.type === 'notice' && /switched to HTTP/.test(e.message)), 'stayed on the socket');
       const greeting = agentTurns(c)[0]!;
       assert.equal(greeting.heardText, greeting.text);
@@ -62,7 +65,9 @@ test('the TTS socket refuses the key: the session says authentication failed, an
     quirks: { ttsIsFinalOnBatches: true, ttsNoEndMarker: true },
   });
   try {
-    const c = await call(new ServiceClient({ apiKey: 'sk-isfinal-main-1', baseUrl: sb.sandbox.url, maxRetries: 0 }), [{ say: 'متى يفتح الفرع غدا' }], {
+    // A patient caller: the reply goes sentence by sentence over HTTP, gaps included.
+    const steps = [{ say: 'متى يفتح الفرع غدا' }, { hangup: true, pauseMs: 6000 }];
+    const c = await call(new ServiceClient({ apiKey: 'sk-isfinal-main-1', baseUrl: sb.sandbox.url, maxRetries: 0 }), steps, {
       agent: { greeting: undefined },
     });
     const notice = c.events.find((e) => e.type === 'notice' && /switched to HTTP/.test(e.message));
