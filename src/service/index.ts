@@ -10,5 +10,6 @@ export { collectPcm } from './rest/audio-stream.ts';
 export { ListenSocket, type ListenOptions } from './ws/listen.ts';
 export type * from './ws/listen-events.ts';
 export { TtsSocket, type TtsSocketOptions, type TtsEvent, type TtsOutputFormat } from './ws/tts.ts';
+export { GENERATION_END_DEFAULTS, type GenerationEndOptions, type GenerationEndRule } from './ws/tts-generation.ts';
 export { LegacySttSocket, type LegacySttOptions, type LegacySttEvent } from './ws/legacy-stt.ts';
 export { classifyClose, type CloseInfo, type CloseKind } from './ws/close-codes.ts';
