@@ -1,0 +1,392 @@
+import { BehaviorSubject, Observable, Subject } from 'rxjs';
+import type { AudioFrame } from '../../src/audio/frame.ts';
+import { realClock, type Clock } from '../../src/session/clock.ts';
+import type { CallInfo, PlaybackUpdate, Transport, TransportEvent, TransportOutput } from '../../src/transport/types.ts';
+import { decode, dtmfTones, encode, frameSamples } from './codec.ts';
+import type { Inbound, MediaFormat, ProviderConnection, WireMessage } from './provider.ts';
+import { ReorderBuffer, type ReorderOptions } from './reorder.ts';
+
+/** Options of the shared media-stream transport. */
+export interface MediaStreamOptions {
+  /**
+   * Agent audio the platform may hold ahead of what it is playing. Small, so a barge-in stops
+   * the voice at once and nothing is sent in minute-long bursts; large enough to ride out jitter.
+   * @default 160
+   */
+  leadMs?: number;
+  /** How often a playout mark is sent on platforms that acknowledge marks. @default 100 */
+  markEveryMs?: number;
+  /**
+   * Sent but unacknowledged audio after which sending waits for acknowledgements (a platform
+   * that stopped answering marks must not be flooded).
+   * @default 3000
+   */
+  maxUnackedMs?: number;
+  reorder?: ReorderOptions;
+  /** The clock that paces output (a scaled clock in tests). @default real time */
+  clock?: Clock;
+}
+
+export const MEDIA_STREAM_DEFAULTS = { leadMs: 160, markEveryMs: 100, maxUnackedMs: 3000 } as const;
+
+/** Where the transport's messages go: a WebSocket, a TCP socket, a benchmark's counter. */
+export interface MediaSink {
+  send(msg: WireMessage): void;
+  /** Ends the media connection (the platform then ends the stream or the call). */
+  close(reason?: string): void;
+}
+
+/** Hooks for what a platform can only do through its REST API (wired to the user's credentials). */
+export interface CallControl {
+  /** Hands the call on; the stream is closed after it resolves. */
+  transfer?(call: CallInfo, target: string): Promise<void>;
+  /** Told that the agent hung up (before the stream closes), e.g. to end the call by API. */
+  hangup?(call: CallInfo, reason?: string): Promise<void>;
+}
+
+/**
+ * The agent's audio toward a media stream: encoded at the edge into the platform's codec and
+ * frame size, paced on the clock so the platform holds only `leadMs`, with marks every
+ * `markEveryMs` on platforms that acknowledge them. `played` moves only on an acknowledgement
+ * (or, where the platform has none, on the send clock); after an interrupt the unplayed tail is
+ * dropped from the timeline, so the next reply's positions start where the caller stopped hearing.
+ */
+export class MediaStreamOutput implements TransportOutput {
+  readonly sampleRate: number;
+  private readonly frame: number;
+  private readonly o: Required<Omit<MediaStreamOptions, 'reorder'>>;
+  private readonly hasMarks: boolean;
+  private chunks: Int16Array[] = [];
+  private head = 0;
+  private queued = 0;
+  /** Timeline positions in samples: what was sent, what was heard. */
+  private cursor = 0;
+  private played = 0;
+  private wireSent = 0;
+  private farEndEnd = 0;
+  private lastMarkAt = 0;
+  private markSeq = 0;
+  private readonly pendingAcks = new Map<string, number>();
+  private waiters: { at: number; id: string; resolve: () => void }[] = [];
+  private partialSince: number | undefined;
+  private paused = false;
+  private closed = false;
+  private timer: AbortController | undefined;
+  private timerAt = Infinity;
+  private readonly updates: BehaviorSubject<PlaybackUpdate>;
+  readonly playback$: Observable<PlaybackUpdate>;
+
+  constructor(
+    private readonly format: MediaFormat,
+    private readonly conn: ProviderConnection,
+    private readonly sink: MediaSink,
+    opts: MediaStreamOptions = {},
+    private readonly onPlayed: (id: string) => void = () => {},
+  ) {
+    this.o = { ...MEDIA_STREAM_DEFAULTS, clock: realClock(), ...stripUndefined(opts) };
+    this.sampleRate = format.sampleRate;
+    this.frame = frameSamples(format);
+    this.hasMarks = !!conn.mark;
+    this.updates = new BehaviorSubject<PlaybackUpdate>({ sent: 0, played: 0, queued: 0, at: this.o.clock.now() });
+    this.playback$ = this.updates.asObservable();
+  }
+
+  private ms(samples: number): number {
+    return (samples / this.sampleRate) * 1000;
+  }
+
+  write(frame: AudioFrame): void {
+    if (frame.sampleRate !== this.sampleRate) throw new Error(`output expects ${this.sampleRate} Hz audio, got ${frame.sampleRate} Hz`);
+    if (this.closed || !frame.samples.length) return;
+    this.chunks.push(frame.samples);
+    this.queued += frame.samples.length;
+    this.pump();
+  }
+
+  /** Queues in-band DTMF tones (heard by the far end like any agent audio). */
+  writeDtmf(digits: string): void {
+    this.write({ samples: dtmfTones(digits, this.sampleRate), sampleRate: this.sampleRate, time: this.o.clock.now() });
+  }
+
+  mark(id: string): Promise<void> {
+    const at = this.cursor + this.queued;
+    if (this.closed || at <= this.played) {
+      if (!this.closed) this.onPlayed(id);
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiters.push({ at, id, resolve }));
+  }
+
+  async interrupt(): Promise<number> {
+    if (!this.hasMarks) this.advanceByClock();
+    this.chunks = [];
+    this.head = 0;
+    this.queued = 0;
+    this.partialSince = undefined;
+    if (this.cursor > this.played && !this.closed) {
+      const clear = this.conn.clear?.();
+      if (clear) this.sink.send(clear);
+    }
+    // Echoes of marks sent before the clear may say "played" for audio that was dropped.
+    this.pendingAcks.clear();
+    this.cursor = this.played;
+    this.lastMarkAt = this.played;
+    this.farEndEnd = this.o.clock.now();
+    for (const w of this.waiters.splice(0)) w.resolve();
+    this.push();
+    return this.position();
+  }
+
+  position(): number {
+    return this.played / this.sampleRate;
+  }
+
+  /** A mark came back from the platform. Unknown names (cleared, duplicated, forged) are ignored. */
+  acknowledge(name: string): void {
+    const at = this.pendingAcks.get(name);
+    if (at === undefined) return;
+    // Marks come back in order: everything sent before this one has played too.
+    for (const [k, v] of this.pendingAcks) {
+      this.pendingAcks.delete(k);
+      if (k === name || v >= at) break;
+    }
+    this.advanceTo(at);
+  }
+
+  setPaused(paused: boolean): void {
+    this.paused = paused;
+    if (!paused) this.pump();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.timer?.abort();
+    for (const w of this.waiters.splice(0)) w.resolve();
+    this.chunks = [];
+    this.queued = 0;
+    this.push();
+    this.updates.complete();
+  }
+
+  private advanceByClock(): void {
+    const inFlight = Math.max(0, this.farEndEnd - this.o.clock.now());
+    this.advanceTo(this.cursor - Math.round((inFlight / 1000) * this.sampleRate));
+  }
+
+  private advanceTo(pos: number): void {
+    const at = Math.min(pos, this.cursor);
+    if (at <= this.played) return;
+    this.played = at;
+    const ready = this.waiters.filter((w) => w.at <= at);
+    this.waiters = this.waiters.filter((w) => w.at > at);
+    for (const w of ready) {
+      this.onPlayed(w.id);
+      w.resolve();
+    }
+    this.push();
+  }
+
+  private push(): void {
+    if (this.updates.closed) return;
+    this.updates.next({ sent: this.wireSent / this.sampleRate, played: this.position(), queued: this.queued / this.sampleRate, at: this.o.clock.now() });
+  }
+
+  private take(n: number): Int16Array {
+    const out = new Int16Array(this.frame);
+    let filled = 0;
+    while (filled < n && this.chunks.length) {
+      const c = this.chunks[0]!;
+      const k = Math.min(n - filled, c.length - this.head);
+      out.set(c.subarray(this.head, this.head + k), filled);
+      filled += k;
+      this.head += k;
+      if (this.head >= c.length) {
+        this.chunks.shift();
+        this.head = 0;
+      }
+    }
+    this.queued -= filled;
+    return out;
+  }
+
+  /** Sends what the lead allows, then sleeps until more may go (event-driven, no idle ticking). */
+  private pump(): void {
+    if (this.closed) return;
+    const now = this.o.clock.now();
+    if (!this.hasMarks) this.advanceByClock();
+    while (!this.paused && this.queued > 0 && this.farEndEnd - now < this.o.leadMs) {
+      if (this.hasMarks && this.ms(this.cursor - this.played) >= this.o.maxUnackedMs) break;
+      if (this.queued < this.frame) {
+        // A short tail waits one frame for more audio before it goes out padded with silence.
+        this.partialSince ??= now;
+        if (now - this.partialSince < this.format.frameMs) break;
+      }
+      this.partialSince = undefined;
+      const n = Math.min(this.frame, this.queued);
+      this.sink.send(this.conn.encodeAudio(encode(this.format, this.take(n))));
+      this.cursor += n;
+      this.wireSent += this.frame;
+      this.farEndEnd = Math.max(now, this.farEndEnd) + this.format.frameMs;
+      if (this.hasMarks && (this.ms(this.cursor - this.lastMarkAt) >= this.o.markEveryMs || this.queued === 0)) this.sendMark();
+    }
+    this.push();
+    this.schedule(now);
+  }
+
+  private sendMark(): void {
+    const name = `h${++this.markSeq}`;
+    const msg = this.conn.mark!(name);
+    if (!msg) return;
+    this.sink.send(msg);
+    this.pendingAcks.set(name, this.cursor);
+    this.lastMarkAt = this.cursor;
+  }
+
+  private schedule(now: number): void {
+    let wake = Infinity;
+    if (this.queued > 0 && !this.paused) {
+      wake = Math.max(now + 1, this.farEndEnd - this.o.leadMs);
+      if (this.partialSince !== undefined) wake = Math.max(wake, this.partialSince + this.format.frameMs);
+    }
+    if (!this.hasMarks && this.cursor > this.played) wake = Math.min(wake, now + this.format.frameMs);
+    if (wake === Infinity || wake >= this.timerAt) return;
+    this.timer?.abort();
+    const ctrl = new AbortController();
+    this.timer = ctrl;
+    this.timerAt = wake;
+    this.o.clock.sleep(wake - now, ctrl.signal).then(
+      () => {
+        if (this.timer !== ctrl) return;
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        this.pump();
+      },
+      () => {},
+    );
+  }
+}
+
+/**
+ * One call over a platform's media stream, as the core's `Transport`. Caller audio is decoded at
+ * the edge to PCM16 at the platform's rate, put back in order where frames carry sequence
+ * numbers, and kept until the session subscribes. Everything the platform says goes through
+ * `handle()`; the agent's side is the `MediaStreamOutput`.
+ */
+export class MediaStreamTransport implements Transport {
+  readonly call: CallInfo;
+  readonly inputRate: number;
+  readonly audio$: Observable<AudioFrame>;
+  readonly output: MediaStreamOutput;
+  private readonly events = new Subject<TransportEvent>();
+  readonly events$: Observable<TransportEvent> = this.events.asObservable();
+  private readonly live = new Subject<AudioFrame>();
+  private early: AudioFrame[] | undefined = [];
+  private readonly reorder: ReorderBuffer<Uint8Array>;
+  private readonly clock: Clock;
+  private readonly input: MediaFormat;
+  private ended = false;
+  /** What ended the call from the agent's side, for the webhook that runs after the stream. */
+  agentAction: { action: 'hangup'; reason?: string } | { action: 'transfer'; target: string } | undefined;
+  readonly stats = { framesIn: 0, invalid: 0, duplicates: 0, late: 0 };
+
+  constructor(
+    provider: string,
+    start: Extract<Inbound, { type: 'start' }>,
+    private readonly conn: ProviderConnection,
+    private readonly sink: MediaSink,
+    opts: MediaStreamOptions = {},
+    private readonly control: CallControl = {},
+  ) {
+    this.call = { ...start.call, provider };
+    this.clock = opts.clock ?? realClock();
+    this.input = start.input;
+    this.inputRate = start.input.sampleRate;
+    this.reorder = new ReorderBuffer(opts.reorder);
+    this.output = new MediaStreamOutput(start.output ?? start.input, conn, sink, opts, (id) => this.events.next({ type: 'played', id }));
+    // Frames that arrive before the session subscribes (it opens its sockets first) are kept.
+    this.audio$ = new Observable<AudioFrame>((sub) => {
+      for (const f of this.early ?? []) sub.next(f);
+      this.early = undefined;
+      if (this.ended) return sub.complete();
+      return this.live.subscribe(sub);
+    });
+  }
+
+  /** Applies one item parsed from the platform's message. */
+  handle(item: Inbound): void {
+    if (this.ended) return;
+    switch (item.type) {
+      case 'audio': {
+        const order = item.seq ?? item.timestampMs;
+        const ready = order === undefined ? [item.payload] : this.reorder.push(order, item.payload);
+        this.stats.duplicates = this.reorder.duplicates;
+        this.stats.late = this.reorder.late;
+        for (const p of ready) this.pushAudio(p);
+        return;
+      }
+      case 'dtmf':
+        return this.events.next({ type: 'dtmf', digit: item.digit, ...(item.durationMs ? { durationMs: item.durationMs } : {}) });
+      case 'mark':
+        return this.output.acknowledge(item.name);
+      case 'pause-output':
+        return this.output.setPaused(true);
+      case 'resume-output':
+        return this.output.setPaused(false);
+      case 'stop':
+        return this.end(item.reason ?? 'stream stopped');
+      case 'invalid':
+        this.stats.invalid++;
+        return;
+      default:
+        return; // 'start' again, 'cleared': nothing more to do
+    }
+  }
+
+  private pushAudio(payload: Uint8Array): void {
+    if (!payload.byteLength) return;
+    this.stats.framesIn++;
+    const frame: AudioFrame = { samples: decode(this.input, payload), sampleRate: this.inputRate, time: this.clock.now() };
+    if (this.early) this.early.push(frame);
+    else this.live.next(frame);
+  }
+
+  /** The caller or the connection is gone: audio completes, the session hears a hang-up. */
+  end(reason: string): void {
+    if (this.ended) return;
+    for (const p of this.reorder.flush()) this.pushAudio(p);
+    this.ended = true;
+    this.events.next({ type: 'hangup', reason });
+    this.live.complete();
+    this.events.complete();
+    void this.output.close();
+  }
+
+  async hangup(reason?: string): Promise<void> {
+    if (this.ended) return;
+    this.agentAction ??= { action: 'hangup', reason };
+    await this.control.hangup?.(this.call, reason);
+    for (const m of this.conn.hangup?.(reason) ?? []) this.sink.send(m);
+    this.sink.close(reason ?? 'agent hung up');
+    this.end('agent hung up');
+  }
+
+  async transfer(target: string): Promise<void> {
+    if (this.ended) throw new Error('the call has ended');
+    if (!this.control.transfer) throw new Error(`transfer is not available on ${this.call.provider}: give the plugin a transfer hook (docs/telephony.md)`);
+    await this.control.transfer(this.call, target);
+    this.agentAction = { action: 'transfer', target };
+    this.sink.close('transferred');
+    this.end(`transferred to ${target}`);
+  }
+
+  /** In-band DTMF: works on every platform that carries the audio (G.711 passes the tones). */
+  async sendDtmf(digits: string): Promise<void> {
+    this.output.writeDtmf(digits);
+    await this.output.mark(`dtmf-${digits}`);
+  }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

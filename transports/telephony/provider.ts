@@ -1,0 +1,174 @@
+/**
+ * What one telephony platform adapter implements. A provider file (`twilio.ts`, `exotel.ts`…) is
+ * a translator only: it parses the platform's wire messages into `Inbound` items and renders the
+ * transport's intents (audio, clear, mark, hang up) as the platform's wire messages. Pacing,
+ * marks bookkeeping, jitter, codecs and the session live in the one shared `MediaStreamTransport`
+ * (`media-stream.ts`), so a provider file stays short and pure: no sockets, no timers.
+ *
+ * Lifecycle of one media connection:
+ * 1. The plugin accepts the connection (WebSocket, or TCP for AudioSocket) after checking the
+ *    token or signature, and calls `provider.open(ctx)`: one `ProviderConnection` per connection.
+ * 2. `connection.opened()` may return items at once (a protocol whose format is known from the
+ *    URL, e.g. `pcm?rate=16000`, returns its `start` here).
+ * 3. Every message goes through `connection.parse(msg)`. The first `start` item makes the
+ *    transport: audio before it is kept and replayed after it (never lost).
+ * 4. Agent audio goes out through `encodeAudio`, one frame of `format.frameMs` at a time, paced
+ *    by the transport; `clear()` on barge-in; `mark(name)` after audio whose playout the platform
+ *    can acknowledge. A `mark` item coming back with the same name says the audio before it was
+ *    played.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CallInfo } from '../../src/transport/types.ts';
+
+/** Codecs on the wire. Decoding and encoding happen at the edge, in the shared transport. */
+export type WireCodec = 'mulaw' | 'alaw' | 'l16';
+
+/** The audio format of one direction of a media stream. */
+export interface MediaFormat {
+  codec: WireCodec;
+  /** Samples per second on the wire: 8000 for G.711, 8000/16000 (or the query's) for L16. */
+  sampleRate: number;
+  /**
+   * Milliseconds of agent audio per outbound message. Where the platform demands an exact frame
+   * size (Vonage 20 ms = 640 B at 16 kHz, AudioSocket 320 B) this is it; elsewhere a size the
+   * platform handles well.
+   */
+  frameMs: number;
+  /** L16 byte order on the wire. @default 'le' */
+  endian?: 'le' | 'be';
+}
+
+/** One message on the wire: text (JSON or a line protocol) or binary. */
+export type WireMessage = { text: string } | { binary: Uint8Array };
+
+/** What the shared transport learns from one inbound message. */
+export type Inbound =
+  /** The call is known: who, and the audio format in both directions. */
+  | { type: 'start'; call: Omit<CallInfo, 'provider'>; input: MediaFormat; output?: MediaFormat }
+  /**
+   * Caller audio in the input codec. `seq` (or else `timestampMs`) orders frames on platforms
+   * that may reorder them (Telnyx); duplicates and late frames are dropped by the transport.
+   */
+  | { type: 'audio'; payload: Uint8Array; seq?: number; timestampMs?: number }
+  | { type: 'dtmf'; digit: string; durationMs?: number }
+  /** The platform acknowledged a mark/checkpoint/notify sent by `mark(name)`. */
+  | { type: 'mark'; name: string }
+  /** The platform acknowledged a `clear()` (Plivo `clearedAudio`, Vonage `websocket:cleared`). */
+  | { type: 'cleared' }
+  /** Flow control from the platform (Asterisk `MEDIA_XOFF`/`MEDIA_XON`). */
+  | { type: 'pause-output' }
+  | { type: 'resume-output' }
+  /** The stream or the call ended on the platform's side. */
+  | { type: 'stop'; reason?: string }
+  /** A message the provider could not read: logged and counted, the call goes on. */
+  | { type: 'invalid'; reason: string };
+
+/** Where a media connection came from: the upgrade request, its URL, and the checked token. */
+export interface ConnectContext {
+  url: URL;
+  headers: IncomingMessage['headers'];
+  /** Claims of the per-call token in the media URL, when there was one (call id, parameters). */
+  claims?: { callId?: string; parameters?: Record<string, string> };
+}
+
+/** One live media connection's translator. May keep state (stream id, negotiated format). */
+export interface ProviderConnection {
+  /** Items known as soon as the connection opens (formats fixed by the URL, for example). */
+  opened?(): Inbound[];
+  /** Reads one inbound message. Never throws: unreadable input becomes an `invalid` item. */
+  parse(msg: WireMessage): Inbound[];
+  /** One outbound frame of agent audio, already in the output codec (`frameMs` long). */
+  encodeAudio(payload: Uint8Array): WireMessage;
+  /** The platform's "stop playing and drop your buffer" message; none where the app just stops sending. */
+  clear?(): WireMessage | undefined;
+  /**
+   * A playout checkpoint after the audio sent so far, acknowledged later with a `mark` item of the
+   * same name. Leave out where the platform acknowledges nothing: the transport then reports
+   * playout from its own send clock.
+   */
+  mark?(name: string): WireMessage | undefined;
+  /**
+   * Messages that end the call from inside the stream, sent before the transport closes the
+   * connection (AudioSocket hangup frame). Platforms where closing the stream is the hang-up leave it out.
+   */
+  hangup?(reason?: string): WireMessage[];
+  /** Whether the platform echoes a mark dropped by `clear()` as if played (Twilio, Telnyx). */
+  readonly marksEchoedOnClear?: boolean;
+}
+
+/**
+ * A webhook the platform calls when a call arrives (or for status): answered with the markup
+ * that connects the call's audio to the stream URL (TwiML, Plivo XML, NCCO, TeXML).
+ */
+export interface WebhookContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  /** The raw body (signatures are computed on it) and its parsed form fields or JSON. */
+  rawBody: Buffer;
+  params: Record<string, string>;
+  /** The public URL of this request as the platform called it (for URL-based signatures). */
+  publicRequestUrl: string;
+  /** Makes the media WebSocket URL for this call, with a fresh per-call token in it. */
+  streamUrl(callId: string, parameters?: Record<string, string>): string;
+  /** The URL of another route of this provider (e.g. the post-stream action), with a token. */
+  routeUrl(route: string, callId: string): string;
+  /** What the agent decided for a call whose stream has ended (hang up, transfer to a target). */
+  afterStream(callId: string): AfterStream | undefined;
+}
+
+/** What happens to a call once the agent let go of its stream. */
+export type AfterStream = { action: 'hangup' } | { action: 'transfer'; target: string };
+
+export interface WebhookAnswer {
+  status?: number;
+  contentType: string;
+  body: string;
+}
+
+/** Everything a platform adapter is. Stateless: per-connection state lives in `ProviderConnection`. */
+export interface TelephonyProvider {
+  /** Route name: `/telephony/<name>`. */
+  readonly name: string;
+  /** WebSocket subprotocol the platform asks for (jambonz `audio.jambonz.org`). */
+  readonly subprotocol?: string;
+  open(ctx: ConnectContext): ProviderConnection;
+  /**
+   * Answers the platform's call webhook (`POST /telephony/<name>` and `/telephony/<name>/<route>`).
+   * Leave out for platforms that are pointed straight at the media URL (FreeSWITCH, Asterisk, pcm).
+   */
+  answer?(route: string, ctx: WebhookContext): WebhookAnswer | Promise<WebhookAnswer>;
+  /**
+   * Checks the platform's request signature with the secret the user configured. Returns false
+   * when the signature is missing or wrong. Only called when a secret is configured.
+   */
+  verifySignature?(ctx: WebhookContext, secret: string): boolean | Promise<boolean>;
+  /** The environment variable holding the signature secret (documented in docs/telephony.md). */
+  readonly secretEnv?: string;
+}
+
+/** Rendering helpers every provider uses. */
+export const json = (value: unknown): WireMessage => ({ text: JSON.stringify(value) });
+export const b64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+export const fromB64 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'base64'));
+
+/** Parses a JSON text message; undefined (and no throw) for anything that is not a JSON object. */
+export function parseJson(msg: WireMessage): Record<string, any> | undefined {
+  if (!('text' in msg)) return undefined;
+  try {
+    const v = JSON.parse(msg.text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Escapes a value for XML attributes and text (TwiML, Plivo XML). */
+export const xmlEscape = (s: string): string =>
+  s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
+
+/** A DTMF key as the contract spells it, or undefined. */
+export const dtmfDigit = (d: unknown): string | undefined => {
+  const s = String(d ?? '').trim().toUpperCase();
+  return /^[0-9*#A-D]$/.test(s) ? s : undefined;
+};
