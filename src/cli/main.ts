@@ -10,6 +10,9 @@ Usage:
       Talk to an agent with the microphone and loudspeaker (sox).
   hiwar sandbox [--port 8787] [--host 127.0.0.1] [--keys FILE] [--uae-port N] [--phrasebook FILE]
       Serve a local stand-in of the voice service (HTTP, SSE and WebSockets on one port).
+  hiwar serve [--agent agents/call-centre] [--port 8080] [--host 127.0.0.1] [--public-url URL]
+      Serve the agent to telephony platforms (/telephony/<provider>), with /healthz and /metrics.
+      Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. docs/telephony.md
   hiwar help
 `;
 
@@ -19,6 +22,7 @@ const commands: Record<string, () => Promise<Command>> = {
   demo: async () => (await import('./demo.ts')).demoCommand,
   console: async () => (await import('./console.ts')).consoleCommand,
   sandbox: async () => (await import('./sandbox.ts')).sandboxCommand,
+  serve: async () => (await import('./serve.ts')).serveCommand,
 };
 
 /** Entry point of the `hiwar` command; returns the exit code. */

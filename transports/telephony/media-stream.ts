@@ -37,7 +37,7 @@ export interface MediaSink {
 }
 
 /** Hooks for what a platform can only do through its REST API (wired to the user's credentials). */
-export interface CallControl {
+export interface PlatformHooks {
   /** Hands the call on; the stream is closed after it resolves. */
   transfer?(call: CallInfo, target: string): Promise<void>;
   /** Told that the agent hung up (before the stream closes), e.g. to end the call by API. */
@@ -296,7 +296,7 @@ export class MediaStreamTransport implements Transport {
     private readonly conn: ProviderConnection,
     private readonly sink: MediaSink,
     opts: MediaStreamOptions = {},
-    private readonly control: CallControl = {},
+    private readonly control: PlatformHooks = {},
   ) {
     this.call = { ...start.call, provider };
     this.clock = opts.clock ?? realClock();

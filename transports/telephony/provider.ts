@@ -143,6 +143,11 @@ export interface TelephonyProvider {
    * when the signature is missing or wrong. Only called when a secret is configured.
    */
   verifySignature?(ctx: WebhookContext, secret: string): boolean | Promise<boolean>;
+  /**
+   * True when the platform calls `answer('after', …)` once the stream ends, so a transfer or
+   * hang-up decided by the agent is carried out by the markup returned there (no REST call).
+   */
+  readonly transfersAfterStream?: boolean;
   /** The environment variable holding the signature secret (documented in docs/telephony.md). */
   readonly secretEnv?: string;
 }

@@ -1,0 +1,87 @@
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Agent } from '../session/agent.ts';
+import { createLogger } from '../session/logger.ts';
+import { agentSessions } from '../server/agent-sessions.ts';
+import { AgentServer } from '../server/server.ts';
+import { CallTokens, isLoopback } from '../server/tokens.ts';
+import { connectService } from './connect.ts';
+
+/** `hiwar serve`: the agent behind every telephony platform (and WebRTC), on one port. */
+export async function serveCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      agent: { type: 'string', default: 'agents/call-centre' },
+      port: { type: 'string', default: '8080' },
+      host: { type: 'string', default: '127.0.0.1' },
+      'public-url': { type: 'string' },
+      'max-calls': { type: 'string', default: '200' },
+      'media-token': { type: 'string' },
+      'audiosocket-port': { type: 'string' },
+    },
+  });
+  const say = (m: string) => process.stdout.write(`${m}\n`);
+  const logger = createLogger(process.env.HIWAR_LOG_LEVEL ?? 'info');
+  const agent = await loadAgent(values.agent!);
+  const service = await connectService((m) => say(`(${m})`));
+  const host = values.host!;
+  const open = isLoopback(host);
+  const mediaToken = values['media-token'] ?? process.env.HIWAR_MEDIA_TOKEN;
+  const server = new AgentServer({
+    port: Number(values.port),
+    host,
+    publicUrl: values['public-url'] ?? process.env.HIWAR_PUBLIC_URL,
+    maxCalls: Number(values['max-calls']),
+    logger,
+    sessions: agentSessions({ client: service.client, agent, logger }),
+  });
+  const tokens = new CallTokens({ secret: process.env.HIWAR_MEDIA_SECRET });
+  const telephony = await import('../../transports/telephony/index.ts');
+  server.use(telephony.telephonyPlugin(server.host, { tokens, open, mediaToken, logger }));
+  const closers: (() => Promise<void>)[] = [];
+  if (values['audiosocket-port']) {
+    const listen = (telephony as Record<string, unknown>).listenAudioSocket as
+      | ((h: typeof server.host, o: { port: number; host: string; open: boolean; mediaToken?: string; logger: typeof logger }) => Promise<{ close(): Promise<void> }>)
+      | undefined;
+    if (!listen) throw new Error('AudioSocket is not available in this build');
+    const as = await listen(server.host, { port: Number(values['audiosocket-port']), host, open, mediaToken, logger });
+    closers.push(() => as.close());
+  }
+  const { url } = await server.listen();
+  say(`hiwar serve: agent "${agent.name}" at ${url}`);
+  say(`  telephony: ${telephony.providers.map((p) => `/telephony/${p.name}`).join(' ')}`);
+  say(`  health: ${url}/healthz   metrics: ${url}/metrics`);
+  if (!open) {
+    say(`  bound beyond localhost: webhooks need their platform's signing secret, media URLs a token${mediaToken ? '' : ' (set HIWAR_MEDIA_TOKEN for FreeSWITCH/Asterisk/jambonz/pcm)'}`);
+  }
+  process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
+  await new Promise<void>((resolveStop) => {
+    const stop = (signal: string) => {
+      say(`${signal}: draining (${server.calls.active} calls running, no new calls)`);
+      void (async () => {
+        await server.drain();
+        for (const c of closers) await c();
+        await service.close();
+        resolveStop();
+      })();
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  say('drained; bye');
+  return 0;
+}
+
+/** An agent module: a directory with index.ts or a file, exporting the agent as default (or `agent`). */
+export async function loadAgent(path: string): Promise<Agent> {
+  let file = resolve(path);
+  if (existsSync(file) && statSync(file).isDirectory()) file = resolve(file, 'index.ts');
+  if (!existsSync(file)) throw new Error(`no agent at ${path} (expected a directory with index.ts, or a .ts file)`);
+  const mod = (await import(pathToFileURL(file).href)) as { default?: Agent; agent?: Agent };
+  const agent = mod.default ?? mod.agent;
+  if (!agent?.name) throw new Error(`${path} does not export an agent (default export or "agent")`);
+  return agent;
+}

@@ -1,0 +1,126 @@
+import type { Observable } from 'rxjs';
+import type { CallReport, SessionEvent } from '../session/events.ts';
+import type { Logger } from '../session/logger.ts';
+import type { Transport } from '../transport/types.ts';
+import type { ServerMetrics } from './metrics.ts';
+import { CallRefused, type CallHost, type CallOutcome } from './types.ts';
+
+/** One call's session, as the server sees it (an `AgentSession` fits). */
+export interface RunningSession {
+  readonly events$: Observable<SessionEvent>;
+  run(): Promise<CallReport>;
+  end(reason: string): Promise<void>;
+}
+
+/** Makes the session for one call: its own pipeline, sockets and history. */
+export type SessionFactory = (transport: Transport) => RunningSession;
+
+/** Options of the call manager. */
+export interface CallManagerOptions {
+  sessions: SessionFactory;
+  metrics: ServerMetrics;
+  logger: Logger;
+  /** Calls at once; further calls are refused as `full`. @default 200 */
+  maxCalls?: number;
+  /** The server's public address for webhook answers. */
+  publicUrl: CallHost['publicUrl'];
+}
+
+interface Live {
+  transport: Transport;
+  session: RunningSession;
+  done: Promise<CallOutcome>;
+}
+
+/**
+ * Runs many calls in one process, each its own session. A call that throws, or whose session
+ * fails, ends as `failed` without touching any other; draining refuses new calls and waits for
+ * the running ones.
+ */
+export class CallManager implements CallHost {
+  private readonly live = new Set<Live>();
+  private isDraining = false;
+  private idle: (() => void)[] = [];
+
+  constructor(private readonly o: CallManagerOptions) {}
+
+  get draining(): boolean {
+    return this.isDraining;
+  }
+
+  get active(): number {
+    return this.live.size;
+  }
+
+  publicUrl: CallHost['publicUrl'] = (req) => this.o.publicUrl(req);
+
+  async runCall(transport: Transport): Promise<CallOutcome> {
+    const provider = transport.call.provider;
+    if (this.isDraining) throw new CallRefused('draining');
+    if (this.live.size >= (this.o.maxCalls ?? 200)) throw new CallRefused('full');
+    const log = this.o.logger.child({ provider, call: transport.call.callId });
+    let session: RunningSession;
+    try {
+      session = this.o.sessions(transport);
+    } catch (err) {
+      log.error({ err: (err as Error).message }, 'could not create the session');
+      this.o.metrics.calls.inc({ provider, outcome: 'failed' });
+      await transport.output.close().catch(() => {});
+      return 'failed';
+    }
+    this.o.metrics.callStarted(provider);
+    let fatal = false;
+    const sub = session.events$.subscribe({
+      next: (e) => {
+        if (e.type === 'error' && e.fatal) fatal = true;
+        try {
+          this.o.metrics.observe(provider, e);
+        } catch (err) {
+          log.warn({ err: (err as Error).message }, 'metrics failed');
+        }
+      },
+      error: () => {},
+    });
+    const done = session.run().then(
+      (report) => outcomeOf(report.ended, fatal),
+      (err) => {
+        log.error({ err: (err as Error).message }, 'session failed');
+        return 'failed' as const;
+      },
+    );
+    const entry: Live = { transport, session, done };
+    this.live.add(entry);
+    log.info({ from: transport.call.from ? 'present' : 'absent' }, 'call started');
+    const outcome = await done;
+    sub.unsubscribe();
+    this.live.delete(entry);
+    this.o.metrics.callEnded(provider, outcome);
+    log.info({ outcome }, 'call ended');
+    if (this.live.size === 0) for (const r of this.idle.splice(0)) r();
+    return outcome;
+  }
+
+  /** Refuses new calls from now on; resolves once every running call has ended (or `timeoutMs` passed, then ends them). */
+  async drain(timeoutMs = 600_000): Promise<void> {
+    this.isDraining = true;
+    if (this.live.size === 0) return;
+    const allIdle = new Promise<void>((r) => this.idle.push(r));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), timeoutMs)));
+    if ((await Promise.race([allIdle, late])) === 'late') {
+      this.o.logger.warn({ calls: this.live.size }, 'drain timed out; ending the remaining calls');
+      await Promise.all([...this.live].map((c) => c.session.end('server shutting down')));
+      await allIdle;
+    }
+    clearTimeout(timer);
+  }
+}
+
+/** How a call ended, from the session's end reason. */
+export function outcomeOf(reason: string, fatal: boolean): CallOutcome {
+  if (/^transferred/.test(reason)) return 'transferred';
+  if (/agent hung up|agent-hangup/.test(reason)) return 'agent-hangup';
+  if (fatal || /^(out of service|could not start|transport failed)/.test(reason)) return 'failed';
+  if (/hung up|hangup|stopped|closed|gone/.test(reason)) return 'caller-hangup';
+  return 'completed';
+}

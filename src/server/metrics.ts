@@ -1,0 +1,76 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { SessionEvent, TurnMetrics } from '../session/events.ts';
+import type { CallOutcome } from './types.ts';
+
+/** Stages of a turn, as the session measures them (`TurnMetrics`), exported as one histogram. */
+const STAGES: [keyof TurnMetrics, string][] = [
+  ['endOfSpeechToFinalMs', 'stt_final'],
+  ['turnDecisionMs', 'turn_decision'],
+  ['llmFirstTokenMs', 'llm_first_token'],
+  ['ttsFirstAudioMs', 'tts_first_audio'],
+  ['playoutStartMs', 'playout_start'],
+  ['voiceToVoiceMs', 'voice_to_voice'],
+];
+
+/**
+ * The server's Prometheus metrics (prom-client), fed from each call's session events. Labels are
+ * small closed sets (provider, outcome, stage, kind, status): never a call id or a caller number.
+ */
+export class ServerMetrics {
+  readonly registry = new Registry();
+  readonly activeCalls = new Gauge({ name: 'hiwar_active_calls', help: 'Calls in progress', labelNames: ['provider'], registers: [this.registry] });
+  readonly calls = new Counter({ name: 'hiwar_calls_total', help: 'Calls ended, by outcome', labelNames: ['provider', 'outcome'], registers: [this.registry] });
+  readonly turns = new Counter({ name: 'hiwar_turns_total', help: 'Agent replies to caller turns', labelNames: ['provider'], registers: [this.registry] });
+  readonly stageSeconds = new Histogram({
+    name: 'hiwar_turn_stage_seconds',
+    help: 'Per-turn latency of each stage (from the session per-turn metrics)',
+    labelNames: ['stage'],
+    buckets: [0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5],
+    registers: [this.registry],
+  });
+  readonly interruptions = new Counter({ name: 'hiwar_interruptions_total', help: 'Barge-ins, by kind (paused, resumed, confirmed)', labelNames: ['kind'], registers: [this.registry] });
+  readonly errors = new Counter({ name: 'hiwar_errors_total', help: 'Session errors, by source (stt, tts, llm, transport) and fatality', labelNames: ['source', 'fatal'], registers: [this.registry] });
+  readonly serviceErrors = new Counter({ name: 'hiwar_service_errors_total', help: 'Errors returned by the voice service, by HTTP status (unknown when none was given)', labelNames: ['status'], registers: [this.registry] });
+
+  constructor(opts: { defaultMetrics?: boolean } = {}) {
+    if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'hiwar_' });
+  }
+
+  /** Counts one session event of a call carried by `provider`. */
+  observe(provider: string, e: SessionEvent): void {
+    if (e.type === 'metrics') {
+      this.turns.inc({ provider });
+      for (const [key, stage] of STAGES) {
+        const v = e.metrics[key];
+        if (typeof v === 'number' && v >= 0) this.stageSeconds.observe({ stage }, v / 1000);
+      }
+    } else if (e.type === 'interruption') this.interruptions.inc({ kind: e.kind });
+    else if (e.type === 'error') {
+      this.errors.inc({ source: e.source, fatal: String(e.fatal) });
+      if (e.source === 'stt' || e.source === 'tts') this.serviceErrors.inc({ status: serviceStatus(e.message) });
+    }
+  }
+
+  callStarted(provider: string): void {
+    this.activeCalls.inc({ provider });
+  }
+
+  callEnded(provider: string, outcome: CallOutcome): void {
+    this.activeCalls.dec({ provider });
+    this.calls.inc({ provider, outcome });
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
+
+/** The HTTP status in a service error's message ("402 40201 /listen: …", a close code 40101), else 'unknown'. */
+export function serviceStatus(message: string): string {
+  const m = /\b([45]\d\d)(?:\d\d)?\b/.exec(message);
+  return m ? m[1]! : 'unknown';
+}

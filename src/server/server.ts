@@ -1,0 +1,126 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Logger } from '../session/logger.ts';
+import { CallManager, type SessionFactory } from './calls.ts';
+import { ServerMetrics } from './metrics.ts';
+import type { CallHost, ServerPlugin } from './types.ts';
+
+/** Options of the agent server. */
+export interface AgentServerOptions {
+  /** @default 8080 */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  sessions: SessionFactory;
+  logger: Logger;
+  /** Calls at once. @default 200 */
+  maxCalls?: number;
+  /**
+   * The address platforms reach this server at (`https://agent.example.com`), used in webhook
+   * answers. Default: `http://` + the request's Host header.
+   */
+  publicUrl?: string;
+  /** Serve `/metrics` (it tells call volumes to whoever can reach the port). @default true */
+  metrics?: boolean;
+}
+
+/**
+ * `hiwar serve`: one HTTP port for every way calls come in. Plugins (telephony routes, WebRTC
+ * rooms) get the requests and upgrades they recognize; the server adds `/healthz`, `/metrics`
+ * and a drain on shutdown. It knows nothing of providers.
+ */
+export class AgentServer {
+  readonly metrics = new ServerMetrics();
+  readonly calls: CallManager;
+  private readonly http: Server;
+  private readonly plugins: ServerPlugin[] = [];
+
+  constructor(private readonly o: AgentServerOptions) {
+    this.calls = new CallManager({
+      sessions: o.sessions,
+      metrics: this.metrics,
+      logger: o.logger,
+      maxCalls: o.maxCalls,
+      publicUrl: (req) => publicUrlOf(req, o.publicUrl),
+    });
+    this.http = createServer((req, res) => void this.onRequest(req, res));
+    this.http.on('upgrade', (req, socket, head) => this.onUpgrade(req, socket, head));
+    this.http.on('clientError', (_err, socket) => socket.destroy());
+  }
+
+  /** What plugins are given: runCall, draining, publicUrl. */
+  get host(): CallHost {
+    return this.calls;
+  }
+
+  use(plugin: ServerPlugin): this {
+    this.plugins.push(plugin);
+    return this;
+  }
+
+  async listen(): Promise<{ port: number; host: string; url: string }> {
+    const host = this.o.host ?? '127.0.0.1';
+    await new Promise<void>((resolve, reject) => {
+      this.http.once('error', reject);
+      this.http.listen(this.o.port ?? 8080, host, () => resolve());
+    });
+    const port = (this.http.address() as AddressInfo).port;
+    return { port, host, url: `http://${host.includes(':') ? `[${host}]` : host}:${port}` };
+  }
+
+  private urlOf(req: IncomingMessage): URL {
+    return new URL(req.url ?? '/', 'http://local');
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = this.urlOf(req);
+    try {
+      if (url.pathname === '/healthz') {
+        const body = JSON.stringify({ status: this.calls.draining ? 'draining' : 'ok', activeCalls: this.calls.active });
+        res.writeHead(this.calls.draining ? 503 : 200, { 'content-type': 'application/json' }).end(body);
+        return;
+      }
+      if (url.pathname === '/metrics' && (this.o.metrics ?? true)) {
+        res.writeHead(200, { 'content-type': this.metrics.contentType }).end(await this.metrics.text());
+        return;
+      }
+      for (const p of this.plugins) if (await p.handleRequest?.(req, res, url)) return;
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+    } catch (err) {
+      this.o.logger.error({ path: url.pathname, err: (err as Error).message }, 'request failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('internal error\n');
+    }
+  }
+
+  private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = this.urlOf(req);
+    socket.on('error', () => socket.destroy());
+    try {
+      for (const p of this.plugins) if (p.handleUpgrade?.(req, socket, head, url)) return;
+    } catch (err) {
+      this.o.logger.error({ path: url.pathname, err: (err as Error).message }, 'upgrade failed');
+    }
+    if (!socket.destroyed) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  }
+
+  /** SIGTERM: no new calls, running calls finish, then the plugins and the port close. */
+  async drain(timeoutMs?: number): Promise<void> {
+    await this.calls.drain(timeoutMs);
+    await this.close();
+  }
+
+  async close(): Promise<void> {
+    for (const p of this.plugins) await p.close?.().catch((err: Error) => this.o.logger.warn({ plugin: p.name, err: err.message }, 'plugin close failed'));
+    this.http.closeAllConnections();
+    await new Promise<void>((r) => this.http.close(() => r()));
+  }
+}
+
+/** The configured public URL, else http:// + the Host header the platform used. */
+function publicUrlOf(req: IncomingMessage, configured: string | undefined): string {
+  if (configured) return configured.replace(/\/+$/, '');
+  const hostHeader = String(req.headers.host ?? 'localhost').replace(/[^\w.:[\]-]/g, '');
+  return `http://${hostHeader}`;
+}

@@ -1,0 +1,112 @@
+import { CallRefused, type CallHost, type CallOutcome } from '../../src/server/types.ts';
+import type { Logger } from '../../src/session/logger.ts';
+import { MediaStreamTransport, type MediaSink, type MediaStreamOptions, type PlatformHooks } from './media-stream.ts';
+import type { Inbound, ProviderConnection, WireMessage } from './provider.ts';
+
+/** Options of one media connection, whatever carries it (WebSocket, TCP). */
+export interface MediaConnectionOptions {
+  provider: string;
+  conn: ProviderConnection;
+  sink: MediaSink;
+  host: CallHost;
+  media?: MediaStreamOptions;
+  hooks?: PlatformHooks;
+  logger?: Logger;
+  /** Claims of the per-call token: their call id and parameters are merged into the call's metadata. */
+  claims?: { callId?: string; parameters?: Record<string, string> };
+  /** Called once the call is over, with its transport (for what the agent decided). */
+  onEnded?(transport: MediaStreamTransport | undefined, outcome: CallOutcome | undefined): void;
+  /** Items kept while waiting for the platform's `start` (beyond this, the connection is refused). @default 1000 */
+  maxEarlyItems?: number;
+}
+
+/**
+ * Drives one media connection: parses every message through the provider, builds the transport
+ * at the platform's `start` (items before it are kept and replayed), runs the call on the host,
+ * and ends the call when the connection goes. Never throws into the socket's event handlers: a
+ * bad message is counted, a failing call is closed, other calls never notice.
+ */
+export class MediaConnection {
+  private transport: MediaStreamTransport | undefined;
+  private early: Inbound[] = [];
+  private finished = false;
+  private resolveDone!: (o: CallOutcome | undefined) => void;
+  /** Resolves with the call's outcome (undefined when no call started) once it is over. */
+  readonly done = new Promise<CallOutcome | undefined>((r) => (this.resolveDone = r));
+  invalid = 0;
+
+  constructor(private readonly o: MediaConnectionOptions) {
+    for (const item of o.conn.opened?.() ?? []) this.apply(item);
+  }
+
+  receive(msg: WireMessage): void {
+    let items: Inbound[];
+    try {
+      items = this.o.conn.parse(msg);
+    } catch (err) {
+      items = [{ type: 'invalid', reason: (err as Error).message }];
+    }
+    for (const item of items) this.apply(item);
+  }
+
+  private apply(item: Inbound): void {
+    if (this.finished) return;
+    if (item.type === 'invalid') {
+      this.invalid++;
+      this.o.logger?.debug({ provider: this.o.provider, reason: item.reason }, 'unreadable media message');
+    }
+    if (this.transport) return this.transport.handle(item);
+    if (item.type === 'start') return this.start(item);
+    if (item.type === 'stop') return this.closed('stopped before start');
+    if (item.type === 'invalid') return;
+    this.early.push(item);
+    if (this.early.length > (this.o.maxEarlyItems ?? 1000)) {
+      this.o.logger?.warn({ provider: this.o.provider }, 'no start message from the platform; closing');
+      this.o.sink.close('no start message');
+      this.closed('no start message');
+    }
+  }
+
+  private start(item: Extract<Inbound, { type: 'start' }>): void {
+    const claims = this.o.claims;
+    const call = {
+      ...item.call,
+      callId: item.call.callId || claims?.callId || 'unknown',
+      parameters: { ...claims?.parameters, ...item.call.parameters },
+    };
+    const t = new MediaStreamTransport(this.o.provider, { ...item, call }, this.o.conn, this.o.sink, this.o.media, this.o.hooks);
+    this.transport = t;
+    for (const e of this.early.splice(0)) t.handle(e);
+    void this.o.host.runCall(t).then(
+      (outcome) => this.finish(outcome),
+      (err) => {
+        if (err instanceof CallRefused) this.o.logger?.warn({ provider: this.o.provider, reason: err.reason }, 'call refused');
+        else this.o.logger?.error({ provider: this.o.provider, err: (err as Error).message }, 'call failed');
+        this.finish(err instanceof CallRefused ? 'refused' : 'failed');
+      },
+    );
+  }
+
+  private finish(outcome: CallOutcome): void {
+    this.finished = true;
+    // The session is over: the platform's stream goes too (the call hangs up or continues with
+    // the markup after the stream, e.g. a transfer).
+    this.o.sink.close(outcome);
+    this.transport?.end('session ended');
+    this.o.onEnded?.(this.transport, outcome);
+    this.resolveDone(outcome);
+  }
+
+  /** The connection is gone (closed by either side, or broken). */
+  closed(reason: string): void {
+    if (this.transport) {
+      this.transport.end(reason === 'normal' ? 'caller hung up' : reason);
+      return; // the session ends on the hang-up; finish() follows from runCall
+    }
+    if (this.finished) return;
+    this.finished = true;
+    this.early = [];
+    this.o.onEnded?.(undefined, undefined);
+    this.resolveDone(undefined);
+  }
+}

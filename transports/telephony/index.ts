@@ -1,0 +1,22 @@
+/**
+ * Every telephony platform hiwar speaks, for `hiwar serve` to mount in one plugin. To add a
+ * platform: write `<name>.ts` exporting a `TelephonyProvider`, and add it to `providers` below.
+ */
+import type { CallHost, ServerPlugin } from '../../src/server/types.ts';
+import { telephonyPlugin as plugin, type TelephonyOptions } from './plugin.ts';
+import type { TelephonyProvider } from './provider.ts';
+import { twilio } from './twilio.ts';
+
+export const providers: TelephonyProvider[] = [
+  twilio,
+];
+
+/** The telephony routes of every provider above (or those given in `opts.providers`). */
+export function telephonyPlugin(host: CallHost, opts: Omit<TelephonyOptions, 'providers'> & { providers?: TelephonyProvider[] }): ServerPlugin & { connections(): number } {
+  return plugin(host, { ...opts, providers: opts.providers ?? providers });
+}
+
+export type { TelephonyOptions } from './plugin.ts';
+export type { TelephonyProvider, ProviderConnection, Inbound, MediaFormat, WireMessage } from './provider.ts';
+export { MediaStreamTransport, MediaStreamOutput, type MediaSink, type MediaStreamOptions, type PlatformHooks } from './media-stream.ts';
+export { MediaConnection } from './connection.ts';

@@ -1,0 +1,208 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { CallHost, ServerPlugin } from '../../src/server/types.ts';
+import { safeEqual, type CallTokens } from '../../src/server/tokens.ts';
+import type { Logger } from '../../src/session/logger.ts';
+import { MediaConnection } from './connection.ts';
+import type { MediaStreamOptions, PlatformHooks } from './media-stream.ts';
+import type { AfterStream, TelephonyProvider, WebhookContext } from './provider.ts';
+
+/** Options of the telephony routes (`/telephony/<provider>`). */
+export interface TelephonyOptions {
+  providers: TelephonyProvider[];
+  tokens: CallTokens;
+  /**
+   * Accept webhooks without a signature and media connections without a token. The CLI sets it
+   * only when the server is bound to localhost; never open by default beyond it.
+   */
+  open: boolean;
+  /** A fixed token for platforms pointed straight at a media URL (FreeSWITCH, Asterisk, jambonz, pcm): `?token=`. */
+  mediaToken?: string;
+  /** Signature secrets by provider name; default: each provider's `secretEnv` variable. */
+  secrets?: Record<string, string | undefined>;
+  /** REST hooks by provider (transfer, hang-up by API), wired to the user's credentials. */
+  hooks?: Record<string, PlatformHooks>;
+  media?: MediaStreamOptions;
+  logger?: Logger;
+  /** Largest webhook body accepted. @default 65536 */
+  maxBodyBytes?: number;
+}
+
+const AFTER_TTL_MS = 10 * 60_000;
+const ROUTE_TTL_MS = 24 * 3600_000;
+
+/**
+ * The telephony routes as one server plugin: the platforms' webhooks (answered with the markup
+ * that starts a stream to a tokenized URL) and their media WebSockets, each handed to the host
+ * as a call.
+ */
+export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerPlugin & { connections(): number } {
+  const byName = new Map(opts.providers.map((p) => [p.name, p]));
+  const live = new Set<WebSocket>();
+  const after = new Map<string, { what: AfterStream; at: number }>();
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: 1 << 20,
+    handleProtocols: (offered) => {
+      for (const p of opts.providers) if (p.subprotocol && offered.has(p.subprotocol)) return p.subprotocol;
+      return false;
+    },
+  });
+  const secretOf = (p: TelephonyProvider) => opts.secrets?.[p.name] ?? (p.secretEnv ? process.env[p.secretEnv] : undefined);
+
+  /** `/telephony/<name>[/<route>[/<token>]]` */
+  const route = (url: URL) => {
+    const [, root, name, sub, token] = url.pathname.split('/');
+    if (root !== 'telephony' || !name) return undefined;
+    const provider = byName.get(name);
+    return provider && { provider, sub: sub ?? '', token: token ?? url.searchParams.get('token') ?? undefined };
+  };
+
+  const rememberAfter = (callId: string, what: AfterStream) => {
+    const now = Date.now();
+    for (const [k, v] of after) if (now - v.at > AFTER_TTL_MS) after.delete(k);
+    after.set(callId, { what, at: now });
+  };
+
+  function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): boolean {
+    const r = route(url);
+    if (!r || (r.sub !== '' && r.sub !== 'stream')) return false;
+    const claims = opts.tokens.verify(r.token, r.provider.name);
+    const staticOk = !!opts.mediaToken && !!r.token && safeEqual(r.token, opts.mediaToken);
+    if (host.draining || (!claims && !staticOk && !opts.open)) {
+      const status = host.draining ? '503 Service Unavailable' : '401 Unauthorized';
+      opts.logger?.warn({ provider: r.provider.name, draining: host.draining }, 'media connection refused');
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return true;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      live.add(ws);
+      const provider = r.provider;
+      const conn = new MediaConnection({
+        provider: provider.name,
+        conn: provider.open({ url, headers: req.headers, claims }),
+        sink: {
+          send: (m) => {
+            if (ws.readyState === ws.OPEN) ws.send('text' in m ? m.text : m.binary, { binary: !('text' in m) });
+          },
+          close: (reason) => {
+            if (ws.readyState === ws.OPEN) ws.close(1000, (reason ?? '').slice(0, 100));
+          },
+        },
+        host,
+        media: opts.media,
+        // A platform that asks a webhook once the stream ends (Twilio <Connect action>) transfers
+        // there; otherwise only the user's REST hook can.
+        hooks: { ...(provider.transfersAfterStream ? { transfer: async () => {} } : {}), ...opts.hooks?.[provider.name] },
+        logger: opts.logger,
+        claims,
+        onEnded: (t) => {
+          if (t?.agentAction) rememberAfter(t.call.callId, t.agentAction.action === 'transfer' ? t.agentAction : { action: 'hangup' });
+        },
+      });
+      ws.on('message', (data, isBinary) => {
+        const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+        conn.receive(isBinary ? { binary: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength) } : { text: buf.toString('utf8') });
+      });
+      ws.on('close', (code) => {
+        live.delete(ws);
+        conn.closed(code === 1000 || code === 1005 ? 'normal' : `connection closed (${code})`);
+      });
+      ws.on('error', (err) => opts.logger?.warn({ provider: provider.name, err: err.message }, 'media socket error'));
+    });
+    return true;
+  }
+
+  async function handleRequest(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    const r = route(url);
+    if (!r) return false;
+    if (!r.provider.answer) return reply(res, 404, 'text/plain', `${r.provider.name} takes media connections only\n`);
+    if (req.method !== 'POST' && req.method !== 'GET') return reply(res, 405, 'text/plain', 'method not allowed\n');
+    const rawBody = await readBody(req, opts.maxBodyBytes ?? 65536).catch(() => undefined);
+    if (!rawBody) return reply(res, 413, 'text/plain', 'body too large\n');
+    const base = host.publicUrl(req);
+    const routeToken = r.sub && r.token ? opts.tokens.verify(r.token, r.provider.name) : undefined;
+    const ctx: WebhookContext = {
+      req,
+      res,
+      url,
+      rawBody,
+      params: parseParams(req, url, rawBody),
+      publicRequestUrl: base + url.pathname + url.search,
+      streamUrl: (callId, parameters) =>
+        `${base.replace(/^http/, 'ws')}/telephony/${r.provider.name}/stream/${opts.tokens.mint(r.provider.name, callId, parameters)}`,
+      // Route URLs are called when the stream ends, which may be hours later.
+      routeUrl: (sub, callId) => `${base}/telephony/${r.provider.name}/${sub}/${opts.tokens.mint(r.provider.name, callId, undefined, ROUTE_TTL_MS)}`,
+      afterStream: (callId) => after.get(routeToken?.callId ?? callId)?.what,
+    };
+    const secret = secretOf(r.provider);
+    if (secret && r.provider.verifySignature) {
+      if (!(await r.provider.verifySignature(ctx, secret))) {
+        opts.logger?.warn({ provider: r.provider.name }, 'webhook signature refused');
+        return reply(res, 403, 'text/plain', 'bad or missing signature\n');
+      }
+    } else if (!opts.open && !routeToken) {
+      opts.logger?.warn({ provider: r.provider.name }, `webhook refused: no signature secret configured (${r.provider.secretEnv ?? 'secret'}) and the server is not on localhost`);
+      return reply(res, 403, 'text/plain', 'webhook signature secret not configured\n');
+    }
+    if (host.draining && !r.sub) return reply(res, 503, 'text/plain', 'draining\n');
+    const answer = await r.provider.answer(r.sub || 'answer', ctx);
+    return reply(res, answer.status ?? 200, answer.contentType, answer.body);
+  }
+
+  return {
+    name: 'telephony',
+    handleUpgrade,
+    handleRequest,
+    connections: () => live.size,
+    async close() {
+      for (const ws of live) ws.terminate();
+      wss.close();
+    },
+  };
+}
+
+function reply(res: ServerResponse, status: number, type: string, body: string): true {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+  return true;
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let n = 0;
+    req.on('data', (c: Buffer) => {
+      n += c.length;
+      if (n > limit) {
+        reject(new Error('too large'));
+        req.destroy();
+      } else parts.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(parts)));
+    req.on('error', reject);
+  });
+}
+
+/** Form fields (Twilio, Plivo), JSON fields (Telnyx, Vonage) or the query of a GET, flattened to strings. */
+function parseParams(req: IncomingMessage, url: URL, body: Buffer): Record<string, string> {
+  const type = String(req.headers['content-type'] ?? '');
+  const out: Record<string, string> = {};
+  if (type.includes('application/json')) {
+    try {
+      const v = JSON.parse(body.toString());
+      const flat = (o: any, prefix = '') => {
+        for (const [k, x] of Object.entries(o ?? {})) {
+          if (x && typeof x === 'object' && !Array.isArray(x)) flat(x, `${prefix}${k}.`);
+          else out[prefix + k] = String(x);
+        }
+      };
+      flat(v);
+    } catch {
+      // unreadable JSON: no fields
+    }
+  } else if (body.length) for (const [k, v] of new URLSearchParams(body.toString())) out[k] = v;
+  if (req.method === 'GET') for (const [k, v] of url.searchParams) out[k] ??= v;
+  return out;
+}

@@ -1,0 +1,101 @@
+import { createHmac } from 'node:crypto';
+import { safeEqual } from '../../src/server/tokens.ts';
+import { b64, dtmfDigit, fromB64, json, parseJson, xmlEscape, type Inbound, type TelephonyProvider, type WebhookContext } from './provider.ts';
+
+/**
+ * Twilio Media Streams, bidirectional (`<Connect><Stream>`): JSON text frames, mu-law 8 kHz in
+ * both directions, `clear` to interrupt, marks echoed when played (and when cleared).
+ * Webhook: `POST /telephony/twilio` answers TwiML; `<Connect action>` brings the call back to
+ * `/telephony/twilio/after/<token>` when the stream ends, which dials the transfer target the
+ * agent chose or hangs up: transfer without a REST call.
+ */
+const FORMAT = { codec: 'mulaw', sampleRate: 8000, frameMs: 20 } as const;
+
+export const twilio: TelephonyProvider = {
+  name: 'twilio',
+  secretEnv: 'TWILIO_AUTH_TOKEN',
+  transfersAfterStream: true,
+
+  open() {
+    let streamSid = '';
+    return {
+      marksEchoedOnClear: true,
+      parse(msg): Inbound[] {
+        const m = parseJson(msg);
+        if (!m || typeof m.event !== 'string') return [{ type: 'invalid', reason: 'not a Twilio JSON event' }];
+        switch (m.event) {
+          case 'connected':
+            return [];
+          case 'start': {
+            const s = m.start ?? {};
+            streamSid = String(m.streamSid ?? s.streamSid ?? '');
+            const params: Record<string, string> = { ...(s.customParameters ?? {}) };
+            const enc = String(s.mediaFormat?.encoding ?? 'audio/x-mulaw');
+            if (enc !== 'audio/x-mulaw') return [{ type: 'invalid', reason: `unsupported encoding ${enc}` }];
+            return [
+              {
+                type: 'start',
+                call: { callId: String(s.callSid ?? ''), streamId: streamSid, from: params.From ?? params.from, to: params.To ?? params.to, parameters: params },
+                input: FORMAT,
+              },
+            ];
+          }
+          case 'media': {
+            const media = m.media ?? {};
+            if (media.track && media.track !== 'inbound') return [];
+            if (typeof media.payload !== 'string') return [{ type: 'invalid', reason: 'media without payload' }];
+            const chunk = Number(media.chunk);
+            return [{ type: 'audio', payload: fromB64(media.payload), ...(Number.isFinite(chunk) ? { seq: chunk } : {}) }];
+          }
+          case 'dtmf': {
+            const digit = dtmfDigit(m.dtmf?.digit);
+            return digit ? [{ type: 'dtmf', digit }] : [{ type: 'invalid', reason: 'bad dtmf digit' }];
+          }
+          case 'mark':
+            return typeof m.mark?.name === 'string' ? [{ type: 'mark', name: m.mark.name }] : [{ type: 'invalid', reason: 'mark without name' }];
+          case 'stop':
+            return [{ type: 'stop', reason: 'caller hung up' }];
+          default:
+            return [{ type: 'invalid', reason: `unknown event ${m.event}` }];
+        }
+      },
+      encodeAudio: (payload) => json({ event: 'media', streamSid, media: { payload: b64(payload) } }),
+      clear: () => json({ event: 'clear', streamSid }),
+      mark: (name) => json({ event: 'mark', streamSid, mark: { name } }),
+    };
+  },
+
+  answer(route, ctx) {
+    const callId = ctx.params.CallSid ?? '';
+    if (route === 'after') {
+      const next = ctx.afterStream(callId);
+      const body = next?.action === 'transfer' ? `<Dial>${xmlEscape(next.target)}</Dial>` : '<Hangup/>';
+      return twiml(body);
+    }
+    if (route !== 'answer') return { status: 404, contentType: 'text/plain', body: 'unknown route\n' };
+    const params: Record<string, string> = {};
+    for (const k of ['From', 'To', 'Direction']) if (ctx.params[k]) params[k] = ctx.params[k]!;
+    const parameters = Object.entries(params)
+      .map(([k, v]) => `<Parameter name="${k}" value="${xmlEscape(v)}"/>`)
+      .join('');
+    return twiml(
+      `<Connect action="${xmlEscape(ctx.routeUrl('after', callId))}"><Stream url="${xmlEscape(ctx.streamUrl(callId, params))}">${parameters}</Stream></Connect>`,
+    );
+  },
+
+  verifySignature(ctx, authToken) {
+    const given = ctx.req.headers['x-twilio-signature'];
+    return typeof given === 'string' && safeEqual(given, twilioSignature(authToken, ctx.publicRequestUrl, formParams(ctx)));
+  },
+};
+
+const twiml = (body: string) => ({ contentType: 'text/xml', body: `<?xml version="1.0" encoding="UTF-8"?><Response>${body}</Response>` });
+
+const formParams = (ctx: WebhookContext): Record<string, string> =>
+  String(ctx.req.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded') ? Object.fromEntries(new URLSearchParams(ctx.rawBody.toString())) : {};
+
+/** Twilio's request signature: HMAC-SHA1 of the URL followed by the POST fields sorted by name. */
+export function twilioSignature(authToken: string, url: string, params: Record<string, string>): string {
+  const data = url + Object.keys(params).sort().map((k) => k + params[k]).join('');
+  return createHmac('sha1', authToken).update(data, 'utf8').digest('base64');
+}
