@@ -1,0 +1,185 @@
+import WebSocket from 'ws';
+import type { Clock } from '../../src/session/clock.ts';
+import type { WireMessage } from '../../transports/telephony/provider.ts';
+
+/** What the server said, as the platform's side of a protocol reads it. */
+export type ServerSays =
+  | { type: 'audio'; pcm: Int16Array }
+  | { type: 'mark'; name: string }
+  | { type: 'clear' }
+  | { type: 'other'; raw: unknown };
+
+/** One platform's side of a media-stream protocol, for the far end in tests. */
+export interface PlatformProtocol {
+  /** Messages the platform sends when the stream opens (connected, start…). */
+  opening(): WireMessage[];
+  /** 20 ms of caller audio (PCM16 at `rate`) in the platform's format; `seq` counts from 1. */
+  audio(pcm: Int16Array, seq: number): WireMessage;
+  dtmf?(digit: string): WireMessage;
+  stop?(): WireMessage;
+  read(msg: WireMessage): ServerSays[];
+  /** The acknowledgement of a mark once the audio before it has played. */
+  ackMark?(name: string): WireMessage | undefined;
+  /** What the platform sends after a clear; `dropped` are the marks still queued (Twilio echoes them). */
+  onClear?(dropped: string[]): WireMessage[];
+  readonly rate: number;
+}
+
+type Item = { samples: Int16Array } | { mark: string };
+
+/**
+ * A telephony platform's end of one media stream, over a real WebSocket: it streams caller audio
+ * at real-time pace on the clock (silence between lines, like a phone line), plays the agent's
+ * audio at real-time pace from a buffer, acknowledges marks when the audio before them has played,
+ * and honours clear messages as the platform does.
+ */
+export class FarEnd {
+  readonly ws: WebSocket;
+  readonly said: ServerSays[] = [];
+  readonly agentAudio: Int16Array[] = [];
+  playedSamples = 0;
+  clears = 0;
+  private queue: Item[] = [];
+  private outgoing: Int16Array[] = [];
+  /** Sequence number of the last caller frame sent. */
+  seq = 0;
+  private running = true;
+  private readonly opened: Promise<void>;
+  closed: Promise<{ code: number; reason: string }>;
+
+  constructor(
+    url: string,
+    readonly proto: PlatformProtocol,
+    private readonly clock: Clock,
+    wsOptions: WebSocket.ClientOptions & { protocols?: string[] } = {},
+  ) {
+    this.ws = new WebSocket(url, wsOptions.protocols, wsOptions);
+    this.ws.on('error', () => {});
+    this.opened = new Promise((resolve, reject) => {
+      this.ws.once('open', () => resolve());
+      this.ws.once('unexpected-response', (_req, res) => reject(new Error(`refused: ${res.statusCode}`)));
+      this.ws.once('error', reject);
+    });
+    this.closed = new Promise((r) => this.ws.once('close', (code, reason) => {
+      this.running = false;
+      r({ code, reason: reason.toString() });
+    }));
+    this.ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
+  }
+
+  /** Opens the stream (the platform's first messages) and starts both directions' clocks. */
+  async start(): Promise<void> {
+    await this.opened;
+    for (const m of this.proto.opening()) this.send(m);
+    void this.sendLoop();
+    void this.playLoop();
+  }
+
+  send(m: WireMessage): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send('text' in m ? m.text : m.binary, { binary: !('text' in m) });
+  }
+
+  /** Queues caller speech; resolves once it has all been sent (at real-time pace). */
+  say(pcm: Int16Array): Promise<void> {
+    this.outgoing.push(pcm);
+    return this.until(() => this.outgoing.length === 0);
+  }
+
+  async until(cond: () => boolean, timeoutMs = 60_000): Promise<void> {
+    const give = Date.now() + timeoutMs;
+    while (!cond()) {
+      if (Date.now() > give) throw new Error('timed out waiting on the far end');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /** Seconds of agent audio played so far. */
+  get played(): number {
+    return this.playedSamples / this.proto.rate;
+  }
+
+  /** Seconds of agent audio waiting in the platform's buffer. */
+  get buffered(): number {
+    return this.queue.reduce((n, i) => n + ('samples' in i ? i.samples.length : 0), 0) / this.proto.rate;
+  }
+
+  private onMessage(data: Buffer, isBinary: boolean): void {
+    const msg: WireMessage = isBinary ? { binary: new Uint8Array(data) } : { text: data.toString() };
+    for (const s of this.proto.read(msg)) {
+      this.said.push(s);
+      if (s.type === 'audio') this.queue.push({ samples: s.pcm });
+      else if (s.type === 'mark') this.queue.push({ mark: s.name });
+      else if (s.type === 'clear') {
+        this.clears++;
+        const dropped = this.queue.flatMap((i) => ('mark' in i ? [i.mark] : []));
+        this.queue = [];
+        for (const m of this.proto.onClear?.(dropped) ?? []) this.send(m);
+      }
+    }
+  }
+
+  private async sendLoop(): Promise<void> {
+    const step = this.proto.rate / 50;
+    let due = this.clock.now();
+    let current: Int16Array | undefined;
+    let at = 0;
+    while (this.running) {
+      current ??= this.outgoing[0];
+      const frame = new Int16Array(step);
+      if (current) {
+        frame.set(current.subarray(at, at + step));
+        at += step;
+        if (at >= current.length) {
+          this.outgoing.shift();
+          current = undefined;
+          at = 0;
+        }
+      }
+      this.send(this.proto.audio(frame, ++this.seq));
+      due += 20;
+      await this.clock.sleep(Math.max(0, due - this.clock.now()));
+    }
+  }
+
+  private async playLoop(): Promise<void> {
+    const step = this.proto.rate / 50;
+    let due = this.clock.now();
+    while (this.running) {
+      let need = step;
+      while (this.queue.length) {
+        const head = this.queue[0]!;
+        if ('mark' in head) {
+          this.queue.shift();
+          const ack = this.proto.ackMark?.(head.mark);
+          if (ack) this.send(ack);
+          continue;
+        }
+        if (need === 0) break;
+        const k = Math.min(need, head.samples.length);
+        this.agentAudio.push(head.samples.subarray(0, k));
+        this.playedSamples += k;
+        need -= k;
+        if (k === head.samples.length) this.queue.shift();
+        else head.samples = head.samples.subarray(k);
+      }
+      due += 20;
+      await this.clock.sleep(Math.max(0, due - this.clock.now()));
+    }
+  }
+
+  dtmf(digit: string): void {
+    this.send(this.proto.dtmf!(digit));
+  }
+
+  hangup(): void {
+    if (this.proto.stop) this.send(this.proto.stop());
+    this.running = false;
+    this.ws.close(1000);
+  }
+
+  /** The caller vanishes: the TCP connection drops without a goodbye. */
+  vanish(): void {
+    this.running = false;
+    this.ws.terminate();
+  }
+}

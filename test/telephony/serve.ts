@@ -1,0 +1,85 @@
+import callCentre from '../../agents/call-centre/index.ts';
+import { agentSessions } from '../../src/server/agent-sessions.ts';
+import { AgentServer } from '../../src/server/server.ts';
+import { CallTokens } from '../../src/server/tokens.ts';
+import type { Agent } from '../../src/session/agent.ts';
+import { ScaledClock } from '../../src/session/clock.ts';
+import type { CallReport, SessionEvent } from '../../src/session/events.ts';
+import { createLogger } from '../../src/session/logger.ts';
+import type { Transport, TransportEvent } from '../../src/transport/types.ts';
+import { telephonyPlugin, type TelephonyOptions } from '../../transports/telephony/index.ts';
+import type { MediaStreamTransport } from '../../transports/telephony/media-stream.ts';
+import { runSandbox, type Running } from '../helpers/sandbox.ts';
+
+/** One call as the test sees it from inside the server. */
+export interface ServedCall {
+  transport: MediaStreamTransport;
+  events: SessionEvent[];
+  transportEvents: TransportEvent[];
+  report?: CallReport;
+}
+
+export interface Served {
+  url: string;
+  server: AgentServer;
+  sandbox: Running;
+  calls: ServedCall[];
+  tokens: CallTokens;
+  clock: ScaledClock;
+  connections(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * A `hiwar serve` in this process, as the CLI builds it: the agent server with the telephony
+ * plugin, sessions on the sandbox, everything on a scaled clock.
+ */
+export async function startServe(opts: { speed?: number; agent?: Partial<Agent>; sandbox?: Running } & Partial<Omit<TelephonyOptions, 'tokens'>> = {}): Promise<Served> {
+  const sandbox = opts.sandbox ?? (await runSandbox());
+  const clock = new ScaledClock(opts.speed ?? 2);
+  const logger = createLogger('silent');
+  const calls: ServedCall[] = [];
+  const base = agentSessions({ client: sandbox.client, agent: { ...callCentre, ...opts.agent }, logger, clock });
+  const server = new AgentServer({
+    port: 0,
+    logger,
+    sessions: (t: Transport) => {
+      const s = base(t);
+      const call: ServedCall = { transport: t as MediaStreamTransport, events: [], transportEvents: [] };
+      calls.push(call);
+      s.events$.subscribe((e) => call.events.push(e));
+      t.events$.subscribe((e) => call.transportEvents.push(e));
+      const run = s.run.bind(s);
+      s.run = async () => (call.report = await run());
+      return s;
+    },
+  });
+  const tokens = new CallTokens();
+  const plugin = telephonyPlugin(server.host, { open: true, logger, media: { clock }, ...opts, tokens });
+  server.use(plugin);
+  const { url } = await server.listen();
+  return {
+    url,
+    server,
+    sandbox,
+    calls,
+    tokens,
+    clock,
+    connections: () => plugin.connections(),
+    close: async () => {
+      await server.close();
+      if (!opts.sandbox) await sandbox.close();
+    },
+  };
+}
+
+/** Waits for a condition, polling; fails with `what` after `ms` (generous: the machine is shared). */
+export async function waitFor(cond: () => boolean, what: string, ms = 45_000): Promise<void> {
+  const give = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > give) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export const agentTurns = (c: ServedCall) => c.events.filter((e): e is Extract<SessionEvent, { type: 'agent_turn' }> => e.type === 'agent_turn');
