@@ -5,10 +5,16 @@
 import type { CallHost, ServerPlugin } from '../../src/server/types.ts';
 import { telephonyPlugin as plugin, type TelephonyOptions } from './plugin.ts';
 import type { TelephonyProvider } from './provider.ts';
+import { plivo } from './plivo.ts';
+import { telnyx } from './telnyx.ts';
 import { twilio } from './twilio.ts';
+import { vonage } from './vonage.ts';
 
 export const providers: TelephonyProvider[] = [
   twilio,
+  telnyx,
+  plivo,
+  vonage,
 ];
 
 /** The telephony routes of every provider above (or those given in `opts.providers`). */

@@ -1,0 +1,111 @@
+import { createPublicKey, verify } from 'node:crypto';
+import { b64, dtmfDigit, fromB64, json, parseJson, xmlEscape, type Inbound, type MediaFormat, type TelephonyProvider } from './provider.ts';
+
+/**
+ * Telnyx media streaming, bidirectional in RTP mode: JSON text frames like Twilio's but in
+ * snake_case, frame order not guaranteed (put back in order by `media.chunk`), `clear` to
+ * interrupt, marks echoed when played. Webhook: a TeXML application pointed at
+ * `POST /telephony/telnyx` gets `<Connect><Stream bidirectionalMode="rtp">`; a Call Control
+ * application passes the same stream URL as `stream_url` with `stream_bidirectional_mode: "rtp"`.
+ * Requests are checked against the portal's Ed25519 public key (`TELNYX_PUBLIC_KEY`).
+ */
+const CODECS: Record<string, MediaFormat['codec']> = { PCMU: 'mulaw', PCMA: 'alaw', L16: 'l16' };
+
+export const telnyx: TelephonyProvider = {
+  name: 'telnyx',
+  secretEnv: 'TELNYX_PUBLIC_KEY',
+  transfersAfterStream: true,
+
+  open() {
+    let streamId = '';
+    return {
+      marksEchoedOnClear: true,
+      parse(msg): Inbound[] {
+        const m = parseJson(msg);
+        if (!m || typeof m.event !== 'string') return [{ type: 'invalid', reason: 'not a Telnyx JSON event' }];
+        switch (m.event) {
+          case 'connected':
+            return [];
+          case 'start': {
+            const s = m.start ?? {};
+            streamId = String(m.stream_id ?? s.stream_id ?? '');
+            const mf = s.media_format ?? {};
+            const codec = CODECS[String(mf.encoding ?? 'PCMU').toUpperCase()];
+            if (!codec) return [{ type: 'invalid', reason: `unsupported encoding ${mf.encoding}` }];
+            const sampleRate = Number(mf.sample_rate ?? 8000) || 8000;
+            // RTP carries L16 in network byte order.
+            const format: MediaFormat = { codec, sampleRate, frameMs: 20, ...(codec === 'l16' ? { endian: 'be' as const } : {}) };
+            const params: Record<string, string> = {};
+            if (typeof s.client_state === 'string') params.client_state = s.client_state;
+            for (const [k, v] of Object.entries(s.custom_parameters ?? s.customParameters ?? {})) params[k] = String(v);
+            return [{ type: 'start', call: { callId: String(s.call_control_id ?? s.call_sid ?? ''), streamId, from: s.from, to: s.to, parameters: params }, input: format }];
+          }
+          case 'media': {
+            const media = m.media ?? {};
+            if (media.track && media.track !== 'inbound') return [];
+            if (typeof media.payload !== 'string') return [{ type: 'invalid', reason: 'media without payload' }];
+            const chunk = Number(media.chunk);
+            const ts = Number(media.timestamp);
+            return [{ type: 'audio', payload: fromB64(media.payload), ...(Number.isFinite(chunk) ? { seq: chunk } : Number.isFinite(ts) ? { timestampMs: ts } : {}) }];
+          }
+          case 'dtmf': {
+            const digit = dtmfDigit(m.dtmf?.digit);
+            return digit ? [{ type: 'dtmf', digit }] : [{ type: 'invalid', reason: 'bad dtmf digit' }];
+          }
+          case 'mark':
+            return typeof m.mark?.name === 'string' ? [{ type: 'mark', name: m.mark.name }] : [{ type: 'invalid', reason: 'mark without name' }];
+          case 'stop':
+            return [{ type: 'stop', reason: 'caller hung up' }];
+          case 'error':
+            return [{ type: 'invalid', reason: `platform error: ${JSON.stringify(m.payload ?? m.error ?? {})}` }];
+          default:
+            return [{ type: 'invalid', reason: `unknown event ${m.event}` }];
+        }
+      },
+      encodeAudio: (payload) => json({ event: 'media', media: { payload: b64(payload) } }),
+      clear: () => json({ event: 'clear' }),
+      mark: (name) => json({ event: 'mark', mark: { name } }),
+    };
+  },
+
+  answer(route, ctx) {
+    const callId = ctx.params.CallSid ?? ctx.params['data.payload.call_control_id'] ?? ctx.params.call_control_id ?? '';
+    if (route === 'after') {
+      const next = ctx.afterStream(callId);
+      return texml(next?.action === 'transfer' ? `<Dial>${xmlEscape(next.target)}</Dial>` : '<Hangup/>');
+    }
+    if (route !== 'answer') return { status: 404, contentType: 'text/plain', body: 'unknown route\n' };
+    const streamUrl = ctx.streamUrl(callId, pick(ctx.params, ['From', 'To']));
+    if (String(ctx.req.headers['content-type'] ?? '').includes('application/json')) {
+      // A Call Control event: Telnyx expects the app to answer by API; hand back what to send.
+      return { contentType: 'application/json', body: JSON.stringify({ stream_url: streamUrl, stream_track: 'inbound_track', stream_bidirectional_mode: 'rtp', stream_bidirectional_codec: 'PCMU' }) };
+    }
+    return texml(
+      `<Connect action="${xmlEscape(ctx.routeUrl('after', callId))}"><Stream url="${xmlEscape(streamUrl)}" track="inbound_track" bidirectionalMode="rtp" bidirectionalCodec="PCMU"/></Connect>`,
+    );
+  },
+
+  verifySignature(ctx, publicKey) {
+    const sig = ctx.req.headers['telnyx-signature-ed25519'];
+    const ts = ctx.req.headers['telnyx-timestamp'];
+    if (typeof sig !== 'string' || typeof ts !== 'string') return false;
+    // A signature older than five minutes is a replay.
+    if (!(Math.abs(Date.now() / 1000 - Number(ts)) < 300)) return false;
+    try {
+      return verify(null, Buffer.concat([Buffer.from(`${ts}|`), ctx.rawBody]), ed25519Key(publicKey), Buffer.from(sig, 'base64'));
+    } catch {
+      return false;
+    }
+  },
+};
+
+const pick = (o: Record<string, string>, keys: string[]) => Object.fromEntries(keys.filter((k) => o[k]).map((k) => [k, o[k]!]));
+
+const texml = (body: string) => ({ contentType: 'text/xml', body: `<?xml version="1.0" encoding="UTF-8"?><Response>${body}</Response>` });
+
+/** The portal gives the raw 32-byte key in base64; node wants it wrapped as SPKI DER. */
+export function ed25519Key(base64Raw: string) {
+  const raw = Buffer.from(base64Raw, 'base64');
+  const der = raw.length === 32 ? Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), raw]) : raw;
+  return createPublicKey({ key: der, format: 'der', type: 'spki' });
+}
