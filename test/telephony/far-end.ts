@@ -14,7 +14,7 @@ export interface PlatformProtocol {
   /** Messages the platform sends when the stream opens (connected, start…). */
   opening(): WireMessage[];
   /** 20 ms of caller audio (PCM16 at `rate`) in the platform's format; `seq` counts from 1. */
-  audio(pcm: Int16Array, seq: number): WireMessage;
+  audio(pcm: Int16Array, seq: number): WireMessage | WireMessage[];
   dtmf?(digit: string): WireMessage;
   stop?(): WireMessage;
   read(msg: WireMessage): ServerSays[];
@@ -75,7 +75,8 @@ export class FarEnd {
     void this.playLoop();
   }
 
-  send(m: WireMessage): void {
+  send(m: WireMessage | WireMessage[]): void {
+    if (Array.isArray(m)) return m.forEach((x) => this.send(x));
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send('text' in m ? m.text : m.binary, { binary: !('text' in m) });
   }
 
@@ -135,7 +136,8 @@ export class FarEnd {
           at = 0;
         }
       }
-      this.send(this.proto.audio(frame, ++this.seq));
+      const out = this.proto.audio(frame, ++this.seq);
+      for (const m of Array.isArray(out) ? out : [out]) this.send(m);
       due += 20;
       await this.clock.sleep(Math.max(0, due - this.clock.now()));
     }

@@ -29,7 +29,17 @@ export class ReorderBuffer<T> {
 
   /** Takes frame `seq`; returns the frames now deliverable, in order. */
   push(seq: number, item: T): T[] {
-    if (this.next === undefined) this.next = seq;
+    if (this.next === undefined) {
+      // The first frames may come out of order too: the stream starts at the lowest of the first few.
+      if (this.held.has(seq)) {
+        this.duplicates++;
+        return [];
+      }
+      this.held.set(seq, item);
+      if (this.held.size <= this.depth) return [];
+      this.next = Math.min(...this.held.keys());
+      return this.drain();
+    }
     if (seq < this.next) {
       this.late++;
       return [];
@@ -39,19 +49,23 @@ export class ReorderBuffer<T> {
       return [];
     }
     this.held.set(seq, item);
+    return this.drain();
+  }
+
+  private drain(): T[] {
     const out: T[] = [];
     for (;;) {
-      const ready = this.held.get(this.next);
+      const ready = this.held.get(this.next!);
       if (ready !== undefined) {
         out.push(ready);
-        this.held.delete(this.next);
-        this.next++;
+        this.held.delete(this.next!);
+        this.next!++;
         continue;
       }
       if (this.held.size <= this.depth) break;
       // The missing frame is given up: the earliest held frame goes next.
       const earliest = Math.min(...this.held.keys());
-      this.lost += earliest - this.next;
+      this.lost += earliest - this.next!;
       this.next = earliest;
     }
     return out;

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ReorderBuffer } from '../../transports/telephony/reorder.ts';
+import { decode, dtmfTones, encode, frameBytes } from '../../transports/telephony/codec.ts';
+import { CallTokens } from '../../src/server/tokens.ts';
+import { outcomeOf } from '../../src/server/calls.ts';
+import { serviceStatus } from '../../src/server/metrics.ts';
+import { plivoSignature } from '../../transports/telephony/plivo.ts';
+import { twilioSignature } from '../../transports/telephony/twilio.ts';
+
+describe('reorder buffer', () => {
+  const feed = (b: ReorderBuffer<number>, seqs: number[]) => seqs.flatMap((s) => b.push(s, s));
+
+  test('frames swapped in pairs come out in order, including the first ones', () => {
+    const b = new ReorderBuffer<number>();
+    assert.deepEqual(feed(b, [2, 1, 4, 3, 6, 5, 8, 7]).concat(b.flush()), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.equal(b.late + b.duplicates + b.lost, 0);
+  });
+
+  test('duplicates and late frames are dropped and counted', () => {
+    const b = new ReorderBuffer<number>({ depth: 0 });
+    assert.deepEqual(feed(b, [1, 2, 2, 3, 1]), [1, 2, 3]);
+    assert.equal(b.late, 2, 'a repeat of a delivered frame is as late as an old one');
+    const held = new ReorderBuffer<number>({ depth: 3 });
+    assert.deepEqual(feed(held, [1, 2, 3, 4, 6, 6]), [1, 2, 3, 4]);
+    assert.equal(held.duplicates, 1, 'a repeat of a held frame');
+  });
+
+  test('a lost frame is given up once `depth` later frames wait', () => {
+    const b = new ReorderBuffer<number>({ depth: 2 });
+    assert.deepEqual(feed(b, [1, 2, 3, 5, 6]), [1, 2, 3]);
+    assert.deepEqual(feed(b, [7]), [5, 6, 7]);
+    assert.equal(b.lost, 1);
+  });
+});
+
+describe('codecs at the edge', () => {
+  test('L16 both byte orders round-trip; G.711 frames are one byte a sample', () => {
+    const pcm = Int16Array.from([0, 1, -1, 32767, -32768, 1234]);
+    for (const endian of ['le', 'be'] as const) {
+      const f = { codec: 'l16', sampleRate: 16000, frameMs: 20, endian } as const;
+      assert.deepEqual(decode(f, encode(f, pcm)), pcm);
+    }
+    assert.equal(encode({ codec: 'l16', sampleRate: 8000, frameMs: 20, endian: 'be' }, Int16Array.from([1]))[1], 1, 'network byte order');
+    assert.equal(frameBytes({ codec: 'mulaw', sampleRate: 8000, frameMs: 20 }), 160);
+    assert.equal(frameBytes({ codec: 'l16', sampleRate: 16000, frameMs: 20 }), 640);
+    const mu = { codec: 'mulaw', sampleRate: 8000, frameMs: 20 } as const;
+    const back = decode(mu, encode(mu, Int16Array.from([1000, -1000])));
+    assert.ok(Math.abs(back[0]! - 1000) < 40 && Math.abs(back[1]! + 1000) < 40);
+  });
+
+  test('DTMF tones: 100 ms tone and 80 ms gap per key, invalid keys skipped', () => {
+    assert.equal(dtmfTones('12X#', 8000).length, 3 * 1440);
+  });
+});
+
+describe('server pieces', () => {
+  test('per-call tokens: scoped, expiring, tamper-evident', () => {
+    const t = new CallTokens({ secret: 's3cret', ttlMs: 1000 });
+    const tok = t.mint('twilio', 'CA1', { From: '+1' }, 1000, 0);
+    assert.equal(t.verify(tok, 'twilio', 500)?.callId, 'CA1');
+    assert.equal(t.verify(tok, 'twilio', 500)?.parameters?.From, '+1');
+    assert.equal(t.verify(tok, 'plivo', 500), undefined, 'another route');
+    assert.equal(t.verify(tok, 'twilio', 2000), undefined, 'expired');
+    assert.equal(t.verify(tok.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), 'twilio', 500), undefined, 'tampered');
+    assert.equal(new CallTokens({ secret: 'other' }).verify(tok, 'twilio', 500), undefined, 'another server');
+    assert.equal(t.verify(undefined, 'twilio'), undefined);
+  });
+
+  test('outcomes from end reasons; service status from error messages', () => {
+    assert.equal(outcomeOf('caller hung up', false), 'caller-hangup');
+    assert.equal(outcomeOf('agent hung up', false), 'agent-hangup');
+    assert.equal(outcomeOf('transferred to +9665', false), 'transferred');
+    assert.equal(outcomeOf('out of service: 402', true), 'failed');
+    assert.equal(outcomeOf('done', false), 'completed');
+    assert.equal(serviceStatus('402 40201 /listen: insufficient balance'), '402');
+    assert.equal(serviceStatus('socket closed 40101'), '401');
+    assert.equal(serviceStatus('connection reset'), 'unknown');
+  });
+
+  test('Twilio signature: the documented example', () => {
+    // From Twilio's webhook security docs: auth token 12345, this URL and these fields.
+    const url = 'https://mycompany.com/myapp.php?foo=1&bar=2';
+    const params = { CallSid: 'CA1234567890ABCDE', Caller: '+12349013030', Digits: '1234', From: '+12349013030', To: '+18005551212' };
+    assert.equal(twilioSignature('12345', url, params), '0/KCTR6DLpKmkAf8muzZqo1nDgQ=');
+  });
+
+  test('Plivo V3 signature: query and POST fields placed as Plivo builds them', () => {
+    const a = plivoSignature('tok', 'POST', 'https://h/x?b=2&a=1', { Z: '1', A: '2' }, 'n1');
+    const b = plivoSignature('tok', 'POST', 'https://h/x?a=1&b=2', { A: '2', Z: '1' }, 'n1');
+    assert.equal(a, b, 'order of fields does not matter');
+    assert.notEqual(a, plivoSignature('tok', 'POST', 'https://h/x?a=1&b=2', { A: '2', Z: '1' }, 'n2'));
+    assert.notEqual(a, plivoSignature('tok', 'GET', 'https://h/x?a=1&b=2', { A: '2', Z: '1' }, 'n1'));
+  });
+});
