@@ -7,6 +7,7 @@ import { createLogger } from '../session/logger.ts';
 import { agentSessions } from '../server/agent-sessions.ts';
 import { AgentServer } from '../server/server.ts';
 import { CallTokens, isLoopback } from '../server/tokens.ts';
+import { generateKey } from '../sandbox/keys.ts';
 import { connectService } from './connect.ts';
 
 /** `hiwar serve`: the agent behind every telephony platform (and WebRTC), on one port. */
@@ -26,7 +27,9 @@ export async function serveCommand(args: string[]): Promise<number> {
   const say = (m: string) => process.stdout.write(`${m}\n`);
   const logger = createLogger(process.env.HIWAR_LOG_LEVEL ?? 'info');
   const agent = await loadAgent(values.agent!);
-  const service = await connectService((m) => say(`(${m})`));
+  const maxCalls = Number(values['max-calls']);
+  // Each call holds two of the key's concurrent sockets (recognition and synthesis).
+  const service = await connectService((m) => say(`(${m})`), {}, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: 2 * maxCalls + 4 }] });
   const host = values.host!;
   const open = isLoopback(host);
   const mediaToken = values['media-token'] ?? process.env.HIWAR_MEDIA_TOKEN;
@@ -34,7 +37,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     port: Number(values.port),
     host,
     publicUrl: values['public-url'] ?? process.env.HIWAR_PUBLIC_URL,
-    maxCalls: Number(values['max-calls']),
+    maxCalls,
     logger,
     sessions: agentSessions({ client: service.client, agent, logger }),
   });

@@ -34,7 +34,9 @@ export interface Served {
  * A `hiwar serve` in this process, as the CLI builds it: the agent server with the telephony
  * plugin, sessions on the sandbox, everything on a scaled clock.
  */
-export async function startServe(opts: { speed?: number; agent?: Partial<Agent>; sandbox?: Running } & Partial<Omit<TelephonyOptions, 'tokens'>> = {}): Promise<Served> {
+export async function startServe(
+  opts: { speed?: number; agent?: Partial<Agent>; sandbox?: Running; maxCalls?: number; beforeSession?: (t: Transport) => void } & Partial<Omit<TelephonyOptions, 'tokens'>> = {},
+): Promise<Served> {
   const sandbox = opts.sandbox ?? (await runSandbox());
   const clock = new ScaledClock(opts.speed ?? 2);
   const logger = createLogger('silent');
@@ -43,7 +45,9 @@ export async function startServe(opts: { speed?: number; agent?: Partial<Agent>;
   const server = new AgentServer({
     port: 0,
     logger,
+    maxCalls: opts.maxCalls,
     sessions: (t: Transport) => {
+      opts.beforeSession?.(t);
       const s = base(t);
       const call: ServedCall = { transport: t as MediaStreamTransport, events: [], transportEvents: [] };
       calls.push(call);

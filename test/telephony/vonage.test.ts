@@ -35,7 +35,7 @@ describe('Vonage WebSockets against hiwar serve', () => {
     assert.equal((await answer('uuid=u0', 'another-secret-another-secret-xx')).status, 403);
     const res = await answer('uuid=u0&from=447700900001&to=447700900000');
     assert.equal(res.status, 200);
-    const ncco = await res.json();
+    const ncco = (await res.json()) as any[];
     assert.equal(ncco[0].action, 'connect');
     assert.equal(ncco[0].eventType, 'synchronous');
     assert.equal(ncco[0].endpoint[0].type, 'websocket');
@@ -50,7 +50,7 @@ describe('Vonage WebSockets against hiwar serve', () => {
   });
 
   test('a whole call in binary L16 16 kHz: exact 640-byte frames, notify marks, DTMF, barge-in with clear, hang-up', async () => {
-    const ncco = await (await answer('uuid=u1&from=447700900001&to=447700900000')).json();
+    const ncco = (await (await answer('uuid=u1&from=447700900001&to=447700900000')).json()) as any[];
     const ep = ncco[0].endpoint[0];
     const proto = vonageProtocol(ep.headers);
     const call = await wholeCall(s, new FarEnd(ep.uri, proto, s.clock), 'u1', lines);

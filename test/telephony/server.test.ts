@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import WebSocket from 'ws';
+import { generateKey } from '../../src/sandbox/keys.ts';
+import { twilioSignature } from '../../transports/telephony/twilio.ts';
+import { pad, runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
+import { FarEnd } from './far-end.ts';
+import { agentTurns, startServe, waitFor, type Served } from './serve.ts';
+import { twilioProtocol } from './twilio-protocol.ts';
+
+/** Status of a WebSocket upgrade: 101 when accepted, else the HTTP status of the refusal. */
+function upgradeStatus(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url);
+    ws.on('open', () => {
+      ws.terminate();
+      resolve(101);
+    });
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('error', () => resolve(-1));
+  });
+}
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+async function twilioCall(s: Served, callSid: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${s.url}/telephony/twilio`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: form({ CallSid: callSid }) });
+  const xml = await res.text();
+  return { status: res.status, xml, streamUrl: /<Stream url="([^"]+)"/.exec(xml)?.[1] };
+}
+
+describe('hiwar serve: security and drain', () => {
+  let sandbox: Running;
+  let balance: Int16Array;
+  before(async () => {
+    // As `hiwar serve` starts its embedded sandbox: a key with room for every call's two sockets.
+    sandbox = await runSandbox({ keys: [{ key: generateKey(), concurrency: 64 }] });
+    balance = pad(await voiced(sandbox.client, 'كم رصيدي', 8000), 8000, 0.2, 1.0);
+  });
+  after(() => sandbox.close());
+
+  test('beyond localhost: no media without a valid per-call token, no webhook without a valid signature, no key in any URL', async () => {
+    const s = await startServe({ sandbox, open: false, secrets: { twilio: 'twilio-auth-token' }, mediaToken: 'static-media-token' });
+    try {
+      const base = s.url.replace('http', 'ws');
+      assert.equal(await upgradeStatus(`${base}/telephony/twilio/stream`), 401, 'no token');
+      assert.equal(await upgradeStatus(`${base}/telephony/twilio/stream/not.a-token`), 401, 'forged token');
+      assert.equal(await upgradeStatus(`${base}/telephony/twilio/stream/${s.tokens.mint('plivo', 'CA9')}`), 401, 'a token for another platform');
+      assert.equal(await upgradeStatus(`${base}/telephony/twilio?token=wrong`), 401, 'wrong static token');
+      assert.equal(await upgradeStatus(`${base}/telephony/twilio?token=static-media-token`), 101, 'the static token');
+      assert.equal(await upgradeStatus(`${base}/telephony/nowhere`), 404);
+
+      assert.equal((await twilioCall(s, 'CA1')).status, 403, 'unsigned webhook');
+      assert.equal((await twilioCall(s, 'CA1', { 'x-twilio-signature': 'AAAA' })).status, 403, 'bad signature');
+      const sig = twilioSignature('twilio-auth-token', `${s.url}/telephony/twilio`, { CallSid: 'CA1' });
+      const ok = await twilioCall(s, 'CA1', { 'x-twilio-signature': sig });
+      assert.equal(ok.status, 200);
+      assert.equal(await upgradeStatus(ok.streamUrl!), 101, 'the URL handed out works');
+      assert.ok(!ok.xml.includes(sandbox.key), 'the service key is nowhere in the answer');
+      assert.equal((await fetch(`${s.url}/telephony/plivo`, { method: 'POST', body: '' })).status, 403, 'a platform whose secret is not configured is refused');
+      await waitFor(() => s.server.calls.active === 0 && s.connections() === 0, 'test sockets gone');
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('SIGTERM drain: new calls refused, the running call goes on to its end, then the server closes; a full server refuses', async () => {
+    const s = await startServe({ sandbox, speed: 2, maxCalls: 1 });
+    let drained = false;
+    try {
+      const far = new FarEnd((await twilioCall(s, 'CA-d1')).streamUrl!, twilioProtocol('CA-d1'), s.clock);
+      await far.start();
+      await waitFor(() => s.server.calls.active === 1, 'the call runs');
+      const second = new FarEnd((await twilioCall(s, 'CA-d2')).streamUrl!, twilioProtocol('CA-d2'), s.clock);
+      await second.start();
+      assert.equal((await second.closed).reason, 'refused', 'a full server closes the extra stream');
+      const call = s.calls.find((c) => c.transport.call.callId === 'CA-d1')!;
+      await waitFor(() => agentTurns(call).length >= 1, 'greeting played');
+      const draining = s.server.drain().then(() => (drained = true));
+      await waitFor(() => s.server.calls.draining, 'draining');
+      assert.equal((await fetch(`${s.url}/healthz`)).status, 503);
+      assert.equal((await twilioCall(s, 'CA-d3')).status, 503, 'no new stream URLs');
+      await far.say(balance);
+      await waitFor(() => agentTurns(call).some((t) => /رصيد/.test(t.text)), 'the running call still answered');
+      assert.equal(drained, false, 'not closed while a call runs');
+      far.hangup();
+      await draining;
+      assert.equal(s.server.calls.active, 0);
+    } finally {
+      if (!drained) await s.close();
+    }
+  });
+});
