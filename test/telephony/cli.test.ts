@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { test } from 'node:test';
+
+const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
+
+test('hiwar serve: the real command on the embedded sandbox, locked down beyond localhost, drains on SIGTERM', async () => {
+  const env = { ...process.env, HIWAR_LOG_LEVEL: 'silent' };
+  delete env.HIWAR_API_KEY;
+  delete env.TWILIO_AUTH_TOKEN;
+  delete env.HIWAR_MEDIA_TOKEN;
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '0.0.0.0', '--public-url', 'https://agent.example.com'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  try {
+    const give = Date.now() + 60_000;
+    while (!/agent "call-centre" at http:\/\/[\d.]+:\d+/.test(out)) {
+      if (Date.now() > give || child.exitCode !== null) throw new Error(`serve did not start:\n${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const port = /at http:\/\/[\d.]+:(\d+)/.exec(out.slice(out.indexOf('hiwar serve')))![1];
+    const base = `http://127.0.0.1:${port}`;
+    assert.match(out, /embedded sandbox/);
+    assert.match(out, /\/telephony\/twilio/);
+    assert.deepEqual(await (await fetch(`${base}/healthz`)).json(), { status: 'ok', activeCalls: 0 });
+    assert.match(await (await fetch(`${base}/metrics`)).text(), /# TYPE hiwar_calls_total counter/);
+    const refused = await fetch(`${base}/telephony/twilio`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'CallSid=CA1' });
+    assert.equal(refused.status, 403, 'bound beyond localhost without TWILIO_AUTH_TOKEN: no webhook answers');
+    assert.doesNotMatch(out, /sk-sandbox-/, 'no key in the output');
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0);
+    assert.match(out, /SIGTERM: draining/);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+});
