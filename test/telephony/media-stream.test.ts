@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Clock } from '../../src/session/clock.ts';
+import { MediaStreamOutput } from '../../transports/telephony/media-stream.ts';
+import type { ProviderConnection, WireMessage } from '../../transports/telephony/provider.ts';
+
+/** Time that moves only when the test says so; due sleepers wake in order. */
+class ManualClock implements Clock {
+  readonly speed = 1;
+  t = 0;
+  private timers: { at: number; resolve: () => void }[] = [];
+  now = () => this.t;
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = { at: this.t + ms, resolve };
+      this.timers.push(timer);
+      signal?.addEventListener('abort', () => {
+        this.timers = this.timers.filter((x) => x !== timer);
+        reject(signal.reason);
+      });
+    });
+  }
+  async advance(ms: number): Promise<void> {
+    const end = this.t + ms;
+    for (;;) {
+      await new Promise((r) => setImmediate(r));
+      const due = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((x) => x !== due);
+      this.t = Math.max(this.t, due.at);
+      due.resolve();
+    }
+    this.t = end;
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+const FORMAT = { codec: 'mulaw', sampleRate: 8000, frameMs: 20 } as const;
+
+function rig(withMarks: boolean) {
+  const clock = new ManualClock();
+  const sent: WireMessage[] = [];
+  const conn: ProviderConnection = {
+    parse: () => [],
+    encodeAudio: (p) => ({ binary: p }),
+    clear: () => ({ text: 'clear' }),
+    ...(withMarks ? { mark: (name: string) => ({ text: `mark:${name}` }) } : {}),
+  };
+  const played: string[] = [];
+  const out = new MediaStreamOutput(FORMAT, conn, { send: (m) => sent.push(m), close: () => {} }, { clock }, (id) => played.push(id));
+  const audio = () => sent.filter((m) => 'binary' in m).length;
+  const marks = () => sent.flatMap((m) => ('text' in m && m.text.startsWith('mark:') ? [m.text.slice(5)] : []));
+  const write = (seconds: number) => out.write({ samples: new Int16Array(Math.round(seconds * 8000)).fill(1000), sampleRate: 8000, time: 0 });
+  return { clock, sent, out, audio, marks, write, played };
+}
+
+describe('media-stream output', () => {
+  test('paces on the clock: the platform never holds more than the lead, and gets no gaps', async () => {
+    const r = rig(false);
+    r.write(2);
+    assert.equal(r.audio(), 8, '160 ms lead at once, not 2 s');
+    for (let i = 1; i <= 50; i++) {
+      await r.clock.advance(20);
+      const aheadMs = r.audio() * 20 - r.clock.now();
+      assert.ok(aheadMs <= 180 && aheadMs >= 100, `at ${r.clock.now()} ms, ${aheadMs} ms ahead`);
+    }
+    await r.clock.advance(2000);
+    assert.equal(r.audio(), 100, 'all 2 s sent, in 20 ms frames');
+    assert.ok(Math.abs(r.out.position() - 2) < 0.001, 'no marks: played from the send clock');
+  });
+
+  test('marks: played moves only on acknowledgements; interrupt clears, ignores echoes of cleared marks, and restarts the timeline there', async () => {
+    const r = rig(true);
+    r.write(1);
+    await r.clock.advance(400);
+    const names = r.marks();
+    assert.ok(names.length >= 4, `a mark about every 100 ms: ${names}`);
+    assert.equal(r.out.position(), 0, 'nothing acknowledged yet');
+    const done = r.out.mark('reply-end');
+    r.out.acknowledge(names[1]!);
+    assert.ok(Math.abs(r.out.position() - 0.2) < 0.001, 'second mark = 200 ms played');
+    const at = await r.out.interrupt();
+    assert.ok(Math.abs(at - 0.2) < 0.001);
+    assert.ok(r.sent.some((m) => 'text' in m && m.text === 'clear'), 'the platform is told to clear');
+    await done; // a pending mark resolves when its audio is dropped
+    for (const n of names.slice(2)) r.out.acknowledge(n); // Twilio echoes cleared marks
+    assert.ok(Math.abs(r.out.position() - 0.2) < 0.001, 'echoes of cleared marks do not count');
+    assert.ok(!r.played.includes('reply-end'), 'the dropped mark was not reported played');
+    r.write(0.1);
+    await r.clock.advance(200);
+    const last = r.marks().at(-1)!;
+    r.out.acknowledge(last);
+    assert.ok(Math.abs(r.out.position() - 0.3) < 0.001, 'new audio counts from where the caller stopped hearing');
+    r.out.acknowledge('forged');
+    assert.ok(Math.abs(r.out.position() - 0.3) < 0.001);
+  });
+
+  test('a mark resolves and is reported played when the platform acknowledges the audio before it', async () => {
+    const r = rig(true);
+    r.write(0.1);
+    const played = r.out.mark('m1');
+    await r.clock.advance(200);
+    let resolved = false;
+    void played.then(() => (resolved = true));
+    await r.clock.advance(0);
+    assert.equal(resolved, false);
+    r.out.acknowledge(r.marks().at(-1)!);
+    await played;
+    assert.deepEqual(r.played, ['m1']);
+  });
+
+  test('a short tail waits one frame for more audio, then goes out padded; flow control holds sending', async () => {
+    const r = rig(false);
+    r.write(0.03);
+    assert.equal(r.audio(), 1, 'the full frame goes at once');
+    await r.clock.advance(10);
+    r.write(0.01);
+    assert.equal(r.audio(), 2, 'the tail joined by more audio makes a full frame');
+    r.write(0.005);
+    await r.clock.advance(40);
+    assert.equal(r.audio(), 3, 'a lone tail goes out padded after a frame');
+    r.out.setPaused(true);
+    r.write(0.2);
+    await r.clock.advance(100);
+    assert.equal(r.audio(), 3, 'nothing while the platform said XOFF');
+    r.out.setPaused(false);
+    assert.ok(r.audio() > 3);
+  });
+});
