@@ -6,7 +6,7 @@ import { test } from 'node:test';
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 
 test('hiwar serve: the real command on the embedded sandbox, locked down beyond localhost, drains on SIGTERM', async () => {
-  const env = { ...process.env, HIWAR_LOG_LEVEL: 'silent' };
+  const env: NodeJS.ProcessEnv = { ...process.env, HIWAR_LOG_LEVEL: 'silent' };
   delete env.HIWAR_API_KEY;
   delete env.TWILIO_AUTH_TOKEN;
   delete env.HIWAR_MEDIA_TOKEN;

@@ -1,25 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import WebSocket from 'ws';
 import { generateKey } from '../../src/sandbox/keys.ts';
 import { twilioSignature } from '../../transports/telephony/twilio.ts';
 import { pad, runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
 import { FarEnd } from './far-end.ts';
 import { agentTurns, startServe, waitFor, type Served } from './serve.ts';
 import { twilioProtocol } from './twilio-protocol.ts';
-
-/** Status of a WebSocket upgrade: 101 when accepted, else the HTTP status of the refusal. */
-function upgradeStatus(url: string): Promise<number> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url);
-    ws.on('open', () => {
-      ws.terminate();
-      resolve(101);
-    });
-    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-    ws.on('error', () => resolve(-1));
-  });
-}
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
