@@ -179,6 +179,11 @@ export class FarEnd {
     this.ws.close(1000);
   }
 
+  /** The platform stops sending anything, keeping the connection open (a half-open link). */
+  freeze(): void {
+    this.running = false;
+  }
+
   /** The caller vanishes: the TCP connection drops without a goodbye. */
   vanish(): void {
     this.running = false;

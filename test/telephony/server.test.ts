@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { generateKey } from '../../src/sandbox/keys.ts';
@@ -59,6 +60,25 @@ describe('hiwar serve: security and drain', () => {
       assert.ok(!ok.xml.includes(sandbox.key), 'the service key is nowhere in the answer');
       assert.equal((await fetch(`${s.url}/telephony/plivo`, { method: 'POST', body: '' })).status, 403, 'a platform whose secret is not configured is refused');
       await waitFor(() => s.server.calls.active === 0 && s.connections() === 0, 'test sockets gone');
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a platform that never starts, or goes silent mid-call, is let go', async () => {
+    const s = await startServe({ sandbox, speed: 2, limits: { startTimeoutMs: 1500, idleTimeoutMs: 2000 } });
+    try {
+      const mute = new WebSocket(`${s.url.replace('http', 'ws')}/telephony/twilio/stream/${s.tokens.mint('twilio', 'CA-mute')}`);
+      mute.on('error', () => {});
+      const [code, reason] = (await once(mute, 'close')) as [number, Buffer];
+      assert.equal(code, 1000);
+      assert.equal(reason.toString(), 'no start message');
+      const far = new FarEnd((await twilioCall(s, 'CA-silent')).streamUrl!, twilioProtocol('CA-silent'), s.clock);
+      await far.start();
+      await waitFor(() => s.server.calls.active === 1, 'the call runs');
+      far.freeze(); // the TCP connection stays up, nothing more arrives
+      await waitFor(() => s.server.calls.active === 0, 'the silent call was ended');
+      assert.equal((await far.closed).reason.length > 0, true);
     } finally {
       await s.close();
     }

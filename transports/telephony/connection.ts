@@ -18,6 +18,13 @@ export interface MediaConnectionOptions {
   onEnded?(transport: MediaStreamTransport | undefined, outcome: CallOutcome | undefined): void;
   /** Items kept while waiting for the platform's `start` (beyond this, the connection is refused). @default 1000 */
   maxEarlyItems?: number;
+  /**
+   * Real-time limits: no `start` within `startTimeoutMs`, or nothing at all from the platform for
+   * `idleTimeoutMs` (a half-open connection: media streams send even silence), ends the connection.
+   * @default { startTimeoutMs: 15_000, idleTimeoutMs: 30_000 }
+   */
+  startTimeoutMs?: number;
+  idleTimeoutMs?: number;
 }
 
 /**
@@ -34,12 +41,26 @@ export class MediaConnection {
   /** Resolves with the call's outcome (undefined when no call started) once it is over. */
   readonly done = new Promise<CallOutcome | undefined>((r) => (this.resolveDone = r));
   invalid = 0;
+  private lastHeard = Date.now();
+  private readonly watchdog: NodeJS.Timeout;
 
   constructor(private readonly o: MediaConnectionOptions) {
+    const startBy = Date.now() + (o.startTimeoutMs ?? 15_000);
+    const idle = o.idleTimeoutMs ?? 30_000;
+    this.watchdog = setInterval(() => {
+      const now = Date.now();
+      const why = !this.transport && now > startBy ? 'no start message' : now - this.lastHeard > idle ? 'platform silent' : undefined;
+      if (!why) return;
+      this.o.logger?.warn({ provider: o.provider }, `media connection closed: ${why}`);
+      this.o.sink.close(why);
+      this.closed(why);
+    }, Math.min(1000, idle / 2));
+    this.watchdog.unref();
     for (const item of o.conn.opened?.() ?? []) this.apply(item);
   }
 
   receive(msg: WireMessage): void {
+    this.lastHeard = Date.now();
     let items: Inbound[];
     try {
       items = this.o.conn.parse(msg);
@@ -89,6 +110,7 @@ export class MediaConnection {
 
   private finish(outcome: CallOutcome): void {
     this.finished = true;
+    clearInterval(this.watchdog);
     // The session is over: the platform's stream goes too (the call hangs up or continues with
     // the markup after the stream, e.g. a transfer).
     this.o.sink.close(outcome);
@@ -99,6 +121,7 @@ export class MediaConnection {
 
   /** The connection is gone (closed by either side, or broken). */
   closed(reason: string): void {
+    if (!this.transport) clearInterval(this.watchdog);
     if (this.transport) {
       this.transport.end(reason === 'normal' ? 'caller hung up' : reason);
       return; // the session ends on the hang-up; finish() follows from runCall

@@ -27,6 +27,8 @@ export interface TelephonyOptions {
   logger?: Logger;
   /** Largest webhook body accepted. @default 65536 */
   maxBodyBytes?: number;
+  /** Limits of each media connection (no start, silent platform); see `MediaConnectionOptions`. */
+  limits?: { startTimeoutMs?: number; idleTimeoutMs?: number };
 }
 
 const AFTER_TTL_MS = 10 * 60_000;
@@ -97,6 +99,7 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
         hooks: { ...(provider.transfersAfterStream ? { transfer: async () => {} } : {}), ...opts.hooks?.[provider.name] },
         logger: opts.logger,
         claims,
+        ...opts.limits,
         onEnded: (t) => {
           if (t?.agentAction) rememberAfter(t.call.callId, t.agentAction.action === 'transfer' ? t.agentAction : { action: 'hangup' });
         },
