@@ -70,9 +70,11 @@ export class CallManager implements CallHost {
     }
     this.o.metrics.callStarted(provider);
     let fatal = false;
+    let action: CallOutcome | undefined;
     const sub = session.events$.subscribe({
       next: (e) => {
         if (e.type === 'error' && e.fatal) fatal = true;
+        if (e.type === 'call_action' && e.ok) action = e.action === 'transfer' ? 'transferred' : 'agent-hangup';
         try {
           this.o.metrics.observe(provider, e);
         } catch (err) {
@@ -82,7 +84,7 @@ export class CallManager implements CallHost {
       error: () => {},
     });
     const done = session.run().then(
-      (report) => outcomeOf(report.ended, fatal),
+      (report) => action ?? outcomeOf(report.ended, fatal),
       (err) => {
         log.error({ err: (err as Error).message }, 'session failed');
         return 'failed' as const;

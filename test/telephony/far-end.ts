@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import type { Clock } from '../../src/session/clock.ts';
+import type { Clock } from '../../src/transport/clock.ts';
 import type { WireMessage } from '../../transports/telephony/provider.ts';
 
 /** What the server said, as the platform's side of a protocol reads it. */

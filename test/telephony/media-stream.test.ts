@@ -1,44 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Clock } from '../../src/session/clock.ts';
+import { VirtualClock } from '../../src/transport/clock.ts';
 import { MediaStreamOutput } from '../../transports/telephony/media-stream.ts';
 import type { ProviderConnection, WireMessage } from '../../transports/telephony/provider.ts';
-
-/** Time that moves only when the test says so; due sleepers wake in order. */
-class ManualClock implements Clock {
-  readonly speed = 1;
-  t = 0;
-  private timers: { at: number; resolve: () => void }[] = [];
-  now = () => this.t;
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = { at: this.t + ms, resolve };
-      this.timers.push(timer);
-      signal?.addEventListener('abort', () => {
-        this.timers = this.timers.filter((x) => x !== timer);
-        reject(signal.reason);
-      });
-    });
-  }
-  async advance(ms: number): Promise<void> {
-    const end = this.t + ms;
-    for (;;) {
-      await new Promise((r) => setImmediate(r));
-      const due = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      this.timers = this.timers.filter((x) => x !== due);
-      this.t = Math.max(this.t, due.at);
-      due.resolve();
-    }
-    this.t = end;
-    await new Promise((r) => setImmediate(r));
-  }
-}
 
 const FORMAT = { codec: 'mulaw', sampleRate: 8000, frameMs: 20 } as const;
 
 function rig(withMarks: boolean) {
-  const clock = new ManualClock();
+  const clock = new VirtualClock();
   const sent: WireMessage[] = [];
   const conn: ProviderConnection = {
     parse: () => [],

@@ -3,7 +3,7 @@ import { agentSessions } from '../../src/server/agent-sessions.ts';
 import { AgentServer } from '../../src/server/server.ts';
 import { CallTokens } from '../../src/server/tokens.ts';
 import type { Agent } from '../../src/session/agent.ts';
-import { ScaledClock } from '../../src/session/clock.ts';
+import { ScaledClock } from '../../src/transport/clock.ts';
 import type { CallReport, SessionEvent } from '../../src/session/events.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import type { Transport, TransportEvent } from '../../src/transport/types.ts';

@@ -1,6 +1,7 @@
-import { BehaviorSubject, Observable, Subject } from 'rxjs';
+import { BehaviorSubject, Subject, type Observable } from 'rxjs';
 import type { AudioFrame } from '../../src/audio/frame.ts';
-import { realClock, type Clock } from '../../src/session/clock.ts';
+import { CallerAudio } from '../../src/transport/caller-audio.ts';
+import { realClock, type Clock } from '../../src/transport/clock.ts';
 import type { CallInfo, PlaybackUpdate, Transport, TransportEvent, TransportOutput } from '../../src/transport/types.ts';
 import { decode, dtmfTones, encode, frameSamples } from './codec.ts';
 import type { Inbound, MediaFormat, ProviderConnection, WireMessage } from './provider.ts';
@@ -280,8 +281,7 @@ export class MediaStreamTransport implements Transport {
   readonly output: MediaStreamOutput;
   private readonly events = new Subject<TransportEvent>();
   readonly events$: Observable<TransportEvent> = this.events.asObservable();
-  private readonly live = new Subject<AudioFrame>();
-  private early: AudioFrame[] | undefined = [];
+  private readonly caller = new CallerAudio();
   private readonly reorder: ReorderBuffer<Uint8Array>;
   private readonly clock: Clock;
   private readonly input: MediaFormat;
@@ -305,12 +305,7 @@ export class MediaStreamTransport implements Transport {
     this.reorder = new ReorderBuffer(opts.reorder);
     this.output = new MediaStreamOutput(start.output ?? start.input, conn, sink, opts, (id) => this.events.next({ type: 'played', id }));
     // Frames that arrive before the session subscribes (it opens its sockets first) are kept.
-    this.audio$ = new Observable<AudioFrame>((sub) => {
-      for (const f of this.early ?? []) sub.next(f);
-      this.early = undefined;
-      if (this.ended) return sub.complete();
-      return this.live.subscribe(sub);
-    });
+    this.audio$ = this.caller.audio$;
   }
 
   /** Applies one item parsed from the platform's message. */
@@ -346,9 +341,7 @@ export class MediaStreamTransport implements Transport {
   private pushAudio(payload: Uint8Array): void {
     if (!payload.byteLength) return;
     this.stats.framesIn++;
-    const frame: AudioFrame = { samples: decode(this.input, payload), sampleRate: this.inputRate, time: this.clock.now() };
-    if (this.early) this.early.push(frame);
-    else this.live.next(frame);
+    this.caller.push({ samples: decode(this.input, payload), sampleRate: this.inputRate, time: this.clock.now() });
   }
 
   /** The caller or the connection is gone: audio completes, the session hears a hang-up. */
@@ -357,7 +350,7 @@ export class MediaStreamTransport implements Transport {
     for (const p of this.reorder.flush()) this.pushAudio(p);
     this.ended = true;
     this.events.next({ type: 'hangup', reason });
-    this.live.complete();
+    this.caller.end();
     this.events.complete();
     void this.output.close();
   }
