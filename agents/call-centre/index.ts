@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { callTools } from '../../src/llm/call-tools.ts';
 import { defineTool } from '../../src/llm/types.ts';
 import type { Intent } from '../../src/llm/scripted.ts';
 import type { Agent } from '../../src/session/agent.ts';
@@ -12,6 +13,9 @@ export const accounts: Record<string, { balance: number; currency: string }> = {
   current: { balance: 12500, currency: 'SAR' },
   savings: { balance: 48000, currency: 'SAR' },
 };
+
+/** Where "a human" is on this line (set it to your agents' queue; a SIP URI works too). */
+export const HUMAN_DESK = process.env.HIWAR_HUMAN_DESK ?? '+966920000000';
 
 export const tools = [
   defineTool({
@@ -36,14 +40,22 @@ export const tools = [
     name: 'transfer_to_human',
     description: 'Hands the call to a human agent',
     parameters: z.object({ reason: z.string().default('caller request') }),
-    execute: () => ({ queued: true, waitMinutes: 2 }),
+    // On a phone line the call is handed over once the "I am transferring you" reply is heard;
+    // where the line cannot transfer, the call ends after that reply (endCallAfterTools).
+    execute: async (_args, ctx) => {
+      await ctx.call?.transfer(HUMAN_DESK).catch(() => {});
+      return { queued: true, waitMinutes: 2 };
+    },
   }),
+  // end_call (after the goodbye), send_dtmf (extensions); transfers go through transfer_to_human.
+  ...callTools(),
 ];
 
 export const intents: Intent[] = [
   {
     name: 'balance',
-    examples: ['رصيد حسابي', 'كم رصيدي', 'أريد معرفة الرصيد', 'كم في حسابي'],
+    // Keys work too: the caller presses 1 for the balance, 2 to block a card, 0 for a person.
+    examples: ['رصيد حسابي', 'كم رصيدي', 'أريد معرفة الرصيد', 'كم في حسابي', '[DTMF: 1]'],
     tool: { name: 'get_balance', args: (t) => ({ account: /توفير|التوفير/.test(t) ? 'savings' : 'current' }) },
     reply: (r) => {
       const { balance, account } = r as { balance: number; account: string };
@@ -53,7 +65,7 @@ export const intents: Intent[] = [
   },
   {
     name: 'block_card',
-    examples: ['بطاقتي ضاعت', 'إيقاف بطاقتي', 'سرقت بطاقتي', 'أوقف البطاقة', 'فقدت بطاقتي'],
+    examples: ['بطاقتي ضاعت', 'إيقاف بطاقتي', 'سرقت بطاقتي', 'أوقف البطاقة', 'فقدت بطاقتي', '[DTMF: 2]'],
     tool: { name: 'block_card', args: (t) => ({ reason: /سرق/.test(t) ? 'stolen' : 'lost' }) },
     reply: (r) => {
       const { last4, replacementDays } = r as { last4: string; replacementDays: number };
@@ -71,13 +83,14 @@ export const intents: Intent[] = [
   },
   {
     name: 'human',
-    examples: ['أريد التحدث مع موظف', 'حولني إلى موظف', 'موظف خدمة العملاء'],
+    examples: ['أريد التحدث مع موظف', 'حولني إلى موظف', 'موظف خدمة العملاء', '[DTMF: 0]'],
     tool: { name: 'transfer_to_human' },
     reply: (r) => `سأحولك الآن إلى زميلي، والانتظار نحو ${(r as { waitMinutes: number }).waitMinutes} دقيقة.`,
   },
   {
     name: 'goodbye',
     examples: ['شكرا', 'مع السلامة', 'لا شكرا'],
+    tool: { name: 'end_call', args: () => ({ reason: 'goodbye' }) },
     reply: 'شكرًا لاتصالك ببنك الواحة، في أمان الله.',
   },
 ];
@@ -88,6 +101,7 @@ export const callCentre: Agent = {
     'أنت سارة، موظفة خدمة العملاء في بنك الواحة. تحدثي بالعربية الفصحى القريبة من لهجة الخليج، بجمل قصيرة واضحة تصلح للهاتف.',
     'لا تستخدمي التنسيق أو القوائم أو الرموز التعبيرية. استخدمي الأدوات للرصيد وإيقاف البطاقات وساعات العمل والتحويل إلى موظف.',
     'لا تذكري أرقام البطاقات كاملة. إذا طلب العميل موظفًا فحوليه فورًا.',
+    'أزرار الهاتف تصلك هكذا: [DTMF: 1]. الزر 1 للرصيد، 2 لإيقاف البطاقة، 0 للموظف. بعد الوداع أنهي المكالمة بأداة end_call.',
   ].join('\n'),
   greeting: 'أهلًا بك في بنك الواحة، معك سارة. كيف أخدمك؟',
   // No model_id: the client's default (HIWAR_MODEL_IDS, HIWAR_TTS_MODEL) is used.

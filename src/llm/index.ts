@@ -3,3 +3,4 @@ export { runTools, toolMessages, type ToolOutcome } from './tools.ts';
 export { streamReply, type ReplyEvent, type StreamReplyOptions } from './run.ts';
 export { OpenAiLlm, type OpenAiOptions } from './openai.ts';
 export { ScriptedLlm, matchIntent, type Intent, type ScriptedOptions } from './scripted.ts';
+export { callTools, type CallToolOptions } from './call-tools.ts';

@@ -91,7 +91,7 @@ test('barge-in mid-sentence: model aborted, clear sent, audio stops, history kee
   const span = c.caller.agentSpans.find((s) => s.start < interrupting.start && s.end > interrupting.start);
   assert.ok(span, 'the agent was speaking when the caller cut in');
   assert.ok(span.end - interrupting.start < 2.5, `agent went on ${(span.end - interrupting.start).toFixed(2)} s`);
-  assert.equal(c.report.ended, 'transferred');
+  assert.match(c.report.ended, /^transferred/);
 });
 
 test('false interruption: a hum pauses the agent, no words come, the agent resumes and finishes', async () => {
@@ -111,7 +111,7 @@ test('local VAD: a hum is caught in-process first; still a false alarm, and a re
   assert.equal(agentTurns(hum).at(-1)!.interrupted, false);
   const cut = await call(client(), [{ say: 'بطاقتي ضاعت أرجو إيقافها' }, { say: 'انتظر من فضلك أريد التحدث مع موظف', bargeInAfterMs: 1200 }], { agent });
   assert.ok(agentTurns(cut).some((t) => t.interrupted));
-  assert.equal(cut.report.ended, 'transferred');
+  assert.match(cut.report.ended, /^transferred/);
 });
 
 test('forced split: a long line split by the recognizer stays one turn', async () => {
