@@ -89,7 +89,13 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
             if (ws.readyState === ws.OPEN) ws.send('text' in m ? m.text : m.binary, { binary: !('text' in m) });
           },
           close: (reason) => {
-            if (ws.readyState === ws.OPEN) ws.close(1000, (reason ?? '').slice(0, 100));
+            if (ws.readyState !== ws.OPEN) return;
+            // A close reason is at most 123 bytes: keep it short and ASCII (a model may give Arabic).
+            try {
+              ws.close(1000, (reason ?? '').replace(/[^\x20-\x7e]/g, '').slice(0, 100));
+            } catch {
+              ws.terminate();
+            }
           },
         },
         host,
