@@ -16,7 +16,7 @@ test('hiwar serve: the real command on the embedded sandbox, locked down beyond 
   child.stderr.on('data', (d) => (out += d));
   try {
     const give = Date.now() + 60_000;
-    while (!/agent "call-centre" at http:\/\/[\d.]+:\d+/.test(out)) {
+    while (!/agent "call-centre" at http:\/\/[\d.]+:\d+[\s\S]*metrics:.*\n/.test(out)) {
       if (Date.now() > give || child.exitCode !== null) throw new Error(`serve did not start:\n${out}`);
       await new Promise((r) => setTimeout(r, 100));
     }

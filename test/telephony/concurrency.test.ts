@@ -46,19 +46,19 @@ describe('hiwar serve: many calls in one process', () => {
           return { sid, far };
         }),
       );
-      await waitFor(() => s.server.calls.active === 20, '20 calls running', 60_000);
+      await waitFor(() => s.server.calls.active === 20, '20 calls running', 150_000);
       const health = (await (await fetch(`${s.url}/healthz`)).json()) as { activeCalls: number };
       assert.equal(health.activeCalls, 20);
       await broken.closed;
       const calls = () => fars.map(({ sid }) => s.calls.find((c) => c.transport.call.callId === sid)!);
       // Callers speak a little apart, as real callers do, all while the twenty calls are up.
       await Promise.all(fars.map(({ far }, i) => new Promise((r) => setTimeout(r, i * 150)).then(() => far.say(balance))));
-      await waitFor(() => calls().every((c) => agentTurns(c).some((t) => /رصيد/.test(t.text))), 'every caller answered', 90_000).catch((err) => {
+      await waitFor(() => calls().every((c) => agentTurns(c).some((t) => /رصيد/.test(t.text))), 'every caller answered', 150_000).catch((err) => {
         for (const c of calls()) console.log(c.transport.call.callId, JSON.stringify(c.events.filter((e) => ['user_turn', 'agent_turn', 'error', 'notice', 'transcript'].includes(e.type))));
         throw err;
       });
       for (const { far } of fars) far.hangup();
-      await waitFor(() => s.server.calls.active === 0, 'all calls freed', 60_000);
+      await waitFor(() => s.server.calls.active === 0, 'all calls freed', 150_000);
       const metrics = await (await fetch(`${s.url}/metrics`)).text();
       assert.match(metrics, /hiwar_calls_total\{provider="twilio",outcome="caller-hangup"\} 20/);
       assert.match(metrics, /hiwar_calls_total\{provider="twilio",outcome="failed"\} 1/);

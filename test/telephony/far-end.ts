@@ -86,7 +86,7 @@ export class FarEnd {
     return this.until(() => this.outgoing.length === 0);
   }
 
-  async until(cond: () => boolean, timeoutMs = 60_000): Promise<void> {
+  async until(cond: () => boolean, timeoutMs = 120_000): Promise<void> {
     const give = Date.now() + timeoutMs;
     while (!cond()) {
       if (Date.now() > give) throw new Error('timed out waiting on the far end');

@@ -8,7 +8,7 @@ import { agentTurns, waitFor, type Served, type ServedCall } from './serve.ts';
  * the call, a barge-in that makes the server send the platform's interrupt and keep in history
  * only what was heard, and a hang-up that frees the call.
  */
-export async function wholeCall(s: Served, far: FarEnd, callId: string, lines: { balance: Int16Array; lostCard: Int16Array }): Promise<ServedCall> {
+export async function wholeCall(s: Served, far: FarEnd, callId: string, lines: { balance: Int16Array }): Promise<ServedCall> {
   await far.start();
   await waitFor(() => s.calls.some((c) => c.transport.call.callId === callId), 'the call started');
   const call = s.calls.find((c) => c.transport.call.callId === callId)!;
@@ -23,17 +23,20 @@ export async function wholeCall(s: Served, far: FarEnd, callId: string, lines: {
   assert.ok(call.transport.output.position() > 1, 'playout acknowledged');
   assert.ok(call.transport.output.position() <= far.played + 0.001, 'never more heard than played');
 
-  far.dtmf('7');
-  await waitFor(() => call.transportEvents.some((e) => e.type === 'dtmf' && e.digit === '7'), 'DTMF reached the call');
-
-  void far.say(lines.lostCard);
+  // Key 2 asks the demo agent to block the card: the key reaches the agent, and its long answer
+  // is the one the caller then cuts off.
+  far.dtmf('2');
+  far.dtmf('#');
+  await waitFor(() => call.transportEvents.some((e) => e.type === 'dtmf' && e.digit === '2'), 'DTMF reached the call');
+  await waitFor(() => call.events.some((e) => e.type === 'user_turn' && e.source === 'dtmf'), 'the key reached the agent');
   await waitFor(() => call.events.some((e) => e.type === 'agent_chunk' && /بطاقتك/.test(e.text)), 'the long answer started');
   const before = far.played;
   await waitFor(() => far.played > before + 1.5, 'the caller heard part of it');
   await far.say(lines.balance);
-  await waitFor(() => agentTurns(call).some((t) => t.interrupted), 'the answer was cut off');
+  await waitFor(() => agentTurns(call).some((t) => t.interrupted && /بطاقتك/.test(t.text)), 'the answer was cut off');
   assert.ok(far.clears >= 1, 'the platform got its interrupt message');
-  const cut = agentTurns(call).find((t) => t.interrupted)!;
+  const cut = agentTurns(call).find((t) => t.interrupted && /بطاقتك/.test(t.text))!;
+  assert.ok(cut, 'the long answer was the one cut off');
   assert.ok(cut.heardText.length > 0 && cut.heardText.length < cut.text.length, `heard "${cut.heardText}" of "${cut.text}"`);
   assert.ok(cut.text.startsWith(cut.heardText));
   assert.ok(call.transport.output.position() <= far.played + 0.001, 'what was cleared did not count as heard');

@@ -78,7 +78,7 @@ export async function startServe(
 }
 
 /** Waits for a condition, polling; fails with `what` after `ms` (generous: the machine is shared). */
-export async function waitFor(cond: () => boolean, what: string, ms = 45_000): Promise<void> {
+export async function waitFor(cond: () => boolean, what: string, ms = 90_000): Promise<void> {
   const give = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > give) throw new Error(`timed out: ${what}`);
