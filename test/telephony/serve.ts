@@ -41,7 +41,10 @@ export async function startServe(
   const clock = new ScaledClock(opts.speed ?? 2);
   const logger = createLogger('silent');
   const calls: ServedCall[] = [];
-  const base = agentSessions({ client: sandbox.client, agent: { ...callCentre, ...opts.agent }, logger, clock });
+  // A generous wait for the first TTS audio: these tests are about the line, and on a loaded
+  // machine the sandbox's synthesis can be slow enough to send every reply down the HTTP path.
+  const agent: Agent = { ...callCentre, voice: { ...callCentre.voice, firstAudioTimeoutMs: 20_000 }, ...opts.agent };
+  const base = agentSessions({ client: sandbox.client, agent, logger, clock });
   const server = new AgentServer({
     port: 0,
     logger,
