@@ -22,14 +22,17 @@ export async function serveCommand(args: string[]): Promise<number> {
       'max-calls': { type: 'string', default: '200' },
       'media-token': { type: 'string' },
       'audiosocket-port': { type: 'string' },
+      'model-ids': { type: 'string' },
     },
   });
   const say = (m: string) => process.stdout.write(`${m}\n`);
   const logger = createLogger(process.env.HIWAR_LOG_LEVEL ?? 'info');
   const agent = await loadAgent(values.agent!);
   const maxCalls = Number(values['max-calls']);
+  const modelIds = values['model-ids'];
+  if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new Error('--model-ids must be "vendor" or "spec"');
   // Each call holds two of the key's concurrent sockets (recognition and synthesis).
-  const service = await connectService((m) => say(`(${m})`), {}, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: 2 * maxCalls + 4 }] });
+  const service = await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: 2 * maxCalls + 4 }] });
   const host = values.host!;
   const open = isLoopback(host);
   const mediaToken = values['media-token'] ?? process.env.HIWAR_MEDIA_TOKEN;
