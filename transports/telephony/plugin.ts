@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { CallHost, ServerPlugin } from '../../src/server/types.ts';
+import type { CallInfo } from '../../src/transport/types.ts';
 import { safeEqual, type CallTokens } from '../../src/server/tokens.ts';
 import type { Logger } from '../../src/session/logger.ts';
 import { MediaConnection } from './connection.ts';
@@ -102,13 +103,14 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
         media: opts.media,
         // A platform that asks a webhook once the stream ends (Twilio <Connect action>) transfers
         // there; otherwise only the user's REST hook can.
-        hooks: { ...(provider.transfersAfterStream ? { transfer: async () => {} } : {}), ...opts.hooks?.[provider.name] },
+        // The decision is kept before the stream closes: the platform may ask right after.
+        hooks: {
+          ...(provider.transfersAfterStream ? { transfer: async (call: CallInfo, target: string) => rememberAfter(call.callId, { action: 'transfer', target }) } : {}),
+          ...opts.hooks?.[provider.name],
+        },
         logger: opts.logger,
         claims,
         ...opts.limits,
-        onEnded: (t) => {
-          if (t?.agentAction) rememberAfter(t.call.callId, t.agentAction.action === 'transfer' ? t.agentAction : { action: 'hangup' });
-        },
       });
       ws.on('message', (data, isBinary) => {
         const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
