@@ -3,6 +3,7 @@ import { bytesToPcm } from '../audio/wav.ts';
 import { collectPcm } from '../service/rest/audio-stream.ts';
 import type { ServiceClient } from '../service/client.ts';
 import { AuthenticationError, InsufficientBalanceError, PermissionDeniedError, RateLimitError, ServiceError } from '../service/errors.ts';
+import { backoffDelay, sleep } from '../service/retry.ts';
 import type { TtsEvent, TtsOutputFormat, TtsSocket } from '../service/ws/tts.ts';
 import type { GenerationEndOptions } from '../service/ws/tts-generation.ts';
 import type { Clock } from '../transport/clock.ts';
@@ -34,7 +35,15 @@ export interface SpeakerOptions {
    * @default 3000
    */
   firstAudioTimeoutMs?: number;
+  /**
+   * Retries of an HTTP synthesis refused with 429, spaced by the client's backoff policy
+   * (`retryBaseMs`, the server's Retry-After).
+   * @default 3
+   */
+  rateLimitRetries?: number;
 }
+
+export const SPEAKER_DEFAULTS = { firstAudioTimeoutMs: 3000, rateLimitRetries: 3 } satisfies Partial<SpeakerOptions>;
 
 export type SpeakerNotice = { type: 'fallback'; reason: string };
 
@@ -192,7 +201,7 @@ export class Speaker {
       timer = setTimeout(() => {
         failed ??= 'no audio from the socket in time';
         wake();
-      }, (this.opts.firstAudioTimeoutMs ?? 3000) * (voiced ? 2 : 1));
+      }, (this.opts.firstAudioTimeoutMs ?? SPEAKER_DEFAULTS.firstAudioTimeoutMs) * (voiced ? 2 : 1));
     };
     const iterator = chunks[Symbol.asyncIterator]();
     try {
@@ -249,8 +258,11 @@ export class Speaker {
       } catch (err) {
         if (signal.aborted) return;
         if (err instanceof InsufficientBalanceError || err instanceof PermissionDeniedError) throw new SpeakerFatal(err);
-        if (err instanceof RateLimitError && attempt < 3) {
-          await this.clock.sleep(250 * 2 ** attempt * this.clock.speed, signal).catch(() => {});
+        const retries = this.opts.rateLimitRetries ?? SPEAKER_DEFAULTS.rateLimitRetries;
+        if (err instanceof RateLimitError && attempt < retries) {
+          // Real time: the service's rate window does not run faster with a simulated clock.
+          const wait = backoffDelay(attempt, { maxRetries: retries, baseMs: this.client.config.retryBaseMs }, err.retryAfterMs);
+          await sleep(wait, signal).catch(() => {});
           continue;
         }
         throw err;

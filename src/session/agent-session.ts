@@ -1,5 +1,4 @@
 import { Observable, Subject, Subscription, switchMap } from 'rxjs';
-import { OpenAiLlm } from '../llm/openai.ts';
 import { streamReply } from '../llm/run.ts';
 import { ScriptedLlm } from '../llm/scripted.ts';
 import type { Llm } from '../llm/types.ts';
@@ -45,10 +44,12 @@ interface Request {
 /** Hang-up or transfer asked for by a tool, done once the reply it was asked in has been heard. */
 type CallAction = { action: 'hangup'; reason: string } | { action: 'transfer'; target: string };
 
-/** Picks the model: the agent's own, else OpenAI when a key is set, else the scripted intents. */
+/**
+ * The model when the session is given none: the agent's own, else its scripted intents. (The
+ * CLI picks an OpenAI-compatible model from the environment: `src/cli/llm.ts`.)
+ */
 export function defaultLlm(agent: Agent): Llm {
   if (agent.llm) return agent.llm;
-  if (process.env.OPENAI_API_KEY) return new OpenAiLlm();
   return new ScriptedLlm({ intents: agent.intents ?? [], fallback: agent.didNotUnderstand ?? 'عذرًا، لم أفهم. هل يمكنك الإعادة؟' });
 }
 

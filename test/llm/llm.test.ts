@@ -51,7 +51,7 @@ const tools = [
   defineTool({ name: 'get_balance', description: 'balance', parameters: z.object({ account: z.string() }), execute: async ({ account }) => ({ account, balance: 250 }) }),
   defineTool({ name: 'get_branch_hours', description: 'hours', parameters: z.object({}), execute: () => ({ open: '9:00' }) }),
 ];
-const llm = () => new OpenAiLlm({ baseURL, apiKey: 'sk-llm-test', model: 'test-model' }, {});
+const llm = () => new OpenAiLlm({ baseURL, apiKey: 'sk-llm-test', model: 'test-model' });
 
 test('openai adapter: text deltas stream in order, with model, key and tools declared', async () => {
   const out: string[] = [];
