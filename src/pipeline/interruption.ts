@@ -39,6 +39,13 @@ export class InterruptionPolicy {
     return this.paused;
   }
 
+  /** Clock time at which `tick` may decide something (a long speech, a false alarm). */
+  get deadline(): number | undefined {
+    if (this.since === undefined) return undefined;
+    const timeout = this.since + this.o.falseInterruptionTimeoutMs;
+    return this.o.minSpeechMs === undefined ? timeout : Math.min(timeout, this.since + this.o.minSpeechMs);
+  }
+
   reset(): void {
     this.since = undefined;
     this.paused = false;

@@ -114,16 +114,23 @@ export class Speaker {
     this.socket = undefined;
   }
 
-  /** Drops what the service still has for the reply being cut off. */
-  clear(): void {
-    this.socket?.clear();
-  }
-
   /**
    * Voices chunks as they come, into `sink`. Resolves when all their audio is in the sink;
    * throws SpeakerFatal when the service refuses (402, 403).
    */
   async speak(chunks: AsyncIterable<SpeechChunk>, sink: SpeechSink, signal: AbortSignal, onFirstAudio?: (at: number) => void): Promise<void> {
+    // This stage owns the generations: a cut-off reply's text still in the service is dropped
+    // there, so it never comes out as the start of the next reply.
+    const onAbort = () => this.socket?.clear();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.speakChunks(chunks, sink, signal, onFirstAudio);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async speakChunks(chunks: AsyncIterable<SpeechChunk>, sink: SpeechSink, signal: AbortSignal, onFirstAudio?: (at: number) => void): Promise<void> {
     const pending: SpeechChunk[] = [];
     let firstAudio = false;
     const onFirst = () => {

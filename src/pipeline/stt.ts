@@ -7,6 +7,7 @@ import type { ListenOptions, ListenSocket } from '../service/ws/listen.ts';
 import type { CloseInfo } from '../service/ws/close-codes.ts';
 import { backoffDelay, sleep } from '../service/retry.ts';
 import type { Clock } from '../transport/clock.ts';
+import { withDefaults } from '../options.ts';
 
 export type SttEvent =
   | { type: 'listen'; event: ListenEvent; at: number }
@@ -69,7 +70,7 @@ export class SttStage {
     private readonly clock: Clock,
     stage: SttStageOptions = {},
   ) {
-    this.o = { ...STT_STAGE_DEFAULTS, ...stage };
+    this.o = withDefaults(STT_STAGE_DEFAULTS, stage);
   }
 
   get rate(): number {

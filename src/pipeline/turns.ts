@@ -35,6 +35,11 @@ export class TurnDetector {
     this.delay = opts.endDelayMs ?? 0;
   }
 
+  /** Clock time at which `tick` will decide a pending turn, if one is pending. */
+  get deadline(): number | undefined {
+    return this.readyAt;
+  }
+
   /** Words heard in the turn so far (finals only). */
   get pendingText(): string {
     return this.fragments.join(' ');
