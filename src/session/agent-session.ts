@@ -12,10 +12,11 @@ import { SttStage, type SttEvent } from '../pipeline/stt.ts';
 import { TurnDetector, type UserTurn } from '../pipeline/turns.ts';
 import type { ServiceClient } from '../service/client.ts';
 import type { ListenEvent } from '../service/ws/listen-events.ts';
-import { realClock, type Clock } from '../transport/clock.ts';
+import { Alarm, realClock, type Clock } from '../transport/clock.ts';
 import { ResamplingOutput } from '../transport/resampling-output.ts';
 import type { CallControl, CallInfo, Transport, TransportEvent } from '../transport/types.ts';
 import type { Agent } from './agent.ts';
+import { CallActions } from './call-actions.ts';
 import type { CallReport, ReportTurn, SessionEvent, SessionState, TurnMetrics } from './events.ts';
 import { turnMetrics } from './metrics.ts';
 import { ChatHistory } from './history.ts';
@@ -38,9 +39,6 @@ interface Request {
   text?: string;
 }
 
-/** Hang-up or transfer asked for by a tool, done once the reply it was asked in has been heard. */
-type CallAction = { action: 'hangup'; reason: string } | { action: 'transfer'; target: string };
-
 /**
  * The model when the session is given none: the agent's own, else its scripted intents. (The
  * CLI picks an OpenAI-compatible model from the environment: `src/cli/llm.ts`.)
@@ -60,8 +58,7 @@ export class AgentSession {
   private readonly eventsSubject = new Subject<SessionEvent>();
   /** Everything the session reports, typed; completes when the call has ended. */
   readonly events$: Observable<SessionEvent> = this.eventsSubject.asObservable();
-  /** Controls of this call, as tools and hooks get them. */
-  readonly control: CallControl;
+  private readonly actions: CallActions;
   private readonly clock: Clock;
   private readonly output: ResamplingOutput;
   private readonly dtmf: DtmfCollector;
@@ -76,7 +73,7 @@ export class AgentSession {
   private readonly spoken: SpokenForm;
   private readonly replies: ReplyStage;
   /** The one timer: the next deadline of the turn detector or the interruption policy. */
-  private timer: { at: number; ctrl: AbortController } | undefined;
+  private readonly alarm: Alarm;
   private readonly requests$ = new Subject<Request>();
   private readonly subs = new Subscription();
   private readonly report: ReportTurn[] = [];
@@ -91,10 +88,6 @@ export class AgentSession {
   private resolveEnded!: () => void;
   private readonly ended = new Promise<void>((r) => (this.resolveEnded = r));
   private state: SessionState = 'starting';
-  private pendingAction: CallAction | undefined;
-  private replying = 0;
-  /** End reason of a transfer under way: the transport may report the caller gone meanwhile. */
-  private transferring: string | undefined;
   /** The caller's side ended the call: nothing to hang up. */
   private callerGone = false;
 
@@ -116,18 +109,13 @@ export class AgentSession {
     this.localVad = agent.interruption?.localVad ? new LocalVad(transport.inputRate, this.clock) : undefined;
     this.output = new ResamplingOutput(transport.output);
     this.dtmf = new DtmfCollector(this.clock, agent.dtmf);
-    this.control = {
-      info: transport.call,
-      hangup: async (reason = 'agent hung up') => this.requestAction({ action: 'hangup', reason }),
-      transfer: async (target) => {
-        if (!transport.transfer) throw new Error(`this transport (${transport.call.provider}) cannot transfer calls`);
-        this.requestAction({ action: 'transfer', target });
-      },
-      sendDtmf: async (digits) => {
-        if (!transport.sendDtmf) throw new Error(`this transport (${transport.call.provider}) cannot send DTMF`);
-        await transport.sendDtmf(digits);
-      },
-    };
+    this.actions = new CallActions(transport, {
+      isEnding: () => !!this.ending,
+      end: (reason) => this.end(reason),
+      emit: (e) => this.emit(e),
+      released: () => (this.callerGone = true),
+    });
+    this.alarm = new Alarm(this.clock, () => this.onDeadline());
     this.speaker = new Speaker(
       client,
       { ...agent.voice, sampleRate: transport.output.sampleRate },
@@ -151,6 +139,11 @@ export class AgentSession {
       },
       { modelErrorLine: agent.modelErrorLine, endCallAfterTools: agent.endCallAfterTools },
     );
+  }
+
+  /** Controls of this call, as tools and hooks get them. */
+  get control(): CallControl {
+    return this.actions.control;
   }
 
   /** Metadata of the call (id, from, to, custom parameters). */
@@ -268,38 +261,6 @@ export class AgentSession {
     this.requests$.next({ turn: { text, lastWordEnd: undefined, finalAt: now, decidedAt: now } });
   }
 
-  private requestAction(action: CallAction): void {
-    if (this.ending) return;
-    this.pendingAction ??= action;
-    // Asked outside a reply (a hook): nothing to wait for.
-    if (!this.replying) void this.runPendingAction();
-  }
-
-  /** Hangs up or transfers as a tool asked, once its reply is over. */
-  private async runPendingAction(): Promise<void> {
-    const a = this.pendingAction;
-    if (!a || this.ending) return;
-    this.pendingAction = undefined;
-    const { transport } = this.opts;
-    if (a.action === 'hangup') {
-      this.emit({ type: 'call_action', action: 'hangup', ok: true });
-      await this.end(a.reason);
-      return;
-    }
-    try {
-      this.transferring = `transferred to ${a.target}`;
-      await transport.transfer!(a.target);
-      this.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: true });
-      this.callerGone = true; // the call is someone else's now
-      await this.end(this.transferring);
-    } catch (err) {
-      this.transferring = undefined;
-      const message = `transfer to ${a.target} failed: ${(err as Error).message}`;
-      this.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: false, message });
-      this.emit({ type: 'error', source: 'transport', message, fatal: false });
-    }
-  }
-
   /**
    * Arms one timer for the next moment the turn detector or the interruption policy may decide
    * something without a new event (an end-of-turn delay, a false-alarm timeout). Nothing runs
@@ -307,20 +268,7 @@ export class AgentSession {
    */
   private schedule(): void {
     const due = [this.turns.deadline, this.interruption.deadline].filter((t): t is number => t !== undefined);
-    const at = due.length ? Math.min(...due) : undefined;
-    if (this.timer?.at === at) return;
-    this.timer?.ctrl.abort();
-    this.timer = undefined;
-    if (at === undefined || this.ending) return;
-    const ctrl = new AbortController();
-    this.timer = { at, ctrl };
-    this.clock.sleep(Math.max(0, at - this.clock.now()), ctrl.signal).then(
-      () => {
-        if (this.timer?.ctrl === ctrl) this.timer = undefined;
-        this.onDeadline();
-      },
-      () => {},
-    );
+    this.alarm.set(this.ending || !due.length ? undefined : Math.min(...due));
   }
 
   private onDeadline(): void {
@@ -384,12 +332,7 @@ export class AgentSession {
       const done = (async () => {
         await previous; // the cut-off reply has stopped its audio before this one starts
         if (ctrl.signal.aborted) return;
-        this.replying++;
-        try {
-          await this.reply(req, ctrl.signal);
-        } finally {
-          this.replying--;
-        }
+        await this.actions.during(() => this.reply(req, ctrl.signal));
       })()
         .catch((err) => this.log.error({ err: (err as Error).message }, 'reply failed'))
         .finally(() => subscriber.complete());
@@ -423,7 +366,7 @@ export class AgentSession {
     if (turn) {
       Object.assign(
         metrics,
-        turnMetrics({ speechEnd: req.speechEndAt, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...r.times, firstPlayed: r.times.firstSent }),
+        turnMetrics({ speechEnd: req.speechEndAt, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...r.times }),
       );
     }
     this.report.push({ role: 'agent', text: r.text, heardText: r.heard, interrupted: r.interrupted, at: this.elapsed(), ...(turn ? { metrics } : {}) });
@@ -437,7 +380,7 @@ export class AgentSession {
     if (r.fatal) {
       this.emit({ type: 'error', source: 'tts', message: r.fatal.message, fatal: true });
       void this.outOfService(r.fatal.message);
-    } else if (this.pendingAction) void this.runPendingAction();
+    } else if (this.actions.hasPending) void this.actions.runPending();
     else if (r.endCall) void this.end('transferred');
   }
 
@@ -471,11 +414,11 @@ export class AgentSession {
   /** Ends the call: the last final is awaited, sockets closed, the transport's output stopped. */
   end(reason: string): Promise<void> {
     this.ending ??= (async () => {
-      reason = this.transferring ?? reason;
+      reason = this.actions.transferring ?? reason;
       this.endReason = reason;
       await this.cancelReply?.().catch(() => {});
       this.subs.unsubscribe();
-      this.timer?.ctrl.abort();
+      this.alarm.cancel();
       await this.replies.current?.stop();
       await this.closing?.stop();
       await this.stt.finish().catch(() => {});

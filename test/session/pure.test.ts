@@ -79,9 +79,9 @@ test('interruption: nothing while the agent is silent; duration alone can confir
 
 test('metrics: durations between the milestones of a turn; missing ones are left out', async () => {
   const { turnMetrics } = await import('../../src/session/metrics.ts');
-  const m = turnMetrics({ speechEnd: 1000, finalAt: 1700, decidedAt: 1700, firstToken: 2000, firstChunk: 2100, firstAudio: 2400, firstPlayed: 2450 });
+  const m = turnMetrics({ speechEnd: 1000, finalAt: 1700, decidedAt: 1700, firstToken: 2000, firstChunk: 2100, firstAudio: 2400, firstSent: 2450 });
   assert.deepEqual(m, { endOfSpeechToFinalMs: 700, turnDecisionMs: 0, llmFirstTokenMs: 300, ttsFirstAudioMs: 300, playoutStartMs: 50, voiceToVoiceMs: 1450 });
-  const partial = turnMetrics({ speechEnd: undefined, finalAt: 1700, decidedAt: 1800, firstToken: 0, firstChunk: 0, firstAudio: 0, firstPlayed: undefined });
+  const partial = turnMetrics({ speechEnd: undefined, finalAt: 1700, decidedAt: 1800, firstToken: 0, firstChunk: 0, firstAudio: 0, firstSent: undefined });
   assert.equal(partial.voiceToVoiceMs, undefined);
   assert.equal(partial.turnDecisionMs, 100);
 });
