@@ -255,10 +255,10 @@ export class Speaker {
           { signal },
         );
         sink.beginSegment(chunk.text, chunk.spoken);
-        // The stream hands out whole samples only.
+        // The stream hands out whole samples only, at the rate its content type declares.
         for await (const bytes of stream) {
           onFirst();
-          sink.append(new Int16Array(bytesToPcm(bytes)), this.opts.sampleRate);
+          sink.append(new Int16Array(bytesToPcm(bytes)), stream.sampleRate);
         }
         sink.closeSegment();
         return;
@@ -277,15 +277,15 @@ export class Speaker {
     }
   }
 
-  /** A whole line over HTTP, as PCM at the transport's rate (for lines kept ready in advance). */
-  async render(text: string): Promise<Int16Array> {
+  /** A whole line over HTTP, asked at the transport's rate (for lines kept ready in advance). */
+  async render(text: string): Promise<{ samples: Int16Array; sampleRate: number }> {
     const stream = await this.client.synthesizeStream(this.modelId, {
       voice_id: this.opts.voice_id,
       text,
       sample_rate: this.opts.sampleRate,
       speed: this.opts.speed,
     });
-    return collectPcm(stream);
+    return { samples: await collectPcm(stream), sampleRate: stream.sampleRate };
   }
 
   async close(): Promise<void> {

@@ -81,7 +81,7 @@ export class AgentSession {
   private closing: ReplyPlayout | undefined;
   private cancelReply: (() => Promise<void>) | undefined;
   private lastCleanup: Promise<void> = Promise.resolve();
-  private outOfServiceAudio: Int16Array | undefined;
+  private outOfServiceAudio: { samples: Int16Array; sampleRate: number } | undefined;
   private startedAt = 0;
   private ending: Promise<void> | undefined;
   private endReason = '';
@@ -398,12 +398,12 @@ export class AgentSession {
     if (this.ending) return;
     this.notice(`out of service: ${reason}`);
     await this.cancelReply?.();
-    if (this.outOfServiceAudio?.length) {
+    if (this.outOfServiceAudio?.samples.length) {
       // Not `this.playout`: the closing line is not open to barge-in.
       const playout = new ReplyPlayout(this.output, this.clock);
       this.closing = playout;
       playout.beginSegment(this.opts.agent.outOfServiceLine);
-      playout.append(this.outOfServiceAudio, this.opts.transport.output.sampleRate);
+      playout.append(this.outOfServiceAudio.samples, this.outOfServiceAudio.sampleRate);
       playout.end();
       await playout.finished;
       this.report.push({ role: 'agent', text: this.opts.agent.outOfServiceLine, heardText: this.opts.agent.outOfServiceLine, interrupted: false, at: this.elapsed() });
