@@ -184,6 +184,11 @@ export class AgentSession {
       await this.end(`could not start: ${(fatal as Error).message}`);
       return this.finalReport();
     }
+    if (this.ending) {
+      // A hook hung up before the call got going.
+      await this.ended;
+      return this.finalReport();
+    }
     void this.prerenderOutOfService();
     this.subs.add(
       transport.audio$.subscribe({
