@@ -97,3 +97,18 @@ test('heard text: the share of the spoken audio maps back onto whole written wor
   assert.equal(heardPrefix(text, spoken, 1, normalizeForSpeech), text);
   assert.equal(heardPrefix(text, spoken, 0.02, normalizeForSpeech), '');
 });
+
+test('deadlines: the detectors say when they next need the time, so nothing ticks', () => {
+  const d = new TurnDetector({ endDelayMs: 500 });
+  assert.equal(d.deadline, undefined);
+  d.onEvent(results('أريد', true, true), 1000);
+  assert.equal(d.deadline, 1500);
+  assert.equal(d.tick(1500)[0]?.text, 'أريد');
+  assert.equal(d.deadline, undefined);
+  const p = new InterruptionPolicy({ falseInterruptionTimeoutMs: 1000, minSpeechMs: 700 });
+  assert.equal(p.deadline, undefined);
+  p.onEvent(started, 100, true);
+  assert.equal(p.deadline, 800, 'the long-speech confirmation comes before the false-alarm timeout');
+  assert.equal(p.tick(800, true), 'interrupt');
+  assert.equal(p.deadline, undefined);
+});
