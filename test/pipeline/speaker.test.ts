@@ -40,7 +40,7 @@ let fake: Fake;
 before(async () => {
   fake = await startFake(
     {
-      'POST /text-to-speech/tts-v1-preview': (req, res) => {
+      'POST /text-to-speech/{model}': (req, res) => {
         const body = JSON.parse(req.body.toString());
         if (http429-- > 0) return json(res, 429, { errorCode: 42901, errorMessage: 'Too many requests' }, { 'retry-after': '0' });
         httpTexts.push(body.text);
