@@ -6,6 +6,7 @@ import type { Agent } from '../session/agent.ts';
 import { AgentSession } from '../session/agent-session.ts';
 import { realClock } from '../transport/clock.ts';
 import { connectService } from './connect.ts';
+import { llmFromEnv, loggerFromEnv } from './llm.ts';
 
 /** `hiwar console`: a live conversation through the microphone and loudspeaker. */
 export async function consoleCommand(args: string[]): Promise<number> {
@@ -15,7 +16,7 @@ export async function consoleCommand(args: string[]): Promise<number> {
   const service = await connectService((m) => say(`(${m})`));
   const clock = realClock();
   const transport = new SoxTransport(Number(values.rate), clock);
-  const session = new AgentSession({ client: service.client, transport, agent: mod.default, clock });
+  const session = new AgentSession({ client: service.client, transport, agent: mod.default, clock, llm: llmFromEnv(mod.default), logger: loggerFromEnv() });
   session.events$.subscribe((e) => {
     if (e.type === 'transcript' && !e.final) process.stdout.write(`\r  … ${e.text}`);
     if (e.type === 'user_turn') say(`\r  أنت    ▸ ${e.text}`);

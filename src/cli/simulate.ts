@@ -7,6 +7,7 @@ import type { CallReport, SessionEvent } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Llm } from '../llm/types.ts';
 import type { ServiceClient } from '../service/client.ts';
+import { llmFromEnv, loggerFromEnv } from './llm.ts';
 import { callerSteps, type Scenario } from './scenario.ts';
 
 export interface SimulatedCall {
@@ -37,7 +38,14 @@ export async function simulateCall(opts: {
     voiced.set(s.say, await collectPcm(stream));
   }
   const caller = new SimulatedCaller(scenario.sampleRate, callerSteps(scenario), voiced, opts.clock);
-  const session = new AgentSession({ client, transport: caller, agent: opts.agent, clock: opts.clock, llm: opts.llm, logger: opts.logger });
+  const session = new AgentSession({
+    client,
+    transport: caller,
+    agent: opts.agent,
+    clock: opts.clock,
+    llm: opts.llm ?? llmFromEnv(opts.agent),
+    logger: opts.logger ?? loggerFromEnv(),
+  });
   const events: SessionEvent[] = [];
   session.events$.subscribe((e) => {
     events.push(e);

@@ -1,13 +1,17 @@
 import OpenAI from 'openai';
 import { z } from 'zod';
+import { MODELS } from '../models.ts';
 import type { ChatMessage, Llm, LlmEvent, LlmRequest, ToolCall } from './types.ts';
 
 export interface OpenAiOptions {
+  /** @default 'not-needed' (local servers take any key) */
   apiKey?: string;
-  /** Any OpenAI-compatible server (vLLM, Ollama, LM Studio, a gateway…). */
+  /** Any OpenAI-compatible server (vLLM, Ollama, LM Studio, a gateway…). @default OpenAI's */
   baseURL?: string;
+  /** @default MODELS.llm */
   model?: string;
   temperature?: number;
+  /** @default 30_000 */
   timeoutMs?: number;
 }
 
@@ -33,12 +37,13 @@ export class OpenAiLlm implements Llm {
   private readonly client: OpenAI;
   private readonly model: string;
 
-  constructor(private readonly opts: OpenAiOptions = {}, env: NodeJS.ProcessEnv = process.env) {
-    this.model = opts.model ?? env.HIWAR_LLM_MODEL ?? 'gpt-4o-mini';
+  /** Configured only by its options; the CLI maps the environment onto them (`src/cli/llm.ts`). */
+  constructor(private readonly opts: OpenAiOptions = {}) {
+    this.model = opts.model ?? MODELS.llm;
     this.name = `openai:${this.model}`;
     this.client = new OpenAI({
-      apiKey: opts.apiKey ?? env.OPENAI_API_KEY ?? 'not-needed',
-      baseURL: opts.baseURL ?? env.OPENAI_BASE_URL,
+      apiKey: opts.apiKey ?? 'not-needed',
+      baseURL: opts.baseURL ?? 'https://api.openai.com/v1',
       timeout: opts.timeoutMs ?? 30_000,
       maxRetries: 1,
     });

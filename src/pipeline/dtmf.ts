@@ -1,5 +1,6 @@
 import { Subject } from 'rxjs';
 import type { Clock } from '../transport/clock.ts';
+import { withDefaults } from '../options.ts';
 
 export interface DtmfOptions {
   /**
@@ -49,7 +50,7 @@ export class DtmfCollector {
   private timer: AbortController | undefined;
 
   constructor(private readonly clock: Clock, opts: DtmfOptions = {}) {
-    this.o = { ...DTMF_DEFAULTS, ...opts };
+    this.o = withDefaults(DTMF_DEFAULTS, opts);
   }
 
   push(digit: string): void {

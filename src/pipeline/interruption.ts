@@ -1,3 +1,4 @@
+import { withDefaults } from '../options.ts';
 import type { ListenEvent } from '../service/ws/listen-events.ts';
 
 /**
@@ -9,34 +10,68 @@ import type { ListenEvent } from '../service/ws/listen-events.ts';
  * Optionally, speech lasting `minSpeechMs` counts even before words arrive.
  */
 export interface InterruptionOptions {
+  /**
+   * The caller can cut the agent off.
+   * @default true
+   */
   enabled?: boolean;
-  /** Also listen with a local Silero VAD (hears speech start before the service does). */
+  /**
+   * Also listen with a local Silero VAD (hears speech start before the service does; loads
+   * onnxruntime for the call).
+   * @default false
+   */
   localVad?: boolean;
+  /**
+   * Words that confirm an interruption.
+   * @default 1
+   */
   minWords?: number;
+  /**
+   * Speech this long confirms an interruption before words arrive.
+   * @default undefined (words only)
+   */
   minSpeechMs?: number;
+  /**
+   * Pause the agent as soon as speech starts (resumed on a false alarm).
+   * @default true
+   */
   pauseOnSpeech?: boolean;
+  /**
+   * Speech without words for this long is a false alarm.
+   * @default 2000
+   */
   falseInterruptionTimeoutMs?: number;
 }
+
+export const INTERRUPTION_DEFAULTS: Required<Omit<InterruptionOptions, 'minSpeechMs'>> & Pick<InterruptionOptions, 'minSpeechMs'> = {
+  enabled: true,
+  localVad: false,
+  minWords: 1,
+  minSpeechMs: undefined,
+  pauseOnSpeech: true,
+  falseInterruptionTimeoutMs: 2000,
+};
 
 export type InterruptionDecision = 'pause' | 'interrupt' | 'resume';
 
 export class InterruptionPolicy {
   private since: number | undefined;
   private paused = false;
-  private readonly o: Required<Omit<InterruptionOptions, 'minSpeechMs' | 'localVad'>> & { minSpeechMs: number | undefined };
+  private readonly o: typeof INTERRUPTION_DEFAULTS;
 
   constructor(opts: InterruptionOptions = {}) {
-    this.o = {
-      enabled: opts.enabled ?? true,
-      minWords: opts.minWords ?? 1,
-      minSpeechMs: opts.minSpeechMs,
-      pauseOnSpeech: opts.pauseOnSpeech ?? true,
-      falseInterruptionTimeoutMs: opts.falseInterruptionTimeoutMs ?? 2000,
-    };
+    this.o = withDefaults(INTERRUPTION_DEFAULTS, opts);
   }
 
   get isPaused(): boolean {
     return this.paused;
+  }
+
+  /** Clock time at which `tick` may decide something (a long speech, a false alarm). */
+  get deadline(): number | undefined {
+    if (this.since === undefined) return undefined;
+    const timeout = this.since + this.o.falseInterruptionTimeoutMs;
+    return this.o.minSpeechMs === undefined ? timeout : Math.min(timeout, this.since + this.o.minSpeechMs);
   }
 
   reset(): void {

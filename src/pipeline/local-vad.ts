@@ -2,7 +2,7 @@ import { Subject } from 'rxjs';
 import type { AudioFrame } from '../audio/frame.ts';
 import { Endpointer } from '../audio/endpointer.ts';
 import { createResampler, type StreamResampler } from '../audio/resample.ts';
-import { SileroStream } from '../audio/silero-vad.ts';
+import type { SileroStream } from '../audio/silero-vad.ts';
 import type { Clock } from '../transport/clock.ts';
 
 export type LocalSpeech = { type: 'start' | 'end'; at: number };
@@ -21,6 +21,8 @@ export class LocalVad {
   constructor(private readonly inputRate: number, private readonly clock: Clock) {}
 
   async start(): Promise<void> {
+    // onnxruntime (hundreds of MB) is loaded only by calls that turn local VAD on.
+    const { SileroStream } = await import('../audio/silero-vad.ts');
     [this.vad, this.resampler] = await Promise.all([SileroStream.create(), createResampler(this.inputRate, 16000)]);
   }
 

@@ -1,6 +1,8 @@
 import type { Subscription } from 'rxjs';
 import type { Clock } from '../transport/clock.ts';
 import type { PlaybackUpdate, TransportOutput } from '../transport/types.ts';
+import { speechLength } from './spoken.ts';
+import { withDefaults } from '../options.ts';
 
 export interface PlayoutOptions {
   /**
@@ -84,7 +86,7 @@ export class ReplyPlayout implements SpeechSink {
     private readonly toSpoken: (text: string) => string = (t) => t,
     opts: PlayoutOptions = {},
   ) {
-    this.o = { ...PLAYOUT_DEFAULTS, ...opts };
+    this.o = withDefaults(PLAYOUT_DEFAULTS, opts);
     this.finished = new Promise((r) => (this.resolveDone = r));
     this.sub = output.playback$.subscribe((u) => this.onPlayback(u));
   }
@@ -149,7 +151,7 @@ export class ReplyPlayout implements SpeechSink {
     this.feeding = true;
     try {
       const lead = this.o.leadMs / 1000;
-      while (this.fed < this.total - EPS && this.fed - this.played() < lead && !this.paused && !this.stopped) {
+      while (this.fed < this.total - EPS && this.fed - this.played() < lead - EPS && !this.paused && !this.stopped) {
         const piece = this.pieceAt(this.fed);
         const offset = Math.round((this.fed - piece.start) * piece.rate);
         const n = Math.min(Math.max(1, Math.round((piece.rate * this.o.frameMs) / 1000)), piece.samples.length - offset);
@@ -249,15 +251,16 @@ export class ReplyPlayout implements SpeechSink {
 /**
  * The written words heard when a `share` of a segment's audio has played. The share applies to
  * the spoken form (where "12,500" is six words long); the answer is the longest run of whole
- * written words whose spoken form fits in it.
+ * written words whose spoken form fits in it. Lengths are speech lengths: diacritics added for
+ * synthesis take no time to say, so they must not count (`speechLength`).
  */
 export function heardPrefix(text: string, spoken: string, share: number, toSpoken: (t: string) => string): string {
-  const budget = share * spoken.length;
+  const budget = share * speechLength(spoken);
   const words = text.split(/\s+/).filter(Boolean);
   let heard = '';
   for (let k = 1; k <= words.length; k++) {
     const prefix = words.slice(0, k).join(' ');
-    if (toSpoken(prefix).length > budget) break;
+    if (speechLength(toSpoken(prefix)) > budget) break;
     heard = prefix;
   }
   return heard;

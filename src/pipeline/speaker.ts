@@ -3,6 +3,7 @@ import { bytesToPcm } from '../audio/wav.ts';
 import { collectPcm } from '../service/rest/audio-stream.ts';
 import type { ServiceClient } from '../service/client.ts';
 import { AuthenticationError, InsufficientBalanceError, PermissionDeniedError, RateLimitError, ServiceError } from '../service/errors.ts';
+import { backoffDelay, sleep } from '../service/retry.ts';
 import type { TtsEvent, TtsOutputFormat, TtsSocket } from '../service/ws/tts.ts';
 import type { GenerationEndOptions } from '../service/ws/tts-generation.ts';
 import type { Clock } from '../transport/clock.ts';
@@ -34,7 +35,15 @@ export interface SpeakerOptions {
    * @default 3000
    */
   firstAudioTimeoutMs?: number;
+  /**
+   * Retries of an HTTP synthesis refused with 429, spaced by the client's backoff policy
+   * (`retryBaseMs`, the server's Retry-After).
+   * @default 3
+   */
+  rateLimitRetries?: number;
 }
+
+export const SPEAKER_DEFAULTS = { firstAudioTimeoutMs: 3000, rateLimitRetries: 3 } satisfies Partial<SpeakerOptions>;
 
 export type SpeakerNotice = { type: 'fallback'; reason: string };
 
@@ -105,16 +114,23 @@ export class Speaker {
     this.socket = undefined;
   }
 
-  /** Drops what the service still has for the reply being cut off. */
-  clear(): void {
-    this.socket?.clear();
-  }
-
   /**
    * Voices chunks as they come, into `sink`. Resolves when all their audio is in the sink;
    * throws SpeakerFatal when the service refuses (402, 403).
    */
   async speak(chunks: AsyncIterable<SpeechChunk>, sink: SpeechSink, signal: AbortSignal, onFirstAudio?: (at: number) => void): Promise<void> {
+    // This stage owns the generations: a cut-off reply's text still in the service is dropped
+    // there, so it never comes out as the start of the next reply.
+    const onAbort = () => this.socket?.clear();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.speakChunks(chunks, sink, signal, onFirstAudio);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async speakChunks(chunks: AsyncIterable<SpeechChunk>, sink: SpeechSink, signal: AbortSignal, onFirstAudio?: (at: number) => void): Promise<void> {
     const pending: SpeechChunk[] = [];
     let firstAudio = false;
     const onFirst = () => {
@@ -192,7 +208,7 @@ export class Speaker {
       timer = setTimeout(() => {
         failed ??= 'no audio from the socket in time';
         wake();
-      }, (this.opts.firstAudioTimeoutMs ?? 3000) * (voiced ? 2 : 1));
+      }, (this.opts.firstAudioTimeoutMs ?? SPEAKER_DEFAULTS.firstAudioTimeoutMs) * (voiced ? 2 : 1));
     };
     const iterator = chunks[Symbol.asyncIterator]();
     try {
@@ -239,18 +255,21 @@ export class Speaker {
           { signal },
         );
         sink.beginSegment(chunk.text, chunk.spoken);
-        // The stream hands out whole samples only.
+        // The stream hands out whole samples only, at the rate its content type declares.
         for await (const bytes of stream) {
           onFirst();
-          sink.append(new Int16Array(bytesToPcm(bytes)), this.opts.sampleRate);
+          sink.append(new Int16Array(bytesToPcm(bytes)), stream.sampleRate);
         }
         sink.closeSegment();
         return;
       } catch (err) {
         if (signal.aborted) return;
         if (err instanceof InsufficientBalanceError || err instanceof PermissionDeniedError) throw new SpeakerFatal(err);
-        if (err instanceof RateLimitError && attempt < 3) {
-          await this.clock.sleep(250 * 2 ** attempt * this.clock.speed, signal).catch(() => {});
+        const retries = this.opts.rateLimitRetries ?? SPEAKER_DEFAULTS.rateLimitRetries;
+        if (err instanceof RateLimitError && attempt < retries) {
+          // Real time: the service's rate window does not run faster with a simulated clock.
+          const wait = backoffDelay(attempt, { maxRetries: retries, baseMs: this.client.config.retryBaseMs }, err.retryAfterMs);
+          await sleep(wait, signal).catch(() => {});
           continue;
         }
         throw err;
@@ -258,15 +277,15 @@ export class Speaker {
     }
   }
 
-  /** A whole line over HTTP, as PCM at the transport's rate (for lines kept ready in advance). */
-  async render(text: string): Promise<Int16Array> {
+  /** A whole line over HTTP, asked at the transport's rate (for lines kept ready in advance). */
+  async render(text: string): Promise<{ samples: Int16Array; sampleRate: number }> {
     const stream = await this.client.synthesizeStream(this.modelId, {
       voice_id: this.opts.voice_id,
       text,
       sample_rate: this.opts.sampleRate,
       speed: this.opts.speed,
     });
-    return collectPcm(stream);
+    return { samples: await collectPcm(stream), sampleRate: stream.sampleRate };
   }
 
   async close(): Promise<void> {

@@ -1,11 +1,13 @@
-import { Subject, type Subscription } from 'rxjs';
+import { Subject, type Observable, type Subscription } from 'rxjs';
 import type { AudioFrame } from '../audio/frame.ts';
 import { createResampler, type StreamResampler } from '../audio/resample.ts';
 import type { ServiceClient } from '../service/client.ts';
 import type { ListenEvent } from '../service/ws/listen-events.ts';
 import type { ListenOptions, ListenSocket } from '../service/ws/listen.ts';
 import type { CloseInfo } from '../service/ws/close-codes.ts';
+import { backoffDelay, sleep } from '../service/retry.ts';
 import type { Clock } from '../transport/clock.ts';
+import { withDefaults } from '../options.ts';
 
 export type SttEvent =
   | { type: 'listen'; event: ListenEvent; at: number }
@@ -19,8 +21,26 @@ interface Buffered {
   at: number;
 }
 
-const MAX_BUFFER_S = 30;
-const MAX_RECONNECTS = 5;
+export interface SttStageOptions {
+  /**
+   * Caller audio kept since the last end of turn, replayed after a reconnect.
+   * @default 30
+   */
+  replaySeconds?: number;
+  /**
+   * Reconnect attempts in a row before the stage gives up (a fatal event).
+   * @default 5
+   */
+  maxReconnects?: number;
+  /**
+   * Longest wait between reconnect attempts; the waits follow the client's backoff policy
+   * (`retryBaseMs`), in real time.
+   * @default 2000
+   */
+  reconnectCapMs?: number;
+}
+
+export const STT_STAGE_DEFAULTS: Required<SttStageOptions> = { replaySeconds: 30, maxReconnects: 5, reconnectCapMs: 2000 };
 
 /**
  * The caller's audio into /listen. Times in events are moved onto one session timeline across
@@ -28,7 +48,9 @@ const MAX_RECONNECTS = 5;
  * reconnects and replays it: no caller speech is lost.
  */
 export class SttStage {
-  readonly events$ = new Subject<SttEvent>();
+  private readonly subject = new Subject<SttEvent>();
+  readonly events$: Observable<SttEvent> = this.subject.asObservable();
+  private readonly o: Required<SttStageOptions>;
   private socket: ListenSocket | undefined;
   private sub: Subscription | undefined;
   private resampler: StreamResampler | undefined;
@@ -46,7 +68,10 @@ export class SttStage {
     private readonly inputRate: number,
     private readonly opts: ListenOptions & { sample_rate: 8000 | 16000 },
     private readonly clock: Clock,
-  ) {}
+    stage: SttStageOptions = {},
+  ) {
+    this.o = withDefaults(STT_STAGE_DEFAULTS, stage);
+  }
 
   get rate(): number {
     return this.opts.sample_rate;
@@ -71,7 +96,7 @@ export class SttStage {
     if (e.type === 'Closed') return void this.onClosed(e.close);
     const shifted = this.shift(e);
     if (e.type === 'Results' && e.is_final && e.speech_final) this.trim();
-    this.events$.next({ type: 'listen', event: shifted, at: this.clock.now() });
+    this.subject.next({ type: 'listen', event: shifted, at: this.clock.now() });
   }
 
   /** Stream times → session times. */
@@ -92,27 +117,28 @@ export class SttStage {
   private async onClosed(close: CloseInfo): Promise<void> {
     if (this.finishing) return;
     const retry = close.retryable || close.kind === 'rate_limited';
-    if (!retry || this.reconnects >= MAX_RECONNECTS) {
-      this.events$.next({ type: 'fatal', close, message: `speech recognition closed (${close.code} ${close.kind})` });
+    if (!retry || this.reconnects >= this.o.maxReconnects) {
+      this.subject.next({ type: 'fatal', close, message: `speech recognition closed (${close.code} ${close.kind})` });
       return;
     }
     this.socket = undefined;
     this.connecting = (async () => {
-      while (!this.finishing && this.reconnects < MAX_RECONNECTS) {
+      while (!this.finishing && this.reconnects < this.o.maxReconnects) {
         this.reconnects++;
-        this.events$.next({ type: 'reconnecting', attempt: this.reconnects, close });
-        await this.clock.sleep(Math.min(2000, 100 * 2 ** this.reconnects) * this.clock.speed);
+        this.subject.next({ type: 'reconnecting', attempt: this.reconnects, close });
+        // Real time: the service's recovery does not run faster with a simulated clock.
+        await sleep(backoffDelay(this.reconnects - 1, { maxRetries: this.o.maxReconnects, baseMs: this.client.config.retryBaseMs, capMs: this.o.reconnectCapMs }));
         try {
           const from = this.buffer[0]?.at ?? this.sessionSamples / this.rate;
           await this.connect(from);
-          this.events$.next({ type: 'reconnected', replayedSeconds: this.sessionSamples / this.rate - from });
+          this.subject.next({ type: 'reconnected', replayedSeconds: this.sessionSamples / this.rate - from });
           this.reconnects = 0;
           return;
         } catch {
           // try again
         }
       }
-      this.events$.next({ type: 'fatal', close, message: 'speech recognition could not reconnect' });
+      this.subject.next({ type: 'fatal', close, message: 'speech recognition could not reconnect' });
     })();
     await this.connecting;
     this.connecting = undefined;
@@ -128,7 +154,7 @@ export class SttStage {
     if (this.checkpoints.length > 5000) this.checkpoints.splice(0, 2500);
     this.sessionSamples += samples.length;
     this.buffer.push({ samples, at });
-    while (this.buffer.length && at - this.buffer[0]!.at > MAX_BUFFER_S) this.buffer.shift();
+    while (this.buffer.length && at - this.buffer[0]!.at > this.o.replaySeconds) this.buffer.shift();
     if (this.socket?.isOpen) this.socket.sendAudio(samples);
   }
 
@@ -158,6 +184,6 @@ export class SttStage {
     await this.socket?.finish().catch(() => undefined);
     this.sub?.unsubscribe();
     this.resampler?.close();
-    this.events$.complete();
+    this.subject.complete();
   }
 }

@@ -1,3 +1,4 @@
+import { withDefaults } from '../options.ts';
 import type { ListenEvent } from '../service/ws/listen-events.ts';
 
 /**
@@ -10,9 +11,14 @@ import type { ListenEvent } from '../service/ws/listen-events.ts';
  * cancels the decision and the fragments keep accumulating.
  */
 export interface TurnOptions {
-  /** Extra wait after the end of a turn before replying. */
+  /**
+   * Extra wait after the end of a turn before replying; speech within it keeps the turn open.
+   * @default 0
+   */
   endDelayMs?: number;
 }
+
+export const TURN_DEFAULTS: Required<TurnOptions> = { endDelayMs: 0 };
 
 export interface UserTurn {
   text: string;
@@ -32,7 +38,12 @@ export class TurnDetector {
   private readonly delay: number;
 
   constructor(opts: TurnOptions = {}) {
-    this.delay = opts.endDelayMs ?? 0;
+    this.delay = withDefaults(TURN_DEFAULTS, opts).endDelayMs;
+  }
+
+  /** Clock time at which `tick` will decide a pending turn, if one is pending. */
+  get deadline(): number | undefined {
+    return this.readyAt;
   }
 
   /** Words heard in the turn so far (finals only). */

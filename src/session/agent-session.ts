@@ -1,23 +1,22 @@
 import { Observable, Subject, Subscription, switchMap } from 'rxjs';
-import { OpenAiLlm } from '../llm/openai.ts';
-import { streamReply } from '../llm/run.ts';
 import { ScriptedLlm } from '../llm/scripted.ts';
 import type { Llm } from '../llm/types.ts';
 import { DtmfCollector } from '../pipeline/dtmf.ts';
 import { InterruptionPolicy } from '../pipeline/interruption.ts';
 import { LocalVad } from '../pipeline/local-vad.ts';
 import { ReplyPlayout } from '../pipeline/playout.ts';
-import { Speaker, SpeakerFatal, type SpeechChunk } from '../pipeline/speaker.ts';
+import { ReplyStage, type ReplyEvent } from '../pipeline/reply.ts';
+import { Speaker, SpeakerFatal } from '../pipeline/speaker.ts';
+import { SpokenForm } from '../pipeline/spoken.ts';
 import { SttStage, type SttEvent } from '../pipeline/stt.ts';
 import { TurnDetector, type UserTurn } from '../pipeline/turns.ts';
 import type { ServiceClient } from '../service/client.ts';
 import type { ListenEvent } from '../service/ws/listen-events.ts';
-import { SentenceChunker, chunkText } from '../text/chunker.ts';
-import { normalizeForSpeech } from '../text/normalize.ts';
-import { realClock, type Clock } from '../transport/clock.ts';
+import { Alarm, realClock, type Clock } from '../transport/clock.ts';
 import { ResamplingOutput } from '../transport/resampling-output.ts';
 import type { CallControl, CallInfo, Transport, TransportEvent } from '../transport/types.ts';
 import type { Agent } from './agent.ts';
+import { CallActions } from './call-actions.ts';
 import type { CallReport, ReportTurn, SessionEvent, SessionState, TurnMetrics } from './events.ts';
 import { turnMetrics } from './metrics.ts';
 import { ChatHistory } from './history.ts';
@@ -32,8 +31,6 @@ export interface SessionOptions {
   logger?: Logger;
 }
 
-const DEFAULT_MODEL_ERROR_LINE = 'عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟';
-
 interface Request {
   /** A caller turn, or a fixed line (the greeting). */
   turn?: UserTurn;
@@ -42,13 +39,12 @@ interface Request {
   text?: string;
 }
 
-/** Hang-up or transfer asked for by a tool, done once the reply it was asked in has been heard. */
-type CallAction = { action: 'hangup'; reason: string } | { action: 'transfer'; target: string };
-
-/** Picks the model: the agent's own, else OpenAI when a key is set, else the scripted intents. */
+/**
+ * The model when the session is given none: the agent's own, else its scripted intents. (The
+ * CLI picks an OpenAI-compatible model from the environment: `src/cli/llm.ts`.)
+ */
 export function defaultLlm(agent: Agent): Llm {
   if (agent.llm) return agent.llm;
-  if (process.env.OPENAI_API_KEY) return new OpenAiLlm();
   return new ScriptedLlm({ intents: agent.intents ?? [], fallback: agent.didNotUnderstand ?? 'عذرًا، لم أفهم. هل يمكنك الإعادة؟' });
 }
 
@@ -62,8 +58,7 @@ export class AgentSession {
   private readonly eventsSubject = new Subject<SessionEvent>();
   /** Everything the session reports, typed; completes when the call has ended. */
   readonly events$: Observable<SessionEvent> = this.eventsSubject.asObservable();
-  /** Controls of this call, as tools and hooks get them. */
-  readonly control: CallControl;
+  private readonly actions: CallActions;
   private readonly clock: Clock;
   private readonly output: ResamplingOutput;
   private readonly dtmf: DtmfCollector;
@@ -75,26 +70,24 @@ export class AgentSession {
   private readonly stt: SttStage;
   private readonly speaker: Speaker;
   private readonly localVad: LocalVad | undefined;
+  private readonly spoken: SpokenForm;
+  private readonly replies: ReplyStage;
+  /** The one timer: the next deadline of the turn detector or the interruption policy. */
+  private readonly alarm: Alarm;
   private readonly requests$ = new Subject<Request>();
   private readonly subs = new Subscription();
   private readonly report: ReportTurn[] = [];
   private readonly notices: string[] = [];
-  private playout: ReplyPlayout | undefined;
   private closing: ReplyPlayout | undefined;
-  private diacritizeOff = false;
   private cancelReply: (() => Promise<void>) | undefined;
   private lastCleanup: Promise<void> = Promise.resolve();
-  private outOfServiceAudio: Int16Array | undefined;
+  private outOfServiceAudio: { samples: Int16Array; sampleRate: number } | undefined;
   private startedAt = 0;
   private ending: Promise<void> | undefined;
   private endReason = '';
   private resolveEnded!: () => void;
   private readonly ended = new Promise<void>((r) => (this.resolveEnded = r));
   private state: SessionState = 'starting';
-  private pendingAction: CallAction | undefined;
-  private replying = 0;
-  /** End reason of a transfer under way: the transport may report the caller gone meanwhile. */
-  private transferring: string | undefined;
   /** The caller's side ended the call: nothing to hang up. */
   private callerGone = false;
 
@@ -116,18 +109,13 @@ export class AgentSession {
     this.localVad = agent.interruption?.localVad ? new LocalVad(transport.inputRate, this.clock) : undefined;
     this.output = new ResamplingOutput(transport.output);
     this.dtmf = new DtmfCollector(this.clock, agent.dtmf);
-    this.control = {
-      info: transport.call,
-      hangup: async (reason = 'agent hung up') => this.requestAction({ action: 'hangup', reason }),
-      transfer: async (target) => {
-        if (!transport.transfer) throw new Error(`this transport (${transport.call.provider}) cannot transfer calls`);
-        this.requestAction({ action: 'transfer', target });
-      },
-      sendDtmf: async (digits) => {
-        if (!transport.sendDtmf) throw new Error(`this transport (${transport.call.provider}) cannot send DTMF`);
-        await transport.sendDtmf(digits);
-      },
-    };
+    this.actions = new CallActions(transport, {
+      isEnding: () => !!this.ending,
+      end: (reason) => this.end(reason),
+      emit: (e) => this.emit(e),
+      released: () => (this.callerGone = true),
+    });
+    this.alarm = new Alarm(this.clock, () => this.onDeadline());
     this.speaker = new Speaker(
       client,
       { ...agent.voice, sampleRate: transport.output.sampleRate },
@@ -136,6 +124,26 @@ export class AgentSession {
         if (n.type === 'fallback') this.notice(`speech synthesis switched to HTTP: ${n.reason}`);
       },
     );
+    this.spoken = new SpokenForm(client, { diacritize: agent.diacritize }, (m) => this.notice(m));
+    this.replies = new ReplyStage(
+      {
+        llm: this.llm,
+        voice: this.speaker,
+        output: this.output,
+        clock: this.clock,
+        history: this.history,
+        spoken: this.spoken,
+        tools: agent.tools ?? [],
+        call: this.control,
+        events: (e) => this.onReplyEvent(e),
+      },
+      { modelErrorLine: agent.modelErrorLine, endCallAfterTools: agent.endCallAfterTools },
+    );
+  }
+
+  /** Controls of this call, as tools and hooks get them. */
+  get control(): CallControl {
+    return this.actions.control;
   }
 
   /** Metadata of the call (id, from, to, custom parameters). */
@@ -176,6 +184,11 @@ export class AgentSession {
       await this.end(`could not start: ${(fatal as Error).message}`);
       return this.finalReport();
     }
+    if (this.ending) {
+      // A hook hung up before the call got going.
+      await this.ended;
+      return this.finalReport();
+    }
     void this.prerenderOutOfService();
     this.subs.add(
       transport.audio$.subscribe({
@@ -197,7 +210,9 @@ export class AgentSession {
       // Local speech start counts like the service's SpeechStarted; words still come from /listen.
       this.subs.add(
         this.localVad.speech$.subscribe((s) => {
-          if (s.type === 'start') this.onDecision(this.interruption.onEvent({ type: 'SpeechStarted', channel: 0, ts: 0 }, s.at, this.agentSpeaking()));
+          if (s.type !== 'start') return;
+          this.onDecision(this.interruption.onEvent({ type: 'SpeechStarted', channel: 0, ts: 0 }, s.at, this.agentSpeaking()));
+          this.schedule();
         }),
       );
     }
@@ -209,7 +224,6 @@ export class AgentSession {
         .pipe(switchMap((req) => this.replyObservable(req)))
         .subscribe({ error: (err) => this.log.error({ err }, 'reply pipeline failed') }),
     );
-    void this.tickLoop();
     this.setState('listening');
     if (agent.greeting) this.requests$.next({ text: agent.greeting });
     await this.ended;
@@ -252,49 +266,26 @@ export class AgentSession {
     this.requests$.next({ turn: { text, lastWordEnd: undefined, finalAt: now, decidedAt: now } });
   }
 
-  private requestAction(action: CallAction): void {
+  /**
+   * Arms one timer for the next moment the turn detector or the interruption policy may decide
+   * something without a new event (an end-of-turn delay, a false-alarm timeout). Nothing runs
+   * between events otherwise.
+   */
+  private schedule(): void {
+    const due = [this.turns.deadline, this.interruption.deadline].filter((t): t is number => t !== undefined);
+    this.alarm.set(this.ending || !due.length ? undefined : Math.min(...due));
+  }
+
+  private onDeadline(): void {
     if (this.ending) return;
-    this.pendingAction ??= action;
-    // Asked outside a reply (a hook): nothing to wait for.
-    if (!this.replying) void this.runPendingAction();
-  }
-
-  /** Hangs up or transfers as a tool asked, once its reply is over. */
-  private async runPendingAction(): Promise<void> {
-    const a = this.pendingAction;
-    if (!a || this.ending) return;
-    this.pendingAction = undefined;
-    const { transport } = this.opts;
-    if (a.action === 'hangup') {
-      this.emit({ type: 'call_action', action: 'hangup', ok: true });
-      await this.end(a.reason);
-      return;
-    }
-    try {
-      this.transferring = `transferred to ${a.target}`;
-      await transport.transfer!(a.target);
-      this.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: true });
-      this.callerGone = true; // the call is someone else's now
-      await this.end(this.transferring);
-    } catch (err) {
-      this.transferring = undefined;
-      const message = `transfer to ${a.target} failed: ${(err as Error).message}`;
-      this.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: false, message });
-      this.emit({ type: 'error', source: 'transport', message, fatal: false });
-    }
-  }
-
-  private async tickLoop(): Promise<void> {
-    while (!this.ending) {
-      const now = this.clock.now();
-      for (const t of this.turns.tick(now)) this.onUserTurn(t);
-      this.onDecision(this.interruption.tick(now, this.agentSpeaking()));
-      await this.clock.sleep(40);
-    }
+    const now = this.clock.now();
+    for (const t of this.turns.tick(now)) this.onUserTurn(t);
+    this.onDecision(this.interruption.tick(now, this.agentSpeaking()));
+    this.schedule();
   }
 
   private agentSpeaking(): boolean {
-    return !!this.playout?.speaking;
+    return !!this.replies.current?.speaking;
   }
 
   private onStt(ev: SttEvent): void {
@@ -310,19 +301,21 @@ export class AgentSession {
     if (e.type === 'Results' && e.transcript) this.emit({ type: 'transcript', text: e.transcript, final: e.is_final });
     this.onDecision(this.interruption.onEvent(e, at, this.agentSpeaking()));
     for (const t of this.turns.onEvent(e, at)) this.onUserTurn(t);
+    this.schedule();
   }
 
   private onDecision(d: 'pause' | 'interrupt' | 'resume' | undefined): void {
-    if (!d || !this.playout) return;
+    const playout = this.replies.current;
+    if (!d || !playout) return;
     if (d === 'pause') {
-      void this.playout.pause();
+      void playout.pause();
       this.emit({ type: 'interruption', kind: 'paused' });
     } else if (d === 'resume') {
-      this.playout.resume();
+      playout.resume();
       this.emit({ type: 'interruption', kind: 'resumed' });
     } else {
       this.emit({ type: 'interruption', kind: 'confirmed' });
-      void this.cancelReply?.(); // the reply's own cleanup sends TTS clear
+      void this.cancelReply?.(); // the speaker clears what the service still generates
     }
   }
 
@@ -344,12 +337,7 @@ export class AgentSession {
       const done = (async () => {
         await previous; // the cut-off reply has stopped its audio before this one starts
         if (ctrl.signal.aborted) return;
-        this.replying++;
-        try {
-          await this.reply(req, ctrl.signal);
-        } finally {
-          this.replying--;
-        }
+        await this.actions.during(() => this.reply(req, ctrl.signal));
       })()
         .catch((err) => this.log.error({ err: (err as Error).message }, 'reply failed'))
         .finally(() => subscriber.complete());
@@ -362,114 +350,49 @@ export class AgentSession {
     });
   }
 
+  private onReplyEvent(e: ReplyEvent): void {
+    if (e.type === 'speaking') this.setState('speaking');
+    else if (e.type === 'agent_chunk') this.emit(e);
+    else if (e.type === 'tool') this.emit(e);
+    else if (e.type === 'llm_error') {
+      this.emit({ type: 'error', source: 'llm', message: e.message, fatal: false });
+      this.log.warn({ err: e.message }, 'model failed');
+    } else this.emit({ type: 'error', source: 'tts', message: e.message, fatal: false });
+  }
+
   private async reply(req: Request, signal: AbortSignal): Promise<void> {
     const { agent } = this.opts;
-    const playout = new ReplyPlayout(this.output, this.clock, normalizeForSpeech);
-    this.playout = playout;
-    this.interruption.reset();
-    const metrics: TurnMetrics = { interrupted: false };
-    const t = { firstToken: 0, firstChunk: 0, firstAudio: 0 };
     const turn = req.turn;
+    this.interruption.reset();
+    if (turn) this.setState('thinking');
+    const r = await this.replies.run(req, signal);
+    this.schedule();
+    const metrics: TurnMetrics = { interrupted: r.interrupted };
     if (turn) {
-      this.history.addUser(turn.text);
-      this.setState('thinking');
+      Object.assign(
+        metrics,
+        turnMetrics({ speechEnd: req.speechEndAt, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...r.times }),
+      );
     }
-    let endAfter = false;
-    const self = this;
-    async function* chunks(): AsyncGenerator<SpeechChunk> {
-      const emit = async (text: string): Promise<SpeechChunk> => {
-        if (!t.firstChunk) t.firstChunk = self.clock.now();
-        self.emit({ type: 'agent_chunk', text });
-        return { text, spoken: await self.speakable(text, signal) };
-      };
-      if (req.text !== undefined) {
-        for (const c of chunkText(req.text)) yield await emit(c);
-        return;
-      }
-      const chunker = new SentenceChunker();
-      try {
-        for await (const e of streamReply(self.llm, self.history.messages(), agent.tools ?? [], signal, { call: self.control })) {
-          if (e.type === 'text') {
-            if (!t.firstToken) t.firstToken = self.clock.now();
-            for (const c of chunker.push(e.delta)) yield await emit(c);
-          } else if (e.type === 'tool_finished') {
-            self.emit({ type: 'tool', outcome: e.outcome });
-            if (agent.endCallAfterTools?.includes(e.outcome.call.name)) endAfter = true;
-          } else if (e.type === 'messages') self.history.addToolRound(e.added);
-        }
-      } catch (err) {
-        if (signal.aborted) return;
-        // The model failed: the caller hears an apology instead of silence, and the call goes on.
-        self.emit({ type: 'error', source: 'llm', message: `model failed: ${(err as Error).message}`, fatal: false });
-        self.log.warn({ err: (err as Error).message }, 'model failed');
-        const rest = chunker.flush();
-        if (rest) yield await emit(rest);
-        yield await emit(agent.modelErrorLine ?? DEFAULT_MODEL_ERROR_LINE);
-        return;
-      }
-      const rest = chunker.flush();
-      if (rest) yield await emit(rest);
-    }
-    let fatal: SpeakerFatal | undefined;
-    const speaking = this.speaker
-      .speak(chunks(), playout, signal, (at) => (t.firstAudio ||= at))
-      .catch((err) => {
-        if (err instanceof SpeakerFatal) fatal = err;
-        else if (!signal.aborted) this.emit({ type: 'error', source: 'tts', message: String(err?.message ?? err), fatal: false });
-      })
-      .finally(() => playout.end());
-    playout.onFirstSent(() => this.setState('speaking'));
-    const aborted = new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
-    await Promise.race([Promise.all([speaking, playout.finished]), aborted]);
-    const interrupted = signal.aborted;
-    // Whatever cut the reply off (barge-in, a newer turn, the end of the call), audio of its text
-    // still in the service must not come out as the start of the next reply.
-    if (interrupted) this.speaker.clear();
-    const heard = interrupted ? await playout.stop() : playout.fullText();
-    await speaking;
-    const full = playout.fullText();
-    this.history.addAssistant(heard, interrupted);
-    metrics.interrupted = interrupted;
-    if (turn) {
-      Object.assign(metrics, turnMetrics({ speechEnd: req.speechEndAt, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...t, firstPlayed: playout.firstSentAt }));
-    }
-    this.report.push({ role: 'agent', text: full, heardText: heard, interrupted, at: this.elapsed(), ...(turn ? { metrics } : {}) });
-    agent.hooks?.onAgentTurn?.(full, heard, interrupted);
-    this.emit({ type: 'agent_turn', text: full, heardText: heard, interrupted });
+    this.report.push({ role: 'agent', text: r.text, heardText: r.heard, interrupted: r.interrupted, at: this.elapsed(), ...(turn ? { metrics } : {}) });
+    agent.hooks?.onAgentTurn?.(r.text, r.heard, r.interrupted);
+    this.emit({ type: 'agent_turn', text: r.text, heardText: r.heard, interrupted: r.interrupted });
     if (turn) {
       this.emit({ type: 'metrics', metrics });
       this.log.info({ agent: agent.name, metrics }, 'turn');
     }
-    if (this.playout === playout) this.setState('listening');
-    if (fatal) {
-      this.emit({ type: 'error', source: 'tts', message: fatal.message, fatal: true });
-      void this.outOfService(fatal.message);
-    } else if (this.pendingAction) void this.runPendingAction();
-    else if (endAfter && !interrupted) void this.end('transferred');
-  }
-
-  /**
-   * Text as it should be voiced: numbers and symbols in words, and, when the agent asks for it,
-   * diacritized by the service (falling back to the plain text if that fails).
-   */
-  private async speakable(text: string, signal: AbortSignal): Promise<string> {
-    const spoken = normalizeForSpeech(text);
-    if (!this.opts.agent.diacritize || this.diacritizeOff) return spoken;
-    try {
-      return (await this.opts.client.diacritize(spoken, { signal, timeoutMs: 1500 })).diacritized_text || spoken;
-    } catch (err) {
-      if (!signal.aborted) {
-        this.diacritizeOff = true;
-        this.notice(`diacritization unavailable, speaking plain text: ${(err as Error).message}`);
-      }
-      return spoken;
-    }
+    if (!this.replies.current) this.setState('listening');
+    if (r.fatal) {
+      this.emit({ type: 'error', source: 'tts', message: r.fatal.message, fatal: true });
+      void this.outOfService(r.fatal.message);
+    } else if (this.actions.hasPending) void this.actions.runPending();
+    else if (r.endCall) void this.end('transferred');
   }
 
   /** Renders the out-of-service line while the service still answers, to play it when it stops. */
   private async prerenderOutOfService(): Promise<void> {
     try {
-      this.outOfServiceAudio = await this.speaker.render(normalizeForSpeech(this.opts.agent.outOfServiceLine));
+      this.outOfServiceAudio = await this.speaker.render(this.spoken.normalize(this.opts.agent.outOfServiceLine));
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'out-of-service line not prepared');
     }
@@ -480,12 +403,12 @@ export class AgentSession {
     if (this.ending) return;
     this.notice(`out of service: ${reason}`);
     await this.cancelReply?.();
-    if (this.outOfServiceAudio?.length) {
+    if (this.outOfServiceAudio?.samples.length) {
       // Not `this.playout`: the closing line is not open to barge-in.
       const playout = new ReplyPlayout(this.output, this.clock);
       this.closing = playout;
       playout.beginSegment(this.opts.agent.outOfServiceLine);
-      playout.append(this.outOfServiceAudio, this.opts.transport.output.sampleRate);
+      playout.append(this.outOfServiceAudio.samples, this.outOfServiceAudio.sampleRate);
       playout.end();
       await playout.finished;
       this.report.push({ role: 'agent', text: this.opts.agent.outOfServiceLine, heardText: this.opts.agent.outOfServiceLine, interrupted: false, at: this.elapsed() });
@@ -496,11 +419,12 @@ export class AgentSession {
   /** Ends the call: the last final is awaited, sockets closed, the transport's output stopped. */
   end(reason: string): Promise<void> {
     this.ending ??= (async () => {
-      reason = this.transferring ?? reason;
+      reason = this.actions.transferring ?? reason;
       this.endReason = reason;
       await this.cancelReply?.().catch(() => {});
       this.subs.unsubscribe();
-      await this.playout?.stop();
+      this.alarm.cancel();
+      await this.replies.current?.stop();
       await this.closing?.stop();
       await this.stt.finish().catch(() => {});
       this.localVad?.close();

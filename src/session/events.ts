@@ -9,9 +9,13 @@ export interface TurnMetrics {
   llmFirstTokenMs?: number;
   /** First text sent to synthesis → first audio back. */
   ttsFirstAudioMs?: number;
-  /** First audio back → first audio played to the caller. */
+  /** First audio back from synthesis → first audio leaving the transport toward the caller. */
   playoutStartMs?: number;
-  /** End of the caller's speech → first audio played: what the caller feels. */
+  /**
+   * End of the caller's speech (the capture time of the last recognized word's end) → the
+   * first agent audio of the reply leaving the transport (its playback `sent` moving): what the
+   * caller feels, minus the network and the phone's own buffers, which no server can see.
+   */
   voiceToVoiceMs?: number;
   interrupted: boolean;
 }

@@ -2,9 +2,9 @@ import pino from 'pino';
 
 /**
  * Structured logs. Keys are redacted wherever they could appear, by field name; the service
- * client never puts them into messages.
+ * client never puts them into messages. The CLI takes the level from HIWAR_LOG_LEVEL.
  */
-export function createLogger(level = process.env.HIWAR_LOG_LEVEL ?? 'warn', destination: pino.DestinationStream = pino.destination(2)): pino.Logger {
+export function createLogger(level = 'warn', destination: pino.DestinationStream = pino.destination(2)): pino.Logger {
   return pino(
     {
       level,

@@ -8,7 +8,8 @@ export interface TurnTimes {
   firstToken: number;
   firstChunk: number;
   firstAudio: number;
-  firstPlayed: number | undefined;
+  /** The first agent audio of the reply left the transport (playback `sent` moved). */
+  firstSent: number | undefined;
 }
 
 /** Durations between milestones; a missing milestone leaves its figures out. */
@@ -19,7 +20,7 @@ export function turnMetrics(t: TurnTimes): Omit<TurnMetrics, 'interrupted'> {
     turnDecisionMs: ms(t.finalAt, t.decidedAt),
     llmFirstTokenMs: ms(t.decidedAt, t.firstToken),
     ttsFirstAudioMs: ms(t.firstChunk, t.firstAudio),
-    playoutStartMs: ms(t.firstAudio, t.firstPlayed),
-    voiceToVoiceMs: ms(t.speechEnd, t.firstPlayed),
+    playoutStartMs: ms(t.firstAudio, t.firstSent),
+    voiceToVoiceMs: ms(t.speechEnd, t.firstSent),
   };
 }

@@ -92,3 +92,37 @@ export class VirtualClock implements Clock {
     await settle();
   }
 }
+
+/**
+ * One timer set to an absolute clock time, re-armed as the next deadline changes; nothing runs
+ * while no deadline is set.
+ */
+export class Alarm {
+  private armed: { at: number; ctrl: AbortController } | undefined;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly ring: () => void,
+  ) {}
+
+  /** Rings at `at` (clock ms); `undefined` disarms. Setting the same time again changes nothing. */
+  set(at: number | undefined): void {
+    if (this.armed?.at === at) return;
+    this.armed?.ctrl.abort();
+    this.armed = undefined;
+    if (at === undefined) return;
+    const ctrl = new AbortController();
+    this.armed = { at, ctrl };
+    this.clock.sleep(Math.max(0, at - this.clock.now()), ctrl.signal).then(
+      () => {
+        if (this.armed?.ctrl === ctrl) this.armed = undefined;
+        this.ring();
+      },
+      () => {},
+    );
+  }
+
+  cancel(): void {
+    this.set(undefined);
+  }
+}

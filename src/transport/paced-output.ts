@@ -2,6 +2,7 @@ import { BehaviorSubject, type Observable } from 'rxjs';
 import type { AudioFrame } from '../audio/frame.ts';
 import type { Clock } from './clock.ts';
 import type { PlaybackUpdate, TransportOutput } from './types.ts';
+import { withDefaults } from '../options.ts';
 
 export interface PacedOutputOptions {
   /**
@@ -47,7 +48,7 @@ export class PacedOutput implements TransportOutput {
     private readonly sink: PacedSink = () => {},
     opts: PacedOutputOptions = {},
   ) {
-    this.o = { ...PACED_OUTPUT_DEFAULTS, ...opts };
+    this.o = withDefaults(PACED_OUTPUT_DEFAULTS, opts);
     this.updates = new BehaviorSubject<PlaybackUpdate>({ sent: 0, played: 0, queued: 0, at: clock.now() });
     this.playback$ = this.updates.asObservable();
   }

@@ -47,7 +47,7 @@ after(async () => {
 });
 
 test('a call with an OpenAI-compatible model: tool call round trip through the whole pipeline', async () => {
-  const llm = new OpenAiLlm({ baseURL, apiKey: 'sk-model', model: 'local-model' }, {});
+  const llm = new OpenAiLlm({ baseURL, apiKey: 'sk-model', model: 'local-model' });
   const c = await call(sb.client, [{ say: 'أريد معرفة رصيد حسابي' }], { llm });
   const reply = agentTurns(c)[1]!;
   assert.equal(reply.text, 'رصيدك الحالي 12,500 ريال. هل من خدمة أخرى؟');

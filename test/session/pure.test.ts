@@ -79,9 +79,9 @@ test('interruption: nothing while the agent is silent; duration alone can confir
 
 test('metrics: durations between the milestones of a turn; missing ones are left out', async () => {
   const { turnMetrics } = await import('../../src/session/metrics.ts');
-  const m = turnMetrics({ speechEnd: 1000, finalAt: 1700, decidedAt: 1700, firstToken: 2000, firstChunk: 2100, firstAudio: 2400, firstPlayed: 2450 });
+  const m = turnMetrics({ speechEnd: 1000, finalAt: 1700, decidedAt: 1700, firstToken: 2000, firstChunk: 2100, firstAudio: 2400, firstSent: 2450 });
   assert.deepEqual(m, { endOfSpeechToFinalMs: 700, turnDecisionMs: 0, llmFirstTokenMs: 300, ttsFirstAudioMs: 300, playoutStartMs: 50, voiceToVoiceMs: 1450 });
-  const partial = turnMetrics({ speechEnd: undefined, finalAt: 1700, decidedAt: 1800, firstToken: 0, firstChunk: 0, firstAudio: 0, firstPlayed: undefined });
+  const partial = turnMetrics({ speechEnd: undefined, finalAt: 1700, decidedAt: 1800, firstToken: 0, firstChunk: 0, firstAudio: 0, firstSent: undefined });
   assert.equal(partial.voiceToVoiceMs, undefined);
   assert.equal(partial.turnDecisionMs, 100);
 });
@@ -96,4 +96,19 @@ test('heard text: the share of the spoken audio maps back onto whole written wor
   assert.equal(heardPrefix(text, spoken, 0.9, normalizeForSpeech), 'رصيدك 12,500 ريال');
   assert.equal(heardPrefix(text, spoken, 1, normalizeForSpeech), text);
   assert.equal(heardPrefix(text, spoken, 0.02, normalizeForSpeech), '');
+});
+
+test('deadlines: the detectors say when they next need the time, so nothing ticks', () => {
+  const d = new TurnDetector({ endDelayMs: 500 });
+  assert.equal(d.deadline, undefined);
+  d.onEvent(results('أريد', true, true), 1000);
+  assert.equal(d.deadline, 1500);
+  assert.equal(d.tick(1500)[0]?.text, 'أريد');
+  assert.equal(d.deadline, undefined);
+  const p = new InterruptionPolicy({ falseInterruptionTimeoutMs: 1000, minSpeechMs: 700 });
+  assert.equal(p.deadline, undefined);
+  p.onEvent(started, 100, true);
+  assert.equal(p.deadline, 800, 'the long-speech confirmation comes before the false-alarm timeout');
+  assert.equal(p.tick(800, true), 'interrupt');
+  assert.equal(p.deadline, undefined);
 });

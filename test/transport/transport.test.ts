@@ -116,3 +116,23 @@ test('dtmf: a terminator or a pause ends an entry; nothing runs between entries'
   assert.deepEqual(entries, ['12', '45']);
   d.close();
 });
+
+test('alarm: one timer at the earliest deadline, re-armed or cancelled; none while unset', async () => {
+  const { Alarm } = await import('../../src/transport/clock.ts');
+  const clock = new VirtualClock();
+  const rang: number[] = [];
+  const alarm = new Alarm(clock, () => rang.push(clock.now()));
+  alarm.set(500);
+  alarm.set(500);
+  assert.equal(clock.pending, 1);
+  alarm.set(200);
+  await clock.advance(1);
+  assert.equal(clock.pending, 1, 'the earlier time replaced the later one');
+  await clock.advance(300);
+  assert.deepEqual(rang, [200]);
+  alarm.set(400);
+  alarm.cancel();
+  await clock.advance(1000);
+  assert.deepEqual(rang, [200]);
+  assert.equal(clock.pending, 0);
+});

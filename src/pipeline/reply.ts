@@ -1,0 +1,180 @@
+import { streamReply } from '../llm/run.ts';
+import type { ToolOutcome } from '../llm/tools.ts';
+import type { Llm, Tool } from '../llm/types.ts';
+import type { ChatHistory } from '../session/history.ts';
+import { SentenceChunker, chunkText, type ChunkerOptions } from '../text/chunker.ts';
+import type { Clock } from '../transport/clock.ts';
+import type { CallControl, TransportOutput } from '../transport/types.ts';
+import { ReplyPlayout, type PlayoutOptions, type SpeechSink } from './playout.ts';
+import { SpeakerFatal, type SpeechChunk } from './speaker.ts';
+import type { SpokenForm } from './spoken.ts';
+import type { UserTurn } from './turns.ts';
+import { withDefaults } from '../options.ts';
+
+export interface ReplyOptions {
+  /**
+   * Said when the model fails mid-reply (the call goes on).
+   * @default 'عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟'
+   */
+  modelErrorLine?: string;
+  /**
+   * Tools after whose reply the call is to end (`endCall` in the outcome).
+   * @default []
+   */
+  endCallAfterTools?: string[];
+  /**
+   * Model calls with tools, at most, in one reply.
+   * @default 3
+   */
+  maxToolRounds?: number;
+  /** How model text is cut for synthesis (see `ChunkerOptions`). */
+  chunker?: ChunkerOptions;
+  /** How far audio runs ahead of what was heard (see `PlayoutOptions`). */
+  playout?: PlayoutOptions;
+}
+
+export const REPLY_DEFAULTS = {
+  modelErrorLine: 'عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟',
+  endCallAfterTools: [] as string[],
+  maxToolRounds: 3,
+} satisfies ReplyOptions;
+
+/** The voice the reply stage speaks through (the `Speaker`; a fake in unit tests). */
+export interface Voice {
+  /** Voices chunks into `sink` as they come; aborting `signal` stops it and drops its pending audio. */
+  speak(chunks: AsyncIterable<SpeechChunk>, sink: SpeechSink, signal: AbortSignal, onFirstAudio?: (at: number) => void): Promise<void>;
+}
+
+/** What a reply reports while it runs. */
+export type ReplyEvent =
+  | { type: 'agent_chunk'; text: string }
+  | { type: 'tool'; outcome: ToolOutcome }
+  | { type: 'llm_error'; message: string }
+  | { type: 'tts_error'; message: string }
+  /** The first audio of the reply left the transport. */
+  | { type: 'speaking' };
+
+/** What to reply to: a caller turn, or a fixed line (the greeting). */
+export interface ReplyRequest {
+  turn?: UserTurn;
+  text?: string;
+}
+
+/** Clock times of a reply's milestones (0 / undefined when not reached). */
+export interface ReplyTimes {
+  firstToken: number;
+  firstChunk: number;
+  firstAudio: number;
+  /** The first audio left the transport (its playback `sent` moved). */
+  firstSent: number | undefined;
+}
+
+export interface ReplyOutcome {
+  text: string;
+  heard: string;
+  interrupted: boolean;
+  /** A tool in `endCallAfterTools` ran and the reply was not cut off. */
+  endCall: boolean;
+  /** The service refused to speak (wallet, access). */
+  fatal?: SpeakerFatal;
+  times: ReplyTimes;
+}
+
+export interface ReplyDeps {
+  llm: Llm;
+  voice: Voice;
+  output: TransportOutput;
+  clock: Clock;
+  history: ChatHistory;
+  spoken: SpokenForm;
+  tools: Tool[];
+  call?: CallControl;
+  events: (e: ReplyEvent) => void;
+}
+
+/**
+ * One reply, start to end: model deltas → chunker → spoken form → voice → playout. Aborting
+ * the signal (barge-in, a newer turn, the end of the call) stops the model, the voice (which
+ * clears what the service still generates) and the audio, and the history keeps only what the
+ * caller heard.
+ */
+export class ReplyStage {
+  private readonly o: typeof REPLY_DEFAULTS & ReplyOptions;
+  /** The playout of the reply in flight (for pause and resume on a barge-in). */
+  current: ReplyPlayout | undefined;
+
+  constructor(
+    private readonly deps: ReplyDeps,
+    opts: ReplyOptions = {},
+  ) {
+    this.o = withDefaults(REPLY_DEFAULTS, opts);
+  }
+
+  async run(req: ReplyRequest, signal: AbortSignal): Promise<ReplyOutcome> {
+    const { deps } = this;
+    const playout = new ReplyPlayout(deps.output, deps.clock, deps.spoken.normalize, this.o.playout);
+    this.current = playout;
+    const times: ReplyTimes = { firstToken: 0, firstChunk: 0, firstAudio: 0, firstSent: undefined };
+    if (req.turn) deps.history.addUser(req.turn.text);
+    let endCall = false;
+    const chunks = this.chunks(req, signal, times, () => (endCall = true));
+    let fatal: SpeakerFatal | undefined;
+    const speaking = deps.voice
+      .speak(chunks, playout, signal, (at) => (times.firstAudio ||= at))
+      .catch((err) => {
+        if (err instanceof SpeakerFatal) fatal = err;
+        else if (!signal.aborted) deps.events({ type: 'tts_error', message: String(err?.message ?? err) });
+      })
+      .finally(() => playout.end());
+    playout.onFirstSent((at) => {
+      times.firstSent = at;
+      deps.events({ type: 'speaking' });
+    });
+    const aborted = new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener('abort', () => r(), { once: true })));
+    await Promise.race([Promise.all([speaking, playout.finished]), aborted]);
+    const interrupted = signal.aborted;
+    const heard = interrupted ? await playout.stop() : playout.fullText();
+    await speaking;
+    const text = playout.fullText();
+    deps.history.addAssistant(heard, interrupted);
+    if (this.current === playout) this.current = undefined;
+    return { text, heard, interrupted, endCall: endCall && !interrupted, fatal, times };
+  }
+
+  /** The reply's text as chunks with their spoken form, as the model writes it. */
+  private async *chunks(req: ReplyRequest, signal: AbortSignal, times: ReplyTimes, onEndCall: () => void): AsyncGenerator<SpeechChunk> {
+    const { deps } = this;
+    const emit = async (text: string): Promise<SpeechChunk> => {
+      times.firstChunk ||= deps.clock.now();
+      deps.events({ type: 'agent_chunk', text });
+      return { text, spoken: await deps.spoken.speak(text, signal) };
+    };
+    if (req.text !== undefined) {
+      for (const c of chunkText(req.text, this.o.chunker)) yield await emit(c);
+      return;
+    }
+    const chunker = new SentenceChunker(this.o.chunker);
+    try {
+      const events = streamReply(deps.llm, deps.history.messages(), deps.tools, signal, { maxRounds: this.o.maxToolRounds, call: deps.call });
+      for await (const e of events) {
+        if (e.type === 'text') {
+          times.firstToken ||= deps.clock.now();
+          for (const c of chunker.push(e.delta)) yield await emit(c);
+        } else if (e.type === 'tool_finished') {
+          deps.events({ type: 'tool', outcome: e.outcome });
+          if (this.o.endCallAfterTools.includes(e.outcome.call.name)) onEndCall();
+        } else if (e.type === 'messages') deps.history.addToolRound(e.added);
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      // The model failed: the caller hears an apology instead of silence, and the call goes on.
+      deps.events({ type: 'llm_error', message: `model failed: ${(err as Error).message}` });
+      const rest = chunker.flush();
+      if (rest) yield await emit(rest);
+      yield await emit(this.o.modelErrorLine);
+      return;
+    }
+    const rest = chunker.flush();
+    if (rest) yield await emit(rest);
+  }
+}

@@ -1,0 +1,90 @@
+import type { SessionEvent } from './events.ts';
+import type { CallControl, Transport } from '../transport/types.ts';
+
+/** Hang-up or transfer asked for by a tool, done once the reply it was asked in has been heard. */
+type CallAction = { action: 'hangup'; reason: string } | { action: 'transfer'; target: string };
+
+/** What the actions need from the session. */
+export interface CallActionHost {
+  isEnding(): boolean;
+  end(reason: string): Promise<void>;
+  emit(e: SessionEvent): void;
+  /** The call left this session (transferred): nothing to hang up at the end. */
+  released(): void;
+}
+
+/**
+ * The agent's hold on the call (`CallControl`, given to tools and hooks): hang-up and transfer
+ * wait for the reply being spoken to end, so the model's "I am transferring you" is heard; a
+ * transport that cannot transfer or send DTMF says so to the tool, which tells the model.
+ */
+export class CallActions {
+  readonly control: CallControl;
+  private pending: CallAction | undefined;
+  private replying = 0;
+  /** End reason of a transfer under way: the transport may report the caller gone meanwhile. */
+  transferring: string | undefined;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly host: CallActionHost,
+  ) {
+    this.control = {
+      info: transport.call,
+      hangup: async (reason = 'agent hung up') => this.request({ action: 'hangup', reason }),
+      transfer: async (target) => {
+        if (!transport.transfer) throw new Error(`this transport (${transport.call.provider}) cannot transfer calls`);
+        this.request({ action: 'transfer', target });
+      },
+      sendDtmf: async (digits) => {
+        if (!transport.sendDtmf) throw new Error(`this transport (${transport.call.provider}) cannot send DTMF`);
+        await transport.sendDtmf(digits);
+      },
+    };
+  }
+
+  /** Runs `reply`; an action asked meanwhile waits for it to end. */
+  async during<T>(reply: () => Promise<T>): Promise<T> {
+    this.replying++;
+    try {
+      return await reply();
+    } finally {
+      this.replying--;
+    }
+  }
+
+  get hasPending(): boolean {
+    return this.pending !== undefined;
+  }
+
+  private request(action: CallAction): void {
+    if (this.host.isEnding()) return;
+    this.pending ??= action;
+    // Asked outside a reply (a hook): nothing to wait for.
+    if (!this.replying) void this.runPending();
+  }
+
+  /** Hangs up or transfers as asked; called when the reply it was asked in is over. */
+  async runPending(): Promise<void> {
+    const a = this.pending;
+    if (!a || this.host.isEnding()) return;
+    this.pending = undefined;
+    if (a.action === 'hangup') {
+      this.host.emit({ type: 'call_action', action: 'hangup', ok: true });
+      await this.host.end(a.reason);
+      return;
+    }
+    try {
+      this.transferring = `transferred to ${a.target}`;
+      await this.transport.transfer!(a.target);
+      this.host.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: true });
+      this.host.released();
+      await this.host.end(this.transferring);
+    } catch (err) {
+      this.transferring = undefined;
+      const message = `transfer to ${a.target} failed: ${(err as Error).message}`;
+      this.host.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: false, message });
+      this.host.emit({ type: 'error', source: 'transport', message, fatal: false });
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Llm, LlmRequest } from '../../src/llm/types.ts';
+import type { SpeechSink } from '../../src/pipeline/playout.ts';
+import { ReplyStage, type ReplyEvent, type Voice } from '../../src/pipeline/reply.ts';
+import type { SpeechChunk } from '../../src/pipeline/speaker.ts';
+import { SpokenForm, speechLength } from '../../src/pipeline/spoken.ts';
+import { ChatHistory } from '../../src/session/history.ts';
+import { VirtualClock } from '../../src/transport/clock.ts';
+import { PacedOutput } from '../../src/transport/paced-output.ts';
+
+const RATE = 16000;
+/** Speech takes 60 ms per letter said (marks take no time), like a real voice's pace. */
+const MS_PER_LETTER = 60;
+
+/** A voice on the virtual clock: each chunk's audio comes `latencyMs` after its text. */
+class FakeVoice implements Voice {
+  sent: string[] = [];
+  aborted = 0;
+  constructor(private readonly clock: VirtualClock, private readonly latencyMs = 100) {}
+  async speak(chunks: AsyncIterable<SpeechChunk>, sink: SpeechSink, signal: AbortSignal, onFirstAudio?: (at: number) => void): Promise<void> {
+    signal.addEventListener('abort', () => this.aborted++, { once: true });
+    for await (const c of chunks) {
+      this.sent.push(c.spoken);
+      await this.clock.sleep(this.latencyMs, signal).catch(() => {});
+      if (signal.aborted) return;
+      onFirstAudio?.(this.clock.now());
+      sink.beginSegment(c.text, c.spoken);
+      sink.append(new Int16Array(Math.round((speechLength(c.spoken) * MS_PER_LETTER * RATE) / 1000)).fill(500), RATE);
+      sink.closeSegment();
+    }
+  }
+}
+
+const saying = (text: string, fail = false): Llm => ({
+  name: 'fixed',
+  async *stream(_req: LlmRequest) {
+    for (const word of text.split(' ')) yield { type: 'text', delta: `${word} ` };
+    if (fail) throw new Error('upstream 503');
+  },
+});
+
+/** A diacritizer that marks every letter, as tashkil does (the text doubles in length). */
+const tashkil = { diacritize: async (text: string) => ({ diacritized_text: text.replace(/([\u0621-\u064A])/g, '$1\u064E') }) } as never;
+
+function setup(opts: { llm: Llm; diacritize?: boolean; endCallAfterTools?: string[] }) {
+  const clock = new VirtualClock();
+  const output = new PacedOutput(RATE, clock);
+  const voice = new FakeVoice(clock);
+  const history = new ChatHistory('system');
+  const events: ReplyEvent[] = [];
+  const stage = new ReplyStage(
+    { llm: opts.llm, voice, output, clock, history, spoken: new SpokenForm(tashkil, { diacritize: opts.diacritize }), tools: [], events: (e) => events.push(e) },
+    { endCallAfterTools: opts.endCallAfterTools },
+  );
+  return { clock, output, voice, history, events, stage };
+}
+
+const NINE = 'نرجو منك الانتظار قليلا حتى نتحقق من بيانات حسابك';
+
+test('reply: text to audio to the caller; times from the clock; nothing left running after it', async () => {
+  const { clock, stage, history, events, output } = setup({ llm: saying('رصيدك الحالي كبير.') });
+  history.addUser('كم رصيدي');
+  const run = stage.run({}, new AbortController().signal);
+  await clock.advance(5000);
+  const r = await run;
+  assert.equal(r.text, 'رصيدك الحالي كبير.');
+  assert.equal(r.heard, r.text);
+  assert.equal(r.interrupted, false);
+  assert.equal(r.times.firstToken, 0, 'the model answered at once');
+  assert.equal(r.times.firstAudio, 100, 'audio came back after the voice latency');
+  assert.equal(r.times.firstSent, 100, 'and left the transport at once');
+  assert.ok(events.some((e) => e.type === 'speaking'));
+  assert.deepEqual(history.messages().at(-1), { role: 'assistant', content: r.text });
+  assert.equal(output.pending(), 0);
+  assert.equal(clock.pending, 0, 'no polling loop left behind');
+});
+
+test('reply with diacritization cut off halfway: about half the words count as heard', async () => {
+  const { clock, stage, voice, history } = setup({ llm: saying(NINE), diacritize: true });
+  const ctrl = new AbortController();
+  const run = stage.run({ text: undefined }, ctrl.signal);
+  await clock.advance(1);
+  const spoken = voice.sent.join(' ');
+  assert.ok(spoken.length > 1.8 * NINE.length, 'synthesis got the diacritized text');
+  const durationMs = speechLength(NINE) * MS_PER_LETTER;
+  await clock.advance(100 + durationMs / 2);
+  ctrl.abort();
+  await clock.advance(1);
+  const r = await run;
+  assert.equal(r.interrupted, true);
+  const words = r.heard.split(' ').length;
+  assert.ok(words >= 4 && words <= 5, `heard ${words} of 9 words: "${r.heard}"`);
+  assert.ok(NINE.startsWith(r.heard));
+  assert.equal(history.messages().at(-1)!.content, `${r.heard}…`);
+  assert.equal(voice.aborted, 1, 'the voice was stopped (it clears the service)');
+});
+
+test('reply: a failing model is followed by the apology line; a tool ending the call is reported', async () => {
+  const failing = setup({ llm: saying('لحظة من فضلك.', true) });
+  const run = failing.stage.run({}, new AbortController().signal);
+  await failing.clock.advance(10_000);
+  const r = await run;
+  assert.equal(r.text, 'لحظة من فضلك. عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟');
+  assert.ok(failing.events.some((e) => e.type === 'llm_error' && /upstream 503/.test(e.message)));
+
+  const tool: Llm = {
+    name: 'tool',
+    async *stream(req) {
+      if (req.messages.at(-1)!.role === 'tool') yield { type: 'text', delta: 'مع السلامة.' };
+      else yield { type: 'tool_calls', calls: [{ id: '1', name: 'goodbye', arguments: '{}' }] };
+    },
+  };
+  const ending = setup({ llm: tool, endCallAfterTools: ['goodbye'] });
+  const run2 = ending.stage.run({ turn: { text: 'شكرا', lastWordEnd: 1, finalAt: 0, decidedAt: 0 } }, new AbortController().signal);
+  await ending.clock.advance(5000);
+  const r2 = await run2;
+  assert.equal(r2.endCall, true);
+  assert.equal(r2.heard, 'مع السلامة.');
+  assert.deepEqual(ending.history.messages().map((m) => m.role), ['system', 'user', 'assistant', 'tool', 'assistant']);
+});

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { WebSocket } from 'ws';
+import { SttStage, type SttEvent } from '../../src/pipeline/stt.ts';
+import { VirtualClock } from '../../src/transport/clock.ts';
+import { startFake, type Fake } from '../helpers/fake-service.ts';
+
+/** Bytes of audio each /listen connection received; the first one fails with 1011 mid-speech. */
+const connections: number[] = [];
+function listenPeer(ws: WebSocket): void {
+  const index = connections.push(0) - 1;
+  const send = (o: object) => ws.send(JSON.stringify(o));
+  send({ type: 'Metadata', session_id: `s${index}`, correlation_id: null, model: 'asr', protocol_version: 1, channels: 1, sample_rate: 16000, dropped_hotwords: [] });
+  ws.on('message', (data, binary) => {
+    if (binary) {
+      connections[index]! += (data as Buffer).length;
+      // The first connection dies after 0.4 s of audio, before any final.
+      if (index === 0 && connections[0]! >= 12800) ws.close(1011, 'internal error');
+      return;
+    }
+    const msg = JSON.parse(data.toString());
+    if (msg.type === 'CloseStream') {
+      const w = [{ word: 'أريد', start: 0.1, end: 0.5 }, { word: 'رصيدي', start: 0.6, end: 0.9 }];
+      send({ type: 'Results', channel: 0, turn_id: 0, transcript: 'أريد رصيدي', words: w, is_final: true, speech_final: true, language: 'ar', confidence: 0.9 });
+      send({ type: 'Metadata', session_id: `s${index}`, audio_seconds_billed: 1, turn_count: 1 });
+      ws.close(1000);
+    }
+  });
+}
+
+let fake: Fake;
+before(async () => (fake = await startFake({}, { '/listen': listenPeer })));
+after(() => fake.close());
+
+test('stt stage: a dropped /listen reconnects and replays the caller audio since the last final', async () => {
+  const clock = new VirtualClock(10_000);
+  const stage = new SttStage(fake.client(), 16000, { sample_rate: 16000, interim_results: true }, clock);
+  const events: SttEvent[] = [];
+  stage.events$.subscribe((e) => events.push(e));
+  await stage.start();
+  // One second of caller audio in 20 ms frames, captured on the (virtual) clock.
+  for (let i = 0; i < 50; i++) {
+    stage.push({ samples: new Int16Array(320).fill(i + 1), sampleRate: 16000, time: clock.now() });
+    await clock.advance(20);
+    await new Promise((r) => setTimeout(r, 4));
+  }
+  for (let i = 0; i < 100 && !events.some((e) => e.type === 'reconnected'); i++) await new Promise((r) => setTimeout(r, 10));
+  await stage.finish();
+  const kinds = events.map((e) => e.type);
+  assert.deepEqual(kinds.filter((k) => k !== 'listen'), ['reconnecting', 'reconnected']);
+  assert.equal(connections.length, 2);
+  assert.ok(connections[0]! >= 12800 && connections[0]! < 32000, 'the first connection died mid-speech');
+  assert.equal(connections[1], 32000, 'the second connection got the whole second, replayed then live');
+  const final = events.find((e) => e.type === 'listen' && e.event.type === 'Results')!;
+  assert.ok(final.type === 'listen' && final.event.type === 'Results' && final.event.words[1]!.end === 0.9, 'replayed from the start: times unshifted');
+  // Session seconds map back to capture times on the clock.
+  assert.equal(stage.timeOf(0.9), 10_000 + 900);
+});
