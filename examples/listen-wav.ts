@@ -1,29 +1,21 @@
 /**
- * Streams a WAV file to the live /listen socket at real-time pace and prints the events:
- * interim and final transcripts, utterance ends, and the billing Metadata on close.
+ * Streams an audio file (any format; resampled to 16 kHz mono) to the live /listen socket at
+ * real-time pace and prints the events: interim and final transcripts, utterance ends, warnings,
+ * and the billing Metadata on close.
  */
-import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { decodeWav } from '../src/audio/wav.ts';
-import { connect } from './_connect.ts';
+import { audioArgument, withService } from './_connect.ts';
 
-const path = process.argv[2];
-if (!path) {
-  console.error('usage: examples/listen-wav.ts FILE.wav (16 kHz or 8 kHz mono)');
-  process.exit(2);
-}
-const { samples, sampleRate } = decodeWav(await readFile(path));
-if (sampleRate !== 16000 && sampleRate !== 8000) {
-  console.error(`the live socket takes 8 or 16 kHz audio; ${path} is ${sampleRate} Hz`);
-  process.exit(2);
-}
-const { client, close } = await connect();
-try {
+const sampleRate = 16000;
+const { audio } = await audioArgument('FILE (WAV of any rate and channels, MP3, OGG, M4A…)', sampleRate);
+const { samples } = audio;
+await withService(async ({ client }) => {
   const sock = await client.openListen({ sample_rate: sampleRate, interim_results: true });
   sock.events$.subscribe((e) => {
-    if (e.type === 'Results') console.log(`${e.is_final ? 'final  ' : 'interim'} ${e.transcript}`);
+    if (e.type === 'Results') console.log(`${e.is_final ? 'final  ' : 'interim'} ${e.transcript || '(nothing recognized)'}`);
     else if (e.type === 'UtteranceEnd') console.log(`utterance end at ${e.last_word_end}s`);
     else if (e.type === 'SpeechStarted') console.log(`speech started at ${e.ts}s`);
+    else if (e.type === 'Metadata' && e.phase === 'warning') console.log(`warning: ${e.warning}`);
     else if (e.type === 'Error') console.log(`error ${e.code}: ${e.message}`);
   });
   const frame = sampleRate / 50; // 20 ms
@@ -36,6 +28,4 @@ try {
   sock.sendAudio(new Int16Array(sampleRate)); // one second of trailing silence ends the turn
   const closing = await sock.finish();
   console.log(`billed ${closing?.audio_seconds_billed ?? '?'} s over ${closing?.turn_count ?? '?'} turn(s)`);
-} finally {
-  await close();
-}
+});

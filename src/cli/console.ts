@@ -1,33 +1,103 @@
-import { parseArgs } from 'node:util';
+import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SoxTransport } from '../../transports/local/sox.ts';
 import type { Agent } from '../session/agent.ts';
 import { AgentSession } from '../session/agent-session.ts';
 import { realClock } from '../transport/clock.ts';
+import { CliError, parseCommand, readText, UsageError } from './args.ts';
 import { connectService } from './connect.ts';
 import { llmFromEnv, loggerFromEnv } from './llm.ts';
 
+export const CONSOLE_USAGE = `Usage: hiwar console [--agent agents/call-centre] [--input DEVICE] [--output DEVICE] [--rate 16000] [--phrasebook FILE]
+
+Talk to an agent through the microphone and loudspeaker (sox's rec and play). Ctrl-C ends the call.
+Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox, whose recognizer
+knows a closed set of phrases: the console lists them at the start.
+
+Options:
+  --agent DIR        a directory whose index.ts default-exports an Agent (default agents/call-centre)
+  --input DEVICE     microphone, as sox names it (e.g. hw:1,0; default: the system default or AUDIODEV)
+  --output DEVICE    loudspeaker, likewise
+  --rate N           caller audio rate, 8000 or 16000 (default 16000)
+  --phrasebook FILE  more phrases for the sandbox's recognizer, one per line
+  -h, --help         this text
+`;
+
+/** Phrases the offline recognizer is taught for this agent: the scripted model's examples. */
+export const agentPhrases = (agent: Agent): string[] => [...new Set((agent.intents ?? []).flatMap((i) => i.examples))];
+
 /** `hiwar console`: a live conversation through the microphone and loudspeaker. */
 export async function consoleCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { agent: { type: 'string', default: 'agents/call-centre' }, rate: { type: 'string', default: '16000' } } });
-  const mod = (await import(pathToFileURL(resolve(values.agent!, 'index.ts')).href)) as { default: Agent };
+  const values = parseCommand(
+    args,
+    {
+      agent: { type: 'string', default: 'agents/call-centre' },
+      rate: { type: 'string', default: '16000' },
+      input: { type: 'string' },
+      output: { type: 'string' },
+      phrasebook: { type: 'string' },
+    },
+    CONSOLE_USAGE,
+  );
+  if (!values) return 0;
+  if (values.rate !== '16000' && values.rate !== '8000') throw new UsageError(`--rate must be 8000 or 16000, got "${values.rate}"`, CONSOLE_USAGE);
+  const agent = await loadAgent(values.agent);
+  const extra = values.phrasebook ? (await readText(values.phrasebook, '--phrasebook')).split('\n').map((l) => l.trim()).filter(Boolean) : [];
   const say = (m: string) => process.stdout.write(`${m}\n`);
-  const service = await connectService((m) => say(`(${m})`));
   const clock = realClock();
-  const transport = new SoxTransport(Number(values.rate), clock);
-  const session = new AgentSession({ client: service.client, transport, agent: mod.default, clock, llm: llmFromEnv(mod.default), logger: loggerFromEnv() });
-  session.events$.subscribe((e) => {
-    if (e.type === 'transcript' && !e.final) process.stdout.write(`\r  … ${e.text}`);
-    if (e.type === 'user_turn') say(`\r  أنت    ▸ ${e.text}`);
-    if (e.type === 'agent_turn') say(`  الوكيل ◂ ${e.interrupted ? `${e.heardText} [قوطع]` : e.text}`);
-    if (e.type === 'error' || e.type === 'notice') say(`  (${e.message})`);
-  });
-  process.once('SIGINT', () => void session.end('stopped by user'));
-  say('Speak after the greeting; Ctrl-C ends the call.');
-  const report = await session.run();
-  await transport.close();
-  await service.close();
-  say(`call ended: ${report.ended}`);
-  return 0;
+  // The devices first: without them there is no call, and nothing else should start or speak.
+  const transport = await SoxTransport.open(Number(values.rate), clock, { input: values.input, output: values.output });
+  let service: Awaited<ReturnType<typeof connectService>> | undefined;
+  try {
+    const phrases = [...new Set([...agentPhrases(agent), ...extra])];
+    service = await connectService((m) => say(`(${m})`), {}, { phrasebook: phrases });
+    if (service.sandbox) {
+      say('The offline recognizer understands only these phrases (whole or as clauses of them):');
+      for (const p of phrases) say(`  • ${p}`);
+      say('Add more with --phrasebook FILE (one phrase per line), or set HIWAR_API_KEY to use the real service.');
+    }
+    // Heard here as well as by the session: a device lost while the session starts must still
+    // be the reason given, not the caller audio that ended with it.
+    let deviceLost: string | undefined;
+    transport.events$.subscribe((e) => {
+      if (e.type === 'hangup') deviceLost ??= e.reason;
+    });
+    const session = new AgentSession({ client: service.client, transport, agent, clock, llm: llmFromEnv(agent), logger: loggerFromEnv() });
+    session.events$.subscribe((e) => {
+      if (e.type === 'transcript' && !e.final) process.stdout.write(`\r  … ${e.text}`);
+      if (e.type === 'user_turn') say(`\r  أنت    ▸ ${e.text}`);
+      if (e.type === 'agent_turn') say(`  الوكيل ◂ ${e.interrupted ? `${e.heardText} [قوطع]` : e.text}`);
+      if (e.type === 'error' || e.type === 'notice') say(`  (${e.message})`);
+    });
+    let stopped = false;
+    process.once('SIGINT', () => {
+      stopped = true;
+      void session.end('stopped by user');
+    });
+    say('Speak after the greeting; Ctrl-C ends the call.');
+    const report = await session.run();
+    // A call the user or the agent ended is a success; a device that vanished is not.
+    if (deviceLost && !stopped) {
+      say(`call ended: ${deviceLost}`);
+      return 1;
+    }
+    say(`call ended: ${report.ended}`);
+    return 0;
+  } finally {
+    await transport.close();
+    await service?.close();
+  }
+}
+
+async function loadAgent(dir: string): Promise<Agent> {
+  const file = resolve(dir, 'index.ts');
+  try {
+    await access(file);
+  } catch {
+    throw new CliError(`--agent ${dir}: no index.ts there (an agent is a directory whose index.ts default-exports an Agent)`);
+  }
+  const mod = (await import(pathToFileURL(file).href)) as { default?: Agent };
+  if (!mod.default?.name || !mod.default.voice) throw new CliError(`--agent ${dir}: index.ts does not default-export an Agent`);
+  return mod.default;
 }

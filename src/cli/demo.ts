@@ -1,36 +1,64 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { access, constants, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import callCentre from '../../agents/call-centre/index.ts';
 import { ScaledClock } from '../transport/clock.ts';
 import type { CallReport } from '../session/events.ts';
+import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
 import { connectService } from './connect.ts';
 import { loadScenario } from './scenario.ts';
 import { simulateCall } from './simulate.ts';
 
 const DEFAULT_SCENARIO = new URL('../../agents/call-centre/scenario.json', import.meta.url).pathname;
 
+/**
+ * Fastest simulated clock the demo accepts. The service closes a /listen socket whose audio runs
+ * 60 s ahead of real time (4008); at speed s a call gets (1 - 1/s) of its length ahead, so at 3
+ * a call may last 90 s of call time (the shipped scenario takes about 60). The in-process
+ * sandbox must also recognize speech s times faster than real time on the same cores: 3 is
+ * what the test suite runs its calls at, on a loaded 2-core machine.
+ */
+export const MAX_SPEED = 3;
+
+export const DEMO_USAGE = `Usage: hiwar demo [--scenario FILE] [--out DIR] [--speed 1] [--model-ids vendor|spec]
+
+A whole simulated call with the Arabic call-centre agent: prints the transcript and a per-turn
+latency table, writes DIR/call.wav (caller left, agent right, one timeline) and DIR/report.json.
+Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox.
+
+Options:
+  --scenario FILE  the caller's script (JSON; default agents/call-centre/scenario.json)
+  --out DIR        where call.wav and report.json go (default out)
+  --speed N        call clock speed, 1 to ${MAX_SPEED} (default 1). Above 1 the call runs faster than
+                   real time and its latencies are on that scaled clock (network and model times
+                   count N times their real length).
+  --model-ids ID   vendor (munsit, faseeh-v1-preview; default) or spec model names (HIWAR_MODEL_IDS)
+  -h, --help       this text
+`;
+
 /** `hiwar demo`: a whole simulated call against the call-centre agent. */
 export async function demoCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const values = parseCommand(
     args,
-    options: {
+    {
       scenario: { type: 'string', default: DEFAULT_SCENARIO },
       out: { type: 'string', default: 'out' },
       speed: { type: 'string', default: '1' },
       'model-ids': { type: 'string' },
     },
-  });
+    DEMO_USAGE,
+  );
+  if (!values) return 0;
   const modelIds = values['model-ids'];
-  if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new Error('--model-ids must be "vendor" or "spec"');
-  const speed = Number(values.speed);
-  if (!(speed > 0 && speed <= 8)) throw new Error('--speed must be between 0 and 8');
-  const scenario = await loadScenario(values.scenario!);
+  if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError('--model-ids must be "vendor" or "spec"', DEMO_USAGE);
+  const speed = numberOption('speed', values.speed, 1, MAX_SPEED, DEMO_USAGE);
+  const scenario = await loadScenario(values.scenario);
+  const out = values.out;
+  await checkWritable(out, ['call.wav', 'report.json']);
   const say = (m: string) => process.stdout.write(`${m}\n`);
   const service = await connectService((m) => say(`(${m})`), { modelIds });
   say(`(model ids: ${service.client.config.models.stt}, ${service.client.config.models.tts})`);
   try {
-    say(`hiwar demo: ${scenario.description ?? values.scenario}`);
+    say(`hiwar demo: ${scenario.description ?? values.scenario}${speed !== 1 ? ` (clock ×${speed})` : ''}`);
     const { report, caller } = await simulateCall({
       client: service.client,
       agent: callCentre,
@@ -44,18 +72,35 @@ export async function demoCommand(args: string[]): Promise<number> {
         else if (e.type === 'notice' || e.type === 'error') say(`  (${e.type === 'error' ? 'error: ' : ''}${e.message})`);
       },
     });
-    await mkdir(values.out!, { recursive: true });
-    await writeFile(join(values.out!, 'call.wav'), caller.recording());
-    await writeFile(join(values.out!, 'report.json'), JSON.stringify({ ...report, scenario: values.scenario, llm: report.llm, sandbox: service.sandbox }, null, 2));
-    say(latencyTable(report));
-    say(`call ended (${report.ended}) after ${report.durationSeconds.toFixed(1)} s; wrote ${join(values.out!, 'call.wav')} (caller left, agent right) and report.json`);
+    await writeFile(join(out, 'call.wav'), caller.recording());
+    const clock = { speed, note: speed === 1 ? 'real time' : `latencies are in call time on a clock running ${speed}× real time: divide network and model times by ${speed} for real time` };
+    await writeFile(join(out, 'report.json'), JSON.stringify({ ...report, clock, scenario: values.scenario, llm: report.llm, sandbox: service.sandbox }, null, 2));
+    say(latencyTable(report, speed));
+    say(`call ended (${report.ended}) after ${report.durationSeconds.toFixed(1)} s; wrote ${join(out, 'call.wav')} (caller left, agent right) and report.json`);
     return 0;
   } finally {
     await service.close();
   }
 }
 
-export function latencyTable(report: CallReport): string {
+/** Fails before the call, not after it, when the results could not be written. */
+async function checkWritable(dir: string, files: string[]): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+    await access(dir, constants.W_OK);
+    for (const f of files) {
+      await access(join(dir, f), constants.W_OK).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+    }
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const why = e.code === 'ENOTDIR' || e.code === 'EEXIST' ? 'a file is in the way' : e.code === 'EACCES' || e.code === 'EPERM' ? 'permission denied' : e.message;
+    throw new CliError(`--out ${dir}: cannot write the results there (${why})`);
+  }
+}
+
+export function latencyTable(report: CallReport, speed = 1): string {
   const rows = report.turns.filter((t) => t.role === 'agent' && t.metrics);
   const f = (v: number | undefined) => (v === undefined ? '–' : String(v)).padStart(8);
   const lines = ['', 'turn  stt-final  decision  llm-1st  tts-1st  playout  voice-to-voice (ms)  interrupted'];
@@ -63,5 +108,8 @@ export function latencyTable(report: CallReport): string {
     const m = t.metrics!;
     lines.push(`${String(i + 1).padStart(4)} ${f(m.endOfSpeechToFinalMs)}  ${f(m.turnDecisionMs)} ${f(m.llmFirstTokenMs)} ${f(m.ttsFirstAudioMs)} ${f(m.playoutStartMs)} ${f(m.voiceToVoiceMs)}            ${m.interrupted ? 'yes' : 'no'}`);
   });
+  if (speed !== 1) {
+    lines.push(`(times in ms of call time: the clock ran ${speed}× real time, so network and model times count ${speed}× their real length; use --speed 1 for real-time figures)`);
+  }
   return lines.join('\n');
 }

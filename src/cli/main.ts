@@ -1,3 +1,6 @@
+import { UsageError } from './args.ts';
+import { explainError } from './explain.ts';
+
 const USAGE = `hiwar: real-time Arabic voice agents
 
 Usage:
@@ -6,7 +9,7 @@ Usage:
       per-turn latency, writes DIR/call.wav (caller left, agent right) and DIR/report.json.
       Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. Model ids:
       the vendor's (munsit, faseeh-v1-preview) unless --model-ids spec or HIWAR_MODEL_IDS=spec.
-  hiwar console [--agent agents/call-centre]
+  hiwar console [--agent agents/call-centre] [--input DEVICE] [--output DEVICE]
       Talk to an agent with the microphone and loudspeaker (sox).
   hiwar sandbox [--port 8787] [--host 127.0.0.1] [--keys FILE] [--uae-port N] [--phrasebook FILE]
       Serve a local stand-in of the voice service (HTTP, SSE and WebSockets on one port).
@@ -14,6 +17,8 @@ Usage:
       Serve the agent to telephony platforms (/telephony/<provider>), with /healthz and /metrics.
       Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. docs/telephony.md
   hiwar help
+
+Each command prints its own options with --help (hiwar demo --help).
 `;
 
 type Command = (args: string[]) => Promise<number>;
@@ -40,8 +45,13 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await (await load())(rest);
   } catch (err) {
-    process.stderr.write(`hiwar ${name}: ${(err as Error).message}\n`);
+    if (err instanceof UsageError) {
+      process.stderr.write(`hiwar ${name}: ${err.message}\n\n${err.usage}`);
+      return 2;
+    }
+    // Every failure a user can meet is one line; the stack only helps a developer, on request.
+    process.stderr.write(`hiwar ${name}: ${explainError(err)}\n`);
+    if (process.env.HIWAR_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
     return 1;
   }
 }
-

@@ -1,30 +1,53 @@
-import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { parseKeysFile, startSandbox } from '../sandbox/index.ts';
+import { CliError, numberOption, parseCommand, readText } from './args.ts';
+
+export const SANDBOX_USAGE = `Usage: hiwar sandbox [--port 8787] [--host 127.0.0.1] [--keys FILE] [--uae-port N] [--phrasebook FILE]
+
+Serves a local stand-in of the voice service (HTTP, SSE and WebSockets on one port) until Ctrl-C.
+Clients send the key in the x-api-key header, as with the real service.
+
+Options:
+  --port N           port of the global region (default 8787; 0 picks a free one)
+  --host ADDR        address to listen on (default 127.0.0.1)
+  --keys FILE        the keys to accept, a JSON array (default: one generated key, printed):
+                       [{"key": "sk-…", "region": "global", "credits": 1000000,
+                         "concurrency": 4, "allow": ["/listen", "/text-to-speech"]}]
+                     key: at least 8 characters; region: global or uae; credits: 0 or more
+                     (0 answers 402, an empty wallet); concurrency: a whole number from 1;
+                     allow: endpoint path prefixes (absent: every endpoint). Errors name the
+                     entry by its position, counted from 0.
+  --uae-port N       also serve the UAE region on its own port (always under /uae/api/v1)
+  --phrasebook FILE  phrases the recognizer knows from the start, one per line (it also knows
+                     everything it has voiced itself)
+  -h, --help         this text
+`;
 
 /** `hiwar sandbox`: serves until interrupted. */
 export async function sandboxCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const values = parseCommand(
     args,
-    options: {
+    {
       port: { type: 'string', default: '8787' },
       host: { type: 'string', default: '127.0.0.1' },
       keys: { type: 'string' },
       'uae-port': { type: 'string' },
       phrasebook: { type: 'string' },
     },
-  });
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got ${values.port}`);
-  const keys = values.keys ? parseKeysFile(await readFile(values.keys, 'utf8')) : undefined;
+    SANDBOX_USAGE,
+  );
+  if (!values) return 0;
+  const port = numberOption('port', values.port, 0, 65535, SANDBOX_USAGE, true);
+  const uaePort = values['uae-port'] === undefined ? undefined : numberOption('uae-port', values['uae-port'], 0, 65535, SANDBOX_USAGE, true);
+  const keys = values.keys ? parseKeysFile(await readText(values.keys, '--keys')) : undefined;
+  if (keys && keys.length === 0) throw new CliError(`--keys ${values.keys}: the file lists no keys`);
   const phrasebook = values.phrasebook
-    ? (await readFile(values.phrasebook, 'utf8')).split('\n').map((l) => l.trim()).filter(Boolean)
+    ? (await readText(values.phrasebook, '--phrasebook')).split('\n').map((l) => l.trim()).filter(Boolean)
     : undefined;
   const sandbox = await startSandbox({
     port,
     host: values.host,
     keys,
-    uaePort: values['uae-port'] ? Number(values['uae-port']) : undefined,
+    uaePort,
     phrasebook,
     log: (m) => process.stderr.write(`${m}\n`),
   });

@@ -1,20 +1,38 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { Agent } from '../session/agent.ts';
 import { createLogger } from '../session/logger.ts';
 import { agentSessions } from '../server/agent-sessions.ts';
 import { AgentServer } from '../server/server.ts';
 import { CallTokens, isLoopback } from '../server/tokens.ts';
 import { generateKey } from '../sandbox/keys.ts';
+import { numberOption, parseCommand, UsageError } from './args.ts';
 import { connectService } from './connect.ts';
+
+export const SERVE_USAGE = `Usage: hiwar serve [--agent agents/call-centre] [--port 8080] [--host 127.0.0.1] [--public-url URL]
+                   [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
+
+Serve an agent to telephony platforms (/telephony/<provider>), with /healthz and /metrics.
+Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. See docs/telephony.md.
+
+Options:
+  --agent DIR            a directory whose index.ts default-exports an Agent (default agents/call-centre)
+  --port N               port to listen on (default 8080; 0 picks a free one)
+  --host ADDR            address to bind (default 127.0.0.1; beyond loopback nothing is open without secrets)
+  --public-url URL       the address platforms reach this server at, for webhook answers
+  --max-calls N          concurrent calls before new ones are refused (default 200)
+  --media-token TOKEN    fixed token for platforms without webhooks (or HIWAR_MEDIA_TOKEN)
+  --audiosocket-port N   also take Asterisk AudioSocket calls on this TCP port
+  --model-ids KIND       vendor (default) or spec model names
+  -h, --help             this text
+`;
 
 /** `hiwar serve`: the agent behind every telephony platform (and WebRTC), on one port. */
 export async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const values = parseCommand(
     args,
-    options: {
+    {
       agent: { type: 'string', default: 'agents/call-centre' },
       port: { type: 'string', default: '8080' },
       host: { type: 'string', default: '127.0.0.1' },
@@ -24,13 +42,18 @@ export async function serveCommand(args: string[]): Promise<number> {
       'audiosocket-port': { type: 'string' },
       'model-ids': { type: 'string' },
     },
-  });
+    SERVE_USAGE,
+  );
+  if (!values) return 0;
+  numberOption('port', values.port, 0, 65535, SERVE_USAGE, true);
+  numberOption('max-calls', values['max-calls'], 1, 100_000, SERVE_USAGE, true);
+  if (values['audiosocket-port'] !== undefined) numberOption('audiosocket-port', values['audiosocket-port'], 0, 65535, SERVE_USAGE, true);
   const say = (m: string) => process.stdout.write(`${m}\n`);
   const logger = createLogger(process.env.HIWAR_LOG_LEVEL ?? 'info');
   const agent = await loadAgent(values.agent!);
   const maxCalls = Number(values['max-calls']);
   const modelIds = values['model-ids'];
-  if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new Error('--model-ids must be "vendor" or "spec"');
+  if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
   // Each call holds two of the key's concurrent sockets (recognition and synthesis).
   const service = await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: 2 * maxCalls + 4 }] });
   const host = values.host!;

@@ -22,6 +22,12 @@ export interface CallerLine {
 }
 
 const TICK_MS = 20;
+/**
+ * A caller further behind its clock than this (a loaded machine) speaks late rather than
+ * stamping audio with times already past: its frames' times stay within this of when they
+ * were sent, so the recording and the latency figures agree with what the agent heard.
+ */
+const MAX_LAG_MS = TICK_MS;
 /** Agent audio closer than this to the last piece is one span of speech. */
 const SPAN_GAP_MS = 5;
 /** The agent counts as speaking until this long after its last audio ended (timer jitter). */
@@ -60,9 +66,10 @@ export class SimulatedCaller implements Transport {
   readonly agentSpans: { start: number; end: number }[] = [];
   /** Set when the agent hung up or transferred the call (rather than the caller hanging up). */
   endedByAgent: { hangup?: string; transfer?: string } | undefined;
-  private readonly callerTrack: Int16Array[] = [];
+  private readonly callerTrack: { samples: Int16Array; time: number }[] = [];
   private readonly agentTrack: { samples: Int16Array; time: number }[] = [];
-  private readonly startedAt: number;
+  /** Clock time of the first sample of `recording()`: time 0 of the call. */
+  readonly startedAt: number;
   /** Clock times of the current (or last) span of agent audio. */
   private spanStart = -Infinity;
   private spanEnd = -Infinity;
@@ -108,9 +115,20 @@ export class SimulatedCaller implements Transport {
     return this.output.pending() > 0 || this.clock.now() < this.spanEnd + SPEAKING_SLACK_MS;
   }
 
-  private emit(samples: Int16Array, time: number): void {
-    this.callerTrack.push(samples);
+  private emit(samples: Int16Array, due: { t: number }): void {
+    if (this.clock.now() - due.t > MAX_LAG_MS) due.t = this.clock.now();
+    const time = due.t;
+    this.callerTrack.push({ samples, time });
     this.caller.push({ samples, sampleRate: this.inputRate, time });
+  }
+
+  /** Waits for the next frame's time (a caller behind its clock goes on at once; see MAX_LAG_MS). */
+  private async next(due: { t: number }): Promise<void> {
+    due.t += TICK_MS;
+    const wait = due.t - this.clock.now();
+    // A timer even of 0 ms costs a millisecond or more: only yield when there is no time to wait.
+    if (wait > 0) await this.clock.sleep(wait);
+    else await new Promise<void>((r) => setImmediate(r));
   }
 
   /** Waits (sending silence) until `ready()` holds. */
@@ -118,9 +136,8 @@ export class SimulatedCaller implements Transport {
     const step = (this.inputRate * TICK_MS) / 1000;
     const give = this.clock.now() + (this.opts.maxWaitMs ?? 30_000);
     while (this.running && !ready() && this.clock.now() < give) {
-      this.emit(new Int16Array(step), due.t);
-      due.t += TICK_MS;
-      await this.clock.sleep(Math.max(0, due.t - this.clock.now()));
+      this.emit(new Int16Array(step), due);
+      await this.next(due);
     }
   }
 
@@ -131,9 +148,8 @@ export class SimulatedCaller implements Transport {
     for (let at = 0; at < samples.length && this.running; at += step) {
       const frame = new Int16Array(step);
       frame.set(samples.subarray(at, at + step));
-      this.emit(frame, due.t);
-      due.t += TICK_MS;
-      await this.clock.sleep(Math.max(0, due.t - this.clock.now()));
+      this.emit(frame, due);
+      await this.next(due);
     }
     this.lines.push({ text, start, end: this.elapsed() });
     this.agentSpokeSinceLine = false;
@@ -214,13 +230,13 @@ export class SimulatedCaller implements Transport {
   recording(): Uint8Array {
     const rate = this.inputRate;
     const offset = (time: number) => Math.max(0, Math.round(((time - this.startedAt) / 1000) * rate));
-    const agentLen = this.agentTrack.reduce((n, f) => Math.max(n, offset(f.time) + f.samples.length), 0);
-    const len = Math.max(this.callerTrack.reduce((n, f) => n + f.length, 0), agentLen);
+    const end = (track: { samples: Int16Array; time: number }[]) => track.reduce((n, f) => Math.max(n, offset(f.time) + f.samples.length), 0);
+    const len = Math.max(end(this.callerTrack), end(this.agentTrack));
     const left = new Int16Array(len);
     const right = new Int16Array(len);
-    let at = 0;
-    for (const f of this.callerTrack) left.set(f.subarray(0, len - at), at), (at += f.length);
-    // The agent's audio sits where it played: silence between replies is not sent, only implied.
+    // Both sides sit where the one clock put them: the caller's frames at the times they were
+    // sent, the agent's where they played (silence between replies is not sent, only implied).
+    for (const f of this.callerTrack) left.set(f.samples, offset(f.time));
     for (const f of this.agentTrack) right.set(f.samples, offset(f.time));
     const stereo = new Int16Array(len * 2);
     for (let i = 0; i < len; i++) {

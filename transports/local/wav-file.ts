@@ -1,15 +1,15 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Subject } from 'rxjs';
-import { resample } from '../../src/audio/resample.ts';
-import { decodeWav, encodeWav } from '../../src/audio/wav.ts';
+import { readAudioFile } from '../../src/audio/decode.ts';
+import { encodeWav } from '../../src/audio/wav.ts';
 import { CallerAudio } from '../../src/transport/caller-audio.ts';
 import type { Clock } from '../../src/transport/clock.ts';
 import { PacedOutput } from '../../src/transport/paced-output.ts';
 import type { CallInfo, Transport, TransportEvent } from '../../src/transport/types.ts';
 
 /**
- * A caller read from a WAV file (at its own pace, then silence for `tailMs`), and the agent's
+ * A caller read from an audio file (WAV, MP3, OGG, M4A… through ffmpeg) (at its own pace, then silence for `tailMs`), and the agent's
  * audio written to another WAV file as it is played.
  */
 export class WavFileTransport implements Transport {
@@ -34,9 +34,9 @@ export class WavFileTransport implements Transport {
   }
 
   static async open(inPath: string, opts: { outPath?: string; clock: Clock; rate?: 8000 | 16000; tailMs?: number }): Promise<WavFileTransport> {
-    const wav = decodeWav(await readFile(inPath));
     const rate = opts.rate ?? 16000;
-    const samples = await resample(wav.samples, wav.sampleRate, rate);
+    // Any file a user has (MP3, OGG, M4A, a 44.1 kHz stereo WAV…) becomes mono at the call's rate here.
+    const { samples } = await readAudioFile(inPath, rate);
     const call: CallInfo = { callId: basename(inPath), provider: 'wav-file', direction: 'inbound', parameters: { path: inPath } };
     return new WavFileTransport(call, rate, samples, opts.outPath, opts.clock, opts.tailMs ?? 8000);
   }

@@ -1,0 +1,56 @@
+import { readFile } from 'node:fs/promises';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** A wrong command line: the CLI prints the message and the command's usage, and exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  constructor(message: string, readonly usage: string) {
+    super(message);
+  }
+}
+
+/** A failure the user can act on: printed as one line, no stack trace, exit 1. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * Parses a subcommand's options strictly. Returns `undefined` after printing the usage when
+ * asked for help (`-h`, `--help`); a wrong option or a stray argument throws `UsageError`.
+ */
+export function parseCommand<const O extends Options>(args: string[], options: O, usage: string) {
+  const all = { ...options, help: { type: 'boolean', short: 'h' } } as const;
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: all, strict: true, allowPositionals: false });
+  } catch (err) {
+    // node's messages end with advice about '--' that does not apply to these commands.
+    throw new UsageError((err as Error).message.replace(/\s*To specify a positional argument.*$/s, ''), usage);
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    process.stdout.write(usage);
+    return undefined;
+  }
+  return parsed.values as ReturnType<typeof parseArgs<{ options: O; strict: true }>>['values'];
+}
+
+/** A number option within [min, max], with the range in the message when it is not. */
+export function numberOption(name: string, raw: string, min: number, max: number, usage: string, integer = false): number {
+  const v = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
+    throw new UsageError(`--${name} must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got "${raw}"`, usage);
+  }
+  return v;
+}
+
+/** A file's text, or a one-line error naming the option. */
+export async function readText(path: string, option: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new CliError(`${option} ${path}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+  }
+}

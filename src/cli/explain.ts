@@ -1,0 +1,14 @@
+import { AuthenticationError, InsufficientBalanceError, PermissionDeniedError, TransportError } from '../service/errors.ts';
+
+/**
+ * One line a user can act on for the failures they meet first (a wrong key, an empty wallet,
+ * no network); anything else is its own message's first line. Never includes the key.
+ */
+export function explainError(err: unknown): string {
+  const message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+  if (err instanceof AuthenticationError) return `the service refused the key (${message}): check HIWAR_API_KEY, or unset it to use the local sandbox`;
+  if (err instanceof InsufficientBalanceError) return `the account's wallet is empty (${message}): top it up in the service's console`;
+  if (err instanceof PermissionDeniedError) return `the key may not use this endpoint (${message})`;
+  if (err instanceof TransportError && err.kind === 'network') return `cannot reach the service (${message}): check the network, HIWAR_BASE_URL and HIWAR_REGION`;
+  return message;
+}

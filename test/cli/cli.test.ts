@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { test } from 'node:test';
+
+const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+/** Runs the real `hiwar` command in a child process, as a user would. */
+export function hiwar(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, HIWAR_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`hiwar ${args.join(' ')} still running after ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test('every subcommand prints its own usage with --help or -h', async () => {
+  for (const [cmd, flag] of [['demo', '--help'], ['sandbox', '-h'], ['console', '--help']] as const) {
+    const r = await hiwar([cmd, flag]);
+    assert.equal(r.code, 0, `${cmd} ${flag}: ${r.stderr}`);
+    assert.match(r.stdout, new RegExp(`^Usage: hiwar ${cmd} `));
+    assert.match(r.stdout, /-h, --help/);
+    assert.equal(r.stderr, '');
+  }
+});
+
+test('a wrong option or argument prints the message and the usage, exit 2, no stack trace', async () => {
+  const r = await hiwar(['demo', '--bogus']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^hiwar demo: Unknown option '--bogus'/);
+  assert.match(r.stderr, /Usage: hiwar demo/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
+  const s = await hiwar(['sandbox', 'extra']);
+  assert.equal(s.code, 2);
+  assert.match(s.stderr, /Unexpected argument 'extra'[\s\S]*Usage: hiwar sandbox/);
+  const p = await hiwar(['sandbox', '--port', 'eighty']);
+  assert.equal(p.code, 2);
+  assert.match(p.stderr, /--port must be a whole number from 0 to 65535, got "eighty"/);
+});
+
+test('demo --speed accepts only a range that works and says which', async () => {
+  for (const speed of ['0', '4', '8', 'fast']) {
+    const r = await hiwar(['demo', '--speed', speed]);
+    assert.equal(r.code, 2, `--speed ${speed}`);
+    assert.match(r.stderr, new RegExp(`--speed must be a number from 1 to 3, got "${speed}"`));
+    assert.doesNotMatch(r.stdout, /sandbox/, 'nothing started');
+  }
+});
+
+test('demo --out that cannot be written fails before the call starts', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hiwar-cli-'));
+  writeFileSync(join(dir, 'file'), 'not a directory');
+  const r = await hiwar(['demo', '--out', join(dir, 'file', 'out')]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^hiwar demo: --out .*file\/out: cannot write the results there \(a file is in the way\)\n$/);
+  assert.doesNotMatch(r.stdout, /sandbox|hiwar demo:/, 'no sandbox, no call');
+});
+
+test('a missing scenario or keys file is a one-line error', async () => {
+  const r = await hiwar(['demo', '--scenario', 'no-such.json']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^hiwar demo: scenario no-such.json: ENOENT[^\n]*\n$/);
+  const k = await hiwar(['sandbox', '--keys', 'no-such.json', '--port', '0']);
+  assert.equal(k.code, 1);
+  assert.equal(k.stderr, 'hiwar sandbox: --keys no-such.json: no such file\n');
+});
+
+/** Stub `rec`/`play` commands on PATH that behave like sox's. */
+function stubSox(rec: string, play = 'cat > /dev/null'): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hiwar-sox-stub-'));
+  for (const [name, body] of [['rec', rec], ['play', play]] as const) {
+    writeFileSync(join(dir, name), `#!/bin/sh\n${body}\n`);
+    chmodSync(join(dir, name), 0o755);
+  }
+  return `${dir}${delimiter}${process.env.PATH}`;
+}
+
+// What Debian's sox prints on a machine without a sound card (captured from the real one).
+const NO_DEVICE = (prog: string) => `cat >&2 <<'X'
+ALSA lib confmisc.c:855:(parse_card) cannot find card '0'
+ALSA lib conf.c:5180:(_snd_config_evaluate) function snd_func_card_inum returned error: No such file or directory
+ALSA lib pcm.c:2666:(snd_pcm_open_noupdate) Unknown PCM default
+${prog} FAIL sox: Sorry, there is no default audio device configured
+X
+exit 1`;
+
+test('console without a sound device fails at once with what to do, before anything speaks', async () => {
+  const r = await hiwar(['console'], { PATH: stubSox(NO_DEVICE('rec'), NO_DEVICE('play')) });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^hiwar console: cannot open the (microphone|loudspeaker) \(default device\): Sorry, there is no default audio device configured\./);
+  assert.match(r.stderr, /--input/);
+  assert.match(r.stderr, /apt-get install/);
+  assert.equal(r.stderr.split('\n').filter(Boolean).length, 1, 'one line');
+  assert.doesNotMatch(r.stdout, /sandbox|greeting|Speak/, 'no service started, nothing said');
+});
+
+test('console: a device that disappears mid-call ends the call with the reason', async () => {
+  // A small agent (no phrases to teach), so the sandbox starts fast.
+  const agentDir = mkdtempSync(join(tmpdir(), 'hiwar-agent-'));
+  writeFileSync(join(agentDir, 'package.json'), '{"type": "module"}');
+  writeFileSync(
+    join(agentDir, 'index.ts'),
+    `import a from ${JSON.stringify(join(ROOT, 'agents/call-centre/index.ts'))};\nexport default { ...a, intents: [{ name: 'hi', examples: ['مرحبا'], reply: 'أهلا' }] };\n`,
+  );
+  const rec = `head -c 32000 /dev/zero; sleep 2; echo "rec FAIL sox: \\\`hw:1,0' read error: No such device" >&2; exit 2`;
+  const r = await hiwar(['console', '--agent', agentDir, '--input', 'hw:1,0'], { PATH: stubSox(rec) });
+  assert.match(r.stdout, /The offline recognizer understands only these phrases[\s\S]*• مرحبا[\s\S]*--phrasebook FILE/);
+  assert.match(r.stdout, /call ended: microphone \(hw:1,0\) stopped: `hw:1,0' read error: No such device/);
+  assert.equal(r.code, 1);
+});
