@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { freeswitch } from '../../transports/telephony/freeswitch.ts';
+
+const open = (q = '?rate=16000') => freeswitch.open({ url: new URL(`ws://h/telephony/freeswitch${q}`), headers: {} });
+
+describe('freeswitch mod_audio_stream wire format', () => {
+  it('starts on JSON metadata (uuid, numbers, custom fields) at the URL rate, then takes binary L16', () => {
+    const c = open('?rate=16000&queue=sales');
+    const [s] = c.parse({ text: JSON.stringify({ uuid: 'fs-uuid-1', from: '1001', to: '5000', lang: 'ar' }) });
+    assert.equal(s!.type, 'start');
+    if (s!.type !== 'start') return;
+    assert.deepEqual(s.call, { callId: 'fs-uuid-1', from: '1001', to: '5000', parameters: { queue: 'sales', lang: 'ar' } });
+    assert.equal(s.input.sampleRate, 16000);
+    assert.deepEqual(c.parse({ binary: new Uint8Array([1, 0]) }), [{ type: 'audio', payload: new Uint8Array([1, 0]) }]);
+    assert.equal(c.parse({ text: 'late text' })[0]!.type, 'invalid');
+  });
+
+  it('starts on the first audio frame when there is no metadata; plain-text metadata becomes a parameter', () => {
+    const [s, a] = open('?rate=8000&call_id=abc').parse({ binary: new Uint8Array(320) });
+    assert.equal(s!.type === 'start' && s.call.callId, 'abc');
+    assert.equal(a!.type, 'audio');
+    const [p] = open().parse({ text: 'hello from the dialplan' });
+    assert.equal(p!.type === 'start' && p.call.parameters.metadata, 'hello from the dialplan');
+  });
+
+  it('renders agent audio as streamAudio raw base64 at its rate; has no marks or clear (paced on the clock)', () => {
+    const c = open('?rate=8000');
+    c.parse({ binary: new Uint8Array(2) });
+    assert.deepEqual(JSON.parse((c.encodeAudio(new Uint8Array([1, 2])) as { text: string }).text), { type: 'streamAudio', data: { audioDataType: 'raw', sampleRate: 8000, audioData: 'AQI=' } });
+    assert.equal(c.mark, undefined);
+    assert.equal(c.clear, undefined);
+  });
+
+  it('refuses a rate mod_audio_stream cannot send', () => {
+    assert.equal(open('?rate=44100').parse({ binary: new Uint8Array(2) })[0]!.type, 'invalid');
+  });
+});
