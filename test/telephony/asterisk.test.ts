@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { startOf } from './wire.ts';
 import { asterisk, parseControl } from '../../transports/telephony/asterisk.ts';
 
 const open = () => asterisk.open({ url: new URL('ws://h/telephony/asterisk'), headers: {} });
@@ -8,9 +9,7 @@ const textOf = (m: unknown) => (m as { text: string }).text;
 describe('asterisk chan_websocket wire format', () => {
   it('reads plain-text MEDIA_START (format, frame size, channel) and answers in plain text, with no marks', () => {
     const c = open();
-    const [s] = c.parse({ text: 'MEDIA_START connection_id:e226e283 channel:WebSocket/connection1/0x5140001a0040 format:ulaw optimal_frame_size:160 ptime:20' });
-    assert.equal(s!.type, 'start');
-    if (s!.type !== 'start') return;
+    const s = startOf(c.parse({ text: 'MEDIA_START connection_id:e226e283 channel:WebSocket/connection1/0x5140001a0040 format:ulaw optimal_frame_size:160 ptime:20' }));
     assert.equal(s.call.callId, 'e226e283');
     assert.equal(s.call.parameters.channel, 'WebSocket/connection1/0x5140001a0040');
     assert.deepEqual({ codec: s.input.codec, rate: s.input.sampleRate }, { codec: 'mulaw', rate: 8000 });
@@ -22,10 +21,10 @@ describe('asterisk chan_websocket wire format', () => {
 
   it('reads JSON MEDIA_START with channel variables and answers in JSON, with MARK_MEDIA marks', () => {
     const c = open();
-    const [s] = c.parse({ text: JSON.stringify({ event: 'MEDIA_START', connection_id: 'media1', channel: 'WebSocket/media1/0x1', channel_id: '1761245643.1', format: 'slin16', optimal_frame_size: 640, ptime: 20, channel_variables: { CALLERID: '0501234567' } }) });
-    assert.equal(s!.type === 'start' && s.call.callId, '1761245643.1');
-    assert.equal(s!.type === 'start' && s.call.parameters.CALLERID, '0501234567');
-    assert.equal(s!.type === 'start' && s.input.sampleRate, 16000);
+    const s = startOf(c.parse({ text: JSON.stringify({ event: 'MEDIA_START', connection_id: 'media1', channel: 'WebSocket/media1/0x1', channel_id: '1761245643.1', format: 'slin16', optimal_frame_size: 640, ptime: 20, channel_variables: { CALLERID: '0501234567' } }) }));
+    assert.equal(s.call.callId, '1761245643.1');
+    assert.equal(s.call.parameters.CALLERID, '0501234567');
+    assert.equal(s.input.sampleRate, 16000);
     assert.deepEqual(JSON.parse(textOf(c.clear!())), { command: 'FLUSH_MEDIA' });
     assert.deepEqual(JSON.parse(textOf(c.mark!('h4'))), { command: 'MARK_MEDIA', correlation_id: 'h4' });
     assert.deepEqual(c.parse({ text: JSON.stringify({ event: 'MEDIA_MARK_PROCESSED', channel_id: '1761245643.1', correlation_id: 'h4' }) }), [{ type: 'mark', name: 'h4' }]);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { startOf } from './wire.ts';
 import { exotel, exotelFormat } from '../../transports/telephony/exotel.ts';
 
 const open = (q = '') => exotel.open({ url: new URL(`ws://h/telephony/exotel${q}`), headers: {} });
@@ -11,9 +12,7 @@ describe('exotel wire format', () => {
   it('parses start with the call, custom parameters from start and from the URL, and raw PCM16 8 kHz', () => {
     const c = open('?token=t&campaign=ramadan');
     assert.deepEqual(c.parse(text({ event: 'connected' })), []);
-    const [s] = c.parse(start());
-    assert.equal(s!.type, 'start');
-    if (s!.type !== 'start') return;
+    const s = startOf(c.parse(start()));
     assert.equal(s.call.callId, 'C1');
     assert.equal(s.call.streamId, 'S1');
     assert.equal(s.call.from, '+971500000001');
@@ -32,10 +31,10 @@ describe('exotel wire format', () => {
   });
 
   it('takes the rate from the applet URL and mu-law from an extended media format', () => {
-    const [s16] = open('?sample-rate=16000').parse(start({ encoding: 'base64' }));
-    assert.equal(s16!.type === 'start' && s16.input.sampleRate, 16000);
-    const [mu] = open().parse(start({ encoding: 'audio/x-mulaw', sample_rate: '8000' }));
-    assert.equal(mu!.type === 'start' && mu.input.codec, 'mulaw');
+    const s16 = startOf(open('?sample-rate=16000').parse(start({ encoding: 'base64' })));
+    assert.equal(s16.input.sampleRate, 16000);
+    const mu = startOf(open().parse(start({ encoding: 'audio/x-mulaw', sample_rate: '8000' })));
+    assert.equal(mu.input.codec, 'mulaw');
     const [bad] = open().parse(start({ sample_rate: '11025' }));
     assert.equal(bad!.type, 'invalid');
   });

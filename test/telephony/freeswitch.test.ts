@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { startOf } from './wire.ts';
 import { freeswitch } from '../../transports/telephony/freeswitch.ts';
 
 const open = (q = '?rate=16000') => freeswitch.open({ url: new URL(`ws://h/telephony/freeswitch${q}`), headers: {} });
@@ -7,9 +8,7 @@ const open = (q = '?rate=16000') => freeswitch.open({ url: new URL(`ws://h/telep
 describe('freeswitch mod_audio_stream wire format', () => {
   it('starts on JSON metadata (uuid, numbers, custom fields) at the URL rate, then takes binary L16', () => {
     const c = open('?rate=16000&queue=sales');
-    const [s] = c.parse({ text: JSON.stringify({ uuid: 'fs-uuid-1', from: '1001', to: '5000', lang: 'ar' }) });
-    assert.equal(s!.type, 'start');
-    if (s!.type !== 'start') return;
+    const s = startOf(c.parse({ text: JSON.stringify({ uuid: 'fs-uuid-1', from: '1001', to: '5000', lang: 'ar' }) }));
     assert.deepEqual(s.call, { callId: 'fs-uuid-1', from: '1001', to: '5000', parameters: { queue: 'sales', lang: 'ar' } });
     assert.equal(s.input.sampleRate, 16000);
     assert.deepEqual(c.parse({ binary: new Uint8Array([1, 0]) }), [{ type: 'audio', payload: new Uint8Array([1, 0]) }]);
@@ -17,11 +16,13 @@ describe('freeswitch mod_audio_stream wire format', () => {
   });
 
   it('starts on the first audio frame when there is no metadata; plain-text metadata becomes a parameter', () => {
-    const [s, a] = open('?rate=8000&call_id=abc').parse({ binary: new Uint8Array(320) });
-    assert.equal(s!.type === 'start' && s.call.callId, 'abc');
+    const items = open('?rate=8000&call_id=abc').parse({ binary: new Uint8Array(320) });
+    const [, a] = items;
+    const s = startOf(items);
+    assert.equal(s.call.callId, 'abc');
     assert.equal(a!.type, 'audio');
-    const [p] = open().parse({ text: 'hello from the dialplan' });
-    assert.equal(p!.type === 'start' && p.call.parameters.metadata, 'hello from the dialplan');
+    const p = startOf(open().parse({ text: 'hello from the dialplan' }));
+    assert.equal(p.call.parameters.metadata, 'hello from the dialplan');
   });
 
   it('renders agent audio as streamAudio raw base64 at its rate; has no marks or clear (paced on the clock)', () => {

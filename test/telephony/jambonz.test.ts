@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { startOf } from './wire.ts';
 import { afterListen, jambonz, listenVerb } from '../../transports/telephony/jambonz.ts';
 
 const open = () => jambonz.open({ url: new URL('ws://h/telephony/jambonz'), headers: {} });
@@ -10,9 +11,7 @@ describe('jambonz listen wire format', () => {
   it('starts on the call attributes frame: call sid, numbers, direction, metadata as parameters, L16 at its rate', () => {
     const c = open();
     assert.equal(c.parse({ binary: new Uint8Array(640) })[0]!.type, 'invalid', 'audio before the attributes');
-    const [s] = c.parse({ text: JSON.stringify(attributes) });
-    assert.equal(s!.type, 'start');
-    if (s!.type !== 'start') return;
+    const s = startOf(c.parse({ text: JSON.stringify(attributes) }));
     assert.deepEqual(s.call, { callId: 'cs-1', from: '+966500000001', to: '+966110000000', direction: 'inbound', parameters: { campaign: 'zakat' } });
     assert.deepEqual({ codec: s.input.codec, rate: s.input.sampleRate }, { codec: 'l16', rate: 16000 });
     assert.deepEqual(c.parse({ binary: new Uint8Array([1, 0]) }), [{ type: 'audio', payload: new Uint8Array([1, 0]) }]);

@@ -1,23 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { startOf } from './wire.ts';
 import { pcm } from '../../transports/telephony/pcm.ts';
 
 const open = (q: string, claims?: { callId?: string; parameters?: Record<string, string> }) => pcm.open({ url: new URL(`ws://h/telephony/pcm${q}`), headers: {}, claims });
 
 describe('generic pcm wire format', () => {
   it('starts at once from the URL: rate, call id, numbers, custom parameters', () => {
-    const [s] = open('?rate=8000&call_id=c-7&from=100&to=200&token=x&queue=vip').opened!();
-    assert.equal(s!.type, 'start');
-    if (s!.type !== 'start') return;
+    const s = startOf(open('?rate=8000&call_id=c-7&from=100&to=200&token=x&queue=vip').opened!());
     assert.deepEqual(s.call, { callId: 'c-7', from: '100', to: '200', parameters: { queue: 'vip' } });
     assert.equal(s.input.sampleRate, 8000);
     assert.equal(s.input.codec, 'l16');
   });
 
   it('takes the call id from a per-call token when there is one', () => {
-    const [s] = open('?rate=16000', { callId: 'from-token', parameters: { a: '1' } }).opened!();
-    assert.equal(s!.type === 'start' && s.call.callId, 'from-token');
-    assert.equal(s!.type === 'start' && s.call.parameters.a, '1');
+    const s = startOf(open('?rate=16000', { callId: 'from-token', parameters: { a: '1' } }).opened!());
+    assert.equal(s.call.callId, 'from-token');
+    assert.equal(s.call.parameters.a, '1');
   });
 
   it('refuses a bad rate at once', () => {
