@@ -8,8 +8,15 @@
  *
  * The sample rate is chosen in the applet URL (`?sample-rate=16000`) and repeated in `start`;
  * custom parameters arrive both as URL query parameters and in `start.custom_parameters`.
+ *
+ * The applet takes either the stream URL itself (with `?token=` the server's media token) or an
+ * HTTPS endpoint that answers with the stream URL: `GET /telephony/exotel` answers
+ * `{"url":"wss://…/telephony/exotel/stream/<per-call token>"}`. Exotel does not sign its
+ * requests; it can send Basic credentials put in that endpoint's URL, checked against
+ * `EXOTEL_BASIC_AUTH` (`user:password`). Closing the stream moves the flow to its next applet.
  */
-import { b64, dtmfDigit, fromB64, json, parseJson, type Inbound, type MediaFormat, type ProviderConnection, type TelephonyProvider, type WireCodec } from './provider.ts';
+import { safeEqual } from '../../src/server/tokens.ts';
+import { b64, dtmfDigit, fromB64, json, parseJson, type Inbound, type MediaFormat, type ProviderConnection, type TelephonyProvider, type WebhookContext, type WireCodec } from './provider.ts';
 
 /** Exotel's chunk rules: whole multiples of 320 bytes, never under 3200 bytes. */
 export const EXOTEL_CHUNK_QUANTUM = 320;
@@ -119,7 +126,24 @@ class ExotelConnection implements ProviderConnection {
   }
 }
 
+/** Checks the Basic credentials Exotel sends when they are written into the applet's URL. */
+export function basicAuthMatches(header: string | string[] | undefined, secret: string): boolean {
+  const value = Array.isArray(header) ? header[0] : header;
+  const m = /^basic\s+(.+)$/i.exec(value ?? '');
+  return !!m && safeEqual(Buffer.from(m[1]!, 'base64').toString(), secret);
+}
+
 export const exotel: TelephonyProvider = {
   name: 'exotel',
+  secretEnv: 'EXOTEL_BASIC_AUTH',
   open: (ctx) => new ExotelConnection(ctx.url),
+  /** The applet's dynamic URL endpoint: the stream URL for this call, with a per-call token. */
+  answer(_route: string, ctx: WebhookContext) {
+    const callId = ctx.params.CallSid ?? ctx.params.call_sid ?? ctx.params.callSid ?? '';
+    if (!callId) return { status: 400, contentType: 'application/json', body: JSON.stringify({ error: 'CallSid is required' }) };
+    const parameters: Record<string, string> = {};
+    for (const k of ['From', 'To', 'Direction', 'CustomField']) if (ctx.params[k]) parameters[k] = ctx.params[k]!;
+    return { contentType: 'application/json', body: JSON.stringify({ url: ctx.streamUrl(callId, parameters) }) };
+  },
+  verifySignature: (ctx, secret) => basicAuthMatches(ctx.req.headers.authorization, secret),
 };

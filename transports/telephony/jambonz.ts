@@ -7,11 +7,13 @@
  * BINARY L16; `{"type":"killAudio"}` stops playout (barge-in), `{"type":"mark","data":{"name"}}`
  * is reported back as a `mark` event once played (or cleared), `{"type":"disconnect"}` ends the
  * listen. What happens next (hang up, dial a transfer target) is the listen's `actionHook`
- * answer: `POST /telephony/jambonz/action`, answered by this provider — the jambonz "redirect".
+ * answer: `POST /telephony/jambonz/after/<token>`, answered by this provider — the jambonz "redirect".
  *
  * `POST /telephony/jambonz` answers jambonz's call webhook with a `listen` verb pointing back
  * here, with a per-call token in its URL.
  */
+import { createHmac } from 'node:crypto';
+import { safeEqual } from '../../src/server/tokens.ts';
 import { dtmfDigit, json, parseJson, type AfterStream, type Inbound, type MediaFormat, type ProviderConnection, type TelephonyProvider, type WebhookContext, type WireMessage } from './provider.ts';
 
 export const JAMBONZ_SUBPROTOCOL = 'audio.jambonz.org';
@@ -111,14 +113,39 @@ class JambonzConnection implements ProviderConnection {
   }
 }
 
+/** How old a signed webhook may be (jambonz's own SDKs allow five minutes). */
+export const JAMBONZ_SIGNATURE_TOLERANCE_S = 300;
+
+/**
+ * jambonz webhook signing: `Jambonz-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of
+ * "<t>.<raw body>" with the application's webhook secret>`.
+ */
+export function verifyJambonzSignature(header: string | string[] | undefined, rawBody: Buffer, secret: string, nowS = Date.now() / 1000): boolean {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return false;
+  let t = '';
+  const sigs: string[] = [];
+  for (const part of value.split(',')) {
+    const [k, v] = part.trim().split('=');
+    if (k === 't' && v) t = v;
+    else if (k === 'v1' && v) sigs.push(v);
+  }
+  if (!/^\d+$/.test(t) || Math.abs(nowS - Number(t)) > JAMBONZ_SIGNATURE_TOLERANCE_S) return false;
+  const expected = createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest('hex');
+  return sigs.some((s) => safeEqual(s, expected));
+}
+
 export const jambonz: TelephonyProvider = {
   name: 'jambonz',
   subprotocol: JAMBONZ_SUBPROTOCOL,
+  secretEnv: 'JAMBONZ_WEBHOOK_SECRET',
+  transfersAfterStream: true,
   open: () => new JambonzConnection(),
+  verifySignature: (ctx, secret) => verifyJambonzSignature(ctx.req.headers['jambonz-signature'], ctx.rawBody, secret),
   answer(route: string, ctx: WebhookContext) {
     const callId = ctx.params.callSid ?? ctx.params.call_sid ?? '';
     if (!callId) return { status: 400, contentType: 'application/json', body: JSON.stringify({ error: 'callSid is required' }) };
-    const verbs = route === 'action' ? afterListen(ctx.afterStream(callId)) : [listenVerb(ctx.streamUrl(callId), ctx.routeUrl('action', callId))];
+    const verbs = route === 'after' ? afterListen(ctx.afterStream(callId)) : [listenVerb(ctx.streamUrl(callId), ctx.routeUrl('after', callId))];
     return { contentType: 'application/json', body: JSON.stringify(verbs) };
   },
 };
