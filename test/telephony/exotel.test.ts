@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startOf } from './wire.ts';
+import { decode, encode } from '../../transports/telephony/codec.ts';
 import { exotel, exotelFormat } from '../../transports/telephony/exotel.ts';
+import { b64, fromB64, json, parseJson } from '../../transports/telephony/provider.ts';
+import type { PlatformProtocol } from './far-end.ts';
+import { mediaStreamSuite } from './media-stream-suite.ts';
 
 const open = (q = '') => exotel.open({ url: new URL(`ws://h/telephony/exotel${q}`), headers: {} });
 const text = (v: unknown) => ({ text: JSON.stringify(v) });
@@ -46,7 +50,7 @@ describe('exotel wire format', () => {
     assert.deepEqual(m, { type: 'audio', payload: new Uint8Array([1, 0, 2, 0]), seq: 2 });
     assert.deepEqual(c.parse(text({ event: 'dtmf', stream_sid: 'S1', dtmf: { digit: '5', duration: '120' } })), [{ type: 'dtmf', digit: '5', durationMs: 120 }]);
     assert.deepEqual(c.parse(text({ event: 'mark', stream_sid: 'S1', mark: { name: 'h3' } })), [{ type: 'mark', name: 'h3' }]);
-    assert.deepEqual(c.parse(text({ event: 'stop', stream_sid: 'S1', stop: { call_sid: 'C1', reason: 'callended' } })), [{ type: 'stop', reason: 'callended' }]);
+    assert.deepEqual(c.parse(text({ event: 'stop', stream_sid: 'S1', stop: { call_sid: 'C1', reason: 'callended' } })), [{ type: 'stop', reason: 'stream stopped (callended)' }]);
     assert.deepEqual(JSON.parse((c.encodeAudio(new Uint8Array([1, 2])) as { text: string }).text), { event: 'media', stream_sid: 'S1', media: { payload: 'AQI=' } });
     assert.deepEqual(JSON.parse((c.clear!() as { text: string }).text), { event: 'clear', stream_sid: 'S1' });
     assert.deepEqual(JSON.parse((c.mark!('h1') as { text: string }).text), { event: 'mark', stream_sid: 'S1', mark: { name: 'h1' } });
@@ -60,4 +64,44 @@ describe('exotel wire format', () => {
       assert.equal(items[0]!.type, 'invalid', JSON.stringify(bad));
     }
   });
+});
+
+/** Exotel's side of a Voicebot stream: raw PCM16 8 kHz in base64, marks echoed when played or cleared. */
+function exotelProtocol(callId: string): PlatformProtocol {
+  const sid = `stream-${callId}`;
+  let n = 1;
+  const p: PlatformProtocol = {
+    rate: 8000,
+    opening: () => [
+      json({ event: 'connected' }),
+      json({ event: 'start', sequence_number: n++, stream_sid: sid, start: { stream_sid: sid, call_sid: callId, account_sid: 'acc', from: '09800000001', to: '08047491899', custom_parameters: {}, media_format: { encoding: 'base64', sample_rate: '8000', bit_rate: '128kbps' } } }),
+    ],
+    audio: (pcm, seq) => json({ event: 'media', sequence_number: n++, stream_sid: sid, media: { chunk: seq, timestamp: String(seq * 20), payload: b64(encode(L16_8K, pcm)) } }),
+    dtmf: (digit) => json({ event: 'dtmf', sequence_number: n++, stream_sid: sid, dtmf: { digit, duration: '100' } }),
+    stop: () => json({ event: 'stop', sequence_number: n++, stream_sid: sid, stop: { call_sid: callId, account_sid: 'acc', reason: 'callended' } }),
+    read(msg) {
+      const m = parseJson(msg);
+      assert.ok(m && m.stream_sid === sid, 'every message names the stream');
+      if (m.event === 'media') return [{ type: 'audio', pcm: decode(L16_8K, fromB64(m.media.payload)) }];
+      if (m.event === 'mark') return [{ type: 'mark', name: m.mark.name }];
+      if (m.event === 'clear') return [{ type: 'clear' }];
+      return [{ type: 'other', raw: m }];
+    },
+    ackMark: (name) => json({ event: 'mark', sequence_number: n++, stream_sid: sid, mark: { name } }),
+    onClear: (dropped) => dropped.map((name) => p.ackMark!(name)!),
+  };
+  return p;
+}
+
+const L16_8K = { codec: 'l16', sampleRate: 8000, frameMs: 20 } as const;
+
+mediaStreamSuite({
+  provider: 'exotel',
+  rate: 8000,
+  protocol: exotelProtocol,
+  acknowledges: true,
+  interrupts: true,
+  dtmf: true,
+  checkAudio: (pcm) => assert.ok(pcm.length * 2 >= 3200 && (pcm.length * 2) % 320 === 0, `chunk of ${pcm.length * 2} bytes`),
+  junk: [{ text: 'not json' }, { text: '{"event":"media","media":{"payload":42}}' }, { text: '{"event":"dtmf","dtmf":{"digit":"XYZ"}}' }, { binary: new Uint8Array([1, 2, 3]) }],
 });

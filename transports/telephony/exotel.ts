@@ -82,7 +82,7 @@ class ExotelConnection implements ProviderConnection {
       case 'mark':
         return typeof m.mark?.name === 'string' ? [{ type: 'mark', name: m.mark.name }] : [{ type: 'invalid', reason: 'Exotel mark without a name' }];
       case 'stop':
-        return [{ type: 'stop', reason: typeof m.stop?.reason === 'string' ? m.stop.reason : 'stop' }];
+        return [{ type: 'stop', reason: `stream stopped (${typeof m.stop?.reason === 'string' ? m.stop.reason : 'no reason'})` }];
       default:
         return [{ type: 'invalid', reason: `unknown Exotel event ${JSON.stringify(m.event)}` }];
     }
