@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startOf } from './wire.ts';
+import { mulaw } from '../../src/audio/g711.ts';
 import { asterisk, parseControl } from '../../transports/telephony/asterisk.ts';
+import type { PlatformProtocol } from './far-end.ts';
+import { mediaStreamSuite } from './media-stream-suite.ts';
 
 const open = () => asterisk.open({ url: new URL('ws://h/telephony/asterisk'), headers: {} });
 const textOf = (m: unknown) => (m as { text: string }).text;
@@ -49,3 +52,41 @@ describe('asterisk chan_websocket wire format', () => {
     assert.deepEqual(parseControl('MEDIA_START channel:PJSIP/a:b-0001')!.fields, { channel: 'PJSIP/a:b-0001' });
   });
 });
+
+/** chan_websocket's side: MEDIA_START, ulaw binary frames, commands as text; JSON or plain-text control. */
+function asteriskProtocol(control: 'json' | 'plain') {
+  return (callId: string): PlatformProtocol => {
+    const say = (event: string, fields: Record<string, string | number>) =>
+      control === 'json' ? { text: JSON.stringify({ event, channel_id: callId, ...fields }) } : { text: [event, ...Object.entries(fields).map(([k, v]) => `${k}:${v}`)].join(' ') };
+    const p: PlatformProtocol = {
+      rate: 8000,
+      opening: () => [control === 'json' ? say('MEDIA_START', { connection_id: 'c1', channel: `WebSocket/c1/${callId}`, format: 'ulaw', optimal_frame_size: 160, ptime: 20 }) : say('MEDIA_START', { connection_id: callId, channel: `WebSocket/c1/0x1`, format: 'ulaw', optimal_frame_size: 160, ptime: 20 })],
+      audio: (pcm) => ({ binary: mulaw.encode(pcm) }),
+      dtmf: (digit) => say('DTMF_END', { digit }),
+      read(msg) {
+        if ('binary' in msg) return [{ type: 'audio', pcm: mulaw.decode(msg.binary) }];
+        const cmd = control === 'json' ? (JSON.parse(msg.text) as Record<string, string>) : { command: msg.text.split(' ')[0]!, correlation_id: msg.text.split(' ')[1]! };
+        assert.ok(control === 'json' ? msg.text.startsWith('{') : !msg.text.startsWith('{'), `answered in ${control}: ${msg.text}`);
+        if (cmd.command === 'FLUSH_MEDIA') return [{ type: 'clear' }];
+        if (cmd.command === 'MARK_MEDIA') return [{ type: 'mark', name: cmd.correlation_id! }];
+        return [{ type: 'other', raw: msg.text }];
+      },
+      // Asterisk reports a mark when it reaches the front of the queue; flushed marks are never reported.
+      ackMark: (name) => say('MEDIA_MARK_PROCESSED', { correlation_id: name }),
+    };
+    return p;
+  };
+}
+
+const base = {
+  provider: 'asterisk',
+  rate: 8000,
+  interrupts: true,
+  dtmf: true,
+  checkAudio: (pcm: Int16Array) => assert.equal(pcm.length % 160, 0, 'whole 20 ms ulaw frames'),
+  junk: [{ text: 'NOT_AN_EVENT x:y' }, { text: '{"event":"DTMF_END","digit":"XY"}' }, { text: 'garbage words' }],
+};
+
+mediaStreamSuite({ ...base, protocol: asteriskProtocol('json'), acknowledges: true });
+// The plain-text control format of Asterisk before 20.18/22.8: no per-mark report, the send clock says what was heard.
+mediaStreamSuite({ ...base, protocol: asteriskProtocol('plain'), acknowledges: false, variant: 'plain-text control', only: ['barge-in'] });

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { createHmac } from 'node:crypto';
+import { after, before, describe, it, test } from 'node:test';
+import { decode, encode } from '../../transports/telephony/codec.ts';
+import { FarEnd, type PlatformProtocol } from './far-end.ts';
+import { MEDIA_TOKEN, mediaStreamSuite } from './media-stream-suite.ts';
+import { startServe, waitFor, type Served } from './serve.ts';
 import { startOf } from './wire.ts';
-import { afterListen, jambonz, listenVerb } from '../../transports/telephony/jambonz.ts';
+import { JAMBONZ_SUBPROTOCOL, afterListen, jambonz, listenVerb, verifyJambonzSignature } from '../../transports/telephony/jambonz.ts';
 
 const open = () => jambonz.open({ url: new URL('ws://h/telephony/jambonz'), headers: {} });
 const textOf = (m: unknown) => JSON.parse((m as { text: string }).text);
@@ -41,5 +46,99 @@ describe('jambonz listen wire format', () => {
     assert.deepEqual(afterListen(undefined), [{ verb: 'hangup' }]);
     assert.deepEqual(afterListen({ action: 'transfer', target: '+97145551234' }), [{ verb: 'dial', target: [{ type: 'phone', number: '+97145551234' }] }]);
     assert.deepEqual(afterListen({ action: 'transfer', target: 'sip:agent@pbx.example' }), [{ verb: 'dial', target: [{ type: 'sip', sipUri: 'sip:agent@pbx.example' }] }]);
+  });
+});
+
+const L16_8K = { codec: 'l16', sampleRate: 8000, frameMs: 20 } as const;
+
+/** jambonz's side of a bidirectional streaming listen: attributes first, binary L16, marks reported played or cleared. */
+function jambonzProtocol(callId: string): PlatformProtocol {
+  return {
+    rate: 8000,
+    opening: () => [{ text: JSON.stringify({ ...attributes, callSid: callId, sampleRate: 8000 }) }],
+    audio: (pcm) => ({ binary: encode(L16_8K, pcm) }),
+    dtmf: (digit) => ({ text: JSON.stringify({ event: 'dtmf', dtmf: digit, duration: '800' }) }),
+    read(msg) {
+      if ('binary' in msg) return [{ type: 'audio', pcm: decode(L16_8K, msg.binary) }];
+      const m = JSON.parse(msg.text);
+      if (m.type === 'killAudio') return [{ type: 'clear' }];
+      if (m.type === 'mark') return [{ type: 'mark', name: m.data.name }];
+      return [{ type: 'other', raw: m }];
+    },
+    ackMark: (name) => ({ text: JSON.stringify({ type: 'mark', data: { name, event: 'playout' } }) }),
+    onClear: (dropped) => dropped.map((name) => ({ text: JSON.stringify({ type: 'mark', data: { name, event: 'cleared' } }) })),
+  };
+}
+
+mediaStreamSuite({
+  provider: 'jambonz',
+  rate: 8000,
+  protocol: jambonzProtocol,
+  protocols: [JAMBONZ_SUBPROTOCOL],
+  acknowledges: true,
+  interrupts: true,
+  dtmf: true,
+  checkAudio: (pcm) => assert.equal(pcm.length, 160, '20 ms binary L16 frames'),
+  junk: [{ text: '{' }, { text: '{"event":"dtmf","dtmf":"Q"}' }, { text: '{"type":"mystery"}' }],
+});
+
+describe('jambonz webhooks against hiwar serve', () => {
+  const secret = 'whsec-test';
+  let s: Served;
+  before(async () => {
+    s = await startServe({ open: false, mediaToken: MEDIA_TOKEN, secrets: { jambonz: secret } });
+  });
+  after(() => s.close());
+
+  const post = (path: string, body: unknown, sign: string | null = secret) => {
+    const raw = JSON.stringify(body);
+    const t = Math.floor(Date.now() / 1000);
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (sign !== null) headers['jambonz-signature'] = `t=${t},v1=${createHmac('sha256', sign).update(`${t}.${raw}`).digest('hex')}`;
+    return fetch(path.startsWith('http') ? path : `${s.url}${path}`, { method: 'POST', headers, body: raw });
+  };
+
+  test('the call webhook is answered with a listen verb to a tokenized stream URL only when signed', async () => {
+    const body = { call_sid: 'jz-1', from: '+966500000001', to: '+966110000000', direction: 'inbound' };
+    assert.equal((await post('/telephony/jambonz', body, null)).status, 403, 'unsigned');
+    assert.equal((await post('/telephony/jambonz', body, 'other-secret')).status, 403, 'signed with another secret');
+    const res = await post('/telephony/jambonz', body);
+    assert.equal(res.status, 200);
+    const [listen] = (await res.json()) as Record<string, any>[];
+    assert.equal(listen!.verb, 'listen');
+    assert.match(listen!.url, /^ws:\/\/.+\/telephony\/jambonz\/stream\/[\w-]+\.[\w-]+$/);
+    assert.match(listen!.actionHook, /\/telephony\/jambonz\/after\/[\w-]+\.[\w-]+$/);
+    assert.deepEqual(listen!.bidirectionalAudio, { enabled: true, streaming: true, sampleRate: 8000 });
+    // jambonz signs the actionHook request too. Nothing was decided: hang up.
+    assert.equal((await post(listen!.actionHook, { call_sid: 'jz-1' }, null)).status, 403);
+    const next = await post(listen!.actionHook, { call_sid: 'jz-1' });
+    assert.deepEqual(await next.json(), [{ verb: 'hangup' }]);
+  });
+
+  test('an agent transfer closes the listen and the actionHook dials the target', async () => {
+    const res = await post('/telephony/jambonz', { call_sid: 'jz-2' });
+    const [listen] = (await res.json()) as Record<string, any>[];
+    const far = new FarEnd(listen!.url, jambonzProtocol('jz-2'), s.clock, { protocols: [JAMBONZ_SUBPROTOCOL] });
+    await far.start();
+    await waitFor(() => s.calls.some((c) => c.transport.call.callId === 'jz-2'), 'the call started');
+    const call = s.calls.find((c) => c.transport.call.callId === 'jz-2')!;
+    await call.transport.transfer('+97145551234');
+    const closed = await far.closed;
+    assert.equal(closed.code, 1000, 'the listen socket closed cleanly');
+    // The plugin records the decision when the session has ended (see the report: jambonz may ask sooner).
+    await waitFor(() => s.server.calls.active === 0, 'the call ended');
+    const next = await post(listen!.actionHook, { call_sid: 'jz-2' });
+    assert.deepEqual(await next.json(), [{ verb: 'dial', target: [{ type: 'phone', number: '+97145551234' }] }]);
+  });
+
+  test('signatures: fresh and right only', () => {
+    const raw = Buffer.from('{"call_sid":"x"}');
+    const now = 1_800_000_000;
+    const sig = (t: number, key = secret) => `t=${t},v1=${createHmac('sha256', key).update(`${t}.`).update(raw).digest('hex')}`;
+    assert.ok(verifyJambonzSignature(sig(now), raw, secret, now));
+    assert.ok(!verifyJambonzSignature(sig(now - 3600), raw, secret, now), 'an old signature is replayed');
+    assert.ok(!verifyJambonzSignature(sig(now, 'x'), raw, secret, now));
+    assert.ok(!verifyJambonzSignature(undefined, raw, secret, now));
+    assert.ok(!verifyJambonzSignature('garbage', raw, secret, now));
   });
 });

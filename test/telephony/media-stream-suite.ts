@@ -30,6 +30,10 @@ export interface StreamCase {
   checkAudio(pcm: Int16Array): void;
   /** Malformed messages of this platform's kind, for the junk test. */
   junk: WireMessage[];
+  /** Runs only these tests (a variant of a platform already covered in full). @default all */
+  only?: ('call' | 'barge-in' | 'junk' | 'token')[];
+  /** Suite title suffix for a variant. */
+  variant?: string;
 }
 
 /** Speed of the scaled clock: the sandbox times speech on audio, not the wall. */
@@ -41,7 +45,11 @@ const SPEED = 3;
  * voiced by the sandbox in the platform's codec at (scaled) real-time pace.
  */
 export function mediaStreamSuite(c: StreamCase): void {
-  describe(`${c.provider} media stream against hiwar serve`, () => {
+  describe(`${c.provider}${c.variant ? ` (${c.variant})` : ''} media stream against hiwar serve`, () => {
+    // A variant registers only its own tests (nothing shows as skipped).
+    const run = (name: NonNullable<StreamCase['only']>[number]) => (title: string, fn: () => Promise<void>) => {
+      if (!c.only || c.only.includes(name)) test(title, fn);
+    };
     let s: Served;
     let balance: Int16Array;
     let lostCard: Int16Array;
@@ -71,7 +79,7 @@ export function mediaStreamSuite(c: StreamCase): void {
     /** How far the server's "heard" may run ahead of the far end's playout: none with acknowledgements. */
     const slack = c.acknowledges ? 0.001 : 0.6;
 
-    test('a call: the agent answers in the platform format, playout is reported, DTMF reaches the agent, the caller hangs up', async () => {
+    run('call')('a call: the agent answers in the platform format, playout is reported, DTMF reaches the agent, the caller hangs up', async () => {
       const { far, call } = await dial();
       assert.equal(call.transport.call.provider, c.provider);
       await waitFor(() => agentTurns(call).length >= 1, 'greeting played');
@@ -97,7 +105,7 @@ export function mediaStreamSuite(c: StreamCase): void {
       assert.match(metrics, new RegExp(`hiwar_calls_total\\{provider="${c.provider}",outcome="caller-hangup"\\} 1`));
     });
 
-    test(`barge-in: ${c.interrupts ? "the platform's interrupt message" : 'sending stops'}, the history keeps only what was heard`, async () => {
+    run('barge-in')(`barge-in: ${c.interrupts ? "the platform's interrupt message" : 'sending stops'}, the history keeps only what was heard`, async () => {
       const { far, call } = await dial();
       await waitFor(() => agentTurns(call).length >= 1, 'greeting played');
       void far.say(lostCard);
@@ -117,7 +125,7 @@ export function mediaStreamSuite(c: StreamCase): void {
       await waitFor(() => s.server.calls.active === 0, 'the call ended');
     });
 
-    test('malformed, duplicated and out-of-order frames leave the server healthy; a caller vanishing mid-reply frees the call', async () => {
+    run('junk')('malformed, duplicated and out-of-order frames leave the server healthy; a caller vanishing mid-reply frees the call', async () => {
       const { far, call } = await dial();
       for (const m of c.junk) far.send(m);
       await waitFor(() => far.seq > 10, 'some audio sent');
@@ -137,7 +145,7 @@ export function mediaStreamSuite(c: StreamCase): void {
       assert.equal((await fetch(`${s.url}/healthz`)).status, 200);
     });
 
-    test('a missing or wrong token is refused before any call starts', async () => {
+    run('token')('a missing or wrong token is refused before any call starts', async () => {
       const before = s.calls.length;
       for (const token of [null, 'wrong-token', '']) {
         const far = new FarEnd(urlFor('intruder', token), c.protocol('intruder'), s.clock, { protocols: c.protocols });

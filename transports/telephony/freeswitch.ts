@@ -9,13 +9,14 @@
  * audio on its clock (keeping only a small lead in FreeSWITCH) and reports playout from that clock;
  * on barge-in it stops sending, and the rest of what FreeSWITCH holds can be cut with `uuid_break`
  * through the user's event-socket hook (docs/telephony.md). Closing the socket ends the stream;
- * hanging the call up is the `hangup` hook (ESL `uuid_kill`).
+ * hanging the call up is the `hangup` hook (ESL `uuid_kill`). Keys reach the agent when the
+ * dialplan forwards them as `{"type":"dtmf","digit":"5"}` with `uuid_audio_stream … send_text`.
  *
  * The stream URL says what the command cannot: `rate` (must match the command's 8k/16k), and
  * optionally `call_id`; the metadata text, when it is JSON, adds `uuid`/`call_id`, `from`, `to`
  * and custom parameters. Without metadata the call starts with the first audio frame.
  */
-import { json, b64, type Inbound, type MediaFormat, type ProviderConnection, type TelephonyProvider, type WireMessage } from './provider.ts';
+import { b64, dtmfDigit, json, type Inbound, type MediaFormat, type ProviderConnection, type TelephonyProvider, type WireMessage } from './provider.ts';
 import { randomUUID } from 'node:crypto';
 
 const RATES = [8000, 16000];
@@ -45,7 +46,7 @@ class FreeswitchConnection implements ProviderConnection {
       const start = this.started ? [] : [this.start({})];
       return [...start, { type: 'audio', payload: msg.binary }];
     }
-    if (this.started) return [{ type: 'invalid', reason: 'FreeSWITCH sent text after the stream started' }];
+    if (this.started) return this.control(msg.text);
     let meta: Record<string, unknown> = {};
     try {
       const v = JSON.parse(msg.text);
@@ -55,6 +56,26 @@ class FreeswitchConnection implements ProviderConnection {
       meta = { metadata: msg.text };
     }
     return [this.start(meta)];
+  }
+
+  /**
+   * Text after the start: DTMF forwarded by the dialplan or ESL with
+   * `uuid_audio_stream <uuid> send_text {"type":"dtmf","digit":"5"}` (mod_audio_stream itself
+   * forwards no keys). Anything else is counted as unreadable.
+   */
+  private control(text: string): Inbound[] {
+    let m: Record<string, unknown> | undefined;
+    try {
+      m = JSON.parse(text);
+    } catch {
+      // not JSON
+    }
+    if (m?.type === 'dtmf') {
+      const digit = dtmfDigit(m.digit);
+      return digit ? [{ type: 'dtmf', digit }] : [{ type: 'invalid', reason: `not a DTMF digit: ${JSON.stringify(m.digit)}` }];
+    }
+    if (m?.type === 'hangup') return [{ type: 'stop', reason: 'caller hung up' }];
+    return [{ type: 'invalid', reason: `unexpected text from FreeSWITCH: ${text.slice(0, 60)}` }];
   }
 
   private start(meta: Record<string, unknown>): Inbound {
