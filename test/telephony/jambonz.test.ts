@@ -122,6 +122,8 @@ describe('jambonz webhooks against hiwar serve', () => {
     await far.start();
     await waitFor(() => s.calls.some((c) => c.transport.call.callId === 'jz-2'), 'the call started');
     const call = s.calls.find((c) => c.transport.call.callId === 'jz-2')!;
+    // Once the session runs (a hang-up before it subscribes is lost: see the report).
+    await waitFor(() => call.events.some((e) => e.type === 'agent_chunk'), 'the greeting started');
     await call.transport.transfer('+97145551234');
     const closed = await far.closed;
     assert.equal(closed.code, 1000, 'the listen socket closed cleanly');

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startOf } from './wire.ts';
+import { decode, encode } from '../../transports/telephony/codec.ts';
 import { pcm } from '../../transports/telephony/pcm.ts';
+import type { PlatformProtocol } from './far-end.ts';
+import { mediaStreamSuite } from './media-stream-suite.ts';
 
 const open = (q: string, claims?: { callId?: string; parameters?: Record<string, string> }) => pcm.open({ url: new URL(`ws://h/telephony/pcm${q}`), headers: {}, claims });
 
@@ -38,3 +41,38 @@ describe('generic pcm wire format', () => {
     for (const bad of ['nope', '{"type":"dtmf","digit":"55"}', '{"type":"mark"}', '{"type":"other"}']) assert.equal(c.parse({ text: bad })[0]!.type, 'invalid', bad);
   });
 });
+
+const L16_16K = { codec: 'l16', sampleRate: 16000, frameMs: 20 } as const;
+
+/** A user's own gateway speaking the generic protocol: binary PCM16, JSON control, marks echoed. */
+function gatewayProtocol(): PlatformProtocol {
+  return {
+    rate: 16000,
+    opening: () => [],
+    audio: (pcm) => ({ binary: encode(L16_16K, pcm) }),
+    dtmf: (digit) => ({ text: JSON.stringify({ type: 'dtmf', digit }) }),
+    stop: () => ({ text: JSON.stringify({ type: 'hangup' }) }),
+    read(msg) {
+      if ('binary' in msg) return [{ type: 'audio', pcm: decode(L16_16K, msg.binary) }];
+      const m = JSON.parse(msg.text);
+      if (m.type === 'clear') return [{ type: 'clear' }];
+      if (m.type === 'mark') return [{ type: 'mark', name: m.name }];
+      return [{ type: 'other', raw: m }];
+    },
+    ackMark: (name) => ({ text: JSON.stringify({ type: 'mark', name }) }),
+  };
+}
+
+const gateway = {
+  provider: 'pcm',
+  rate: 16000,
+  protocol: gatewayProtocol,
+  interrupts: true,
+  dtmf: true,
+  checkAudio: (p: Int16Array) => assert.equal(p.length, 320, '20 ms binary frames at the URL rate'),
+  junk: [{ text: 'nope' }, { text: '{"type":"dtmf","digit":"55"}' }, { binary: new Uint8Array(3) }],
+};
+
+mediaStreamSuite({ ...gateway, query: (callId) => ({ rate: '16000', call_id: callId, from: '100' }), acknowledges: true });
+// A gateway that cannot echo marks: the server paces on its clock.
+mediaStreamSuite({ ...gateway, query: (callId) => ({ rate: '16000', call_id: callId, marks: '0' }), acknowledges: false, variant: 'marks=0', only: ['barge-in'] });
