@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { connect } from 'node:net';
+import { after, before, describe, it, test } from 'node:test';
+import { pad, voiced } from '../helpers/sandbox.ts';
+import { AudioSocketFarEnd } from './audiosocket-far-end.ts';
+import { agentTurns, startServe, waitFor, type Served, type ServedCall } from './serve.ts';
 import type { ProviderConnection } from '../../transports/telephony/provider.ts';
 import { startOf } from './wire.ts';
 import { AudioSocketConnection } from '../../transports/telephony/audiosocket.ts';
 import { FrameReader, encodeFrame, uuidFromBytes, uuidToBytes } from '../../transports/telephony/audiosocket-frames.ts';
-import { allowList, peerAllowed } from '../../transports/telephony/audiosocket-server.ts';
+import { allowList, peerAllowed, startAudioSocketServer, type AudioSocketServer } from '../../transports/telephony/audiosocket-server.ts';
 
 const UUID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 
@@ -62,10 +66,111 @@ describe('audiosocket connection', () => {
     assert.equal(c.clear, undefined);
   });
 
-  it('allows loopback and listed peers only', () => {
-    const list = allowList(['10.1.0.0/16', '192.0.2.7', 'fd00::/8']);
+  it('allows listed peers only', () => {
+    const list = allowList(['127.0.0.0/8', '::1', '10.1.0.0/16', '192.0.2.7', 'fd00::/8']);
     for (const ok of ['127.0.0.1', '::ffff:127.0.0.1', '::1', '10.1.2.3', '::ffff:10.1.9.9', '192.0.2.7', 'fd00::1']) assert.ok(peerAllowed(list, ok), ok);
     for (const no of ['10.2.0.1', '192.0.2.8', '8.8.8.8', 'fe80::1', undefined]) assert.ok(!peerAllowed(list, no), String(no));
     assert.throws(() => allowList(['10.0.0.0/40']));
+  });
+});
+
+describe('AudioSocket against hiwar serve', () => {
+  let s: Served;
+  let as: AudioSocketServer;
+  let balance: Int16Array;
+  let lostCard: Int16Array;
+  let n = 0;
+  before(async () => {
+    s = await startServe({ speed: 3 });
+    as = await startAudioSocketServer(s.server.host, { port: 0, media: { clock: s.clock } });
+    s.server.use(as);
+    balance = pad(await voiced(s.sandbox.client, 'كم رصيدي', 8000), 8000, 0.2, 1.0);
+    lostCard = pad(await voiced(s.sandbox.client, 'بطاقتي ضاعت', 8000), 8000, 0.2, 1.0);
+  });
+  after(() => s.close());
+
+  async function dial(): Promise<{ far: AudioSocketFarEnd; call: ServedCall }> {
+    const uuid = `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+    const far = new AudioSocketFarEnd(as.port, uuid, s.clock);
+    await far.start();
+    await waitFor(() => s.calls.some((c) => c.transport.call.callId === uuid), 'the call started');
+    return { far, call: s.calls.find((c) => c.transport.call.callId === uuid)! };
+  }
+
+  test('a call: 20 ms slin frames paced on the clock (no burst), DTMF reaches the agent, the caller hangs up with a 0x00 frame', async () => {
+    const { far, call } = await dial();
+    assert.equal(call.transport.call.provider, 'audiosocket');
+    await waitFor(() => agentTurns(call).length >= 1, 'greeting played');
+    await far.say(balance);
+    await waitFor(() => agentTurns(call).length >= 2, 'the answer');
+    assert.match(agentTurns(call)[1]!.text, /رصيد/);
+    const audio = far.frames.filter((f) => f.type === 0x10);
+    assert.ok(audio.length > 50);
+    for (const f of audio) assert.equal(f.payload.byteLength, 320, 'every frame is 20 ms of 8 kHz slin');
+    assert.ok(far.loudFrames > 20, 'the agent audio is speech');
+    assert.ok(far.maxLead < 0.25, `the server never ran more than a frame or two ahead of real time (${far.maxLead.toFixed(3)} s)`);
+    assert.ok(call.transport.output.position() <= far.played + 0.001, 'heard is never ahead of what Asterisk got');
+    far.dtmf('5');
+    await waitFor(() => call.transportEvents.some((e) => e.type === 'dtmf' && e.digit === '5'), 'DTMF reached the call');
+    far.hangup();
+    await waitFor(() => call.report !== undefined && s.server.calls.active === 0, 'the call ended');
+    assert.match(await (await fetch(`${s.url}/metrics`)).text(), /hiwar_calls_total\{provider="audiosocket",outcome="caller-hangup"\} 1/);
+  });
+
+  test('barge-in: sending stops at once, the history keeps only what was sent by the clock; the agent hangs up with a 0x00 frame', async () => {
+    const { far, call } = await dial();
+    await waitFor(() => agentTurns(call).length >= 1, 'greeting played');
+    void far.say(lostCard);
+    await waitFor(() => call.events.some((e) => e.type === 'agent_chunk' && /بطاقتك/.test(e.text)), 'the long answer started');
+    const start = far.played;
+    await waitFor(() => far.played > start + 1.5, 'the caller heard part of it');
+    await far.say(balance);
+    await waitFor(() => agentTurns(call).some((t) => t.interrupted), 'the answer was cut off');
+    const cut = agentTurns(call).find((t) => t.interrupted)!;
+    assert.ok(cut.heardText.length > 0 && cut.heardText.length < cut.text.length, `heard "${cut.heardText}" of "${cut.text}"`);
+    assert.ok(call.transport.output.position() <= far.played + 0.001);
+    await waitFor(() => agentTurns(call).some((t) => /رصيد/.test(t.text)), 'the new question answered');
+    await call.transport.hangup('done');
+    await far.closed;
+    assert.equal(far.frames.at(-1)!.type, 0x00, 'the last frame is the hang-up frame');
+    await waitFor(() => s.server.calls.active === 0, 'the call ended');
+  });
+
+  test('junk frames leave the call healthy; a caller vanishing mid-reply frees the call', async () => {
+    const { far, call } = await dial();
+    far.send(encodeFrame(0x42, new Uint8Array(4)));
+    far.send(encodeFrame(0x03, Buffer.from('x')));
+    far.send(encodeFrame(0x12, new Uint8Array(640)));
+    far.send(encodeFrame(0x01, uuidToBytes(UUID)));
+    await waitFor(() => agentTurns(call).length >= 1, 'greeting played despite the junk');
+    assert.ok(call.transport.stats.invalid >= 4, `invalid counted: ${call.transport.stats.invalid}`);
+    void far.say(lostCard);
+    await waitFor(() => call.events.some((e) => e.type === 'agent_chunk' && /بطاقتك/.test(e.text)), 'the reply started');
+    const heard = far.played;
+    await waitFor(() => far.played > heard + 0.5, 'the reply is playing');
+    far.vanish();
+    await waitFor(() => call.report !== undefined && s.server.calls.active === 0, 'the call was freed');
+    await waitFor(() => as.connections() === 0, 'no socket left');
+    assert.equal((await fetch(`${s.url}/healthz`)).status, 200);
+  });
+
+  test('a peer not on the allow-list is disconnected before any call starts; so is one that never sends audio', async () => {
+    const strict = await startAudioSocketServer(s.server.host, { port: 0, allow: ['192.0.2.1'] });
+    const quiet = await startAudioSocketServer(s.server.host, { port: 0, startTimeoutMs: 200 });
+    try {
+      const before = s.calls.length;
+      const far = new AudioSocketFarEnd(strict.port, UUID, s.clock);
+      await far.start();
+      await far.closed;
+      assert.equal(s.calls.length, before, 'no call for a refused peer');
+      assert.equal(far.frames.length, 0);
+      const sock = connect(quiet.port, '127.0.0.1');
+      sock.on('error', () => {});
+      await new Promise((r) => sock.once('close', r));
+      await waitFor(() => quiet.connections() === 0, 'the silent connection was dropped');
+    } finally {
+      await strict.close();
+      await quiet.close();
+    }
   });
 });

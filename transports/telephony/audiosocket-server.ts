@@ -20,9 +20,9 @@ export interface AudioSocketServerOptions {
   /** Address to bind. @default '127.0.0.1' */
   host?: string;
   /**
-   * Peers allowed to connect besides loopback: addresses (`10.0.0.5`) or subnets (`10.0.0.0/8`,
-   * `fd00::/8`). Anyone else is disconnected at once.
-   * @default []
+   * Peers allowed to connect: addresses (`10.0.0.5`) or subnets (`10.0.0.0/8`, `fd00::/8`).
+   * Anyone else is disconnected at once, before a call starts.
+   * @default ['127.0.0.0/8', '::1'] (this machine only)
    */
   allow?: string[];
   /**
@@ -38,13 +38,11 @@ export interface AudioSocketServerOptions {
   logger?: Logger;
 }
 
-export const AUDIOSOCKET_SERVER_DEFAULTS = { host: '127.0.0.1', leadMs: 40, startTimeoutMs: 10_000 } as const;
+export const AUDIOSOCKET_SERVER_DEFAULTS = { host: '127.0.0.1', allow: ['127.0.0.0/8', '::1'], leadMs: 40, startTimeoutMs: 10_000 };
 
-/** Builds the allow-list: loopback always, then the user's addresses and subnets. */
-export function allowList(entries: string[] = []): BlockList {
+/** Builds the allow-list of peer addresses and subnets. */
+export function allowList(entries: string[]): BlockList {
   const list = new BlockList();
-  list.addSubnet('127.0.0.0', 8, 'ipv4');
-  list.addAddress('::1', 'ipv6');
   for (const entry of entries) {
     const [addr, bits] = entry.trim().split('/');
     if (!addr) continue;
@@ -69,6 +67,7 @@ export function peerAllowed(list: BlockList, remote: string | undefined): boolea
 export interface AudioSocketServer extends ServerPlugin {
   readonly port: number;
   connections(): number;
+  close(): Promise<void>;
 }
 
 export async function startAudioSocketServer(callHost: CallHost, opts: AudioSocketServerOptions): Promise<AudioSocketServer> {
@@ -134,4 +133,14 @@ export async function startAudioSocketServer(callHost: CallHost, opts: AudioSock
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * `hiwar serve --audiosocket-port N`: the AudioSocket server on the serve command's address.
+ * Peers beyond this machine are listed in `HIWAR_AUDIOSOCKET_ALLOW` (comma-separated addresses or
+ * subnets of the Asterisk hosts): AudioSocket carries no token, so the media token cannot apply.
+ */
+export function listenAudioSocket(callHost: CallHost, o: { port: number; host: string; logger?: Logger; hooks?: PlatformHooks; media?: MediaStreamOptions }): Promise<AudioSocketServer> {
+  const extra = (process.env.HIWAR_AUDIOSOCKET_ALLOW ?? '').split(',').map((a) => a.trim()).filter(Boolean);
+  return startAudioSocketServer(callHost, { ...o, allow: [...AUDIOSOCKET_SERVER_DEFAULTS.allow, ...extra] });
 }
