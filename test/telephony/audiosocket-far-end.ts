@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import type { Clock } from '../../src/session/clock.ts';
+import type { Clock } from '../../src/transport/clock.ts';
 import { FrameReader, encodeFrame, framePayload, frameType, uuidToBytes } from '../../transports/telephony/audiosocket-frames.ts';
 import { decode, encode } from '../../transports/telephony/codec.ts';
 
@@ -74,11 +74,11 @@ export class AudioSocketFarEnd {
     this.frames.push({ type, payload });
     if (type !== 0x10) return;
     const now = this.clock.now();
-    this.firstAt ??= now;
+    const first = (this.firstAt ??= now);
     const pcm = decode(SLIN8, payload);
     if (pcm.some((v) => Math.abs(v) > 2000)) this.loudFrames++;
     this.played += pcm.length / 8000;
-    this.maxLead = Math.max(this.maxLead, this.played - (now - this.firstAt) / 1000);
+    this.maxLead = Math.max(this.maxLead, this.played - (now - first) / 1000);
   }
 
   private async sendLoop(): Promise<void> {
