@@ -76,8 +76,12 @@ export function mediaStreamSuite(c: StreamCase): void {
       return { far, call: s.calls.find((x) => x.transport.call.callId === callId)!, callId };
     }
 
-    /** How far the server's "heard" may run ahead of the far end's playout: none with acknowledgements. */
-    const slack = c.acknowledges ? 0.001 : 0.6;
+    /**
+     * How far the server's "heard" may run ahead of the far end's playout: nothing with
+     * acknowledgements; on the send clock, the platform's lead plus timer jitter on this shared
+     * machine (still far below a sentence: counting all that was written would be seconds off).
+     */
+    const slack = c.acknowledges ? 0.001 : 1.5;
 
     run('call')('a call: the agent answers in the platform format, playout is reported, DTMF reaches the agent, the caller hangs up', async () => {
       const { far, call } = await dial();
