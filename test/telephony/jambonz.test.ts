@@ -122,12 +122,12 @@ describe('jambonz webhooks against hiwar serve', () => {
     await far.start();
     await waitFor(() => s.calls.some((c) => c.transport.call.callId === 'jz-2'), 'the call started');
     const call = s.calls.find((c) => c.transport.call.callId === 'jz-2')!;
-    // Once the session runs (a hang-up before it subscribes is lost: see the report).
+    // Mid-call, as an agent tool would.
     await waitFor(() => call.events.some((e) => e.type === 'agent_chunk'), 'the greeting started');
     await call.transport.transfer('+97145551234');
     const closed = await far.closed;
     assert.equal(closed.code, 1000, 'the listen socket closed cleanly');
-    // The plugin records the decision when the session has ended (see the report: jambonz may ask sooner).
+    // The plugin records the decision once the session has ended; jambonz may ask sooner (see the report).
     await waitFor(() => s.server.calls.active === 0, 'the call ended');
     const next = await post(listen!.actionHook, { call_sid: 'jz-2' });
     assert.deepEqual(await next.json(), [{ verb: 'dial', target: [{ type: 'phone', number: '+97145551234' }] }]);
