@@ -9,12 +9,22 @@ import { plivo } from './plivo.ts';
 import { telnyx } from './telnyx.ts';
 import { twilio } from './twilio.ts';
 import { vonage } from './vonage.ts';
+import { exotel } from './exotel.ts';
+import { freeswitch } from './freeswitch.ts';
+import { jambonz } from './jambonz.ts';
+import { asterisk } from './asterisk.ts';
+import { pcm } from './pcm.ts';
 
 export const providers: TelephonyProvider[] = [
   twilio,
   telnyx,
   plivo,
   vonage,
+  exotel,
+  freeswitch,
+  jambonz,
+  asterisk,
+  pcm,
 ];
 
 /** The telephony routes of every provider above (or those given in `opts.providers`). */
@@ -26,3 +36,4 @@ export type { TelephonyOptions } from './plugin.ts';
 export type { TelephonyProvider, ProviderConnection, Inbound, MediaFormat, WireMessage } from './provider.ts';
 export { MediaStreamTransport, MediaStreamOutput, type MediaSink, type MediaStreamOptions, type PlatformHooks } from './media-stream.ts';
 export { MediaConnection } from './connection.ts';
+export { listenAudioSocket, startAudioSocketServer, type AudioSocketServerOptions } from './audiosocket-server.ts';

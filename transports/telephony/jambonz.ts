@@ -1,0 +1,151 @@
+/**
+ * jambonz `listen` verb with bidirectional streaming (WebSocket subprotocol `audio.jambonz.org`).
+ * jambonz opens with one TEXT frame of call attributes (callSid, from, to, direction, …) plus
+ * `sampleRate`, `mixType` and the verb's `metadata`; caller audio follows as BINARY L16 at that
+ * rate. With `passDtmf: true` keys arrive as `{"event":"dtmf","dtmf":"5","duration":…}`. With
+ * `bidirectionalAudio: {enabled: true, streaming: true, sampleRate}` agent audio goes back as
+ * BINARY L16; `{"type":"killAudio"}` stops playout (barge-in), `{"type":"mark","data":{"name"}}`
+ * is reported back as a `mark` event once played (or cleared), `{"type":"disconnect"}` ends the
+ * listen. What happens next (hang up, dial a transfer target) is the listen's `actionHook`
+ * answer: `POST /telephony/jambonz/after/<token>`, answered by this provider — the jambonz "redirect".
+ *
+ * `POST /telephony/jambonz` answers jambonz's call webhook with a `listen` verb pointing back
+ * here, with a per-call token in its URL.
+ */
+import { createHmac } from 'node:crypto';
+import { safeEqual } from '../../src/server/tokens.ts';
+import { dtmfDigit, json, parseJson, type AfterStream, type Inbound, type MediaFormat, type ProviderConnection, type TelephonyProvider, type WebhookContext, type WireMessage } from './provider.ts';
+
+export const JAMBONZ_SUBPROTOCOL = 'audio.jambonz.org';
+const RATES = [8000, 16000, 24000, 32000, 48000, 64000];
+/** Call attributes jambonz always sends; every other string attribute is a custom parameter. */
+const ATTRIBUTES = new Set(['callSid', 'from', 'to', 'direction', 'sampleRate', 'mixType', 'callId', 'sipStatus', 'callStatus', 'accountSid', 'applicationSid', 'traceId', 'originatingSipIp', 'originatingSipTrunkName', 'callerName', 'localSipAddress', 'publicIp', 'fsSipAddress', 'fsPublicIp', 'apiBaseUrl']);
+/**
+ * Milliseconds of agent audio per BINARY message. jambonz takes any size in streaming mode.
+ * @default 20
+ */
+export const JAMBONZ_FRAME_MS = 20;
+
+/** The listen verb that connects a call to this server: what the call webhook answers. */
+export function listenVerb(streamUrl: string, actionUrl: string, sampleRate = 8000): Record<string, unknown> {
+  return {
+    verb: 'listen',
+    url: streamUrl,
+    actionHook: actionUrl,
+    sampleRate,
+    mixType: 'mono',
+    passDtmf: true,
+    bidirectionalAudio: { enabled: true, streaming: true, sampleRate },
+  };
+}
+
+/** What the listen's actionHook answers once the agent let the stream go. */
+export function afterListen(next: AfterStream | undefined): Record<string, unknown>[] {
+  if (next?.action === 'transfer') {
+    const sip = /^sips?:/i.test(next.target);
+    return [{ verb: 'dial', target: [sip ? { type: 'sip', sipUri: next.target } : { type: 'phone', number: next.target }] }];
+  }
+  return [{ verb: 'hangup' }];
+}
+
+class JambonzConnection implements ProviderConnection {
+  private started = false;
+
+  parse(msg: WireMessage): Inbound[] {
+    if ('binary' in msg) return this.started ? [{ type: 'audio', payload: msg.binary }] : [{ type: 'invalid', reason: 'audio before the call attributes' }];
+    const m = parseJson(msg);
+    if (!m) return [{ type: 'invalid', reason: 'jambonz text frames are JSON' }];
+    if (!this.started) return [this.start(m)];
+    if (m.event === 'dtmf') {
+      const digit = dtmfDigit(m.dtmf);
+      // jambonz reports the duration in 8 kHz timestamp units.
+      const duration = Number(m.duration);
+      return digit ? [{ type: 'dtmf', digit, durationMs: duration > 0 ? Math.round(duration / 8) : undefined }] : [{ type: 'invalid', reason: 'dtmf without a valid digit' }];
+    }
+    const type = m.type ?? m.event;
+    if (type === 'mark') {
+      const name = m.data?.name ?? m.name;
+      return typeof name === 'string' ? [{ type: 'mark', name }] : [{ type: 'invalid', reason: 'mark without a name' }];
+    }
+    if (type === 'playDone' || type === 'clearMarks' || type === 'error') return type === 'error' ? [{ type: 'invalid', reason: `jambonz error: ${JSON.stringify(m.data ?? m).slice(0, 120)}` }] : [];
+    return [{ type: 'invalid', reason: `unknown jambonz message ${JSON.stringify(type)}` }];
+  }
+
+  private start(m: Record<string, any>): Inbound {
+    const callId = m.callSid ?? m.call_sid;
+    if (typeof callId !== 'string' || !callId) return { type: 'invalid', reason: 'jambonz call attributes without callSid' };
+    const sampleRate = Number(m.sampleRate ?? 8000);
+    if (!RATES.includes(sampleRate)) return { type: 'invalid', reason: `jambonz sample rate ${JSON.stringify(m.sampleRate)} is not supported` };
+    if (m.mixType && m.mixType !== 'mono') return { type: 'invalid', reason: `jambonz mixType ${m.mixType}: only mono is carried` };
+    this.started = true;
+    const parameters: Record<string, string> = {};
+    for (const [k, v] of Object.entries(m)) if (!ATTRIBUTES.has(k) && (typeof v === 'string' || typeof v === 'number')) parameters[k] = String(v);
+    const format: MediaFormat = { codec: 'l16', sampleRate, frameMs: JAMBONZ_FRAME_MS };
+    return {
+      type: 'start',
+      call: {
+        callId,
+        from: typeof m.from === 'string' ? m.from : undefined,
+        to: typeof m.to === 'string' ? m.to : undefined,
+        direction: m.direction === 'outbound' ? 'outbound' : m.direction === 'inbound' ? 'inbound' : undefined,
+        parameters,
+      },
+      input: format,
+      output: format,
+    };
+  }
+
+  encodeAudio(payload: Uint8Array): WireMessage {
+    return { binary: payload };
+  }
+
+  clear(): WireMessage {
+    return json({ type: 'killAudio' });
+  }
+
+  mark(name: string): WireMessage {
+    return json({ type: 'mark', data: { name } });
+  }
+
+  /** Ends the listen; the actionHook answer says what the call does next. */
+  hangup(): WireMessage[] {
+    return [json({ type: 'disconnect' })];
+  }
+}
+
+/** How old a signed webhook may be (jambonz's own SDKs allow five minutes). */
+export const JAMBONZ_SIGNATURE_TOLERANCE_S = 300;
+
+/**
+ * jambonz webhook signing: `Jambonz-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of
+ * "<t>.<raw body>" with the application's webhook secret>`.
+ */
+export function verifyJambonzSignature(header: string | string[] | undefined, rawBody: Buffer, secret: string, nowS = Date.now() / 1000): boolean {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return false;
+  let t = '';
+  const sigs: string[] = [];
+  for (const part of value.split(',')) {
+    const [k, v] = part.trim().split('=');
+    if (k === 't' && v) t = v;
+    else if (k === 'v1' && v) sigs.push(v);
+  }
+  if (!/^\d+$/.test(t) || Math.abs(nowS - Number(t)) > JAMBONZ_SIGNATURE_TOLERANCE_S) return false;
+  const expected = createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest('hex');
+  return sigs.some((s) => safeEqual(s, expected));
+}
+
+export const jambonz: TelephonyProvider = {
+  name: 'jambonz',
+  subprotocol: JAMBONZ_SUBPROTOCOL,
+  secretEnv: 'JAMBONZ_WEBHOOK_SECRET',
+  transfersAfterStream: true,
+  open: () => new JambonzConnection(),
+  verifySignature: (ctx, secret) => verifyJambonzSignature(ctx.req.headers['jambonz-signature'], ctx.rawBody, secret),
+  answer(route: string, ctx: WebhookContext) {
+    const callId = ctx.params.callSid ?? ctx.params.call_sid ?? '';
+    if (!callId) return { status: 400, contentType: 'application/json', body: JSON.stringify({ error: 'callSid is required' }) };
+    const verbs = route === 'after' ? afterListen(ctx.afterStream(callId)) : [listenVerb(ctx.streamUrl(callId), ctx.routeUrl('after', callId))];
+    return { contentType: 'application/json', body: JSON.stringify(verbs) };
+  },
+};
