@@ -53,6 +53,8 @@ export class WeriftPeer {
   private recvConnected = false;
   private negotiating: Promise<void> = Promise.resolve();
   role = '';
+  /** Failures while setting up received streams (a test asserts there are none). */
+  readonly errors: string[] = [];
 
   private constructor(readonly sig: SignalingClient) {
     this.silence = this.encoder.encode(Buffer.alloc(960 * 2));
@@ -73,7 +75,7 @@ export class WeriftPeer {
     const sig = await SignalingClient.connect(baseUrl);
     const peer = new WeriftPeer(sig);
     sig.on((n) => {
-      if (n.notification === 'newConsumer') peer.negotiating = peer.negotiating.then(() => peer.consume(n.data)).catch(() => {});
+      if (n.notification === 'newConsumer') peer.negotiating = peer.negotiating.then(() => peer.consume(n.data)).catch((e: Error) => peer.errors.push(e.message));
     });
     const joined = await sig.request('join', { token });
     peer.role = joined.role;

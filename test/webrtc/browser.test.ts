@@ -10,8 +10,6 @@ import { startWebRtcServer, type WebRtcServer } from '../helpers/webrtc-server.t
 // type-checks this file has no DOM library.
 declare const window: any;
 declare const document: any;
-declare const getComputedStyle: any;
-type Text = any;
 
 const OUT = new URL('../../out/', import.meta.url).pathname;
 const LINE = 'كم رصيدي';
@@ -76,28 +74,28 @@ test('a caller in headless Chromium talks to the agent: the agent hears the line
 
   // Right to left: the caption box runs RTL; in the agent's line the first word is rightmost, and
   // a Latin run inside it (the amount) keeps its own left-to-right order.
-  const layout = await page.evaluate(() => {
-    const bdi = document.querySelectorAll('.caption.agent bdi')[0]!;
-    const text = bdi.firstChild as Text;
-    const rect = (from: number, to: number) => {
+  // A string, not a function: tsx's transform would wrap the nested helpers in a __name() the
+  // page does not have.
+  const layout = (await page.evaluate(`(() => {
+    const text = document.querySelector('.caption.agent bdi').firstChild;
+    const rect = (from, to) => {
       const r = document.createRange();
       r.setStart(text, from);
       r.setEnd(text, to);
       return r.getBoundingClientRect();
     };
     const s = text.data;
-    const firstWord = s.indexOf(' ');
-    const digits = s.search(/\d/);
-    const run = s.slice(digits).match(/^[\d,.]+/)![0];
+    const digits = s.search(/[0-9]/);
+    const run = s.slice(digits).match(/^[0-9,.]+/)[0];
     return {
-      direction: getComputedStyle(document.getElementById('captions')!).direction,
-      firstRight: rect(0, firstWord).right,
+      direction: getComputedStyle(document.getElementById('captions')).direction,
+      firstRight: rect(0, s.indexOf(' ')).right,
       lastLeft: rect(s.length - 2, s.length).left,
       runStartLeft: rect(digits, digits + 1).left,
       runEndLeft: rect(digits + run.length - 1, digits + run.length).left,
       run,
     };
-  });
+  })()`)) as { direction: string; firstRight: number; lastLeft: number; runStartLeft: number; runEndLeft: number; run: string };
   assert.equal(layout.direction, 'rtl');
   assert.ok(layout.firstRight > layout.lastLeft, 'the line starts on the right');
   assert.ok(layout.runStartLeft < layout.runEndLeft, `the Latin run ${layout.run} reads left to right inside the Arabic`);

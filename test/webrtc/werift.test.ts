@@ -51,7 +51,12 @@ test('multi-party: a supervisor hears both sides, takes over, and the caller the
     await supervisor.sig.waitFor('call', (n) => n.data.type === 'agent_turn');
 
     // A supervisor cannot speak before taking over; then the agent leaves the floor.
-    await assert.rejects(supervisor.startSending(), /only after taking the call over/);
+    const early = await supervisor.sig.request('createTransport', { direction: 'send' });
+    const opus = { mimeType: 'audio/opus', payloadType: 111, clockRate: 48000, channels: 2, parameters: {}, rtcpFeedback: [] };
+    await assert.rejects(
+      supervisor.sig.request('produce', { transportId: early.id, kind: 'audio', rtpParameters: { codecs: [opus], encodings: [{ ssrc: 1 }] } }),
+      /only after taking the call over/,
+    );
     await supervisor.sig.request('takeover', {});
     const left = await caller.sig.waitFor('agentLeft');
     assert.match(left.data.reason, /supervisor/);
@@ -64,6 +69,7 @@ test('multi-party: a supervisor hears both sides, takes over, and the caller the
     assert.equal(caller.from('agent').packets.length, agentPackets, 'no agent audio after the takeover');
     assert.equal(server.host.calls.length, 1);
 
+    assert.deepEqual([...caller.errors, ...supervisor.errors], []);
     await caller.leave();
     await supervisor.leave();
     await until(() => server.plugin.rooms === 0, 'the room to close');
