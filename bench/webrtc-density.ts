@@ -13,6 +13,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '../src/session/logger.ts';
 import type { CallHost, CallOutcome } from '../src/server/types.ts';
+import { ResamplingOutput } from '../src/transport/resampling-output.ts';
 import type { Transport } from '../src/transport/types.ts';
 import type { AgentOutput } from '../transports/webrtc/agent-output.ts';
 import { createWebRtcPlugin } from '../transports/webrtc/index.ts';
@@ -59,10 +60,13 @@ class TalkingHost implements CallHost {
   async runCall(t: Transport): Promise<CallOutcome> {
     const out = t.output as AgentOutput;
     this.outputs.push(out);
+    // 24 kHz like the TTS socket, converted at the edge as the session does.
+    const edge = new ResamplingOutput(out);
+    await edge.prepare(24000);
     this.transports.push(t);
     const chunk = Int16Array.from({ length: 4800 }, (_, i) => Math.round(6000 * Math.sin((2 * Math.PI * 220 * i) / 24000) * (0.6 + 0.4 * Math.sin((2 * Math.PI * 3 * i) / 24000))));
     const top = () => {
-      while (out.writtenSeconds - out.position() < 0.4) out.write({ samples: chunk, sampleRate: 24000, time: Date.now() });
+      while (out.writtenSeconds - out.position() < 0.4) edge.write({ samples: chunk, sampleRate: 24000, time: Date.now() });
     };
     top();
     const sub = out.playback$.subscribe(top);

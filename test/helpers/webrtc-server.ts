@@ -33,8 +33,7 @@ export class SessionHost implements CallHost {
   ) {}
 
   async runCall(transport: Transport, observer?: CallObserver): Promise<CallOutcome> {
-    // TODO(core phase 1): drop the cast once the session takes src/transport/types.ts.
-    const session = new AgentSession({ client: this.client, transport: transport as never, agent: this.agent, logger: createLogger('silent') });
+    const session = new AgentSession({ client: this.client, transport, agent: this.agent, logger: createLogger('silent') });
     const call: HostedCall = { transport, events: [], session };
     this.calls.push(call);
     session.events$.subscribe((e) => {
@@ -104,4 +103,21 @@ export async function startWebRtcServer(client: ServiceClient, opts: { agent?: P
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+/** Waits for a condition, polling; throws with `what` after `timeoutMs`. */
+export async function until(cond: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** RMS level of decoded audio frames. */
+export function rms(pcm: Int16Array[]): number {
+  let sum = 0;
+  let n = 0;
+  for (const f of pcm) for (const v of f) (sum += v * v), n++;
+  return n ? Math.sqrt(sum / n) : 0;
 }

@@ -75,7 +75,9 @@ export class WeriftPeer {
     const sig = await SignalingClient.connect(baseUrl);
     const peer = new WeriftPeer(sig);
     sig.on((n) => {
-      if (n.notification === 'newConsumer') peer.negotiating = peer.negotiating.then(() => peer.consume(n.data)).catch((e: Error) => peer.errors.push(e.message));
+      if (n.notification === 'newConsumer') peer.negotiating = peer.negotiating.then(() => peer.consume(n.data)).catch((e: Error) => {
+          peer.errors.push(e.message);
+        });
     });
     const joined = await sig.request('join', { token });
     peer.role = joined.role;

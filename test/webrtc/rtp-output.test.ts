@@ -4,9 +4,10 @@ import { OpusCodec } from '../../transports/webrtc/opus.ts';
 import { AgentOutput } from '../../transports/webrtc/agent-output.ts';
 import { PacketClock } from '../../transports/webrtc/packet-clock.ts';
 import { buildRtp, parseRtp, type RtpPacket } from '../../transports/webrtc/rtp.ts';
+import { ResamplingOutput } from '../../src/transport/resampling-output.ts';
 import type { PlaybackUpdate } from '../../src/transport/types.ts';
 
-const tone = (seconds: number, rate = 24000, hz = 440) => Int16Array.from({ length: Math.round(seconds * rate) }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * hz * i) / rate)));
+const tone = (seconds: number, rate = 48000, hz = 440) => Int16Array.from({ length: Math.round(seconds * rate) }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * hz * i) / rate)));
 
 test('RTP header round-trips, and CSRCs, extensions and padding are skipped on read', () => {
   const payload = Buffer.from([1, 2, 3, 4]);
@@ -30,20 +31,25 @@ async function outputOnManualClock() {
   const clock = new PacketClock({ manual: true });
   const sent: RtpPacket[] = [];
   const updates: PlaybackUpdate[] = [];
-  const out = await AgentOutput.create((b) => sent.push(parseRtp(b)), clock, { inputRate: 24000, ssrc: 1234 });
+  const out = new AgentOutput((b) => sent.push(parseRtp(b)), clock, { ssrc: 1234 });
   out.playback$.subscribe((u) => updates.push(u));
   return { clock, sent, updates, out };
 }
 
 test('agent audio leaves one Opus packet per 20 ms tick with continuous timestamps, running sequence numbers and a marker per talkspurt', async () => {
   const { clock, sent, updates, out } = await outputOnManualClock();
-  out.write({ samples: tone(0.5), sampleRate: 24000, time: 0 });
+  // As the session writes it: 24 kHz from the TTS socket, converted at the edge.
+  const edge = new ResamplingOutput(out);
+  await edge.prepare(24000);
+  edge.write({ samples: tone(0.5, 24000), sampleRate: 24000, time: 0 });
+  const played = edge.mark('end-of-sentence'); // brings out the resampler's tail
   for (let i = 0; i < 40; i++) clock.step(); // 0.8 s: the 0.5 s and its tail, then silence
+  await played;
   const first = sent.length;
   assert.ok(first >= 25 && first <= 27, `packets for 0.5 s: ${first}`);
   for (let i = 5; i < 15; i++) clock.step(); // more silence: nothing sent
   assert.equal(sent.length, first);
-  out.write({ samples: tone(0.2), sampleRate: 24000, time: 0 });
+  edge.write({ samples: tone(0.2, 24000), sampleRate: 24000, time: 0 });
   for (let i = 0; i < 20; i++) clock.step();
   assert.ok(sent.length > first + 9);
   for (let i = 1; i < sent.length; i++) assert.equal(sent[i]!.sequenceNumber, (sent[i - 1]!.sequenceNumber + 1) & 0xffff, 'sequence numbers run on');
@@ -75,7 +81,7 @@ test('agent audio leaves one Opus packet per 20 ms tick with continuous timestam
 
 test('barge-in drops every queued packet at once, resolves marks, and the next talkspurt gets a marker', async () => {
   const { clock, sent, out } = await outputOnManualClock();
-  out.write({ samples: tone(2), sampleRate: 24000, time: 0 });
+  out.write({ samples: tone(2), sampleRate: 48000, time: 0 });
   let marked = false;
   void out.mark('end').then(() => (marked = true));
   for (let i = 0; i < 10; i++) clock.step();
@@ -87,7 +93,7 @@ test('barge-in drops every queued packet at once, resolves marks, and the next t
   for (let i = 0; i < 10; i++) clock.step();
   assert.equal(sent.length, 10, 'nothing queued is sent after the interrupt');
   assert.ok(out.stats.dropped >= 85);
-  out.write({ samples: tone(0.1), sampleRate: 24000, time: 0 });
+  out.write({ samples: tone(0.1), sampleRate: 48000, time: 0 });
   clock.step();
   assert.equal(sent.at(-1)!.marker, true);
   await out.close();
@@ -95,7 +101,7 @@ test('barge-in drops every queued packet at once, resolves marks, and the next t
 
 test('a mark resolves when the audio before it has been sent on the clock', async () => {
   const { clock, out } = await outputOnManualClock();
-  out.write({ samples: tone(0.2), sampleRate: 24000, time: 0 });
+  out.write({ samples: tone(0.2), sampleRate: 48000, time: 0 });
   let done = false;
   void out.mark('a').then(() => (done = true));
   for (let i = 0; i < 8; i++) clock.step();
@@ -104,7 +110,7 @@ test('a mark resolves when the audio before it has been sent on the clock', asyn
   for (let i = 0; i < 4; i++) clock.step();
   await Promise.resolve();
   assert.equal(done, true);
-  assert.throws(() => out.write({ samples: tone(0.1, 16000), sampleRate: 16000, time: 0 }), /expects 24000 Hz/);
+  assert.throws(() => out.write({ samples: tone(0.1, 16000), sampleRate: 16000, time: 0 }), /expects 48000 Hz/);
   await out.close();
 });
 

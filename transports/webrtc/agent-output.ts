@@ -1,21 +1,14 @@
-import { OpusCodec } from './opus.ts';
 import { Subject, type Observable } from 'rxjs';
 import type { AudioFrame } from '../../src/audio/frame.ts';
-import { createResampler, type StreamResampler } from '../../src/audio/resample.ts';
 import type { PlaybackUpdate, TransportOutput } from '../../src/transport/types.ts';
 import type { PacketClock, Tick } from './packet-clock.ts';
+import { OpusCodec } from './opus.ts';
 import { buildRtp } from './rtp.ts';
 
 /** Opus on the wire: always a 48 kHz RTP clock; we send mono 20 ms frames. */
 export const OPUS_RATE = 48_000;
 
 export interface AgentOutputOptions {
-  /**
-   * Rate the session writes agent audio at: the TTS socket's 24 kHz. Audio is resampled to
-   * 48 kHz here, at the edge, right before Opus.
-   * @default 24000
-   */
-  inputRate?: number;
   /** Opus target bitrate in bits per second. @default 32000 */
   bitrate?: number;
   /** RTP payload type of the agent's producer. @default 100 */
@@ -24,10 +17,7 @@ export interface AgentOutputOptions {
   ssrc?: number;
 }
 
-export const AGENT_OUTPUT_DEFAULTS = { inputRate: 24_000, bitrate: 32_000, payloadType: 100 } as const;
-
-/** Zeros pushed through the resampler when a talkspurt ends, to bring out its held-back tail. */
-const TAIL_FLUSH_MS = 10;
+export const AGENT_OUTPUT_DEFAULTS = { bitrate: 32_000, payloadType: 100 } as const;
 
 interface Mark {
   at: number;
@@ -45,14 +35,15 @@ export interface AgentOutputStats {
 }
 
 /**
- * The agent's voice as Opus RTP. Written audio is resampled to 48 kHz, cut into 20 ms frames and
- * encoded at once into a queue of packets; the shared packet clock sends one per tick with the
+ * The agent's voice as Opus RTP. It takes 48 kHz audio (the session's `ResamplingOutput` converts
+ * the TTS socket's 24 kHz at the edge), cuts it into 20 ms frames and encodes them at once into a
+ * queue of packets; the shared packet clock sends one per tick with the
  * tick's timestamp, a running sequence number, and the marker bit on the first packet of each
  * talkspurt. Nothing is sent in silence (the timestamps still advance with the clock). The
  * played position is what has left on the clock: no WebRTC peer acknowledges audio.
  */
 export class AgentOutput implements TransportOutput {
-  readonly sampleRate: number;
+  readonly sampleRate = OPUS_RATE;
   private readonly encoder: OpusCodec;
   private readonly frameSamples: number;
   private readonly payloadType: number;
@@ -65,28 +56,20 @@ export class AgentOutput implements TransportOutput {
   private packets: Buffer[] = [];
   /** 48 kHz samples waiting for a whole frame. */
   private pending = new Int16Array(0);
-  /** Input seconds written, and seconds sent (in whole packets). */
+  /** Seconds written, and seconds sent (in whole packets). */
   private written = 0;
   private sentSeconds = 0;
   private seq: number;
   private lastSentTick = -2;
-  private tailDue = false;
   private marks: Mark[] = [];
   private closed = false;
   readonly stats: AgentOutputStats = { packets: 0, latePackets: 0, dropped: 0, talkspurts: 0 };
 
-  static async create(send: (rtp: Buffer) => void, clock: PacketClock, opts: AgentOutputOptions = {}): Promise<AgentOutput> {
-    const inputRate = opts.inputRate ?? AGENT_OUTPUT_DEFAULTS.inputRate;
-    return new AgentOutput(send, clock, opts, await createResampler(inputRate, OPUS_RATE));
-  }
-
-  private constructor(
+  constructor(
     private readonly send: (rtp: Buffer) => void,
     private readonly clock: PacketClock,
-    opts: AgentOutputOptions,
-    private readonly resampler: StreamResampler,
+    opts: AgentOutputOptions = {},
   ) {
-    this.sampleRate = resampler.fromRate;
     this.frameSamples = (OPUS_RATE * clock.frameMs) / 1000;
     this.payloadType = opts.payloadType ?? AGENT_OUTPUT_DEFAULTS.payloadType;
     this.ssrc = opts.ssrc ?? randomUint32();
@@ -106,8 +89,7 @@ export class AgentOutput implements TransportOutput {
     if (this.closed) return;
     if (frame.sampleRate !== this.sampleRate) throw new Error(`WebRTC output expects ${this.sampleRate} Hz audio, got ${frame.sampleRate} Hz`);
     this.written += frame.samples.length / this.sampleRate;
-    this.encodeWhole(this.resampler.push(frame.samples));
-    this.tailDue = true;
+    this.encodeWhole(frame.samples);
     this.pushUpdate();
   }
 
@@ -125,10 +107,8 @@ export class AgentOutput implements TransportOutput {
     return this.encoder.encode(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength));
   }
 
-  /** The end of a talkspurt: the resampler's tail and the last partial frame, padded with silence. */
+  /** The end of a talkspurt: the last partial frame, padded with silence. */
   private flushTail(): void {
-    this.tailDue = false;
-    this.encodeWhole(this.resampler.push(new Int16Array(Math.round((this.sampleRate * TAIL_FLUSH_MS) / 1000))));
     if (this.pending.length) {
       const last = new Int16Array(this.frameSamples);
       last.set(this.pending);
@@ -138,7 +118,7 @@ export class AgentOutput implements TransportOutput {
   }
 
   private onTick(tick: Tick): void {
-    if (!this.packets.length && this.tailDue) this.flushTail();
+    if (!this.packets.length && this.pending.length) this.flushTail();
     const payload = this.packets.shift();
     if (!payload) return;
     const marker = this.lastSentTick !== tick.index - 1;
@@ -159,14 +139,13 @@ export class AgentOutput implements TransportOutput {
   }
 
   private drained(): boolean {
-    return !this.packets.length && !this.pending.length && !this.tailDue;
+    return !this.packets.length && !this.pending.length;
   }
 
   private resolveMarks(): void {
     if (!this.marks.length) return;
     const drained = this.drained();
-    // A mark is due once the audio before it has left; padding can put `sent` a little past
-    // `written`, resampler delay a little before it, so an empty queue also settles it.
+    // A mark is due once the audio before it has left (an empty queue settles it too).
     const ready = this.marks.filter((m) => drained || m.at <= this.sentSeconds + 1e-6);
     if (!ready.length) return;
     this.marks = this.marks.filter((m) => !ready.includes(m));
@@ -190,7 +169,6 @@ export class AgentOutput implements TransportOutput {
     this.stats.dropped += this.packets.length;
     this.packets = [];
     this.pending = new Int16Array(0);
-    this.tailDue = false;
     this.lastSentTick = -2;
     for (const m of this.marks) m.resolve();
     this.marks = [];
@@ -202,7 +180,7 @@ export class AgentOutput implements TransportOutput {
     return this.sentSeconds;
   }
 
-  /** Seconds of agent audio written so far (input timeline). */
+  /** Seconds of agent audio written so far. */
   get writtenSeconds(): number {
     return this.written;
   }
@@ -212,7 +190,6 @@ export class AgentOutput implements TransportOutput {
     await this.interrupt();
     this.closed = true;
     this.unsubscribe();
-    this.resampler.close();
     this.playbackSubject.complete();
   }
 }

@@ -1,7 +1,7 @@
 import { OpusCodec } from './opus.ts';
-import { Observable, Subject } from 'rxjs';
-import type { AudioFrame } from '../../src/audio/frame.ts';
+import { Subject } from 'rxjs';
 import { bytesToPcm } from '../../src/audio/wav.ts';
+import { CallerAudio } from '../../src/transport/caller-audio.ts';
 import type { CallInfo, Transport, TransportEvent } from '../../src/transport/types.ts';
 import { AgentOutput, OPUS_RATE, type AgentOutputOptions } from './agent-output.ts';
 import type { ms } from './mediasoup.ts';
@@ -38,10 +38,9 @@ export const AGENT_CODEC = {
  */
 export class AgentParticipant implements Transport {
   readonly inputRate: number;
-  private readonly frames = new Subject<AudioFrame>();
-  /** Frames that came before the session subscribed (it opens its sockets first). */
-  private early: AudioFrame[] | undefined = [];
-  readonly audio$: Observable<AudioFrame>;
+  /** Caller frames; those that come before the session subscribes (it opens its sockets first) are kept. */
+  private readonly caller = new CallerAudio();
+  readonly audio$ = this.caller.audio$;
   private readonly eventsSubject = new Subject<TransportEvent>();
   readonly events$ = this.eventsSubject.asObservable();
   private readonly decoder: OpusCodec;
@@ -58,8 +57,9 @@ export class AgentParticipant implements Transport {
     opts: AgentParticipantOptions = {},
   ): Promise<AgentParticipant> {
     const direct = await router.createDirectTransport();
+    let output: AgentOutput | undefined;
     try {
-      const output = await AgentOutput.create((rtp) => producer.send(rtp), clock, { ...opts, payloadType: AGENT_CODEC.payloadType });
+      output = new AgentOutput((rtp) => producer.send(rtp), clock, { ...opts, payloadType: AGENT_CODEC.payloadType });
       const producer = await direct.produce({
         kind: 'audio',
         rtpParameters: { codecs: [{ ...AGENT_CODEC, parameters: { ...AGENT_CODEC.parameters } }], encodings: [{ ssrc: output.rtpSsrc }] },
@@ -68,6 +68,7 @@ export class AgentParticipant implements Transport {
       const consumer = await direct.consume({ producerId: callerProducerId, rtpCapabilities: router.rtpCapabilities });
       return new AgentParticipant(direct, producer, consumer, output, call, onHangup, opts);
     } catch (err) {
+      void output?.close();
       direct.close();
       throw err;
     }
@@ -85,13 +86,6 @@ export class AgentParticipant implements Transport {
     this.inputRate = opts.callerRate ?? AGENT_PARTICIPANT_DEFAULTS.callerRate;
     const maxConcealed = opts.maxConcealedPackets ?? AGENT_PARTICIPANT_DEFAULTS.maxConcealedPackets;
     this.decoder = new OpusCodec(this.inputRate, 1);
-    this.audio$ = new Observable<AudioFrame>((subscriber) => {
-      const early = this.early ?? [];
-      this.early = undefined;
-      for (const f of early) subscriber.next(f);
-      if (this.ended) return subscriber.complete();
-      return this.frames.subscribe(subscriber);
-    });
     const samplesPerPacket = (this.inputRate * 20) / 1000;
     consumer.on('rtp', (buf) => {
       try {
@@ -115,10 +109,7 @@ export class AgentParticipant implements Transport {
   }
 
   private push(samples: Int16Array): void {
-    if (this.ended) return;
-    const frame = { samples, sampleRate: this.inputRate, time: Date.now() };
-    if (this.early) this.early.push(frame);
-    else this.frames.next(frame);
+    this.caller.push({ samples, sampleRate: this.inputRate, time: Date.now() });
   }
 
   /** The caller is gone (or the call was taken over): the session ends as on a hang-up. */
@@ -126,7 +117,7 @@ export class AgentParticipant implements Transport {
     if (this.ended) return;
     this.ended = true;
     this.eventsSubject.next({ type: 'hangup', reason });
-    this.frames.complete();
+    this.caller.end();
   }
 
   /** The agent ends the call: the room tells the people in it. */
