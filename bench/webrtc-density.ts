@@ -5,7 +5,8 @@
  * caller packet is decoded, every agent packet resampled from 24 kHz, Opus-encoded and sent on the
  * shared 20 ms clock. No speech service is involved: this measures the transport, not the model.
  *
- * Usage: npx tsx bench/webrtc-density.ts [calls=10,20,40] [seconds=10]
+ * Usage: npx tsx bench/webrtc-density.ts [calls=10,20,40] [seconds=10] [opusInputRate=24000]
+ * (opusInputRate 48000: TTS audio resampled to 48 kHz before Opus, instead of encoded at 24 kHz.)
  * Prints a table, then as its last line one JSON object with every row.
  */
 import { fork } from 'node:child_process';
@@ -15,16 +16,11 @@ import { createLogger } from '../src/session/logger.ts';
 import type { CallHost, CallOutcome } from '../src/server/types.ts';
 import { ResamplingOutput } from '../src/transport/resampling-output.ts';
 import type { Transport } from '../src/transport/types.ts';
-import type { AgentOutput } from '../transports/webrtc/agent-output.ts';
+import type { AgentOutput, OpusInputRate } from '../transports/webrtc/agent-output.ts';
 import { createWebRtcPlugin } from '../transports/webrtc/index.ts';
 
 const SECRET = 'bench-secret';
 
-if (process.argv[2] === '--callers') {
-  await runCallers(process.argv[3]!, Number(process.argv[4]));
-} else {
-  await main();
-}
 
 /** Child: joins N werift callers and keeps them sending until told to stop; reports what arrived. */
 async function runCallers(url: string, n: number): Promise<void> {
@@ -83,9 +79,9 @@ class TalkingHost implements CallHost {
 
 type Row = { calls: number; seconds: number; agentPackets: number; latePackets: number; maxLateMs: number; receivedRatio: number; callerPacketsIn: number; callerLost: number; nodeCpuPct: number; workerCpuPct: number; callsPerCore: number };
 
-async function measure(n: number, seconds: number): Promise<Row> {
+async function measure(n: number, seconds: number, rate: OpusInputRate): Promise<Row> {
   const host = new TalkingHost();
-  const plugin = await createWebRtcPlugin({ host, apiSecret: SECRET, listenIp: '127.0.0.1', announcedAddress: '127.0.0.1', workers: { workers: 1 }, servePage: false, logger: createLogger('silent') });
+  const plugin = await createWebRtcPlugin({ host, apiSecret: SECRET, listenIp: '127.0.0.1', announcedAddress: '127.0.0.1', workers: { workers: 1 }, servePage: false, agent: { sampleRate: rate }, logger: createLogger('silent') });
   const server = createServer((req, res) => {
     void Promise.resolve(plugin.handleRequest?.(req, res, new URL(req.url ?? '/', 'http://x'))).then((mine) => mine || res.writeHead(404).end());
   });
@@ -93,14 +89,19 @@ async function measure(n: number, seconds: number): Promise<Row> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const child = fork(new URL(import.meta.url).pathname, ['--callers', url, String(n)], { execArgv: ['--import', 'tsx'] });
-  const next = (type: string) => new Promise<{ received?: number[] }>((resolve) => child.on('message', (m: { type: string; received?: number[] }) => m.type === type && resolve(m)));
+  const next = (type: string) =>
+    new Promise<{ received?: number[] }>((resolve, reject) => {
+      child.on('message', (m: { type: string; received?: number[] }) => m.type === type && resolve(m));
+      child.once('exit', (code) => type !== 'stopped' && reject(new Error(`the callers' process exited (${code}) before "${type}"`)));
+    });
   await next('joined');
-  await new Promise((r) => setTimeout(r, 2000)); // settle: ICE, DTLS, first packets
+  await new Promise((r) => setTimeout(r, 3000)); // settle: ICE, DTLS, first packets
   // Measure a window: counters and CPU from here to the end.
   const before = snapshot(host);
   const marked = next('marked');
   child.send({ type: 'mark' });
   const receivedBefore = (await marked).received!;
+  Object.assign(plugin.clock.stats, { ticks: 0, late: 0, maxLateMs: 0 });
   const cpu0 = process.cpuUsage();
   const w0 = await workerCpu(plugin);
   const t0 = performance.now();
@@ -157,9 +158,10 @@ async function workerCpu(plugin: Awaited<ReturnType<typeof createWebRtcPlugin>>)
 async function main(): Promise<void> {
   const steps = (process.argv[2] ?? '10,20,40').split(',').map(Number);
   const seconds = Number(process.argv[3] ?? 10);
+  const rate = Number(process.argv[4] ?? 24000) as OpusInputRate;
   const rows: Row[] = [];
-  for (const n of steps) rows.push(await measure(n, seconds));
-  console.log('WebRTC density (werift callers in a child process, Opus both ways, agent talking without pause; 1 mediasoup worker)');
+  for (const n of steps) rows.push(await measure(n, seconds, rate));
+  console.log(`WebRTC density (werift callers in a child process, Opus both ways, agent talking without pause, Opus input ${rate / 1000} kHz; 1 mediasoup worker)`);
   console.log('calls  seconds  agent pkts  late  max late ms  received  caller pkts  lost  node CPU %  worker CPU %  calls/core');
   for (const r of rows) {
     console.log(
@@ -168,5 +170,12 @@ async function main(): Promise<void> {
         .join('  '),
     );
   }
-  console.log(JSON.stringify({ bench: 'webrtc-density', workers: 1, rows }));
+  console.log(JSON.stringify({ bench: 'webrtc-density', workers: 1, opusInputRate: rate, rows }));
+}
+
+// Last: the classes above must exist before this top-level await runs.
+if (process.argv[2] === '--callers') {
+  await runCallers(process.argv[3]!, Number(process.argv[4]));
+} else {
+  await main();
 }

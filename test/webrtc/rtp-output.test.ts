@@ -7,7 +7,7 @@ import { buildRtp, parseRtp, type RtpPacket } from '../../transports/webrtc/rtp.
 import { ResamplingOutput } from '../../src/transport/resampling-output.ts';
 import type { PlaybackUpdate } from '../../src/transport/types.ts';
 
-const tone = (seconds: number, rate = 48000, hz = 440) => Int16Array.from({ length: Math.round(seconds * rate) }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * hz * i) / rate)));
+const tone = (seconds: number, rate = 24000, hz = 440) => Int16Array.from({ length: Math.round(seconds * rate) }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * hz * i) / rate)));
 
 test('RTP header round-trips, and CSRCs, extensions and padding are skipped on read', () => {
   const payload = Buffer.from([1, 2, 3, 4]);
@@ -27,18 +27,18 @@ test('RTP header round-trips, and CSRCs, extensions and padding are skipped on r
   assert.throws(() => parseRtp(Buffer.alloc(12)), /version 2/);
 });
 
-async function outputOnManualClock() {
+async function outputOnManualClock(sampleRate: 24000 | 48000 = 24000) {
   const clock = new PacketClock({ manual: true });
   const sent: RtpPacket[] = [];
   const updates: PlaybackUpdate[] = [];
-  const out = new AgentOutput((b) => sent.push(parseRtp(b)), clock, { ssrc: 1234 });
+  const out = new AgentOutput((b) => sent.push(parseRtp(b)), clock, { ssrc: 1234, sampleRate });
   out.playback$.subscribe((u) => updates.push(u));
   return { clock, sent, updates, out };
 }
 
 test('agent audio leaves one Opus packet per 20 ms tick with continuous timestamps, running sequence numbers and a marker per talkspurt', async () => {
-  const { clock, sent, updates, out } = await outputOnManualClock();
-  // As the session writes it: 24 kHz from the TTS socket, converted at the edge.
+  const { clock, sent, updates, out } = await outputOnManualClock(48000);
+  // As the session writes it to a 48 kHz output: 24 kHz from the TTS socket, converted at the edge.
   const edge = new ResamplingOutput(out);
   await edge.prepare(24000);
   edge.write({ samples: tone(0.5, 24000), sampleRate: 24000, time: 0 });
@@ -79,9 +79,24 @@ test('agent audio leaves one Opus packet per 20 ms tick with continuous timestam
   await out.close();
 });
 
+test('24 kHz agent audio goes straight into Opus: 480 samples a packet, still 960 timestamp units, decoded at 48 kHz', async () => {
+  const { clock, sent, out } = await outputOnManualClock(24000);
+  out.write({ samples: tone(0.2), sampleRate: 24000, time: 0 });
+  for (let i = 0; i < 12; i++) clock.step();
+  assert.equal(sent.length, 10);
+  for (let i = 1; i < sent.length; i++) assert.equal((sent[i]!.timestamp - sent[i - 1]!.timestamp) >>> 0, 960);
+  const dec = new OpusCodec(48000, 1);
+  let pcm: Buffer = Buffer.alloc(0);
+  for (const p of sent.slice(0, 8)) pcm = dec.decode(p.payload);
+  const s = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
+  assert.equal(s.length, 960);
+  assert.ok(Math.sqrt(s.reduce((n, v) => n + v * v, 0) / s.length) > 2000);
+  await out.close();
+});
+
 test('barge-in drops every queued packet at once, resolves marks, and the next talkspurt gets a marker', async () => {
   const { clock, sent, out } = await outputOnManualClock();
-  out.write({ samples: tone(2), sampleRate: 48000, time: 0 });
+  out.write({ samples: tone(2), sampleRate: 24000, time: 0 });
   let marked = false;
   void out.mark('end').then(() => (marked = true));
   for (let i = 0; i < 10; i++) clock.step();
@@ -93,7 +108,7 @@ test('barge-in drops every queued packet at once, resolves marks, and the next t
   for (let i = 0; i < 10; i++) clock.step();
   assert.equal(sent.length, 10, 'nothing queued is sent after the interrupt');
   assert.ok(out.stats.dropped >= 85);
-  out.write({ samples: tone(0.1), sampleRate: 48000, time: 0 });
+  out.write({ samples: tone(0.1), sampleRate: 24000, time: 0 });
   clock.step();
   assert.equal(sent.at(-1)!.marker, true);
   await out.close();
@@ -101,7 +116,7 @@ test('barge-in drops every queued packet at once, resolves marks, and the next t
 
 test('a mark resolves when the audio before it has been sent on the clock', async () => {
   const { clock, out } = await outputOnManualClock();
-  out.write({ samples: tone(0.2), sampleRate: 48000, time: 0 });
+  out.write({ samples: tone(0.2), sampleRate: 24000, time: 0 });
   let done = false;
   void out.mark('a').then(() => (done = true));
   for (let i = 0; i < 8; i++) clock.step();
@@ -110,7 +125,7 @@ test('a mark resolves when the audio before it has been sent on the clock', asyn
   for (let i = 0; i < 4; i++) clock.step();
   await Promise.resolve();
   assert.equal(done, true);
-  assert.throws(() => out.write({ samples: tone(0.1, 16000), sampleRate: 16000, time: 0 }), /expects 48000 Hz/);
+  assert.throws(() => out.write({ samples: tone(0.1, 16000), sampleRate: 16000, time: 0 }), /expects 24000 Hz/);
   await out.close();
 });
 

@@ -8,7 +8,19 @@ import { buildRtp } from './rtp.ts';
 /** Opus on the wire: always a 48 kHz RTP clock; we send mono 20 ms frames. */
 export const OPUS_RATE = 48_000;
 
+/** Rates the Opus encoder takes without a resampler of ours. */
+export type OpusInputRate = 8000 | 12000 | 16000 | 24000 | 48000;
+
 export interface AgentOutputOptions {
+  /**
+   * Rate the output takes agent audio at. Opus always runs a 48 kHz RTP clock and the far end
+   * always decodes at 48 kHz; the encoder takes 24 kHz (the TTS socket's rate) natively, which
+   * costs about a sixth of the CPU of resampling to 48 kHz first (bench/webrtc-density.ts) and
+   * carries the same audio (a 24 kHz voice has nothing above 12 kHz). 48000: the session's
+   * `ResamplingOutput` converts TTS audio to 48 kHz before Opus.
+   * @default 24000
+   */
+  sampleRate?: OpusInputRate;
   /** Opus target bitrate in bits per second. @default 32000 */
   bitrate?: number;
   /** RTP payload type of the agent's producer. @default 100 */
@@ -17,7 +29,7 @@ export interface AgentOutputOptions {
   ssrc?: number;
 }
 
-export const AGENT_OUTPUT_DEFAULTS = { bitrate: 32_000, payloadType: 100 } as const;
+export const AGENT_OUTPUT_DEFAULTS = { sampleRate: 24_000, bitrate: 32_000, payloadType: 100 } as const;
 
 interface Mark {
   at: number;
@@ -35,17 +47,19 @@ export interface AgentOutputStats {
 }
 
 /**
- * The agent's voice as Opus RTP. It takes 48 kHz audio (the session's `ResamplingOutput` converts
- * the TTS socket's 24 kHz at the edge), cuts it into 20 ms frames and encodes them at once into a
+ * The agent's voice as Opus RTP. It takes audio at `sampleRate` (the session's `ResamplingOutput`
+ * converts anything else at the edge), cuts it into 20 ms frames and encodes them at once into a
  * queue of packets; the shared packet clock sends one per tick with the
  * tick's timestamp, a running sequence number, and the marker bit on the first packet of each
  * talkspurt. Nothing is sent in silence (the timestamps still advance with the clock). The
  * played position is what has left on the clock: no WebRTC peer acknowledges audio.
  */
 export class AgentOutput implements TransportOutput {
-  readonly sampleRate = OPUS_RATE;
+  readonly sampleRate: OpusInputRate;
   private readonly encoder: OpusCodec;
+  /** Samples of one frame at the input rate, and RTP timestamp units (48 kHz) per frame. */
   private readonly frameSamples: number;
+  private readonly frameTicks: number;
   private readonly payloadType: number;
   private readonly ssrc: number;
   private readonly playbackSubject = new Subject<PlaybackUpdate>();
@@ -70,12 +84,14 @@ export class AgentOutput implements TransportOutput {
     private readonly clock: PacketClock,
     opts: AgentOutputOptions = {},
   ) {
-    this.frameSamples = (OPUS_RATE * clock.frameMs) / 1000;
+    this.sampleRate = opts.sampleRate ?? AGENT_OUTPUT_DEFAULTS.sampleRate;
+    this.frameSamples = (this.sampleRate * clock.frameMs) / 1000;
+    this.frameTicks = (OPUS_RATE * clock.frameMs) / 1000;
     this.payloadType = opts.payloadType ?? AGENT_OUTPUT_DEFAULTS.payloadType;
     this.ssrc = opts.ssrc ?? randomUint32();
     this.seq = randomUint32() & 0xffff;
     this.timestampBase = randomUint32();
-    this.encoder = new OpusCodec(OPUS_RATE, 1);
+    this.encoder = new OpusCodec(this.sampleRate, 1);
     this.encoder.setBitrate(opts.bitrate ?? AGENT_OUTPUT_DEFAULTS.bitrate);
     this.startIndex = clock.current;
     this.unsubscribe = clock.subscribe((t) => this.onTick(t));
@@ -124,7 +140,7 @@ export class AgentOutput implements TransportOutput {
     const marker = this.lastSentTick !== tick.index - 1;
     if (marker) this.stats.talkspurts++;
     this.lastSentTick = tick.index;
-    const timestamp = (this.timestampBase + (tick.index - this.startIndex) * this.frameSamples) >>> 0;
+    const timestamp = (this.timestampBase + (tick.index - this.startIndex) * this.frameTicks) >>> 0;
     this.send(buildRtp({ payloadType: this.payloadType, sequenceNumber: this.seq, timestamp, ssrc: this.ssrc, marker }, payload));
     this.seq = (this.seq + 1) & 0xffff;
     this.stats.packets++;
@@ -135,7 +151,7 @@ export class AgentOutput implements TransportOutput {
   }
 
   private queuedSeconds(): number {
-    return (this.packets.length * this.frameSamples + this.pending.length) / OPUS_RATE;
+    return (this.packets.length * this.frameSamples + this.pending.length) / this.sampleRate;
   }
 
   private drained(): boolean {
