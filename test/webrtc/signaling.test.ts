@@ -98,3 +98,19 @@ test('signaling: bad messages get an error and the socket lives on; a token join
   for (let i = 0; i < 50 && server.plugin.rooms > 0; i++) await new Promise((r) => setTimeout(r, 100));
   assert.equal(server.plugin.rooms, 0, 'a dropped socket leaves no room behind');
 });
+
+test('without a mediasoup worker, WebRTC says it is off and why, and nothing throws', async () => {
+  const { execFile } = await import('node:child_process');
+  const script = `
+    const m = await import('./transports/webrtc/index.ts');
+    const host = { draining: false, publicUrl: () => '', runCall: async () => 'completed' };
+    console.log(JSON.stringify(await m.webrtcForServe({ host })));`;
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, MEDIASOUP_WORKER_BIN: '/nonexistent/mediasoup-worker' }, cwd: new URL('../..', import.meta.url).pathname }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+    ),
+  );
+  const result = JSON.parse(out.trim().split('\n').at(-1)!) as { plugin?: unknown; message: string };
+  assert.equal(result.plugin, undefined);
+  assert.match(result.message, /^WebRTC is off: mediasoup .* worker binary is missing \(\/nonexistent\/mediasoup-worker\)/);
+});

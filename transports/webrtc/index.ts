@@ -250,3 +250,23 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
   };
   return plugin;
 }
+
+/**
+ * For `hiwar serve`: the plugin when WebRTC can run here, and in any case one line to print
+ * ("on: page at /, …" or "off: <reason>"). A missing mediasoup or a worker that will not start
+ * turns WebRTC off; it never stops the server.
+ */
+export async function webrtcForServe(opts: WebRtcOptions): Promise<{ plugin?: WebRtcPlugin; message: string }> {
+  const a = await webrtcAvailability();
+  if (!a.available) return { message: `WebRTC is off: ${a.reason}` };
+  try {
+    const plugin = await createWebRtcPlugin(opts);
+    const secret = opts.apiSecret ?? process.env.HIWAR_WEBRTC_SECRET;
+    return {
+      plugin,
+      message: `WebRTC is on (mediasoup ${a.version}, ${plugin.workers.length} workers): call page at /, room tokens at POST /webrtc/token${secret ? '' : ' (open: set HIWAR_WEBRTC_SECRET beyond localhost)'}`,
+    };
+  } catch (err) {
+    return { message: `WebRTC is off: ${(err as Error).message.replace(/^WebRTC is off: /, '')}` };
+  }
+}
