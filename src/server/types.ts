@@ -5,10 +5,17 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { SessionEvent } from '../session/events.ts';
 import type { Transport } from '../transport/types.ts';
 
 /** How a call ended, for metrics and logs. */
 export type CallOutcome = 'completed' | 'caller-hangup' | 'agent-hangup' | 'transferred' | 'failed' | 'refused';
+
+/** What an adapter may want to follow of the session it hands a call to (captions on a web page). */
+export interface CallObserver {
+  /** Every event of the call's session, as it happens. */
+  onEvent?(event: SessionEvent): void;
+}
 
 /** The server's side, as an adapter sees it. */
 export interface CallHost {
@@ -16,7 +23,7 @@ export interface CallHost {
    * Runs one agent session on the transport until the call ends. Throws `CallRefused` when the
    * server is draining or full; the adapter then tells the platform (busy, close).
    */
-  runCall(transport: Transport): Promise<CallOutcome>;
+  runCall(transport: Transport, observer?: CallObserver): Promise<CallOutcome>;
   /** True once SIGTERM arrived: adapters stop issuing new stream URLs and tokens. */
   readonly draining: boolean;
   /** The address the server is reached at from outside (for webhook answers), e.g. https://host. */

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
+import { startWebRtcServer, until } from '../helpers/webrtc-server.ts';
+import { WeriftPeer } from '../helpers/werift-peer.ts';
+
+let sandbox: Running;
+let line: Int16Array;
+
+before(async () => {
+  sandbox = await runSandbox();
+  line = await voiced(sandbox.client, 'كم رصيدي', 48000);
+});
+after(() => sandbox?.close());
+
+test('barge-in over WebRTC: the agent’s packets stop when the caller speaks over it', { timeout: 90_000 }, async () => {
+  const greeting = 'مرحبًا بك في خدمة العملاء لدى البنك. يسعدنا أن نساعدك اليوم في كل ما يخص حساباتك وبطاقاتك وتحويلاتك. كيف يمكنني مساعدتك؟';
+  const server = await startWebRtcServer(sandbox.client, { agent: { greeting } });
+  try {
+    const caller = await WeriftPeer.join(server.url, (await server.token()).token);
+    await until(() => caller.from('agent').packets.length > 60, 'the greeting to be playing');
+    caller.say(line);
+    const call = () => server.host.calls[0]!;
+    await until(() => call().events.some((e) => e.type === 'interruption' && e.kind === 'confirmed'), 'the barge-in');
+    const cutAt = Date.now();
+    await until(() => call().events.some((e) => e.type === 'agent_turn'), 'the cut-off greeting turn');
+    const greetingTurn = call().events.find((e) => e.type === 'agent_turn');
+    assert.ok(greetingTurn?.type === 'agent_turn' && greetingTurn.interrupted, 'the greeting was cut off');
+    const output = (call().transport as unknown as { output: { stats: { dropped: number } } }).output;
+    assert.ok(output.stats.dropped > 0, 'queued agent packets were dropped');
+
+    // After the cut, the agent's stream goes quiet (at most what was in flight) until the answer,
+    // which starts a new talkspurt with the marker bit.
+    await until(() => call().events.some((e) => e.type === 'agent_turn' && /رصيد/.test(e.text)), 'the answer');
+    const packets = caller.from('agent').packets;
+    const afterCut = packets.filter((p) => p.at > cutAt + 150);
+    const firstOfAnswer = afterCut[0]!;
+    assert.equal(firstOfAnswer.marker, true, 'the answer starts a new talkspurt');
+    const idx = packets.indexOf(firstOfAnswer);
+    const prev = packets[idx - 1]!;
+    assert.ok(firstOfAnswer.at - prev.at > 300, `a gap in the agent's stream after the barge-in (${firstOfAnswer.at - prev.at} ms)`);
+    const gapTicks = ((firstOfAnswer.timestamp - prev.timestamp) >>> 0) / 960;
+    assert.ok(Number.isInteger(gapTicks) && gapTicks > 10, `RTP timestamps follow the clock over the gap (${gapTicks} frames)`);
+    // The greeting, as heard, is shorter than the whole greeting.
+    assert.ok(greetingTurn.heardText.length < greeting.length);
+    await caller.leave();
+    await until(() => server.plugin.rooms === 0, 'the room to close');
+  } finally {
+    await server.close();
+  }
+});

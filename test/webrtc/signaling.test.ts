@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { RoomTokens } from '../../transports/webrtc/tokens.ts';
+import { SignalingClient } from '../helpers/signaling-client.ts';
+import { runSandbox, type Running } from '../helpers/sandbox.ts';
+import { SECRET, startWebRtcServer, type WebRtcServer } from '../helpers/webrtc-server.ts';
+
+test('room tokens: signed, short-lived, single use', () => {
+  let now = 1_000_000;
+  const tokens = new RoomTokens({ ttlMs: 60_000 }, () => now);
+  const { token } = tokens.issue('room-1', 'caller', { customer: '42' });
+  assert.deepEqual({ ...tokens.redeem(token), nonce: '' }, { room: 'room-1', role: 'caller', parameters: { customer: '42' }, exp: now + 60_000, nonce: '' });
+  assert.throws(() => tokens.redeem(token), /already used/);
+  const late = tokens.issue('room-2', 'caller').token;
+  now += 60_001;
+  assert.throws(() => tokens.redeem(late), /expired/);
+  const forged = `${Buffer.from(JSON.stringify({ room: 'x', role: 'supervisor', parameters: {}, exp: now + 1e6, nonce: 'n' })).toString('base64url')}.${late.split('.')[1]}`;
+  assert.throws(() => tokens.redeem(forged), /invalid token/);
+  assert.throws(() => tokens.redeem('nonsense'), /malformed/);
+  // Another server with the same key accepts it (a cluster), one with another key does not.
+  const a = new RoomTokens({ signingKey: 'k' });
+  assert.equal(new RoomTokens({ signingKey: 'k' }).redeem(a.issue('r', 'caller').token).room, 'r');
+  assert.throws(() => new RoomTokens({ signingKey: 'other' }).redeem(a.issue('r', 'caller').token), /invalid/);
+});
+
+let sandbox: Running;
+let server: WebRtcServer;
+before(async () => {
+  sandbox = await runSandbox();
+  server = await startWebRtcServer(sandbox.client);
+});
+after(async () => {
+  await server?.close();
+  await sandbox?.close();
+});
+
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${url}/webrtc/token`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+test('the token endpoint wants the backend secret, checks its input, and hands out a join URL without the service key', async () => {
+  assert.equal((await post(server.url, {})).status, 401);
+  assert.equal((await post(server.url, {}, { authorization: 'Bearer wrong' })).status, 401);
+  const auth = { authorization: `Bearer ${SECRET}` };
+  assert.equal((await post(server.url, { room: '../etc' }, auth)).status, 400);
+  assert.equal((await post(server.url, { role: 'admin' }, auth)).status, 400);
+  const res = await post(server.url, { room: 'desk-7', role: 'supervisor', parameters: { agentName: 'Sara' } }, auth);
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as { token: string; room: string; role: string; joinUrl: string };
+  assert.equal(body.room, 'desk-7');
+  assert.equal(body.role, 'supervisor');
+  assert.equal(body.joinUrl, `${server.url}/?token=${encodeURIComponent(body.token)}`);
+  const everything = JSON.stringify(body) + (await (await fetch(`${server.url}/`)).text()) + (await (await fetch(`${server.url}/webrtc/app.js`)).text());
+  assert.ok(!everything.includes(sandbox.key), 'the service key never reaches the browser');
+  server.host.draining = true;
+  assert.equal((await post(server.url, {}, auth)).status, 503);
+  server.host.draining = false;
+});
+
+test('an open server (no secret) gives only callers tokens for new rooms', async () => {
+  const open = await startWebRtcServer(sandbox.client, { plugin: { apiSecret: '' } });
+  try {
+    const ok = await post(open.url, {});
+    assert.equal(ok.status, 200);
+    assert.equal((await post(open.url, { role: 'supervisor' })).status, 403);
+    assert.equal((await post(open.url, { room: 'someone-elses' })).status, 403);
+  } finally {
+    await open.close();
+  }
+});
+
+test('signaling: bad messages get an error and the socket lives on; a token joins once', async () => {
+  const sig = await SignalingClient.connect(server.url);
+  const errors: string[] = [];
+  const raw = (text: string) =>
+    new Promise<void>((resolve) => {
+      const ws = (sig as unknown as { ws: import('ws').WebSocket }).ws;
+      ws.once('message', (m) => {
+        errors.push((JSON.parse(m.toString()) as { error: string }).error);
+        resolve();
+      });
+      sig.sendRaw(text);
+    });
+  await raw('not json');
+  await raw(JSON.stringify({ id: 3, method: 'explode', data: {} }));
+  assert.equal(errors.length, 2);
+  assert.ok(errors.every((e) => e.startsWith('bad request')));
+  await assert.rejects(sig.request('createTransport', { direction: 'send' }), /join first/);
+  await assert.rejects(sig.request('join', { token: 'forged.token' }), /invalid token/);
+  const { token } = await server.token();
+  const joined = await sig.request('join', { token });
+  assert.equal(joined.role, 'caller');
+  const again = await SignalingClient.connect(server.url);
+  await assert.rejects(again.request('join', { token }), /already used/);
+  await assert.rejects(sig.request('takeover', {}), /only a supervisor/);
+  again.close();
+  sig.close();
+  await sig.closed;
+  for (let i = 0; i < 50 && server.plugin.rooms > 0; i++) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(server.plugin.rooms, 0, 'a dropped socket leaves no room behind');
+});
+
+test('without a mediasoup worker, WebRTC says it is off and why, and nothing throws', async () => {
+  const { execFile } = await import('node:child_process');
+  const script = `
+    const m = await import('./transports/webrtc/index.ts');
+    const host = { draining: false, publicUrl: () => '', runCall: async () => 'completed' };
+    console.log(JSON.stringify(await m.webrtcForServe({ host })));`;
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, MEDIASOUP_WORKER_BIN: '/nonexistent/mediasoup-worker' }, cwd: new URL('../..', import.meta.url).pathname }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+    ),
+  );
+  const result = JSON.parse(out.trim().split('\n').at(-1)!) as { plugin?: unknown; message: string };
+  assert.equal(result.plugin, undefined);
+  assert.match(result.message, /^WebRTC is off: mediasoup .* worker binary is missing \(\/nonexistent\/mediasoup-worker\)/);
+});

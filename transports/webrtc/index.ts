@@ -1,0 +1,272 @@
+/**
+ * WebRTC calls for `hiwar serve`: a web page at `/`, room tokens for the user's backend, and
+ * signaling over a WebSocket; media goes through mediasoup, and the agent joins each room as a
+ * participant. Mount the plugin returned by `createWebRtcPlugin` on the server.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { networkInterfaces } from 'node:os';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { CallHost, ServerPlugin } from '../../src/server/types.ts';
+import { createLogger, type Logger } from '../../src/session/logger.ts';
+import type { AgentParticipantOptions } from './agent-participant.ts';
+import { webrtcAvailability, type ms } from './mediasoup.ts';
+import { PacketClock, type PacketClockOptions } from './packet-clock.ts';
+import { PageAssets } from './page-bundle.ts';
+import { Room } from './room.ts';
+import { MAX_MESSAGE_BYTES, serveSignaling } from './signaling.ts';
+import { RoomTokens, type PeerRole, type TokenOptions } from './tokens.ts';
+import { WorkerPool, type WorkerPoolOptions } from './worker-pool.ts';
+
+export { webrtcAvailability, type WebRtcAvailability } from './mediasoup.ts';
+export { RoomTokens, TokenError, type PeerRole, type RoomGrant } from './tokens.ts';
+
+export interface WebRtcOptions {
+  /** Runs the agent's session for each room (the server's session manager). */
+  host: CallHost;
+  /**
+   * Secret your backend presents (`Authorization: Bearer …`) to `POST /webrtc/token`. Unset: the
+   * server is open, and anyone who reaches it may start a call in a new room of their own (fine
+   * on localhost; set one anywhere else). Not the service key: that one never leaves the server.
+   * @default process.env.HIWAR_WEBRTC_SECRET
+   */
+  apiSecret?: string;
+  tokens?: TokenOptions;
+  workers?: WorkerPoolOptions;
+  /** Address mediasoup listens on for media. @default '0.0.0.0' */
+  listenIp?: string;
+  /**
+   * Address put in ICE candidates (the server's public IP or name behind NAT).
+   * @default process.env.HIWAR_WEBRTC_ANNOUNCED_ADDRESS, else the first non-internal IPv4, else 127.0.0.1
+   */
+  announcedAddress?: string;
+  agent?: AgentParticipantOptions;
+  /** Supervisors that may join one room. @default 3 */
+  maxSupervisors?: number;
+  /** Serve the web page at `/`. @default true */
+  servePage?: boolean;
+  clock?: PacketClockOptions;
+  logger?: Logger;
+}
+
+export const WEBRTC_DEFAULTS = { listenIp: '0.0.0.0', maxSupervisors: 3, servePage: true } as const;
+
+/** Worker resources as mediasoup's dump APIs report them (for leak checks and `/webrtc/status`). */
+export interface WebRtcResources {
+  workers: number;
+  routers: number;
+  transports: number;
+  producers: number;
+  consumers: number;
+}
+
+export interface WebRtcPlugin extends ServerPlugin {
+  /** Rooms open now. */
+  readonly rooms: number;
+  readonly clock: PacketClock;
+  /** The mediasoup workers (for resource usage and dumps). */
+  readonly workers: readonly ms.Worker[];
+  resources(): Promise<WebRtcResources>;
+}
+
+const ROOM_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function defaultAnnounced(): string {
+  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  return '127.0.0.1';
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+async function readJson(req: IncomingMessage, limit = 16 * 1024): Promise<unknown> {
+  let size = 0;
+  const parts: Buffer[] = [];
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new Error('body too large');
+    parts.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(parts).toString();
+  return text ? JSON.parse(text) : {};
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+/**
+ * Starts the mediasoup workers and returns the plugin. Throws "WebRTC is off: …" when mediasoup
+ * or its worker is missing; check `webrtcAvailability()` first to say so and carry on without it.
+ */
+export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlugin> {
+  const log = opts.logger ?? createLogger();
+  const availability = await webrtcAvailability();
+  if (!availability.available) throw new Error(`WebRTC is off: ${availability.reason}`);
+  const rooms = new Map<string, Promise<Room>>();
+  const pool = await WorkerPool.create(opts.workers, (worker, error) => {
+    log.error({ pid: worker.pid, err: error.message }, 'mediasoup worker died; its rooms are closed');
+  });
+  const clock = new PacketClock(opts.clock);
+  const tokens = new RoomTokens(opts.tokens);
+  const apiSecret = opts.apiSecret ?? process.env.HIWAR_WEBRTC_SECRET;
+  const listenInfos: ms.TransportListenInfo[] = (['udp', 'tcp'] as const).map((protocol) => ({
+    protocol,
+    ip: opts.listenIp ?? WEBRTC_DEFAULTS.listenIp,
+    announcedAddress: opts.announcedAddress ?? process.env.HIWAR_WEBRTC_ANNOUNCED_ADDRESS ?? defaultAnnounced(),
+  }));
+  const page = new PageAssets();
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  const logFn = (msg: string, fields: Record<string, unknown> = {}) => log.warn(fields, msg);
+  let closing = false;
+
+  const roomCtx = {
+    host: opts.host,
+    clock,
+    listenInfos,
+    agent: opts.agent ?? {},
+    maxSupervisors: opts.maxSupervisors ?? WEBRTC_DEFAULTS.maxSupervisors,
+    log: logFn,
+  };
+
+  const room = (id: string): Promise<Room> => {
+    let r = rooms.get(id);
+    if (!r) {
+      r = pool
+        .createRouter([{ kind: 'audio', mimeType: 'audio/opus', clockRate: 48_000, channels: 2 }])
+        .then((router) => {
+          const made = new Room(id, router, roomCtx, (gone) => {
+            if (rooms.get(gone.id) === r) rooms.delete(gone.id);
+          });
+          router.observer.once('close', () => void made.close('the media server closed the room'));
+          return made;
+        });
+      r.catch(() => rooms.delete(id));
+      rooms.set(id, r);
+    }
+    return r.then((existing) => (existing.isClosed ? (rooms.delete(id), room(id)) : existing));
+  };
+
+  async function issueToken(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (apiSecret) {
+      const auth = req.headers.authorization ?? '';
+      if (!auth.startsWith('Bearer ') || !sameSecret(auth.slice(7), apiSecret)) return json(res, 401, { error: 'a valid Authorization: Bearer <secret> is required' });
+    }
+    if (opts.host.draining || closing) return json(res, 503, { error: 'the server is draining; try another' });
+    let body: { room?: unknown; role?: unknown; parameters?: unknown };
+    try {
+      body = (await readJson(req)) as typeof body;
+    } catch (err) {
+      return json(res, 400, { error: `bad body: ${(err as Error).message}` });
+    }
+    const role: PeerRole = body.role === 'supervisor' ? 'supervisor' : 'caller';
+    if (body.role !== undefined && body.role !== 'caller' && body.role !== 'supervisor') return json(res, 400, { error: 'role must be caller or supervisor' });
+    if (body.room !== undefined && (typeof body.room !== 'string' || !ROOM_ID.test(body.room))) return json(res, 400, { error: 'room must be 1-64 letters, digits, - or _' });
+    // An open server hands out only callers' tokens for new rooms: nobody can listen in on a call.
+    if (!apiSecret && (role === 'supervisor' || body.room !== undefined)) return json(res, 403, { error: 'choosing a room or a supervisor role needs the server secret' });
+    const parameters: Record<string, string> = {};
+    if (body.parameters !== undefined) {
+      if (typeof body.parameters !== 'object' || body.parameters === null) return json(res, 400, { error: 'parameters must be an object of strings' });
+      for (const [k, v] of Object.entries(body.parameters)) if (typeof v === 'string' && Object.keys(parameters).length < 32) parameters[k] = v.slice(0, 512);
+    }
+    const roomId = (body.room as string | undefined) ?? randomBytes(9).toString('base64url');
+    const { token, expiresAt } = tokens.issue(roomId, role, parameters);
+    json(res, 200, { token, room: roomId, role, expiresAt: new Date(expiresAt).toISOString(), joinUrl: `${opts.host.publicUrl(req)}/?token=${encodeURIComponent(token)}` });
+  }
+
+  const plugin: WebRtcPlugin = {
+    name: 'webrtc',
+    clock,
+    get workers() {
+      return pool.all;
+    },
+    get rooms() {
+      return rooms.size;
+    },
+
+    async handleRequest(req, res, url) {
+      const path = url.pathname;
+      if (path === '/webrtc/token') {
+        if (req.method !== 'POST') return json(res, 405, { error: 'use POST' }), true;
+        await issueToken(req, res);
+        return true;
+      }
+      if (path === '/webrtc/status' && req.method === 'GET') {
+        json(res, 200, { webrtc: 'on', mediasoup: availability.version, workers: pool.size, rooms: rooms.size });
+        return true;
+      }
+      if (!(opts.servePage ?? WEBRTC_DEFAULTS.servePage) || req.method !== 'GET') return false;
+      if (path !== '/' && path !== '/index.html' && !path.startsWith('/webrtc/')) return false;
+      const asset = await page.get(path === '/index.html' ? '/' : path);
+      if (!asset) return false;
+      res.writeHead(200, { 'content-type': asset.type, 'content-length': asset.body.length, 'cache-control': 'no-cache' });
+      res.end(asset.body);
+      return true;
+    },
+
+    handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) {
+      if (url.pathname !== '/webrtc/ws') return false;
+      if (closing) {
+        socket.destroy();
+        return true;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) =>
+        serveSignaling(ws, {
+          redeem: (t) => tokens.redeem(t),
+          room,
+          log: logFn,
+        }),
+      );
+      return true;
+    },
+
+    async resources() {
+      const out: WebRtcResources = { workers: pool.size, routers: 0, transports: 0, producers: 0, consumers: 0 };
+      for (const w of pool.all) {
+        const wd = await w.dump();
+        out.routers += wd.routerIds.length;
+      }
+      for (const router of pool.routers) {
+        const rd = await router.dump().catch(() => undefined);
+        if (!rd) continue;
+        out.transports += rd.transportIds.length;
+        out.producers += rd.mapProducerIdConsumerIds.length;
+        out.consumers += rd.mapConsumerIdProducerId.length;
+      }
+      return out;
+    },
+
+    async close() {
+      closing = true;
+      for (const c of wss.clients) c.close(1001, 'server closing');
+      await Promise.all([...rooms.values()].map(async (r) => (await r).close('the server is shutting down')));
+      pool.close();
+    },
+  };
+  return plugin;
+}
+
+/**
+ * For `hiwar serve`: the plugin when WebRTC can run here, and in any case one line to print
+ * ("on: page at /, …" or "off: <reason>"). A missing mediasoup or a worker that will not start
+ * turns WebRTC off; it never stops the server.
+ */
+export async function webrtcForServe(opts: WebRtcOptions): Promise<{ plugin?: WebRtcPlugin; message: string }> {
+  const a = await webrtcAvailability();
+  if (!a.available) return { message: `WebRTC is off: ${a.reason}` };
+  try {
+    const plugin = await createWebRtcPlugin(opts);
+    const secret = opts.apiSecret ?? process.env.HIWAR_WEBRTC_SECRET;
+    return {
+      plugin,
+      message: `WebRTC is on (mediasoup ${a.version}, ${plugin.workers.length} workers): call page at /, room tokens at POST /webrtc/token${secret ? '' : ' (open: set HIWAR_WEBRTC_SECRET beyond localhost)'}`,
+    };
+  } catch (err) {
+    return { message: `WebRTC is off: ${(err as Error).message.replace(/^WebRTC is off: /, '')}` };
+  }
+}

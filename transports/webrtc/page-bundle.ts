@@ -1,0 +1,50 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+export interface PageAsset {
+  body: Buffer;
+  type: string;
+}
+
+/**
+ * The web page's files. The script is bundled from `page/main.ts` with esbuild on first request
+ * (mediasoup-client comes from node_modules: no CDN, works offline) and kept in memory; the
+ * Arabic font is served from the @fontsource package.
+ */
+export class PageAssets {
+  private assets: Promise<Map<string, PageAsset>> | undefined;
+
+  get(path: string): Promise<PageAsset | undefined> {
+    this.assets ??= build().catch((err) => {
+      this.assets = undefined; // try again on the next request
+      throw err;
+    });
+    return this.assets.then((m) => m.get(path));
+  }
+}
+
+async function build(): Promise<Map<string, PageAsset>> {
+  const esbuild = await import('esbuild');
+  const out = await esbuild.build({
+    entryPoints: [here('./page/main.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['chrome100', 'firefox100', 'safari15'],
+    minify: true,
+    write: false,
+    logLevel: 'silent',
+    define: { 'process.env.NODE_ENV': '"production"' },
+  });
+  const require = createRequire(import.meta.url);
+  const font = await readFile(require.resolve('@fontsource/noto-naskh-arabic/files/noto-naskh-arabic-arabic-400-normal.woff2'));
+  return new Map<string, PageAsset>([
+    ['/', { body: await readFile(here('./page/index.html')), type: 'text/html; charset=utf-8' }],
+    ['/webrtc/app.js', { body: Buffer.from(out.outputFiles[0]!.contents), type: 'text/javascript; charset=utf-8' }],
+    ['/webrtc/app.css', { body: await readFile(here('./page/app.css')), type: 'text/css; charset=utf-8' }],
+    ['/webrtc/font.woff2', { body: font, type: 'font/woff2' }],
+  ]);
+}

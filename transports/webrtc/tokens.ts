@@ -1,0 +1,74 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { PeerRole } from './protocol.ts';
+
+export type { PeerRole };
+
+export interface RoomGrant {
+  room: string;
+  role: PeerRole;
+  /** Who the caller is, as the user's backend knows them; reaches the agent as call parameters. */
+  parameters: Record<string, string>;
+  /** Expiry, epoch milliseconds. */
+  exp: number;
+  nonce: string;
+}
+
+export interface TokenOptions {
+  /** Signing key; set the same one on every server of a cluster. @default random per process */
+  signingKey?: string | Buffer;
+  /** How long a token may wait before it is used to join. @default 60_000 */
+  ttlMs?: number;
+}
+
+export const TOKEN_DEFAULTS = { ttlMs: 60_000 } as const;
+
+export class TokenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TokenError';
+  }
+}
+
+const b64 = (b: Buffer) => b.toString('base64url');
+
+/**
+ * Short-lived, single-use room tokens: an HMAC-signed grant (room, role, expiry), so any server
+ * holding the signing key can check one without a shared store. A token opens one join; a used
+ * nonce is remembered until the token would have expired anyway.
+ */
+export class RoomTokens {
+  private readonly key: Buffer;
+  readonly ttlMs: number;
+  private readonly used = new Map<string, number>();
+
+  constructor(opts: TokenOptions = {}, private readonly now: () => number = Date.now) {
+    this.key = opts.signingKey ? Buffer.from(opts.signingKey) : randomBytes(32);
+    this.ttlMs = opts.ttlMs ?? TOKEN_DEFAULTS.ttlMs;
+  }
+
+  issue(room: string, role: PeerRole, parameters: Record<string, string> = {}): { token: string; expiresAt: number } {
+    const grant: RoomGrant = { room, role, parameters, exp: this.now() + this.ttlMs, nonce: b64(randomBytes(12)) };
+    const body = b64(Buffer.from(JSON.stringify(grant)));
+    return { token: `${body}.${this.sign(body)}`, expiresAt: grant.exp };
+  }
+
+  /** Checks and spends a token. Throws `TokenError` with a reason fit to show the browser. */
+  redeem(token: string): RoomGrant {
+    const [body, sig, extra] = token.split('.');
+    if (!body || !sig || extra !== undefined) throw new TokenError('malformed token');
+    const expected = Buffer.from(this.sign(body));
+    const given = Buffer.from(sig);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new TokenError('invalid token');
+    const grant = JSON.parse(Buffer.from(body, 'base64url').toString()) as RoomGrant;
+    const now = this.now();
+    for (const [nonce, exp] of this.used) if (exp < now) this.used.delete(nonce);
+    if (grant.exp < now) throw new TokenError('token expired');
+    if (this.used.has(grant.nonce)) throw new TokenError('token already used');
+    this.used.set(grant.nonce, grant.exp);
+    return grant;
+  }
+
+  private sign(body: string): string {
+    return b64(createHmac('sha256', this.key).update(body).digest());
+  }
+}
