@@ -79,9 +79,14 @@ export async function serveCommand(args: string[]): Promise<number> {
     const as = await listen(server.host, { port: Number(values['audiosocket-port']), host, open, mediaToken, logger });
     closers.push(() => as.close());
   }
+  // WebRTC is optional: without mediasoup's worker the server runs and says why it is off.
+  const { webrtcForServe } = await import('../../transports/webrtc/index.ts');
+  const webrtc = await webrtcForServe({ host: server.host, logger });
+  if (webrtc.plugin) server.use(webrtc.plugin);
   const { url } = await server.listen();
   say(`hiwar serve: agent "${agent.name}" at ${url}`);
   say(`  telephony: ${telephony.providers.map((p) => `/telephony/${p.name}`).join(' ')}`);
+  say(`  ${webrtc.message}`);
   say(`  health: ${url}/healthz   metrics: ${url}/metrics`);
   if (!open) {
     say(`  bound beyond localhost: webhooks need their platform's signing secret, media URLs a token${mediaToken ? '' : ' (set HIWAR_MEDIA_TOKEN for FreeSWITCH/Asterisk/jambonz/pcm)'}`);

@@ -3,7 +3,7 @@ import type { CallReport, SessionEvent } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Transport } from '../transport/types.ts';
 import type { ServerMetrics } from './metrics.ts';
-import { CallRefused, type CallHost, type CallOutcome } from './types.ts';
+import { CallRefused, type CallHost, type CallObserver, type CallOutcome } from './types.ts';
 
 /** One call's session, as the server sees it (an `AgentSession` fits). */
 export interface RunningSession {
@@ -54,7 +54,7 @@ export class CallManager implements CallHost {
 
   publicUrl: CallHost['publicUrl'] = (req) => this.o.publicUrl(req);
 
-  async runCall(transport: Transport): Promise<CallOutcome> {
+  async runCall(transport: Transport, observer?: CallObserver): Promise<CallOutcome> {
     const provider = transport.call.provider;
     if (this.isDraining) throw new CallRefused('draining');
     if (this.live.size >= (this.o.maxCalls ?? 200)) throw new CallRefused('full');
@@ -75,6 +75,11 @@ export class CallManager implements CallHost {
       next: (e) => {
         if (e.type === 'error' && e.fatal) fatal = true;
         if (e.type === 'call_action' && e.ok) action = e.action === 'transfer' ? 'transferred' : 'agent-hangup';
+        try {
+          observer?.onEvent?.(e);
+        } catch (err) {
+          log.warn({ err: (err as Error).message }, 'call observer failed');
+        }
         try {
           this.o.metrics.observe(provider, e);
         } catch (err) {
