@@ -80,8 +80,12 @@ export async function serveCommand(args: string[]): Promise<number> {
     closers.push(() => as.close());
   }
   // WebRTC is optional: without mediasoup's worker the server runs and says why it is off.
-  const { webrtcForServe } = await import('../../transports/webrtc/index.ts');
-  const webrtc = await webrtcForServe({ host: server.host, logger });
+  // Its native parts (mediasoup's worker, @discordjs/opus) may be missing: loading them then
+  // fails, and the server carries on for telephony.
+  const webrtc = await import('../../transports/webrtc/index.ts').then(
+    ({ webrtcForServe }) => webrtcForServe({ host: server.host, logger }),
+    (err: Error) => ({ plugin: undefined, message: `WebRTC is off: ${err.message.split('\n')[0]}` }),
+  );
   if (webrtc.plugin) server.use(webrtc.plugin);
   const { url } = await server.listen();
   say(`hiwar serve: agent "${agent.name}" at ${url}`);

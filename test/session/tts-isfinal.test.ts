@@ -51,7 +51,7 @@ for (const reading of readings) {
       assert.ok(cut.heardText!.length > 0 && cut.heardText!.length < cut.text.length, `heard "${cut.heardText}"`);
       assert.ok(cut.text.startsWith(cut.heardText!), 'heard text is the start of the reply');
       assert.deepEqual(userTurns(c), ['بطاقتي ضاعت أرجو إيقافها', 'انتظر من فضلك أريد التحدث مع موظف']);
-      assert.equal(c.report.ended, 'transferred');
+      assert.match(c.report.ended, /^transferred/);
     });
   });
 }
