@@ -1,0 +1,2 @@
+import type { BenchArgs } from './harness.ts';
+export async function density(_: BenchArgs): Promise<Record<string, unknown>> { throw new Error('todo'); }
