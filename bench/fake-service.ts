@@ -53,7 +53,8 @@ export const FAKE_REPLY = ['حسنًا،', ' رصيدك', ' متاح', ' الآ�
 /** Mean absolute sample above which a frame is speech. */
 export const SPEECH_LEVEL = 500;
 
-export type HoldKind = 'stt' | 'llm' | 'tts';
+/** Delays held, and `speech`: when SpeechStarted was sent (the event a barge-in is decided on). */
+export type HoldKind = 'stt' | 'llm' | 'tts' | 'speech';
 export interface Hold {
   kind: HoldKind;
   /** The delay asked for and the one actually held (timers fire late on a busy machine). */
@@ -123,6 +124,11 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
     if (req.method === 'GET' && url.pathname === '/bench/holds') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(Object.fromEntries(holds)));
+      return;
+    }
+    if (req.method === 'GET' && url.pathname === '/bench/now') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ now: epochNow() }));
       return;
     }
     if (req.method === 'POST' && url.pathname === '/bench/reset') {
@@ -209,6 +215,7 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
           speechStart = t0;
           lastInterim = t0;
           send({ type: 'SpeechStarted', channel: 0, ts: t0 });
+          record(call, 'speech', 0, epochNow());
         }
         speechEnd = t1;
         if (t1 - lastInterim >= 0.2) {
@@ -309,6 +316,12 @@ export interface FakeServiceProcess {
   /** Holds per call tag, fetched from the process. */
   holds(): Promise<Record<string, Hold[]>>;
   reset(): Promise<void>;
+  /**
+   * The fake's epoch time minus this process's (`performance.timeOrigin + performance.now()`):
+   * the two processes' time origins differ by up to a few ms. Taken on the fastest of several
+   * round trips, so it is good to about half that round trip.
+   */
+  clockOffset: number;
   close(): Promise<void>;
 }
 
@@ -322,7 +335,15 @@ export async function spawnFakeService(delays: Partial<FakeDelays> = {}): Promis
     child.once('exit', (code) => reject(new Error(`fake service exited (${code}) before listening`)));
   });
   const origin = `http://127.0.0.1:${port}`;
+  let best = { rtt: Infinity, offset: 0 };
+  for (let i = 0; i < 20; i++) {
+    const t0 = epochNow();
+    const { now } = (await (await fetch(`${origin}/bench/now`)).json()) as { now: number };
+    const t1 = epochNow();
+    if (t1 - t0 < best.rtt) best = { rtt: t1 - t0, offset: now - (t0 + t1) / 2 };
+  }
   return {
+    clockOffset: best.offset,
     port,
     baseUrl: `${origin}/api/v1`,
     llmBaseUrl: `${origin}/v1`,

@@ -155,7 +155,7 @@ export class BenchCaller implements Transport {
       mark: (id) => paced.mark(id),
       interrupt: () => {
         const b = this.barges.at(-1);
-        if (b && b.interrupted === undefined) b.interrupted = performance.now();
+        if (b && b.interrupted === undefined && this.speakingLeft > 0) b.interrupted = performance.now();
         return paced.interrupt();
       },
       playback$: paced.playback$,
@@ -184,7 +184,8 @@ export class BenchCaller implements Transport {
     // PacedOutput's times are on the session clock, which is performance.now() here.
     if (now - time > LATE_MS) this.lateAgentFrames++;
     const b = this.barges.at(-1);
-    if (b?.interrupted !== undefined) b.msAfterInterrupt += (samples.length / RATE) * 1000;
+    // Only while the caller still speaks: after that, audio is the reply to the barge-in.
+    if (b?.interrupted !== undefined && this.speakingLeft > 0) b.msAfterInterrupt += (samples.length / RATE) * 1000;
     this.lastAgentAudio = now;
     if (this.agentStart === undefined) {
       this.agentStart = now;
