@@ -15,9 +15,10 @@ import { spawnFakeService } from './fake-service.ts';
 
 export const LATENCY_TARGETS = { addedP50: 2, addedP99: 10 };
 
-export async function latency({ quick }: BenchArgs): Promise<Record<string, unknown>> {
-  const calls = quick ? 3 : 10;
-  const turnsPerCall = quick ? 6 : 21;
+/** Usage: npm run bench -- latency [--quick] [calls=10] [turns per call=21] (quick: 3 × 6). */
+export async function latency({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
+  const calls = Number(rest[0] ?? (quick ? 3 : 10));
+  const turnsPerCall = Number(rest[1] ?? (quick ? 6 : 21));
   const delays = { sttMs: 200, llmMs: 200, ttsMs: 100 };
   const fake = await spawnFakeService(delays);
   try {
