@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { MODELS } from '../models.ts';
-import type { ChatMessage, Llm, LlmEvent, LlmRequest, ToolCall } from './types.ts';
+import type { ChatMessage, Llm, LlmEvent, LlmRequest, Tool, ToolCall } from './types.ts';
 
 export interface OpenAiOptions {
   /** @default 'not-needed' (local servers take any key) */
@@ -31,6 +31,22 @@ function toOpenAi(m: ChatMessage): OpenAiMessage {
   return { role: m.role, content: m.content };
 }
 
+type OpenAiTool = OpenAI.Chat.Completions.ChatCompletionFunctionTool;
+
+/**
+ * Tools as the API wants them, converted once per tool: z.toJSONSchema walks the whole schema,
+ * and the same tools go with every request of every call.
+ */
+const converted = new WeakMap<Tool, OpenAiTool>();
+function toOpenAiTool(t: Tool): OpenAiTool {
+  let c = converted.get(t);
+  if (!c) {
+    c = { type: 'function', function: { name: t.name, description: t.description, parameters: z.toJSONSchema(t.parameters) as Record<string, unknown> } };
+    converted.set(t, c);
+  }
+  return c;
+}
+
 /** Chat Completions streaming through the `openai` package; tools declared from zod schemas. */
 export class OpenAiLlm implements Llm {
   readonly name: string;
@@ -50,10 +66,7 @@ export class OpenAiLlm implements Llm {
   }
 
   async *stream(req: LlmRequest): AsyncIterable<LlmEvent> {
-    const tools = req.tools.map((t) => ({
-      type: 'function' as const,
-      function: { name: t.name, description: t.description, parameters: z.toJSONSchema(t.parameters) as Record<string, unknown> },
-    }));
+    const tools = req.tools.map(toOpenAiTool);
     const stream = await this.client.chat.completions.create(
       {
         model: this.model,

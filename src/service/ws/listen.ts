@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type WebSocket from 'ws';
 import type { ServiceConfig } from '../config.ts';
@@ -28,7 +29,28 @@ export interface ListenOptions extends SocketCallOptions {
   metadata?: string;
   /** Send KeepAlive after this long without audio (default 5000 ms; 0 = never). */
   keepAliveMs?: number;
+  /**
+   * Audio is sent in messages of at least this many milliseconds (shorter pieces are gathered
+   * first), so 20 ms telephony frames need not each cost a WebSocket message and a write. Longer
+   * messages delay the end of speech reaching the server by up to their length. 0: each
+   * `sendAudio` is one message, as given.
+   * @default LISTEN_DEFAULTS.uplinkFrameMs
+   */
+  uplinkFrameMs?: number;
 }
+
+export const LISTEN_DEFAULTS = {
+  /** @default 5000 */
+  keepAliveMs: 5000,
+  /**
+   * 0 (send what the caller's transport gives, 20 ms on telephony): see docs/performance.md,
+   * every millisecond gathered is added to the end of speech reaching the server, which the
+   * latency budget cannot afford; 60–100 ms (as the service's other clients send) trade that
+   * for fewer writes per call.
+   * @default 0
+   */
+  uplinkFrameMs: 0,
+};
 
 /**
  * The live speech-to-text socket. Audio goes in as PCM16 little-endian binary frames; typed
@@ -42,6 +64,11 @@ export class ListenSocket {
   private openMeta: Promise<ListenOpenMetadata>;
   private resolveOpen!: (m: ListenOpenMetadata) => void;
   private keepAliveTimer: NodeJS.Timeout | undefined;
+  /** performance.now() of the last message sent: the keep-alive timer checks it when it fires. */
+  private lastSentAt = 0;
+  /** Audio gathered toward the next uplink message. */
+  private readonly pending: Buffer;
+  private pendingBytes = 0;
   private lastError: string | undefined;
   private closed = false;
 
@@ -49,8 +76,10 @@ export class ListenSocket {
     private readonly ws: WebSocket,
     sampleRate: number,
     private readonly keepAliveMs: number,
+    uplinkFrameMs: number,
   ) {
     this.sampleRate = sampleRate;
+    this.pending = Buffer.alloc(Math.round((sampleRate * Math.max(0, uplinkFrameMs)) / 1000) * 2);
     this.events$ = this.subject.events$;
     this.openMeta = new Promise((resolve) => (this.resolveOpen = resolve));
     ws.on('message', (data, isBinary) => {
@@ -71,6 +100,7 @@ export class ListenSocket {
     ws.on('error', () => {
       // a 'close' always follows and carries the classification
     });
+    this.lastSentAt = performance.now();
     this.armKeepAlive();
     ws.resume();
   }
@@ -108,7 +138,7 @@ export class ListenSocket {
       },
       opts,
     );
-    return new ListenSocket(ws, sampleRate, opts.keepAliveMs ?? 5000);
+    return new ListenSocket(ws, sampleRate, opts.keepAliveMs ?? LISTEN_DEFAULTS.keepAliveMs, opts.uplinkFrameMs ?? LISTEN_DEFAULTS.uplinkFrameMs);
   }
 
   /** The Metadata the server sends on open. */
@@ -125,21 +155,51 @@ export class ListenSocket {
     if (!this.isOpen) throw new ProtocolError('listen socket is closed');
     const bytes = pcm instanceof Int16Array ? new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength) : pcm;
     if (bytes.byteLength % 2 !== 0) throw new ValidationError('audio must be whole PCM16 samples (even byte count)', '/listen');
-    this.ws.send(bytes, { binary: true });
-    this.armKeepAlive();
+    if (!this.pending.byteLength || (!this.pendingBytes && bytes.byteLength >= this.pending.byteLength)) {
+      this.ws.send(bytes, { binary: true });
+      this.lastSentAt = performance.now();
+      return;
+    }
+    let from = 0;
+    while (from < bytes.byteLength) {
+      const n = Math.min(this.pending.byteLength - this.pendingBytes, bytes.byteLength - from);
+      this.pending.set(bytes.subarray(from, from + n), this.pendingBytes);
+      this.pendingBytes += n;
+      from += n;
+      if (this.pendingBytes === this.pending.byteLength) this.flushAudio();
+    }
+  }
+
+  /** Sends the audio gathered so far (finish() does before CloseStream). */
+  flushAudio(): void {
+    if (!this.pendingBytes || !this.isOpen) return;
+    // A copy: ws may hold (and, masking, rewrite) the buffer until it is written.
+    this.ws.send(Buffer.from(this.pending.subarray(0, this.pendingBytes)), { binary: true });
+    this.pendingBytes = 0;
+    this.lastSentAt = performance.now();
   }
 
   keepAlive(): void {
     if (this.isOpen) this.ws.send(JSON.stringify({ type: 'KeepAlive' }));
-    this.armKeepAlive();
+    this.lastSentAt = performance.now();
   }
 
-  private armKeepAlive(): void {
-    clearTimeout(this.keepAliveTimer);
-    if (this.keepAliveMs > 0 && !this.closed) {
-      this.keepAliveTimer = setTimeout(() => this.keepAlive(), this.keepAliveMs);
-      this.keepAliveTimer.unref();
-    }
+  /**
+   * One timer per socket, never re-armed per frame: when it fires it sends KeepAlive only if
+   * nothing went out for `keepAliveMs`, else it sleeps for the rest of that time.
+   */
+  private armKeepAlive(delay = this.keepAliveMs): void {
+    if (this.keepAliveMs <= 0 || this.closed) return;
+    this.keepAliveTimer = setTimeout(() => {
+      const idle = performance.now() - this.lastSentAt;
+      if (idle >= this.keepAliveMs - 1) {
+        this.keepAlive();
+        this.armKeepAlive();
+      } else {
+        this.armKeepAlive(this.keepAliveMs - idle);
+      }
+    }, delay);
+    this.keepAliveTimer.unref();
   }
 
   /**
@@ -153,6 +213,7 @@ export class ListenSocket {
       if (e.type === 'Metadata' && e.phase === 'close') closing = e;
     });
     const done = firstValueFrom(this.events$.pipe(filter((e) => e.type === 'Closed')), { defaultValue: undefined });
+    this.flushAudio();
     this.ws.send(JSON.stringify({ type: 'CloseStream' }));
     clearTimeout(this.keepAliveTimer);
     const timer = setTimeout(() => this.ws.terminate(), timeoutMs);

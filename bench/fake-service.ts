@@ -1,0 +1,372 @@
+/**
+ * A fake of the voice service and of an OpenAI-compatible model for benchmarks: real HTTP and
+ * WebSocket servers on a local port, near-zero engine cost and fixed delays, so a bench measures
+ * hiwar and not the sandbox's espeak-ng and recognizer.
+ *
+ * - `/listen`: end of speech is found by energy (a frame whose mean absolute sample is above
+ *   `SPEECH_LEVEL` is speech). SpeechStarted when speech starts, an interim every 200 ms of
+ *   speech, and the final (is_final + speech_final, then UtteranceEnd) `sttMs` after the first
+ *   silent audio after speech arrived.
+ * - `/websocket/text-to-speech` and `POST /text-to-speech/{model}`: first audio `ttsMs` after the
+ *   text, then `chunkMs` pieces of a quiet tone, `audioMsPerChar` of audio per character, sent
+ *   `realtimeFactor` times faster than real time.
+ * - `POST /v1/chat/completions` (streaming): the first token `llmMs` after the request, then the
+ *   rest of a fixed one-sentence reply at once.
+ *
+ * Each answer reports the delay it actually held (`held_ms` in the message, `x-held-ms` on REST
+ * TTS) and every hold is also kept per call for `GET /bench/holds`, so a bench subtracts real
+ * holds, not nominal ones. The call is named by a tag the bench gives each call: the /listen
+ * hotword, the TTS voice_id and the model name.
+ *
+ * Run it in its own process (`spawnFakeService`) so its work does not load the process measured;
+ * `node --import tsx bench/fake-service.ts --stt 200 ...` prints `{"port":…}` once listening.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+export interface FakeDelays {
+  /** Final transcript after the end of speech (first silent audio received). @default 200 */
+  sttMs: number;
+  /** First model token after the request. @default 200 */
+  llmMs: number;
+  /** First synthesized audio after the text. @default 100 */
+  ttsMs: number;
+  /** Audio per character of text. @default 25 */
+  audioMsPerChar: number;
+  /** Length of each audio message. @default 100 */
+  chunkMs: number;
+  /** How much faster than real time audio is sent after the first piece. @default 2 */
+  realtimeFactor: number;
+}
+
+export const FAKE_DELAYS: FakeDelays = { sttMs: 200, llmMs: 200, ttsMs: 100, audioMsPerChar: 25, chunkMs: 100, realtimeFactor: 2 };
+
+/** The caller's words in every final transcript, and the model's reply. */
+export const FAKE_TRANSCRIPT = 'أريد معرفة رصيد حسابي';
+export const FAKE_REPLY = ['حسنًا،', ' رصيدك', ' متاح', ' الآن', ' في', ' التطبيق.'];
+
+/** Mean absolute sample above which a frame is speech. */
+export const SPEECH_LEVEL = 500;
+
+/** Delays held, and `speech`: when SpeechStarted was sent (the event a barge-in is decided on). */
+export type HoldKind = 'stt' | 'llm' | 'tts' | 'speech';
+export interface Hold {
+  kind: HoldKind;
+  /** The delay asked for and the one actually held (timers fire late on a busy machine). */
+  nominalMs: number;
+  heldMs: number;
+  /** Epoch ms (sub-ms precision) when the hold ended and the answer was sent. */
+  at: number;
+}
+
+const epochNow = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Quiet tone samples (not silence, so a recording of the call shows the agent). */
+function tone(samples: number, rate: number): Int16Array {
+  const out = new Int16Array(samples);
+  for (let i = 0; i < samples; i++) out[i] = Math.round(300 * Math.sin((2 * Math.PI * 440 * i) / rate));
+  return out;
+}
+
+export interface FakeService {
+  port: number;
+  /** Service base URL (`/api/v1`) and the model's base URL (`/v1`). */
+  baseUrl: string;
+  llmBaseUrl: string;
+  holds: Map<string, Hold[]>;
+  close(): Promise<void>;
+}
+
+export async function startFakeService(delays: Partial<FakeDelays> = {}): Promise<FakeService> {
+  const d: FakeDelays = { ...FAKE_DELAYS, ...delays };
+  const holds = new Map<string, Hold[]>();
+  const record = (call: string, kind: HoldKind, nominalMs: number, started: number): number => {
+    const at = epochNow();
+    const heldMs = at - started;
+    let list = holds.get(call);
+    if (!list) holds.set(call, (list = []));
+    list.push({ kind, nominalMs, heldMs: Math.round(heldMs * 100) / 100, at });
+    return heldMs;
+  };
+  // Tones are cached per rate and length so the fake spends nothing per message on them.
+  const tones = new Map<string, Buffer>();
+  const toneBytes = (rate: number, ms: number): Buffer => {
+    const key = `${rate}:${ms}`;
+    let b = tones.get(key);
+    if (!b) {
+      const t = tone(Math.round((rate * ms) / 1000), rate);
+      tones.set(key, (b = Buffer.from(t.buffer, t.byteOffset, t.byteLength)));
+    }
+    return b;
+  };
+
+  const server = createServer((req, res) => {
+    void handleHttp(req, res).catch((err: Error) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ errorCode: 50000, errorMessage: err.message }));
+    });
+  });
+
+  async function body(req: IncomingMessage): Promise<Record<string, unknown>> {
+    const parts: Buffer[] = [];
+    for await (const c of req) parts.push(c as Buffer);
+    return parts.length ? (JSON.parse(Buffer.concat(parts).toString()) as Record<string, unknown>) : {};
+  }
+
+  async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (req.method === 'GET' && url.pathname === '/bench/holds') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(Object.fromEntries(holds)));
+      return;
+    }
+    if (req.method === 'GET' && url.pathname === '/bench/now') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ now: epochNow() }));
+      return;
+    }
+    if (req.method === 'POST' && url.pathname === '/bench/reset') {
+      holds.clear();
+      res.writeHead(204).end();
+      return;
+    }
+    if (req.method === 'POST' && url.pathname === '/v1/chat/completions') return chat(await body(req), res);
+    const tts = /^\/api\/v1\/text-to-speech\/[^/]+$/.exec(url.pathname);
+    if (req.method === 'POST' && tts) return restTts(await body(req), res);
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ errorCode: 40401, errorMessage: `no route ${req.method} ${url.pathname}` }));
+  }
+
+  async function chat(b: Record<string, unknown>, res: ServerResponse): Promise<void> {
+    const call = String(b.model ?? '');
+    const started = epochNow();
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    await sleep(d.llmMs);
+    const held = record(call, 'llm', d.llmMs, started);
+    const chunk = (content: string, extra: object = {}) =>
+      `data: ${JSON.stringify({ id: 'bench', object: 'chat.completion.chunk', created: 0, model: call, choices: [{ index: 0, delta: { content }, finish_reason: null }], ...extra })}\n\n`;
+    // The whole reply at once after the first token: the chunker then never waits on the model.
+    res.write(FAKE_REPLY.map((t, i) => chunk(t, i === 0 ? { held_ms: held } : {})).join(''));
+    res.end(`data: ${JSON.stringify({ id: 'bench', object: 'chat.completion.chunk', created: 0, model: call, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+  }
+
+  async function restTts(b: Record<string, unknown>, res: ServerResponse): Promise<void> {
+    const rate = Number(b.sample_rate ?? 24000);
+    const text = String(b.text ?? '');
+    const started = epochNow();
+    await sleep(d.ttsMs);
+    const held = record(String(b.voice_id ?? ''), 'tts', d.ttsMs, started);
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'x-held-ms': held.toFixed(2) });
+    let left = Math.max(d.chunkMs, text.length * d.audioMsPerChar);
+    while (left > 0 && !res.destroyed) {
+      const ms = Math.min(d.chunkMs, left);
+      res.write(toneBytes(rate, ms));
+      left -= ms;
+      if (left > 0) await sleep(ms / d.realtimeFactor);
+    }
+    res.end();
+  }
+
+  const wss = new WebSocketServer({ noServer: true });
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/api/v1/listen') wss.handleUpgrade(req, socket, head, (ws) => listen(ws, url.searchParams));
+    else if (url.pathname === '/api/v1/websocket/text-to-speech') wss.handleUpgrade(req, socket, head, (ws) => ttsSocket(ws));
+    else socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
+  });
+
+  function listen(ws: WebSocket, q: URLSearchParams): void {
+    const call = q.get('hotwords')?.split(',')[0] ?? '';
+    const rate = Number(q.get('sample_rate') ?? 16000);
+    const send = (m: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
+    let samples = 0;
+    let speechStart: number | undefined;
+    let speechEnd = 0;
+    let lastInterim = 0;
+    let turnId = 0;
+    let turns = 0;
+    send({ type: 'Metadata', session_id: `bench-${call}`, model: q.get('model') ?? 'asr', sample_rate: rate, dropped_hotwords: [] });
+    ws.on('message', (data, isBinary) => {
+      if (!isBinary) {
+        const msg = JSON.parse(data.toString()) as { type?: string };
+        if (msg.type === 'CloseStream') {
+          send({ type: 'Metadata', session_id: `bench-${call}`, audio_seconds_billed: samples / rate, turn_count: turns });
+          ws.close(1000);
+        }
+        return;
+      }
+      const buf = data as Buffer;
+      const pcm = new Int16Array(buf.buffer, buf.byteOffset, buf.byteLength >> 1);
+      // Energy on every 4th sample: enough to tell a tone from silence, and nearly free.
+      let sum = 0;
+      for (let i = 0; i < pcm.length; i += 4) sum += Math.abs(pcm[i]!);
+      const loud = pcm.length > 0 && sum / Math.ceil(pcm.length / 4) > SPEECH_LEVEL;
+      const t0 = samples / rate;
+      samples += pcm.length;
+      const t1 = samples / rate;
+      if (loud) {
+        if (speechStart === undefined) {
+          speechStart = t0;
+          lastInterim = t0;
+          send({ type: 'SpeechStarted', channel: 0, ts: t0 });
+          record(call, 'speech', 0, epochNow());
+        }
+        speechEnd = t1;
+        if (t1 - lastInterim >= 0.2) {
+          lastInterim = t1;
+          send({ type: 'Results', channel: 0, turn_id: turnId, transcript: FAKE_TRANSCRIPT.split(' ')[0], words: [{ word: 'أريد', start: speechStart, end: t1 }], is_final: false, speech_final: false, confidence: 0.9 });
+        }
+        return;
+      }
+      if (speechStart === undefined) return;
+      const start = speechStart;
+      const end = speechEnd;
+      const id = turnId++;
+      speechStart = undefined;
+      turns++;
+      const started = epochNow();
+      setTimeout(() => {
+        const held = record(call, 'stt', d.sttMs, started);
+        const words = FAKE_TRANSCRIPT.split(' ').map((word, i, all) => ({
+          word, start: start + ((end - start) * i) / all.length, end: start + ((end - start) * (i + 1)) / all.length, confidence: 0.95,
+        }));
+        send({ type: 'Results', channel: 0, turn_id: id, transcript: FAKE_TRANSCRIPT, words, is_final: true, speech_final: true, confidence: 0.95, held_ms: held });
+        send({ type: 'UtteranceEnd', channel: 0, turn_id: id, last_word_end: end });
+      }, d.sttMs);
+    });
+  }
+
+  function ttsSocket(ws: WebSocket): void {
+    let call = '';
+    let rate = 24000;
+    let epoch = 0;
+    // Generations run one after the other, as the service voices text in order.
+    let chain = Promise.resolve();
+    let utteranceStarted = true;
+    const send = (m: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
+    const generate = (text: string, mine: number) => async () => {
+      const first = utteranceStarted;
+      utteranceStarted = false;
+      const started = epochNow();
+      await sleep(d.ttsMs);
+      if (mine !== epoch) return;
+      // Only the first generation of an utterance is on the caller's wait; later ones overlap playout.
+      const held = first ? record(call, 'tts', d.ttsMs, started) : epochNow() - started;
+      let left = Math.max(d.chunkMs, text.length * d.audioMsPerChar);
+      let firstPiece = true;
+      while (left > 0 && mine === epoch) {
+        const ms = Math.min(d.chunkMs, left);
+        send({ audio: toneBytes(rate, ms).toString('base64'), sampleRate: rate, isFinal: false, ...(firstPiece ? { held_ms: held, first_of_utterance: first } : {}) });
+        firstPiece = false;
+        left -= ms;
+        if (left > 0) await sleep(ms / d.realtimeFactor);
+      }
+    };
+    ws.on('message', (data) => {
+      const m = JSON.parse(data.toString()) as { type?: string; text?: string; flush?: boolean; voice_id?: string; output_format?: string };
+      if (m.type === 'initConnection') {
+        call = m.voice_id ?? '';
+        rate = Number((m.output_format ?? 'pcm_24000').slice(4));
+        send({ type: 'connectionInitialized' });
+      } else if (m.type === 'text') {
+        const mine = epoch;
+        if (m.text?.trim()) chain = chain.then(generate(m.text, mine));
+        if (m.flush) {
+          chain = chain.then(() => {
+            if (mine !== epoch) return;
+            send({ audio: '', sampleRate: rate, isFinal: true });
+            utteranceStarted = true;
+          });
+        }
+      } else if (m.type === 'clear') {
+        epoch++;
+        utteranceStarted = true;
+        send({ audio: '', sampleRate: rate, isFinal: true });
+      } else if (m.type === 'closeConnection') {
+        ws.close(1000);
+      }
+    });
+  }
+
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    baseUrl: `http://127.0.0.1:${port}/api/v1`,
+    llmBaseUrl: `http://127.0.0.1:${port}/v1`,
+    holds,
+    close: async () => {
+      for (const c of wss.clients) c.terminate();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+export interface FakeServiceProcess {
+  port: number;
+  baseUrl: string;
+  llmBaseUrl: string;
+  /** Holds per call tag, fetched from the process. */
+  holds(): Promise<Record<string, Hold[]>>;
+  reset(): Promise<void>;
+  /**
+   * The fake's epoch time minus this process's (`performance.timeOrigin + performance.now()`):
+   * the two processes' time origins differ by up to a few ms. Taken on the fastest of several
+   * round trips, so it is good to about half that round trip.
+   */
+  clockOffset: number;
+  close(): Promise<void>;
+}
+
+/** Starts the fake in a child process, so its work is not counted in the measured process. */
+export async function spawnFakeService(delays: Partial<FakeDelays> = {}): Promise<FakeServiceProcess> {
+  const args = Object.entries(delays).flatMap(([k, v]) => [`--${k}`, String(v)]);
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (l) => resolve((JSON.parse(l) as { port: number }).port));
+    child.once('exit', (code) => reject(new Error(`fake service exited (${code}) before listening`)));
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  let best = { rtt: Infinity, offset: 0 };
+  for (let i = 0; i < 20; i++) {
+    const t0 = epochNow();
+    const { now } = (await (await fetch(`${origin}/bench/now`)).json()) as { now: number };
+    const t1 = epochNow();
+    if (t1 - t0 < best.rtt) best = { rtt: t1 - t0, offset: now - (t0 + t1) / 2 };
+  }
+  return {
+    clockOffset: best.offset,
+    port,
+    baseUrl: `${origin}/api/v1`,
+    llmBaseUrl: `${origin}/v1`,
+    holds: async () => (await (await fetch(`${origin}/bench/holds`)).json()) as Record<string, Hold[]>,
+    reset: async () => void (await fetch(`${origin}/bench/reset`, { method: 'POST' })),
+    close: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const delays: Partial<FakeDelays> = {};
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i += 2) {
+    const key = argv[i]!.replace(/^--/, '') as keyof FakeDelays;
+    if (!(key in FAKE_DELAYS)) throw new Error(`unknown option ${argv[i]} (known: ${Object.keys(FAKE_DELAYS).join(', ')})`);
+    delays[key] = Number(argv[i + 1]);
+  }
+  const fake = await startFakeService(delays);
+  process.stdout.write(JSON.stringify({ port: fake.port }) + '\n');
+  process.on('SIGTERM', () => void fake.close().then(() => process.exit(0)));
+}

@@ -1,0 +1,306 @@
+/**
+ * What the benches share: a caller transport driven by one frame clock for all calls, an agent
+ * wired to the fake service, and percentiles.
+ *
+ * The bench caller is hand-written rather than the local `SimulatedCaller` because a bench must
+ * see every due time (late frames) and every interrupt, and must cost next to nothing itself.
+ */
+import { Subject } from 'rxjs';
+import { performance } from 'node:perf_hooks';
+import { OpenAiLlm } from '../src/llm/openai.ts';
+import { ServiceClient } from '../src/service/client.ts';
+import type { Agent } from '../src/session/agent.ts';
+import { AgentSession } from '../src/session/agent-session.ts';
+import type { SessionEvent, TurnMetrics } from '../src/session/events.ts';
+import { createLogger } from '../src/session/logger.ts';
+import { CallerAudio } from '../src/transport/caller-audio.ts';
+import { setTimeout as sleepReal } from 'node:timers/promises';
+import type { Clock } from '../src/transport/clock.ts';
+import { PacedOutput } from '../src/transport/paced-output.ts';
+import type { CallInfo, Transport, TransportEvent, TransportOutput } from '../src/transport/types.ts';
+import type { FakeServiceProcess, Hold } from './fake-service.ts';
+
+export const FRAME_MS = 20;
+export const RATE = 8000;
+const FRAME = (RATE * FRAME_MS) / 1000;
+/** A frame is late when handed over more than this past its due time. */
+export const LATE_MS = 20;
+
+const SPEECH = (() => {
+  const f = new Int16Array(FRAME);
+  for (let i = 0; i < FRAME; i++) f[i] = Math.round(3000 * Math.sin((2 * Math.PI * 220 * i) / RATE));
+  return f;
+})();
+const SILENCE = new Int16Array(FRAME);
+
+/**
+ * Real time at sub-millisecond resolution (the default clock reads Date.now(), whole ms), shared
+ * by the sessions, the callers and the frame clock so every figure is on one timeline.
+ */
+export const perfClock: Clock = {
+  speed: 1,
+  now: () => performance.now(),
+  sleep: async (ms, signal) => void (await sleepReal(Math.max(0, ms), undefined, signal ? { signal } : undefined)),
+};
+
+export function percentile(xs: number[], p: number): number {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+export const pcts = (xs: number[]) => ({ p50: round(percentile(xs, 50)), p95: round(percentile(xs, 95)), p99: round(percentile(xs, 99)), n: xs.length });
+export const round = (x: number, d = 1) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : null);
+
+/**
+ * One timer for the caller frames of every call in the process (like a media server's packet
+ * clock): due times advance by 20 ms, and a tick that fires late still sends every frame owed.
+ */
+export class FrameClock {
+  private readonly callers = new Set<BenchCaller>();
+  private timer: NodeJS.Timeout | undefined;
+  private due = 0;
+  lateFrames = 0;
+  frames = 0;
+
+  add(c: BenchCaller): void {
+    this.callers.add(c);
+    if (!this.timer) {
+      this.due = performance.now();
+      this.tick();
+    }
+  }
+
+  remove(c: BenchCaller): void {
+    this.callers.delete(c);
+    if (!this.callers.size && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private tick = (): void => {
+    const now = performance.now();
+    while (this.due <= now) {
+      const late = now - this.due > LATE_MS;
+      for (const c of this.callers) {
+        this.frames++;
+        if (late) this.lateFrames++;
+        c.frame(this.due);
+      }
+      this.due += FRAME_MS;
+    }
+    this.timer = this.callers.size ? setTimeout(this.tick, Math.max(0, this.due - performance.now())) : undefined;
+  };
+}
+
+export interface CallerPlan {
+  turns: number;
+  /** Speech per turn. */
+  speechMs: number;
+  /** Silence after the agent's reply before the caller speaks again. */
+  gapMs: number;
+  /** Barge in at a random point of each reply (from `minMs` to `maxMs` into it) instead of waiting. */
+  bargeIn?: { minMs: number; maxMs: number };
+}
+
+export interface TurnRecord {
+  speechEnd: number;
+  /** First agent audio handed to the line after the speech ended (the caller's own stopwatch). */
+  firstAgentAudio?: number;
+  metrics?: TurnMetrics;
+}
+
+export interface BargeRecord {
+  speechStart: number;
+  /** The session's interruption events (pause / confirm) and the output's interrupt() calls. */
+  decided?: number;
+  interrupted?: number;
+  /** Agent audio handed to the line after interrupt() was called. */
+  msAfterInterrupt: number;
+}
+
+/** A caller on a phone line at 8 kHz; agent audio goes to a paced sink that counts late frames. */
+export class BenchCaller implements Transport {
+  readonly call: CallInfo;
+  readonly inputRate = RATE;
+  private readonly caller = new CallerAudio();
+  readonly audio$ = this.caller.audio$;
+  readonly events$ = new Subject<TransportEvent>();
+  readonly output: TransportOutput;
+  readonly turns: TurnRecord[] = [];
+  readonly barges: BargeRecord[] = [];
+  lateAgentFrames = 0;
+  agentFrames = 0;
+  private speakingLeft = 0;
+  private nextSpeakAt: number;
+  private agentStart: number | undefined;
+  private lastAgentAudio = 0;
+  private waitingReply = false;
+  private bargeAt: number | undefined;
+  private done = false;
+  private turn = 0;
+
+  constructor(
+    tag: string,
+    private readonly plan: CallerPlan,
+    private readonly frames: FrameClock,
+    clock: Clock = perfClock,
+  ) {
+    this.call = { callId: tag, provider: 'bench', parameters: {} };
+    const paced = new PacedOutput(RATE, clock, (samples, time) => this.onAgentAudio(samples, time));
+    // Wrapped to time the session's interrupt() calls.
+    this.output = {
+      sampleRate: paced.sampleRate,
+      write: (f) => paced.write(f),
+      mark: (id) => paced.mark(id),
+      interrupt: () => {
+        const b = this.barges.at(-1);
+        if (b && b.interrupted === undefined && this.speakingLeft > 0) b.interrupted = performance.now();
+        return paced.interrupt();
+      },
+      playback$: paced.playback$,
+      position: () => paced.position(),
+      close: () => paced.close(),
+    };
+    this.nextSpeakAt = performance.now() + 300;
+    frames.add(this);
+  }
+
+  /** The session's events: the first interruption decision of each barge-in. */
+  onSessionEvent(e: SessionEvent): void {
+    if (e.type === 'interruption' && e.kind !== 'resumed') {
+      const b = this.barges.at(-1);
+      if (b && b.decided === undefined) b.decided = performance.now();
+    }
+    if (e.type === 'metrics') {
+      const t = this.turns.find((r) => !r.metrics);
+      if (t) t.metrics = e.metrics;
+    }
+  }
+
+  private onAgentAudio(samples: Int16Array, time: number): void {
+    const now = performance.now();
+    this.agentFrames++;
+    // PacedOutput's times are on the session clock, which is performance.now() here.
+    if (now - time > LATE_MS) this.lateAgentFrames++;
+    const b = this.barges.at(-1);
+    // Only while the caller still speaks: after that, audio is the reply to the barge-in.
+    if (b?.interrupted !== undefined && this.speakingLeft > 0) b.msAfterInterrupt += (samples.length / RATE) * 1000;
+    this.lastAgentAudio = now;
+    if (this.agentStart === undefined) {
+      this.agentStart = now;
+      if (this.plan.bargeIn && this.turn < this.plan.turns) {
+        const { minMs, maxMs } = this.plan.bargeIn;
+        this.bargeAt = now + minMs + Math.random() * (maxMs - minMs);
+      }
+    }
+    if (this.waitingReply) {
+      const t = this.turns.at(-1);
+      if (t && t.firstAgentAudio === undefined) t.firstAgentAudio = now;
+    }
+  }
+
+  /** Called by the frame clock every 20 ms with the frame's due time (the end of its capture). */
+  frame(due: number): void {
+    if (this.done) return;
+    let speech = false;
+    if (this.speakingLeft > 0) {
+      speech = true;
+      this.speakingLeft -= FRAME_MS;
+      if (this.speakingLeft <= 0) {
+        this.turns.push({ speechEnd: due });
+        this.waitingReply = true;
+        this.agentStart = undefined;
+      }
+    } else if (this.bargeAt !== undefined && due >= this.bargeAt) {
+      this.bargeAt = undefined;
+      this.barges.push({ speechStart: due, msAfterInterrupt: 0 });
+      this.startSpeaking();
+      speech = true;
+    } else if (!this.waitingReply && due >= this.nextSpeakAt) {
+      if (this.turn >= this.plan.turns) return this.finish();
+      this.startSpeaking();
+      speech = true;
+    } else if (this.waitingReply && this.agentStart !== undefined && due - this.lastAgentAudio > 300 && this.bargeAt === undefined) {
+      this.waitingReply = false;
+      this.nextSpeakAt = due + this.plan.gapMs;
+    } else if (this.waitingReply && this.turns.length && due - this.turns.at(-1)!.speechEnd > 15_000) {
+      this.waitingReply = false; // no reply: go on rather than hang the bench
+      this.nextSpeakAt = due;
+    }
+    // As on a phone line: the frame handed over at `due` was captured in the 20 ms before it.
+    this.caller.push({ samples: speech ? SPEECH : SILENCE, sampleRate: RATE, time: due - FRAME_MS });
+  }
+
+  private startSpeaking(): void {
+    this.turn++;
+    this.speakingLeft = this.plan.speechMs;
+    this.waitingReply = false;
+  }
+
+  private finish(): void {
+    this.done = true;
+    this.frames.remove(this);
+    this.caller.end();
+  }
+
+  /** Ends the call now (the soak's caller hangs up). */
+  hangUp(): void {
+    if (!this.done) this.finish();
+  }
+}
+
+export function benchAgent(tag: string): Agent {
+  return {
+    name: 'bench',
+    instructions: 'أنت موظف خدمة عملاء.',
+    voice: { voice_id: tag },
+    outOfServiceLine: 'الخدمة غير متاحة.',
+    stt: { hotwords: [tag] },
+    turn: { endDelayMs: 0 },
+  };
+}
+
+export interface RunningCall {
+  caller: BenchCaller;
+  session: AgentSession;
+  done: Promise<unknown>;
+}
+
+/** Starts one call of the bench agent against the fake service. */
+export function startCall(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>, tag: string, plan: CallerPlan, frames: FrameClock): RunningCall {
+  const caller = new BenchCaller(tag, plan, frames);
+  const client = new ServiceClient({ apiKey: 'bench-key', baseUrl: fake.baseUrl });
+  const session = new AgentSession({
+    client,
+    transport: caller,
+    agent: benchAgent(tag),
+    llm: new OpenAiLlm({ apiKey: 'bench', baseURL: fake.llmBaseUrl, model: tag }),
+    logger: createLogger('silent'),
+    clock: perfClock,
+  });
+  session.events$.subscribe((e) => caller.onSessionEvent(e));
+  return { caller, session, done: session.run() };
+}
+
+/** The holds of one call grouped per turn, in order (each turn holds one of each kind). */
+export function holdsPerTurn(holds: Hold[] | undefined): { stt: number; llm: number; tts: number }[] {
+  const by = (k: Hold['kind']) => (holds ?? []).filter((h) => h.kind === k).map((h) => h.heldMs);
+  const stt = by('stt');
+  const llm = by('llm');
+  const tts = by('tts');
+  return stt.map((s, i) => ({ stt: s, llm: llm[i] ?? NaN, tts: tts[i] ?? NaN }));
+}
+
+export interface BenchArgs {
+  quick: boolean;
+  rest: string[];
+}
+
+/** Prints a table with the target beside each figure. */
+export function table(title: string, rows: [string, string | number | null, string][]): void {
+  console.log(`\n${title}`);
+  const w = Math.max(...rows.map((r) => r[0].length));
+  console.log(`${'figure'.padEnd(w)}  ${'value'.padStart(10)}  target`);
+  for (const [name, value, target] of rows) console.log(`${name.padEnd(w)}  ${String(value ?? '–').padStart(10)}  ${target}`);
+}

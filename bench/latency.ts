@@ -1,0 +1,99 @@
+/**
+ * Voice-to-voice latency and the part of it that is hiwar's own: calls against the fake service
+ * (its own process, fixed delays), every turn's held delays subtracted.
+ *
+ * framework-added = voice-to-voice − held STT − held LLM − held TTS − deliberate waits, where
+ * the deliberate waits are the turn end delay (`turn.endDelayMs`, 0 for the bench agent) and one
+ * caller frame (20 ms: the fake, like any endpointer, hears the end of speech with the first
+ * silent frame, and the line hands a frame over only once it is captured).
+ * Per stage: end of speech → final minus the STT hold (uplink framing, the socket, event
+ * handling), turn decision, decision → first token minus the LLM hold, text → first audio minus
+ * the TTS hold, first audio → first frame on the line.
+ */
+import { FRAME_MS, FrameClock, holdsPerTurn, pcts, round, startCall, table, type BenchArgs } from './harness.ts';
+import { spawnFakeService } from './fake-service.ts';
+
+export const LATENCY_TARGETS = { addedP50: 2, addedP99: 10 };
+
+/** Usage: npm run bench -- latency [--quick] [calls=10] [turns per call=21] (quick: 3 × 6). */
+export async function latency({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
+  const calls = Number(rest[0] ?? (quick ? 3 : 10));
+  const turnsPerCall = Number(rest[1] ?? (quick ? 6 : 21));
+  const delays = { sttMs: 200, llmMs: 200, ttsMs: 100 };
+  const fake = await spawnFakeService(delays);
+  try {
+    const frames = new FrameClock();
+    const running = Array.from({ length: calls }, (_, i) =>
+      startCall(fake, `lat${i}`, { turns: turnsPerCall, speechMs: 400, gapMs: 200 + Math.random() * 200 }, frames),
+    );
+    await Promise.all(running.map((c) => c.done));
+    const holds = await fake.holds();
+    const v2v: number[] = [];
+    const own: number[] = [];
+    const added: number[] = [];
+    const stage = { stt: [] as number[], decision: [] as number[], llm: [] as number[], tts: [] as number[], playout: [] as number[], other: [] as number[] };
+    const held = { stt: [] as number[], llm: [] as number[], tts: [] as number[] };
+    running.forEach((c, i) => {
+      const h = holdsPerTurn(holds[`lat${i}`]);
+      c.caller.turns.forEach((t, k) => {
+        // The first turn of a call opens the model's HTTP connection and warms the JIT: left out.
+        if (k === 0) return;
+        const m = t.metrics;
+        const hk = h[k];
+        if (!m?.voiceToVoiceMs || !hk || !Number.isFinite(hk.llm + hk.tts)) return;
+        // The fake hears the end of speech only with the first silent frame: one caller frame is the line's.
+        const sum = hk.stt + hk.llm + hk.tts + FRAME_MS;
+        held.stt.push(hk.stt);
+        held.llm.push(hk.llm);
+        held.tts.push(hk.tts);
+        v2v.push(m.voiceToVoiceMs);
+        added.push(m.voiceToVoiceMs - sum);
+        if (t.firstAgentAudio !== undefined) own.push(t.firstAgentAudio - t.speechEnd - sum);
+        const s = (m.endOfSpeechToFinalMs ?? 0) - hk.stt - FRAME_MS;
+        const l = (m.llmFirstTokenMs ?? 0) - hk.llm;
+        const tt = (m.ttsFirstAudioMs ?? 0) - hk.tts;
+        stage.stt.push(s);
+        stage.decision.push(m.turnDecisionMs ?? 0);
+        stage.llm.push(l);
+        stage.tts.push(tt);
+        stage.playout.push(m.playoutStartMs ?? 0);
+        // Between the stages' milestones: first token → first text sent to synthesis (chunker, normalizer).
+        stage.other.push(m.voiceToVoiceMs - sum - s - (m.turnDecisionMs ?? 0) - l - tt - (m.playoutStartMs ?? 0));
+      });
+    });
+    const res = {
+      bench: 'latency',
+      quick,
+      calls,
+      turns: v2v.length,
+      delays,
+      voiceToVoice: pcts(v2v),
+      added: pcts(added),
+      addedAtCaller: pcts(own),
+      stages: Object.fromEntries(Object.entries(stage).map(([k, xs]) => [k, pcts(xs)])),
+      held: Object.fromEntries(Object.entries(held).map(([k, xs]) => [k, pcts(xs)])),
+      targets: LATENCY_TARGETS,
+      deliberateWaitsMs: { turnEndDelay: 0, callerFrame: FRAME_MS },
+      warmupTurnsLeftOut: calls,
+    };
+    const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
+    table(`latency: ${res.turns} turns in ${calls} concurrent calls, fake delays stt ${delays.sttMs} llm ${delays.llmMs} tts ${delays.ttsMs} ms (p50 / p95 / p99, ms)`, [
+      ['voice-to-voice', f(res.voiceToVoice), ''],
+      ['framework-added', f(res.added), `p50 ≤ ${LATENCY_TARGETS.addedP50}, p99 ≤ ${LATENCY_TARGETS.addedP99}`],
+      ['added, caller stopwatch', f(res.addedAtCaller), 'same, measured at the line'],
+      ['  stt (eos → final − hold)', f(res.stages.stt!), ''],
+      ['  turn decision', f(res.stages.decision!), ''],
+      ['  llm (− hold)', f(res.stages.llm!), ''],
+      ['  token → tts text', f(res.stages.other!), ''],
+      ['  tts (− hold)', f(res.stages.tts!), ''],
+      ['  playout start', f(res.stages.playout!), ''],
+      ['held stt', f(res.held.stt!), `nominal ${delays.sttMs}`],
+      ['held llm', f(res.held.llm!), `nominal ${delays.llmMs}`],
+      ['held tts', f(res.held.tts!), `nominal ${delays.ttsMs}`],
+    ]);
+    void round;
+    return res;
+  } finally {
+    await fake.close();
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * `npm run bench -- <name> [--quick] [args]`: runs one bench. The benches against the fake
+ * service print a table and, as their very last line, one JSON object of their figures.
+ * The older scripts (normalize, recognizer, call) run as they always did, with their own args.
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { BenchArgs } from './harness.ts';
+
+type Bench = (args: BenchArgs) => Promise<Record<string, unknown>>;
+
+const BENCHES: Record<string, () => Promise<Bench>> = {
+  latency: async () => (await import('./latency.ts')).latency,
+  bargein: async () => (await import('./bargein.ts')).bargein,
+  density: async () => (await import('./density.ts')).density,
+  soak: async () => (await import('./soak.ts')).soak,
+};
+const SCRIPTS = ['normalize', 'recognizer', 'call'];
+
+const [name, ...rest] = process.argv.slice(2);
+if (name && SCRIPTS.includes(name)) {
+  const script = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...rest.filter((a) => a !== '--quick')], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
+const load = name ? BENCHES[name] : undefined;
+if (!load) {
+  console.error(`usage: npm run bench -- <${[...Object.keys(BENCHES), ...SCRIPTS].join('|')}> [--quick]`);
+  process.exit(2);
+}
+const bench = await load();
+const result = await bench({ quick: rest.includes('--quick'), rest: rest.filter((a) => a !== '--quick') });
+console.log(JSON.stringify(result));
+// Sockets of ended calls may still be closing; the figures are out.
+process.exit(0);

@@ -1,0 +1,80 @@
+/**
+ * Keeps the benches from rotting: the fake service answers on each of its endpoints with the
+ * delay it held, and one short latency run through `npm run bench`'s dispatcher ends with its
+ * JSON line. No timing is asserted (this machine is shared); only shapes and that holds are
+ * reported.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import WebSocket from 'ws';
+import { spawnFakeService, type FakeServiceProcess } from '../../bench/fake-service.ts';
+
+let fake: FakeServiceProcess;
+before(async () => {
+  fake = await spawnFakeService({ sttMs: 30, llmMs: 30, ttsMs: 30 });
+});
+after(async () => fake.close());
+
+const messages = (ws: WebSocket) => {
+  const got: Record<string, unknown>[] = [];
+  ws.on('message', (d, binary) => !binary && got.push(JSON.parse(d.toString())));
+  return got;
+};
+const until = async (ok: () => boolean) => {
+  for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(ok(), 'timed out waiting');
+};
+
+test('the fake /listen finalizes after speech then silence, reporting its hold', async () => {
+  const ws = new WebSocket(`${fake.baseUrl.replace('http', 'ws')}/listen?sample_rate=8000&hotwords=t1`);
+  const got = messages(ws);
+  await new Promise((r) => ws.once('open', r));
+  const loud = new Int16Array(1600).map((_, i) => (i % 2 ? 3000 : -3000));
+  ws.send(loud);
+  ws.send(new Int16Array(160));
+  await until(() => got.some((m) => m.type === 'UtteranceEnd'));
+  const final = got.find((m) => m.type === 'Results' && m.is_final)!;
+  assert.ok(got.some((m) => m.type === 'SpeechStarted'));
+  assert.equal(final.speech_final, true);
+  assert.ok((final.held_ms as number) >= 25);
+  ws.close();
+  const holds = await fake.holds();
+  assert.deepEqual(holds.t1!.map((h) => h.kind), ['speech', 'stt']);
+});
+
+test('the fake TTS socket, REST TTS and chat report their holds', async () => {
+  const ws = new WebSocket(`${fake.baseUrl.replace('http', 'ws')}/websocket/text-to-speech`);
+  const got = messages(ws);
+  await new Promise((r) => ws.once('open', r));
+  ws.send(JSON.stringify({ type: 'initConnection', voice_id: 't2', output_format: 'pcm_8000' }));
+  ws.send(JSON.stringify({ type: 'text', text: 'مرحبا', flush: true }));
+  await until(() => got.some((m) => m.isFinal === true));
+  const firstAudio = got.find((m) => typeof m.audio === 'string' && m.audio)!;
+  assert.ok((firstAudio.held_ms as number) >= 25);
+  ws.close();
+
+  const rest = await fetch(`${fake.baseUrl}/text-to-speech/tts-v1`, { method: 'POST', body: JSON.stringify({ text: 'مرحبا', voice_id: 't2', sample_rate: 8000 }) });
+  assert.ok(Number(rest.headers.get('x-held-ms')) >= 25);
+  assert.ok((await rest.arrayBuffer()).byteLength > 0);
+
+  const chat = await fetch(`${fake.llmBaseUrl}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 't2', stream: true, messages: [] }) });
+  const text = await chat.text();
+  assert.match(text, /"held_ms":\d/);
+  assert.match(text, /data: \[DONE\]/);
+  assert.deepEqual((await fake.holds()).t2!.map((h) => h.kind), ['tts', 'tts', 'llm']);
+});
+
+test('npm run bench -- latency ends with its JSON figures, held delays included', async () => {
+  const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', run, 'latency', '--quick', '1', '3'], { timeout: 60_000 });
+  const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
+  assert.equal(last.bench, 'latency');
+  assert.ok(last.turns >= 1, 'at least one measured turn');
+  for (const k of ['voiceToVoice', 'added']) for (const p of ['p50', 'p95', 'p99']) assert.equal(typeof last[k][p], 'number');
+  for (const k of ['stt', 'llm', 'tts'] as const) assert.ok(last.held[k].p50 >= last.delays[`${k}Ms`] - 1, `${k} hold reported`);
+  assert.deepEqual(Object.keys(last.stages).sort(), ['decision', 'llm', 'other', 'playout', 'stt', 'tts']);
+  assert.match(stdout, /framework-added/);
+});
