@@ -1,5 +1,6 @@
 import { Observable, Subject, Subscription, switchMap } from 'rxjs';
 import { OpenAiLlm } from '../llm/openai.ts';
+import { DEFAULT_MODEL_DEADLINES, noticeSlowStart, withDeadlines, type ModelDeadlines } from '../llm/deadlines.ts';
 import { streamReply } from '../llm/run.ts';
 import { ScriptedLlm } from '../llm/scripted.ts';
 import type { Llm } from '../llm/types.ts';
@@ -19,6 +20,7 @@ import { ResamplingOutput } from '../transport/resampling-output.ts';
 import type { CallControl, CallInfo, Transport, TransportEvent } from '../transport/types.ts';
 import type { Agent } from './agent.ts';
 import type { CallReport, ReportTurn, SessionEvent, SessionState, TurnMetrics } from './events.ts';
+import { classifyFailure, closeFailure, type Failure, type FailureSource } from './failure.ts';
 import { turnMetrics } from './metrics.ts';
 import { ChatHistory } from './history.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -69,6 +71,7 @@ export class AgentSession {
   private readonly dtmf: DtmfCollector;
   private readonly log: Logger;
   private readonly llm: Llm;
+  private readonly deadlines: ModelDeadlines;
   private readonly history: ChatHistory;
   private readonly turns: TurnDetector;
   private readonly interruption: InterruptionPolicy;
@@ -85,6 +88,7 @@ export class AgentSession {
   private cancelReply: (() => Promise<void>) | undefined;
   private lastCleanup: Promise<void> = Promise.resolve();
   private outOfServiceAudio: Int16Array | undefined;
+  private outOfServiceLine: Promise<void> | undefined;
   private startedAt = 0;
   private ending: Promise<void> | undefined;
   private endReason = '';
@@ -102,7 +106,9 @@ export class AgentSession {
     const { agent, client, transport } = opts;
     this.clock = opts.clock ?? realClock();
     this.log = opts.logger ?? createLogger();
-    this.llm = opts.llm ?? defaultLlm(agent);
+    this.deadlines = { ...DEFAULT_MODEL_DEADLINES, ...agent.modelDeadlines };
+    // Real time: a model's latency does not run faster with a simulated clock.
+    this.llm = withDeadlines(opts.llm ?? defaultLlm(agent), this.deadlines, realClock());
     this.history = new ChatHistory(agent.instructions);
     this.turns = new TurnDetector(agent.turn);
     this.interruption = new InterruptionPolicy(agent.interruption);
@@ -110,7 +116,10 @@ export class AgentSession {
     this.stt = new SttStage(
       client,
       transport.inputRate,
-      { sample_rate: sttRate, model: agent.stt?.model, endpointing: agent.stt?.endpointing, hotwords: agent.stt?.hotwords, interim_results: true },
+      {
+        sample_rate: sttRate, model: agent.stt?.model, endpointing: agent.stt?.endpointing, hotwords: agent.stt?.hotwords, interim_results: true,
+        liveness: agent.stt?.liveness,
+      },
       this.clock,
     );
     this.localVad = agent.interruption?.localVad ? new LocalVad(transport.inputRate, this.clock) : undefined;
@@ -147,6 +156,12 @@ export class AgentSession {
     this.eventsSubject.next(e);
   }
 
+  /** A typed `error` event with a clean message; the raw cause goes to the log only. */
+  private fail(source: FailureSource, f: Failure, fatal: boolean, cause?: unknown): void {
+    this.log.warn({ source, kind: f.kind, err: cause instanceof Error ? cause.message : cause }, f.message);
+    this.emit({ type: 'error', source, kind: f.kind, message: f.message, fatal });
+  }
+
   private setState(state: SessionState): void {
     if (this.state === state || this.state === 'ended') return;
     this.state = state;
@@ -172,8 +187,10 @@ export class AgentSession {
       await Promise.all([this.stt.start(), this.speaker.start(), this.localVad?.start(), this.output.prepare(this.speaker.socketRate)]);
     } catch (err) {
       const fatal = err instanceof SpeakerFatal ? err.error : err;
-      this.emit({ type: 'error', source: err instanceof SpeakerFatal ? 'tts' : 'stt', message: (fatal as Error).message, fatal: true });
-      await this.end(`could not start: ${(fatal as Error).message}`);
+      const source = err instanceof SpeakerFatal ? 'tts' : 'stt';
+      const f = classifyFailure(fatal, source);
+      this.fail(source, f, true, fatal);
+      await this.end(`could not start: ${f.message}`);
       return this.finalReport();
     }
     void this.prerenderOutOfService();
@@ -184,7 +201,7 @@ export class AgentSession {
           this.localVad?.push(f);
         },
         error: (err) => {
-          this.emit({ type: 'error', source: 'transport', message: `caller audio failed: ${(err as Error)?.message ?? err}`, fatal: true });
+          this.fail('transport', { kind: 'network', message: 'the caller audio failed' }, true, err);
           void this.end('transport failed');
         },
         complete: () => {
@@ -232,7 +249,7 @@ export class AgentSession {
       this.callerGone = true;
       void this.end(e.reason ?? 'hangup');
     } else if (e.type === 'error') {
-      this.emit({ type: 'error', source: 'transport', message: e.message, fatal: true });
+      this.fail('transport', { kind: 'network', message: `the call connection failed: ${e.message}` }, true);
       void this.end(`transport error: ${e.message}`);
     } else if (e.type === 'dtmf') {
       this.emit({ type: 'dtmf', digit: e.digit });
@@ -280,7 +297,7 @@ export class AgentSession {
       this.transferring = undefined;
       const message = `transfer to ${a.target} failed: ${(err as Error).message}`;
       this.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: false, message });
-      this.emit({ type: 'error', source: 'transport', message, fatal: false });
+      this.fail('transport', { kind: 'network', message: `transfer to ${a.target} failed` }, false, err);
     }
   }
 
@@ -301,9 +318,10 @@ export class AgentSession {
     if (ev.type === 'listen') return this.onListen(ev.event, ev.at);
     if (ev.type === 'reconnecting') return this.notice(`speech recognition reconnecting (attempt ${ev.attempt}, close ${ev.close.code})`);
     if (ev.type === 'reconnected') return this.notice(`speech recognition reconnected; replayed ${ev.replayedSeconds.toFixed(1)} s of caller audio`);
-    this.emit({ type: 'error', source: 'stt', message: ev.message, fatal: true });
-    if (ev.close.kind === 'insufficient_balance' || ev.close.kind === 'unauthorized') void this.outOfService(ev.message);
-    else void this.end(ev.message);
+    const f = closeFailure(ev.close, 'stt', ev.close.retryable);
+    this.fail('stt', f, true, ev.message);
+    // Whatever stopped recognition for good, the caller hears the out-of-service line, not silence.
+    void this.outOfService(f.message);
   }
 
   private onListen(e: ListenEvent, at: number): void {
@@ -388,8 +406,13 @@ export class AgentSession {
       }
       const chunker = new SentenceChunker();
       try {
-        for await (const e of streamReply(self.llm, self.history.messages(), agent.tools ?? [], signal, { call: self.control })) {
-          if (e.type === 'text') {
+        const answer = streamReply(self.llm, self.history.messages(), agent.tools ?? [], signal, { call: self.control });
+        // A slow model: the filler line fills the silence while it thinks.
+        const events = agent.fillerLine ? noticeSlowStart(answer, self.deadlines.fillerAfterMs, realClock()) : answer;
+        for await (const e of events) {
+          if (e.type === 'slow') {
+            yield await emit(agent.fillerLine!);
+          } else if (e.type === 'text') {
             if (!t.firstToken) t.firstToken = self.clock.now();
             for (const c of chunker.push(e.delta)) yield await emit(c);
           } else if (e.type === 'tool_finished') {
@@ -400,8 +423,7 @@ export class AgentSession {
       } catch (err) {
         if (signal.aborted) return;
         // The model failed: the caller hears an apology instead of silence, and the call goes on.
-        self.emit({ type: 'error', source: 'llm', message: `model failed: ${(err as Error).message}`, fatal: false });
-        self.log.warn({ err: (err as Error).message }, 'model failed');
+        self.fail('llm', classifyFailure(err, 'llm'), false, err);
         const rest = chunker.flush();
         if (rest) yield await emit(rest);
         yield await emit(agent.modelErrorLine ?? DEFAULT_MODEL_ERROR_LINE);
@@ -415,7 +437,7 @@ export class AgentSession {
       .speak(chunks(), playout, signal, (at) => (t.firstAudio ||= at))
       .catch((err) => {
         if (err instanceof SpeakerFatal) fatal = err;
-        else if (!signal.aborted) this.emit({ type: 'error', source: 'tts', message: String(err?.message ?? err), fatal: false });
+        else if (!signal.aborted) this.fail('tts', classifyFailure(err, 'tts'), false, err);
       })
       .finally(() => playout.end());
     playout.onFirstSent(() => this.setState('speaking'));
@@ -442,8 +464,9 @@ export class AgentSession {
     }
     if (this.playout === playout) this.setState('listening');
     if (fatal) {
-      this.emit({ type: 'error', source: 'tts', message: fatal.message, fatal: true });
-      void this.outOfService(fatal.message);
+      const f = classifyFailure(fatal.error, 'tts');
+      this.fail('tts', f, true, fatal.error);
+      void this.outOfService(f.message);
     } else if (this.pendingAction) void this.runPendingAction();
     else if (endAfter && !interrupted) void this.end('transferred');
   }
@@ -476,7 +499,13 @@ export class AgentSession {
   }
 
   /** The service refuses (wallet, access): say the agent's line and hang up. */
-  private async outOfService(reason: string): Promise<void> {
+  private outOfService(reason: string): Promise<void> {
+    // STT and TTS may both give up at once (an empty wallet): the line is said, and recorded, once.
+    this.outOfServiceLine ??= this.sayOutOfService(reason);
+    return this.outOfServiceLine;
+  }
+
+  private async sayOutOfService(reason: string): Promise<void> {
     if (this.ending) return;
     this.notice(`out of service: ${reason}`);
     await this.cancelReply?.();

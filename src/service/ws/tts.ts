@@ -79,7 +79,7 @@ export class TtsSocket {
     ws.on('close', (code, reason) => {
       this.closed = true;
       this.generation.reset();
-      this.channel.next({ type: 'closed', close: classifyClose(code, reason.toString()) });
+      this.channel.next({ type: 'closed', close: classifyClose(code, redact(reason.toString(), apiKey)) });
       this.channel.complete();
     });
     ws.on('error', () => {});
@@ -154,7 +154,7 @@ export class TtsSocket {
         else if (frame?.type === 'error') done(() => reject(socketError(frame, cfg.apiKey)));
       };
       const onClose = (code: number, reason: Buffer) =>
-        done(() => reject(new ProtocolError(`${ENDPOINT}: closed during initialization (${code} ${reason.toString()})`)));
+        done(() => reject(new ProtocolError(`${ENDPOINT}: closed during initialization (${code} ${redact(reason.toString(), cfg.apiKey)})`)));
       const done = (then: () => void) => {
         clearTimeout(timer);
         ws.off('message', onMessage);
