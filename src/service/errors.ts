@@ -135,11 +135,18 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
  */
 function secretForms(secret: string): string[] {
   const forms = new Set([secret, encodeURIComponent(secret)]);
-  const bytes = Buffer.from(secret, 'utf8');
+  // TextEncoder and btoa, not Buffer: this module is bundled into the browser call page too.
+  const bytes = new TextEncoder().encode(secret);
+  const base64 = (u: Uint8Array) => btoa(Array.from(u, (c) => String.fromCharCode(c)).join(''));
+  const encodings = {
+    base64,
+    base64url: (u: Uint8Array) => base64(u).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''),
+  };
   for (let shift = 0; shift < 3; shift++) {
-    const padded = Buffer.concat([Buffer.alloc(shift), bytes]);
+    const padded = new Uint8Array(shift + bytes.length);
+    padded.set(bytes, shift);
     for (const enc of ['base64', 'base64url'] as const) {
-      const full = padded.toString(enc);
+      const full = encodings[enc](padded);
       if (shift === 0) forms.add(full).add(full.replace(/=+$/, ''));
       // Only characters made entirely of the key's bits are the same in every context.
       const core = full.slice(Math.ceil((shift * 4) / 3), Math.floor(((shift + bytes.length) * 4) / 3));
