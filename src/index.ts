@@ -2,6 +2,7 @@ export * from './service/index.ts';
 export { AgentSession, defaultLlm, type SessionOptions } from './session/agent-session.ts';
 export type { Agent } from './session/agent.ts';
 export type { SessionEvent, CallReport, ReportTurn, TurnMetrics, SessionState } from './session/events.ts';
+export type { Failure, FailureKind, FailureSource } from './session/failure.ts';
 export { createLogger } from './session/logger.ts';
 export * from './llm/index.ts';
 export * from './text/index.ts';

@@ -3,6 +3,10 @@ import lsr from '@alexanderolsen/libsamplerate-js';
 /**
  * Sample-rate conversion through libsamplerate (compiled to WebAssembly): band-limited sinc
  * interpolation, so 8 kHz telephony audio and 22.05/24/48 kHz voices convert without aliasing.
+ *
+ * Audio goes through the converter in bounded blocks: the library's own large-input path builds
+ * intermediate arrays as large as the audio, and a rate outside its range aborts the
+ * WebAssembly module (a crash of the whole process), so rates are checked first.
  */
 export interface StreamResampler {
   readonly fromRate: number;
@@ -12,19 +16,63 @@ export interface StreamResampler {
   close(): void;
 }
 
-const toFloat = (s: Int16Array) => Float32Array.from(s, (v) => v / 32768);
-const toInt16 = (f: Float32Array) => Int16Array.from(f, (v) => Math.max(-32768, Math.min(32767, Math.round(v * 32768))));
+/** Sample rates accepted anywhere in hiwar (telephony 8 kHz to studio 192 kHz). */
+export const MIN_RATE = 4000;
+export const MAX_RATE = 192_000;
+/** Samples per call into the converter: bounds the memory one call holds beyond the output. */
+const BLOCK = 16_384;
+/** Zeros pushed after the last block so the filter releases the tail (covers its delay). */
+const FLUSH = 4096;
+
+export function isSupportedRate(rate: number): boolean {
+  return Number.isInteger(rate) && rate >= MIN_RATE && rate <= MAX_RATE;
+}
+
+function checkRates(fromRate: number, toRate: number): void {
+  for (const r of [fromRate, toRate]) {
+    if (!isSupportedRate(r)) throw new RangeError(`unsupported sample rate ${r}: use an integer from ${MIN_RATE} to ${MAX_RATE} Hz`);
+  }
+}
+
+const create = (fromRate: number, toRate: number) =>
+  lsr.create(1, fromRate, toRate, { converterType: lsr.ConverterType.SRC_SINC_MEDIUM_QUALITY });
+
+type Src = Awaited<ReturnType<typeof create>>;
+
+/** One block in, its converted samples appended to `out` from `at`; returns the new end. */
+function convertBlock(src: Src, block: Int16Array, input: Float32Array, output: Float32Array, out: Int16Array, at: number): number {
+  const n = block.length;
+  const inView = input.subarray(0, n);
+  for (let i = 0; i < n; i++) inView[i] = block[i]! / 32768;
+  const frames = { frames: 0 };
+  src.full(inView, output, frames);
+  const m = Math.min(frames.frames, out.length - at);
+  for (let i = 0; i < m; i++) out[at + i] = Math.max(-32768, Math.min(32767, Math.round(output[i]! * 32768)));
+  return at + m;
+}
+
+function buffersFor(src: Src, fromRate: number, toRate: number) {
+  return { input: new Float32Array(BLOCK), output: new Float32Array(Math.ceil((BLOCK * toRate) / fromRate) + 64), src };
+}
 
 export async function createResampler(fromRate: number, toRate: number): Promise<StreamResampler> {
+  checkRates(fromRate, toRate);
   if (fromRate === toRate) {
     return { fromRate, toRate, push: (s) => s, close: () => {} };
   }
-  const src = await lsr.create(1, fromRate, toRate, { converterType: lsr.ConverterType.SRC_SINC_MEDIUM_QUALITY });
+  const src = await create(fromRate, toRate);
+  const { input, output } = buffersFor(src, fromRate, toRate);
   let closed = false;
   return {
     fromRate,
     toRate,
-    push: (s) => (s.length ? toInt16(src.full(toFloat(s))) : new Int16Array(0)),
+    push: (s) => {
+      if (!s.length || closed) return new Int16Array(0);
+      const out = new Int16Array(Math.ceil((s.length * toRate) / fromRate) + 64);
+      let end = 0;
+      for (let at = 0; at < s.length; at += BLOCK) end = convertBlock(src, s.subarray(at, at + BLOCK), input, output, out, end);
+      return out.subarray(0, end);
+    },
     close: () => {
       if (!closed) src.destroy();
       closed = true;
@@ -32,12 +80,21 @@ export async function createResampler(fromRate: number, toRate: number): Promise
   };
 }
 
-/** Converts a whole buffer at once (no streaming state, no lost tail). */
+/** Converts a whole buffer (no streaming state, no lost tail), block by block. */
 export async function resample(samples: Int16Array, fromRate: number, toRate: number): Promise<Int16Array> {
+  checkRates(fromRate, toRate);
   if (fromRate === toRate || samples.length === 0) return samples;
-  const src = await lsr.create(1, fromRate, toRate, { converterType: lsr.ConverterType.SRC_SINC_MEDIUM_QUALITY });
+  const src = await create(fromRate, toRate);
   try {
-    return toInt16(src.simple(toFloat(samples)));
+    const { input, output } = buffersFor(src, fromRate, toRate);
+    const out = new Int16Array(Math.round((samples.length * toRate) / fromRate));
+    let end = 0;
+    for (let at = 0; at < samples.length && end < out.length; at += BLOCK) {
+      end = convertBlock(src, samples.subarray(at, at + BLOCK), input, output, out, end);
+    }
+    const zeros = new Int16Array(FLUSH);
+    for (let k = 0; k < 16 && end < out.length; k++) end = convertBlock(src, zeros, input, output, out, end);
+    return out;
   } finally {
     src.destroy();
   }

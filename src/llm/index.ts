@@ -4,3 +4,4 @@ export { streamReply, type ReplyEvent, type StreamReplyOptions } from './run.ts'
 export { OpenAiLlm, type OpenAiOptions } from './openai.ts';
 export { ScriptedLlm, matchIntent, type Intent, type ScriptedOptions } from './scripted.ts';
 export { callTools, type CallToolOptions } from './call-tools.ts';
+export { withDeadlines, noticeSlowStart, ModelTimeoutError, DEFAULT_MODEL_DEADLINES, type ModelDeadlines } from './deadlines.ts';

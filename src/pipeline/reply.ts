@@ -1,9 +1,10 @@
+import { noticeSlowStart } from '../llm/deadlines.ts';
 import { streamReply } from '../llm/run.ts';
 import type { ToolOutcome } from '../llm/tools.ts';
 import type { Llm, Tool } from '../llm/types.ts';
 import type { ChatHistory } from '../session/history.ts';
 import { SentenceChunker, chunkText, type ChunkerOptions } from '../text/chunker.ts';
-import type { Clock } from '../transport/clock.ts';
+import { realClock, type Clock } from '../transport/clock.ts';
 import type { CallControl, TransportOutput } from '../transport/types.ts';
 import { ReplyPlayout, type PlayoutOptions, type SpeechSink } from './playout.ts';
 import { SpeakerFatal, type SpeechChunk } from './speaker.ts';
@@ -27,6 +28,16 @@ export interface ReplyOptions {
    * @default 3
    */
   maxToolRounds?: number;
+  /**
+   * Said while the model is slow to start answering (after `fillerAfterMs`); none when unset.
+   * @default undefined
+   */
+  fillerLine?: string;
+  /**
+   * Real milliseconds without a first model event before the filler line is said.
+   * @default 2000
+   */
+  fillerAfterMs?: number;
   /** How model text is cut for synthesis (see `ChunkerOptions`). */
   chunker?: ChunkerOptions;
   /** How far audio runs ahead of what was heard (see `PlayoutOptions`). */
@@ -37,6 +48,7 @@ export const REPLY_DEFAULTS = {
   modelErrorLine: 'عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟',
   endCallAfterTools: [] as string[],
   maxToolRounds: 3,
+  fillerAfterMs: 2000,
 } satisfies ReplyOptions;
 
 /** The voice the reply stage speaks through (the `Speaker`; a fake in unit tests). */
@@ -49,8 +61,9 @@ export interface Voice {
 export type ReplyEvent =
   | { type: 'agent_chunk'; text: string }
   | { type: 'tool'; outcome: ToolOutcome }
-  | { type: 'llm_error'; message: string }
-  | { type: 'tts_error'; message: string }
+  /** `error` is the raw cause, for classifying (`classifyFailure`) and the log. */
+  | { type: 'llm_error'; message: string; error: unknown }
+  | { type: 'tts_error'; message: string; error: unknown }
   /** The first audio of the reply left the transport. */
   | { type: 'speaking' };
 
@@ -123,7 +136,7 @@ export class ReplyStage {
       .speak(chunks, playout, signal, (at) => (times.firstAudio ||= at))
       .catch((err) => {
         if (err instanceof SpeakerFatal) fatal = err;
-        else if (!signal.aborted) deps.events({ type: 'tts_error', message: String(err?.message ?? err) });
+        else if (!signal.aborted) deps.events({ type: 'tts_error', message: String(err?.message ?? err), error: err });
       })
       .finally(() => playout.end());
     playout.onFirstSent((at) => {
@@ -155,9 +168,15 @@ export class ReplyStage {
     }
     const chunker = new SentenceChunker(this.o.chunker);
     try {
-      const events = streamReply(deps.llm, deps.history.messages(), deps.tools, signal, { maxRounds: this.o.maxToolRounds, call: deps.call });
+      const answer = streamReply(deps.llm, deps.history.messages(), deps.tools, signal, { maxRounds: this.o.maxToolRounds, call: deps.call });
+      // A slow model: the filler line fills the silence while it thinks. Real time: a model's
+      // latency does not run faster with a simulated clock.
+      const filler = this.o.fillerLine;
+      const events = filler ? noticeSlowStart(answer, this.o.fillerAfterMs, realClock()) : answer;
       for await (const e of events) {
-        if (e.type === 'text') {
+        if (e.type === 'slow') {
+          if (filler) yield await emit(filler);
+        } else if (e.type === 'text') {
           times.firstToken ||= deps.clock.now();
           for (const c of chunker.push(e.delta)) yield await emit(c);
         } else if (e.type === 'tool_finished') {
@@ -168,7 +187,7 @@ export class ReplyStage {
     } catch (err) {
       if (signal.aborted) return;
       // The model failed: the caller hears an apology instead of silence, and the call goes on.
-      deps.events({ type: 'llm_error', message: `model failed: ${(err as Error).message}` });
+      deps.events({ type: 'llm_error', message: `model failed: ${(err as Error).message}`, error: err });
       const rest = chunker.flush();
       if (rest) yield await emit(rest);
       yield await emit(this.o.modelErrorLine);

@@ -8,6 +8,7 @@ import type { TtsEvent, TtsOutputFormat, TtsSocket } from '../service/ws/tts.ts'
 import type { GenerationEndOptions } from '../service/ws/tts-generation.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { SpeechSink } from './playout.ts';
+import { resumePoint } from './resume-point.ts';
 
 /** A piece of a reply: the text as written (for the history) and as it is to be spoken. */
 export interface SpeechChunk {
@@ -74,6 +75,8 @@ function openFailure(err: Error): string {
 export class Speaker {
   private socket: TtsSocket | undefined;
   mode: 'socket' | 'http' = 'socket';
+  /** The chunk whose socket audio stopped part-way, and how many seconds of it were voiced. */
+  private stalled: { chunk: SpeechChunk; seconds: number } | undefined;
 
   constructor(
     private readonly client: ServiceClient,
@@ -138,10 +141,16 @@ export class Speaker {
       firstAudio = true;
     };
     if (this.mode === 'socket' && this.socket?.isOpen) {
+      this.stalled = undefined;
       const leftover = await this.viaSocket(chunks, sink, signal, pending, onFirst);
       if (signal.aborted || !leftover) return;
-      // The socket gave up mid-reply: the chunks not yet voiced go over HTTP.
-      for (const text of pending) await this.viaHttp(text, sink, signal, onFirst);
+      // The socket gave up mid-reply: the chunks not yet voiced go over HTTP, a sentence cut off
+      // mid-way from where its audio stopped.
+      const stalled = this.stalled as Speaker["stalled"];
+      for (const text of pending) {
+        const from = stalled?.chunk === text ? stalled.seconds : undefined;
+        await this.viaHttp(text, sink, signal, onFirst, from);
+      }
       pending.length = 0;
       for await (const text of leftover) await this.viaHttp(text, sink, signal, onFirst);
       return;
@@ -162,6 +171,7 @@ export class Speaker {
   ): Promise<AsyncIterable<SpeechChunk> | undefined> {
     const socket = this.socket!;
     let segmentOpen = false;
+    let segmentSeconds = 0;
     let failed: string | undefined;
     let fatal: ServiceError | undefined;
     let wake: () => void = () => {};
@@ -182,11 +192,24 @@ export class Speaker {
         // Once given up, the socket's late audio must not mix with what HTTP now voices.
         if (failed || fatal) return;
         if (e.type === 'audio' && pending.length) {
-          clearTimeout(timer);
+          // Re-armed on every piece: audio that stops mid-sentence is caught too. Once a piece
+          // says it is the last, the socket's generation-end rule (quiet gap, or its stall rule)
+          // decides: the watchdog must not take that gap for a stall.
+          if (e.isFinal) clearTimeout(timer);
+          else armTimer();
           if (!segmentOpen) sink.beginSegment(pending[0]!.text, pending[0]!.spoken);
+          if (!segmentOpen) segmentSeconds = 0;
           segmentOpen = true;
+          segmentSeconds += e.pcm.length / e.sampleRate;
           onFirst();
           sink.append(e.pcm, e.sampleRate);
+        } else if (e.type === 'final') {
+          clearTimeout(timer);
+        } else if (e.type === 'generationEnd' && e.stalled && segmentOpen && pending.length) {
+          // Audio that stopped with no end mark is a sentence cut off, not a finished one: the
+          // rest of it comes over HTTP from where it stopped (the socket's stall rule may fire
+          // before this stage's own watchdog).
+          stopMidSentence();
         } else if (e.type === 'generationEnd' && pending.length) {
           if (!segmentOpen) sink.beginSegment(pending[0]!.text, pending[0]!.spoken);
           sink.closeSegment();
@@ -195,6 +218,8 @@ export class Speaker {
           sent = Math.max(0, sent - 1);
           voiced++;
           sendMore();
+          clearTimeout(timer);
+          if (pending.length) armTimer();
         } else if (e.type === 'error') {
           if (e.error instanceof InsufficientBalanceError || e.error instanceof PermissionDeniedError) fatal = e.error;
           else if (e.error instanceof AuthenticationError) failed = openFailure(e.error);
@@ -203,9 +228,15 @@ export class Speaker {
         wake();
       }),
     );
+    const stopMidSentence = () => {
+      clearTimeout(timer);
+      this.stalled = { chunk: pending[0]!, seconds: segmentSeconds };
+      failed ??= `audio stopped mid-sentence after ${segmentSeconds.toFixed(1)} s`;
+    };
     const armTimer = () => {
       clearTimeout(timer);
       timer = setTimeout(() => {
+        if (segmentOpen && pending.length) stopMidSentence();
         failed ??= 'no audio from the socket in time';
         wake();
       }, (this.opts.firstAudioTimeoutMs ?? SPEAKER_DEFAULTS.firstAudioTimeoutMs) * (voiced ? 2 : 1));
@@ -217,7 +248,8 @@ export class Speaker {
         if (signal.aborted) return undefined;
         if (fatal) throw new SpeakerFatal(fatal);
         if (failed) {
-          if (segmentOpen) sink.closeSegment();
+          // A sentence cut off mid-way stays open: HTTP voices the rest of it into the same segment.
+          if (segmentOpen && !this.stalled) sink.closeSegment();
           this.fallback(failed);
           return rest(next, iterator);
         }
@@ -235,7 +267,7 @@ export class Speaker {
       signal.removeEventListener('abort', onAbort);
       if (fatal) throw new SpeakerFatal(fatal);
       if (failed && pending.length && !signal.aborted) {
-        if (segmentOpen) sink.closeSegment();
+        if (segmentOpen && !this.stalled) sink.closeSegment();
         this.fallback(failed);
         return (async function* (): AsyncGenerator<SpeechChunk> {})();
       }
@@ -246,7 +278,11 @@ export class Speaker {
     }
   }
 
-  private async viaHttp(chunk: SpeechChunk, sink: SpeechSink, signal: AbortSignal, onFirst: () => void): Promise<void> {
+  /**
+   * One chunk over HTTP. With `fromSeconds`, the chunk's segment is already open with that much
+   * of its audio: the rest is voiced from the same point of a fresh rendering.
+   */
+  private async viaHttp(chunk: SpeechChunk, sink: SpeechSink, signal: AbortSignal, onFirst: () => void, fromSeconds?: number): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
         const stream = await this.client.synthesizeStream(
@@ -254,6 +290,17 @@ export class Speaker {
           { voice_id: this.opts.voice_id, text: chunk.spoken, sample_rate: this.opts.sampleRate, speed: this.opts.speed },
           { signal },
         );
+        if (fromSeconds !== undefined) {
+          const rate = this.opts.sampleRate;
+          const pcm = await collectPcm(stream);
+          const cut = resumePoint(pcm, Math.round(fromSeconds * rate), Math.round(0.15 * rate), rate);
+          if (cut < pcm.length) {
+            onFirst();
+            sink.append(pcm.subarray(cut), rate);
+          }
+          sink.closeSegment();
+          return;
+        }
         sink.beginSegment(chunk.text, chunk.spoken);
         // The stream hands out whole samples only, at the rate its content type declares.
         for await (const bytes of stream) {

@@ -32,6 +32,8 @@ export interface SandboxOptions {
   faults?: Partial<SandboxState['faults']>;
   /** Live-service behaviours to imitate (see SandboxState.quirks). */
   quirks?: Partial<SandboxState['quirks']>;
+  /** Resource limits and timeouts (see SandboxState.limits). */
+  limits?: Partial<SandboxState['limits']>;
 }
 
 export interface Sandbox {
@@ -64,18 +66,20 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   Object.assign(state.timing, opts.timing ?? {});
   Object.assign(state.faults, opts.faults ?? {});
   Object.assign(state.quirks, opts.quirks ?? {});
+  Object.assign(state.limits, opts.limits ?? {});
   const prepareFile = async (name: string) => {
     const m = /^voices\/(.+)\.wav$/.exec(name);
     if (m && state.voices.has(m[1]!)) await voiceSample(state, m[1]!);
   };
   const make = (fixedRegion?: Region) => {
     const server = createServer(createHandler(state, routes, { fixedRegion, log: opts.log, prepareFile }));
-    // Uploads of up to 200 MB on slow links must not be cut off by Node's default timeouts.
-    server.requestTimeout = 0;
+    // A request slower than this holds a concurrency slot: uploads of up to 200 MB on slow links
+    // still fit in the default, and a stalled body is cut sooner by the body idle timeout.
+    server.requestTimeout = state.limits.requestTimeoutMs;
+    server.headersTimeout = state.limits.headersTimeoutMs;
     // Idle connections outlive the clients' own keep-alive, so a client never sends a request
     // on a socket the server is closing.
     server.keepAliveTimeout = 65_000;
-    server.headersTimeout = 66_000;
     socketServers.push(attachSockets(server, state, fixedRegion));
     servers.push(server);
     return server;

@@ -1,6 +1,7 @@
 import { resample } from '../audio/resample.ts';
 import { builtInVoices, findModel, type SandboxModel, type SandboxVoice } from './catalogue.ts';
-import { voiceText, type TimedWord, type Voiced } from './engines/espeak.ts';
+import { AudioTooLongError, voiceText, type TimedWord, type Voiced } from './engines/espeak.ts';
+import { FileSigner } from './files.ts';
 import { Recognizer } from './engines/recognizer.ts';
 import { tokenize } from './engines/tokenize.ts';
 import { badRequest, notFound } from './http/errors.ts';
@@ -36,11 +37,51 @@ export class SandboxState {
   /** Protocol timings; tests shorten them to run on a budget. */
   timing = { listenIdleMs: 12_000, forcedSplitS: 60, aheadLimitS: 60 };
   /**
-   * Fault injection for testing clients: `ttsSocketSilent` makes the TTS socket accept text and
-   * never answer (a failure mode seen on the live service); `ttsSocketAuthFails` makes it answer
-   * every initConnection with 40101, as live did to header-only auth, while HTTP still works.
+   * Fault injection for testing clients, over real sockets:
+   * - `ttsSocketSilent`: the TTS socket accepts text and never answers (seen on the live service);
+   * - `ttsSocketAuthFails`: every initConnection is answered 40101, as live did to header-only
+   *   auth, while HTTP still works;
+   * - `listenBlackhole`: the next `times` /listen connections go dark after `afterAudioS` seconds
+   *   of audio: nothing is read (pings go unanswered) and nothing is sent, the socket stays open
+   *   (a black-holed network path);
+   * - `ttsStall`: on the next `times` TTS sockets, audio stops after `afterAudioS` seconds of a
+   *   generation, mid-sentence, and the socket stays open and silent;
+   * - `listenDown`: /listen refuses every connection with 503 (the service is down).
    */
-  faults = { ttsSocketSilent: false, ttsSocketAuthFails: false };
+  faults: {
+    ttsSocketSilent: boolean;
+    ttsSocketAuthFails: boolean;
+    listenDown?: boolean;
+    listenBlackhole?: { afterAudioS: number; times: number };
+    ttsStall?: { afterAudioS: number; times: number };
+  } = { ttsSocketSilent: false, ttsSocketAuthFails: false };
+
+  /** Takes one use of a counted fault: true when this connection gets it. */
+  takeFault(name: 'listenBlackhole' | 'ttsStall'): { afterAudioS: number } | undefined {
+    const f = this.faults[name];
+    if (!f || f.times <= 0) return undefined;
+    f.times--;
+    return { afterAudioS: f.afterAudioS };
+  }
+  /**
+   * Resource limits that keep one request from taking the process down. Tests shrink them.
+   */
+  limits = {
+    /** Request headers must arrive within this. @default 20000 ms */
+    headersTimeoutMs: 20_000,
+    /** A whole request (headers and body) must arrive within this: 200 MB at 2 Mbit/s. @default 900000 ms */
+    requestTimeoutMs: 900_000,
+    /** A request body that sends nothing for this long is answered 408 and closed. @default 30000 ms */
+    bodyIdleMs: 30_000,
+    /** Audio one synthesis request (HTTP or one generation on the TTS socket) may produce. @default 600 s */
+    maxSynthesisSeconds: 600,
+    /** A TTS socket must send initConnection within this. @default 10000 ms */
+    ttsInitMs: 10_000,
+    /** A legacy STT socket with no message for this long is closed. @default 30000 ms */
+    legacyIdleMs: 30_000,
+  };
+  /** Signs the /files/ URLs handed out (voice samples, denoise results). */
+  readonly signer = new FileSigner();
   /**
    * Behaviours the live service has been reported to show that differ from the spec's
    * reading (PROTOCOLS.md §7), for testing clients against both. `ttsIsFinalOnBatches`: the TTS
@@ -78,7 +119,13 @@ export class SandboxState {
    */
   async synthesize(text: string, voiceId: string, opts: { speed?: number; sampleRate?: number } = {}): Promise<SynthResult> {
     const voice = this.voice(voiceId);
-    const voiced = await voiceText(text, voice.espeak, opts.speed ?? 1);
+    let voiced: Voiced;
+    try {
+      voiced = await voiceText(text, voice.espeak, opts.speed ?? 1, this.limits.maxSynthesisSeconds);
+    } catch (err) {
+      if (err instanceof AudioTooLongError) throw badRequest(err.message, 40002);
+      throw err;
+    }
     const rate = opts.sampleRate ?? 24000;
     const pcm = await resample(voiced.samples, voiced.sampleRate, rate);
     await this.remember(text, voiced, voiceId);

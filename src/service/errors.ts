@@ -127,10 +127,41 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 
-/** Removes the key from any text that could reach a log or an error message. */
+/**
+ * The forms a key takes in text: as is, URL-encoded, and base64/base64url (for instance inside
+ * a Basic auth header echoed by a proxy). A base64 copy depends on the key's offset in what was
+ * encoded (mod 3), so each alignment contributes the part of its encoding that does not depend
+ * on the neighbouring bytes.
+ */
+function secretForms(secret: string): string[] {
+  const forms = new Set([secret, encodeURIComponent(secret)]);
+  // TextEncoder and btoa, not Buffer: this module is bundled into the browser call page too.
+  const bytes = new TextEncoder().encode(secret);
+  const base64 = (u: Uint8Array) => btoa(Array.from(u, (c) => String.fromCharCode(c)).join(''));
+  const encodings = {
+    base64,
+    base64url: (u: Uint8Array) => base64(u).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''),
+  };
+  for (let shift = 0; shift < 3; shift++) {
+    const padded = new Uint8Array(shift + bytes.length);
+    padded.set(bytes, shift);
+    for (const enc of ['base64', 'base64url'] as const) {
+      const full = encodings[enc](padded);
+      if (shift === 0) forms.add(full).add(full.replace(/=+$/, ''));
+      // Only characters made entirely of the key's bits are the same in every context.
+      const core = full.slice(Math.ceil((shift * 4) / 3), Math.floor(((shift + bytes.length) * 4) / 3));
+      if (core.length >= 8) forms.add(core);
+    }
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/** Removes the key (in any of its forms) from text that could reach a log or an error message. */
 export function redact(text: string, secret: string | undefined): string {
-  if (!secret || secret.length < 4) return text;
-  return text.split(secret).join('[redacted]').split(encodeURIComponent(secret)).join('[redacted]');
+  if (!secret || secret.length < 4 || !text) return text;
+  let out = text;
+  for (const form of secretForms(secret)) out = out.split(form).join('[redacted]');
+  return out;
 }
 
 /** A URL safe to print: credentials in the query are masked. */

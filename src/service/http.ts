@@ -57,17 +57,35 @@ async function attempt(cfg: ServiceConfig, spec: RequestSpec, signal: AbortSigna
     body = spec.form; // fetch sets the multipart boundary itself
   }
   let res: Response;
-  try {
-    res = await cfg.fetch(buildUrl(cfg.baseUrl, spec.path, spec.query), {
-      method: spec.method,
-      headers,
-      body,
-      signal,
-    });
-  } catch (err) {
-    if (signal.aborted) throw abortError(signal, spec);
-    const reason = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
-    throw new TransportError(`${endpointLabel(spec)}: network error: ${redact(reason, cfg.apiKey)}`, 'network');
+  let url = buildUrl(cfg.baseUrl, spec.path, spec.query);
+  let method: string = spec.method;
+  for (let hops = 0; ; hops++) {
+    try {
+      // Redirects are followed here, not by fetch: fetch would carry x-api-key to any origin.
+      res = await cfg.fetch(url, { method, headers, body, signal, redirect: 'manual' });
+    } catch (err) {
+      if (signal.aborted) throw abortError(signal, spec);
+      const reason = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+      throw new TransportError(`${endpointLabel(spec)}: network error: ${redact(reason, cfg.apiKey)}`, 'network');
+    }
+    if (res.type === 'opaqueredirect') {
+      // A browser's fetch hides the target of a manual redirect: it is never followed.
+      throw new ProtocolError(`${endpointLabel(spec)}: the service answered a redirect; not followed, the key stays with the configured base URL`);
+    }
+    const next = redirectTarget(res, url);
+    if (!next) break;
+    void res.body?.cancel().catch(() => {});
+    if (new URL(next).origin !== new URL(url).origin) {
+      throw new ProtocolError(`${endpointLabel(spec)}: the service redirected to another origin (${new URL(next).origin}); not followed, the key stays with the configured base URL`);
+    }
+    if (hops >= MAX_REDIRECTS) throw new ProtocolError(`${endpointLabel(spec)}: more than ${MAX_REDIRECTS} redirects`);
+    // 301/302/303 turn a POST into a GET without body, as browsers and fetch do; 307/308 repeat it.
+    if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+      method = 'GET';
+      body = undefined;
+      delete headers['content-type'];
+    }
+    url = next;
   }
   if (res.ok) return res;
   const text = await res.text().catch(() => '');
@@ -79,6 +97,20 @@ async function attempt(cfg: ServiceConfig, spec: RequestSpec, signal: AbortSigna
     retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
     endpoint: endpointLabel(spec),
   });
+}
+
+const MAX_REDIRECTS = 5;
+
+/** The absolute URL a 3xx answer points to, or undefined for any other answer. */
+function redirectTarget(res: Response, from: string): string | undefined {
+  if (![301, 302, 303, 307, 308].includes(res.status)) return undefined;
+  const location = res.headers.get('location');
+  if (!location) return undefined;
+  try {
+    return new URL(location, from).toString();
+  } catch {
+    return undefined;
+  }
 }
 
 function abortError(signal: AbortSignal, spec: RequestSpec): TransportError {

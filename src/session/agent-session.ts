@@ -1,4 +1,5 @@
 import { Observable, Subject, Subscription, switchMap } from 'rxjs';
+import { DEFAULT_MODEL_DEADLINES, withDeadlines, type ModelDeadlines } from '../llm/deadlines.ts';
 import { ScriptedLlm } from '../llm/scripted.ts';
 import type { Llm } from '../llm/types.ts';
 import { DtmfCollector } from '../pipeline/dtmf.ts';
@@ -18,6 +19,7 @@ import type { CallControl, CallInfo, Transport, TransportEvent } from '../transp
 import type { Agent } from './agent.ts';
 import { CallActions } from './call-actions.ts';
 import type { CallReport, ReportTurn, SessionEvent, SessionState, TurnMetrics } from './events.ts';
+import { classifyFailure, closeFailure, type Failure, type FailureSource } from './failure.ts';
 import { turnMetrics } from './metrics.ts';
 import { ChatHistory } from './history.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -64,6 +66,7 @@ export class AgentSession {
   private readonly dtmf: DtmfCollector;
   private readonly log: Logger;
   private readonly llm: Llm;
+  private readonly deadlines: ModelDeadlines;
   private readonly history: ChatHistory;
   private readonly turns: TurnDetector;
   private readonly interruption: InterruptionPolicy;
@@ -82,6 +85,7 @@ export class AgentSession {
   private cancelReply: (() => Promise<void>) | undefined;
   private lastCleanup: Promise<void> = Promise.resolve();
   private outOfServiceAudio: { samples: Int16Array; sampleRate: number } | undefined;
+  private outOfServiceLine: Promise<void> | undefined;
   private startedAt = 0;
   private ending: Promise<void> | undefined;
   private endReason = '';
@@ -95,7 +99,9 @@ export class AgentSession {
     const { agent, client, transport } = opts;
     this.clock = opts.clock ?? realClock();
     this.log = opts.logger ?? createLogger();
-    this.llm = opts.llm ?? defaultLlm(agent);
+    this.deadlines = { ...DEFAULT_MODEL_DEADLINES, ...agent.modelDeadlines };
+    // Real time: a model's latency does not run faster with a simulated clock.
+    this.llm = withDeadlines(opts.llm ?? defaultLlm(agent), this.deadlines, realClock());
     this.history = new ChatHistory(agent.instructions);
     this.turns = new TurnDetector(agent.turn);
     this.interruption = new InterruptionPolicy(agent.interruption);
@@ -103,7 +109,10 @@ export class AgentSession {
     this.stt = new SttStage(
       client,
       transport.inputRate,
-      { sample_rate: sttRate, model: agent.stt?.model, endpointing: agent.stt?.endpointing, hotwords: agent.stt?.hotwords, interim_results: true },
+      {
+        sample_rate: sttRate, model: agent.stt?.model, endpointing: agent.stt?.endpointing, hotwords: agent.stt?.hotwords, interim_results: true,
+        liveness: agent.stt?.liveness,
+      },
       this.clock,
     );
     this.localVad = agent.interruption?.localVad ? new LocalVad(transport.inputRate, this.clock) : undefined;
@@ -113,6 +122,7 @@ export class AgentSession {
       isEnding: () => !!this.ending,
       end: (reason) => this.end(reason),
       emit: (e) => this.emit(e),
+      fail: (source, f, fatal, cause) => this.fail(source, f, fatal, cause),
       released: () => (this.callerGone = true),
     });
     this.alarm = new Alarm(this.clock, () => this.onDeadline());
@@ -137,7 +147,12 @@ export class AgentSession {
         call: this.control,
         events: (e) => this.onReplyEvent(e),
       },
-      { modelErrorLine: agent.modelErrorLine, endCallAfterTools: agent.endCallAfterTools },
+      {
+        modelErrorLine: agent.modelErrorLine,
+        endCallAfterTools: agent.endCallAfterTools,
+        fillerLine: agent.fillerLine,
+        fillerAfterMs: this.deadlines.fillerAfterMs,
+      },
     );
   }
 
@@ -153,6 +168,12 @@ export class AgentSession {
 
   private emit(e: SessionEvent): void {
     this.eventsSubject.next(e);
+  }
+
+  /** A typed `error` event with a clean message; the raw cause goes to the log only. */
+  private fail(source: FailureSource, f: Failure, fatal: boolean, cause?: unknown): void {
+    this.log.warn({ source, kind: f.kind, err: cause instanceof Error ? cause.message : cause }, f.message);
+    this.emit({ type: 'error', source, kind: f.kind, message: f.message, fatal });
   }
 
   private setState(state: SessionState): void {
@@ -180,8 +201,10 @@ export class AgentSession {
       await Promise.all([this.stt.start(), this.speaker.start(), this.localVad?.start(), this.output.prepare(this.speaker.socketRate)]);
     } catch (err) {
       const fatal = err instanceof SpeakerFatal ? err.error : err;
-      this.emit({ type: 'error', source: err instanceof SpeakerFatal ? 'tts' : 'stt', message: (fatal as Error).message, fatal: true });
-      await this.end(`could not start: ${(fatal as Error).message}`);
+      const source = err instanceof SpeakerFatal ? 'tts' : 'stt';
+      const f = classifyFailure(fatal, source);
+      this.fail(source, f, true, fatal);
+      await this.end(`could not start: ${f.message}`);
       return this.finalReport();
     }
     if (this.ending) {
@@ -197,7 +220,7 @@ export class AgentSession {
           this.localVad?.push(f);
         },
         error: (err) => {
-          this.emit({ type: 'error', source: 'transport', message: `caller audio failed: ${(err as Error)?.message ?? err}`, fatal: true });
+          this.fail('transport', { kind: 'network', message: 'the caller audio failed' }, true, err);
           void this.end('transport failed');
         },
         complete: () => {
@@ -246,7 +269,7 @@ export class AgentSession {
       this.callerGone = true;
       void this.end(e.reason ?? 'hangup');
     } else if (e.type === 'error') {
-      this.emit({ type: 'error', source: 'transport', message: e.message, fatal: true });
+      this.fail('transport', { kind: 'network', message: `the call connection failed: ${e.message}` }, true);
       void this.end(`transport error: ${e.message}`);
     } else if (e.type === 'dtmf') {
       this.emit({ type: 'dtmf', digit: e.digit });
@@ -292,9 +315,10 @@ export class AgentSession {
     if (ev.type === 'listen') return this.onListen(ev.event, ev.at);
     if (ev.type === 'reconnecting') return this.notice(`speech recognition reconnecting (attempt ${ev.attempt}, close ${ev.close.code})`);
     if (ev.type === 'reconnected') return this.notice(`speech recognition reconnected; replayed ${ev.replayedSeconds.toFixed(1)} s of caller audio`);
-    this.emit({ type: 'error', source: 'stt', message: ev.message, fatal: true });
-    if (ev.close.kind === 'insufficient_balance' || ev.close.kind === 'unauthorized') void this.outOfService(ev.message);
-    else void this.end(ev.message);
+    const f = closeFailure(ev.close, 'stt', ev.close.retryable);
+    this.fail('stt', f, true, ev.message);
+    // Whatever stopped recognition for good, the caller hears the out-of-service line, not silence.
+    void this.outOfService(f.message);
   }
 
   private onListen(e: ListenEvent, at: number): void {
@@ -354,10 +378,8 @@ export class AgentSession {
     if (e.type === 'speaking') this.setState('speaking');
     else if (e.type === 'agent_chunk') this.emit(e);
     else if (e.type === 'tool') this.emit(e);
-    else if (e.type === 'llm_error') {
-      this.emit({ type: 'error', source: 'llm', message: e.message, fatal: false });
-      this.log.warn({ err: e.message }, 'model failed');
-    } else this.emit({ type: 'error', source: 'tts', message: e.message, fatal: false });
+    else if (e.type === 'llm_error') this.fail('llm', classifyFailure(e.error, 'llm'), false, e.error);
+    else this.fail('tts', classifyFailure(e.error, 'tts'), false, e.error);
   }
 
   private async reply(req: Request, signal: AbortSignal): Promise<void> {
@@ -383,8 +405,9 @@ export class AgentSession {
     }
     if (!this.replies.current) this.setState('listening');
     if (r.fatal) {
-      this.emit({ type: 'error', source: 'tts', message: r.fatal.message, fatal: true });
-      void this.outOfService(r.fatal.message);
+      const f = classifyFailure(r.fatal.error, 'tts');
+      this.fail('tts', f, true, r.fatal.error);
+      void this.outOfService(f.message);
     } else if (this.actions.hasPending) void this.actions.runPending();
     else if (r.endCall) void this.end('transferred');
   }
@@ -399,7 +422,13 @@ export class AgentSession {
   }
 
   /** The service refuses (wallet, access): say the agent's line and hang up. */
-  private async outOfService(reason: string): Promise<void> {
+  private outOfService(reason: string): Promise<void> {
+    // STT and TTS may both give up at once (an empty wallet): the line is said, and recorded, once.
+    this.outOfServiceLine ??= this.sayOutOfService(reason);
+    return this.outOfServiceLine;
+  }
+
+  private async sayOutOfService(reason: string): Promise<void> {
     if (this.ending) return;
     this.notice(`out of service: ${reason}`);
     await this.cancelReply?.();

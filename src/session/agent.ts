@@ -1,3 +1,4 @@
+import type { ModelDeadlines } from '../llm/deadlines.ts';
 import type { Intent } from '../llm/scripted.ts';
 import type { Llm, Tool } from '../llm/types.ts';
 import type { DtmfOptions } from '../pipeline/dtmf.ts';
@@ -5,6 +6,7 @@ import type { InterruptionOptions } from '../pipeline/interruption.ts';
 import type { CallControl } from '../transport/types.ts';
 import type { TurnOptions } from '../pipeline/turns.ts';
 import type { GenerationEndOptions } from '../service/ws/tts-generation.ts';
+import type { ListenLiveness } from '../service/ws/listen.ts';
 
 /**
  * An agent is plain data plus functions: what it says, how it sounds, what it can do, and how
@@ -30,6 +32,13 @@ export interface Agent {
   didNotUnderstand?: string;
   /** Said when the model fails mid-call (the call goes on). */
   modelErrorLine?: string;
+  /** How long the model may keep the caller waiting (see DEFAULT_MODEL_DEADLINES). */
+  modelDeadlines?: Partial<ModelDeadlines>;
+  /**
+   * Said while the model is slow to start answering (after `modelDeadlines.fillerAfterMs`),
+   * e.g. 'لحظة من فضلك'. Off when unset.
+   */
+  fillerLine?: string;
   /** Said before hanging up when the service refuses (empty wallet, key without access). */
   outOfServiceLine: string;
   /**
@@ -39,8 +48,15 @@ export interface Agent {
   endCallAfterTools?: string[];
   turn?: TurnOptions;
   interruption?: InterruptionOptions;
-  /** `model`: any id (`munsit`, `asr`…); default: the client's `models.stt`. */
-  stt?: { model?: string; endpointing?: number; hotwords?: string[]; sampleRate?: 8000 | 16000 };
+  stt?: {
+    /** Any id (`munsit`, `asr`…); default: the client's `models.stt`. */
+    model?: string;
+    endpointing?: number;
+    hotwords?: string[];
+    sampleRate?: 8000 | 16000;
+    /** How a black-holed /listen connection is noticed (see DEFAULT_LIVENESS). */
+    liveness?: Partial<ListenLiveness>;
+  };
   /** Diacritize replies through /tashkil/diacritize before synthesis. */
   diacritize?: boolean;
   /** Keys pressed by the caller: how they are gathered and whether the model reads them. */

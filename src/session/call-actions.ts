@@ -1,4 +1,5 @@
 import type { SessionEvent } from './events.ts';
+import type { Failure, FailureSource } from './failure.ts';
 import type { CallControl, Transport } from '../transport/types.ts';
 
 /** Hang-up or transfer asked for by a tool, done once the reply it was asked in has been heard. */
@@ -9,6 +10,8 @@ export interface CallActionHost {
   isEnding(): boolean;
   end(reason: string): Promise<void>;
   emit(e: SessionEvent): void;
+  /** A typed error event (clean message; the raw cause to the log only). */
+  fail(source: FailureSource, f: Failure, fatal: boolean, cause?: unknown): void;
   /** The call left this session (transferred): nothing to hang up at the end. */
   released(): void;
 }
@@ -84,7 +87,7 @@ export class CallActions {
       this.transferring = undefined;
       const message = `transfer to ${a.target} failed: ${(err as Error).message}`;
       this.host.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: false, message });
-      this.host.emit({ type: 'error', source: 'transport', message, fatal: false });
+      this.host.fail('transport', { kind: 'network', message: `transfer to ${a.target} failed` }, false, err);
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { ToolOutcome } from '../llm/tools.ts';
+import type { FailureKind, FailureSource } from './failure.ts';
 
 export interface TurnMetrics {
   /** End of the caller's speech → final transcript. */
@@ -47,7 +48,8 @@ export type SessionEvent =
   | { type: 'call_action'; action: 'hangup' | 'transfer'; target?: string; ok: boolean; message?: string }
   | { type: 'metrics'; metrics: TurnMetrics }
   | { type: 'notice'; message: string }
-  | { type: 'error'; source: 'stt' | 'tts' | 'llm' | 'transport'; message: string; fatal: boolean }
+  /** `kind` says what failed in a way an operator acts on; `message` is clean text for people. */
+  | { type: 'error'; source: FailureSource; kind: FailureKind; message: string; fatal: boolean }
   | { type: 'ended'; reason: string };
 
 export interface CallReport {

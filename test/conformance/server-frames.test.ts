@@ -177,7 +177,8 @@ test('generation end rule on virtual time: quiet gap after isFinal, stall withou
     }
   };
   let ends = 0;
-  const g = new GenerationEnd(() => ends++, { rule: 'quiet-gap', quietGapMs: 300, stallMs: 3000 }, clock);
+  const stalls: boolean[] = [];
+  const g = new GenerationEnd((stalled) => (ends++, stalls.push(stalled)), { rule: 'quiet-gap', quietGapMs: 300, stallMs: 3000 }, clock);
   g.frame(true, true); // an intermediate batch flagged isFinal
   advance(100);
   g.frame(true, false);
@@ -193,6 +194,7 @@ test('generation end rule on virtual time: quiet gap after isFinal, stall withou
   assert.equal(ends, 1);
   advance(1);
   assert.equal(ends, 2, 'a server that never says isFinal still ends after a stall');
+  assert.deepEqual(stalls, [false, true], 'an end by the stall rule says so (the audio may have been cut off)');
   const trusting = new GenerationEnd(() => ends++, { rule: 'is-final' }, clock);
   trusting.frame(true, true);
   assert.equal(ends, 3);

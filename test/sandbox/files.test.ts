@@ -126,7 +126,7 @@ test('denoise limits: over 200 MB and over 15 minutes are 400; video has its aud
   const mp4 = join(dir, 'clip.mp4');
   execFileSync('ffmpeg', ['-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=220:duration=1', '-f', 'lavfi', '-i', 'color=c=black:s=64x64:d=1', '-shortest', '-c:v', 'mpeg4', '-c:a', 'aac', mp4]);
   const job = await sb.client.denoise({ data: readFileSync(mp4), filename: 'clip.mp4' });
-  assert.match(await sb.client.waitForDenoise(job.denoiseId), /\.wav$/);
+  assert.match(await sb.client.waitForDenoise(job.denoiseId), /\.wav\?expires=\d+&sig=/);
   const junk = await sb.client.denoise({ data: new Uint8Array(1000).fill(7), filename: 'junk.bin' }).catch((e) => e);
   assert.equal(junk.status, 400);
   assert.match(junk.errorMessage, /could not decode/);

@@ -37,6 +37,17 @@ export class EspeakMissingError extends Error {
   override name = 'EspeakMissingError';
 }
 
+/** The text would voice more audio than one request may produce. */
+export class AudioTooLongError extends Error {
+  override name = 'AudioTooLongError';
+  constructor(limitS: number) {
+    super(`Text too long: one request may produce at most ${limitS} s of audio`);
+  }
+}
+
+/** No word is voiced shorter than this: a floor used to refuse long text before voicing it. */
+const MIN_WORD_S = 0.12;
+
 const WORD_GAP_S = 0.04;
 const cache = new Map<string, Promise<Int16Array>>();
 const CACHE_MAX = 5000;
@@ -91,7 +102,10 @@ function trim(s: Int16Array): Int16Array {
   return s.slice(Math.max(0, a - pad), Math.min(s.length, b + pad + 1));
 }
 
-function voiceWord(word: string, voice: EspeakVoice, speed: number): Promise<Int16Array> {
+function voiceWord(raw: string, voice: EspeakVoice, speed: number): Promise<Int16Array> {
+  // Control characters (a NUL above all) cannot go into a process argument, and are not speech.
+  const word = raw.replace(/\p{Cc}/gu, '');
+  if (!word) return Promise.resolve(new Int16Array(0));
   const key = `${voice.name}|${voice.pitch}|${voice.wpm}|${speed}|${word}`;
   let hit = cache.get(key);
   if (!hit) {
@@ -107,8 +121,13 @@ function voiceWord(word: string, voice: EspeakVoice, speed: number): Promise<Int
  * Voices text word by word so that every word's time span is known exactly; punctuation and
  * break tags become pauses. Returns PCM16 at 22.05 kHz.
  */
-export async function voiceText(text: string, voice: EspeakVoice, speed = 1): Promise<Voiced> {
+export async function voiceText(text: string, voice: EspeakVoice, speed = 1, maxSeconds = Infinity): Promise<Voiced> {
   const pieces = tokenize(text);
+  // Refuse before spawning espeak or allocating anything when even the shortest voicing of the
+  // words plus the pauses (break tags) would pass the limit; the exact length is checked below.
+  let floor = 0;
+  for (const p of pieces) floor += p.kind === 'pause' ? p.seconds : p.kind === 'word' ? MIN_WORD_S / speed : 0;
+  if (floor > maxSeconds) throw new AudioTooLongError(maxSeconds);
   const audio = await Promise.all(pieces.map((p) => (p.kind === 'word' ? voiceWord(p.text, voice, speed) : undefined)));
   const parts: Int16Array[] = [];
   const words: TimedWord[] = [];
@@ -136,5 +155,6 @@ export async function voiceText(text: string, voice: EspeakVoice, speed = 1): Pr
     }
     spans.push({ start, end: t, charStart: p.start, charEnd: p.end });
   });
+  if (t > maxSeconds) throw new AudioTooLongError(maxSeconds);
   return { samples: concatPcm(parts), sampleRate: ESPEAK_RATE, words, spans };
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KeyState, Region } from '../keys.ts';
 import type { SandboxState } from '../state.ts';
 import { HttpError, badRequest, forbidden, insufficient, sendError, sendJson, tooMany, unauthorized } from './errors.ts';
+import { closing, receiveForm } from './uploads.ts';
 
 export interface RouteCtx {
   req: IncomingMessage;
@@ -35,27 +36,61 @@ export interface Route {
 
 const DEFAULT_LIMIT = 1024 * 1024;
 
-/** A body refused before it was read: the connection must not be reused for another request. */
-const refused = (err: HttpError) => Object.assign(err, { closeConnection: true });
+export const bodyTimedOut = () => new HttpError(408, 40801, 'Request body timed out');
 
-async function readBody(req: IncomingMessage, limit: number, tooLarge: () => HttpError): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) {
+/** A small JSON body, read whole: the limit is checked while reading and a stalled body times out. */
+function readBody(req: IncomingMessage, limit: number, tooLarge: () => HttpError, idleMs: number): Promise<Buffer> {
+  if (Number(req.headers['content-length'] ?? 0) > limit) {
     req.resume();
-    throw refused(tooLarge());
+    return Promise.reject(closing(tooLarge()));
   }
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    let idle: NodeJS.Timeout | undefined;
+    const stop = (err: HttpError) => {
+      clearTimeout(idle);
+      req.off('data', onData);
       req.resume();
-      throw refused(tooLarge());
-    }
-    parts.push(chunk as Buffer);
-  }
-  return Buffer.concat(parts);
+      reject(closing(err));
+    };
+    const touch = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => stop(bodyTimedOut()), idleMs);
+    };
+    const onData = (chunk: Buffer) => {
+      touch();
+      size += chunk.length;
+      if (size > limit) return stop(tooLarge());
+      parts.push(chunk);
+    };
+    touch();
+    req.on('data', onData);
+    req.once('end', () => {
+      clearTimeout(idle);
+      resolve(Buffer.concat(parts));
+    });
+    req.once('aborted', () => stop(badRequest('Request body ended early')));
+  });
 }
+
+/** The request's URL, or undefined when it cannot be parsed (`//`, an odd Host header). */
+export function requestUrl(raw: string | undefined): URL | undefined {
+  try {
+    // The Host header is not needed to route: a fixed base keeps a malformed one harmless.
+    return new URL(raw ?? '/', 'http://sandbox.invalid');
+  } catch {
+    return undefined;
+  }
+}
+
+const decodeParam = (p: string): string => {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    throw badRequest('Malformed percent-encoding in the path');
+  }
+};
 
 /** Splits /api/v1/… (global) and /uae/api/v1/… (UAE) paths. */
 export function regionOf(pathname: string, fixed?: Region): { region: Region; prefix: string; path: string } | undefined {
@@ -70,12 +105,19 @@ export function regionOf(pathname: string, fixed?: Region): { region: Region; pr
  * concurrency slot and the route. Every failure answers the service's envelope; nothing
  * thrown by a route escapes to the process.
  */
-export function createHandler(state: SandboxState, routes: Route[], opts: { fixedRegion?: Region; log?: (msg: string) => void; prepareFile?: (name: string) => Promise<void> } = {}) {
+export function createHandler(
+  state: SandboxState,
+  routes: Route[],
+  opts: { fixedRegion?: Region; log?: (msg: string) => void; prepareFile?: (name: string) => Promise<void> } = {},
+) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    const bodyIdleMs = state.limits.bodyIdleMs;
+    const url = requestUrl(req.url);
     try {
+      if (!url) throw closing(badRequest('Malformed request URL'));
       if (url.pathname.startsWith('/files/')) {
-        const name = decodeURIComponent(url.pathname.slice(7));
+        const name = decodeParam(url.pathname.slice(7));
+        authorizeFile(state, name, req, url);
         await opts.prepareFile?.(name);
         return serveFile(state, name, res);
       }
@@ -88,7 +130,7 @@ export function createHandler(state: SandboxState, routes: Route[], opts: { fixe
         if (!m) continue;
         pathExists = true;
         if (route.method === req.method) {
-          match = { route, params: m.slice(1).map((p) => decodeURIComponent(p)) };
+          match = { route, params: m.slice(1).map(decodeParam) };
           break;
         }
       }
@@ -104,10 +146,10 @@ export function createHandler(state: SandboxState, routes: Route[], opts: { fixe
       const limit = match.route.bodyLimit ?? DEFAULT_LIMIT;
       const tooLarge = match.route.tooLarge ?? (() => new HttpError(413, 41301, 'Request body too large'));
       let body: Buffer | undefined;
-      const getBody = async () => (body ??= await readBody(req, limit, tooLarge));
+      const getBody = async () => (body ??= await readBody(req, limit, tooLarge, bodyIdleMs));
       const ctx: RouteCtx = {
         req, res, url, params: match.params, key, region: where.region, state,
-        base: `http://${req.headers.host}${where.prefix}`,
+        base: `http://${hostOf(req)}${where.prefix}`,
         signal: aborter.signal,
         json: async () => {
           const text = (await getBody()).toString('utf8');
@@ -120,14 +162,9 @@ export function createHandler(state: SandboxState, routes: Route[], opts: { fixe
           }
         },
         form: async () => {
-          const type = String(req.headers['content-type'] ?? '');
-          if (!type.startsWith('multipart/form-data')) throw badRequest('Request must be multipart/form-data');
-          const bytes = await getBody();
-          try {
-            return await new Request('http://sandbox', { method: 'POST', headers: { 'content-type': type }, body: bytes }).formData();
-          } catch {
-            throw badRequest('Malformed multipart body');
-          }
+          const { form, cleanup } = await receiveForm(req, { maxBytes: limit, tooLarge, idleMs: bodyIdleMs, timedOut: bodyTimedOut });
+          res.on('close', () => void cleanup());
+          return form;
         },
         charge: (credits: number) => {
           if (!key.canSpend(credits)) throw insufficient(credits, key.credits);
@@ -140,7 +177,7 @@ export function createHandler(state: SandboxState, routes: Route[], opts: { fixe
         if ((err as HttpError & { closeConnection?: boolean }).closeConnection) res.setHeader('connection', 'close');
         return sendError(res, err);
       }
-      opts.log?.(`internal error on ${req.method} ${url.pathname}: ${(err as Error).stack ?? err}`);
+      opts.log?.(`internal error on ${req.method} ${url?.pathname}: ${(err as Error).stack ?? err}`);
       if (!res.headersSent) sendJson(res, 500, { errorCode: 50001, errorMessage: `Internal error: ${(err as Error).message}` });
       else res.destroy();
     }
@@ -150,6 +187,24 @@ export function createHandler(state: SandboxState, routes: Route[], opts: { fixe
 export function headerKey(req: IncomingMessage): string | undefined {
   const v = req.headers['x-api-key'];
   return Array.isArray(v) ? v[0] : v;
+}
+
+/** A Host header fit to build URLs from; anything else falls back to the socket's address. */
+function hostOf(req: IncomingMessage): string {
+  const h = req.headers.host;
+  if (h && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(h)) return h;
+  const a = req.socket.localAddress ?? '127.0.0.1';
+  return `${a.includes(':') ? `[${a}]` : a}:${req.socket.localPort}`;
+}
+
+/** /files/ needs a valid key (x-api-key) or a signed, unexpired URL from the sandbox. */
+function authorizeFile(state: SandboxState, name: string, req: IncomingMessage, url: URL): void {
+  const key = headerKey(req);
+  if (key && (state.keys.lookup(key, 'global') || state.keys.lookup(key, 'uae'))) return;
+  const signed = state.signer.check(name, url.searchParams);
+  if (signed === 'ok') return;
+  if (signed === 'expired') throw new HttpError(403, 40302, 'This file URL has expired: request a new one');
+  throw unauthorized('A valid API key or a signed file URL is required');
 }
 
 function serveFile(state: SandboxState, name: string, res: ServerResponse): void {

@@ -4,6 +4,7 @@ import { encodeWav } from '../../audio/wav.ts';
 import { denoisePcm } from '../engines/rnnoise.ts';
 import { HttpError, badRequest } from '../http/errors.ts';
 import type { Route } from '../http/server.ts';
+import { filesBase } from '../files.ts';
 import { decodeAudio } from '../media.ts';
 import { audioCost } from '../pricing.ts';
 import type { SandboxState } from '../state.ts';
@@ -46,7 +47,7 @@ async function run(state: SandboxState, job: DenoiseJob, samples: Int16Array, ra
     const clean = await denoisePcm(samples, rate, (f) => emit(job, { stage: 'processing', progress: Math.round(f * 100) }));
     const name = `denoise/${job.denoiseId}.wav`;
     state.files.set(name, { bytes: encodeWav(clean, rate), contentType: 'audio/wav' });
-    emit(job, { stage: 'done', url: `${fileBase}/${name}`, denoiseId: job.denoiseId });
+    emit(job, { stage: 'done', url: state.signer.sign(fileBase, name), denoiseId: job.denoiseId });
   } catch (err) {
     emit(job, { stage: 'error', message: `denoise failed: ${(err as Error).message}` });
   }
@@ -87,7 +88,7 @@ export const denoiseRoutes: Route[] = [
       const file = form.get('audio');
       if (!(file instanceof Blob)) throw badRequest('audio is required and must be a file');
       if (file.size > MAX_BYTES) throw badRequest('File too large: the maximum size is 200 MB');
-      const audio = await decodeAudio(new Uint8Array(await file.arrayBuffer()), 16000, {
+      const audio = await decodeAudio(file, 16000, {
         seconds: MAX_SECONDS,
         message: 'Audio too long: the maximum duration is 15 minutes',
       });
@@ -104,7 +105,7 @@ export const denoiseRoutes: Route[] = [
         listeners: new Set(),
       };
       jobs(ctx.state).set(denoiseId, job);
-      void run(ctx.state, job, audio.samples, audio.sampleRate, `${ctx.base.replace(/\/(uae\/)?api\/v1$/, '')}/files`);
+      void run(ctx.state, job, audio.samples, audio.sampleRate, filesBase(ctx.base));
       ctx.res.writeHead(200, { 'content-type': 'application/json' });
       ctx.res.end(JSON.stringify({ jobId: job.jobId, denoiseId }));
     },
@@ -131,7 +132,8 @@ export const denoiseRoutes: Route[] = [
         denoiseId: j.denoiseId,
         jobId: j.jobId,
         status: j.last.stage,
-        url: j.last.stage === 'done' ? j.last.url : null,
+        // Re-signed on every listing: a URL handed out earlier may have expired.
+        url: j.last.stage === 'done' ? ctx.state.signer.sign(filesBase(ctx.base), `denoise/${j.denoiseId}.wav`) : null,
         original_filename: j.filename,
         duration: j.duration,
         createdAt: j.createdAt,

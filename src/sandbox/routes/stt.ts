@@ -17,7 +17,7 @@ async function transcribeUpload(ctx: RouteCtx, form: FormData): Promise<{ t: Fil
   const model = findModel(oneOf(form.get('model') ?? undefined, 'model', STT_MODEL_IDS) ?? 'asr', 'stt')!.family;
   const file = form.get('file');
   if (!(file instanceof Blob)) throw badRequest('file is required and must be a file');
-  const audio = await decodeAudio(new Uint8Array(await file.arrayBuffer()), 16000, {
+  const audio = await decodeAudio(file, 16000, {
     seconds: MAX_SECONDS,
     message: 'Audio longer than 60 minutes is not supported',
   });

@@ -4,6 +4,7 @@ import { publicModel, MODELS } from '../catalogue.ts';
 import { genderFromPitch, medianPitch } from '../engines/pitch.ts';
 import { badRequest } from '../http/errors.ts';
 import { fileField, numField, strField, type Route } from '../http/server.ts';
+import { filesBase } from '../files.ts';
 import { decodeAudio } from '../media.ts';
 import { ttsCost } from '../pricing.ts';
 import type { SandboxState } from '../state.ts';
@@ -51,7 +52,8 @@ export const voiceRoutes: Route[] = [
     endpoint: '/voices',
     handler: (ctx) => {
       ctx.res.writeHead(200, { 'content-type': 'application/json' });
-      ctx.res.end(JSON.stringify([...ctx.state.voices.values()].map((v) => v.record)));
+      const signed = (r: { voice_id: string }) => ({ ...r, sample_url: ctx.state.signer.sign(filesBase(ctx.base), `voices/${r.voice_id}.wav`) });
+      ctx.res.end(JSON.stringify([...ctx.state.voices.values()].map((v) => signed(v.record))));
     },
   },
   {
@@ -120,7 +122,7 @@ export const voiceRoutes: Route[] = [
       ctx.state.voices.set(voice_id, { record, espeak: espeakFor(f0) });
       await voiceSample(ctx.state, voice_id);
       ctx.res.writeHead(200, { 'content-type': 'application/json' });
-      ctx.res.end(JSON.stringify(record));
+      ctx.res.end(JSON.stringify({ ...record, sample_url: ctx.state.signer.sign(filesBase(ctx.base), `voices/${voice_id}.wav`) }));
     },
   },
 ];

@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
-import { resample } from '../../audio/resample.ts';
+import { isSupportedRate, resample } from '../../audio/resample.ts';
 import { concatPcm } from '../../audio/pcm.ts';
 import type { KeyState } from '../keys.ts';
 import { audioCost } from '../pricing.ts';
@@ -21,13 +21,20 @@ function readWavChunk(bytes: Buffer): { format: Format; pcm: Buffer } | undefine
     const id = bytes.toString('ascii', at, at + 4);
     const size = bytes.readUInt32LE(at + 4);
     if (id === 'fmt ') {
-      if (bytes.readUInt16LE(at + 8) !== 1 || bytes.readUInt16LE(at + 22) !== 16) return undefined; // PCM16 only
+      if (at + 24 > bytes.length || bytes.readUInt16LE(at + 8) !== 1 || bytes.readUInt16LE(at + 22) !== 16) return undefined; // PCM16 only
       format = { channels: bytes.readUInt16LE(at + 10), rate: bytes.readUInt32LE(at + 12) };
     } else if (id === 'data') {
       return format ? { format, pcm: bytes.subarray(at + 8, Math.min(bytes.length, at + 8 + size)) } : undefined;
     }
     at += 8 + size + (size % 2);
   }
+  return undefined;
+}
+
+/** Why a WAV header's format cannot be transcribed, or undefined when it can. */
+function formatProblem(f: Format): string | undefined {
+  if (f.channels < 1 || f.channels > 8) return `unsupported channel count ${f.channels}: use 1 to 8`;
+  if (!isSupportedRate(f.rate)) return `unsupported sample rate ${f.rate}`;
   return undefined;
 }
 
@@ -89,15 +96,29 @@ export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, 
     return (await transcribeSamples(state.recognizer, pcm16)).text;
   };
 
+  // One failed transcription answers an error; it never escapes as an unhandled rejection.
+  const enqueue = (job: () => Promise<void>) => {
+    chain = chain.then(job).catch((err) => send({ event: 'transcription_error', data: `transcription failed: ${(err as Error).message}` }));
+  };
+  // An idle socket would hold one of its key's concurrent sessions for ever.
+  let idle: NodeJS.Timeout | undefined;
+  const touch = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => ws.close(1011, `no message for ${state.limits.legacyIdleMs / 1000} s`), state.limits.legacyIdleMs);
+  };
+  touch();
+
   ws.on('message', (data) => {
+    touch();
     let m: { event?: string; data?: { audioBuffer?: unknown }; audioBuffer?: unknown };
     try {
       m = JSON.parse(data.toString());
+      if (!m || typeof m !== 'object' || Array.isArray(m)) throw new Error('not an object');
     } catch {
-      return send({ event: 'transcription_error', data: 'messages must be JSON' });
+      return send({ event: 'transcription_error', data: 'messages must be JSON objects' });
     }
     if (m.event === 'end_of_stream') {
-      chain = chain.then(async () => {
+      enqueue(async () => {
         const text = await transcript();
         if (format) key.spend(audioCost(samples / format.rate));
         send({ event: 'transcription', data: text, isFinal: true });
@@ -105,24 +126,28 @@ export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, 
       });
       return;
     }
-    const arr = m.data?.audioBuffer ?? m.audioBuffer;
+    const arr = (m.data && typeof m.data === 'object' ? m.data.audioBuffer : undefined) ?? m.audioBuffer;
     if (!Array.isArray(arr) || arr.some((b) => !Number.isInteger(b) || b < 0 || b > 255)) {
       return send({ event: 'transcription_error', data: 'audioBuffer must be an array of byte values 0 to 255' });
     }
     const bytes = Buffer.from(arr as number[]);
     const wav = readWavChunk(bytes);
     if (!format && !wav) return send({ event: 'transcription_error', data: 'the first audio chunk must be a PCM16 WAV file with headers' });
-    if (wav && format && (wav.format.rate !== format.rate || wav.format.channels !== format.channels)) {
-      return send({ event: 'transcription_error', data: 'every WAV chunk must have the format of the first' });
+    if (wav) {
+      const problem = formatProblem(wav.format);
+      if (problem) return send({ event: 'transcription_error', data: problem });
+      if (format && (wav.format.rate !== format.rate || wav.format.channels !== format.channels)) {
+        return send({ event: 'transcription_error', data: 'every WAV chunk must have the format of the first' });
+      }
+      format = wav.format;
     }
-    if (wav) format = wav.format;
     const pcm = toMono(wav ? wav.pcm : bytes, format!.channels);
     parts.push(pcm);
     samples += pcm.length;
     sinceInterim += pcm.length / format!.rate;
     if (sinceInterim >= minBuffer) {
       sinceInterim = 0;
-      chain = chain.then(async () => {
+      enqueue(async () => {
         const text = await transcript();
         if (text === lastSent) return;
         lastSent = text;
@@ -130,6 +155,9 @@ export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, 
       });
     }
   });
-  ws.on('close', release);
+  ws.on('close', () => {
+    clearTimeout(idle);
+    release();
+  });
   ws.on('error', () => {});
 }

@@ -136,8 +136,10 @@ export class ListenSession {
     let msg: { type?: unknown };
     try {
       msg = JSON.parse(text) as { type?: unknown };
+      // `null`, numbers and arrays parse as JSON too but are not messages.
+      if (!msg || typeof msg !== 'object' || Array.isArray(msg)) throw new Error('not an object');
     } catch {
-      return this.io.send({ type: 'Error', code: 4002, message: 'control messages must be JSON', recoverable: true });
+      return this.io.send({ type: 'Error', code: 4002, message: 'control messages must be JSON objects', recoverable: true });
     }
     this.touch();
     if (msg.type === 'KeepAlive') return;

@@ -55,11 +55,15 @@ export function serveListen(ws: WebSocket, url: URL, key: KeyState | undefined, 
   if (!check.ok) return fail(4002, check.message);
   const release = key.acquire();
   if (!release) return fail(1008, 'concurrent session limit reached');
+  // A black-holed connection reads and sends nothing from some point on, and never closes.
+  const blackhole = state.takeFault('listenBlackhole');
+  let dark = false;
+  let audioBytes = 0;
   const session = new ListenSession(
     check.params,
     {
-      send: (m) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m)),
-      close: (code, reason) => ws.close(code, reason.slice(0, 120)),
+      send: (m) => !dark && ws.readyState === ws.OPEN && ws.send(JSON.stringify(m)),
+      close: (code, reason) => !dark && ws.close(code, reason.slice(0, 120)),
     },
     state.recognizer,
     key,
@@ -70,6 +74,13 @@ export function serveListen(ws: WebSocket, url: URL, key: KeyState | undefined, 
   let ready = false;
   ws.on('message', (data, binary) => {
     const buf = Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[]);
+    if (dark) return;
+    if (blackhole && binary && (audioBytes += buf.length) / 2 / check.params.sampleRate >= blackhole.afterAudioS) {
+      dark = true;
+      ws.pause();
+      session.dispose();
+      return;
+    }
     if (!ready) return void early.push([buf, binary]);
     if (binary) session.onAudio(buf);
     else session.onControl(buf.toString('utf8'));

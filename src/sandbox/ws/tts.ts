@@ -1,6 +1,7 @@
 import type { WebSocket } from 'ws';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findModel } from '../catalogue.ts';
+import { HttpError } from '../http/errors.ts';
 import type { KeyState, Region } from '../keys.ts';
 import { ttsCost } from '../pricing.ts';
 import type { SandboxState } from '../state.ts';
@@ -37,18 +38,26 @@ export function serveTts(ws: WebSocket, handshakeKey: string | undefined, region
     ws.close(1008, errorMessage.slice(0, 120));
   };
 
+  // A stalled socket stops its audio mid-generation and then says nothing more.
+  const stall = state.takeFault('ttsStall');
+  let stalled = false;
+  let audioSent = 0;
   const generate = (text: string, final: boolean) => {
     const mine = epoch;
     const { voiceId, rate, speed } = init!;
     queue = queue.then(async () => {
-      if (mine !== epoch || ws.readyState !== ws.OPEN) return;
+      if (mine !== epoch || ws.readyState !== ws.OPEN || stalled) return;
       if (state.faults.ttsSocketSilent) return;
       if (text.trim()) {
         if (!key!.spend(ttsCost(text))) return fatal(40201, 'Insufficient wallet balance');
         const out = await state.synthesize(text, voiceId, { speed, sampleRate: rate });
         const step = Math.round(rate * CHUNK_S);
         for (let at = 0; at < out.pcm.length; at += step) {
-          if (mine !== epoch || ws.readyState !== ws.OPEN) return;
+          if (mine !== epoch || ws.readyState !== ws.OPEN || stalled) return;
+          if (stall && (audioSent += step / rate) > stall.afterAudioS) {
+            stalled = true;
+            return;
+          }
           const piece = out.pcm.subarray(at, at + step);
           const last = at + step >= out.pcm.length;
           const isFinal = state.quirks.ttsIsFinalOnBatches || (final && last && state.quirks.ttsNoEndMarker);
@@ -56,9 +65,15 @@ export function serveTts(ws: WebSocket, handshakeKey: string | undefined, region
           await sleep((CHUNK_S * 1000) / PACE);
         }
       }
-      if (final && mine === epoch && !state.quirks.ttsNoEndMarker) send({ audio: '', sampleRate: rate, isFinal: true });
-    }).catch((err) => error(50001, `generation failed: ${(err as Error).message}`));
+      if (final && mine === epoch && !stalled && !state.quirks.ttsNoEndMarker) send({ audio: '', sampleRate: rate, isFinal: true });
+    }).catch((err) =>
+      err instanceof HttpError ? error(Number(err.errorCode), err.message) : error(50001, `generation failed: ${(err as Error).message}`),
+    );
   };
+  // A socket that never authenticates must not hold a connection for ever.
+  const initTimer = setTimeout(() => {
+    if (!init) fatal(40801, `initConnection not received within ${state.limits.ttsInitMs / 1000} s`);
+  }, state.limits.ttsInitMs);
 
   const onInit = (m: Record<string, unknown>) => {
     if (init) return error(40001, 'connection is already initialized');
@@ -107,7 +122,7 @@ export function serveTts(ws: WebSocket, handshakeKey: string | undefined, region
     try {
       if (binary) throw new Error('binary');
       m = JSON.parse(data.toString()) as Record<string, unknown>;
-      if (!m || typeof m !== 'object') throw new Error('not an object');
+      if (!m || typeof m !== 'object' || Array.isArray(m)) throw new Error('not an object');
     } catch {
       return error(40001, 'messages must be JSON objects');
     }
@@ -127,6 +142,7 @@ export function serveTts(ws: WebSocket, handshakeKey: string | undefined, region
     }
   });
   ws.on('close', () => {
+    clearTimeout(initTimer);
     epoch++;
     release?.();
   });

@@ -1,7 +1,7 @@
 import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type WebSocket from 'ws';
 import type { ServiceConfig } from '../config.ts';
-import { ProtocolError, ValidationError } from '../errors.ts';
+import { ProtocolError, ValidationError, redact } from '../errors.ts';
 import { encodeWav } from '../../audio/wav.ts';
 import { checkModelId } from '../validate.ts';
 import { EventChannel } from './channel.ts';
@@ -45,21 +45,23 @@ export class LegacySttSocket {
     private readonly ws: WebSocket,
     private readonly shape: 'event' | 'bare',
     private readonly chunks: 'raw' | 'wav',
+    /** The key: removed from server text before anyone sees it. */
+    secret?: string,
   ) {
     this.events$ = this.channel.events$;
     ws.on('message', (data) => {
       const f = parseFrame(data);
-      const raw = data.toString().slice(0, 200);
+      const raw = redact(data.toString(), secret).slice(0, 200);
       if (!f) return this.channel.next({ type: 'malformed', raw });
       const text = typeof f.data === 'string' ? f.data : '';
       if (f.event === 'transcription') this.channel.next({ type: 'transcription', text, isFinal: f.isFinal === true });
       else if (f.event === 'finalized') this.channel.next({ type: 'finalized', text });
-      else if (f.event === 'transcription_error') this.channel.next({ type: 'transcription_error', message: text || String(f.message ?? '') });
+      else if (f.event === 'transcription_error') this.channel.next({ type: 'transcription_error', message: redact(text || String(f.message ?? ''), secret) });
       else this.channel.next({ type: 'malformed', raw });
     });
     ws.on('close', (code, reason) => {
       this.closed = true;
-      this.channel.next({ type: 'closed', close: classifyClose(code, reason.toString()) });
+      this.channel.next({ type: 'closed', close: classifyClose(code, redact(reason.toString(), secret)) });
       this.channel.complete();
     });
     ws.on('error', () => {});
@@ -81,7 +83,7 @@ export class LegacySttSocket {
       },
       opts,
     );
-    return new LegacySttSocket(ws, opts.shape ?? 'event', opts.chunks ?? 'raw');
+    return new LegacySttSocket(ws, opts.shape ?? 'event', opts.chunks ?? 'raw', cfg.apiKey);
   }
 
   /** Audio bytes; the first chunk must be a WAV file with its header. */

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type WebSocket from 'ws';
 import type { ServiceConfig } from '../config.ts';
-import { ProtocolError, ValidationError } from '../errors.ts';
+import { ProtocolError, ValidationError, redact } from '../errors.ts';
 import {
   checkEndpointing,
   checkListenLanguage,
@@ -37,6 +37,8 @@ export interface ListenOptions extends SocketCallOptions {
    * @default LISTEN_DEFAULTS.uplinkFrameMs
    */
   uplinkFrameMs?: number;
+  /** Liveness checks that turn a black-holed connection into a dropped one (see `ListenLiveness`). */
+  liveness?: Partial<ListenLiveness>;
 }
 
 export const LISTEN_DEFAULTS = {
@@ -51,6 +53,26 @@ export const LISTEN_DEFAULTS = {
    */
   uplinkFrameMs: 0,
 };
+
+/**
+ * How a connection that stays open but carries nothing is noticed. A dead connection is
+ * terminated and reported as `Closed` with kind `dropped` (retryable), so the caller reconnects
+ * exactly as for a reset socket.
+ */
+export interface ListenLiveness {
+  /** WebSocket ping this often. 0 = never. @default 5000 */
+  pingIntervalMs: number;
+  /** Dead when a ping has no pong within this. @default 5000 */
+  pongTimeoutMs: number;
+  /**
+   * Dead when audio has been sent for this long with no event back (a proxy may answer pings
+   * for a backend that is gone). 0 = never. A caller silent that long while audio streams costs
+   * one needless reconnect, and nothing is lost. @default 30000
+   */
+  eventTimeoutMs: number;
+}
+
+export const DEFAULT_LIVENESS: ListenLiveness = { pingIntervalMs: 5000, pongTimeoutMs: 5000, eventTimeoutMs: 30_000 };
 
 /**
  * The live speech-to-text socket. Audio goes in as PCM16 little-endian binary frames; typed
@@ -71,12 +93,21 @@ export class ListenSocket {
   private pendingBytes = 0;
   private lastError: string | undefined;
   private closed = false;
+  private livenessTimer: NodeJS.Timeout | undefined;
+  private pingSentAt: number | undefined;
+  private lastPingAt = Date.now();
+  /** When audio was first sent since the last event from the server. */
+  private unansweredSince: number | undefined;
+  private deadReason: string | undefined;
 
   private constructor(
     private readonly ws: WebSocket,
     sampleRate: number,
     private readonly keepAliveMs: number,
     uplinkFrameMs: number,
+    /** The key: removed from server text (close reasons, Error events) before anyone sees it. */
+    secret?: string,
+    private readonly liveness: ListenLiveness = DEFAULT_LIVENESS,
   ) {
     this.sampleRate = sampleRate;
     this.pending = Buffer.alloc(Math.round((sampleRate * Math.max(0, uplinkFrameMs)) / 1000) * 2);
@@ -84,17 +115,22 @@ export class ListenSocket {
     this.openMeta = new Promise((resolve) => (this.resolveOpen = resolve));
     ws.on('message', (data, isBinary) => {
       if (isBinary) return;
-      const raw = data.toString();
+      this.unansweredSince = undefined;
+      const raw = redact(data.toString(), secret);
       const frame = parseFrame(data);
-      const event: ListenEvent = frame ? toListenEvent(frame, raw) : { type: 'Malformed', raw: raw.slice(0, 200) };
+      let event: ListenEvent = frame ? toListenEvent(frame, raw) : { type: 'Malformed', raw: raw.slice(0, 200) };
+      if (event.type === 'Error') event = { ...event, message: redact(event.message, secret) };
       if (event.type === 'Error') this.lastError = event.message;
       if (event.type === 'Metadata' && event.phase === 'open') this.resolveOpen(event);
       this.subject.next(event);
     });
+    ws.on('pong', () => (this.pingSentAt = undefined));
     ws.on('close', (code, reason) => {
       this.closed = true;
       clearTimeout(this.keepAliveTimer);
-      this.subject.next({ type: 'Closed', close: classifyClose(code, reason.toString(), this.lastError) });
+      clearInterval(this.livenessTimer);
+      const why = this.deadReason ?? redact(reason.toString(), secret);
+      this.subject.next({ type: 'Closed', close: classifyClose(this.deadReason ? 1006 : code, why, this.lastError) });
       this.subject.complete();
     });
     ws.on('error', () => {
@@ -102,7 +138,37 @@ export class ListenSocket {
     });
     this.lastSentAt = performance.now();
     this.armKeepAlive();
+    this.watchLiveness();
     ws.resume();
+  }
+
+  private watchLiveness(): void {
+    const { pingIntervalMs, pongTimeoutMs, eventTimeoutMs } = this.liveness;
+    const periods = [pingIntervalMs, pongTimeoutMs, eventTimeoutMs].filter((v) => v > 0);
+    if (!pingIntervalMs && !eventTimeoutMs) return;
+    this.livenessTimer = setInterval(() => {
+      const now = Date.now();
+      if (this.pingSentAt !== undefined && now - this.pingSentAt > pongTimeoutMs) {
+        return this.dead(`no pong within ${pongTimeoutMs} ms`);
+      }
+      if (eventTimeoutMs && this.unansweredSince !== undefined && now - this.unansweredSince > eventTimeoutMs) {
+        return this.dead(`audio sent for ${eventTimeoutMs / 1000} s with no event back`);
+      }
+      if (pingIntervalMs && this.pingSentAt === undefined && now - this.lastPingAt >= pingIntervalMs && this.isOpen) {
+        this.lastPingAt = now;
+        this.pingSentAt = now;
+        this.ws.ping();
+      }
+    }, Math.max(10, Math.min(...periods) / 4));
+    this.livenessTimer.unref();
+  }
+
+  /** The connection is open but carries nothing: end it as a dropped one. */
+  private dead(reason: string): void {
+    if (this.closed || this.deadReason) return;
+    this.deadReason = `connection dead: ${reason}`;
+    clearInterval(this.livenessTimer);
+    this.ws.terminate();
   }
 
   static async connect(cfg: ServiceConfig, opts: ListenOptions = {}): Promise<ListenSocket> {
@@ -138,7 +204,7 @@ export class ListenSocket {
       },
       opts,
     );
-    return new ListenSocket(ws, sampleRate, opts.keepAliveMs ?? LISTEN_DEFAULTS.keepAliveMs, opts.uplinkFrameMs ?? LISTEN_DEFAULTS.uplinkFrameMs);
+    return new ListenSocket(ws, sampleRate, opts.keepAliveMs ?? LISTEN_DEFAULTS.keepAliveMs, opts.uplinkFrameMs ?? LISTEN_DEFAULTS.uplinkFrameMs, cfg.apiKey, { ...DEFAULT_LIVENESS, ...opts.liveness });
   }
 
   /** The Metadata the server sends on open. */
@@ -158,6 +224,7 @@ export class ListenSocket {
     if (!this.pending.byteLength || (!this.pendingBytes && bytes.byteLength >= this.pending.byteLength)) {
       this.ws.send(bytes, { binary: true });
       this.lastSentAt = performance.now();
+      this.unansweredSince ??= Date.now();
       return;
     }
     let from = 0;
@@ -177,6 +244,7 @@ export class ListenSocket {
     this.ws.send(Buffer.from(this.pending.subarray(0, this.pendingBytes)), { binary: true });
     this.pendingBytes = 0;
     this.lastSentAt = performance.now();
+    this.unansweredSince ??= Date.now();
   }
 
   keepAlive(): void {
@@ -226,6 +294,7 @@ export class ListenSocket {
   /** Closes at once; buffered audio on the server is lost (use finish() to keep it). */
   close(): void {
     clearTimeout(this.keepAliveTimer);
+    clearInterval(this.livenessTimer);
     if (!this.closed) this.ws.close(1000);
   }
 }

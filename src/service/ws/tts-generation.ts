@@ -48,7 +48,8 @@ export class GenerationEnd {
   private timer: unknown;
 
   constructor(
-    private readonly onEnd: () => void,
+    /** `stalled`: ended by `stallMs`, audio that stopped with no isFinal (maybe cut off mid-sentence). */
+    private readonly onEnd: (stalled: boolean) => void,
     opts: GenerationEndOptions = {},
     private readonly timers: Timers = realTimers,
   ) {
@@ -73,7 +74,7 @@ export class GenerationEnd {
     if (this.trustsMarkers) {
       // A missed marker must not hang the caller: the stall rule still applies.
       this.disarm();
-      if (hasAudio) this.arm(this.opts.stallMs);
+      if (hasAudio) this.arm(this.opts.stallMs, true);
       return;
     }
     this.endedByMarker = marker && this.sawAudio;
@@ -81,7 +82,7 @@ export class GenerationEnd {
     this.sawFinal ||= isFinal;
     this.disarm();
     if (this.sawFinal) this.arm(this.opts.quietGapMs);
-    else if (this.sawAudio) this.arm(this.opts.stallMs);
+    else if (this.sawAudio) this.arm(this.opts.stallMs, true);
   }
 
   /** Forget the generation in progress (after `clear`, or when the socket closes). */
@@ -92,11 +93,11 @@ export class GenerationEnd {
     this.endedByMarker = false;
   }
 
-  private arm(ms: number): void {
+  private arm(ms: number, stalled = false): void {
     this.timer = this.timers.set(() => {
       this.timer = undefined;
       if (this.opts.rule === 'learn' && this.endedByMarker) this.markerSeen = true;
-      this.end();
+      this.end(stalled);
     }, ms);
   }
 
@@ -105,8 +106,8 @@ export class GenerationEnd {
     this.timer = undefined;
   }
 
-  private end(): void {
+  private end(stalled = false): void {
     this.reset();
-    this.onEnd();
+    this.onEnd(stalled);
   }
 }

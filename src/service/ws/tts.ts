@@ -26,7 +26,11 @@ export type TtsEvent =
   /** A message with isFinal and no audio (the spec's end marker; may come mid-generation live). */
   | { type: 'final'; sampleRate: number }
   /** End of the flushed generation in flight, by the `generationEnd` rule. */
-  | { type: 'generationEnd'; sampleRate: number }
+  /**
+   * `stalled`: the audio just stopped, with no isFinal after it (the `stallMs` rule): a server
+   * that omits the marker, or a generation cut off mid-sentence.
+   */
+  | { type: 'generationEnd'; sampleRate: number; stalled: boolean }
   | { type: 'error'; error: ServiceError }
   | { type: 'malformed'; raw: string }
   | { type: 'closed'; close: CloseInfo };
@@ -74,12 +78,12 @@ export class TtsSocket {
     this.sampleRate = sampleRate;
     this.lastRate = sampleRate;
     this.events$ = this.channel.events$;
-    this.generation = new GenerationEnd(() => this.onGenerationEnd(), generationEnd);
+    this.generation = new GenerationEnd((stalled) => this.onGenerationEnd(stalled), generationEnd);
     ws.on('message', (data) => this.onFrame(data));
     ws.on('close', (code, reason) => {
       this.closed = true;
       this.generation.reset();
-      this.channel.next({ type: 'closed', close: classifyClose(code, reason.toString()) });
+      this.channel.next({ type: 'closed', close: classifyClose(code, redact(reason.toString(), apiKey)) });
       this.channel.complete();
     });
     ws.on('error', () => {});
@@ -104,12 +108,12 @@ export class TtsSocket {
     this.generation.frame(frame.audio.length > 0, isFinal);
   }
 
-  private onGenerationEnd(): void {
+  private onGenerationEnd(stalled: boolean): void {
     if (this.dropping) {
       this.dropping = false;
       return;
     }
-    this.channel.next({ type: 'generationEnd', sampleRate: this.lastRate });
+    this.channel.next({ type: 'generationEnd', sampleRate: this.lastRate, stalled });
   }
 
   static async connect(cfg: ServiceConfig, opts: TtsSocketOptions): Promise<TtsSocket> {
@@ -154,7 +158,7 @@ export class TtsSocket {
         else if (frame?.type === 'error') done(() => reject(socketError(frame, cfg.apiKey)));
       };
       const onClose = (code: number, reason: Buffer) =>
-        done(() => reject(new ProtocolError(`${ENDPOINT}: closed during initialization (${code} ${reason.toString()})`)));
+        done(() => reject(new ProtocolError(`${ENDPOINT}: closed during initialization (${code} ${redact(reason.toString(), cfg.apiKey)})`)));
       const done = (then: () => void) => {
         clearTimeout(timer);
         ws.off('message', onMessage);

@@ -1,0 +1,100 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import type { CloseInfo } from '../service/ws/close-codes.ts';
+import {
+  AuthenticationError,
+  InsufficientBalanceError,
+  PermissionDeniedError,
+  ProtocolError,
+  RateLimitError,
+  ServiceError,
+  TransportError,
+} from '../service/errors.ts';
+import { ModelTimeoutError } from '../llm/deadlines.ts';
+
+/** What kind of failure a session `error` event reports: what an operator acts on. */
+export type FailureKind = 'auth' | 'balance' | 'rate' | 'network' | 'timeout' | 'protocol' | 'model';
+
+export type FailureSource = 'stt' | 'tts' | 'llm' | 'transport';
+
+export interface Failure {
+  kind: FailureKind;
+  /** A sentence for people: what failed and how, never raw SDK text or the key. */
+  message: string;
+}
+
+const WHAT: Record<FailureSource, string> = {
+  stt: 'speech recognition',
+  tts: 'speech synthesis',
+  llm: 'the language model',
+  transport: 'the call connection',
+};
+
+const HOW: Record<FailureKind, string> = {
+  auth: 'refused the API key or its access',
+  balance: 'stopped: the wallet is empty',
+  rate: 'is over its rate or concurrency limit',
+  network: 'lost its connection',
+  timeout: 'did not answer in time',
+  protocol: 'answered something it should not have',
+  model: 'failed to produce an answer',
+};
+
+export function failureMessage(source: FailureSource, kind: FailureKind, detail?: string): string {
+  return `${WHAT[source]} ${HOW[kind]}${detail ? ` (${detail})` : ''}`;
+}
+
+/** The kind of a /listen or TTS socket close. */
+export function kindOfClose(close: CloseInfo): FailureKind {
+  switch (close.kind) {
+    case 'unauthorized':
+      return 'auth';
+    case 'insufficient_balance':
+      return 'balance';
+    case 'rate_limited':
+      return 'rate';
+    case 'bad_parameter':
+    case 'too_far_ahead':
+      return 'protocol';
+    default:
+      return 'network';
+  }
+}
+
+/**
+ * The kind of any error a session meets: the service client's typed errors, the openai SDK's,
+ * the model deadlines. What is left (a TypeError inside an SDK, a garbled stream) is `model`
+ * for the LLM and `protocol` for the service.
+ */
+export function kindOfError(err: unknown, source: FailureSource): FailureKind {
+  if (err instanceof ModelTimeoutError) return 'timeout';
+  if (err instanceof InsufficientBalanceError) return 'balance';
+  if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) return 'auth';
+  if (err instanceof RateLimitError) return 'rate';
+  if (err instanceof TransportError) return err.kind === 'timeout' ? 'timeout' : 'network';
+  if (err instanceof ProtocolError) return 'protocol';
+  if (err instanceof ServiceError) return err.status >= 500 ? 'network' : 'protocol';
+  if (err instanceof APIConnectionTimeoutError) return 'timeout';
+  if (err instanceof APIConnectionError) return 'network';
+  if (err instanceof APIError) {
+    const s = err.status ?? 0;
+    if (s === 401 || s === 403) return 'auth';
+    if (s === 402) return 'balance';
+    if (s === 429) return 'rate';
+    if (s >= 500) return 'network';
+    return 'model';
+  }
+  return source === 'llm' ? 'model' : 'protocol';
+}
+
+/** A typed, clean failure for an error met by `source`. */
+export function classifyFailure(err: unknown, source: FailureSource): Failure {
+  const kind = kindOfError(err, source);
+  const status = err instanceof ServiceError || (err instanceof APIError && err.status) ? ` ${(err as { status: number }).status}` : '';
+  return { kind, message: failureMessage(source, kind, status ? `HTTP${status}` : undefined) };
+}
+
+/** A typed, clean failure for a socket that closed for good. */
+export function closeFailure(close: CloseInfo, source: FailureSource, giveUp = false): Failure {
+  const kind = kindOfClose(close);
+  return { kind, message: failureMessage(source, kind, giveUp ? `close ${close.code}, reconnects gave up` : `close ${close.code}`) };
+}

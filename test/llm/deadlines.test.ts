@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ModelTimeoutError, noticeSlowStart, withDeadlines } from '../../src/llm/deadlines.ts';
+import type { Llm, LlmEvent } from '../../src/llm/types.ts';
+import { classifyFailure } from '../../src/session/failure.ts';
+import { InsufficientBalanceError, TransportError } from '../../src/service/errors.ts';
+import { APIConnectionError, AuthenticationError as OpenAiAuthError } from 'openai';
+
+/** Model time runs 20× faster than real time: deadlines of seconds take tens of ms. */
+const clock = { sleep: (ms: number, signal?: AbortSignal) => sleep(ms / 20, undefined, signal ? { signal } : undefined) };
+
+/** A model that waits `gaps[i]` (model ms) before its i-th token, and notes when it was aborted. */
+function slowModel(gaps: number[]): Llm & { aborted: boolean } {
+  const model = {
+    name: 'slow',
+    aborted: false,
+    async *stream(req: { signal: AbortSignal }): AsyncGenerator<LlmEvent> {
+      req.signal.addEventListener('abort', () => (model.aborted = true));
+      for (const [i, gap] of gaps.entries()) {
+        await clock.sleep(gap, req.signal);
+        yield { type: 'text', delta: `t${i} ` };
+      }
+    },
+  };
+  return model;
+}
+
+async function collect(llm: Llm): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of llm.stream({ messages: [], tools: [], signal: new AbortController().signal })) if (e.type === 'text') out.push(e.delta);
+  return out;
+}
+
+test('a model that never answers is given up at the first-token deadline, and its request aborted', async () => {
+  const model = slowModel([60_000]);
+  const err = await collect(withDeadlines(model, { firstTokenMs: 3000, idleMs: 3000 }, clock)).catch((e) => e);
+  assert.ok(err instanceof ModelTimeoutError);
+  assert.equal(err.phase, 'first-token');
+  await sleep(20);
+  assert.equal(model.aborted, true);
+});
+
+test('a model that stalls after its first token times out at the idle deadline', async () => {
+  const got: string[] = [];
+  const llm = withDeadlines(slowModel([100, 100, 60_000]), { firstTokenMs: 3000, idleMs: 2000 }, clock);
+  const err = await (async () => {
+    for await (const e of llm.stream({ messages: [], tools: [], signal: new AbortController().signal })) if (e.type === 'text') got.push(e.delta);
+  })().catch((e) => e);
+  assert.deepEqual(got, ['t0 ', 't1 ']);
+  assert.ok(err instanceof ModelTimeoutError && err.phase === 'idle');
+});
+
+test('a model within its deadlines passes through untouched', async () => {
+  assert.deepEqual(await collect(withDeadlines(slowModel([100, 200, 200]), { firstTokenMs: 3000, idleMs: 2000 }, clock)), ['t0 ', 't1 ', 't2 ']);
+});
+
+test('a slow first item yields one "slow" notice before it; a quick one none', async () => {
+  async function* late() {
+    await clock.sleep(3000);
+    yield 'a';
+    yield 'b';
+  }
+  const seen: unknown[] = [];
+  for await (const x of noticeSlowStart(late(), 1000, clock)) seen.push(x);
+  assert.deepEqual(seen, [{ type: 'slow' }, 'a', 'b']);
+  const quick: unknown[] = [];
+  for await (const x of noticeSlowStart((async function* () { yield 'a'; })(), 1000, clock)) quick.push(x);
+  assert.deepEqual(quick, ['a']);
+});
+
+test('failures get a kind and a clean message, never the raw SDK text', () => {
+  const model = classifyFailure(new TypeError("Cannot read properties of undefined (reading 'choices')"), 'llm');
+  assert.deepEqual(model, { kind: 'model', message: 'the language model failed to produce an answer' });
+  assert.equal(classifyFailure(new ModelTimeoutError('first-token', 8000), 'llm').kind, 'timeout');
+  assert.equal(classifyFailure(new InsufficientBalanceError({ status: 402, errorMessage: 'x' }), 'tts').kind, 'balance');
+  assert.equal(classifyFailure(new TransportError('x', 'network'), 'tts').kind, 'network');
+  assert.equal(classifyFailure(new APIConnectionError({ message: 'socket hang up' }), 'llm').kind, 'network');
+  const auth = classifyFailure(new OpenAiAuthError(401, undefined, 'Incorrect API key provided: sk-abc', new Headers()), 'llm');
+  assert.equal(auth.kind, 'auth');
+  assert.ok(!auth.message.includes('sk-abc'));
+});
+
+test('resumePoint: the seam moves to the quietest 10 ms near the target, never outside the window', async () => {
+  const { resumePoint } = await import('../../src/pipeline/resume-point.ts');
+  const rate = 16000;
+  const pcm = new Int16Array(rate).fill(1000);
+  pcm.fill(0, 8800, 9000); // a pause between two words, 50 ms after the target
+  const cut = resumePoint(pcm, 8000, 2400, rate);
+  assert.ok(cut >= 8800 && cut <= 9000, String(cut));
+  assert.equal(resumePoint(pcm, 0, 2400, rate), 0);
+  assert.equal(resumePoint(pcm, 20000, 2400, rate), pcm.length);
+  const flat = new Int16Array(rate).fill(1000);
+  assert.ok(Math.abs(resumePoint(flat, 8000, 2400, rate) - 8000) <= 80);
+});

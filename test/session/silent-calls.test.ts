@@ -1,0 +1,137 @@
+/**
+ * Calls that used to go silent without an error, each created over real sockets with the
+ * sandbox's fault injection: every one must recover, or end with a spoken line and a typed
+ * error event.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Llm, LlmEvent, LlmRequest } from '../../src/llm/types.ts';
+import { ServiceClient } from '../../src/service/index.ts';
+import callCentre from '../../agents/call-centre/index.ts';
+import { agentTurns, call, userTurns } from '../helpers/call.ts';
+import { runSandbox, type Running } from '../helpers/sandbox.ts';
+
+let sb: Running;
+before(async () => {
+  sb = await runSandbox({ keys: [{ key: 'sk-silent-main-001', credits: 1e9, concurrency: 32 }] });
+});
+after(() => sb.close());
+const client = () => new ServiceClient({ apiKey: 'sk-silent-main-001', baseUrl: sb.sandbox.url, maxRetries: 0 });
+
+const OUT_OF_SERVICE = 'نعتذر، الخدمة غير متاحة حاليًا. يرجى الاتصال بنا لاحقًا.';
+const APOLOGY = 'عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟';
+/** The caller waits through a long silence (call time) before hanging up, as a patient caller would. */
+const WAIT = { hangup: true, pauseMs: 30_000 };
+const agentAudioSeconds = (c: Awaited<ReturnType<typeof call>>) => c.caller.agentSpans.reduce((n, s) => n + s.end - s.start, 0);
+/**
+ * Seconds of agent audio the caller was played, counted in samples: unlike the spans (clock
+ * times), this does not grow when a loaded machine delivers frames late.
+ */
+const agentAudioPlayed = (c: Awaited<ReturnType<typeof call>>) =>
+  (c.caller as unknown as { agentTrack: { samples: Int16Array }[] }).agentTrack.reduce((n, f) => n + f.samples.length, 0) / c.caller.inputRate;
+
+test('black-holed /listen: ping/pong notices it, the call reconnects with replay, no caller line is lost', { timeout: 120_000 }, async () => {
+  // The connection goes dark two seconds into the call (during the greeting) and stays open.
+  sb.sandbox.state.faults.listenBlackhole = { afterAudioS: 2, times: 1 };
+  try {
+    const c = await call(client(), [{ say: 'أريد معرفة رصيد حسابي' }, { say: 'متى يفتح الفرع غدا' }], {
+      agent: { stt: { liveness: { pingIntervalMs: 300, pongTimeoutMs: 700, eventTimeoutMs: 0 } } },
+    });
+    assert.ok(c.events.some((e) => e.type === 'notice' && /reconnecting/.test(e.message)), 'the dead socket was noticed');
+    assert.ok(c.events.some((e) => e.type === 'notice' && /reconnected/.test(e.message)));
+    assert.deepEqual(userTurns(c), ['أريد معرفة رصيد حسابي', 'متى يفتح الفرع غدا']);
+    assert.match(agentTurns(c)[1]!.text, /12,500/);
+    assert.match(agentTurns(c)[2]!.text, /الأحد إلى الخميس/);
+    assert.equal(c.report.ended, 'caller hung up');
+  } finally {
+    sb.sandbox.state.faults.listenBlackhole = undefined;
+  }
+});
+
+test('TTS audio stops mid-sentence: the rest comes over HTTP from where it stopped; heard once, recorded as heard', { timeout: 120_000 }, async () => {
+  const clean = await call(client(), [{ say: 'متى يفتح الفرع غدا' }], { agent: { greeting: undefined } });
+  sb.sandbox.state.faults.ttsStall = { afterAudioS: 0.8, times: 1 };
+  try {
+    // The caller stays on the line through the silence (15 s of call time) instead of hanging up.
+    const c = await call(client(), [{ say: 'متى يفتح الفرع غدا' }, WAIT], {
+      agent: { greeting: undefined, voice: { ...callCentre.voice, firstAudioTimeoutMs: 4000 } },
+    });
+    assert.ok(c.events.some((e) => e.type === 'notice' && /switched to HTTP: audio stopped mid-sentence/.test(e.message)));
+    const reply = agentTurns(c)[0]!;
+    assert.equal(reply.text, agentTurns(clean)[0]!.text);
+    assert.equal(reply.interrupted, false);
+    assert.equal(reply.heardText, reply.text);
+    // Neither cut short nor repeated: the caller heard as much audio as without the fault.
+    const heard = agentAudioPlayed(c);
+    const expected = agentAudioPlayed(clean);
+    assert.ok(Math.abs(heard - expected) < 0.5, `heard ${heard.toFixed(2)} s, a clean call ${expected.toFixed(2)} s`);
+  } finally {
+    sb.sandbox.state.faults.ttsStall = undefined;
+  }
+});
+
+/** A model that waits `firstMs` (real time) before its first token, then `thenMs` before the rest. */
+function stallingModel(firstMs: number, thenMs = 0): Llm {
+  return {
+    name: 'stalling',
+    async *stream(req: LlmRequest): AsyncGenerator<LlmEvent> {
+      await sleep(firstMs, undefined, { signal: req.signal });
+      yield { type: 'text', delta: 'فرعنا يفتح ' };
+      await sleep(thenMs, undefined, { signal: req.signal });
+      yield { type: 'text', delta: 'من الأحد إلى الخميس.' };
+    },
+  };
+}
+
+test('a model that never answers: a filler line, then the apology at the first-token deadline, and a typed timeout', { timeout: 120_000 }, async () => {
+  const c = await call(client(), [{ say: 'متى يفتح الفرع غدا' }, WAIT], {
+    llm: stallingModel(600_000),
+    agent: { greeting: undefined, fillerLine: 'لحظة من فضلك', modelDeadlines: { fillerAfterMs: 300, firstTokenMs: 2500 } },
+  });
+  const reply = agentTurns(c)[0]!;
+  assert.match(reply.text, /^لحظة من فضلك/);
+  assert.ok(reply.text.endsWith(APOLOGY), reply.text);
+  assert.equal(reply.heardText, reply.text);
+  const err = c.events.find((e) => e.type === 'error');
+  assert.ok(err && err.type === 'error' && err.source === 'llm' && err.kind === 'timeout' && !err.fatal, JSON.stringify(err));
+});
+
+test('a model that stalls after its first token times out at the idle deadline; the caller hears the apology', { timeout: 120_000 }, async () => {
+  const c = await call(client(), [{ say: 'متى يفتح الفرع غدا' }, WAIT], {
+    llm: stallingModel(0, 600_000),
+    agent: { greeting: undefined, modelDeadlines: { idleMs: 2000 } },
+  });
+  const reply = agentTurns(c)[0]!;
+  assert.match(reply.text, /فرعنا يفتح/);
+  assert.ok(reply.text.endsWith(APOLOGY), reply.text);
+  assert.ok(c.events.some((e) => e.type === 'error' && e.source === 'llm' && e.kind === 'timeout'));
+});
+
+test('recognition down for good: reconnects give up, the out-of-service line is spoken once, then the call ends', { timeout: 120_000 }, async () => {
+  let downed = false;
+  try {
+    const c = await call(client(), [{ say: 'أريد معرفة رصيد حسابي' }, { say: 'متى يفتح الفرع غدا' }], {
+      onSession: (session, caller) => {
+        const timer = setInterval(() => {
+          if (!downed && caller.lines.length >= 1) {
+            downed = true;
+            sb.sandbox.state.faults.listenDown = true;
+            session.dropRecognition();
+          }
+        }, 10);
+        timer.unref();
+      },
+    });
+    assert.ok(downed);
+    assert.match(c.report.ended, /^out of service/);
+    const lines = agentTurns(c).filter((t) => t.text === OUT_OF_SERVICE);
+    assert.equal(lines.length, 1, 'said and recorded once');
+    assert.ok(agentAudioSeconds(c) > 0);
+    const err = c.events.find((e) => e.type === 'error' && e.fatal);
+    assert.ok(err && err.type === 'error' && err.source === 'stt' && err.kind === 'network', JSON.stringify(err));
+    assert.match(err.message, /reconnects gave up/);
+  } finally {
+    sb.sandbox.state.faults.listenDown = false;
+  }
+});
