@@ -190,3 +190,15 @@ export class FarEnd {
     this.ws.terminate();
   }
 }
+
+/**
+ * After a barge-in: the platform's interrupt message is due only when it still held unplayed
+ * agent audio (a slow synthesis may leave it drained at the moment of the cut), so the check is
+ * that it was sent or that the voice stopped reaching the caller within 400 ms.
+ */
+export async function assertVoiceStoppedAtCut(far: FarEnd): Promise<void> {
+  const atCut = far.played;
+  await new Promise((r) => setTimeout(r, 400));
+  const after = far.played - atCut;
+  if (far.clears < 1 && after >= 0.3) throw new Error(`agent audio went on after the cut (${after.toFixed(2)} s) with no interrupt message`);
+}
