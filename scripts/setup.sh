@@ -8,9 +8,10 @@ SUDO=""
 export DEBIAN_FRONTEND=noninteractive
 
 # espeak-ng voices the sandbox; ffmpeg/sox handle audio files; chromium runs the WebRTC page's
-# end-to-end test (driven by playwright-core, which never downloads a browser).
+# end-to-end test (driven by playwright-core, which never downloads a browser); redis-server is
+# the shared state of a cluster of `hiwar serve` instances and the job queue of `hiwar worker`.
 need=()
-for tool in espeak-ng ffmpeg sox chromium; do
+for tool in espeak-ng ffmpeg sox chromium redis-server; do
   command -v "$tool" >/dev/null 2>&1 || need+=("$tool")
 done
 if [ ${#need[@]} -gt 0 ]; then
