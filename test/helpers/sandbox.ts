@@ -9,7 +9,10 @@ export interface Running {
 }
 
 export async function runSandbox(opts: SandboxOptions = {}): Promise<Running> {
-  const sandbox = await startSandbox({ port: 0, ...opts });
+  // The tests run calls on scaled clocks (2-4x), so their audio runs ahead of real time by design:
+  // the service's 60 s ahead limit would end any call that lasts a minute of wall time on a loaded
+  // machine (close 4008). test/sandbox/listen.test.ts sets its own short limit to test it.
+  const sandbox = await startSandbox({ port: 0, ...opts, timing: { aheadLimitS: 3600, ...opts.timing } });
   const key = sandbox.keys[0]!.key;
   return {
     sandbox,

@@ -33,7 +33,7 @@ export async function wholeCall(s: Served, far: FarEnd, callId: string, lines: {
   const before = far.played;
   await waitFor(() => far.played > before + 1, 'the caller heard part of it');
   await far.say(lines.balance);
-  await waitFor(() => agentTurns(call).some((t) => t.interrupted && /بطاقتك/.test(t.text)), 'the answer was cut off');
+  await waitFor(() => agentTurns(call).some((t) => t.interrupted && /بطاقتك/.test(t.text)), 'the answer was cut off', undefined, () => story(call));
   await assertVoiceStoppedAtCut(far);
   const cut = agentTurns(call).find((t) => t.interrupted && /بطاقتك/.test(t.text))!;
   assert.ok(cut, 'the long answer was the one cut off');
@@ -44,4 +44,13 @@ export async function wholeCall(s: Served, far: FarEnd, callId: string, lines: {
   far.hangup();
   await waitFor(() => call.report !== undefined && s.server.calls.active === 0, 'the call ended and was freed');
   return call;
+}
+
+/** The call's session events in brief, for a failure message: what happened instead. */
+function story(call: ServedCall): string {
+  return call.events
+    .filter((e) => e.type !== 'metrics')
+    .map((e) => `${e.type}${'kind' in e ? `:${String(e.kind)}` : ''}${'state' in e ? `:${e.state}` : ''}${'text' in e ? ` "${String(e.text).slice(0, 30)}"` : ''}${'interrupted' in e ? ` interrupted=${e.interrupted}` : ''}${'message' in e ? ` ${String(e.message)}` : ''}${'reason' in e ? ` ${String(e.reason)}` : ''}`)
+    .slice(-40)
+    .join('\n  ');
 }

@@ -43,7 +43,15 @@ export async function startServe(
   const calls: ServedCall[] = [];
   // A generous wait for the first TTS audio: these tests are about the line, and on a loaded
   // machine the sandbox's synthesis can be slow enough to send every reply down the HTTP path.
-  const agent: Agent = { ...callCentre, voice: { ...callCentre.voice, firstAudioTimeoutMs: 20_000 }, ...opts.agent };
+  // Likewise a generous false-alarm window: a barge-in pauses the agent at once, and on a loaded
+  // machine the sandbox's words for it can come seconds later; the pause must hold until they do,
+  // or the answer resumes and ends before the caller's words confirm the cut.
+  const agent: Agent = {
+    ...callCentre,
+    voice: { ...callCentre.voice, firstAudioTimeoutMs: 20_000 },
+    interruption: { ...callCentre.interruption, falseInterruptionTimeoutMs: 20_000 },
+    ...opts.agent,
+  };
   const base = agentSessions({ client: sandbox.client, agent, logger, clock });
   const server = new AgentServer({
     port: 0,
@@ -81,10 +89,10 @@ export async function startServe(
 }
 
 /** Waits for a condition, polling; fails with `what` after `ms` (generous: the machine is shared). */
-export async function waitFor(cond: () => boolean, what: string, ms = 90_000): Promise<void> {
+export async function waitFor(cond: () => boolean, what: string, ms = 90_000, explain?: () => string): Promise<void> {
   const give = Date.now() + ms;
   while (!cond()) {
-    if (Date.now() > give) throw new Error(`timed out: ${what}`);
+    if (Date.now() > give) throw new Error(`timed out: ${what}${explain ? `\n  ${explain()}` : ''}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
