@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { VirtualClock } from '../../src/transport/clock.ts';
-import { MediaStreamOutput } from '../../transports/telephony/media-stream.ts';
+import { MediaStreamOutput, MediaStreamTransport } from '../../transports/telephony/media-stream.ts';
+import type { TransportEvent } from '../../src/transport/types.ts';
 import type { ProviderConnection, WireMessage } from '../../transports/telephony/provider.ts';
 
 const FORMAT = { codec: 'mulaw', sampleRate: 8000, frameMs: 20 } as const;
@@ -94,5 +95,19 @@ describe('media-stream output', () => {
     assert.equal(r.audio(), 3, 'nothing while the platform said XOFF');
     r.out.setPaused(false);
     assert.ok(r.audio() > 3);
+  });
+
+  test('keys pressed and a hang-up before the session subscribes still reach it, after the early audio', async () => {
+    const conn: ProviderConnection = { parse: () => [], encodeAudio: (p) => ({ binary: p }) };
+    const t = new MediaStreamTransport('pcm', { type: 'start', call: { callId: 'early' }, input: FORMAT }, conn, { send: () => {}, close: () => {} }, { clock: new VirtualClock() });
+    t.handle({ type: 'audio', payload: new Uint8Array(160).fill(0xff) });
+    t.handle({ type: 'dtmf', digit: '5' });
+    t.handle({ type: 'stop', reason: 'caller hung up' });
+    const events: TransportEvent[] = [];
+    t.events$.subscribe((e) => events.push(e));
+    let frames = 0;
+    t.audio$.subscribe(() => frames++);
+    assert.deepEqual(events.map((e) => e.type), ['dtmf', 'hangup']);
+    assert.equal(frames, 1, 'the early frame was kept');
   });
 });

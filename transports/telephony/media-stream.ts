@@ -1,6 +1,7 @@
-import { BehaviorSubject, Subject, type Observable } from 'rxjs';
+import { BehaviorSubject, type Observable } from 'rxjs';
 import type { AudioFrame } from '../../src/audio/frame.ts';
 import { CallerAudio } from '../../src/transport/caller-audio.ts';
+import { HeldEvents } from '../../src/transport/held-events.ts';
 import { realClock, type Clock } from '../../src/transport/clock.ts';
 import type { CallInfo, PlaybackUpdate, Transport, TransportEvent, TransportOutput } from '../../src/transport/types.ts';
 import { decode, dtmfTones, encode, frameSamples } from './codec.ts';
@@ -279,8 +280,8 @@ export class MediaStreamTransport implements Transport {
   readonly inputRate: number;
   readonly audio$: Observable<AudioFrame>;
   readonly output: MediaStreamOutput;
-  private readonly events = new Subject<TransportEvent>();
-  readonly events$: Observable<TransportEvent> = this.events.asObservable();
+  private readonly events = new HeldEvents<TransportEvent>();
+  readonly events$: Observable<TransportEvent> = this.events.events$;
   private readonly caller = new CallerAudio();
   private readonly reorder: ReorderBuffer<Uint8Array>;
   private readonly clock: Clock;

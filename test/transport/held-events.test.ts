@@ -1,0 +1,29 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HeldEvents } from '../../src/transport/held-events.ts';
+
+test('events before the first subscription reach every subscriber; later ones flow live', () => {
+  const ev = new HeldEvents<string>();
+  ev.next('dtmf 1');
+  ev.next('dtmf 2');
+  const observer: string[] = [];
+  const session: string[] = [];
+  ev.events$.subscribe((e) => observer.push(e));
+  ev.next('dtmf 3');
+  ev.events$.subscribe((e) => session.push(e));
+  ev.next('hangup');
+  assert.deepEqual(observer, ['dtmf 1', 'dtmf 2', 'dtmf 3', 'hangup']);
+  assert.deepEqual(session, ['dtmf 1', 'dtmf 2', 'hangup'], 'the early events were not taken by the first subscriber');
+});
+
+test('a hang-up before anyone listens is delivered with the completion; the hold is bounded', () => {
+  const ev = new HeldEvents<number>(3);
+  for (let i = 1; i <= 5; i++) ev.next(i);
+  ev.complete();
+  ev.next(6);
+  const got: number[] = [];
+  let done = false;
+  ev.events$.subscribe({ next: (e) => got.push(e), complete: () => (done = true) });
+  assert.deepEqual(got, [3, 4, 5], 'the oldest went past the bound');
+  assert.ok(done);
+});
