@@ -99,7 +99,7 @@ describe('media-stream output', () => {
 
   test('keys pressed and a hang-up before the session subscribes still reach it, after the early audio', async () => {
     const conn: ProviderConnection = { parse: () => [], encodeAudio: (p) => ({ binary: p }) };
-    const t = new MediaStreamTransport('pcm', { type: 'start', call: { callId: 'early' }, input: FORMAT }, conn, { send: () => {}, close: () => {} }, { clock: new VirtualClock() });
+    const t = new MediaStreamTransport('pcm', { type: 'start', call: { callId: 'early', parameters: {} }, input: FORMAT }, conn, { send: () => {}, close: () => {} }, { clock: new VirtualClock() });
     t.handle({ type: 'audio', payload: new Uint8Array(160).fill(0xff) });
     t.handle({ type: 'dtmf', digit: '5' });
     t.handle({ type: 'stop', reason: 'caller hung up' });
