@@ -106,7 +106,9 @@ export class InterruptionPolicy {
 
   tick(now: number, agentSpeaking: boolean): InterruptionDecision | undefined {
     if (this.since === undefined) return undefined;
-    if (this.o.minSpeechMs !== undefined && agentSpeaking && now - this.since >= this.o.minSpeechMs) {
+    // A pause on speech start stops the voice, so "speaking" is false while the caller goes on:
+    // speech that lasts still confirms the cut then.
+    if (this.o.minSpeechMs !== undefined && (agentSpeaking || this.paused) && now - this.since >= this.o.minSpeechMs) {
       this.reset();
       return 'interrupt';
     }

@@ -77,6 +77,14 @@ test('interruption: nothing while the agent is silent; duration alone can confir
   assert.equal(new InterruptionPolicy({ enabled: false }).onEvent(started, 0, true), undefined);
 });
 
+test('interruption: with a pause on speech start, speech that lasts still confirms the cut', () => {
+  const p = new InterruptionPolicy({ minSpeechMs: 700, pauseOnSpeech: true, falseInterruptionTimeoutMs: 5000 });
+  assert.equal(p.onEvent(started, 100, true), 'pause');
+  assert.equal(p.deadline, 800);
+  assert.equal(p.tick(500, false), undefined, 'paused: the agent is silent, the caller still talking');
+  assert.equal(p.tick(800, false), 'interrupt');
+});
+
 test('metrics: durations between the milestones of a turn; missing ones are left out', async () => {
   const { turnMetrics } = await import('../../src/session/metrics.ts');
   const m = turnMetrics({ speechEnd: 1000, finalAt: 1700, decidedAt: 1700, firstToken: 2000, firstChunk: 2100, firstAudio: 2400, firstSent: 2450 });
