@@ -250,13 +250,19 @@ export class BenchCaller implements Transport {
   }
 }
 
-export function benchAgent(tag: string): Agent {
+/** What a bench may vary in the agent. */
+export interface BenchAgentOptions {
+  /** /listen uplink message size (`agent.stt.uplinkFrameMs`). */
+  uplinkFrameMs?: number;
+}
+
+export function benchAgent(tag: string, o: BenchAgentOptions = {}): Agent {
   return {
     name: 'bench',
     instructions: 'أنت موظف خدمة عملاء.',
     voice: { voice_id: tag },
     outOfServiceLine: 'الخدمة غير متاحة.',
-    stt: { hotwords: [tag] },
+    stt: { hotwords: [tag], ...(o.uplinkFrameMs !== undefined ? { uplinkFrameMs: o.uplinkFrameMs } : {}) },
     turn: { endDelayMs: 0 },
   };
 }
@@ -268,13 +274,13 @@ export interface RunningCall {
 }
 
 /** Starts one call of the bench agent against the fake service. */
-export function startCall(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>, tag: string, plan: CallerPlan, frames: FrameClock): RunningCall {
+export function startCall(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>, tag: string, plan: CallerPlan, frames: FrameClock, agentOpts: BenchAgentOptions = {}): RunningCall {
   const caller = new BenchCaller(tag, plan, frames);
   const client = new ServiceClient({ apiKey: 'bench-key', baseUrl: fake.baseUrl });
   const session = new AgentSession({
     client,
     transport: caller,
-    agent: benchAgent(tag),
+    agent: benchAgent(tag, agentOpts),
     llm: new OpenAiLlm({ apiKey: 'bench', baseURL: fake.llmBaseUrl, model: tag }),
     logger: createLogger('silent'),
     clock: perfClock,
