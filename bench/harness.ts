@@ -14,8 +14,7 @@ import { AgentSession } from '../src/session/agent-session.ts';
 import type { SessionEvent, TurnMetrics } from '../src/session/events.ts';
 import { createLogger } from '../src/session/logger.ts';
 import { CallerAudio } from '../src/transport/caller-audio.ts';
-import { setTimeout as sleepReal } from 'node:timers/promises';
-import type { Clock } from '../src/transport/clock.ts';
+import { sleepFor, type Clock } from '../src/transport/clock.ts';
 import { PacedOutput } from '../src/transport/paced-output.ts';
 import type { CallInfo, Transport, TransportEvent, TransportOutput } from '../src/transport/types.ts';
 import type { FakeServiceProcess, Hold } from './fake-service.ts';
@@ -40,7 +39,7 @@ const SILENCE = new Int16Array(FRAME);
 export const perfClock: Clock = {
   speed: 1,
   now: () => performance.now(),
-  sleep: async (ms, signal) => void (await sleepReal(Math.max(0, ms), undefined, signal ? { signal } : undefined)),
+  sleep: (ms, signal) => sleepFor(ms, signal),
 };
 
 export function percentile(xs: number[], p: number): number {
