@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   density: async () => (await import('./density.ts')).density,
   soak: async () => (await import('./soak.ts')).soak,
   profile: async () => (await import('./profile.ts')).profile,
+  timers: async () => (await import('./timers.ts')).timers,
 };
 const SCRIPTS = ['normalize', 'recognizer', 'call'];
 
