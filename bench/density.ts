@@ -7,7 +7,7 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnFakeService } from './fake-service.ts';
-import { FrameClock, round, startCall, table, type BenchArgs, type RunningCall } from './harness.ts';
+import { FrameClock, benchOptions, round, startCall, table, type BenchArgs, type RunningCall } from './harness.ts';
 import { telephonyRig, type TelephonyRig } from './telephony-density.ts';
 
 export const DENSITY_TARGETS = { callsPerCore: 100, rssPerCallMb: 10 };
@@ -21,12 +21,10 @@ const gc = (globalThis as { gc?: () => void }).gc;
  * WebSockets from another process (bench/telephony-density.ts).
  */
 export async function density({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
-  const named = Object.fromEntries(rest.filter((a) => a.includes('=')).map((a) => a.split('=') as [string, string]));
-  const numbers = rest.filter((a) => !a.includes('=')).map(Number);
+  const { numbers, named, agent: agentOpts } = benchOptions(rest);
   const levels = numbers.length ? numbers : quick ? [10, 25] : [25, 50, 100, 150, 200];
   const transport = named.transport ?? 'local';
   if (transport !== 'local' && transport !== 'twilio') throw new Error(`transport must be local or twilio, not ${transport}`);
-  const agentOpts = named.uplink !== undefined ? { uplinkFrameMs: Number(named.uplink) } : {};
   const seconds = quick ? 8 : 20;
   const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100 });
   const rig = transport === 'twilio' ? await telephonyRig(fake, agentOpts) : undefined;

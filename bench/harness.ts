@@ -302,6 +302,13 @@ export interface BenchArgs {
   rest: string[];
 }
 
+/** A bench's arguments: positional numbers, and `name=value` options. */
+export function benchOptions(rest: string[]): { numbers: number[]; named: Record<string, string>; agent: BenchAgentOptions } {
+  const named = Object.fromEntries(rest.filter((a) => a.includes('=')).map((a) => a.split('=') as [string, string]));
+  const numbers = rest.filter((a) => !a.includes('=')).map(Number);
+  return { numbers, named, agent: named.uplink !== undefined ? { uplinkFrameMs: Number(named.uplink) } : {} };
+}
+
 /** Prints a table with the target beside each figure. */
 export function table(title: string, rows: [string, string | number | null, string][]): void {
   console.log(`\n${title}`);

@@ -10,21 +10,26 @@
  * handling), turn decision, decision → first token minus the LLM hold, text → first audio minus
  * the TTS hold, first audio → first frame on the line.
  */
-import { FRAME_MS, FrameClock, holdsPerTurn, pcts, round, startCall, table, type BenchArgs } from './harness.ts';
+import { benchOptions, FRAME_MS, FrameClock, holdsPerTurn, pcts, round, startCall, table, type BenchArgs } from './harness.ts';
 import { spawnFakeService } from './fake-service.ts';
 
 export const LATENCY_TARGETS = { addedP50: 2, addedP99: 10 };
 
-/** Usage: npm run bench -- latency [--quick] [calls=10] [turns per call=21] (quick: 3 × 6). */
+/**
+ * Usage: npm run bench -- latency [--quick] [calls=10] [turns per call=21] [uplink=ms]
+ * (quick: 3 × 6). `uplink=` sets the agent's /listen message size (`stt.uplinkFrameMs`): what it
+ * adds to the end of speech shows as framework-added time.
+ */
 export async function latency({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
-  const calls = Number(rest[0] ?? (quick ? 3 : 10));
-  const turnsPerCall = Number(rest[1] ?? (quick ? 6 : 21));
+  const { numbers, agent } = benchOptions(rest);
+  const calls = numbers[0] ?? (quick ? 3 : 10);
+  const turnsPerCall = numbers[1] ?? (quick ? 6 : 21);
   const delays = { sttMs: 200, llmMs: 200, ttsMs: 100 };
   const fake = await spawnFakeService(delays);
   try {
     const frames = new FrameClock();
     const running = Array.from({ length: calls }, (_, i) =>
-      startCall(fake, `lat${i}`, { turns: turnsPerCall, speechMs: 400, gapMs: 200 + Math.random() * 200 }, frames),
+      startCall(fake, `lat${i}`, { turns: turnsPerCall, speechMs: 400, gapMs: 200 + Math.random() * 200 }, frames, agent),
     );
     await Promise.all(running.map((c) => c.done));
     const holds = await fake.holds();
@@ -63,6 +68,7 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
     });
     const res = {
       bench: 'latency',
+      uplinkFrameMs: agent.uplinkFrameMs ?? null,
       quick,
       calls,
       turns: v2v.length,
