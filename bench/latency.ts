@@ -27,11 +27,15 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
   const delays = { sttMs: 200, llmMs: 200, ttsMs: 100 };
   const fake = await spawnFakeService(delays);
   try {
+    const cpu0 = process.cpuUsage();
     const frames = new FrameClock();
     const running = Array.from({ length: calls }, (_, i) =>
       startCall(fake, `lat${i}`, { turns: turnsPerCall, speechMs: 400, gapMs: 200 + Math.random() * 200 }, frames, agent),
     );
     await Promise.all(running.map((c) => c.done));
+    // hiwar's CPU for this fixed work (the fake runs in its own process): comparable across
+    // runs even on a loaded machine, where the timings are not.
+    const cpu = process.cpuUsage(cpu0);
     const holds = await fake.holds();
     const v2v: number[] = [];
     const own: number[] = [];
@@ -68,6 +72,7 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
     });
     const res = {
       bench: 'latency',
+      cpuMs: Math.round((cpu.user + cpu.system) / 1000),
       uplinkFrameMs: agent.uplinkFrameMs ?? null,
       quick,
       calls,
@@ -96,6 +101,7 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
       ['held stt', f(res.held.stt!), `nominal ${delays.sttMs}`],
       ['held llm', f(res.held.llm!), `nominal ${delays.llmMs}`],
       ['held tts', f(res.held.tts!), `nominal ${delays.ttsMs}`],
+      ['hiwar CPU for the whole run, ms', res.cpuMs, 'fixed work: compare runs by it'],
     ]);
     void round;
     return res;
