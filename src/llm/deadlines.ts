@@ -1,4 +1,4 @@
-import { cancelTimer } from '../transport/clock.ts';
+import { cancelTimer } from '../transport/cancel-timer.ts';
 import type { Llm, LlmEvent, LlmRequest } from './types.ts';
 
 /** Minimal clock: `sleep` in this clock's milliseconds (a scaled clock runs faster). */

@@ -1,3 +1,7 @@
+import { cancelTimer } from './cancel-timer.ts';
+
+export { TIMER_CANCELLED, cancelTimer } from './cancel-timer.ts';
+
 /**
  * Time for the session, its stages and the transports. A scaled clock runs a simulated call
  * faster than real time (the sandbox accepts audio up to a minute ahead of real time), so
@@ -11,18 +15,6 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** Clock milliseconds per real millisecond (1 for real time). */
   readonly speed: number;
-}
-
-/**
- * The reason hiwar gives when it cancels one of its own timers (`cancelTimer`). Timers are
- * re-armed per audio frame or per model token in places; `abort()` without a reason builds a
- * DOMException, stack trace included, every time (a visible share of a 100-call profile).
- */
-export const TIMER_CANCELLED = new Error('timer cancelled');
-
-/** Cancels a sleep started with this controller's signal, without building an error for it. */
-export function cancelTimer(ctrl: AbortController | undefined): void {
-  ctrl?.abort(TIMER_CANCELLED);
 }
 
 /**
