@@ -7,16 +7,27 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnFakeService } from './fake-service.ts';
-import { FrameClock, round, startCall, table, type BenchArgs } from './harness.ts';
+import { FrameClock, benchOptions, round, startCall, table, type BenchArgs, type RunningCall } from './harness.ts';
+import { telephonyRig, type TelephonyRig } from './telephony-density.ts';
 
 export const DENSITY_TARGETS = { callsPerCore: 100, rssPerCallMb: 10 };
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
+/**
+ * `npm run bench -- density [--quick] [N …] [transport=local|twilio] [uplink=ms]`: `local`
+ * drives each session through an in-process transport (hiwar's pipeline alone); `twilio` runs
+ * `hiwar serve`'s server in this process and the callers as Twilio Media Streams over real
+ * WebSockets from another process (bench/telephony-density.ts).
+ */
 export async function density({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
-  const levels = rest.length ? rest.map(Number) : quick ? [10, 25] : [25, 50, 100, 150, 200];
+  const { numbers, named, agent: agentOpts } = benchOptions(rest);
+  const levels = numbers.length ? numbers : quick ? [10, 25] : [25, 50, 100, 150, 200];
+  const transport = named.transport ?? 'local';
+  if (transport !== 'local' && transport !== 'twilio') throw new Error(`transport must be local or twilio, not ${transport}`);
   const seconds = quick ? 8 : 20;
   const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100 });
+  const rig = transport === 'twilio' ? await telephonyRig(fake, agentOpts) : undefined;
   const rows: Record<string, number | null>[] = [];
   try {
     for (const n of levels) {
@@ -24,44 +35,49 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
       gc?.();
       const rss0 = process.memoryUsage().rss;
       const frames = new FrameClock();
-      const calls = [];
-      // Calls arrive over a second, as they would, not on one tick.
-      for (let i = 0; i < n; i++) {
-        calls.push(startCall(fake, `d${n}-${i}`, { turns: 1000, speechMs: 600, gapMs: 1000 + Math.random() * 2000 }, frames));
-        await sleep(1000 / n);
+      const calls: RunningCall[] = [];
+      if (rig) await rig.start(n, `t${n}`);
+      else {
+        // Calls arrive over a second, as they would, not on one tick.
+        for (let i = 0; i < n; i++) {
+          calls.push(startCall(fake, `d${n}-${i}`, { turns: 1000, speechMs: 600, gapMs: 1000 + Math.random() * 2000 }, frames, agentOpts));
+          await sleep(1000 / n);
+        }
       }
       // Measured once every call is up: the steady state, not the connection storm.
       await sleep(1000);
+      const before = await counters(frames, calls, rig);
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();
-      const late0 = { caller: frames.lateFrames, frames: frames.frames, agent: calls.map((c) => c.caller.lateAgentFrames), agentFrames: calls.map((c) => c.caller.agentFrames) };
       await sleep(seconds * 1000);
       const wall = performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
       loop.disable();
       const rss = process.memoryUsage().rss;
-      const lateAgent = calls.reduce((s, c, i) => s + c.caller.lateAgentFrames - late0.agent[i]!, 0);
-      const agentFrames = calls.reduce((s, c, i) => s + c.caller.agentFrames - late0.agentFrames[i]!, 0);
-      const turns = calls.reduce((s, c) => s + c.caller.turns.filter((t) => t.firstAgentAudio !== undefined).length, 0);
-      for (const c of calls) c.caller.hangUp();
-      await Promise.all(calls.map((c) => c.done));
+      const after = await counters(frames, calls, rig);
+      if (rig) await rig.stop();
+      else {
+        for (const c of calls) c.caller.hangUp();
+        await Promise.all(calls.map((c) => c.done));
+      }
       rows.push({
         calls: n,
         cpuPct: round(((cpu.user + cpu.system) / 1000 / wall) * 100),
         loopDelayP99Ms: round(loop.percentile(99) / 1e6),
-        lateCallerFrames: frames.lateFrames - late0.caller,
-        callerFrames: frames.frames - late0.frames,
-        lateAgentFrames: lateAgent,
-        agentFrames,
-        answeredTurns: turns,
+        lateCallerFrames: after.lateCaller - before.lateCaller,
+        callerFrames: after.callerFrames - before.callerFrames,
+        lateAgentFrames: after.lateAgent - before.lateAgent,
+        agentFrames: after.agentFrames - before.agentFrames,
+        answeredTurns: after.turns - before.turns,
         rssPerCallMb: round((rss - rss0) / n / 2 ** 20, 2),
       });
       console.error(`density: ${JSON.stringify(rows.at(-1))}`);
       await sleep(500);
     }
   } finally {
+    await rig?.close();
     await fake.close();
   }
   const ok = rows.filter((r) => r.lateAgentFrames === 0).map((r) => r.calls!);
@@ -69,8 +85,9 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   // shared with other work, late frames come from the scheduler starving the process first.
   const last = rows.at(-1);
   const byCpu = last?.cpuPct ? Math.floor((100 * last.calls!) / last.cpuPct) : null;
-  const res = { bench: 'density', quick, seconds, levels: rows, maxCallsPerCoreNoLateAgentFrames: ok.length ? Math.max(...ok) : 0, callsPerCoreByCpu: byCpu, targets: DENSITY_TARGETS };
-  console.log(`\ndensity: ${seconds} s per level, one process, fake service in another (caller frames late / total, agent frames late / total)`);
+  const res = { bench: 'density', transport, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, maxCallsPerCoreNoLateAgentFrames: ok.length ? Math.max(...ok) : 0, callsPerCoreByCpu: byCpu, targets: DENSITY_TARGETS };
+  const where = transport === 'twilio' ? 'hiwar serve + Twilio Media Streams over WebSocket, callers in another process' : 'local transport';
+  console.log(`\ndensity (${where}): ${seconds} s per level, fake service in another process (caller frames late / total, agent frames late / total)`);
   console.log('calls   cpu %   loop p99 ms   late caller      late agent       rss/call MB');
   for (const r of rows) {
     console.log(
@@ -83,4 +100,31 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
     ['RSS per call (largest N), MB', rows.at(-1)?.rssPerCallMb ?? null, `≤ ${DENSITY_TARGETS.rssPerCallMb}`],
   ]);
   return res;
+}
+
+interface Counters {
+  lateCaller: number;
+  callerFrames: number;
+  lateAgent: number;
+  agentFrames: number;
+  turns: number;
+}
+
+/**
+ * Totals so far. Local: caller frames late on the shared frame clock, agent frames late at the
+ * paced sink. Twilio: caller frames late on arrival at the session (against the capture time
+ * the caller sent), agent frames late at the caller's playout (a gap mid-reply).
+ */
+async function counters(frames: FrameClock, calls: RunningCall[], rig: TelephonyRig | undefined): Promise<Counters> {
+  if (rig) {
+    const s = await rig.stats();
+    return { lateCaller: rig.arrivals.late, callerFrames: rig.arrivals.frames, lateAgent: s.lateAgentFrames, agentFrames: s.agentFrames, turns: s.answeredTurns };
+  }
+  return {
+    lateCaller: frames.lateFrames,
+    callerFrames: frames.frames,
+    lateAgent: calls.reduce((s, c) => s + c.caller.lateAgentFrames, 0),
+    agentFrames: calls.reduce((s, c) => s + c.caller.agentFrames, 0),
+    turns: calls.reduce((s, c) => s + c.caller.turns.filter((t) => t.firstAgentAudio !== undefined).length, 0),
+  };
 }

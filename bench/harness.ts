@@ -14,8 +14,7 @@ import { AgentSession } from '../src/session/agent-session.ts';
 import type { SessionEvent, TurnMetrics } from '../src/session/events.ts';
 import { createLogger } from '../src/session/logger.ts';
 import { CallerAudio } from '../src/transport/caller-audio.ts';
-import { setTimeout as sleepReal } from 'node:timers/promises';
-import type { Clock } from '../src/transport/clock.ts';
+import { sleepFor, type Clock } from '../src/transport/clock.ts';
 import { PacedOutput } from '../src/transport/paced-output.ts';
 import type { CallInfo, Transport, TransportEvent, TransportOutput } from '../src/transport/types.ts';
 import type { FakeServiceProcess, Hold } from './fake-service.ts';
@@ -40,7 +39,7 @@ const SILENCE = new Int16Array(FRAME);
 export const perfClock: Clock = {
   speed: 1,
   now: () => performance.now(),
-  sleep: async (ms, signal) => void (await sleepReal(Math.max(0, ms), undefined, signal ? { signal } : undefined)),
+  sleep: (ms, signal) => sleepFor(ms, signal),
 };
 
 export function percentile(xs: number[], p: number): number {
@@ -250,13 +249,19 @@ export class BenchCaller implements Transport {
   }
 }
 
-export function benchAgent(tag: string): Agent {
+/** What a bench may vary in the agent. */
+export interface BenchAgentOptions {
+  /** /listen uplink message size (`agent.stt.uplinkFrameMs`). */
+  uplinkFrameMs?: number;
+}
+
+export function benchAgent(tag: string, o: BenchAgentOptions = {}): Agent {
   return {
     name: 'bench',
     instructions: 'أنت موظف خدمة عملاء.',
     voice: { voice_id: tag },
     outOfServiceLine: 'الخدمة غير متاحة.',
-    stt: { hotwords: [tag] },
+    stt: { hotwords: [tag], ...(o.uplinkFrameMs !== undefined ? { uplinkFrameMs: o.uplinkFrameMs } : {}) },
     turn: { endDelayMs: 0 },
   };
 }
@@ -268,13 +273,13 @@ export interface RunningCall {
 }
 
 /** Starts one call of the bench agent against the fake service. */
-export function startCall(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>, tag: string, plan: CallerPlan, frames: FrameClock): RunningCall {
+export function startCall(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>, tag: string, plan: CallerPlan, frames: FrameClock, agentOpts: BenchAgentOptions = {}): RunningCall {
   const caller = new BenchCaller(tag, plan, frames);
   const client = new ServiceClient({ apiKey: 'bench-key', baseUrl: fake.baseUrl });
   const session = new AgentSession({
     client,
     transport: caller,
-    agent: benchAgent(tag),
+    agent: benchAgent(tag, agentOpts),
     llm: new OpenAiLlm({ apiKey: 'bench', baseURL: fake.llmBaseUrl, model: tag }),
     logger: createLogger('silent'),
     clock: perfClock,
@@ -295,6 +300,13 @@ export function holdsPerTurn(holds: Hold[] | undefined): { stt: number; llm: num
 export interface BenchArgs {
   quick: boolean;
   rest: string[];
+}
+
+/** A bench's arguments: positional numbers, and `name=value` options. */
+export function benchOptions(rest: string[]): { numbers: number[]; named: Record<string, string>; agent: BenchAgentOptions } {
+  const named = Object.fromEntries(rest.filter((a) => a.includes('=')).map((a) => a.split('=') as [string, string]));
+  const numbers = rest.filter((a) => !a.includes('=')).map(Number);
+  return { numbers, named, agent: named.uplink !== undefined ? { uplinkFrameMs: Number(named.uplink) } : {} };
 }
 
 /** Prints a table with the target beside each figure. */

@@ -10,23 +10,32 @@
  * handling), turn decision, decision → first token minus the LLM hold, text → first audio minus
  * the TTS hold, first audio → first frame on the line.
  */
-import { FRAME_MS, FrameClock, holdsPerTurn, pcts, round, startCall, table, type BenchArgs } from './harness.ts';
+import { benchOptions, FRAME_MS, FrameClock, holdsPerTurn, pcts, round, startCall, table, type BenchArgs } from './harness.ts';
 import { spawnFakeService } from './fake-service.ts';
 
 export const LATENCY_TARGETS = { addedP50: 2, addedP99: 10 };
 
-/** Usage: npm run bench -- latency [--quick] [calls=10] [turns per call=21] (quick: 3 × 6). */
+/**
+ * Usage: npm run bench -- latency [--quick] [calls=10] [turns per call=21] [uplink=ms]
+ * (quick: 3 × 6). `uplink=` sets the agent's /listen message size (`stt.uplinkFrameMs`): what it
+ * adds to the end of speech shows as framework-added time.
+ */
 export async function latency({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
-  const calls = Number(rest[0] ?? (quick ? 3 : 10));
-  const turnsPerCall = Number(rest[1] ?? (quick ? 6 : 21));
+  const { numbers, agent } = benchOptions(rest);
+  const calls = numbers[0] ?? (quick ? 3 : 10);
+  const turnsPerCall = numbers[1] ?? (quick ? 6 : 21);
   const delays = { sttMs: 200, llmMs: 200, ttsMs: 100 };
   const fake = await spawnFakeService(delays);
   try {
+    const cpu0 = process.cpuUsage();
     const frames = new FrameClock();
     const running = Array.from({ length: calls }, (_, i) =>
-      startCall(fake, `lat${i}`, { turns: turnsPerCall, speechMs: 400, gapMs: 200 + Math.random() * 200 }, frames),
+      startCall(fake, `lat${i}`, { turns: turnsPerCall, speechMs: 400, gapMs: 200 + Math.random() * 200 }, frames, agent),
     );
     await Promise.all(running.map((c) => c.done));
+    // hiwar's CPU for this fixed work (the fake runs in its own process): comparable across
+    // runs even on a loaded machine, where the timings are not.
+    const cpu = process.cpuUsage(cpu0);
     const holds = await fake.holds();
     const v2v: number[] = [];
     const own: number[] = [];
@@ -63,6 +72,8 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
     });
     const res = {
       bench: 'latency',
+      cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+      uplinkFrameMs: agent.uplinkFrameMs ?? null,
       quick,
       calls,
       turns: v2v.length,
@@ -90,6 +101,7 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
       ['held stt', f(res.held.stt!), `nominal ${delays.sttMs}`],
       ['held llm', f(res.held.llm!), `nominal ${delays.llmMs}`],
       ['held tts', f(res.held.tts!), `nominal ${delays.ttsMs}`],
+      ['hiwar CPU for the whole run, ms', res.cpuMs, 'fixed work: compare runs by it'],
     ]);
     void round;
     return res;

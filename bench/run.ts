@@ -14,6 +14,8 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   bargein: async () => (await import('./bargein.ts')).bargein,
   density: async () => (await import('./density.ts')).density,
   soak: async () => (await import('./soak.ts')).soak,
+  profile: async () => (await import('./profile.ts')).profile,
+  timers: async () => (await import('./timers.ts')).timers,
 };
 const SCRIPTS = ['normalize', 'recognizer', 'call'];
 

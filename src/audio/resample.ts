@@ -1,4 +1,5 @@
 import lsr from '@alexanderolsen/libsamplerate-js';
+import { createPolyphaseResampler, integerFactor } from './polyphase.ts';
 
 /**
  * Sample-rate conversion through libsamplerate (compiled to WebAssembly): band-limited sinc
@@ -55,11 +56,23 @@ function buffersFor(src: Src, fromRate: number, toRate: number) {
   return { input: new Float32Array(BLOCK), output: new Float32Array(Math.ceil((BLOCK * toRate) / fromRate) + 64), src };
 }
 
-export async function createResampler(fromRate: number, toRate: number): Promise<StreamResampler> {
+export interface ResamplerOptions {
+  /**
+   * `auto`: the rates as they are when equal, a polyphase filter in JavaScript at an integer
+   * factor up to 6 (8↔16 kHz, 16↔48 kHz, 24→48 kHz: nothing outside the heap, a fraction of the
+   * CPU), libsamplerate otherwise. `libsamplerate`: always the general converter (the sandbox
+   * keeps it, so its recognizer hears what it always heard).
+   * @default 'auto'
+   */
+  engine?: 'auto' | 'libsamplerate';
+}
+
+export async function createResampler(fromRate: number, toRate: number, opts: ResamplerOptions = {}): Promise<StreamResampler> {
   checkRates(fromRate, toRate);
   if (fromRate === toRate) {
     return { fromRate, toRate, push: (s) => s, close: () => {} };
   }
+  if ((opts.engine ?? 'auto') === 'auto' && integerFactor(fromRate, toRate)) return createPolyphaseResampler(fromRate, toRate);
   const src = await create(fromRate, toRate);
   const { input, output } = buffersFor(src, fromRate, toRate);
   let closed = false;

@@ -1,3 +1,4 @@
+import { cancelTimer } from '../transport/cancel-timer.ts';
 import type { Llm, LlmEvent, LlmRequest } from './types.ts';
 
 /** Minimal clock: `sleep` in this clock's milliseconds (a scaled clock runs faster). */
@@ -39,7 +40,7 @@ async function nextWithin<T>(pending: Promise<IteratorResult<T>>, ms: number, cl
   try {
     return await Promise.race([pending, timer]);
   } finally {
-    stop.abort();
+    cancelTimer(stop);
   }
 }
 

@@ -8,18 +8,13 @@ import type { CloseInfo } from '../service/ws/close-codes.ts';
 import { backoffDelay, sleep } from '../service/retry.ts';
 import type { Clock } from '../transport/clock.ts';
 import { withDefaults } from '../options.ts';
+import { AudioLog } from './audio-log.ts';
 
 export type SttEvent =
   | { type: 'listen'; event: ListenEvent; at: number }
   | { type: 'reconnecting'; attempt: number; close: CloseInfo }
   | { type: 'reconnected'; replayedSeconds: number }
   | { type: 'fatal'; close: CloseInfo; message: string };
-
-interface Buffered {
-  samples: Int16Array;
-  /** Session audio seconds at the start of this piece. */
-  at: number;
-}
 
 export interface SttStageOptions {
   /**
@@ -54,11 +49,11 @@ export class SttStage {
   private socket: ListenSocket | undefined;
   private sub: Subscription | undefined;
   private resampler: StreamResampler | undefined;
-  private buffer: Buffered[] = [];
+  /** Capture times of the audio sent, and the audio kept for a replay. */
+  private readonly log = new AudioLog();
   private sessionSamples = 0;
   /** Session seconds at the start of the current connection's stream. */
   private connOffset = 0;
-  private checkpoints: { at: number; time: number }[] = [];
   private finishing = false;
   private connecting: Promise<void> | undefined;
   private reconnects = 0;
@@ -89,7 +84,7 @@ export class SttStage {
     this.sub?.unsubscribe();
     this.sub = socket.events$.subscribe((e) => this.onEvent(e));
     // Replay what the previous connection may not have turned into a final.
-    for (const b of this.buffer) socket.sendAudio(b.samples);
+    for (const samples of this.log.replay()) socket.sendAudio(samples);
   }
 
   private onEvent(e: ListenEvent): void {
@@ -110,8 +105,7 @@ export class SttStage {
   }
 
   private trim(): void {
-    const keepFrom = this.sessionSamples / this.rate - 0.5;
-    this.buffer = this.buffer.filter((b) => b.at + b.samples.length / this.rate > keepFrom);
+    this.log.releaseBefore(this.sessionSamples / this.rate - 0.5, this.rate);
   }
 
   private async onClosed(close: CloseInfo): Promise<void> {
@@ -129,7 +123,7 @@ export class SttStage {
         // Real time: the service's recovery does not run faster with a simulated clock.
         await sleep(backoffDelay(this.reconnects - 1, { maxRetries: this.o.maxReconnects, baseMs: this.client.config.retryBaseMs, capMs: this.o.reconnectCapMs }));
         try {
-          const from = this.buffer[0]?.at ?? this.sessionSamples / this.rate;
+          const from = this.log.replayStart ?? this.sessionSamples / this.rate;
           await this.connect(from);
           this.subject.next({ type: 'reconnected', replayedSeconds: this.sessionSamples / this.rate - from });
           this.reconnects = 0;
@@ -150,26 +144,15 @@ export class SttStage {
     const samples = this.resampler.push(frame.samples);
     if (!samples.length) return;
     const at = this.sessionSamples / this.rate;
-    this.checkpoints.push({ at, time: frame.time });
-    if (this.checkpoints.length > 5000) this.checkpoints.splice(0, 2500);
+    this.log.push(samples, at, frame.time);
+    this.log.releaseOlderThan(at, this.o.replaySeconds);
     this.sessionSamples += samples.length;
-    this.buffer.push({ samples, at });
-    while (this.buffer.length && at - this.buffer[0]!.at > this.o.replaySeconds) this.buffer.shift();
     if (this.socket?.isOpen) this.socket.sendAudio(samples);
   }
 
   /** Clock time at which session audio second `t` was captured. */
   timeOf(t: number): number | undefined {
-    const cp = this.checkpoints;
-    if (!cp.length) return undefined;
-    let lo = 0;
-    let hi = cp.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (cp[mid]!.at <= t) lo = mid;
-      else hi = mid - 1;
-    }
-    return cp[lo]!.time + (t - cp[lo]!.at) * 1000;
+    return this.log.timeOf(t);
   }
 
   /** For tests and fault drills: drops the connection as a network failure would. */

@@ -112,6 +112,7 @@ export class AgentSession {
       {
         sample_rate: sttRate, model: agent.stt?.model, endpointing: agent.stt?.endpointing, hotwords: agent.stt?.hotwords, interim_results: true,
         liveness: agent.stt?.liveness,
+        uplinkFrameMs: agent.stt?.uplinkFrameMs,
       },
       this.clock,
     );

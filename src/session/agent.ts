@@ -54,6 +54,11 @@ export interface Agent {
     endpointing?: number;
     hotwords?: string[];
     sampleRate?: 8000 | 16000;
+    /**
+     * Caller audio gathered into /listen messages of this many ms (see `ListenOptions`): fewer
+     * writes per call for up to this much later ends of speech. @default LISTEN_DEFAULTS.uplinkFrameMs
+     */
+    uplinkFrameMs?: number;
     /** How a black-holed /listen connection is noticed (see DEFAULT_LIVENESS). */
     liveness?: Partial<ListenLiveness>;
   };

@@ -1,4 +1,6 @@
-import { setTimeout as sleepReal } from 'node:timers/promises';
+import { cancelTimer } from './cancel-timer.ts';
+
+export { TIMER_CANCELLED, cancelTimer } from './cancel-timer.ts';
 
 /**
  * Time for the session, its stages and the transports. A scaled clock runs a simulated call
@@ -15,14 +17,33 @@ export interface Clock {
   readonly speed: number;
 }
 
+/**
+ * A real-time sleep that rejects with the signal's own reason, as `Clock.sleep` promises
+ * (node:timers/promises would wrap it in a new AbortError, another error object per cancel).
+ */
+export function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 export class ScaledClock implements Clock {
   private readonly origin = Date.now();
   constructor(readonly speed = 1) {}
   now(): number {
     return this.origin + (Date.now() - this.origin) * this.speed;
   }
-  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    await sleepReal(Math.max(0, ms / this.speed), undefined, signal ? { signal } : undefined);
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return sleepFor(ms / this.speed, signal);
   }
 }
 
@@ -108,7 +129,7 @@ export class Alarm {
   /** Rings at `at` (clock ms); `undefined` disarms. Setting the same time again changes nothing. */
   set(at: number | undefined): void {
     if (this.armed?.at === at) return;
-    this.armed?.ctrl.abort();
+    cancelTimer(this.armed?.ctrl);
     this.armed = undefined;
     if (at === undefined) return;
     const ctrl = new AbortController();

@@ -32,6 +32,8 @@ export type PacedSink = (samples: Int16Array, time: number) => void;
 export class PacedOutput implements TransportOutput {
   private readonly o: Required<PacedOutputOptions>;
   private queue: Int16Array[] = [];
+  /** Samples of `queue[0]` already handed to the sink. */
+  private headOffset = 0;
   private queuedSamples = 0;
   private sentSamples = 0;
   /** Clock time at which the audio handed so far ends: the next burst continues from there. */
@@ -87,19 +89,37 @@ export class PacedOutput implements TransportOutput {
     }
   }
 
+  /**
+   * The next `n` samples (fewer at the end). Usually one written piece holds them all (the
+   * playout writes frame-sized pieces): the sink then gets a view of it, not a copy. Sinks must
+   * not modify what they are given.
+   */
   private take(n: number): Int16Array {
-    const out = new Int16Array(Math.min(n, this.queuedSamples));
+    const want = Math.min(n, this.queuedSamples);
+    this.queuedSamples -= want;
+    const head = this.queue[0]!;
+    if (head.length - this.headOffset >= want) return this.advance(head, want);
+    const out = new Int16Array(want);
     let filled = 0;
-    while (filled < out.length) {
-      const head = this.queue[0]!;
-      const k = Math.min(head.length, out.length - filled);
-      out.set(head.subarray(0, k), filled);
+    while (filled < want) {
+      const piece = this.queue[0]!;
+      const k = Math.min(piece.length - this.headOffset, want - filled);
+      out.set(this.advance(piece, k), filled);
       filled += k;
-      if (k === head.length) this.queue.shift();
-      else this.queue[0] = head.subarray(k);
     }
-    this.queuedSamples -= out.length;
     return out;
+  }
+
+  /** `k` samples of the head piece from the read offset; the piece leaves the queue once read. */
+  private advance(head: Int16Array, k: number): Int16Array {
+    const from = this.headOffset;
+    const view = from === 0 && k === head.length ? head : head.subarray(from, from + k);
+    this.headOffset += k;
+    if (this.headOffset === head.length) {
+      this.queue.shift();
+      this.headOffset = 0;
+    }
+    return view;
   }
 
   private publish(): void {
@@ -108,11 +128,9 @@ export class PacedOutput implements TransportOutput {
     this.updates.next({ sent, played: sent, queued: this.queuedSamples / this.sampleRate, at: this.clock.now() });
   }
 
+  /** Marks are in the order placed, which is the order of their positions. */
   private resolveMarks(): void {
-    const ready = this.marks.filter((m) => m.at <= this.sentSamples);
-    if (!ready.length) return;
-    this.marks = this.marks.filter((m) => m.at > this.sentSamples);
-    for (const m of ready) m.resolve();
+    while (this.marks.length && this.marks[0]!.at <= this.sentSamples) this.marks.shift()!.resolve();
   }
 
   mark(_id: string): Promise<void> {
@@ -124,6 +142,7 @@ export class PacedOutput implements TransportOutput {
 
   async interrupt(): Promise<number> {
     this.queue = [];
+    this.headOffset = 0;
     this.queuedSamples = 0;
     for (const m of this.marks.splice(0)) m.resolve();
     this.publish();

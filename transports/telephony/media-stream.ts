@@ -2,7 +2,7 @@ import { BehaviorSubject, type Observable } from 'rxjs';
 import type { AudioFrame } from '../../src/audio/frame.ts';
 import { CallerAudio } from '../../src/transport/caller-audio.ts';
 import { HeldEvents } from '../../src/transport/held-events.ts';
-import { realClock, type Clock } from '../../src/transport/clock.ts';
+import { cancelTimer, realClock, type Clock } from '../../src/transport/clock.ts';
 import type { CallInfo, PlaybackUpdate, Transport, TransportEvent, TransportOutput } from '../../src/transport/types.ts';
 import { decode, dtmfTones, encode, frameSamples } from './codec.ts';
 import type { Inbound, MediaFormat, ProviderConnection, WireMessage } from './provider.ts';
@@ -163,7 +163,7 @@ export class MediaStreamOutput implements TransportOutput {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.timer?.abort();
+    cancelTimer(this.timer);
     for (const w of this.waiters.splice(0)) w.resolve();
     this.chunks = [];
     this.queued = 0;
@@ -253,7 +253,7 @@ export class MediaStreamOutput implements TransportOutput {
     }
     if (!this.hasMarks && this.cursor > this.played) wake = Math.min(wake, now + this.format.frameMs);
     if (wake === Infinity || wake >= this.timerAt) return;
-    this.timer?.abort();
+    cancelTimer(this.timer);
     const ctrl = new AbortController();
     this.timer = ctrl;
     this.timerAt = wake;

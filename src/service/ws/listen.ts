@@ -12,7 +12,7 @@ import {
 import { classifyClose } from './close-codes.ts';
 import { toListenEvent, type ListenCloseMetadata, type ListenEvent, type ListenOpenMetadata } from './listen-events.ts';
 import { EventChannel } from './channel.ts';
-import { openSocket, parseFrame, type SocketCallOptions } from './open.ts';
+import { openSocket, parseJsonObject, type SocketCallOptions } from './open.ts';
 
 export interface ListenOptions extends SocketCallOptions {
   /** Any id: `munsit`, `munsit-en-ar`, `asr`, `asr-en-ar`… @default the client's `models.stt` */
@@ -116,8 +116,9 @@ export class ListenSocket {
     ws.on('message', (data, isBinary) => {
       if (isBinary) return;
       this.unansweredSince = undefined;
-      const raw = redact(data.toString(), secret);
-      const frame = parseFrame(data);
+      const text = data.toString();
+      const raw = redact(text, secret);
+      const frame = parseJsonObject(text);
       let event: ListenEvent = frame ? toListenEvent(frame, raw) : { type: 'Malformed', raw: raw.slice(0, 200) };
       if (event.type === 'Error') event = { ...event, message: redact(event.message, secret) };
       if (event.type === 'Error') this.lastError = event.message;

@@ -100,8 +100,13 @@ export function openSocket(cfg: ServiceConfig, spec: OpenSpec, opts: SocketCallO
 
 /** Parses a text frame; undefined when the frame is not a JSON object. */
 export function parseFrame(data: WebSocket.RawData): Record<string, unknown> | undefined {
+  return parseJsonObject(data.toString());
+}
+
+/** Parses text; undefined when it is not a JSON object. */
+export function parseJsonObject(text: string): Record<string, unknown> | undefined {
   try {
-    const value = JSON.parse(data.toString()) as unknown;
+    const value = JSON.parse(text) as unknown;
     return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

@@ -46,12 +46,14 @@ function socketError(frame: Record<string, unknown>, key: string | undefined): S
   return errorForStatus({ status, errorCode: code, errorMessage: redact(message, key), endpoint: ENDPOINT });
 }
 
-function pcmFromBase64(b64: string): Int16Array {
-  const buf = Buffer.from(b64, 'base64');
-  const even = buf.byteLength - (buf.byteLength % 2);
-  const copy = new Uint8Array(even);
-  copy.set(buf.subarray(0, even));
-  return new Int16Array(copy.buffer);
+/**
+ * Decodes straight into an aligned buffer of its own: one allocation per audio message, no copy
+ * (Buffer.from would decode into the shared pool, at an offset an Int16Array cannot view).
+ */
+export function pcmFromBase64(b64: string): Int16Array {
+  const bytes = new Uint8Array(Math.ceil((b64.length * 3) / 4));
+  const n = Buffer.from(bytes.buffer, 0, bytes.byteLength).write(b64, 'base64');
+  return new Int16Array(bytes.buffer, 0, n >> 1);
 }
 
 /**

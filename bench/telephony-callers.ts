@@ -1,0 +1,204 @@
+/**
+ * The far end of the telephony density bench, in a process of its own so the callers' work is
+ * not counted as hiwar's: N Twilio Media Streams over real WebSockets to `hiwar serve`'s
+ * telephony route, as Twilio speaks them (connected, start, media at 20 ms, marks echoed once
+ * played, every mark echoed on a clear, stop).
+ *
+ * Caller audio goes out on one 20 ms clock for every call; each media message carries its
+ * capture time so the server side can count frames that reach it late. The agent's audio is
+ * played as a platform would: continuously from the first frame of a burst; a frame that
+ * arrives more than 20 ms after its turn to play, mid-reply, is a late agent frame (the caller
+ * hears a gap). Driven by the parent over IPC: start → stats → stop.
+ */
+import { performance } from 'node:perf_hooks';
+import WebSocket from 'ws';
+import { mulaw } from '../src/audio/g711.ts';
+
+export const FRAME_MS = 20;
+export const LATE_MS = 20;
+/** A pause in agent audio longer than this is the end of a reply, not a late frame. */
+const REPLY_GAP_MS = 250;
+const RATE = 8000;
+const FRAME = (RATE * FRAME_MS) / 1000;
+
+const payload = (speech: boolean) => {
+  const pcm = new Int16Array(FRAME);
+  if (speech) for (let i = 0; i < FRAME; i++) pcm[i] = Math.round(3000 * Math.sin((2 * Math.PI * 220 * i) / RATE));
+  return Buffer.from(mulaw.encode(pcm)).toString('base64');
+};
+const SPEECH = payload(true);
+const SILENCE = payload(false);
+
+/** Wall-clock ms with sub-ms precision, comparable across the two processes. */
+export const epochNow = () => performance.timeOrigin + performance.now();
+
+export interface CallersStart {
+  type: 'start';
+  url: string;
+  calls: number;
+  prefix: string;
+  speechMs: number;
+}
+export interface CallerStats {
+  type: 'stats';
+  callerFrames: number;
+  /** Ticks of this process's own clock that fired late (its frames then left late). */
+  lateTicks: number;
+  agentFrames: number;
+  lateAgentFrames: number;
+  answeredTurns: number;
+  closedEarly: number;
+}
+
+class TwilioCaller {
+  private readonly ws: WebSocket;
+  private readonly sid: string;
+  private open = false;
+  private chunk = 0;
+  private t0 = 0;
+  private speakingLeft = 0;
+  private nextSpeakAt: number;
+  private waitingReply = false;
+  private replyStarted = false;
+  private speechEnd = 0;
+  /** When the audio received so far ends if played without a break. */
+  private playingUntil = 0;
+  private marks: { at: number; name: string }[] = [];
+  agentFrames = 0;
+  lateAgentFrames = 0;
+  answeredTurns = 0;
+  closed = false;
+
+  constructor(
+    url: string,
+    readonly tag: string,
+    private readonly speechMs: number,
+    private readonly gapMs: number,
+    /** Due time of the next tick of the shared clock: this call's first frame goes out then. */
+    nextDue: () => number,
+  ) {
+    this.sid = `MZ${tag}`;
+    this.nextSpeakAt = epochNow() + 300;
+    this.ws = new WebSocket(url);
+    this.ws.on('open', () => {
+      // Frame k (from 0) is due at t0 + 20·(k + 1): the server counts late arrivals from it.
+      this.t0 = nextDue() - FRAME_MS;
+      this.ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
+      this.ws.send(
+        JSON.stringify({
+          event: 'start',
+          streamSid: this.sid,
+          start: { accountSid: 'ACbench', streamSid: this.sid, callSid: tag, tracks: ['inbound'], customParameters: { t0: String(this.t0) }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
+        }),
+      );
+      this.open = true;
+    });
+    this.ws.on('message', (data) => this.onMessage(data.toString()));
+    this.ws.on('close', () => (this.closed = true));
+    this.ws.on('error', () => {});
+  }
+
+  private onMessage(text: string): void {
+    const now = epochNow();
+    // Only the fields the bench needs, without parsing the audio out of every message.
+    if (text.startsWith('{"event":"media"')) {
+      this.agentFrames++;
+      const gap = now - this.playingUntil;
+      if (gap > LATE_MS && gap < REPLY_GAP_MS) this.lateAgentFrames++;
+      this.playingUntil = Math.max(this.playingUntil, now) + FRAME_MS;
+      if (this.waitingReply && !this.replyStarted) {
+        this.replyStarted = true;
+        this.answeredTurns++;
+      }
+      return;
+    }
+    const m = JSON.parse(text) as { event: string; mark?: { name: string } };
+    if (m.event === 'mark' && m.mark) this.marks.push({ at: Math.max(now, this.playingUntil), name: m.mark.name });
+    else if (m.event === 'clear') {
+      this.playingUntil = now;
+      for (const k of this.marks.splice(0)) this.echo(k.name);
+    }
+  }
+
+  private echo(name: string): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ event: 'mark', streamSid: this.sid, mark: { name } }));
+  }
+
+  /** One tick of the shared clock: `due` is the end of the 20 ms this frame captured. */
+  frame(due: number): boolean {
+    if (!this.open || this.closed || this.ws.readyState !== WebSocket.OPEN) return false;
+    while (this.marks.length && this.marks[0]!.at <= due) this.echo(this.marks.shift()!.name);
+    let speech = false;
+    if (this.speakingLeft > 0) {
+      speech = true;
+      this.speakingLeft -= FRAME_MS;
+      if (this.speakingLeft <= 0) {
+        this.waitingReply = true;
+        this.replyStarted = false;
+        this.speechEnd = due;
+      }
+    } else if (!this.waitingReply && due >= this.nextSpeakAt) {
+      this.speakingLeft = this.speechMs;
+      speech = true;
+    } else if (this.waitingReply && ((this.replyStarted && due - this.playingUntil > 300) || due - this.speechEnd > 15_000)) {
+      this.waitingReply = false;
+      this.nextSpeakAt = due + this.gapMs;
+    }
+    const c = this.chunk++;
+    this.ws.send(`{"event":"media","streamSid":"${this.sid}","media":{"track":"inbound","chunk":"${c}","timestamp":"${Math.round(due - FRAME_MS - this.t0)}","payload":"${speech ? SPEECH : SILENCE}"}}`);
+    return true;
+  }
+
+  stop(): void {
+    if (this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify({ event: 'stop', streamSid: this.sid, stop: { accountSid: 'ACbench', callSid: this.tag } }));
+      this.ws.close();
+    }
+  }
+}
+
+const callers: TwilioCaller[] = [];
+let frames = 0;
+let lateTicks = 0;
+let timer: NodeJS.Timeout | undefined;
+let due = 0;
+
+function tick(): void {
+  const now = epochNow();
+  while (due <= now) {
+    const late = now - due > LATE_MS;
+    for (const c of callers) {
+      if (c.frame(due)) {
+        frames++;
+        if (late) lateTicks++;
+      }
+    }
+    due += FRAME_MS;
+  }
+  timer = setTimeout(tick, Math.max(0, due - epochNow()));
+}
+
+async function start(m: CallersStart): Promise<void> {
+  due = epochNow();
+  tick();
+  for (let i = 0; i < m.calls; i++) {
+    callers.push(new TwilioCaller(m.url, `${m.prefix}-${i}`, m.speechMs, 1000 + Math.random() * 2000, () => due));
+    await new Promise((r) => setTimeout(r, 1000 / m.calls));
+  }
+}
+
+function stats(): CallerStats {
+  const sum = (k: 'agentFrames' | 'lateAgentFrames' | 'answeredTurns') => callers.reduce((s, c) => s + c[k], 0);
+  return { type: 'stats', callerFrames: frames, lateTicks, agentFrames: sum('agentFrames'), lateAgentFrames: sum('lateAgentFrames'), answeredTurns: sum('answeredTurns'), closedEarly: callers.filter((c) => c.closed).length };
+}
+
+process.on('message', (m: CallersStart | { type: 'stats' | 'stop' }) => {
+  if (m.type === 'start') void start(m).then(() => process.send!({ type: 'started' }));
+  else if (m.type === 'stats') process.send!(stats());
+  else if (m.type === 'stop') {
+    clearTimeout(timer);
+    for (const c of callers) c.stop();
+    process.send!({ type: 'stopped' }, () => process.exit(0));
+  }
+});
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,127 @@
+/**
+ * One level of the density bench over the telephony transport's real protocol: `hiwar serve`'s
+ * server (AgentServer + the telephony plugin) in this process, N Twilio Media Streams from a
+ * caller process (bench/telephony-callers.ts), the fake service in a third. What is measured
+ * here is everything hiwar does for a phone call: the WebSocket server, μ-law and base64 at the
+ * edge, pacing with marks, and the session.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { tap } from 'rxjs';
+import { OpenAiLlm } from '../src/llm/openai.ts';
+import { AgentServer } from '../src/server/server.ts';
+import { CallTokens } from '../src/server/tokens.ts';
+import { ServiceClient } from '../src/service/client.ts';
+import { AgentSession } from '../src/session/agent-session.ts';
+import { createLogger } from '../src/session/logger.ts';
+import type { Transport } from '../src/transport/types.ts';
+import { telephonyPlugin } from '../transports/telephony/index.ts';
+import type { FakeServiceProcess } from './fake-service.ts';
+import { benchAgent, perfClock, type BenchAgentOptions } from './harness.ts';
+import { FRAME_MS, LATE_MS, epochNow, type CallerStats, type CallersStart } from './telephony-callers.ts';
+
+/** Caller frames as they reach the session, counted late against the capture time the caller sent. */
+export class ArrivalCounter {
+  frames = 0;
+  late = 0;
+
+  /** The transport, with its caller audio counted on the way to the session. */
+  watch(t: Transport): Transport {
+    const t0 = Number(t.call.parameters?.t0);
+    let k = 0;
+    const audio$ = t.audio$.pipe(
+      tap(() => {
+        const due = t0 + FRAME_MS * ++k;
+        this.frames++;
+        if (epochNow() - due > LATE_MS) this.late++;
+      }),
+    );
+    return {
+      call: t.call,
+      inputRate: t.inputRate,
+      audio$,
+      events$: t.events$,
+      output: t.output,
+      hangup: t.hangup?.bind(t),
+      transfer: t.transfer?.bind(t),
+      sendDtmf: t.sendDtmf?.bind(t),
+    };
+  }
+}
+
+export interface TelephonyRig {
+  arrivals: ArrivalCounter;
+  /** Starts N callers (spread over a second) and resolves once all are connected. */
+  start(calls: number, prefix: string): Promise<void>;
+  stats(): Promise<CallerStats>;
+  /** Hangs every caller up and waits for the server to free every call. */
+  stop(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const ask = <T>(child: ChildProcess, msg: object, reply: string) =>
+  new Promise<T>((resolve, reject) => {
+    const on = (m: { type: string }) => {
+      if (m.type !== reply) return;
+      child.off('message', on);
+      child.off('exit', onExit);
+      resolve(m as T);
+    };
+    const onExit = (code: number | null) => reject(new Error(`the caller process exited (${code})`));
+    child.on('message', on);
+    child.once('exit', onExit);
+    child.send(msg);
+  });
+
+export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>, agentOpts: BenchAgentOptions = {}): Promise<TelephonyRig> {
+  const arrivals = new ArrivalCounter();
+  const logger = createLogger('silent');
+  const server = new AgentServer({
+    port: 0,
+    logger,
+    maxCalls: 10_000,
+    metrics: false,
+    sessions: (transport) => {
+      const tag = transport.call.callId;
+      return new AgentSession({
+        client: new ServiceClient({ apiKey: 'bench-key', baseUrl: fake.baseUrl }),
+        transport: arrivals.watch(transport),
+        agent: benchAgent(tag, agentOpts),
+        llm: new OpenAiLlm({ apiKey: 'bench', baseURL: fake.llmBaseUrl, model: tag }),
+        logger,
+        clock: perfClock,
+      });
+    },
+  });
+  server.use(telephonyPlugin(server.host, { tokens: new CallTokens({ secret: 'bench' }), open: true, logger, media: { clock: perfClock } }));
+  const { url } = await server.listen();
+  let child: ChildProcess | undefined;
+  const callers = () => {
+    child ??= fork(fileURLToPath(new URL('./telephony-callers.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    return child;
+  };
+  const waitIdle = async () => {
+    for (let i = 0; i < 300 && server.calls.active > 0; i++) await new Promise((r) => setTimeout(r, 100));
+  };
+  return {
+    arrivals,
+    start: async (calls, prefix) => {
+      const msg: CallersStart = { type: 'start', url: `${url.replace('http', 'ws')}/telephony/twilio`, calls, prefix, speechMs: 600 };
+      await ask(callers(), msg, 'started');
+    },
+    stats: () => ask<CallerStats>(callers(), { type: 'stats' }, 'stats'),
+    stop: async () => {
+      const c = child;
+      child = undefined;
+      if (c) {
+        await ask(c, { type: 'stop' }, 'stopped').catch(() => undefined);
+        c.kill();
+      }
+      await waitIdle();
+    },
+    close: async () => {
+      child?.kill();
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,74 @@
+/** The integer-factor resampler: speech band kept, aliases removed, pieces convert as the whole. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createPolyphaseResampler, integerFactor } from '../../src/audio/polyphase.ts';
+import { createResampler } from '../../src/audio/resample.ts';
+
+const tone = (hz: number, rate: number, seconds: number, amp = 10_000) =>
+  Int16Array.from({ length: Math.round(rate * seconds) }, (_, i) => Math.round(amp * Math.sin((2 * Math.PI * hz * i) / rate)));
+
+/** Amplitude of `hz` in `x` (a single-bin DFT over the middle, away from the edges). */
+function level(x: Int16Array, hz: number, rate: number): number {
+  const from = Math.floor(x.length / 4);
+  const to = Math.floor((3 * x.length) / 4);
+  let re = 0;
+  let im = 0;
+  for (let i = from; i < to; i++) {
+    re += x[i]! * Math.cos((2 * Math.PI * hz * i) / rate);
+    im += x[i]! * Math.sin((2 * Math.PI * hz * i) / rate);
+  }
+  return (2 * Math.hypot(re, im)) / (to - from);
+}
+
+const run = (from: number, to: number, x: Int16Array, piece: number) => {
+  const r = createPolyphaseResampler(from, to);
+  const parts: Int16Array[] = [];
+  for (let at = 0; at < x.length; at += piece) parts.push(r.push(x.subarray(at, at + piece)));
+  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) out.set(p, (o += p.length) - p.length);
+  return out;
+};
+
+test('integer factors only, 2 to 6', () => {
+  assert.deepEqual(integerFactor(8000, 16000), { up: true, factor: 2 });
+  assert.deepEqual(integerFactor(48000, 16000), { up: false, factor: 3 });
+  assert.equal(integerFactor(22050, 48000), undefined);
+  assert.equal(integerFactor(8000, 96000), undefined);
+  assert.throws(() => createPolyphaseResampler(16000, 22050), RangeError);
+});
+
+for (const [from, to] of [[8000, 16000], [16000, 8000], [48000, 16000], [24000, 48000], [8000, 48000]] as const) {
+  test(`${from} → ${to} Hz: a 1 kHz tone keeps its level, the length follows the ratio, pieces equal the whole`, () => {
+    const x = tone(1000, from, 1);
+    const whole = run(from, to, x, x.length);
+    assert.equal(whole.length, Math.round((x.length * to) / from));
+    assert.ok(Math.abs(level(whole, 1000, to) - 10_000) < 150, `level ${level(whole, 1000, to)}`);
+    // Frames of 20 ms and odd-sized pieces give the same samples as one push.
+    assert.deepEqual(run(from, to, x, (from * 20) / 1000), whole);
+    assert.deepEqual(run(from, to, x, 77), whole);
+  });
+}
+
+test('down-sampling removes what the lower rate cannot hold (no alias of a 6 kHz tone at 8 kHz)', () => {
+  const out = run(16000, 8000, tone(6000, 16000, 1), 320);
+  // 6 kHz would fold to 2 kHz: it must be more than 60 dB down.
+  assert.ok(level(out, 2000, 8000) < 10, `alias level ${level(out, 2000, 8000)}`);
+});
+
+test('up-sampling leaves no image of the band above the old Nyquist', () => {
+  const out = run(8000, 16000, tone(3000, 8000, 1), 160);
+  // The image of 3 kHz at 16 kHz is 5 kHz.
+  assert.ok(level(out, 5000, 16000) < 10, `image level ${level(out, 5000, 16000)}`);
+});
+
+test('createResampler takes the polyphase filter for integer factors, libsamplerate when asked', async () => {
+  const x = tone(1000, 8000, 0.1);
+  const auto = await createResampler(8000, 16000);
+  const lsr = await createResampler(8000, 16000, { engine: 'libsamplerate' });
+  assert.deepEqual(auto.push(x), createPolyphaseResampler(8000, 16000).push(x));
+  assert.notDeepEqual(lsr.push(x), createPolyphaseResampler(8000, 16000).push(x));
+  auto.close();
+  lsr.close();
+  assert.equal(auto.push(x).length, 0, 'closed');
+});

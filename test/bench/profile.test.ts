@@ -1,0 +1,44 @@
+/** The profile summary reads a .cpuprofile's tree and samples as `node --cpu-prof` writes them. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { placeOf, summarize, type CpuProfile } from '../../bench/profile.ts';
+
+const frame = (functionName: string, url = '', lineNumber = 0) => ({ functionName, url, lineNumber });
+
+// root → main (src/a.ts) → { hot (node_modules/ws), gc }; root → (idle)
+const profile: CpuProfile = {
+  nodes: [
+    { id: 1, callFrame: frame('(root)'), children: [2, 5] },
+    { id: 2, callFrame: frame('main', 'file:///p/src/pipeline/a.ts', 9), children: [3, 4] },
+    { id: 3, callFrame: frame('send', 'file:///p/node_modules/ws/lib/sender.js', 78) },
+    { id: 4, callFrame: frame('(garbage collector)') },
+    { id: 5, callFrame: frame('(idle)') },
+  ],
+  startTime: 0,
+  endTime: 100,
+  // Each sample stands for the delta after it: 3 → 10 µs ×3, 2 → 10, 4 → 20, 5 → 40.
+  samples: [3, 3, 3, 2, 4, 5, 5],
+  timeDeltas: [0, 10_000, 10_000, 10_000, 10_000, 20_000, 20_000, 20_000],
+};
+
+test('self time per function and per place; inclusive time of the project functions', () => {
+  const s = summarize(profile, 10);
+  assert.equal(s.totalMs, 100);
+  assert.equal(s.busyPct, 60);
+  assert.deepEqual(s.self.map((r) => [r.name, r.ms]), [
+    ['(idle)', 40],
+    ['send node_modules/ws/lib/sender.js:79', 30],
+    ['(garbage collector)', 20],
+    ['main src/pipeline/a.ts', 10],
+  ]);
+  assert.deepEqual(s.byPlace.find((r) => r.name === 'ws'), { name: 'ws', ms: 30, pct: 30 });
+  // main is on the stack of its own sample, of send's and of the collector's.
+  assert.deepEqual(s.inclusive, [{ name: 'main src/pipeline/a.ts', ms: 60, pct: 60 }]);
+});
+
+test('places: packages, node internals, project folders', () => {
+  assert.equal(placeOf('file:///x/node_modules/@scope/pkg/lib/a.js'), '@scope/pkg');
+  assert.equal(placeOf('node:internal/timers'), 'node:internal');
+  assert.equal(placeOf('file:///w/hiwar/src/service/ws/listen.ts'), 'src/service');
+  assert.equal(placeOf(''), '(native)');
+});
