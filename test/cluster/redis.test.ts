@@ -44,11 +44,11 @@ describe('Redis semaphore', () => {
     const alive = sem('t:slots:2', 'alive', 4, 400);
     assert.ok(await dead.tryAcquire(2));
     assert.ok(await alive.tryAcquire(2));
-    const scores = (await redis.zrange('t:slots:2', 0, -1, 'WITHSCORES')).filter((_, i) => i % 2 === 1).map(Number);
+    const scores = (await redis.zrange('t:slots:2', '0', '-1', 'WITHSCORES')).filter((_, i) => i % 2 === 1).map(Number);
     const [sec, micro] = await redis.time();
     const now = Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
     for (const s of scores) assert.ok(s <= now + 400 && s > now - 400, 'every lease expires one lease time after it was taken, on Redis\'s clock');
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 6; i += 1) {
       await sleep(100);
       await alive.renew();
     }
