@@ -11,8 +11,9 @@ export interface ClusterOptions {
    */
   keySessions: number;
   /**
-   * Sessions one call holds: its /listen socket and its TTS socket.
-   * @default 2
+   * Sessions one call holds at most: its /listen socket, its TTS socket, and at the start the
+   * out-of-service line the session renders over HTTP while the sockets open.
+   * @default 3
    */
   sessionsPerCall?: number;
   /**
@@ -58,7 +59,7 @@ export interface ClusterOptions {
 }
 
 export const CLUSTER_DEFAULTS = {
-  sessionsPerCall: 2,
+  sessionsPerCall: 3,
   leaseMs: 15_000,
   heartbeatMs: 4_000,
   queueSize: 10,
