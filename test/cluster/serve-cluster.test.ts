@@ -61,6 +61,8 @@ async function serve(name: string): Promise<Instance> {
     HIWAR_QUEUE_WAIT_MS: '120000',
     HIWAR_CLUSTER_LEASE_MS: String(LEASE_MS),
     HIWAR_CLUSTER_HEARTBEAT_MS: '300',
+    // A short busy line: the far end plays it at real-time pace before it is hung up.
+    HIWAR_BUSY_LINE: 'جميع الخطوط مشغولة، يرجى الاتصال لاحقاً.',
   };
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
