@@ -98,13 +98,20 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (webrtc.plugin) server.use(webrtc.plugin);
   const { url } = await server.listen();
   const member = clusterOptions
-    ? await (await import('../cluster/cluster.ts')).joinCluster({
-        options: clusterOptions,
-        apiKey: service.client.config.apiKey ?? '',
-        address: (values['public-url'] ?? process.env.HIWAR_PUBLIC_URL ?? url).replace(/\/+$/, ''),
-        load: () => ({ calls: server.calls.active, maxCalls, draining: server.calls.draining }),
-        logger,
-      })
+    ? await (await import('../cluster/cluster.ts'))
+        .joinCluster({
+          options: clusterOptions,
+          apiKey: service.client.config.apiKey ?? '',
+          address: (values['public-url'] ?? process.env.HIWAR_PUBLIC_URL ?? url).replace(/\/+$/, ''),
+          load: () => ({ calls: server.calls.active, maxCalls, draining: server.calls.draining }),
+          logger,
+        })
+        .catch(async (err: Error) => {
+          await server.close();
+          for (const c of closers) await c();
+          await service.close();
+          throw err;
+        })
     : undefined;
   if (member) {
     cluster!.joined(member);

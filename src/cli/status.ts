@@ -20,6 +20,8 @@ export async function statusCommand(args: string[]): Promise<number> {
   const url = process.env.REDIS_URL;
   if (!url) throw new CliError('REDIS_URL is not set: hiwar status reads the cluster from the Redis its servers share');
   const redis = connectRedis(url);
+  // A failed connection is reported once, below, from connect()'s rejection.
+  redis.on('error', () => {});
   let instances: InstanceRecord[];
   try {
     await redis.connect();

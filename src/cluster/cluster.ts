@@ -7,7 +7,7 @@ import { ClusterAdmission } from './admission.ts';
 import type { RenderedLine } from './busy-line.ts';
 import { resolveClusterOptions, type ClusterOptions, type ResolvedClusterOptions } from './options.ts';
 import { readiness, type InstanceLoad } from './readiness.ts';
-import { connectRedis } from './redis.ts';
+import { connectRedis, redisAddress } from './redis.ts';
 import { InstanceRegistry, type InstanceRecord } from './registry.ts';
 import { RoomDirectory } from './rooms.ts';
 import { RedisSemaphore, slotsKey, type Lease } from './semaphore.ts';
@@ -51,9 +51,24 @@ export function keyHash(apiKey: string): string {
 export async function joinCluster(j: JoinOptions): Promise<ClusterMember> {
   const o = resolveClusterOptions(j.options);
   const redis: Redis = connectRedis(o.redisUrl);
-  await redis.connect();
   const id = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const log = j.logger.child({ instance: id });
+  // ioredis reconnects by itself; say so once per outage, not once per retry.
+  let down = false;
+  redis.on('error', (err: Error) => {
+    if (!down) log.error({ err: err.message, redis: redisAddress(o.redisUrl) }, 'Redis unreachable: new calls are turned away until it is back');
+    down = true;
+  });
+  redis.on('ready', () => {
+    if (down) log.info('Redis is back');
+    down = false;
+  });
+  try {
+    await redis.connect();
+  } catch (err) {
+    redis.disconnect();
+    throw new Error(`cannot reach Redis at ${redisAddress(o.redisUrl)} (REDIS_URL): ${(err as Error).message}`);
+  }
   const key = keyHash(j.apiKey);
   const semaphore = new RedisSemaphore({
     redis,
