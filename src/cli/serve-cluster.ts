@@ -44,6 +44,7 @@ export function clusterOptionsOf(
     // Lease and heartbeat are for operators who know why (and for tests of a dead instance).
     leaseMs: num('HIWAR_CLUSTER_LEASE_MS', env.HIWAR_CLUSTER_LEASE_MS, 100, 600_000),
     heartbeatMs: num('HIWAR_CLUSTER_HEARTBEAT_MS', env.HIWAR_CLUSTER_HEARTBEAT_MS, 10, 200_000),
+    releaseDelayMs: num('HIWAR_CLUSTER_RELEASE_DELAY_MS', env.HIWAR_CLUSTER_RELEASE_DELAY_MS, 0, 60_000),
     busyLine: env.HIWAR_BUSY_LINE || undefined,
   };
 }

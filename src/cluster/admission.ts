@@ -18,6 +18,8 @@ export interface ClusterAdmissionOptions {
   queueSize: number;
   queueWaitMs: number;
   pollMs: number;
+  /** Delay before a finished call's slots are given back (see `ClusterOptions.releaseDelayMs`). */
+  releaseDelayMs?: number;
   /** The busy line, once rendered; until then turned-away callers are hung up without it. */
   busyLine: () => RenderedLine | undefined;
   logger: Logger;
@@ -63,7 +65,7 @@ export class ClusterAdmission implements CallAdmission {
       }
     }
     const decision = decideAdmission({ slotFree: lease !== undefined, waiting: this.queue.length, queueSize: this.o.queueSize });
-    if (decision === 'admit') return lease;
+    if (decision === 'admit') return this.delayed(lease!);
     if (decision === 'busy') {
       log.info({ waiting: this.queue.length }, 'all lines busy: playing the busy line');
       return this.turnAway(transport, 'busy');
@@ -91,7 +93,18 @@ export class ClusterAdmission implements CallAdmission {
       log.info('waited too long for a line: playing the busy line');
       return this.turnAway(transport, 'busy');
     }
-    return outcome;
+    return this.delayed(outcome);
+  }
+
+  /** The call's lease as the call manager sees it: given back a moment after the call ended. */
+  private delayed(lease: Lease): AdmissionLease {
+    const ms = this.o.releaseDelayMs ?? 0;
+    if (ms === 0) return lease;
+    return {
+      release: async () => {
+        setTimeout(() => void lease.release().catch((err: Error) => this.o.logger.warn({ err: err.message }, 'could not give back a call\'s slots; they expire with the lease')), ms).unref();
+      },
+    };
   }
 
   /** Stops taking calls: everyone waiting hears the busy line. */

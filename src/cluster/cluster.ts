@@ -85,6 +85,7 @@ export async function joinCluster(j: JoinOptions): Promise<ClusterMember> {
     queueSize: o.queueSize,
     queueWaitMs: o.queueWaitMs,
     pollMs: o.pollMs,
+    releaseDelayMs: o.releaseDelayMs,
     busyLine: () => busyLine,
     logger: log,
   });

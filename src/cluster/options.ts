@@ -45,6 +45,13 @@ export interface ClusterOptions {
    */
   pollMs?: number;
   /**
+   * How long after a call ended its slots are given back. The service frees a session when it
+   * sees the socket close, a moment after the call has closed it; a slot handed on at once could
+   * send the next call's socket into a 429.
+   * @default 1_000
+   */
+  releaseDelayMs?: number;
+  /**
    * Event-loop delay (p99 over the last heartbeat) above which `/healthz` says not ready.
    * @default 250
    */
@@ -65,6 +72,7 @@ export const CLUSTER_DEFAULTS = {
   queueSize: 10,
   queueWaitMs: 20_000,
   pollMs: 250,
+  releaseDelayMs: 1_000,
   maxLoopDelayMs: 250,
   busyLine: 'نعتذر منك، جميع الخطوط مشغولة حالياً. يرجى معاودة الاتصال بعد قليل. شكراً لك.',
   prefix: 'hiwar',
@@ -86,6 +94,7 @@ export function resolveClusterOptions(o: ClusterOptions): ResolvedClusterOptions
   whole('queueSize', 0);
   whole('queueWaitMs', 0);
   whole('pollMs', 5);
+  whole('releaseDelayMs', 0);
   if (r.keySessions < r.sessionsPerCall) throw new Error(`the key's ${r.keySessions} sessions cannot hold one call (${r.sessionsPerCall} sessions each)`);
   checkLeaseTiming(r.leaseMs, r.heartbeatMs);
   return r;

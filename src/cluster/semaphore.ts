@@ -53,7 +53,10 @@ export interface SemaphoreOptions {
   leaseMs: number;
   /** Names this instance in lease ids, so `hiwar status` can tell whose they are. */
   holder: string;
-  /** Told when a lease was found gone at renewal (the instance stalled past the lease time). */
+  /**
+   * Told once when a lease was found gone at renewal (the instance stalled past the lease time);
+   * the lease is then no longer renewed.
+   */
   onLost?: (lease: Lease) => void;
 }
 
@@ -105,7 +108,8 @@ export class RedisSemaphore {
     if (all.length === 0) return;
     for (const lease of all) {
       const kept = (await this.o.redis.eval(RENEW, 1, this.o.key, this.o.leaseMs, ...members(lease.id, lease.weight))) as number;
-      if (kept < lease.weight && this.held.has(lease.id)) this.o.onLost?.(lease);
+      // Reported once: the call goes on (cutting it would be worse), outside the budget.
+      if (kept < lease.weight && this.held.delete(lease.id)) this.o.onLost?.(lease);
     }
   }
 
