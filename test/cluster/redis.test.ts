@@ -136,6 +136,18 @@ describe('cluster admission', () => {
     adm.close();
   });
 
+  it('gives a finished call\'s slots back only after the release delay', async () => {
+    const s = sem('t:slots:adm3', 'x', 2);
+    const adm = new ClusterAdmission({ semaphore: s, weight: 2, queueSize: 0, queueWaitMs: 0, pollMs: 20, releaseDelayMs: 300, busyLine: () => undefined, logger: createLogger('silent') });
+    const lease = (await adm.admit(fakeTransport('d').t))!;
+    await lease.release();
+    assert.equal(await s.used(), 2, 'still held right after the call ended');
+    const give = Date.now() + 10_000;
+    while ((await s.used()) !== 0 && Date.now() < give) await sleep(20);
+    assert.equal(await s.used(), 0, 'given back after the delay');
+    adm.close();
+  });
+
   it('gives a waiter the busy line once its wait is over, and everyone waiting on drain', async () => {
     const s = sem('t:slots:adm2', 'x', 2);
     const adm = new ClusterAdmission({ semaphore: s, weight: 2, queueSize: 3, queueWaitMs: 100, pollMs: 20, busyLine: () => undefined, logger: createLogger('silent') });
