@@ -92,7 +92,13 @@ export async function serveCommand(args: string[]): Promise<number> {
   // Its native parts (mediasoup's worker, @discordjs/opus) may be missing: loading them then
   // fails, and the server carries on for telephony.
   const webrtc = await import('../../transports/webrtc/index.ts').then(
-    ({ webrtcForServe }) => webrtcForServe({ host: server.host, logger, rooms: cluster?.rooms }),
+    ({ webrtcForServe }) => webrtcForServe({
+        host: server.host,
+        logger,
+        rooms: cluster?.rooms,
+        // Every instance of a cluster must check the tokens any of them issued.
+        tokens: process.env.HIWAR_WEBRTC_TOKEN_KEY ? { signingKey: process.env.HIWAR_WEBRTC_TOKEN_KEY } : undefined,
+      }),
     (err: Error) => ({ plugin: undefined, message: `WebRTC is off: ${err.message.split('\n')[0]}` }),
   );
   if (webrtc.plugin) server.use(webrtc.plugin);
