@@ -17,7 +17,7 @@ export const CLUSTER_FLAGS = {
 
 export const CLUSTER_USAGE = `Cluster mode (REDIS_URL set; see docs/scaling.md):
   --key-sessions N       concurrent sessions the service key allows, cluster-wide (or HIWAR_KEY_SESSIONS);
-                         each call holds 3 (listen and TTS sockets, one HTTP synthesis at its start)
+                         each call holds 4 (listen and TTS sockets, an HTTP synthesis, a reconnect)
   --queue-size N         callers that may wait for a line on this instance (or HIWAR_QUEUE_SIZE; default 10)
   --queue-wait-ms N      longest wait before the busy line (or HIWAR_QUEUE_WAIT_MS; default 20000)
 `;

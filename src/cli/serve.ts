@@ -57,9 +57,9 @@ export async function serveCommand(args: string[]): Promise<number> {
   const maxCalls = Number(values['max-calls']);
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
-  // Each call holds up to three of the key's sessions: recognition and synthesis sockets, and the
-  // out-of-service line rendered over HTTP as it starts.
-  const sandboxSessions = 3 * maxCalls + 4;
+  // Each call may hold up to four of the key's sessions (see CLUSTER_DEFAULTS.sessionsPerCall): its
+  // recognition and synthesis sockets, an HTTP synthesis and a socket being replaced.
+  const sandboxSessions = 4 * maxCalls + 4;
   const clusterOptions = clusterOptionsOf(values, SERVE_USAGE, process.env.HIWAR_API_KEY ? undefined : sandboxSessions);
   const service = await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }] });
   const cluster = clusterOptions ? lateCluster() : undefined;

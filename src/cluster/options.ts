@@ -11,9 +11,10 @@ export interface ClusterOptions {
    */
   keySessions: number;
   /**
-   * Sessions one call holds at most: its /listen socket, its TTS socket, and at the start the
-   * out-of-service line the session renders over HTTP while the sockets open.
-   * @default 3
+   * Sessions one call may hold at once: its /listen socket, its TTS socket, one HTTP synthesis
+   * (the out-of-service line rendered at the start, or a reply taken over by HTTP when the socket
+   * goes silent, while that socket is still closing) and a socket being replaced on reconnect.
+   * @default 4
    */
   sessionsPerCall?: number;
   /**
@@ -66,7 +67,7 @@ export interface ClusterOptions {
 }
 
 export const CLUSTER_DEFAULTS = {
-  sessionsPerCall: 3,
+  sessionsPerCall: 4,
   leaseMs: 15_000,
   heartbeatMs: 4_000,
   queueSize: 10,
