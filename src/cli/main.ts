@@ -16,6 +16,9 @@ Usage:
   hiwar serve [--agent agents/call-centre] [--port 8080] [--host 127.0.0.1] [--public-url URL]
       Serve the agent to telephony platforms (/telephony/<provider>), with /healthz and /metrics.
       Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. docs/telephony.md
+  hiwar status [--json]
+      The instances of a cluster of servers (REDIS_URL): calls, waiting callers, loop delay,
+      the key's sessions in use. docs/scaling.md
   hiwar help
 
 Each command prints its own options with --help (hiwar demo --help).
@@ -28,6 +31,7 @@ const commands: Record<string, () => Promise<Command>> = {
   console: async () => (await import('./console.ts')).consoleCommand,
   sandbox: async () => (await import('./sandbox.ts')).sandboxCommand,
   serve: async () => (await import('./serve.ts')).serveCommand,
+  status: async () => (await import('./status.ts')).statusCommand,
 };
 
 /** Entry point of the `hiwar` command; returns the exit code. */

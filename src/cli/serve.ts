@@ -9,6 +9,7 @@ import { CallTokens, isLoopback } from '../server/tokens.ts';
 import { generateKey } from '../sandbox/keys.ts';
 import { numberOption, parseCommand, UsageError } from './args.ts';
 import { connectService } from './connect.ts';
+import { busyLineSynth, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptionsOf, lateCluster } from './serve-cluster.ts';
 
 export const SERVE_USAGE = `Usage: hiwar serve [--agent agents/call-centre] [--port 8080] [--host 127.0.0.1] [--public-url URL]
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
@@ -26,7 +27,8 @@ Options:
   --audiosocket-port N   also take Asterisk AudioSocket calls on this TCP port
   --model-ids KIND       vendor (default) or spec model names
   -h, --help             this text
-`;
+
+${CLUSTER_USAGE}`;
 
 /** `hiwar serve`: the agent behind every telephony platform (and WebRTC), on one port. */
 export async function serveCommand(args: string[]): Promise<number> {
@@ -41,6 +43,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       'media-token': { type: 'string' },
       'audiosocket-port': { type: 'string' },
       'model-ids': { type: 'string' },
+      ...CLUSTER_FLAGS,
     },
     SERVE_USAGE,
   );
@@ -54,8 +57,12 @@ export async function serveCommand(args: string[]): Promise<number> {
   const maxCalls = Number(values['max-calls']);
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
-  // Each call holds two of the key's concurrent sockets (recognition and synthesis).
-  const service = await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: 2 * maxCalls + 4 }] });
+  // Each call may hold up to four of the key's sessions (see CLUSTER_DEFAULTS.sessionsPerCall): its
+  // recognition and synthesis sockets, an HTTP synthesis and a socket being replaced.
+  const sandboxSessions = 4 * maxCalls + 4;
+  const clusterOptions = clusterOptionsOf(values, SERVE_USAGE, process.env.HIWAR_API_KEY ? undefined : sandboxSessions);
+  const service = await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }] });
+  const cluster = clusterOptions ? lateCluster() : undefined;
   const host = values.host!;
   const open = isLoopback(host);
   const mediaToken = values['media-token'] ?? process.env.HIWAR_MEDIA_TOKEN;
@@ -66,6 +73,8 @@ export async function serveCommand(args: string[]): Promise<number> {
     maxCalls,
     logger,
     sessions: agentSessions({ client: service.client, agent, logger }),
+    admission: cluster?.admission,
+    health: cluster?.health,
   });
   const tokens = new CallTokens({ secret: process.env.HIWAR_MEDIA_SECRET });
   const telephony = await import('../../transports/telephony/index.ts');
@@ -83,12 +92,39 @@ export async function serveCommand(args: string[]): Promise<number> {
   // Its native parts (mediasoup's worker, @discordjs/opus) may be missing: loading them then
   // fails, and the server carries on for telephony.
   const webrtc = await import('../../transports/webrtc/index.ts').then(
-    ({ webrtcForServe }) => webrtcForServe({ host: server.host, logger }),
+    ({ webrtcForServe }) => webrtcForServe({
+        host: server.host,
+        logger,
+        rooms: cluster?.rooms,
+        // Every instance of a cluster must check the tokens any of them issued.
+        tokens: process.env.HIWAR_WEBRTC_TOKEN_KEY ? { signingKey: process.env.HIWAR_WEBRTC_TOKEN_KEY } : undefined,
+      }),
     (err: Error) => ({ plugin: undefined, message: `WebRTC is off: ${err.message.split('\n')[0]}` }),
   );
   if (webrtc.plugin) server.use(webrtc.plugin);
   const { url } = await server.listen();
+  const member = clusterOptions
+    ? await (await import('../cluster/cluster.ts'))
+        .joinCluster({
+          options: clusterOptions,
+          apiKey: service.client.config.apiKey ?? '',
+          address: (values['public-url'] ?? process.env.HIWAR_PUBLIC_URL ?? url).replace(/\/+$/, ''),
+          load: () => ({ calls: server.calls.active, maxCalls, draining: server.calls.draining }),
+          logger,
+        })
+        .catch(async (err: Error) => {
+          await server.close();
+          for (const c of closers) await c();
+          await service.close();
+          throw err;
+        })
+    : undefined;
+  if (member) {
+    cluster!.joined(member);
+    await member.prepareBusyLine(busyLineSynth(service.client, agent, logger));
+  }
   say(`hiwar serve: agent "${agent.name}" at ${url}`);
+  if (member) say(`  cluster: instance ${member.id}, ${member.options.keySessions} sessions of the key shared (${member.options.sessionsPerCall} per call), queue ${member.options.queueSize} for ${member.options.queueWaitMs} ms`);
   say(`  telephony: ${telephony.providers.map((p) => `/telephony/${p.name}`).join(' ')}`);
   say(`  ${webrtc.message}`);
   say(`  health: ${url}/healthz   metrics: ${url}/metrics`);
@@ -100,7 +136,9 @@ export async function serveCommand(args: string[]): Promise<number> {
     const stop = (signal: string) => {
       say(`${signal}: draining (${server.calls.active} calls running, no new calls)`);
       void (async () => {
+        await member?.stopTaking();
         await server.drain();
+        await member?.leave();
         for (const c of closers) await c();
         await service.close();
         resolveStop();

@@ -16,6 +16,9 @@ export type Region = 'global' | 'uae';
 export class KeyState {
   credits: number;
   active = 0;
+  /** Most sessions held at once, and sessions refused at the limit (429 / 42901): for tests of callers' budgets. */
+  peak = 0;
+  refused = 0;
   constructor(readonly spec: z.output<typeof keySpecSchema>) {
     this.credits = spec.credits;
   }
@@ -29,8 +32,12 @@ export class KeyState {
 
   /** Takes one concurrency slot; undefined when the key is at its limit. */
   acquire(): (() => void) | undefined {
-    if (this.active >= this.spec.concurrency) return undefined;
+    if (this.active >= this.spec.concurrency) {
+      this.refused++;
+      return undefined;
+    }
     this.active++;
+    this.peak = Math.max(this.peak, this.active);
     let released = false;
     return () => {
       if (!released) this.active--;

@@ -15,6 +15,19 @@ export interface RunningSession {
 /** Makes the session for one call: its own pipeline, sockets and history. */
 export type SessionFactory = (transport: Transport) => RunningSession;
 
+/** Slots of a shared budget held for one call; given back when the call ends. */
+export interface AdmissionLease {
+  release(): Promise<void>;
+}
+
+/**
+ * Decides, before a call's session opens any socket of the service, whether it may run now (a
+ * lease), after a wait, or not at all (undefined: the admission has told the caller and hung up).
+ */
+export interface CallAdmission {
+  admit(transport: Transport): Promise<AdmissionLease | undefined>;
+}
+
 /** Options of the call manager. */
 export interface CallManagerOptions {
   sessions: SessionFactory;
@@ -24,6 +37,8 @@ export interface CallManagerOptions {
   maxCalls?: number;
   /** The server's public address for webhook answers. */
   publicUrl: CallHost['publicUrl'];
+  /** Asked for each call first (cluster mode: the key's budget across instances). Absent: every call runs. */
+  admission?: CallAdmission;
 }
 
 interface Live {
@@ -59,6 +74,21 @@ export class CallManager implements CallHost {
     if (this.isDraining) throw new CallRefused('draining');
     if (this.live.size >= (this.o.maxCalls ?? 200)) throw new CallRefused('full');
     const log = this.o.logger.child({ provider, call: transport.call.callId });
+    if (!this.o.admission) return this.run(transport, log, observer);
+    const lease = await this.o.admission.admit(transport);
+    if (!lease) {
+      this.o.metrics.calls.inc({ provider, outcome: 'refused' });
+      return 'refused';
+    }
+    try {
+      return await this.run(transport, log, observer);
+    } finally {
+      await lease.release().catch((err: Error) => log.warn({ err: err.message }, 'could not give back the call\'s slots; they expire with the lease'));
+    }
+  }
+
+  private async run(transport: Transport, log: Logger, observer?: CallObserver): Promise<CallOutcome> {
+    const provider = transport.call.provider;
     let session: RunningSession;
     try {
       session = this.o.sessions(transport);

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../session/logger.ts';
-import { CallManager, type SessionFactory } from './calls.ts';
+import { CallManager, type CallAdmission, type SessionFactory } from './calls.ts';
 import { ServerMetrics } from './metrics.ts';
 import type { CallHost, ServerPlugin } from './types.ts';
 
@@ -23,6 +23,13 @@ export interface AgentServerOptions {
   publicUrl?: string;
   /** Serve `/metrics` (it tells call volumes to whoever can reach the port). @default true */
   metrics?: boolean;
+  /** Asked before each call (cluster mode). See `CallManagerOptions.admission`. */
+  admission?: CallAdmission;
+  /**
+   * `/healthz` from the instance's own load (cluster mode): not ready answers 503 with the body.
+   * Default: 503 only while draining.
+   */
+  health?: () => { ready: boolean; body: Record<string, unknown> };
 }
 
 /**
@@ -43,6 +50,7 @@ export class AgentServer {
       logger: o.logger,
       maxCalls: o.maxCalls,
       publicUrl: (req) => publicUrlOf(req, o.publicUrl),
+      admission: o.admission,
     });
     this.http = createServer((req, res) => void this.onRequest(req, res));
     this.http.on('upgrade', (req, socket, head) => this.onUpgrade(req, socket, head));
@@ -76,6 +84,11 @@ export class AgentServer {
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = this.urlOf(req);
     try {
+      if (url.pathname === '/healthz' && this.o.health) {
+        const { ready, body } = this.o.health();
+        res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
+        return;
+      }
       if (url.pathname === '/healthz') {
         const body = JSON.stringify({ status: this.calls.draining ? 'draining' : 'ok', activeCalls: this.calls.active });
         res.writeHead(this.calls.draining ? 503 : 200, { 'content-type': 'application/json' }).end(body);

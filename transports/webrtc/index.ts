@@ -48,6 +48,18 @@ export interface WebRtcOptions {
   servePage?: boolean;
   clock?: PacketClockOptions;
   logger?: Logger;
+  /**
+   * Cluster mode: where rooms are hosted. A join for a room another server hosts is answered with
+   * a redirect to it; rooms made here are recorded, and forgotten when they close.
+   */
+  rooms?: RoomHosts;
+}
+
+/** The cluster's record of which server hosts each room (see src/cluster/rooms.ts). */
+export interface RoomHosts {
+  /** The hosting server's address (http[s]://host:port) when it is another one. */
+  elsewhere(room: string): Promise<string | undefined>;
+  release(room: string): Promise<void>;
 }
 
 export const WEBRTC_DEFAULTS = { listenIp: '0.0.0.0', maxSupervisors: 3, servePage: true } as const;
@@ -142,6 +154,7 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
         .then((router) => {
           const made = new Room(id, router, roomCtx, (gone) => {
             if (rooms.get(gone.id) === r) rooms.delete(gone.id);
+            if (!rooms.has(gone.id)) void opts.rooms?.release(gone.id).catch((err: Error) => log.warn({ err: err.message }, 'could not forget a closed room in the cluster'));
           });
           router.observer.once('close', () => void made.close('the media server closed the room'));
           return made;
@@ -218,6 +231,8 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
       wss.handleUpgrade(req, socket, head, (ws) =>
         serveSignaling(ws, {
           redeem: (t) => tokens.redeem(t),
+          verify: (t) => tokens.verify(t),
+          elsewhere: opts.rooms && ((id) => opts.rooms!.elsewhere(id)),
           room,
           log: logFn,
         }),

@@ -19,7 +19,10 @@ export interface TransportParams {
 }
 
 export interface Requests {
-  /** First message: spends the room token. */
+  /**
+   * First message: spends the room token. In a cluster, a room hosted by another server answers
+   * an error with `redirect` (that server's signaling URL, to join there with the same token).
+   */
   join: { req: { token: string }; res: { peerId: string; room: string; role: PeerRole; routerRtpCapabilities: unknown } };
   /** The browser's capabilities, once its device is loaded; consumers follow as notifications. */
   ready: { req: { rtpCapabilities: unknown }; res: Record<string, never> };
@@ -40,7 +43,7 @@ export interface RequestMessage<M extends RequestMethod = RequestMethod> {
   data: Requests[M]['req'];
 }
 
-export type ResponseMessage = { id: number; ok: true; data: unknown } | { id: number; ok: false; error: string };
+export type ResponseMessage = { id: number; ok: true; data: unknown } | { id: number; ok: false; error: string; redirect?: string };
 
 /** What the page shows of the agent's session (no tool payloads, no internal errors). */
 export type CallEvent = Extract<

@@ -26,9 +26,20 @@ type Request = z.infer<typeof request>;
 export interface SignalingContext {
   /** Checks and spends a token (throws `TokenError`). */
   redeem(token: string): RoomGrant;
+  /** Checks a token without spending it. */
+  verify(token: string): RoomGrant;
+  /** In a cluster: the address of the server hosting `room` when it is not this one. */
+  elsewhere?(room: string): Promise<string | undefined>;
   /** The room named by a grant, made on first use. */
   room(id: string): Promise<Room>;
   log(msg: string, fields?: Record<string, unknown>): void;
+}
+
+/** A join for a room another server of the cluster hosts: answered with where to go. */
+class Redirect extends Error {
+  constructor(readonly url: string) {
+    super('the room is hosted by another server');
+  }
 }
 
 /** Largest signaling message a page may send (SDP-sized JSON; anything bigger is hostile). */
@@ -49,6 +60,8 @@ export function serveSignaling(ws: WebSocket, ctx: SignalingContext): void {
   const handle = async (req: Request): Promise<unknown> => {
     if (req.method === 'join') {
       if (joined) throw new RoomError('already joined');
+      const away = ctx.elsewhere && (await ctx.elsewhere(ctx.verify(req.data.token).room));
+      if (away) throw new Redirect(`${away.replace(/^http/, 'ws')}/webrtc/ws`);
       const grant = ctx.redeem(req.data.token);
       const room = await ctx.room(grant.room);
       const peer = room.addPeer(grant.role, grant.parameters, send);
@@ -100,6 +113,7 @@ export function serveSignaling(ws: WebSocket, ctx: SignalingContext): void {
       try {
         send({ id, ok: true, data: await handle(checked.data) });
       } catch (err) {
+        if (err instanceof Redirect) return send({ id, ok: false, error: err.message, redirect: err.url });
         const known = err instanceof RoomError || err instanceof TokenError;
         if (!known) ctx.log('signaling request failed', { method: checked.data.method, err: (err as Error).message });
         send({ id, ok: false, error: known ? (err as Error).message : `${checked.data.method} failed: ${(err as Error).message}` });

@@ -54,6 +54,13 @@ export class RoomTokens {
 
   /** Checks and spends a token. Throws `TokenError` with a reason fit to show the browser. */
   redeem(token: string): RoomGrant {
+    const grant = this.verify(token);
+    this.used.set(grant.nonce, grant.exp);
+    return grant;
+  }
+
+  /** Checks a token without spending it (a join about to be redirected to another server). */
+  verify(token: string): RoomGrant {
     const [body, sig, extra] = token.split('.');
     if (!body || !sig || extra !== undefined) throw new TokenError('malformed token');
     const expected = Buffer.from(this.sign(body));
@@ -64,7 +71,6 @@ export class RoomTokens {
     for (const [nonce, exp] of this.used) if (exp < now) this.used.delete(nonce);
     if (grant.exp < now) throw new TokenError('token expired');
     if (this.used.has(grant.nonce)) throw new TokenError('token already used');
-    this.used.set(grant.nonce, grant.exp);
     return grant;
   }
 

@@ -59,7 +59,7 @@ class Signaling {
       const p = this.pending.get(msg.id);
       this.pending.delete(msg.id);
       if (msg.ok) p?.resolve(msg.data);
-      else p?.reject(new Error(msg.error));
+      else p?.reject(Object.assign(new Error(msg.error), { redirect: msg.redirect }));
     };
     ws.onclose = () => {
       for (const p of this.pending.values()) p.reject(new Error('signaling closed'));
@@ -201,6 +201,13 @@ async function roomToken(): Promise<string> {
   return body.token;
 }
 
+async function connect(url: string): Promise<Signaling> {
+  const sig = new Signaling(new WebSocket(url), onNotification, () => signaling === sig && leave('signaling closed'));
+  signaling = sig;
+  await sig.opened;
+  return sig;
+}
+
 async function join(): Promise<void> {
   ui.join.disabled = true;
   started = performance.now();
@@ -208,11 +215,15 @@ async function join(): Promise<void> {
   void audioCtx.resume();
   setStatus('جارٍ الاتصال…');
   const token = await roomToken();
-  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/webrtc/ws`);
-  const sig = new Signaling(ws, onNotification, () => leave('signaling closed'));
-  signaling = sig;
-  await sig.opened;
-  const joined = await sig.request('join', { token });
+  let sig = await connect(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/webrtc/ws`);
+  // In a cluster the room may be on another server: join there, with the same token.
+  const joined = await sig.request('join', { token }).catch(async (err: Error & { redirect?: string }) => {
+    if (!err.redirect) throw err;
+    const old = sig;
+    sig = await connect(err.redirect);
+    old.close();
+    return sig.request('join', { token });
+  });
   stats.role = joined.role;
   device = new Device();
   await device.load({ routerRtpCapabilities: joined.routerRtpCapabilities as types.RtpCapabilities });

@@ -1,0 +1,88 @@
+import type { ClusterMember } from '../cluster/cluster.ts';
+import type { RenderedLine } from '../cluster/busy-line.ts';
+import type { ClusterOptions } from '../cluster/options.ts';
+import type { CallAdmission } from '../server/calls.ts';
+import type { ServiceClient } from '../service/client.ts';
+import { collectPcm } from '../service/index.ts';
+import type { Agent } from '../session/agent.ts';
+import type { Logger } from '../session/logger.ts';
+import { numberOption, UsageError } from './args.ts';
+
+/** `hiwar serve`'s flags for cluster mode (parsed with the rest of serve's options). */
+export const CLUSTER_FLAGS = {
+  'key-sessions': { type: 'string' },
+  'queue-size': { type: 'string' },
+  'queue-wait-ms': { type: 'string' },
+} as const;
+
+export const CLUSTER_USAGE = `Cluster mode (REDIS_URL set; see docs/scaling.md):
+  --key-sessions N       concurrent sessions the service key allows, cluster-wide (or HIWAR_KEY_SESSIONS);
+                         each call holds 4 (listen and TTS sockets, an HTTP synthesis, a reconnect)
+  --queue-size N         callers that may wait for a line on this instance (or HIWAR_QUEUE_SIZE; default 10)
+  --queue-wait-ms N      longest wait before the busy line (or HIWAR_QUEUE_WAIT_MS; default 20000)
+`;
+
+/** The cluster options from flags and the environment; undefined without REDIS_URL. */
+export function clusterOptionsOf(
+  values: { 'key-sessions'?: string; 'queue-size'?: string; 'queue-wait-ms'?: string },
+  usage: string,
+  embeddedSandboxSessions: number | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): ClusterOptions | undefined {
+  const redisUrl = env.REDIS_URL;
+  if (!redisUrl) return undefined;
+  const num = (flag: string, raw: string | undefined, min: number, max: number) => (raw === undefined ? undefined : numberOption(flag, raw, min, max, usage, true));
+  const keySessions = num('key-sessions', values['key-sessions'] ?? env.HIWAR_KEY_SESSIONS, 1, 1_000_000) ?? embeddedSandboxSessions;
+  if (keySessions === undefined) {
+    throw new UsageError('REDIS_URL is set: give the concurrent sessions your service key allows with --key-sessions N (or HIWAR_KEY_SESSIONS)', usage);
+  }
+  return {
+    redisUrl,
+    keySessions,
+    queueSize: num('queue-size', values['queue-size'] ?? env.HIWAR_QUEUE_SIZE, 0, 100_000),
+    queueWaitMs: num('queue-wait-ms', values['queue-wait-ms'] ?? env.HIWAR_QUEUE_WAIT_MS, 0, 3_600_000),
+    // Lease and heartbeat are for operators who know why (and for tests of a dead instance).
+    leaseMs: num('HIWAR_CLUSTER_LEASE_MS', env.HIWAR_CLUSTER_LEASE_MS, 100, 600_000),
+    heartbeatMs: num('HIWAR_CLUSTER_HEARTBEAT_MS', env.HIWAR_CLUSTER_HEARTBEAT_MS, 10, 200_000),
+    releaseDelayMs: num('HIWAR_CLUSTER_RELEASE_DELAY_MS', env.HIWAR_CLUSTER_RELEASE_DELAY_MS, 0, 60_000),
+    busyLine: env.HIWAR_BUSY_LINE || undefined,
+  };
+}
+
+/**
+ * The server's cluster hooks before the instance has joined (its address is known only once it
+ * listens): calls arriving in between wait for the join.
+ */
+export function lateCluster(): {
+  admission: CallAdmission;
+  health: () => { ready: boolean; body: Record<string, unknown> };
+  rooms: { elsewhere(room: string): Promise<string | undefined>; release(room: string): Promise<void> };
+  joined(member: ClusterMember): void;
+} {
+  let member: ClusterMember | undefined;
+  let resolve!: (m: ClusterMember) => void;
+  const ready = new Promise<ClusterMember>((r) => (resolve = r));
+  return {
+    admission: { admit: async (t) => (await ready).admission.admit(t) },
+    health: () => member?.health() ?? { ready: false, body: { status: 'starting' } },
+    rooms: {
+      elsewhere: async (room) => (await ready).rooms.elsewhere(room),
+      release: async (room) => (await ready).rooms.release(room),
+    },
+    joined(m) {
+      member = m;
+      resolve(m);
+    },
+  };
+}
+
+/** The busy line in the agent's own voice, through the service (16 kHz; outputs resample). */
+export function busyLineSynth(client: ServiceClient, agent: Agent, logger: Logger): (text: string) => Promise<RenderedLine> {
+  return async (text) => {
+    const sampleRate = 16_000;
+    const stream = await client.synthesizeStream(agent.voice.model_id ?? client.config.models.tts, { voice_id: agent.voice.voice_id, text, sample_rate: sampleRate });
+    const samples = await collectPcm(stream);
+    logger.info({ seconds: +(samples.length / sampleRate).toFixed(1) }, 'busy line rendered');
+    return { samples, sampleRate };
+  };
+}

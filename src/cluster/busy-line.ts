@@ -1,0 +1,42 @@
+import { firstValueFrom, filter, timer, race, map } from 'rxjs';
+import { ResamplingOutput } from '../transport/resampling-output.ts';
+import type { Transport } from '../transport/types.ts';
+
+/** A line rendered once (at start-up), played to callers no slot could be found for. */
+export interface RenderedLine {
+  samples: Int16Array;
+  sampleRate: number;
+}
+
+const FRAME_MS = 20;
+
+/**
+ * Plays the line, waits until the far end has heard it (or hung up, or the line's length plus a
+ * margin passed), then hangs up. Never throws: the caller is gone either way.
+ */
+export async function playAndHangUp(transport: Transport, line: RenderedLine, reason = 'all lines busy'): Promise<void> {
+  const out = new ResamplingOutput(transport.output);
+  try {
+    const step = Math.round((line.sampleRate * FRAME_MS) / 1000);
+    for (let i = 0; i < line.samples.length; i += step) {
+      out.write({ samples: line.samples.subarray(i, i + step), sampleRate: line.sampleRate, time: 0 });
+    }
+    const seconds = line.samples.length / line.sampleRate;
+    await firstValueFrom(
+      race(
+        timer(seconds * 1000 + 5_000).pipe(map(() => 'late')),
+        transport.events$.pipe(
+          filter((e) => e.type === 'hangup' || e.type === 'error'),
+          map(() => 'gone'),
+        ),
+        new Promise<string>((resolve) => void out.mark('busy-line').then(() => resolve('played'), () => resolve('gone'))),
+      ),
+      { defaultValue: 'gone' },
+    );
+    await transport.hangup?.(reason);
+  } catch {
+    // The caller hung up or the socket broke: nothing more to say to them.
+  } finally {
+    await transport.output.close().catch(() => {});
+  }
+}

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Subject } from 'rxjs';
+import type { Redis } from 'ioredis';
+import { ClusterAdmission } from '../../src/cluster/admission.ts';
+import { connectRedis } from '../../src/cluster/redis.ts';
+import { InstanceRegistry } from '../../src/cluster/registry.ts';
+import { RoomDirectory } from '../../src/cluster/rooms.ts';
+import { RedisSemaphore } from '../../src/cluster/semaphore.ts';
+import { createLogger } from '../../src/session/logger.ts';
+import type { Transport, TransportEvent } from '../../src/transport/types.ts';
+import { startRedis, type TestRedis } from '../helpers/redis.ts';
+
+let server: TestRedis;
+let redis: Redis;
+before(async () => {
+  server = await startRedis();
+  redis = connectRedis(server.url);
+  await redis.connect();
+});
+after(async () => {
+  redis.disconnect();
+  await server.stop();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sem = (key: string, holder: string, limit = 4, leaseMs = 10_000) => new RedisSemaphore({ redis, key, limit, leaseMs, holder });
+
+describe('Redis semaphore', () => {
+  it('never hands out more than the limit across holders, weight by weight, and takes slots back on release', async () => {
+    const a = sem('t:slots:1', 'a');
+    const b = sem('t:slots:1', 'b');
+    const attempts = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).tryAcquire(2)));
+    assert.equal(attempts.filter(Boolean).length, 2, 'a limit of 4 holds two calls of 2 sessions');
+    assert.equal(await a.used(), 4);
+    assert.equal(await a.tryAcquire(1), undefined);
+    await attempts.find(Boolean)!.release();
+    assert.equal(await b.used(), 2);
+    assert.ok(await b.tryAcquire(2));
+  });
+
+  it('lets a dead holder\'s slots expire after the lease, while a renewed lease stays', async () => {
+    const dead = sem('t:slots:2', 'dead', 4, 400);
+    const alive = sem('t:slots:2', 'alive', 4, 400);
+    assert.ok(await dead.tryAcquire(2));
+    assert.ok(await alive.tryAcquire(2));
+    const scores = (await redis.zrange('t:slots:2', '0', '-1', 'WITHSCORES')).filter((_, i) => i % 2 === 1).map(Number);
+    const [sec, micro] = await redis.time();
+    const now = Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
+    for (const s of scores) assert.ok(s <= now + 400 && s > now - 400, 'every lease expires one lease time after it was taken, on Redis\'s clock');
+    for (let i = 0; i < 6; i += 1) {
+      await sleep(100);
+      await alive.renew();
+    }
+    assert.equal(await alive.used(), 2, 'only the renewed lease is left');
+    assert.ok(await alive.tryAcquire(2), 'the dead holder\'s slots came back');
+  });
+
+  it('reports a lease that expired before its renewal', async () => {
+    const lost: string[] = [];
+    const s = new RedisSemaphore({ redis, key: 't:slots:3', limit: 2, leaseMs: 100, holder: 'slow', onLost: (l) => lost.push(l.id) });
+    const lease = (await s.tryAcquire(2))!;
+    await sleep(250);
+    await s.used();
+    await s.renew();
+    assert.deepEqual(lost, [lease.id]);
+  });
+});
+
+describe('instance registry and rooms', () => {
+  it('lists published instances, forgets expired ones, removes on leave', async () => {
+    const reg = new InstanceRegistry(redis, 'reg');
+    const rec = (id: string) => ({ id, address: `http://${id}`, calls: 0, maxCalls: 1, waiting: 0, loopDelayMs: 0, draining: false, slots: { key: 'k', used: 0, limit: 2, held: 0 }, startedAt: '', updatedAt: '' });
+    await reg.publish(rec('a'), 10_000);
+    await reg.publish(rec('b'), 150);
+    assert.deepEqual((await reg.list()).map((r) => r.id), ['a', 'b']);
+    await sleep(300);
+    assert.deepEqual((await reg.list()).map((r) => r.id), ['a']);
+    assert.deepEqual(await redis.smembers('reg:instances'), ['a']);
+    await reg.remove('a');
+    assert.deepEqual(await reg.list(), []);
+  });
+
+  it('records the first instance to host a room and sends the others to it until it closes', async () => {
+    const one = new RoomDirectory(redis, { prefix: 'rm', instance: 'one', address: 'http://one:8080', ttlMs: 10_000 });
+    const two = new RoomDirectory(redis, { prefix: 'rm', instance: 'two', address: 'http://two:8080', ttlMs: 10_000 });
+    assert.equal(await one.elsewhere('r1'), undefined, 'a new room is hosted where it was first joined');
+    assert.equal(await one.elsewhere('r1'), undefined);
+    assert.equal(await two.elsewhere('r1'), 'http://one:8080');
+    await two.release('r1');
+    assert.equal(await two.elsewhere('r1'), 'http://one:8080', 'only the host forgets its room');
+    await one.release('r1');
+    assert.equal(await two.elsewhere('r1'), undefined);
+    assert.equal(await one.elsewhere('r1'), 'http://two:8080');
+  });
+});
+
+/** The smallest transport an admission needs: events and an output that records what it did. */
+function fakeTransport(id: string) {
+  const events = new Subject<TransportEvent>();
+  const done: string[] = [];
+  const t = {
+    call: { callId: id, provider: 'test', parameters: {} },
+    inputRate: 16000,
+    audio$: new Subject(),
+    events$: events,
+    output: { close: async () => void done.push('closed') },
+    hangup: async (reason?: string) => void done.push(`hangup:${reason}`),
+  } as unknown as Transport;
+  return { t, events, done };
+}
+
+describe('cluster admission', () => {
+  it('runs, queues in order, turns away past the queue, hands freed slots to the first waiter and drops a caller who hung up', async () => {
+    const s = sem('t:slots:adm', 'x', 2);
+    const adm = new ClusterAdmission({ semaphore: s, weight: 2, queueSize: 2, queueWaitMs: 60_000, pollMs: 20, busyLine: () => undefined, logger: createLogger('silent') });
+    const c1 = fakeTransport('c1');
+    const c2 = fakeTransport('c2');
+    const c3 = fakeTransport('c3');
+    const c4 = fakeTransport('c4');
+    const l1 = await adm.admit(c1.t);
+    assert.ok(l1);
+    const p2 = adm.admit(c2.t);
+    const p3 = adm.admit(c3.t);
+    await sleep(50);
+    assert.equal(adm.waiting, 2);
+    assert.equal(await adm.admit(c4.t), undefined, 'the queue is full');
+    assert.deepEqual(c4.done, ['hangup:busy', 'closed']);
+    c2.events.next({ type: 'hangup' });
+    assert.equal(await p2, undefined, 'hung up while waiting');
+    await l1.release();
+    const l3 = await p3;
+    assert.ok(l3, 'the next waiter got the freed slots');
+    assert.deepEqual(c3.done, []);
+    await l3.release();
+    adm.close();
+  });
+
+  it('gives a finished call\'s slots back only after the release delay', async () => {
+    const s = sem('t:slots:adm3', 'x', 2);
+    const adm = new ClusterAdmission({ semaphore: s, weight: 2, queueSize: 0, queueWaitMs: 0, pollMs: 20, releaseDelayMs: 300, busyLine: () => undefined, logger: createLogger('silent') });
+    const lease = (await adm.admit(fakeTransport('d').t))!;
+    await lease.release();
+    assert.equal(await s.used(), 2, 'still held right after the call ended');
+    const give = Date.now() + 10_000;
+    while ((await s.used()) !== 0 && Date.now() < give) await sleep(20);
+    assert.equal(await s.used(), 0, 'given back after the delay');
+    adm.close();
+  });
+
+  it('gives a waiter the busy line once its wait is over, and everyone waiting on drain', async () => {
+    const s = sem('t:slots:adm2', 'x', 2);
+    const adm = new ClusterAdmission({ semaphore: s, weight: 2, queueSize: 3, queueWaitMs: 100, pollMs: 20, busyLine: () => undefined, logger: createLogger('silent') });
+    const held = await adm.admit(fakeTransport('a').t);
+    const late = fakeTransport('late');
+    assert.equal(await adm.admit(late.t), undefined);
+    assert.deepEqual(late.done, ['hangup:busy', 'closed']);
+    const adm2 = new ClusterAdmission({ semaphore: s, weight: 2, queueSize: 3, queueWaitMs: 60_000, pollMs: 20, busyLine: () => undefined, logger: createLogger('silent') });
+    const w = fakeTransport('w');
+    const pending = adm2.admit(w.t);
+    await sleep(30);
+    adm2.close();
+    assert.equal(await pending, undefined);
+    assert.deepEqual(w.done, ['hangup:busy', 'closed']);
+    await held!.release();
+    adm.close();
+  });
+});

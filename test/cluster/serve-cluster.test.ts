@@ -1,0 +1,217 @@
+/**
+ * Three real `hiwar serve` processes against one redis-server and one sandbox whose key allows
+ * three calls (twelve sessions: a call may hold four at once, see `sessionsPerCall`). Callers are platform
+ * gateways on the generic pcm media stream (test/telephony/far-end.ts).
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { after, before, describe, it } from 'node:test';
+import { connectRedis } from '../../src/cluster/redis.ts';
+import type { KeyState } from '../../src/sandbox/keys.ts';
+import { generateKey } from '../../src/sandbox/keys.ts';
+import { realClock } from '../../src/transport/clock.ts';
+import { decode, encode } from '../../transports/telephony/codec.ts';
+import { startRedis, type TestRedis } from '../helpers/redis.ts';
+import { runSandbox, type Running } from '../helpers/sandbox.ts';
+import { FarEnd, type PlatformProtocol } from '../telephony/far-end.ts';
+import { waitFor } from '../telephony/serve.ts';
+
+const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
+const CALLS = 3;
+const LEASE_MS = 1_500;
+const L16 = { codec: 'l16', sampleRate: 16000, frameMs: 20 } as const;
+
+const gateway = (): PlatformProtocol => ({
+  rate: 16000,
+  opening: () => [],
+  audio: (pcm) => ({ binary: encode(L16, pcm) }),
+  stop: () => ({ text: JSON.stringify({ type: 'hangup' }) }),
+  read(msg) {
+    if ('binary' in msg) return [{ type: 'audio', pcm: decode(L16, msg.binary) }];
+    const m = JSON.parse(msg.text);
+    return m.type === 'mark' ? [{ type: 'mark', name: m.name }] : m.type === 'clear' ? [{ type: 'clear' }] : [{ type: 'other', raw: m }];
+  },
+  ackMark: (name) => ({ text: JSON.stringify({ type: 'mark', name }) }),
+});
+
+interface Instance {
+  name: string;
+  child: ChildProcess;
+  url: string;
+  out: () => string;
+}
+
+let redis: TestRedis;
+let sandbox: Running;
+let key: KeyState;
+const instances: Instance[] = [];
+const callers: FarEnd[] = [];
+
+async function serve(name: string): Promise<Instance> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HIWAR_LOG_LEVEL: 'warn',
+    REDIS_URL: redis.url,
+    HIWAR_API_KEY: sandbox.key,
+    HIWAR_BASE_URL: sandbox.sandbox.url,
+    HIWAR_KEY_SESSIONS: String(4 * CALLS),
+    HIWAR_QUEUE_SIZE: '1',
+    HIWAR_QUEUE_WAIT_MS: '120000',
+    HIWAR_CLUSTER_LEASE_MS: String(LEASE_MS),
+    HIWAR_CLUSTER_HEARTBEAT_MS: '300',
+    // The sandbox runs in this (busy) test process and may see a socket close late: a slot is
+    // handed on only well after the call that held it closed its sockets.
+    HIWAR_CLUSTER_RELEASE_DELAY_MS: '3000',
+    // A short busy line: the far end plays it at real-time pace before it is hung up.
+    HIWAR_BUSY_LINE: 'جميع الخطوط مشغولة، يرجى الاتصال لاحقاً.',
+  };
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  await waitFor(() => /cluster: instance/.test(out) || child.exitCode !== null, `${name} to start`, 60_000);
+  assert.equal(child.exitCode, null, `${name} exited:\n${out}`);
+  const url = /at (http:\/\/[\d.]+:\d+)/.exec(out)![1]!;
+  return { name, child, url, out: () => out };
+}
+
+function call(on: Instance, id: string): FarEnd {
+  const far = new FarEnd(`${on.url.replace('http', 'ws')}/telephony/pcm?rate=16000&call_id=${id}`, gateway(), realClock());
+  callers.push(far);
+  void far.start().catch(() => {});
+  return far;
+}
+
+const health = async (i: Instance) => (await (await fetch(`${i.url}/healthz`)).json()) as { status: string; activeCalls: number; waiting: number };
+const activeOn = async (i: Instance) => (await health(i)).activeCalls;
+const waitingOn = async (i: Instance) => (await health(i)).waiting;
+const busyHangup = (far: FarEnd) => far.said.some((s) => s.type === 'other' && (s.raw as { type?: string; reason?: string }).type === 'hangup' && (s.raw as { reason?: string }).reason === 'all lines busy');
+
+async function until(cond: () => Promise<boolean>, what: string, ms = 60_000): Promise<void> {
+  const give = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > give) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function totalActive(): Promise<number> {
+  let n = 0;
+  for (const i of instances) if (i.child.exitCode === null && i.child.signalCode === null) n += await activeOn(i);
+  return n;
+}
+
+before(async () => {
+  redis = await startRedis();
+  const k = generateKey();
+  sandbox = await runSandbox({ keys: [{ key: k, credits: 100_000_000, concurrency: 4 * CALLS }] });
+  key = sandbox.sandbox.state.keys.lookup(k, 'global')!;
+  instances.push(...(await Promise.all(['A', 'B', 'C'].map(serve))));
+});
+
+after(async () => {
+  if (process.env.HIWAR_TEST_DEBUG) for (const i of instances) process.stderr.write(`--- ${i.name}\n${i.out()}\n`);
+  for (const c of callers) c.vanish();
+  for (const i of instances) if (i.child.exitCode === null) i.child.kill('SIGKILL');
+  await sandbox.close();
+  await redis.stop();
+});
+
+describe('a cluster of three hiwar serve instances sharing one key', () => {
+  it('runs exactly as many calls as the key allows; the rest wait or hear the busy line; a waiter starts when a call ends; nobody sees a 429', async () => {
+    const [A, B, C] = instances as [Instance, Instance, Instance];
+    const running = [call(A, 'r1'), call(B, 'r2'), call(C, 'r3')];
+    await until(async () => (await totalActive()) === CALLS, 'three calls running');
+    await waitFor(() => running.every((f) => f.agentAudio.length > 0), 'every running caller hears the agent');
+    const waitA = call(A, 'w-a');
+    await until(async () => (await waitingOn(A)) === 1, 'a caller waiting on A');
+    const busy = call(A, 'busy');
+    const waitB = call(B, 'w-b');
+    await until(async () => (await waitingOn(B)) === 1, 'a caller waiting on B');
+    await waitFor(() => busyHangup(busy), 'the caller past A\'s queue hears the busy line and is hung up', 60_000);
+    assert.ok(busy.agentAudio.reduce((n, a) => n + a.length, 0) > 16000, 'a second and more of the busy line was played');
+    assert.equal(await totalActive(), CALLS);
+    assert.equal(waitA.agentAudio.length + waitB.agentAudio.length, 0, 'waiting callers hear nothing yet');
+
+    running[0]!.hangup();
+    await until(async () => (await waitingOn(A)) + (await waitingOn(B)) === 1, 'one waiter took the freed line');
+    await until(async () => (await totalActive()) === CALLS, 'three calls running again');
+    running[1]!.hangup();
+    await until(async () => (await waitingOn(A)) + (await waitingOn(B)) === 0, 'the other waiter took the next line');
+    await waitFor(() => waitA.agentAudio.length > 0 && waitB.agentAudio.length > 0, 'both waiters are talking to the agent');
+    assert.ok(!busyHangup(waitA) && !busyHangup(waitB));
+
+    for (const f of [running[2]!, waitA, waitB]) f.hangup();
+    await until(async () => (await totalActive()) === 0, 'every call ended');
+    assert.ok(key.peak <= 4 * CALLS, `the key never held more than ${4 * CALLS} sessions (peak ${key.peak})`);
+    assert.equal(key.refused, 0, 'the service never refused a session (no 429 / 42901)');
+  });
+
+  it('hiwar status lists the three instances and the key\'s sessions', async () => {
+    const child = spawn(process.execPath, [BIN, 'status'], { env: { ...process.env, REDIS_URL: redis.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0, out);
+    for (const i of instances) assert.ok(out.includes(i.url), `${i.name} listed:\n${out}`);
+    assert.match(out, /key [0-9a-f]{16}: \d+\/12 sessions in use/);
+    assert.doesNotMatch(out, new RegExp(sandbox.key), 'never the key itself');
+  });
+
+  it('gives a SIGKILLed instance\'s slots back within the lease time: a waiting caller then starts', async () => {
+    const [A, B, C] = instances as [Instance, Instance, Instance];
+    const held = [call(A, 'k1'), call(B, 'k2'), call(C, 'k3')];
+    await until(async () => (await totalActive()) === CALLS, 'three calls running');
+    const waiter = call(A, 'k-wait');
+    const r = connectRedis(redis.url);
+    await r.connect();
+    try {
+      const slotsKey = (await r.keys('hiwar:slots:*'))[0]!;
+      const leasesOf = async (i: Instance) =>
+        (await r.zrange(slotsKey, '0', '-1', 'WITHSCORES')).reduce<[string, number][]>((acc, v, n, all) => (n % 2 ? acc : [...acc, [v, Number(all[n + 1])]]), []).filter(([m]) => m.includes(`-${i.child.pid}-`));
+      const cLeases = await leasesOf(C);
+      assert.equal(cLeases.length, 4, 'C holds its call\'s four sessions');
+      await until(async () => (await waitingOn(A)) === 1, 'a caller waiting on A');
+      C.child.kill('SIGKILL');
+      await once(C.child, 'exit');
+      const [sec, micro] = await r.time();
+      const killedAt = Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
+      const expiries = (await leasesOf(C)).map(([, e]) => e);
+      assert.ok(expiries.every((e) => e <= killedAt + LEASE_MS), 'every lease of the dead instance ends within one lease time');
+      await waitFor(() => waiter.agentAudio.length > 0, 'the waiter is served once the dead instance\'s lease expired', 60_000);
+      assert.ok(!busyHangup(waiter));
+      const status = await r.smembers('hiwar:instances');
+      await until(async () => (await r.exists(`hiwar:instance:${status.find((id) => id.includes(`-${C.child.pid}-`))}`)) === 0, 'the dead instance drops out of the registry');
+    } finally {
+      r.disconnect();
+    }
+    for (const f of [...held, waiter]) f.hangup();
+    await until(async () => (await totalActive()) === 0, 'every call ended');
+    assert.equal(key.refused, 0, 'no 429 / 42901');
+  });
+
+  it('drains on SIGTERM: not ready at once, the running call finishes, its slots come back, the instance leaves', async () => {
+    const B = instances[1]!;
+    const far = call(B, 'drain');
+    await until(async () => (await activeOn(B)) === 1, 'a call on B');
+    B.child.kill('SIGTERM');
+    await until(async () => (await fetch(`${B.url}/healthz`)).status === 503, 'B says it is not ready');
+    assert.equal((await health(B)).status, 'draining');
+    assert.equal(B.child.exitCode, null, 'B waits for its call');
+    far.hangup();
+    const [code] = await once(B.child, 'exit');
+    assert.equal(code, 0, B.out());
+    const r = connectRedis(redis.url);
+    await r.connect();
+    try {
+      const slotsKey = (await r.keys('hiwar:slots:*'))[0]!;
+      const members = await r.zrange(slotsKey, '0', '-1');
+      assert.ok(!members.some((m) => m.includes(`-${B.child.pid}-`)), 'B released its slots');
+      assert.ok(!(await r.smembers('hiwar:instances')).some((id) => id.includes(`-${B.child.pid}-`)), 'B left the registry');
+    } finally {
+      r.disconnect();
+    }
+  });
+});
