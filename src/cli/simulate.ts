@@ -37,7 +37,7 @@ export async function simulateCall(opts: {
     const stream = await (opts.voiceClient ?? client).synthesizeStream((opts.voiceClient ?? client).config.models.tts, { voice_id: scenario.callerVoice, text: s.say, sample_rate: scenario.sampleRate });
     voiced.set(s.say, await collectPcm(stream));
   }
-  const caller = new SimulatedCaller(scenario.sampleRate, callerSteps(scenario), voiced, opts.clock);
+  const caller = new SimulatedCaller(scenario.sampleRate, callerSteps(scenario), voiced, opts.clock, { agentSpeaksFirst: Boolean(opts.agent.greeting) });
   const session = new AgentSession({
     client,
     transport: caller,
