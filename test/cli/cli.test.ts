@@ -4,6 +4,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
+import { mapLimit, SIDE_BY_SIDE } from '../helpers/parallel.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -27,11 +28,11 @@ export function hiwar(args: string[], env: Record<string, string | undefined> = 
   });
 }
 
-// Commands that only check their arguments run side by side: each is a fresh process, and its
-// start-up (loading the TypeScript sources) is most of its time.
+// Commands that only check their arguments run side by side (two at a time): each is a fresh
+// process, and its start-up (loading the TypeScript sources) is most of its time.
 test('every subcommand prints its own usage with --help or -h', async () => {
   const cases = [['demo', '--help'], ['sandbox', '-h'], ['console', '--help']] as const;
-  const results = await Promise.all(cases.map(([cmd, flag]) => hiwar([cmd, flag])));
+  const results = await mapLimit(cases, SIDE_BY_SIDE, ([cmd, flag]) => hiwar([cmd, flag]));
   for (const [i, [cmd, flag]] of cases.entries()) {
     const r = results[i]!;
     assert.equal(r.code, 0, `${cmd} ${flag}: ${r.stderr}`);
@@ -42,7 +43,8 @@ test('every subcommand prints its own usage with --help or -h', async () => {
 });
 
 test('a wrong option or argument prints the message and the usage, exit 2, no stack trace', async () => {
-  const [r, s, p] = await Promise.all([hiwar(['demo', '--bogus']), hiwar(['sandbox', 'extra']), hiwar(['sandbox', '--port', 'eighty'])]);
+  const runs = await mapLimit([['demo', '--bogus'], ['sandbox', 'extra'], ['sandbox', '--port', 'eighty']], SIDE_BY_SIDE, (args) => hiwar(args));
+  const [r, s, p] = [runs[0]!, runs[1]!, runs[2]!];
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^hiwar demo: Unknown option '--bogus'/);
   assert.match(r.stderr, /Usage: hiwar demo/);
@@ -55,7 +57,7 @@ test('a wrong option or argument prints the message and the usage, exit 2, no st
 
 test('demo --speed accepts only a range that works and says which', async () => {
   const speeds = ['0', '4', '8', 'fast'];
-  const results = await Promise.all(speeds.map((speed) => hiwar(['demo', '--speed', speed])));
+  const results = await mapLimit(speeds, SIDE_BY_SIDE, (speed) => hiwar(['demo', '--speed', speed]));
   for (const [i, speed] of speeds.entries()) {
     const r = results[i]!;
     assert.equal(r.code, 2, `--speed ${speed}`);
@@ -74,7 +76,8 @@ test('demo --out that cannot be written fails before the call starts', async () 
 });
 
 test('a missing scenario or keys file is a one-line error', async () => {
-  const [r, k] = await Promise.all([hiwar(['demo', '--scenario', 'no-such.json']), hiwar(['sandbox', '--keys', 'no-such.json', '--port', '0'])]);
+  const runs = await mapLimit([['demo', '--scenario', 'no-such.json'], ['sandbox', '--keys', 'no-such.json', '--port', '0']], SIDE_BY_SIDE, (args) => hiwar(args));
+  const [r, k] = [runs[0]!, runs[1]!];
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^hiwar demo: scenario no-such.json: ENOENT[^\n]*\n$/);
   assert.equal(k.code, 1);

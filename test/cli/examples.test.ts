@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { mapLimit, SIDE_BY_SIDE } from '../helpers/parallel.ts';
 import { readAudioFile } from '../../src/audio/decode.ts';
 import { concatPcm, silence } from '../../src/audio/pcm.ts';
 import { encodeWav } from '../../src/audio/wav.ts';
@@ -33,14 +34,13 @@ function example(args: string[], env: Record<string, string> = {}): Promise<{ co
 const noStack = (s: string) => assert.doesNotMatch(s, /\n\s+at |node:internal/, 'no stack trace');
 
 test('examples check their argument before starting anything and fail in one line', async () => {
-  // Side by side: each is a fresh process, and its start-up is most of its time.
+  // Side by side (two at a time): each is a fresh process, and its start-up is most of its time.
   const names = ['listen-wav', 'transcribe-file', 'denoise'];
-  const [runs, junk] = await Promise.all([
-    Promise.all(names.map(async (ex) => [await example([`examples/${ex}.ts`]), await example([`examples/${ex}.ts`, 'call.wav'])] as const)),
-    example(['examples/listen-wav.ts', 'README.md']),
-  ]);
+  const argv = [...names.flatMap((ex) => [[`examples/${ex}.ts`], [`examples/${ex}.ts`, 'call.wav']]), ['examples/listen-wav.ts', 'README.md']];
+  const runs = await mapLimit(argv, SIDE_BY_SIDE, (args) => example(args));
+  const junk = runs.at(-1)!;
   for (const [i, ex] of names.entries()) {
-    const [none, missing] = runs[i]!;
+    const [none, missing] = [runs[2 * i]!, runs[2 * i + 1]!];
     assert.equal(none.code, 2, ex);
     assert.match(none.stderr, new RegExp(`^usage: npx tsx examples/${ex}\\.ts FILE`));
     assert.equal(missing.code, 1);
