@@ -12,8 +12,11 @@ import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
-/** Test files at once: most wait on clocks and sockets; the heavy ones (Chromium, mediasoup) are few. */
-const CONCURRENCY = process.env.HIWAR_TEST_CONCURRENCY ?? '3';
+/**
+ * Test files at once. Two: three finished sooner only while the machine had CPU to spare; on a
+ * loaded one the whole-call tests then fell behind their scaled clocks (docs/testing.md).
+ */
+const CONCURRENCY = process.env.HIWAR_TEST_CONCURRENCY ?? '2';
 const ROOT = new URL('..', import.meta.url).pathname;
 const CACHE = join(ROOT, 'node_modules/.cache/hiwar');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
