@@ -16,7 +16,7 @@ export const SPEED = 3;
 export function call(
   client: ServiceClient,
   steps: unknown[],
-  opts: { agent?: Partial<Agent>; llm?: Llm; voiceClient?: ServiceClient; onSession?: (s: AgentSession, c: SimulatedCaller) => void } = {},
+  opts: { agent?: Partial<Agent>; llm?: Llm; voiceClient?: ServiceClient; onSession?: (s: AgentSession, c: SimulatedCaller) => void; maxWaitMs?: number } = {},
 ): Promise<SimulatedCall> {
   return simulateCall({
     client,
@@ -27,6 +27,7 @@ export function call(
     llm: opts.llm,
     logger: createLogger('silent'),
     onSession: opts.onSession,
+    maxWaitMs: opts.maxWaitMs,
   });
 }
 

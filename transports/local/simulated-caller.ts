@@ -32,6 +32,11 @@ const MAX_LAG_MS = TICK_MS;
 const SPAN_GAP_MS = 5;
 /** The agent counts as speaking until this long after its last audio ended (timer jitter). */
 const SPEAKING_SLACK_MS = 40;
+/**
+ * An agent that does not greet: the caller speaks this long after it starts listening (as one
+ * says "hello?" after a moment of silence), and the session's start-up work is done by then.
+ */
+const SILENT_AGENT_PAUSE_MS = 3000;
 
 /** A vowel-like hum (harmonics of 120 Hz shaped like /a/): sounds like a voice, says nothing. */
 export function hum(ms: number, rate: number): Int16Array {
@@ -90,8 +95,8 @@ export class SimulatedCaller implements Transport {
       call?: Partial<CallInfo>;
       /**
        * Whether the agent opens the call (a greeting). When it does not, the caller's first
-       * move comes a pause after the agent starts listening, instead of waiting for a greeting
-       * that never comes (the whole `maxWaitMs`).
+       * move comes a pause (its `pauseMs`, else 3 s) after the agent starts listening, instead
+       * of waiting for a greeting that never comes (the whole `maxWaitMs`).
        * @default true
        */
       agentSpeaksFirst?: boolean;
@@ -175,7 +180,7 @@ export class SimulatedCaller implements Transport {
     let listeningSince: number | undefined;
     const listening = (p?: number) => () => {
       if (this.events$.observed) listeningSince ??= this.clock.now();
-      return listeningSince !== undefined && this.clock.now() - listeningSince >= pause(p);
+      return listeningSince !== undefined && this.clock.now() - listeningSince >= (p ?? SILENT_AGENT_PAUSE_MS);
     };
     let first = this.opts.agentSpeaksFirst === false;
     const turn = (p?: number) => (first ? listening(p) : agentDone(p));
