@@ -29,6 +29,8 @@ export async function simulateCall(opts: {
   onEvent?: (e: SessionEvent) => void;
   /** Lets a test reach into the running session (fault drills). */
   onSession?: (s: AgentSession, caller: SimulatedCaller) => void;
+  /** The longest the caller waits for the agent at one step (call time). @default 30_000 */
+  maxWaitMs?: number;
 }): Promise<SimulatedCall> {
   const { client, scenario } = opts;
   const voiced = new Map<string, Int16Array>();
@@ -37,7 +39,7 @@ export async function simulateCall(opts: {
     const stream = await (opts.voiceClient ?? client).synthesizeStream((opts.voiceClient ?? client).config.models.tts, { voice_id: scenario.callerVoice, text: s.say, sample_rate: scenario.sampleRate });
     voiced.set(s.say, await collectPcm(stream));
   }
-  const caller = new SimulatedCaller(scenario.sampleRate, callerSteps(scenario), voiced, opts.clock);
+  const caller = new SimulatedCaller(scenario.sampleRate, callerSteps(scenario), voiced, opts.clock, { agentSpeaksFirst: Boolean(opts.agent.greeting), maxWaitMs: opts.maxWaitMs });
   const session = new AgentSession({
     client,
     transport: caller,

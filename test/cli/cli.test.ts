@@ -4,6 +4,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
+import { mapLimit, SIDE_BY_SIDE } from '../helpers/parallel.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -27,9 +28,13 @@ export function hiwar(args: string[], env: Record<string, string | undefined> = 
   });
 }
 
+// Commands that only check their arguments run side by side (two at a time): each is a fresh
+// process, and its start-up (loading the TypeScript sources) is most of its time.
 test('every subcommand prints its own usage with --help or -h', async () => {
-  for (const [cmd, flag] of [['demo', '--help'], ['sandbox', '-h'], ['console', '--help']] as const) {
-    const r = await hiwar([cmd, flag]);
+  const cases = [['demo', '--help'], ['sandbox', '-h'], ['console', '--help']] as const;
+  const results = await mapLimit(cases, SIDE_BY_SIDE, ([cmd, flag]) => hiwar([cmd, flag]));
+  for (const [i, [cmd, flag]] of cases.entries()) {
+    const r = results[i]!;
     assert.equal(r.code, 0, `${cmd} ${flag}: ${r.stderr}`);
     assert.match(r.stdout, new RegExp(`^Usage: hiwar ${cmd} `));
     assert.match(r.stdout, /-h, --help/);
@@ -38,22 +43,23 @@ test('every subcommand prints its own usage with --help or -h', async () => {
 });
 
 test('a wrong option or argument prints the message and the usage, exit 2, no stack trace', async () => {
-  const r = await hiwar(['demo', '--bogus']);
+  const runs = await mapLimit([['demo', '--bogus'], ['sandbox', 'extra'], ['sandbox', '--port', 'eighty']], SIDE_BY_SIDE, (args) => hiwar(args));
+  const [r, s, p] = [runs[0]!, runs[1]!, runs[2]!];
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^hiwar demo: Unknown option '--bogus'/);
   assert.match(r.stderr, /Usage: hiwar demo/);
   assert.doesNotMatch(r.stderr, /\n\s+at /);
-  const s = await hiwar(['sandbox', 'extra']);
   assert.equal(s.code, 2);
   assert.match(s.stderr, /Unexpected argument 'extra'[\s\S]*Usage: hiwar sandbox/);
-  const p = await hiwar(['sandbox', '--port', 'eighty']);
   assert.equal(p.code, 2);
   assert.match(p.stderr, /--port must be a whole number from 0 to 65535, got "eighty"/);
 });
 
 test('demo --speed accepts only a range that works and says which', async () => {
-  for (const speed of ['0', '4', '8', 'fast']) {
-    const r = await hiwar(['demo', '--speed', speed]);
+  const speeds = ['0', '4', '8', 'fast'];
+  const results = await mapLimit(speeds, SIDE_BY_SIDE, (speed) => hiwar(['demo', '--speed', speed]));
+  for (const [i, speed] of speeds.entries()) {
+    const r = results[i]!;
     assert.equal(r.code, 2, `--speed ${speed}`);
     assert.match(r.stderr, new RegExp(`--speed must be a number from 1 to 3, got "${speed}"`));
     assert.doesNotMatch(r.stdout, /sandbox/, 'nothing started');
@@ -70,10 +76,10 @@ test('demo --out that cannot be written fails before the call starts', async () 
 });
 
 test('a missing scenario or keys file is a one-line error', async () => {
-  const r = await hiwar(['demo', '--scenario', 'no-such.json']);
+  const runs = await mapLimit([['demo', '--scenario', 'no-such.json'], ['sandbox', '--keys', 'no-such.json', '--port', '0']], SIDE_BY_SIDE, (args) => hiwar(args));
+  const [r, k] = [runs[0]!, runs[1]!];
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^hiwar demo: scenario no-such.json: ENOENT[^\n]*\n$/);
-  const k = await hiwar(['sandbox', '--keys', 'no-such.json', '--port', '0']);
   assert.equal(k.code, 1);
   assert.equal(k.stderr, 'hiwar sandbox: --keys no-such.json: no such file\n');
 });

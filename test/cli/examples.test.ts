@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { mapLimit, SIDE_BY_SIDE } from '../helpers/parallel.ts';
 import { readAudioFile } from '../../src/audio/decode.ts';
 import { concatPcm, silence } from '../../src/audio/pcm.ts';
 import { encodeWav } from '../../src/audio/wav.ts';
@@ -33,16 +34,19 @@ function example(args: string[], env: Record<string, string> = {}): Promise<{ co
 const noStack = (s: string) => assert.doesNotMatch(s, /\n\s+at |node:internal/, 'no stack trace');
 
 test('examples check their argument before starting anything and fail in one line', async () => {
-  for (const ex of ['listen-wav', 'transcribe-file', 'denoise']) {
-    const none = await example([`examples/${ex}.ts`]);
+  // Side by side (two at a time): each is a fresh process, and its start-up is most of its time.
+  const names = ['listen-wav', 'transcribe-file', 'denoise'];
+  const argv = [...names.flatMap((ex) => [[`examples/${ex}.ts`], [`examples/${ex}.ts`, 'call.wav']]), ['examples/listen-wav.ts', 'README.md']];
+  const runs = await mapLimit(argv, SIDE_BY_SIDE, (args) => example(args));
+  const junk = runs.at(-1)!;
+  for (const [i, ex] of names.entries()) {
+    const [none, missing] = [runs[2 * i]!, runs[2 * i + 1]!];
     assert.equal(none.code, 2, ex);
     assert.match(none.stderr, new RegExp(`^usage: npx tsx examples/${ex}\\.ts FILE`));
-    const missing = await example([`examples/${ex}.ts`, 'call.wav']);
     assert.equal(missing.code, 1);
     assert.equal(missing.stderr, `${ex}.ts: call.wav: no such file\n`, 'no sandbox started, one line');
     noStack(missing.stderr);
   }
-  const junk = await example(['examples/listen-wav.ts', 'README.md']);
   assert.equal(junk.code, 1);
   assert.match(junk.stderr, /^listen-wav\.ts: README\.md: not a readable audio file \(ffmpeg: [^\n]+\)\n$/);
 });
@@ -90,11 +94,10 @@ test('listen-wav takes a 44.1 kHz stereo OGG and shows the sandbox warning for s
 });
 
 test('tts-to-wav writes under out/ and denoise saves its result under out/', async () => {
-  const tts = await example(['examples/tts-to-wav.ts']);
+  const [tts, dn] = await Promise.all([example(['examples/tts-to-wav.ts']), example(['examples/denoise.ts', 'examples/audio/noisy.wav'])]);
   assert.equal(tts.code, 0, tts.stderr);
   assert.match(tts.stdout, /^out\/tts\.wav: [\d.]+ s at 16000 Hz/);
   assert.ok(existsSync(join(ROOT, 'out/tts.wav')));
-  const dn = await example(['examples/denoise.ts', 'examples/audio/noisy.wav']);
   assert.equal(dn.code, 0, dn.stderr);
   assert.match(dn.stdout, /done: out\/noisy-denoised\.wav/);
   assert.ok(existsSync(join(ROOT, 'out/noisy-denoised.wav')));

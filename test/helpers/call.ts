@@ -4,6 +4,7 @@ import { scenarioSchema } from '../../src/cli/scenario.ts';
 import type { Llm } from '../../src/llm/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import type { AgentSession } from '../../src/session/agent-session.ts';
+import type { SessionEvent } from '../../src/session/events.ts';
 import { ScaledClock } from '../../src/transport/clock.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import type { ServiceClient } from '../../src/service/client.ts';
@@ -15,7 +16,7 @@ export const SPEED = 3;
 export function call(
   client: ServiceClient,
   steps: unknown[],
-  opts: { agent?: Partial<Agent>; llm?: Llm; voiceClient?: ServiceClient; onSession?: (s: AgentSession, c: SimulatedCaller) => void } = {},
+  opts: { agent?: Partial<Agent>; llm?: Llm; voiceClient?: ServiceClient; onSession?: (s: AgentSession, c: SimulatedCaller) => void; maxWaitMs?: number } = {},
 ): Promise<SimulatedCall> {
   return simulateCall({
     client,
@@ -26,8 +27,23 @@ export function call(
     llm: opts.llm,
     logger: createLogger('silent'),
     onSession: opts.onSession,
+    maxWaitMs: opts.maxWaitMs,
   });
 }
 
 export const agentTurns = (c: SimulatedCall) => c.report.turns.filter((t) => t.role === 'agent');
 export const userTurns = (c: SimulatedCall) => c.report.turns.filter((t) => t.role === 'user').map((t) => t.text);
+
+/**
+ * For `onSession`: the caller hangs up once the session has emitted an event that `proves` the
+ * test's point (a turn heard to its end), instead of sitting out the rest of a long patient wait.
+ * The wait stays the ceiling, so a slow machine gets all of it; a quick one none of the rest.
+ */
+export const hangUpOnce = (proves: (e: SessionEvent) => boolean) => (session: AgentSession, caller: SimulatedCaller) => {
+  const sub = session.events$.subscribe((e) => {
+    if (!proves(e)) return;
+    sub.unsubscribe();
+    // A moment later: the event's own handlers (and the test's event list) see the call still up.
+    setTimeout(() => caller.callerHangsUp(), 100).unref();
+  });
+};

@@ -56,8 +56,18 @@ test('concurrency: past the key limit is 429/42901', async () => {
   await hold.opened();
   await assert.rejects(c.listModels({ maxRetries: 0 }), (e: unknown) => e instanceof RateLimitError && e.errorCode === 42901);
   hold.close();
-  await new Promise((r) => setTimeout(r, 100));
-  assert.ok((await c.listModels()).length);
+  // The slot comes back once the server has seen the close: soon, but not within a fixed wait on
+  // a loaded machine. Until then the answer is still 42901, never anything else.
+  const give = Date.now() + 20_000;
+  for (;;) {
+    const r = await c.listModels().then((m) => m, (e: unknown) => e);
+    if (Array.isArray(r)) {
+      assert.ok(r.length);
+      break;
+    }
+    assert.ok(r instanceof RateLimitError && r.errorCode === 42901 && Date.now() < give, String(r));
+    await new Promise((r) => setTimeout(r, 50));
+  }
 });
 
 test('catalogue, unknown model 404, and the service messages for bad parameters', async () => {

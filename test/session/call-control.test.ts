@@ -64,6 +64,7 @@ test('DTMF reaches the hook and the model; a tool transfers the call after its r
   const clock = new ScaledClock(SPEED);
   const caller = new SimulatedCaller(16000, [{ dtmf: '1234#' }, { say: 'never said' }], new Map([['never said', new Int16Array(1600)]]), clock, {
     call: { callId: 'CA123', from: '+9665000', parameters: { campaign: 'cards' } },
+    agentSpeaksFirst: false,
   });
   const llm = new KeypadLlm();
   const keys: string[] = [];
@@ -97,7 +98,7 @@ test('DTMF reaches the hook and the model; a tool transfers the call after its r
 
 test('a tool that hangs up ends the call through the transport; a transport without transfer says so to the model', async () => {
   const clock = new ScaledClock(SPEED);
-  const caller = new SimulatedCaller(16000, [{ dtmf: '1234#' }], new Map(), clock);
+  const caller = new SimulatedCaller(16000, [{ dtmf: '1234#' }], new Map(), clock, { agentSpeaksFirst: false });
   (caller as { transfer?: unknown }).transfer = undefined;
   const errors: string[] = [];
   const llm: Llm = {

@@ -44,12 +44,15 @@ test('WAV-file transport: a recorded caller in, the agent’s answer written out
 });
 
 test('diacritization before synthesis when the agent asks for it; plain text when the service cannot', async () => {
-  const c = await call(sb.client, [{ say: 'أريد معرفة رصيد حسابي' }], { agent: { diacritize: true } });
-  assert.ok(diacritized.some((t) => t.includes('أهلًا بك')), 'the greeting went through tashkil');
-  assert.match(agentTurns(c)[0]!.text, /أهلًا بك/, 'the history keeps the text as written');
+  // Two independent calls on two sandboxes: side by side.
   const plain = await runSandbox();
   try {
-    const c2 = await call(plain.client, [{ say: 'أريد معرفة رصيد حسابي' }], { agent: { diacritize: true } });
+    const [c, c2] = await Promise.all([
+      call(sb.client, [{ say: 'أريد معرفة رصيد حسابي' }], { agent: { diacritize: true } }),
+      call(plain.client, [{ say: 'أريد معرفة رصيد حسابي' }], { agent: { diacritize: true } }),
+    ]);
+    assert.ok(diacritized.some((t) => t.includes('أهلًا بك')), 'the greeting went through tashkil');
+    assert.match(agentTurns(c)[0]!.text, /أهلًا بك/, 'the history keeps the text as written');
     assert.ok(c2.events.some((e) => e.type === 'notice' && /diacritization unavailable/.test(e.message)));
     assert.match(agentTurns(c2)[1]!.text, /12,500/);
   } finally {

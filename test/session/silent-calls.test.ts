@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Llm, LlmEvent, LlmRequest } from '../../src/llm/types.ts';
 import { ServiceClient } from '../../src/service/index.ts';
 import callCentre from '../../agents/call-centre/index.ts';
-import { agentTurns, call, userTurns } from '../helpers/call.ts';
+import { agentTurns, call, hangUpOnce, userTurns } from '../helpers/call.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 
 let sb: Running;
@@ -21,8 +21,13 @@ const client = () => new ServiceClient({ apiKey: 'sk-silent-main-001', baseUrl: 
 
 const OUT_OF_SERVICE = 'نعتذر، الخدمة غير متاحة حاليًا. يرجى الاتصال بنا لاحقًا.';
 const APOLOGY = 'عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟';
-/** The caller waits through a long silence (call time) before hanging up, as a patient caller would. */
-const WAIT = { hangup: true, pauseMs: 30_000 };
+/**
+ * A patient caller: it waits through long silences (call time) and hangs up only once the agent's
+ * turn has been heard to its end (`heardTurn`), so the wait costs nothing on a quick machine and
+ * covers a loaded one, where a stalled socket's fallback can take tens of seconds of call time.
+ */
+const WAIT = { hangup: true, pauseMs: 120_000 };
+const PATIENT = { onSession: hangUpOnce((e) => e.type === 'agent_turn'), maxWaitMs: 120_000 };
 const agentAudioSeconds = (c: Awaited<ReturnType<typeof call>>) => c.caller.agentSpans.reduce((n, s) => n + s.end - s.start, 0);
 /**
  * Seconds of agent audio the caller was played, counted in samples: unlike the spans (clock
@@ -53,9 +58,10 @@ test('TTS audio stops mid-sentence: the rest comes over HTTP from where it stopp
   const clean = await call(client(), [{ say: 'متى يفتح الفرع غدا' }], { agent: { greeting: undefined } });
   sb.sandbox.state.faults.ttsStall = { afterAudioS: 0.8, times: 1 };
   try {
-    // The caller stays on the line through the silence (15 s of call time) instead of hanging up.
+    // The caller stays on the line through the stall instead of hanging up.
     const c = await call(client(), [{ say: 'متى يفتح الفرع غدا' }, WAIT], {
       agent: { greeting: undefined, voice: { ...callCentre.voice, firstAudioTimeoutMs: 4000 } },
+      ...PATIENT,
     });
     assert.ok(c.events.some((e) => e.type === 'notice' && /switched to HTTP: audio stopped mid-sentence/.test(e.message)));
     const reply = agentTurns(c)[0]!;
@@ -87,6 +93,7 @@ function stallingModel(firstMs: number, thenMs = 0): Llm {
 test('a model that never answers: a filler line, then the apology at the first-token deadline, and a typed timeout', { timeout: 120_000 }, async () => {
   const c = await call(client(), [{ say: 'متى يفتح الفرع غدا' }, WAIT], {
     llm: stallingModel(600_000),
+    ...PATIENT,
     agent: { greeting: undefined, fillerLine: 'لحظة من فضلك', modelDeadlines: { fillerAfterMs: 300, firstTokenMs: 2500 } },
   });
   const reply = agentTurns(c)[0]!;
@@ -100,6 +107,7 @@ test('a model that never answers: a filler line, then the apology at the first-t
 test('a model that stalls after its first token times out at the idle deadline; the caller hears the apology', { timeout: 120_000 }, async () => {
   const c = await call(client(), [{ say: 'متى يفتح الفرع غدا' }, WAIT], {
     llm: stallingModel(0, 600_000),
+    ...PATIENT,
     agent: { greeting: undefined, modelDeadlines: { idleMs: 2000 } },
   });
   const reply = agentTurns(c)[0]!;

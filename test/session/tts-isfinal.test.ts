@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { ScriptedLlm } from '../../src/llm/index.ts';
 import callCentre, { intents } from '../../agents/call-centre/index.ts';
 import { ServiceClient } from '../../src/service/index.ts';
-import { agentTurns, call, userTurns } from '../helpers/call.ts';
+import { agentTurns, call, hangUpOnce, userTurns } from '../helpers/call.ts';
 import { runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
 
 const readings = [
@@ -65,10 +65,12 @@ test('the TTS socket refuses the key: the session says authentication failed, an
     quirks: { ttsIsFinalOnBatches: true, ttsNoEndMarker: true },
   });
   try {
-    // A patient caller: the reply goes sentence by sentence over HTTP, gaps included.
+    // A patient caller: the reply goes sentence by sentence over HTTP, gaps included; it hangs
+    // up once the reply has been heard to its end.
     const steps = [{ say: 'متى يفتح الفرع غدا' }, { hangup: true, pauseMs: 6000 }];
     const c = await call(new ServiceClient({ apiKey: 'sk-isfinal-main-1', baseUrl: sb.sandbox.url, maxRetries: 0 }), steps, {
       agent: { greeting: undefined },
+      onSession: hangUpOnce((e) => e.type === 'agent_turn'),
     });
     const notice = c.events.find((e) => e.type === 'notice' && /switched to HTTP/.test(e.message));
     assert.ok(notice && notice.type === 'notice' && /authentication failed on the TTS socket \(40101/.test(notice.message), JSON.stringify(notice));

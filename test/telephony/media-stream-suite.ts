@@ -60,8 +60,8 @@ export function mediaStreamSuite(c: StreamCase): void {
     before(async () => {
       // Bound as if beyond localhost: media URLs need the token.
       s = await startServe({ speed: SPEED, open: false, mediaToken: MEDIA_TOKEN });
-      balance = pad(await voiced(s.sandbox.client, 'كم رصيدي', c.rate), c.rate, 0.2, 1.0);
-      lostCard = pad(await voiced(s.sandbox.client, 'بطاقتي ضاعت', c.rate), c.rate, 0.2, 1.0);
+      const line = async (text: string) => pad(await voiced(s.sandbox.client, text, c.rate), c.rate, 0.2, 1.0);
+      [balance, lostCard] = await Promise.all([line('كم رصيدي'), line('بطاقتي ضاعت')]);
     });
     after(() => s.close());
 

@@ -32,6 +32,11 @@ const MAX_LAG_MS = TICK_MS;
 const SPAN_GAP_MS = 5;
 /** The agent counts as speaking until this long after its last audio ended (timer jitter). */
 const SPEAKING_SLACK_MS = 40;
+/**
+ * An agent that does not greet: the caller speaks this long after it starts listening (as one
+ * says "hello?" after a moment of silence), and the session's start-up work is done by then.
+ */
+const SILENT_AGENT_PAUSE_MS = 3000;
 
 /** A vowel-like hum (harmonics of 120 Hz shaped like /a/): sounds like a voice, says nothing. */
 export function hum(ms: number, rate: number): Int16Array {
@@ -84,7 +89,18 @@ export class SimulatedCaller implements Transport {
     /** Audio of each `say` step, at `inputRate`, by text. */
     private readonly voiced: Map<string, Int16Array>,
     private readonly clock: Clock,
-    private readonly opts: { maxWaitMs?: number; defaultPauseMs?: number; call?: Partial<CallInfo> } = {},
+    private readonly opts: {
+      maxWaitMs?: number;
+      defaultPauseMs?: number;
+      call?: Partial<CallInfo>;
+      /**
+       * Whether the agent opens the call (a greeting). When it does not, the caller's first
+       * move comes a pause (its `pauseMs`, else 3 s) after the agent starts listening, instead
+       * of waiting for a greeting that never comes (the whole `maxWaitMs`).
+       * @default true
+       */
+      agentSpeaksFirst?: boolean;
+    } = {},
   ) {
     this.startedAt = clock.now();
     this.call = { callId: `sim-${Math.random().toString(36).slice(2, 10)}`, provider: 'simulated', direction: 'inbound', parameters: {}, ...opts.call };
@@ -160,18 +176,28 @@ export class SimulatedCaller implements Transport {
     const pause = (p?: number) => p ?? this.opts.defaultPauseMs ?? 700;
     const agentDone = (p?: number) => () => this.agentSpokeSinceLine && !this.agentSpeaking && this.clock.now() - this.spanEnd >= pause(p);
     const agentInto = (ms: number) => () => this.agentSpeaking && this.clock.now() - this.spanStart >= ms;
+    // The session subscribes to the caller's events once its sockets are open: it is listening.
+    let listeningSince: number | undefined;
+    const listening = (p?: number) => () => {
+      if (this.events$.observed) listeningSince ??= this.clock.now();
+      return listeningSince !== undefined && this.clock.now() - listeningSince >= (p ?? SILENT_AGENT_PAUSE_MS);
+    };
+    let first = this.opts.agentSpeaksFirst === false;
+    const turn = (p?: number) => (first ? listening(p) : agentDone(p));
     for (const step of this.steps) {
       if (!this.running) break;
       if ('hangup' in step) {
-        await this.until(agentDone(step.pauseMs), due);
+        await this.until(turn(step.pauseMs), due);
         break;
       }
       if ('dtmf' in step) {
-        await this.until(agentDone(step.pauseMs), due);
+        await this.until(turn(step.pauseMs), due);
+        first = false;
         await this.press(step.dtmf, step.gapMs ?? 150, due);
         continue;
       }
-      await this.until(step.bargeInAfterMs !== undefined ? agentInto(step.bargeInAfterMs) : agentDone('pauseMs' in step ? step.pauseMs : undefined), due);
+      await this.until(step.bargeInAfterMs !== undefined ? agentInto(step.bargeInAfterMs) : turn('pauseMs' in step ? step.pauseMs : undefined), due);
+      first = false;
       if ('say' in step) {
         const audio = this.voiced.get(step.say);
         if (!audio) throw new Error(`no audio for caller line "${step.say}"`);
