@@ -328,7 +328,10 @@ export interface FakeServiceProcess {
 /** Starts the fake in a child process, so its work is not counted in the measured process. */
 export async function spawnFakeService(delays: Partial<FakeDelays> = {}): Promise<FakeServiceProcess> {
   const args = Object.entries(delays).flatMap(([k, v]) => [`--${k}`, String(v)]);
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, HIWAR_FAKE_EXIT_WITH_PARENT: '1' },
+  });
   const port = await new Promise<number>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', (l) => resolve((JSON.parse(l) as { port: number }).port));
@@ -368,5 +371,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   const fake = await startFakeService(delays);
   process.stdout.write(JSON.stringify({ port: fake.port }) + '\n');
-  process.on('SIGTERM', () => void fake.close().then(() => process.exit(0)));
+  const stop = () => void fake.close().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  // The parent holds our stdin open: when it dies (a killed bench, a test's timeout), the pipe
+  // closes and the fake goes too instead of lingering as an orphan on the machine.
+  if (process.env.HIWAR_FAKE_EXIT_WITH_PARENT) {
+    process.stdin.on('end', stop).on('close', stop).resume();
+  }
 }

@@ -69,7 +69,7 @@ test('the fake TTS socket, REST TTS and chat report their holds', async () => {
 
 test('npm run bench -- latency ends with its JSON figures, held delays included', async () => {
   const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', run, 'latency', '--quick', '1', '3'], { timeout: 60_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', run, 'latency', '--quick', '1', '3'], { timeout: 240_000 });
   const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
   assert.equal(last.bench, 'latency');
   assert.ok(last.turns >= 1, 'at least one measured turn');
