@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   bargein: async () => (await import('./bargein.ts')).bargein,
   density: async () => (await import('./density.ts')).density,
   soak: async () => (await import('./soak.ts')).soak,
+  'webrtc-density': async () => (await import('./webrtc-density.ts')).webrtcDensity,
 };
 const SCRIPTS = ['normalize', 'recognizer', 'call'];
 
