@@ -23,11 +23,10 @@ export interface AgentOutputOptions {
   /** Opus target bitrate in bits per second. @default 32000 */
   bitrate?: number;
   /**
-   * Opus encoder complexity, 0-10. libopus's own default (10) runs a signal analysis at 7 and
-   * above that costs about three quarters of the encode time (about 0.35 ms a 20 ms frame, so
-   * 1.7 % of a core per call: the largest cost of a web call in the server); at 6 a frame costs
-   * about 0.09 ms with the same bytes and within 1 dB of the waveform SNR on Arabic speech
-   * (bench/webrtc-density.ts, docs/webrtc.md).
+   * Opus encoder complexity, 0-10. At 7 and above libopus runs a signal analysis that costs most
+   * of its time on speech: 0.31 ms of CPU a 20 ms frame at libopus's default 10 (1.5 % of a core
+   * per talking agent, the largest cost of a web call in the server), 0.07 ms at 6, with packets
+   * of about the same size and a waveform SNR within 1 dB (`npx tsx bench/opus-cost.ts`).
    * @default 6
    */
   complexity?: number;
