@@ -122,13 +122,6 @@ interface Options {
 /** Forks one process of werift callers; resolves once they have all joined. */
 async function spawnCallers(url: string, n: number): Promise<{ child: ChildProcess; request: (type: 'mark' | 'stop') => Promise<CallersReport> }> {
   const child = fork(fileURLToPath(new URL('./webrtc-callers.ts', import.meta.url)), [url, SECRET, String(n)], { execArgv: ['--import', 'tsx'] });
-  // Real callers run on their own machines; here they share the cores with the server, so they
-  // yield to it: the server's lateness is then its own (and the machine's), not the bench's.
-  try {
-    setPriority(child.pid!, CALLERS_NICE);
-  } catch {
-    // Not allowed here: the callers compete at the same priority, and the figures say so.
-  }
   const waitFor = <T>(type: string) =>
     new Promise<T>((resolve, reject) => {
       const onMessage = (m: { type: string }) => {
@@ -142,6 +135,14 @@ async function spawnCallers(url: string, n: number): Promise<{ child: ChildProce
       child.once('exit', onExit);
     });
   await waitFor('joined');
+  // Real callers run on their own machines; here they share the cores with the server, so once
+  // joined (werift's DTLS handshakes are slow enough at full priority) they yield to it: the
+  // server's lateness is then its own and the machine's, not the bench's.
+  try {
+    setPriority(child.pid!, CALLERS_NICE);
+  } catch {
+    // Not allowed here: the callers compete at the same priority.
+  }
   return {
     child,
     request: (type) => {
