@@ -35,13 +35,23 @@ async function callerSpeech(): Promise<Buffer[]> {
   return packets;
 }
 
+const JOIN_TIMEOUT_MS = 30_000;
 const [url, secret, count] = process.argv.slice(2);
 const speech = await callerSpeech();
 const peers: WeriftPeer[] = [];
 for (let i = 0; i < Number(count); i++) {
   const res = await fetch(`${url}/webrtc/token`, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: '{}' });
   const { token } = (await res.json()) as { token: string };
-  peers.push(await WeriftPeer.join(url!, token, { decode: false, loop: speech, loopStart: (i * 97) % speech.length }));
+  const joined = WeriftPeer.join(url!, token, { decode: false, loop: speech, loopStart: (i * 97) % speech.length });
+  // A join that never completes (seen at 60 callers on a starved machine) fails the level
+  // instead of holding the bench forever.
+  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`caller ${i + 1} of ${count} did not join within ${JOIN_TIMEOUT_MS / 1000} s`)), JOIN_TIMEOUT_MS).unref());
+  try {
+    peers.push(await Promise.race([joined, timeout]));
+  } catch (err) {
+    console.error(`webrtc-callers: ${(err as Error).message}`);
+    process.exit(1);
+  }
 }
 
 function report(type: CallersReport['type']): CallersReport {

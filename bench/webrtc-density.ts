@@ -242,8 +242,16 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
   const o: Options = { seconds: Number(opt('seconds') ?? (quick ? 6 : 15)), rate: Number(opt('rate') ?? 24000) as OpusInputRate, workers: Number(opt('workers') ?? 1), complexity: opt('complexity') === undefined ? undefined : Number(opt('complexity')) };
   const voice = await agentVoice();
   const rows: WebRtcDensityRow[] = [];
+  let failed: { calls: number; error: string } | undefined;
   for (const n of levels) {
-    rows.push(await measure(n, o, voice));
+    try {
+      rows.push(await measure(n, o, voice));
+    } catch (err) {
+      // The callers could not all join (a starved machine): larger N would not fare better.
+      failed = { calls: n, error: (err as Error).message };
+      console.error(`webrtc-density: ${n} calls failed: ${failed.error}`);
+      break;
+    }
     console.error(`webrtc-density: ${JSON.stringify(rows.at(-1))}`);
   }
   const ok = rows.filter((r) => r.latePackets === 0);
@@ -258,6 +266,7 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
     levels: rows,
     maxCallsNoLatePackets: best?.calls ?? 0,
     callsPerCoreAtMax: best?.callsPerCore ?? null,
+    failed,
     targets: WEBRTC_DENSITY_TARGETS,
   };
   console.log(`\nwebrtc-density: ${o.seconds} s per level; werift callers in processes of their own (≤ ${CALLERS_PER_PROCESS} each, nice ${CALLERS_NICE}); Opus both ways; agent talking without pause, Opus input ${o.rate / 1000} kHz, complexity ${res.opusComplexity}; ${o.workers} mediasoup worker(s)`);
@@ -267,6 +276,7 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
     const cells = [r.calls, r.agentPackets, r.latePackets, r.maxLateMs, r.receivedRatio, r.jitterMeanMs, r.jitterMaxMs, r.arrivalDeviationMaxMs, r.callerLost, r.nodeCpuPct, r.workerCpuPct, r.loopDelayP99Ms, r.callersCpuPct, r.callsPerCore];
     console.log(cells.map((v, i) => String(v).padStart(head[i]!.length)).join('  '));
   }
+  if (failed) console.log(`${failed.calls} calls: not measured (${failed.error})`);
   table('webrtc-density: summary', [
     ['calls with zero late agent packets (largest N)', res.maxCallsNoLatePackets, `≥ ${WEBRTC_DENSITY_TARGETS.callsPerCore}`],
     ['calls per core there (node + worker CPU)', res.callsPerCoreAtMax, `≥ ${WEBRTC_DENSITY_TARGETS.callsPerCore}`],
