@@ -15,8 +15,45 @@ import { SignalingClient } from './signaling-client.ts';
 interface Received {
   source: SourceLabel;
   packets: { seq: number; timestamp: number; marker: boolean; at: number }[];
-  /** Decoded audio at 48 kHz, in arrival order. */
+  /** Decoded audio at 48 kHz, in arrival order (none when the peer was joined with `decode: false`). */
   pcm: Int16Array[];
+}
+
+export interface WeriftPeerOptions {
+  /** Decode what arrives into `pcm`. The density bench turns it off: it counts, it does not listen. @default true */
+  decode?: boolean;
+  /**
+   * Opus packets (20 ms each) sent round and round in place of silence, from packet `loopStart`:
+   * a caller that keeps talking at no encoding cost to the bench. @default none (silence)
+   */
+  loop?: Buffer[];
+  loopStart?: number;
+}
+
+/**
+ * Interarrival jitter of one received stream as RFC 3550 §6.4.1 estimates it (in ms): the
+ * smoothed deviation of each packet's spacing on arrival from its spacing in RTP time.
+ */
+export class ArrivalJitter {
+  jitterMs = 0;
+  /** The largest single deviation seen, in ms. */
+  maxDeviationMs = 0;
+  private lastTransit: number | undefined;
+  private lastTimestamp = 0;
+  private unwrapped = 0;
+
+  /** `arrivalMs` on a monotonic clock; `timestamp` in 48 kHz RTP units. */
+  add(arrivalMs: number, timestamp: number): void {
+    if (this.lastTransit !== undefined) this.unwrapped += ((timestamp - this.lastTimestamp) | 0) / 48;
+    this.lastTimestamp = timestamp;
+    const transit = arrivalMs - this.unwrapped;
+    if (this.lastTransit !== undefined) {
+      const d = Math.abs(transit - this.lastTransit);
+      this.jitterMs += (d - this.jitterMs) / 16;
+      if (d > this.maxDeviationMs) this.maxDeviationMs = d;
+    }
+    this.lastTransit = transit;
+  }
 }
 
 const opusCodec = () => new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2 });
@@ -56,24 +93,28 @@ export class WeriftPeer {
   /** Failures while setting up received streams (a test asserts there are none). */
   readonly errors: string[] = [];
 
-  private constructor(readonly sig: SignalingClient) {
+  private constructor(
+    readonly sig: SignalingClient,
+    private readonly opts: WeriftPeerOptions,
+  ) {
     this.silence = this.encoder.encode(Buffer.alloc(960 * 2));
     this.recvPc.onTrack.subscribe((track) => {
       track.onReceiveRtp.subscribe((rtp) => {
         const entry = this.bySsrc.get(rtp.header.ssrc);
         if (!entry) return;
+        entry.jitter.add(performance.now(), rtp.header.timestamp);
         entry.packets.push({ seq: rtp.header.sequenceNumber, timestamp: rtp.header.timestamp, marker: rtp.header.marker, at: Date.now() });
-        entry.pcm.push(bytesToPcm(entry.decoder.decode(rtp.payload)).slice());
+        if (this.opts.decode !== false) entry.pcm.push(bytesToPcm(entry.decoder.decode(rtp.payload)).slice());
       });
     });
   }
 
-  private readonly bySsrc = new Map<number, Received & { decoder: OpusCodec }>();
+  private readonly bySsrc = new Map<number, Received & { decoder: OpusCodec; jitter: ArrivalJitter }>();
 
   /** Joins with a room token; a caller starts sending (silence until `say`). */
-  static async join(baseUrl: string, token: string): Promise<WeriftPeer> {
+  static async join(baseUrl: string, token: string, opts: WeriftPeerOptions = {}): Promise<WeriftPeer> {
     const sig = await SignalingClient.connect(baseUrl);
-    const peer = new WeriftPeer(sig);
+    const peer = new WeriftPeer(sig, opts);
     sig.on((n) => {
       if (n.notification === 'newConsumer') peer.negotiating = peer.negotiating.then(() => peer.consume(n.data)).catch((e: Error) => {
           peer.errors.push(e.message);
@@ -124,8 +165,12 @@ export class WeriftPeer {
     tick();
   }
 
+  private loopAt = 0;
+
   private sendFrame(): void {
     let payload = this.silence;
+    const loop = this.opts.loop;
+    if (loop?.length) payload = loop[((this.opts.loopStart ?? 0) + this.loopAt++) % loop.length]!;
     const next = this.speech.shift();
     if (next) payload = this.encoder.encode(Buffer.from(next.buffer, next.byteOffset, next.byteLength));
     const header = new RtpHeader({ sequenceNumber: this.seq, timestamp: this.ts, payloadType: 111, marker: false });
@@ -164,7 +209,7 @@ export class WeriftPeer {
       `a=msid:${c.source} ${c.id}`,
     ].join('\r\n');
     this.consumers.push({ id: c.id, source: c.source, mid, mline });
-    const entry = { source: c.source, packets: [], pcm: [], decoder: new OpusCodec(48000, 1) };
+    const entry = { source: c.source, packets: [], pcm: [], decoder: new OpusCodec(48000, 1), jitter: new ArrivalJitter() };
     this.received.set(c.id, entry);
     this.bySsrc.set(ssrc, entry);
     const offer = remoteSdp(this.recvParams!, this.consumers.map((x) => x.mline), 'actpass').replace(/a=group:BUNDLE .*/, `a=group:BUNDLE ${this.consumers.map((x) => x.mid).join(' ')}`);
@@ -186,6 +231,11 @@ export class WeriftPeer {
   from(source: SourceLabel): Received {
     const all = [...this.received.values()].filter((r) => r.source === source);
     return { source, packets: all.flatMap((r) => r.packets), pcm: all.flatMap((r) => r.pcm) };
+  }
+
+  /** Arrival jitter of each stream received from one source. */
+  jitterFrom(source: SourceLabel): ArrivalJitter[] {
+    return [...this.received.values()].filter((r) => r.source === source).map((r) => (r as Received & { jitter: ArrivalJitter }).jitter);
   }
 
   async leave(): Promise<void> {

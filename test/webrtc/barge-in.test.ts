@@ -16,8 +16,10 @@ after(() => sandbox?.close());
 test('barge-in over WebRTC: the agent’s packets stop when the caller speaks over it', { timeout: 90_000 }, async () => {
   const greeting = 'مرحبًا بك في خدمة العملاء لدى البنك. يسعدنا أن نساعدك اليوم في كل ما يخص حساباتك وبطاقاتك وتحويلاتك. كيف يمكنني مساعدتك؟';
   const server = await startWebRtcServer(sandbox.client, { agent: { greeting } });
+  let joined: WeriftPeer | undefined;
   try {
     const caller = await WeriftPeer.join(server.url, (await server.token()).token);
+    joined = caller;
     await until(() => caller.from('agent').packets.length > 60, 'the greeting to be playing');
     caller.say(line);
     const call = () => server.host.calls[0]!;
@@ -46,6 +48,8 @@ test('barge-in over WebRTC: the agent’s packets stop when the caller speaks ov
     await caller.leave();
     await until(() => server.plugin.rooms === 0, 'the room to close');
   } finally {
+    // A failed check must not leave the caller's packet timer holding the test process open.
+    await joined?.drop();
     await server.close();
   }
 });

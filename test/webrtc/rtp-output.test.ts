@@ -31,7 +31,8 @@ async function outputOnManualClock(sampleRate: 24000 | 48000 = 24000) {
   const clock = new PacketClock({ manual: true });
   const sent: RtpPacket[] = [];
   const updates: PlaybackUpdate[] = [];
-  const out = new AgentOutput((b) => sent.push(parseRtp(b)), clock, { ssrc: 1234, sampleRate });
+  // The output reuses its packet buffer: keep a copy.
+  const out = new AgentOutput((b) => sent.push(parseRtp(Buffer.from(b))), clock, { ssrc: 1234, sampleRate });
   out.playback$.subscribe((u) => updates.push(u));
   return { clock, sent, updates, out };
 }
@@ -140,4 +141,26 @@ test('the shared packet clock runs on due times and stops its timer when nobody 
   assert.deepEqual(ticks, ticks.map((_, i) => i), 'no tick skipped');
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(ticks.length, n, 'stopped');
+});
+
+test('a packet that leaves more than 20 ms past its tick is counted late, when it leaves', async () => {
+  const clock = new PacketClock();
+  let blocked = false;
+  const out = new AgentOutput(
+    () => {
+      // The first packet's send stalls the event loop: every tick behind it runs late.
+      if (blocked) return;
+      blocked = true;
+      const until = performance.now() + 70;
+      while (performance.now() < until);
+    },
+    clock,
+  );
+  out.write({ samples: tone(0.2), sampleRate: 24000, time: 0 });
+  await new Promise((r) => setTimeout(r, 400));
+  await out.close();
+  assert.equal(out.stats.packets, 10);
+  // The stall (70 ms) holds back the ticks due during it: at least two leave > 20 ms late.
+  assert.ok(out.stats.latePackets >= 2, `late packets: ${out.stats.latePackets}`);
+  assert.ok(out.stats.maxLateMs >= 45, `max late ${out.stats.maxLateMs} ms`);
 });

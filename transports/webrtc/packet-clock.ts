@@ -73,6 +73,14 @@ export class PacketClock {
     };
   }
 
+  /**
+   * How far past its due time a tick is now, in milliseconds: what a packet sent at this moment
+   * on that tick is late by. A manual clock has no wall time: its ticks are never late.
+   */
+  lateness(tick: Tick): number {
+    return this.manual ? tick.lateMs : Math.max(0, performance.now() - tick.due);
+  }
+
   /** Runs one tick now (manual clocks). */
   step(): void {
     this.fire(this.nextDue, 0);

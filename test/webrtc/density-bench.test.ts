@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { webrtcDensity, type WebRtcDensityRow } from '../../bench/webrtc-density.ts';
+import { ArrivalJitter } from '../helpers/werift-peer.ts';
+
+test('arrival jitter (RFC 3550): zero on a steady stream, and a late packet shows in both figures', () => {
+  const steady = new ArrivalJitter();
+  // 20 ms apart in arrival and in RTP time (960 units at 48 kHz), across the 32-bit wrap.
+  for (let i = 0; i < 100; i++) steady.add(1000 + 20 * i, (0xffff_0000 + 960 * i) >>> 0);
+  assert.ok(steady.jitterMs < 1e-9 && steady.maxDeviationMs < 1e-9, `steady: ${steady.jitterMs} / ${steady.maxDeviationMs}`);
+  const bumpy = new ArrivalJitter();
+  for (let i = 0; i < 50; i++) bumpy.add(1000 + 20 * i + (i === 25 ? 30 : 0), 960 * i);
+  assert.ok(Math.abs(bumpy.maxDeviationMs - 30) < 1e-9, `worst deviation ${bumpy.maxDeviationMs}`);
+  assert.ok(bumpy.jitterMs > 0 && bumpy.jitterMs < 30 / 16 + 30 / 16, `jitter ${bumpy.jitterMs}`);
+});
+
+test('the WebRTC density bench runs end to end and reports every figure of a level', { timeout: 90_000 }, async () => {
+  // Two calls for two seconds: this checks the bench works (werift callers, mediasoup, the
+  // agent's Opus both ways), not how fast the machine is; no figure here is a timing bound.
+  const res = (await webrtcDensity({ quick: true, rest: ['2', '--seconds=2'] })) as { levels: WebRtcDensityRow[]; maxCallsNoLatePackets: number; bench: string };
+  assert.equal(res.bench, 'webrtc-density');
+  assert.equal(res.levels.length, 1);
+  const row = res.levels[0]!;
+  assert.equal(row.calls, 2);
+  // 2 calls × 50 packets a second × ~2 s, whatever the load: the clock catches up missed ticks.
+  assert.ok(row.agentPackets >= 150, `agent packets ${row.agentPackets}`);
+  assert.ok(row.receivedRatio > 0.8, `the callers received ${row.receivedRatio} of the agent's packets`);
+  assert.ok(row.callerPacketsIn >= 100, `the agent decoded ${row.callerPacketsIn} caller packets`);
+  assert.ok(row.nodeCpuPct > 0 && row.workerCpuPct > 0 && row.callersCpuPct > 0);
+  assert.ok(Number.isFinite(row.jitterMeanMs) && Number.isFinite(row.arrivalDeviationMaxMs));
+  assert.equal(res.maxCallsNoLatePackets, row.latePackets === 0 ? 2 : 0);
+});
