@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../session/logger.ts';
-import { CallManager, type SessionFactory } from './calls.ts';
+import { CallManager, type CallManagerOptions, type SessionFactory } from './calls.ts';
 import { ServerMetrics } from './metrics.ts';
 import type { CallHost, ServerPlugin } from './types.ts';
 
@@ -23,6 +23,8 @@ export interface AgentServerOptions {
   publicUrl?: string;
   /** Serve `/metrics` (it tells call volumes to whoever can reach the port). @default true */
   metrics?: boolean;
+  /** Told when each call has ended (post-call analytics); see `CallManagerOptions`. */
+  onCallEnded?: CallManagerOptions['onCallEnded'];
 }
 
 /**
@@ -43,6 +45,7 @@ export class AgentServer {
       logger: o.logger,
       maxCalls: o.maxCalls,
       publicUrl: (req) => publicUrlOf(req, o.publicUrl),
+      onCallEnded: o.onCallEnded,
     });
     this.http = createServer((req, res) => void this.onRequest(req, res));
     this.http.on('upgrade', (req, socket, head) => this.onUpgrade(req, socket, head));
