@@ -24,6 +24,22 @@ interface Piece {
   at: number;
 }
 
+/**
+ * Where a frame goes on the recording's timeline. Frames are stamped when they arrive or are
+ * written, which jitters, and a sender that fell behind (a busy machine, a congested network)
+ * catches up with a burst: stamps alone would cut speech with slivers of silence, overwrite its
+ * own tail, or push it seconds late. So a frame continues the previous one unless it starts more
+ * than `gapMs` after it: a real pause.
+ */
+const placed = (time: number, cursor: number, gapMs: number) => (time < cursor + gapMs ? cursor : time);
+/**
+ * The caller's stream is continuous (every adapter sends silence too, at the line's pace), so its
+ * frames are laid end to end; only a long hole (a stream on hold) is taken as a pause.
+ */
+const CALLER_GAP_MS = 5000;
+/** The agent's audio is written as it plays; beyond jitter, a gap is silence the caller heard. */
+const AGENT_GAP_MS = 60;
+
 /** A finished recording: a stereo WAV, caller on the left, agent on the right, one timeline. */
 export interface Recording {
   wav: Uint8Array;
@@ -46,6 +62,8 @@ export class CallRecorder {
   /** Latest clock time seen on either side: "now" for an interruption. */
   private latest = -Infinity;
   private agentCursor = -Infinity;
+  private callerCursor = -Infinity;
+  private readonly seen = new WeakSet<AudioFrame>();
 
   constructor(inner: Transport, opts: RecorderOptions = {}) {
     this.o = { ...RECORDER_DEFAULTS, ...opts };
@@ -89,13 +107,18 @@ export class CallRecorder {
   }
 
   private onCaller(f: AudioFrame): void {
+    // The session may subscribe more than once (its recognizer, its local VAD): each frame counts once.
+    if (this.seen.has(f)) return;
+    this.seen.add(f);
     this.latest = Math.max(this.latest, f.time);
-    if (this.fits(f.time)) this.caller.push({ samples: f.samples.slice(), rate: f.sampleRate, at: f.time });
+    const at = placed(f.time, this.callerCursor, CALLER_GAP_MS);
+    this.callerCursor = at + (f.samples.length / f.sampleRate) * 1000;
+    if (this.fits(at)) this.caller.push({ samples: f.samples.slice(), rate: f.sampleRate, at });
   }
 
   private onAgent(f: AudioFrame): void {
     this.latest = Math.max(this.latest, f.time);
-    const at = Math.max(f.time, this.agentCursor);
+    const at = placed(f.time, this.agentCursor, AGENT_GAP_MS);
     this.agentCursor = at + (f.samples.length / f.sampleRate) * 1000;
     if (this.fits(at)) this.agent.push({ samples: f.samples.slice(), rate: f.sampleRate, at });
   }
