@@ -16,6 +16,8 @@ Usage:
   hiwar serve [--agent agents/call-centre] [--port 8080] [--host 127.0.0.1] [--public-url URL]
       Serve the agent to telephony platforms (/telephony/<provider>), with /healthz and /metrics.
       Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. docs/telephony.md
+  hiwar worker [--redis URL] [--recordings DIR] [--webhook URL] [--concurrency 2]
+      Run post-call analytics jobs queued by hiwar serve --analytics. docs/analytics.md
   hiwar help
 
 Each command prints its own options with --help (hiwar demo --help).
@@ -28,6 +30,7 @@ const commands: Record<string, () => Promise<Command>> = {
   console: async () => (await import('./console.ts')).consoleCommand,
   sandbox: async () => (await import('./sandbox.ts')).sandboxCommand,
   serve: async () => (await import('./serve.ts')).serveCommand,
+  worker: async () => (await import('./worker.ts')).workerCommand,
 };
 
 /** Entry point of the `hiwar` command; returns the exit code. */

@@ -75,17 +75,20 @@ export async function balanceCall(serverUrl: string, callId: string, line: Int16
 export interface Receiver {
   url: string;
   deliveries: { headers: IncomingHttpHeaders; body: string }[];
+  /** Every request that arrived, answered or not. */
+  requests: number;
   /** Answer of the next requests: a status, or 'hang' to never answer. */
   answer: number | 'hang';
   close(): Promise<void>;
 }
 
 export async function startReceiver(): Promise<Receiver> {
-  const r: Receiver = { url: '', deliveries: [], answer: 200, close: async () => {} };
+  const r: Receiver = { url: '', deliveries: [], requests: 0, answer: 200, close: async () => {} };
   const server: Server = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
     req.on('end', () => {
+      r.requests++;
       if (r.answer === 'hang') return;
       if (r.answer === 200) r.deliveries.push({ headers: req.headers, body: Buffer.concat(parts).toString('utf8') });
       res.writeHead(r.answer).end();
