@@ -40,7 +40,7 @@ export async function callerLine(client: ServiceClient): Promise<Int16Array> {
 }
 
 /** Waits until the agent has spoken and then been quiet for `quietMs` (its turn is over). */
-async function agentDone(far: FarEnd, heardAtLeast: number, quietMs = 1500, timeoutMs = 60_000): Promise<void> {
+export async function agentDone(far: FarEnd, heardAtLeast: number, quietMs = 1000, timeoutMs = 60_000): Promise<void> {
   const give = Date.now() + timeoutMs;
   let last = far.played;
   let still = Date.now();
