@@ -59,7 +59,7 @@ export class AnalyticsWorker {
         concurrency: o.concurrency,
         lockDuration: o.lockDurationMs,
         stalledInterval: o.stalledIntervalMs,
-        // One stall (a killed worker) puts the job back; a job that kills every worker it meets fails.
+        // A job whose worker died goes back in line twice; a third death fails it (a job that kills workers).
         maxStalledCount: 2,
         settings: {
           backoffStrategy: (attemptsMade: number, type?: string, err?: Error) =>
