@@ -6,33 +6,15 @@ import type { AnalyticsJob } from '../../src/analytics/job.ts';
 import type { RecordingStore } from '../../src/analytics/store.ts';
 import type { ServiceClient } from '../../src/service/client.ts';
 import type { Clock } from '../../src/transport/clock.ts';
-import { decode, encode } from '../../transports/telephony/codec.ts';
-import { FarEnd, type PlatformProtocol } from '../telephony/far-end.ts';
+import { FarEnd } from '../telephony/far-end.ts';
+import { gatewayProtocol as gateway } from '../telephony/gateway.ts';
+
+export { gateway };
 import { pad, voiced } from '../helpers/sandbox.ts';
 
 export const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 export const CALLER_VOICE = 'ar-najdi-male-2';
 export const CALLER_LINE = 'كم رصيدي';
-
-const L16 = { codec: 'l16', sampleRate: 16000, frameMs: 20 } as const;
-
-/** A user's own gateway on `/telephony/pcm`: binary PCM16 at 16 kHz, JSON control, marks echoed. */
-export function gateway(): PlatformProtocol {
-  return {
-    rate: 16000,
-    opening: () => [],
-    audio: (pcm) => ({ binary: encode(L16, pcm) }),
-    stop: () => ({ text: JSON.stringify({ type: 'hangup' }) }),
-    read(msg) {
-      if ('binary' in msg) return [{ type: 'audio', pcm: decode(L16, msg.binary) }];
-      const m = JSON.parse(msg.text);
-      if (m.type === 'clear') return [{ type: 'clear' }];
-      if (m.type === 'mark') return [{ type: 'mark', name: m.name }];
-      return [{ type: 'other', raw: m }];
-    },
-    ackMark: (name) => ({ text: JSON.stringify({ type: 'mark', name }) }),
-  };
-}
 
 /** The caller's line, voiced by the sandbox in a male voice (the agent's is female). */
 export async function callerLine(client: ServiceClient): Promise<Int16Array> {
