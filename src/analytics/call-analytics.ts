@@ -45,7 +45,7 @@ export class CallAnalytics {
     this.recorders.delete(transport);
     if (!recorder || !report) return;
     const work = this.submit(transport, recorder, report, outcome).catch((err: Error) =>
-      this.o.logger.error({ call: transport.call.callId, err: err.message }, 'could not hand the call to analytics'),
+      this.o.logger.error({ call: transport.call.callId, err: err.message }, 'could not hand the call to analytics (its recording, if stored, stays in the store)'),
     );
     this.pending.add(work);
     void work.finally(() => this.pending.delete(work));

@@ -6,9 +6,13 @@ import { ANALYTICS_DEFAULTS, type AnalyticsOptions } from './options.ts';
 /** The backoff type name jobs carry; workers map it to the project's backoff policy. */
 export const BACKOFF_TYPE = 'hiwar';
 
-/** Redis connections for BullMQ: blocking commands must wait as long as they need. */
-export function redisConnection(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false });
+/**
+ * Redis connections for BullMQ. A worker's blocking commands must wait as long as they need
+ * (`maxRetriesPerRequest: null`); a producer's `add` gives up after some reconnects instead, so
+ * a server whose Redis is gone logs the job it could not queue rather than holding it forever.
+ */
+export function redisConnection(url: string, role: 'worker' | 'producer' = 'worker'): Redis {
+  return new Redis(url, { maxRetriesPerRequest: role === 'worker' ? null : 20 });
 }
 
 /**
@@ -22,7 +26,7 @@ export class AnalyticsQueue {
 
   constructor(redisUrl: string, opts: AnalyticsOptions = {}) {
     this.o = { ...ANALYTICS_DEFAULTS, ...opts };
-    this.connection = redisConnection(redisUrl);
+    this.connection = redisConnection(redisUrl, 'producer');
     // ioredis reconnects by itself; an error event without a listener would end the process.
     this.connection.on('error', () => {});
     this.queue = new Queue(this.o.queueName, { connection: this.connection });
