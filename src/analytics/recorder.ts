@@ -58,7 +58,7 @@ export class CallRecorder {
   private readonly caller: Piece[] = [];
   private readonly agent: Piece[] = [];
   private readonly o: Required<RecorderOptions>;
-  private origin: number | undefined;
+  private firstSeen: number | undefined;
   /** Latest clock time seen on either side: "now" for an interruption. */
   private latest = -Infinity;
   private agentCursor = -Infinity;
@@ -101,9 +101,10 @@ export class CallRecorder {
     };
   }
 
+  /** Within `maxSeconds` of the first audio seen (the cap keeps a stuck call from filling memory). */
   private fits(at: number): boolean {
-    this.origin ??= at;
-    return at - this.origin < this.o.maxSeconds * 1000;
+    this.firstSeen ??= at;
+    return at - this.firstSeen < this.o.maxSeconds * 1000;
   }
 
   private onCaller(f: AudioFrame): void {
@@ -138,11 +139,20 @@ export class CallRecorder {
     this.agentCursor = now;
   }
 
+  /**
+   * Time 0 of the recording: the earlier side's first audio. (Caller frames held back until the
+   * session subscribed can reach the recorder after the agent's first words, stamped earlier.)
+   */
+  private get start(): number {
+    return Math.min(this.caller[0]?.at ?? Infinity, this.agent[0]?.at ?? Infinity);
+  }
+
   /** Seconds recorded so far (the longer side). */
   get seconds(): number {
-    if (this.origin === undefined) return 0;
-    const end = (t: Piece[]) => t.reduce((n, p) => Math.max(n, p.at + (p.samples.length / p.rate) * 1000), this.origin!);
-    return (Math.max(end(this.caller), end(this.agent)) - this.origin) / 1000;
+    const start = this.start;
+    if (start === Infinity) return 0;
+    const end = (t: Piece[]) => t.reduce((n, p) => Math.max(n, p.at + (p.samples.length / p.rate) * 1000), start);
+    return (Math.max(end(this.caller), end(this.agent)) - start) / 1000;
   }
 
   /** Both sides on one timeline as a stereo WAV (silence where a side said nothing). */
@@ -161,6 +171,7 @@ export class CallRecorder {
 
   private async track(pieces: Piece[], len: number): Promise<Int16Array> {
     const rate = this.o.sampleRate;
+    const origin = this.start;
     const out = new Int16Array(len);
     // Pieces are joined into runs of contiguous audio first: resampling 20 ms frames one by one
     // would click at every frame edge.
@@ -174,7 +185,7 @@ export class CallRecorder {
         k += part.length;
       }
       const pcm = run.rate === rate ? joined : await resample(joined, run.rate, rate);
-      const start = Math.max(0, Math.round(((run.at - this.origin!) / 1000) * rate));
+      const start = Math.round(((run.at - origin) / 1000) * rate);
       if (start < len) out.set(pcm.subarray(0, len - start), start);
       run = undefined;
     };
