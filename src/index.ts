@@ -20,3 +20,9 @@ export { PLAYOUT_DEFAULTS, ReplyPlayout, type PlayoutOptions, type SpeechSink } 
 export { SPOKEN_FORM_DEFAULTS, SpokenForm, speechLength, type SpokenFormOptions } from './pipeline/spoken.ts';
 export { SPEAKER_DEFAULTS, type SpeakerOptions } from './pipeline/speaker.ts';
 export { STT_STAGE_DEFAULTS, type SttStageOptions } from './pipeline/stt.ts';
+export { CallAnalytics, type CallAnalyticsOptions, type JobSink } from './analytics/call-analytics.ts';
+export { CallRecorder, RECORDER_DEFAULTS, type RecorderOptions } from './analytics/recorder.ts';
+export { LocalFolderStore, type RecordingStore } from './analytics/store.ts';
+export { verifyWebhook, signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER, DELIVERY_HEADER } from './analytics/webhook.ts';
+export type { CallSummary, SummaryTurn } from './analytics/summary.ts';
+export type { AnalyticsJob } from './analytics/job.ts';

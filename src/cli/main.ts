@@ -19,6 +19,8 @@ Usage:
   hiwar status [--json]
       The instances of a cluster of servers (REDIS_URL): calls, waiting callers, loop delay,
       the key's sessions in use. docs/scaling.md
+  hiwar worker [--redis URL] [--recordings DIR] [--webhook URL] [--concurrency 2]
+      Run post-call analytics jobs queued by hiwar serve --analytics. docs/analytics.md
   hiwar help
 
 Each command prints its own options with --help (hiwar demo --help).
@@ -32,6 +34,7 @@ const commands: Record<string, () => Promise<Command>> = {
   sandbox: async () => (await import('./sandbox.ts')).sandboxCommand,
   serve: async () => (await import('./serve.ts')).serveCommand,
   status: async () => (await import('./status.ts')).statusCommand,
+  worker: async () => (await import('./worker.ts')).workerCommand,
 };
 
 /** Entry point of the `hiwar` command; returns the exit code. */

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Agent } from '../session/agent.ts';
 import { createLogger } from '../session/logger.ts';
+import { serveAnalytics } from '../analytics/serve-setup.ts';
 import { agentSessions } from '../server/agent-sessions.ts';
 import { AgentServer } from '../server/server.ts';
 import { CallTokens, isLoopback } from '../server/tokens.ts';
@@ -13,6 +14,7 @@ import { busyLineSynth, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptionsOf, lateClus
 
 export const SERVE_USAGE = `Usage: hiwar serve [--agent agents/call-centre] [--port 8080] [--host 127.0.0.1] [--public-url URL]
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
+                   [--analytics] [--recordings DIR]
 
 Serve an agent to telephony platforms (/telephony/<provider>), with /healthz and /metrics.
 Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. See docs/telephony.md.
@@ -26,6 +28,10 @@ Options:
   --media-token TOKEN    fixed token for platforms without webhooks (or HIWAR_MEDIA_TOKEN)
   --audiosocket-port N   also take Asterisk AudioSocket calls on this TCP port
   --model-ids KIND       vendor (default) or spec model names
+  --analytics            record calls and analyze each after it ends: as jobs for hiwar worker when
+                         REDIS_URL is set, else in this process (also on when
+                         HIWAR_ANALYTICS_WEBHOOK_URL is set); see docs/analytics.md
+  --recordings DIR       where recordings and results go (default recordings, or HIWAR_RECORDINGS_DIR)
   -h, --help             this text
 
 ${CLUSTER_USAGE}`;
@@ -44,6 +50,8 @@ export async function serveCommand(args: string[]): Promise<number> {
       'audiosocket-port': { type: 'string' },
       'model-ids': { type: 'string' },
       ...CLUSTER_FLAGS,
+      analytics: { type: 'boolean', default: false },
+      recordings: { type: 'string' },
     },
     SERVE_USAGE,
   );
@@ -66,15 +74,18 @@ export async function serveCommand(args: string[]): Promise<number> {
   const host = values.host!;
   const open = isLoopback(host);
   const mediaToken = values['media-token'] ?? process.env.HIWAR_MEDIA_TOKEN;
+  const analytics = await serveAnalytics({ enabled: values.analytics!, client: service.client, logger, recordingsDir: values.recordings });
+  const sessions = agentSessions({ client: service.client, agent, logger });
   const server = new AgentServer({
     port: Number(values.port),
     host,
     publicUrl: values['public-url'] ?? process.env.HIWAR_PUBLIC_URL,
     maxCalls,
     logger,
-    sessions: agentSessions({ client: service.client, agent, logger }),
+    sessions: analytics ? analytics.sessions(sessions) : sessions,
     admission: cluster?.admission,
     health: cluster?.health,
+    onCallEnded: analytics?.onCallEnded,
   });
   const tokens = new CallTokens({ secret: process.env.HIWAR_MEDIA_SECRET });
   const telephony = await import('../../transports/telephony/index.ts');
@@ -128,6 +139,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   say(`  telephony: ${telephony.providers.map((p) => `/telephony/${p.name}`).join(' ')}`);
   say(`  ${webrtc.message}`);
   say(`  health: ${url}/healthz   metrics: ${url}/metrics`);
+  if (analytics) say(`  ${analytics.describe}`);
   if (!open) {
     say(`  bound beyond localhost: webhooks need their platform's signing secret, media URLs a token${mediaToken ? '' : ' (set HIWAR_MEDIA_TOKEN for FreeSWITCH/Asterisk/jambonz/pcm)'}`);
   }
@@ -139,6 +151,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         await member?.stopTaking();
         await server.drain();
         await member?.leave();
+        await analytics?.close();
         for (const c of closers) await c();
         await service.close();
         resolveStop();

@@ -46,7 +46,10 @@ export class SandboxState {
    *   (a black-holed network path);
    * - `ttsStall`: on the next `times` TTS sockets, audio stops after `afterAudioS` seconds of a
    *   generation, mid-sentence, and the socket stays open and silent;
-   * - `listenDown`: /listen refuses every connection with 503 (the service is down).
+   * - `listenDown`: /listen refuses every connection with 503 (the service is down);
+   * - `httpBusy`: the next `times` HTTP requests (to `path` only, when given, e.g.
+   *   `/minutes-of-meeting/transcribe`) are answered 429 / 42901 with a Retry-After, as the
+   *   service does when the key's concurrency is used up elsewhere.
    */
   faults: {
     ttsSocketSilent: boolean;
@@ -54,7 +57,16 @@ export class SandboxState {
     listenDown?: boolean;
     listenBlackhole?: { afterAudioS: number; times: number };
     ttsStall?: { afterAudioS: number; times: number };
+    httpBusy?: { times: number; path?: string; retryAfterS?: number };
   } = { ttsSocketSilent: false, ttsSocketAuthFails: false };
+
+  /** Takes one use of `httpBusy` for a request to `path`: true when it is answered 429. */
+  takeBusy(path: string): boolean {
+    const f = this.faults.httpBusy;
+    if (!f || f.times <= 0 || (f.path && f.path !== path)) return false;
+    f.times--;
+    return true;
+  }
 
   /** Takes one use of a counted fault: true when this connection gets it. */
   takeFault(name: 'listenBlackhole' | 'ttsStall'): { afterAudioS: number } | undefined {

@@ -39,6 +39,12 @@ export interface CallManagerOptions {
   publicUrl: CallHost['publicUrl'];
   /** Asked for each call first (cluster mode: the key's budget across instances). Absent: every call runs. */
   admission?: CallAdmission;
+  /**
+   * Told once per call after it ended (post-call analytics), with the transport given to
+   * `runCall` and the session's report (none when the session failed). Not awaited: it never
+   * holds the call's slot; what it throws is logged.
+   */
+  onCallEnded?(transport: Transport, report: CallReport | undefined, outcome: CallOutcome): void;
 }
 
 interface Live {
@@ -118,8 +124,9 @@ export class CallManager implements CallHost {
       },
       error: () => {},
     });
+    let report: CallReport | undefined;
     const done = session.run().then(
-      (report) => action ?? outcomeOf(report.ended, fatal),
+      (r) => action ?? outcomeOf((report = r).ended, fatal),
       (err) => {
         log.error({ err: (err as Error).message }, 'session failed');
         return 'failed' as const;
@@ -133,6 +140,11 @@ export class CallManager implements CallHost {
     this.live.delete(entry);
     this.o.metrics.callEnded(provider, outcome);
     log.info({ outcome }, 'call ended');
+    try {
+      this.o.onCallEnded?.(transport, report, outcome);
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'call-ended hook failed');
+    }
     if (this.live.size === 0) for (const r of this.idle.splice(0)) r();
     return outcome;
   }

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../session/logger.ts';
-import { CallManager, type CallAdmission, type SessionFactory } from './calls.ts';
+import { CallManager, type CallAdmission, type CallManagerOptions, type SessionFactory } from './calls.ts';
 import { ServerMetrics } from './metrics.ts';
 import type { CallHost, ServerPlugin } from './types.ts';
 
@@ -30,6 +30,8 @@ export interface AgentServerOptions {
    * Default: 503 only while draining.
    */
   health?: () => { ready: boolean; body: Record<string, unknown> };
+  /** Told when each call has ended (post-call analytics); see `CallManagerOptions`. */
+  onCallEnded?: CallManagerOptions['onCallEnded'];
 }
 
 /**
@@ -51,6 +53,7 @@ export class AgentServer {
       maxCalls: o.maxCalls,
       publicUrl: (req) => publicUrlOf(req, o.publicUrl),
       admission: o.admission,
+      onCallEnded: o.onCallEnded,
     });
     this.http = createServer((req, res) => void this.onRequest(req, res));
     this.http.on('upgrade', (req, socket, head) => this.onUpgrade(req, socket, head));

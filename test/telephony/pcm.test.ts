@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startOf } from './wire.ts';
-import { decode, encode } from '../../transports/telephony/codec.ts';
 import { pcm } from '../../transports/telephony/pcm.ts';
-import type { PlatformProtocol } from './far-end.ts';
 import { mediaStreamSuite } from './media-stream-suite.ts';
+import { gatewayProtocol } from './gateway.ts';
 
 const open = (q: string, claims?: { callId?: string; parameters?: Record<string, string> }) => pcm.open({ url: new URL(`ws://h/telephony/pcm${q}`), headers: {}, claims });
 
@@ -41,27 +40,6 @@ describe('generic pcm wire format', () => {
     for (const bad of ['nope', '{"type":"dtmf","digit":"55"}', '{"type":"mark"}', '{"type":"other"}']) assert.equal(c.parse({ text: bad })[0]!.type, 'invalid', bad);
   });
 });
-
-const L16_16K = { codec: 'l16', sampleRate: 16000, frameMs: 20 } as const;
-
-/** A user's own gateway speaking the generic protocol: binary PCM16, JSON control, marks echoed. */
-function gatewayProtocol(): PlatformProtocol {
-  return {
-    rate: 16000,
-    opening: () => [],
-    audio: (pcm) => ({ binary: encode(L16_16K, pcm) }),
-    dtmf: (digit) => ({ text: JSON.stringify({ type: 'dtmf', digit }) }),
-    stop: () => ({ text: JSON.stringify({ type: 'hangup' }) }),
-    read(msg) {
-      if ('binary' in msg) return [{ type: 'audio', pcm: decode(L16_16K, msg.binary) }];
-      const m = JSON.parse(msg.text);
-      if (m.type === 'clear') return [{ type: 'clear' }];
-      if (m.type === 'mark') return [{ type: 'mark', name: m.name }];
-      return [{ type: 'other', raw: m }];
-    },
-    ackMark: (name) => ({ text: JSON.stringify({ type: 'mark', name }) }),
-  };
-}
 
 const gateway = {
   provider: 'pcm',

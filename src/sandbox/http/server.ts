@@ -138,6 +138,10 @@ export function createHandler(
       const key = state.keys.lookup(headerKey(req), where.region);
       if (!key) throw unauthorized();
       if (!key.may(match.route.endpoint)) throw forbidden(match.route.endpoint);
+      if (state.takeBusy(where.path)) {
+        res.setHeader('retry-after', String(state.faults.httpBusy?.retryAfterS ?? 1));
+        throw tooMany();
+      }
       const release = key.acquire();
       if (!release) throw tooMany();
       res.on('close', release);

@@ -1,0 +1,12 @@
+export { CallAnalytics, type CallAnalyticsOptions, type JobSink } from './call-analytics.ts';
+export { CallRecorder, RECORDER_DEFAULTS, type RecorderOptions, type Recording } from './recorder.ts';
+export { LocalFolderStore, type RecordingStore } from './store.ts';
+export { analyticsJobSchema, parseJob, jobForCall, type AnalyticsJob } from './job.ts';
+export { AnalyticsQueue } from './queue.ts';
+export { AnalyticsWorker, type JobResult } from './worker.ts';
+export { InProcessAnalytics } from './in-process.ts';
+export { runAnalyticsJob, resultKey, type RunnerDeps } from './runner.ts';
+export { buildSummary, arabicSummary, type CallSummary, type SummaryTurn } from './summary.ts';
+export { postWebhook, signWebhook, verifyWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER, DELIVERY_HEADER, type WebhookOptions } from './webhook.ts';
+export { verdictOf, AnalyticsError, type FailureVerdict } from './failures.ts';
+export { ANALYTICS_DEFAULTS, analyticsEnv, type AnalyticsOptions } from './options.ts';

@@ -1,0 +1,42 @@
+import type { BackoffPolicy } from '../service/retry.ts';
+
+/** Options of post-call analytics, on the serve side and in `hiwar worker`. */
+export interface AnalyticsOptions {
+  /** BullMQ queue name shared by `hiwar serve` and its workers. @default 'hiwar-analytics' */
+  queueName?: string;
+  /** Runs of a job before it is failed for good (429/5xx/network only). @default 8 */
+  attempts?: number;
+  /** Delay between runs: full-jitter exponential, never under a Retry-After. @default { maxRetries: 7, baseMs: 2000, capMs: 300000 } */
+  backoff?: BackoffPolicy;
+  /** Jobs one worker runs at once. @default 2 */
+  concurrency?: number;
+  /**
+   * How long a worker's hold on a job lasts without renewal; a worker that dies loses the job to
+   * another after this (and the stalled check). @default 30000
+   */
+  lockDurationMs?: number;
+  /** How often workers look for jobs whose worker died. @default 30000 */
+  stalledIntervalMs?: number;
+  /** Folder of the local recording store. @default 'recordings' */
+  recordingsDir?: string;
+}
+
+export const ANALYTICS_DEFAULTS: Required<AnalyticsOptions> = {
+  queueName: 'hiwar-analytics',
+  attempts: 8,
+  backoff: { maxRetries: 7, baseMs: 2000, capMs: 300_000 },
+  concurrency: 2,
+  lockDurationMs: 30_000,
+  stalledIntervalMs: 30_000,
+  recordingsDir: 'recordings',
+};
+
+/** Environment variables both `hiwar serve` and `hiwar worker` read. */
+export function analyticsEnv(env: NodeJS.ProcessEnv = process.env) {
+  return {
+    redisUrl: env.REDIS_URL || undefined,
+    webhookUrl: env.HIWAR_ANALYTICS_WEBHOOK_URL || undefined,
+    webhookSecret: env.HIWAR_ANALYTICS_SECRET || undefined,
+    recordingsDir: env.HIWAR_RECORDINGS_DIR || undefined,
+  };
+}

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import callCentre from '../../agents/call-centre/index.ts';
+import { CallAnalytics } from '../../src/analytics/call-analytics.ts';
+import { InProcessAnalytics } from '../../src/analytics/in-process.ts';
+import { splitRecording } from '../../src/analytics/channels.ts';
+import { LocalFolderStore } from '../../src/analytics/store.ts';
+import type { CallSummary } from '../../src/analytics/summary.ts';
+import { verifyWebhook } from '../../src/analytics/webhook.ts';
+import { agentSessions } from '../../src/server/agent-sessions.ts';
+import { AgentServer } from '../../src/server/server.ts';
+import { CallTokens } from '../../src/server/tokens.ts';
+import { createLogger } from '../../src/session/logger.ts';
+import { ScaledClock } from '../../src/transport/clock.ts';
+import { telephonyPlugin } from '../../transports/telephony/index.ts';
+import { runSandbox, type Running } from '../helpers/sandbox.ts';
+import { balanceCall, callerLine, startReceiver, until, type Receiver } from './harness.ts';
+
+const SECRET = 'whsec-test-0123456789';
+let sandbox: Running;
+let receiver: Receiver;
+let dir: string;
+const wallet = () => sandbox.sandbox.state.keys.lookup(sandbox.key, 'global')!.credits;
+
+before(async () => {
+  sandbox = await runSandbox();
+  receiver = await startReceiver();
+  dir = await mkdtemp(join(tmpdir(), 'hiwar-analytics-'));
+});
+after(async () => {
+  await receiver.close();
+  await sandbox.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('without Redis: a served call is recorded, analyzed in-process, and its signed summary reaches the webhook once', async () => {
+  // Real time: the sandbox then voices ahead of playout even on a loaded machine, and the
+  // recording has no holes its closed-set recognizer would stumble on.
+  const clock = new ScaledClock(1);
+  const logger = createLogger('silent');
+  const store = new LocalFolderStore(dir);
+  const runner = new InProcessAnalytics({ client: sandbox.client, store, webhook: { url: receiver.url, secret: SECRET }, logger });
+  const analytics = new CallAnalytics({ store, sink: runner, logger });
+  const agent = { ...callCentre, greeting: 'أهلًا بك في بنك الواحة.', voice: { ...callCentre.voice, firstAudioTimeoutMs: 20_000 } };
+  const server = new AgentServer({
+    port: 0,
+    logger,
+    sessions: analytics.sessions(agentSessions({ client: sandbox.client, agent, logger, clock })),
+    onCallEnded: analytics.onCallEnded,
+  });
+  server.use(telephonyPlugin(server.host, { open: true, logger, media: { clock }, tokens: new CallTokens() }));
+  const { url } = await server.listen();
+  try {
+    const spentBefore = wallet();
+    await balanceCall(url, 'call-in-process-1', await callerLine(sandbox.client), clock);
+    await until(() => receiver.deliveries.length > 0, 'the webhook got the summary', 90_000);
+    await analytics.flush();
+    await runner.close();
+    assert.equal(receiver.deliveries.length, 1, 'delivered exactly once');
+
+    const d = receiver.deliveries[0]!;
+    assert.ok(verifyWebhook(d.body, d.headers, SECRET), 'the signature verifies with the shared secret');
+    assert.equal(verifyWebhook(d.body, d.headers, 'another-secret'), false);
+    assert.equal(verifyWebhook(`${d.body} `, d.headers, SECRET), false, 'a changed body fails');
+    const s = JSON.parse(d.body) as CallSummary;
+    assert.equal(d.headers['x-hiwar-delivery'], s.jobId);
+    assert.equal(s.type, 'call.analyzed');
+    assert.equal(s.call.callId, 'call-in-process-1');
+    assert.equal(s.call.from, '+971500000001');
+    assert.equal(s.diarization, 'ok', 'the service told the speakers apart');
+    const callerTurns = s.turns.filter((t) => t.role === 'caller');
+    const agentTurns = s.turns.filter((t) => t.role === 'agent');
+    assert.ok(callerTurns.some((t) => /رصيدي/.test(t.text)), `the caller's question among the caller's turns: ${JSON.stringify(s.turns)}`);
+    assert.ok(agentTurns.some((t) => /الواحة/.test(t.text)), `the greeting among the agent's turns: ${JSON.stringify(s.turns)}`);
+    assert.ok(agentTurns.some((t) => /رصيد/.test(t.text) && t.start > callerTurns[0]!.start), 'the answer came after the question');
+    assert.notEqual(callerTurns[0]!.speaker, agentTurns[0]!.speaker, 'two diarized speakers');
+    assert.ok(s.turns.every((t) => t.sentiment && t.gender), 'every turn carries sentiment and gender');
+    assert.equal(s.gender.caller, 'male');
+    assert.equal(s.gender.agent, 'female');
+    assert.ok(s.keywords.length > 0, 'keywords');
+    assert.ok(s.minutes && s.minutes.length > 0, 'minutes');
+    assert.ok(s.liveTranscript.some((t) => t.role === 'user' && /رصيدي/.test(t.text)), 'the live transcript rides along');
+    assert.match(s.summaryAr, /مكالمة من \+971500000001/);
+    assert.match(s.summaryAr, /رصيدي/);
+
+    // The recording: both sides, on their own channels, in the store.
+    const wav = splitRecording(new Uint8Array(await readFile(s.recording.location)));
+    const loud = (pcm: Int16Array) => pcm.reduce((n, v) => n + (Math.abs(v) > 2000 ? 1 : 0), 0) / wav.sampleRate;
+    assert.ok(loud(wav.caller) > 0.2 && loud(wav.agent) > 1, 'speech on both channels');
+    assert.ok(s.recording.seconds > 3);
+    const spent = spentBefore - wallet();
+    assert.ok(spent > 0, 'the analytics were paid for');
+  } finally {
+    await server.close();
+  }
+});
