@@ -22,7 +22,7 @@ const WORKER_KEY = 'sk-sandbox-worker-key-00001';
 
 test('a job outlives the serve that queued it (SIGKILL) and the worker that held it (SIGKILL): another worker finishes it, paying once, delivering once', async () => {
   const redis = await startRedis();
-  const sandbox = await runSandbox({ keys: [{ key: SERVE_KEY, credits: 10_000_000 }, { key: WORKER_KEY, credits: 10_000_000 }] });
+  const sandbox = await runSandbox({ keys: [{ key: SERVE_KEY, credits: 10_000_000, concurrency: 32 }, { key: WORKER_KEY, credits: 10_000_000 }] });
   const receiver = await startReceiver();
   const dir = await mkdtemp(join(tmpdir(), 'hiwar-kill-'));
   const store = new LocalFolderStore(dir);
@@ -30,6 +30,8 @@ test('a job outlives the serve that queued it (SIGKILL) and the worker that held
   const wallet = () => sandbox.sandbox.state.keys.lookup(WORKER_KEY, 'global')!.credits;
   const env = {
     REDIS_URL: redis.url,
+    // With REDIS_URL the server is in cluster mode: it must be told what the key allows.
+    HIWAR_KEY_SESSIONS: '32',
     HIWAR_BASE_URL: sandbox.sandbox.url,
     HIWAR_RECORDINGS_DIR: dir,
     HIWAR_ANALYTICS_WEBHOOK_URL: receiver.url,
