@@ -32,7 +32,9 @@ test('WAV-file transport: a recorded caller in, the agent’s answer written out
   const line = await voiced(sb.client, 'متى يفتح الفرع غدا', 16000, 'ar-uae-male-1');
   writeFileSync(join(dir, 'in.wav'), encodeWav(concatPcm([silence(0.5, 16000), line, silence(0.3, 16000)]), 16000));
   const clock = new ScaledClock(3);
-  const transport = await WavFileTransport.open(join(dir, 'in.wav'), { outPath: join(dir, 'out.wav'), clock, tailMs: 9000 });
+  // The file's caller stays on the line for a fixed tail: long enough for the answer on a loaded
+  // machine (9 s at 3x left 3 s of wall time, and CI once cut the answer off).
+  const transport = await WavFileTransport.open(join(dir, 'in.wav'), { outPath: join(dir, 'out.wav'), clock, tailMs: 24_000 });
   const session = new AgentSession({ client: sb.client, transport, agent: { ...callCentre, greeting: undefined }, clock, logger: createLogger('silent') });
   const report = await session.run();
   await transport.save();
