@@ -13,7 +13,7 @@
  * Asterisk's queue) says what was heard. `MEDIA_XOFF`/`MEDIA_XON` pause and resume sending;
  * `HANGUP` ends the call from inside the stream.
  */
-import { dtmfDigit, json, type Inbound, type MediaFormat, type ProviderConnection, type TelephonyProvider, type WireCodec, type WireMessage } from './provider.ts';
+import { dtmfEvent, json, type Inbound, type MediaFormat, type ProviderConnection, type TelephonyProvider, type WireCodec, type WireMessage } from './provider.ts';
 
 export type ControlFormat = 'plain' | 'json';
 
@@ -86,8 +86,7 @@ class AsteriskConnection implements ProviderConnection {
       case 'MEDIA_START':
         return [this.start(c)];
       case 'DTMF_END': {
-        const digit = dtmfDigit(c.fields.digit);
-        return digit ? [{ type: 'dtmf', digit }] : [{ type: 'invalid', reason: `DTMF_END without a valid digit` }];
+        return dtmfEvent(c.fields.digit, 'DTMF_END without a valid digit');
       }
       case 'MEDIA_MARK_PROCESSED': {
         const name = text(c.fields.correlation_id) ?? c.words[0];

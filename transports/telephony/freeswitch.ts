@@ -16,7 +16,7 @@
  * optionally `call_id`; the metadata text, when it is JSON, adds `uuid`/`call_id`, `from`, `to`
  * and custom parameters. Without metadata the call starts with the first audio frame.
  */
-import { b64, dtmfDigit, json, type Inbound, type MediaFormat, type ProviderConnection, type TelephonyProvider, type WireMessage } from './provider.ts';
+import { b64, dtmfEvent, json, type Inbound, type MediaFormat, type ProviderConnection, type TelephonyProvider, type WireMessage } from './provider.ts';
 import { randomUUID } from 'node:crypto';
 
 const RATES = [8000, 16000];
@@ -71,8 +71,7 @@ class FreeswitchConnection implements ProviderConnection {
       // not JSON
     }
     if (m?.type === 'dtmf') {
-      const digit = dtmfDigit(m.digit);
-      return digit ? [{ type: 'dtmf', digit }] : [{ type: 'invalid', reason: `not a DTMF digit: ${JSON.stringify(m.digit)}` }];
+      return dtmfEvent(m.digit, `not a DTMF digit: ${JSON.stringify(m.digit)}`);
     }
     if (m?.type === 'hangup') return [{ type: 'stop', reason: 'caller hung up' }];
     return [{ type: 'invalid', reason: `unexpected text from FreeSWITCH: ${text.slice(0, 60)}` }];

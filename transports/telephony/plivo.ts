@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { b64, dtmfDigit, fromB64, json, parseJson, xmlEscape, type Inbound, type MediaFormat, type TelephonyProvider, type WebhookContext } from './provider.ts';
+import { b64, dtmfEvent, json, mediaEvent, parseJson, xmlEscape, type Inbound, type MediaFormat, type TelephonyProvider, type WebhookContext } from './provider.ts';
 
 /**
  * Plivo audio streams (`<Stream bidirectional="true">`): JSON text frames, mu-law 8 kHz or L16
@@ -33,17 +33,10 @@ export const plivo: TelephonyProvider = {
             format = { codec, sampleRate, frameMs: 20 };
             return [{ type: 'start', call: { callId: String(s.callId ?? ''), streamId, parameters: extraHeaders(m.extra_headers ?? s.extraHeaders) }, input: format }];
           }
-          case 'media': {
-            const media = m.media ?? {};
-            if (media.track && media.track !== 'inbound') return [];
-            if (typeof media.payload !== 'string') return [{ type: 'invalid', reason: 'media without payload' }];
-            const chunk = Number(media.chunk);
-            return [{ type: 'audio', payload: fromB64(media.payload), ...(Number.isFinite(chunk) ? { seq: chunk } : {}) }];
-          }
-          case 'dtmf': {
-            const digit = dtmfDigit(m.dtmf?.digit ?? m.digit);
-            return digit ? [{ type: 'dtmf', digit }] : [{ type: 'invalid', reason: 'bad dtmf digit' }];
-          }
+          case 'media':
+            return mediaEvent(m.media);
+          case 'dtmf':
+            return dtmfEvent(m.dtmf?.digit ?? m.digit);
           case 'playedStream':
             return typeof m.name === 'string' ? [{ type: 'mark', name: m.name }] : [{ type: 'invalid', reason: 'playedStream without name' }];
           case 'clearedAudio':

@@ -177,3 +177,22 @@ export const dtmfDigit = (d: unknown): string | undefined => {
   const s = String(d ?? '').trim().toUpperCase();
   return /^[0-9*#A-D]$/.test(s) ? s : undefined;
 };
+
+/** A key press as the contract's item, or `invalid` with the platform's own reason. */
+export const dtmfEvent = (d: unknown, reason = 'bad dtmf digit'): Inbound[] => {
+  const digit = dtmfDigit(d);
+  return digit ? [{ type: 'dtmf', digit }] : [{ type: 'invalid', reason }];
+};
+
+/**
+ * The `media` event of the JSON media streams (Twilio, Telnyx, Plivo): only the inbound track;
+ * `chunk` orders the frames, or else `timestamp` where the platform sends one instead (Telnyx).
+ */
+export function mediaEvent(media: Record<string, any> | undefined, orderBy: 'chunk' | 'chunk-or-timestamp' = 'chunk'): Inbound[] {
+  const m = media ?? {};
+  if (m.track && m.track !== 'inbound') return [];
+  if (typeof m.payload !== 'string') return [{ type: 'invalid', reason: 'media without payload' }];
+  const chunk = Number(m.chunk);
+  const ts = orderBy === 'chunk-or-timestamp' ? Number(m.timestamp) : NaN;
+  return [{ type: 'audio', payload: fromB64(m.payload), ...(Number.isFinite(chunk) ? { seq: chunk } : Number.isFinite(ts) ? { timestampMs: ts } : {}) }];
+}

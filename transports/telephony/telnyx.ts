@@ -1,5 +1,5 @@
 import { createPublicKey, verify } from 'node:crypto';
-import { b64, dtmfDigit, fromB64, json, parseJson, xmlEscape, type Inbound, type MediaFormat, type TelephonyProvider } from './provider.ts';
+import { b64, dtmfEvent, json, mediaEvent, parseJson, xmlEscape, type Inbound, type MediaFormat, type TelephonyProvider } from './provider.ts';
 
 /**
  * Telnyx media streaming, bidirectional in RTP mode: JSON text frames like Twilio's but in
@@ -40,18 +40,10 @@ export const telnyx: TelephonyProvider = {
             for (const [k, v] of Object.entries(s.custom_parameters ?? s.customParameters ?? {})) params[k] = String(v);
             return [{ type: 'start', call: { callId: String(s.call_control_id ?? s.call_sid ?? ''), streamId, from: s.from, to: s.to, parameters: params }, input: format }];
           }
-          case 'media': {
-            const media = m.media ?? {};
-            if (media.track && media.track !== 'inbound') return [];
-            if (typeof media.payload !== 'string') return [{ type: 'invalid', reason: 'media without payload' }];
-            const chunk = Number(media.chunk);
-            const ts = Number(media.timestamp);
-            return [{ type: 'audio', payload: fromB64(media.payload), ...(Number.isFinite(chunk) ? { seq: chunk } : Number.isFinite(ts) ? { timestampMs: ts } : {}) }];
-          }
-          case 'dtmf': {
-            const digit = dtmfDigit(m.dtmf?.digit);
-            return digit ? [{ type: 'dtmf', digit }] : [{ type: 'invalid', reason: 'bad dtmf digit' }];
-          }
+          case 'media':
+            return mediaEvent(m.media, 'chunk-or-timestamp');
+          case 'dtmf':
+            return dtmfEvent(m.dtmf?.digit);
           case 'mark':
             return typeof m.mark?.name === 'string' ? [{ type: 'mark', name: m.mark.name }] : [{ type: 'invalid', reason: 'mark without name' }];
           case 'stop':

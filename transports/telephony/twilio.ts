@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { safeEqual } from '../../src/server/tokens.ts';
-import { b64, dtmfDigit, fromB64, json, parseJson, xmlEscape, type Inbound, type TelephonyProvider, type WebhookContext } from './provider.ts';
+import { b64, dtmfEvent, json, mediaEvent, parseJson, xmlEscape, type Inbound, type TelephonyProvider, type WebhookContext } from './provider.ts';
 
 /**
  * Twilio Media Streams, bidirectional (`<Connect><Stream>`): JSON text frames, mu-law 8 kHz in
@@ -40,17 +40,10 @@ export const twilio: TelephonyProvider = {
               },
             ];
           }
-          case 'media': {
-            const media = m.media ?? {};
-            if (media.track && media.track !== 'inbound') return [];
-            if (typeof media.payload !== 'string') return [{ type: 'invalid', reason: 'media without payload' }];
-            const chunk = Number(media.chunk);
-            return [{ type: 'audio', payload: fromB64(media.payload), ...(Number.isFinite(chunk) ? { seq: chunk } : {}) }];
-          }
-          case 'dtmf': {
-            const digit = dtmfDigit(m.dtmf?.digit);
-            return digit ? [{ type: 'dtmf', digit }] : [{ type: 'invalid', reason: 'bad dtmf digit' }];
-          }
+          case 'media':
+            return mediaEvent(m.media);
+          case 'dtmf':
+            return dtmfEvent(m.dtmf?.digit);
           case 'mark':
             return typeof m.mark?.name === 'string' ? [{ type: 'mark', name: m.mark.name }] : [{ type: 'invalid', reason: 'mark without name' }];
           case 'stop':
