@@ -4,16 +4,8 @@ import { generateKey } from '../../src/sandbox/keys.ts';
 import { twilioSignature } from '../../transports/telephony/twilio.ts';
 import { pad, runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
 import { FarEnd } from './far-end.ts';
-import { agentTurns, startServe, waitFor, type Served } from './serve.ts';
+import { agentTurns, startServe, twilioCall, waitFor } from './serve.ts';
 import { twilioProtocol } from './twilio-protocol.ts';
-
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-
-async function twilioCall(s: Served, callSid: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${s.url}/telephony/twilio`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: form({ CallSid: callSid }) });
-  const xml = await res.text();
-  return { status: res.status, xml, streamUrl: /<Stream url="([^"]+)"/.exec(xml)?.[1] };
-}
 
 describe('hiwar serve: many calls in one process', () => {
   let sandbox: Running;

@@ -6,7 +6,7 @@ import { generateKey } from '../../src/sandbox/keys.ts';
 import { twilioSignature } from '../../transports/telephony/twilio.ts';
 import { pad, runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
 import { FarEnd } from './far-end.ts';
-import { agentTurns, startServe, waitFor, type Served } from './serve.ts';
+import { agentTurns, startServe, twilioCall, waitFor } from './serve.ts';
 import { twilioProtocol } from './twilio-protocol.ts';
 
 /** Status of a WebSocket upgrade: 101 when accepted, else the HTTP status of the refusal. */
@@ -20,14 +20,6 @@ function upgradeStatus(url: string): Promise<number> {
     ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
     ws.on('error', () => resolve(-1));
   });
-}
-
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-
-async function twilioCall(s: Served, callSid: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${s.url}/telephony/twilio`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: form({ CallSid: callSid }) });
-  const xml = await res.text();
-  return { status: res.status, xml, streamUrl: /<Stream url="([^"]+)"/.exec(xml)?.[1] };
 }
 
 describe('hiwar serve: security and drain', () => {
