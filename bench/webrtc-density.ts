@@ -8,17 +8,19 @@
  *
  * Per N: agent packets sent and how many left > 20 ms past their due time (measured as each
  * leaves), the callers' arrival jitter (RFC 3550), the CPU of the server process and of the
- * worker, and calls per core = N / the cores those two used. The answer is the largest N with
- * zero late agent packets.
+ * worker, and calls per core = N / the cores those two used, and what held up each late tick
+ * (bench/webrtc-trace.ts). A warm-up level (the smallest N unless --warmup=N; 0 for none) runs
+ * first and is shown but not counted. The answer is the largest N such that every level up to it
+ * had zero late agent packets.
  *
- * `npm run bench -- webrtc-density [--quick] [N…] [--seconds=S] [--rate=24000|48000] [--workers=W] [--complexity=C]`
+ * `npm run bench -- webrtc-density [--quick] [N…] [--seconds=S] [--warmup=N] [--warmup-seconds=S] [--rate=24000|48000] [--workers=W] [--complexity=C]`
  * or `npx tsx bench/webrtc-density.ts` with the same arguments. Prints a table, then (through
  * bench/run.ts, or directly) one JSON object of every figure as its last line.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setPriority } from 'node:os';
+import os, { setPriority } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +35,7 @@ import type { AgentParticipant } from '../transports/webrtc/agent-participant.ts
 import { createWebRtcPlugin, type WebRtcPlugin } from '../transports/webrtc/index.ts';
 import { round, table, type BenchArgs } from './harness.ts';
 import type { CallersReport } from './webrtc-callers.ts';
+import { TickTrace, type TraceReport } from './webrtc-trace.ts';
 
 export const WEBRTC_DENSITY_TARGETS = { callsPerCore: 40, latePackets: 0 };
 
@@ -109,6 +112,12 @@ export interface WebRtcDensityRow {
   callersCpuPct: number;
   /** calls / (node + worker CPU in cores). */
   callsPerCore: number;
+  /** Not counted: the warm-up level that runs before the others. */
+  warmup?: boolean;
+  /** The machine's 1-minute load average as the level started. */
+  load?: number;
+  /** What happened around each late tick of the packet clock (bench/webrtc-trace.ts). */
+  trace: TraceReport;
 }
 
 interface Options {
@@ -177,6 +186,8 @@ async function measure(n: number, o: Options, voice: Int16Array): Promise<WebRtc
     void Promise.resolve(plugin.handleRequest?.(req, res, new URL(req.url ?? '/', 'http://x'))).then((mine) => mine || res.writeHead(404).end());
   });
   server.on('upgrade', (req, socket, head) => plugin.handleUpgrade?.(req, socket, head, new URL(req.url ?? '/', 'http://x')) || socket.destroy());
+  // Listens first on the clock, before any agent output subscribes.
+  const trace = new TickTrace(plugin.clock);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const procs = Math.ceil(n / CALLERS_PER_PROCESS);
@@ -185,6 +196,7 @@ async function measure(n: number, o: Options, voice: Int16Array): Promise<WebRtc
     // One process at a time: joining is the costly part of werift (DTLS in JS).
     for (let i = 0; i < procs; i++) callers.push(await spawnCallers(url, Math.floor(n / procs) + (i < n % procs ? 1 : 0)));
     await sleep(3000); // settle: the last ICE and DTLS handshakes, first packets
+    trace.listenLast();
     // The window: counters and CPU from here to its end.
     const marked = await Promise.all(callers.map((c) => c.request('mark')));
     const before = snapshot(host);
@@ -194,13 +206,15 @@ async function measure(n: number, o: Options, voice: Int16Array): Promise<WebRtc
     loop.enable();
     const cpu0 = process.cpuUsage();
     const w0 = await workerCpu(plugin);
+    trace.start();
     const t0 = performance.now();
     await sleep(o.seconds * 1000);
     const elapsed = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    const after = snapshot(host);
     const w1 = await workerCpu(plugin);
     loop.disable();
-    const after = snapshot(host);
+    const traced = await trace.stop();
     const maxLateMs = Math.max(0, ...host.outputs.map((x) => x.stats.maxLateMs));
     host.outputs.forEach((x, i) => (x.stats.maxLateMs = Math.max(x.stats.maxLateMs, maxLate0[i] ?? 0)));
     const stopped = await Promise.all(callers.map((c) => c.request('stop')));
@@ -227,8 +241,10 @@ async function measure(n: number, o: Options, voice: Int16Array): Promise<WebRtc
       loopDelayP99Ms: round(loop.percentile(99) / 1e6)!,
       callersCpuPct: round(((sum(stopped.map((r) => r.cpuSeconds)) - sum(marked.map((r) => r.cpuSeconds))) / elapsed) * 100)!,
       callsPerCore: Math.round(n / ((nodeCpuPct + workerCpuPct) / 100)),
+      trace: traced,
     };
   } finally {
+    trace.close();
     for (const c of callers) if (c.child.exitCode === null) c.child.kill();
     await plugin.close?.();
     server.close();
@@ -239,13 +255,25 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
   const opt = (name: string) => rest.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
   const levels = rest.filter((a) => /^\d+$/.test(a)).map(Number);
   if (!levels.length) levels.push(...(quick ? [10, 20] : [20, 40, 60]));
+  levels.sort((a, b) => a - b);
   const o: Options = { seconds: Number(opt('seconds') ?? (quick ? 6 : 15)), rate: Number(opt('rate') ?? 24000) as OpusInputRate, workers: Number(opt('workers') ?? 1), complexity: opt('complexity') === undefined ? undefined : Number(opt('complexity')) };
+  // The first level run in a process pays for warming up (the JIT on the server's per-packet
+  // paths, a fresh mediasoup worker, the callers' processes starting): a level of its own that
+  // is shown but not counted. Off by default with --quick.
+  const warmupCalls = Number(opt('warmup') ?? (quick ? 0 : levels[0]));
   const voice = await agentVoice();
+  let warmup: WebRtcDensityRow | undefined;
+  if (warmupCalls > 0) {
+    const load = loadavg();
+    warmup = { ...(await measure(warmupCalls, { ...o, seconds: Number(opt('warmup-seconds') ?? o.seconds) }, voice)), warmup: true, load };
+    console.error(`webrtc-density: warm-up (not counted): ${JSON.stringify(warmup)}`);
+  }
   const rows: WebRtcDensityRow[] = [];
   let failed: { calls: number; error: string } | undefined;
   for (const n of levels) {
+    const load = loadavg();
     try {
-      rows.push(await measure(n, o, voice));
+      rows.push({ ...(await measure(n, o, voice)), load });
     } catch (err) {
       // The callers could not all join (a starved machine): larger N would not fare better.
       failed = { calls: n, error: (err as Error).message };
@@ -254,8 +282,11 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
     }
     console.error(`webrtc-density: ${JSON.stringify(rows.at(-1))}`);
   }
-  const ok = rows.filter((r) => r.latePackets === 0);
-  const best = ok.length ? ok.reduce((a, b) => (b.calls > a.calls ? b : a)) : undefined;
+  // The answer holds only if every level up to it was clean: a late packet at 20 calls is not
+  // excused by a clean run at 60.
+  const firstLate = rows.find((r) => r.latePackets > 0);
+  const clean = rows.filter((r) => !firstLate || r.calls < firstLate.calls);
+  const best = clean.at(-1);
   const res = {
     bench: 'webrtc-density',
     quick,
@@ -263,26 +294,44 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
     workers: o.workers,
     opusInputRate: o.rate,
     opusComplexity: o.complexity ?? AGENT_OUTPUT_DEFAULTS.complexity,
+    warmup,
     levels: rows,
     maxCallsNoLatePackets: best?.calls ?? 0,
     callsPerCoreAtMax: best?.callsPerCore ?? null,
+    firstLevelWithLatePackets: firstLate?.calls ?? null,
     failed,
     targets: WEBRTC_DENSITY_TARGETS,
   };
-  console.log(`\nwebrtc-density: ${o.seconds} s per level; werift callers in processes of their own (≤ ${CALLERS_PER_PROCESS} each, nice ${CALLERS_NICE}); Opus both ways; agent talking without pause, Opus input ${o.rate / 1000} kHz, complexity ${res.opusComplexity}; ${o.workers} mediasoup worker(s)`);
-  const head = ['calls', 'agent pkts', 'late', 'max late ms', 'received', 'jitter ms', 'jitter max', 'dev max ms', 'lost in', 'node %', 'worker %', 'loop p99', 'callers %', 'calls/core'];
+  console.log(`\nwebrtc-density: ${o.seconds} s per level; werift callers in processes of their own (≤ ${CALLERS_PER_PROCESS} each, nice ${CALLERS_NICE}); Opus both ways; agent talking without pause, Opus input ${o.rate / 1000} kHz, complexity ${res.opusComplexity}; ${o.workers} mediasoup worker(s); load = 1-min load average as the level started`);
+  const head = ['calls', 'load', 'agent pkts', 'late', 'max late ms', 'received', 'jitter ms', 'jitter max', 'dev max ms', 'lost in', 'node %', 'worker %', 'loop p99', 'callers %', 'calls/core'];
   console.log(head.join('  '));
-  for (const r of rows) {
-    const cells = [r.calls, r.agentPackets, r.latePackets, r.maxLateMs, r.receivedRatio, r.jitterMeanMs, r.jitterMaxMs, r.arrivalDeviationMaxMs, r.callerLost, r.nodeCpuPct, r.workerCpuPct, r.loopDelayP99Ms, r.callersCpuPct, r.callsPerCore];
+  for (const r of warmup ? [warmup, ...rows] : rows) {
+    const cells = [r.warmup ? `${r.calls} warm-up, not counted` : r.calls, r.load?.toFixed(1) ?? '', r.agentPackets, r.latePackets, r.maxLateMs, r.receivedRatio, r.jitterMeanMs, r.jitterMaxMs, r.arrivalDeviationMaxMs, r.callerLost, r.nodeCpuPct, r.workerCpuPct, r.loopDelayP99Ms, r.callersCpuPct, r.callsPerCore];
     console.log(cells.map((v, i) => String(v).padStart(head[i]!.length)).join('  '));
   }
   if (failed) console.log(`${failed.calls} calls: not measured (${failed.error})`);
+  printTraces(warmup ? [warmup, ...rows] : rows);
   table('webrtc-density: summary', [
-    ['calls with zero late agent packets (largest N)', res.maxCallsNoLatePackets, `≥ ${WEBRTC_DENSITY_TARGETS.callsPerCore}`],
+    ['calls with zero late agent packets at every level up to N (largest N)', res.maxCallsNoLatePackets, `≥ ${WEBRTC_DENSITY_TARGETS.callsPerCore}`],
     ['calls per core there (node + worker CPU)', res.callsPerCoreAtMax, `≥ ${WEBRTC_DENSITY_TARGETS.callsPerCore}`],
+    ['first level with late packets', res.firstLevelWithLatePackets ?? 'none', ''],
   ]);
   return res;
 }
+
+/** Per level: the packet clock's ticks, and for the late ones what held them up. */
+function printTraces(rows: WebRtcDensityRow[]): void {
+  console.log('\npacket clock per level (bench/webrtc-trace.ts): send phase of a tick (wall p99/max, main-thread CPU p50/p99), tick start past due (p99/max), GC pauses, heap growth, main thread run-queue wait (% of the window)');
+  for (const r of rows) {
+    const t = r.trace;
+    const causes = Object.entries(t.causes).map(([c, k]) => `${k} ${c}`).join(', ');
+    const gc = Object.entries(t.gc).map(([kind, g]) => `${g.count} ${kind} (max ${g.maxMs})`).join(', ') || 'none';
+    console.log(`${r.warmup ? `${r.calls} (warm-up)` : r.calls} calls: ${t.ticks} ticks, ${t.lateTicks} late${causes ? ` (${causes})` : ''}; send ${t.tickWorkP99Ms}/${t.tickWorkMaxMs} ms, cpu ${t.tickCpuP50Ms}/${t.tickCpuP99Ms} ms; start past due ${t.wakeLateP99Ms}/${t.wakeLateMaxMs} ms; GC ${gc}; heap ${t.heapGrowthMb} MB; run queue ${t.runQueuePct ?? '–'} %`);
+    for (const w of t.worst) console.log(`    at ${w.atS} s: last packet +${w.lateMs} ms (start +${w.wakeLateMs}, send ${w.workMs} [cpu ${w.workCpuMs ?? '–'}], cpu before ${w.busyBeforeMs ?? '–'}, GC ${w.gcMs}${w.gcKinds ? ` ${w.gcKinds}` : ''}, run queue ${w.runQueueMs ?? '–'}) → ${w.cause}`);
+  }
+}
+
+const loadavg = () => Math.round(os.loadavg()[0]! * 100) / 100;
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = process.argv.slice(2);
