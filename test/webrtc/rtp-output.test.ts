@@ -130,6 +130,32 @@ test('a mark resolves when the audio before it has been sent on the clock', asyn
   await out.close();
 });
 
+test('on a tick every call sends before any call encodes: the next packet is encoded ahead, in the prepare phase', async () => {
+  const clock = new PacketClock({ manual: true });
+  const log: string[] = [];
+  const outs = [1, 2, 3].map((ssrc) => new AgentOutput(() => log.push('send'), clock, { ssrc }));
+  // The native encoder's methods are read-only on its prototype: each output's own instance
+  // gets a logging one.
+  for (const o of outs) {
+    const enc = (o as unknown as { encoder: OpusCodec }).encoder;
+    const encode = enc.encode.bind(enc);
+    Object.defineProperty(enc, 'encode', { value: (pcm: Buffer) => (log.push('encode'), encode(pcm)) });
+  }
+  for (const o of outs) o.write({ samples: tone(0.1), sampleRate: 24000, time: 0 });
+  clock.step();
+  // The first packet of a talkspurt has nothing ready: encoded on its tick; then the next ones.
+  assert.deepEqual(log.splice(0), ['encode', 'send', 'encode', 'send', 'encode', 'send', 'encode', 'encode', 'encode']);
+  clock.step();
+  assert.deepEqual(log.splice(0), ['send', 'send', 'send', 'encode', 'encode', 'encode']);
+  // A barge-in drops the packet encoded ahead too: nothing more leaves.
+  const before = outs[0]!.stats.dropped;
+  await outs[0]!.interrupt();
+  assert.equal(outs[0]!.stats.dropped - before, 3, 'the packet ready for the next tick and the two still queued');
+  clock.step();
+  assert.deepEqual(log.splice(0), ['send', 'send', 'encode', 'encode']);
+  for (const o of outs) await o.close();
+});
+
 test('the shared packet clock runs on due times and stops its timer when nobody listens', async () => {
   const clock = new PacketClock({ frameMs: 10 });
   const ticks: number[] = [];

@@ -64,15 +64,18 @@ export interface AgentOutputStats {
 /**
  * The agent's voice as Opus RTP. It takes audio at `sampleRate` (the session's `ResamplingOutput`
  * converts anything else at the edge) into a queue; on each tick of the shared packet clock it
- * takes the next 20 ms, Opus-encodes it and sends it with the tick's timestamp, a running
- * sequence number, and the marker bit on the first packet of each talkspurt. Nothing is sent in
- * silence (the timestamps still advance with the clock). The played position is what has left on
- * the clock: no WebRTC peer acknowledges audio.
+ * sends the next 20 ms, Opus-encoded, with the tick's timestamp, a running sequence number, and
+ * the marker bit on the first packet of each talkspurt. Nothing is sent in silence (the
+ * timestamps still advance with the clock). The played position is what has left on the clock:
+ * no WebRTC peer acknowledges audio.
  *
- * Encoding on the tick, one frame at a time, spreads the encoder's work evenly over the clock
- * (a long TTS chunk does not stall the event loop for every other call) and wastes nothing on
- * audio a barge-in drops. The frame and the packet are written into buffers made once per call:
- * a packet handed to `send` is valid only during that call (mediasoup copies it at once).
+ * Encoding one frame at a time spreads the encoder's work evenly over the clock (a long TTS chunk
+ * does not stall the event loop for every other call) and wastes at most one frame on audio a
+ * barge-in drops. The frame is encoded one tick ahead, in the clock's prepare phase, once every
+ * call has sent: a tick only sends packets ready before it, so the last call's packet does not
+ * leave after every other call's encoder (the first packet of a talkspurt has nothing ready and
+ * is encoded on its tick). The frame and the packet are written into buffers made once per
+ * call: a packet handed to `send` is valid only during that call (mediasoup copies it at once).
  */
 export class AgentOutput implements TransportOutput {
   readonly sampleRate: OpusInputRate;
@@ -93,6 +96,8 @@ export class AgentOutput implements TransportOutput {
   /** One frame of PCM and the bytes the encoder reads it through. */
   private readonly frame: Int16Array;
   private readonly frameBytes: Buffer;
+  /** The next tick's Opus payload, encoded ahead (its audio has left the queue). */
+  private ready: Buffer | undefined;
   /** One RTP packet: the fixed header fields are written once. */
   private readonly packet = Buffer.alloc(RTP_HEADER + MAX_OPUS_PACKET);
   /** Seconds written, and seconds sent (in whole packets). */
@@ -125,7 +130,10 @@ export class AgentOutput implements TransportOutput {
     this.encoder.setBitrate(opts.bitrate ?? AGENT_OUTPUT_DEFAULTS.bitrate);
     this.encoder.applyEncoderCTL(OPUS_SET_COMPLEXITY, opts.complexity ?? AGENT_OUTPUT_DEFAULTS.complexity);
     this.startIndex = clock.current;
-    this.unsubscribe = clock.subscribe((t) => this.onTick(t));
+    this.unsubscribe = clock.subscribe(
+      (t) => this.onTick(t),
+      () => this.prepare(),
+    );
   }
 
   get rtpSsrc(): number {
@@ -162,10 +170,23 @@ export class AgentOutput implements TransportOutput {
     this.queuedSamples -= filled;
   }
 
-  private onTick(tick: Tick): void {
-    if (!this.queuedSamples) return;
+  private encodeNext(): Buffer {
     this.takeFrame();
-    const payload = this.encoder.encode(this.frameBytes);
+    return this.encoder.encode(this.frameBytes);
+  }
+
+  /** The clock's prepare phase: the next tick's packet, encoded once every call has sent. */
+  private prepare(): void {
+    if (!this.ready && this.queuedSamples && !this.closed) this.ready = this.encodeNext();
+  }
+
+  private onTick(tick: Tick): void {
+    let payload = this.ready;
+    this.ready = undefined;
+    if (!payload) {
+      if (!this.queuedSamples) return;
+      payload = this.encodeNext();
+    }
     const marker = this.lastSentTick !== tick.index - 1;
     if (marker) this.stats.talkspurts++;
     this.lastSentTick = tick.index;
@@ -187,12 +208,12 @@ export class AgentOutput implements TransportOutput {
   }
 
   private queuedSeconds(): number {
-    return this.queuedSamples / this.sampleRate;
+    return this.queuedSamples / this.sampleRate + (this.ready ? this.clock.frameMs / 1000 : 0);
   }
 
   private resolveMarks(): void {
     if (!this.marks.length) return;
-    const drained = !this.queuedSamples;
+    const drained = !this.queuedSamples && !this.ready;
     // A mark is due once the audio before it has left (an empty queue settles it too).
     const ready = this.marks.filter((m) => drained || m.at <= this.sentSeconds + 1e-6);
     if (!ready.length) return;
@@ -214,7 +235,8 @@ export class AgentOutput implements TransportOutput {
 
   /** Barge-in: all queued audio is dropped now; the next packet starts a new talkspurt. */
   async interrupt(): Promise<number> {
-    this.stats.dropped += Math.ceil(this.queuedSamples / this.frameSamples);
+    this.stats.dropped += Math.ceil(this.queuedSamples / this.frameSamples) + (this.ready ? 1 : 0);
+    this.ready = undefined;
     this.queue = [];
     this.headOffset = 0;
     this.queuedSamples = 0;
