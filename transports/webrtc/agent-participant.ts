@@ -1,7 +1,7 @@
 import { OpusCodec } from './opus.ts';
-import { Subject } from 'rxjs';
 import { bytesToPcm } from '../../src/audio/wav.ts';
 import { CallerAudio } from '../../src/transport/caller-audio.ts';
+import { HeldEvents } from '../../src/transport/held-events.ts';
 import type { CallInfo, Transport, TransportEvent } from '../../src/transport/types.ts';
 import { AgentOutput, OPUS_RATE, type AgentOutputOptions } from './agent-output.ts';
 import type { ms } from './mediasoup.ts';
@@ -41,8 +41,12 @@ export class AgentParticipant implements Transport {
   /** Caller frames; those that come before the session subscribes (it opens its sockets first) are kept. */
   private readonly caller = new CallerAudio();
   readonly audio$ = this.caller.audio$;
-  private readonly eventsSubject = new Subject<TransportEvent>();
-  readonly events$ = this.eventsSubject.asObservable();
+  /**
+   * The call's events; those before the session subscribes (the caller leaving while the
+   * session opens its sockets) are held for it, as the caller's audio is.
+   */
+  private readonly events = new HeldEvents<TransportEvent>();
+  readonly events$ = this.events.events$;
   private readonly decoder: OpusCodec;
   private lastSeq: number | undefined;
   private ended = false;
@@ -116,7 +120,7 @@ export class AgentParticipant implements Transport {
   leave(reason: string): void {
     if (this.ended) return;
     this.ended = true;
-    this.eventsSubject.next({ type: 'hangup', reason });
+    this.events.next({ type: 'hangup', reason });
     this.caller.end();
   }
 
@@ -130,6 +134,6 @@ export class AgentParticipant implements Transport {
     this.leave('closed');
     await this.output.close();
     this.direct.close();
-    this.eventsSubject.complete();
+    this.events.complete();
   }
 }
