@@ -321,12 +321,12 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
 
 /** Per level: the packet clock's ticks, and for the late ones what held them up. */
 function printTraces(rows: WebRtcDensityRow[]): void {
-  console.log('\npacket clock per level (bench/webrtc-trace.ts): send phase of a tick (wall p99/max, main-thread CPU p50/p99), tick start past due (p99/max), GC pauses, heap growth, main thread run-queue wait (% of the window)');
+  console.log('\npacket clock per level (bench/webrtc-trace.ts): send phase of a tick (wall p99/max, CPU mean/p99), tick start past due (p99/max), GC pauses, heap growth, main thread run-queue wait (% of the window)');
   for (const r of rows) {
     const t = r.trace;
     const causes = Object.entries(t.causes).map(([c, k]) => `${k} ${c}`).join(', ');
     const gc = Object.entries(t.gc).map(([kind, g]) => `${g.count} ${kind} (max ${g.maxMs})`).join(', ') || 'none';
-    console.log(`${r.warmup ? `${r.calls} (warm-up)` : r.calls} calls: ${t.ticks} ticks, ${t.lateTicks} late${causes ? ` (${causes})` : ''}; send ${t.tickWorkP99Ms}/${t.tickWorkMaxMs} ms, cpu ${t.tickCpuP50Ms}/${t.tickCpuP99Ms} ms; start past due ${t.wakeLateP99Ms}/${t.wakeLateMaxMs} ms; GC ${gc}; heap ${t.heapGrowthMb} MB; run queue ${t.runQueuePct ?? '–'} %`);
+    console.log(`${r.warmup ? `${r.calls} (warm-up)` : r.calls} calls: ${t.ticks} ticks, ${t.lateTicks} late${causes ? ` (${causes})` : ''}; send ${t.tickWorkP99Ms}/${t.tickWorkMaxMs} ms, cpu ${t.tickCpuMeanMs}/${t.tickCpuP99Ms} ms; start past due ${t.wakeLateP99Ms}/${t.wakeLateMaxMs} ms; GC ${gc}; heap ${t.heapGrowthMb} MB; run queue ${t.runQueuePct ?? '–'} %`);
     for (const w of t.worst) console.log(`    at ${w.atS} s: last packet +${w.lateMs} ms (start +${w.wakeLateMs}, send ${w.workMs} [cpu ${w.workCpuMs ?? '–'}], cpu before ${w.busyBeforeMs ?? '–'}, GC ${w.gcMs}${w.gcKinds ? ` ${w.gcKinds}` : ''}, run queue ${w.runQueueMs ?? '–'}) → ${w.cause}`);
   }
 }
