@@ -49,7 +49,7 @@ export interface TraceReport {
   lateTicks: number;
   /** Late ticks per cause. */
   causes: Partial<Record<LateCause, number>>;
-  /** The worst late ticks, latest first. */
+  /** The latest of the late ticks that started a burst (not catch-ups), latest first. */
   worst: LateTick[];
   /** The send phase of a tick: wall time p99 / max, and the process's CPU mean / p99, ms. */
   tickWorkP99Ms: number | null;
@@ -203,7 +203,8 @@ export class TickTrace {
       ticks: this.spans.length,
       lateTicks: late.length,
       causes,
-      worst: [...late].sort((a, b) => b.lateMs - a.lateMs).slice(0, 8),
+      // The first tick of each late burst carries the cause; the catch-up ticks behind it only repeat it.
+      worst: late.filter((t) => t.cause !== 'catch-up after a late tick').sort((a, b) => b.lateMs - a.lateMs).slice(0, 8),
       tickWorkP99Ms: round(percentile(work, 99), 2),
       tickWorkMaxMs: round(Math.max(...work), 2),
       tickCpuMeanMs: workCpu.length ? round(workCpu.reduce((a, b) => a + b, 0) / workCpu.length, 2) : null,
