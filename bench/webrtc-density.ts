@@ -282,11 +282,7 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
     }
     console.error(`webrtc-density: ${JSON.stringify(rows.at(-1))}`);
   }
-  // The answer holds only if every level up to it was clean: a late packet at 20 calls is not
-  // excused by a clean run at 60.
-  const firstLate = rows.find((r) => r.latePackets > 0);
-  const clean = rows.filter((r) => !firstLate || r.calls < firstLate.calls);
-  const best = clean.at(-1);
+  const { best, firstLate } = largestClean(rows);
   const res = {
     bench: 'webrtc-density',
     quick,
@@ -317,6 +313,16 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
     ['first level with late packets', res.firstLevelWithLatePackets ?? 'none', ''],
   ]);
   return res;
+}
+
+/**
+ * The answer: the largest level such that every level up to it had zero late packets (a late
+ * packet at 20 calls is not excused by a clean run at 60), and the first level with late ones.
+ */
+export function largestClean<R extends { calls: number; latePackets: number }>(rows: R[]): { best?: R; firstLate?: R } {
+  const sorted = [...rows].sort((a, b) => a.calls - b.calls);
+  const firstLate = sorted.find((r) => r.latePackets > 0);
+  return { best: sorted.filter((r) => !firstLate || r.calls < firstLate.calls).at(-1), firstLate };
 }
 
 /** Per level: the packet clock's ticks, and for the late ones what held them up. */

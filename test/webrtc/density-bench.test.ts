@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { webrtcDensity, type WebRtcDensityRow } from '../../bench/webrtc-density.ts';
+import { largestClean, webrtcDensity, type WebRtcDensityRow } from '../../bench/webrtc-density.ts';
 import { ArrivalJitter } from '../helpers/werift-peer.ts';
 
 test('arrival jitter (RFC 3550): zero on a steady stream, and a late packet shows in both figures', () => {
@@ -12,6 +12,15 @@ test('arrival jitter (RFC 3550): zero on a steady stream, and a late packet show
   for (let i = 0; i < 50; i++) bumpy.add(1000 + 20 * i + (i === 25 ? 30 : 0), 960 * i);
   assert.ok(Math.abs(bumpy.maxDeviationMs - 30) < 1e-9, `worst deviation ${bumpy.maxDeviationMs}`);
   assert.ok(bumpy.jitterMs > 0 && bumpy.jitterMs < 30 / 16 + 30 / 16, `jitter ${bumpy.jitterMs}`);
+});
+
+test('the answer is the largest N with zero late packets at every level up to it', () => {
+  const rows = (late: Record<number, number>) => Object.entries(late).map(([calls, latePackets]) => ({ calls: Number(calls), latePackets }));
+  assert.equal(largestClean(rows({ 20: 278, 40: 13, 60: 0 })).best, undefined, 'a clean 60 after a late 20 is no answer');
+  assert.equal(largestClean(rows({ 20: 278, 40: 13, 60: 0 })).firstLate?.calls, 20);
+  assert.equal(largestClean(rows({ 60: 0, 20: 0, 40: 3 })).best?.calls, 20, 'levels in any order');
+  assert.equal(largestClean(rows({ 20: 0, 40: 0, 60: 0 })).best?.calls, 60);
+  assert.equal(largestClean(rows({ 20: 0, 40: 0, 60: 0 })).firstLate, undefined);
 });
 
 test('the WebRTC density bench runs end to end and reports every figure of a level', { timeout: 90_000 }, async () => {
@@ -29,4 +38,9 @@ test('the WebRTC density bench runs end to end and reports every figure of a lev
   assert.ok(row.nodeCpuPct > 0 && row.workerCpuPct > 0 && row.callersCpuPct > 0);
   assert.ok(Number.isFinite(row.jitterMeanMs) && Number.isFinite(row.arrivalDeviationMaxMs));
   assert.equal(res.maxCallsNoLatePackets, row.latePackets === 0 ? 2 : 0);
+  // The packet clock's trace covers the window (about 100 ticks in 2 s), and every late tick has a cause.
+  assert.ok(row.trace.ticks >= 75, `traced ticks ${row.trace.ticks}`);
+  assert.ok(row.trace.tickCpuMeanMs !== null && row.trace.tickCpuMeanMs >= 0);
+  assert.equal(Object.values(row.trace.causes).reduce((a, b) => a + b, 0), row.trace.lateTicks);
+  assert.equal((res as { warmup?: unknown }).warmup, undefined, 'no warm-up level with --quick');
 });
