@@ -78,4 +78,6 @@ process.on('message', (m: { type: string }) => {
     void Promise.race([leaving, new Promise((r) => setTimeout(r, 5000))]).then(() => process.exit(0));
   }
 });
+// The bench went away (killed, or failed a level): so do its callers.
+process.on('disconnect', () => process.exit(0));
 process.send!({ type: 'joined' });

@@ -13,7 +13,7 @@
  * first and is shown but not counted. The answer is the largest N such that every level up to it
  * had zero late agent packets.
  *
- * `npm run bench -- webrtc-density [--quick] [N…] [--seconds=S] [--warmup=N] [--warmup-seconds=S] [--rate=24000|48000] [--workers=W] [--complexity=C]`
+ * `npm run bench -- webrtc-density [--quick] [N…] [--seconds=S] [--warmup=N] [--warmup-seconds=S] [--rate=24000|48000] [--workers=W] [--complexity=C] [--nice=N]`
  * or `npx tsx bench/webrtc-density.ts` with the same arguments. Prints a table, then (through
  * bench/run.ts, or directly) one JSON object of every figure as its last line.
  */
@@ -42,6 +42,8 @@ export const WEBRTC_DENSITY_TARGETS = { callsPerCore: 40, latePackets: 0 };
 const SECRET = 'bench-secret';
 /** Callers per werift process: one process past this falls behind on its own clock. */
 const CALLERS_PER_PROCESS = 25;
+/** How long a callers' process may take to answer `mark` or `stop`. */
+const CALLERS_ANSWER_MS = 30_000;
 /** The callers' scheduling priority (nice value; the server keeps its own). */
 const CALLERS_NICE = 10;
 
@@ -126,20 +128,33 @@ interface Options {
   workers: number;
   /** Opus encoder complexity (the output's default unless given). */
   complexity?: number;
+  /**
+   * Nice value for the server's event-loop thread and the mediasoup workers (negative needs
+   * CAP_SYS_NICE), as media servers are run (FreeSWITCH -rp, Asterisk -p): on a shared machine
+   * it shows which late packets were the other processes'. Unset: the priority they start with.
+   */
+  nice?: number;
 }
 
 /** Forks one process of werift callers; resolves once they have all joined. */
 async function spawnCallers(url: string, n: number): Promise<{ child: ChildProcess; request: (type: 'mark' | 'stop') => Promise<CallersReport> }> {
   const child = fork(fileURLToPath(new URL('./webrtc-callers.ts', import.meta.url)), [url, SECRET, String(n)], { execArgv: ['--import', 'tsx'] });
-  const waitFor = <T>(type: string) =>
+  // Joining has its own limit per caller (webrtc-callers.ts); a process too starved to answer
+  // at all fails the level instead of holding the bench forever (seen at load 13).
+  const waitFor = <T>(type: string, limitMs = Infinity) =>
     new Promise<T>((resolve, reject) => {
-      const onMessage = (m: { type: string }) => {
-        if (m.type !== type) return;
+      const done = () => {
         child.off('message', onMessage);
         child.off('exit', onExit);
+        clearTimeout(timer);
+      };
+      const onMessage = (m: { type: string }) => {
+        if (m.type !== type) return;
+        done();
         resolve(m as T);
       };
-      const onExit = (code: number | null) => reject(new Error(`a callers' process exited (${code}) before "${type}"`));
+      const onExit = (code: number | null) => (done(), reject(new Error(`a callers' process exited (${code}) before "${type}"`)));
+      const timer = Number.isFinite(limitMs) ? setTimeout(() => (done(), reject(new Error(`a callers' process did not answer "${type}" within ${limitMs / 1000} s`))), limitMs) : undefined;
       child.on('message', onMessage);
       child.once('exit', onExit);
     });
@@ -155,7 +170,7 @@ async function spawnCallers(url: string, n: number): Promise<{ child: ChildProce
   return {
     child,
     request: (type) => {
-      const reply = waitFor<CallersReport>(type === 'mark' ? 'marked' : 'stopped');
+      const reply = waitFor<CallersReport>(type === 'mark' ? 'marked' : 'stopped', CALLERS_ANSWER_MS);
       child.send({ type });
       return reply;
     },
@@ -182,6 +197,8 @@ async function workerCpu(plugin: WebRtcPlugin): Promise<number> {
 async function measure(n: number, o: Options, voice: Int16Array): Promise<WebRtcDensityRow> {
   const host = new TalkingHost(voice);
   const plugin = await createWebRtcPlugin({ host, apiSecret: SECRET, listenIp: '127.0.0.1', announcedAddress: '127.0.0.1', workers: { workers: o.workers }, servePage: false, agent: { sampleRate: o.rate, complexity: o.complexity }, logger: createLogger('silent') });
+  // setpriority on Linux is per thread: 0 is this (the event loop's) thread.
+  if (o.nice !== undefined) for (const pid of [0, ...plugin.workers.map((w) => w.pid)]) setPriority(pid, o.nice);
   const server = createServer((req, res) => {
     void Promise.resolve(plugin.handleRequest?.(req, res, new URL(req.url ?? '/', 'http://x'))).then((mine) => mine || res.writeHead(404).end());
   });
@@ -256,7 +273,7 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
   const levels = rest.filter((a) => /^\d+$/.test(a)).map(Number);
   if (!levels.length) levels.push(...(quick ? [10, 20] : [20, 40, 60]));
   levels.sort((a, b) => a - b);
-  const o: Options = { seconds: Number(opt('seconds') ?? (quick ? 6 : 15)), rate: Number(opt('rate') ?? 24000) as OpusInputRate, workers: Number(opt('workers') ?? 1), complexity: opt('complexity') === undefined ? undefined : Number(opt('complexity')) };
+  const o: Options = { seconds: Number(opt('seconds') ?? (quick ? 6 : 15)), rate: Number(opt('rate') ?? 24000) as OpusInputRate, workers: Number(opt('workers') ?? 1), complexity: opt('complexity') === undefined ? undefined : Number(opt('complexity')), nice: opt('nice') === undefined ? undefined : Number(opt('nice')) };
   // The first level run in a process pays for warming up (the JIT on the server's per-packet
   // paths, a fresh mediasoup worker, the callers' processes starting): a level of its own that
   // is shown but not counted. Off by default with --quick.
@@ -290,6 +307,7 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
     workers: o.workers,
     opusInputRate: o.rate,
     opusComplexity: o.complexity ?? AGENT_OUTPUT_DEFAULTS.complexity,
+    nice: o.nice ?? null,
     warmup,
     levels: rows,
     maxCallsNoLatePackets: best?.calls ?? 0,
@@ -298,7 +316,7 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
     failed,
     targets: WEBRTC_DENSITY_TARGETS,
   };
-  console.log(`\nwebrtc-density: ${o.seconds} s per level; werift callers in processes of their own (≤ ${CALLERS_PER_PROCESS} each, nice ${CALLERS_NICE}); Opus both ways; agent talking without pause, Opus input ${o.rate / 1000} kHz, complexity ${res.opusComplexity}; ${o.workers} mediasoup worker(s); load = 1-min load average as the level started`);
+  console.log(`\nwebrtc-density: ${o.seconds} s per level; werift callers in processes of their own (≤ ${CALLERS_PER_PROCESS} each, nice ${CALLERS_NICE}); Opus both ways; agent talking without pause, Opus input ${o.rate / 1000} kHz, complexity ${res.opusComplexity}; ${o.workers} mediasoup worker(s)${o.nice === undefined ? '' : `; server thread and workers at nice ${o.nice}`}; load = 1-min load average as the level started`);
   const head = ['calls', 'load', 'agent pkts', 'late', 'max late ms', 'received', 'jitter ms', 'jitter max', 'dev max ms', 'lost in', 'node %', 'worker %', 'loop p99', 'callers %', 'calls/core'];
   console.log(head.join('  '));
   for (const r of warmup ? [warmup, ...rows] : rows) {
