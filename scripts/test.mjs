@@ -6,8 +6,10 @@
 //   mediasoup, child processes; these spend their time waiting on clocks and sockets, but each
 //   needs its share of the CPU to keep up with its clock, so no more than two at once;
 // - the light lane, one file at a time beside it: files that took a few seconds at most
-//   (scripts/test-times.json), mostly loading the sources. In the heavy lane each would hold
-//   one of its two places for the seconds its start-up takes.
+//   (the lane in scripts/test-times.json): no call, clock, browser or server process, a few
+//   seconds at most, mostly loading the sources; at a lower CPU priority (as are the
+//   type checks). In the heavy lane each would hold one of its two places for the seconds its
+//   start-up takes.
 //
 // Hand-written rather than `node --test` because node's runner has one queue for all files
 // (no lanes) and reports no per-file times; nothing on npm schedules node:test files in lanes.
@@ -23,6 +25,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -32,8 +35,12 @@ import { join } from 'node:path';
 const CONCURRENCY = Number(process.env.HIWAR_TEST_CONCURRENCY ?? '2');
 const LIGHT_LANE = process.env.HIWAR_TEST_LIGHT !== '0';
 const FILE_TIMEOUT_MS = Number(process.env.HIWAR_TEST_FILE_TIMEOUT_S ?? '900') * 1000;
-/** A file that took at most this long (s, scripts/test-times.json) goes to the light lane. */
-const LIGHT_MAX_S = 6;
+/**
+ * Niceness of the light lane and the type checks: neither times anything against a clock, so
+ * they take only the CPU the whole-call tests leave (those fall behind their scaled clocks when
+ * starved). Only the CPU's order changes: on an idle core they run at full speed.
+ */
+const BACKGROUND = 10;
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CACHE = join(ROOT, 'node_modules/.cache/hiwar');
@@ -41,9 +48,17 @@ const SCHEDULE = join(ROOT, 'scripts/test-times.json');
 const LAST_TIMES = join(CACHE, 'test-times.json');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
-function run(args, { detached = false, timeoutMs = 0 } = {}) {
+function run(args, { detached = false, timeoutMs = 0, niceness = 0 } = {}) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached });
+    // Set before the child has started anything of its own, so what it starts inherits it.
+    if (niceness && child.pid) {
+      try {
+        setPriority(child.pid, niceness);
+      } catch {
+        // not permitted here: the file runs at normal priority
+      }
+    }
     let out = '';
     let timedOut = false;
     child.stdout.on('data', (c) => (out += c));
@@ -61,7 +76,7 @@ function run(args, { detached = false, timeoutMs = 0 } = {}) {
 }
 
 const typecheck = async () => {
-  const check = (project, info) => run([tsc, '--noEmit', '-p', project, '--incremental', '--tsBuildInfoFile', join(CACHE, info)]);
+  const check = (project, info) => run([tsc, '--noEmit', '-p', project, '--incremental', '--tsBuildInfoFile', join(CACHE, info)], { niceness: BACKGROUND });
   // One after the other: a single checker beside the tests is as much CPU as they can spare.
   const core = await check('tsconfig.json', 'tsc-core.tsbuildinfo');
   const page = await check('transports/webrtc/page', 'tsc-page.tsbuildinfo');
@@ -84,16 +99,17 @@ const files = named
       .flatMap((d) => readdirSync(join(ROOT, 'test', d.name)).filter((f) => f.endsWith('.test.ts')).map((f) => `test/${d.name}/${f}`))
       .sort();
 
-// A file not in the schedule yet (new) counts as slow: it starts early rather than last.
+// A file not in the schedule yet (new) is heavy and counts as slow: it starts early, not last.
 const schedule = readJson(SCHEDULE, {});
-const expected = (f) => schedule[f] ?? Infinity;
+const expected = (f) => schedule[f]?.s ?? Infinity;
+const light = (f) => schedule[f]?.lane === 'light';
 const slowestFirst = (a, b) => expected(b) - expected(a) || a.localeCompare(b);
 const lanes = named
   ? [{ name: 'heavy', width: CONCURRENCY, files }]
   : LIGHT_LANE
     ? [
-        { name: 'heavy', width: CONCURRENCY, files: files.filter((f) => expected(f) > LIGHT_MAX_S).sort(slowestFirst) },
-        { name: 'light', width: 1, files: files.filter((f) => expected(f) <= LIGHT_MAX_S).sort(slowestFirst) },
+        { name: 'heavy', width: CONCURRENCY, files: files.filter((f) => !light(f)).sort(slowestFirst) },
+        { name: 'light', width: 1, files: files.filter(light).sort(slowestFirst) },
       ]
     : [{ name: 'heavy', width: CONCURRENCY, files: [...files].sort(slowestFirst) }];
 
@@ -105,7 +121,7 @@ const started = performance.now();
 async function runFile(file, lane) {
   const t0 = performance.now();
   // As `node --test` runs each file: its own process, its report in TAP.
-  const r = await run(['--import', 'tsx', '--test-reporter=tap', file], { detached: true, timeoutMs: FILE_TIMEOUT_MS });
+  const r = await run(['--import', 'tsx', '--test-reporter=tap', file], { detached: true, timeoutMs: FILE_TIMEOUT_MS, niceness: lane === 'light' ? BACKGROUND : 0 });
   const s = (performance.now() - t0) / 1000;
   const counts = Object.fromEntries(COUNTS.map((k) => [k, Number(new RegExp(`^# ${k} (\\d+)$`, 'm').exec(r.out)?.[1] ?? 0)]));
   // The file's own summary lines go into its header line: the run's summary stays the only one.
