@@ -41,6 +41,11 @@ const FILE_TIMEOUT_MS = Number(process.env.HIWAR_TEST_FILE_TIMEOUT_S ?? '900') *
  * starved). Only the CPU's order changes: on an idle core they run at full speed.
  */
 const BACKGROUND = 10;
+/**
+ * A file whose process outlives its last test by more than this (s) is named in the summary:
+ * its `after` hooks take a moment, but minutes mean a socket or timer left open.
+ */
+const LINGER_S = 20;
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CACHE = join(ROOT, 'node_modules/.cache/hiwar');
@@ -61,7 +66,12 @@ function run(args, { detached = false, timeoutMs = 0, niceness = 0 } = {}) {
     }
     let out = '';
     let timedOut = false;
-    child.stdout.on('data', (c) => (out += c));
+    let reported = 0; // when the last top-level result came
+    child.stdout.on('data', (c) => {
+      out += c;
+      // A top-level test's result: when the last one came, the file's tests were over.
+      if (/^(not )?ok \d+ - /m.test(String(c))) reported = performance.now();
+    });
     child.stderr.on('data', (c) => (out += c));
     // A file's process group: the servers and browsers a hung test started go with it.
     const timer = timeoutMs > 0 ? setTimeout(() => {
@@ -70,7 +80,7 @@ function run(args, { detached = false, timeoutMs = 0, niceness = 0 } = {}) {
     }, timeoutMs) : undefined;
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 1 : 0), out, timedOut });
+      resolve({ code: code ?? (signal ? 1 : 0), out, timedOut, lingerS: reported ? (performance.now() - reported) / 1000 : 0 });
     });
   });
 }
@@ -116,6 +126,7 @@ const lanes = named
 const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const totals = Object.fromEntries(COUNTS.map((k) => [k, 0]));
 const results = [];
+const lingered = [];
 const started = performance.now();
 
 async function runFile(file, lane) {
@@ -134,6 +145,8 @@ async function runFile(file, lane) {
   results.push({ file, s: Math.round(s * 10) / 10, lane, tests: counts.tests, failed });
   // node's runner prints each file's report whole too, so that files running at once never interleave.
   const status = r.timedOut ? `KILLED after ${FILE_TIMEOUT_MS / 1000} s` : failed ? `FAILED (exit ${r.code})` : 'ok';
+  // Something the file left open (a socket, a timer) kept its process up after its tests ended.
+  if (r.lingerS > LINGER_S) lingered.push(`${file} ${r.lingerS.toFixed(0)} s`);
   const summary = `${counts.tests} tests, ${counts.pass} pass, ${counts.fail} fail`;
   process.stdout.write(`# file ${file} (${lane} lane): ${s.toFixed(1)} s, ${summary}, ${status}\n${report.replace(/\n?$/, '\n')}`);
 }
@@ -157,6 +170,7 @@ const bySlowest = [...results].sort((a, b) => b.s - a.s);
 process.stdout.write(`# slowest files (s): ${bySlowest.slice(0, 8).map((r) => `${r.file} ${r.s}`).join(', ')}\n`);
 const failedFiles = results.filter((r) => r.failed).map((r) => r.file);
 if (failedFiles.length) process.stdout.write(`# failed files: ${failedFiles.join(' ')}\n`);
+if (lingered.length) process.stdout.write(`# files whose process stayed up after their tests ended (a handle left open): ${lingered.join(', ')}\n`);
 if (!named) {
   mkdirSync(CACHE, { recursive: true });
   writeFileSync(LAST_TIMES, JSON.stringify({ wallS: Math.round(wall / 100) / 10, files: bySlowest }, null, 2) + '\n');
