@@ -1,51 +1,179 @@
 #!/usr/bin/env node
-// `npm test`: the two type checks and the test files at the same time. The test files spend most
-// of their time waiting on scaled clocks and sockets, so the type checks (CPU only) fit beside
-// them instead of holding up the first test for half a minute. Hand-written because it is only
-// "start three processes, report the worst exit code"; nothing on npm does that with less.
+// `npm test`: the two type checks and the test files at the same time, each test file in its own
+// Node process (as `node --test` runs them), scheduled in two lanes (docs/testing.md):
 //
-// The checks keep their state in node_modules/.cache, so a re-run after a small edit checks only
-// what changed. HIWAR_TEST_CONCURRENCY sets how many test files run at once; arguments, if any,
-// replace the list of test files (npm test -- test/session/scenarios.test.ts).
+// - the heavy lane, two files at once, slowest first: whole calls on scaled clocks, Chromium,
+//   mediasoup, child processes; these spend their time waiting on clocks and sockets, but each
+//   needs its share of the CPU to keep up with its clock, so no more than two at once;
+// - the light lane, one file at a time beside it: files that took a few seconds at most
+//   (the lane in scripts/test-times.json): no call, clock, browser or server process, a few
+//   seconds at most, mostly loading the sources; at a lower CPU priority (as are the
+//   type checks). In the heavy lane each would hold one of its two places for the seconds its
+//   start-up takes.
+//
+// Hand-written rather than `node --test` because node's runner has one queue for all files
+// (no lanes) and reports no per-file times; nothing on npm schedules node:test files in lanes.
+// Each file's TAP report is printed whole when the file ends, then one summary for the run in
+// node's format (`# tests`, `# pass`, `# fail`, `# duration_ms`), the slowest files, and which
+// files failed. Per-file times of the last full run: node_modules/.cache/hiwar/test-times.json
+// (`npm run test:times` prints them; `npm run test:times -- --save` makes them the schedule).
+//
+// Knobs: HIWAR_TEST_CONCURRENCY (heavy files at once, 2), HIWAR_TEST_LIGHT=0 (no light lane: all
+// files in the heavy lane, slowest first), HIWAR_TEST_FILE_TIMEOUT_S (a file still running after
+// this is killed and counted as failed, 900). Arguments, if any, replace the list of test files
+// (npm test -- test/session/scenarios.test.ts) and run in the order given.
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * Test files at once. Two: three finished sooner only while the machine had CPU to spare; on a
+ * Heavy files at once. Two: three finished sooner only while the machine had CPU to spare; on a
  * loaded one the whole-call tests then fell behind their scaled clocks (docs/testing.md).
  */
-const CONCURRENCY = process.env.HIWAR_TEST_CONCURRENCY ?? '2';
+const CONCURRENCY = Number(process.env.HIWAR_TEST_CONCURRENCY ?? '2');
+const LIGHT_LANE = process.env.HIWAR_TEST_LIGHT !== '0';
+const FILE_TIMEOUT_MS = Number(process.env.HIWAR_TEST_FILE_TIMEOUT_S ?? '900') * 1000;
+/**
+ * Niceness of the light lane and the type checks: neither times anything against a clock, so
+ * they take only the CPU the whole-call tests leave (those fall behind their scaled clocks when
+ * starved). Only the CPU's order changes: on an idle core they run at full speed.
+ */
+const BACKGROUND = 10;
+/**
+ * A file whose process outlives its last test by more than this (s) is named in the summary:
+ * its `after` hooks take a moment, but minutes mean a socket or timer left open.
+ */
+const LINGER_S = 20;
+
 const ROOT = new URL('..', import.meta.url).pathname;
 const CACHE = join(ROOT, 'node_modules/.cache/hiwar');
+const SCHEDULE = join(ROOT, 'scripts/test-times.json');
+const LAST_TIMES = join(CACHE, 'test-times.json');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
-function run(args, { quiet = false } = {}) {
+function run(args, { detached = false, timeoutMs = 0, niceness = 0 } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached });
+    // Set before the child has started anything of its own, so what it starts inherits it.
+    if (niceness && child.pid) {
+      try {
+        setPriority(child.pid, niceness);
+      } catch {
+        // not permitted here: the file runs at normal priority
+      }
+    }
     let out = '';
-    child.stdout?.on('data', (c) => (out += c));
-    child.stderr?.on('data', (c) => (out += c));
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), out }));
+    let timedOut = false;
+    let reported = 0; // when the last top-level result came
+    child.stdout.on('data', (c) => {
+      out += c;
+      // A top-level test's result: when the last one came, the file's tests were over.
+      if (/^(not )?ok \d+ - /m.test(String(c))) reported = performance.now();
+    });
+    child.stderr.on('data', (c) => (out += c));
+    // A file's process group: the servers and browsers a hung test started go with it.
+    const timer = timeoutMs > 0 ? setTimeout(() => {
+      timedOut = true;
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { child.kill('SIGKILL'); }
+    }, timeoutMs) : undefined;
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 1 : 0), out, timedOut, lingerS: reported ? (performance.now() - reported) / 1000 : 0 });
+    });
   });
 }
 
 const typecheck = async () => {
-  const check = (project, info) => run([tsc, '--noEmit', '-p', project, '--incremental', '--tsBuildInfoFile', join(CACHE, info)], { quiet: true });
+  const check = (project, info) => run([tsc, '--noEmit', '-p', project, '--incremental', '--tsBuildInfoFile', join(CACHE, info)], { niceness: BACKGROUND });
   // One after the other: a single checker beside the tests is as much CPU as they can spare.
   const core = await check('tsconfig.json', 'tsc-core.tsbuildinfo');
   const page = await check('transports/webrtc/page', 'tsc-page.tsbuildinfo');
   return { code: core.code || page.code, out: core.out + page.out };
 };
 
-const files = process.argv.length > 2
+const readJson = (path, fallback) => {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return fallback;
+  }
+};
+
+const named = process.argv.length > 2;
+const files = named
   ? process.argv.slice(2)
   : readdirSync(join(ROOT, 'test'), { withFileTypes: true })
       .filter((d) => d.isDirectory())
       .flatMap((d) => readdirSync(join(ROOT, 'test', d.name)).filter((f) => f.endsWith('.test.ts')).map((f) => `test/${d.name}/${f}`))
       .sort();
 
-const [types, tests] = await Promise.all([typecheck(), run(['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`, ...files])]);
+// A file not in the schedule yet (new) is heavy and counts as slow: it starts early, not last.
+const schedule = readJson(SCHEDULE, {});
+const expected = (f) => schedule[f]?.s ?? Infinity;
+const light = (f) => schedule[f]?.lane === 'light';
+const slowestFirst = (a, b) => expected(b) - expected(a) || a.localeCompare(b);
+const lanes = named
+  ? [{ name: 'heavy', width: CONCURRENCY, files }]
+  : LIGHT_LANE
+    ? [
+        { name: 'heavy', width: CONCURRENCY, files: files.filter((f) => !light(f)).sort(slowestFirst) },
+        { name: 'light', width: 1, files: files.filter(light).sort(slowestFirst) },
+      ]
+    : [{ name: 'heavy', width: CONCURRENCY, files: [...files].sort(slowestFirst) }];
+
+const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
+const totals = Object.fromEntries(COUNTS.map((k) => [k, 0]));
+const results = [];
+const lingered = [];
+const started = performance.now();
+
+async function runFile(file, lane) {
+  const t0 = performance.now();
+  // As `node --test` runs each file: its own process, its report in TAP.
+  const r = await run(['--import', 'tsx', '--test-reporter=tap', file], { detached: true, timeoutMs: FILE_TIMEOUT_MS, niceness: lane === 'light' ? BACKGROUND : 0 });
+  const s = (performance.now() - t0) / 1000;
+  const counts = Object.fromEntries(COUNTS.map((k) => [k, Number(new RegExp(`^# ${k} (\\d+)$`, 'm').exec(r.out)?.[1] ?? 0)]));
+  // The file's own summary lines go into its header line: the run's summary stays the only one.
+  const report = r.out.replace(new RegExp(`^# (${COUNTS.join('|')}|duration_ms) [\\d.]+\n`, 'gm'), '');
+  // A file that died before its summary, or exited non-zero with every test passed (an error
+  // outside any test), is one failure more.
+  const failed = r.code !== 0 || r.timedOut;
+  if (failed && counts.fail === 0) counts.fail = 1;
+  for (const k of COUNTS) totals[k] += counts[k];
+  results.push({ file, s: Math.round(s * 10) / 10, lane, tests: counts.tests, failed });
+  // node's runner prints each file's report whole too, so that files running at once never interleave.
+  const status = r.timedOut ? `KILLED after ${FILE_TIMEOUT_MS / 1000} s` : failed ? `FAILED (exit ${r.code})` : 'ok';
+  // Something the file left open (a socket, a timer) kept its process up after its tests ended.
+  if (r.lingerS > LINGER_S) lingered.push(`${file} ${r.lingerS.toFixed(0)} s`);
+  const summary = `${counts.tests} tests, ${counts.pass} pass, ${counts.fail} fail`;
+  process.stdout.write(`# file ${file} (${lane} lane): ${s.toFixed(1)} s, ${summary}, ${status}\n${report.replace(/\n?$/, '\n')}`);
+}
+
+async function runLane({ name, width, files: queue }) {
+  let next = 0;
+  const worker = async () => {
+    while (next < queue.length) await runFile(queue[next++], name);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, queue.length) }, worker));
+}
+
+// The tests' wall time, not the type checks' (which usually end first, beside them).
+let wall = 0;
+const tests = Promise.all(lanes.map(runLane)).then(() => (wall = performance.now() - started));
+const [types] = await Promise.all([typecheck(), tests]);
+
+for (const k of COUNTS) process.stdout.write(`# ${k} ${totals[k]}\n`);
+process.stdout.write(`# duration_ms ${wall.toFixed(0)}\n`);
+const bySlowest = [...results].sort((a, b) => b.s - a.s);
+process.stdout.write(`# slowest files (s): ${bySlowest.slice(0, 8).map((r) => `${r.file} ${r.s}`).join(', ')}\n`);
+const failedFiles = results.filter((r) => r.failed).map((r) => r.file);
+if (failedFiles.length) process.stdout.write(`# failed files: ${failedFiles.join(' ')}\n`);
+if (lingered.length) process.stdout.write(`# files whose process stayed up after their tests ended (a handle left open): ${lingered.join(', ')}\n`);
+if (!named) {
+  mkdirSync(CACHE, { recursive: true });
+  writeFileSync(LAST_TIMES, JSON.stringify({ wallS: Math.round(wall / 100) / 10, files: bySlowest }, null, 2) + '\n');
+}
 if (types.code) process.stderr.write(`\ntype check failed:\n${types.out}`);
-process.exitCode = types.code || tests.code;
+process.exitCode = types.code || (failedFiles.length ? 1 : 0);
