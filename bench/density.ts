@@ -29,11 +29,13 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100 });
   const rig = transport === 'twilio' ? await telephonyRig(fake, agentOpts) : undefined;
   const rows: Record<string, number | null>[] = [];
+  // Memory per call is measured against the idle process (after a full collection), once: a
+  // baseline taken before each level includes what the level before it left in the heap and in
+  // freed-but-kept pages, which made the figure wander (even below zero).
+  const idle = memory();
   try {
     for (const n of levels) {
       await fake.reset();
-      gc?.();
-      const rss0 = process.memoryUsage().rss;
       const frames = new FrameClock();
       const calls: RunningCall[] = [];
       if (rig) await rig.start(n, `t${n}`);
@@ -47,6 +49,7 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
       // Measured once every call is up: the steady state, not the connection storm.
       await sleep(1000);
       const before = await counters(frames, calls, rig);
+      const fakeCpu0 = await fake.cpuUs();
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
       const cpu0 = process.cpuUsage();
@@ -55,23 +58,32 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
       const wall = performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
       loop.disable();
-      const rss = process.memoryUsage().rss;
       const after = await counters(frames, calls, rig);
+      const fakeCpu = (await fake.cpuUs()) - fakeCpu0;
+      // After the window (a full collection stalls the loop): every call is still up.
+      const mem = memory();
       if (rig) await rig.stop();
       else {
         for (const c of calls) c.caller.hangUp();
         await Promise.all(calls.map((c) => c.done));
       }
+      const pct = (us: number) => round((us / 1000 / wall) * 100);
       rows.push({
         calls: n,
-        cpuPct: round(((cpu.user + cpu.system) / 1000 / wall) * 100),
+        cpuPct: pct(cpu.user + cpu.system),
         loopDelayP99Ms: round(loop.percentile(99) / 1e6),
         lateCallerFrames: after.lateCaller - before.lateCaller,
         callerFrames: after.callerFrames - before.callerFrames,
         lateAgentFrames: after.lateAgent - before.lateAgent,
         agentFrames: after.agentFrames - before.agentFrames,
         answeredTurns: after.turns - before.turns,
-        rssPerCallMb: round((rss - rss0) / n / 2 ** 20, 2),
+        rssPerCallMb: round((mem.rss - idle.rss) / n / 2 ** 20, 2),
+        heapPerCallMb: round((mem.heap - idle.heap) / n / 2 ** 20, 2),
+        // Twilio only: frames the caller process itself sent late (its clock starved of a core),
+        // and the far end's CPU; with the fake's, what else ran on the machine for these calls.
+        callerLateSent: rig ? after.callerLateSent - before.callerLateSent : null,
+        callersCpuPct: rig ? pct(after.callersCpuUs - before.callersCpuUs) : null,
+        fakeCpuPct: pct(fakeCpu),
       });
       console.error(`density: ${JSON.stringify(rows.at(-1))}`);
       await sleep(500);
@@ -88,12 +100,25 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   const res = { bench: 'density', transport, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, maxCallsPerCoreNoLateAgentFrames: ok.length ? Math.max(...ok) : 0, callsPerCoreByCpu: byCpu, targets: DENSITY_TARGETS };
   const where = transport === 'twilio' ? 'hiwar serve + Twilio Media Streams over WebSocket, callers in another process' : 'local transport';
   console.log(`\ndensity (${where}): ${seconds} s per level, fake service in another process (caller frames late / total, agent frames late / total)`);
-  console.log('calls   cpu %   loop p99 ms   late caller      late agent       rss/call MB');
-  for (const r of rows) {
-    console.log(
-      `${String(r.calls).padStart(5)}  ${String(r.cpuPct).padStart(6)}  ${String(r.loopDelayP99Ms).padStart(11)}   ${`${r.lateCallerFrames}/${r.callerFrames}`.padStart(13)}  ${`${r.lateAgentFrames}/${r.agentFrames}`.padStart(13)}  ${String(r.rssPerCallMb).padStart(14)}`,
-    );
-  }
+  const cols: [string, (r: Record<string, number | null>) => string][] = [
+    ['calls', (r) => `${r.calls}`],
+    ['cpu %', (r) => `${r.cpuPct}`],
+    ['loop p99 ms', (r) => `${r.loopDelayP99Ms}`],
+    ['late caller', (r) => `${r.lateCallerFrames}/${r.callerFrames}`],
+    ['late agent', (r) => `${r.lateAgentFrames}/${r.agentFrames}`],
+    ['rss/call MB', (r) => `${r.rssPerCallMb}`],
+    ['heap/call MB', (r) => `${r.heapPerCallMb}`],
+    ['fake cpu %', (r) => `${r.fakeCpuPct}`],
+    ...(rig
+      ? ([
+          ['callers cpu %', (r) => `${r.callersCpuPct}`],
+          ['sent late', (r) => `${r.callerLateSent}`],
+        ] as [string, (r: Record<string, number | null>) => string][])
+      : []),
+  ];
+  console.log(cols.map(([h]) => h.padStart(Math.max(h.length, 7))).join('  '));
+  for (const r of rows) console.log(cols.map(([h, f]) => f(r).padStart(Math.max(h.length, 7))).join('  '));
+  if (rig) console.log('(sent late: caller frames the caller process itself sent more than 20 ms past due; they arrive late through no fault of hiwar)');
   table('density: summary', [
     ['calls per core, zero late agent frames', res.maxCallsPerCoreNoLateAgentFrames, `≥ ${DENSITY_TARGETS.callsPerCore}`],
     ['calls per core the CPU allows (largest N)', byCpu, `≥ ${DENSITY_TARGETS.callsPerCore}`],
@@ -102,8 +127,17 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   return res;
 }
 
+/** RSS, and the heap plus memory outside it (buffers), after a full collection where available. */
+function memory(): { rss: number; heap: number } {
+  gc?.();
+  const m = process.memoryUsage();
+  return { rss: m.rss, heap: m.heapUsed + m.external };
+}
+
 interface Counters {
   lateCaller: number;
+  callerLateSent: number;
+  callersCpuUs: number;
   callerFrames: number;
   lateAgent: number;
   agentFrames: number;
@@ -118,10 +152,12 @@ interface Counters {
 async function counters(frames: FrameClock, calls: RunningCall[], rig: TelephonyRig | undefined): Promise<Counters> {
   if (rig) {
     const s = await rig.stats();
-    return { lateCaller: rig.arrivals.late, callerFrames: rig.arrivals.frames, lateAgent: s.lateAgentFrames, agentFrames: s.agentFrames, turns: s.answeredTurns };
+    return { lateCaller: rig.arrivals.late, callerLateSent: s.lateTicks, callersCpuUs: s.cpuUs, callerFrames: rig.arrivals.frames, lateAgent: s.lateAgentFrames, agentFrames: s.agentFrames, turns: s.answeredTurns };
   }
   return {
     lateCaller: frames.lateFrames,
+    callerLateSent: 0,
+    callersCpuUs: 0,
     callerFrames: frames.frames,
     lateAgent: calls.reduce((s, c) => s + c.caller.lateAgentFrames, 0),
     agentFrames: calls.reduce((s, c) => s + c.caller.agentFrames, 0),

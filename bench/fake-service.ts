@@ -131,6 +131,12 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
       res.end(JSON.stringify({ now: epochNow() }));
       return;
     }
+    if (req.method === 'GET' && url.pathname === '/bench/cpu') {
+      const cpu = process.cpuUsage();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ cpuUs: cpu.user + cpu.system }));
+      return;
+    }
     if (req.method === 'POST' && url.pathname === '/bench/reset') {
       holds.clear();
       res.writeHead(204).end();
@@ -316,6 +322,8 @@ export interface FakeServiceProcess {
   /** Holds per call tag, fetched from the process. */
   holds(): Promise<Record<string, Hold[]>>;
   reset(): Promise<void>;
+  /** The fake's own CPU so far (user + system), µs: work done for hiwar, not by it. */
+  cpuUs(): Promise<number>;
   /**
    * The fake's epoch time minus this process's (`performance.timeOrigin + performance.now()`):
    * the two processes' time origins differ by up to a few ms. Taken on the fastest of several
@@ -352,6 +360,7 @@ export async function spawnFakeService(delays: Partial<FakeDelays> = {}): Promis
     llmBaseUrl: `${origin}/v1`,
     holds: async () => (await (await fetch(`${origin}/bench/holds`)).json()) as Record<string, Hold[]>,
     reset: async () => void (await fetch(`${origin}/bench/reset`, { method: 'POST' })),
+    cpuUs: async () => ((await (await fetch(`${origin}/bench/cpu`)).json()) as { cpuUs: number }).cpuUs,
     close: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));

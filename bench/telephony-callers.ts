@@ -48,6 +48,8 @@ export interface CallerStats {
   lateAgentFrames: number;
   answeredTurns: number;
   closedEarly: number;
+  /** This process's CPU so far (user + system), µs: the far end's cost, not hiwar's. */
+  cpuUs: number;
 }
 
 class TwilioCaller {
@@ -189,7 +191,17 @@ async function start(m: CallersStart): Promise<void> {
 
 function stats(): CallerStats {
   const sum = (k: 'agentFrames' | 'lateAgentFrames' | 'answeredTurns') => callers.reduce((s, c) => s + c[k], 0);
-  return { type: 'stats', callerFrames: frames, lateTicks, agentFrames: sum('agentFrames'), lateAgentFrames: sum('lateAgentFrames'), answeredTurns: sum('answeredTurns'), closedEarly: callers.filter((c) => c.closed).length };
+  const cpu = process.cpuUsage();
+  return {
+    type: 'stats',
+    callerFrames: frames,
+    lateTicks,
+    agentFrames: sum('agentFrames'),
+    lateAgentFrames: sum('lateAgentFrames'),
+    answeredTurns: sum('answeredTurns'),
+    closedEarly: callers.filter((c) => c.closed).length,
+    cpuUs: cpu.user + cpu.system,
+  };
 }
 
 process.on('message', (m: CallersStart | { type: 'stats' | 'stop' }) => {
