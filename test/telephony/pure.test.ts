@@ -6,7 +6,7 @@ import { CallTokens } from '../../src/server/tokens.ts';
 import { outcomeOf } from '../../src/server/calls.ts';
 import { serviceStatus } from '../../src/server/metrics.ts';
 import { plivoSignature } from '../../transports/telephony/plivo.ts';
-import { twilioSignature } from '../../transports/telephony/twilio.ts';
+import { twilio, twilioSignature } from '../../transports/telephony/twilio.ts';
 
 describe('reorder buffer', () => {
   const feed = (b: ReorderBuffer<number>, seqs: number[]) => seqs.flatMap((s) => b.push(s, s));
@@ -76,6 +76,18 @@ describe('server pieces', () => {
     assert.equal(serviceStatus('402 40201 /listen: insufficient balance'), '402');
     assert.equal(serviceStatus('socket closed 40101'), '401');
     assert.equal(serviceStatus('connection reset'), 'unknown');
+  });
+
+  test('Twilio media out: the same text JSON.stringify writes, stream id escaped, before and after start', () => {
+    const conn = twilio.open({ url: new URL('ws://h/telephony/twilio'), headers: {} });
+    const payload = Uint8Array.from({ length: 160 }, (_, i) => (i * 37) & 0xff);
+    const expected = (streamSid: string) => JSON.stringify({ event: 'media', streamSid, media: { payload: Buffer.from(payload).toString('base64') } });
+    assert.deepEqual(conn.encodeAudio(payload), { text: expected('') });
+    const sid = 'MZ"odd\\sid\u0001';
+    conn.parse({ text: JSON.stringify({ event: 'start', streamSid: sid, start: { streamSid: sid, callSid: 'CA1', mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } }) });
+    const out = conn.encodeAudio(payload);
+    assert.deepEqual(out, { text: expected(sid) });
+    assert.equal(JSON.parse((out as { text: string }).text).streamSid, sid);
   });
 
   test('Twilio signature: the documented example', () => {

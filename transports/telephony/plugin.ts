@@ -113,7 +113,8 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
         ...opts.limits,
       });
       ws.on('message', (data, isBinary) => {
-        const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+        // ws hands a Buffer (binaryType 'nodebuffer'): read it in place, no copy per message.
+        const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
         conn.receive(isBinary ? { binary: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength) } : { text: buf.toString('utf8') });
       });
       ws.on('close', (code) => {

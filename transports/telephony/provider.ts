@@ -155,7 +155,8 @@ export interface TelephonyProvider {
 /** Rendering helpers every provider uses. */
 export const json = (value: unknown): WireMessage => ({ text: JSON.stringify(value) });
 export const b64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
-export const fromB64 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'base64'));
+/** Decoded bytes as they come (a Buffer is a Uint8Array): no copy per media message. */
+export const fromB64 = (s: string): Uint8Array => Buffer.from(s, 'base64');
 
 /** Parses a JSON text message; undefined (and no throw) for anything that is not a JSON object. */
 export function parseJson(msg: WireMessage): Record<string, any> | undefined {

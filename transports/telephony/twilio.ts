@@ -18,6 +18,9 @@ export const twilio: TelephonyProvider = {
 
   open() {
     let streamSid = '';
+    // The media message is built as text: 50 a second per call, always the same shape, and its
+    // only variable parts are the stream id (quoted once per stream) and base64 (never escaped).
+    let mediaHead = mediaPrefix(streamSid);
     return {
       marksEchoedOnClear: true,
       parse(msg): Inbound[] {
@@ -29,6 +32,7 @@ export const twilio: TelephonyProvider = {
           case 'start': {
             const s = m.start ?? {};
             streamSid = String(m.streamSid ?? s.streamSid ?? '');
+            mediaHead = mediaPrefix(streamSid);
             const params: Record<string, string> = { ...(s.customParameters ?? {}) };
             const enc = String(s.mediaFormat?.encoding ?? 'audio/x-mulaw');
             if (enc !== 'audio/x-mulaw') return [{ type: 'invalid', reason: `unsupported encoding ${enc}` }];
@@ -52,7 +56,7 @@ export const twilio: TelephonyProvider = {
             return [{ type: 'invalid', reason: `unknown event ${m.event}` }];
         }
       },
-      encodeAudio: (payload) => json({ event: 'media', streamSid, media: { payload: b64(payload) } }),
+      encodeAudio: (payload) => ({ text: `${mediaHead}${b64(payload)}"}}` }),
       clear: () => json({ event: 'clear', streamSid }),
       mark: (name) => json({ event: 'mark', streamSid, mark: { name } }),
     };
@@ -81,6 +85,9 @@ export const twilio: TelephonyProvider = {
     return typeof given === 'string' && safeEqual(given, twilioSignature(authToken, ctx.publicRequestUrl, formParams(ctx)));
   },
 };
+
+/** `{"event":"media","streamSid":…,"media":{"payload":"` — what JSON.stringify writes before the audio. */
+const mediaPrefix = (streamSid: string) => `{"event":"media","streamSid":${JSON.stringify(streamSid)},"media":{"payload":"`;
 
 const twiml = (body: string) => ({ contentType: 'text/xml', body: `<?xml version="1.0" encoding="UTF-8"?><Response>${body}</Response>` });
 
