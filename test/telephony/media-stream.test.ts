@@ -39,6 +39,39 @@ describe('media-stream output', () => {
     assert.ok(Math.abs(r.out.position() - 2) < 0.001, 'no marks: played from the send clock');
   });
 
+  test('sendEveryMs 40 (Twilio): two frames per pacing step, each step and its mark corked into one write, no gap', async () => {
+    const clock = new VirtualClock();
+    const log: string[] = [];
+    const conn: ProviderConnection = { parse: () => [], encodeAudio: () => ({ text: 'media' }), mark: (name) => ({ text: `mark:${name}` }) };
+    const sink = { send: (m: WireMessage) => log.push('text' in m ? m.text.split(':')[0]! : 'bin'), close: () => {}, cork: () => log.push('('), uncork: () => log.push(')') };
+    const out = new MediaStreamOutput({ ...FORMAT, sendEveryMs: 40 }, conn, sink, { clock });
+    out.write({ samples: new Int16Array(16000).fill(1000), sampleRate: 8000, time: 0 });
+    const frames = () => log.filter((x) => x === 'media').length;
+    assert.equal(frames(), 8, 'the first step fills the 160 ms lead');
+    assert.deepEqual(log.slice(0, 1), ['(']);
+    const steps: number[] = [];
+    for (let t = 0; t < 1600; t += 5) {
+      const before = frames();
+      await clock.advance(5);
+      if (frames() > before) steps.push(frames() - before);
+      const aheadMs = frames() * 20 - clock.now();
+      assert.ok(aheadMs >= 120 && aheadMs <= 180, `at ${clock.now()} ms the platform holds ${aheadMs} ms`);
+    }
+    assert.ok(steps.length >= 30 && steps.every((n) => n === 2), `frames per step: ${steps.join(' ')}`);
+    // Every message went out inside a ( … ) pair, and the pairs never nest.
+    let depth = 0;
+    for (const x of log) {
+      if (x === '(') depth++;
+      else if (x === ')') depth--;
+      else assert.equal(depth, 1, `${x} sent outside a corked step`);
+      assert.ok(depth === 0 || depth === 1);
+    }
+    assert.equal(depth, 0);
+    assert.ok(log.includes('mark'));
+    await clock.advance(2000);
+    assert.equal(frames(), 100, 'all 2 s sent, in 20 ms frames');
+  });
+
   test('marks: played moves only on acknowledgements; interrupt clears, ignores echoes of cleared marks, and restarts the timeline there', async () => {
     const r = rig(true);
     r.write(1);

@@ -34,6 +34,12 @@ export const MEDIA_STREAM_DEFAULTS = { leadMs: 160, markEveryMs: 100, maxUnacked
 /** Where the transport's messages go: a WebSocket, a TCP socket, a benchmark's counter. */
 export interface MediaSink {
   send(msg: WireMessage): void;
+  /**
+   * Messages sent between `cork()` and `uncork()` may leave in one write (a socket's
+   * `cork`/`uncork`): the frames of one pacing step and their mark cost one syscall, not one each.
+   */
+  cork?(): void;
+  uncork?(): void;
   /** Ends the media connection (the platform then ends the stream or the call). */
   close(reason?: string): void;
 }
@@ -56,6 +62,8 @@ export interface PlatformHooks {
 export class MediaStreamOutput implements TransportOutput {
   readonly sampleRate: number;
   private readonly frame: number;
+  /** How far below the lead the far end's buffer falls before a pacing step tops it up. */
+  private readonly stepMs: number;
   private readonly o: Required<Omit<MediaStreamOptions, 'reorder'>>;
   private readonly hasMarks: boolean;
   private chunks: Int16Array[] = [];
@@ -88,6 +96,10 @@ export class MediaStreamOutput implements TransportOutput {
     this.o = { ...MEDIA_STREAM_DEFAULTS, clock: realClock(), ...stripUndefined(opts) };
     this.sampleRate = format.sampleRate;
     this.frame = frameSamples(format);
+    // k frames per step: wake when the buffer is k − ½ frames below the lead, so a step that
+    // fires on time (or up to half a frame late) sends k frames. One frame: wake at the lead.
+    const k = Math.max(1, Math.round((format.sendEveryMs ?? format.frameMs) / format.frameMs));
+    this.stepMs = k > 1 ? (k - 0.5) * format.frameMs : 0;
     this.hasMarks = !!conn.mark;
     this.updates = new BehaviorSubject<PlaybackUpdate>({ sent: 0, played: 0, queued: 0, at: this.o.clock.now() });
     this.playback$ = this.updates.asObservable();
@@ -217,20 +229,29 @@ export class MediaStreamOutput implements TransportOutput {
     if (this.closed) return;
     const now = this.o.clock.now();
     if (!this.hasMarks) this.advanceByClock();
-    while (!this.paused && this.queued > 0 && this.farEndEnd - now < this.o.leadMs) {
-      if (this.hasMarks && this.ms(this.cursor - this.played) >= this.o.maxUnackedMs) break;
-      if (this.queued < this.frame) {
-        // A short tail waits one frame for more audio before it goes out padded with silence.
-        this.partialSince ??= now;
-        if (now - this.partialSince < this.format.frameMs) break;
+    let corked = false;
+    try {
+      while (!this.paused && this.queued > 0 && this.farEndEnd - now < this.o.leadMs) {
+        if (this.hasMarks && this.ms(this.cursor - this.played) >= this.o.maxUnackedMs) break;
+        if (this.queued < this.frame) {
+          // A short tail waits one frame for more audio before it goes out padded with silence.
+          this.partialSince ??= now;
+          if (now - this.partialSince < this.format.frameMs) break;
+        }
+        this.partialSince = undefined;
+        if (!corked) {
+          this.sink.cork?.();
+          corked = true;
+        }
+        const n = Math.min(this.frame, this.queued);
+        this.sink.send(this.conn.encodeAudio(encode(this.format, this.take(n))));
+        this.cursor += n;
+        this.wireSent += this.frame;
+        this.farEndEnd = Math.max(now, this.farEndEnd) + this.format.frameMs;
+        if (this.hasMarks && (this.ms(this.cursor - this.lastMarkAt) >= this.o.markEveryMs || this.queued === 0)) this.sendMark();
       }
-      this.partialSince = undefined;
-      const n = Math.min(this.frame, this.queued);
-      this.sink.send(this.conn.encodeAudio(encode(this.format, this.take(n))));
-      this.cursor += n;
-      this.wireSent += this.frame;
-      this.farEndEnd = Math.max(now, this.farEndEnd) + this.format.frameMs;
-      if (this.hasMarks && (this.ms(this.cursor - this.lastMarkAt) >= this.o.markEveryMs || this.queued === 0)) this.sendMark();
+    } finally {
+      if (corked) this.sink.uncork?.();
     }
     this.push();
     this.schedule(now);
@@ -248,7 +269,7 @@ export class MediaStreamOutput implements TransportOutput {
   private schedule(now: number): void {
     let wake = Infinity;
     if (this.queued > 0 && !this.paused) {
-      wake = Math.max(now + 1, this.farEndEnd - this.o.leadMs);
+      wake = Math.max(now + 1, this.farEndEnd - this.o.leadMs + this.stepMs);
       if (this.partialSince !== undefined) wake = Math.max(wake, this.partialSince + this.format.frameMs);
     }
     if (!this.hasMarks && this.cursor > this.played) wake = Math.min(wake, now + this.format.frameMs);

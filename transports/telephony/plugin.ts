@@ -89,6 +89,10 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
           send: (m) => {
             if (ws.readyState === ws.OPEN) ws.send('text' in m ? m.text : m.binary, { binary: !('text' in m) });
           },
+          // ws writes each message to this socket (header and payload corked together): corked
+          // around a pacing step, its messages leave in one write.
+          cork: () => socket.cork(),
+          uncork: () => socket.uncork(),
           close: (reason) => {
             if (ws.readyState !== ws.OPEN) return;
             // A close reason is at most 123 bytes: keep it short and ASCII (a model may give Arabic).

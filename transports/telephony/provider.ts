@@ -34,6 +34,14 @@ export interface MediaFormat {
    * platform handles well.
    */
   frameMs: number;
+  /**
+   * How often paced agent audio goes out, at most: the frames that fall due within it are sent
+   * together (one write, with the mark after them). Platforms that buffer what they are sent
+   * (Twilio) take a few frames at a time; those that play each frame as it arrives (AudioSocket:
+   * "one frame per 20 ms") keep one.
+   * @default frameMs
+   */
+  sendEveryMs?: number;
   /** L16 byte order on the wire. @default 'le' */
   endian?: 'le' | 'be';
 }
@@ -155,8 +163,11 @@ export interface TelephonyProvider {
 /** Rendering helpers every provider uses. */
 export const json = (value: unknown): WireMessage => ({ text: JSON.stringify(value) });
 export const b64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
-/** Decoded bytes as they come (a Buffer is a Uint8Array): no copy per media message. */
-export const fromB64 = (s: string): Uint8Array => Buffer.from(s, 'base64');
+/** Decoded bytes as a plain view of the decoded Buffer: no copy per media message. */
+export const fromB64 = (s: string): Uint8Array => {
+  const b = Buffer.from(s, 'base64');
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+};
 
 /** Parses a JSON text message; undefined (and no throw) for anything that is not a JSON object. */
 export function parseJson(msg: WireMessage): Record<string, any> | undefined {

@@ -9,7 +9,11 @@ import { b64, dtmfEvent, json, mediaEvent, parseJson, xmlEscape, type Inbound, t
  * `/telephony/twilio/after/<token>` when the stream ends, which dials the transfer target the
  * agent chose or hangs up: transfer without a REST call.
  */
-const FORMAT = { codec: 'mulaw', sampleRate: 8000, frameMs: 20 } as const;
+/**
+ * Twilio buffers the media it is sent and plays it in order, so paced audio goes out 40 ms (two
+ * messages, one write) at a time: half the wake-ups and writes of one frame per 20 ms.
+ */
+const FORMAT = { codec: 'mulaw', sampleRate: 8000, frameMs: 20, sendEveryMs: 40 } as const;
 
 export const twilio: TelephonyProvider = {
   name: 'twilio',
