@@ -4,6 +4,7 @@
  * Per N: process CPU, event-loop delay p99, late caller and agent frames (> 20 ms past due),
  * RSS per call. The answer is the largest N with zero late agent frames (one process = one core).
  */
+import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnFakeService } from './fake-service.ts';
@@ -15,10 +16,11 @@ export const DENSITY_TARGETS = { callsPerCore: 100, rssPerCallMb: 10 };
 const gc = (globalThis as { gc?: () => void }).gc;
 
 /**
- * `npm run bench -- density [--quick] [N …] [transport=local|twilio] [uplink=ms]`: `local`
+ * `npm run bench -- density [--quick] [N …] [transport=local|twilio] [uplink=ms] [phases=1|4…]`: `local`
  * drives each session through an in-process transport (hiwar's pipeline alone); `twilio` runs
  * `hiwar serve`'s server in this process and the callers as Twilio Media Streams over real
- * WebSockets from another process (bench/telephony-density.ts).
+ * WebSockets from another process (bench/telephony-density.ts); `phases` spreads those callers over
+ * the 20 ms clock (1: every call on one tick, the worst case).
  */
 export async function density({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
   const { numbers, named, agent: agentOpts } = benchOptions(rest);
@@ -27,7 +29,9 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   if (transport !== 'local' && transport !== 'twilio') throw new Error(`transport must be local or twilio, not ${transport}`);
   const seconds = quick ? 8 : 20;
   const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100 });
-  const rig = transport === 'twilio' ? await telephonyRig(fake, agentOpts) : undefined;
+  const phases = Number(named.phases ?? 1);
+  if (!Number.isInteger(phases) || phases < 1 || 20 % phases) throw new Error(`phases must divide 20 (1, 2, 4, 5, 10, 20), not ${named.phases}`);
+  const rig = transport === 'twilio' ? await telephonyRig(fake, agentOpts, phases) : undefined;
   const rows: Record<string, number | null>[] = [];
   // Memory per call is measured against the idle process (after a full collection), once: a
   // baseline taken before each level includes what the level before it left in the heap and in
@@ -52,11 +56,13 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
       const fakeCpu0 = await fake.cpuUs();
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
+      const io0 = syscalls();
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();
       await sleep(seconds * 1000);
       const wall = performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
+      const io = syscalls();
       loop.disable();
       const after = await counters(frames, calls, rig);
       const fakeCpu = (await fake.cpuUs()) - fakeCpu0;
@@ -84,6 +90,12 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
         callerLateSent: rig ? after.callerLateSent - before.callerLateSent : null,
         callersCpuPct: rig ? pct(after.callersCpuUs - before.callersCpuUs) : null,
         fakeCpuPct: pct(fakeCpu),
+        callersLoopP99Ms: rig ? round(after.callersLoopP99Ms) : null,
+        callersLoopMaxMs: rig ? round(after.callersLoopMaxMs) : null,
+        // This process's read and write system calls per second (Linux): on loopback each write
+        // also runs the receiving side's TCP work, so the count is a cost the CPU figure hides.
+        writesPerSec: io && io0 ? Math.round(((io.writes - io0.writes) * 1000) / wall) : null,
+        readsPerSec: io && io0 ? Math.round(((io.reads - io0.reads) * 1000) / wall) : null,
       });
       console.error(`density: ${JSON.stringify(rows.at(-1))}`);
       await sleep(500);
@@ -97,7 +109,7 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   // shared with other work, late frames come from the scheduler starving the process first.
   const last = rows.at(-1);
   const byCpu = last?.cpuPct ? Math.floor((100 * last.calls!) / last.cpuPct) : null;
-  const res = { bench: 'density', transport, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, maxCallsPerCoreNoLateAgentFrames: ok.length ? Math.max(...ok) : 0, callsPerCoreByCpu: byCpu, targets: DENSITY_TARGETS };
+  const res = { bench: 'density', transport, phases: rig ? phases : null, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, maxCallsPerCoreNoLateAgentFrames: ok.length ? Math.max(...ok) : 0, callsPerCoreByCpu: byCpu, targets: DENSITY_TARGETS };
   const where = transport === 'twilio' ? 'hiwar serve + Twilio Media Streams over WebSocket, callers in another process' : 'local transport';
   console.log(`\ndensity (${where}): ${seconds} s per level, fake service in another process (caller frames late / total, agent frames late / total)`);
   const cols: [string, (r: Record<string, number | null>) => string][] = [
@@ -113,6 +125,7 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
       ? ([
           ['callers cpu %', (r) => `${r.callersCpuPct}`],
           ['sent late', (r) => `${r.callerLateSent}`],
+          ['callers loop p99/max', (r) => `${r.callersLoopP99Ms}/${r.callersLoopMaxMs}`],
         ] as [string, (r: Record<string, number | null>) => string][])
       : []),
   ];
@@ -127,6 +140,19 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   return res;
 }
 
+/** Read and write system calls of this process so far (Linux `/proc/self/io`), or undefined. */
+function syscalls(): { reads: number; writes: number } | undefined {
+  try {
+    const io = readFileSync('/proc/self/io', 'utf8');
+    const field = (k: string) => Number(new RegExp(`^${k}: (\\d+)`, 'm').exec(io)?.[1]);
+    const reads = field('syscr');
+    const writes = field('syscw');
+    return Number.isFinite(reads) && Number.isFinite(writes) ? { reads, writes } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** RSS, and the heap plus memory outside it (buffers), after a full collection where available. */
 function memory(): { rss: number; heap: number } {
   gc?.();
@@ -138,6 +164,8 @@ interface Counters {
   lateCaller: number;
   callerLateSent: number;
   callersCpuUs: number;
+  callersLoopP99Ms: number;
+  callersLoopMaxMs: number;
   callerFrames: number;
   lateAgent: number;
   agentFrames: number;
@@ -152,12 +180,14 @@ interface Counters {
 async function counters(frames: FrameClock, calls: RunningCall[], rig: TelephonyRig | undefined): Promise<Counters> {
   if (rig) {
     const s = await rig.stats();
-    return { lateCaller: rig.arrivals.late, callerLateSent: s.lateTicks, callersCpuUs: s.cpuUs, callerFrames: rig.arrivals.frames, lateAgent: s.lateAgentFrames, agentFrames: s.agentFrames, turns: s.answeredTurns };
+    return { lateCaller: rig.arrivals.late, callerLateSent: s.lateTicks, callersCpuUs: s.cpuUs, callersLoopP99Ms: s.loopP99Ms, callersLoopMaxMs: s.loopMaxMs, callerFrames: rig.arrivals.frames, lateAgent: s.lateAgentFrames, agentFrames: s.agentFrames, turns: s.answeredTurns };
   }
   return {
     lateCaller: frames.lateFrames,
     callerLateSent: 0,
     callersCpuUs: 0,
+    callersLoopP99Ms: 0,
+    callersLoopMaxMs: 0,
     callerFrames: frames.frames,
     lateAgent: calls.reduce((s, c) => s + c.caller.lateAgentFrames, 0),
     agentFrames: calls.reduce((s, c) => s + c.caller.agentFrames, 0),

@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   soak: async () => (await import('./soak.ts')).soak,
   profile: async () => (await import('./profile.ts')).profile,
   timers: async () => (await import('./timers.ts')).timers,
+  'telephony-edge': async () => (await import('./telephony-edge.ts')).telephonyEdge,
   'webrtc-density': async () => (await import('./webrtc-density.ts')).webrtcDensity,
 };
 const SCRIPTS = ['normalize', 'recognizer', 'call'];

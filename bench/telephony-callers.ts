@@ -10,7 +10,7 @@
  * arrives more than 20 ms after its turn to play, mid-reply, is a late agent frame (the caller
  * hears a gap). Driven by the parent over IPC: start → stats → stop.
  */
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { mulaw } from '../src/audio/g711.ts';
 
@@ -38,6 +38,12 @@ export interface CallersStart {
   calls: number;
   prefix: string;
   speechMs: number;
+  /**
+   * Phases of the 20 ms clock the calls are spread over: 1 sends every call's frame on the same
+   * tick (a burst of N messages every 20 ms, the worst case); 4 sends a quarter of the calls every
+   * 5 ms, nearer to independent phone calls, whose 20 ms clocks are not in step.
+   */
+  phases: number;
 }
 export interface CallerStats {
   type: 'stats';
@@ -50,6 +56,12 @@ export interface CallerStats {
   closedEarly: number;
   /** This process's CPU so far (user + system), µs: the far end's cost, not hiwar's. */
   cpuUs: number;
+  /**
+   * This process's event-loop delay since the previous stats (p99 and max, ms): a stalled caller
+   * process reads the agent's audio late and counts the gap as a late agent frame.
+   */
+  loopP99Ms: number;
+  loopMaxMs: number;
 }
 
 class TwilioCaller {
@@ -163,28 +175,45 @@ const callers: TwilioCaller[] = [];
 let frames = 0;
 let lateTicks = 0;
 let timer: NodeJS.Timeout | undefined;
+/** Due time of the next tick; ticks are FRAME_MS / phases apart, tick k serves phase k mod phases. */
 let due = 0;
+let tickNo = 0;
+let phases = 1;
+const loop = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
 
 function tick(): void {
   const now = epochNow();
   while (due <= now) {
     const late = now - due > LATE_MS;
-    for (const c of callers) {
-      if (c.frame(due)) {
+    const phase = tickNo % phases;
+    for (let i = phase; i < callers.length; i += phases) {
+      if (callers[i]!.frame(due)) {
         frames++;
         if (late) lateTicks++;
       }
     }
-    due += FRAME_MS;
+    due += FRAME_MS / phases;
+    tickNo++;
   }
   timer = setTimeout(tick, Math.max(0, due - epochNow()));
 }
 
+/** The next due time of call `i`'s phase. */
+function nextDueOf(i: number): number {
+  const step = FRAME_MS / phases;
+  const ahead = (i % phases) - (tickNo % phases);
+  return due + step * (ahead < 0 ? ahead + phases : ahead);
+}
+
 async function start(m: CallersStart): Promise<void> {
+  phases = Math.max(1, Math.floor(m.phases));
   due = epochNow();
+  tickNo = 0;
   tick();
   for (let i = 0; i < m.calls; i++) {
-    callers.push(new TwilioCaller(m.url, `${m.prefix}-${i}`, m.speechMs, 1000 + Math.random() * 2000, () => due));
+    const k = callers.length;
+    callers.push(new TwilioCaller(m.url, `${m.prefix}-${i}`, m.speechMs, 1000 + Math.random() * 2000, () => nextDueOf(k)));
     await new Promise((r) => setTimeout(r, 1000 / m.calls));
   }
 }
@@ -201,12 +230,17 @@ function stats(): CallerStats {
     answeredTurns: sum('answeredTurns'),
     closedEarly: callers.filter((c) => c.closed).length,
     cpuUs: cpu.user + cpu.system,
+    loopP99Ms: loop.percentile(99) / 1e6,
+    loopMaxMs: loop.max / 1e6,
   };
 }
 
 process.on('message', (m: CallersStart | { type: 'stats' | 'stop' }) => {
   if (m.type === 'start') void start(m).then(() => process.send!({ type: 'started' }));
-  else if (m.type === 'stats') process.send!(stats());
+  else if (m.type === 'stats') {
+    process.send!(stats());
+    loop.reset();
+  }
   else if (m.type === 'stop') {
     clearTimeout(timer);
     for (const c of callers) c.stop();

@@ -73,7 +73,7 @@ const ask = <T>(child: ChildProcess, msg: object, reply: string) =>
     child.send(msg);
   });
 
-export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>, agentOpts: BenchAgentOptions = {}): Promise<TelephonyRig> {
+export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>, agentOpts: BenchAgentOptions = {}, phases = 1): Promise<TelephonyRig> {
   const arrivals = new ArrivalCounter();
   const logger = createLogger('silent');
   const server = new AgentServer({
@@ -106,7 +106,7 @@ export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'l
   return {
     arrivals,
     start: async (calls, prefix) => {
-      const msg: CallersStart = { type: 'start', url: `${url.replace('http', 'ws')}/telephony/twilio`, calls, prefix, speechMs: 600 };
+      const msg: CallersStart = { type: 'start', url: `${url.replace('http', 'ws')}/telephony/twilio`, calls, prefix, speechMs: 600, phases };
       await ask(callers(), msg, 'started');
     },
     stats: () => ask<CallerStats>(callers(), { type: 'stats' }, 'stats'),
