@@ -90,6 +90,7 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
         callerLateSent: rig ? after.callerLateSent - before.callerLateSent : null,
         callersCpuPct: rig ? pct(after.callersCpuUs - before.callersCpuUs) : null,
         fakeCpuPct: pct(fakeCpu),
+        lateAgentCallerStalled: rig ? after.lateAgentStalled - before.lateAgentStalled : null,
         callersLoopP99Ms: rig ? round(after.callersLoopP99Ms) : null,
         callersLoopMaxMs: rig ? round(after.callersLoopMaxMs) : null,
         // This process's read and write system calls per second (Linux): on loopback each write
@@ -105,11 +106,13 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
     await fake.close();
   }
   const ok = rows.filter((r) => r.lateAgentFrames === 0).map((r) => r.calls!);
+  // Twilio: the same, leaving out late frames the caller process read while it was stalled itself.
+  const okServer = rows.filter((r) => r.lateAgentFrames! - (r.lateAgentCallerStalled ?? 0) === 0).map((r) => r.calls!);
   // What the CPU alone allows (100 % of a core / CPU per call at the largest N): on a machine
   // shared with other work, late frames come from the scheduler starving the process first.
   const last = rows.at(-1);
   const byCpu = last?.cpuPct ? Math.floor((100 * last.calls!) / last.cpuPct) : null;
-  const res = { bench: 'density', transport, phases: rig ? phases : null, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, maxCallsPerCoreNoLateAgentFrames: ok.length ? Math.max(...ok) : 0, callsPerCoreByCpu: byCpu, targets: DENSITY_TARGETS };
+  const res = { bench: 'density', transport, phases: rig ? phases : null, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, maxCallsPerCoreNoLateAgentFrames: ok.length ? Math.max(...ok) : 0, maxCallsNoLateAgentFramesCallerNotStalled: rig ? (okServer.length ? Math.max(...okServer) : 0) : null, callsPerCoreByCpu: byCpu, targets: DENSITY_TARGETS };
   const where = transport === 'twilio' ? 'hiwar serve + Twilio Media Streams over WebSocket, callers in another process' : 'local transport';
   console.log(`\ndensity (${where}): ${seconds} s per level, fake service in another process (caller frames late / total, agent frames late / total)`);
   const cols: [string, (r: Record<string, number | null>) => string][] = [
@@ -125,15 +128,20 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
       ? ([
           ['callers cpu %', (r) => `${r.callersCpuPct}`],
           ['sent late', (r) => `${r.callerLateSent}`],
+          ['late agent, caller stalled', (r) => `${r.lateAgentCallerStalled}`],
           ['callers loop p99/max', (r) => `${r.callersLoopP99Ms}/${r.callersLoopMaxMs}`],
         ] as [string, (r: Record<string, number | null>) => string][])
       : []),
   ];
   console.log(cols.map(([h]) => h.padStart(Math.max(h.length, 7))).join('  '));
   for (const r of rows) console.log(cols.map(([h, f]) => f(r).padStart(Math.max(h.length, 7))).join('  '));
-  if (rig) console.log('(sent late: caller frames the caller process itself sent more than 20 ms past due; they arrive late through no fault of hiwar)');
+  if (rig) {
+    console.log('(sent late: caller frames the caller process itself sent more than 20 ms past due: they arrive late through no fault of hiwar;');
+    console.log(' late agent, caller stalled: late agent frames read while the caller process was itself over 20 ms behind its clock)');
+  }
   table('density: summary', [
     ['calls per core, zero late agent frames', res.maxCallsPerCoreNoLateAgentFrames, `≥ ${DENSITY_TARGETS.callsPerCore}`],
+    ...(rig ? ([['… not counting those read by a stalled caller', res.maxCallsNoLateAgentFramesCallerNotStalled, `≥ ${DENSITY_TARGETS.callsPerCore}`]] as [string, number | null, string][]) : []),
     ['calls per core the CPU allows (largest N)', byCpu, `≥ ${DENSITY_TARGETS.callsPerCore}`],
     ['RSS per call (largest N), MB', rows.at(-1)?.rssPerCallMb ?? null, `≤ ${DENSITY_TARGETS.rssPerCallMb}`],
   ]);
@@ -166,6 +174,7 @@ interface Counters {
   callersCpuUs: number;
   callersLoopP99Ms: number;
   callersLoopMaxMs: number;
+  lateAgentStalled: number;
   callerFrames: number;
   lateAgent: number;
   agentFrames: number;
@@ -180,7 +189,7 @@ interface Counters {
 async function counters(frames: FrameClock, calls: RunningCall[], rig: TelephonyRig | undefined): Promise<Counters> {
   if (rig) {
     const s = await rig.stats();
-    return { lateCaller: rig.arrivals.late, callerLateSent: s.lateTicks, callersCpuUs: s.cpuUs, callersLoopP99Ms: s.loopP99Ms, callersLoopMaxMs: s.loopMaxMs, callerFrames: rig.arrivals.frames, lateAgent: s.lateAgentFrames, agentFrames: s.agentFrames, turns: s.answeredTurns };
+    return { lateCaller: rig.arrivals.late, callerLateSent: s.lateTicks, callersCpuUs: s.cpuUs, callersLoopP99Ms: s.loopP99Ms, callersLoopMaxMs: s.loopMaxMs, lateAgentStalled: s.lateAgentWhileStalled, callerFrames: rig.arrivals.frames, lateAgent: s.lateAgentFrames, agentFrames: s.agentFrames, turns: s.answeredTurns };
   }
   return {
     lateCaller: frames.lateFrames,
@@ -188,6 +197,7 @@ async function counters(frames: FrameClock, calls: RunningCall[], rig: Telephony
     callersCpuUs: 0,
     callersLoopP99Ms: 0,
     callersLoopMaxMs: 0,
+    lateAgentStalled: 0,
     callerFrames: frames.frames,
     lateAgent: calls.reduce((s, c) => s + c.caller.lateAgentFrames, 0),
     agentFrames: calls.reduce((s, c) => s + c.caller.agentFrames, 0),

@@ -52,6 +52,12 @@ export interface CallerStats {
   lateTicks: number;
   agentFrames: number;
   lateAgentFrames: number;
+  /**
+   * Of the late agent frames, those read while this process had itself been stalled (its clock's
+   * tick more than 20 ms overdue): the frame may have waited in this process's socket, so the
+   * gap may be the caller's own, not hiwar's.
+   */
+  lateAgentWhileStalled: number;
   answeredTurns: number;
   closedEarly: number;
   /** This process's CPU so far (user + system), µs: the far end's cost, not hiwar's. */
@@ -80,6 +86,7 @@ class TwilioCaller {
   private marks: { at: number; name: string }[] = [];
   agentFrames = 0;
   lateAgentFrames = 0;
+  lateAgentWhileStalled = 0;
   answeredTurns = 0;
   closed = false;
 
@@ -118,7 +125,10 @@ class TwilioCaller {
     if (text.startsWith('{"event":"media"')) {
       this.agentFrames++;
       const gap = now - this.playingUntil;
-      if (gap > LATE_MS && gap < REPLY_GAP_MS) this.lateAgentFrames++;
+      if (gap > LATE_MS && gap < REPLY_GAP_MS) {
+        this.lateAgentFrames++;
+        if (stalled(now)) this.lateAgentWhileStalled++;
+      }
       this.playingUntil = Math.max(this.playingUntil, now) + FRAME_MS;
       if (this.waitingReply && !this.replyStarted) {
         this.replyStarted = true;
@@ -182,6 +192,9 @@ let phases = 1;
 const loop = monitorEventLoopDelay({ resolution: 10 });
 loop.enable();
 
+/** True when this process's clock is overdue by more than LATE_MS: it has not been running. */
+const stalled = (now: number) => now - due > LATE_MS;
+
 function tick(): void {
   const now = epochNow();
   while (due <= now) {
@@ -219,7 +232,7 @@ async function start(m: CallersStart): Promise<void> {
 }
 
 function stats(): CallerStats {
-  const sum = (k: 'agentFrames' | 'lateAgentFrames' | 'answeredTurns') => callers.reduce((s, c) => s + c[k], 0);
+  const sum = (k: 'agentFrames' | 'lateAgentFrames' | 'lateAgentWhileStalled' | 'answeredTurns') => callers.reduce((s, c) => s + c[k], 0);
   const cpu = process.cpuUsage();
   return {
     type: 'stats',
@@ -227,6 +240,7 @@ function stats(): CallerStats {
     lateTicks,
     agentFrames: sum('agentFrames'),
     lateAgentFrames: sum('lateAgentFrames'),
+    lateAgentWhileStalled: sum('lateAgentWhileStalled'),
     answeredTurns: sum('answeredTurns'),
     closedEarly: callers.filter((c) => c.closed).length,
     cpuUs: cpu.user + cpu.system,
