@@ -62,8 +62,10 @@ export interface PlatformHooks {
 export class MediaStreamOutput implements TransportOutput {
   readonly sampleRate: number;
   private readonly frame: number;
-  /** How far below the lead the far end's buffer falls before a pacing step tops it up. */
-  private readonly stepMs: number;
+  /** A pacing step tops the far end's buffer up to this (ms)… */
+  private readonly fillMs: number;
+  /** …and the next step wakes when the buffer is down to this. */
+  private readonly wakeMs: number;
   private readonly o: Required<Omit<MediaStreamOptions, 'reorder'>>;
   private readonly hasMarks: boolean;
   private chunks: Int16Array[] = [];
@@ -96,10 +98,12 @@ export class MediaStreamOutput implements TransportOutput {
     this.o = { ...MEDIA_STREAM_DEFAULTS, clock: realClock(), ...stripUndefined(opts) };
     this.sampleRate = format.sampleRate;
     this.frame = frameSamples(format);
-    // k frames per step: wake when the buffer is k − ½ frames below the lead, so a step that
-    // fires on time (or up to half a frame late) sends k frames. One frame: wake at the lead.
+    // k frames per step. One frame: wake at the lead, send what brings it back over (as always).
+    // k frames: wake half a frame under the lead (the buffer never falls further below it than
+    // before), fill k − 1 frames over it, so a step on time or up to half a frame late sends k.
     const k = Math.max(1, Math.round((format.sendEveryMs ?? format.frameMs) / format.frameMs));
-    this.stepMs = k > 1 ? (k - 0.5) * format.frameMs : 0;
+    this.fillMs = this.o.leadMs + (k - 1) * format.frameMs;
+    this.wakeMs = k > 1 ? this.o.leadMs - format.frameMs / 2 : this.o.leadMs;
     this.hasMarks = !!conn.mark;
     this.updates = new BehaviorSubject<PlaybackUpdate>({ sent: 0, played: 0, queued: 0, at: this.o.clock.now() });
     this.playback$ = this.updates.asObservable();
@@ -231,7 +235,7 @@ export class MediaStreamOutput implements TransportOutput {
     if (!this.hasMarks) this.advanceByClock();
     let corked = false;
     try {
-      while (!this.paused && this.queued > 0 && this.farEndEnd - now < this.o.leadMs) {
+      while (!this.paused && this.queued > 0 && this.farEndEnd - now < this.fillMs) {
         if (this.hasMarks && this.ms(this.cursor - this.played) >= this.o.maxUnackedMs) break;
         if (this.queued < this.frame) {
           // A short tail waits one frame for more audio before it goes out padded with silence.
@@ -269,7 +273,7 @@ export class MediaStreamOutput implements TransportOutput {
   private schedule(now: number): void {
     let wake = Infinity;
     if (this.queued > 0 && !this.paused) {
-      wake = Math.max(now + 1, this.farEndEnd - this.o.leadMs + this.stepMs);
+      wake = Math.max(now + 1, this.farEndEnd - this.wakeMs);
       if (this.partialSince !== undefined) wake = Math.max(wake, this.partialSince + this.format.frameMs);
     }
     if (!this.hasMarks && this.cursor > this.played) wake = Math.min(wake, now + this.format.frameMs);
