@@ -16,7 +16,7 @@ export const DENSITY_TARGETS = { callsPerCore: 100, rssPerCallMb: 10 };
 const gc = (globalThis as { gc?: () => void }).gc;
 
 /**
- * `npm run bench -- density [--quick] [N …] [transport=local|twilio] [uplink=ms] [phases=1|4…]`: `local`
+ * `npm run bench -- density [--quick] [N …] [transport=local|twilio] [uplink=ms] [phases=1|4…] [step=40]`: `local`
  * drives each session through an in-process transport (hiwar's pipeline alone); `twilio` runs
  * `hiwar serve`'s server in this process and the callers as Twilio Media Streams over real
  * WebSockets from another process (bench/telephony-density.ts); `phases` spreads those callers over
@@ -31,7 +31,9 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100 });
   const phases = Number(named.phases ?? 1);
   if (!Number.isInteger(phases) || phases < 1 || 20 % phases) throw new Error(`phases must divide 20 (1, 2, 4, 5, 10, 20), not ${named.phases}`);
-  const rig = transport === 'twilio' ? await telephonyRig(fake, agentOpts, phases) : undefined;
+  // `step=40`: the telephony output sends two 20 ms frames per pacing step (media.sendEveryMs).
+  const step = named.step !== undefined ? Number(named.step) : undefined;
+  const rig = transport === 'twilio' ? await telephonyRig(fake, agentOpts, phases, step) : undefined;
   const rows: Record<string, number | null>[] = [];
   // Memory per call is measured against the idle process (after a full collection), once: a
   // baseline taken before each level includes what the level before it left in the heap and in
@@ -112,7 +114,7 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   // shared with other work, late frames come from the scheduler starving the process first.
   const last = rows.at(-1);
   const byCpu = last?.cpuPct ? Math.floor((100 * last.calls!) / last.cpuPct) : null;
-  const res = { bench: 'density', transport, phases: rig ? phases : null, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, maxCallsPerCoreNoLateAgentFrames: ok.length ? Math.max(...ok) : 0, maxCallsNoLateAgentFramesCallerNotStalled: rig ? (okServer.length ? Math.max(...okServer) : 0) : null, callsPerCoreByCpu: byCpu, targets: DENSITY_TARGETS };
+  const res = { bench: 'density', transport, phases: rig ? phases : null, sendEveryMs: rig ? (step ?? null) : null, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, maxCallsPerCoreNoLateAgentFrames: ok.length ? Math.max(...ok) : 0, maxCallsNoLateAgentFramesCallerNotStalled: rig ? (okServer.length ? Math.max(...okServer) : 0) : null, callsPerCoreByCpu: byCpu, targets: DENSITY_TARGETS };
   const where = transport === 'twilio' ? 'hiwar serve + Twilio Media Streams over WebSocket, callers in another process' : 'local transport';
   console.log(`\ndensity (${where}): ${seconds} s per level, fake service in another process (caller frames late / total, agent frames late / total)`);
   const cols: [string, (r: Record<string, number | null>) => string][] = [

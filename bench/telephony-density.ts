@@ -73,7 +73,7 @@ const ask = <T>(child: ChildProcess, msg: object, reply: string) =>
     child.send(msg);
   });
 
-export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>, agentOpts: BenchAgentOptions = {}, phases = 1): Promise<TelephonyRig> {
+export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>, agentOpts: BenchAgentOptions = {}, phases = 1, sendEveryMs?: number): Promise<TelephonyRig> {
   const arrivals = new ArrivalCounter();
   const logger = createLogger('silent');
   const server = new AgentServer({
@@ -93,7 +93,7 @@ export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'l
       });
     },
   });
-  server.use(telephonyPlugin(server.host, { tokens: new CallTokens({ secret: 'bench' }), open: true, logger, media: { clock: perfClock } }));
+  server.use(telephonyPlugin(server.host, { tokens: new CallTokens({ secret: 'bench' }), open: true, logger, media: { clock: perfClock, sendEveryMs } }));
   const { url } = await server.listen();
   let child: ChildProcess | undefined;
   const callers = () => {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- telephony-edge [calls=100] [seconds=20]`: the CPU of the telephony edge
+ * `npm run bench -- telephony-edge [calls=100] [seconds=10] [step=40]`: the CPU of the telephony edge
  * alone, without sockets or a session: per call, Twilio media messages in (parse, base64, μ-law,
  * reorder, hand-over to a subscriber) and agent audio out (pacing in real time, μ-law, base64,
  * the media text, marks acknowledged as Twilio would), the agent talking all the time. It isolates what
@@ -22,6 +22,7 @@ export async function telephonyEdge({ rest }: BenchArgs): Promise<Record<string,
   const named = Object.fromEntries(rest.filter((a) => a.includes('=')).map((a) => a.split('=') as [string, string]));
   const calls = Number(named.calls ?? 100);
   const seconds = Number(named.seconds ?? 10);
+  const sendEveryMs = named.step !== undefined ? Number(named.step) : undefined;
   const clock = perfClock;
   const tone = Int16Array.from({ length: FRAME }, (_, i) => Math.round(3000 * Math.sin((2 * Math.PI * 220 * i) / 8000)));
   const payload = Buffer.from(mulaw.encode(tone)).toString('base64');
@@ -54,7 +55,7 @@ export async function telephonyEdge({ rest }: BenchArgs): Promise<Record<string,
         close: () => {},
       },
       host,
-      media: { clock },
+      media: { clock, sendEveryMs },
       startTimeoutMs: 1e9,
       idleTimeoutMs: 1e9,
     });
@@ -86,6 +87,7 @@ export async function telephonyEdge({ rest }: BenchArgs): Promise<Record<string,
     bench: 'telephony-edge',
     calls,
     seconds,
+    sendEveryMs: sendEveryMs ?? null,
     inboundMessages: inbound,
     framesIn,
     messagesOut,

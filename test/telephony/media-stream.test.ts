@@ -39,12 +39,12 @@ describe('media-stream output', () => {
     assert.ok(Math.abs(r.out.position() - 2) < 0.001, 'no marks: played from the send clock');
   });
 
-  test('sendEveryMs 40 (Twilio): two frames per pacing step, each step and its mark corked into one write, no gap', async () => {
+  test('sendEveryMs 40: two frames per pacing step, each step and its mark corked into one write, no gap', async () => {
     const clock = new VirtualClock();
     const log: string[] = [];
     const conn: ProviderConnection = { parse: () => [], encodeAudio: () => ({ text: 'media' }), mark: (name) => ({ text: `mark:${name}` }) };
     const sink = { send: (m: WireMessage) => log.push('text' in m ? m.text.split(':')[0]! : 'bin'), close: () => {}, cork: () => log.push('('), uncork: () => log.push(')') };
-    const out = new MediaStreamOutput({ ...FORMAT, sendEveryMs: 40 }, conn, sink, { clock });
+    const out = new MediaStreamOutput(FORMAT, conn, sink, { clock, sendEveryMs: 40 });
     out.write({ samples: new Int16Array(16000).fill(1000), sampleRate: 8000, time: 0 });
     const frames = () => log.filter((x) => x === 'media').length;
     assert.equal(frames(), 9, 'the first step fills the 160 ms lead and one frame over it');

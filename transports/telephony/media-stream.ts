@@ -25,6 +25,12 @@ export interface MediaStreamOptions {
    */
   maxUnackedMs?: number;
   reorder?: ReorderOptions;
+  /**
+   * Overrides the platform format's `sendEveryMs` (how often paced audio goes out: 40 sends two
+   * 20 ms frames per step, in one write). Only for platforms that buffer what they are sent.
+   * @default the format's, else one frame
+   */
+  sendEveryMs?: number;
   /** The clock that paces output (a scaled clock in tests). @default real time */
   clock?: Clock;
 }
@@ -66,7 +72,7 @@ export class MediaStreamOutput implements TransportOutput {
   private readonly fillMs: number;
   /** …and the next step wakes when the buffer is down to this. */
   private readonly wakeMs: number;
-  private readonly o: Required<Omit<MediaStreamOptions, 'reorder'>>;
+  private readonly o: Required<Omit<MediaStreamOptions, 'reorder' | 'sendEveryMs'>>;
   private readonly hasMarks: boolean;
   private chunks: Int16Array[] = [];
   private head = 0;
@@ -95,13 +101,14 @@ export class MediaStreamOutput implements TransportOutput {
     opts: MediaStreamOptions = {},
     private readonly onPlayed: (id: string) => void = () => {},
   ) {
-    this.o = { ...MEDIA_STREAM_DEFAULTS, clock: realClock(), ...stripUndefined(opts) };
+    const { sendEveryMs, reorder: _reorder, ...rest } = opts;
+    this.o = { ...MEDIA_STREAM_DEFAULTS, clock: realClock(), ...stripUndefined(rest) };
     this.sampleRate = format.sampleRate;
     this.frame = frameSamples(format);
     // k frames per step. One frame: wake at the lead, send what brings it back over (as always).
     // k frames: wake half a frame under the lead (the buffer never falls further below it than
     // before), fill k − 1 frames over it, so a step on time or up to half a frame late sends k.
-    const k = Math.max(1, Math.round((format.sendEveryMs ?? format.frameMs) / format.frameMs));
+    const k = Math.max(1, Math.round((sendEveryMs ?? format.sendEveryMs ?? format.frameMs) / format.frameMs));
     this.fillMs = this.o.leadMs + (k - 1) * format.frameMs;
     this.wakeMs = k > 1 ? this.o.leadMs - format.frameMs / 2 : this.o.leadMs;
     this.hasMarks = !!conn.mark;

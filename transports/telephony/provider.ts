@@ -37,7 +37,7 @@ export interface MediaFormat {
   /**
    * How often paced agent audio goes out, at most: the frames that fall due within it are sent
    * together (one write, with the mark after them). Platforms that buffer what they are sent
-   * (Twilio) take a few frames at a time; those that play each frame as it arrives (AudioSocket:
+   * (Twilio) could take a few frames at a time; those that play each frame as it arrives (AudioSocket:
    * "one frame per 20 ms") keep one. With k frames a step, the platform holds from half a frame
    * under the output's lead to k frames over it.
    * @default frameMs

@@ -10,10 +10,10 @@ import { b64, dtmfEvent, json, mediaEvent, parseJson, xmlEscape, type Inbound, t
  * agent chose or hangs up: transfer without a REST call.
  */
 /**
- * Twilio buffers the media it is sent and plays it in order, so paced audio goes out 40 ms (two
- * messages, one write) at a time: half the wake-ups and writes of one frame per 20 ms.
+ * One 20 ms media message per pacing step. Twilio buffers what it is sent, so `media.sendEveryMs:
+ * 40` (two messages per step, one write) is allowed; it is not the default yet (docs/performance.md).
  */
-const FORMAT = { codec: 'mulaw', sampleRate: 8000, frameMs: 20, sendEveryMs: 40 } as const;
+const FORMAT = { codec: 'mulaw', sampleRate: 8000, frameMs: 20 } as const;
 
 export const twilio: TelephonyProvider = {
   name: 'twilio',
