@@ -10,6 +10,7 @@ import { CallTokens, isLoopback } from '../server/tokens.ts';
 import { generateKey } from '../sandbox/keys.ts';
 import { numberOption, parseCommand, UsageError } from './args.ts';
 import { connectService } from './connect.ts';
+import { loadWebRtc } from './serve-webrtc.ts';
 import { busyLineSynth, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptionsOf, lateCluster } from './serve-cluster.ts';
 
 export const SERVE_USAGE = `Usage: hiwar serve [--agent agents/call-centre] [--port 8080] [--host 127.0.0.1] [--public-url URL]
@@ -99,19 +100,13 @@ export async function serveCommand(args: string[]): Promise<number> {
     const as = await listen(server.host, { port: Number(values['audiosocket-port']), host, open, mediaToken, logger });
     closers.push(() => as.close());
   }
-  // WebRTC is optional: without mediasoup's worker the server runs and says why it is off.
-  // Its native parts (mediasoup's worker, @discordjs/opus) may be missing: loading them then
-  // fails, and the server carries on for telephony.
-  const webrtc = await import('../../transports/webrtc/index.ts').then(
-    ({ webrtcForServe }) => webrtcForServe({
-        host: server.host,
-        logger,
-        rooms: cluster?.rooms,
-        // Every instance of a cluster must check the tokens any of them issued.
-        tokens: process.env.HIWAR_WEBRTC_TOKEN_KEY ? { signingKey: process.env.HIWAR_WEBRTC_TOKEN_KEY } : undefined,
-      }),
-    (err: Error) => ({ plugin: undefined, message: `WebRTC is off: ${err.message.split('\n')[0]}` }),
-  );
+  const webrtc = await loadWebRtc({
+    host: server.host,
+    logger,
+    rooms: cluster?.rooms,
+    // Every instance of a cluster must check the tokens any of them issued.
+    tokens: process.env.HIWAR_WEBRTC_TOKEN_KEY ? { signingKey: process.env.HIWAR_WEBRTC_TOKEN_KEY } : undefined,
+  });
   if (webrtc.plugin) server.use(webrtc.plugin);
   const { url } = await server.listen();
   const member = clusterOptions

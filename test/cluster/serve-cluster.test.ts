@@ -11,29 +11,15 @@ import { connectRedis } from '../../src/cluster/redis.ts';
 import type { KeyState } from '../../src/sandbox/keys.ts';
 import { generateKey } from '../../src/sandbox/keys.ts';
 import { realClock } from '../../src/transport/clock.ts';
-import { decode, encode } from '../../transports/telephony/codec.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
-import { FarEnd, type PlatformProtocol } from '../telephony/far-end.ts';
+import { FarEnd } from '../telephony/far-end.ts';
 import { waitFor } from '../telephony/serve.ts';
+import { pcmGateway } from './pcm-gateway.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const CALLS = 3;
 const LEASE_MS = 1_500;
-const L16 = { codec: 'l16', sampleRate: 16000, frameMs: 20 } as const;
-
-const gateway = (): PlatformProtocol => ({
-  rate: 16000,
-  opening: () => [],
-  audio: (pcm) => ({ binary: encode(L16, pcm) }),
-  stop: () => ({ text: JSON.stringify({ type: 'hangup' }) }),
-  read(msg) {
-    if ('binary' in msg) return [{ type: 'audio', pcm: decode(L16, msg.binary) }];
-    const m = JSON.parse(msg.text);
-    return m.type === 'mark' ? [{ type: 'mark', name: m.name }] : m.type === 'clear' ? [{ type: 'clear' }] : [{ type: 'other', raw: m }];
-  },
-  ackMark: (name) => ({ text: JSON.stringify({ type: 'mark', name }) }),
-});
 
 interface Instance {
   name: string;
@@ -77,7 +63,7 @@ async function serve(name: string): Promise<Instance> {
 }
 
 function call(on: Instance, id: string): FarEnd {
-  const far = new FarEnd(`${on.url.replace('http', 'ws')}/telephony/pcm?rate=16000&call_id=${id}`, gateway(), realClock());
+  const far = new FarEnd(`${on.url.replace('http', 'ws')}/telephony/pcm?rate=16000&call_id=${id}`, pcmGateway(), realClock());
   callers.push(far);
   void far.start().catch(() => {});
   return far;

@@ -1,0 +1,34 @@
+import { createRequire } from 'node:module';
+import type { Logger } from '../session/logger.ts';
+import type { CallHost, ServerPlugin } from '../server/types.ts';
+import type { RoomHosts } from '../../transports/webrtc/index.ts';
+
+/** What `hiwar serve` mounts for WebRTC (the plugin, when it runs here) and its one summary line. */
+export interface ServeWebRtc {
+  plugin?: ServerPlugin;
+  message: string;
+}
+
+/**
+ * WebRTC for `hiwar serve`, which is optional: when its native parts (mediasoup's worker, the
+ * Opus codec) are missing or do not load, the server carries on for telephony and says why.
+ *
+ * The Opus binding is loaded with `require` before the transport is imported. Node 20 reports a
+ * CommonJS module that throws while an ES module imports it statically twice: as the import's
+ * rejection and again as an unhandled rejection (nodejs/node#51603), which ends the process when
+ * it comes before serve has installed its handler (in cluster mode it always did). A `require`
+ * that throws is an ordinary exception, and a binding that loaded is then shared by the import.
+ */
+export async function loadWebRtc(opts: { host: CallHost; logger: Logger; rooms?: RoomHosts; tokens?: { signingKey: string } }): Promise<ServeWebRtc> {
+  try {
+    createRequire(import.meta.url)('@discordjs/opus');
+  } catch (err) {
+    return { message: `WebRTC is off: the Opus codec (@discordjs/opus) did not load: ${firstLine(err)}` };
+  }
+  return import('../../transports/webrtc/index.ts').then(
+    ({ webrtcForServe }) => webrtcForServe(opts),
+    (err: unknown) => ({ message: `WebRTC is off: ${firstLine(err)}` }),
+  );
+}
+
+const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split('\n')[0];
