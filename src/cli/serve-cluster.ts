@@ -5,6 +5,7 @@ import type { CallAdmission } from '../server/calls.ts';
 import type { ServiceClient } from '../service/client.ts';
 import { collectPcm } from '../service/index.ts';
 import type { Agent } from '../session/agent.ts';
+import { prepareFixedLines } from '../session/fixed-lines.ts';
 import type { Logger } from '../session/logger.ts';
 import { numberOption, UsageError } from './args.ts';
 
@@ -17,7 +18,7 @@ export const CLUSTER_FLAGS = {
 
 export const CLUSTER_USAGE = `Cluster mode (REDIS_URL set; see docs/scaling.md):
   --key-sessions N       concurrent sessions the service key allows, cluster-wide (or HIWAR_KEY_SESSIONS);
-                         each call holds 4 (listen and TTS sockets, an HTTP synthesis, a reconnect)
+                         each call holds 3 (listen and TTS sockets, and an HTTP synthesis or a reconnect)
   --queue-size N         callers that may wait for a line on this instance (or HIWAR_QUEUE_SIZE; default 10)
   --queue-wait-ms N      longest wait before the busy line (or HIWAR_QUEUE_WAIT_MS; default 20000)
 `;
@@ -76,13 +77,22 @@ export function lateCluster(): {
   };
 }
 
-/** The busy line in the agent's own voice, through the service (16 kHz; outputs resample). */
+/**
+ * The busy line in the agent's own voice, through the service (16 kHz; outputs resample). The
+ * agent's fixed lines are rendered after it, under the same slot of the key (prepareBusyLine).
+ */
 export function busyLineSynth(client: ServiceClient, agent: Agent, logger: Logger): (text: string) => Promise<RenderedLine> {
   return async (text) => {
     const sampleRate = 16_000;
     const stream = await client.synthesizeStream(agent.voice.model_id ?? client.config.models.tts, { voice_id: agent.voice.voice_id, text, sample_rate: sampleRate });
     const samples = await collectPcm(stream);
     logger.info({ seconds: +(samples.length / sampleRate).toFixed(1) }, 'busy line rendered');
+    await prepareLines(client, agent, logger);
     return { samples, sampleRate };
   };
+}
+
+/** The agent's fixed lines into the process's cache; a failure is left for the first call to retry. */
+export async function prepareLines(client: ServiceClient, agent: Agent, logger: Logger): Promise<void> {
+  await prepareFixedLines(client, agent).catch((err: Error) => logger.warn({ err: err.message }, 'out-of-service line not rendered at start-up; the first call renders it'));
 }

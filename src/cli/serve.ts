@@ -11,7 +11,7 @@ import { generateKey } from '../sandbox/keys.ts';
 import { numberOption, parseCommand, UsageError } from './args.ts';
 import { connectService } from './connect.ts';
 import { loadWebRtc } from './serve-webrtc.ts';
-import { busyLineSynth, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptionsOf, lateCluster } from './serve-cluster.ts';
+import { busyLineSynth, prepareLines, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptionsOf, lateCluster } from './serve-cluster.ts';
 
 export const SERVE_USAGE = `Usage: hiwar serve [--agent agents/call-centre] [--port 8080] [--host 127.0.0.1] [--public-url URL]
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
@@ -66,9 +66,9 @@ export async function serveCommand(args: string[]): Promise<number> {
   const maxCalls = Number(values['max-calls']);
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
-  // Each call may hold up to four of the key's sessions (see CLUSTER_DEFAULTS.sessionsPerCall): its
-  // recognition and synthesis sockets, an HTTP synthesis and a socket being replaced.
-  const sandboxSessions = 4 * maxCalls + 4;
+  // Each call may hold up to three of the key's sessions (see CLUSTER_DEFAULTS.sessionsPerCall): its
+  // recognition and synthesis sockets, and an HTTP synthesis or a socket being replaced.
+  const sandboxSessions = 3 * maxCalls + 3;
   const clusterOptions = clusterOptionsOf(values, SERVE_USAGE, process.env.HIWAR_API_KEY ? undefined : sandboxSessions);
   const service = await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }] });
   const cluster = clusterOptions ? lateCluster() : undefined;
@@ -128,7 +128,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (member) {
     cluster!.joined(member);
     await member.prepareBusyLine(busyLineSynth(service.client, agent, logger));
-  }
+  } else await prepareLines(service.client, agent, logger);
   say(`hiwar serve: agent "${agent.name}" at ${url}`);
   if (member) say(`  cluster: instance ${member.id}, ${member.options.keySessions} sessions of the key shared (${member.options.sessionsPerCall} per call), queue ${member.options.queueSize} for ${member.options.queueWaitMs} ms`);
   say(`  telephony: ${telephony.providers.map((p) => `/telephony/${p.name}`).join(' ')}`);

@@ -11,10 +11,11 @@ export interface ClusterOptions {
    */
   keySessions: number;
   /**
-   * Sessions one call may hold at once: its /listen socket, its TTS socket, one HTTP synthesis
-   * (the out-of-service line rendered at the start, or a reply taken over by HTTP when the socket
-   * goes silent, while that socket is still closing) and a socket being replaced on reconnect.
-   * @default 4
+   * Sessions one call may hold at once: its /listen socket, its TTS socket, and one more for a
+   * moment: an HTTP synthesis (a reply taken over by HTTP while the silent socket is still
+   * closing, or a diacritization) or a /listen socket being replaced on reconnect. Fixed lines
+   * (the out-of-service line) are rendered once per process, not per call (docs/scaling.md).
+   * @default 3
    */
   sessionsPerCall?: number;
   /**
@@ -67,7 +68,7 @@ export interface ClusterOptions {
 }
 
 export const CLUSTER_DEFAULTS = {
-  sessionsPerCall: 4,
+  sessionsPerCall: 3,
   leaseMs: 15_000,
   heartbeatMs: 4_000,
   queueSize: 10,

@@ -8,6 +8,7 @@ import type { TtsEvent, TtsOutputFormat, TtsSocket } from '../service/ws/tts.ts'
 import type { GenerationEndOptions } from '../service/ws/tts-generation.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { SpeechSink } from './playout.ts';
+import { fixedLinesOf, type RenderedAudio } from './fixed-lines.ts';
 import { resumePoint } from './resume-point.ts';
 
 /** A piece of a reply: the text as written (for the history) and as it is to be spoken. */
@@ -58,6 +59,11 @@ export class SpeakerFatal extends Error {
 const SOCKET_RATES: Record<number, TtsOutputFormat> = { 8000: 'pcm_8000', 16000: 'pcm_16000', 22050: 'pcm_22050', 24000: 'pcm_24000' };
 /** What the socket is asked for when it cannot give the transport's rate: its best. */
 const SOCKET_BEST_RATE = 24000;
+/**
+ * Fixed lines are rendered at the service's best socket rate whatever the transport: one
+ * rendering then serves calls on every transport (8 kHz phone lines to 48 kHz WebRTC).
+ */
+export const FIXED_LINE_RATE = SOCKET_BEST_RATE;
 
 /** Why the socket was given up, in words a log reader acts on. */
 function openFailure(err: Error): string {
@@ -324,15 +330,16 @@ export class Speaker {
     }
   }
 
-  /** A whole line over HTTP, asked at the transport's rate (for lines kept ready in advance). */
-  async render(text: string): Promise<{ samples: Int16Array; sampleRate: number }> {
-    const stream = await this.client.synthesizeStream(this.modelId, {
-      voice_id: this.opts.voice_id,
-      text,
-      sample_rate: this.opts.sampleRate,
-      speed: this.opts.speed,
+  /**
+   * A fixed line (kept ready in advance), rendered over HTTP once per process and client at
+   * FIXED_LINE_RATE and shared by every call in this voice (fixed-lines.ts); outputs resample.
+   */
+  render(text: string): Promise<RenderedAudio> {
+    const key = { modelId: this.modelId, voiceId: this.opts.voice_id, sampleRate: FIXED_LINE_RATE, speed: this.opts.speed, text };
+    return fixedLinesOf(this.client).get(key, async () => {
+      const stream = await this.client.synthesizeStream(this.modelId, { voice_id: key.voiceId, text, sample_rate: key.sampleRate, speed: key.speed });
+      return { samples: await collectPcm(stream), sampleRate: stream.sampleRate };
     });
-    return { samples: await collectPcm(stream), sampleRate: stream.sampleRate };
   }
 
   async close(): Promise<void> {

@@ -49,6 +49,7 @@ describe('lease arithmetic', () => {
     const o = resolveClusterOptions({ redisUrl: 'redis://x', keySessions: 10, queueSize: undefined });
     assert.equal(o.leaseMs, CLUSTER_DEFAULTS.leaseMs);
     assert.equal(o.queueSize, CLUSTER_DEFAULTS.queueSize);
+    assert.equal(o.sessionsPerCall, 3, 'a call: its two sockets and one more for a moment');
     assert.ok(o.heartbeatMs * 3 <= o.leaseMs);
     assert.throws(() => resolveClusterOptions({ redisUrl: 'redis://x', keySessions: 1 }), /cannot hold one call/);
     assert.throws(() => resolveClusterOptions({ redisUrl: 'redis://x', keySessions: 4, queueSize: -1 }), /queueSize/);
