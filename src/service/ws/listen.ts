@@ -12,6 +12,7 @@ import {
 import { classifyClose } from './close-codes.ts';
 import { toListenEvent, type ListenCloseMetadata, type ListenEvent, type ListenOpenMetadata } from './listen-events.ts';
 import { EventChannel } from './channel.ts';
+import { DEFAULT_LIVENESS, ListenWatchdog, type ListenLiveness } from './listen-liveness.ts';
 import { openSocket, parseJsonObject, type SocketCallOptions } from './open.ts';
 
 export interface ListenOptions extends SocketCallOptions {
@@ -54,25 +55,7 @@ export const LISTEN_DEFAULTS = {
   uplinkFrameMs: 0,
 };
 
-/**
- * How a connection that stays open but carries nothing is noticed. A dead connection is
- * terminated and reported as `Closed` with kind `dropped` (retryable), so the caller reconnects
- * exactly as for a reset socket.
- */
-export interface ListenLiveness {
-  /** WebSocket ping this often. 0 = never. @default 5000 */
-  pingIntervalMs: number;
-  /** Dead when a ping has no pong within this. @default 5000 */
-  pongTimeoutMs: number;
-  /**
-   * Dead when audio has been sent for this long with no event back (a proxy may answer pings
-   * for a backend that is gone). 0 = never. A caller silent that long while audio streams costs
-   * one needless reconnect, and nothing is lost. @default 30000
-   */
-  eventTimeoutMs: number;
-}
-
-export const DEFAULT_LIVENESS: ListenLiveness = { pingIntervalMs: 5000, pongTimeoutMs: 5000, eventTimeoutMs: 30_000 };
+export { DEFAULT_LIVENESS, type ListenLiveness } from './listen-liveness.ts';
 
 /**
  * The live speech-to-text socket. Audio goes in as PCM16 little-endian binary frames; typed
@@ -94,10 +77,7 @@ export class ListenSocket {
   private lastError: string | undefined;
   private closed = false;
   private livenessTimer: NodeJS.Timeout | undefined;
-  private pingSentAt: number | undefined;
-  private lastPingAt = Date.now();
-  /** When audio was first sent since the last event from the server. */
-  private unansweredSince: number | undefined;
+  private readonly watchdog: ListenWatchdog;
   private deadReason: string | undefined;
 
   private constructor(
@@ -112,10 +92,11 @@ export class ListenSocket {
     this.sampleRate = sampleRate;
     this.pending = Buffer.alloc(Math.round((sampleRate * Math.max(0, uplinkFrameMs)) / 1000) * 2);
     this.events$ = this.subject.events$;
+    this.watchdog = new ListenWatchdog(liveness, Date.now());
     this.openMeta = new Promise((resolve) => (this.resolveOpen = resolve));
     ws.on('message', (data, isBinary) => {
       if (isBinary) return;
-      this.unansweredSince = undefined;
+      this.watchdog.heard();
       const text = data.toString();
       const raw = redact(text, secret);
       const frame = parseJsonObject(text);
@@ -125,7 +106,7 @@ export class ListenSocket {
       if (event.type === 'Metadata' && event.phase === 'open') this.resolveOpen(event);
       this.subject.next(event);
     });
-    ws.on('pong', () => (this.pingSentAt = undefined));
+    ws.on('pong', () => this.watchdog.pong());
     ws.on('close', (code, reason) => {
       this.closed = true;
       clearTimeout(this.keepAliveTimer);
@@ -144,23 +125,12 @@ export class ListenSocket {
   }
 
   private watchLiveness(): void {
-    const { pingIntervalMs, pongTimeoutMs, eventTimeoutMs } = this.liveness;
-    const periods = [pingIntervalMs, pongTimeoutMs, eventTimeoutMs].filter((v) => v > 0);
-    if (!pingIntervalMs && !eventTimeoutMs) return;
+    if (!this.watchdog.enabled) return;
     this.livenessTimer = setInterval(() => {
-      const now = Date.now();
-      if (this.pingSentAt !== undefined && now - this.pingSentAt > pongTimeoutMs) {
-        return this.dead(`no pong within ${pongTimeoutMs} ms`);
-      }
-      if (eventTimeoutMs && this.unansweredSince !== undefined && now - this.unansweredSince > eventTimeoutMs) {
-        return this.dead(`audio sent for ${eventTimeoutMs / 1000} s with no event back`);
-      }
-      if (pingIntervalMs && this.pingSentAt === undefined && now - this.lastPingAt >= pingIntervalMs && this.isOpen) {
-        this.lastPingAt = now;
-        this.pingSentAt = now;
-        this.ws.ping();
-      }
-    }, Math.max(10, Math.min(...periods) / 4));
+      const action = this.watchdog.tick(Date.now(), this.isOpen);
+      if (action?.type === 'dead') this.dead(action.reason);
+      else if (action?.type === 'ping') this.ws.ping();
+    }, this.watchdog.periodMs);
     this.livenessTimer.unref();
   }
 
@@ -223,9 +193,10 @@ export class ListenSocket {
     const bytes = pcm instanceof Int16Array ? new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength) : pcm;
     if (bytes.byteLength % 2 !== 0) throw new ValidationError('audio must be whole PCM16 samples (even byte count)', '/listen');
     if (!this.pending.byteLength || (!this.pendingBytes && bytes.byteLength >= this.pending.byteLength)) {
+      // Measured before sending: masking may rewrite the bytes.
+      this.watchdog.sent(bytes, this.sampleRate);
       this.ws.send(bytes, { binary: true });
       this.lastSentAt = performance.now();
-      this.unansweredSince ??= Date.now();
       return;
     }
     let from = 0;
@@ -242,10 +213,11 @@ export class ListenSocket {
   flushAudio(): void {
     if (!this.pendingBytes || !this.isOpen) return;
     // A copy: ws may hold (and, masking, rewrite) the buffer until it is written.
-    this.ws.send(Buffer.from(this.pending.subarray(0, this.pendingBytes)), { binary: true });
+    const message = Buffer.from(this.pending.subarray(0, this.pendingBytes));
+    this.watchdog.sent(message, this.sampleRate);
+    this.ws.send(message, { binary: true });
     this.pendingBytes = 0;
     this.lastSentAt = performance.now();
-    this.unansweredSince ??= Date.now();
   }
 
   keepAlive(): void {
