@@ -43,10 +43,10 @@ export async function startServe(
   const calls: ServedCall[] = [];
   // A generous wait for the first TTS audio: these tests are about the line, and on a loaded
   // machine the sandbox's synthesis can be slow enough to send every reply down the HTTP path.
-  // Barge-ins are confirmed by half a second of speech as well as by words: on a loaded machine
-  // the sandbox's recognizer sometimes returns no words for a line spoken over the agent (an empty
-  // final, seen in CI), and these tests are about the platform's side of the cut (its interrupt
-  // message, marks, what was heard), which the session's own tests check with words.
+  // Barge-ins are confirmed by half a second of speech as well as by words: these tests are about
+  // the platform's side of the cut (its interrupt message, marks, what was heard), which the
+  // session's own tests check with words. (The sandbox's empty finals for a line spoken over the
+  // agent, which first made this necessary, were a late VAD onset, fixed: docs/sandbox.md.)
   const agent: Agent = {
     ...callCentre,
     voice: { ...callCentre.voice, firstAudioTimeoutMs: 20_000 },

@@ -35,8 +35,16 @@ export interface ListenIo {
 }
 
 const PAD_S = 0.15;
+/**
+ * Audio before the VAD's start of speech that recognition also gets (the recognizer trims
+ * silence by energy itself). Silero can stay under its threshold for half a second on a soft
+ * onset (a plosive after digital silence: the "ك" of "كم رصيدي"), so a turn cut at its start
+ * lost the first word and matched nothing: an empty final (docs/sandbox.md).
+ */
+const PRE_ROLL_S = 1;
 const INTERIM_EVERY_S = 0.5;
-const KEEP_WHEN_SILENT_S = 1;
+/** Audio kept while nobody speaks: the pre-roll, and the VAD's confirmation delay. */
+const KEEP_WHEN_SILENT_S = PRE_ROLL_S + 0.5;
 const MAX_INTERIM_S = 20;
 
 /**
@@ -60,6 +68,8 @@ export class ListenSession {
   private partStart: number | undefined;
   /** Start of the turn (a turn outlives forced splits) and the words already sent as finals. */
   private turnStart = 0;
+  /** Stream time the last turn ended: the next one's pre-roll never reaches back into it. */
+  private lastTurnEnd = 0;
   private emitted = 0;
   private lastInterimAt = 0;
   private lastInterimText = '';
@@ -221,11 +231,16 @@ export class ListenSession {
     });
   }
 
+  /** Where the current turn's audio for recognition starts: its pre-roll, after the last turn. */
+  private audioStart(): number {
+    return Math.max(this.turnStart - PRE_ROLL_S, Math.min(this.lastTurnEnd + PAD_S, this.turnStart - PAD_S));
+  }
+
   /** Recognition always looks at the whole turn, so a split never cuts a phrase in two. */
   private interim(now: number): void {
     this.lastInterimAt = now;
     if (now - this.turnStart > MAX_INTERIM_S) return; // no phrase is this long: save the work
-    const { pcm, offset } = this.slice(this.turnStart - PAD_S, now);
+    const { pcm, offset } = this.slice(this.audioStart(), now);
     const r = this.recognizer.recognize(pcm, true);
     const words = this.partWords(r);
     const text = words.map((w) => w.word).join(' ');
@@ -237,7 +252,7 @@ export class ListenSession {
   /** Ends the current part: at speech end (speech_final) or at a forced split (60 s). */
   private finishPart(end: number, speechFinal: boolean): void {
     if (this.partStart === undefined) return;
-    const { pcm, offset } = this.slice(this.turnStart - PAD_S, end + (speechFinal ? PAD_S : 0));
+    const { pcm, offset } = this.slice(this.audioStart(), end + (speechFinal ? PAD_S : 0));
     // At a split the speaker is still talking: only the words already spoken are final.
     const r = this.recognizer.recognize(pcm, !speechFinal);
     const words = this.partWords(r);
@@ -265,6 +280,7 @@ export class ListenSession {
     this.turnId++;
     this.turnCount++;
     this.partStart = undefined;
+    this.lastTurnEnd = end;
   }
 }
 
