@@ -69,7 +69,13 @@ function call(on: Instance, id: string): FarEnd {
   return far;
 }
 
-const health = async (i: Instance) => (await (await fetch(`${i.url}/healthz`)).json()) as { status: string; activeCalls: number; waiting: number };
+const health = async (i: Instance) => {
+  const res = await fetch(`${i.url}/healthz`).catch((err: Error) => {
+    // Say which instance, whether it is still running, and what it printed.
+    throw new Error(`${i.name}: /healthz ${err.message} (${String((err.cause as Error)?.message ?? err.cause)}); exit ${i.child.exitCode ?? i.child.signalCode ?? 'none'}\n${i.out().slice(-2000)}`);
+  });
+  return (await res.json()) as { status: string; activeCalls: number; waiting: number };
+};
 const activeOn = async (i: Instance) => (await health(i)).activeCalls;
 const waitingOn = async (i: Instance) => (await health(i)).waiting;
 const busyHangup = (far: FarEnd) => far.said.some((s) => s.type === 'other' && (s.raw as { type?: string; reason?: string }).type === 'hangup' && (s.raw as { reason?: string }).reason === 'all lines busy');
