@@ -11,6 +11,7 @@
  * the TTS hold, first audio → first frame on the line.
  */
 import { benchOptions, FRAME_MS, FrameClock, holdsPerTurn, pcts, round, startCall, table, type BenchArgs } from './harness.ts';
+import { performance } from 'node:perf_hooks';
 import { spawnFakeService } from './fake-service.ts';
 
 export const LATENCY_TARGETS = { addedP50: 2, addedP99: 10 };
@@ -42,6 +43,12 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
     const added: number[] = [];
     const stage = { stt: [] as number[], decision: [] as number[], llm: [] as number[], tts: [] as number[], playout: [] as number[], other: [] as number[] };
     const held = { stt: [] as number[], llm: [] as number[], tts: [] as number[] };
+    // Each service stage split at the fake's own clock (its hold's start and end, moved onto this
+    // process's timeline): "to" = this side's event → the fake starts holding (hiwar's sending,
+    // the socket, the fake's reading); "from" = the fake answers → this side's event (the socket,
+    // hiwar's parsing and handling). `line` = the first silent frame handed over past its due time.
+    const split = { line: [] as number[], sttTo: [] as number[], sttFrom: [] as number[], llmTo: [] as number[], llmFrom: [] as number[], ttsTo: [] as number[], ttsFrom: [] as number[] };
+    const onFake = (epoch: number) => epoch - fake.clockOffset - performance.timeOrigin;
     running.forEach((c, i) => {
       const h = holdsPerTurn(holds[`lat${i}`]);
       c.caller.turns.forEach((t, k) => {
@@ -68,6 +75,19 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
         stage.playout.push(m.playoutStartMs ?? 0);
         // Between the stages' milestones: first token → first text sent to synthesis (chunker, normalizer).
         stage.other.push(m.voiceToVoiceMs - sum - s - (m.turnDecisionMs ?? 0) - l - tt - (m.playoutStartMs ?? 0));
+        const { stt: hs, llm: hl, tts: ht } = hk.holds;
+        const finalAt = t.speechEnd + (m.endOfSpeechToFinalMs ?? NaN);
+        const decidedAt = finalAt + (m.turnDecisionMs ?? NaN);
+        const firstToken = decidedAt + (m.llmFirstTokenMs ?? NaN);
+        const firstAudio = t.speechEnd + m.voiceToVoiceMs - (m.playoutStartMs ?? NaN);
+        const firstChunk = firstAudio - (m.ttsFirstAudioMs ?? NaN);
+        if (t.silenceHandedAt !== undefined) split.line.push(t.silenceHandedAt - t.speechEnd - FRAME_MS);
+        split.sttTo.push(onFake(hs.at - hs.heldMs) - t.speechEnd - FRAME_MS);
+        split.sttFrom.push(finalAt - onFake(hs.at));
+        if (hl) split.llmTo.push(onFake(hl.at - hl.heldMs) - decidedAt);
+        if (hl) split.llmFrom.push(firstToken - onFake(hl.at));
+        if (ht) split.ttsTo.push(onFake(ht.at - ht.heldMs) - firstChunk);
+        if (ht) split.ttsFrom.push(firstAudio - onFake(ht.at));
       });
     });
     const res = {
@@ -83,6 +103,8 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
       addedAtCaller: pcts(own),
       stages: Object.fromEntries(Object.entries(stage).map(([k, xs]) => [k, pcts(xs)])),
       held: Object.fromEntries(Object.entries(held).map(([k, xs]) => [k, pcts(xs)])),
+      split: Object.fromEntries(Object.entries(split).map(([k, xs]) => [k, pcts(xs)])),
+      clockOffsetMs: round(fake.clockOffset, 2),
       targets: LATENCY_TARGETS,
       deliberateWaitsMs: { turnEndDelay: 0, callerFrame: FRAME_MS },
       warmupTurnsLeftOut: calls,
@@ -98,6 +120,13 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
       ['  token → tts text', f(res.stages.other!), ''],
       ['  tts (− hold)', f(res.stages.tts!), ''],
       ['  playout start', f(res.stages.playout!), ''],
+      ['  · first silent frame handed over late', f(res.split.line!), 'the bench line (in stt)'],
+      ['  · stt: frame due → fake holds', f(res.split.sttTo!), 'split at the fake\'s clock'],
+      ['  · stt: fake answers → final event', f(res.split.sttFrom!), ''],
+      ['  · llm: decision → fake holds', f(res.split.llmTo!), ''],
+      ['  · llm: fake answers → first token', f(res.split.llmFrom!), ''],
+      ['  · tts: text → fake holds', f(res.split.ttsTo!), ''],
+      ['  · tts: fake answers → first audio', f(res.split.ttsFrom!), ''],
       ['held stt', f(res.held.stt!), `nominal ${delays.sttMs}`],
       ['held llm', f(res.held.llm!), `nominal ${delays.llmMs}`],
       ['held tts', f(res.held.tts!), `nominal ${delays.ttsMs}`],
