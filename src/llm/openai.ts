@@ -1,6 +1,7 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { z } from 'zod';
 import { MODELS } from '../models.ts';
+import { streamChatCompletion } from './chat-stream.ts';
 import type { ChatMessage, Llm, LlmEvent, LlmRequest, Tool, ToolCall } from './types.ts';
 
 export interface OpenAiOptions {
@@ -47,36 +48,36 @@ function toOpenAiTool(t: Tool): OpenAiTool {
   return c;
 }
 
-/** Chat Completions streaming through the `openai` package; tools declared from zod schemas. */
+/**
+ * Chat Completions streaming, with the `openai` package's request types, errors and retry
+ * policy (the request itself is chat-stream.ts: see there why); tools declared from zod schemas.
+ */
 export class OpenAiLlm implements Llm {
   readonly name: string;
-  private readonly client: OpenAI;
   private readonly model: string;
 
   /** Configured only by its options; the CLI maps the environment onto them (`src/cli/llm.ts`). */
   constructor(private readonly opts: OpenAiOptions = {}) {
     this.model = opts.model ?? MODELS.llm;
     this.name = `openai:${this.model}`;
-    this.client = new OpenAI({
-      apiKey: opts.apiKey ?? 'not-needed',
-      baseURL: opts.baseURL ?? 'https://api.openai.com/v1',
-      timeout: opts.timeoutMs ?? 30_000,
-      maxRetries: 1,
-    });
   }
 
   async *stream(req: LlmRequest): AsyncIterable<LlmEvent> {
     const tools = req.tools.map(toOpenAiTool);
-    const stream = await this.client.chat.completions.create(
-      {
-        model: this.model,
-        messages: req.messages.map(toOpenAi),
-        stream: true,
-        ...(tools.length ? { tools } : {}),
-        ...(this.opts.temperature !== undefined ? { temperature: this.opts.temperature } : {}),
-      },
-      { signal: req.signal },
-    );
+    const body: OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming = {
+      model: this.model,
+      messages: req.messages.map(toOpenAi),
+      stream: true,
+      ...(tools.length ? { tools } : {}),
+      ...(this.opts.temperature !== undefined ? { temperature: this.opts.temperature } : {}),
+    };
+    const stream = streamChatCompletion(body, {
+      baseURL: this.opts.baseURL ?? 'https://api.openai.com/v1',
+      apiKey: this.opts.apiKey ?? 'not-needed',
+      timeoutMs: this.opts.timeoutMs ?? 30_000,
+      maxRetries: 1,
+      signal: req.signal,
+    });
     const calls = new Map<number, ToolCall>();
     for await (const chunk of stream) {
       const delta = chunk.choices[0]?.delta;
