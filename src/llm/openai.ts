@@ -79,18 +79,43 @@ export class OpenAiLlm implements Llm {
       signal: req.signal,
     });
     const calls = new Map<number, ToolCall>();
-    for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta;
-      if (!delta) continue;
-      if (delta.content) yield { type: 'text', delta: delta.content };
-      for (const tc of delta.tool_calls ?? []) {
-        const call = calls.get(tc.index) ?? { id: '', name: '', arguments: '' };
-        if (tc.id) call.id = tc.id;
-        if (tc.function?.name) call.name += tc.function.name;
-        if (tc.function?.arguments) call.arguments += tc.function.arguments;
-        calls.set(tc.index, call);
+    const it = stream[Symbol.asyncIterator]();
+    let draining = false;
+    try {
+      for (;;) {
+        const next = await it.next();
+        if (next.done) break;
+        const choice = next.value.choices[0];
+        const delta = choice?.delta;
+        if (delta?.content) yield { type: 'text', delta: delta.content };
+        for (const tc of delta?.tool_calls ?? []) {
+          const call = calls.get(tc.index) ?? { id: '', name: '', arguments: '' };
+          if (tc.id) call.id = tc.id;
+          if (tc.function?.name) call.name += tc.function.name;
+          if (tc.function?.arguments) call.arguments += tc.function.arguments;
+          calls.set(tc.index, call);
+        }
+        if (choice?.finish_reason) {
+          // The model's last word: the reply's last sentence (which the chunker holds until the
+          // text ends) goes to synthesis now, not once [DONE] and the end of the body arrive.
+          // The rest is read in the background, so the connection goes back to the pool.
+          draining = true;
+          void drain(it);
+          break;
+        }
       }
+    } finally {
+      if (!draining) await it.return?.(undefined);
     }
     if (calls.size) yield { type: 'tool_calls', calls: [...calls.values()] };
+  }
+}
+
+/** Reads what follows the finish (a usage chunk, [DONE], the end of the body) and drops it. */
+async function drain(it: AsyncIterator<unknown>): Promise<void> {
+  try {
+    while (!(await it.next()).done);
+  } catch {
+    // After the model's last word: nothing left to report.
   }
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AuthenticationError, InternalServerError } from 'openai';
 import { streamChatCompletion, type ChatStreamOptions } from '../../src/llm/chat-stream.ts';
+import { OpenAiLlm } from '../../src/llm/openai.ts';
 import { classifyFailure } from '../../src/session/failure.ts';
 
 /** What each request of a test gets, in order; the last one repeats. */
@@ -123,4 +124,27 @@ test('an abort before the answer is an APIUserAbortError; during it, the stream 
     mid.abort();
   }
   assert.equal(n, 1);
+});
+
+test('OpenAiLlm: the reply ends at the model\'s finish, before [DONE], and the connection is reused after', { timeout: 20_000 }, async () => {
+  const ends: (() => void)[] = [];
+  reset((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(chunk('تم.') + `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+    // [DONE] and the end of the body only when the test says: a reply waiting for them never ends.
+    ends.push(() => res.end('data: [DONE]\n\n'));
+  });
+  const llm = new OpenAiLlm({ baseURL, apiKey: 'sk-test', model: 'm' });
+  const ask = async () => {
+    let text = '';
+    for await (const e of llm.stream({ messages: [{ role: 'user', content: 'سلام' }], tools: [], signal: new AbortController().signal })) if (e.type === 'text') text += e.delta;
+    return text;
+  };
+  assert.equal(await ask(), 'تم.');
+  assert.equal(ends.length, 1);
+  ends[0]!();
+  await new Promise((r) => setTimeout(r, 100));
+  script = [ok]; // the second answer ends by itself
+  assert.equal(await ask(), 'مرحبا بك');
+  assert.equal(seen[1]!.port, seen[0]!.port, 'the drained connection went back to the pool');
 });
