@@ -71,12 +71,17 @@ export class OpenAiLlm implements Llm {
       ...(tools.length ? { tools } : {}),
       ...(this.opts.temperature !== undefined ? { temperature: this.opts.temperature } : {}),
     };
+    // The request's own signal: the caller's abort until the model's finish, then the drain's limit.
+    const request = new AbortController();
+    const onAbort = () => request.abort();
+    if (req.signal.aborted) request.abort();
+    else req.signal.addEventListener('abort', onAbort, { once: true });
     const stream = streamChatCompletion(body, {
       baseURL: this.opts.baseURL ?? 'https://api.openai.com/v1',
       apiKey: this.opts.apiKey ?? 'not-needed',
       timeoutMs: this.opts.timeoutMs ?? 30_000,
       maxRetries: 1,
-      signal: req.signal,
+      signal: request.signal,
     });
     const calls = new Map<number, ToolCall>();
     const it = stream[Symbol.asyncIterator]();
@@ -100,22 +105,30 @@ export class OpenAiLlm implements Llm {
           // text ends) goes to synthesis now, not once [DONE] and the end of the body arrive.
           // The rest is read in the background, so the connection goes back to the pool.
           draining = true;
-          void drain(it);
+          void drain(it, request);
           break;
         }
       }
     } finally {
+      req.signal.removeEventListener('abort', onAbort);
       if (!draining) await it.return?.(undefined);
     }
     if (calls.size) yield { type: 'tool_calls', calls: [...calls.values()] };
   }
 }
 
+/** After the finish, a server that never ends the body loses its connection after this long. */
+const DRAIN_LIMIT_MS = 10_000;
+
 /** Reads what follows the finish (a usage chunk, [DONE], the end of the body) and drops it. */
-async function drain(it: AsyncIterator<unknown>): Promise<void> {
+async function drain(it: AsyncIterator<unknown>, request: AbortController): Promise<void> {
+  const limit = setTimeout(() => request.abort(), DRAIN_LIMIT_MS);
+  limit.unref();
   try {
     while (!(await it.next()).done);
   } catch {
     // After the model's last word: nothing left to report.
+  } finally {
+    clearTimeout(limit);
   }
 }
