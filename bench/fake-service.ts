@@ -107,7 +107,8 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
   };
 
   const server = createServer((req, res) => {
-    void handleHttp(req, res).catch((err: Error) => {
+    // Holds are counted from the request's arrival: reading and parsing it is the fake's time.
+    void handleHttp(req, res, epochNow()).catch((err: Error) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ errorCode: 50000, errorMessage: err.message }));
     });
@@ -119,7 +120,7 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
     return parts.length ? (JSON.parse(Buffer.concat(parts).toString()) as Record<string, unknown>) : {};
   }
 
-  async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handleHttp(req: IncomingMessage, res: ServerResponse, arrived: number): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
     if (req.method === 'GET' && url.pathname === '/bench/holds') {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -142,30 +143,31 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
       res.writeHead(204).end();
       return;
     }
-    if (req.method === 'POST' && url.pathname === '/v1/chat/completions') return chat(await body(req), res);
+    if (req.method === 'POST' && url.pathname === '/v1/chat/completions') return chat(await body(req), res, arrived);
     const tts = /^\/api\/v1\/text-to-speech\/[^/]+$/.exec(url.pathname);
-    if (req.method === 'POST' && tts) return restTts(await body(req), res);
+    if (req.method === 'POST' && tts) return restTts(await body(req), res, arrived);
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ errorCode: 40401, errorMessage: `no route ${req.method} ${url.pathname}` }));
   }
 
-  async function chat(b: Record<string, unknown>, res: ServerResponse): Promise<void> {
+  async function chat(b: Record<string, unknown>, res: ServerResponse, started: number): Promise<void> {
     const call = String(b.model ?? '');
-    const started = epochNow();
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    await sleep(d.llmMs);
-    const held = record(call, 'llm', d.llmMs, started);
     const chunk = (content: string, extra: object = {}) =>
       `data: ${JSON.stringify({ id: 'bench', object: 'chat.completion.chunk', created: 0, model: call, choices: [{ index: 0, delta: { content }, finish_reason: null }], ...extra })}\n\n`;
+    // Made before the hold, so that only the first chunk (which reports it) is made after it.
+    const rest = FAKE_REPLY.slice(1).map((t) => chunk(t)).join('');
+    const end = `data: ${JSON.stringify({ id: 'bench', object: 'chat.completion.chunk', created: 0, model: call, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
+    await sleep(d.llmMs);
+    const held = record(call, 'llm', d.llmMs, started);
     // The whole reply at once after the first token: the chunker then never waits on the model.
-    res.write(FAKE_REPLY.map((t, i) => chunk(t, i === 0 ? { held_ms: held } : {})).join(''));
-    res.end(`data: ${JSON.stringify({ id: 'bench', object: 'chat.completion.chunk', created: 0, model: call, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+    res.write(chunk(FAKE_REPLY[0]!, { held_ms: held }) + rest);
+    res.end(end);
   }
 
-  async function restTts(b: Record<string, unknown>, res: ServerResponse): Promise<void> {
+  async function restTts(b: Record<string, unknown>, res: ServerResponse, started: number): Promise<void> {
     const rate = Number(b.sample_rate ?? 24000);
     const text = String(b.text ?? '');
-    const started = epochNow();
     await sleep(d.ttsMs);
     const held = record(String(b.voice_id ?? ''), 'tts', d.ttsMs, started);
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'x-held-ms': held.toFixed(2) });
@@ -199,6 +201,8 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
     let turns = 0;
     send({ type: 'Metadata', session_id: `bench-${call}`, model: q.get('model') ?? 'asr', sample_rate: rate, dropped_hotwords: [] });
     ws.on('message', (data, isBinary) => {
+      // The hold counts from here: the fake's own reading of the audio is not the agent's time.
+      const arrived = epochNow();
       if (!isBinary) {
         const msg = JSON.parse(data.toString()) as { type?: string };
         if (msg.type === 'CloseStream') {
@@ -236,12 +240,11 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
       const id = turnId++;
       speechStart = undefined;
       turns++;
-      const started = epochNow();
+      const words = FAKE_TRANSCRIPT.split(' ').map((word, i, all) => ({
+        word, start: start + ((end - start) * i) / all.length, end: start + ((end - start) * (i + 1)) / all.length, confidence: 0.95,
+      }));
       setTimeout(() => {
-        const held = record(call, 'stt', d.sttMs, started);
-        const words = FAKE_TRANSCRIPT.split(' ').map((word, i, all) => ({
-          word, start: start + ((end - start) * i) / all.length, end: start + ((end - start) * (i + 1)) / all.length, confidence: 0.95,
-        }));
+        const held = record(call, 'stt', d.sttMs, arrived);
         send({ type: 'Results', channel: 0, turn_id: id, transcript: FAKE_TRANSCRIPT, words, is_final: true, speech_final: true, confidence: 0.95, held_ms: held });
         send({ type: 'UtteranceEnd', channel: 0, turn_id: id, last_word_end: end });
       }, d.sttMs);
@@ -256,10 +259,11 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
     let chain = Promise.resolve();
     let utteranceStarted = true;
     const send = (m: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
-    const generate = (text: string, mine: number) => async () => {
+    const generate = (text: string, mine: number, arrived: number) => async () => {
       const first = utteranceStarted;
       utteranceStarted = false;
-      const started = epochNow();
+      // The first text of an utterance finds the socket idle: its hold counts from its arrival.
+      const started = first ? arrived : epochNow();
       await sleep(d.ttsMs);
       if (mine !== epoch) return;
       // Only the first generation of an utterance is on the caller's wait; later ones overlap playout.
@@ -275,6 +279,7 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
       }
     };
     ws.on('message', (data) => {
+      const arrived = epochNow();
       const m = JSON.parse(data.toString()) as { type?: string; text?: string; flush?: boolean; voice_id?: string; output_format?: string };
       if (m.type === 'initConnection') {
         call = m.voice_id ?? '';
@@ -282,7 +287,7 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
         send({ type: 'connectionInitialized' });
       } else if (m.type === 'text') {
         const mine = epoch;
-        if (m.text?.trim()) chain = chain.then(generate(m.text, mine));
+        if (m.text?.trim()) chain = chain.then(generate(m.text, mine, arrived));
         if (m.flush) {
           chain = chain.then(() => {
             if (mine !== epoch) return;

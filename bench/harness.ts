@@ -104,6 +104,8 @@ export interface CallerPlan {
 
 export interface TurnRecord {
   speechEnd: number;
+  /** When the first silent frame after the speech (the one that ends it for an endpointer) was handed over. */
+  silenceHandedAt?: number;
   /** First agent audio handed to the line after the speech ended (the caller's own stopwatch). */
   firstAgentAudio?: number;
   metrics?: TurnMetrics;
@@ -227,6 +229,10 @@ export class BenchCaller implements Transport {
       this.waitingReply = false; // no reply: go on rather than hang the bench
       this.nextSpeakAt = due;
     }
+    if (!speech && this.waitingReply) {
+      const t = this.turns.at(-1);
+      if (t && t.silenceHandedAt === undefined) t.silenceHandedAt = performance.now();
+    }
     // As on a phone line: the frame handed over at `due` was captured in the 20 ms before it.
     this.caller.push({ samples: speech ? SPEECH : SILENCE, sampleRate: RATE, time: due - FRAME_MS });
   }
@@ -288,13 +294,24 @@ export function startCall(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl
   return { caller, session, done: session.run() };
 }
 
-/** The holds of one call grouped per turn, in order (each turn holds one of each kind). */
-export function holdsPerTurn(holds: Hold[] | undefined): { stt: number; llm: number; tts: number }[] {
-  const by = (k: Hold['kind']) => (holds ?? []).filter((h) => h.kind === k).map((h) => h.heldMs);
-  const stt = by('stt');
-  const llm = by('llm');
-  const tts = by('tts');
-  return stt.map((s, i) => ({ stt: s, llm: llm[i] ?? NaN, tts: tts[i] ?? NaN }));
+/**
+ * The holds of one call grouped per turn, in order: each final (stt) with the first model hold
+ * that started after it and the first synthesis hold that started after that. Matched by time,
+ * not by index: the out-of-service line a session renders over HTTP at the start of the call is
+ * a synthesis hold of no turn.
+ */
+export function holdsPerTurn(holds: Hold[] | undefined): { stt: number; llm: number; tts: number; holds: { stt: Hold; llm?: Hold; tts?: Hold } }[] {
+  const by = (k: Hold['kind']) => (holds ?? []).filter((h) => h.kind === k);
+  const start = (h: Hold) => h.at - h.heldMs;
+  const llms = by('llm');
+  const ttss = by('tts');
+  const stts = by('stt');
+  return stts.map((s, i) => {
+    const before = stts[i + 1]?.at ?? Infinity;
+    const llm = llms.find((h) => start(h) >= s.at && start(h) < before);
+    const tts = llm && ttss.find((h) => start(h) >= llm.at && start(h) < before);
+    return { stt: s.heldMs, llm: llm?.heldMs ?? NaN, tts: tts?.heldMs ?? NaN, holds: { stt: s, llm, tts } };
+  });
 }
 
 export interface BenchArgs {

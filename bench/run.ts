@@ -17,6 +17,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   profile: async () => (await import('./profile.ts')).profile,
   timers: async () => (await import('./timers.ts')).timers,
   'telephony-edge': async () => (await import('./telephony-edge.ts')).telephonyEdge,
+  llm: async () => (await import('./llm-cost.ts')).llmCost,
   'webrtc-density': async () => (await import('./webrtc-density.ts')).webrtcDensity,
 };
 const SCRIPTS = ['normalize', 'recognizer', 'call'];

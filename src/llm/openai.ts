@@ -1,6 +1,7 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { z } from 'zod';
 import { MODELS } from '../models.ts';
+import { streamChatCompletion } from './chat-stream.ts';
 import type { ChatMessage, Llm, LlmEvent, LlmRequest, Tool, ToolCall } from './types.ts';
 
 export interface OpenAiOptions {
@@ -47,49 +48,87 @@ function toOpenAiTool(t: Tool): OpenAiTool {
   return c;
 }
 
-/** Chat Completions streaming through the `openai` package; tools declared from zod schemas. */
+/**
+ * Chat Completions streaming, with the `openai` package's request types, errors and retry
+ * policy (the request itself is chat-stream.ts: see there why); tools declared from zod schemas.
+ */
 export class OpenAiLlm implements Llm {
   readonly name: string;
-  private readonly client: OpenAI;
   private readonly model: string;
 
   /** Configured only by its options; the CLI maps the environment onto them (`src/cli/llm.ts`). */
   constructor(private readonly opts: OpenAiOptions = {}) {
     this.model = opts.model ?? MODELS.llm;
     this.name = `openai:${this.model}`;
-    this.client = new OpenAI({
-      apiKey: opts.apiKey ?? 'not-needed',
-      baseURL: opts.baseURL ?? 'https://api.openai.com/v1',
-      timeout: opts.timeoutMs ?? 30_000,
-      maxRetries: 1,
-    });
   }
 
   async *stream(req: LlmRequest): AsyncIterable<LlmEvent> {
     const tools = req.tools.map(toOpenAiTool);
-    const stream = await this.client.chat.completions.create(
-      {
-        model: this.model,
-        messages: req.messages.map(toOpenAi),
-        stream: true,
-        ...(tools.length ? { tools } : {}),
-        ...(this.opts.temperature !== undefined ? { temperature: this.opts.temperature } : {}),
-      },
-      { signal: req.signal },
-    );
+    const body: OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming = {
+      model: this.model,
+      messages: req.messages.map(toOpenAi),
+      stream: true,
+      ...(tools.length ? { tools } : {}),
+      ...(this.opts.temperature !== undefined ? { temperature: this.opts.temperature } : {}),
+    };
+    // The request's own signal: the caller's abort until the model's finish, then the drain's limit.
+    const request = new AbortController();
+    const onAbort = () => request.abort();
+    if (req.signal.aborted) request.abort();
+    else req.signal.addEventListener('abort', onAbort, { once: true });
+    const stream = streamChatCompletion(body, {
+      baseURL: this.opts.baseURL ?? 'https://api.openai.com/v1',
+      apiKey: this.opts.apiKey ?? 'not-needed',
+      timeoutMs: this.opts.timeoutMs ?? 30_000,
+      maxRetries: 1,
+      signal: request.signal,
+    });
     const calls = new Map<number, ToolCall>();
-    for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta;
-      if (!delta) continue;
-      if (delta.content) yield { type: 'text', delta: delta.content };
-      for (const tc of delta.tool_calls ?? []) {
-        const call = calls.get(tc.index) ?? { id: '', name: '', arguments: '' };
-        if (tc.id) call.id = tc.id;
-        if (tc.function?.name) call.name += tc.function.name;
-        if (tc.function?.arguments) call.arguments += tc.function.arguments;
-        calls.set(tc.index, call);
+    const it = stream[Symbol.asyncIterator]();
+    let draining = false;
+    try {
+      for (;;) {
+        const next = await it.next();
+        if (next.done) break;
+        const choice = next.value.choices[0];
+        const delta = choice?.delta;
+        if (delta?.content) yield { type: 'text', delta: delta.content };
+        for (const tc of delta?.tool_calls ?? []) {
+          const call = calls.get(tc.index) ?? { id: '', name: '', arguments: '' };
+          if (tc.id) call.id = tc.id;
+          if (tc.function?.name) call.name += tc.function.name;
+          if (tc.function?.arguments) call.arguments += tc.function.arguments;
+          calls.set(tc.index, call);
+        }
+        if (choice?.finish_reason) {
+          // The model's last word: the reply's last sentence (which the chunker holds until the
+          // text ends) goes to synthesis now, not once [DONE] and the end of the body arrive.
+          // The rest is read in the background, so the connection goes back to the pool.
+          draining = true;
+          void drain(it, request);
+          break;
+        }
       }
+    } finally {
+      req.signal.removeEventListener('abort', onAbort);
+      if (!draining) await it.return?.(undefined);
     }
     if (calls.size) yield { type: 'tool_calls', calls: [...calls.values()] };
+  }
+}
+
+/** After the finish, a server that never ends the body loses its connection after this long. */
+const DRAIN_LIMIT_MS = 10_000;
+
+/** Reads what follows the finish (a usage chunk, [DONE], the end of the body) and drops it. */
+async function drain(it: AsyncIterator<unknown>, request: AbortController): Promise<void> {
+  const limit = setTimeout(() => request.abort(), DRAIN_LIMIT_MS);
+  limit.unref();
+  try {
+    while (!(await it.next()).done);
+  } catch {
+    // After the model's last word: nothing left to report.
+  } finally {
+    clearTimeout(limit);
   }
 }

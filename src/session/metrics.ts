@@ -12,9 +12,13 @@ export interface TurnTimes {
   firstSent: number | undefined;
 }
 
-/** Durations between milestones; a missing milestone leaves its figures out. */
+/**
+ * Durations between milestones, to 0.1 ms (a clock finer than Date.now() makes the sub-ms part
+ * meaningful, and the latency budget is counted in single ms); a missing milestone leaves its
+ * figures out.
+ */
 export function turnMetrics(t: TurnTimes): Omit<TurnMetrics, 'interrupted'> {
-  const ms = (a: number | undefined, b: number | undefined) => (a && b ? Math.round(b - a) : undefined);
+  const ms = (a: number | undefined, b: number | undefined) => (a && b ? Math.round((b - a) * 10) / 10 : undefined);
   return {
     endOfSpeechToFinalMs: ms(t.speechEnd, t.finalAt),
     turnDecisionMs: ms(t.finalAt, t.decidedAt),

@@ -1,0 +1,181 @@
+import http from 'node:http';
+import https from 'node:https';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
+
+type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
+
+export interface ChatStreamOptions {
+  baseURL: string;
+  apiKey: string;
+  /** Until the response's headers, per attempt (as the SDK's `timeout`). */
+  timeoutMs: number;
+  /** Retries of a failed connection or a retryable status (408, 409, 429, 5xx). */
+  maxRetries: number;
+  signal: AbortSignal;
+}
+
+/**
+ * One streamed Chat Completions request (`POST {baseURL}/chat/completions`, server-sent events)
+ * over node:http(s) and their keep-alive agents, with the `openai` package's errors and retry
+ * policy.
+ *
+ * Hand-written rather than through the SDK's own client because of what that client costs on the
+ * path between a caller's turn and the model's first token, measured on the bench machine: the
+ * SDK with Node's built-in fetch spent 2.0–2.7 ms of CPU per streamed request (its request
+ * pipeline, undici's fetch, web streams, the SSE decoders), against 0.4–0.6 ms for node:http,
+ * and about 2 ms of a turn's framework-added time (docs/performance.md). The SDK is kept for its
+ * types and error classes (`APIError.generate`), so a failure is classified as before.
+ */
+export async function* streamChatCompletion(body: object, o: ChatStreamOptions): AsyncGenerator<Chunk> {
+  const url = new URL(`${o.baseURL.replace(/\/+$/, '')}/chat/completions`);
+  const payload = JSON.stringify(body);
+  let res: http.IncomingMessage | undefined;
+  for (let retriesLeft = o.maxRetries; ; retriesLeft--) {
+    const attempt = await send(url, payload, o);
+    if (attempt instanceof Error) {
+      if (o.signal.aborted) throw new APIUserAbortError();
+      if (retriesLeft > 0) {
+        await wait(retryDelay(undefined, o.maxRetries - retriesLeft), o.signal);
+        continue;
+      }
+      if (attempt.name === 'TimeoutError') throw new APIConnectionTimeoutError();
+      throw new APIConnectionError({ message: `Connection error: ${attempt.message}`, cause: attempt });
+    }
+    const status = attempt.statusCode ?? 0;
+    if (status >= 200 && status < 300) {
+      res = attempt;
+      break;
+    }
+    const headers = headersOf(attempt);
+    if (retriesLeft > 0 && shouldRetry(status, headers)) {
+      attempt.resume();
+      await wait(retryDelay(headers, o.maxRetries - retriesLeft), o.signal);
+      continue;
+    }
+    const text = await readText(attempt).catch(() => '');
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    throw APIError.generate(status, json as object | undefined, json ? undefined : text || undefined, headers);
+  }
+  yield* events(res, o.signal);
+}
+
+/** The request; resolves with the response (any status) or the error that stopped it. */
+function send(url: URL, payload: string, o: ChatStreamOptions): Promise<http.IncomingMessage | Error> {
+  return new Promise((resolve) => {
+    if (o.signal.aborted) return resolve(abortError());
+    const request = url.protocol === 'https:' ? https.request : http.request;
+    const req = request(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${o.apiKey}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'content-length': Buffer.byteLength(payload),
+      },
+    });
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error('request timed out'), { name: 'TimeoutError' })), o.timeoutMs);
+    const onAbort = () => req.destroy(abortError());
+    o.signal.addEventListener('abort', onAbort, { once: true });
+    const done = (r: http.IncomingMessage | Error) => {
+      clearTimeout(timer);
+      o.signal.removeEventListener('abort', onAbort);
+      resolve(r);
+    };
+    req.on('response', done);
+    req.on('error', done);
+    req.end(payload);
+  });
+}
+
+/** The SSE events of a 2xx response as chunks, until `[DONE]` or the end of the body. */
+async function* events(res: http.IncomingMessage, signal: AbortSignal): AsyncGenerator<Chunk> {
+  const queue: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (e) => queue.push(e) });
+  // An abort mid-stream ends the body, as the SDK's stream does: the caller sees the end.
+  const onAbort = () => res.destroy(abortError());
+  signal.addEventListener('abort', onAbort, { once: true });
+  let finished = false;
+  try {
+    res.setEncoding('utf8');
+    for await (const text of res as AsyncIterable<string>) {
+      parser.feed(text);
+      while (queue.length) {
+        const e = queue.shift()!;
+        if (e.data.startsWith('[DONE]')) {
+          finished = true;
+          continue;
+        }
+        if (finished) continue;
+        const data = JSON.parse(e.data) as Chunk & { error?: object };
+        if (data.error) throw new APIError(undefined, data.error, undefined, headersOf(res));
+        yield data;
+      }
+    }
+    finished = true;
+  } catch (err) {
+    if (signal.aborted) return;
+    throw err;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    // Left early (the consumer stopped reading): the rest of the answer is not wanted.
+    if (!finished) res.destroy();
+  }
+}
+
+function headersOf(res: http.IncomingMessage): Headers {
+  const h = new Headers();
+  for (let i = 0; i < res.rawHeaders.length; i += 2) h.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+  return h;
+}
+
+async function readText(res: http.IncomingMessage): Promise<string> {
+  res.setEncoding('utf8');
+  let text = '';
+  for await (const part of res as AsyncIterable<string>) text += part;
+  return text;
+}
+
+/** The SDK's rule: the server's x-should-retry, else 408, 409, 429 and 5xx. */
+function shouldRetry(status: number, headers: Headers): boolean {
+  const said = headers.get('x-should-retry');
+  if (said === 'true') return true;
+  if (said === 'false') return false;
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** The SDK's wait: retry-after-ms / retry-after when given (up to a minute), else 0.5 s doubling to 8 s, less up to 25 % jitter. */
+function retryDelay(headers: Headers | undefined, retried: number): number {
+  const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0 && ms < 60_000) return ms;
+  const after = headers?.get('retry-after');
+  if (after) {
+    const s = Number.parseFloat(after);
+    const wait = Number.isFinite(s) ? s * 1000 : Date.parse(after) - Date.now();
+    if (wait >= 0 && wait < 60_000) return wait;
+  }
+  return Math.min(0.5 * 2 ** retried, 8) * (1 - Math.random() * 0.25) * 1000;
+}
+
+function wait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new APIUserAbortError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new APIUserAbortError());
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+const abortError = () => new DOMException('This operation was aborted', 'AbortError');

@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AuthenticationError, InternalServerError } from 'openai';
+import { streamChatCompletion, type ChatStreamOptions } from '../../src/llm/chat-stream.ts';
+import { OpenAiLlm } from '../../src/llm/openai.ts';
+import { classifyFailure } from '../../src/session/failure.ts';
+
+/** What each request of a test gets, in order; the last one repeats. */
+let script: ((req: IncomingMessage, res: ServerResponse) => void)[] = [];
+let seen: { port: number; auth?: string; body: any }[] = [];
+let server: ReturnType<typeof createServer>;
+let baseURL = '';
+const chunk = (content: string) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+const ok = (req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.write(chunk('مرحبا') + chunk(' بك'));
+  res.end('data: [DONE]\n\n');
+};
+
+before(async () => {
+  server = createServer(async (req, res) => {
+    let body = '';
+    for await (const c of req) body += c;
+    seen.push({ port: req.socket.remotePort!, auth: req.headers.authorization, body: JSON.parse(body) });
+    (script[seen.length - 1] ?? script.at(-1)!)(req, res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/`;
+});
+after(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+const opts = (o: Partial<ChatStreamOptions> = {}): ChatStreamOptions => ({ baseURL, apiKey: 'sk-test', timeoutMs: 5000, maxRetries: 1, signal: new AbortController().signal, ...o });
+async function texts(o?: Partial<ChatStreamOptions>): Promise<string> {
+  let out = '';
+  for await (const c of streamChatCompletion({ model: 'm', messages: [{ role: 'user', content: 'سلام' }], stream: true }, opts(o))) out += c.choices[0]?.delta.content ?? '';
+  return out;
+}
+const reset = (...s: typeof script) => {
+  script = s;
+  seen = [];
+};
+
+test('streams the chunks with the key and the body, over one kept-alive connection', async () => {
+  reset(ok);
+  assert.equal(await texts(), 'مرحبا بك');
+  assert.equal(await texts(), 'مرحبا بك');
+  assert.equal(seen.length, 2);
+  assert.equal(seen[0]!.auth, 'Bearer sk-test');
+  assert.deepEqual(seen[0]!.body, { model: 'm', messages: [{ role: 'user', content: 'سلام' }], stream: true });
+  assert.equal(seen[1]!.port, seen[0]!.port, 'the second request reuses the first one\'s connection');
+});
+
+test('an error status becomes the SDK\'s error class, classified as before', async () => {
+  reset((_, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'bad key', type: 'invalid_request_error' } })));
+  const err = await texts().then(() => undefined, (e: unknown) => e);
+  assert.ok(err instanceof AuthenticationError, String(err));
+  assert.equal(err.status, 401);
+  assert.match(err.message, /bad key/);
+  assert.equal(seen.length, 1, '401 is not retried');
+  assert.equal(classifyFailure(err, 'llm').kind, 'auth');
+});
+
+test('a retryable status is retried once, as the SDK does, honouring retry-after-ms', async () => {
+  const busy = (_: IncomingMessage, res: ServerResponse) => res.writeHead(503, { 'retry-after-ms': '5' }).end('busy');
+  reset(busy, ok);
+  assert.equal(await texts(), 'مرحبا بك');
+  assert.equal(seen.length, 2);
+  reset(busy);
+  const err = await texts().then(() => undefined, (e: unknown) => e);
+  assert.ok(err instanceof InternalServerError, String(err));
+  assert.equal(seen.length, 2, 'one retry, then the error');
+  assert.equal(classifyFailure(err, 'llm').kind, 'network');
+});
+
+test('an error event in the stream is thrown as an APIError', async () => {
+  reset((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(chunk('جزء') + `data: ${JSON.stringify({ error: { message: 'overloaded' } })}\n\n`);
+  });
+  let got = '';
+  const err = await (async () => {
+    for await (const c of streamChatCompletion({ model: 'm', messages: [], stream: true }, opts())) got += c.choices[0]?.delta.content ?? '';
+  })().then(() => undefined, (e: unknown) => e);
+  assert.equal(got, 'جزء');
+  assert.ok(err instanceof APIError && /overloaded/.test(err.message), String(err));
+});
+
+test('no server: a connection error after the retry; no headers in time: a timeout error', async () => {
+  const closed = createServer();
+  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+  const port = (closed.address() as AddressInfo).port;
+  await new Promise<void>((r) => closed.close(() => r()));
+  const refused = await texts({ baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 }).then(() => undefined, (e: unknown) => e);
+  assert.ok(refused instanceof APIConnectionError && !(refused instanceof APIConnectionTimeoutError), String(refused));
+  assert.equal(classifyFailure(refused, 'llm').kind, 'network');
+
+  reset(() => {}); // never answers
+  const slow = await texts({ timeoutMs: 100, maxRetries: 0 }).then(() => undefined, (e: unknown) => e);
+  assert.ok(slow instanceof APIConnectionTimeoutError, String(slow));
+  assert.equal(classifyFailure(slow, 'llm').kind, 'timeout');
+});
+
+test('an abort before the answer is an APIUserAbortError; during it, the stream ends', async () => {
+  reset(() => {});
+  const ctrl = new AbortController();
+  setTimeout(() => ctrl.abort(), 50);
+  const err = await texts({ signal: ctrl.signal }).then(() => undefined, (e: unknown) => e);
+  assert.ok(err instanceof APIUserAbortError, String(err));
+
+  reset((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(chunk('أول'));
+    // ... and nothing more: the caller aborts after the first chunk.
+  });
+  const mid = new AbortController();
+  let n = 0;
+  for await (const _ of streamChatCompletion({ model: 'm', messages: [], stream: true }, opts({ signal: mid.signal }))) {
+    n++;
+    mid.abort();
+  }
+  assert.equal(n, 1);
+});
+
+test('OpenAiLlm: the reply ends at the model\'s finish, before [DONE], and the connection is reused after', { timeout: 20_000 }, async () => {
+  const ends: (() => void)[] = [];
+  reset((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(chunk('تم.') + `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+    // [DONE] and the end of the body only when the test says: a reply waiting for them never ends.
+    ends.push(() => res.end('data: [DONE]\n\n'));
+  });
+  const llm = new OpenAiLlm({ baseURL, apiKey: 'sk-test', model: 'm' });
+  const ask = async () => {
+    let text = '';
+    for await (const e of llm.stream({ messages: [{ role: 'user', content: 'سلام' }], tools: [], signal: new AbortController().signal })) if (e.type === 'text') text += e.delta;
+    return text;
+  };
+  assert.equal(await ask(), 'تم.');
+  assert.equal(ends.length, 1);
+  ends[0]!();
+  await new Promise((r) => setTimeout(r, 100));
+  script = [ok]; // the second answer ends by itself
+  assert.equal(await ask(), 'مرحبا بك');
+  assert.equal(seen[1]!.port, seen[0]!.port, 'the drained connection went back to the pool');
+});
