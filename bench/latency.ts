@@ -141,7 +141,6 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
       ['held tts', f(res.held.tts!), `nominal ${delays.ttsMs}`],
       ['hiwar CPU for the whole run, ms', res.cpuMs, 'fixed work: compare runs by it'],
     ]);
-    void round;
     return res;
   } finally {
     await fake.close();

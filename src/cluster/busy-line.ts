@@ -1,12 +1,10 @@
 import { firstValueFrom, filter, timer, race, map } from 'rxjs';
 import { ResamplingOutput } from '../transport/resampling-output.ts';
+import type { RenderedAudio } from '../pipeline/fixed-lines.ts';
 import type { Transport } from '../transport/types.ts';
 
 /** A line rendered once (at start-up), played to callers no slot could be found for. */
-export interface RenderedLine {
-  samples: Int16Array;
-  sampleRate: number;
-}
+export type RenderedLine = RenderedAudio;
 
 const FRAME_MS = 20;
 

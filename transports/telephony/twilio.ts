@@ -9,10 +9,8 @@ import { b64, dtmfEvent, json, mediaEvent, parseJson, xmlEscape, type Inbound, t
  * `/telephony/twilio/after/<token>` when the stream ends, which dials the transfer target the
  * agent chose or hangs up: transfer without a REST call.
  */
-/**
- * One 20 ms media message per pacing step. Twilio buffers what it is sent, so `media.sendEveryMs:
- * 40` (two messages per step, one write) is allowed; it is not the default yet (docs/performance.md).
- */
+// One 20 ms media message per pacing step. Twilio buffers what it is sent, so `media.sendEveryMs:
+// 40` (two messages per step, one write) is allowed; it is not the default yet (docs/performance.md).
 const FORMAT = { codec: 'mulaw', sampleRate: 8000, frameMs: 20 } as const;
 
 export const twilio: TelephonyProvider = {
