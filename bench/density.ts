@@ -2,13 +2,13 @@
  * How many calls one process holds: N concurrent calls (caller audio at real time in 20 ms
  * frames, agent audio paced, a turn every few seconds), for N = 25, 50, 100, 150, 200…
  * Per N: process CPU, event-loop delay p99, late caller and agent frames (> 20 ms past due),
- * RSS per call. The answer is the largest N with zero late agent frames (one process = one core).
+ * RSS per call. The answer is the largest N such that every level up to it had zero late agent frames (one process = one core; largestClean).
  */
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnFakeService } from './fake-service.ts';
-import { FrameClock, benchOptions, round, startCall, table, type BenchArgs, type RunningCall } from './harness.ts';
+import { FrameClock, benchOptions, largestClean, round, startCall, table, type BenchArgs, type RunningCall } from './harness.ts';
 import { telephonyRig, type TelephonyRig } from './telephony-density.ts';
 
 export const DENSITY_TARGETS = { callsPerCore: 100, rssPerCallMb: 10 };
@@ -34,7 +34,7 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   // `step=40`: the telephony output sends two 20 ms frames per pacing step (media.sendEveryMs).
   const step = named.step !== undefined ? Number(named.step) : undefined;
   const rig = transport === 'twilio' ? await telephonyRig(fake, agentOpts, phases, step) : undefined;
-  const rows: Record<string, number | null>[] = [];
+  const rows: ({ calls: number } & Record<string, number | null>)[] = [];
   // Memory per call is measured against the idle process (after a full collection), once: a
   // baseline taken before each level includes what the level before it left in the heap and in
   // freed-but-kept pages, which made the figure wander (even below zero).
@@ -107,14 +107,14 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
     await rig?.close();
     await fake.close();
   }
-  const ok = rows.filter((r) => r.lateAgentFrames === 0).map((r) => r.calls!);
+  const ok = largestClean(rows, (r) => r.lateAgentFrames!).best?.calls;
   // Twilio: the same, leaving out late frames the caller process read while it was stalled itself.
-  const okServer = rows.filter((r) => r.lateAgentFrames! - (r.lateAgentCallerStalled ?? 0) === 0).map((r) => r.calls!);
+  const okServer = largestClean(rows, (r) => r.lateAgentFrames! - (r.lateAgentCallerStalled ?? 0)).best?.calls;
   // What the CPU alone allows (100 % of a core / CPU per call at the largest N): on a machine
   // shared with other work, late frames come from the scheduler starving the process first.
   const last = rows.at(-1);
   const byCpu = last?.cpuPct ? Math.floor((100 * last.calls!) / last.cpuPct) : null;
-  const res = { bench: 'density', transport, phases: rig ? phases : null, sendEveryMs: rig ? (step ?? null) : null, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, maxCallsPerCoreNoLateAgentFrames: ok.length ? Math.max(...ok) : 0, maxCallsNoLateAgentFramesCallerNotStalled: rig ? (okServer.length ? Math.max(...okServer) : 0) : null, callsPerCoreByCpu: byCpu, targets: DENSITY_TARGETS };
+  const res = { bench: 'density', transport, phases: rig ? phases : null, sendEveryMs: rig ? (step ?? null) : null, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, maxCallsPerCoreNoLateAgentFrames: ok ?? 0, maxCallsNoLateAgentFramesCallerNotStalled: rig ? (okServer ?? 0) : null, callsPerCoreByCpu: byCpu, targets: DENSITY_TARGETS };
   const where = transport === 'twilio' ? 'hiwar serve + Twilio Media Streams over WebSocket, callers in another process' : 'local transport';
   console.log(`\ndensity (${where}): ${seconds} s per level, fake service in another process (caller frames late / total, agent frames late / total)`);
   const cols: [string, (r: Record<string, number | null>) => string][] = [

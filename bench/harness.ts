@@ -42,6 +42,16 @@ export const perfClock: Clock = {
   sleep: (ms, signal) => sleepFor(ms, signal),
 };
 
+/**
+ * A density bench's answer: the largest level such that every level up to it was clean (a late
+ * frame at 20 calls is not excused by a clean run at 60), and the first level that was not.
+ */
+export function largestClean<R extends { calls: number }>(rows: R[], late: (r: R) => number): { best?: R; firstLate?: R } {
+  const sorted = [...rows].sort((a, b) => a.calls - b.calls);
+  const firstLate = sorted.find((r) => late(r) > 0);
+  return { best: sorted.filter((r) => !firstLate || r.calls < firstLate.calls).at(-1), firstLate };
+}
+
 export function percentile(xs: number[], p: number): number {
   if (!xs.length) return NaN;
   const s = [...xs].sort((a, b) => a - b);

@@ -25,6 +25,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { resample } from '../src/audio/resample.ts';
+import { largestClean } from './harness.ts';
 import { voiceText } from '../src/sandbox/engines/espeak.ts';
 import { createLogger } from '../src/session/logger.ts';
 import type { CallHost, CallOutcome } from '../src/server/types.ts';
@@ -299,7 +300,7 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
     }
     console.error(`webrtc-density: ${JSON.stringify(rows.at(-1))}`);
   }
-  const { best, firstLate } = largestClean(rows);
+  const { best, firstLate } = largestClean(rows, (r) => r.latePackets);
   const res = {
     bench: 'webrtc-density',
     quick,
@@ -331,16 +332,6 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
     ['first level with late packets', res.firstLevelWithLatePackets ?? 'none', ''],
   ]);
   return res;
-}
-
-/**
- * The answer: the largest level such that every level up to it had zero late packets (a late
- * packet at 20 calls is not excused by a clean run at 60), and the first level with late ones.
- */
-export function largestClean<R extends { calls: number; latePackets: number }>(rows: R[]): { best?: R; firstLate?: R } {
-  const sorted = [...rows].sort((a, b) => a.calls - b.calls);
-  const firstLate = sorted.find((r) => r.latePackets > 0);
-  return { best: sorted.filter((r) => !firstLate || r.calls < firstLate.calls).at(-1), firstLate };
 }
 
 /** Per level: the packet clock's ticks, and for the late ones what held them up. */

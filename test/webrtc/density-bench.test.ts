@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { largestClean, webrtcDensity, type WebRtcDensityRow } from '../../bench/webrtc-density.ts';
+import { largestClean } from '../../bench/harness.ts';
+import { webrtcDensity, type WebRtcDensityRow } from '../../bench/webrtc-density.ts';
 import { ArrivalJitter } from '../helpers/werift-peer.ts';
 
 test('arrival jitter (RFC 3550): zero on a steady stream, and a late packet shows in both figures', () => {
@@ -16,11 +17,12 @@ test('arrival jitter (RFC 3550): zero on a steady stream, and a late packet show
 
 test('the answer is the largest N with zero late packets at every level up to it', () => {
   const rows = (late: Record<number, number>) => Object.entries(late).map(([calls, latePackets]) => ({ calls: Number(calls), latePackets }));
-  assert.equal(largestClean(rows({ 20: 278, 40: 13, 60: 0 })).best, undefined, 'a clean 60 after a late 20 is no answer');
-  assert.equal(largestClean(rows({ 20: 278, 40: 13, 60: 0 })).firstLate?.calls, 20);
-  assert.equal(largestClean(rows({ 60: 0, 20: 0, 40: 3 })).best?.calls, 20, 'levels in any order');
-  assert.equal(largestClean(rows({ 20: 0, 40: 0, 60: 0 })).best?.calls, 60);
-  assert.equal(largestClean(rows({ 20: 0, 40: 0, 60: 0 })).firstLate, undefined);
+  const largest = (r: { calls: number; latePackets: number }[]) => largestClean(r, (x) => x.latePackets);
+  assert.equal(largest(rows({ 20: 278, 40: 13, 60: 0 })).best, undefined, 'a clean 60 after a late 20 is no answer');
+  assert.equal(largest(rows({ 20: 278, 40: 13, 60: 0 })).firstLate?.calls, 20);
+  assert.equal(largest(rows({ 60: 0, 20: 0, 40: 3 })).best?.calls, 20, 'levels in any order');
+  assert.equal(largest(rows({ 20: 0, 40: 0, 60: 0 })).best?.calls, 60);
+  assert.equal(largest(rows({ 20: 0, 40: 0, 60: 0 })).firstLate, undefined);
 });
 
 test('the WebRTC density bench runs end to end and reports every figure of a level', { timeout: 90_000 }, async () => {
