@@ -13,7 +13,7 @@
  * first and is shown but not counted. The answer is the largest N such that every level up to it
  * had zero late agent packets.
  *
- * `npm run bench -- webrtc-density [--quick] [N…] [--seconds=S] [--warmup=N] [--warmup-seconds=S] [--rate=24000|48000] [--workers=W] [--complexity=C] [--nice=N]`
+ * `npm run bench -- webrtc-density [--quick] [N…] [--seconds=S] [--warmup=N] [--warmup-seconds=S] [--rate=24000|48000] [--workers=W] [--complexity=C] [--nice=N] [--calls-per-thread=N]`
  * or `npx tsx bench/webrtc-density.ts` with the same arguments. Prints a table, then (through
  * bench/run.ts, or directly) one JSON object of every figure as its last line.
  */
@@ -31,12 +31,16 @@ import { createLogger } from '../src/session/logger.ts';
 import type { CallHost, CallOutcome } from '../src/server/types.ts';
 import { ResamplingOutput } from '../src/transport/resampling-output.ts';
 import type { Transport } from '../src/transport/types.ts';
-import { AGENT_OUTPUT_DEFAULTS, type AgentOutput, type OpusInputRate } from '../transports/webrtc/agent-output.ts';
+import { AGENT_OUTPUT_DEFAULTS, type OpusInputRate } from '../transports/webrtc/agent-output.ts';
+import type { ThreadedOutput } from '../transports/webrtc/threaded-output.ts';
 import type { AgentParticipant } from '../transports/webrtc/agent-participant.ts';
 import { createWebRtcPlugin, type WebRtcPlugin } from '../transports/webrtc/index.ts';
 import { round, table, type BenchArgs } from './harness.ts';
 import type { CallersReport } from './webrtc-callers.ts';
-import { TickTrace, type TraceReport } from './webrtc-trace.ts';
+import type { TraceReport } from './webrtc-trace.ts';
+
+/** Loaded in each agent sender thread, where the packet clock runs: the tick trace. */
+const TRACE_IN_THREAD = new URL('./webrtc-trace-thread.ts', import.meta.url).href;
 
 export const WEBRTC_DENSITY_TARGETS = { callsPerCore: 40, latePackets: 0 };
 
@@ -62,14 +66,14 @@ async function agentVoice(): Promise<Int16Array> {
 /** An agent that talks without pause: 24 kHz speech written ahead, 0.2 s at a time, as the output drains. */
 class TalkingHost implements CallHost {
   draining = false;
-  readonly outputs: AgentOutput[] = [];
+  readonly outputs: ThreadedOutput[] = [];
   readonly participants: AgentParticipant[] = [];
   constructor(private readonly voice: Int16Array) {}
   publicUrl(): string {
     return '';
   }
   async runCall(t: Transport): Promise<CallOutcome> {
-    const out = t.output as AgentOutput;
+    const out = t.output as ThreadedOutput;
     this.outputs.push(out);
     this.participants.push(t as AgentParticipant);
     // Converted at the edge as the session does (a pass-through at the default 24 kHz).
@@ -127,6 +131,8 @@ interface Options {
   seconds: number;
   rate: OpusInputRate;
   workers: number;
+  /** Calls per agent sender thread (the plugin's default unless given). */
+  callsPerThread?: number;
   /** Opus encoder complexity (the output's default unless given). */
   complexity?: number;
   /**
@@ -197,15 +203,15 @@ async function workerCpu(plugin: WebRtcPlugin): Promise<number> {
 
 async function measure(n: number, o: Options, voice: Int16Array): Promise<WebRtcDensityRow> {
   const host = new TalkingHost(voice);
-  const plugin = await createWebRtcPlugin({ host, apiSecret: SECRET, listenIp: '127.0.0.1', announcedAddress: '127.0.0.1', workers: { workers: o.workers }, servePage: false, agent: { sampleRate: o.rate, complexity: o.complexity }, logger: createLogger('silent') });
+  const plugin = await createWebRtcPlugin({ host, apiSecret: SECRET, listenIp: '127.0.0.1', announcedAddress: '127.0.0.1', workers: { workers: o.workers }, servePage: false, agent: { sampleRate: o.rate, complexity: o.complexity }, senders: { observer: TRACE_IN_THREAD, callsPerThread: o.callsPerThread }, logger: createLogger('silent') });
   // setpriority on Linux is per thread: 0 is this (the event loop's) thread.
   if (o.nice !== undefined) for (const pid of [0, ...plugin.workers.map((w) => w.pid)]) setPriority(pid, o.nice);
   const server = createServer((req, res) => {
     void Promise.resolve(plugin.handleRequest?.(req, res, new URL(req.url ?? '/', 'http://x'))).then((mine) => mine || res.writeHead(404).end());
   });
   server.on('upgrade', (req, socket, head) => plugin.handleUpgrade?.(req, socket, head, new URL(req.url ?? '/', 'http://x')) || socket.destroy());
-  // Listens first on the clock, before any agent output subscribes.
-  const trace = new TickTrace(plugin.clock);
+  // The trace listens first on each sender thread's clock, before any agent output subscribes (SenderPoolOptions.observer).
+  const trace = (msg: 'listenLast' | 'start' | 'stop') => plugin.senders.observe(msg);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const procs = Math.ceil(n / CALLERS_PER_PROCESS);
@@ -214,7 +220,7 @@ async function measure(n: number, o: Options, voice: Int16Array): Promise<WebRtc
     // One process at a time: joining is the costly part of werift (DTLS in JS).
     for (let i = 0; i < procs; i++) callers.push(await spawnCallers(url, Math.floor(n / procs) + (i < n % procs ? 1 : 0)));
     await sleep(3000); // settle: the last ICE and DTLS handshakes, first packets
-    trace.listenLast();
+    await trace('listenLast');
     // The window: counters and CPU from here to its end.
     const marked = await Promise.all(callers.map((c) => c.request('mark')));
     const before = snapshot(host);
@@ -224,7 +230,7 @@ async function measure(n: number, o: Options, voice: Int16Array): Promise<WebRtc
     loop.enable();
     const cpu0 = process.cpuUsage();
     const w0 = await workerCpu(plugin);
-    trace.start();
+    await trace('start');
     const t0 = performance.now();
     await sleep(o.seconds * 1000);
     const elapsed = (performance.now() - t0) / 1000;
@@ -232,7 +238,8 @@ async function measure(n: number, o: Options, voice: Int16Array): Promise<WebRtc
     const after = snapshot(host);
     const w1 = await workerCpu(plugin);
     loop.disable();
-    const traced = await trace.stop();
+    // With several sender threads, the one whose clock had the most late ticks.
+    const traced = ((await trace('stop')) as TraceReport[]).reduce((a, b) => (b.lateTicks > a.lateTicks ? b : a));
     const maxLateMs = Math.max(0, ...host.outputs.map((x) => x.stats.maxLateMs));
     host.outputs.forEach((x, i) => (x.stats.maxLateMs = Math.max(x.stats.maxLateMs, maxLate0[i] ?? 0)));
     const stopped = await Promise.all(callers.map((c) => c.request('stop')));
@@ -262,7 +269,6 @@ async function measure(n: number, o: Options, voice: Int16Array): Promise<WebRtc
       trace: traced,
     };
   } finally {
-    trace.close();
     for (const c of callers) if (c.child.exitCode === null) c.child.kill();
     await plugin.close?.();
     server.close();
@@ -274,7 +280,7 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
   const levels = rest.filter((a) => /^\d+$/.test(a)).map(Number);
   if (!levels.length) levels.push(...(quick ? [10, 20] : [20, 40, 60]));
   levels.sort((a, b) => a - b);
-  const o: Options = { seconds: Number(opt('seconds') ?? (quick ? 6 : 15)), rate: Number(opt('rate') ?? 24000) as OpusInputRate, workers: Number(opt('workers') ?? 1), complexity: opt('complexity') === undefined ? undefined : Number(opt('complexity')), nice: opt('nice') === undefined ? undefined : Number(opt('nice')) };
+  const o: Options = { seconds: Number(opt('seconds') ?? (quick ? 6 : 15)), rate: Number(opt('rate') ?? 24000) as OpusInputRate, workers: Number(opt('workers') ?? 1), complexity: opt('complexity') === undefined ? undefined : Number(opt('complexity')), nice: opt('nice') === undefined ? undefined : Number(opt('nice')), callsPerThread: opt('calls-per-thread') === undefined ? undefined : Number(opt('calls-per-thread')) };
   // The first level run in a process pays for warming up (the JIT on the server's per-packet
   // paths, a fresh mediasoup worker, the callers' processes starting): a level of its own that
   // is shown but not counted. Off by default with --quick.
@@ -336,7 +342,7 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
 
 /** Per level: the packet clock's ticks, and for the late ones what held them up. */
 function printTraces(rows: WebRtcDensityRow[]): void {
-  console.log('\npacket clock per level (bench/webrtc-trace.ts): send phase of a tick (wall p99/max, CPU mean/p99), tick start past due (p99/max), GC pauses, heap growth, main thread run-queue wait (% of the window)');
+  console.log('\npacket clock per level (bench/webrtc-trace.ts): send phase of a tick (wall p99/max, CPU mean/p99), tick start past due (p99/max), GC pauses, heap growth, sender thread run-queue wait (% of the window)');
   for (const r of rows) {
     const t = r.trace;
     const causes = Object.entries(t.causes).map(([c, k]) => `${k} ${c}`).join(', ');

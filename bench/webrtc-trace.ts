@@ -3,7 +3,7 @@
  * with what else happened around it, so a late packet can be put down to its cause.
  *
  * Per tick: when its send phase started and ended against its due time; the process's CPU
- * time and the main thread's wait on the kernel's run queue (Linux schedstat: runnable, but another process had
+ * time and the clock's thread's wait on the kernel's run queue (Linux schedstat: runnable, but another process had
  * the core), before the tick and during it; and the garbage collector's pauses
  * (PerformanceObserver 'gc') over the same span. A tick is late when its last packet left more
  * than the clock's `lateAfterMs` past its due time. CPU time, unlike wall time, does not grow
@@ -39,7 +39,7 @@ export interface LateTick {
   /** GC pauses over the previous tick's end .. this tick's end, ms, and their kinds. */
   gcMs: number;
   gcKinds: string;
-  /** The main thread's run-queue wait over the same span, ms (null where schedstat is missing). */
+  /** The clock's thread's run-queue wait over the same span, ms (null where schedstat is missing). */
   runQueueMs: number | null;
   cause: LateCause;
 }
@@ -63,7 +63,7 @@ export interface TraceReport {
   gc: Record<string, { count: number; maxMs: number; totalMs: number }>;
   /** V8 heap used at the window's end less at its start, MB. */
   heapGrowthMb: number | null;
-  /** Run-queue wait of the main thread over the window, % of the window (null without schedstat). */
+  /** Run-queue wait of the clock's thread over the window, % of the window (null without schedstat). */
   runQueuePct: number | null;
 }
 
@@ -75,15 +75,17 @@ const GC_KINDS: Record<number, string> = {
 };
 
 /**
- * CPU time of the process so far (getrusage: exact to the microsecond; the main thread's own
- * schedstat figure only moves on scheduler ticks) and the main thread's run-queue wait (Linux
- * schedstat: accounted when the wait ends, so exact once the thread runs); ms.
+ * CPU time so far and the current thread's run-queue wait (Linux schedstat: accounted when the
+ * wait ends, so exact once the thread runs); ms. CPU is the process's (getrusage: exact to the
+ * microsecond) on the main thread; in a sender thread, where the process's CPU would count the
+ * main thread's work as the thread's, it is the thread's own schedstat run time (which moves
+ * only at context switches and scheduler ticks, a few ms apart).
  */
-function schedstat(): { cpu: number; wait: number } | null {
+function schedstat(threadCpu = false): { cpu: number; wait: number } | null {
   const { user, system } = process.cpuUsage();
   try {
-    const wait = readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[1];
-    return { cpu: (user + system) / 1000, wait: Number(wait) / 1e6 };
+    const [run, wait] = readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ');
+    return { cpu: threadCpu ? Number(run) / 1e6 : (user + system) / 1000, wait: Number(wait) / 1e6 };
   } catch {
     return null;
   }
@@ -111,12 +113,21 @@ export class TickTrace {
   private windowStart = 0;
   private head: { due: number; start: number; stat: ReturnType<typeof schedstat> } | undefined;
   private prevEnd = 0;
-  private prevStat = schedstat();
+  private prevStat: ReturnType<typeof schedstat>;
   private statAtStart: ReturnType<typeof schedstat> = null;
   private heapAtStart = 0;
+  private readonly schedstat: () => ReturnType<typeof schedstat>;
 
-  /** Listens first on `clock`: make it before any output subscribes. */
-  constructor(private readonly clock: PacketClock) {
+  /**
+   * Listens first on `clock`: make it before any output subscribes. `threadCpu`: the clock runs
+   * in a thread of its own (a sender thread), whose CPU is its own, not the process's.
+   */
+  constructor(
+    private readonly clock: PacketClock,
+    threadCpu = false,
+  ) {
+    this.schedstat = () => schedstat(threadCpu);
+    this.prevStat = this.schedstat();
     this.unsubscribeHead = clock.subscribe((t) => this.onHead(t));
     this.observer = new PerformanceObserver((list) => {
       if (!this.recording) return;
@@ -135,18 +146,18 @@ export class TickTrace {
     this.gcs.length = 0;
     this.recording = true;
     this.windowStart = performance.now();
-    this.statAtStart = schedstat();
+    this.statAtStart = this.schedstat();
     this.heapAtStart = process.memoryUsage().heapUsed;
   }
 
   private onHead(t: Tick): void {
-    this.head = { due: t.due, start: performance.now(), stat: schedstat() };
+    this.head = { due: t.due, start: performance.now(), stat: this.schedstat() };
   }
 
   private onTail(): void {
     const end = performance.now();
     const h = this.head;
-    const stat = schedstat();
+    const stat = this.schedstat();
     if (h && this.recording) this.spans.push({ due: h.due, start: h.start, end, prevEnd: this.prevEnd, before: minus(h.stat, this.prevStat), during: minus(stat, h.stat) });
     this.prevEnd = end;
     this.prevStat = stat;
@@ -157,7 +168,7 @@ export class TickTrace {
     await new Promise((r) => setTimeout(r, 50));
     this.recording = false;
     const windowMs = performance.now() - this.windowStart;
-    const statEnd = schedstat();
+    const statEnd = this.schedstat();
     const gcIn = (from: number, to: number) => this.gcs.filter((g) => g.end > from && g.start < to).map((g) => ({ kind: g.kind, ms: Math.min(g.end, to) - Math.max(g.start, from) }));
     const sum = (xs: { ms: number }[]) => xs.reduce((a, g) => a + g.ms, 0);
     const late: LateTick[] = [];

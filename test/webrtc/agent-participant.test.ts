@@ -4,17 +4,21 @@ import { firstValueFrom, toArray } from 'rxjs';
 import type { TransportEvent } from '../../src/transport/types.ts';
 import { AGENT_CODEC, AgentParticipant } from '../../transports/webrtc/agent-participant.ts';
 import { requireMediasoup, type ms } from '../../transports/webrtc/mediasoup.ts';
-import { PacketClock } from '../../transports/webrtc/packet-clock.ts';
+import { SenderPool } from '../../transports/webrtc/sender-thread.ts';
 
 let worker: ms.Worker;
 let router: ms.Router;
+const senders = new SenderPool();
 
 before(async () => {
   const mediasoup = await requireMediasoup();
   worker = await mediasoup.createWorker({ logLevel: 'none' });
   router = await worker.createRouter({ mediaCodecs: [{ kind: 'audio', mimeType: 'audio/opus', clockRate: 48_000, channels: 2 }] });
 });
-after(() => worker?.close());
+after(async () => {
+  worker?.close();
+  await senders.close();
+});
 
 /** A caller's microphone in the router: a producer on a DirectTransport of its own. */
 async function callerProducer(): Promise<ms.Producer> {
@@ -24,7 +28,7 @@ async function callerProducer(): Promise<ms.Producer> {
 
 test('the agent participant holds its events until the session subscribes: a caller who leaves first still hangs the call up', { timeout: 20_000 }, async () => {
   const producer = await callerProducer();
-  const agent = await AgentParticipant.join(router, producer.id, { callId: 'c1', provider: 'webrtc', parameters: {} }, new PacketClock({ manual: true }), () => {});
+  const agent = await AgentParticipant.join(router, producer.id, { callId: 'c1', provider: 'webrtc', parameters: {} }, senders, () => {});
   // The caller goes before the session has subscribed (it is still opening its sockets).
   producer.close();
   await new Promise((r) => setTimeout(r, 200));
@@ -42,7 +46,7 @@ test('the agent participant holds its events until the session subscribes: a cal
 
 test('events after the session subscribed flow live, once', async () => {
   const producer = await callerProducer();
-  const agent = await AgentParticipant.join(router, producer.id, { callId: 'c2', provider: 'webrtc', parameters: {} }, new PacketClock({ manual: true }), () => {});
+  const agent = await AgentParticipant.join(router, producer.id, { callId: 'c2', provider: 'webrtc', parameters: {} }, senders, () => {});
   const seen: TransportEvent[] = [];
   agent.events$.subscribe((e) => seen.push(e));
   agent.leave('a supervisor took the call over');

@@ -143,11 +143,16 @@ export class AgentOutput implements TransportOutput {
   write(frame: AudioFrame): void {
     if (this.closed) return;
     if (frame.sampleRate !== this.sampleRate) throw new Error(`WebRTC output expects ${this.sampleRate} Hz audio, got ${frame.sampleRate} Hz`);
-    if (!frame.samples.length) return;
-    this.written += frame.samples.length / this.sampleRate;
     // A copy: whoever wrote the frame may reuse its buffer.
-    this.queue.push(frame.samples.slice());
-    this.queuedSamples += frame.samples.length;
+    this.enqueue(frame.samples.slice());
+  }
+
+  /** Queues samples at `sampleRate` that the output may keep as they are (nobody else holds them). */
+  enqueue(samples: Int16Array): void {
+    if (this.closed || !samples.length) return;
+    this.written += samples.length / this.sampleRate;
+    this.queue.push(samples);
+    this.queuedSamples += samples.length;
     this.pushUpdate();
   }
 

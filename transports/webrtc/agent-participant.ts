@@ -3,10 +3,11 @@ import { bytesToPcm } from '../../src/audio/wav.ts';
 import { CallerAudio } from '../../src/transport/caller-audio.ts';
 import { HeldEvents } from '../../src/transport/held-events.ts';
 import type { CallInfo, Transport, TransportEvent } from '../../src/transport/types.ts';
-import { AgentOutput, OPUS_RATE, type AgentOutputOptions } from './agent-output.ts';
+import { OPUS_RATE, type AgentOutputOptions } from './agent-output.ts';
 import type { ms } from './mediasoup.ts';
-import type { PacketClock } from './packet-clock.ts';
 import { parseRtp } from './rtp.ts';
+import type { SenderPool } from './sender-thread.ts';
+import type { ThreadedOutput } from './threaded-output.ts';
 
 export interface AgentParticipantOptions extends AgentOutputOptions {
   /**
@@ -31,10 +32,12 @@ export const AGENT_CODEC = {
 } as const;
 
 /**
- * The agent as a participant of a room: a DirectTransport in the room's router, a consumer of the
- * caller's microphone (Opus decoded with @discordjs/opus into frames for the session) and a
- * producer of the agent's voice (Opus RTP on the packet clock). It is the `Transport` the
- * session runs on; RTP never leaves the process on the agent's side.
+ * The agent as a participant of a room: a DirectTransport in the room's router carrying the
+ * caller's microphone (Opus decoded with @discordjs/opus into frames for the session), and a
+ * PlainTransport on the loopback carrying the agent's voice: Opus RTP encoded and sent over UDP on
+ * the packet clock of a sender thread (`sender-worker.ts`), so nothing on the main event loop
+ * stands between the clock and the agent's packets. It is the `Transport` the session runs on.
+ * If the sender thread fails, the call ends with a transport error; other threads' calls go on.
  */
 export class AgentParticipant implements Transport {
   readonly inputRate: number;
@@ -56,33 +59,38 @@ export class AgentParticipant implements Transport {
     router: ms.Router,
     callerProducerId: string,
     call: CallInfo,
-    clock: PacketClock,
+    senders: SenderPool,
     onHangup: (reason: string) => void,
     opts: AgentParticipantOptions = {},
   ): Promise<AgentParticipant> {
     const direct = await router.createDirectTransport();
-    let output: AgentOutput | undefined;
+    let plain: ms.PlainTransport | undefined;
+    let output: ThreadedOutput | undefined;
     try {
-      output = new AgentOutput((rtp) => producer.send(rtp), clock, { ...opts, payloadType: AGENT_CODEC.payloadType });
-      const producer = await direct.produce({
+      // comedia: the transport learns the sender thread's socket from its first packet.
+      plain = await router.createPlainTransport({ listenInfo: { protocol: 'udp', ip: '127.0.0.1' }, rtcpMux: true, comedia: true });
+      const ssrc = opts.ssrc ?? (Math.random() * 0x1_0000_0000) >>> 0;
+      const producer = await plain.produce({
         kind: 'audio',
-        rtpParameters: { codecs: [{ ...AGENT_CODEC, parameters: { ...AGENT_CODEC.parameters } }], encodings: [{ ssrc: output.rtpSsrc }] },
+        rtpParameters: { codecs: [{ ...AGENT_CODEC, parameters: { ...AGENT_CODEC.parameters } }], encodings: [{ ssrc }] },
         appData: { source: 'agent' },
       });
       const consumer = await direct.consume({ producerId: callerProducerId, rtpCapabilities: router.rtpCapabilities });
-      return new AgentParticipant(direct, producer, consumer, output, call, onHangup, opts);
+      output = senders.output(plain.tuple.localAddress, plain.tuple.localPort, { ...opts, ssrc, payloadType: AGENT_CODEC.payloadType });
+      return new AgentParticipant([direct, plain], producer, consumer, output, call, onHangup, opts);
     } catch (err) {
       void output?.close();
+      plain?.close();
       direct.close();
       throw err;
     }
   }
 
   private constructor(
-    private readonly direct: ms.DirectTransport,
+    private readonly transports: ms.Transport[],
     readonly producer: ms.Producer,
     private readonly consumer: ms.Consumer,
-    readonly output: AgentOutput,
+    readonly output: ThreadedOutput,
     readonly call: CallInfo,
     private readonly onHangup: (reason: string) => void,
     opts: AgentParticipantOptions,
@@ -109,7 +117,13 @@ export class AgentParticipant implements Transport {
       }
     });
     consumer.on('producerclose', () => this.leave('caller left'));
-    direct.on('routerclose', () => this.leave('room closed'));
+    transports[0]!.on('routerclose', () => this.leave('room closed'));
+    output.onFailure((err) => {
+      if (this.ended) return;
+      // The session ends on a transport error; the hang-up that follows completes the call's streams.
+      this.events.next({ type: 'error', message: err.message });
+      this.leave('the agent could not send audio');
+    });
   }
 
   private push(samples: Int16Array): void {
@@ -133,7 +147,7 @@ export class AgentParticipant implements Transport {
   async close(): Promise<void> {
     this.leave('closed');
     await this.output.close();
-    this.direct.close();
+    for (const t of this.transports) t.close();
     this.events.complete();
   }
 }

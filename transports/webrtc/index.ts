@@ -12,7 +12,8 @@ import type { CallHost, ServerPlugin } from '../../src/server/types.ts';
 import { createLogger, type Logger } from '../../src/session/logger.ts';
 import type { AgentParticipantOptions } from './agent-participant.ts';
 import { webrtcAvailability, type ms } from './mediasoup.ts';
-import { PacketClock, type PacketClockOptions } from './packet-clock.ts';
+import type { PacketClockOptions } from './packet-clock.ts';
+import { SenderPool, type SenderPoolOptions } from './sender-thread.ts';
 import { PageAssets } from './page-bundle.ts';
 import { Room } from './room.ts';
 import { MAX_MESSAGE_BYTES, serveSignaling } from './signaling.ts';
@@ -46,7 +47,10 @@ export interface WebRtcOptions {
   maxSupervisors?: number;
   /** Serve the web page at `/`. @default true */
   servePage?: boolean;
+  /** The agents' packet clock (it runs in the sender threads). */
   clock?: PacketClockOptions;
+  /** The threads that encode and send the agents' audio (see docs/webrtc.md, "Density"). */
+  senders?: Omit<SenderPoolOptions, 'clock' | 'onFailure'>;
   logger?: Logger;
   /**
    * Cluster mode: where rooms are hosted. A join for a room another server hosts is answered with
@@ -76,7 +80,8 @@ export interface WebRtcResources {
 export interface WebRtcPlugin extends ServerPlugin {
   /** Rooms open now. */
   readonly rooms: number;
-  readonly clock: PacketClock;
+  /** The sender threads that carry the agents' packet clock, encoders and RTP sends. */
+  readonly senders: SenderPool;
   /** The mediasoup workers (for resource usage and dumps). */
   readonly workers: readonly ms.Worker[];
   resources(): Promise<WebRtcResources>;
@@ -124,7 +129,12 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
   const pool = await WorkerPool.create(opts.workers, (worker, error) => {
     log.error({ pid: worker.pid, err: error.message }, 'mediasoup worker died; its rooms are closed');
   });
-  const clock = new PacketClock(opts.clock);
+  const senders = new SenderPool({
+    ...opts.senders,
+    clock: opts.clock,
+    onFailure: (err) => log.error({ err: err.message }, 'an agent audio sender thread failed; its calls end'),
+  });
+  senders.warm();
   const tokens = new RoomTokens(opts.tokens);
   const apiSecret = opts.apiSecret ?? process.env.HIWAR_WEBRTC_SECRET;
   const listenInfos: ms.TransportListenInfo[] = (['udp', 'tcp'] as const).map((protocol) => ({
@@ -139,7 +149,7 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
 
   const roomCtx = {
     host: opts.host,
-    clock,
+    senders,
     listenInfos,
     agent: opts.agent ?? {},
     maxSupervisors: opts.maxSupervisors ?? WEBRTC_DEFAULTS.maxSupervisors,
@@ -194,7 +204,7 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
 
   const plugin: WebRtcPlugin = {
     name: 'webrtc',
-    clock,
+    senders,
     get workers() {
       return pool.all;
     },
@@ -261,6 +271,7 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
       for (const c of wss.clients) c.close(1001, 'server closing');
       await Promise.all([...rooms.values()].map(async (r) => (await r).close('the server is shutting down')));
       pool.close();
+      await senders.close();
     },
   };
   return plugin;

@@ -3,13 +3,13 @@ import type { CallHost, CallOutcome } from '../../src/server/types.ts';
 import type { CallInfo } from '../../src/transport/types.ts';
 import { AgentParticipant, type AgentParticipantOptions } from './agent-participant.ts';
 import type { ms } from './mediasoup.ts';
-import type { PacketClock } from './packet-clock.ts';
+import type { SenderPool } from './sender-thread.ts';
 import { CALL_EVENT_TYPES, type CallEvent, type Notification, type PeerRole, type SourceLabel, type TransportParams } from './protocol.ts';
 
 /** What a room needs from the plugin that owns it. */
 export interface RoomContext {
   host: CallHost;
-  clock: PacketClock;
+  senders: SenderPool;
   listenInfos: ms.TransportListenInfo[];
   agent: AgentParticipantOptions;
   /** Supervisors allowed in one room. */
@@ -141,7 +141,7 @@ export class Room {
 
   private async startAgent(caller: Peer, producer: ms.Producer): Promise<void> {
     const info: CallInfo = { callId: `${this.id}:${caller.id}`, provider: 'webrtc', streamId: producer.id, direction: 'inbound', parameters: { room: this.id, ...caller.parameters } };
-    const agent = await AgentParticipant.join(this.router, producer.id, info, this.ctx.clock, (reason) => this.agentHungUp(reason), this.ctx.agent);
+    const agent = await AgentParticipant.join(this.router, producer.id, info, this.ctx.senders, (reason) => this.agentHungUp(reason), this.ctx.agent);
     this.agent = agent;
     for (const p of this.peers.values()) if (this.hears(p, 'agent')) await this.consume(p, agent.producer, 'agent');
     this.announcePeers();
