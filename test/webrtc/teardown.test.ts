@@ -18,9 +18,10 @@ test('teardown: 20 joins and leaves leave no transports, producers, consumers or
     for (let round = 0; round < 4; round++) {
       const callers = await Promise.all(Array.from({ length: 5 }, async () => WeriftPeer.join(server.url, (await server.token()).token)));
       await Promise.all(callers.map((c) => c.sig.waitFor('newConsumer', (n) => n.data.source === 'agent')));
-      // Each room: the caller's send and receive transports and the agent's direct transport;
-      // the caller's and the agent's producers; each consumed once.
-      assert.deepEqual(await server.plugin.resources(), { workers: 1, routers: 5, transports: 15, producers: 10, consumers: 10 });
+      // Each room: the caller's send and receive transports and the agent's direct (caller audio
+      // in) and plain (its voice out, from the sender thread) transports; the caller's and the
+      // agent's producers; each consumed once.
+      assert.deepEqual(await server.plugin.resources(), { workers: 1, routers: 5, transports: 20, producers: 10, consumers: 10 });
       // Some leave politely, the others just drop (a closed tab).
       await Promise.all(callers.map((c, i) => (i % 2 ? c.leave() : c.drop())));
       await until(() => server.plugin.rooms === 0, `round ${round} to close`);

@@ -29,6 +29,8 @@ const calls = new Map<number, Call>();
 const socket = createSocket('udp4');
 socket.bind(0, '127.0.0.1');
 socket.unref();
+/** A packet that cannot leave (its transport closed as the call ended) is one packet lost, not the thread's end. */
+const ignoreSendError = () => {};
 const post = (m: FromSender, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
 /** Listens on the clock while there are calls: after every call's send phase, before the encoders. */
@@ -75,7 +77,8 @@ function open(m: Extract<ToSender, { t: 'open' }>): void {
     () => {},
     () => flush(),
   );
-  const out = new AgentOutput((rtp) => socket.send(Buffer.from(rtp), m.port, m.host), clock, m.opts);
+  // A copy: the output reuses its packet buffer, and the send completes after this call returns.
+  const out = new AgentOutput((rtp) => socket.send(Buffer.from(rtp), m.port, m.host, ignoreSendError), clock, m.opts);
   const c: Call = { out, received: 0, sent: 0, queued: 0, maxLateMs: 0, dirty: false };
   let lastMax = 0;
   out.playback$.subscribe((u) => {
