@@ -20,6 +20,10 @@ export type ToSender =
   /** Barge-in: drop everything queued now; replies with the call's record. */
   | { t: 'clear'; id: number; req: number }
   | { t: 'close'; id: number }
+  /** Ends the thread once its calls are gone (the pool closing). */
+  | { t: 'shutdown' }
+  /** Tests: the thread fails as on an uncaught exception. */
+  | { t: 'crash' }
   /** A request for the observer module; replies with what it returns. */
   | { t: 'observe'; req: number; msg: unknown };
 

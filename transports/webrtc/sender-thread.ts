@@ -97,10 +97,17 @@ class SenderThread {
     });
   }
 
-  /** Stops the thread; tests use it to make one fail. */
-  async terminate(asFailure = false): Promise<void> {
-    this.closing = !asFailure;
-    await this.worker.terminate();
+  /** Stops the thread: it exits from its own JavaScript, never in the middle of an encode. */
+  async close(): Promise<void> {
+    if (this.failure || this.closing) return;
+    this.post({ t: 'shutdown' });
+    this.closing = true;
+    await new Promise((resolve) => this.worker.once('exit', resolve));
+  }
+
+  /** Tests: the thread fails as it would on an uncaught exception. */
+  crash(): void {
+    this.post({ t: 'crash' });
   }
 }
 
@@ -159,13 +166,13 @@ export class SenderPool {
     });
   }
 
-  /** Stops the thread carrying `out` as if it had crashed (tests). */
-  async crashThreadOf(out: ThreadedOutput): Promise<void> {
-    await this.threads.find((t) => [...t.outputs.values()].includes(out))?.terminate(true);
+  /** Tests: makes the thread carrying `out` fail as on an uncaught exception. */
+  crashThreadOf(out: ThreadedOutput): void {
+    this.threads.find((t) => [...t.outputs.values()].includes(out))?.crash();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.threads.splice(0).map((t) => t.terminate()));
+    await Promise.all(this.threads.splice(0).map((t) => t.close()));
   }
 }

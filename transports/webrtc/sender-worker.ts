@@ -16,8 +16,6 @@ interface Call {
   received: number;
   sent: number;
   queued: number;
-  /** Packets the previous record reported late, and the worst lateness since it. */
-  maxLateMs: number;
   dirty: boolean;
 }
 
@@ -44,10 +42,11 @@ function record(id: number, c: Call, into: Float64Array, at: number): void {
   into[at + RECORD.received] = c.received;
   into[at + RECORD.packets] = s.packets;
   into[at + RECORD.latePackets] = s.latePackets;
-  into[at + RECORD.maxLateMs] = c.maxLateMs;
+  // The output's worst lateness since the previous record: the main side keeps the maximum.
+  into[at + RECORD.maxLateMs] = s.maxLateMs;
+  s.maxLateMs = 0;
   into[at + RECORD.dropped] = s.dropped;
   into[at + RECORD.talkspurts] = s.talkspurts;
-  c.maxLateMs = 0;
   c.dirty = false;
 }
 
@@ -79,12 +78,10 @@ function open(m: Extract<ToSender, { t: 'open' }>): void {
   );
   // A copy: the output reuses its packet buffer, and the send completes after this call returns.
   const out = new AgentOutput((rtp) => socket.send(Buffer.from(rtp), m.port, m.host, ignoreSendError), clock, m.opts);
-  const c: Call = { out, received: 0, sent: 0, queued: 0, maxLateMs: 0, dirty: false };
-  let lastMax = 0;
+  const c: Call = { out, received: 0, sent: 0, queued: 0, dirty: false };
   out.playback$.subscribe((u) => {
     c.sent = u.sent;
     c.queued = u.queued;
-    if (out.stats.maxLateMs !== lastMax) c.maxLateMs = Math.max(c.maxLateMs, (lastMax = out.stats.maxLateMs));
     c.dirty = true;
   });
   calls.set(m.id, c);
@@ -115,6 +112,12 @@ async function handle(m: ToSender): Promise<void> {
       if (!calls.size) unsubscribeFlush = void unsubscribeFlush?.();
       return;
     }
+    case 'shutdown':
+      // Ends the thread from its own JavaScript: a terminate() from outside could land inside a
+      // native encode, and libopus's binding aborts the process when it cannot throw there.
+      return process.exit(0);
+    case 'crash':
+      throw new Error('a crash asked for by a test');
     case 'observe':
       try {
         post({ t: 'reply', req: m.req, value: await (await observer)!(m.msg) });
@@ -132,7 +135,14 @@ const observer: Promise<ObserverHandler | undefined> = data.observer
 // Messages wait for the observer, in order; then they run as they come.
 let ready = false;
 void observer.then(() => (ready = true));
+// A failure in here is the thread's end (the main side ends its calls): rethrown, not swallowed.
+const run = (m: ToSender) =>
+  handle(m).catch((err: unknown) =>
+    setImmediate(() => {
+      throw err;
+    }),
+  );
 port.on('message', (m: ToSender) => {
-  if (ready) void handle(m);
-  else void observer.then(() => handle(m));
+  if (ready) void run(m);
+  else void observer.then(() => run(m));
 });
