@@ -131,7 +131,6 @@ test('agent packets keep their 20 ms clock while the main thread is blocked', { 
     const offsets = got.map((p) => p.at - (((p.seq - first.seq) & 0xffff) * 20));
     const origin = Math.min(...offsets);
     const worst = Math.max(...offsets.map((o) => o - origin));
-    if (process.env.DEBUG_SENDER) console.log(JSON.stringify({ lateByIndex: offsets.map((o, i) => [i, Math.round(o - origin)]).filter(([, l]) => l! > 15), stats: call.agent.output.stats }));
     assert.ok(worst < 190, `the worst packet arrived ${worst.toFixed(1)} ms off its 20 ms grid`);
     // The thread's own account agrees: what it sent, and nothing late past a blocked main thread's margin.
     const stats = call.agent.output.stats;
