@@ -25,8 +25,11 @@ const SENDER_WORKER = new URL('./sender-worker.ts', import.meta.url).href;
 /**
  * Worker threads do not inherit tsx's module hooks (registered per thread), so the thread
  * registers them itself before it loads the TypeScript sender; harmless where the file is plain JS.
+ * tsx is resolved here, from hiwar's own files: an eval'd thread resolves bare names from the
+ * process's working directory, which need not hold hiwar's node_modules.
  */
-const BOOTSTRAP = `import { register } from 'tsx/esm/api'; register(); await import(${JSON.stringify(SENDER_WORKER)});`;
+const TSX_API = import.meta.resolve('tsx/esm/api');
+const BOOTSTRAP = `import { register } from ${JSON.stringify(TSX_API)}; register(); await import(${JSON.stringify(SENDER_WORKER)});`;
 
 /** One sender thread, seen from the main thread: its calls' outputs, and requests awaiting a reply. */
 class SenderThread {
