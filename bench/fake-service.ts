@@ -60,7 +60,7 @@ export interface Hold {
   /** The delay asked for and the one actually held (timers fire late on a busy machine). */
   nominalMs: number;
   heldMs: number;
-  /** Epoch ms (sub-ms precision) when the hold ended and the answer was sent. */
+  /** Epoch ms (sub-ms precision) when the hold ended: the answer handed to the socket. */
   at: number;
 }
 
@@ -159,9 +159,11 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
     const rest = FAKE_REPLY.slice(1).map((t) => chunk(t)).join('');
     const end = `data: ${JSON.stringify({ id: 'bench', object: 'chat.completion.chunk', created: 0, model: call, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
     await sleep(d.llmMs);
-    const held = record(call, 'llm', d.llmMs, started);
     // The whole reply at once after the first token: the chunker then never waits on the model.
-    res.write(chunk(FAKE_REPLY[0]!, { held_ms: held }) + rest);
+    // The hold ends once the first token is written: serialising and writing it is the fake's own
+    // work (`held_ms` in the chunk, taken before, is a lower bound). The callback, because a
+    // response corks its socket until the next tick.
+    res.write(chunk(FAKE_REPLY[0]!, { held_ms: epochNow() - started }) + rest, () => record(call, 'llm', d.llmMs, started));
     res.end(end);
   }
 
@@ -244,8 +246,9 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
         word, start: start + ((end - start) * i) / all.length, end: start + ((end - start) * (i + 1)) / all.length, confidence: 0.95,
       }));
       setTimeout(() => {
-        const held = record(call, 'stt', d.sttMs, arrived);
-        send({ type: 'Results', channel: 0, turn_id: id, transcript: FAKE_TRANSCRIPT, words, is_final: true, speech_final: true, confidence: 0.95, held_ms: held });
+        send({ type: 'Results', channel: 0, turn_id: id, transcript: FAKE_TRANSCRIPT, words, is_final: true, speech_final: true, confidence: 0.95, held_ms: epochNow() - arrived });
+        // Ended once the final is written (see `Hold`); UtteranceEnd follows it, off the turn's path.
+        record(call, 'stt', d.sttMs, arrived);
         send({ type: 'UtteranceEnd', channel: 0, turn_id: id, last_word_end: end });
       }, d.sttMs);
     });
@@ -266,13 +269,14 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
       const started = first ? arrived : epochNow();
       await sleep(d.ttsMs);
       if (mine !== epoch) return;
-      // Only the first generation of an utterance is on the caller's wait; later ones overlap playout.
-      const held = first ? record(call, 'tts', d.ttsMs, started) : epochNow() - started;
       let left = Math.max(d.chunkMs, text.length * d.audioMsPerChar);
       let firstPiece = true;
       while (left > 0 && mine === epoch) {
         const ms = Math.min(d.chunkMs, left);
-        send({ audio: toneBytes(rate, ms).toString('base64'), sampleRate: rate, isFinal: false, ...(firstPiece ? { held_ms: held, first_of_utterance: first } : {}) });
+        send({ audio: toneBytes(rate, ms).toString('base64'), sampleRate: rate, isFinal: false, ...(firstPiece ? { held_ms: epochNow() - started, first_of_utterance: first } : {}) });
+        // Only the first generation of an utterance is on the caller's wait (later ones overlap
+        // playout); its hold ends once its first audio is written (see `Hold`).
+        if (firstPiece && first) record(call, 'tts', d.ttsMs, started);
         firstPiece = false;
         left -= ms;
         if (left > 0) await sleep(ms / d.realtimeFactor);
