@@ -29,6 +29,15 @@ export interface ChatStreamOptions {
  * types and error classes (`APIError.generate`), so a failure is classified as before.
  */
 export async function* streamChatCompletion(body: object, o: ChatStreamOptions): AsyncGenerator<Chunk> {
+  for await (const batch of streamChatBatches(body, o)) yield* batch;
+}
+
+/**
+ * The same stream, as the chunks that came in each read of the body: a consumer hands on what
+ * arrived together in one step (a model or a gateway often sends several deltas at once, and
+ * each step through the reply's stages costs the turn a little).
+ */
+export async function* streamChatBatches(body: object, o: ChatStreamOptions): AsyncGenerator<Chunk[]> {
   const url = new URL(`${o.baseURL.replace(/\/+$/, '')}/chat/completions`);
   const payload = JSON.stringify(body);
   let res: http.IncomingMessage | undefined;
@@ -95,7 +104,7 @@ function send(url: URL, payload: string, o: ChatStreamOptions): Promise<http.Inc
 }
 
 /** The SSE events of a 2xx response as chunks, until `[DONE]` or the end of the body. */
-async function* events(res: http.IncomingMessage, signal: AbortSignal): AsyncGenerator<Chunk> {
+async function* events(res: http.IncomingMessage, signal: AbortSignal): AsyncGenerator<Chunk[]> {
   const queue: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (e) => queue.push(e) });
   // An abort mid-stream ends the body, as the SDK's stream does: the caller sees the end.
@@ -106,17 +115,21 @@ async function* events(res: http.IncomingMessage, signal: AbortSignal): AsyncGen
     res.setEncoding('utf8');
     for await (const text of res as AsyncIterable<string>) {
       parser.feed(text);
-      while (queue.length) {
-        const e = queue.shift()!;
-        if (e.data.startsWith('[DONE]')) {
-          finished = true;
-          continue;
-        }
+      const batch: Chunk[] = [];
+      for (const e of queue) {
+        if (e.data.startsWith('[DONE]')) finished = true;
         if (finished) continue;
         const data = JSON.parse(e.data) as Chunk & { error?: object };
-        if (data.error) throw new APIError(undefined, data.error, undefined, headersOf(res));
-        yield data;
+        if (data.error) {
+          // What came before the error is handed on first, as it would have been alone.
+          queue.length = 0;
+          if (batch.length) yield batch;
+          throw new APIError(undefined, data.error, undefined, headersOf(res));
+        }
+        batch.push(data);
       }
+      queue.length = 0;
+      if (batch.length) yield batch;
     }
     finished = true;
   } catch (err) {

@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
 import { z } from 'zod';
 import { MODELS } from '../models.ts';
-import { streamChatCompletion } from './chat-stream.ts';
+import { streamChatBatches } from './chat-stream.ts';
 import type { ChatMessage, Llm, LlmEvent, LlmRequest, Tool, ToolCall } from './types.ts';
 
 export interface OpenAiOptions {
@@ -76,7 +76,7 @@ export class OpenAiLlm implements Llm {
     const onAbort = () => request.abort();
     if (req.signal.aborted) request.abort();
     else req.signal.addEventListener('abort', onAbort, { once: true });
-    const stream = streamChatCompletion(body, {
+    const stream = streamChatBatches(body, {
       baseURL: this.opts.baseURL ?? 'https://api.openai.com/v1',
       apiKey: this.opts.apiKey ?? 'not-needed',
       timeoutMs: this.opts.timeoutMs ?? 30_000,
@@ -90,17 +90,28 @@ export class OpenAiLlm implements Llm {
       for (;;) {
         const next = await it.next();
         if (next.done) break;
-        const choice = next.value.choices[0];
-        const delta = choice?.delta;
-        if (delta?.content) yield { type: 'text', delta: delta.content };
-        for (const tc of delta?.tool_calls ?? []) {
-          const call = calls.get(tc.index) ?? { id: '', name: '', arguments: '' };
-          if (tc.id) call.id = tc.id;
-          if (tc.function?.name) call.name += tc.function.name;
-          if (tc.function?.arguments) call.arguments += tc.function.arguments;
-          calls.set(tc.index, call);
+        // The deltas that came in one read go on as one text event: the same text, in fewer
+        // steps through the reply's stages (each costs the turn's first sentence a little).
+        let text = '';
+        let finished = false;
+        for (const chunk of next.value) {
+          const choice = chunk.choices[0];
+          const delta = choice?.delta;
+          if (delta?.content) text += delta.content;
+          for (const tc of delta?.tool_calls ?? []) {
+            const call = calls.get(tc.index) ?? { id: '', name: '', arguments: '' };
+            if (tc.id) call.id = tc.id;
+            if (tc.function?.name) call.name += tc.function.name;
+            if (tc.function?.arguments) call.arguments += tc.function.arguments;
+            calls.set(tc.index, call);
+          }
+          if (choice?.finish_reason) {
+            finished = true;
+            break;
+          }
         }
-        if (choice?.finish_reason) {
+        if (text) yield { type: 'text', delta: text };
+        if (finished) {
           // The model's last word: the reply's last sentence (which the chunker holds until the
           // text ends) goes to synthesis now, not once [DONE] and the end of the body arrive.
           // The rest is read in the background, so the connection goes back to the pool.
