@@ -1,5 +1,5 @@
 import { noticeSlowStart } from '../llm/deadlines.ts';
-import { streamReply } from '../llm/run.ts';
+import { streamReply, type ReplyEvent as StreamEvent } from '../llm/run.ts';
 import type { ToolOutcome } from '../llm/tools.ts';
 import type { Llm, Tool } from '../llm/types.ts';
 import type { ChatHistory } from '../session/history.ts';
@@ -125,12 +125,17 @@ export class ReplyStage {
 
   async run(req: ReplyRequest, signal: AbortSignal): Promise<ReplyOutcome> {
     const { deps } = this;
+    if (req.turn) deps.history.addUser(req.turn.text);
+    // The model's request goes out first: the playout and the voice are set up while it travels.
+    const answer = req.text === undefined ? startNow(streamReply(deps.llm, deps.history.messages(), deps.tools, signal, { maxRounds: this.o.maxToolRounds, call: deps.call })) : undefined;
+    // node:http writes a request on a kept-alive connection on the next tick, once the code that
+    // asked for it has returned; the rest of the setup waits one step so it is not in the way.
+    if (answer) await null;
     const playout = new ReplyPlayout(deps.output, deps.clock, deps.spoken.normalize, this.o.playout);
     this.current = playout;
     const times: ReplyTimes = { firstToken: 0, firstChunk: 0, firstAudio: 0, firstSent: undefined };
-    if (req.turn) deps.history.addUser(req.turn.text);
     let endCall = false;
-    const chunks = this.chunks(req, signal, times, () => (endCall = true));
+    const chunks = this.chunks(req, answer, signal, times, () => (endCall = true));
     let fatal: SpeakerFatal | undefined;
     const speaking = deps.voice
       .speak(chunks, playout, signal, (at) => (times.firstAudio ||= at))
@@ -155,20 +160,19 @@ export class ReplyStage {
   }
 
   /** The reply's text as chunks with their spoken form, as the model writes it. */
-  private async *chunks(req: ReplyRequest, signal: AbortSignal, times: ReplyTimes, onEndCall: () => void): AsyncGenerator<SpeechChunk> {
+  private async *chunks(req: ReplyRequest, answer: AsyncIterable<StreamEvent> | undefined, signal: AbortSignal, times: ReplyTimes, onEndCall: () => void): AsyncGenerator<SpeechChunk> {
     const { deps } = this;
     const emit = async (text: string): Promise<SpeechChunk> => {
       times.firstChunk ||= deps.clock.now();
       deps.events({ type: 'agent_chunk', text });
       return { text, spoken: await deps.spoken.speak(text, signal) };
     };
-    if (req.text !== undefined) {
-      for (const c of chunkText(req.text, this.o.chunker)) yield await emit(c);
+    if (!answer) {
+      for (const c of chunkText(req.text ?? '', this.o.chunker)) yield await emit(c);
       return;
     }
     const chunker = new SentenceChunker(this.o.chunker);
     try {
-      const answer = streamReply(deps.llm, deps.history.messages(), deps.tools, signal, { maxRounds: this.o.maxToolRounds, call: deps.call });
       // A slow model: the filler line fills the silence while it thinks. Real time: a model's
       // latency does not run faster with a simulated clock.
       const filler = this.o.fillerLine;
@@ -196,4 +200,25 @@ export class ReplyStage {
     const rest = chunker.flush();
     if (rest) yield await emit(rest);
   }
+}
+
+/**
+ * Starts `source` now (its first `next()`), so the work it does before its first await (the
+ * model's request) is not held behind what its consumer sets up first. An early failure waits
+ * for the consumer, which reads it from the same promise.
+ */
+function startNow<T>(source: AsyncIterable<T>): AsyncIterable<T> {
+  const it = source[Symbol.asyncIterator]();
+  let first: Promise<IteratorResult<T>> | undefined = it.next();
+  first.catch(() => {});
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => {
+        const f = first;
+        first = undefined;
+        return f ?? it.next();
+      },
+      return: (value?: unknown) => it.return?.(value) ?? Promise.resolve({ done: true as const, value: undefined as T }),
+    }),
+  };
 }

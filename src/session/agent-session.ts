@@ -84,6 +84,8 @@ export class AgentSession {
   private closing: ReplyPlayout | undefined;
   private cancelReply: (() => Promise<void>) | undefined;
   private lastCleanup: Promise<void> = Promise.resolve();
+  /** The last reply has ended (its `lastCleanup` settled): the next one need not wait a tick for it. */
+  private lastEnded = true;
   private outOfServiceAudio: { samples: Int16Array; sampleRate: number } | undefined;
   private outOfServiceLine: Promise<void> | undefined;
   private startedAt = 0;
@@ -358,15 +360,20 @@ export class AgentSession {
   private replyObservable(req: Request): Observable<never> {
     return new Observable<never>((subscriber) => {
       const ctrl = new AbortController();
-      const previous = this.lastCleanup;
+      // No reply before this one, or it has ended: nothing to wait for (not even a tick).
+      const previous = this.lastEnded ? undefined : this.lastCleanup;
+      this.lastEnded = false;
       const done = (async () => {
-        await previous; // the cut-off reply has stopped its audio before this one starts
+        if (previous) await previous; // the cut-off reply has stopped its audio before this one starts
         if (ctrl.signal.aborted) return;
         await this.actions.during(() => this.reply(req, ctrl.signal));
       })()
         .catch((err) => this.log.error({ err: (err as Error).message }, 'reply failed'))
         .finally(() => subscriber.complete());
       this.lastCleanup = done;
+      void done.then(() => {
+        if (this.lastCleanup === done) this.lastEnded = true;
+      });
       this.cancelReply = async () => {
         ctrl.abort();
         await done;
