@@ -98,9 +98,11 @@ export class ListenSocket {
       if (isBinary) return;
       this.watchdog.heard();
       const text = data.toString();
-      const raw = redact(text, secret);
       const frame = parseJsonObject(text);
-      let event: ListenEvent = frame ? toListenEvent(frame, raw) : { type: 'Malformed', raw: raw.slice(0, 200) };
+      let event: ListenEvent = frame ? toListenEvent(frame, text) : { type: 'Malformed', raw: text };
+      // The raw text is kept only for a frame not understood (redacted before it is cut, so no part
+      // of the key survives): the key is not looked for in every transcript.
+      if (event.type === 'Malformed') event = { type: 'Malformed', raw: redact(text, secret).slice(0, 200) };
       if (event.type === 'Error') event = { ...event, message: redact(event.message, secret) };
       if (event.type === 'Error') this.lastError = event.message;
       if (event.type === 'Metadata' && event.phase === 'open') this.resolveOpen(event);
