@@ -63,16 +63,30 @@ export const round = (x: number, d = 1) => (Number.isFinite(x) ? Math.round(x * 
 /**
  * One timer for the caller frames of every call in the process (like a media server's packet
  * clock): due times advance by 20 ms, and a tick that fires late still sends every frame owed.
+ * With `phases` > 1 the calls are spread over the 20 ms (call i on phase i mod phases, a tick
+ * every 20 / phases ms), as independent calls' clocks are; 1 hands every call's frame over at
+ * once, the worst case.
  */
 export class FrameClock {
-  private readonly callers = new Set<BenchCaller>();
+  private readonly callers: Set<BenchCaller>[];
+  private added = 0;
+  private tickNo = 0;
   private timer: NodeJS.Timeout | undefined;
   private due = 0;
   lateFrames = 0;
   frames = 0;
 
+  constructor(private readonly phases = 1) {
+    if (!Number.isInteger(phases) || phases < 1 || FRAME_MS % phases) throw new Error(`phases must divide ${FRAME_MS} (1, 2, 4, 5, 10, 20), not ${phases}`);
+    this.callers = Array.from({ length: phases }, () => new Set<BenchCaller>());
+  }
+
+  private get size(): number {
+    return this.callers.reduce((n, s) => n + s.size, 0);
+  }
+
   add(c: BenchCaller): void {
-    this.callers.add(c);
+    this.callers[this.added++ % this.phases]!.add(c);
     if (!this.timer) {
       this.due = performance.now();
       this.tick();
@@ -80,8 +94,8 @@ export class FrameClock {
   }
 
   remove(c: BenchCaller): void {
-    this.callers.delete(c);
-    if (!this.callers.size && this.timer) {
+    for (const s of this.callers) s.delete(c);
+    if (!this.size && this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
@@ -91,14 +105,15 @@ export class FrameClock {
     const now = performance.now();
     while (this.due <= now) {
       const late = now - this.due > LATE_MS;
-      for (const c of this.callers) {
+      for (const c of this.callers[this.tickNo % this.phases]!) {
         this.frames++;
         if (late) this.lateFrames++;
         c.frame(this.due);
       }
-      this.due += FRAME_MS;
+      this.due += FRAME_MS / this.phases;
+      this.tickNo++;
     }
-    this.timer = this.callers.size ? setTimeout(this.tick, Math.max(0, this.due - performance.now())) : undefined;
+    this.timer = this.size ? setTimeout(this.tick, Math.max(0, this.due - performance.now())) : undefined;
   };
 }
 
