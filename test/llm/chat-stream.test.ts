@@ -148,3 +148,29 @@ test('OpenAiLlm: the reply ends at the model\'s finish, before [DONE], and the c
   assert.equal(await ask(), 'مرحبا بك');
   assert.equal(seen[1]!.port, seen[0]!.port, 'the drained connection went back to the pool');
 });
+
+test('OpenAiLlm: deltas that arrive in one read go on as one text event; deltas apart stay apart', { timeout: 20_000 }, async () => {
+  reset((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    // Three deltas in one write, then a fourth alone a moment later.
+    res.write(chunk('حسنًا،') + chunk(' رصيدك') + chunk(' متاح'));
+    setTimeout(() => res.end(chunk(' الآن.') + 'data: [DONE]\n\n'), 100);
+  });
+  const llm = new OpenAiLlm({ baseURL, apiKey: 'sk-test', model: 'm' });
+  const deltas: string[] = [];
+  for await (const e of llm.stream({ messages: [{ role: 'user', content: 'سلام' }], tools: [], signal: new AbortController().signal })) if (e.type === 'text') deltas.push(e.delta);
+  assert.deepEqual(deltas, ['حسنًا، رصيدك متاح', ' الآن.']);
+});
+
+test('an error event mid-stream: what came before it in the same read is handed on first', async () => {
+  reset((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(chunk('مرحبا') + `data: ${JSON.stringify({ error: { message: 'overloaded', type: 'server_error' } })}\n\n`);
+  });
+  let got = '';
+  const err = await (async () => {
+    for await (const c of streamChatCompletion({ model: 'm', messages: [], stream: true }, opts())) got += c.choices[0]?.delta.content ?? '';
+  })().then(() => undefined, (e: unknown) => e);
+  assert.equal(got, 'مرحبا');
+  assert.ok(err instanceof APIError);
+});
