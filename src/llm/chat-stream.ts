@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type OpenAI from 'openai';
@@ -38,11 +39,11 @@ export async function* streamChatCompletion(body: object, o: ChatStreamOptions):
  * each step through the reply's stages costs the turn a little).
  */
 export async function* streamChatBatches(body: object, o: ChatStreamOptions): AsyncGenerator<Chunk[]> {
-  const url = new URL(`${o.baseURL.replace(/\/+$/, '')}/chat/completions`);
+  const target = targetOf(o.baseURL);
   const payload = JSON.stringify(body);
   let res: http.IncomingMessage | undefined;
   for (let retriesLeft = o.maxRetries; ; retriesLeft--) {
-    const attempt = await send(url, payload, o);
+    const attempt = await send(target, payload, o);
     if (attempt instanceof Error) {
       if (o.signal.aborted) throw new APIUserAbortError();
       if (retriesLeft > 0) {
@@ -76,11 +77,34 @@ export async function* streamChatBatches(body: object, o: ChatStreamOptions): As
 }
 
 /** The request; resolves with the response (any status) or the error that stopped it. */
-function send(url: URL, payload: string, o: ChatStreamOptions): Promise<http.IncomingMessage | Error> {
+interface Target {
+  https: boolean;
+  options: http.RequestOptions;
+}
+
+const targets = new Map<string, Target>();
+
+/**
+ * `{baseURL}/chat/completions` as node:http's options, parsed once per base URL: a request given
+ * a URL parses and converts it again each time, on the path between a turn and the model.
+ */
+function targetOf(baseURL: string): Target {
+  let t = targets.get(baseURL);
+  if (!t) {
+    const url = new URL(`${baseURL.replace(/\/+$/, '')}/chat/completions`);
+    // A process talks to one model server or a few; the bound only stops one cycling through many from growing.
+    if (targets.size >= 16) targets.clear();
+    targets.set(baseURL, (t = { https: url.protocol === 'https:', options: urlToHttpOptions(url) }));
+  }
+  return t;
+}
+
+function send(target: Target, payload: string, o: ChatStreamOptions): Promise<http.IncomingMessage | Error> {
   return new Promise((resolve) => {
     if (o.signal.aborted) return resolve(abortError());
-    const request = url.protocol === 'https:' ? https.request : http.request;
-    const req = request(url, {
+    const request = target.https ? https.request : http.request;
+    const req = request({
+      ...target.options,
       method: 'POST',
       headers: {
         authorization: `Bearer ${o.apiKey}`,
