@@ -1,6 +1,6 @@
-import { resample } from '../audio/resample.ts';
 import { builtInVoices, findModel, type SandboxModel, type SandboxVoice } from './catalogue.ts';
-import { AudioTooLongError, voiceText, type TimedWord, type Voiced } from './engines/espeak.ts';
+import { AudioTooLongError, type TimedWord, type Voiced } from './engines/espeak.ts';
+import { renderLine, type Rendered } from './engines/render-cache.ts';
 import { FileSigner } from './files.ts';
 import { Recognizer } from './engines/recognizer.ts';
 import { tokenize } from './engines/tokenize.ts';
@@ -131,40 +131,43 @@ export class SandboxState {
    */
   async synthesize(text: string, voiceId: string, opts: { speed?: number; sampleRate?: number } = {}): Promise<SynthResult> {
     const voice = this.voice(voiceId);
-    let voiced: Voiced;
+    const speed = opts.speed ?? 1;
+    const rate = opts.sampleRate ?? 24000;
+    let out: Rendered;
     try {
-      voiced = await voiceText(text, voice.espeak, opts.speed ?? 1, this.limits.maxSynthesisSeconds);
+      out = await renderLine(text, voice.espeak, speed, rate, this.limits.maxSynthesisSeconds);
     } catch (err) {
       if (err instanceof AudioTooLongError) throw badRequest(err.message, 40002);
       throw err;
     }
-    const rate = opts.sampleRate ?? 24000;
-    const pcm = await resample(voiced.samples, voiced.sampleRate, rate);
-    await this.remember(text, voiced, voiceId);
-    return { pcm, sampleRate: rate, words: voiced.words, spans: voiced.spans };
+    await this.remember(text, out.words, voiceId, () => (rate === 16000 ? out : renderLine(text, voice.espeak, speed, 16000)));
+    return { pcm: out.samples, sampleRate: rate, words: out.words, spans: out.spans };
   }
 
   /** Adds a phrasebook entry: voiced with every catalogue voice so any of them is recognized. */
   async learnPhrase(text: string): Promise<void> {
     for (const v of this.voices.values()) {
       if (v.record.type !== 'premade') continue;
-      await this.remember(text, await voiceText(text, v.espeak), v.record.voice_id);
+      const at16k = await renderLine(text, v.espeak, 1, 16000);
+      await this.remember(text, at16k.words, v.record.voice_id, () => at16k);
     }
   }
 
-  private async remember(text: string, voiced: Voiced, voiceKey: string): Promise<void> {
-    if (!voiced.words.length) return;
-    const pcm16 = await resample(voiced.samples, voiced.sampleRate, 16000);
-    this.recognizer.add(text, pcm16, voiced.words, voiceKey);
+  /** `at16k`: the line at 16 kHz, asked for only when the recognizer lacks the line or a clause. */
+  private async remember(text: string, words: TimedWord[], voiceKey: string, at16k: () => Rendered | Promise<Rendered>): Promise<void> {
+    if (!words.length) return;
     // Clauses: a caller may say one sentence of a longer line on its own.
-    const clauses = splitClauses(text, voiced.words);
-    if (clauses.length < 2) return;
-    for (const c of clauses) {
+    const clauses = splitClauses(text, words);
+    const parts = clauses.length < 2 ? [] : clauses;
+    if ([text, ...parts.map((c) => c.text)].every((t) => this.recognizer.knows(t, voiceKey))) return;
+    const pcm16 = (await at16k()).samples;
+    this.recognizer.add(text, pcm16, words, voiceKey);
+    for (const c of parts) {
       const from = Math.max(0, Math.floor((c.words[0]!.start - 0.02) * 16000));
       const to = Math.min(pcm16.length, Math.ceil((c.words.at(-1)!.end + 0.02) * 16000));
       const offset = from / 16000;
-      const words = c.words.map((w) => ({ word: w.word, start: w.start - offset, end: w.end - offset }));
-      this.recognizer.add(c.text, pcm16.subarray(from, to), words, voiceKey);
+      const cw = c.words.map((w) => ({ word: w.word, start: w.start - offset, end: w.end - offset }));
+      this.recognizer.add(c.text, pcm16.subarray(from, to), cw, voiceKey);
     }
   }
 }

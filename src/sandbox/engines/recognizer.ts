@@ -62,10 +62,16 @@ export class Recognizer {
     return this.templates.size;
   }
 
+  /** Whether `add` would add nothing for this phrase (known already, or nothing to match). */
+  knows(text: string, voiceKey = ''): boolean {
+    const norm = normalizeForMatch(text);
+    return !norm || this.templates.has(`${voiceKey}|${norm}`);
+  }
+
   /** Adds a phrase from 16 kHz audio and its word times. Re-adding the same audio is a no-op. */
   add(text: string, samples16k: Int16Array, words: TemplateWord[], voiceKey = ''): void {
+    if (this.knows(text, voiceKey)) return;
     const key = `${voiceKey}|${normalizeForMatch(text)}`;
-    if (!normalizeForMatch(text) || this.templates.has(key)) return;
     const { power, energy } = melPower(samples16k);
     const [a, b] = speechBounds(energy);
     if (b - a < 10) return;
