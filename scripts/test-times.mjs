@@ -19,7 +19,10 @@ try {
 }
 const sum = last.files.reduce((n, f) => n + f.s, 0);
 console.log(`last full run: ${last.wallS} s wall, ${sum.toFixed(0)} s of file time, ${last.files.length} files`);
-for (const f of last.files) console.log(`${f.s.toFixed(1).padStart(7)}  ${f.lane.padEnd(5)}  ${String(f.tests).padStart(3)} tests${f.failed ? '  FAILED' : ''}  ${f.file}`);
+const cpuSum = last.files.reduce((n, f) => n + (f.cpuS ?? 0), 0);
+if (cpuSum) console.log(`CPU (user + system) of the files: ${cpuSum.toFixed(0)} s`);
+console.log('   wall     CPU  lane');
+for (const f of last.files) console.log(`${f.s.toFixed(1).padStart(7)} ${(f.cpuS === undefined ? '-' : f.cpuS.toFixed(1)).padStart(7)}  ${f.lane.padEnd(5)}  ${String(f.tests).padStart(3)} tests${f.failed ? '  FAILED' : ''}  ${f.file}`);
 if (process.argv.includes('--save')) {
   let old = {};
   try {

@@ -23,9 +23,9 @@
 // this is killed and counted as failed, 900). Arguments, if any, replace the list of test files
 // (npm test -- test/session/scenarios.test.ts) and run in the order given.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { setPriority } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -52,6 +52,30 @@ const CACHE = join(ROOT, 'node_modules/.cache/hiwar');
 const SCHEDULE = join(ROOT, 'scripts/test-times.json');
 const LAST_TIMES = join(CACHE, 'test-times.json');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+/**
+ * The sandbox's voiced lines, shared by every test file of this run (src/sandbox/engines/
+ * render-cache.ts): the lines each file's calls say are voiced and resampled once per run, not
+ * once per file. A new directory per run, removed at the end, so a run never reads another's.
+ */
+const RENDERS = mkdtempSync(join(tmpdir(), 'hiwar-test-renders-'));
+process.env.HIWAR_SANDBOX_RENDER_CACHE ??= RENDERS;
+
+/**
+ * CPU (user + system, s) of this process's children that have ended, their own children
+ * included: Linux's cutime and cstime. Read when a file's process ends, the difference is that
+ * file's CPU (or two files' together, in the rare case two end at the same moment).
+ * Undefined where there is no /proc.
+ */
+function childrenCpuS() {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /s, '').split(' ');
+    // After the command name: cutime and cstime are fields 16 and 17 of stat(5), in ticks of 1/100 s.
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+let cpuSeen = childrenCpuS();
 
 function run(args, { detached = false, timeoutMs = 0, niceness = 0 } = {}) {
   return new Promise((resolve) => {
@@ -78,9 +102,15 @@ function run(args, { detached = false, timeoutMs = 0, niceness = 0 } = {}) {
       timedOut = true;
       try { process.kill(-child.pid, 'SIGKILL'); } catch { child.kill('SIGKILL'); }
     }, timeoutMs) : undefined;
+    let cpuS;
+    child.on('exit', () => {
+      const now = childrenCpuS();
+      if (now !== undefined && cpuSeen !== undefined) cpuS = Math.round((now - cpuSeen) * 10) / 10;
+      cpuSeen = now;
+    });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 1 : 0), out, timedOut, lingerS: reported ? (performance.now() - reported) / 1000 : 0 });
+      resolve({ code: code ?? (signal ? 1 : 0), out, timedOut, cpuS, lingerS: reported ? (performance.now() - reported) / 1000 : 0 });
     });
   });
 }
@@ -142,13 +172,14 @@ async function runFile(file, lane) {
   const failed = r.code !== 0 || r.timedOut;
   if (failed && counts.fail === 0) counts.fail = 1;
   for (const k of COUNTS) totals[k] += counts[k];
-  results.push({ file, s: Math.round(s * 10) / 10, lane, tests: counts.tests, failed });
+  results.push({ file, s: Math.round(s * 10) / 10, cpuS: r.cpuS, lane, tests: counts.tests, failed });
   // node's runner prints each file's report whole too, so that files running at once never interleave.
   const status = r.timedOut ? `KILLED after ${FILE_TIMEOUT_MS / 1000} s` : failed ? `FAILED (exit ${r.code})` : 'ok';
   // Something the file left open (a socket, a timer) kept its process up after its tests ended.
   if (r.lingerS > LINGER_S) lingered.push(`${file} ${r.lingerS.toFixed(0)} s`);
   const summary = `${counts.tests} tests, ${counts.pass} pass, ${counts.fail} fail`;
-  process.stdout.write(`# file ${file} (${lane} lane): ${s.toFixed(1)} s, ${summary}, ${status}\n${report.replace(/\n?$/, '\n')}`);
+  const cpu = r.cpuS === undefined ? '' : ` (CPU ${r.cpuS.toFixed(1)} s)`;
+  process.stdout.write(`# file ${file} (${lane} lane): ${s.toFixed(1)} s${cpu}, ${summary}, ${status}\n${report.replace(/\n?$/, '\n')}`);
 }
 
 async function runLane({ name, width, files: queue }) {
@@ -175,5 +206,6 @@ if (!named) {
   mkdirSync(CACHE, { recursive: true });
   writeFileSync(LAST_TIMES, JSON.stringify({ wallS: Math.round(wall / 100) / 10, files: bySlowest }, null, 2) + '\n');
 }
+rmSync(RENDERS, { recursive: true, force: true });
 if (types.code) process.stderr.write(`\ntype check failed:\n${types.out}`);
 process.exitCode = types.code || (failedFiles.length ? 1 : 0);
