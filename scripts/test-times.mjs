@@ -31,7 +31,7 @@ if (process.argv.includes('--save')) {
     // no schedule yet: every file heavy
   }
   const files = [...last.files].sort((a, b) => a.file.localeCompare(b.file));
-  const schedule = Object.fromEntries(files.map((f) => [f.file, { s: f.s, lane: old[f.file]?.lane ?? 'heavy' }]));
+  const schedule = Object.fromEntries(files.map((f) => [f.file, { s: f.s, ...(f.cpuS === undefined ? {} : { cpu: f.cpuS }), lane: old[f.file]?.lane ?? 'heavy' }]));
   writeFileSync(join(ROOT, 'scripts/test-times.json'), JSON.stringify(schedule, null, 2) + '\n');
   console.log('saved as the schedule: scripts/test-times.json');
 }

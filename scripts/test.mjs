@@ -25,7 +25,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { setPriority, tmpdir } from 'node:os';
+import { cpus, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -33,6 +33,21 @@ import { join } from 'node:path';
  * loaded one the whole-call tests then fell behind their scaled clocks (docs/testing.md).
  */
 const CONCURRENCY = Number(process.env.HIWAR_TEST_CONCURRENCY ?? '2');
+/**
+ * Heavy files at once while the machine has CPU to spare. Most heavy files spend two thirds of
+ * their time waiting on scaled clocks and sockets (a whole call uses about a third of a core), so
+ * two at once leave most of two cores idle; but two is all a loaded machine can take (see
+ * CONCURRENCY). Beyond two, a file starts only when the cores measured idle over the last
+ * moments (`os.cpus()`; niced work counts as idle, it yields) cover its expected CPU rate with a
+ * margin, and not within a moment of the last start (a file's start-up is a burst of CPU).
+ */
+const MAX_CONCURRENCY = Math.max(CONCURRENCY, Number(process.env.HIWAR_TEST_MAX_CONCURRENCY ?? '4'));
+/** Cores left idle beyond a new file's expected rate before it may start beyond CONCURRENCY. */
+const IDLE_MARGIN = 0.4;
+/** Seconds after a start before another file may start beyond CONCURRENCY. */
+const RAMP_S = 4;
+/** A file's CPU rate (cores) when the schedule has no CPU time for it. */
+const DEFAULT_RATE = 0.5;
 const LIGHT_LANE = process.env.HIWAR_TEST_LIGHT !== '0';
 const FILE_TIMEOUT_MS = Number(process.env.HIWAR_TEST_FILE_TIMEOUT_S ?? '900') * 1000;
 /**
@@ -143,15 +158,16 @@ const files = named
 const schedule = readJson(SCHEDULE, {});
 const expected = (f) => schedule[f]?.s ?? Infinity;
 const light = (f) => schedule[f]?.lane === 'light';
+const expectedRate = (f) => (schedule[f]?.cpu && schedule[f]?.s ? schedule[f].cpu / schedule[f].s : DEFAULT_RATE);
 const slowestFirst = (a, b) => expected(b) - expected(a) || a.localeCompare(b);
 const lanes = named
   ? [{ name: 'heavy', width: CONCURRENCY, files }]
   : LIGHT_LANE
     ? [
-        { name: 'heavy', width: CONCURRENCY, files: files.filter((f) => !light(f)).sort(slowestFirst) },
+        { name: 'heavy', width: CONCURRENCY, maxWidth: MAX_CONCURRENCY, files: files.filter((f) => !light(f)).sort(slowestFirst) },
         { name: 'light', width: 1, files: files.filter(light).sort(slowestFirst) },
       ]
-    : [{ name: 'heavy', width: CONCURRENCY, files: [...files].sort(slowestFirst) }];
+    : [{ name: 'heavy', width: CONCURRENCY, maxWidth: MAX_CONCURRENCY, files: [...files].sort(slowestFirst) }];
 
 const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const totals = Object.fromEntries(COUNTS.map((k) => [k, 0]));
@@ -182,12 +198,52 @@ async function runFile(file, lane) {
   process.stdout.write(`# file ${file} (${lane} lane): ${s.toFixed(1)} s${cpu}, ${summary}, ${status}\n${report.replace(/\n?$/, '\n')}`);
 }
 
-async function runLane({ name, width, files: queue }) {
-  let next = 0;
-  const worker = async () => {
-    while (next < queue.length) await runFile(queue[next++], name);
+/** Idle cores over the last few calls (one a second: a 3 s window); niced time counts as idle. */
+const idleMeter = (window = 3) => {
+  const sample = () => cpus().reduce((t, c) => ({ idle: t.idle + c.times.idle + c.times.nice, total: t.total + c.times.user + c.times.nice + c.times.sys + c.times.idle + c.times.irq }), { idle: 0, total: 0 });
+  const history = [sample()];
+  return () => {
+    const now = sample();
+    const then = history[0];
+    history.push(now);
+    if (history.length > window) history.shift();
+    const dTotal = now.total - then.total;
+    return dTotal > 0 ? ((now.idle - then.idle) / dTotal) * cpus().length : 0;
   };
-  await Promise.all(Array.from({ length: Math.min(width, queue.length) }, worker));
+};
+
+/** The most files each lane ran at once. */
+const widest = {};
+
+async function runLane({ name, width, maxWidth = width, files: queue }) {
+  let next = 0;
+  let running = 0;
+  let lastStart = 0;
+  const idleCores = idleMeter();
+  await new Promise((resolve) => {
+    const start = () => {
+      const file = queue[next++];
+      running++;
+      widest[name] = Math.max(widest[name] ?? 0, running);
+      lastStart = performance.now();
+      void runFile(file, name).then(() => {
+        running--;
+        fill();
+      });
+    };
+    // Up to `width` at once always; beyond it, only onto idle cores (MAX_CONCURRENCY).
+    const fill = () => {
+      while (next < queue.length && running < width) start();
+      if (next >= queue.length && running === 0) resolve();
+    };
+    const spare = setInterval(() => {
+      const idle = idleCores();
+      if (next >= queue.length) return clearInterval(spare);
+      if (running < width || running >= maxWidth || performance.now() - lastStart < RAMP_S * 1000) return;
+      if (idle >= expectedRate(queue[next]) + IDLE_MARGIN) start();
+    }, 1000);
+    fill();
+  });
 }
 
 // The tests' wall time, not the type checks' (which usually end first, beside them).
@@ -197,6 +253,7 @@ const [types] = await Promise.all([typecheck(), tests]);
 
 for (const k of COUNTS) process.stdout.write(`# ${k} ${totals[k]}\n`);
 process.stdout.write(`# duration_ms ${wall.toFixed(0)}\n`);
+process.stdout.write(`# files at once, at most: ${Object.entries(widest).map(([lane, n]) => `${lane} ${n}`).join(', ')}\n`);
 const bySlowest = [...results].sort((a, b) => b.s - a.s);
 process.stdout.write(`# slowest files (s): ${bySlowest.slice(0, 8).map((r) => `${r.file} ${r.s}`).join(', ')}\n`);
 const failedFiles = results.filter((r) => r.failed).map((r) => r.file);
