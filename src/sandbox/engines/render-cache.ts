@@ -60,9 +60,9 @@ export async function renderLine(text: string, voice: EspeakVoice, speed: number
   const job = `${key}|${maxSeconds}`;
   let p = pending.get(job);
   if (!p) {
-    p = voiceAt(text, voice, speed, sampleRate, maxSeconds).then((r) => {
+    p = voiceAt(text, voice, speed, sampleRate, maxSeconds).then(async (r) => {
       keep(key, r);
-      void toDisk(key, r);
+      await toDisk(key, r);
       return r;
     });
     pending.set(job, p);

@@ -1,0 +1,74 @@
+/**
+ * Lines the sandbox keeps once voiced (src/sandbox/engines/render-cache.ts): a kept line is the
+ * audio a fresh voicing gives, another process sharing the directory reads it instead of voicing
+ * it, and the synthesis limit still holds for a kept line.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { promisify } from 'node:util';
+import { resample } from '../../src/audio/resample.ts';
+import { AudioTooLongError, voiceText, type EspeakVoice } from '../../src/sandbox/engines/espeak.ts';
+import { RENDER_CACHE_DEFAULTS, renderLine } from '../../src/sandbox/engines/render-cache.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'hiwar-render-cache-test-'));
+const saved = RENDER_CACHE_DEFAULTS.dir;
+RENDER_CACHE_DEFAULTS.dir = dir;
+after(() => {
+  RENDER_CACHE_DEFAULTS.dir = saved;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const VOICE: EspeakVoice = { name: 'ar', pitch: 40, wpm: 150 };
+const LINE = 'مرحبا بكم، كيف يمكنني مساعدتك اليوم؟';
+const digest = (s: Int16Array) => createHash('sha256').update(Buffer.from(s.buffer, s.byteOffset, s.byteLength)).digest('hex');
+
+test('a kept line is the audio and the word times a fresh voicing gives', async () => {
+  const fresh = await voiceText(LINE, VOICE, 1.1);
+  const expected = await resample(fresh.samples, fresh.sampleRate, 24000);
+  const first = await renderLine(LINE, VOICE, 1.1, 24000);
+  const again = await renderLine(LINE, VOICE, 1.1, 24000);
+  for (const r of [first, again]) {
+    assert.equal(r.sampleRate, 24000);
+    assert.equal(digest(r.samples), digest(expected));
+    assert.deepEqual(r.words, fresh.words);
+    assert.deepEqual(r.spans, fresh.spans);
+  }
+  // Another rate or speed is another line.
+  const at16k = await renderLine(LINE, VOICE, 1.1, 16000);
+  assert.notEqual(at16k.samples.length, first.samples.length);
+  assert.equal(readdirSync(dir).filter((f) => f.endsWith('.line')).length, 2, 'both written, nothing partial left');
+});
+
+test('another process sharing the directory reads the line rather than voicing it', async () => {
+  const line = 'رصيدك الحالي اثنا عشر ألفا';
+  const mine = await renderLine(line, VOICE, 1, 8000);
+  // The child has no espeak-ng on its PATH: it can only answer from the directory.
+  const script = `
+    const { renderLine } = await import(${JSON.stringify(new URL('../../src/sandbox/engines/render-cache.ts', import.meta.url).href)});
+    const r = await renderLine(${JSON.stringify(line)}, ${JSON.stringify(VOICE)}, 1, 8000);
+    const { createHash } = await import('node:crypto');
+    console.log(JSON.stringify({ digest: createHash('sha256').update(Buffer.from(r.samples.buffer, r.samples.byteOffset, r.samples.byteLength)).digest('hex'), words: r.words.length }));
+  `;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    env: { ...process.env, HIWAR_SANDBOX_RENDER_CACHE: dir, PATH: '/nonexistent' },
+  });
+  assert.deepEqual(JSON.parse(stdout), { digest: digest(mine.samples), words: mine.words.length });
+});
+
+test('the synthesis limit holds for a kept line, and a refused line is not kept', async () => {
+  const line = 'نعتذر، الخدمة غير متاحة حاليًا. يرجى الاتصال بنا لاحقًا.';
+  const kept = await renderLine(line, VOICE, 1, 24000);
+  assert.ok(kept.seconds > 1);
+  await assert.rejects(renderLine(line, VOICE, 1, 24000, 1), AudioTooLongError);
+  const other = 'هذا سطر لم يقل من قبل في هذا الاختبار';
+  await assert.rejects(renderLine(other, VOICE, 1, 24000, 0.2), AudioTooLongError);
+  const files = readdirSync(dir).length;
+  const voiced = await renderLine(other, VOICE, 1, 24000);
+  assert.ok(voiced.seconds > 0.2);
+  assert.equal(readdirSync(dir).length, files + 1, 'voiced and kept once allowed');
+});
