@@ -189,8 +189,9 @@ describe('a cluster of three hiwar serve instances sharing one key', () => {
     const far = call(B, 'drain');
     await until(async () => (await activeOn(B)) === 1, 'a call on B');
     B.child.kill('SIGTERM');
-    await until(async () => (await fetch(`${B.url}/healthz`)).status === 503, 'B says it is not ready');
-    assert.equal((await health(B)).status, 'draining');
+    await until(async () => (await fetch(`${B.url}/readyz`)).status === 503, 'B says it is not ready');
+    assert.equal(((await (await fetch(`${B.url}/readyz`)).json()) as { status: string }).status, 'draining');
+    assert.equal((await fetch(`${B.url}/healthz`)).status, 200, 'B is alive while it drains');
     assert.equal(B.child.exitCode, null, 'B waits for its call');
     far.hangup();
     const [code] = await once(B.child, 'exit');
