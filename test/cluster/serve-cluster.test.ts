@@ -70,9 +70,10 @@ function call(on: Instance, id: string): FarEnd {
 }
 
 const health = async (i: Instance) => {
-  const res = await fetch(`${i.url}/healthz`).catch((err: Error) => {
+  // /readyz carries the instance's load (liveness, /healthz, only says that it answers).
+  const res = await fetch(`${i.url}/readyz`).catch((err: Error) => {
     // Say which instance, whether it is still running, and what it printed.
-    throw new Error(`${i.name}: /healthz ${err.message} (${String((err.cause as Error)?.message ?? err.cause)}); exit ${i.child.exitCode ?? i.child.signalCode ?? 'none'}\n${i.out().slice(-2000)}`);
+    throw new Error(`${i.name}: /readyz ${err.message} (${String((err.cause as Error)?.message ?? err.cause)}); exit ${i.child.exitCode ?? i.child.signalCode ?? 'none'}\n${i.out().slice(-2000)}`);
   });
   return (await res.json()) as { status: string; activeCalls: number; waiting: number };
 };
