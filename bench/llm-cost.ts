@@ -1,7 +1,8 @@
 /**
  * The model request alone: CPU per streamed Chat Completions request, and request → first chunk
- * minus the fake's hold, through hiwar's adapter (`OpenAiLlm`, node:http) and through the
- * `openai` SDK's own client (Node's fetch), alternated against the fake service.
+ * minus the fake's hold, through hiwar's adapter (`OpenAiLlm`, node:http), through the `openai`
+ * SDK's own client (Node's fetch), and through the adapter given that client (`client` option),
+ * alternated against the fake service.
  */
 import { performance } from 'node:perf_hooks';
 import OpenAI from 'openai';
@@ -19,6 +20,7 @@ export async function llmCost({ quick, rest }: BenchArgs): Promise<Record<string
     try {
       const sdk = new OpenAI({ apiKey: 'bench', baseURL: fake.llmBaseUrl, maxRetries: 1, timeout: 30_000 });
       const adapter = new OpenAiLlm({ apiKey: 'bench', baseURL: fake.llmBaseUrl, model: 'llmcost' });
+      const withClient = new OpenAiLlm({ client: sdk, model: 'llmcost' });
       const ways: Record<string, () => Promise<number>> = {
         'openai SDK (fetch)': async () => {
           let first = 0;
@@ -28,6 +30,11 @@ export async function llmCost({ quick, rest }: BenchArgs): Promise<Record<string
         'hiwar OpenAiLlm': async () => {
           let first = 0;
           for await (const _ of adapter.stream({ messages, tools: [], signal: new AbortController().signal })) first ||= performance.now();
+          return first;
+        },
+        'hiwar OpenAiLlm, own client': async () => {
+          let first = 0;
+          for await (const _ of withClient.stream({ messages, tools: [], signal: new AbortController().signal })) first ||= performance.now();
           return first;
         },
       };

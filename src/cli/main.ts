@@ -14,7 +14,7 @@ Usage:
   hiwar sandbox [--port 8787] [--host 127.0.0.1] [--keys FILE] [--uae-port N] [--phrasebook FILE]
       Serve a local stand-in of the voice service (HTTP, SSE and WebSockets on one port).
   hiwar serve [--agent agents/call-centre] [--port 8080] [--host 127.0.0.1] [--public-url URL]
-      Serve the agent to telephony platforms (/telephony/<provider>), with /healthz and /metrics.
+      Serve the agent to telephony platforms (/telephony/<provider>), with /healthz, /readyz and /metrics.
       Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. docs/telephony.md
   hiwar status [--json]
       The instances of a cluster of servers (REDIS_URL): calls, waiting callers, loop delay,

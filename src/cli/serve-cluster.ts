@@ -46,6 +46,7 @@ export function clusterOptionsOf(
     leaseMs: num('HIWAR_CLUSTER_LEASE_MS', env.HIWAR_CLUSTER_LEASE_MS, 100, 600_000),
     heartbeatMs: num('HIWAR_CLUSTER_HEARTBEAT_MS', env.HIWAR_CLUSTER_HEARTBEAT_MS, 10, 200_000),
     releaseDelayMs: num('HIWAR_CLUSTER_RELEASE_DELAY_MS', env.HIWAR_CLUSTER_RELEASE_DELAY_MS, 0, 60_000),
+    maxLoopDelayMs: num('HIWAR_CLUSTER_MAX_LOOP_DELAY_MS', env.HIWAR_CLUSTER_MAX_LOOP_DELAY_MS, 1, 600_000),
     busyLine: env.HIWAR_BUSY_LINE || undefined,
   };
 }

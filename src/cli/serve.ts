@@ -17,7 +17,7 @@ export const SERVE_USAGE = `Usage: hiwar serve [--agent agents/call-centre] [--p
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
                    [--analytics] [--recordings DIR]
 
-Serve an agent to telephony platforms (/telephony/<provider>), with /healthz and /metrics.
+Serve an agent to telephony platforms (/telephony/<provider>), with /healthz, /readyz and /metrics.
 Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. See docs/telephony.md.
 
 Options:
@@ -86,6 +86,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     sessions: analytics ? analytics.sessions(sessions) : sessions,
     admission: cluster?.admission,
     health: cluster?.health,
+    deferReady: true,
     onCallEnded: analytics?.onCallEnded,
   });
   const tokens = new CallTokens({ secret: process.env.HIWAR_MEDIA_SECRET });
@@ -128,12 +129,14 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (member) {
     cluster!.joined(member);
     await member.prepareBusyLine(busyLineSynth(service.client, agent, logger));
+    member.startupFinished();
   } else await prepareLines(service.client, agent, logger);
+  server.startupFinished();
   say(`hiwar serve: agent "${agent.name}" at ${url}`);
   if (member) say(`  cluster: instance ${member.id}, ${member.options.keySessions} sessions of the key shared (${member.options.sessionsPerCall} per call), queue ${member.options.queueSize} for ${member.options.queueWaitMs} ms`);
   say(`  telephony: ${telephony.providers.map((p) => `/telephony/${p.name}`).join(' ')}`);
   say(`  ${webrtc.message}`);
-  say(`  health: ${url}/healthz   metrics: ${url}/metrics`);
+  say(`  health: ${url}/healthz (live) ${url}/readyz (ready)   metrics: ${url}/metrics`);
   if (analytics) say(`  ${analytics.describe}`);
   if (!open) {
     say(`  bound beyond localhost: webhooks need their platform's signing secret, media URLs a token${mediaToken ? '' : ' (set HIWAR_MEDIA_TOKEN for FreeSWITCH/Asterisk/jambonz/pcm)'}`);

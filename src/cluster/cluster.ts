@@ -18,8 +18,14 @@ export interface ClusterMember {
   readonly admission: ClusterAdmission;
   readonly rooms: RoomDirectory;
   readonly semaphore: RedisSemaphore;
-  /** For the server's `/healthz`. */
+  /** For the server's `/readyz`. */
   health(): { ready: boolean; body: Record<string, unknown> };
+  /**
+   * Start-up work is over: the event-loop delay counts from now. What start-up does (the busy
+   * line, the fixed lines, first-time module loading) delays the loop but says nothing of how
+   * the instance will carry calls, and would keep a fresh instance "not ready" for a heartbeat.
+   */
+  startupFinished(): void;
   /** Renders the busy line (holding one slot while it does), keeping it for every turned-away call. */
   prepareBusyLine(synthesize: (text: string) => Promise<RenderedLine>): Promise<void>;
   /** SIGTERM: stop taking calls (waiting callers hear the busy line), publish "draining". */
@@ -34,7 +40,7 @@ export interface JoinOptions {
   apiKey: string;
   /** This instance's address for rooms and `hiwar status` (its public URL). */
   address: string;
-  /** The instance's own call counts, read at each heartbeat and `/healthz`. */
+  /** The instance's own call counts, read at each heartbeat and `/readyz`. */
   load: () => { calls: number; maxCalls: number; draining: boolean };
   logger: Logger;
 }
@@ -94,6 +100,7 @@ export async function joinCluster(j: JoinOptions): Promise<ClusterMember> {
   const loop = monitorEventLoopDelay({ resolution: 20 });
   loop.enable();
   let loopDelayMs = 0;
+  let started = false;
   let stopped = false;
   const startedAt = new Date().toISOString();
 
@@ -110,7 +117,7 @@ export async function joinCluster(j: JoinOptions): Promise<ClusterMember> {
     };
   };
   const beat = async () => {
-    loopDelayMs = Math.round(loop.percentile(99) / 1e6);
+    if (started) loopDelayMs = Math.round(loop.percentile(99) / 1e6);
     loop.reset();
     await semaphore.renew();
     await rooms.renew();
@@ -137,6 +144,10 @@ export async function joinCluster(j: JoinOptions): Promise<ClusterMember> {
       const l = load();
       const r = readiness(l, o.maxLoopDelayMs);
       return { ready: r.ready, body: { status: r.ready ? 'ok' : r.reason, instance: id, activeCalls: l.calls, maxCalls: l.maxCalls, waiting: l.waiting, loopDelayMs: l.loopDelayMs } };
+    },
+    startupFinished() {
+      started = true;
+      loop.reset();
     },
     async prepareBusyLine(synthesize) {
       // The synthesis is one more session of the key: it takes a slot like a call would, so a

@@ -54,7 +54,7 @@ export interface ClusterOptions {
    */
   releaseDelayMs?: number;
   /**
-   * Event-loop delay (p99 over the last heartbeat) above which `/healthz` says not ready.
+   * Event-loop delay (p99 over the last heartbeat) above which `/readyz` says not ready.
    * @default 250
    */
   maxLoopDelayMs?: number;

@@ -15,6 +15,10 @@ export interface ChatStreamOptions {
   /** Retries of a failed connection or a retryable status (408, 409, 429, 5xx). */
   maxRetries: number;
   signal: AbortSignal;
+  /** Sent with every request, after the built-in ones (same name: replaced; null: left out). */
+  headers?: Record<string, string | null>;
+  /** Added to the URL's query (an Azure-style `api-version`, a gateway's parameters). */
+  query?: Record<string, string>;
 }
 
 /**
@@ -39,7 +43,7 @@ export async function* streamChatCompletion(body: object, o: ChatStreamOptions):
  * each step through the reply's stages costs the turn a little).
  */
 export async function* streamChatBatches(body: object, o: ChatStreamOptions): AsyncGenerator<Chunk[]> {
-  const target = targetOf(o.baseURL);
+  const target = targetOf(o.baseURL, o.query);
   const payload = JSON.stringify(body);
   let res: http.IncomingMessage | undefined;
   for (let retriesLeft = o.maxRetries; ; retriesLeft--) {
@@ -88,13 +92,15 @@ const targets = new Map<string, Target>();
  * `{baseURL}/chat/completions` as node:http's options, parsed once per base URL: a request given
  * a URL parses and converts it again each time, on the path between a turn and the model.
  */
-function targetOf(baseURL: string): Target {
-  let t = targets.get(baseURL);
+function targetOf(baseURL: string, query?: Record<string, string>): Target {
+  const key = query ? `${baseURL}\n${new URLSearchParams(query)}` : baseURL;
+  let t = targets.get(key);
   if (!t) {
     const url = new URL(`${baseURL.replace(/\/+$/, '')}/chat/completions`);
+    for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
     // A process talks to one model server or a few; the bound only stops one cycling through many from growing.
     if (targets.size >= 16) targets.clear();
-    targets.set(baseURL, (t = { https: url.protocol === 'https:', options: urlToHttpOptions(url) }));
+    targets.set(key, (t = { https: url.protocol === 'https:', options: urlToHttpOptions(url) }));
   }
   return t;
 }
@@ -106,12 +112,7 @@ function send(target: Target, payload: string, o: ChatStreamOptions): Promise<ht
     const req = request({
       ...target.options,
       method: 'POST',
-      headers: {
-        authorization: `Bearer ${o.apiKey}`,
-        'content-type': 'application/json',
-        accept: 'text/event-stream',
-        'content-length': Buffer.byteLength(payload),
-      },
+      headers: { ...requestHeaders(o), 'content-length': Buffer.byteLength(payload) },
     });
     const timer = setTimeout(() => req.destroy(Object.assign(new Error('request timed out'), { name: 'TimeoutError' })), o.timeoutMs);
     const onAbort = () => req.destroy(abortError());
@@ -125,6 +126,16 @@ function send(target: Target, payload: string, o: ChatStreamOptions): Promise<ht
     req.on('error', done);
     req.end(payload);
   });
+}
+
+/** The built-in headers, then the caller's (names compared in lower case, as HTTP does). */
+function requestHeaders(o: ChatStreamOptions): http.OutgoingHttpHeaders {
+  const h: http.OutgoingHttpHeaders = { authorization: `Bearer ${o.apiKey}`, 'content-type': 'application/json', accept: 'text/event-stream' };
+  for (const [k, v] of Object.entries(o.headers ?? {})) {
+    if (v === null) delete h[k.toLowerCase()];
+    else h[k.toLowerCase()] = v;
+  }
+  return h;
 }
 
 /** The SSE events of a 2xx response as chunks, until `[DONE]` or the end of the body. */

@@ -12,9 +12,33 @@ export interface OpenAiOptions {
   /** @default MODELS.llm */
   model?: string;
   temperature?: number;
-  /** @default 30_000 */
+  /** Until the response's headers, per attempt. @default 30_000 */
   timeoutMs?: number;
+  /**
+   * Headers sent with every request (a gateway's routing header, `OpenAI-Organization`, Azure's
+   * `api-key`); one named like a built-in one replaces it, `null` leaves it out (`authorization:
+   * null` where only `api-key` may be sent).
+   * @default none
+   */
+  defaultHeaders?: Record<string, string | null>;
+  /** Query parameters added to every request (Azure's `api-version`). @default none */
+  defaultQuery?: Record<string, string>;
+  /**
+   * Your own `OpenAI` (or `AzureOpenAI`) instance from the `openai` package: requests then stream
+   * through it (`chat.completions.create`), with everything it was configured with (key, URL,
+   * headers, query, custom `fetch` or proxy, organization and project, Azure AD tokens, timeout,
+   * retries). Slower per request than the built-in path (docs/llm.md); connection options
+   * (`apiKey`, `baseURL`, `timeoutMs`, `defaultHeaders`, `defaultQuery`) go on the client instead.
+   * @default none: the built-in keep-alive path
+   */
+  client?: OpenAI;
 }
+
+/** The options that only the built-in path reads: with a `client`, its own settings apply. */
+const CONNECTION_OPTIONS = ['apiKey', 'baseURL', 'timeoutMs', 'defaultHeaders', 'defaultQuery'] as const;
+
+type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
+type StreamingBody = OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming;
 
 type OpenAiMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
@@ -50,7 +74,8 @@ function toOpenAiTool(t: Tool): OpenAiTool {
 
 /**
  * Chat Completions streaming, with the `openai` package's request types, errors and retry
- * policy (the request itself is chat-stream.ts: see there why); tools declared from zod schemas.
+ * policy; tools declared from zod schemas. The request goes over chat-stream.ts (see there why),
+ * or through the user's own `openai` client when one is given: the reply is read the same way.
  */
 export class OpenAiLlm implements Llm {
   readonly name: string;
@@ -58,13 +83,15 @@ export class OpenAiLlm implements Llm {
 
   /** Configured only by its options; the CLI maps the environment onto them (`src/cli/llm.ts`). */
   constructor(private readonly opts: OpenAiOptions = {}) {
+    const clash = opts.client && CONNECTION_OPTIONS.filter((k) => opts[k] !== undefined);
+    if (clash?.length) throw new TypeError(`OpenAiLlm: ${clash.join(', ')} cannot be set beside \`client\`: set them on the client itself`);
     this.model = opts.model ?? MODELS.llm;
     this.name = `openai:${this.model}`;
   }
 
   async *stream(req: LlmRequest): AsyncIterable<LlmEvent> {
     const tools = req.tools.map(toOpenAiTool);
-    const body: OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming = {
+    const body: StreamingBody = {
       model: this.model,
       messages: req.messages.map(toOpenAi),
       stream: true,
@@ -76,13 +103,7 @@ export class OpenAiLlm implements Llm {
     const onAbort = () => request.abort();
     if (req.signal.aborted) request.abort();
     else req.signal.addEventListener('abort', onAbort, { once: true });
-    const stream = streamChatBatches(body, {
-      baseURL: this.opts.baseURL ?? 'https://api.openai.com/v1',
-      apiKey: this.opts.apiKey ?? 'not-needed',
-      timeoutMs: this.opts.timeoutMs ?? 30_000,
-      maxRetries: 1,
-      signal: request.signal,
-    });
+    const stream = this.batches(body, request.signal);
     const calls = new Map<number, ToolCall>();
     const it = stream[Symbol.asyncIterator]();
     let draining = false;
@@ -126,6 +147,29 @@ export class OpenAiLlm implements Llm {
     }
     if (calls.size) yield { type: 'tool_calls', calls: [...calls.values()] };
   }
+
+  /** The chunks as they arrived together (one read of the body; one chunk at a time from a client). */
+  private batches(body: StreamingBody, signal: AbortSignal): AsyncIterable<Chunk[]> {
+    const { client } = this.opts;
+    if (client) return clientStream(client, body, signal);
+    return streamChatBatches(body, {
+      baseURL: this.opts.baseURL ?? 'https://api.openai.com/v1',
+      apiKey: this.opts.apiKey ?? 'not-needed',
+      timeoutMs: this.opts.timeoutMs ?? 30_000,
+      maxRetries: 1,
+      signal,
+      ...(this.opts.defaultHeaders ? { headers: this.opts.defaultHeaders } : {}),
+      ...(this.opts.defaultQuery ? { query: this.opts.defaultQuery } : {}),
+    });
+  }
+}
+
+/**
+ * The chunks through the user's client. Its stream ends quietly on an abort and throws the same
+ * error classes as chat-stream.ts; leaving the loop early aborts its request (the SDK's `return`).
+ */
+async function* clientStream(client: OpenAI, body: StreamingBody, signal: AbortSignal): AsyncGenerator<Chunk[]> {
+  for await (const chunk of await client.chat.completions.create(body, { signal })) yield [chunk];
 }
 
 /** After the finish, a server that never ends the body loses its connection after this long. */

@@ -26,26 +26,37 @@ export interface AgentServerOptions {
   /** Asked before each call (cluster mode). See `CallManagerOptions.admission`. */
   admission?: CallAdmission;
   /**
-   * `/healthz` from the instance's own load (cluster mode): not ready answers 503 with the body.
-   * Default: 503 only while draining.
+   * `/readyz` from the instance's own load (cluster mode): not ready answers 503 with the body.
+   * Default: 503 only while starting or draining.
    */
   health?: () => { ready: boolean; body: Record<string, unknown> };
+  /**
+   * `/readyz` says `starting` (503) after `listen()` until `startupFinished()`: for work that
+   * follows the listen (rendering the agent's fixed lines, joining a cluster).
+   * @default false: ready once listening
+   */
+  deferReady?: boolean;
   /** Told when each call has ended (post-call analytics); see `CallManagerOptions`. */
   onCallEnded?: CallManagerOptions['onCallEnded'];
 }
 
+const NO_STORE = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+
 /**
  * `hiwar serve`: one HTTP port for every way calls come in. Plugins (telephony routes, WebRTC
- * rooms) get the requests and upgrades they recognize; the server adds `/healthz`, `/metrics`
- * and a drain on shutdown. It knows nothing of providers.
+ * rooms) get the requests and upgrades they recognize; the server adds `/healthz` (live: the
+ * process answers), `/readyz` (ready for new calls), `/metrics` and a drain on shutdown. It knows
+ * nothing of providers.
  */
 export class AgentServer {
   readonly metrics = new ServerMetrics();
   readonly calls: CallManager;
   private readonly http: Server;
   private readonly plugins: ServerPlugin[] = [];
+  private starting: boolean;
 
   constructor(private readonly o: AgentServerOptions) {
+    this.starting = o.deferReady ?? false;
     this.calls = new CallManager({
       sessions: o.sessions,
       metrics: this.metrics,
@@ -87,14 +98,15 @@ export class AgentServer {
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = this.urlOf(req);
     try {
-      if (url.pathname === '/healthz' && this.o.health) {
-        const { ready, body } = this.o.health();
-        res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
+      if (url.pathname === '/healthz') {
+        // Liveness: the process answers. Never 503 for load or a drain (an orchestrator would
+        // restart an instance that is only busy, or one finishing its calls).
+        res.writeHead(200, NO_STORE).end(JSON.stringify({ status: 'ok', activeCalls: this.calls.active }));
         return;
       }
-      if (url.pathname === '/healthz') {
-        const body = JSON.stringify({ status: this.calls.draining ? 'draining' : 'ok', activeCalls: this.calls.active });
-        res.writeHead(this.calls.draining ? 503 : 200, { 'content-type': 'application/json' }).end(body);
+      if (url.pathname === '/readyz') {
+        const { ready, body } = this.readiness();
+        res.writeHead(ready ? 200 : 503, NO_STORE).end(JSON.stringify(body));
         return;
       }
       if (url.pathname === '/metrics' && (this.o.metrics ?? true)) {
@@ -108,6 +120,19 @@ export class AgentServer {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
       res.end('internal error\n');
     }
+  }
+
+  /** Whether the load balancer should send new calls here. */
+  readiness(): { ready: boolean; body: Record<string, unknown> } {
+    const calls = { activeCalls: this.calls.active };
+    if (this.calls.draining) return { ready: false, body: { status: 'draining', ...calls } };
+    if (this.starting) return { ready: false, body: { status: 'starting', ...calls } };
+    return this.o.health?.() ?? { ready: true, body: { status: 'ok', ...calls } };
+  }
+
+  /** Start-up work after `listen()` is done: `/readyz` may say ready (see `deferReady`). */
+  startupFinished(): void {
+    this.starting = false;
   }
 
   private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {

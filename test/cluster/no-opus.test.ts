@@ -53,7 +53,7 @@ async function waitForReady(url: string, name: string): Promise<void> {
   const give = Date.now() + 60_000;
   let last = '';
   while (Date.now() < give) {
-    const res = await fetch(`${url}/healthz`);
+    const res = await fetch(`${url}/readyz`);
     if (res.status === 200) return;
     last = `${res.status} ${await res.text()}`;
     await new Promise((r) => setTimeout(r, 250));
@@ -70,8 +70,8 @@ test('without a working Opus codec, hiwar serve says WebRTC is off and serves te
     assert.equal(off.length, 1, `${name}: one line about WebRTC:\n${s.out()}`);
     assert.match(off[0]!, /^ {2}WebRTC is off: the Opus codec \(@discordjs\/opus\) did not load: Cannot find module .*opus\.node/);
     assert.doesNotMatch(s.out(), /\n\s+at |unhandled rejection/, `${name}: no stack trace, no stray rejection:\n${s.out()}`);
-    // Ready once start-up is over: in cluster mode /healthz also says 503 while the event loop
-    // is delayed, which a loaded machine's start-up may be.
+    // Ready once start-up is over (in cluster mode /readyz also says 503 while the event loop is
+    // delayed, which a loaded machine may be after start-up too).
     await waitForReady(s.url!, name);
   }
   assert.match(cluster!.out(), /cluster: instance /);

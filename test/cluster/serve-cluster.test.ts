@@ -70,9 +70,10 @@ function call(on: Instance, id: string): FarEnd {
 }
 
 const health = async (i: Instance) => {
-  const res = await fetch(`${i.url}/healthz`).catch((err: Error) => {
+  // /readyz carries the instance's load (liveness, /healthz, only says that it answers).
+  const res = await fetch(`${i.url}/readyz`).catch((err: Error) => {
     // Say which instance, whether it is still running, and what it printed.
-    throw new Error(`${i.name}: /healthz ${err.message} (${String((err.cause as Error)?.message ?? err.cause)}); exit ${i.child.exitCode ?? i.child.signalCode ?? 'none'}\n${i.out().slice(-2000)}`);
+    throw new Error(`${i.name}: /readyz ${err.message} (${String((err.cause as Error)?.message ?? err.cause)}); exit ${i.child.exitCode ?? i.child.signalCode ?? 'none'}\n${i.out().slice(-2000)}`);
   });
   return (await res.json()) as { status: string; activeCalls: number; waiting: number };
 };
@@ -189,8 +190,9 @@ describe('a cluster of three hiwar serve instances sharing one key', () => {
     const far = call(B, 'drain');
     await until(async () => (await activeOn(B)) === 1, 'a call on B');
     B.child.kill('SIGTERM');
-    await until(async () => (await fetch(`${B.url}/healthz`)).status === 503, 'B says it is not ready');
-    assert.equal((await health(B)).status, 'draining');
+    await until(async () => (await fetch(`${B.url}/readyz`)).status === 503, 'B says it is not ready');
+    assert.equal(((await (await fetch(`${B.url}/readyz`)).json()) as { status: string }).status, 'draining');
+    assert.equal((await fetch(`${B.url}/healthz`)).status, 200, 'B is alive while it drains');
     assert.equal(B.child.exitCode, null, 'B waits for its call');
     far.hangup();
     const [code] = await once(B.child, 'exit');

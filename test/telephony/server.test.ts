@@ -90,7 +90,8 @@ describe('hiwar serve: security and drain', () => {
       await waitFor(() => agentTurns(call).length >= 1, 'greeting played');
       const draining = s.server.drain().then(() => (drained = true));
       await waitFor(() => s.server.calls.draining, 'draining');
-      assert.equal((await fetch(`${s.url}/healthz`)).status, 503);
+      assert.equal((await fetch(`${s.url}/readyz`)).status, 503, 'not ready while draining');
+      assert.equal((await fetch(`${s.url}/healthz`)).status, 200, 'but alive');
       assert.equal((await twilioCall(s, 'CA-d3')).status, 503, 'no new stream URLs');
       await far.say(balance);
       await waitFor(() => agentTurns(call).some((t) => /رصيد/.test(t.text)), 'the running call still answered');
