@@ -66,29 +66,41 @@ async function limited<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+interface EspeakRun {
+  code: number | null;
+  out: Buffer;
+  err: string;
+}
+
+function spawnEspeak(args: string[]): Promise<EspeakRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('espeak-ng', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('error', (e: NodeJS.ErrnoException) =>
+      reject(e.code === 'ENOENT' ? new EspeakMissingError('espeak-ng is not installed (apt-get install espeak-ng)') : e),
+    );
+    child.on('close', (code) => resolve({ code, out: Buffer.concat(out), err }));
+  });
+}
+
 function runEspeak(text: string, voice: EspeakVoice, speed: number): Promise<Int16Array> {
-  return limited(
-    () =>
-      new Promise((resolve, reject) => {
-        const args = ['-v', voice.name, '-p', String(voice.pitch), '-s', String(Math.round(voice.wpm * speed)), '--stdout', '--', text];
-        const child = spawn('espeak-ng', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-        const out: Buffer[] = [];
-        let err = '';
-        child.stdout.on('data', (c: Buffer) => out.push(c));
-        child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-        child.on('error', (e: NodeJS.ErrnoException) =>
-          reject(e.code === 'ENOENT' ? new EspeakMissingError('espeak-ng is not installed (apt-get install espeak-ng)') : e),
-        );
-        child.on('close', (code) => {
-          if (code !== 0) return reject(new Error(`espeak-ng failed (${code}): ${err.trim()}`));
-          try {
-            resolve(trim(decodeWav(Buffer.concat(out)).samples));
-          } catch (e) {
-            reject(e);
-          }
-        });
-      }),
-  );
+  const args = ['-v', voice.name, '-p', String(voice.pitch), '-s', String(Math.round(voice.wpm * speed)), '--stdout', '--', text];
+  return limited(async () => {
+    // An espeak-ng that exits 0 with no readable WAV was seen once in a busy test run (cause not
+    // found; the same word voiced fine before and after), so such a voicing is tried once more.
+    for (let attempt = 1; ; attempt++) {
+      const run = await spawnEspeak(args);
+      if (run.code !== 0) throw new Error(`espeak-ng failed (${run.code}): ${run.err.trim()}`);
+      try {
+        return trim(decodeWav(run.out).samples);
+      } catch (e) {
+        if (attempt >= 2) throw new Error(`espeak-ng gave no readable audio (${run.out.length} bytes): ${(e as Error).message}`);
+      }
+    }
+  });
 }
 
 /** Drops the silence espeak-ng leaves around a word, keeping 10 ms either side. */
