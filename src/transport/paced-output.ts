@@ -2,6 +2,7 @@ import { BehaviorSubject, type Observable } from 'rxjs';
 import type { AudioFrame } from '../audio/frame.ts';
 import type { Clock } from './clock.ts';
 import type { PlaybackUpdate, TransportOutput } from './types.ts';
+import { PlayoutMarks } from './playout-marks.ts';
 import { withDefaults } from '../options.ts';
 
 export interface PacedOutputOptions {
@@ -40,7 +41,7 @@ export class PacedOutput implements TransportOutput {
   private lastEnd = -Infinity;
   private sending = false;
   private closed = false;
-  private marks: { at: number; resolve: () => void }[] = [];
+  private readonly marks = new PlayoutMarks();
   private readonly updates: BehaviorSubject<PlaybackUpdate>;
   readonly playback$: Observable<PlaybackUpdate>;
 
@@ -128,23 +129,21 @@ export class PacedOutput implements TransportOutput {
     this.updates.next({ sent, played: sent, queued: this.queuedSamples / this.sampleRate, at: this.clock.now() });
   }
 
-  /** Marks are in the order placed, which is the order of their positions. */
   private resolveMarks(): void {
-    while (this.marks.length && this.marks[0]!.at <= this.sentSamples) this.marks.shift()!.resolve();
+    this.marks.settle(this.sentSamples);
   }
 
   mark(_id: string): Promise<void> {
-    return new Promise((resolve) => {
-      this.marks.push({ at: this.sentSamples + this.queuedSamples, resolve });
-      this.resolveMarks();
-    });
+    const placed = this.marks.add(this.sentSamples + this.queuedSamples);
+    this.resolveMarks();
+    return placed;
   }
 
   async interrupt(): Promise<number> {
     this.queue = [];
     this.headOffset = 0;
     this.queuedSamples = 0;
-    for (const m of this.marks.splice(0)) m.resolve();
+    this.marks.releaseAll();
     this.publish();
     return this.position();
   }

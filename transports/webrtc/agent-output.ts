@@ -1,5 +1,6 @@
 import { Subject, type Observable } from 'rxjs';
 import type { AudioFrame } from '../../src/audio/frame.ts';
+import { PlayoutMarks } from '../../src/transport/playout-marks.ts';
 import type { PlaybackUpdate, TransportOutput } from '../../src/transport/types.ts';
 import type { PacketClock, Tick } from './packet-clock.ts';
 import { OpusCodec } from './opus.ts';
@@ -43,11 +44,6 @@ const OPUS_SET_COMPLEXITY = 4010;
 /** Largest Opus packet we send (RFC 6716 allows 1275 bytes a frame). */
 const MAX_OPUS_PACKET = 1275;
 const RTP_HEADER = 12;
-
-interface Mark {
-  at: number;
-  resolve: () => void;
-}
 
 /** Counters for tests and the density bench. */
 export interface AgentOutputStats {
@@ -105,7 +101,7 @@ export class AgentOutput implements TransportOutput {
   private sentSeconds = 0;
   private seq: number;
   private lastSentTick = -2;
-  private marks: Mark[] = [];
+  private readonly marks = new PlayoutMarks(1e-6);
   private closed = false;
   readonly stats: AgentOutputStats = { packets: 0, latePackets: 0, maxLateMs: 0, dropped: 0, talkspurts: 0 };
 
@@ -217,13 +213,8 @@ export class AgentOutput implements TransportOutput {
   }
 
   private resolveMarks(): void {
-    if (!this.marks.length) return;
-    const drained = !this.queuedSamples && !this.ready;
     // A mark is due once the audio before it has left (an empty queue settles it too).
-    const ready = this.marks.filter((m) => drained || m.at <= this.sentSeconds + 1e-6);
-    if (!ready.length) return;
-    this.marks = this.marks.filter((m) => !ready.includes(m));
-    for (const m of ready) m.resolve();
+    this.marks.settle(this.sentSeconds, !this.queuedSamples && !this.ready);
   }
 
   private pushUpdate(): void {
@@ -232,10 +223,9 @@ export class AgentOutput implements TransportOutput {
   }
 
   mark(_id: string): Promise<void> {
-    return new Promise((resolve) => {
-      this.marks.push({ at: this.sentSeconds + this.queuedSeconds(), resolve });
-      this.resolveMarks();
-    });
+    const placed = this.marks.add(this.sentSeconds + this.queuedSeconds());
+    this.resolveMarks();
+    return placed;
   }
 
   /** Barge-in: all queued audio is dropped now; the next packet starts a new talkspurt. */
@@ -246,8 +236,7 @@ export class AgentOutput implements TransportOutput {
     this.headOffset = 0;
     this.queuedSamples = 0;
     this.lastSentTick = -2;
-    for (const m of this.marks) m.resolve();
-    this.marks = [];
+    this.marks.releaseAll();
     this.pushUpdate();
     return this.position();
   }

@@ -1,5 +1,6 @@
 import { Subject, type Observable } from 'rxjs';
 import type { AudioFrame } from '../../src/audio/frame.ts';
+import { PlayoutMarks } from '../../src/transport/playout-marks.ts';
 import type { PlaybackUpdate, TransportOutput } from '../../src/transport/types.ts';
 import type { AgentOutputStats, OpusInputRate } from './agent-output.ts';
 import { RECORD } from './sender-protocol.ts';
@@ -10,11 +11,6 @@ export interface SenderLink {
   /** Drops the call's queue in the thread; resolves with its record once dropped (undefined if the thread is gone). */
   clear(): Promise<Float64Array | undefined>;
   close(): void;
-}
-
-interface Mark {
-  at: number;
-  resolve: () => void;
 }
 
 /**
@@ -34,7 +30,7 @@ export class ThreadedOutput implements TransportOutput {
   private received = 0;
   private sent = 0;
   private threadQueued = 0;
-  private marks: Mark[] = [];
+  private readonly marks = new PlayoutMarks(1e-6);
   private closed = false;
   private failure: Error | undefined;
   private readonly failureListeners: ((err: Error) => void)[] = [];
@@ -86,12 +82,7 @@ export class ThreadedOutput implements TransportOutput {
   }
 
   private resolveMarks(): void {
-    if (!this.marks.length) return;
-    const drained = this.failure !== undefined || this.queuedSeconds() < 1e-9;
-    const due = this.marks.filter((m) => drained || m.at <= this.sent + 1e-6);
-    if (!due.length) return;
-    this.marks = this.marks.filter((m) => !due.includes(m));
-    for (const m of due) m.resolve();
+    this.marks.settle(this.sent, this.failure !== undefined || this.queuedSeconds() < 1e-9);
   }
 
   private pushUpdate(): void {
@@ -100,16 +91,14 @@ export class ThreadedOutput implements TransportOutput {
   }
 
   mark(_id: string): Promise<void> {
-    return new Promise((resolve) => {
-      this.marks.push({ at: this.sent + this.queuedSeconds(), resolve });
-      this.resolveMarks();
-    });
+    const placed = this.marks.add(this.sent + this.queuedSeconds());
+    this.resolveMarks();
+    return placed;
   }
 
   /** Barge-in: the thread drops every queued packet now; resolves with what it had sent by then. */
   async interrupt(): Promise<number> {
-    for (const m of this.marks) m.resolve();
-    this.marks = [];
+    this.marks.releaseAll();
     const record = this.failure ? undefined : await this.link?.clear();
     if (record) this.apply(record);
     else this.pushUpdate();
@@ -137,8 +126,7 @@ export class ThreadedOutput implements TransportOutput {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    for (const m of this.marks) m.resolve();
-    this.marks = [];
+    this.marks.releaseAll();
     this.closed = true;
     this.link?.close();
     this.playbackSubject.complete();
