@@ -4,6 +4,7 @@ import { urlToHttpOptions } from 'node:url';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type OpenAI from 'openai';
+import { sleep } from '../service/retry.ts';
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 
@@ -211,18 +212,10 @@ function retryDelay(headers: Headers | undefined, retried: number): number {
   return Math.min(0.5 * 2 ** retried, 8) * (1 - Math.random() * 0.25) * 1000;
 }
 
+/** Waits before a retry; an abort ends the wait as the SDK's does, with its error class. */
 function wait(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new APIUserAbortError());
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new APIUserAbortError());
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
+  return sleep(ms, signal).catch(() => {
+    throw new APIUserAbortError();
   });
 }
 

@@ -77,6 +77,19 @@ test('a retryable status is retried once, as the SDK does, honouring retry-after
   assert.equal(classifyFailure(err, 'llm').kind, 'network');
 });
 
+test('an abort while waiting to retry ends the wait at once with an APIUserAbortError', async () => {
+  reset((_, res) => res.writeHead(503, { 'retry-after-ms': '30000' }).end('busy'));
+  const ctrl = new AbortController();
+  const started = Date.now();
+  const pending = texts({ signal: ctrl.signal }).then(() => undefined, (e: unknown) => e);
+  while (!seen.length) await new Promise((r) => setTimeout(r, 5));
+  ctrl.abort();
+  const err = await pending;
+  assert.ok(err instanceof APIUserAbortError, String(err));
+  assert.equal(seen.length, 1, 'the retry was never sent');
+  assert.ok(Date.now() - started < 25_000, 'not after the 30 s wait');
+});
+
 test('an error event in the stream is thrown as an APIError', async () => {
   reset((_, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
