@@ -2,9 +2,10 @@
 // `npm test`: the two type checks and the test files at the same time, each test file in its own
 // Node process (as `node --test` runs them), scheduled in two lanes (docs/testing.md):
 //
-// - the heavy lane, two files at once, slowest first: whole calls on scaled clocks, Chromium,
-//   mediasoup, child processes; these spend their time waiting on clocks and sockets, but each
-//   needs its share of the CPU to keep up with its clock, so no more than two at once;
+// - the heavy lane, slowest first: whole calls on scaled clocks, Chromium, mediasoup, child
+//   processes; these spend their time waiting on clocks and sockets, but each needs its share of
+//   the CPU to keep up with its clock, so two at once, and more only while cores are measured
+//   idle (MAX_CONCURRENCY below);
 // - the light lane, one file at a time beside it: files that took a few seconds at most
 //   (the lane in scripts/test-times.json): no call, clock, browser or server process, a few
 //   seconds at most, mostly loading the sources; at a lower CPU priority (as are the
@@ -18,7 +19,8 @@
 // files failed. Per-file times of the last full run: node_modules/.cache/hiwar/test-times.json
 // (`npm run test:times` prints them; `npm run test:times -- --save` makes them the schedule).
 //
-// Knobs: HIWAR_TEST_CONCURRENCY (heavy files at once, 2), HIWAR_TEST_LIGHT=0 (no light lane: all
+// Knobs: HIWAR_TEST_CONCURRENCY (heavy files at once, 2), HIWAR_TEST_MAX_CONCURRENCY (at most,
+// on idle cores, 4), HIWAR_TEST_LIGHT=0 (no light lane: all
 // files in the heavy lane, slowest first), HIWAR_TEST_FILE_TIMEOUT_S (a file still running after
 // this is killed and counted as failed, 900). Arguments, if any, replace the list of test files
 // (npm test -- test/session/scenarios.test.ts) and run in the order given.
