@@ -130,9 +130,13 @@ function mainProfile(path: string): string {
 
 export async function profile({ rest }: BenchArgs): Promise<Record<string, unknown>> {
   const [path, topArg] = rest;
-  if (!path) throw new Error('usage: npm run bench -- profile <file.cpuprofile | dir> [top=25]');
+  const usage = 'usage: npm run bench -- profile <file.cpuprofile | dir> [top=25]';
+  if (!path) throw new Error(usage);
+  // `top=40` as the usage line writes it, or a bare `40`.
+  const top = Number((topArg ?? '25').replace(/^top=/, ''));
+  if (!Number.isInteger(top) || top < 1) throw new Error(`top must be a whole number of rows, not ${topArg}; ${usage}`);
   const file = mainProfile(path);
-  const s = summarize(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, Number(topArg ?? 25));
+  const s = summarize(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, top);
   const print = (title: string, rs: ProfileRow[]) => {
     console.log(`\n${title}`);
     for (const r of rs) console.log(`${String(r.pct).padStart(6)} %  ${String(r.ms).padStart(9)} ms  ${r.name}`);

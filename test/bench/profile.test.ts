@@ -1,7 +1,10 @@
 /** The profile summary reads a .cpuprofile's tree and samples as `node --cpu-prof` writes them. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { placeOf, summarize, type CpuProfile } from '../../bench/profile.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { placeOf, profile as profileBench, summarize, type CpuProfile } from '../../bench/profile.ts';
 
 const frame = (functionName: string, url = '', lineNumber = 0) => ({ functionName, url, lineNumber });
 
@@ -41,4 +44,17 @@ test('places: packages, node internals, project folders', () => {
   assert.equal(placeOf('node:internal/timers'), 'node:internal');
   assert.equal(placeOf('file:///w/hiwar/src/service/ws/listen.ts'), 'src/service');
   assert.equal(placeOf(''), '(native)');
+});
+
+test('the row count is read as the usage line writes it (top=2) or bare (2); anything else is refused', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hiwar-profile-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'CPU.1.cpuprofile');
+  writeFileSync(file, JSON.stringify(profile));
+  t.mock.method(console, 'log', () => {});
+  for (const arg of ['top=2', '2']) {
+    const out = (await profileBench({ quick: false, rest: [dir, arg] })) as { self: unknown[] };
+    assert.equal(out.self.length, 2, arg);
+  }
+  await assert.rejects(profileBench({ quick: false, rest: [file, 'top=all'] }), /top must be a whole number/);
 });
