@@ -18,6 +18,7 @@ import { sleepFor, type Clock } from '../src/transport/clock.ts';
 import { PacedOutput } from '../src/transport/paced-output.ts';
 import type { CallInfo, Transport, TransportEvent, TransportOutput } from '../src/transport/types.ts';
 import type { FakeServiceProcess, Hold } from './fake-service.ts';
+import { LONG_TICK_MS, type Busy } from './tail.ts';
 
 export const FRAME_MS = 20;
 export const RATE = 8000;
@@ -75,6 +76,9 @@ export class FrameClock {
   private due = 0;
   lateFrames = 0;
   frames = 0;
+  /** Ticks that held the loop LONG_TICK_MS or more (bench/tail.ts), and all ticks' time. */
+  readonly longTicks: Busy[] = [];
+  tickMs = 0;
 
   constructor(private readonly phases = 1) {
     if (!Number.isInteger(phases) || phases < 1 || FRAME_MS % phases) throw new Error(`phases must divide ${FRAME_MS} (1, 2, 4, 5, 10, 20), not ${phases}`);
@@ -103,6 +107,14 @@ export class FrameClock {
 
   private tick = (): void => {
     const now = performance.now();
+    this.runDue(now);
+    const end = performance.now();
+    this.tickMs += end - now;
+    if (end - now >= LONG_TICK_MS) this.longTicks.push({ start: now, ms: end - now, what: 'frame tick' });
+    this.timer = this.size ? setTimeout(this.tick, Math.max(0, this.due - end)) : undefined;
+  };
+
+  private runDue(now: number): void {
     while (this.due <= now) {
       const late = now - this.due > LATE_MS;
       for (const c of this.callers[this.tickNo % this.phases]!) {
@@ -113,8 +125,7 @@ export class FrameClock {
       this.due += FRAME_MS / this.phases;
       this.tickNo++;
     }
-    this.timer = this.size ? setTimeout(this.tick, Math.max(0, this.due - performance.now())) : undefined;
-  };
+  }
 }
 
 export interface CallerPlan {

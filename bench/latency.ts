@@ -12,17 +12,41 @@
  * handling), turn decision, decision → first token minus the LLM hold, text → first audio minus
  * the TTS hold, first audio → first frame on the line.
  */
-import { benchOptions, FRAME_MS, FrameClock, holdsPerTurn, pcts, round, startCall, table, type BenchArgs } from './harness.ts';
+import { benchOptions, type BenchAgentOptions, FRAME_MS, FrameClock, holdsPerTurn, pcts, round, startCall, table, type BenchArgs } from './harness.ts';
 import { performance } from 'node:perf_hooks';
-import { spawnFakeService } from './fake-service.ts';
+import { writeFileSync } from 'node:fs';
+import { spawnFakeService, type FakeServiceProcess } from './fake-service.ts';
+import { explainTurn, GcLog, slowest, type Span, type TurnTail } from './tail.ts';
 
 export const LATENCY_TARGETS = { addedP50: 2, addedP99: 10 };
 /** The bench line's frame timer grain (setTimeout, whole ms): lateness up to this is the line's. */
 const LINE_TIMER_MS = 1;
 
 /**
+ * Turns per call of the unmeasured calls run first, in the same process (`warmup=0`: none). A
+ * fresh process spends its first seconds compiling the turn's code and collecting its start-up
+ * garbage (a scavenge and a mark-compact of 10–20 ms around 4 s in, measured: docs/performance.md,
+ * "the tail, fourth round"), and with every call started at once those pauses land on the first
+ * measured turn of all of them. Leaving out the first turn of each call did not cover that.
+ */
+export const WARMUP_TURNS = 3;
+
+/** Unmeasured calls (their own tags) in the same process: the measured run starts warm. */
+async function warmUp(fake: FakeServiceProcess, calls: number, turns: number, phases: number, agent: BenchAgentOptions): Promise<{ calls: number; turns: number; ms: number }> {
+  const t = performance.now();
+  const frames = new FrameClock(phases);
+  const running = Array.from({ length: calls }, (_, i) => startCall(fake, `warm${i}`, { turns, speechMs: 400, gapMs: 200 + Math.random() * 200 }, frames, agent));
+  await Promise.all(running.map((c) => c.done));
+  // No full collection after it: gc() shrinks the young generation back to its minimum, and the
+  // measured run then had five times the scavenges (34 against 7, measured).
+  return { calls, turns, ms: Math.round(performance.now() - t) };
+}
+
+/**
  * Usage: npm run bench -- latency [--quick] [calls=10] [turns per call=21] [uplink=ms] [phases=1]
- * (quick: 3 × 6). `uplink=` sets the agent's /listen message size (`stt.uplinkFrameMs`): what it
+ * [warmup=3] [dump=file.json] (quick: 3 × 6, warmup=1). `warmup=` turns per call of unmeasured
+ * calls first (see WARMUP_TURNS; 0 measures a cold process); `dump=` writes every turn's spans
+ * with the run's collections and long frame ticks (bench/tail.ts). `uplink=` sets the agent's /listen message size (`stt.uplinkFrameMs`): what it
  * adds to the end of speech shows as framework-added time. `phases=` spreads the calls' frame
  * clocks over the 20 ms (see FrameClock); the default 1 hands every call's frame over in the same
  * tick, and as the fake's delays are whole multiples of 20 ms, its answers then reach hiwar while
@@ -33,9 +57,17 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
   const phases = Number(named.phases ?? 1);
   const calls = numbers[0] ?? (quick ? 3 : 10);
   const turnsPerCall = numbers[1] ?? (quick ? 6 : 21);
+  const warmup = Number(named.warmup ?? (quick ? 1 : WARMUP_TURNS));
+  if (!Number.isInteger(warmup) || warmup < 0) throw new Error(`warmup= is a number of turns per call (0 for a cold process), not ${named.warmup}`);
   const delays = { sttMs: 200, llmMs: 200, ttsMs: 100 };
   const fake = await spawnFakeService(delays);
   try {
+    // The process warmed up first (see WARMUP): its start-up garbage collected and the turn's
+    // code compiled before the measured calls begin, as in a server that has taken calls before.
+    const warm = warmup > 0 ? await warmUp(fake, calls, warmup, phases, agent) : undefined;
+    const t0 = performance.now();
+    const gc = new GcLog();
+    gc.start();
     const cpu0 = process.cpuUsage();
     const frames = new FrameClock(phases);
     const running = Array.from({ length: calls }, (_, i) =>
@@ -45,6 +77,8 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
     // hiwar's CPU for this fixed work (the fake runs in its own process): comparable across
     // runs even on a loaded machine, where the timings are not.
     const cpu = process.cpuUsage(cpu0);
+    gc.stop();
+    const tails: TurnTail[] = [];
     const holds = await fake.holds();
     const v2v: number[] = [];
     const own: number[] = [];
@@ -101,6 +135,19 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
         if (hl) split.llmFrom.push(firstToken - onFake(hl.at));
         if (ht) split.ttsTo.push(onFake(ht.at - ht.heldMs) - firstChunk);
         if (ht) split.ttsFrom.push(firstAudio - onFake(ht.at));
+        // The turn's own spans (between the holds), to see what held the loop in the slowest turns.
+        const spans: Span[] = [
+          { name: 'stt: frame due → fake holds', from: t.speechEnd + FRAME_MS, to: onFake(hs.at - hs.heldMs) },
+          { name: 'stt: fake answers → final', from: onFake(hs.at), to: finalAt },
+          { name: 'turn decision', from: finalAt, to: decidedAt },
+          { name: 'llm: decision → fake holds', from: decidedAt, to: hl ? onFake(hl.at - hl.heldMs) : NaN },
+          { name: 'llm: fake answers → token', from: hl ? onFake(hl.at) : NaN, to: firstToken },
+          { name: 'token → tts text', from: firstToken, to: firstChunk },
+          { name: 'tts: text → fake holds', from: firstChunk, to: ht ? onFake(ht.at - ht.heldMs) : NaN },
+          { name: 'tts: fake answers → audio', from: ht ? onFake(ht.at) : NaN, to: firstAudio },
+          { name: 'playout start', from: firstAudio, to: firstAudio + (m.playoutStartMs ?? 0) },
+        ];
+        tails.push(explainTurn(i, t.speechEnd, k, added.at(-1)!, spans, gc.entries, frames.longTicks));
       });
     });
     const res = {
@@ -122,9 +169,13 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
       targets: LATENCY_TARGETS,
       deliberateWaitsMs: { turnEndDelay: 0, callerFrame: FRAME_MS, lineTimerUpTo: LINE_TIMER_MS },
       warmupTurnsLeftOut: calls,
+      warmup: warm ?? { calls: 0, turns: 0, ms: 0 },
+      gc: { all: gc.total(), scavenge: gc.total('scavenge'), markCompact: gc.total('mark-compact'), longest: [...gc.entries].sort((a, b) => b.ms - a.ms).slice(0, 5).map((e) => ({ what: e.what, ms: round(e.ms, 2) })) },
+      frameTicks: { ms: Math.round(frames.tickMs), long: frames.longTicks.length, maxMs: round(Math.max(0, ...frames.longTicks.map((t) => t.ms)), 2) },
+      slowest: slowest(tails, 0.05),
     };
     const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
-    table(`latency: ${res.turns} turns in ${calls} concurrent calls${phases > 1 ? ` on ${phases} frame phases` : ''}, fake delays stt ${delays.sttMs} llm ${delays.llmMs} tts ${delays.ttsMs} ms (p50 / p95 / p99, ms)`, [
+    table(`latency: ${res.turns} turns in ${calls} concurrent calls${phases > 1 ? ` on ${phases} frame phases` : ''}, ${warm ? `after ${warm.turns} unmeasured turns of ${warm.calls} calls (warmup=)` : 'cold process (warmup=0)'}, fake delays stt ${delays.sttMs} llm ${delays.llmMs} tts ${delays.ttsMs} ms (p50 / p95 / p99, ms)`, [
       ['voice-to-voice', f(res.voiceToVoice), ''],
       ['framework-added', f(res.added), `p50 ≤ ${LATENCY_TARGETS.addedP50}, p99 ≤ ${LATENCY_TARGETS.addedP99}`],
       ['added, caller stopwatch', f(res.addedAtCaller), 'same, measured at the line'],
@@ -145,7 +196,19 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
       ['held llm', f(res.held.llm!), `nominal ${delays.llmMs}`],
       ['held tts', f(res.held.tts!), `nominal ${delays.ttsMs}`],
       ['hiwar CPU for the whole run, ms', res.cpuMs, 'fixed work: compare runs by it'],
+      ['collections: scavenges (n / ms / max)', `${res.gc.scavenge.n} / ${round(res.gc.scavenge.ms)} / ${round(res.gc.scavenge.maxMs, 2)}`, 'in hiwar\'s process'],
+      ['collections: mark-compact (n / ms / max)', `${res.gc.markCompact.n} / ${round(res.gc.markCompact.ms)} / ${round(res.gc.markCompact.maxMs, 2)}`, ''],
+      ['collections: the longest (ms)', res.gc.longest.map((e) => `${e.what} ${e.ms}`).join(', '), ''],
+      ['frame ticks: ms in all / ≥ 0.5 ms / max', `${res.frameTicks.ms} / ${res.frameTicks.long} / ${res.frameTicks.maxMs}`, 'the bench line\'s tick, every call\'s frame to /listen'],
     ]);
+    console.log(`\nthe slowest ${res.slowest.length} turns (5 %): what held hiwar's loop during the turn's own spans`);
+    for (const t of res.slowest) {
+      const gcs = Object.entries(t.gc).map(([k, v]) => `${k} ${round(v, 2)}`).join(', ') || 'none';
+      const busy = t.busy.map((b) => `${b.what} ${b.ms} ms in "${b.at}"`).join('; ') || '–';
+      console.log(`  added ${round(t.addedMs)} ms, call ${t.call} turn ${t.turn}: largest span "${t.worst.name}" ${t.worst.ms} ms; gc ${gcs}; frame ticks ${round(t.frameTickMs, 2)} ms; [${busy}]`);
+    }
+    // dump=<file>: every turn's spans against the run's collections and long frame ticks, for a closer look.
+    if (named.dump) writeFileSync(named.dump, JSON.stringify({ t0, tails, gc: gc.entries, ticks: frames.longTicks }));
     return res;
   } finally {
     await fake.close();

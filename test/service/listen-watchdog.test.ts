@@ -75,3 +75,23 @@ test('the speech level: idle line noise does not count, speech does, at any byte
   for (let i = 0; i < 6; i++) w.sent(odd, RATE);
   assert.ok(w.tick(10_000, true)?.type === 'dead');
 });
+
+test('samples and their bytes count the same: the speech level is RMS ≥ speechRms, at its edge too', () => {
+  // random audio of a known RMS: the count must match the RMS computed here, for both forms
+  const pcm = new Int16Array(RATE / 50);
+  let seed = 7;
+  for (let i = 0; i < pcm.length; i++) pcm[i] = ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % 65536) - 32768;
+  const rms = Math.sqrt(pcm.reduce((s, x) => s + x * x, 0) / pcm.length);
+  const counted = (audio: Int16Array | Uint8Array, speechRms: number) => {
+    const w = new ListenWatchdog(liveness({ eventTimeoutMs: 10, speechRms }), 0);
+    w.sent(audio, RATE);
+    return w.tick(0, true)?.type === 'dead';
+  };
+  const bytes = new Uint8Array(pcm.byteLength + 1).subarray(1);
+  bytes.set(new Uint8Array(pcm.buffer));
+  for (const audio of [pcm, bytes]) {
+    assert.equal(counted(audio, Math.floor(rms)), true, 'just below the RMS: speech');
+    assert.equal(counted(audio, Math.ceil(rms) + 1), false, 'above the RMS: not speech');
+  }
+  assert.equal(counted(new Int16Array(0), 0), false, 'nothing sent counts nothing');
+});

@@ -56,11 +56,16 @@ export class ListenWatchdog {
     return Math.max(10, Math.min(...periods) / 4);
   }
 
-  /** Audio sent: PCM16 little-endian bytes at `sampleRate`. */
-  sent(bytes: Uint8Array, sampleRate: number): void {
-    if (!this.o.eventTimeoutMs || bytes.byteLength < 2) return;
-    const samples = bytes.byteLength >> 1;
-    if (rmsOf(bytes, samples) >= this.o.speechRms) this.unansweredSpeechMs += (samples / sampleRate) * 1000;
+  /** Audio sent at `sampleRate`: PCM16 samples, or their little-endian bytes. */
+  sent(pcm: Int16Array | Uint8Array, sampleRate: number): void {
+    if (!this.o.eventTimeoutMs) return;
+    const samples = pcm instanceof Int16Array ? pcm.length : pcm.byteLength >> 1;
+    if (!samples) return;
+    // Compared as sums of squares: no square root, and no view or copy of the frame (this runs
+    // for every frame of every call; a DataView per frame was a steady share of the allocations).
+    const floor = this.o.speechRms * this.o.speechRms * samples;
+    const sum = pcm instanceof Int16Array ? sumOfSquares(pcm) : sumOfSquaresLE(pcm, samples);
+    if (sum >= floor) this.unansweredSpeechMs += (samples / sampleRate) * 1000;
   }
 
   /** Any message from the server. */
@@ -87,13 +92,18 @@ export class ListenWatchdog {
   }
 }
 
-/** RMS of PCM16 little-endian bytes (read in place: the bytes may start at an odd offset). */
-function rmsOf(bytes: Uint8Array, samples: number): number {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, samples * 2);
+function sumOfSquares(pcm: Int16Array): number {
   let sum = 0;
-  for (let i = 0; i < samples; i++) {
-    const s = view.getInt16(i * 2, true);
+  for (let i = 0; i < pcm.length; i++) sum += pcm[i]! * pcm[i]!;
+  return sum;
+}
+
+/** The same over PCM16 little-endian bytes, read in place (they may start at an odd offset). */
+function sumOfSquaresLE(bytes: Uint8Array, samples: number): number {
+  let sum = 0;
+  for (let i = 0, j = 0; i < samples; i++, j += 2) {
+    const s = ((bytes[j]! | (bytes[j + 1]! << 8)) << 16) >> 16;
     sum += s * s;
   }
-  return Math.sqrt(sum / samples);
+  return sum;
 }

@@ -57,6 +57,9 @@ export const LISTEN_DEFAULTS = {
 
 export { DEFAULT_LIVENESS, type ListenLiveness } from './listen-liveness.ts';
 
+/** ws's send options for audio, one object for every frame of every call. */
+const BINARY = { binary: true } as const;
+
 /**
  * The live speech-to-text socket. Audio goes in as PCM16 little-endian binary frames; typed
  * events come out on `events$`. `finish()` follows the protocol's close: CloseStream, then the
@@ -192,15 +195,16 @@ export class ListenSocket {
   /** PCM16 mono at the socket's sample rate; any whole number of samples. */
   sendAudio(pcm: Int16Array | Uint8Array): void {
     if (!this.isOpen) throw new ProtocolError('listen socket is closed');
-    const bytes = pcm instanceof Int16Array ? new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength) : pcm;
-    if (bytes.byteLength % 2 !== 0) throw new ValidationError('audio must be whole PCM16 samples (even byte count)', '/listen');
-    if (!this.pending.byteLength || (!this.pendingBytes && bytes.byteLength >= this.pending.byteLength)) {
-      // Measured before sending: masking may rewrite the bytes.
-      this.watchdog.sent(bytes, this.sampleRate);
-      this.ws.send(bytes, { binary: true });
+    if (!(pcm instanceof Int16Array) && pcm.byteLength % 2 !== 0) throw new ValidationError('audio must be whole PCM16 samples (even byte count)', '/listen');
+    if (!this.pending.byteLength || (!this.pendingBytes && pcm.byteLength >= this.pending.byteLength)) {
+      // Measured before sending: masking may rewrite the bytes. Handed to ws as it is (ws takes
+      // any typed array): no byte view of each frame made here.
+      this.watchdog.sent(pcm, this.sampleRate);
+      this.ws.send(pcm, BINARY);
       this.lastSentAt = performance.now();
       return;
     }
+    const bytes = pcm instanceof Int16Array ? new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength) : pcm;
     let from = 0;
     while (from < bytes.byteLength) {
       const n = Math.min(this.pending.byteLength - this.pendingBytes, bytes.byteLength - from);
@@ -217,7 +221,7 @@ export class ListenSocket {
     // A copy: ws may hold (and, masking, rewrite) the buffer until it is written.
     const message = Buffer.from(this.pending.subarray(0, this.pendingBytes));
     this.watchdog.sent(message, this.sampleRate);
-    this.ws.send(message, { binary: true });
+    this.ws.send(message, BINARY);
     this.pendingBytes = 0;
     this.lastSentAt = performance.now();
   }
