@@ -77,4 +77,12 @@ test('npm run bench -- latency ends with its JSON figures, held delays included'
   for (const k of ['stt', 'llm', 'tts'] as const) assert.ok(last.held[k].p50 >= last.delays[`${k}Ms`] - 1, `${k} hold reported`);
   assert.deepEqual(Object.keys(last.stages).sort(), ['decision', 'llm', 'other', 'playout', 'stt', 'tts']);
   assert.match(stdout, /framework-added/);
+  // the process warmed first (--quick: one unmeasured turn of each call), and said so
+  assert.deepEqual({ calls: last.warmup.calls, turns: last.warmup.turns }, { calls: 1, turns: 1 });
+  assert.match(stdout, /after 1 unmeasured turns of 1 calls/);
+  // what held the loop: collections per kind and the slowest turns' spans
+  for (const k of ['all', 'scavenge', 'markCompact']) assert.equal(typeof last.gc[k].n, 'number');
+  assert.ok(last.slowest.length >= 1 && last.slowest.length <= last.turns);
+  assert.equal(typeof last.slowest[0].worst.name, 'string');
+  assert.ok(last.slowest[0].addedMs >= last.added.p50 - 0.1, 'the slowest turn is at least the median');
 });
