@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AuthenticationError, InternalServerError } from 'openai';
-import { streamChatCompletion, type ChatStreamOptions } from '../../src/llm/chat-stream.ts';
+import { streamChatBatches, streamChatCompletion, type ChatStreamOptions } from '../../src/llm/chat-stream.ts';
 import { OpenAiLlm } from '../../src/llm/openai.ts';
 import { classifyFailure } from '../../src/session/failure.ts';
 
@@ -186,4 +186,45 @@ test('an error event mid-stream: what came before it in the same read is handed 
   })().then(() => undefined, (e: unknown) => e);
   assert.equal(got, 'مرحبا');
   assert.ok(err instanceof APIError);
+});
+
+test('a character split between two reads, and an answer larger than the read buffer, come through whole', { timeout: 20_000 }, async () => {
+  const bytes = Buffer.from(chunk('مرحبا'));
+  const cut = bytes.indexOf(Buffer.from('ر')) + 1; // inside the two bytes of ر
+  reset((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(bytes.subarray(0, cut));
+    setTimeout(() => res.end(Buffer.concat([bytes.subarray(cut), Buffer.from('data: [DONE]\n\n')])), 20);
+  });
+  assert.equal(await texts(), 'مرحبا');
+
+  // 200 KB of deltas while the reader is busy: more than the response buffers, so reading is
+  // paused and resumed as the reader catches up.
+  const word = 'كلمة ';
+  reset((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(chunk(''));
+    setTimeout(() => res.end(chunk(word).repeat(2000) + 'data: [DONE]\n\n'), 20);
+  });
+  let out = '';
+  for await (const batch of streamChatBatches({ model: 'm', messages: [], stream: true }, opts())) {
+    for (const c of batch) out += c.choices[0]?.delta.content ?? '';
+    await new Promise((r) => setTimeout(r, 150)); // a slow reader
+  }
+  assert.equal(out, word.repeat(2000));
+});
+
+test('the key is in no error message', async () => {
+  const closed = createServer();
+  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+  const port = (closed.address() as AddressInfo).port;
+  await new Promise<void>((r) => closed.close(() => r()));
+  const refused = await texts({ baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0, apiKey: 'sk-secret-1' }).then(() => undefined, (e: unknown) => e);
+  reset((_, res) => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'bad request' } })));
+  const bad = await texts({ apiKey: 'sk-secret-1' }).then(() => undefined, (e: unknown) => e);
+  for (const err of [refused, bad]) {
+    assert.ok(err instanceof Error);
+    const all = `${err.message} ${String((err as { cause?: unknown }).cause)} ${err.stack} ${JSON.stringify(err)}`;
+    assert.doesNotMatch(all, /sk-secret-1/);
+  }
 });
