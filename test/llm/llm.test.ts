@@ -58,7 +58,11 @@ test('openai adapter: text deltas stream in order, with model, key and tools dec
   for await (const e of llm().stream({ messages: [{ role: 'user', content: 'مرحبا' }], tools, signal: new AbortController().signal })) {
     if (e.type === 'text') out.push(e.delta);
   }
-  assert.deepEqual(out, ['مرحبا ', 'بك في ', 'البنك.']);
+  // Deltas that arrive in one read are handed on as one text event (on purpose: each event costs
+  // the turn a step through the reply's stages), so how many events come depends on how the
+  // server's three writes were read; what must hold is the text, in order, with no empty event.
+  assert.equal(out.join(''), 'مرحبا بك في البنك.');
+  assert.ok(out.length >= 1 && out.length <= 3 && out.every((d) => d.length > 0), JSON.stringify(out));
   const sent = requests.at(-1)!;
   assert.equal(sent.json.model, 'test-model');
   assert.equal(sent.json.stream, true);
