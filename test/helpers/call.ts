@@ -5,10 +5,10 @@ import type { Llm } from '../../src/llm/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import type { AgentSession } from '../../src/session/agent-session.ts';
 import type { SessionEvent } from '../../src/session/events.ts';
-import { ScaledClock } from '../../src/transport/clock.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import type { ServiceClient } from '../../src/service/client.ts';
 import type { SimulatedCaller } from '../../transports/local/simulated-caller.ts';
+import { SteadyScaledClock } from './steady-clock.ts';
 
 /** Scenario calls run faster than real time: the sandbox times speech on audio, not the wall. */
 export const SPEED = 3;
@@ -18,17 +18,19 @@ export function call(
   steps: unknown[],
   opts: { agent?: Partial<Agent>; llm?: Llm; voiceClient?: ServiceClient; onSession?: (s: AgentSession, c: SimulatedCaller) => void; maxWaitMs?: number } = {},
 ): Promise<SimulatedCall> {
+  // Stall-free: on a loaded machine the process's stalls do not count as call time (steady-clock.ts).
+  const clock = new SteadyScaledClock(SPEED);
   return simulateCall({
     client,
     voiceClient: opts.voiceClient,
     agent: { ...callCentre, ...opts.agent },
     scenario: scenarioSchema.parse({ steps }),
-    clock: new ScaledClock(SPEED),
+    clock,
     llm: opts.llm,
     logger: createLogger('silent'),
     onSession: opts.onSession,
     maxWaitMs: opts.maxWaitMs,
-  });
+  }).finally(() => clock.stop());
 }
 
 export const agentTurns = (c: SimulatedCall) => c.report.turns.filter((t) => t.role === 'agent');
