@@ -3,10 +3,9 @@
  * set (otherwise the in-process sandbox, see `hiwar sandbox`), and one-line errors.
  */
 import { basename } from 'node:path';
-import { readAudioFile } from '../src/audio/decode.ts';
 import type { PcmAudio } from '../src/audio/wav.ts';
 import { explainError } from '../src/cli/explain.ts';
-import { ServiceClient } from '../src/service/index.ts';
+import type { ServiceClient } from '../src/service/index.ts';
 
 export const EXAMPLE_SENTENCE = 'مرحبا بكم في خدمة العملاء، كيف أستطيع مساعدتك اليوم؟';
 
@@ -18,6 +17,8 @@ export interface Connection {
 }
 
 export async function connect(): Promise<Connection> {
+  // Loaded here, after the argument checks: a wrong command line answers without loading them.
+  const { ServiceClient } = await import('../src/service/index.ts');
   if (process.env.HIWAR_API_KEY) return { client: new ServiceClient(), sandbox: false, close: async () => {} };
   const { startSandbox } = await import('../src/sandbox/index.ts');
   // The sandbox recognizes only what it voiced or was told: teach it the examples' sentence, so
@@ -42,6 +43,7 @@ export function argument(usage: string): string {
 /** Reads an audio file of any format as mono PCM16 at `rate`, before anything is started. */
 export async function audioArgument(usage: string, rate: number): Promise<{ path: string; audio: PcmAudio }> {
   const path = argument(usage);
+  const { readAudioFile } = await import('../src/audio/decode.ts');
   const audio = await readAudioFile(path, rate).catch(fail);
   return { path, audio };
 }

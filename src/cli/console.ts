@@ -1,13 +1,9 @@
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { SoxTransport } from '../../transports/local/sox.ts';
 import type { Agent } from '../session/agent.ts';
-import { AgentSession } from '../session/agent-session.ts';
-import { realClock } from '../transport/clock.ts';
 import { CliError, parseCommand, readText, UsageError } from './args.ts';
-import { connectService } from './connect.ts';
-import { llmFromEnv, loggerFromEnv } from './llm.ts';
+import type { connectService } from './connect.ts';
 
 export const CONSOLE_USAGE = `Usage: hiwar console [--agent agents/call-centre] [--input DEVICE] [--output DEVICE] [--rate 16000] [--phrasebook FILE]
 
@@ -45,11 +41,19 @@ export async function consoleCommand(args: string[]): Promise<number> {
   const agent = await loadAgent(values.agent);
   const extra = values.phrasebook ? (await readText(values.phrasebook, '--phrasebook')).split('\n').map((l) => l.trim()).filter(Boolean) : [];
   const say = (m: string) => process.stdout.write(`${m}\n`);
+  // The devices' and the call's modules only once the command line is known good: --help and a
+  // wrong option answer without loading the session and the sandbox (a second of start-up).
+  const [{ SoxTransport }, { realClock }] = await Promise.all([import('../../transports/local/sox.ts'), import('../transport/clock.ts')]);
   const clock = realClock();
   // The devices first: without them there is no call, and nothing else should start or speak.
   const transport = await SoxTransport.open(Number(values.rate), clock, { input: values.input, output: values.output });
   let service: Awaited<ReturnType<typeof connectService>> | undefined;
   try {
+    const [{ AgentSession }, { connectService }, { llmFromEnv, loggerFromEnv }] = await Promise.all([
+      import('../session/agent-session.ts'),
+      import('./connect.ts'),
+      import('./llm.ts'),
+    ]);
     const phrases = [...new Set([...agentPhrases(agent), ...extra])];
     service = await connectService((m) => say(`(${m})`), {}, { phrasebook: phrases });
     if (service.sandbox) {

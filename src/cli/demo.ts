@@ -1,12 +1,7 @@
 import { access, constants, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import callCentre from '../../agents/call-centre/index.ts';
-import { ScaledClock } from '../transport/clock.ts';
 import type { CallReport } from '../session/events.ts';
 import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
-import { connectService } from './connect.ts';
-import { loadScenario } from './scenario.ts';
-import { simulateCall } from './simulate.ts';
 
 const DEFAULT_SCENARIO = new URL('../../agents/call-centre/scenario.json', import.meta.url).pathname;
 
@@ -51,10 +46,18 @@ export async function demoCommand(args: string[]): Promise<number> {
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError('--model-ids must be "vendor" or "spec"', DEMO_USAGE);
   const speed = numberOption('speed', values.speed, 1, MAX_SPEED, DEMO_USAGE);
-  const scenario = await loadScenario(values.scenario);
+  const scenario = await (await import('./scenario.ts')).loadScenario(values.scenario);
   const out = values.out;
   await checkWritable(out, ['call.wav', 'report.json']);
   const say = (m: string) => process.stdout.write(`${m}\n`);
+  // The call's modules only now that the command line is known good: --help and a wrong option
+  // answer without loading the agent, the session and the sandbox (about a second of start-up).
+  const [{ default: callCentre }, { ScaledClock }, { connectService }, { simulateCall }] = await Promise.all([
+    import('../../agents/call-centre/index.ts'),
+    import('../transport/clock.ts'),
+    import('./connect.ts'),
+    import('./simulate.ts'),
+  ]);
   const service = await connectService((m) => say(`(${m})`), { modelIds });
   say(`(model ids: ${service.client.config.models.stt}, ${service.client.config.models.tts})`);
   try {

@@ -1,4 +1,3 @@
-import { parseKeysFile, startSandbox } from '../sandbox/index.ts';
 import { CliError, numberOption, parseCommand, readText } from './args.ts';
 
 export const SANDBOX_USAGE = `Usage: hiwar sandbox [--port 8787] [--host 127.0.0.1] [--keys FILE] [--uae-port N] [--phrasebook FILE]
@@ -38,11 +37,14 @@ export async function sandboxCommand(args: string[]): Promise<number> {
   if (!values) return 0;
   const port = numberOption('port', values.port, 0, 65535, SANDBOX_USAGE, true);
   const uaePort = values['uae-port'] === undefined ? undefined : numberOption('uae-port', values['uae-port'], 0, 65535, SANDBOX_USAGE, true);
-  const keys = values.keys ? parseKeysFile(await readText(values.keys, '--keys')) : undefined;
+  const keysText = values.keys ? await readText(values.keys, '--keys') : undefined;
+  // The sandbox's modules only once the command line is known good (see demo.ts).
+  const keys = keysText === undefined ? undefined : (await import('../sandbox/keys.ts')).parseKeysFile(keysText);
   if (keys && keys.length === 0) throw new CliError(`--keys ${values.keys}: the file lists no keys`);
   const phrasebook = values.phrasebook
     ? (await readText(values.phrasebook, '--phrasebook')).split('\n').map((l) => l.trim()).filter(Boolean)
     : undefined;
+  const { startSandbox } = await import('../sandbox/index.ts');
   const sandbox = await startSandbox({
     port,
     host: values.host,

@@ -1,8 +1,5 @@
 import { ANALYTICS_DEFAULTS, analyticsEnv } from '../analytics/options.ts';
-import { LocalFolderStore } from '../analytics/store.ts';
-import { createLogger } from '../session/logger.ts';
 import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
-import { connectService } from './connect.ts';
 
 export const WORKER_USAGE = `Usage: hiwar worker [--redis URL] [--recordings DIR] [--webhook URL] [--concurrency 2]
                     [--lock-ms 30000] [--stalled-ms 30000] [--retry-parked]
@@ -60,6 +57,13 @@ export async function workerCommand(args: string[]): Promise<number> {
   const webhookUrl = values.webhook ?? env.webhookUrl;
   if (webhookUrl && !/^https?:\/\//.test(webhookUrl)) throw new UsageError(`--webhook must be an http(s) URL`, WORKER_USAGE);
   const say = (m: string) => process.stdout.write(`${m}\n`);
+  // The worker's modules only once the command line is known good: --help and a wrong option
+  // answer without loading the service client, the sandbox and the store.
+  const [{ LocalFolderStore }, { createLogger }, { connectService }] = await Promise.all([
+    import('../analytics/store.ts'),
+    import('../session/logger.ts'),
+    import('./connect.ts'),
+  ]);
   const logger = createLogger(process.env.HIWAR_LOG_LEVEL ?? 'info');
   const service = await connectService((m) => say(`(${m})`));
   if (service.sandbox) say('(the embedded sandbox recognizes only what it voiced itself: point HIWAR_API_KEY/HIWAR_BASE_URL at the service the servers use)');

@@ -1,14 +1,15 @@
 import callCentre from '../../agents/call-centre/index.ts';
 import { simulateCall, type SimulatedCall } from '../../src/cli/simulate.ts';
 import { scenarioSchema } from '../../src/cli/scenario.ts';
-import type { Llm } from '../../src/llm/types.ts';
+import type { Llm, LlmEvent, LlmRequest } from '../../src/llm/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import type { AgentSession } from '../../src/session/agent-session.ts';
 import type { SessionEvent } from '../../src/session/events.ts';
-import { ScaledClock } from '../../src/transport/clock.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import type { ServiceClient } from '../../src/service/client.ts';
+import type { Clock } from '../../src/transport/clock.ts';
 import type { SimulatedCaller } from '../../transports/local/simulated-caller.ts';
+import { SteadyScaledClock } from './steady-clock.ts';
 
 /** Scenario calls run faster than real time: the sandbox times speech on audio, not the wall. */
 export const SPEED = 3;
@@ -16,19 +17,21 @@ export const SPEED = 3;
 export function call(
   client: ServiceClient,
   steps: unknown[],
-  opts: { agent?: Partial<Agent>; llm?: Llm; voiceClient?: ServiceClient; onSession?: (s: AgentSession, c: SimulatedCaller) => void; maxWaitMs?: number } = {},
+  opts: { agent?: Partial<Agent>; llm?: Llm; voiceClient?: ServiceClient; onSession?: (s: AgentSession, c: SimulatedCaller) => void; maxWaitMs?: number; clock?: SteadyScaledClock } = {},
 ): Promise<SimulatedCall> {
+  // Stall-free: on a loaded machine the process's stalls do not count as call time (steady-clock.ts).
+  const clock = opts.clock ?? new SteadyScaledClock(SPEED);
   return simulateCall({
     client,
     voiceClient: opts.voiceClient,
     agent: { ...callCentre, ...opts.agent },
     scenario: scenarioSchema.parse({ steps }),
-    clock: new ScaledClock(SPEED),
+    clock,
     llm: opts.llm,
     logger: createLogger('silent'),
     onSession: opts.onSession,
     maxWaitMs: opts.maxWaitMs,
-  });
+  }).finally(() => clock.stop());
 }
 
 export const agentTurns = (c: SimulatedCall) => c.report.turns.filter((t) => t.role === 'agent');
@@ -47,3 +50,23 @@ export const hangUpOnce = (proves: (e: SessionEvent) => boolean) => (session: Ag
     setTimeout(() => caller.callerHangsUp(), 100).unref();
   });
 };
+
+/**
+ * `llm` (given no delays of its own) at a model's pace on the call's clock: `firstMs` before its
+ * first event, `tokenMs` after each piece of text, in call time. A scripted model's own delays
+ * are wall time; on the stall-free clock (steady-clock.ts) stalls would make it look faster in
+ * call time the more the machine is loaded, and a barge-in timed in call time would come after a
+ * reply the model had already finished writing.
+ */
+export function pacedOn(clock: Clock, llm: Llm, pace: { firstMs: number; tokenMs: number }): Llm {
+  return {
+    name: llm.name,
+    async *stream(req: LlmRequest): AsyncGenerator<LlmEvent> {
+      await clock.sleep(pace.firstMs, req.signal);
+      for await (const e of llm.stream(req)) {
+        yield e;
+        if (e.type === 'text') await clock.sleep(pace.tokenMs, req.signal);
+      }
+    },
+  };
+}

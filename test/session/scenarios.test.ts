@@ -4,7 +4,8 @@ import { decodeWav } from '../../src/audio/wav.ts';
 import { ScriptedLlm, type Llm, type LlmRequest } from '../../src/llm/index.ts';
 import callCentre, { intents } from '../../agents/call-centre/index.ts';
 import { ServiceClient, TtsSocket } from '../../src/service/index.ts';
-import { agentTurns, call, userTurns } from '../helpers/call.ts';
+import { agentTurns, call, pacedOn, SPEED, userTurns } from '../helpers/call.ts';
+import { SteadyScaledClock } from '../helpers/steady-clock.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 
 let sb: Running;
@@ -64,7 +65,9 @@ test('turn-taking: greeting, two caller turns with tools, replies in order, metr
 
 test('barge-in mid-sentence: model aborted, clear sent, audio stops, history keeps only what was heard', async () => {
   // A slow model, so that the caller cuts in while it is still writing.
-  const spy = new SpyLlm(new ScriptedLlm({ intents, fallback: 'عذرًا.', tokenDelayMs: 150 }));
+  // 150 ms a token of wall time at speed 3, on the call's clock (pacedOn).
+  const clock = new SteadyScaledClock(SPEED);
+  const spy = new SpyLlm(pacedOn(clock, new ScriptedLlm({ intents, fallback: 'عذرًا.', firstTokenDelayMs: 0, tokenDelayMs: 0 }), { firstMs: 150 * SPEED, tokenMs: 150 * SPEED }));
   let clears = 0;
   const clear = TtsSocket.prototype.clear;
   TtsSocket.prototype.clear = function (this: TtsSocket) {
@@ -75,7 +78,7 @@ test('barge-in mid-sentence: model aborted, clear sent, audio stops, history kee
   const c = await call(client(), [
     { say: 'بطاقتي ضاعت أرجو إيقافها' },
     { say: 'انتظر من فضلك أريد التحدث مع موظف', bargeInAfterMs: 1500 },
-  ], { llm: spy });
+  ], { llm: spy, clock });
   const cut = agentTurns(c).find((t) => t.interrupted)!;
   assert.ok(cut, 'one agent turn was interrupted');
   assert.ok(cut.heardText!.length > 0 && cut.heardText!.length < cut.text.length, `heard "${cut.heardText}"`);

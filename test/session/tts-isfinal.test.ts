@@ -10,7 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import { ScriptedLlm } from '../../src/llm/index.ts';
 import callCentre, { intents } from '../../agents/call-centre/index.ts';
 import { ServiceClient } from '../../src/service/index.ts';
-import { agentTurns, call, hangUpOnce, userTurns } from '../helpers/call.ts';
+import { agentTurns, call, hangUpOnce, pacedOn, SPEED, userTurns } from '../helpers/call.ts';
+import { SteadyScaledClock } from '../helpers/steady-clock.ts';
 import { runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
 
 const readings = [
@@ -34,11 +35,13 @@ for (const reading of readings) {
     const client = () => new ServiceClient({ apiKey: 'sk-isfinal-main-1', baseUrl: sb.sandbox.url, maxRetries: 0 });
 
     test('chunks keep their own audio: a two-chunk greeting is heard whole; a barge-in cuts where the caller was', async () => {
-      const llm = new ScriptedLlm({ intents, fallback: 'عذرًا.', tokenDelayMs: 150 });
+      // 150 ms a token of wall time at speed 3, on the call's clock (pacedOn).
+      const clock = new SteadyScaledClock(SPEED);
+      const llm = pacedOn(clock, new ScriptedLlm({ intents, fallback: 'عذرًا.', firstTokenDelayMs: 0, tokenDelayMs: 0 }), { firstMs: 150 * SPEED, tokenMs: 150 * SPEED });
       const c = await call(client(), [
         { say: 'بطاقتي ضاعت أرجو إيقافها' },
         { say: 'انتظر من فضلك أريد التحدث مع موظف', bargeInAfterMs: 1500 },
-      ], { llm, agent: { voice: patientVoice } });
+      ], { llm, clock, agent: { voice: patientVoice } });
       assert.ok(!c.events.some((e) => e.type === 'notice' && /switched to HTTP/.test(e.message)), 'stayed on the socket');
       const greeting = agentTurns(c)[0]!;
       assert.equal(greeting.heardText, greeting.text);

@@ -1,0 +1,69 @@
+import { sleepFor, type Clock } from '../../src/transport/clock.ts';
+
+/** How often the clock looks at the wall clock while the process is idle (ms). */
+const TICK_MS = 10;
+/** A gap between looks longer than TICK_MS by more than this is a stall (ms). */
+const GRACE_MS = 15;
+
+/**
+ * A scaled clock for whole simulated calls that stands still while this process does not run.
+ *
+ * A simulated call runs entirely in the test's process: the caller, the session, and the sandbox
+ * that recognizes and voices. On a loaded machine that process is descheduled for tens or
+ * hundreds of milliseconds at a time, and `ScaledClock` counts that time three times over at
+ * speed 3: a 250 ms stall is 750 ms of call time in which nobody could act, a silence the
+ * caller takes for the end of the agent's turn (so it speaks over the rest of the reply), or a
+ * barge-in that lands after the reply it was timed into. Here the wall time between two looks at
+ * the clock that is longer than a tick (a stall, or one synchronous task that long) does not
+ * advance call time: every part of the call sees the same stall-free timeline, and what the
+ * tests assert (turn order, barge-in timing, heard text) is measured on it as before.
+ */
+export class SteadyScaledClock implements Clock {
+  private readonly start = Date.now();
+  private readonly wallStart = performance.now();
+  private lastLook = this.wallStart;
+  private stalled = 0;
+  private readonly ticker: NodeJS.Timeout;
+
+  constructor(readonly speed = 1) {
+    // The ticker is what keeps `lastLook` fresh while the process idles on its sockets, so that a
+    // long gap between looks can only be a stall.
+    this.ticker = setInterval(() => this.look(), TICK_MS);
+    this.ticker.unref();
+  }
+
+  /** Wall milliseconds since the start, less the stalls. */
+  private look(): number {
+    const wall = performance.now();
+    const gap = wall - this.lastLook;
+    if (gap > TICK_MS + GRACE_MS) this.stalled += gap - TICK_MS;
+    this.lastLook = wall;
+    return wall - this.wallStart - this.stalled;
+  }
+
+  /** Total wall time not counted as call time (ms), for diagnostics. */
+  get stalledMs(): number {
+    return this.stalled;
+  }
+
+  now(): number {
+    return this.start + this.look() * this.speed;
+  }
+
+  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    const until = this.now() + Math.max(0, ms);
+    let left = Math.max(0, ms);
+    // A timer always, as ScaledClock's (a sleep of 0 yields to what is due); then, when a stall
+    // while waiting moved the end of the wait later in wall time, again for the rest (more than a
+    // wall millisecond of it: timers are no finer).
+    do {
+      await sleepFor(left / this.speed, signal);
+      left = until - this.now();
+    } while (left > this.speed);
+  }
+
+  /** Stops the ticker (the call is over). */
+  stop(): void {
+    clearInterval(this.ticker);
+  }
+}
