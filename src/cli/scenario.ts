@@ -2,6 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { CallerStep } from '../../transports/local/simulated-caller.ts';
 
+/** The kinds of step, each told apart by its one key (the order of the union below). */
+const STEP_KINDS = ['say', 'sound', 'dtmf', 'hangup'] as const;
+const STEP_SHAPES = '{"say": "…", "bargeInAfterMs"?, "pauseMs"?}, {"sound": "hum", "bargeInAfterMs": N, "ms"?}, {"dtmf": "12#", "pauseMs"?, "gapMs"?} or {"hangup": true, "pauseMs"?}';
+
 const step = z.union([
   z.object({ say: z.string().min(1), bargeInAfterMs: z.number().nonnegative().optional(), pauseMs: z.number().nonnegative().optional() }),
   z.object({ sound: z.literal('hum'), bargeInAfterMs: z.number().nonnegative(), ms: z.number().positive().optional() }),
@@ -11,7 +15,7 @@ const step = z.union([
 export const scenarioSchema = z.object({
   description: z.string().optional(),
   callerVoice: z.string().default('ar-uae-male-1'),
-  sampleRate: z.union([z.literal(8000), z.literal(16000)]).default(16000),
+  sampleRate: z.union([z.literal(8000), z.literal(16000)], { error: 'must be 8000 or 16000' }).default(16000),
   steps: z.array(step).min(1),
 });
 export type Scenario = z.infer<typeof scenarioSchema>;
@@ -24,11 +28,23 @@ export async function loadScenario(path: string): Promise<Scenario> {
     throw new Error(`scenario ${path}: ${(err as Error).message}`);
   }
   const parsed = scenarioSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`scenario ${path}: ${issue.path.join('.') || 'root'}: ${issue.message}`);
-  }
+  if (!parsed.success) throw new Error(`scenario ${path}: ${describeIssue(parsed.error.issues[0]!, data)}`);
   return parsed.data;
+}
+
+/**
+ * One issue as a line a scenario's author can act on. A step that matches no kind is a union
+ * failure whose own message is only "Invalid input": report the problem of the kind the step's
+ * key names, or the shapes a step may have when it names none.
+ */
+function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
+  const where = issue.path.join('.') || 'root';
+  if (issue.code !== 'invalid_union' || issue.path[0] !== 'steps') return `${where}: ${issue.message}`;
+  const raw = (data as { steps: unknown[] }).steps[issue.path[1] as number];
+  const kind = raw && typeof raw === 'object' ? STEP_KINDS.findIndex((k) => k in raw) : -1;
+  const branch = kind >= 0 ? issue.errors[kind]?.[0] : undefined;
+  if (!branch) return `${where}: not a step; a step is ${STEP_SHAPES}`;
+  return `${[...issue.path, ...branch.path].join('.')}: ${branch.message}`;
 }
 
 export const callerSteps = (s: Scenario): CallerStep[] => s.steps as CallerStep[];
