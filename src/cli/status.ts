@@ -1,5 +1,5 @@
 import { CLUSTER_DEFAULTS } from '../cluster/options.ts';
-import { connectRedis, redisAddress } from '../cluster/redis.ts';
+import { connectOrExplain, connectRedis, redisAddress } from '../cluster/redis.ts';
 import { InstanceRegistry, type InstanceRecord } from '../cluster/registry.ts';
 import { CliError, parseCommand } from './args.ts';
 
@@ -24,7 +24,7 @@ export async function statusCommand(args: string[]): Promise<number> {
   redis.on('error', () => {});
   let instances: InstanceRecord[];
   try {
-    await redis.connect();
+    await connectOrExplain(redis);
     instances = await new InstanceRegistry(redis, process.env.HIWAR_REDIS_PREFIX ?? CLUSTER_DEFAULTS.prefix).list();
   } catch (err) {
     throw new CliError(`cannot read the cluster from ${redisAddress(url)}: ${(err as Error).message}`);

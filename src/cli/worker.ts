@@ -65,6 +65,11 @@ export async function workerCommand(args: string[]): Promise<number> {
     import('./connect.ts'),
   ]);
   const logger = createLogger(process.env.HIWAR_LOG_LEVEL ?? 'info');
+  // Before anything waits on Redis: BullMQ's worker would retry a refused connection for ever.
+  const { probeRedis } = await import('../cluster/redis.ts');
+  await probeRedis(redisUrl).catch((err: Error) => {
+    throw new CliError(`cannot reach Redis at ${where}: ${err.message}`);
+  });
   const service = await connectService((m) => say(`(${m})`));
   if (service.sandbox) say('(the embedded sandbox recognizes only what it voiced itself: point HIWAR_API_KEY/HIWAR_BASE_URL at the service the servers use)');
   const store = new LocalFolderStore(values.recordings ?? env.recordingsDir ?? ANALYTICS_DEFAULTS.recordingsDir);

@@ -7,7 +7,7 @@ import { ClusterAdmission } from './admission.ts';
 import type { RenderedLine } from './busy-line.ts';
 import { resolveClusterOptions, type ClusterOptions, type ResolvedClusterOptions } from './options.ts';
 import { readiness, type InstanceLoad } from './readiness.ts';
-import { connectRedis, redisAddress } from './redis.ts';
+import { connectOrExplain, connectRedis, redisAddress } from './redis.ts';
 import { InstanceRegistry, type InstanceRecord } from './registry.ts';
 import { RoomDirectory } from './rooms.ts';
 import { RedisSemaphore, slotsKey, type Lease } from './semaphore.ts';
@@ -70,7 +70,7 @@ export async function joinCluster(j: JoinOptions): Promise<ClusterMember> {
     down = false;
   });
   try {
-    await redis.connect();
+    await connectOrExplain(redis);
   } catch (err) {
     redis.disconnect();
     throw new Error(`cannot reach Redis at ${redisAddress(o.redisUrl)} (REDIS_URL): ${(err as Error).message}`);

@@ -21,3 +21,38 @@ export function redisAddress(url: string): string {
   const u = new URL(url);
   return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
 }
+
+/** What to do when Redis cannot be reached, for the one-line errors of the commands. */
+export const REDIS_HINT = 'is a Redis server running there? (scripts/setup.sh installs redis-server; start one with `redis-server --daemonize yes`)';
+
+/**
+ * Connects, or throws the reason the connection failed and what to do. ioredis rejects
+ * `connect()` with only "Connection is closed." when nothing listens; the cause (ECONNREFUSED,
+ * a DNS failure, a refused password) arrives as an `error` event, so it is taken from there.
+ */
+export async function connectOrExplain(redis: Redis): Promise<void> {
+  let cause: Error | undefined;
+  const onError = (err: Error) => (cause ??= err);
+  redis.on('error', onError);
+  try {
+    await redis.connect();
+  } catch (err) {
+    throw new Error(`${(cause ?? (err as Error)).message}; ${REDIS_HINT}`);
+  } finally {
+    redis.off('error', onError);
+  }
+}
+
+/**
+ * One attempt to reach Redis (then disconnects), for a command that would otherwise wait for it
+ * without end: BullMQ's worker retries a refused connection for ever, logging each attempt.
+ */
+export async function probeRedis(url: string): Promise<void> {
+  const redis = connectRedis(url);
+  redis.on('error', () => {});
+  try {
+    await connectOrExplain(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
