@@ -10,5 +10,9 @@ export function explainError(err: unknown): string {
   if (err instanceof InsufficientBalanceError) return `the account's wallet is empty (${message}): top it up in the service's console`;
   if (err instanceof PermissionDeniedError) return `the key may not use this endpoint (${message})`;
   if (err instanceof TransportError && err.kind === 'network') return `cannot reach the service (${message}): check the network, HIWAR_BASE_URL and HIWAR_REGION`;
+  const listen = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (listen?.code === 'EADDRINUSE' && listen.syscall === 'listen') {
+    return `port ${listen.port} on ${listen.address} is already taken (by another hiwar?): choose another (--port N; 0 takes a free one)`;
+  }
   return message;
 }
