@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { mapLimit, SIDE_BY_SIDE } from '../helpers/parallel.ts';
+
+/**
+ * The README and docs/ as a newcomer follows them: every link leads somewhere, every import
+ * they show resolves, every option they give a command is one the command takes.
+ */
+const ROOT = new URL('../..', import.meta.url).pathname;
+const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const text = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+const withoutCode = (md: string) => md.replace(/^```[\s\S]*?^```/gm, '');
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
+function anchors(md: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const [, heading] of withoutCode(md).matchAll(/^#{1,6}\s+(.+)$/gm)) {
+    const base = heading!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const n = seen.get(base);
+    seen.set(base, (n ?? -1) + 1);
+    out.add(n === undefined ? base : `${base}-${n + 1}`);
+  }
+  return out;
+}
+
+test('every relative link in the README and docs/ leads to a file, and a #anchor to a heading there', () => {
+  const broken: string[] = [];
+  for (const file of DOCS) {
+    for (const [, link] of withoutCode(text(file)).matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(link!)) continue;
+      const [path, anchor] = link!.split('#');
+      const target = path ? join(dirname(file), path) : file;
+      if (!existsSync(join(ROOT, target))) broken.push(`${file}: ${link} (no such file)`);
+      else if (anchor && target.endsWith('.md') && !anchors(text(target)).has(anchor)) broken.push(`${file}: ${link} (no such heading)`);
+    }
+  }
+  assert.deepEqual(broken, []);
+});
+
+test('every hiwar module the docs import from is one the package exports', () => {
+  const unresolved: string[] = [];
+  for (const file of DOCS) {
+    for (const [, spec] of text(file).matchAll(/(?:from |import\()'(hiwar(?:\/[^']*)?)'/g)) {
+      try {
+        import.meta.resolve(spec!);
+      } catch {
+        unresolved.push(`${file}: ${spec}`);
+      }
+    }
+  }
+  assert.deepEqual(unresolved, []);
+});
+
+test('every option the docs give a hiwar command is in that command\'s --help', async () => {
+  const used = new Map<string, Set<string>>();
+  for (const file of DOCS) {
+    // A command line in a code block or in backticks: up to the end of the line, a comment or the closing backtick.
+    for (const [, command, rest] of text(file).matchAll(/\bhiwar (demo|console|sandbox|serve|status|worker)\b([^`\n#|]*)/g)) {
+      for (const [flag] of rest!.matchAll(/--[a-z][a-z-]*/g)) {
+        if (!used.has(command!)) used.set(command!, new Set());
+        used.get(command!)!.add(`${flag}\t${file}`);
+      }
+    }
+  }
+  const run = promisify(execFile);
+  const helps = await mapLimit([...used.keys()], SIDE_BY_SIDE, async (command) => (await run(process.execPath, [join(ROOT, 'bin/hiwar.js'), command, '--help'], { cwd: ROOT })).stdout);
+  const unknown: string[] = [];
+  [...used.entries()].forEach(([command, flags], i) => {
+    const known = new Set(helps[i]!.match(/--[a-z][a-z-]*/g));
+    for (const entry of flags) {
+      const [flag, file] = entry.split('\t');
+      if (!known.has(flag!)) unknown.push(`${file}: hiwar ${command} ${flag}`);
+    }
+  });
+  assert.ok(used.size >= 4, 'the docs name the commands');
+  assert.deepEqual(unknown, []);
+});
