@@ -52,19 +52,23 @@ export async function demoCommand(args: string[]): Promise<number> {
   const say = (m: string) => process.stdout.write(`${m}\n`);
   // The call's modules only now that the command line is known good: --help and a wrong option
   // answer without loading the agent, the session and the sandbox (about a second of start-up).
-  const [{ default: callCentre }, { ScaledClock }, { connectService }, { simulateCall }] = await Promise.all([
+  const [{ default: callCentre }, { ScaledClock }, { connectService }, { simulateCall }, { describeLlm, llmFromEnv }] = await Promise.all([
     import('../../agents/call-centre/index.ts'),
     import('../transport/clock.ts'),
     import('./connect.ts'),
     import('./simulate.ts'),
+    import('./llm.ts'),
   ]);
   const service = await connectService((m) => say(`(${m})`), { modelIds });
   say(`(model ids: ${service.client.config.models.stt}, ${service.client.config.models.tts})`);
+  const llm = llmFromEnv(callCentre);
+  say(`(language model: ${describeLlm(llm)})`);
   try {
     say(`hiwar demo: ${scenario.description ?? values.scenario}${speed !== 1 ? ` (clock ×${speed})` : ''}`);
     const { report, caller } = await simulateCall({
       client: service.client,
       agent: callCentre,
+      llm,
       scenario,
       clock: new ScaledClock(speed),
       onEvent: (e) => {
@@ -79,7 +83,7 @@ export async function demoCommand(args: string[]): Promise<number> {
     const clock = { speed, note: speed === 1 ? 'real time' : `latencies are in call time on a clock running ${speed}× real time: divide network and model times by ${speed} for real time` };
     await writeFile(join(out, 'report.json'), JSON.stringify({ ...report, clock, scenario: values.scenario, llm: report.llm, sandbox: service.sandbox }, null, 2));
     say(latencyTable(report, speed));
-    say(`call ended (${report.ended}) after ${report.durationSeconds.toFixed(1)} s; wrote ${join(out, 'call.wav')} (caller left, agent right) and report.json`);
+    say(`call ended (${report.ended}) after ${report.durationSeconds.toFixed(1)} s; wrote ${join(out, 'call.wav')} (caller left, agent right) and ${join(out, 'report.json')}`);
     return 0;
   } finally {
     await service.close();

@@ -15,5 +15,27 @@ export function llmFromEnv(agent: Agent, env: NodeJS.ProcessEnv = process.env): 
   return defaultLlm(agent);
 }
 
+/**
+ * Which model answers, in words, for the commands' opening lines: a key left in the shell (or a
+ * missing one) should not surprise anyone mid-call. Never shows the key.
+ */
+export function describeLlm(llm: Llm, env: NodeJS.ProcessEnv = process.env): string {
+  if (llm.name === 'scripted') return "the agent's scripted intents (set OPENAI_API_KEY for a real model)";
+  if (llm instanceof OpenAiLlm) return `${llm.name} at ${withoutCredentials(env.OPENAI_BASE_URL || 'https://api.openai.com/v1')}`;
+  return llm.name;
+}
+
+/** A base URL as it may be shown: without a user name or password written into it. */
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.href.replace(/\/$/, '');
+  } catch {
+    return '(OPENAI_BASE_URL is not a URL)';
+  }
+}
+
 /** The CLI's logger, at HIWAR_LOG_LEVEL (default warn). */
 export const loggerFromEnv = (env: NodeJS.ProcessEnv = process.env): Logger => createLogger(env.HIWAR_LOG_LEVEL || 'warn');
