@@ -17,8 +17,10 @@ export const SERVE_USAGE = `Usage: hiwar serve [--agent agents/call-centre] [--p
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
                    [--analytics] [--recordings DIR]
 
-Serve an agent to telephony platforms (/telephony/<provider>), with /healthz, /readyz and /metrics.
-Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. See docs/telephony.md.
+Serve an agent to telephony platforms (/telephony/<provider>) and, when mediasoup is installed, to
+browsers (a call page at /, docs/webrtc.md), with /healthz, /readyz and /metrics. Uses the real
+service when HIWAR_API_KEY is set, else the embedded sandbox (it recognizes only what it voiced
+itself: real callers need the service). See docs/telephony.md.
 
 Options:
   --agent DIR            a directory whose index.ts default-exports an Agent (default agents/call-centre)
@@ -34,6 +36,11 @@ Options:
                          HIWAR_ANALYTICS_WEBHOOK_URL is set); see docs/analytics.md
   --recordings DIR       where recordings and results go (default recordings, or HIWAR_RECORDINGS_DIR)
   -h, --help             this text
+
+Secrets (environment): TWILIO_AUTH_TOKEN, TELNYX_PUBLIC_KEY, PLIVO_AUTH_TOKEN,
+VONAGE_SIGNATURE_SECRET, EXOTEL_BASIC_AUTH, JAMBONZ_WEBHOOK_SECRET check webhook signatures and
+HIWAR_MEDIA_TOKEN opens media URLs (beyond loopback, nothing without them is answered);
+HIWAR_WEBRTC_SECRET guards POST /webrtc/token (without it the call page is open to anyone).
 
 ${CLUSTER_USAGE}`;
 
