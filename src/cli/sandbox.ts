@@ -57,9 +57,12 @@ export async function sandboxCommand(args: string[]): Promise<number> {
   if (!keys) {
     // A generated key for local use only; printing it is how the user learns it.
     process.stdout.write(`API key: ${sandbox.keys[0]!.key}\n`);
+    process.stdout.write(`Use it: HIWAR_BASE_URL=${sandbox.url} HIWAR_API_KEY=${sandbox.keys[0]!.key} npx hiwar demo (or an example)\n`);
   } else {
     process.stdout.write(`${keys.length} key(s) loaded from ${values.keys}\n`);
+    process.stdout.write(`Use it: HIWAR_BASE_URL=${sandbox.url} HIWAR_API_KEY=<a key of ${values.keys}> npx hiwar demo (or an example)\n`);
   }
+  if (phrasebook) process.stdout.write(`${phrasebook.length} phrase(s) of ${values.phrasebook} recognizable from the start\n`);
   process.stdout.write('The sandbox recognizes only phrases it has voiced or that are in its phrasebook.\n');
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
