@@ -1,6 +1,7 @@
 import type { SandboxOptions } from '../sandbox/index.ts';
 import { ServiceClient } from '../service/client.ts';
 import type { ServiceConfigInput } from '../service/config.ts';
+import { AuthenticationError, InsufficientBalanceError, PermissionDeniedError, ServiceError } from '../service/errors.ts';
 
 /**
  * The real service when HIWAR_API_KEY is set, otherwise a sandbox started in this process.
@@ -20,4 +21,22 @@ export async function connectService(
   const sandbox = await startSandbox({ port: 0, ...sandboxOptions });
   log(`no HIWAR_API_KEY: using the embedded sandbox at ${sandbox.url} (it recognizes only phrases it voiced or was given)`);
   return { client: new ServiceClient({ ...config, apiKey: sandbox.keys[0]!.key, baseUrl: sandbox.url }), close: sandbox.close, sandbox: true };
+}
+
+/**
+ * A real key is tried once (`GET /models`) before a server takes calls: a key the service refuses
+ * would otherwise show only as every call failing, with a warning per call. A refused key stops
+ * the start; anything else (the service out of reach for a moment, an empty wallet) is said and
+ * the server starts, since those can pass. The messages carry the status, never the key.
+ */
+export async function checkServiceKey(client: ServiceClient, log: (m: string) => void): Promise<void> {
+  try {
+    await client.listModels({ timeoutMs: 10_000, maxRetries: 1 });
+  } catch (err) {
+    if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
+      throw new Error(`the service refused HIWAR_API_KEY (${err.status}${err instanceof AuthenticationError ? ': not a valid key' : ': not allowed'}): check the key; nothing was started`);
+    }
+    if (err instanceof InsufficientBalanceError) log(`the key's wallet is empty (${err.status}): calls will fail until it is topped up`);
+    else log(`could not check HIWAR_API_KEY with the service (${err instanceof ServiceError ? err.status : (err as Error).name}); starting anyway`);
+  }
 }

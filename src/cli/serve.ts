@@ -9,7 +9,7 @@ import { AgentServer } from '../server/server.ts';
 import { CallTokens, isLoopback } from '../server/tokens.ts';
 import { generateKey } from '../sandbox/keys.ts';
 import { numberOption, parseCommand, UsageError } from './args.ts';
-import { connectService } from './connect.ts';
+import { checkServiceKey, connectService } from './connect.ts';
 import { loadWebRtc } from './serve-webrtc.ts';
 import { busyLineSynth, prepareLines, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptionsOf, lateCluster } from './serve-cluster.ts';
 
@@ -78,6 +78,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const sandboxSessions = 3 * maxCalls + 3;
   const clusterOptions = clusterOptionsOf(values, SERVE_USAGE, process.env.HIWAR_API_KEY ? undefined : sandboxSessions);
   const service = await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }] });
+  if (!service.sandbox) await checkServiceKey(service.client, (m) => say(`(${m})`));
   const cluster = clusterOptions ? lateCluster() : undefined;
   const host = values.host!;
   const open = isLoopback(host);
@@ -111,6 +112,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   const webrtc = await loadWebRtc({
     host: server.host,
     logger,
+    // Beyond loopback the token route needs HIWAR_WEBRTC_SECRET, as the telephony routes need theirs.
+    open,
     rooms: cluster?.rooms,
     // Every instance of a cluster must check the tokens any of them issued.
     tokens: process.env.HIWAR_WEBRTC_TOKEN_KEY ? { signingKey: process.env.HIWAR_WEBRTC_TOKEN_KEY } : undefined,

@@ -68,6 +68,26 @@ test('an open server (no secret) gives only callers tokens for new rooms', async
   }
 });
 
+test('a server reachable beyond localhost (open: false) with no secret refuses every token and says which secret to set', async () => {
+  const closed = await startWebRtcServer(sandbox.client, { plugin: { apiSecret: '', open: false } });
+  try {
+    const res = await post(closed.url, {});
+    assert.equal(res.status, 403);
+    assert.match(((await res.json()) as { error: string }).error, /HIWAR_WEBRTC_SECRET/);
+    assert.equal((await post(closed.url, {}, { authorization: 'Bearer anything' })).status, 403);
+  } finally {
+    await closed.close();
+  }
+  // With a secret, open: false changes nothing: the bearer decides.
+  const guarded = await startWebRtcServer(sandbox.client, { plugin: { apiSecret: SECRET, open: false } });
+  try {
+    assert.equal((await post(guarded.url, {})).status, 401);
+    assert.equal((await post(guarded.url, {}, { authorization: `Bearer ${SECRET}` })).status, 200);
+  } finally {
+    await guarded.close();
+  }
+});
+
 test('signaling: bad messages get an error and the socket lives on; a token joins once', async () => {
   const sig = await SignalingClient.connect(server.url);
   const errors: string[] = [];

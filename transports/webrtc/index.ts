@@ -33,6 +33,14 @@ export interface WebRtcOptions {
    * @default process.env.HIWAR_WEBRTC_SECRET
    */
   apiSecret?: string;
+  /**
+   * Whether `POST /webrtc/token` answers without `apiSecret` at all. `hiwar serve` sets it from
+   * the address it binds, as the telephony routes do: true only on loopback, so a server others
+   * can reach never hands out calls on the service key to whoever asks. False and no secret: the
+   * route refuses every request (403) and says which secret to set.
+   * @default true (set false when your own server is reachable beyond this machine)
+   */
+  open?: boolean;
   tokens?: TokenOptions;
   workers?: WorkerPoolOptions;
   /** Address mediasoup listens on for media. @default '0.0.0.0' */
@@ -176,6 +184,7 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
   };
 
   async function issueToken(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!apiSecret && opts.open === false) return json(res, 403, { error: 'this server is reachable beyond localhost: room tokens need a backend secret (set HIWAR_WEBRTC_SECRET and send Authorization: Bearer <secret>)' });
     if (apiSecret) {
       const auth = req.headers.authorization ?? '';
       if (!auth.startsWith('Bearer ') || !sameSecret(auth.slice(7), apiSecret)) return json(res, 401, { error: 'a valid Authorization: Bearer <secret> is required' });
@@ -290,7 +299,7 @@ export async function webrtcForServe(opts: WebRtcOptions): Promise<{ plugin?: We
     const secret = opts.apiSecret ?? process.env.HIWAR_WEBRTC_SECRET;
     return {
       plugin,
-      message: `WebRTC is on (mediasoup ${a.version}, ${plugin.workers.length} workers): call page at /, room tokens at POST /webrtc/token${secret ? '' : ' (open: set HIWAR_WEBRTC_SECRET beyond localhost)'}`,
+      message: `WebRTC is on (mediasoup ${a.version}, ${plugin.workers.length} workers): call page at /, room tokens at POST /webrtc/token${secret ? '' : opts.open === false ? ' (closed: bound beyond localhost, set HIWAR_WEBRTC_SECRET to issue them)' : ' (open: set HIWAR_WEBRTC_SECRET beyond localhost)'}`,
     };
   } catch (err) {
     return { message: `WebRTC is off: ${(err as Error).message.replace(/^WebRTC is off: /, '')}` };
