@@ -20,7 +20,7 @@
 // (`npm run test:times` prints them; `npm run test:times -- --save` makes them the schedule).
 //
 // Knobs: HIWAR_TEST_CONCURRENCY (heavy files at once, 2), HIWAR_TEST_MAX_CONCURRENCY (at most,
-// on idle cores, 6), HIWAR_TEST_LIGHT=0 (no light lane: all
+// on idle cores, 4), HIWAR_TEST_LIGHT=0 (no light lane: all
 // files in the heavy lane, slowest first), HIWAR_TEST_FILE_TIMEOUT_S (a file still running after
 // this is killed and counted as failed, 900). Arguments, if any, replace the list of test files
 // (npm test -- test/session/scenarios.test.ts) and run in the order given.
@@ -43,11 +43,11 @@ const CONCURRENCY = Number(process.env.HIWAR_TEST_CONCURRENCY ?? '2');
  * moments (`os.cpus()`; niced work counts as idle, it yields) cover its expected CPU rate with a
  * margin, and not within a moment of the last start (a file's start-up is a burst of CPU).
  */
-const MAX_CONCURRENCY = Math.max(CONCURRENCY, Number(process.env.HIWAR_TEST_MAX_CONCURRENCY ?? '6'));
+const MAX_CONCURRENCY = Math.max(CONCURRENCY, Number(process.env.HIWAR_TEST_MAX_CONCURRENCY ?? '4'));
 /** Cores left idle beyond a new file's expected rate before it may start beyond CONCURRENCY. */
-const IDLE_MARGIN = 0.3;
+const IDLE_MARGIN = 0.4;
 /** Seconds after a start before another file may start beyond CONCURRENCY. */
-const RAMP_S = 3;
+const RAMP_S = 4;
 /** A file's CPU rate (cores) when the schedule has no CPU time for it. */
 const DEFAULT_RATE = 0.5;
 const LIGHT_LANE = process.env.HIWAR_TEST_LIGHT !== '0';
