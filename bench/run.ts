@@ -34,7 +34,16 @@ if (!load) {
   process.exit(2);
 }
 const bench = await load();
-const result = await bench({ quick: rest.includes('--quick'), rest: rest.filter((a) => a !== '--quick') });
+let result: Record<string, unknown>;
+try {
+  result = await bench({ quick: rest.includes('--quick'), rest: rest.filter((a) => a !== '--quick') });
+} catch (err) {
+  // A wrong argument is one line (what the bench's error says, often its usage); the stack only
+  // helps a developer, on request, as with the hiwar command.
+  console.error(`bench ${name}: ${(err as Error).message}`);
+  if (process.env.HIWAR_DEBUG) console.error((err as Error).stack);
+  process.exit(1);
+}
 console.log(JSON.stringify(result));
 // Sockets of ended calls may still be closing; the figures are out.
 process.exit(0);

@@ -1,6 +1,7 @@
 /** The profile summary reads a .cpuprofile's tree and samples as `node --cpu-prof` writes them. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,4 +58,11 @@ test('the row count is read as the usage line writes it (top=2) or bare (2); any
     assert.equal(out.self.length, 2, arg);
   }
   await assert.rejects(profileBench({ quick: false, rest: [file, 'top=all'] }), /top must be a whole number/);
+});
+
+test('npm run bench -- profile with no profile given: its usage in one line and exit code 1, no stack', () => {
+  const run = new URL('../../bench/run.ts', import.meta.url).pathname;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', run, 'profile'], { encoding: 'utf8', env: { ...process.env, HIWAR_DEBUG: '' } });
+  assert.equal(r.status, 1, r.stderr);
+  assert.equal(r.stderr, 'bench profile: usage: npm run bench -- profile <file.cpuprofile | dir> [top=25]\n');
 });
