@@ -1,32 +1,13 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
 import { mapLimit, SIDE_BY_SIDE } from '../helpers/parallel.ts';
+import { hiwar } from '../helpers/processes.ts';
 
-const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const ROOT = new URL('../..', import.meta.url).pathname;
 
-/** Runs the real `hiwar` command in a child process, as a user would. */
-export function hiwar(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, HIWAR_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`hiwar ${args.join(' ')} still running after ${timeoutMs} ms\n${stdout}\n${stderr}`));
-    }, timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 // Commands that only check their arguments run side by side (two at a time): each is a fresh
 // process, and its start-up (loading the TypeScript sources) is most of its time.

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { mapLimit, SIDE_BY_SIDE } from '../helpers/parallel.ts';
+import { runNode } from '../helpers/processes.ts';
 import { readAudioFile } from '../../src/audio/decode.ts';
 import { concatPcm, silence } from '../../src/audio/pcm.ts';
 import { encodeWav } from '../../src/audio/wav.ts';
@@ -13,23 +14,7 @@ import { runSandbox, voiced } from '../helpers/sandbox.ts';
 const ROOT = new URL('../..', import.meta.url).pathname;
 
 /** Runs an example as the README does (`npx tsx examples/…`), from the repository root. */
-function example(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, HIWAR_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${args.join(' ')} still running\n${stdout}\n${stderr}`));
-    }, 90_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const example = (args: string[], env: Record<string, string> = {}) => runNode(['--import', 'tsx', ...args], env, 90_000);
 
 const noStack = (s: string) => assert.doesNotMatch(s, /\n\s+at |node:internal/, 'no stack trace');
 

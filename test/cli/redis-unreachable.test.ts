@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
 import { mapLimit, SIDE_BY_SIDE } from '../helpers/parallel.ts';
-
-const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
+import { hiwar } from '../helpers/processes.ts';
 
 /** A port nothing listens on: taken from the system, then let go. */
 async function closedPort(): Promise<number> {
@@ -15,25 +13,8 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-function hiwar(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, HIWAR_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    // Generous: the point is that the command ends at all (the worker used to retry for ever).
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`hiwar ${args.join(' ')} still running\n${stdout}\n${stderr}`));
-    }, 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
+// The helper's 60 s limit is generous: the point is that the command ends at all (the worker used
+// to retry for ever).
 test('status and worker with no Redis listening end with the cause and how to start one', async () => {
   const url = `redis://127.0.0.1:${await closedPort()}`;
   const [status, worker] = await mapLimit([['status'], ['worker', '--recordings', '/tmp/hiwar-no-redis']], SIDE_BY_SIDE, (args) => hiwar(args, { REDIS_URL: url }));

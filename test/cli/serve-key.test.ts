@@ -1,10 +1,9 @@
 /** `hiwar serve` with a key the service refuses stops at once with the cause, not a warning per call. */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
+import { hiwar } from '../helpers/processes.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 
-const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const WRONG = 'sk-refused-key-0123456789abcdef';
 
 let sandbox: Running;
@@ -13,29 +12,12 @@ before(async () => {
 });
 after(() => sandbox?.close());
 
-function serve(env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    // Generous: what matters is that it ends by itself (it used to start and fail every call).
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`hiwar serve still running with a refused key\n${out}\n${err}`));
-    }, 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
-}
-
+// The helper's 60 s limit is generous: what matters is that serve ends by itself (it used to
+// start and fail every call).
 test('a refused key: serve ends with code 1 and one line saying so, without the key', async () => {
-  const r = await serve({ HIWAR_API_KEY: WRONG, HIWAR_BASE_URL: sandbox.sandbox.url });
-  assert.equal(r.code, 1, r.err);
-  assert.match(r.err, /^hiwar serve: the service refused HIWAR_API_KEY \(401: not a valid key\): check the key; nothing was started\n$/);
-  assert.ok(!(r.out + r.err).includes(WRONG), 'the key is in no output');
-  assert.doesNotMatch(r.out, /agent ".*" at http/, 'no server was started');
+  const r = await hiwar(['serve', '--port', '0'], { HIWAR_API_KEY: WRONG, HIWAR_BASE_URL: sandbox.sandbox.url });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /^hiwar serve: the service refused HIWAR_API_KEY \(401: not a valid key\): check the key; nothing was started\n$/);
+  assert.ok(!(r.stdout + r.stderr).includes(WRONG), 'the key is in no output');
+  assert.doesNotMatch(r.stdout, /agent ".*" at http/, 'no server was started');
 });

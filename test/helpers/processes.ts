@@ -1,0 +1,37 @@
+import { spawn } from 'node:child_process';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `node ARGS` from the repository root, as a user would, and collects what it printed.
+ * HIWAR_API_KEY is cleared unless `env` sets it (a key in the test's shell must not reach the
+ * service). A process still running after `timeoutMs` is killed and the promise rejects with its
+ * output: what the tests check is often that a command ends at all.
+ */
+export function runNode(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, HIWAR_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${args.join(' ')} still running after ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The real `hiwar` command in a child process. */
+export const hiwar = (args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<Finished> => runNode([BIN, ...args], env, timeoutMs);
