@@ -9,7 +9,7 @@
 import { resample } from '../src/audio/resample.ts';
 import { voiceText } from '../src/sandbox/engines/espeak.ts';
 import { AgentOutput } from '../transports/webrtc/agent-output.ts';
-import { OpusCodec } from '../transports/webrtc/opus.ts';
+import { createOpusCodec, type OpusCodec } from '../transports/webrtc/opus.ts';
 import { PacketClock } from '../transports/webrtc/packet-clock.ts';
 import { parseRtp } from '../transports/webrtc/rtp.ts';
 
@@ -55,7 +55,7 @@ for (const complexity of complexities) {
     await out.close();
     if (pass === 0) {
       bytes = payloads.reduce((a, p) => a + p.length, 0) / payloads.length;
-      const dec = new OpusCodec(24000, 1);
+      const dec = createOpusCodec(24000, 1);
       const pcm = Buffer.concat(payloads.map((p) => dec.decode(p)));
       snr = snrDb(voice, new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length >> 1));
     }

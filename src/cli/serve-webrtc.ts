@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { requireOptional } from '../optional.ts';
 import type { Logger } from '../session/logger.ts';
 import type { CallHost, ServerPlugin } from '../server/types.ts';
 import type { RoomHosts } from '../../transports/webrtc/index.ts';
@@ -21,7 +21,7 @@ export interface ServeWebRtc {
  */
 export async function loadWebRtc(opts: { host: CallHost; logger: Logger; open: boolean; rooms?: RoomHosts; tokens?: { signingKey: string } }): Promise<ServeWebRtc> {
   try {
-    createRequire(import.meta.url)('@discordjs/opus');
+    requireOptional('@discordjs/opus');
   } catch (err) {
     return { message: `WebRTC is off: the Opus codec (@discordjs/opus) did not load: ${firstLine(err)}` };
   }

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { requireOptional } from '../optional.ts';
 
 /**
  * One connection to the cluster's Redis. Commands made while the connection is down fail after a
@@ -13,7 +14,8 @@ export function connectRedis(url: string): Redis {
     throw new Error('REDIS_URL is not a URL (expected redis://host:6379 or rediss://…)');
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new Error(`REDIS_URL must start with redis:// or rediss://, got ${parsed.protocol}//`);
-  return new Redis(url, { maxRetriesPerRequest: 3, lazyConnect: true, connectionName: 'hiwar' });
+  const { Redis: Client } = requireOptional<typeof import('ioredis')>('ioredis');
+  return new Client(url, { maxRetriesPerRequest: 3, lazyConnect: true, connectionName: 'hiwar' });
 }
 
 /** Where a Redis URL points, without its password (for logs). */

@@ -35,3 +35,23 @@ export function runNode(args: string[], env: Record<string, string | undefined> 
 
 /** The real `hiwar` command in a child process. */
 export const hiwar = (args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<Finished> => runNode([BIN, ...args], env, timeoutMs);
+
+/** Any command in a child process, from `cwd`, with what it printed (rejects after `timeoutMs`). */
+export function runCommand(command: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${command} ${args.join(' ')} still running after ${opts.timeoutMs ?? 60_000} ms\n${stdout}\n${stderr}`));
+    }, opts.timeoutMs ?? 60_000);
+    child.on('error', (err) => (clearTimeout(timer), reject(err)));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

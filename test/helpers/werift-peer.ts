@@ -1,7 +1,7 @@
 import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket } from 'werift';
 import { bytesToPcm } from '../../src/audio/wav.ts';
 import type { SourceLabel, TransportParams } from '../../transports/webrtc/protocol.ts';
-import { OpusCodec } from '../../transports/webrtc/opus.ts';
+import { createOpusCodec, type OpusCodec } from '../../transports/webrtc/opus.ts';
 import { SignalingClient } from './signaling-client.ts';
 
 /**
@@ -79,7 +79,7 @@ export class WeriftPeer {
   private readonly sendPc = new RTCPeerConnection({ codecs: { audio: [opusCodec()], video: [] } });
   private readonly recvPc = new RTCPeerConnection({ codecs: { audio: [opusCodec()], video: [] } });
   private readonly track = new MediaStreamTrack({ kind: 'audio' });
-  private readonly encoder = new OpusCodec(48000, 1);
+  private readonly encoder = createOpusCodec(48000, 1);
   private readonly silence: Buffer;
   private speech: Int16Array[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -209,7 +209,7 @@ export class WeriftPeer {
       `a=msid:${c.source} ${c.id}`,
     ].join('\r\n');
     this.consumers.push({ id: c.id, source: c.source, mid, mline });
-    const entry = { source: c.source, packets: [], pcm: [], decoder: new OpusCodec(48000, 1), jitter: new ArrivalJitter() };
+    const entry = { source: c.source, packets: [], pcm: [], decoder: createOpusCodec(48000, 1), jitter: new ArrivalJitter() };
     this.received.set(c.id, entry);
     this.bySsrc.set(ssrc, entry);
     const offer = remoteSdp(this.recvParams!, this.consumers.map((x) => x.mline), 'actpass').replace(/a=group:BUNDLE .*/, `a=group:BUNDLE ${this.consumers.map((x) => x.mid).join(' ')}`);

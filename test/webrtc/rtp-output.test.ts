@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { OpusCodec } from '../../transports/webrtc/opus.ts';
+import { createOpusCodec, type OpusCodec } from '../../transports/webrtc/opus.ts';
 import { AgentOutput } from '../../transports/webrtc/agent-output.ts';
 import { PacketClock } from '../../transports/webrtc/packet-clock.ts';
 import { buildRtp, parseRtp, type RtpPacket } from '../../transports/webrtc/rtp.ts';
@@ -65,7 +65,7 @@ test('agent audio leaves one Opus packet per 20 ms tick with continuous timestam
   assert.ok(Number.isInteger(gapTicks) && gapTicks > 10, `gap of ${gapTicks} ticks`);
   assert.ok(sent.every((p) => p.ssrc === 1234 && p.payloadType === 100));
   // The packets are real Opus: they decode to 20 ms at 48 kHz, with the tone's energy.
-  const dec = new OpusCodec(48000, 1);
+  const dec = createOpusCodec(48000, 1);
   let pcm: Buffer = Buffer.alloc(0);
   for (const p of sent.slice(0, 11)) pcm = dec.decode(p.payload);
   assert.equal(pcm.length / 2, 960);
@@ -86,7 +86,7 @@ test('24 kHz agent audio goes straight into Opus: 480 samples a packet, still 96
   for (let i = 0; i < 12; i++) clock.step();
   assert.equal(sent.length, 10);
   for (let i = 1; i < sent.length; i++) assert.equal((sent[i]!.timestamp - sent[i - 1]!.timestamp) >>> 0, 960);
-  const dec = new OpusCodec(48000, 1);
+  const dec = createOpusCodec(48000, 1);
   let pcm: Buffer = Buffer.alloc(0);
   for (const p of sent.slice(0, 8)) pcm = dec.decode(p.payload);
   const s = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);

@@ -3,7 +3,7 @@ import type { AudioFrame } from '../../src/audio/frame.ts';
 import { PlayoutMarks } from '../../src/transport/playout-marks.ts';
 import type { PlaybackUpdate, TransportOutput } from '../../src/transport/types.ts';
 import type { PacketClock, Tick } from './packet-clock.ts';
-import { OpusCodec } from './opus.ts';
+import { createOpusCodec, type OpusCodec } from './opus.ts';
 
 /** Opus on the wire: always a 48 kHz RTP clock; we send mono 20 ms frames. */
 export const OPUS_RATE = 48_000;
@@ -122,7 +122,7 @@ export class AgentOutput implements TransportOutput {
     this.packet.writeUInt32BE(this.ssrc >>> 0, 8);
     this.seq = randomUint32() & 0xffff;
     this.timestampBase = randomUint32();
-    this.encoder = new OpusCodec(this.sampleRate, 1);
+    this.encoder = createOpusCodec(this.sampleRate, 1);
     this.encoder.setBitrate(opts.bitrate ?? AGENT_OUTPUT_DEFAULTS.bitrate);
     this.encoder.applyEncoderCTL(OPUS_SET_COMPLEXITY, opts.complexity ?? AGENT_OUTPUT_DEFAULTS.complexity);
     this.startIndex = clock.current;

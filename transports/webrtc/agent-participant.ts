@@ -1,4 +1,4 @@
-import { OpusCodec } from './opus.ts';
+import { createOpusCodec, type OpusCodec } from './opus.ts';
 import { bytesToPcm } from '../../src/audio/wav.ts';
 import { CallerAudio } from '../../src/transport/caller-audio.ts';
 import { HeldEvents } from '../../src/transport/held-events.ts';
@@ -97,7 +97,7 @@ export class AgentParticipant implements Transport {
   ) {
     this.inputRate = opts.callerRate ?? AGENT_PARTICIPANT_DEFAULTS.callerRate;
     const maxConcealed = opts.maxConcealedPackets ?? AGENT_PARTICIPANT_DEFAULTS.maxConcealedPackets;
-    this.decoder = new OpusCodec(this.inputRate, 1);
+    this.decoder = createOpusCodec(this.inputRate, 1);
     const samplesPerPacket = (this.inputRate * 20) / 1000;
     consumer.on('rtp', (buf) => {
       try {

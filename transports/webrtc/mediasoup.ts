@@ -5,6 +5,7 @@
  */
 import { access, constants } from 'node:fs/promises';
 import type * as Mediasoup from 'mediasoup';
+import { importOptional } from '../../src/optional.ts';
 
 export type { types as ms } from 'mediasoup';
 export type MediasoupModule = typeof Mediasoup;
@@ -16,9 +17,9 @@ let cached: Promise<WebRtcAvailability> | undefined;
 async function probe(): Promise<WebRtcAvailability> {
   let mod: MediasoupModule;
   try {
-    mod = (await import('mediasoup')) as MediasoupModule;
+    mod = (await importOptional('mediasoup', () => import('mediasoup'))) as MediasoupModule;
   } catch (err) {
-    return { available: false, reason: `the optional package mediasoup is not installed (${(err as Error).message.split('\n')[0]}); see docs/webrtc.md` };
+    return { available: false, reason: (err as Error).message.split('\n')[0]! };
   }
   const bin = process.env.MEDIASOUP_WORKER_BIN || mod.workerBin;
   try {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -26,7 +26,17 @@ export class PageAssets {
   }
 }
 
-async function build(): Promise<Map<string, PageAsset>> {
+/** The Arabic font, from @fontsource in a clone; `npm run build` copies it into the package. */
+export const fontSource = (): string => createRequire(import.meta.url).resolve('@fontsource/noto-naskh-arabic/files/noto-naskh-arabic-arabic-400-normal.woff2');
+
+/** The page's script: prebuilt into the package by `npm run build`, bundled on demand from the sources. */
+async function script(): Promise<Buffer> {
+  if (!import.meta.url.endsWith('.ts')) return readFile(here('./page/app.js'));
+  return Buffer.from(await bundlePage());
+}
+
+/** Bundles `page/main.ts` for browsers (also the build's step for the package). */
+export async function bundlePage(outfile?: string): Promise<Uint8Array> {
   const esbuild = await import('esbuild');
   const out = await esbuild.build({
     entryPoints: [here('./page/main.ts')],
@@ -39,11 +49,16 @@ async function build(): Promise<Map<string, PageAsset>> {
     logLevel: 'silent',
     define: { 'process.env.NODE_ENV': '"production"' },
   });
-  const require = createRequire(import.meta.url);
-  const font = await readFile(require.resolve('@fontsource/noto-naskh-arabic/files/noto-naskh-arabic-arabic-400-normal.woff2'));
+  const code = out.outputFiles[0]!.contents;
+  if (outfile) await writeFile(outfile, code);
+  return code;
+}
+
+async function build(): Promise<Map<string, PageAsset>> {
+  const font = await readFile(import.meta.url.endsWith('.ts') ? fontSource() : here('./page/font.woff2'));
   return new Map<string, PageAsset>([
     ['/', { body: await readFile(here('./page/index.html')), type: 'text/html; charset=utf-8' }],
-    ['/webrtc/app.js', { body: Buffer.from(out.outputFiles[0]!.contents), type: 'text/javascript; charset=utf-8' }],
+    ['/webrtc/app.js', { body: await script(), type: 'text/javascript; charset=utf-8' }],
     ['/webrtc/app.css', { body: await readFile(here('./page/app.css')), type: 'text/css; charset=utf-8' }],
     ['/webrtc/font.woff2', { body: font, type: 'font/woff2' }],
   ]);

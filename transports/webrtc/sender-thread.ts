@@ -21,15 +21,18 @@ export interface SenderPoolOptions {
 
 export const SENDER_POOL_DEFAULTS = { callsPerThread: 100 } as const;
 
-const SENDER_WORKER = new URL('./sender-worker.ts', import.meta.url).href;
+/** Compiled (dist/*.js) or run from the sources through tsx (a clone): the worker's file follows. */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+const SENDER_WORKER = new URL(FROM_SOURCES ? './sender-worker.ts' : './sender-worker.js', import.meta.url).href;
 /**
- * Worker threads do not inherit tsx's module hooks (registered per thread), so the thread
- * registers them itself before it loads the TypeScript sender; harmless where the file is plain JS.
- * tsx is resolved here, from hiwar's own files: an eval'd thread resolves bare names from the
- * process's working directory, which need not hold hiwar's node_modules.
+ * Worker threads do not inherit tsx's module hooks (registered per thread), so from the sources
+ * the thread registers them itself before it loads the TypeScript sender. tsx is resolved here,
+ * from hiwar's own files: an eval'd thread resolves bare names from the process's working
+ * directory, which need not hold hiwar's node_modules. The compiled package needs no tsx.
  */
-const TSX_API = import.meta.resolve('tsx/esm/api');
-const BOOTSTRAP = `import { register } from ${JSON.stringify(TSX_API)}; register(); await import(${JSON.stringify(SENDER_WORKER)});`;
+const BOOTSTRAP = FROM_SOURCES
+  ? `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register(); await import(${JSON.stringify(SENDER_WORKER)});`
+  : `await import(${JSON.stringify(SENDER_WORKER)});`;
 
 /** One sender thread, seen from the main thread: its calls' outputs, and requests awaiting a reply. */
 class SenderThread {

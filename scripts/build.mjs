@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+// `npm run build` (and `prepack`): the package as users install it, in dist/.
+// 1. tsc (tsconfig.build.json): ESM JavaScript, declarations and source maps, relative `.ts`
+//    imports rewritten to `.js`;
+// 2. the declarations' own relative `.ts` specifiers rewritten to `.js` (tsc leaves some as
+//    written, and a consumer's compiler refuses `.ts` specifiers without allowImportingTsExtensions);
+// 3. the files the code reads at run time: the agents' JSON, the web page's HTML, CSS, font and
+//    its script bundled for browsers (so the package needs neither esbuild nor mediasoup-client).
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = join(root, 'dist');
+const run = (cmd, args) => {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+};
+const walk = (dir) => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
+const copy = (from, to) => {
+  mkdirSync(dirname(to), { recursive: true });
+  copyFileSync(from, to);
+};
+
+rmSync(dist, { recursive: true, force: true });
+run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json']);
+
+const specifier = /((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]+?)\.ts(['"])/g;
+let rewritten = 0;
+for (const file of walk(dist).filter((f) => f.endsWith('.d.ts'))) {
+  const text = readFileSync(file, 'utf8');
+  const fixed = text.replace(specifier, (_, a, p, b) => `${a}${p}.js${b}`);
+  if (fixed !== text) (rewritten++, writeFileSync(file, fixed));
+}
+
+for (const file of walk(join(root, 'agents')).filter((f) => f.endsWith('.json'))) copy(file, join(dist, relative(root, file)));
+const page = join(root, 'transports/webrtc/page');
+const pageOut = join(dist, 'transports/webrtc/page');
+for (const name of ['index.html', 'app.css']) copy(join(page, name), join(pageOut, name));
+run(process.execPath, [
+  '--import', 'tsx', '--input-type=module', '-e',
+  `const m = await import(${JSON.stringify(join(root, 'transports/webrtc/page-bundle.ts'))});
+   await m.bundlePage(${JSON.stringify(join(pageOut, 'app.js'))});
+   (await import('node:fs')).copyFileSync(m.fontSource(), ${JSON.stringify(join(pageOut, 'font.woff2'))});`,
+]);
+console.error(`build: dist/ written (${walk(dist).length} files; ${rewritten} declaration files' specifiers rewritten)`);

@@ -1,0 +1,49 @@
+import { createRequire } from 'node:module';
+
+/**
+ * Packages hiwar uses for one feature only, which a user installs when they want that feature
+ * (optional peer dependencies): what each is for and where its page is. A missing one gives one
+ * line at the point of use, never a silent downgrade.
+ */
+export const OPTIONAL_PACKAGES = {
+  mediasoup: { feature: 'WebRTC', doc: 'docs/webrtc.md' },
+  '@discordjs/opus': { feature: 'WebRTC (the Opus codec)', doc: 'docs/webrtc.md' },
+  ioredis: { feature: 'A cluster (REDIS_URL)', doc: 'docs/scaling.md' },
+  bullmq: { feature: 'Call analytics jobs (hiwar worker)', doc: 'docs/analytics.md' },
+} as const;
+
+export type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;
+
+/** An optional package a feature needs is not installed. */
+export class MissingDependencyError extends Error {
+  override readonly name = 'MissingDependencyError';
+  constructor(readonly pkg: OptionalPackage) {
+    const { feature, doc } = OPTIONAL_PACKAGES[pkg];
+    super(`${feature} needs ${pkg}: npm install ${pkg}; see ${doc}`);
+  }
+}
+
+const require = createRequire(import.meta.url);
+
+function isMissing(err: unknown, pkg: string): boolean {
+  const e = err as NodeJS.ErrnoException;
+  return (e?.code === 'ERR_MODULE_NOT_FOUND' || e?.code === 'MODULE_NOT_FOUND') && e.message.includes(`'${pkg}`);
+}
+
+/** Loads an optional CommonJS package synchronously, or throws `MissingDependencyError`. */
+export function requireOptional<T>(pkg: OptionalPackage): T {
+  try {
+    return require(pkg) as T;
+  } catch (err) {
+    throw isMissing(err, pkg) ? new MissingDependencyError(pkg) : err;
+  }
+}
+
+/** Imports an optional package (the loader keeps its types), or throws `MissingDependencyError`. */
+export async function importOptional<T>(pkg: OptionalPackage, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    throw isMissing(err, pkg) ? new MissingDependencyError(pkg) : err;
+  }
+}

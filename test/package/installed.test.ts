@@ -1,0 +1,88 @@
+// The package as a user gets it: packed, installed into a blank project from the tarball with
+// npm (the registry for its dependencies, no environment variable), then run on plain Node and
+// type-checked by the consumer's own compiler. Nothing here loads hiwar's sources.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { runCommand, type Finished } from '../helpers/processes.ts';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; version: string };
+const ENTRIES = Object.keys(PKG.exports).filter((k) => k !== './package.json').map((k) => (k === '.' ? 'hiwar' : `hiwar/${k.slice(2)}`));
+
+const work = mkdtempSync(join(tmpdir(), 'hiwar-package-'));
+const project = join(work, 'app');
+let tarball = '';
+let files: string[] = [];
+
+/**
+ * A blank machine's environment: no variable of this repository's setup (ONNXRUNTIME_NODE_INSTALL,
+ * npm_config_nodedir, the mediasoup kit's) and none of the `npm test` run that started us.
+ */
+const blankEnv: NodeJS.ProcessEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TERM'].includes(k)),
+);
+const npm = (args: string[], cwd: string, timeoutMs = 600_000) => runCommand('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, env: blankEnv, timeoutMs });
+const ok = (r: Finished, what: string) => assert.equal(r.code, 0, `${what} failed:\n${r.stdout}\n${r.stderr}`);
+
+before(async () => {
+  const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, timeoutMs: 300_000 });
+  ok(packed, 'npm pack');
+  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  tarball = join(work, info!.filename);
+  files = info!.files.map((f) => f.path);
+  writeFileSync(join(work, 'package.json'), '{}'); // keeps npm from walking up to a project above
+  await runCommand('mkdir', ['-p', project], { cwd: work });
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'blank-app', private: true, type: 'module' }));
+  ok(await npm(['install', tarball, 'typescript@5.9', '@types/node@20'], project), 'npm install of the tarball');
+});
+
+after(() => rmSync(work, { recursive: true, force: true }));
+
+test('the tarball holds the compiled package and nothing of the repository', () => {
+  for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/server/index.js', 'bin/hiwar.js', 'LICENSE', 'README.md', 'dist/transports/webrtc/page/app.js']) {
+    assert.ok(files.includes(f), `${f} is in the tarball`);
+  }
+  const stray = files.filter((f) => /^(test|bench|examples|docs|\.ci)\//.test(f) || (f.startsWith('scripts/') && !f.startsWith('scripts/mediasoup-offline/')) || /\.wav$/.test(f) || /^(src|transports|agents)\//.test(f));
+  assert.deepEqual(stray, [], 'no tests, benches, scripts, docs, recordings or sources');
+});
+
+test('the installed command runs on plain Node, without tsx', async () => {
+  const help = await runCommand(join(project, 'node_modules/.bin/hiwar'), ['--help'], { cwd: project, env: blankEnv });
+  ok(help, 'hiwar --help');
+  assert.match(help.stdout, /hiwar demo/);
+  // The library itself on plain Node: every entry imports without a loader.
+  const script = `${ENTRIES.map((e, i) => `const m${i} = await import('${e}');`).join(' ')} console.log(typeof m0.AgentSession);`;
+  const lib = await runCommand(process.execPath, ['--input-type=module', '-e', script], { cwd: project, env: blankEnv });
+  ok(lib, 'importing every entry');
+  assert.equal(lib.stdout.trim(), 'function');
+});
+
+test('a whole simulated call on plain Node with the embedded sandbox, from the installed package', async () => {
+  const out = join(work, 'demo-out');
+  const demo = await runCommand(join(project, 'node_modules/.bin/hiwar'), ['demo', '--speed', '3', '--out', out], { cwd: project, env: blankEnv, timeoutMs: 300_000 });
+  ok(demo, 'hiwar demo');
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { turns: { role: string; text: string }[] };
+  const callerTurns = report.turns.filter((t) => t.role === 'user');
+  const agentTurns = report.turns.filter((t) => t.role === 'agent');
+  assert.ok(callerTurns.length >= 3, `the caller's lines were heard (${callerTurns.length} turns)`);
+  assert.ok(agentTurns.length >= 3, `the agent answered (${agentTurns.length} turns)`);
+});
+
+test("a consumer's tsc (nodenext, strict, skipLibCheck false) type-checks every public entry", async () => {
+  // The optional peers whose types the cluster/analytics and WebRTC entries name: a user of those
+  // entries installs them. Their install scripts are not needed for types.
+  ok(await npm(['install', '--ignore-scripts', 'ioredis', 'bullmq', 'mediasoup'], project), 'npm install of the optional peers');
+  const lines = ENTRIES.map((e, i) => `import * as m${i} from '${e}';`);
+  lines.push(`export const all = [${ENTRIES.map((_, i) => `m${i}`).join(', ')}];`);
+  lines.push(`import { AgentSession, type Agent } from 'hiwar';`, `const agent: Agent = { name: 'x', instructions: 'y', voice: { voice_id: 'v' } };`, `export const s: typeof AgentSession = AgentSession; export { agent };`);
+  writeFileSync(join(project, 'consumer.ts'), lines.join('\n') + '\n');
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: ['node'] }, files: ['consumer.ts'] }),
+  );
+  const tsc = await runCommand(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project, env: blankEnv, timeoutMs: 300_000 });
+  assert.equal(tsc.code, 0, `tsc reported:\n${tsc.stdout}${tsc.stderr}`);
+});
