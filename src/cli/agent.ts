@@ -67,19 +67,9 @@ export async function loadAgent(path: string | undefined, cwd = process.cwd()): 
   // export `hiwar serve` accepted before.
   const agent = (mod.default as { default?: unknown } | undefined)?.default ?? mod.default ?? mod.agent;
   if (agent === undefined) throw new CliError(`${where}: ${file} has no default export (export default your Agent)`);
-  const problem = notAnAgent(agent);
+  const problem = (await import('../testing/check-agent.ts')).agentProblem(agent);
   if (problem) throw new CliError(`${where}: the default export of ${file} is not an Agent (${problem})`);
   return { agent: agent as Agent, file, dir };
-}
-
-/** What makes a value not an Agent, for the error; undefined when it is one. */
-function notAnAgent(v: unknown): string | undefined {
-  if (!v || typeof v !== 'object') return `it is ${v === null ? 'null' : typeof v}`;
-  const a = v as Partial<Agent>;
-  if (typeof a.name !== 'string' || !a.name) return 'no name';
-  if (!a.voice || typeof a.voice !== 'object' || typeof a.voice.voice_id !== 'string') return 'no voice: { voice_id }';
-  if (typeof a.instructions !== 'string') return 'no instructions';
-  return undefined;
 }
 
 /**

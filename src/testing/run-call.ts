@@ -4,6 +4,7 @@ import type { Agent } from '../session/agent.ts';
 import type { AgentSession } from '../session/agent-session.ts';
 import type { CallReport, ReportTurn, SessionEvent, TurnMetrics } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
+import { agentProblem } from './check-agent.ts';
 import { agentPhrases } from './phrases.ts';
 import { startTestSandbox, type TestSandbox } from './sandbox.ts';
 import { parseScenario, type ScenarioInput } from './scenario.ts';
@@ -106,7 +107,8 @@ export type CallScript = ScenarioInput | CallerStep[];
  * expectToolCall(call, 'get_balance', { account: 'current' });
  */
 export async function runCall(agent: Agent, script: CallScript, options: RunCallOptions = {}): Promise<TestCall> {
-  if (!agent || typeof agent !== 'object' || typeof agent.name !== 'string' || !agent.voice) throw new TypeError('runCall: the first argument must be an Agent (an object with at least name and voice)');
+  const problem = agentProblem(agent);
+  if (problem) throw new TypeError(`runCall: the first argument is not an Agent (${problem})`);
   const scenario = parseScenario(Array.isArray(script) ? { steps: script } : script, 'runCall script');
   const speed = options.speed ?? TESTING_DEFAULTS.speed;
   if (!(speed >= 1 && speed <= TESTING_DEFAULTS.maxSpeed)) throw new RangeError(`runCall: speed must be from 1 to ${TESTING_DEFAULTS.maxSpeed}, got ${speed}`);
@@ -115,7 +117,8 @@ export async function runCall(agent: Agent, script: CallScript, options: RunCall
   const sandbox = options.sandbox ?? own;
   const clock = new SteadyScaledClock(speed);
   try {
-    await sandbox?.learn([...agentPhrases(agent), ...(options.phrases ?? [])]);
+    // In the caller's voice only: the one this call speaks with.
+    await sandbox?.learn([...agentPhrases(agent), ...(options.phrases ?? [])], [scenario.callerVoice]);
     const { report, caller, events } = await simulateCall({
       client: options.client ?? sandbox!.client,
       agent,

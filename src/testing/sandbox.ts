@@ -19,13 +19,14 @@ export interface TestSandbox {
   /** Base URL (`http://127.0.0.1:PORT/api/v1`), for code that builds its own client. */
   readonly url: string;
   readonly apiKey: string;
-  /** Phrases taught so far (besides the lines it voiced, which it always knows). */
-  readonly phrases: ReadonlySet<string>;
   /**
-   * Teaches the recognizer phrases a caller may say (whole, or one of their clauses). A phrase it
-   * was taught before costs nothing.
+   * Teaches the recognizer phrases a caller may say (whole, or one of their clauses), as spoken by
+   * the voices `voices` names (default: every voice of the catalogue). A phrase taught before for
+   * a voice costs nothing.
    */
-  learn(phrases: Iterable<string>): Promise<void>;
+  learn(phrases: Iterable<string>, voices?: readonly string[]): Promise<void>;
+  /** Whether a phrase was taught (for `voice`, or for every voice). */
+  knows(phrase: string, voice?: string): boolean;
   close(): Promise<void>;
 }
 
@@ -43,13 +44,19 @@ export async function startTestSandbox(options: TestSandboxOptions = {}): Promis
   // Region and addresses set here: HIWAR_REGION or HIWAR_BASE_URL in the shell must not send a
   // test's requests anywhere else.
   const client = new ServiceClient({ apiKey: key, region: 'global', baseUrl: sandbox.url, uaeBaseUrl: sandbox.uaeUrl });
-  const taught = new Set<string>();
-  const learn = async (phrases: Iterable<string>) => {
+  const allVoices = [...sandbox.state.voices.values()].filter((v) => v.record.type === 'premade').map((v) => v.record.voice_id);
+  /** Phrases taught, by voice. */
+  const taught = new Map<string, Set<string>>(allVoices.map((v) => [v, new Set()]));
+  const knows = (phrase: string, voice?: string) => (voice ? [voice] : allVoices).every((v) => taught.get(v)?.has(phrase.trim()) ?? false);
+  const learn = async (phrases: Iterable<string>, voices: readonly string[] = allVoices) => {
+    const unknown = voices.filter((v) => !taught.has(v));
+    if (unknown.length) throw new Error(`learn: no voice ${unknown.join(', ')} in the sandbox (it has ${allVoices.join(', ')})`);
     for (const p of phrases) {
       const phrase = p.trim();
-      if (!phrase || taught.has(phrase)) continue;
-      await sandbox.state.learnPhrase(phrase);
-      taught.add(phrase);
+      const missing = voices.filter((v) => !taught.get(v)!.has(phrase));
+      if (!phrase || !missing.length) continue;
+      await sandbox.state.learnPhrase(phrase, missing);
+      for (const v of missing) taught.get(v)!.add(phrase);
     }
   };
   try {
@@ -58,5 +65,5 @@ export async function startTestSandbox(options: TestSandboxOptions = {}): Promis
     await sandbox.close();
     throw err;
   }
-  return { client, url: sandbox.url, apiKey: key, phrases: taught, learn, close: () => sandbox.close() };
+  return { client, url: sandbox.url, apiKey: key, learn, knows, close: () => sandbox.close() };
 }

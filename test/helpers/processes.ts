@@ -10,14 +10,14 @@ export interface Finished {
 }
 
 /**
- * Runs `node ARGS` from the repository root, as a user would, and collects what it printed.
+ * Runs `node ARGS` from the repository root (or `cwd`), as a user would, and collects what it printed.
  * HIWAR_API_KEY is cleared unless `env` sets it (a key in the test's shell must not reach the
  * service). A process still running after `timeoutMs` is killed and the promise rejects with its
  * output: what the tests check is often that a command ends at all.
  */
-export function runNode(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<Finished> {
+export function runNode(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000, cwd = ROOT): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, HIWAR_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd, env: { ...process.env, HIWAR_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -33,5 +33,5 @@ export function runNode(args: string[], env: Record<string, string | undefined> 
   });
 }
 
-/** The real `hiwar` command in a child process. */
-export const hiwar = (args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<Finished> => runNode([BIN, ...args], env, timeoutMs);
+/** The real `hiwar` command in a child process (from `cwd`, the repository root by default). */
+export const hiwar = (args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000, cwd = ROOT): Promise<Finished> => runNode([BIN, ...args], env, timeoutMs, cwd);
