@@ -1,41 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { AGENT_HELP, loadAgent } from '../../src/cli/agent.ts';
 import { hiwar } from '../helpers/processes.ts';
+import { SHOP_AGENT as SHOP, userProject as project } from '../helpers/user-project.ts';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
-
-/**
- * A user's project outside the repository, as after `npm install hiwar zod`: its own
- * node_modules (zod, and hiwar itself linked to this checkout), "type": "module", and agents
- * that import both.
- */
-function userProject(type: 'module' | 'commonjs' = 'module'): string {
-  const dir = mkdtempSync(join(tmpdir(), 'hiwar-user-'));
-  mkdirSync(join(dir, 'node_modules'));
-  symlinkSync(realpathSync(join(ROOT, 'node_modules/zod')), join(dir, 'node_modules/zod'), 'dir');
-  symlinkSync(realpathSync(ROOT), join(dir, 'node_modules/hiwar'), 'dir');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'my-agents', private: true, ...(type === 'module' ? { type } : {}) }));
-  return dir;
-}
-
-const SHOP = `import { z } from 'zod';
-import { defineTool, type Agent } from 'hiwar';
-
-const agent: Agent = {
-  name: 'shop',
-  instructions: 'متجر ورد',
-  greeting: 'أهلًا بك في متجر الورد.',
-  voice: { voice_id: 'ar-hijazi-female-1' },
-  outOfServiceLine: 'الخدمة غير متاحة.',
-  tools: [defineTool({ name: 'order_status', description: 'Where an order is', parameters: z.object({ order: z.string() }), execute: ({ order }) => ({ order, status: 'shipped' }) })],
-  intents: [{ name: 'status', examples: ['أين طلبي'], tool: { name: 'order_status', args: () => ({ order: 'A-17' }) }, reply: 'طلبك في الطريق.' }],
-};
-export default agent;
-`;
+const userProject = (type: 'module' | 'commonjs' = 'module') => project({}, type);
 
 const JS_AGENT = `import { z } from 'zod';
 export default {
