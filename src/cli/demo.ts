@@ -67,7 +67,7 @@ export async function demoCommand(args: string[]): Promise<number> {
     import('../testing/simulate.ts'),
     import('./llm.ts'),
   ]);
-  const service = await connectService((m) => say(`(${m})`), { modelIds }, { phrasebook: phrases });
+  const service = await connectService((m) => say(`(${m})`), { modelIds }, { phrasebook: phrases, phrasebookVoices: [scenario.callerVoice] });
   say(`(model ids: ${service.client.config.models.stt}, ${service.client.config.models.tts})`);
   const llm = llmFromEnv(agent);
   say(`(language model: ${describeLlm(llm)})`);
