@@ -61,7 +61,10 @@ export async function loadAgent(path: string | undefined, cwd = process.cwd()): 
     const url = pathToFileURL(file).href;
     mod = TS.has(ext) ? await (await import('tsx/esm/api')).tsImport(url, import.meta.url) : await import(url);
   } catch (err) {
-    throw new CliError(`${where}: could not load ${file}: ${firstLine(err)}${commonJsHint(file, ext)}`);
+    const missing = /Cannot find (?:package|module) '([^']+)'/.exec(firstLine(err))?.[1];
+    // Imports resolve from the agent's own project, as they would in the user's code.
+    const install = missing && !missing.startsWith('.') && !missing.startsWith('/') ? ` (install it in the agent's project: npm install ${missing})` : '';
+    throw new CliError(`${where}: could not load ${file}: ${firstLine(err)}${install}${commonJsHint(file, ext)}`);
   }
   // A CommonJS module's exports arrive as `default` (its `default` inside); `agent` is the named
   // export `hiwar serve` accepted before.

@@ -52,7 +52,7 @@ test('a missing file, a folder without an index, no default export and a non-age
   assert.equal(await message(loadAgent('notes.txt', dir)), 'CliError: --agent notes.txt: not a .ts or .js module');
   assert.equal(await message(loadAgent('none.ts', dir)), `CliError: --agent none.ts: ${join(dir, 'none.ts')} has no default export (export default your Agent)`);
   assert.equal(await message(loadAgent('half.ts', dir)), `CliError: --agent half.ts: the default export of ${join(dir, 'half.ts')} is not an Agent (missing instructions, outOfServiceLine)`);
-  assert.match(await message(loadAgent('broken.ts', dir)), /^CliError: --agent broken\.ts: could not load \S+broken\.ts: Cannot find package 'no-such-package'/);
+  assert.match(await message(loadAgent('broken.ts', dir)), /^CliError: --agent broken\.ts: could not load \S+broken\.ts: Cannot find package 'no-such-package' [^\n]*\(install it in the agent's project: npm install no-such-package\)$/);
 });
 
 test('hiwar demo --agent runs a whole call with an agent from another folder, its phrases taught, a call made from its intents', async () => {
