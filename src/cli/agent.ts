@@ -95,7 +95,7 @@ function commonJsHint(file: string, ext: string): string {
   }
 }
 
-const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split('\n')[0];
+const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split('\n')[0] ?? '';
 
 /** Phrases for the embedded sandbox: the agent's intent examples and those of `--phrasebook`. */
 export async function sandboxPhrases(agent: Agent, phrasebook?: string): Promise<string[]> {

@@ -7,11 +7,11 @@ import { test } from 'node:test';
  * (The route itself is part of the WebRTC plugin and goes with its end-to-end tests.)
  */
 test('the call page lists the phrases the server reports, and hides the list when there are none', async () => {
-  const g = globalThis as unknown as { document: unknown; fetch: typeof fetch };
+  const g = globalThis as unknown as { fetch: typeof fetch };
   const realFetch = g.fetch;
   const asked: string[] = [];
   let answer: unknown = { phrases: ['أين طلبي', 7, 'متى تفتحون'] };
-  g.document = { createElement: (tag: string) => ({ tag, textContent: '' }) };
+  const doc = { createElement: (tag: string) => ({ tag, textContent: '' as string | null }) };
   g.fetch = (async (url: string) => {
     asked.push(url);
     return new Response(JSON.stringify(answer), { headers: { 'content-type': 'application/json' } });
@@ -19,19 +19,23 @@ test('the call page lists the phrases the server reports, and hides the list whe
   try {
     const { showPhrases } = await import('../../transports/webrtc/page/phrases.ts');
     const section = { hidden: true };
-    const list = { items: [] as { textContent: string }[], replaceChildren(...items: { textContent: string }[]) { this.items = items; } };
-    const shown = await showPhrases(section as never, list as never);
+    const list = {
+      items: [] as { textContent: string | null }[],
+      replaceChildren(...items: { textContent: string | null }[]) {
+        this.items = items;
+      },
+    };
+    const shown = await showPhrases(section, list, doc);
     assert.deepEqual(asked, ['/webrtc/phrases']);
     assert.deepEqual(shown, ['أين طلبي', 'متى تفتحون'], 'strings only');
     assert.deepEqual(list.items.map((i) => i.textContent), ['أين طلبي', 'متى تفتحون']);
     assert.equal(section.hidden, false);
 
     answer = { phrases: [] }; // the real service: nothing to list
-    assert.deepEqual(await showPhrases(section as never, list as never), []);
+    assert.deepEqual(await showPhrases(section, list, doc), []);
     assert.equal(section.hidden, true);
     assert.deepEqual(list.items, []);
   } finally {
     g.fetch = realFetch;
-    delete (g as { document?: unknown }).document;
   }
 });
