@@ -5,8 +5,8 @@
  */
 import callCentre from '../agents/call-centre/index.ts';
 import { connectService } from '../src/cli/connect.ts';
-import { loadScenario } from '../src/cli/scenario.ts';
-import { simulateCall } from '../src/cli/simulate.ts';
+import { loadScenario } from '../src/testing/scenario.ts';
+import { simulateCall } from '../src/testing/simulate.ts';
 import { ScaledClock } from '../src/transport/clock.ts';
 import { createLogger } from '../src/session/logger.ts';
 import type { TurnMetrics } from '../src/session/events.ts';

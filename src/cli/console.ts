@@ -1,34 +1,28 @@
-import { access } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Agent } from '../session/agent.ts';
-import { CliError, parseCommand, readText, UsageError } from './args.ts';
+import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
+import { parseCommand, UsageError } from './args.ts';
 import type { connectService } from './connect.ts';
 
-export const CONSOLE_USAGE = `Usage: hiwar console [--agent agents/call-centre] [--input DEVICE] [--output DEVICE] [--rate 16000] [--phrasebook FILE]
+export const CONSOLE_USAGE = `Usage: hiwar console [--agent DIR|FILE] [--input DEVICE] [--output DEVICE] [--rate 16000] [--phrasebook FILE]
 
 Talk to an agent through the microphone and loudspeaker (sox's rec and play). Ctrl-C ends the call.
 Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox, whose recognizer
 knows a closed set of phrases: the console lists them at the start.
 
 Options:
-  --agent DIR        a directory whose index.ts default-exports an Agent (default agents/call-centre)
+${optionLine('--agent DIR|FILE', AGENT_HELP, 21)}
   --input DEVICE     microphone, as sox names it (e.g. hw:1,0; default: the system default or AUDIODEV)
   --output DEVICE    loudspeaker, likewise
   --rate N           caller audio rate, 8000 or 16000 (default 16000)
-  --phrasebook FILE  more phrases for the sandbox's recognizer, one per line
+${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 21)}
   -h, --help         this text
 `;
-
-/** Phrases the offline recognizer is taught for this agent: the scripted model's examples. */
-export const agentPhrases = (agent: Agent): string[] => [...new Set((agent.intents ?? []).flatMap((i) => i.examples))];
 
 /** `hiwar console`: a live conversation through the microphone and loudspeaker. */
 export async function consoleCommand(args: string[]): Promise<number> {
   const values = parseCommand(
     args,
     {
-      agent: { type: 'string', default: 'agents/call-centre' },
+      agent: { type: 'string' },
       rate: { type: 'string', default: '16000' },
       input: { type: 'string' },
       output: { type: 'string' },
@@ -38,8 +32,8 @@ export async function consoleCommand(args: string[]): Promise<number> {
   );
   if (!values) return 0;
   if (values.rate !== '16000' && values.rate !== '8000') throw new UsageError(`--rate must be 8000 or 16000, got "${values.rate}"`, CONSOLE_USAGE);
-  const agent = await loadAgent(values.agent);
-  const extra = values.phrasebook ? (await readText(values.phrasebook, '--phrasebook')).split('\n').map((l) => l.trim()).filter(Boolean) : [];
+  const { agent } = await loadAgent(values.agent);
+  const phrases = await sandboxPhrases(agent, values.phrasebook);
   const say = (m: string) => process.stdout.write(`${m}\n`);
   // The devices' and the call's modules only once the command line is known good: --help and a
   // wrong option answer without loading the session and the sandbox (a second of start-up).
@@ -54,7 +48,6 @@ export async function consoleCommand(args: string[]): Promise<number> {
       import('./connect.ts'),
       import('./llm.ts'),
     ]);
-    const phrases = [...new Set([...agentPhrases(agent), ...extra])];
     service = await connectService((m) => say(`(${m})`), {}, { phrasebook: phrases });
     if (service.sandbox) {
       say('The offline recognizer understands only these phrases (whole or as clauses of them):');
@@ -92,16 +85,4 @@ export async function consoleCommand(args: string[]): Promise<number> {
     await transport.close();
     await service?.close();
   }
-}
-
-async function loadAgent(dir: string): Promise<Agent> {
-  const file = resolve(dir, 'index.ts');
-  try {
-    await access(file);
-  } catch {
-    throw new CliError(`--agent ${dir}: no index.ts there (an agent is a directory whose index.ts default-exports an Agent)`);
-  }
-  const mod = (await import(pathToFileURL(file).href)) as { default?: Agent };
-  if (!mod.default?.name || !mod.default.voice) throw new CliError(`--agent ${dir}: index.ts does not default-export an Agent`);
-  return mod.default;
 }

@@ -1,9 +1,8 @@
 import { access, constants, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CallReport } from '../session/events.ts';
+import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
 import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
-
-const DEFAULT_SCENARIO = new URL('../../agents/call-centre/scenario.json', import.meta.url).pathname;
 
 /**
  * Fastest simulated clock the demo accepts. The service closes a /listen socket whose audio runs
@@ -14,18 +13,23 @@ const DEFAULT_SCENARIO = new URL('../../agents/call-centre/scenario.json', impor
  */
 export const MAX_SPEED = 3;
 
-export const DEMO_USAGE = `Usage: hiwar demo [--scenario FILE] [--out DIR] [--speed 1] [--model-ids vendor|spec]
+export const DEMO_USAGE = `Usage: hiwar demo [--agent DIR|FILE] [--scenario FILE] [--out DIR] [--speed 1] [--phrasebook FILE]
+                  [--model-ids vendor|spec]
 
-A whole simulated call with the Arabic call-centre agent: prints the transcript and a per-turn
-latency table, writes DIR/call.wav (caller left, agent right, one timeline) and DIR/report.json.
-Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox.
+A whole simulated call with an agent (the Arabic call-centre agent unless --agent names yours):
+prints the transcript and a per-turn latency table, writes DIR/call.wav (caller left, agent
+right, one timeline) and DIR/report.json. Uses the real service when HIWAR_API_KEY is set, else
+the embedded sandbox, taught the agent's intent examples.
 
 Options:
-  --scenario FILE  the caller's script (JSON; default agents/call-centre/scenario.json)
+${optionLine('--agent DIR|FILE', AGENT_HELP, 19)}
+  --scenario FILE  the caller's script (JSON; default: scenario.json beside the agent, else one line
+                   for each of the agent's intents; for the built-in agent its own scenario)
   --out DIR        where call.wav and report.json go (default out)
   --speed N        call clock speed, 1 to ${MAX_SPEED} (default 1). Above 1 the call runs faster than
                    real time and its latencies are on that scaled clock (network and model times
                    count N times their real length).
+${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 19)}
   --model-ids ID   vendor (munsit, faseeh-v1-preview; default) or spec model names (HIWAR_MODEL_IDS)
   -h, --help       this text
 `;
@@ -35,7 +39,9 @@ export async function demoCommand(args: string[]): Promise<number> {
   const values = parseCommand(
     args,
     {
-      scenario: { type: 'string', default: DEFAULT_SCENARIO },
+      agent: { type: 'string' },
+      scenario: { type: 'string' },
+      phrasebook: { type: 'string' },
       out: { type: 'string', default: 'out' },
       speed: { type: 'string', default: '1' },
       'model-ids': { type: 'string' },
@@ -46,29 +52,32 @@ export async function demoCommand(args: string[]): Promise<number> {
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError('--model-ids must be "vendor" or "spec"', DEMO_USAGE);
   const speed = numberOption('speed', values.speed, 1, MAX_SPEED, DEMO_USAGE);
-  const scenario = await (await import('./scenario.ts')).loadScenario(values.scenario);
+  const loaded = await loadAgent(values.agent);
+  const agent = loaded.agent;
+  const { scenario, source } = await (await import('./demo-scenario.ts')).demoScenario(loaded, values.scenario);
+  const phrases = await sandboxPhrases(agent, values.phrasebook);
   const out = values.out;
   await checkWritable(out, ['call.wav', 'report.json']);
   const say = (m: string) => process.stdout.write(`${m}\n`);
   // The call's modules only now that the command line is known good: --help and a wrong option
   // answer without loading the agent, the session and the sandbox (about a second of start-up).
-  const [{ default: callCentre }, { ScaledClock }, { connectService }, { simulateCall }, { describeLlm, llmFromEnv }] = await Promise.all([
-    import('../../agents/call-centre/index.ts'),
+  const [{ ScaledClock }, { connectService }, { simulateCall }, { describeLlm, llmFromEnv, loggerFromEnv }] = await Promise.all([
     import('../transport/clock.ts'),
     import('./connect.ts'),
-    import('./simulate.ts'),
+    import('../testing/simulate.ts'),
     import('./llm.ts'),
   ]);
-  const service = await connectService((m) => say(`(${m})`), { modelIds });
+  const service = await connectService((m) => say(`(${m})`), { modelIds }, { phrasebook: phrases, phrasebookVoices: [scenario.callerVoice] });
   say(`(model ids: ${service.client.config.models.stt}, ${service.client.config.models.tts})`);
-  const llm = llmFromEnv(callCentre);
+  const llm = llmFromEnv(agent);
   say(`(language model: ${describeLlm(llm)})`);
   try {
-    say(`hiwar demo: ${scenario.description ?? values.scenario}${speed !== 1 ? ` (clock ×${speed})` : ''}`);
+    say(`hiwar demo: ${agent.name}: ${scenario.description ?? source}${speed !== 1 ? ` (clock ×${speed})` : ''}`);
     const { report, caller } = await simulateCall({
       client: service.client,
-      agent: callCentre,
+      agent,
       llm,
+      logger: loggerFromEnv(),
       scenario,
       clock: new ScaledClock(speed),
       onEvent: (e) => {
@@ -81,7 +90,7 @@ export async function demoCommand(args: string[]): Promise<number> {
     });
     await writeFile(join(out, 'call.wav'), caller.recording());
     const clock = { speed, note: speed === 1 ? 'real time' : `latencies are in call time on a clock running ${speed}× real time: divide network and model times by ${speed} for real time` };
-    await writeFile(join(out, 'report.json'), JSON.stringify({ ...report, clock, scenario: values.scenario, llm: report.llm, sandbox: service.sandbox }, null, 2));
+    await writeFile(join(out, 'report.json'), JSON.stringify({ ...report, clock, scenario: source, llm: report.llm, sandbox: service.sandbox }, null, 2));
     say(latencyTable(report, speed));
     say(`call ended (${report.ended}) after ${report.durationSeconds.toFixed(1)} s; wrote ${join(out, 'call.wav')} (caller left, agent right) and ${join(out, 'report.json')}`);
     return 0;

@@ -1,19 +1,21 @@
+import { AGENT_HELP } from './agent.ts';
 import { UsageError } from './args.ts';
 import { explainError } from './explain.ts';
 
 const USAGE = `hiwar: real-time Arabic voice agents
 
 Usage:
-  hiwar demo [--scenario FILE] [--out DIR] [--speed 1] [--model-ids vendor|spec]
-      A whole simulated call with the Arabic call-centre agent; prints the transcript and
-      per-turn latency, writes DIR/call.wav (caller left, agent right) and DIR/report.json.
+  hiwar demo [--agent DIR|FILE] [--scenario FILE] [--out DIR] [--speed 1] [--model-ids vendor|spec]
+      A whole simulated call with an agent (the Arabic call-centre agent unless --agent names
+      yours); prints the transcript and per-turn latency, writes DIR/call.wav (caller left,
+      agent right) and DIR/report.json. Testing your own agent: docs/testing-your-agent.md.
       Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. Model ids:
       the vendor's (munsit, faseeh-v1-preview) unless --model-ids spec or HIWAR_MODEL_IDS=spec.
-  hiwar console [--agent agents/call-centre] [--input DEVICE] [--output DEVICE]
+  hiwar console [--agent DIR|FILE] [--input DEVICE] [--output DEVICE]
       Talk to an agent with the microphone and loudspeaker (sox).
   hiwar sandbox [--port 8787] [--host 127.0.0.1] [--keys FILE] [--uae-port N] [--phrasebook FILE]
       Serve a local stand-in of the voice service (HTTP, SSE and WebSockets on one port).
-  hiwar serve [--agent agents/call-centre] [--port 8080] [--host 127.0.0.1] [--public-url URL]
+  hiwar serve [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
       Serve the agent to telephony platforms (/telephony/<provider>), with /healthz, /readyz and /metrics.
       Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. docs/telephony.md
   hiwar status [--json]
@@ -23,6 +25,7 @@ Usage:
       Run post-call analytics jobs queued by hiwar serve --analytics. docs/analytics.md
   hiwar help
 
+--agent DIR|FILE: ${AGENT_HELP}.
 Each command prints its own options with --help (hiwar demo --help).
 `;
 

@@ -19,7 +19,15 @@ export interface ServeWebRtc {
  * it comes before serve has installed its handler (in cluster mode it always did). A `require`
  * that throws is an ordinary exception, and a binding that loaded is then shared by the import.
  */
-export async function loadWebRtc(opts: { host: CallHost; logger: Logger; open: boolean; rooms?: RoomHosts; tokens?: { signingKey: string } }): Promise<ServeWebRtc> {
+export async function loadWebRtc(opts: {
+  host: CallHost;
+  logger: Logger;
+  open: boolean;
+  rooms?: RoomHosts;
+  tokens?: { signingKey: string };
+  /** What the embedded sandbox's recognizer knows, listed on the call page. */
+  phrases?: readonly string[];
+}): Promise<ServeWebRtc> {
   try {
     requireOptional('@discordjs/opus');
   } catch (err) {

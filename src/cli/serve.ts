@@ -1,29 +1,27 @@
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Agent } from '../session/agent.ts';
 import { createLogger } from '../session/logger.ts';
 import { serveAnalytics } from '../analytics/serve-setup.ts';
 import { agentSessions } from '../server/agent-sessions.ts';
 import { AgentServer } from '../server/server.ts';
 import { CallTokens, isLoopback } from '../server/tokens.ts';
 import { generateKey } from '../sandbox/keys.ts';
+import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
 import { numberOption, parseCommand, UsageError } from './args.ts';
 import { checkServiceKey, connectService } from './connect.ts';
 import { loadWebRtc } from './serve-webrtc.ts';
 import { busyLineSynth, prepareLines, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptionsOf, lateCluster } from './serve-cluster.ts';
 
-export const SERVE_USAGE = `Usage: hiwar serve [--agent agents/call-centre] [--port 8080] [--host 127.0.0.1] [--public-url URL]
+export const SERVE_USAGE = `Usage: hiwar serve [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
-                   [--analytics] [--recordings DIR]
+                   [--analytics] [--recordings DIR] [--phrasebook FILE]
 
 Serve an agent to telephony platforms (/telephony/<provider>) and, when mediasoup is installed, to
 browsers (a call page at /, docs/webrtc.md), with /healthz, /readyz and /metrics. Uses the real
-service when HIWAR_API_KEY is set, else the embedded sandbox (it recognizes only what it voiced
-itself: real callers need the service). See docs/telephony.md.
+service when HIWAR_API_KEY is set, else the embedded sandbox, whose recognizer knows only the
+agent's intent examples, the --phrasebook and what it voiced itself (the call page lists them).
+See docs/telephony.md.
 
 Options:
-  --agent DIR            a directory whose index.ts default-exports an Agent (default agents/call-centre)
+${optionLine('--agent DIR|FILE', AGENT_HELP, 25)}
   --port N               port to listen on (default 8080; 0 picks a free one)
   --host ADDR            address to bind (default 127.0.0.1; beyond loopback nothing is open without secrets)
   --public-url URL       the address platforms reach this server at, for webhook answers
@@ -35,6 +33,7 @@ Options:
                          REDIS_URL is set, else in this process (also on when
                          HIWAR_ANALYTICS_WEBHOOK_URL is set); see docs/analytics.md
   --recordings DIR       where recordings and results go (default recordings, or HIWAR_RECORDINGS_DIR)
+${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 25)}
   -h, --help             this text
 
 Secrets (environment): TWILIO_AUTH_TOKEN, TELNYX_PUBLIC_KEY, PLIVO_AUTH_TOKEN,
@@ -49,7 +48,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   const values = parseCommand(
     args,
     {
-      agent: { type: 'string', default: 'agents/call-centre' },
+      agent: { type: 'string' },
+      phrasebook: { type: 'string' },
       port: { type: 'string', default: '8080' },
       host: { type: 'string', default: '127.0.0.1' },
       'public-url': { type: 'string' },
@@ -69,7 +69,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (values['audiosocket-port'] !== undefined) numberOption('audiosocket-port', values['audiosocket-port'], 0, 65535, SERVE_USAGE, true);
   const say = (m: string) => process.stdout.write(`${m}\n`);
   const logger = createLogger(process.env.HIWAR_LOG_LEVEL ?? 'info');
-  const agent = await loadAgent(values.agent!);
+  const { agent } = await loadAgent(values.agent);
+  const phrases = await sandboxPhrases(agent, values.phrasebook);
   const maxCalls = Number(values['max-calls']);
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
@@ -77,7 +78,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   // recognition and synthesis sockets, and an HTTP synthesis or a socket being replaced.
   const sandboxSessions = 3 * maxCalls + 3;
   const clusterOptions = clusterOptionsOf(values, SERVE_USAGE, process.env.HIWAR_API_KEY ? undefined : sandboxSessions);
-  const service = await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }] });
+  const service = await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }], phrasebook: phrases });
   if (!service.sandbox) await checkServiceKey(service.client, (m) => say(`(${m})`));
   const cluster = clusterOptions ? lateCluster() : undefined;
   const host = values.host!;
@@ -117,6 +118,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     rooms: cluster?.rooms,
     // Every instance of a cluster must check the tokens any of them issued.
     tokens: process.env.HIWAR_WEBRTC_TOKEN_KEY ? { signingKey: process.env.HIWAR_WEBRTC_TOKEN_KEY } : undefined,
+    phrases: service.sandbox ? phrases : [],
   });
   if (webrtc.plugin) server.use(webrtc.plugin);
   const { url } = await server.listen();
@@ -170,15 +172,4 @@ export async function serveCommand(args: string[]): Promise<number> {
   });
   say('drained; bye');
   return 0;
-}
-
-/** An agent module: a directory with index.ts or a file, exporting the agent as default (or `agent`). */
-export async function loadAgent(path: string): Promise<Agent> {
-  let file = resolve(path);
-  if (existsSync(file) && statSync(file).isDirectory()) file = resolve(file, 'index.ts');
-  if (!existsSync(file)) throw new Error(`no agent at ${path} (expected a directory with index.ts, or a .ts file)`);
-  const mod = (await import(pathToFileURL(file).href)) as { default?: Agent; agent?: Agent };
-  const agent = mod.default ?? mod.agent;
-  if (!agent?.name) throw new Error(`${path} does not export an agent (default export or "agent")`);
-  return agent;
 }

@@ -144,10 +144,13 @@ export class SandboxState {
     return { pcm: out.samples, sampleRate: rate, words: out.words, spans: out.spans };
   }
 
-  /** Adds a phrasebook entry: voiced with every catalogue voice so any of them is recognized. */
-  async learnPhrase(text: string): Promise<void> {
+  /**
+   * Adds a phrasebook entry: voiced with every catalogue voice so any of them is recognized, or
+   * with `voiceIds` only (a test whose caller speaks with one voice: a fifth of the work).
+   */
+  async learnPhrase(text: string, voiceIds?: readonly string[]): Promise<void> {
     for (const v of this.voices.values()) {
-      if (v.record.type !== 'premade') continue;
+      if (v.record.type !== 'premade' || (voiceIds && !voiceIds.includes(v.record.voice_id))) continue;
       const at16k = await renderLine(text, v.espeak, 1, 16000);
       await this.remember(text, at16k.words, v.record.voice_id, () => at16k);
     }

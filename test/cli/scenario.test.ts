@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadScenario } from '../../src/cli/scenario.ts';
+import { loadScenario } from '../../src/testing/scenario.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hiwar-scenario-'));
 const file = (name: string, data: unknown) => {

@@ -1,6 +1,6 @@
 import callCentre from '../../agents/call-centre/index.ts';
-import { simulateCall, type SimulatedCall } from '../../src/cli/simulate.ts';
-import { scenarioSchema } from '../../src/cli/scenario.ts';
+import { simulateCall, type SimulatedCall } from '../../src/testing/simulate.ts';
+import { scenarioSchema } from '../../src/testing/scenario.ts';
 import type { Llm, LlmEvent, LlmRequest } from '../../src/llm/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import type { AgentSession } from '../../src/session/agent-session.ts';
@@ -8,8 +8,8 @@ import type { SessionEvent } from '../../src/session/events.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import type { ServiceClient } from '../../src/service/client.ts';
 import type { Clock } from '../../src/transport/clock.ts';
-import type { SimulatedCaller } from '../../transports/local/simulated-caller.ts';
-import { SteadyScaledClock } from './steady-clock.ts';
+import type { SimulatedCaller } from '../../src/testing/simulated-caller.ts';
+import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 
 /** Scenario calls run faster than real time: the sandbox times speech on audio, not the wall. */
 export const SPEED = 3;

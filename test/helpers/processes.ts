@@ -9,35 +9,9 @@ export interface Finished {
   stderr: string;
 }
 
-/**
- * Runs `node ARGS` from the repository root, as a user would, and collects what it printed.
- * HIWAR_API_KEY is cleared unless `env` sets it (a key in the test's shell must not reach the
- * service). A process still running after `timeoutMs` is killed and the promise rejects with its
- * output: what the tests check is often that a command ends at all.
- */
-export function runNode(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, HIWAR_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${args.join(' ')} still running after ${timeoutMs} ms\n${stdout}\n${stderr}`));
-    }, timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** The real `hiwar` command in a child process. */
-export const hiwar = (args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<Finished> => runNode([BIN, ...args], env, timeoutMs);
-
 /** Any command in a child process, from `cwd`, with what it printed (rejects after `timeoutMs`). */
 export function runCommand(command: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Finished> {
+  const timeoutMs = opts.timeoutMs ?? 60_000;
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -46,8 +20,8 @@ export function runCommand(command: string, args: string[], opts: { cwd: string;
     child.stderr.on('data', (c) => (stderr += c));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} still running after ${opts.timeoutMs ?? 60_000} ms\n${stdout}\n${stderr}`));
-    }, opts.timeoutMs ?? 60_000);
+      reject(new Error(`${command} ${args.join(' ')} still running after ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
     child.on('error', (err) => (clearTimeout(timer), reject(err)));
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -55,3 +29,16 @@ export function runCommand(command: string, args: string[], opts: { cwd: string;
     });
   });
 }
+
+/**
+ * Runs `node ARGS` from the repository root (or `cwd`), as a user would, and collects what it printed.
+ * HIWAR_API_KEY is cleared unless `env` sets it (a key in the test's shell must not reach the
+ * service). A process still running after `timeoutMs` is killed and the promise rejects with its
+ * output: what the tests check is often that a command ends at all.
+ */
+export function runNode(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000, cwd = ROOT): Promise<Finished> {
+  return runCommand(process.execPath, args, { cwd, env: { ...process.env, HIWAR_API_KEY: '', ...env }, timeoutMs });
+}
+
+/** The real `hiwar` command in a child process (from `cwd`, the repository root by default). */
+export const hiwar = (args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000, cwd = ROOT): Promise<Finished> => runNode([BIN, ...args], env, timeoutMs, cwd);

@@ -8,7 +8,7 @@ import type { SessionEvent } from '../../src/session/events.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import { ScaledClock } from '../../src/transport/clock.ts';
 import type { CallControl } from '../../src/transport/types.ts';
-import { SimulatedCaller } from '../../transports/local/simulated-caller.ts';
+import { SimulatedCaller } from '../../src/testing/simulated-caller.ts';
 import { SPEED } from '../helpers/call.ts';
 import { runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
 

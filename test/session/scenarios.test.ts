@@ -5,7 +5,7 @@ import { ScriptedLlm, type Llm, type LlmRequest } from '../../src/llm/index.ts';
 import callCentre, { intents } from '../../agents/call-centre/index.ts';
 import { ServiceClient, TtsSocket } from '../../src/service/index.ts';
 import { agentTurns, call, pacedOn, SPEED, userTurns } from '../helpers/call.ts';
-import { SteadyScaledClock } from '../helpers/steady-clock.ts';
+import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 
 let sb: Running;

@@ -11,7 +11,7 @@ import { ScriptedLlm } from '../../src/llm/index.ts';
 import callCentre, { intents } from '../../agents/call-centre/index.ts';
 import { ServiceClient } from '../../src/service/index.ts';
 import { agentTurns, call, hangUpOnce, pacedOn, SPEED, userTurns } from '../helpers/call.ts';
-import { SteadyScaledClock } from '../helpers/steady-clock.ts';
+import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import { runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
 
 const readings = [

@@ -55,6 +55,12 @@ export interface WebRtcOptions {
   maxSupervisors?: number;
   /** Serve the web page at `/`. @default true */
   servePage?: boolean;
+  /**
+   * The phrases an offline recognizer (the embedded sandbox) knows, listed on the page so a
+   * visitor knows what to say (`GET /webrtc/phrases`). Empty with the real service.
+   * @default []
+   */
+  phrases?: readonly string[];
   /** The agents' packet clock (it runs in the sender threads). */
   clock?: PacketClockOptions;
   /** The threads that encode and send the agents' audio (see docs/webrtc.md, "Density"). */
@@ -226,6 +232,10 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
       if (path === '/webrtc/token') {
         if (req.method !== 'POST') return json(res, 405, { error: 'use POST' }), true;
         await issueToken(req, res);
+        return true;
+      }
+      if (path === '/webrtc/phrases' && req.method === 'GET') {
+        json(res, 200, { phrases: opts.phrases ?? [] });
         return true;
       }
       if (path === '/webrtc/status' && req.method === 'GET') {

@@ -5,6 +5,7 @@
  */
 import { Device, type types } from 'mediasoup-client';
 import type { CallEvent, Notification, PeerRole, RequestMethod, Requests, ResponseMessage, SourceLabel, TransportParams } from '../protocol.ts';
+import { showPhrases } from './phrases.ts';
 import { Transcript, type Line } from './transcript.ts';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -19,6 +20,8 @@ const ui = {
   agent: $<HTMLMeterElement>('agent-level'),
   captions: $('captions'),
   latency: $('latency'),
+  phrases: $('phrases'),
+  phraseList: $('phrase-list'),
 };
 
 const STATE_LABELS: Record<string, string> = { listening: 'يستمع', thinking: 'يفكر', speaking: 'يتحدث', starting: 'يبدأ', ended: 'انتهى' };
@@ -34,6 +37,8 @@ const stats = {
   received: {} as Partial<Record<SourceLabel, { audibleSeconds: number; peakRms: number }>>,
   micPeakRms: 0,
   errors: [] as string[],
+  /** The phrases the offline recognizer knows, as listed on the page. */
+  phrases: [] as string[],
 };
 let started = 0;
 const transcript = new Transcript(() => (performance.now() - started) / 1000);
@@ -291,3 +296,4 @@ ui.leave.onclick = () => {
 };
 ui.takeover.onclick = () => void takeover().catch((e: Error) => stats.errors.push(e.message));
 ui.download.onclick = download;
+void showPhrases(ui.phrases, ui.phraseList).then((p) => (stats.phrases = p));

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import type { CallerStep } from '../../transports/local/simulated-caller.ts';
+import type { CallerStep } from './simulated-caller.ts';
 
 /** The kinds of step, each told apart by its one key (the order of the union below). */
 const STEP_KINDS = ['say', 'sound', 'dtmf', 'hangup'] as const;
@@ -18,8 +18,22 @@ export const scenarioSchema = z.object({
   sampleRate: z.union([z.literal(8000), z.literal(16000)], { error: 'must be 8000 or 16000' }).default(16000),
   steps: z.array(step).min(1),
 });
+/** A scripted call: the caller's voice, its audio rate and its moves, in order. */
 export type Scenario = z.infer<typeof scenarioSchema>;
+/** A scenario as written (in a JSON file or in code): `callerVoice` and `sampleRate` may be left out. */
+export type ScenarioInput = z.input<typeof scenarioSchema>;
 
+/**
+ * Checks a scenario written in code or read from a file, filling in the defaults. A bad one
+ * throws an error that starts with `where` and names the first thing wrong with it.
+ */
+export function parseScenario(data: unknown, where = 'scenario'): Scenario {
+  const parsed = scenarioSchema.safeParse(data);
+  if (!parsed.success) throw new Error(`${where}: ${describeIssue(parsed.error.issues[0]!, data)}`);
+  return parsed.data;
+}
+
+/** A scenario file (JSON, as `hiwar demo --scenario` takes). */
 export async function loadScenario(path: string): Promise<Scenario> {
   let data: unknown;
   try {
@@ -27,9 +41,7 @@ export async function loadScenario(path: string): Promise<Scenario> {
   } catch (err) {
     throw new Error(`scenario ${path}: ${(err as Error).message}`);
   }
-  const parsed = scenarioSchema.safeParse(data);
-  if (!parsed.success) throw new Error(`scenario ${path}: ${describeIssue(parsed.error.issues[0]!, data)}`);
-  return parsed.data;
+  return parseScenario(data, `scenario ${path}`);
 }
 
 /**
@@ -40,7 +52,7 @@ export async function loadScenario(path: string): Promise<Scenario> {
 function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
   const where = issue.path.join('.') || 'root';
   if (issue.code !== 'invalid_union' || issue.path[0] !== 'steps') return `${where}: ${issue.message}`;
-  const raw = (data as { steps: unknown[] }).steps[issue.path[1] as number];
+  const raw = (data as { steps: unknown[] }).steps?.[issue.path[1] as number];
   const kind = raw && typeof raw === 'object' ? STEP_KINDS.findIndex((k) => k in raw) : -1;
   const branch = kind >= 0 ? issue.errors[kind]?.[0] : undefined;
   if (!branch) return `${where}: not a step; a step is ${STEP_SHAPES}`;

@@ -1,14 +1,13 @@
-import { SimulatedCaller } from '../../transports/local/simulated-caller.ts';
 import { collectPcm } from '../service/rest/audio-stream.ts';
 import type { Agent } from '../session/agent.ts';
-import { AgentSession } from '../session/agent-session.ts';
+import { AgentSession, defaultLlm } from '../session/agent-session.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { CallReport, SessionEvent } from '../session/events.ts';
-import type { Logger } from '../session/logger.ts';
+import { createLogger, type Logger } from '../session/logger.ts';
 import type { Llm } from '../llm/types.ts';
 import type { ServiceClient } from '../service/client.ts';
-import { llmFromEnv, loggerFromEnv } from './llm.ts';
 import { callerSteps, type Scenario } from './scenario.ts';
+import { SimulatedCaller } from './simulated-caller.ts';
 
 export interface SimulatedCall {
   report: CallReport;
@@ -16,7 +15,12 @@ export interface SimulatedCall {
   events: SessionEvent[];
 }
 
-/** Voices the caller's lines through the service, then runs the whole call. */
+/**
+ * Voices the caller's lines through the service, then runs the whole call. The lower-level piece
+ * under `runCall` (run-call.ts) and `hiwar demo`: it reads no environment, so the model is the
+ * agent's own or its scripted intents unless `llm` says otherwise, and logs are silent unless
+ * `logger` is given.
+ */
 export async function simulateCall(opts: {
   client: ServiceClient;
   /** Voices the caller's lines (default: `client`). */
@@ -24,7 +28,9 @@ export async function simulateCall(opts: {
   agent: Agent;
   scenario: Scenario;
   clock: Clock;
+  /** @default the agent's `llm`, else its scripted intents */
   llm?: Llm;
+  /** @default silent */
   logger?: Logger;
   onEvent?: (e: SessionEvent) => void;
   /** Lets a test reach into the running session (fault drills). */
@@ -45,8 +51,8 @@ export async function simulateCall(opts: {
     transport: caller,
     agent: opts.agent,
     clock: opts.clock,
-    llm: opts.llm ?? llmFromEnv(opts.agent),
-    logger: opts.logger ?? loggerFromEnv(),
+    llm: opts.llm ?? defaultLlm(opts.agent),
+    logger: opts.logger ?? createLogger('silent'),
   });
   const events: SessionEvent[] = [];
   session.events$.subscribe((e) => {

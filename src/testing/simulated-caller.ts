@@ -1,9 +1,9 @@
 import { Subject } from 'rxjs';
-import { encodeWav } from '../../src/audio/wav.ts';
-import { CallerAudio } from '../../src/transport/caller-audio.ts';
-import type { Clock } from '../../src/transport/clock.ts';
-import { PacedOutput } from '../../src/transport/paced-output.ts';
-import type { CallInfo, Transport, TransportEvent } from '../../src/transport/types.ts';
+import { encodeWav } from '../audio/wav.ts';
+import { CallerAudio } from '../transport/caller-audio.ts';
+import type { Clock } from '../transport/clock.ts';
+import { PacedOutput } from '../transport/paced-output.ts';
+import type { CallInfo, Transport, TransportEvent } from '../transport/types.ts';
 
 /** One move of the simulated caller. */
 export type CallerStep =

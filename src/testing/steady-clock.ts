@@ -1,4 +1,4 @@
-import { sleepFor, type Clock } from '../../src/transport/clock.ts';
+import { sleepFor, type Clock } from '../transport/clock.ts';
 
 /** How often the clock looks at the wall clock while the process is idle (ms). */
 const TICK_MS = 10;

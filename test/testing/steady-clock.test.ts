@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SteadyScaledClock } from './steady-clock.ts';
+import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 
 /** Keeps the process busy for `ms` of wall time: a stall, as far as the clock can tell. */
 const block = (ms: number) => {

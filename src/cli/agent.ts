@@ -1,0 +1,105 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, extname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Agent } from '../session/agent.ts';
+import { CliError, readText } from './args.ts';
+
+/** The one description of `--agent`, in every command's --help and in the docs. */
+export const AGENT_HELP = 'your agent: a .ts or .js module that default-exports an Agent, or a folder with its index.ts or index.js, relative to the current directory (default: the built-in call-centre agent)';
+/** `--phrasebook`, likewise (demo, console, serve). */
+export const PHRASEBOOK_HELP = "more phrases for the embedded sandbox's recognizer, one per line (it is taught the agent's intent examples already)";
+
+/** An option's line in a usage text: the flag padded to `column`, the text wrapped at 100 columns. */
+export function optionLine(flag: string, help: string, column: number): string {
+  const lines: string[] = [];
+  let line = `  ${flag}`.padEnd(column);
+  for (const word of help.split(' ')) {
+    if (line.length + word.length + 1 > 100 && line.trim().length > flag.length) {
+      lines.push(line.trimEnd());
+      line = ' '.repeat(column);
+    }
+    line += `${line.endsWith(' ') ? '' : ' '}${word}`;
+  }
+  return [...lines, line].join('\n');
+}
+
+/** A folder's module, in the order looked for. */
+const INDEX_FILES = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
+const TS = new Set(['.ts', '.mts', '.cts']);
+const JS = new Set(['.js', '.mjs', '.cjs']);
+
+/** An agent the CLI loaded, and where from (for scenario.json beside it). */
+export interface LoadedAgent {
+  agent: Agent;
+  /** The module's file; undefined for the built-in agent. */
+  file?: string;
+  /** The folder named by --agent (or the module's folder). */
+  dir?: string;
+}
+
+/**
+ * The agent of `--agent PATH`, or the built-in call-centre agent without one. A `.ts` module is
+ * loaded through tsx's `tsImport`, so it works when hiwar itself runs as plain JavaScript, and
+ * its imports (zod, hiwar) resolve from the agent's own project, as they would in the user's code.
+ */
+export async function loadAgent(path: string | undefined, cwd = process.cwd()): Promise<LoadedAgent> {
+  if (path === undefined) return { agent: (await import('../../agents/call-centre/index.ts')).default };
+  const where = `--agent ${path}`;
+  const target = resolve(cwd, path);
+  if (!existsSync(target)) throw new CliError(`${where}: no such file or folder`);
+  let file = target;
+  const dir = statSync(target).isDirectory() ? target : dirname(target);
+  if (statSync(target).isDirectory()) {
+    const index = INDEX_FILES.map((f) => join(target, f)).find((f) => existsSync(f));
+    if (!index) throw new CliError(`${where}: the folder has no ${INDEX_FILES.join(', ')}`);
+    file = index;
+  }
+  const ext = extname(file);
+  if (!TS.has(ext) && !JS.has(ext)) throw new CliError(`${where}: not a .ts or .js module`);
+  let mod: { default?: unknown; agent?: unknown };
+  try {
+    const url = pathToFileURL(file).href;
+    mod = TS.has(ext) ? await (await import('tsx/esm/api')).tsImport(url, import.meta.url) : await import(url);
+  } catch (err) {
+    const missing = /Cannot find (?:package|module) '([^']+)'/.exec(firstLine(err))?.[1];
+    // Imports resolve from the agent's own project, as they would in the user's code.
+    const install = missing && !missing.startsWith('.') && !missing.startsWith('/') ? ` (install it in the agent's project: npm install ${missing})` : '';
+    throw new CliError(`${where}: could not load ${file}: ${firstLine(err)}${install}${commonJsHint(file, ext)}`);
+  }
+  // A CommonJS module's exports arrive as `default` (its `default` inside); `agent` is the named
+  // export `hiwar serve` accepted before.
+  const agent = (mod.default as { default?: unknown } | undefined)?.default ?? mod.default ?? mod.agent;
+  if (agent === undefined) throw new CliError(`${where}: ${file} has no default export (export default your Agent)`);
+  const problem = (await import('../testing/check-agent.ts')).agentProblem(agent);
+  if (problem) throw new CliError(`${where}: the default export of ${file} is not an Agent (${problem})`);
+  return { agent: agent as Agent, file, dir };
+}
+
+/**
+ * A `.ts` file in a CommonJS package is compiled to `require` calls, and hiwar is an ES module:
+ * the load fails ("Cannot require() ES Module … in a cycle" and the like). Said as the fix.
+ */
+function commonJsHint(file: string, ext: string): string {
+  if (ext !== '.ts' && ext !== '.js') return '';
+  for (let d = dirname(file); ; d = dirname(d)) {
+    const pkg = join(d, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { type?: string }).type === 'module') return '';
+      } catch {
+        return '';
+      }
+      return ` (the agent's package ${pkg} is CommonJS: add "type": "module" to it, or name the file .mts/.mjs)`;
+    }
+    if (dirname(d) === d) return ` (no package.json above the agent: it is loaded as CommonJS; add one with "type": "module", or name the file .mts/.mjs)`;
+  }
+}
+
+const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split('\n')[0] ?? '';
+
+/** Phrases for the embedded sandbox: the agent's intent examples and those of `--phrasebook`. */
+export async function sandboxPhrases(agent: Agent, phrasebook?: string): Promise<string[]> {
+  const { agentPhrases } = await import('../testing/phrases.ts');
+  const extra = phrasebook ? (await readText(phrasebook, '--phrasebook')).split('\n').map((l) => l.trim()).filter(Boolean) : [];
+  return [...new Set([...agentPhrases(agent), ...extra])];
+}

@@ -1,0 +1,14 @@
+/**
+ * `hiwar/testing`: test your own agent offline, in your own CI, with any test runner. Start the
+ * embedded sandbox once, run scripted calls (caller lines, keys, barge-ins, hang-ups) against
+ * the agent, and assert on the typed result: turns, what was heard, tools with their arguments,
+ * metrics. See docs/testing-your-agent.md.
+ */
+export { runCall, TESTING_DEFAULTS, type RunCallOptions, type TestCall, type TestToolCall, type CallScript } from './run-call.ts';
+export { startTestSandbox, type TestSandbox, type TestSandboxOptions } from './sandbox.ts';
+export { expectToolCall, expectNoToolCall, expectAgentSaid, expectHeard, expectNoErrors } from './expect.ts';
+export { agentPhrases, scenarioFromIntents } from './phrases.ts';
+export { parseScenario, loadScenario, type Scenario, type ScenarioInput } from './scenario.ts';
+export { simulateCall, type SimulatedCall } from './simulate.ts';
+export { SimulatedCaller, hum, type CallerStep, type CallerLine } from './simulated-caller.ts';
+export { SteadyScaledClock } from './steady-clock.ts';

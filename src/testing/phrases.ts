@@ -1,0 +1,28 @@
+import type { Agent } from '../session/agent.ts';
+import type { ScenarioInput } from './scenario.ts';
+
+/** An intent example that stands for keys pressed (`[DTMF: 1]`), not for words spoken. */
+const KEYS = /^\s*\[DTMF:/i;
+
+/**
+ * The phrases the offline recognizer is taught for an agent: its intents' spoken examples (what a
+ * caller is expected to say). The sandbox's recognizer knows a closed set of phrases, so without
+ * these a caller's words would never become a turn.
+ */
+export function agentPhrases(agent: Agent): string[] {
+  return [...new Set((agent.intents ?? []).flatMap((i) => i.examples).filter((e) => e.trim() && !KEYS.test(e)))];
+}
+
+/**
+ * A call that tries each of the agent's intents once: the caller says the first spoken example of
+ * each, in order, then hangs up. What `hiwar demo --agent` runs when no scenario is given; `null`
+ * for an agent without spoken examples (nothing to say).
+ */
+export function scenarioFromIntents(agent: Agent): ScenarioInput | null {
+  const lines = (agent.intents ?? []).map((i) => i.examples.find((e) => e.trim() && !KEYS.test(e))).filter((e): e is string => e !== undefined);
+  if (!lines.length) return null;
+  return {
+    description: `one line for each intent of ${agent.name}`,
+    steps: [...lines.map((say) => ({ say })), { hangup: true as const }],
+  };
+}

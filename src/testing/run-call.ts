@@ -1,0 +1,160 @@
+import type { Llm } from '../llm/types.ts';
+import type { ServiceClient } from '../service/client.ts';
+import type { Agent } from '../session/agent.ts';
+import type { AgentSession } from '../session/agent-session.ts';
+import type { CallReport, ReportTurn, SessionEvent, TurnMetrics } from '../session/events.ts';
+import type { Logger } from '../session/logger.ts';
+import { agentProblem } from './check-agent.ts';
+import { agentPhrases } from './phrases.ts';
+import { startTestSandbox, type TestSandbox } from './sandbox.ts';
+import { parseScenario, type ScenarioInput } from './scenario.ts';
+import type { CallerLine, CallerStep, SimulatedCaller } from './simulated-caller.ts';
+import { simulateCall } from './simulate.ts';
+import { SteadyScaledClock } from './steady-clock.ts';
+
+/** The defaults of `runCall`, in one place. */
+export const TESTING_DEFAULTS = {
+  /**
+   * Call clock speed: the call runs this many times faster than real time, and its latencies are
+   * in call time. 3 is what hiwar's own suite runs its calls at on a loaded 2-core machine; the
+   * clock does not count the moments the process is not running (a busy CI runner), so turn
+   * order and barge-in timing hold there too.
+   */
+  speed: 3,
+  /** The fastest clock `runCall` accepts (the recognizer must keep up on the same cores). */
+  maxSpeed: 3,
+  /** The longest the caller waits for the agent at one step, in call time (ms). */
+  maxWaitMs: 30_000,
+} as const;
+
+/** Options of `runCall`. */
+export interface RunCallOptions {
+  /**
+   * A sandbox shared by several calls (`startTestSandbox`); the agent's phrases are taught to it.
+   * Without it (and without `client`), the call starts its own and closes it afterwards.
+   */
+  sandbox?: TestSandbox;
+  /**
+   * A client of another service (the real one, with your key) instead of a sandbox. Nothing is
+   * taught to it; keep `speed` at 1 or 2 there (the service closes audio a minute ahead of real time).
+   */
+  client?: ServiceClient;
+  /** More phrases for the sandbox's recognizer (the agent's intent examples are always taught). */
+  phrases?: string[];
+  /** @default TESTING_DEFAULTS.speed */
+  speed?: number;
+  /** @default TESTING_DEFAULTS.maxWaitMs */
+  maxWaitMs?: number;
+  /** The model; default the agent's `llm`, else its scripted intents (no network). */
+  llm?: Llm;
+  /** Logs of the session; default none. */
+  logger?: Logger;
+  /** Every event of the session as it happens (the same list is in the result). */
+  onEvent?: (event: SessionEvent) => void;
+  /** The running session and caller, for a test that reaches into the call. */
+  onSession?: (session: AgentSession, caller: SimulatedCaller) => void;
+}
+
+/** One tool the agent ran during the call. */
+export interface TestToolCall {
+  name: string;
+  /** The arguments as the model gave them, parsed (`undefined` when they were not JSON). */
+  args: unknown;
+  result: unknown;
+  /** Set when the tool failed or its arguments were refused. */
+  error?: string;
+}
+
+/** A finished test call: the report and views of it that tests assert on. */
+export interface TestCall {
+  /** The session's report (what `hiwar demo` writes to report.json). */
+  report: CallReport;
+  /** Every session event, in order. */
+  events: SessionEvent[];
+  /** Both sides' turns, in order (`report.turns`). */
+  turns: ReportTurn[];
+  /** What the agent heard the caller say, turn by turn (DTMF entries as `[DTMF: 12]`). */
+  userTurns: string[];
+  /** The agent's turns; an interrupted one has `heardText`, what the caller heard of it. */
+  agentTurns: ReportTurn[];
+  /** Tools the agent ran, in order, with their arguments and results. */
+  toolCalls: TestToolCall[];
+  /** Metrics of each agent turn that had them (voice-to-voice and its parts, in call-time ms). */
+  metrics: TurnMetrics[];
+  /** Why the call ended (`report.ended`). */
+  ended: string;
+  /** Set when the agent hung up or transferred the call. */
+  endedByAgent?: { hangup?: string; transfer?: string };
+  /** The caller's lines with their times (seconds since the start of the call). */
+  callerLines: CallerLine[];
+  /** The call as a stereo WAV file: caller left, agent right, on one timeline. */
+  recording(): Uint8Array;
+}
+
+/** A script: the steps alone, or a whole scenario (`callerVoice`, `sampleRate`, `steps`). */
+export type CallScript = ScenarioInput | CallerStep[];
+
+/**
+ * Runs one scripted call against an agent, offline by default, and returns what happened.
+ *
+ * The caller's lines are voiced by the sandbox (so its recognizer knows them), the agent's intent
+ * examples and `phrases` are taught to it, and the call runs on a clock `speed` times real time.
+ * A bad script throws before anything starts; a call that goes wrong does not throw: look at
+ * `ended`, `events` and the turns.
+ *
+ * @example
+ * const call = await runCall(agent, { steps: [{ say: 'كم رصيدي' }, { hangup: true }] });
+ * expectToolCall(call, 'get_balance', { account: 'current' });
+ */
+export async function runCall(agent: Agent, script: CallScript, options: RunCallOptions = {}): Promise<TestCall> {
+  const problem = agentProblem(agent);
+  if (problem) throw new TypeError(`runCall: the first argument is not an Agent (${problem})`);
+  const scenario = parseScenario(Array.isArray(script) ? { steps: script } : script, 'runCall script');
+  const speed = options.speed ?? TESTING_DEFAULTS.speed;
+  if (!(speed >= 1 && speed <= TESTING_DEFAULTS.maxSpeed)) throw new RangeError(`runCall: speed must be from 1 to ${TESTING_DEFAULTS.maxSpeed}, got ${speed}`);
+  if (options.sandbox && options.client) throw new TypeError('runCall: give a sandbox or a client, not both');
+  const own = options.sandbox || options.client ? undefined : await startTestSandbox();
+  const sandbox = options.sandbox ?? own;
+  const clock = new SteadyScaledClock(speed);
+  try {
+    // In the caller's voice only: the one this call speaks with.
+    await sandbox?.learn([...agentPhrases(agent), ...(options.phrases ?? [])], [scenario.callerVoice]);
+    const { report, caller, events } = await simulateCall({
+      client: options.client ?? sandbox!.client,
+      agent,
+      scenario,
+      clock,
+      llm: options.llm,
+      logger: options.logger,
+      onEvent: options.onEvent,
+      onSession: options.onSession,
+      maxWaitMs: options.maxWaitMs ?? TESTING_DEFAULTS.maxWaitMs,
+    });
+    return {
+      report,
+      events,
+      turns: report.turns,
+      userTurns: report.turns.filter((t) => t.role === 'user').map((t) => t.text),
+      agentTurns: report.turns.filter((t) => t.role === 'agent'),
+      toolCalls: events.flatMap((e) => (e.type === 'tool' ? [toolCall(e.outcome)] : [])),
+      metrics: report.turns.flatMap((t) => (t.role === 'agent' && t.metrics ? [t.metrics] : [])),
+      ended: report.ended,
+      endedByAgent: caller.endedByAgent,
+      callerLines: caller.lines,
+      recording: () => caller.recording(),
+    };
+  } finally {
+    clock.stop();
+    await own?.close();
+  }
+}
+
+function toolCall(o: Extract<SessionEvent, { type: 'tool' }>['outcome']): TestToolCall {
+  let args: unknown;
+  try {
+    args = o.call.arguments ? JSON.parse(o.call.arguments) : {};
+  } catch {
+    args = undefined;
+  }
+  return { name: o.call.name, args, result: o.result, ...(o.error ? { error: o.error } : {}) };
+}

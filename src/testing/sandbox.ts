@@ -1,0 +1,69 @@
+import { startSandbox, type SandboxOptions } from '../sandbox/index.ts';
+import { ServiceClient } from '../service/client.ts';
+
+/** Options of `startTestSandbox`. */
+export interface TestSandboxOptions {
+  /** Phrases the recognizer knows from the start, besides those `runCall` teaches it. */
+  phrases?: string[];
+  /**
+   * Anything else of the sandbox (keys, faults to inject, protocol timings). Its port is a free
+   * one unless set here.
+   */
+  sandbox?: SandboxOptions;
+}
+
+/** A local stand-in of the voice service for tests, in this process. Share one between calls. */
+export interface TestSandbox {
+  /** A client of this sandbox (its key, its address). */
+  readonly client: ServiceClient;
+  /** Base URL (`http://127.0.0.1:PORT/api/v1`), for code that builds its own client. */
+  readonly url: string;
+  readonly apiKey: string;
+  /**
+   * Teaches the recognizer phrases a caller may say (whole, or one of their clauses), as spoken by
+   * the voices `voices` names (default: every voice of the catalogue). A phrase taught before for
+   * a voice costs nothing.
+   */
+  learn(phrases: Iterable<string>, voices?: readonly string[]): Promise<void>;
+  /** Whether a phrase was taught (for `voice`, or for every voice). */
+  knows(phrase: string, voice?: string): boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the embedded sandbox for a test run: on a free local port, with the service's one-minute
+ * limit on audio sent ahead of real time lifted (test calls run on a clock faster than real time).
+ */
+export async function startTestSandbox(options: TestSandboxOptions = {}): Promise<TestSandbox> {
+  const sandbox = await startSandbox({
+    port: 0,
+    ...options.sandbox,
+    timing: { aheadLimitS: 3600, ...options.sandbox?.timing },
+  });
+  const key = sandbox.keys[0]!.key;
+  // Region and addresses set here: HIWAR_REGION or HIWAR_BASE_URL in the shell must not send a
+  // test's requests anywhere else.
+  const client = new ServiceClient({ apiKey: key, region: 'global', baseUrl: sandbox.url, uaeBaseUrl: sandbox.uaeUrl });
+  const allVoices = [...sandbox.state.voices.values()].filter((v) => v.record.type === 'premade').map((v) => v.record.voice_id);
+  /** Phrases taught, by voice. */
+  const taught = new Map<string, Set<string>>(allVoices.map((v) => [v, new Set()]));
+  const knows = (phrase: string, voice?: string) => (voice ? [voice] : allVoices).every((v) => taught.get(v)?.has(phrase.trim()) ?? false);
+  const learn = async (phrases: Iterable<string>, voices: readonly string[] = allVoices) => {
+    const unknown = voices.filter((v) => !taught.has(v));
+    if (unknown.length) throw new Error(`learn: no voice ${unknown.join(', ')} in the sandbox (it has ${allVoices.join(', ')})`);
+    for (const p of phrases) {
+      const phrase = p.trim();
+      const missing = voices.filter((v) => !taught.get(v)!.has(phrase));
+      if (!phrase || !missing.length) continue;
+      await sandbox.state.learnPhrase(phrase, missing);
+      for (const v of missing) taught.get(v)!.add(phrase);
+    }
+  };
+  try {
+    await learn(options.phrases ?? []);
+  } catch (err) {
+    await sandbox.close();
+    throw err;
+  }
+  return { client, url: sandbox.url, apiKey: key, learn, knows, close: () => sandbox.close() };
+}

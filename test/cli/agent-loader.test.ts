@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { AGENT_HELP, loadAgent } from '../../src/cli/agent.ts';
+import { hiwar } from '../helpers/processes.ts';
+import { SHOP_AGENT as SHOP, userProject as project } from '../helpers/user-project.ts';
+
+const userProject = (type: 'module' | 'commonjs' = 'module') => project({}, type);
+
+const JS_AGENT = `import { z } from 'zod';
+export default {
+  name: 'plain-js',
+  instructions: 'x',
+  voice: { voice_id: 'ar-uae-male-1' },
+  outOfServiceLine: 'x',
+  tools: [{ name: 't', description: 't', parameters: z.object({ n: z.number() }), execute: () => 1 }],
+};
+`;
+
+const message = (p: Promise<unknown>) => p.then(() => assert.fail('loaded'), (err: Error) => `${err.name}: ${err.message}`);
+
+test('--agent loads a .ts folder or a .js file from a project outside the repository, its zod from that project', async () => {
+  const dir = userProject();
+  mkdirSync(join(dir, 'agents/shop'), { recursive: true });
+  writeFileSync(join(dir, 'agents/shop/index.ts'), SHOP);
+  writeFileSync(join(dir, 'agent.js'), JS_AGENT);
+
+  const ts = await loadAgent('agents/shop', dir);
+  assert.equal(ts.agent.name, 'shop');
+  assert.equal(ts.file, join(dir, 'agents/shop/index.ts'));
+  assert.equal(ts.agent.tools![0]!.parameters.safeParse({ order: 'A-1' }).success, true, "the agent's own zod schema works");
+  assert.equal(ts.agent.tools![0]!.parameters.safeParse({}).success, false);
+
+  const js = await loadAgent(join(dir, 'agent.js'), '/');
+  assert.equal(js.agent.name, 'plain-js');
+
+  const builtIn = await loadAgent(undefined);
+  assert.equal(builtIn.agent.name, 'call-centre');
+  assert.equal(builtIn.file, undefined);
+});
+
+test('a missing file, a folder without an index, no default export and a non-agent are one clear line each', async () => {
+  const dir = userProject();
+  mkdirSync(join(dir, 'empty'));
+  writeFileSync(join(dir, 'none.ts'), 'export const x = 1;\n');
+  writeFileSync(join(dir, 'half.ts'), "export default { name: 'half', voice: { voice_id: 'ar-uae-male-1' } };\n");
+  writeFileSync(join(dir, 'notes.txt'), 'hello');
+  writeFileSync(join(dir, 'broken.ts'), "import { nothing } from 'no-such-package';\nexport default nothing;\n");
+  assert.equal(await message(loadAgent('nope', dir)), 'CliError: --agent nope: no such file or folder');
+  assert.equal(await message(loadAgent('empty', dir)), 'CliError: --agent empty: the folder has no index.ts, index.mts, index.js, index.mjs');
+  assert.equal(await message(loadAgent('notes.txt', dir)), 'CliError: --agent notes.txt: not a .ts or .js module');
+  assert.equal(await message(loadAgent('none.ts', dir)), `CliError: --agent none.ts: ${join(dir, 'none.ts')} has no default export (export default your Agent)`);
+  assert.equal(await message(loadAgent('half.ts', dir)), `CliError: --agent half.ts: the default export of ${join(dir, 'half.ts')} is not an Agent (missing instructions, outOfServiceLine)`);
+  assert.match(await message(loadAgent('broken.ts', dir)), /^CliError: --agent broken\.ts: could not load \S+broken\.ts: Cannot find package 'no-such-package' [^\n]*\(install it in the agent's project: npm install no-such-package\)$/);
+});
+
+test('hiwar demo --agent runs a whole call with an agent from another folder, its phrases taught, a call made from its intents', async () => {
+  const dir = userProject();
+  mkdirSync(join(dir, 'agents/shop'), { recursive: true });
+  writeFileSync(join(dir, 'agents/shop/index.ts'), SHOP);
+  // From the user's project, with a relative path: resolved against the current directory.
+  const r = await hiwar(['demo', '--agent', 'agents/shop', '--out', 'out', '--speed', '3'], { HIWAR_LOG_LEVEL: 'warn' }, 240_000, dir);
+  assert.equal(r.code, 0, r.stderr + r.stdout);
+  assert.match(r.stdout, /teaching its recognizer 1 phrases/);
+  assert.match(r.stdout, /hiwar demo: shop: one line for each intent of shop/);
+  assert.match(r.stdout, /العميل {2}▸ أين طلبي/);
+  assert.match(r.stdout, /\(tool order_status → \{"order":"A-17","status":"shipped"\}\)/);
+  const report = JSON.parse(readFileSync(join(dir, 'out/report.json'), 'utf8')) as { agent: string; turns: { role: string; text: string }[] };
+  assert.equal(report.agent, 'shop');
+  assert.deepEqual(report.turns.map((t) => t.text), ['أهلًا بك في متجر الورد.', 'أين طلبي', 'طلبك في الطريق.']);
+});
+
+test('an agent in a CommonJS package fails in one line that says how to fix it', async () => {
+  const dir = userProject('commonjs');
+  writeFileSync(join(dir, 'agent.ts'), SHOP);
+  // console loads the agent before it opens any device.
+  const r = await hiwar(['console', '--agent', 'agent.ts'], {}, 60_000, dir);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^hiwar console: --agent agent\.ts: could not load .*\(the agent's package \S+package\.json is CommonJS: add "type": "module" to it, or name the file \.mts\/\.mjs\)\n$/);
+});
+
+test('demo, serve and console describe --agent (and --phrasebook) the same way', async () => {
+  const flat = (s: string) => s.replace(/\s+/g, ' ');
+  for (const cmd of ['demo', 'serve', 'console']) {
+    const r = await hiwar([cmd, '--help']);
+    assert.equal(r.code, 0);
+    assert.ok(flat(r.stdout).includes(`--agent DIR|FILE ${AGENT_HELP}`), `${cmd} --help`);
+    assert.match(r.stdout, /--phrasebook FILE +more phrases for the embedded sandbox's recognizer/);
+  }
+});
