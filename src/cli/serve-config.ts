@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
+import { basename, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CreateAgentServerOptions } from '../server/create.ts';
 import { CliError } from './args.ts';
@@ -31,7 +31,10 @@ export async function loadServeConfig(path: string): Promise<CreateAgentServerOp
       mod = (await tsImport(url, import.meta.url)) as { default?: unknown };
     } else mod = (await import(url)) as { default?: unknown };
   } catch (err) {
-    throw new CliError(`--config: could not load ${path}: ${String((err as Error)?.message ?? err).split('\n')[0]}`);
+    const message = String((err as Error)?.message ?? err).split('\n')[0] ?? '';
+    // A .ts file outside an ES-module package is compiled as CommonJS, which cannot import ES modules while being imported.
+    const hint = ext === '.ts' && /require\(\)( of)? ES Module|ERR_REQUIRE/.test(message) ? ` (it was loaded as CommonJS: name it ${basename(file, '.ts')}.mts, or set "type": "module" in its package.json)` : '';
+    throw new CliError(`--config: could not load ${path}: ${message}${hint}`);
   }
   let config = mod.default;
   if (typeof config === 'function') config = await (config as () => unknown)();

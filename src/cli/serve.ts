@@ -24,9 +24,9 @@ service when HIWAR_API_KEY is set, else the embedded sandbox (it recognizes only
 itself: real callers need the service). See docs/telephony.md.
 
 Options:
-  --config FILE          a module (hiwar.config.ts or .js) default-exporting the server's options
-                         (createAgentServer in hiwar/server: agent or agentFor per call, providerHooks,
-                         plugins…; docs/server.md); flags given as well win over it
+  --config FILE          a module (hiwar.config.ts, .mts, .js or .mjs) default-exporting the
+                         server's options (createAgentServer in hiwar/server: agent or agentFor per
+                         call, providerHooks, plugins…; docs/server.md); flags given as well win
   --agent DIR            a directory whose index.ts default-exports an Agent (default agents/call-centre)
   --port N               port to listen on (default 8080; 0 picks a free one)
   --host ADDR            address to bind (default 127.0.0.1; beyond loopback nothing is open without secrets)

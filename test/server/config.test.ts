@@ -2,6 +2,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { hiwar } from '../helpers/processes.ts';
 import { twilioWebhook } from './phone.ts';
@@ -52,8 +55,21 @@ test('a config with an option the server does not know, or none at the path: one
   assert.match(missing.stderr, /--config: no file at .*nothing\.config\.ts/);
 });
 
+test('a .ts config in a CommonJS project (no "type": "module") that imports an ES module: the error says how to load it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hiwar-config-'));
+  try {
+    writeFileSync(join(dir, 'agent.mjs'), "export const agent = { name: 'a', instructions: '', voice: { voice_id: 'v' }, outOfServiceLine: '.' };\n");
+    writeFileSync(join(dir, 'hiwar.config.ts'), "import { agent } from './agent.mjs';\nexport default { agent, port: 0 };\n");
+    const r = await hiwar(['serve', '--config', join(dir, 'hiwar.config.ts')]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /--config: could not load .*hiwar\.config\.ts: .*\(it was loaded as CommonJS: name it hiwar\.config\.mts, or set "type": "module" in its package\.json\)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('serve --help names --config', async () => {
   const help = await hiwar(['serve', '--help']);
   assert.equal(help.code, 0);
-  assert.match(help.stdout, /--config FILE +a module \(hiwar\.config\.ts or \.js\) default-exporting the server's options/);
+  assert.match(help.stdout, /--config FILE +a module \(hiwar\.config\.ts, \.mts, \.js or \.mjs\) default-exporting the\n +server's options \(createAgentServer in hiwar\/server/);
 });
