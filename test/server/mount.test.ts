@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import express from 'express';
 import Fastify from 'fastify';
+import WebSocket from 'ws';
 import callCentre from '../../agents/call-centre/index.ts';
 import { createAgentServer, type AgentServerApp, type ServerEvent } from '../../src/server/index.ts';
 import type { Agent } from '../../src/session/agent.ts';
@@ -138,6 +139,37 @@ test('the agent per number: none for the number, or a chooser that throws, refus
   assert.match(await (await fetch(`${base}/metrics`)).text(), /hiwar_calls_total\{provider="twilio",outcome="refused"\} 2/);
   // The server goes on taking calls.
   await greetedCall(base, 'CAafter', LOANS);
+});
+
+test('providerHooks reach the telephony routes: a call on a platform without in-stream transfer hands it to your hook', async () => {
+  const asked: { provider: string; callId: string; to?: string; target: string }[] = [];
+  let transfer: Promise<void> | undefined;
+  const hooked = await createAgentServer({
+    agent: line('hooked-line'),
+    client: app.client,
+    open: true,
+    logger: createLogger('silent'),
+    plugins: [telephonyRoutes()],
+    providerHooks: { pcm: { transfer: async (call, target) => void asked.push({ provider: call.provider, callId: call.callId, to: call.to, target }) } },
+    // What the agent's transfer tool ends in, asked of the call's transport directly.
+    wrapSessions: (inner) => async (transport) => {
+      const session = await inner(transport);
+      transfer = transport.transfer?.('+966920000100');
+      return session;
+    },
+  });
+  const { url } = await hooked.listen({ port: 0 });
+  try {
+    const ws = new WebSocket(`${url.replace('http', 'ws')}/telephony/pcm?rate=16000&call_id=PCM1&to=${encodeURIComponent(CARDS)}`);
+    ws.on('error', () => {});
+    const closed = new Promise((r) => ws.once('close', r));
+    await waitFor(() => !!transfer, 'the call to start');
+    await transfer;
+    assert.deepEqual(asked, [{ provider: 'pcm', callId: 'PCM1', to: CARDS, target: '+966920000100' }]);
+    await closed;
+  } finally {
+    await hooked.close();
+  }
 });
 
 test('secure by default: without open, no webhook answers unsigned and no media URL opens without a token', async () => {
