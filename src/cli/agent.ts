@@ -98,8 +98,8 @@ function commonJsHint(file: string, ext: string): string {
 const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split('\n')[0] ?? '';
 
 /** Phrases for the embedded sandbox: the agent's intent examples and those of `--phrasebook`. */
-export async function sandboxPhrases(agent: Agent, phrasebook?: string): Promise<string[]> {
+export async function sandboxPhrases(agent: Agent | undefined, phrasebook?: string): Promise<string[]> {
   const { agentPhrases } = await import('../testing/phrases.ts');
   const extra = phrasebook ? (await readText(phrasebook, '--phrasebook')).split('\n').map((l) => l.trim()).filter(Boolean) : [];
-  return [...new Set([...agentPhrases(agent), ...extra])];
+  return [...new Set([...(agent ? agentPhrases(agent) : []), ...extra])];
 }

@@ -1,16 +1,18 @@
-import { createLogger } from '../session/logger.ts';
+import type { Agent } from '../session/agent.ts';
+import { createLogger, type Logger } from '../session/logger.ts';
 import { serveAnalytics } from '../analytics/serve-setup.ts';
-import { agentSessions } from '../server/agent-sessions.ts';
-import { AgentServer } from '../server/server.ts';
-import { CallTokens, isLoopback } from '../server/tokens.ts';
+import { AGENT_SERVER_DEFAULTS, createAgentServer } from '../server/create.ts';
+import { isLoopback } from '../server/tokens.ts';
+import type { CallHost, PluginFactory, ProviderHooks } from '../server/types.ts';
 import { generateKey } from '../sandbox/keys.ts';
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
 import { numberOption, parseCommand, UsageError } from './args.ts';
 import { checkServiceKey, connectService } from './connect.ts';
+import { loadServeConfig } from './serve-config.ts';
 import { loadWebRtc } from './serve-webrtc.ts';
 import { busyLineSynth, prepareLines, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptionsOf, lateCluster } from './serve-cluster.ts';
 
-export const SERVE_USAGE = `Usage: hiwar serve [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
+export const SERVE_USAGE = `Usage: hiwar serve [--config FILE] [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
                    [--analytics] [--recordings DIR] [--phrasebook FILE]
 
@@ -21,6 +23,9 @@ agent's intent examples, the --phrasebook and what it voiced itself (the call pa
 See docs/telephony.md.
 
 Options:
+  --config FILE          a module (hiwar.config.ts, .mts, .js or .mjs) default-exporting the
+                         server's options (createAgentServer in hiwar/server: agent or agentFor per
+                         call, providerHooks, plugins…; docs/server.md); flags given as well win
 ${optionLine('--agent DIR|FILE', AGENT_HELP, 25)}
   --port N               port to listen on (default 8080; 0 picks a free one)
   --host ADDR            address to bind (default 127.0.0.1; beyond loopback nothing is open without secrets)
@@ -48,12 +53,13 @@ export async function serveCommand(args: string[]): Promise<number> {
   const values = parseCommand(
     args,
     {
+      config: { type: 'string' },
       agent: { type: 'string' },
       phrasebook: { type: 'string' },
-      port: { type: 'string', default: '8080' },
-      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string' },
+      host: { type: 'string' },
       'public-url': { type: 'string' },
-      'max-calls': { type: 'string', default: '200' },
+      'max-calls': { type: 'string' },
       'media-token': { type: 'string' },
       'audiosocket-port': { type: 'string' },
       'model-ids': { type: 'string' },
@@ -64,90 +70,108 @@ export async function serveCommand(args: string[]): Promise<number> {
     SERVE_USAGE,
   );
   if (!values) return 0;
-  numberOption('port', values.port, 0, 65535, SERVE_USAGE, true);
-  numberOption('max-calls', values['max-calls'], 1, 100_000, SERVE_USAGE, true);
-  if (values['audiosocket-port'] !== undefined) numberOption('audiosocket-port', values['audiosocket-port'], 0, 65535, SERVE_USAGE, true);
-  const say = (m: string) => process.stdout.write(`${m}\n`);
-  const logger = createLogger(process.env.HIWAR_LOG_LEVEL ?? 'info');
-  const { agent } = await loadAgent(values.agent);
-  const phrases = await sandboxPhrases(agent, values.phrasebook);
-  const maxCalls = Number(values['max-calls']);
+  const num = (flag: string, raw: string | undefined, min: number, max: number) => (raw === undefined ? undefined : numberOption(flag, raw, min, max, SERVE_USAGE, true));
+  const portFlag = num('port', values.port, 0, 65535);
+  const maxCallsFlag = num('max-calls', values['max-calls'], 1, 100_000);
+  const audioSocketPort = num('audiosocket-port', values['audiosocket-port'], 0, 65535);
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
+  // Flags win over the config module, which wins over the defaults.
+  const config = values.config ? await loadServeConfig(values.config) : {};
+  const say = (m: string) => process.stdout.write(`${m}\n`);
+  const logger = config.logger ?? createLogger(process.env.HIWAR_LOG_LEVEL ?? 'info');
+  const agent: Agent | undefined = values.agent !== undefined ? (await loadAgent(values.agent)).agent : (config.agent ?? (config.agentFor ? undefined : (await loadAgent(undefined)).agent));
+  const phrases = [...new Set([...(await sandboxPhrases(agent, values.phrasebook)), ...((config.sandbox || undefined)?.phrasebook ?? [])])];
+  const maxCalls = maxCallsFlag ?? config.maxCalls ?? AGENT_SERVER_DEFAULTS.maxCalls;
+  const host = values.host ?? config.host ?? AGENT_SERVER_DEFAULTS.host;
+  const publicUrl = values['public-url'] ?? config.publicUrl ?? process.env.HIWAR_PUBLIC_URL;
   // Each call may hold up to three of the key's sessions (see CLUSTER_DEFAULTS.sessionsPerCall): its
   // recognition and synthesis sockets, and an HTTP synthesis or a socket being replaced.
-  const sandboxSessions = 3 * maxCalls + 3;
-  const clusterOptions = clusterOptionsOf(values, SERVE_USAGE, process.env.HIWAR_API_KEY ? undefined : sandboxSessions);
-  const service = await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }], phrasebook: phrases });
-  if (!service.sandbox) await checkServiceKey(service.client, (m) => say(`(${m})`));
+  const sandboxSessions = AGENT_SERVER_DEFAULTS.sessionsPerCall * (maxCalls + 1);
+  const clusterOptions = clusterOptionsOf(values, SERVE_USAGE, process.env.HIWAR_API_KEY || config.client ? undefined : sandboxSessions);
+  if (clusterOptions && !agent) throw new UsageError('cluster mode (REDIS_URL) needs one agent whose voice says the busy line: give --agent, or `agent` beside `agentFor` in the config', SERVE_USAGE);
+  const service = config.client
+    ? { client: config.client, close: async () => {}, sandbox: false }
+    : await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }], phrasebook: phrases });
+  if (!service.sandbox && !config.client) await checkServiceKey(service.client, (m) => say(`(${m})`));
   const cluster = clusterOptions ? lateCluster() : undefined;
-  const host = values.host!;
-  const open = isLoopback(host);
-  const mediaToken = values['media-token'] ?? process.env.HIWAR_MEDIA_TOKEN;
+  const open = config.open ?? isLoopback(host);
+  const mediaToken = values['media-token'] ?? config.mediaToken ?? process.env.HIWAR_MEDIA_TOKEN;
   const analytics = await serveAnalytics({ enabled: values.analytics!, client: service.client, logger, recordingsDir: values.recordings });
-  const sessions = agentSessions({ client: service.client, agent, logger });
-  const server = new AgentServer({
-    port: Number(values.port),
+  const telephony = await import('../../transports/telephony/index.ts');
+  let webrtcMessage = 'WebRTC is off';
+  const app = await createAgentServer({
+    ...config,
+    agent,
+    client: service.client,
+    port: portFlag ?? config.port ?? AGENT_SERVER_DEFAULTS.port,
     host,
-    publicUrl: values['public-url'] ?? process.env.HIWAR_PUBLIC_URL,
+    publicUrl,
     maxCalls,
     logger,
-    sessions: analytics ? analytics.sessions(sessions) : sessions,
-    admission: cluster?.admission,
-    health: cluster?.health,
-    deferReady: true,
-    onCallEnded: analytics?.onCallEnded,
-  });
-  const tokens = new CallTokens({ secret: process.env.HIWAR_MEDIA_SECRET });
-  const telephony = await import('../../transports/telephony/index.ts');
-  server.use(telephony.telephonyPlugin(server.host, { tokens, open, mediaToken, logger }));
-  const closers: (() => Promise<void>)[] = [];
-  if (values['audiosocket-port']) {
-    const listen = (telephony as Record<string, unknown>).listenAudioSocket as
-      | ((h: typeof server.host, o: { port: number; host: string; open: boolean; mediaToken?: string; logger: typeof logger }) => Promise<{ close(): Promise<void> }>)
-      | undefined;
-    if (!listen) throw new Error('AudioSocket is not available in this build');
-    const as = await listen(server.host, { port: Number(values['audiosocket-port']), host, open, mediaToken, logger });
-    closers.push(() => as.close());
-  }
-  const webrtc = await loadWebRtc({
-    host: server.host,
-    logger,
-    // Beyond loopback the token route needs HIWAR_WEBRTC_SECRET, as the telephony routes need theirs.
     open,
-    rooms: cluster?.rooms,
-    // Every instance of a cluster must check the tokens any of them issued.
-    tokens: process.env.HIWAR_WEBRTC_TOKEN_KEY ? { signingKey: process.env.HIWAR_WEBRTC_TOKEN_KEY } : undefined,
-    phrases: service.sandbox ? phrases : [],
+    mediaToken,
+    tokens: config.tokens ?? { secret: process.env.HIWAR_MEDIA_SECRET },
+    admission: cluster?.admission ?? config.admission,
+    health: cluster?.health ?? config.health,
+    deferReady: true,
+    wrapSessions: (inner) => {
+      const own = config.wrapSessions ? config.wrapSessions(inner) : inner;
+      return analytics ? analytics.sessions(own) : own;
+    },
+    onTransportEnded: (transport, report, outcome) => {
+      analytics?.onCallEnded(transport, report, outcome);
+      config.onTransportEnded?.(transport, report, outcome);
+    },
+    plugins: [
+      telephony.telephonyRoutes(),
+      ...(audioSocketPort !== undefined ? [audioSocketPlugin(telephony, audioSocketPort, host)] : []),
+      async (ctx) => {
+        const webrtc = await loadWebRtc({
+          host: ctx.host,
+          logger,
+          // Beyond loopback the token route needs HIWAR_WEBRTC_SECRET, as the telephony routes need theirs.
+          open: ctx.open,
+          rooms: cluster?.rooms,
+          // Every instance of a cluster must check the tokens any of them issued.
+          tokens: process.env.HIWAR_WEBRTC_TOKEN_KEY ? { signingKey: process.env.HIWAR_WEBRTC_TOKEN_KEY } : undefined,
+          phrases: service.sandbox ? phrases : [],
+        });
+        webrtcMessage = webrtc.message;
+        return webrtc.plugin;
+      },
+      ...(config.plugins ?? []),
+    ],
+  }).catch(async (err: unknown) => {
+    await service.close();
+    throw err;
   });
-  if (webrtc.plugin) server.use(webrtc.plugin);
-  const { url } = await server.listen();
+  const { url } = await app.listen();
   const member = clusterOptions
     ? await (await import('../cluster/cluster.ts'))
         .joinCluster({
           options: clusterOptions,
           apiKey: service.client.config.apiKey ?? '',
-          address: (values['public-url'] ?? process.env.HIWAR_PUBLIC_URL ?? url).replace(/\/+$/, ''),
-          load: () => ({ calls: server.calls.active, maxCalls, draining: server.calls.draining }),
+          address: (publicUrl ?? url).replace(/\/+$/, ''),
+          load: () => ({ calls: app.activeCalls, maxCalls, draining: app.server.calls.draining }),
           logger,
         })
         .catch(async (err: Error) => {
-          await server.close();
-          for (const c of closers) await c();
+          await app.close();
           await service.close();
           throw err;
         })
     : undefined;
   if (member) {
     cluster!.joined(member);
-    await member.prepareBusyLine(busyLineSynth(service.client, agent, logger));
+    await member.prepareBusyLine(busyLineSynth(service.client, agent!, logger));
     member.startupFinished();
-  } else await prepareLines(service.client, agent, logger);
-  server.startupFinished();
-  say(`hiwar serve: agent "${agent.name}" at ${url}`);
+  } else if (agent) await prepareLines(service.client, agent, logger);
+  app.startupFinished();
+  say(`hiwar serve: ${agent && !config.agentFor ? `agent "${agent.name}"` : `agents chosen per call by ${values.config}`} at ${url}`);
   if (member) say(`  cluster: instance ${member.id}, ${member.options.keySessions} sessions of the key shared (${member.options.sessionsPerCall} per call), queue ${member.options.queueSize} for ${member.options.queueWaitMs} ms`);
   say(`  telephony: ${telephony.providers.map((p) => `/telephony/${p.name}`).join(' ')}`);
-  say(`  ${webrtc.message}`);
+  say(`  ${webrtcMessage}`);
   say(`  health: ${url}/healthz (live) ${url}/readyz (ready)   metrics: ${url}/metrics`);
   if (analytics) say(`  ${analytics.describe}`);
   if (!open) {
@@ -156,13 +180,12 @@ export async function serveCommand(args: string[]): Promise<number> {
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
   await new Promise<void>((resolveStop) => {
     const stop = (signal: string) => {
-      say(`${signal}: draining (${server.calls.active} calls running, no new calls)`);
+      say(`${signal}: draining (${app.activeCalls} calls running, no new calls)`);
       void (async () => {
         await member?.stopTaking();
-        await server.drain();
+        await app.drain();
         await member?.leave();
         await analytics?.close();
-        for (const c of closers) await c();
         await service.close();
         resolveStop();
       })();
@@ -173,3 +196,16 @@ export async function serveCommand(args: string[]): Promise<number> {
   say('drained; bye');
   return 0;
 }
+
+/** Asterisk's AudioSocket (TCP, its own port) as a plugin with nothing on HTTP: the server closes it. */
+function audioSocketPlugin(telephony: typeof import('../../transports/telephony/index.ts'), port: number, host: string): PluginFactory {
+  return async (ctx) => {
+    const listen = (telephony as Record<string, unknown>).listenAudioSocket as
+      | ((h: CallHost, o: { port: number; host: string; open: boolean; mediaToken?: string; logger: Logger; hooks?: ProviderHooks }) => Promise<{ close(): Promise<void> }>)
+      | undefined;
+    if (!listen) throw new Error('AudioSocket is not available in this build');
+    const as = await listen(ctx.host, { port, host, open: ctx.open, mediaToken: ctx.mediaToken, logger: ctx.logger, hooks: ctx.providerHooks.asterisk });
+    return { name: 'audiosocket', close: () => as.close() };
+  };
+}
+

@@ -5,13 +5,12 @@ import { AgentSession } from '../session/agent-session.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Transport } from '../transport/types.ts';
-import type { SessionFactory } from './calls.ts';
 
 /**
  * The one place the server builds an `AgentSession` for a call: a fresh session per transport
  * (its own sockets, history and model stream), sharing only the service client and the agent.
  */
-export function agentSessions(o: { client: ServiceClient; agent: Agent; logger: Logger; clock?: Clock; llm?: Llm }): SessionFactory {
+export function agentSessions(o: { client: ServiceClient; agent: Agent; logger: Logger; clock?: Clock; llm?: Llm }): (transport: Transport) => AgentSession {
   return (transport: Transport) =>
     new AgentSession({
       client: o.client,

@@ -12,8 +12,11 @@ export interface RunningSession {
   end(reason: string): Promise<void>;
 }
 
-/** Makes the session for one call: its own pipeline, sockets and history. */
-export type SessionFactory = (transport: Transport) => RunningSession;
+/**
+ * Makes the session for one call: its own pipeline, sockets and history. May be async (an agent
+ * chosen per call); a factory that throws or rejects ends that call as `failed`, no other.
+ */
+export type SessionFactory = (transport: Transport) => RunningSession | Promise<RunningSession>;
 
 /** Slots of a shared budget held for one call; given back when the call ends. */
 export interface AdmissionLease {
@@ -61,6 +64,8 @@ interface Live {
 export class CallManager implements CallHost {
   private readonly live = new Set<Live>();
   private isDraining = false;
+  /** Calls whose session is being made (an async factory): they hold a slot already. */
+  private opening = 0;
   private idle: (() => void)[] = [];
 
   constructor(private readonly o: CallManagerOptions) {}
@@ -70,7 +75,7 @@ export class CallManager implements CallHost {
   }
 
   get active(): number {
-    return this.live.size;
+    return this.live.size + this.opening;
   }
 
   publicUrl: CallHost['publicUrl'] = (req) => this.o.publicUrl(req);
@@ -78,7 +83,7 @@ export class CallManager implements CallHost {
   async runCall(transport: Transport, observer?: CallObserver): Promise<CallOutcome> {
     const provider = transport.call.provider;
     if (this.isDraining) throw new CallRefused('draining');
-    if (this.live.size >= (this.o.maxCalls ?? 200)) throw new CallRefused('full');
+    if (this.active >= (this.o.maxCalls ?? 200)) throw new CallRefused('full');
     const log = this.o.logger.child({ provider, call: transport.call.callId });
     if (!this.o.admission) return this.run(transport, log, observer);
     const lease = await this.o.admission.admit(transport);
@@ -96,13 +101,21 @@ export class CallManager implements CallHost {
   private async run(transport: Transport, log: Logger, observer?: CallObserver): Promise<CallOutcome> {
     const provider = transport.call.provider;
     let session: RunningSession;
+    // The slot is held while an async factory works (an agent chosen per call).
+    this.opening++;
     try {
-      session = this.o.sessions(transport);
+      session = await this.o.sessions(transport);
+      this.opening--;
     } catch (err) {
-      log.error({ err: (err as Error).message }, 'could not create the session');
-      this.o.metrics.calls.inc({ provider, outcome: 'failed' });
+      this.opening--;
+      // A factory may refuse a call on purpose (no agent for the number dialled): not a failure.
+      const outcome = err instanceof CallRefused ? 'refused' : 'failed';
+      if (outcome === 'refused') log.warn({ err: (err as Error).message }, 'call refused before its session');
+      else log.error({ err: (err as Error).message }, 'could not create the session');
+      this.o.metrics.calls.inc({ provider, outcome });
       await transport.output.close().catch(() => {});
-      return 'failed';
+      this.wakeIdle();
+      return outcome;
     }
     this.o.metrics.callStarted(provider);
     let fatal = false;
@@ -145,14 +158,18 @@ export class CallManager implements CallHost {
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'call-ended hook failed');
     }
-    if (this.live.size === 0) for (const r of this.idle.splice(0)) r();
+    this.wakeIdle();
     return outcome;
+  }
+
+  private wakeIdle(): void {
+    if (this.active === 0) for (const r of this.idle.splice(0)) r();
   }
 
   /** Refuses new calls from now on; resolves once every running call has ended (or `timeoutMs` passed, then ends them). */
   async drain(timeoutMs = 600_000): Promise<void> {
     this.isDraining = true;
-    if (this.live.size === 0) return;
+    if (this.active === 0) return;
     const allIdle = new Promise<void>((r) => this.idle.push(r));
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), timeoutMs)));

@@ -23,6 +23,11 @@ export interface AgentServerOptions {
   publicUrl?: string;
   /** Serve `/metrics` (it tells call volumes to whoever can reach the port). @default true */
   metrics?: boolean;
+  /**
+   * Serve `/healthz` and `/readyz` (turn off when the app you mount the server in has its own).
+   * @default true
+   */
+  probes?: boolean;
   /** Asked before each call (cluster mode). See `CallManagerOptions.admission`. */
   admission?: CallAdmission;
   /**
@@ -40,20 +45,35 @@ export interface AgentServerOptions {
   onCallEnded?: CallManagerOptions['onCallEnded'];
 }
 
+/** How `attach` joins a server you own. */
+export interface AttachOptions {
+  /**
+   * Also answer the server's HTTP requests (routes the agent server does not know get 404).
+   * @default true when the server has no 'request' listener yet (a bare `http.createServer()`),
+   * false when it has one (an Express or Fastify app): mount `handler` in that app instead.
+   */
+  requests?: boolean;
+}
+
 const NO_STORE = { 'content-type': 'application/json', 'cache-control': 'no-store' };
 
 /**
- * `hiwar serve`: one HTTP port for every way calls come in. Plugins (telephony routes, WebRTC
+ * The agent server: one HTTP port for every way calls come in. Plugins (telephony routes, WebRTC
  * rooms) get the requests and upgrades they recognize; the server adds `/healthz` (live: the
  * process answers), `/readyz` (ready for new calls), `/metrics` and a drain on shutdown. It knows
  * nothing of providers.
+ *
+ * It owns a listening port (`listen()`) or joins a server you own: `attach(httpServer)` for
+ * requests and WebSocket upgrades, `handler` inside an Express or Fastify app.
  */
 export class AgentServer {
   readonly metrics = new ServerMetrics();
   readonly calls: CallManager;
-  private readonly http: Server;
+  private http: Server | undefined;
+  private readonly attached: { server: Server; request?: (req: IncomingMessage, res: ServerResponse) => void; upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void }[] = [];
   private readonly plugins: ServerPlugin[] = [];
   private starting: boolean;
+  private closed?: Promise<void>;
 
   constructor(private readonly o: AgentServerOptions) {
     this.starting = o.deferReady ?? false;
@@ -66,9 +86,6 @@ export class AgentServer {
       admission: o.admission,
       onCallEnded: o.onCallEnded,
     });
-    this.http = createServer((req, res) => void this.onRequest(req, res));
-    this.http.on('upgrade', (req, socket, head) => this.onUpgrade(req, socket, head));
-    this.http.on('clientError', (_err, socket) => socket.destroy());
   }
 
   /** What plugins are given: runCall, draining, publicUrl. */
@@ -81,45 +98,113 @@ export class AgentServer {
     return this;
   }
 
-  async listen(): Promise<{ port: number; host: string; url: string }> {
-    const host = this.o.host ?? '127.0.0.1';
-    await new Promise<void>((resolve, reject) => {
-      this.http.once('error', reject);
-      this.http.listen(this.o.port ?? 8080, host, () => resolve());
+  /**
+   * A request handler for `http.createServer(handler)` or Express (`app.use(server.handler)`):
+   * with `next`, a request the agent server does not know goes on to the app; without, it gets 404.
+   */
+  readonly handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void => {
+    void this.handle(req, res).then((mine) => {
+      if (mine) return;
+      if (next) next();
+      else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
     });
-    const port = (this.http.address() as AddressInfo).port;
+  };
+
+  /** Answers the request when it is one of the server's routes (true); false leaves it untouched. */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const url = this.urlOf(req);
+    try {
+      if ((this.o.probes ?? true) && url.pathname === '/healthz') {
+        // Liveness: the process answers. Never 503 for load or a drain (an orchestrator would
+        // restart an instance that is only busy, or one finishing its calls).
+        res.writeHead(200, NO_STORE).end(JSON.stringify({ status: 'ok', activeCalls: this.calls.active }));
+        return true;
+      }
+      if ((this.o.probes ?? true) && url.pathname === '/readyz') {
+        const { ready, body } = this.readiness();
+        res.writeHead(ready ? 200 : 503, NO_STORE).end(JSON.stringify(body));
+        return true;
+      }
+      if (url.pathname === '/metrics' && (this.o.metrics ?? true)) {
+        res.writeHead(200, { 'content-type': this.metrics.contentType }).end(await this.metrics.text());
+        return true;
+      }
+      for (const p of this.plugins) if (await p.handleRequest?.(req, res, url)) return true;
+      return false;
+    } catch (err) {
+      this.o.logger.error({ path: url.pathname, err: (err as Error).message }, 'request failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('internal error\n');
+      return true;
+    }
+  }
+
+  /**
+   * Takes a WebSocket upgrade when it is for one of the plugins' routes (true); false leaves the
+   * socket untouched, for other upgrade handlers of the same server.
+   */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    const url = this.urlOf(req);
+    try {
+      for (const p of this.plugins) {
+        if (p.handleUpgrade?.(req, socket, head, url)) {
+          socket.on('error', () => socket.destroy());
+          return true;
+        }
+      }
+    } catch (err) {
+      this.o.logger.error({ path: url.pathname, err: (err as Error).message }, 'upgrade failed');
+      if (!socket.destroyed) socket.end('HTTP/1.1 500 Internal Server Error\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Joins an `http.Server` (or `https.Server`) you own: its WebSocket upgrades for the plugins'
+   * routes, and its requests when it has no handler of its own (see `AttachOptions`). An upgrade
+   * nobody takes is answered 404 unless the server has other upgrade listeners. `close()` detaches.
+   */
+  attach(server: Server, opts: AttachOptions = {}): this {
+    const requests = opts.requests ?? server.listenerCount('request') === 0;
+    const entry: (typeof this.attached)[number] = {
+      server,
+      upgrade: (req, socket, head) => {
+        if (this.handleUpgrade(req, socket, head)) return;
+        if (server.listenerCount('upgrade') === 1) {
+          socket.on('error', () => socket.destroy());
+          socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        }
+      },
+      ...(requests ? { request: (req: IncomingMessage, res: ServerResponse) => this.handler(req, res) } : {}),
+    };
+    server.on('upgrade', entry.upgrade);
+    if (entry.request) server.on('request', entry.request);
+    this.attached.push(entry);
+    return this;
+  }
+
+  /** Listens on its own port (`port` and `host` of the options, or given here). */
+  async listen(at: { port?: number; host?: string } = {}): Promise<{ port: number; host: string; url: string }> {
+    if (this.http) throw new Error('the agent server is already listening');
+    const host = at.host ?? this.o.host ?? '127.0.0.1';
+    const http = createServer();
+    http.on('clientError', (_err, socket) => socket.destroy());
+    this.http = http;
+    this.attach(http, { requests: true });
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(at.port ?? this.o.port ?? 8080, host, () => {
+        http.off('error', reject);
+        resolve();
+      });
+    });
+    const port = (http.address() as AddressInfo).port;
     return { port, host, url: `http://${host.includes(':') ? `[${host}]` : host}:${port}` };
   }
 
   private urlOf(req: IncomingMessage): URL {
     return new URL(req.url ?? '/', 'http://local');
-  }
-
-  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = this.urlOf(req);
-    try {
-      if (url.pathname === '/healthz') {
-        // Liveness: the process answers. Never 503 for load or a drain (an orchestrator would
-        // restart an instance that is only busy, or one finishing its calls).
-        res.writeHead(200, NO_STORE).end(JSON.stringify({ status: 'ok', activeCalls: this.calls.active }));
-        return;
-      }
-      if (url.pathname === '/readyz') {
-        const { ready, body } = this.readiness();
-        res.writeHead(ready ? 200 : 503, NO_STORE).end(JSON.stringify(body));
-        return;
-      }
-      if (url.pathname === '/metrics' && (this.o.metrics ?? true)) {
-        res.writeHead(200, { 'content-type': this.metrics.contentType }).end(await this.metrics.text());
-        return;
-      }
-      for (const p of this.plugins) if (await p.handleRequest?.(req, res, url)) return;
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-    } catch (err) {
-      this.o.logger.error({ path: url.pathname, err: (err as Error).message }, 'request failed');
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-      res.end('internal error\n');
-    }
   }
 
   /** Whether the load balancer should send new calls here. */
@@ -135,27 +220,30 @@ export class AgentServer {
     this.starting = false;
   }
 
-  private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const url = this.urlOf(req);
-    socket.on('error', () => socket.destroy());
-    try {
-      for (const p of this.plugins) if (p.handleUpgrade?.(req, socket, head, url)) return;
-    } catch (err) {
-      this.o.logger.error({ path: url.pathname, err: (err as Error).message }, 'upgrade failed');
-    }
-    if (!socket.destroyed) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-  }
-
   /** SIGTERM: no new calls, running calls finish, then the plugins and the port close. */
   async drain(timeoutMs?: number): Promise<void> {
     await this.calls.drain(timeoutMs);
     await this.close();
   }
 
-  async close(): Promise<void> {
-    for (const p of this.plugins) await p.close?.().catch((err: Error) => this.o.logger.warn({ plugin: p.name, err: err.message }, 'plugin close failed'));
-    this.http.closeAllConnections();
-    await new Promise<void>((r) => this.http.close(() => r()));
+  /**
+   * Closes the plugins (their connections end), detaches from servers you own (they stay up) and
+   * closes the server's own port. Running calls are not waited for: `drain()` does that first.
+   */
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      for (const p of this.plugins) await p.close?.().catch((err: Error) => this.o.logger.warn({ plugin: p.name, err: err.message }, 'plugin close failed'));
+      for (const a of this.attached.splice(0)) {
+        a.server.off('upgrade', a.upgrade);
+        if (a.request) a.server.off('request', a.request);
+      }
+      const http = this.http;
+      if (http) {
+        http.closeAllConnections();
+        await new Promise<void>((r) => http.close(() => r()));
+      }
+    })();
+    return this.closed;
   }
 }
 

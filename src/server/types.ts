@@ -6,7 +6,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { SessionEvent } from '../session/events.ts';
-import type { Transport } from '../transport/types.ts';
+import type { Logger } from '../session/logger.ts';
+import type { CallInfo, Transport } from '../transport/types.ts';
+import type { CallTokens } from './tokens.ts';
 
 /** How a call ended, for metrics and logs. */
 export type CallOutcome = 'completed' | 'caller-hangup' | 'agent-hangup' | 'transferred' | 'failed' | 'refused';
@@ -30,8 +32,12 @@ export interface CallHost {
   publicUrl(req: IncomingMessage): string;
 }
 
+/**
+ * A call the server will not take: draining, full, busy (cluster queue), or no agent for it (the
+ * agent chooser found none or failed; see `createAgentServer`'s `agentFor`).
+ */
 export class CallRefused extends Error {
-  constructor(readonly reason: 'draining' | 'full' | 'busy') {
+  constructor(readonly reason: 'draining' | 'full' | 'busy' | 'no agent') {
     super(`call refused: ${reason}`);
     this.name = 'CallRefused';
   }
@@ -45,3 +51,39 @@ export interface ServerPlugin {
   /** Stops taking new connections and frees what the plugin holds (after calls drained). */
   close?(): Promise<void>;
 }
+
+/**
+ * What a platform can only do through its REST API (transfer on Telnyx Call Control, Exotel,
+ * FreeSWITCH ESL, Asterisk ARI), wired by you to your credentials. The same shape as the telephony
+ * transport's `PlatformHooks`.
+ */
+export interface ProviderHooks {
+  /** Hands the call on to `target` (a number or SIP URI the agent's tool chose); the stream closes after it resolves. */
+  transfer?(call: CallInfo, target: string): Promise<void>;
+  /** Told that the agent hung up (before the stream closes), e.g. to end the call by API. */
+  hangup?(call: CallInfo, reason?: string): Promise<void>;
+}
+
+/** What a plugin factory is given when the server composes it (see `PluginFactory`). */
+export interface PluginContext {
+  /** Where the plugin hands its calls. */
+  host: CallHost;
+  logger: Logger;
+  /**
+   * Whether routes may answer without their secrets (webhook signatures, media tokens, the WebRTC
+   * token route's secret). True only where nobody else can reach the server (loopback).
+   */
+  open: boolean;
+  /** The issuer of per-call media tokens (one per server, shared by its plugins). */
+  tokens: CallTokens;
+  /** A fixed media token for platforms pointed straight at a media URL (FreeSWITCH, Asterisk…). */
+  mediaToken?: string;
+  /** REST hooks by provider name (`telnyx`, `exotel`, `freeswitch`, `asterisk`…). */
+  providerHooks: Record<string, ProviderHooks>;
+}
+
+/**
+ * Makes a plugin once the server exists (so it can be given the server's `CallHost`). Returning
+ * undefined mounts nothing (an optional part that is not installed, after saying so).
+ */
+export type PluginFactory = (ctx: PluginContext) => ServerPlugin | undefined | Promise<ServerPlugin | undefined>;

@@ -2,7 +2,7 @@
  * Every telephony platform hiwar speaks, for `hiwar serve` to mount in one plugin. To add a
  * platform: write `<name>.ts` exporting a `TelephonyProvider`, and add it to `providers` below.
  */
-import type { CallHost, ServerPlugin } from '../../src/server/types.ts';
+import type { CallHost, PluginContext, ServerPlugin } from '../../src/server/types.ts';
 import { telephonyPlugin as plugin, type TelephonyOptions } from './plugin.ts';
 import type { TelephonyProvider } from './provider.ts';
 import { plivo } from './plivo.ts';
@@ -37,3 +37,23 @@ export type { TelephonyProvider, ProviderConnection, Inbound, MediaFormat, WireM
 export { MediaStreamTransport, MediaStreamOutput, type MediaSink, type MediaStreamOptions, type PlatformHooks } from './media-stream.ts';
 export { MediaConnection } from './connection.ts';
 export { listenAudioSocket, startAudioSocketServer, type AudioSocketServerOptions } from './audiosocket-server.ts';
+
+/** Options of `telephonyRoutes`: the plugin's, with the server's tokens, openness and hooks as defaults. */
+export type TelephonyRoutesOptions = Omit<TelephonyOptions, 'providers' | 'tokens' | 'open'> & Partial<Pick<TelephonyOptions, 'providers' | 'tokens' | 'open'>>;
+
+/**
+ * The telephony routes (`/telephony/<provider>`) as a plugin factory for `createAgentServer`
+ * (`hiwar/server`): the server's token issuer, `open`, fixed media token, logger and
+ * `providerHooks` are used unless given here.
+ */
+export function telephonyRoutes(opts: TelephonyRoutesOptions = {}): (ctx: PluginContext) => ServerPlugin & { connections(): number } {
+  return (ctx) =>
+    telephonyPlugin(ctx.host, {
+      tokens: ctx.tokens,
+      open: ctx.open,
+      mediaToken: ctx.mediaToken,
+      logger: ctx.logger,
+      ...opts,
+      hooks: { ...ctx.providerHooks, ...opts.hooks },
+    });
+}

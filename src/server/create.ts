@@ -1,0 +1,284 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Subject, type Observable } from 'rxjs';
+import type { Llm } from '../llm/types.ts';
+import type { SandboxOptions } from '../sandbox/index.ts';
+import { ServiceClient } from '../service/client.ts';
+import type { Agent } from '../session/agent.ts';
+import type { CallReport } from '../session/events.ts';
+import { createLogger, type Logger } from '../session/logger.ts';
+import type { Clock } from '../transport/clock.ts';
+import type { CallInfo, Transport } from '../transport/types.ts';
+import { agentSessions } from './agent-sessions.ts';
+import type { CallAdmission, SessionFactory } from './calls.ts';
+import type { ServerMetrics } from './metrics.ts';
+import { AgentServer, type AttachOptions } from './server.ts';
+import { CallTokens, type CallTokenOptions } from './tokens.ts';
+import { CallRefused, type CallHost, type CallOutcome, type PluginContext, type PluginFactory, type ProviderHooks, type ServerPlugin } from './types.ts';
+
+/** Defaults of `createAgentServer`'s options, in one place. */
+export const AGENT_SERVER_DEFAULTS = {
+  /** Port of `listen()`. */
+  port: 8080,
+  /** Address of `listen()`: loopback, so nothing is reachable from elsewhere until you say so. */
+  host: '127.0.0.1',
+  /** Calls at once; further calls are refused as `full`. */
+  maxCalls: 200,
+  /** Routes demand their secrets (webhook signatures, media tokens): set `open: true` only on loopback. */
+  open: false,
+  /** Serve `/metrics`. */
+  metrics: true,
+  /** Serve `/healthz` and `/readyz`. */
+  probes: true,
+  /** Level of the default logger (pino, to stderr), unless HIWAR_LOG_LEVEL says otherwise. */
+  logLevel: 'warn',
+  /**
+   * Sessions of the service key one call may hold (recognition and synthesis sockets, and an HTTP
+   * synthesis or a socket being replaced): the embedded sandbox's key allows `maxCalls` × this.
+   */
+  sessionsPerCall: 3,
+} as const;
+
+/** Options of `createAgentServer`; also what a `hiwar serve --config` module default-exports. */
+export interface CreateAgentServerOptions {
+  /** The agent of every call (or of the calls `agentFor` leaves to it). */
+  agent?: Agent;
+  /**
+   * Chooses the agent of each call from what is known of it: `call.to` (the number dialled),
+   * `call.provider` (the route it came in by: 'twilio', 'webrtc'…), `call.parameters`. Undefined
+   * leaves the call to `agent`; with no `agent` either, or when it throws, the call is refused
+   * (a `call_refused` event; it never touches another call).
+   */
+  agentFor?: (call: CallInfo) => Agent | undefined | Promise<Agent | undefined>;
+  /** The voice service. Default: `HIWAR_API_KEY` from the environment, else the embedded sandbox. */
+  client?: ServiceClient;
+  /**
+   * The embedded sandbox used when there is no client and no `HIWAR_API_KEY` (its `phrasebook`:
+   * phrases its offline recognizer knows besides those it voiced); false: refuse to start without
+   * a key instead.
+   */
+  sandbox?: Pick<SandboxOptions, 'phrasebook'> | false;
+  /** Adapters that bring calls in: plugins, or factories given the server (`telephonyRoutes()`). */
+  plugins?: (ServerPlugin | PluginFactory)[];
+  /** REST hooks by provider name (transfer on Telnyx Call Control, Exotel, FreeSWITCH, Asterisk). */
+  providerHooks?: Record<string, ProviderHooks>;
+  /** See `PluginContext.open`. @default false */
+  open?: boolean;
+  /** A fixed media token for platforms without webhooks (FreeSWITCH, Asterisk, jambonz, pcm). */
+  mediaToken?: string;
+  /** The per-call media token issuer, or its options (a `secret` shared by a cluster's instances). */
+  tokens?: CallTokens | CallTokenOptions;
+  /** Port of `listen()`. @default 8080 */
+  port?: number;
+  /** Address of `listen()`. @default '127.0.0.1' */
+  host?: string;
+  /** The address platforms reach the server at, for webhook answers. Default: http:// + the Host header. */
+  publicUrl?: string;
+  /** @default 200 */
+  maxCalls?: number;
+  /** @default true */
+  metrics?: boolean;
+  /** @default true */
+  probes?: boolean;
+  /** A pino logger. Default: level HIWAR_LOG_LEVEL, else 'warn', to stderr. */
+  logger?: Logger;
+  /** The language model of every session (default: the service's). */
+  llm?: Llm;
+  /** The sessions' clock (a scaled clock in tests). */
+  clock?: Clock;
+  /** Told once per call after it ended (post-call analytics); what it throws becomes a `hook_failed` event. */
+  onCallEnded?(call: CallInfo, report: CallReport | undefined, outcome: CallOutcome): void;
+  /** Asked before each call (cluster mode). */
+  admission?: CallAdmission;
+  /** `/readyz` from the instance's own load (cluster mode). */
+  health?: () => { ready: boolean; body: Record<string, unknown> };
+  /** `/readyz` says `starting` until `startupFinished()`. @default false */
+  deferReady?: boolean;
+  /** Wraps each call's session factory (analytics recording). */
+  wrapSessions?: (inner: SessionFactory) => SessionFactory;
+  /** Told with each ended call's transport (analytics' own hook); see `CallManagerOptions`. */
+  onTransportEnded?(transport: Transport, report: CallReport | undefined, outcome: CallOutcome): void;
+}
+
+/** What the server tells about its calls, besides the logs. */
+export type ServerEvent =
+  | { type: 'call_started'; call: CallInfo; agent: string }
+  | { type: 'call_ended'; call: CallInfo; outcome: CallOutcome; report?: CallReport }
+  | { type: 'call_refused'; call: CallInfo; reason: string }
+  | { type: 'hook_failed'; hook: 'agentFor' | 'onCallEnded'; call: CallInfo; error: string };
+
+/** A composed agent server: mount it (`handler`, `attach`) or let it listen; then drain or close. */
+export interface AgentServerApp {
+  /** The underlying server (plugins, call manager, readiness). */
+  readonly server: AgentServer;
+  /** What plugins hand calls to. */
+  readonly host: CallHost;
+  /** The voice service the sessions use (the embedded sandbox's, when it runs). */
+  readonly client: ServiceClient;
+  /** The embedded sandbox's URL, when it was started. */
+  readonly sandboxUrl?: string;
+  readonly metrics: ServerMetrics;
+  readonly events$: Observable<ServerEvent>;
+  /** Calls running now. */
+  readonly activeCalls: number;
+  /** For `http.createServer(handler)` and Express's `app.use(handler)` (`next` given: unknown routes go on). */
+  readonly handler: (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
+  /** Answers the request when it is the server's (true); false leaves it untouched (Fastify's onRequest). */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /** Takes a WebSocket upgrade for one of the plugins' routes (true); false leaves the socket alone. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** Joins an `http.Server` you own (its upgrades, and its requests when it has no handler). */
+  attach(server: Server, opts?: AttachOptions): AgentServerApp;
+  /** Listens on a port of its own. */
+  listen(at?: { port?: number; host?: string }): Promise<{ port: number; host: string; url: string }>;
+  /** `/readyz` may say ready (with `deferReady`). */
+  startupFinished(): void;
+  /** No new calls; running calls finish (at most `timeoutMs`), then everything closes. */
+  drain(timeoutMs?: number): Promise<void>;
+  /** Closes plugins, its own port and the embedded sandbox now; servers you own stay up. */
+  close(): Promise<void>;
+}
+
+/**
+ * The agent server, composed: the voice service (or the embedded sandbox), sessions with the agent
+ * chosen per call, the plugins, metrics and probes. Nothing listens until `listen()`; mount it
+ * in your own server with `attach` or `handler` instead.
+ */
+export async function createAgentServer(options: CreateAgentServerOptions): Promise<AgentServerApp> {
+  const o = { ...AGENT_SERVER_DEFAULTS, ...withoutUndefined(options) };
+  if (!o.agent && !o.agentFor) throw new TypeError('createAgentServer needs an agent: give `agent`, or `agentFor(call)` choosing one per call');
+  if (o.agent && !o.agent.name) throw new TypeError('createAgentServer: `agent` is not an Agent (it has no name)');
+  if (o.agentFor && typeof o.agentFor !== 'function') throw new TypeError('createAgentServer: `agentFor` must be a function of the call');
+  const logger = options.logger ?? createLogger(process.env.HIWAR_LOG_LEVEL ?? o.logLevel);
+  const service = await serviceOf(options, o.maxCalls * o.sessionsPerCall + o.sessionsPerCall);
+  const events = new Subject<ServerEvent>();
+  const emit = (e: ServerEvent) => {
+    // A subscriber that throws is the user's bug; it must not end a call.
+    try {
+      events.next(e);
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'a server event subscriber failed');
+    }
+  };
+
+  const sessionsFor = new Map<Agent, ReturnType<typeof agentSessions>>();
+  const sessionsOf = (agent: Agent) => {
+    let f = sessionsFor.get(agent);
+    if (!f) sessionsFor.set(agent, (f = agentSessions({ client: service.client, agent, logger, clock: o.clock, llm: o.llm })));
+    return f;
+  };
+  const chosen: SessionFactory = async (transport) => {
+    const call = transport.call;
+    let agent: Agent | undefined;
+    try {
+      agent = (await o.agentFor?.(call)) ?? o.agent;
+    } catch (err) {
+      const error = (err as Error)?.message ?? String(err);
+      logger.error({ call: call.callId, err: error }, 'agentFor failed; the call is refused');
+      emit({ type: 'hook_failed', hook: 'agentFor', call, error });
+      emit({ type: 'call_refused', call, reason: `agentFor failed: ${error}` });
+      throw new CallRefused('no agent');
+    }
+    if (!agent?.name) {
+      emit({ type: 'call_refused', call, reason: 'no agent for this call' });
+      throw new CallRefused('no agent');
+    }
+    emit({ type: 'call_started', call, agent: agent.name });
+    return sessionsOf(agent)(transport);
+  };
+
+  const server = new AgentServer({
+    port: o.port,
+    host: o.host,
+    logger,
+    maxCalls: o.maxCalls,
+    publicUrl: o.publicUrl,
+    metrics: o.metrics,
+    probes: o.probes,
+    admission: o.admission,
+    health: o.health,
+    deferReady: o.deferReady,
+    sessions: o.wrapSessions ? o.wrapSessions(chosen) : chosen,
+    onCallEnded: (transport, report, outcome) => {
+      const call = transport.call;
+      try {
+        o.onTransportEnded?.(transport, report, outcome);
+      } catch (err) {
+        logger.warn({ err: (err as Error).message }, 'call-ended hook failed');
+      }
+      emit({ type: 'call_ended', call, outcome, ...(report ? { report } : {}) });
+      try {
+        o.onCallEnded?.(call, report, outcome);
+      } catch (err) {
+        emit({ type: 'hook_failed', hook: 'onCallEnded', call, error: (err as Error)?.message ?? String(err) });
+      }
+    },
+  });
+
+  const ctx: PluginContext = {
+    host: server.host,
+    logger,
+    open: o.open,
+    tokens: o.tokens instanceof CallTokens ? o.tokens : new CallTokens(o.tokens),
+    mediaToken: o.mediaToken,
+    providerHooks: o.providerHooks ?? {},
+  };
+  try {
+    for (const p of o.plugins ?? []) {
+      const plugin = typeof p === 'function' ? await p(ctx) : p;
+      if (plugin) server.use(plugin);
+    }
+  } catch (err) {
+    await server.close();
+    await service.close();
+    throw err;
+  }
+
+  let closed: Promise<void> | undefined;
+  const closeAll = (drainMs?: number) =>
+    (closed ??= (async () => {
+      if (drainMs !== undefined) await server.drain(drainMs);
+      else await server.close();
+      events.complete();
+      await service.close();
+    })());
+  const app: AgentServerApp = {
+    server,
+    host: server.host,
+    client: service.client,
+    ...(service.url ? { sandboxUrl: service.url } : {}),
+    metrics: server.metrics,
+    events$: events.asObservable(),
+    get activeCalls() {
+      return server.calls.active;
+    },
+    handler: server.handler,
+    handle: (req, res) => server.handle(req, res),
+    handleUpgrade: (req, socket, head) => server.handleUpgrade(req, socket, head),
+    attach(http, opts) {
+      server.attach(http, opts);
+      return app;
+    },
+    listen: (at) => server.listen(at),
+    startupFinished: () => server.startupFinished(),
+    drain: (timeoutMs = 600_000) => closeAll(timeoutMs),
+    close: () => closeAll(),
+  };
+  return app;
+}
+
+/** The given client, a client from HIWAR_API_KEY, or the embedded sandbox with room for the server's calls. */
+async function serviceOf(o: CreateAgentServerOptions, sandboxSessions: number): Promise<{ client: ServiceClient; url?: string; close(): Promise<void> }> {
+  if (o.client) return { client: o.client, close: async () => {} };
+  if (process.env.HIWAR_API_KEY) return { client: new ServiceClient(), close: async () => {} };
+  if (o.sandbox === false) throw new Error('createAgentServer: no `client` and no HIWAR_API_KEY, and `sandbox: false` forbids the embedded sandbox');
+  const { startSandbox } = await import('../sandbox/index.ts');
+  const { generateKey } = await import('../sandbox/keys.ts');
+  const sandbox = await startSandbox({ port: 0, keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }], phrasebook: o.sandbox?.phrasebook });
+  return { client: new ServiceClient({ apiKey: sandbox.keys[0]!.key, baseUrl: sandbox.url }), url: sandbox.url, close: sandbox.close };
+}
+
+/** Options with their undefined fields dropped, so a default is not replaced by `undefined`. */
+function withoutUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,32 @@
+/**
+ * `hiwar/server`: the agent server as a library. `createAgentServer` composes it (the voice
+ * service or the embedded sandbox, the agent per call, plugins, metrics, probes); mount it on your
+ * own `http.Server` (`attach`), inside Express (`app.use(handler)`) or Fastify (`handle` in an
+ * `onRequest` hook, `attach(app.server)` for WebSockets), or let it listen. The telephony routes
+ * come from `hiwar/transports/telephony` (`telephonyRoutes()`), WebRTC from
+ * `hiwar/transports/webrtc`. See docs/server.md.
+ */
+
+/** Composes the server from options (the usual way in). */
+export { createAgentServer, AGENT_SERVER_DEFAULTS, type CreateAgentServerOptions, type AgentServerApp, type ServerEvent } from './create.ts';
+/** The server itself: routes, plugins, probes, mounting (`createAgentServer` builds one). */
+export { AgentServer, type AgentServerOptions, type AttachOptions } from './server.ts';
+/** Runs many calls in one process, each its own session; drains on shutdown. */
+export { CallManager, outcomeOf, type CallManagerOptions, type SessionFactory, type RunningSession, type CallAdmission, type AdmissionLease } from './calls.ts';
+/** One `AgentSession` per call for a fixed agent. */
+export { agentSessions } from './agent-sessions.ts';
+/** Prometheus metrics fed from the calls' session events. */
+export { ServerMetrics, serviceStatus } from './metrics.ts';
+/** Per-call media tokens (HMAC), and the checks the routes use. */
+export { CallTokens, safeEqual, isLoopback, type TokenClaims, type CallTokenOptions } from './tokens.ts';
+/** What plugins see of the server, and how they are made. */
+export {
+  CallRefused,
+  type CallHost,
+  type CallObserver,
+  type CallOutcome,
+  type ServerPlugin,
+  type PluginContext,
+  type PluginFactory,
+  type ProviderHooks,
+} from './types.ts';

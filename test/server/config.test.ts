@@ -1,0 +1,75 @@
+/** `hiwar serve --config FILE`: the real command in a child process, with a config module as a user writes one. */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { hiwar } from '../helpers/processes.ts';
+import { twilioWebhook } from './phone.ts';
+
+const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
+const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
+
+test('a .ts config: its agents, port and plugins are served; a flag given as well wins over it', async () => {
+  const env: NodeJS.ProcessEnv = { ...process.env, HIWAR_LOG_LEVEL: 'silent' };
+  delete env.HIWAR_API_KEY;
+  delete env.HIWAR_PUBLIC_URL;
+  delete env.REDIS_URL;
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', `${FIXTURES}hiwar.config.ts`, '--public-url', 'https://flag.example.com'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  try {
+    // A failsafe only: what is checked is that it starts at all.
+    const give = Date.now() + 90_000;
+    while (!/hiwar serve: .* at http:\/\/[\d.]+:\d+[\s\S]*metrics:.*\n/.test(out)) {
+      if (Date.now() > give || child.exitCode !== null) throw new Error(`serve did not start:\n${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.match(out, /hiwar serve: agents chosen per call by .*hiwar\.config\.ts at http/);
+    const port = /at http:\/\/[\d.]+:(\d+)/.exec(out.slice(out.indexOf('hiwar serve:')))![1]!;
+    assert.notEqual(port, '8080', "the config's port 0 (a free one), not the default");
+    const base = `http://127.0.0.1:${port}`;
+    assert.deepEqual(await (await fetch(`${base}/hello`)).json(), { from: 'config', open: true }, "the config's plugin, given the server's context");
+    const hook = await twilioWebhook(base, { CallSid: 'CAconfig', To: '+966920000003' });
+    assert.equal(hook.status, 200, 'the telephony routes serve beside it');
+    assert.match(hook.streamUrl ?? '', /^wss:\/\/flag\.example\.com\/telephony\/twilio\/stream\//, '--public-url wins over the config');
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0, out);
+    assert.match(out, /drained; bye/);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+});
+
+test('a config with an option the server does not know, or none at the path: one line, exit 1, nothing started', async () => {
+  const typo = await hiwar(['serve', '--config', `${FIXTURES}unknown-option.config.js`]);
+  assert.equal(typo.code, 1, typo.stderr);
+  assert.match(typo.stderr, /--config: .*unknown-option\.config\.js has options the server does not know: agnet/);
+  assert.doesNotMatch(typo.stdout, /hiwar serve: .* at http/);
+  const missing = await hiwar(['serve', '--config', `${FIXTURES}nothing.config.ts`]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /--config: no file at .*nothing\.config\.ts/);
+});
+
+test('a .ts config in a CommonJS project (no "type": "module") that imports an ES module: the error says how to load it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hiwar-config-'));
+  try {
+    writeFileSync(join(dir, 'agent.mjs'), "export const agent = { name: 'a', instructions: '', voice: { voice_id: 'v' }, outOfServiceLine: '.' };\n");
+    writeFileSync(join(dir, 'hiwar.config.ts'), "import { agent } from './agent.mjs';\nexport default { agent, port: 0 };\n");
+    const r = await hiwar(['serve', '--config', join(dir, 'hiwar.config.ts')]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /--config: could not load .*hiwar\.config\.ts: .*\(it was loaded as CommonJS: name it hiwar\.config\.mts, or set "type": "module" in its package\.json\)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('serve --help names --config', async () => {
+  const help = await hiwar(['serve', '--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /--config FILE +a module \(hiwar\.config\.ts, \.mts, \.js or \.mjs\) default-exporting the\n +server's options \(createAgentServer in hiwar\/server/);
+});
