@@ -114,6 +114,12 @@ export class AgentServer {
         return;
       }
       for (const p of this.plugins) if (await p.handleRequest?.(req, res, url)) return;
+      // Browsers ask every server for an icon; without the call page (which has one) the answer
+      // is "none", not a 404 in the console of whoever opened /healthz or /metrics.
+      if (url.pathname === '/favicon.ico') {
+        res.writeHead(204, { 'cache-control': 'max-age=86400' }).end();
+        return;
+      }
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
     } catch (err) {
       this.o.logger.error({ path: url.pathname, err: (err as Error).message }, 'request failed');
