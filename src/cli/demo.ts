@@ -84,8 +84,9 @@ export async function demoCommand(args: string[]): Promise<number> {
       },
     });
     // The closing line is played by the session without a turn event: shown from the report.
-    const last = report.turns.at(-1);
-    if (report.ended.startsWith(OUT_OF_SERVICE) && last?.role === 'agent' && last.text === callCentre.outOfServiceLine) say(`  الوكيل  ◂ ${last.heardText}`);
+    // (A reply cut by the failure may be recorded after it.)
+    const closing = report.turns.findLast((t) => t.role === 'agent' && t.text === callCentre.outOfServiceLine);
+    if (report.ended.startsWith(OUT_OF_SERVICE) && closing) say(`  الوكيل  ◂ ${closing.heardText}`);
     await writeFile(join(out, 'call.wav'), caller.recording());
     const clock = { speed, note: speed === 1 ? 'real time' : `latencies are in call time on a clock running ${speed}× real time: divide network and model times by ${speed} for real time` };
     await writeFile(join(out, 'report.json'), JSON.stringify({ ...report, clock, scenario: values.scenario, llm: report.llm, sandbox: service.sandbox }, null, 2));
