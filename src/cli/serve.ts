@@ -41,6 +41,8 @@ Secrets (environment): TWILIO_AUTH_TOKEN, TELNYX_PUBLIC_KEY, PLIVO_AUTH_TOKEN,
 VONAGE_SIGNATURE_SECRET, EXOTEL_BASIC_AUTH, JAMBONZ_WEBHOOK_SECRET check webhook signatures and
 HIWAR_MEDIA_TOKEN opens media URLs (beyond loopback, nothing without them is answered);
 HIWAR_WEBRTC_SECRET guards POST /webrtc/token (without it the call page is open to anyone).
+Logs: one readable line per record on stderr at HIWAR_LOG_LEVEL (default info); HIWAR_LOG_FORMAT=json
+prints pino's JSON lines instead.
 
 ${CLUSTER_USAGE}`;
 
