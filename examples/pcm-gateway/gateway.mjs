@@ -34,7 +34,7 @@ const USAGE = `Usage: node gateway.mjs --url ws://HOST/telephony/pcm [--rate 160
   --token T     the media token (default HIWAR_MEDIA_TOKEN; not needed on localhost)
   --out FILE    where the agent's audio goes, as WAV (default agent.wav)
   --max-s N     give up after N seconds of call (default 120)
-  --answer-s N  after the last line, how long to wait for the agent to answer (default 15)
+  --answer-s N  after the last line, how long to wait for the agent to begin answering (default 15)
   --pause-ms N  the agent's silence that ends its turn: the caller speaks next (default 2000)
   --greeting-s N  with no greeting from the agent this long, the caller speaks first (default 10)`;
 
@@ -191,6 +191,7 @@ function playFrame() {
 
 /** One caller frame: the current line, or silence. */
 function callerFrame() {
+  // (Int16Array goes out in the host's byte order: little-endian on every platform Node runs on.)
   if (!line) return new Int16Array(samplesPerFrame);
   const frame = new Int16Array(samplesPerFrame);
   frame.set(line.pcm.subarray(line.at, line.at + samplesPerFrame));
@@ -214,9 +215,11 @@ function tick() {
   // The agent has finished its turn: it spoke since the caller's last line and has been quiet
   // for a while (an agent with no greeting: the caller speaks first, after a moment).
   const agentDone = (agentSpokeSinceLine && quietMs >= pauseMs) || (stats.linesSaid === 0 && elapsedMs >= greetingMs && quietMs >= elapsedMs);
-  if (agentDone && stats.linesSaid > 0) stats.linesAnswered = stats.linesSaid;
+  // Agent audio after the caller's line is its answer.
+  if (agentSpokeSinceLine && stats.linesSaid > 0) stats.linesAnswered = stats.linesSaid;
   if (stats.linesSaid === lines.length) {
-    if (agentDone || elapsedMs - lastLineEndedAt > answerMs || elapsedMs > maxMs) hangUp();
+    // The last line: hang up once the answer is over, or when none began within --answer-s.
+    if (agentDone || (!agentSpokeSinceLine && elapsedMs - lastLineEndedAt > answerMs) || elapsedMs > maxMs) hangUp();
   } else if (agentDone) {
     line = { pcm: lines[stats.linesSaid], at: 0 };
     stats.linesSaid++;

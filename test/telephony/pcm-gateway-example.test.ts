@@ -43,11 +43,15 @@ describe('the reference PCM gateway', { timeout: 300_000 }, () => {
     writeFileSync(path, encodeWav(pad(pcm, rate, 0.2, 0.6), rate));
     return path;
   };
-  const gateway = async (args: string[]) => {
-    // A loaded machine may take seconds over the first greeting: the caller waits for it.
-    const r = await runNode([GATEWAY, '--url', `${served.url.replace(/^http/, 'ws')}/telephony/pcm`, '--greeting-s', '60', ...args], {}, 180_000);
+  /** The gateway as its own process, on a call of its own id (query parameters pass through). */
+  const gateway = async (callId: string, args: string[]) => {
+    // A loaded machine may take seconds over the first greeting, and between two sentences of a
+    // reply: the caller waits for the greeting, and takes only a long silence for the agent's end.
+    const r = await runNode([GATEWAY, '--url', `${served.url.replace(/^http/, 'ws')}/telephony/pcm?call_id=${callId}`, '--greeting-s', '60', '--pause-ms', '5000', ...args], {}, 180_000);
     assert.equal(r.code, 0, `gateway failed:\n${r.stdout}\n${r.stderr}`);
-    return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Summary;
+    const call = served.calls.find((c) => c.transport.call.callId === callId);
+    assert.ok(call, 'the server took the call');
+    return { summary: JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Summary, call };
   };
 
   for (const rate of [16000, 8000]) {
@@ -55,10 +59,7 @@ describe('the reference PCM gateway', { timeout: 300_000 }, () => {
       // Voiced by the server's own sandbox: its closed-set recognizer knows what it voiced.
       const ask = lineFile(`ask-${rate}.wav`, await voiced(served.sandbox.client, 'كم رصيدي', rate), rate);
       const out = join(dir, `agent-${rate}.wav`);
-      const before = served.calls.length;
-      const summary = await gateway(['--rate', String(rate), '--out', out, ask]);
-      const call = served.calls[before]!;
-      assert.ok(call, 'the server took the call');
+      const { summary, call } = await gateway(`gw-${rate}`, ['--rate', String(rate), '--out', out, ask]);
       assert.ok(
         call.events.some((e) => e.type === 'user_turn' && e.text === 'كم رصيدي'),
         `the caller's turn was taken: ${JSON.stringify(call.events.filter((e) => e.type !== 'state' && e.type !== 'agent_chunk'))}`,
@@ -86,9 +87,7 @@ describe('the reference PCM gateway', { timeout: 300_000 }, () => {
       await other.close();
       other = undefined;
     }
-    const before = served.calls.length;
-    const summary = await gateway(['--answer-s', '4', '--out', join(dir, 'unknown.wav'), lineFile('unknown.wav', pcm, 16000)]);
-    const call = served.calls[before]!;
+    const { summary, call } = await gateway('gw-unknown', ['--answer-s', '4', '--out', join(dir, 'unknown.wav'), lineFile('unknown.wav', pcm, 16000)]);
     assert.equal(summary.linesSaid, 1);
     assert.equal(summary.linesAnswered, 0, 'no answer');
     assert.ok(!call.events.some((e) => e.type === 'user_turn'), 'no turn');
