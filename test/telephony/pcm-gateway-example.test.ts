@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { decodeWav, encodeWav } from '../../src/audio/wav.ts';
+import WebSocket from 'ws';
+import { createLogger } from '../../src/session/logger.ts';
 import { runNode } from '../helpers/processes.ts';
 import { pad, runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
-import { agentTurns, startServe, type Served } from './serve.ts';
+import { agentTurns, startServe, waitFor, type Served } from './serve.ts';
 
 /**
  * examples/pcm-gateway/gateway.mjs, the reference gateway of docs/telephony.md's generic PCM
@@ -27,9 +29,11 @@ interface Summary {
 describe('the reference PCM gateway', { timeout: 300_000 }, () => {
   let served: Served;
   let dir: string;
+  /** What the telephony side logged at warn and above. */
+  const warnings: { call?: string; msg: string }[] = [];
   before(async () => {
     // Real time: the gateway plays the agent's audio on the wall clock, as a phone would.
-    served = await startServe({ speed: 1 });
+    served = await startServe({ speed: 1, logger: createLogger('warn', { write: (l: string) => void warnings.push(JSON.parse(l)) }) });
     dir = mkdtempSync(join(tmpdir(), 'hiwar-pcm-gw-'));
   });
   after(async () => {
@@ -71,6 +75,7 @@ describe('the reference PCM gateway', { timeout: 300_000 }, () => {
       assert.equal(summary.linesSaid, 1);
       assert.equal(summary.linesAnswered, 1, 'agent audio came back after the caller spoke');
       assert.ok(summary.marksEchoed > 0);
+      assert.ok(!warnings.some((w) => w.call === `gw-${rate}`), 'no warning about marks: they were echoed');
       const wav = decodeWav(readFileSync(out));
       assert.equal(wav.sampleRate, rate);
       assert.ok(wav.samples.length / rate > 3, `the greeting and the answer were played (${wav.samples.length / rate} s)`);
@@ -95,6 +100,21 @@ describe('the reference PCM gateway', { timeout: 300_000 }, () => {
       call.events.some((e) => e.type === 'notice' && /caller speech without words: speech not recognized/.test(e.message)),
       'the notice names the cause',
     );
+  });
+
+  it('a gateway that echoes no marks (and did not say marks=0) is told so in the server log', async () => {
+    const ws = new WebSocket(`${served.url.replace(/^http/, 'ws')}/telephony/pcm?call_id=gw-deaf`);
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    // A line that sends audio and reads nothing back, as a first attempt often is.
+    const silence = Buffer.alloc(640);
+    const sender = setInterval(() => ws.send(silence), 20);
+    try {
+      await waitFor(() => warnings.some((w) => w.call === 'gw-deaf'), 'the warning about marks');
+    } finally {
+      clearInterval(sender);
+      ws.close();
+    }
+    assert.match(warnings.find((w) => w.call === 'gw-deaf')!.msg, /echoes none of the playout marks.*connects with marks=0/);
   });
 
   it('answers a bad command line in one line', async () => {
