@@ -94,9 +94,16 @@ function childrenCpuS() {
 }
 let cpuSeen = childrenCpuS();
 
+/**
+ * The tests run the sources: `hiwar/...` imported by the package's own name (examples, configs,
+ * a blank project linked to the clone) resolves to src/ through the `hiwar-source` export
+ * condition, inherited by every process a test starts; the package's users get dist/.
+ */
+const TEST_ENV = { ...process.env, NODE_OPTIONS: [process.env.NODE_OPTIONS, '--conditions=hiwar-source'].filter(Boolean).join(' ') };
+
 function run(args, { detached = false, timeoutMs = 0, niceness = 0 } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached });
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: TEST_ENV, stdio: ['ignore', 'pipe', 'pipe'], detached });
     // Set before the child has started anything of its own, so what it starts inherits it.
     if (niceness && child.pid) {
       try {

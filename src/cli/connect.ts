@@ -2,6 +2,7 @@ import type { SandboxOptions } from '../sandbox/index.ts';
 import { ServiceClient } from '../service/client.ts';
 import type { ServiceConfigInput } from '../service/config.ts';
 import { AuthenticationError, InsufficientBalanceError, PermissionDeniedError, ServiceError } from '../service/errors.ts';
+import { regionHint } from './explain.ts';
 
 /**
  * The real service when HIWAR_API_KEY is set, otherwise a sandbox started in this process.
@@ -34,7 +35,8 @@ export async function checkServiceKey(client: ServiceClient, log: (m: string) =>
     await client.listModels({ timeoutMs: 10_000, maxRetries: 1 });
   } catch (err) {
     if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
-      throw new Error(`the service refused HIWAR_API_KEY (${err.status}${err instanceof AuthenticationError ? ': not a valid key' : ': not allowed'}): check the key; nothing was started`);
+      const region = err instanceof AuthenticationError ? ` (${regionHint()})` : '';
+      throw new Error(`the service refused HIWAR_API_KEY (${err.status}${err instanceof AuthenticationError ? ': not a valid key' : ': not allowed'}): check the key${region}; nothing was started`);
     }
     if (err instanceof InsufficientBalanceError) log(`the key's wallet is empty (${err.status}): calls will fail until it is topped up`);
     else log(`could not check HIWAR_API_KEY with the service (${err instanceof ServiceError ? err.status : (err as Error).name}); starting anyway`);

@@ -80,7 +80,8 @@ export async function consoleCommand(args: string[]): Promise<number> {
       return 1;
     }
     say(`call ended: ${report.ended}`);
-    return 0;
+    // The service stopped serving the call (wallet, key): not a success either.
+    return report.ended.startsWith('out of service: ') ? 1 : 0;
   } finally {
     await transport.close();
     await service?.close();

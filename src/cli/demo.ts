@@ -13,6 +13,9 @@ import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
  */
 export const MAX_SPEED = 3;
 
+/** How a session's report names an end the service forced (its `outOfServiceLine`). */
+const OUT_OF_SERVICE = 'out of service: ';
+
 export const DEMO_USAGE = `Usage: hiwar demo [--agent DIR|FILE] [--scenario FILE] [--out DIR] [--speed 1] [--phrasebook FILE]
                   [--model-ids vendor|spec]
 
@@ -82,17 +85,24 @@ export async function demoCommand(args: string[]): Promise<number> {
       clock: new ScaledClock(speed),
       onEvent: (e) => {
         if (e.type === 'user_turn') say(`  العميل  ▸ ${e.text}`);
-        else if (e.type === 'agent_turn') say(`  الوكيل  ◂ ${e.interrupted ? `${e.heardText} [قوطع]` : e.text}`);
+        // (A reply the service failed to voice has no words: the out-of-service line follows.)
+        else if (e.type === 'agent_turn' && (e.text || e.heardText)) say(`  الوكيل  ◂ ${e.interrupted ? `${e.heardText || '…'} [قوطع]` : e.text}`);
         else if (e.type === 'interruption' && e.kind !== 'paused') say(`  (${e.kind === 'confirmed' ? 'barge-in: the agent stops, history keeps only what was heard' : 'false alarm: the agent resumes'})`);
         else if (e.type === 'tool') say(`  (tool ${e.outcome.call.name} → ${JSON.stringify(e.outcome.result)})`);
         else if (e.type === 'notice' || e.type === 'error') say(`  (${e.type === 'error' ? 'error: ' : ''}${e.message})`);
       },
     });
+    // The closing line is played by the session without a turn event: shown from the report.
+    // (A reply cut by the failure may be recorded after it.)
+    const closing = report.turns.findLast((t) => t.role === 'agent' && t.text === agent.outOfServiceLine);
+    if (report.ended.startsWith(OUT_OF_SERVICE) && closing) say(`  الوكيل  ◂ ${closing.heardText}`);
     await writeFile(join(out, 'call.wav'), caller.recording());
     const clock = { speed, note: speed === 1 ? 'real time' : `latencies are in call time on a clock running ${speed}× real time: divide network and model times by ${speed} for real time` };
     await writeFile(join(out, 'report.json'), JSON.stringify({ ...report, clock, scenario: source, llm: report.llm, sandbox: service.sandbox }, null, 2));
     say(latencyTable(report, speed));
     say(`call ended (${report.ended}) after ${report.durationSeconds.toFixed(1)} s; wrote ${join(out, 'call.wav')} (caller left, agent right) and ${join(out, 'report.json')}`);
+    // The service stopped serving the call: the results are written, and the exit says so.
+    if (report.ended.startsWith(OUT_OF_SERVICE)) throw new CliError(`the call ended out of service: ${report.ended.slice(OUT_OF_SERVICE.length)}`);
     return 0;
   } finally {
     await service.close();

@@ -2,7 +2,8 @@ import { OpenAiLlm } from '../llm/openai.ts';
 import type { Llm } from '../llm/types.ts';
 import { defaultLlm } from '../session/agent-session.ts';
 import type { Agent } from '../session/agent.ts';
-import { createLogger, type Logger } from '../session/logger.ts';
+import type { Logger } from '../session/logger.ts';
+import { cliLogger } from './log.ts';
 
 /**
  * The CLI's choice of model: the agent's own; else, with OPENAI_API_KEY set, an
@@ -37,5 +38,5 @@ function withoutCredentials(url: string): string {
   }
 }
 
-/** The CLI's logger, at HIWAR_LOG_LEVEL (default warn). */
-export const loggerFromEnv = (env: NodeJS.ProcessEnv = process.env): Logger => createLogger(env.HIWAR_LOG_LEVEL || 'warn');
+/** The CLI's logger for one call, at HIWAR_LOG_LEVEL (default warn), readable lines (src/cli/log.ts). */
+export const loggerFromEnv = (env: NodeJS.ProcessEnv = process.env): Logger => cliLogger('warn', env);

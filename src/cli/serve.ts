@@ -1,5 +1,5 @@
 import type { Agent } from '../session/agent.ts';
-import { createLogger, type Logger } from '../session/logger.ts';
+import type { Logger } from '../session/logger.ts';
 import { serveAnalytics } from '../analytics/serve-setup.ts';
 import { AGENT_SERVER_DEFAULTS, createAgentServer } from '../server/create.ts';
 import { isLoopback } from '../server/tokens.ts';
@@ -7,6 +7,7 @@ import type { CallHost, PluginFactory, ProviderHooks } from '../server/types.ts'
 import { generateKey } from '../sandbox/keys.ts';
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
 import { numberOption, parseCommand, UsageError } from './args.ts';
+import { cliLogger } from './log.ts';
 import { checkServiceKey, connectService } from './connect.ts';
 import { loadServeConfig } from './serve-config.ts';
 import { loadWebRtc } from './serve-webrtc.ts';
@@ -45,6 +46,8 @@ Secrets (environment): TWILIO_AUTH_TOKEN, TELNYX_PUBLIC_KEY, PLIVO_AUTH_TOKEN,
 VONAGE_SIGNATURE_SECRET, EXOTEL_BASIC_AUTH, JAMBONZ_WEBHOOK_SECRET check webhook signatures and
 HIWAR_MEDIA_TOKEN opens media URLs (beyond loopback, nothing without them is answered);
 HIWAR_WEBRTC_SECRET guards POST /webrtc/token (without it the call page is open to anyone).
+Logs: one readable line per record on stderr at HIWAR_LOG_LEVEL (default info); HIWAR_LOG_FORMAT=json
+prints pino's JSON lines instead.
 
 ${CLUSTER_USAGE}`;
 
@@ -79,7 +82,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   // Flags win over the config module, which wins over the defaults.
   const config = values.config ? await loadServeConfig(values.config) : {};
   const say = (m: string) => process.stdout.write(`${m}\n`);
-  const logger = config.logger ?? createLogger(process.env.HIWAR_LOG_LEVEL ?? 'info');
+  const logger = config.logger ?? cliLogger('info');
   const agent: Agent | undefined = values.agent !== undefined ? (await loadAgent(values.agent)).agent : (config.agent ?? (config.agentFor ? undefined : (await loadAgent(undefined)).agent));
   const phrases = [...new Set([...(await sandboxPhrases(agent, values.phrasebook)), ...((config.sandbox || undefined)?.phrasebook ?? [])])];
   const maxCalls = maxCallsFlag ?? config.maxCalls ?? AGENT_SERVER_DEFAULTS.maxCalls;

@@ -59,12 +59,12 @@ export async function workerCommand(args: string[]): Promise<number> {
   const say = (m: string) => process.stdout.write(`${m}\n`);
   // The worker's modules only once the command line is known good: --help and a wrong option
   // answer without loading the service client, the sandbox and the store.
-  const [{ LocalFolderStore }, { createLogger }, { connectService }] = await Promise.all([
+  const [{ LocalFolderStore }, { cliLogger }, { connectService }] = await Promise.all([
     import('../analytics/store.ts'),
-    import('../session/logger.ts'),
+    import('./log.ts'),
     import('./connect.ts'),
   ]);
-  const logger = createLogger(process.env.HIWAR_LOG_LEVEL ?? 'info');
+  const logger = cliLogger('info');
   // Before anything waits on Redis: BullMQ's worker would retry a refused connection for ever.
   const { probeRedis } = await import('../cluster/redis.ts');
   await probeRedis(redisUrl).catch((err: Error) => {

@@ -106,6 +106,9 @@ export class AgentServer {
     void this.handle(req, res).then((mine) => {
       if (mine) return;
       if (next) next();
+      // Browsers ask every server for an icon; without the call page (which has one) the answer
+      // is "none", not a 404 in the console of whoever opened /healthz or /metrics.
+      else if (this.urlOf(req).pathname === '/favicon.ico') res.writeHead(204, { 'cache-control': 'max-age=86400' }).end();
       else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
     });
   };

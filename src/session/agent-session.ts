@@ -325,6 +325,9 @@ export class AgentSession {
   }
 
   private onListen(e: ListenEvent, at: number): void {
+    // The recognizer heard speech it could not put into words (the sandbox's closed set): said
+    // once per utterance, or a caller the sandbox does not know looks like a line that takes no turns.
+    if (e.type === 'Metadata' && e.phase === 'warning') this.notice(`caller speech without words: ${e.warning}`);
     if (e.type === 'Results' && e.transcript) this.emit({ type: 'transcript', text: e.transcript, final: e.is_final });
     this.onDecision(this.interruption.onEvent(e, at, this.agentSpeaking()));
     for (const t of this.turns.onEvent(e, at)) this.onUserTurn(t);

@@ -51,7 +51,7 @@ test('a wrong key is one line that names the fix', async () => {
     });
     const r = await example(['examples/tts-to-wav.ts', join(mkdtempSync(join(tmpdir(), 'hiwar-ex-')), 'x.wav')], { HIWAR_API_KEY: 'sk-not-a-real-key-123', HIWAR_BASE_URL: url });
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /^tts-to-wav\.ts: the service refused the key \(401[^\n]*\): check HIWAR_API_KEY, or unset it to use the local sandbox\n$/);
+    assert.match(r.stderr, /^tts-to-wav\.ts: the service refused the key \(401[^\n]*\): check HIWAR_API_KEY \(asked in the global region: a key issued in the UAE region needs HIWAR_REGION=uae\), or unset it to use the local sandbox\n$/);
     assert.doesNotMatch(r.stderr, /sk-not-a-real-key/, 'the key is never printed');
   } finally {
     sandbox.kill('SIGINT');

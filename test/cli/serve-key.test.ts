@@ -17,7 +17,7 @@ after(() => sandbox?.close());
 test('a refused key: serve ends with code 1 and one line saying so, without the key', async () => {
   const r = await hiwar(['serve', '--port', '0'], { HIWAR_API_KEY: WRONG, HIWAR_BASE_URL: sandbox.sandbox.url });
   assert.equal(r.code, 1, r.stderr);
-  assert.match(r.stderr, /^hiwar serve: the service refused HIWAR_API_KEY \(401: not a valid key\): check the key; nothing was started\n$/);
+  assert.match(r.stderr, /^hiwar serve: the service refused HIWAR_API_KEY \(401: not a valid key\): check the key \(asked in the global region: a key issued in the UAE region needs HIWAR_REGION=uae\); nothing was started\n$/);
   assert.ok(!(r.stdout + r.stderr).includes(WRONG), 'the key is in no output');
   assert.doesNotMatch(r.stdout, /agent ".*" at http/, 'no server was started');
 });

@@ -1,5 +1,6 @@
 import { CallRefused, type CallHost, type CallOutcome } from '../../src/server/types.ts';
 import type { Logger } from '../../src/session/logger.ts';
+import type { PlaybackUpdate } from '../../src/transport/types.ts';
 import { MediaStreamTransport, type MediaSink, type MediaStreamOptions, type PlatformHooks } from './media-stream.ts';
 import type { Inbound, ProviderConnection, WireMessage } from './provider.ts';
 
@@ -27,6 +28,9 @@ export interface MediaConnectionOptions {
   idleTimeoutMs?: number;
 }
 
+/** Unacknowledged agent audio, with no mark echoed yet, before the warning (wall clock). */
+const MARKS_UNANSWERED_MS = 5000;
+
 /**
  * Drives one media connection: parses every message through the provider, builds the transport
  * at the platform's `start` (items before it are kept and replayed), runs the call on the host,
@@ -43,12 +47,18 @@ export class MediaConnection {
   invalid = 0;
   private lastHeard = Date.now();
   private readonly watchdog: NodeJS.Timeout;
+  /** Mark echoes heard, and when agent audio first went out unacknowledged (see `checkMarks`). */
+  private marksHeard = 0;
+  private unackedSince: number | undefined;
+  private marksWarned = false;
+  private playback: PlaybackUpdate | undefined;
 
   constructor(private readonly o: MediaConnectionOptions) {
     const startBy = Date.now() + (o.startTimeoutMs ?? 15_000);
     const idle = o.idleTimeoutMs ?? 30_000;
     this.watchdog = setInterval(() => {
       const now = Date.now();
+      this.checkMarks(now);
       const why = !this.transport && now > startBy ? 'no start message' : now - this.lastHeard > idle ? 'platform silent' : undefined;
       if (!why) return;
       this.o.logger?.warn({ provider: o.provider }, `media connection closed: ${why}`);
@@ -72,6 +82,7 @@ export class MediaConnection {
 
   private apply(item: Inbound): void {
     if (this.finished) return;
+    if (item.type === 'mark') this.marksHeard++;
     if (item.type === 'invalid') {
       this.invalid++;
       this.o.logger?.debug({ provider: this.o.provider, reason: item.reason }, 'unreadable media message');
@@ -97,6 +108,7 @@ export class MediaConnection {
     };
     const t = new MediaStreamTransport(this.o.provider, { ...item, call }, this.o.conn, this.o.sink, this.o.media, this.o.hooks);
     this.transport = t;
+    t.output.playback$.subscribe((u) => (this.playback = u));
     for (const e of this.early.splice(0)) t.handle(e);
     void this.o.host.runCall(t).then(
       (outcome) => this.finish(outcome),
@@ -105,6 +117,24 @@ export class MediaConnection {
         else this.o.logger?.error({ provider: this.o.provider, err: (err as Error).message }, 'call failed');
         this.finish(err instanceof CallRefused ? 'refused' : 'failed');
       },
+    );
+  }
+
+  /**
+   * A platform (most often a gateway of the generic PCM protocol) that was sent marks and echoes
+   * none of them: the agent's audio waits for the echoes and its turn never ends, so the caller
+   * seems never to be heard. Said once per call, after five seconds, with the fix.
+   */
+  private checkMarks(now: number): void {
+    if (this.marksWarned || this.marksHeard || !this.transport || !this.o.conn.mark) return;
+    const p = this.playback;
+    if (!p || p.sent <= p.played) return void (this.unackedSince = undefined);
+    this.unackedSince ??= now;
+    if (now - this.unackedSince < MARKS_UNANSWERED_MS) return;
+    this.marksWarned = true;
+    this.o.logger?.warn(
+      { provider: this.o.provider, call: this.transport.call.callId },
+      'the platform echoes none of the playout marks: the agent waits for them and never finishes speaking (a PCM gateway echoes each mark once the audio before it has played, or connects with marks=0)',
     );
   }
 

@@ -243,7 +243,7 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
         return true;
       }
       if (!(opts.servePage ?? WEBRTC_DEFAULTS.servePage) || req.method !== 'GET') return false;
-      if (path !== '/' && path !== '/index.html' && !path.startsWith('/webrtc/')) return false;
+      if (path !== '/' && path !== '/index.html' && path !== '/favicon.ico' && !path.startsWith('/webrtc/')) return false;
       const asset = await page.get(path === '/index.html' ? '/' : path);
       if (!asset) return false;
       res.writeHead(200, { 'content-type': asset.type, 'content-length': asset.body.length, 'cache-control': 'no-cache' });

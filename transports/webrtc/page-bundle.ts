@@ -4,6 +4,14 @@ import { fileURLToPath } from 'node:url';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
+/**
+ * The page's icon, inline (no asset file to ship): the letter ح on the page's green. Browsers ask
+ * for /favicon.ico whatever the page says; answering it keeps a 404 out of every call's console.
+ */
+export const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#0f7b4d"/>' +
+  '<text x="32" y="44" font-size="38" text-anchor="middle" fill="#fff" font-family="serif">ح</text></svg>';
+
 export interface PageAsset {
   body: Buffer;
   type: string;
@@ -61,5 +69,6 @@ async function build(): Promise<Map<string, PageAsset>> {
     ['/webrtc/app.js', { body: await script(), type: 'text/javascript; charset=utf-8' }],
     ['/webrtc/app.css', { body: await readFile(here('./page/app.css')), type: 'text/css; charset=utf-8' }],
     ['/webrtc/font.woff2', { body: font, type: 'font/woff2' }],
+    ['/favicon.ico', { body: Buffer.from(FAVICON_SVG), type: 'image/svg+xml' }],
   ]);
 }
