@@ -58,6 +58,7 @@ export class AudioStream implements AsyncIterable<Int16Array> {
   /** Samples handed out so far. */
   samples = 0;
   private closed = false;
+  private closing: Promise<void> | undefined;
   private iterated = false;
   private readonly frames: AsyncGenerator<Int16Array>;
   private first: IteratorResult<Int16Array> | undefined;
@@ -100,11 +101,14 @@ export class AudioStream implements AsyncIterable<Int16Array> {
   }
 
   /** Stops decoding; resolves once ffmpeg (if any) has exited. Safe to call more than once. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (const f of this.onClose) f();
-    await this.source.stop();
+  close(): Promise<void> {
+    // Every caller waits for the same stop: an abort's close and a later one both see ffmpeg gone.
+    this.closing ??= (async () => {
+      this.closed = true;
+      for (const f of this.onClose) f();
+      await this.source.stop();
+    })();
+    return this.closing;
   }
 
   private async *read(frameSamples: number): AsyncGenerator<Int16Array> {
@@ -118,6 +122,7 @@ export class AudioStream implements AsyncIterable<Int16Array> {
         const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
         let at = 0;
         for (; at + frameBytes <= data.length; at += frameBytes) {
+          if (this.closed) return;
           if (this.samples >= this.maxSamples) return void (await this.close());
           yield this.frame(data, at, frameBytes);
         }

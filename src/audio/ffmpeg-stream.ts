@@ -56,12 +56,14 @@ export function ffmpegPcm(input: FfmpegInput, rate: number, maxSeconds?: number)
   done.catch(() => {}); // awaited by the reader; an early stop must not leave it unhandled
   if (input.stream) {
     child.stdin!.on('error', () => {});
-    input.stream.on('error', () => ff.destroy());
+    input.stream.on('error', () => child.kill('SIGKILL'));
     input.stream.pipe(ff);
   }
+  // 'exit', not 'close': 'close' also waits for stdout to be read to its end, which a reader
+  // that stopped never does.
   const exited = new Promise<void>((r) => {
     if (child.exitCode !== null || child.signalCode !== null) return r();
-    child.once('close', () => r());
+    child.once('exit', () => r());
     child.once('error', () => r()); // never started: nothing to wait for
   });
   return {
@@ -71,7 +73,12 @@ export function ffmpegPcm(input: FfmpegInput, rate: number, maxSeconds?: number)
     async stop() {
       stopped = true;
       input.stream?.destroy();
-      ff.destroy(); // prism kills the process (SIGKILL)
+      // prism's transcoder shares its readable state with ffmpeg's stdout: destroying the
+      // transcoder first would mark stdout destroyed without closing it, and a reader would wait
+      // on it for ever. So the pipes are closed and the process killed here, directly.
+      child.stdout!.destroy();
+      child.stderr!.destroy();
+      child.kill('SIGKILL');
       await exited;
     },
   };
