@@ -11,6 +11,7 @@ import { encodeWav } from '../../src/audio/wav.ts';
 import { ScaledClock } from '../../src/transport/clock.ts';
 import { WavFileTransport } from '../../transports/local/wav-file.ts';
 import { runNode } from '../helpers/processes.ts';
+import { runSandbox } from '../helpers/sandbox.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hiwar-stream-'));
 /** A real voice note: ffmpeg -c:a libopus from a recording of Arabic speech (see fixtures/README.md). */
@@ -194,6 +195,33 @@ test('a 44.1 kHz stereo 24-bit WAV streams in-process to 16 kHz mono with its le
   // maxSeconds stops reading there.
   const cut = await collect(await openAudioStream(wav24, { rate: 8000, maxSeconds: 1 }));
   assert.equal(cut.length, 8000);
+});
+
+test('an MP3 streams into /listen as it is decoded, and the service hears all of it', async () => {
+  // A minute of real speech: the voice note ten times over, as MP3.
+  const mp3 = join(dir, 'minute.mp3');
+  ffmpeg(['-stream_loop', '9', '-i', VOICE_NOTE, '-ac', '1', '-c:a', 'libmp3lame', '-b:a', '32k', mp3]);
+  const sb = await runSandbox();
+  try {
+    const sock = await sb.client.openListen({ sample_rate: 16000 });
+    let speech = 0;
+    sock.events$.subscribe((e) => e.type === 'SpeechStarted' && speech++);
+    const audio = await openAudioStream(mp3, { rate: 16000 });
+    let frames = 0;
+    for await (const frame of audio) {
+      sock.sendAudio(frame);
+      // Let the socket write what it has: the file is read no faster than it goes out.
+      if (++frames % 50 === 0) await new Promise((r) => setImmediate(r));
+    }
+    sock.sendAudio(new Int16Array(16000));
+    const closing = await sock.finish();
+    assert.ok(Math.abs((closing?.audio_seconds_billed ?? 0) - 65) < 1.5, `billed ${closing?.audio_seconds_billed} s`);
+    // Three words in each of the ten copies: the service heard speech start again and again.
+    assert.ok(speech >= 10, `${speech} SpeechStarted`);
+    assert.ok(audio.maxBufferedBytes <= 3 * 64 * 1024);
+  } finally {
+    await sb.close();
+  }
 });
 
 async function collect(stream: AsyncIterable<Int16Array>): Promise<Int16Array> {
