@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { AudioDecodeError, fileProblem } from './decode-error.ts';
 import { ffmpegPcm } from './ffmpeg-stream.ts';
 import { isOggOpus, oggOpusPcm } from './ogg-opus.ts';
+import { concatPcm } from './pcm.ts';
 import { createResampler } from './resample.ts';
 import { WavToPcm16, wavLayout } from './wav-stream.ts';
 
@@ -210,20 +211,9 @@ export async function openAudioStream(source: string | Uint8Array, opts: AudioSt
 
 /** Reads a whole file or buffer through `openAudioStream` into one array (for callers that need it all). */
 export async function decodeAll(source: string | Uint8Array, opts: AudioStreamOptions): Promise<Int16Array> {
-  const stream = await openAudioStream(source, opts);
   const parts: Int16Array[] = [];
-  let n = 0;
-  for await (const f of stream) {
-    parts.push(f);
-    n += f.length;
-  }
-  const out = new Int16Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  for await (const f of await openAudioStream(source, opts)) parts.push(f);
+  return concatPcm(parts);
 }
 
 /** A decoding chain in this process: stopping it destroys every stream of it. */
