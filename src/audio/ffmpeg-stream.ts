@@ -1,7 +1,38 @@
 import type { ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { createRequire } from 'node:module';
+import { delimiter, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import prism from 'prism-media';
 import { AudioDecodeError, FFMPEG_MISSING } from './decode-error.ts';
+
+let found = false;
+
+/**
+ * True when prism-media will find an ffmpeg it should run: the `ffmpeg-static` package, or
+ * `ffmpeg` on the PATH. Checked first because prism's own search goes on to `./ffmpeg` in the
+ * working directory, a binary nobody installed. A success is remembered, a failure is not (the
+ * user may install ffmpeg while a server runs).
+ */
+export function ffmpegAvailable(): boolean {
+  if (found) return true;
+  try {
+    createRequire(import.meta.url).resolve('ffmpeg-static');
+    return (found = true);
+  } catch {
+    // not installed: the PATH decides
+  }
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(join(dir, 'ffmpeg'), constants.X_OK);
+      return (found = true);
+    } catch {
+      // not here
+    }
+  }
+  return false;
+}
 
 /** ffmpeg's PCM output: read `pcm` at your pace (the pipe holds ffmpeg back), then await `done`. */
 export interface FfmpegPcm {
@@ -28,6 +59,7 @@ export function ffmpegPcm(input: FfmpegInput, rate: number, maxSeconds?: number)
   const from = input.path !== undefined ? ['-nostdin', '-i', `file:${input.path}`] : ['-i', 'pipe:0'];
   const limit = maxSeconds !== undefined ? ['-t', String(maxSeconds)] : [];
   const args = ['-hide_banner', '-loglevel', 'error', ...from, ...limit, '-vn', '-ac', '1', '-ar', String(rate), '-f', 's16le'];
+  if (!ffmpegAvailable()) throw new AudioDecodeError(FFMPEG_MISSING);
   let ff: InstanceType<typeof prism.FFmpeg>;
   try {
     ff = new prism.FFmpeg({ args });

@@ -23,12 +23,6 @@ function opusDecoder(rate: number): Transform | undefined {
   }
 }
 
-export function opusAvailable(): boolean {
-  const d = opusDecoder(48000);
-  d?.destroy();
-  return d !== undefined;
-}
-
 /**
  * Ogg/Opus without ffmpeg: prism-media's Ogg demuxer and Opus decoder, mono PCM16 at `rate`.
  * The encoder's pre-skip (the codec's start-up samples, from the Opus head) is dropped, as
