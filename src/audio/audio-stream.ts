@@ -63,19 +63,38 @@ export class AudioStream implements AsyncIterable<Int16Array> {
   private iterated = false;
   private readonly frames: AsyncGenerator<Int16Array>;
   private first: IteratorResult<Int16Array> | undefined;
-  /** Run once when the stream closes (the abort listener is removed there). */
-  readonly onClose: (() => void)[] = [];
+  private readonly unlisten: () => void;
 
-  /** @internal use `openAudioStream` */
-  constructor(
+  private constructor(
     private readonly source: PcmSource,
     readonly decoder: AudioDecoderKind,
     readonly rate: number,
     private readonly label: string | undefined,
     frameMs: number,
-    private readonly maxSamples = Infinity,
+    private readonly maxSamples: number,
+    signal: AbortSignal | undefined,
   ) {
     this.frames = this.read(Math.max(1, Math.round((rate * frameMs) / 1000)));
+    const abort = () => void this.close();
+    if (signal?.aborted) abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    this.unlisten = () => signal?.removeEventListener('abort', abort);
+  }
+
+  /** See `openAudioStream`. */
+  static async open(source: string | Uint8Array, opts: AudioStreamOptions): Promise<AudioStream> {
+    const o = { ...AUDIO_STREAM_DEFAULTS, ...opts };
+    const label = typeof source === 'string' ? source : undefined;
+    const { src, kind } = await pickSource(source, o, label);
+    const maxSamples = o.maxSeconds === undefined ? Infinity : Math.ceil(o.maxSeconds * o.rate);
+    const stream = new AudioStream(src, kind, o.rate, label, o.frameMs, maxSamples, o.signal);
+    try {
+      await stream.start();
+    } catch (err) {
+      await stream.close();
+      throw err;
+    }
+    return stream;
   }
 
   /** The decoder's process id while ffmpeg runs (undefined for in-process decoding). */
@@ -84,7 +103,7 @@ export class AudioStream implements AsyncIterable<Int16Array> {
   }
 
   /** Reads the first frame now, so a file that is not audio fails when it is opened. */
-  async start(): Promise<void> {
+  private async start(): Promise<void> {
     this.first ??= await this.frames.next();
   }
 
@@ -106,7 +125,7 @@ export class AudioStream implements AsyncIterable<Int16Array> {
     // Every caller waits for the same stop: an abort's close and a later one both see ffmpeg gone.
     this.closing ??= (async () => {
       this.closed = true;
-      for (const f of this.onClose) f();
+      this.unlisten();
       await this.source.stop();
     })();
     return this.closing;
@@ -161,9 +180,14 @@ export class AudioStream implements AsyncIterable<Int16Array> {
  * this resolves: a missing file, input that is not audio, or no ffmpeg is an `AudioDecodeError`
  * here, naming the file.
  */
-export async function openAudioStream(source: string | Uint8Array, opts: AudioStreamOptions): Promise<AudioStream> {
-  const o = { ...AUDIO_STREAM_DEFAULTS, ...opts };
-  const label = typeof source === 'string' ? source : undefined;
+export function openAudioStream(source: string | Uint8Array, opts: AudioStreamOptions): Promise<AudioStream> {
+  return AudioStream.open(source, opts);
+}
+
+type Resolved = typeof AUDIO_STREAM_DEFAULTS & AudioStreamOptions;
+
+/** The decoder for what the first bytes say the input is, started. */
+async function pickSource(source: string | Uint8Array, o: Resolved, label: string | undefined): Promise<{ src: PcmSource; kind: AudioDecoderKind }> {
   const fail = (msg: string) => new AudioDecodeError(label ? `${label}: ${msg}` : msg);
   const head = typeof source === 'string' ? await readHead(source).catch((e) => Promise.reject(fail(fileProblem(e)))) : source.subarray(0, HEAD_BYTES);
   const bytesFrom = (start = 0, end?: number): Readable =>
@@ -171,7 +195,6 @@ export async function openAudioStream(source: string | Uint8Array, opts: AudioSt
       ? createReadStream(source, { start, end, highWaterMark: o.highWaterMark })
       : Readable.from(chunks(source.subarray(start, end === undefined ? undefined : end + 1), o.highWaterMark), { objectMode: false });
 
-  let picked: { src: PcmSource; kind: AudioDecoderKind } | undefined;
   const wav = wavLayout(head);
   if (wav) {
     const resampler = await createResampler(wav.sampleRate, o.rate).catch((e: Error) => Promise.reject(fail(e.message)));
@@ -179,34 +202,20 @@ export async function openAudioStream(source: string | Uint8Array, opts: AudioSt
     const file = bytesFrom(wav.dataOffset, end);
     const pcm = file.pipe(new WavToPcm16(wav, resampler, o.highWaterMark));
     file.on('error', (e) => pcm.destroy(e));
-    picked = { kind: 'wav', src: inProcess(pcm, [file, pcm]) };
-  } else if (o.opus === 'auto' && isOggOpus(head)) {
+    return { kind: 'wav', src: inProcess(pcm, [file, pcm]) };
+  }
+  if (o.opus === 'auto' && isOggOpus(head)) {
     const file = bytesFrom();
     const ogg = await oggOpusPcm(file, o.rate, o.highWaterMark);
-    if (ogg) picked = { kind: 'opus', src: inProcess(ogg.pcm, ogg.streams) };
-    else file.destroy();
+    if (ogg) return { kind: 'opus', src: inProcess(ogg.pcm, ogg.streams) };
+    file.destroy(); // no Opus module: ffmpeg below
   }
-  if (!picked) {
-    try {
-      const ff = typeof source === 'string' ? ffmpegPcm({ path: source }, o.rate, o.maxSeconds) : ffmpegPcm({ stream: bytesFrom() }, o.rate, o.maxSeconds);
-      picked = { kind: 'ffmpeg', src: ff };
-    } catch (err) {
-      throw fail((err as Error).message);
-    }
-  }
-  const maxSamples = o.maxSeconds === undefined ? Infinity : Math.ceil(o.maxSeconds * o.rate);
-  const stream = new AudioStream(picked.src, picked.kind, o.rate, label, o.frameMs, maxSamples);
-  const abort = () => void stream.close();
-  if (o.signal?.aborted) abort();
-  o.signal?.addEventListener('abort', abort, { once: true });
-  stream.onClose.push(() => o.signal?.removeEventListener('abort', abort));
   try {
-    await stream.start();
+    const ff = typeof source === 'string' ? ffmpegPcm({ path: source }, o.rate, o.maxSeconds) : ffmpegPcm({ stream: bytesFrom() }, o.rate, o.maxSeconds);
+    return { kind: 'ffmpeg', src: ff };
   } catch (err) {
-    await stream.close();
-    throw err;
+    throw fail((err as Error).message);
   }
-  return stream;
 }
 
 /** Reads a whole file or buffer through `openAudioStream` into one array (for callers that need it all). */
