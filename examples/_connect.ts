@@ -3,7 +3,6 @@
  * set (otherwise the in-process sandbox, see `hiwar sandbox`), and one-line errors.
  */
 import { basename } from 'node:path';
-import type { PcmAudio } from '../src/audio/wav.ts';
 import { explainError } from '../src/cli/explain.ts';
 import type { ServiceClient } from '../src/service/index.ts';
 
@@ -40,12 +39,16 @@ export function argument(usage: string): string {
   return arg;
 }
 
-/** Reads an audio file of any format as mono PCM16 at `rate`, before anything is started. */
-export async function audioArgument(usage: string, rate: number): Promise<{ path: string; audio: PcmAudio }> {
+/**
+ * The audio file argument, checked before anything is started: its first frame is decoded
+ * (any format; see `openAudioStream`), then the decoder is stopped. Nothing reads the whole file.
+ */
+export async function audioArgument(usage: string, rate: number): Promise<{ path: string }> {
   const path = argument(usage);
-  const { readAudioFile } = await import('../src/audio/decode.ts');
-  const audio = await readAudioFile(path, rate).catch(fail);
-  return { path, audio };
+  const { openAudioStream } = await import('../src/audio/decode.ts');
+  const probe = await openAudioStream(path, { rate }).catch(fail);
+  await probe.close();
+  return { path };
 }
 
 /** Prints one line (no stack trace) and exits 1. */

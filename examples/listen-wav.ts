@@ -1,14 +1,15 @@
 /**
- * Streams an audio file (any format; resampled to 16 kHz mono) to the live /listen socket at
- * real-time pace and prints the events: interim and final transcripts, utterance ends, warnings,
- * and the billing Metadata on close.
+ * Streams an audio file (any format; decoded to 16 kHz mono as it is sent) to the live /listen
+ * socket at real-time pace and prints the events: interim and final transcripts, utterance ends,
+ * warnings, and the billing Metadata on close. The file is decoded 20 ms at a time as the socket
+ * takes it, so an hour-long MP3 takes no more memory than a short one.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { openAudioStream } from '../src/audio/decode.ts';
 import { audioArgument, withService } from './_connect.ts';
 
 const sampleRate = 16000;
-const { audio } = await audioArgument('FILE (WAV of any rate and channels, MP3, OGG, M4A…)', sampleRate);
-const { samples } = audio;
+const { path } = await audioArgument('FILE (WAV of any rate and channels, MP3, OGG, M4A…)', sampleRate);
 await withService(async ({ client }) => {
   const sock = await client.openListen({ sample_rate: sampleRate, interim_results: true });
   sock.events$.subscribe((e) => {
@@ -18,12 +19,13 @@ await withService(async ({ client }) => {
     else if (e.type === 'Metadata' && e.phase === 'warning') console.log(`warning: ${e.warning}`);
     else if (e.type === 'Error') console.log(`error ${e.code}: ${e.message}`);
   });
-  const frame = sampleRate / 50; // 20 ms
+  const audio = await openAudioStream(path, { rate: sampleRate, frameMs: 20 });
   const started = Date.now();
-  for (let i = 0; i < samples.length; i += frame) {
-    sock.sendAudio(samples.subarray(i, i + frame));
-    const due = started + ((i + frame) / sampleRate) * 1000;
-    await sleep(Math.max(0, due - Date.now()));
+  let sent = 0;
+  for await (const frame of audio) {
+    sock.sendAudio(frame);
+    sent += frame.length;
+    await sleep(Math.max(0, started + (sent / sampleRate) * 1000 - Date.now()));
   }
   sock.sendAudio(new Int16Array(sampleRate)); // one second of trailing silence ends the turn
   const closing = await sock.finish();

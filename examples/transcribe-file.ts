@@ -1,14 +1,15 @@
 /** Transcribes an audio file (WAV, MP3, OGG, M4A…) with word confidence and per-turn analysis. */
-import { readFile } from 'node:fs/promises';
+import { openAsBlob } from 'node:fs';
 import { basename } from 'node:path';
 import { audioArgument, withService } from './_connect.ts';
 
 // Decoding first checks the file is audio at all, before the service is called.
 const { path } = await audioArgument('FILE (WAV, MP3, OGG, M4A…)', 16000);
-const data = await readFile(path);
+// A Blob backed by the file: the upload streams from disk, the file is never held whole.
+const file = new File([await openAsBlob(path)], basename(path));
 await withService(async ({ client }) => {
   const result = await client.transcribe({
-    file: { data, filename: basename(path) },
+    file,
     return_confidence: true,
     return_turns: true,
   });

@@ -10,6 +10,16 @@ export type { AudioFrame } from './audio/frame.ts';
 export { encodeWav, decodeWav } from './audio/wav.ts';
 export { mulaw, alaw } from './audio/g711.ts';
 export { createResampler, resample } from './audio/resample.ts';
+export {
+  AUDIO_STREAM_DEFAULTS,
+  AudioDecodeError,
+  AudioStream,
+  decodeAudio,
+  openAudioStream,
+  readAudioFile,
+  type AudioDecoderKind,
+  type AudioStreamOptions,
+} from './audio/decode.ts';
 export * from './transport/index.ts';
 export { MODELS } from './models.ts';
 export { TURN_DEFAULTS, type TurnOptions } from './pipeline/turns.ts';

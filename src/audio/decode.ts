@@ -1,75 +1,79 @@
-import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { decodeAll } from './audio-stream.ts';
+import { AudioDecodeError, fileProblem } from './decode-error.ts';
+import { ffmpegPcm } from './ffmpeg-stream.ts';
 import { resample } from './resample.ts';
 import { decodeWav, type PcmAudio } from './wav.ts';
 
-/** Audio that could not be read: not audio, a codec ffmpeg lacks, or no ffmpeg at all. */
-export class AudioDecodeError extends Error {
-  override readonly name = 'AudioDecodeError';
-}
+export { AudioDecodeError } from './decode-error.ts';
+export { AUDIO_STREAM_DEFAULTS, AudioStream, openAudioStream, type AudioDecoderKind, type AudioStreamOptions } from './audio-stream.ts';
 
 export const isWav = (b: Uint8Array) =>
   b.length > 12 && Buffer.from(b.subarray(0, 4)).toString() === 'RIFF' && Buffer.from(b.subarray(8, 12)).toString() === 'WAVE';
 
 /**
- * Any audio file (WAV of any rate and channel count, MP3, OGG/Opus, M4A/AAC, FLAC, the audio
- * track of a video) as mono PCM16 at `rate`. PCM WAV is read in-process; everything else, and
- * WAV codecs wavefile cannot read, goes through the ffmpeg binary the setup installs.
+ * Any audio in memory (WAV of any rate and channel count, MP3, OGG/Opus, M4A/AAC, FLAC, the audio
+ * track of a video) as mono PCM16 at `rate`. PCM WAV is read in-process (wavefile, libsamplerate);
+ * everything else, and WAV codecs wavefile cannot read, is streamed through `openAudioStream`.
+ * To read a long file without holding it, use `openAudioStream` itself.
  */
 export async function decodeAudio(bytes: Uint8Array, rate: number): Promise<PcmAudio> {
-  if (isWav(bytes)) {
-    let wav: PcmAudio | undefined;
-    try {
-      wav = decodeWav(bytes);
-    } catch {
-      // An ADPCM or other compressed WAV: ffmpeg below reads it.
-    }
-    if (wav) return { samples: await resample(wav.samples, wav.sampleRate, rate), sampleRate: rate };
-  }
-  return { samples: await ffmpegDecode(bytes, rate), sampleRate: rate };
+  const wav = wholeWav(bytes);
+  if (wav) return { samples: await resample(wav.samples, wav.sampleRate, rate), sampleRate: rate };
+  return { samples: await decodeAll(bytes, { rate }), sampleRate: rate };
 }
 
-/** Reads and decodes an audio file; errors name the file and say what is wrong in one line. */
+/**
+ * Reads and decodes an audio file into one array; errors name the file and say what is wrong in
+ * one line. The file is read whole only when it is a WAV; other formats are streamed from disk.
+ */
 export async function readAudioFile(path: string, rate: number): Promise<PcmAudio> {
-  let bytes: Uint8Array;
+  let head: Uint8Array;
   try {
-    bytes = await readFile(path);
+    const fh = await open(path, 'r');
+    try {
+      const size = (await fh.stat()).size;
+      head = Buffer.alloc(Math.min(size, 16));
+      await fh.read(head, 0, head.length, 0);
+      // The same path as decodeAudio for WAV, so what a recording sounds like does not change.
+      if (isWav(head)) head = await fh.readFile();
+    } finally {
+      await fh.close();
+    }
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e.code === 'EACCES' ? 'permission denied' : e.message;
-    throw new AudioDecodeError(`${path}: ${why}`);
+    throw new AudioDecodeError(`${path}: ${fileProblem(err)}`);
   }
+  const wav = wholeWav(head);
+  if (wav) {
+    try {
+      return { samples: await resample(wav.samples, wav.sampleRate, rate), sampleRate: rate };
+    } catch (err) {
+      throw new AudioDecodeError(`${path}: ${(err as Error).message}`);
+    }
+  }
+  return { samples: await decodeAll(path, { rate }), sampleRate: rate };
+}
+
+/** A PCM WAV wavefile reads, or undefined (an ADPCM or other compressed WAV: ffmpeg reads it). */
+function wholeWav(bytes: Uint8Array): PcmAudio | undefined {
+  if (!isWav(bytes)) return undefined;
   try {
-    return await decodeAudio(bytes, rate);
-  } catch (err) {
-    throw new AudioDecodeError(`${path}: ${(err as Error).message}`);
+    return decodeWav(bytes);
+  } catch {
+    return undefined;
   }
 }
 
-/** ffmpeg: whatever comes in, mono signed 16-bit little-endian at `rate` out. */
-export function ffmpegDecode(bytes: Uint8Array, rate: number): Promise<Int16Array> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', 'pipe:0', '-vn', '-ac', '1', '-ar', String(rate), '-f', 's16le', 'pipe:1'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.stdin.on('error', () => {}); // ffmpeg may stop reading early on bad input
-    child.on('error', (e: NodeJS.ErrnoException) =>
-      reject(new AudioDecodeError(e.code === 'ENOENT' ? 'ffmpeg is not installed (run scripts/setup.sh, or apt-get install ffmpeg)' : e.message)),
-    );
-    child.on('close', (code) => {
-      const data = Buffer.concat(out);
-      if (code !== 0 || data.length < 2) {
-        const last = err.trim().split('\n').pop();
-        return reject(new AudioDecodeError(`not a readable audio file${last ? ` (ffmpeg: ${last})` : ''}`));
-      }
-      const copy = new Uint8Array(data.length - (data.length % 2));
-      copy.set(data.subarray(0, copy.length));
-      resolve(new Int16Array(copy.buffer));
-    });
-    child.stdin.end(Buffer.from(bytes));
-  });
+/** ffmpeg (through prism-media): whatever comes in, mono signed 16-bit little-endian at `rate` out. */
+export async function ffmpegDecode(bytes: Uint8Array, rate: number): Promise<Int16Array> {
+  const ff = ffmpegPcm({ stream: Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]) }, rate);
+  const parts: Buffer[] = [];
+  for await (const c of ff.pcm as AsyncIterable<Buffer>) parts.push(c);
+  await ff.done;
+  const data = Buffer.concat(parts);
+  if (data.length < 2) throw new AudioDecodeError('not a readable audio file (no audio in it)');
+  const out = new Int16Array(data.length >> 1);
+  new Uint8Array(out.buffer).set(data.subarray(0, out.length * 2));
+  return out;
 }

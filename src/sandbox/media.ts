@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
-import { isWav } from '../audio/decode.ts';
+import { AudioDecodeError, isWav, openAudioStream } from '../audio/decode.ts';
+import { FFMPEG_MISSING } from '../audio/decode-error.ts';
+import { concatPcm } from '../audio/pcm.ts';
 import { decodeWav } from '../audio/wav.ts';
 import { resample } from '../audio/resample.ts';
 import { badRequest } from './http/errors.ts';
@@ -39,8 +40,8 @@ function declaredWavSeconds(b: Uint8Array, fileSize: number): number | undefined
 
 /**
  * Any audio or video file as mono PCM16 at `rate`. WAV is read directly; everything else
- * (mp3, ogg, flac, m4a, and the audio track of mp4/mov/mkv/webm/avi) goes through ffmpeg, which
- * stops at the duration limit: a small file of hours of silence is never decoded whole.
+ * (mp3, ogg, flac, m4a, and the audio track of mp4/mov/mkv/webm/avi) is streamed through
+ * prism-media, which stops at the duration limit: a small file of hours of silence is never decoded whole.
  * An uploaded Blob is read from its file on disk.
  */
 export async function decodeAudio(source: Uint8Array | Blob, rate = 16000, limit: DurationLimit = DEFAULT_LIMIT): Promise<DecodedAudio> {
@@ -66,57 +67,37 @@ export async function decodeAudio(source: Uint8Array | Blob, rate = 16000, limit
     return { samples, sampleRate: rate, duration: wav.samples.length / wav.sampleRate };
   }
   const path = source instanceof Blob ? diskPathOf(source) : undefined;
-  const input = path ? { path } : { bytes: source instanceof Blob ? new Uint8Array(await source.arrayBuffer()) : source };
-  const samples = await boundedFfmpegDecode(input, rate, limit);
+  const input = path ?? (source instanceof Blob ? new Uint8Array(await source.arrayBuffer()) : source);
+  const samples = await boundedDecode(input, rate, limit);
   return { samples, sampleRate: rate, duration: samples.length / rate };
 }
 
 /**
- * ffmpeg bounded by the duration limit and able to read an upload from its file on disk, which
- * the general `ffmpegDecode` of src/audio/decode.ts (whole bytes in, no limit) does not do.
+ * Everything but WAV: streamed through `openAudioStream` (prism-media's ffmpeg transcoder, or its
+ * Ogg/Opus demuxer and decoder), which stops just past the duration limit: passing it is how a
+ * too-long file is recognised, without decoding the rest.
  */
-function boundedFfmpegDecode(input: { path: string } | { bytes: Uint8Array }, rate: number, limit: DurationLimit): Promise<Int16Array> {
-  return new Promise((resolve, reject) => {
-    const maxBytes = Math.ceil(limit.seconds * rate) * 2;
-    // `-t` stops decoding just past the limit: passing it is how a too-long file is recognised.
-    const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', 'path' in input ? input.path : 'pipe:0', '-t', String(limit.seconds + 1)];
-    const child = spawn('ffmpeg', [...args, '-vn', '-ac', '1', '-ar', String(rate), '-f', 's16le', 'pipe:1'], {
-      stdio: ['path' in input ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    let got = 0;
-    let tooLong = false;
-    let err = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      if (tooLong) return;
-      got += c.length;
-      if (got > maxBytes) {
-        tooLong = true;
-        out.length = 0;
-        child.kill('SIGKILL');
-        return;
+async function boundedDecode(input: string | Uint8Array, rate: number, limit: DurationLimit): Promise<Int16Array> {
+  const maxSamples = Math.ceil(limit.seconds * rate);
+  const parts: Int16Array[] = [];
+  let got = 0;
+  try {
+    const stream = await openAudioStream(input, { rate, maxSeconds: limit.seconds + 1 });
+    for await (const frame of stream) {
+      got += frame.length;
+      if (got > maxSamples) {
+        await stream.close();
+        throw badRequest(limit.message);
       }
-      out.push(c);
-    });
-    child.stderr!.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-2000)));
-    child.on('error', (e: NodeJS.ErrnoException) =>
-      reject(e.code === 'ENOENT' ? new Error('ffmpeg is not installed (apt-get install ffmpeg)') : e),
-    );
-    child.on('close', (code) => {
-      if (tooLong) return reject(badRequest(limit.message));
-      const data = Buffer.concat(out);
-      out.length = 0;
-      if (code !== 0 || data.length < 2) {
-        // ffmpeg names its input: the temporary path stays out of the answer.
-        const last = err.trim().split('\n').pop()?.split('path' in input ? input.path : 'pipe:0').join('input');
-        return reject(badRequest(`could not decode the audio file${last ? `: ${last}` : ''}`));
-      }
-      const n = data.length >> 1;
-      resolve(data.byteOffset % 2 === 0 ? new Int16Array(data.buffer, data.byteOffset, n) : new Int16Array(Uint8Array.from(data.subarray(0, 2 * n)).buffer));
-    });
-    if ('bytes' in input) {
-      child.stdin!.on('error', () => {}); // ffmpeg may stop reading early on bad input
-      child.stdin!.end(Buffer.from(input.bytes));
+      parts.push(frame);
     }
-  });
+  } catch (err) {
+    if (!(err instanceof AudioDecodeError)) throw err;
+    if (err.message.includes(FFMPEG_MISSING)) throw new Error(FFMPEG_MISSING);
+    // The temporary path of an upload stays out of the answer.
+    const why = typeof input === 'string' ? err.message.split(`${input}: `).join('') : err.message;
+    const reason = /\((?:ffmpeg: )?(.+)\)$/.exec(why)?.[1];
+    throw badRequest(`could not decode the audio file${reason ? `: ${reason}` : ''}`);
+  }
+  return concatPcm(parts);
 }

@@ -1,16 +1,27 @@
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Subject } from 'rxjs';
-import { readAudioFile } from '../../src/audio/decode.ts';
+import { openAudioStream, type AudioStream } from '../../src/audio/decode.ts';
 import { encodeWav } from '../../src/audio/wav.ts';
 import { CallerAudio } from '../../src/transport/caller-audio.ts';
 import type { Clock } from '../../src/transport/clock.ts';
 import { PacedOutput } from '../../src/transport/paced-output.ts';
 import type { CallInfo, Transport, TransportEvent } from '../../src/transport/types.ts';
 
+export interface WavFileOptions {
+  /** Where the agent's audio is written (`save()`); none: not kept. */
+  outPath?: string;
+  clock: Clock;
+  /** Call rate: the file is decoded to it. @default 16000 */
+  rate?: 8000 | 16000;
+  /** Silence after the file, so the agent can answer its last words. @default 8000 */
+  tailMs?: number;
+}
+
 /**
- * A caller read from an audio file (WAV, MP3, OGG, M4A… through ffmpeg) (at its own pace, then silence for `tailMs`), and the agent's
- * audio written to another WAV file as it is played.
+ * A caller read from an audio file (WAV, MP3, OGG/Opus, M4A… decoded as it plays, see
+ * `openAudioStream`), at its own pace, then silence for `tailMs`; the agent's audio is written to
+ * another WAV file as it is played. An hour-long file takes the memory of a few frames.
  */
 export class WavFileTransport implements Transport {
   private readonly caller = new CallerAudio();
@@ -19,11 +30,12 @@ export class WavFileTransport implements Transport {
   readonly output: PacedOutput;
   private readonly played: { samples: Int16Array; time: number }[] = [];
   private readonly startedAt: number;
+  private stopped = false;
 
   private constructor(
     readonly call: CallInfo,
     readonly inputRate: number,
-    private readonly samples: Int16Array,
+    private readonly audio: AudioStream,
     private readonly outPath: string | undefined,
     private readonly clock: Clock,
     private readonly tailMs: number,
@@ -33,28 +45,52 @@ export class WavFileTransport implements Transport {
     void this.run();
   }
 
-  static async open(inPath: string, opts: { outPath?: string; clock: Clock; rate?: 8000 | 16000; tailMs?: number }): Promise<WavFileTransport> {
+  /** Opens the file and decodes its first frame: a file that is not audio fails here, by name. */
+  static async open(inPath: string, opts: WavFileOptions): Promise<WavFileTransport> {
     const rate = opts.rate ?? 16000;
     // Any file a user has (MP3, OGG, M4A, a 44.1 kHz stereo WAV…) becomes mono at the call's rate here.
-    const { samples } = await readAudioFile(inPath, rate);
+    const audio = await openAudioStream(inPath, { rate, frameMs: 20 });
     const call: CallInfo = { callId: basename(inPath), provider: 'wav-file', direction: 'inbound', parameters: { path: inPath } };
-    return new WavFileTransport(call, rate, samples, opts.outPath, opts.clock, opts.tailMs ?? 8000);
+    return new WavFileTransport(call, rate, audio, opts.outPath, opts.clock, opts.tailMs ?? 8000);
   }
 
   private async run(): Promise<void> {
     const step = this.inputRate / 50;
-    const total = this.samples.length + Math.round((this.tailMs / 1000) * this.inputRate);
     let due = this.clock.now();
-    for (let at = 0; at < total; at += step) {
-      const frame = new Int16Array(step);
-      if (at < this.samples.length) frame.set(this.samples.subarray(at, at + step));
-      this.caller.push({ samples: frame, sampleRate: this.inputRate, time: due });
+    const send = async (samples: Int16Array) => {
+      this.caller.push({ samples, sampleRate: this.inputRate, time: due });
       due += 20;
       await this.clock.sleep(Math.max(0, due - this.clock.now()));
+    };
+    let reason = 'end of file';
+    try {
+      for await (const decoded of this.audio) {
+        if (this.stopped) break;
+        const frame = decoded.length === step ? decoded : new Int16Array(step);
+        if (frame !== decoded) frame.set(decoded);
+        await send(frame);
+      }
+      for (let at = 0; at < (this.tailMs / 1000) * this.inputRate && !this.stopped; at += step) await send(new Int16Array(step));
+    } catch (err) {
+      // A file that breaks part-way (truncated, corrupt) ends the call with the decoder's reason.
+      reason = (err as Error).message;
+      this.events$.next({ type: 'error', message: reason });
     }
-    this.events$.next({ type: 'hangup', reason: 'end of file' });
+    if (!this.stopped) this.events$.next({ type: 'hangup', reason });
     this.events$.complete();
     this.caller.end();
+  }
+
+  /** The agent ends the call: reading the file stops (and its decoder with it). */
+  async hangup(): Promise<void> {
+    this.stopped = true;
+    await this.audio.close();
+  }
+
+  /** Stops reading the file and the paced output; nothing is left running. */
+  async close(): Promise<void> {
+    await this.hangup();
+    await this.output.close();
   }
 
   /** Writes what the agent played, each piece at its time since the call started. */
