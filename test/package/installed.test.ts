@@ -6,6 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { runCommand, type Finished } from '../helpers/processes.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -85,4 +87,40 @@ test("a consumer's tsc (nodenext, strict, skipLibCheck false) type-checks every 
   );
   const tsc = await runCommand(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project, env: blankEnv, timeoutMs: 300_000 });
   assert.equal(tsc.code, 0, `tsc reported:\n${tsc.stdout}${tsc.stderr}`);
+});
+
+/** The README's library snippets: ```js blocks whose first line names their file (`// app.mjs: …`). */
+const SNIPPETS = new Map([...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/```js\n\/\/ ([\w-]+\.mjs)\b[^\n]*\n([\s\S]*?)```/g)].map(([, name, body]) => [name!, body!]));
+
+test("the README's app.mjs runs as written: a scripted call on the embedded sandbox, plain Node", async () => {
+  assert.ok(SNIPPETS.has('app.mjs'), 'the README shows app.mjs');
+  writeFileSync(join(project, 'app.mjs'), SNIPPETS.get('app.mjs')!);
+  const r = await runCommand(process.execPath, ['app.mjs'], { cwd: project, env: blankEnv, timeoutMs: 300_000 });
+  ok(r, 'node app.mjs');
+  assert.match(r.stdout, /كم رصيدي/, 'the caller was heard');
+  assert.match(r.stdout, /رصيدك/, 'the agent answered from its tool');
+});
+
+test("the README's server.mjs runs as written: the agent's routes on the user's own http.Server", async () => {
+  assert.ok(SNIPPETS.has('server.mjs'), 'the README shows server.mjs');
+  writeFileSync(join(project, 'server.mjs'), SNIPPETS.get('server.mjs')!);
+  const child = spawn(process.execPath, ['server.mjs'], { cwd: project, env: blankEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (out += c));
+  try {
+    while (!/listening on (http:\/\/\S+)/.test(out)) {
+      if (child.exitCode !== null) assert.fail(`server.mjs exited (${child.exitCode}):\n${out}`);
+      await Promise.race([once(child.stdout, 'data'), once(child, 'exit')]);
+    }
+    const base = /listening on (http:\/\/\S+)/.exec(out)![1]!;
+    assert.equal(await (await fetch(`${base}/`)).text(), 'my app\n', "the user's own route");
+    const health = await fetch(`${base}/healthz`);
+    assert.equal(health.status, 200, "the agent server's probe, through the user's server");
+    const twiml = await fetch(`${base}/telephony/twilio`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'CallSid=CA1&From=%2B966500000000&To=%2B966110000000' });
+    assert.equal(twiml.status, 200, 'the Twilio webhook answers');
+    assert.match(await twiml.text(), /<Stream url="ws:\/\/127\.0\.0\.1:8080\/telephony\/twilio/, 'with a media stream back to this server');
+  } finally {
+    child.kill();
+  }
 });
