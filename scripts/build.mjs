@@ -4,8 +4,8 @@
 //    imports rewritten to `.js`;
 // 2. the declarations' own relative `.ts` specifiers rewritten to `.js` (tsc leaves some as
 //    written, and a consumer's compiler refuses `.ts` specifiers without allowImportingTsExtensions);
-// 3. the files the code reads at run time: the agents' JSON, the web page's HTML, CSS, font and
-//    its script bundled for browsers (so the package needs neither esbuild nor mediasoup-client).
+// 3. the files the code reads at run time: every non-TypeScript file beside the sources (models,
+//    JSON, the web page's HTML and CSS), the page's font and its script bundled for browsers (so the package needs neither esbuild nor mediasoup-client).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -34,10 +34,11 @@ for (const file of walk(dist).filter((f) => f.endsWith('.d.ts'))) {
   if (fixed !== text) (rewritten++, writeFileSync(file, fixed));
 }
 
-for (const file of walk(join(root, 'agents')).filter((f) => f.endsWith('.json'))) copy(file, join(dist, relative(root, file)));
-const page = join(root, 'transports/webrtc/page');
+// Every file beside the sources that is not TypeScript ships (models, their licences, JSON,
+// the page's HTML and CSS), but the page's own compiler settings.
+const assets = ['src', 'transports', 'agents'].flatMap((d) => walk(join(root, d))).filter((f) => !f.endsWith('.ts') && !f.endsWith('/tsconfig.json'));
+for (const file of assets) copy(file, join(dist, relative(root, file)));
 const pageOut = join(dist, 'transports/webrtc/page');
-for (const name of ['index.html', 'app.css']) copy(join(page, name), join(pageOut, name));
 run(process.execPath, [
   '--import', 'tsx', '--input-type=module', '-e',
   `const m = await import(${JSON.stringify(join(root, 'transports/webrtc/page-bundle.ts'))});

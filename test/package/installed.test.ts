@@ -79,7 +79,7 @@ test("a consumer's tsc (nodenext, strict, skipLibCheck false) type-checks every 
   ok(await npm(['install', '--ignore-scripts', 'ioredis', 'bullmq', 'mediasoup'], project), 'npm install of the optional peers');
   const lines = ENTRIES.map((e, i) => `import * as m${i} from '${e}';`);
   lines.push(`export const all = [${ENTRIES.map((_, i) => `m${i}`).join(', ')}];`);
-  lines.push(`import { AgentSession, type Agent } from 'hiwar';`, `const agent: Agent = { name: 'x', instructions: 'y', voice: { voice_id: 'v' } };`, `export const s: typeof AgentSession = AgentSession; export { agent };`);
+  lines.push(`import { AgentSession, type Agent } from 'hiwar';`, `const agent: Agent = { name: 'x', instructions: 'y', voice: { voice_id: 'v' }, outOfServiceLine: 'z' };`, `export const s: typeof AgentSession = AgentSession; export { agent };`);
   writeFileSync(join(project, 'consumer.ts'), lines.join('\n') + '\n');
   writeFileSync(
     join(project, 'tsconfig.json'),

@@ -6,6 +6,7 @@ import type { KeyState } from '../keys.ts';
 import { audioCost } from '../pricing.ts';
 import type { SandboxState } from '../state.ts';
 import { transcribeSamples } from '../transcriber.ts';
+import { closeReason } from './close-reason.ts';
 
 interface Format {
   rate: number;
@@ -76,7 +77,7 @@ export function refuseUpgrade(socket: Duplex, r: Refusal): void {
  */
 export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, state: SandboxState): void {
   const refusal = legacyRefusal(key);
-  if (refusal || !key) return void ws.close(1008, refusal?.errorMessage ?? 'authentication failed');
+  if (refusal || !key) return void ws.close(1008, closeReason(refusal?.errorMessage ?? 'authentication failed'));
   const release = key.acquire();
   if (!release) return void ws.close(1008, 'concurrent session limit reached');
   const minBuffer = Math.min(5, Math.max(0.1, Number(url.searchParams.get('min_buffer_seconds') ?? 0.5) || 0.5));

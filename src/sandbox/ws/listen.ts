@@ -3,6 +3,7 @@ import { findModel } from '../catalogue.ts';
 import type { KeyState } from '../keys.ts';
 import type { SandboxState } from '../state.ts';
 import { ListenSession, type ListenParams } from './listen-session.ts';
+import { closeReason } from './close-reason.ts';
 
 type Check = { ok: true; params: ListenParams } | { ok: false; message: string };
 
@@ -46,7 +47,7 @@ export function listenParams(q: URLSearchParams): Check {
 export function serveListen(ws: WebSocket, url: URL, key: KeyState | undefined, state: SandboxState): void {
   const fail = (code: number, message: string) => {
     ws.send(JSON.stringify({ type: 'Error', code, message, recoverable: false }));
-    ws.close(code, message);
+    ws.close(code, closeReason(message));
   };
   if (!key) return fail(1008, 'authentication required');
   if (!key.may('/listen')) return fail(1008, 'access denied: this key cannot call /listen');
@@ -63,7 +64,7 @@ export function serveListen(ws: WebSocket, url: URL, key: KeyState | undefined, 
     check.params,
     {
       send: (m) => !dark && ws.readyState === ws.OPEN && ws.send(JSON.stringify(m)),
-      close: (code, reason) => !dark && ws.close(code, reason.slice(0, 120)),
+      close: (code, reason) => !dark && ws.close(code, closeReason(reason)),
     },
     state.recognizer,
     key,

@@ -5,6 +5,7 @@ import { HttpError } from '../http/errors.ts';
 import type { KeyState, Region } from '../keys.ts';
 import { ttsCost } from '../pricing.ts';
 import type { SandboxState } from '../state.ts';
+import { closeReason } from './close-reason.ts';
 
 const FORMATS: Record<string, number> = { pcm_8000: 8000, pcm_16000: 16000, pcm_22050: 22050, pcm_24000: 24000 };
 const CHUNK_S = 0.1;
@@ -35,7 +36,7 @@ export function serveTts(ws: WebSocket, handshakeKey: string | undefined, region
   const error = (errorCode: number, errorMessage: string) => send({ type: 'error', errorCode, errorMessage });
   const fatal = (errorCode: number, errorMessage: string) => {
     error(errorCode, errorMessage);
-    ws.close(1008, errorMessage.slice(0, 120));
+    ws.close(1008, closeReason(errorMessage));
   };
 
   // A stalled socket stops its audio mid-generation and then says nothing more.
