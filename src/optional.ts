@@ -30,6 +30,23 @@ function isMissing(err: unknown, pkg: string): boolean {
   return (e?.code === 'ERR_MODULE_NOT_FOUND' || e?.code === 'MODULE_NOT_FOUND') && e.message.includes(`'${pkg}`);
 }
 
+/** Whether an optional package is installed where hiwar can load it (without loading it). */
+export function isInstalled(pkg: OptionalPackage): boolean {
+  try {
+    require.resolve(pkg);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One line for a feature whose packages are not all installed, or undefined when they are. */
+export function missingPackages(feature: string, pkgs: OptionalPackage[], doc: string): string | undefined {
+  const missing = pkgs.filter((p) => !isInstalled(p));
+  if (missing.length === 0) return undefined;
+  return `${feature} needs ${missing.join(' and ')}: npm install ${missing.join(' ')}; see ${doc}`;
+}
+
 /** Loads an optional CommonJS package synchronously, or throws `MissingDependencyError`. */
 export function requireOptional<T>(pkg: OptionalPackage): T {
   try {

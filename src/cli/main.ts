@@ -5,17 +5,18 @@ import { explainError } from './explain.ts';
 const USAGE = `hiwar: real-time Arabic voice agents
 
 Usage:
-  hiwar demo [--agent DIR|FILE] [--scenario FILE] [--out DIR] [--speed 1] [--model-ids vendor|spec]
+  hiwar demo [--agent DIR|FILE] [--scenario FILE] [--out DIR] [--speed 1] [--phrasebook FILE]
+             [--model-ids vendor|spec]
       A whole simulated call with an agent (the Arabic call-centre agent unless --agent names
       yours); prints the transcript and per-turn latency, writes DIR/call.wav (caller left,
       agent right) and DIR/report.json. Testing your own agent: docs/testing-your-agent.md.
       Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. Model ids:
       the vendor's (munsit, faseeh-v1-preview) unless --model-ids spec or HIWAR_MODEL_IDS=spec.
-  hiwar console [--agent DIR|FILE] [--input DEVICE] [--output DEVICE]
+  hiwar console [--agent DIR|FILE] [--input DEVICE] [--output DEVICE] [--rate 16000] [--phrasebook FILE]
       Talk to an agent with the microphone and loudspeaker (sox).
   hiwar sandbox [--port 8787] [--host 127.0.0.1] [--keys FILE] [--uae-port N] [--phrasebook FILE]
       Serve a local stand-in of the voice service (HTTP, SSE and WebSockets on one port).
-  hiwar serve [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
+  hiwar serve [--config FILE] [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
       Serve the agent to telephony platforms (/telephony/<provider>), with /healthz, /readyz and /metrics.
       Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. docs/telephony.md
   hiwar status [--json]

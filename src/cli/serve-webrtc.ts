@@ -1,4 +1,4 @@
-import { requireOptional } from '../optional.ts';
+import { missingPackages, requireOptional } from '../optional.ts';
 import type { Logger } from '../session/logger.ts';
 import type { CallHost, ServerPlugin } from '../server/types.ts';
 import type { RoomHosts } from '../../transports/webrtc/index.ts';
@@ -28,6 +28,9 @@ export async function loadWebRtc(opts: {
   /** What the embedded sandbox's recognizer knows, listed on the call page. */
   phrases?: readonly string[];
 }): Promise<ServeWebRtc> {
+  // Both packages are named at once: a user who installs one should not meet the other next.
+  const missing = missingPackages('WebRTC', ['mediasoup', '@discordjs/opus'], 'docs/webrtc.md');
+  if (missing) return { message: `WebRTC is off: ${missing}` };
   try {
     requireOptional('@discordjs/opus');
   } catch (err) {
