@@ -8,6 +8,7 @@ import { encodeWav } from '../../src/audio/wav.ts';
 import { ffmpeg, ffmpegChildren } from '../helpers/audio-files.ts';
 import { runNode } from '../helpers/processes.ts';
 import { runSandbox } from '../helpers/sandbox.ts';
+import { concatPcm } from '../../src/audio/pcm.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hiwar-stream-'));
 /** A real voice note: ffmpeg -c:a libopus from a recording of Arabic speech (see fixtures/README.md). */
@@ -158,11 +159,5 @@ test('an MP3 streams into /listen as it is decoded, and the service hears all of
 async function collect(stream: AsyncIterable<Int16Array>): Promise<Int16Array> {
   const parts: Int16Array[] = [];
   for await (const f of stream) parts.push(f);
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatPcm(parts);
 }
