@@ -30,7 +30,8 @@ export function builtInVoices(fileBase: string): SandboxVoice[] {
     v('ar-najdi-male-2', 'Saad', 'male', 'najdi', { name: 'ar', pitch: 40, wpm: 215 }),
     v('ar-uae-male-1', 'Khalid', 'male', 'emirati', { name: 'ar', pitch: 58, wpm: 210 }),
     v('ar-hijazi-female-1', 'Layla', 'female', 'hijazi', { name: 'ar+f3', pitch: 70, wpm: 215 }),
-    // Ids real clients use as defaults and in examples (PROTOCOLS.md §7).
+    // Ids real clients use as defaults and in examples
+    // (docs/service-behaviour.md#model-names-and-voice-ids).
     v('ar-hijazi-female-2', 'Reem', 'female', 'hijazi', { name: 'ar+f2', pitch: 66, wpm: 210 }),
     v('ar-najdi-female-1', 'Noura', 'female', 'najdi', { name: 'ar+f4', pitch: 62, wpm: 215 }),
   ];
@@ -56,8 +57,8 @@ const asrEnAr = { cost: 1, kind: 'stt', family: 'asr-en-ar', build: 'munsit-en-a
 const tts = { cost: 2, kind: 'tts', family: 'tts-v1-preview', build: 'faseeh-v1-preview', description: 'Arabic text to speech (sandbox: espeak-ng)' } as const;
 
 /**
- * Every model under the spec's name and the vendor's (PROTOCOLS.md §7): both ids of one model
- * share its family, so they are validated and served the same way.
+ * Every model under the spec's name and the vendor's: both ids of one model share its family,
+ * so they are validated and served the same way (docs/service-behaviour.md#model-names-and-voice-ids).
  */
 export const MODELS: SandboxModel[] = [
   { id: '1', model_id: 'tts-v1-preview', model_name: 'TTS v1 preview', ...tts },

@@ -96,10 +96,11 @@ export class SandboxState {
   readonly signer = new FileSigner();
   /**
    * Behaviours the live service has been reported to show that differ from the spec's
-   * reading (PROTOCOLS.md §7), for testing clients against both. `ttsIsFinalOnBatches`: the TTS
-   * socket sets `isFinal: true` on every audio batch, not only on the empty end-of-generation
-   * message that still follows. `ttsNoEndMarker`: no empty end message; the last audio batch of
-   * a flushed generation carries the `isFinal` instead.
+   * reading, for testing clients against both
+   * (docs/service-behaviour.md#where-a-generation-ends-on-the-text-to-speech-socket).
+   * `ttsIsFinalOnBatches`: the TTS socket sets `isFinal: true` on every audio batch, not only on
+   * the empty end-of-generation message that still follows. `ttsNoEndMarker`: no empty end
+   * message; the last audio batch of a flushed generation carries the `isFinal` instead.
    */
   quirks = { ttsIsFinalOnBatches: false, ttsNoEndMarker: false };
 

@@ -8,7 +8,8 @@ import { mapLimit, SIDE_BY_SIDE } from '../helpers/parallel.ts';
 
 /**
  * The README and docs/ as a newcomer follows them: every link leads somewhere, every import
- * they show resolves, every option they give a command is one the command takes.
+ * they show resolves, every option they give a command is one the command takes; and every
+ * docs/ section a source comment points a reader to is there.
  */
 const ROOT = new URL('../..', import.meta.url).pathname;
 const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
@@ -79,4 +80,24 @@ test('every option the docs give a hiwar command is in that command\'s --help', 
   });
   assert.ok(used.size >= 4, 'the docs name the commands');
   assert.deepEqual(unknown, []);
+});
+
+test('every docs/ page (and #section) the code, tests, benches and examples cite exists', () => {
+  const broken: string[] = [];
+  const walk = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? (e.name === 'node_modules' ? [] : walk(`${dir}/${e.name}`)) : /\.(ts|mjs|js)$/.test(e.name) ? [`${dir}/${e.name}`] : [],
+    );
+  const sources = ['src', 'transports', 'agents', 'test', 'bench', 'examples', 'bin'].filter((d) => existsSync(join(ROOT, d))).flatMap(walk);
+  let cited = 0;
+  for (const file of sources) {
+    for (const [, page, anchor] of text(file).matchAll(/\bdocs\/([a-z][a-z0-9-]*\.md)(?:#([a-z0-9-]+))?/g)) {
+      cited++;
+      const target = `docs/${page}`;
+      if (!existsSync(join(ROOT, target))) broken.push(`${file}: ${target} (no such page)`);
+      else if (anchor && !anchors(text(target)).has(anchor)) broken.push(`${file}: ${target}#${anchor} (no such heading)`);
+    }
+  }
+  assert.ok(cited >= 10, 'the sources cite docs pages');
+  assert.deepEqual(broken, []);
 });

@@ -1,5 +1,6 @@
 /**
- * The message sequences real clients of the service send (PROTOCOLS.md §7), replayed against the
+ * The message sequences real clients of the service send
+ * (docs/service-behaviour.md#what-real-clients-of-the-service-send), replayed against the
  * sandbox over real sockets with plain `ws` and `fetch`, exactly as those clients put them on
  * the wire: vendor model ids, their query strings, their auth forms, their voice ids.
  */
@@ -84,7 +85,7 @@ test('/listen: munsit keeps asr rules (language=en refused 4002), munsit-en-ar d
   en.ws.close();
 });
 
-test('TTS socket as the browser sample uses it: key in the query and in initConnection, vendor model, §7 voices', async () => {
+test('TTS socket as the browser sample uses it: key in the query and in initConnection, vendor model, the voices real clients use', async () => {
   for (const [model_id, voice_id] of [['faseeh-v1-preview', 'ar-hijazi-female-2'], ['faseeh-mini-v1-preview', 'ar-najdi-female-1'], ['tts-v1-preview', 'ar-najdi-male-2']]) {
     const s = record(`${base()}/websocket/text-to-speech?x-api-key=${KEY}`);
     await s.opened;

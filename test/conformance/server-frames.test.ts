@@ -1,8 +1,11 @@
 /**
- * Server frames in the shapes of PROTOCOLS.md §1–§4 and §7, including the forms recorded from
- * the live service (`model: "munsit-v2"`, transcripts with spaces to trim, `fileSize` as text,
- * `isFinal` on intermediate TTS batches, both error shapes), replayed by a real HTTP/WebSocket
- * peer against hiwar's client.
+ * Server frames in the shapes the service sends
+ * (docs/service-behaviour.md#what-the-live-listen-socket-sends,
+ * docs/service-behaviour.md#the-text-to-speech-sockets-messages,
+ * docs/service-behaviour.md#other-http-answers), including the forms recorded from the live
+ * service (`model: "munsit-v2"`, transcripts with spaces to trim, `fileSize` as text, `isFinal`
+ * on intermediate TTS batches, both error shapes), replayed by a real HTTP/WebSocket peer
+ * against hiwar's client.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -86,7 +89,7 @@ before(async () => {
 });
 after(() => fake.close());
 
-test('/listen: Metadata naming the build served, empty interims, a padded final trimmed, every §1 event parsed', async () => {
+test('/listen: Metadata naming the build served, empty interims, a padded final trimmed, every /listen event parsed', async () => {
   const sock = await fake.client().openListen({ model: 'munsit', sample_rate: 16000 });
   assert.equal(fake.calls.at(-1)!.query.get('model'), 'munsit');
   assert.equal((await sock.opened()).model, 'munsit-v2');

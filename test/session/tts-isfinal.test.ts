@@ -1,5 +1,6 @@
 /**
- * The session against the live readings of the TTS socket's `isFinal` (PROTOCOLS.md §7): set on
+ * The session against the live readings of the TTS socket's `isFinal`
+ * (docs/service-behaviour.md#where-a-generation-ends-on-the-text-to-speech-socket): set on
  * intermediate audio batches too, with the documented empty end message after them or without
  * it. (The spec's reading, isFinal only at the end, is the sandbox's default: scenarios.test.ts
  * runs the same barge-in, heard-text and fallback checks against it.) Chunk boundaries, heard

@@ -16,6 +16,9 @@
  *    by the transport; `clear()` on barge-in; `mark(name)` after audio whose playout the platform
  *    can acknowledge. A `mark` item coming back with the same name says the audio before it was
  *    played.
+ *
+ * Each platform's messages as the adapters read and write them, and the documentation they come
+ * from: docs/service-behaviour.md#telephony-media-streams.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallInfo } from '../../src/transport/types.ts';

@@ -3,8 +3,9 @@ import type { Upload } from '../types.ts';
 
 /**
  * The file name an upload goes up with. The service picks its decoder from the name's
- * extension (PROTOCOLS.md §7), so the extension follows the bytes: a nameless upload gets
- * `audio.<detected>`, and a name whose extension contradicts the content gets the detected one.
+ * extension (docs/service-behaviour.md#file-uploads-are-decoded-by-their-name), so the
+ * extension follows the bytes: a nameless upload gets `audio.<detected>`, and a name whose
+ * extension contradicts the content gets the detected one.
  * Content that cannot be recognized keeps the name it was given.
  */
 

@@ -3,8 +3,9 @@
  * times are passed in, so it is tested on a virtual clock; ListenSocket drives it with a timer).
  *
  * The service sends events for speech only: in a silent stretch, with audio streaming, it sends
- * nothing at all (no KeepAlive, no empty Results; ../PROTOCOLS.md §1), and a phone line streams
- * silence for as long as the caller says nothing. So "no event back" is counted in seconds of
+ * nothing at all (no KeepAlive, no empty Results:
+ * docs/service-behaviour.md#nothing-comes-back-in-silence), and a phone line streams silence
+ * for as long as the caller says nothing. So "no event back" is counted in seconds of
  * caller *speech* sent (audio at speech level) since the last event, not in time: a long silence
  * never reconnects, while a caller talking to a backend that is gone is noticed after
  * `eventTimeoutMs` of their speech (and replayed on the new connection). Between events, a dead

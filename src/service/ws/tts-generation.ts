@@ -1,8 +1,9 @@
 /**
  * Where one flushed generation's audio ends on the TTS socket. The spec's end marker is an
  * `isFinal` message, but the live socket has been seen setting `isFinal` on intermediate
- * batches too (PROTOCOLS.md §7). So the end is first found as "an isFinal has been seen and
- * then no audio came for a quiet gap", which needs one generation in flight at a time. Under
+ * batches too (docs/service-behaviour.md#where-a-generation-ends-on-the-text-to-speech-socket).
+ * So the end is first found as "an isFinal has been seen and then no audio came for a quiet
+ * gap", which needs one generation in flight at a time. Under
  * the default rule the tracker also learns: once a generation has ended with an empty
  * `isFinal` message after its audio (the vendor's documented end marker), such a message ends
  * a generation at once and generations may overlap (`trustsMarkers`), which removes the gap

@@ -125,7 +125,8 @@ export class TtsSocket {
     checkSpeed(opts.voice_settings?.speed, ENDPOINT);
     inRange(opts.voice_settings?.similarity_boost, 'similarity_boost', 0, 1, ENDPOINT);
     // Real clients send the key in the query and in initConnection; header-only auth has been
-    // answered 40101 by the live socket (PROTOCOLS.md §7).
+    // answered 40101 by the live socket
+    // (docs/service-behaviour.md#where-the-key-goes-on-the-text-to-speech-socket).
     const auth = opts.auth ?? 'query+message';
     const ws = await openSocket(
       cfg,
