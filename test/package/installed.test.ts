@@ -124,3 +124,44 @@ test("the README's server.mjs runs as written: the agent's routes on the user's 
     child.kill();
   }
 });
+
+test('WebRTC from the installed package: with mediasoup and the Opus codec added, hiwar serve runs the compiled call page', async () => {
+  // The optional peers as a user adds them. mediasoup's worker is the one this machine built
+  // (scripts/setup.sh), given as mediasoup documents it; the Opus codec builds against Node's headers.
+  const worker = join(ROOT, 'node_modules/mediasoup/worker/out/Release/mediasoup-worker');
+  const withNative = { ...blankEnv, npm_config_nodedir: '/usr', MEDIASOUP_WORKER_BIN: worker };
+  ok(await runCommand('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--ignore-scripts', 'mediasoup'], { cwd: project, env: withNative, timeoutMs: 600_000 }), 'npm install mediasoup');
+  ok(await runCommand('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '@discordjs/opus'], { cwd: project, env: withNative, timeoutMs: 600_000 }), 'npm install @discordjs/opus');
+  const child = spawn(join(project, 'node_modules/.bin/hiwar'), ['serve', '--port', '0', '--open'], { cwd: project, env: withNative, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (out += c));
+  try {
+    while (!/WebRTC is (on|off).*/.test(out)) {
+      if (child.exitCode !== null) assert.fail(`hiwar serve exited (${child.exitCode}):\n${out}`);
+      await Promise.race([once(child.stdout, 'data'), once(child, 'exit')]);
+    }
+    assert.match(out, /WebRTC is on \(mediasoup/, out);
+    const base = /at (http:\/\/\S+)/.exec(out)![1]!;
+    const page = await fetch(`${base}/`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<html/i);
+    const script = await fetch(`${base}/webrtc/app.js`);
+    assert.equal(script.status, 200, 'the prebuilt page script');
+    assert.ok((await script.arrayBuffer()).byteLength > 10_000);
+    assert.equal((await fetch(`${base}/webrtc/font.woff2`)).status, 200, 'the Arabic font, copied into the package');
+  } finally {
+    child.kill();
+  }
+});
+
+test("the README's session.mjs runs as written: a session on the user's own transport", async () => {
+  assert.ok(SNIPPETS.has('session.mjs'), 'the README shows session.mjs');
+  writeFileSync(join(project, 'session.mjs'), SNIPPETS.get('session.mjs')!);
+  const r = await runCommand(process.execPath, ['session.mjs'], { cwd: project, env: blankEnv, timeoutMs: 300_000 });
+  ok(r, 'node session.mjs');
+  assert.match(r.stdout, /^user_turn كم رصيدي$/m, "the caller's line, heard through the user's transport");
+  assert.match(r.stdout, /^agent_turn رصيدك/m, 'the agent answered');
+  const audio = /([\d.]+) s of agent audio/.exec(r.stdout);
+  assert.ok(audio && Number(audio[1]) > 1, `the agent's audio came out of the transport: ${r.stdout}`);
+});
