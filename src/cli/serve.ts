@@ -6,7 +6,8 @@ import { createLogger } from '../session/logger.ts';
 import { serveAnalytics } from '../analytics/serve-setup.ts';
 import { agentSessions } from '../server/agent-sessions.ts';
 import { AgentServer } from '../server/server.ts';
-import { CallTokens, isLoopback } from '../server/tokens.ts';
+import { CallTokens } from '../server/tokens.ts';
+import { accessLines, serveLedger } from './serve-security.ts';
 import { generateKey } from '../sandbox/keys.ts';
 import { numberOption, parseCommand, UsageError } from './args.ts';
 import { checkServiceKey, connectService } from './connect.ts';
@@ -15,7 +16,7 @@ import { busyLineSynth, prepareLines, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptio
 
 export const SERVE_USAGE = `Usage: hiwar serve [--agent agents/call-centre] [--port 8080] [--host 127.0.0.1] [--public-url URL]
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
-                   [--analytics] [--recordings DIR]
+                   [--analytics] [--recordings DIR] [--open]
 
 Serve an agent to telephony platforms (/telephony/<provider>) and, when mediasoup is installed, to
 browsers (a call page at /, docs/webrtc.md), with /healthz, /readyz and /metrics. Uses the real
@@ -25,7 +26,7 @@ itself: real callers need the service). See docs/telephony.md.
 Options:
   --agent DIR            a directory whose index.ts default-exports an Agent (default agents/call-centre)
   --port N               port to listen on (default 8080; 0 picks a free one)
-  --host ADDR            address to bind (default 127.0.0.1; beyond loopback nothing is open without secrets)
+  --host ADDR            address to bind (default 127.0.0.1; nothing is open without secrets, on any address)
   --public-url URL       the address platforms reach this server at, for webhook answers
   --max-calls N          concurrent calls before new ones are refused (default 200)
   --media-token TOKEN    fixed token for platforms without webhooks (or HIWAR_MEDIA_TOKEN)
@@ -35,12 +36,16 @@ Options:
                          REDIS_URL is set, else in this process (also on when
                          HIWAR_ANALYTICS_WEBHOOK_URL is set); see docs/analytics.md
   --recordings DIR       where recordings and results go (default recordings, or HIWAR_RECORDINGS_DIR)
+  --open                 development only: routes with no secret configured are open (unsigned
+                         webhooks, media without a token, /webrtc/token without a secret)
   -h, --help             this text
 
 Secrets (environment): TWILIO_AUTH_TOKEN, TELNYX_PUBLIC_KEY, PLIVO_AUTH_TOKEN,
-VONAGE_SIGNATURE_SECRET, EXOTEL_BASIC_AUTH, JAMBONZ_WEBHOOK_SECRET check webhook signatures and
-HIWAR_MEDIA_TOKEN opens media URLs (beyond loopback, nothing without them is answered);
-HIWAR_WEBRTC_SECRET guards POST /webrtc/token (without it the call page is open to anyone).
+VONAGE_SIGNATURE_SECRET, EXOTEL_BASIC_AUTH, JAMBONZ_WEBHOOK_SECRET check webhook signatures (their
+answers hand out one-call media tokens); HIWAR_MEDIA_TOKEN opens the media URLs of FreeSWITCH,
+Asterisk, jambonz and pcm; HIWAR_WEBRTC_SECRET guards POST /webrtc/token. Without --open a route
+whose secret is missing is closed, on localhost too; the start-up lines say which. See
+docs/security.md.
 
 ${CLUSTER_USAGE}`;
 
@@ -60,6 +65,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       ...CLUSTER_FLAGS,
       analytics: { type: 'boolean', default: false },
       recordings: { type: 'string' },
+      open: { type: 'boolean', default: false },
     },
     SERVE_USAGE,
   );
@@ -81,7 +87,9 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (!service.sandbox) await checkServiceKey(service.client, (m) => say(`(${m})`));
   const cluster = clusterOptions ? lateCluster() : undefined;
   const host = values.host!;
-  const open = isLoopback(host);
+  // Closed unless told otherwise: never inferred from the bind address.
+  const open = values.open!;
+  const ledger = await serveLedger(process.env.REDIS_URL, logger);
   const mediaToken = values['media-token'] ?? process.env.HIWAR_MEDIA_TOKEN;
   const analytics = await serveAnalytics({ enabled: values.analytics!, client: service.client, logger, recordingsDir: values.recordings });
   const sessions = agentSessions({ client: service.client, agent, logger });
@@ -99,8 +107,9 @@ export async function serveCommand(args: string[]): Promise<number> {
   });
   const tokens = new CallTokens({ secret: process.env.HIWAR_MEDIA_SECRET });
   const telephony = await import('../../transports/telephony/index.ts');
-  server.use(telephony.telephonyPlugin(server.host, { tokens, open, mediaToken, logger }));
-  const closers: (() => Promise<void>)[] = [];
+  const telephonyRoutes = telephony.telephonyPlugin(server.host, { tokens, open, mediaToken, logger, ledger });
+  server.use(telephonyRoutes);
+  const closers: (() => Promise<void>)[] = [async () => ledger.close?.()];
   if (values['audiosocket-port']) {
     const listen = (telephony as Record<string, unknown>).listenAudioSocket as
       | ((h: typeof server.host, o: { port: number; host: string; open: boolean; mediaToken?: string; logger: typeof logger }) => Promise<{ close(): Promise<void> }>)
@@ -112,7 +121,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const webrtc = await loadWebRtc({
     host: server.host,
     logger,
-    // Beyond loopback the token route needs HIWAR_WEBRTC_SECRET, as the telephony routes need theirs.
+    // The token route needs HIWAR_WEBRTC_SECRET unless --open, as the telephony routes need theirs.
     open,
     rooms: cluster?.rooms,
     // Every instance of a cluster must check the tokens any of them issued.
@@ -148,9 +157,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   say(`  ${webrtc.message}`);
   say(`  health: ${url}/healthz (live) ${url}/readyz (ready)   metrics: ${url}/metrics`);
   if (analytics) say(`  ${analytics.describe}`);
-  if (!open) {
-    say(`  bound beyond localhost: webhooks need their platform's signing secret, media URLs a token${mediaToken ? '' : ' (set HIWAR_MEDIA_TOKEN for FreeSWITCH/Asterisk/jambonz/pcm)'}`);
-  }
+  const webrtcSecret = !!process.env.HIWAR_WEBRTC_SECRET;
+  for (const line of accessLines({ open, host, platforms: telephonyRoutes.access, webrtcSecret, ledgerWhere: ledger.where, audiosocket: !!values['audiosocket-port'] })) say(line);
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
   await new Promise<void>((resolveStop) => {
     const stop = (signal: string) => {

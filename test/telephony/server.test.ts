@@ -40,7 +40,8 @@ describe('hiwar serve: security and drain', () => {
       assert.equal(await upgradeStatus(`${base}/telephony/twilio/stream/not.a-token`), 401, 'forged token');
       assert.equal(await upgradeStatus(`${base}/telephony/twilio/stream/${s.tokens.mint('plivo', 'CA9')}`), 401, 'a token for another platform');
       assert.equal(await upgradeStatus(`${base}/telephony/twilio?token=wrong`), 401, 'wrong static token');
-      assert.equal(await upgradeStatus(`${base}/telephony/twilio?token=static-media-token`), 101, 'the static token');
+      assert.equal(await upgradeStatus(`${base}/telephony/twilio?token=static-media-token`), 401, 'the static token opens no webhook platform');
+      assert.equal(await upgradeStatus(`${base}/telephony/pcm?rate=16000&token=static-media-token`), 101, 'the static token opens a platform without a webhook');
       assert.equal(await upgradeStatus(`${base}/telephony/nowhere`), 404);
 
       assert.equal((await twilioCall(s, 'CA1')).status, 403, 'unsigned webhook');

@@ -12,7 +12,10 @@ export interface MediaConnectionOptions {
   media?: MediaStreamOptions;
   hooks?: PlatformHooks;
   logger?: Logger;
-  /** Claims of the per-call token: their call id and parameters are merged into the call's metadata. */
+  /**
+   * Claims of the per-call token: the platform's `start` must carry their call id (else the
+   * connection is closed before any call), and their parameters are merged into the call's metadata.
+   */
   claims?: { callId?: string; parameters?: Record<string, string> };
   /** Called once the call is over, with its transport (for what the agent decided). */
   onEnded?(transport: MediaStreamTransport | undefined, outcome: CallOutcome | undefined): void;
@@ -90,9 +93,17 @@ export class MediaConnection {
 
   private start(item: Extract<Inbound, { type: 'start' }>): void {
     const claims = this.o.claims;
+    // A per-call token grants the call it was minted for: the platform's start must name the same
+    // call (or stream), and the call id in logs and metadata is the token's, not the peer's claim.
+    if (claims?.callId && item.call.callId !== claims.callId && item.call.streamId !== claims.callId) {
+      this.o.logger?.warn({ provider: this.o.provider, callId: claims.callId, claimed: item.call.callId || '(none)' }, 'media start refused: not the call the token was issued for');
+      this.o.sink.close('call id does not match the token');
+      this.closed('call id does not match the token');
+      return;
+    }
     const call = {
       ...item.call,
-      callId: item.call.callId || claims?.callId || 'unknown',
+      callId: claims?.callId || item.call.callId || 'unknown',
       parameters: { ...claims?.parameters, ...item.call.parameters },
     };
     const t = new MediaStreamTransport(this.o.provider, { ...item, call }, this.o.conn, this.o.sink, this.o.media, this.o.hooks);

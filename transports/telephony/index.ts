@@ -5,6 +5,7 @@
 import type { CallHost, ServerPlugin } from '../../src/server/types.ts';
 import { telephonyPlugin as plugin, type TelephonyOptions } from './plugin.ts';
 import type { TelephonyProvider } from './provider.ts';
+import type { RouteAccess } from './access.ts';
 import { plivo } from './plivo.ts';
 import { telnyx } from './telnyx.ts';
 import { twilio } from './twilio.ts';
@@ -28,11 +29,12 @@ export const providers: TelephonyProvider[] = [
 ];
 
 /** The telephony routes of every provider above (or those given in `opts.providers`). */
-export function telephonyPlugin(host: CallHost, opts: Omit<TelephonyOptions, 'providers'> & { providers?: TelephonyProvider[] }): ServerPlugin & { connections(): number } {
+export function telephonyPlugin(host: CallHost, opts: Omit<TelephonyOptions, 'providers'> & { providers?: TelephonyProvider[] }): ServerPlugin & { connections(): number; access: RouteAccess[] } {
   return plugin(host, { ...opts, providers: opts.providers ?? providers });
 }
 
 export type { TelephonyOptions } from './plugin.ts';
+export { routeAccess, type RouteAccess } from './access.ts';
 export type { TelephonyProvider, ProviderConnection, Inbound, MediaFormat, WireMessage } from './provider.ts';
 export { MediaStreamTransport, MediaStreamOutput, type MediaSink, type MediaStreamOptions, type PlatformHooks } from './media-stream.ts';
 export { MediaConnection } from './connection.ts';
