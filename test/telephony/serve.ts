@@ -25,6 +25,8 @@ export interface Served {
   sandbox: Running;
   calls: ServedCall[];
   tokens: CallTokens;
+  /** The telephony plugin (its `access`: what each platform's routes require). */
+  plugin: ReturnType<typeof telephonyPlugin>;
   clock: ScaledClock;
   connections(): number;
   close(): Promise<void>;
@@ -71,6 +73,7 @@ export async function startServe(
     },
   });
   const tokens = new CallTokens();
+  // Open (`hiwar serve --open`) unless a test says otherwise: most tests are about the call, not access.
   const plugin = telephonyPlugin(server.host, { open: true, logger, media: { clock }, ...opts, tokens });
   server.use(plugin);
   const { url } = await server.listen();
@@ -80,6 +83,7 @@ export async function startServe(
     sandbox,
     calls,
     tokens,
+    plugin,
     clock,
     connections: () => plugin.connections(),
     close: async () => {
