@@ -157,8 +157,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   say(`  ${webrtc.message}`);
   say(`  health: ${url}/healthz (live) ${url}/readyz (ready)   metrics: ${url}/metrics`);
   if (analytics) say(`  ${analytics.describe}`);
-  const webrtcSecret = !!process.env.HIWAR_WEBRTC_SECRET;
-  for (const line of accessLines({ open, host, platforms: telephonyRoutes.access, webrtcSecret, ledgerWhere: ledger.where, audiosocket: !!values['audiosocket-port'] })) say(line);
+  const webrtcAccess = webrtc.plugin ? { secret: !!process.env.HIWAR_WEBRTC_SECRET } : undefined;
+  for (const line of accessLines({ open, host, platforms: telephonyRoutes.access, webrtc: webrtcAccess, ledgerWhere: ledger.where, audiosocket: !!values['audiosocket-port'] })) say(line);
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
   await new Promise<void>((resolveStop) => {
     const stop = (signal: string) => {

@@ -37,7 +37,7 @@ export interface Served {
  * plugin, sessions on the sandbox, everything on a scaled clock.
  */
 export async function startServe(
-  opts: { speed?: number; agent?: Partial<Agent>; sandbox?: Running; maxCalls?: number; beforeSession?: (t: Transport) => void } & Partial<Omit<TelephonyOptions, 'tokens'>> = {},
+  opts: { speed?: number; agent?: Partial<Agent>; sandbox?: Running; maxCalls?: number; beforeSession?: (t: Transport) => void; tokenSecret?: string } & Partial<Omit<TelephonyOptions, 'tokens'>> = {},
 ): Promise<Served> {
   const sandbox = opts.sandbox ?? (await runSandbox());
   const clock = new ScaledClock(opts.speed ?? 2);
@@ -72,7 +72,7 @@ export async function startServe(
       return s;
     },
   });
-  const tokens = new CallTokens();
+  const tokens = new CallTokens({ secret: opts.tokenSecret });
   // Open (`hiwar serve --open`) unless a test says otherwise: most tests are about the call, not access.
   const plugin = telephonyPlugin(server.host, { open: true, logger, media: { clock }, ...opts, tokens });
   server.use(plugin);
