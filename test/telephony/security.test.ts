@@ -52,7 +52,7 @@ describe('tokens grant one call; signed webhooks answer once and briefly', () =>
   before(async () => {
     sandbox = await runSandbox({ keys: [{ key: generateKey(), concurrency: 32 }] });
     // Closed, as `hiwar serve` without --open (the helper's `open: true` is overridden).
-    s = await startServe({ sandbox, open: undefined, secrets: { twilio: TWILIO, plivo: PLIVO, vonage: VONAGE }, mediaToken: STATIC });
+    s = await startServe({ sandbox, open: undefined, secrets: { twilio: TWILIO, plivo: PLIVO, vonage: VONAGE, exotel: 'exo:tel-pass' }, mediaToken: STATIC });
   });
   after(async () => {
     await s.close();
@@ -147,6 +147,19 @@ describe('tokens grant one call; signed webhooks answer once and briefly', () =>
       });
     assert.equal((await send()).status, 200);
     assert.equal((await send()).status, 403, 'the same request replayed');
+  });
+
+  test("Exotel's dynamic endpoint hands out a one-call URL (wideband when the endpoint asks for it)", async () => {
+    const res = await fetch(`${s.url}/telephony/exotel?sample-rate=16000`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from('exo:tel-pass').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'CallSid=exo-1&CustomField=vip',
+    });
+    assert.equal(res.status, 200);
+    const { url } = (await res.json()) as { url: string };
+    assert.match(url, /\/telephony\/exotel\/stream\/[^/?]+\?sample-rate=16000$/);
+    assert.equal(await upgradeStatus(url), 101);
+    assert.equal(await upgradeStatus(url), 403, 'once');
   });
 
   test('a webhook without a call id hands out no media URL', async () => {
