@@ -28,6 +28,12 @@ export interface CallHost {
   readonly draining: boolean;
   /** The address the server is reached at from outside (for webhook answers), e.g. https://host. */
   publicUrl(req: IncomingMessage): string;
+  /**
+   * Holds a call's place for a connection that has not started its call yet (no platform `start`),
+   * so that pending connections count against the server's call limit. Undefined when the server
+   * is full or draining. `release()` before `runCall`, or when the connection goes without a call.
+   */
+  hold?(): { release(): void } | undefined;
 }
 
 export class CallRefused extends Error {

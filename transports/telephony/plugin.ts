@@ -40,8 +40,8 @@ export interface TelephonyOptions {
   logger?: Logger;
   /** Largest webhook body accepted. @default 65536 */
   maxBodyBytes?: number;
-  /** Limits of each media connection (no start, silent platform); see `MediaConnectionOptions`. */
-  limits?: { startTimeoutMs?: number; idleTimeoutMs?: number };
+  /** Limits of each media connection (no start, silent platform, what is kept before start); see `MEDIA_CONNECTION_DEFAULTS`. */
+  limits?: { startTimeoutMs?: number; idleTimeoutMs?: number; maxEarlyItems?: number; maxEarlyAudioBytes?: number };
 }
 
 const AFTER_TTL_MS = 10 * 60_000;
@@ -100,16 +100,23 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
       refuse(socket, '503 Service Unavailable', 'draining', { provider: provider.name });
       return true;
     }
+    // A connection holds a call's place from now until its start: pending ones count against the limit.
+    const hold = host.hold ? host.hold() : { release() {} };
+    if (!hold) {
+      refuse(socket, '503 Service Unavailable', 'the server is full (running calls and connections not started yet)', { provider: provider.name });
+      return true;
+    }
+    const no = (status: string, why: string, fields: Record<string, unknown>) => {
+      hold.release();
+      refuse(socket, status, why, { provider: provider.name, ...fields });
+    };
     const claims = opts.tokens.verify(r.token, provider.name, 'media');
     if (claims) {
       // One call per token: its call id is spent the first time (a replay, or a token minted by a
       // replayed webhook for the same call, finds it spent).
       ledger.spend(`call:${provider.name}:${claims.callId}`, SPENT_CALL_MS).then(
-        (first) => {
-          if (first) accept(req, socket, head, url, provider, claims);
-          else refuse(socket, '403 Forbidden', 'token already used (replay)', { provider: provider.name, callId: claims.callId });
-        },
-        (err: Error) => refuse(socket, '503 Service Unavailable', 'token ledger unreachable', { provider: provider.name, callId: claims.callId, err: err.message }),
+        (first) => (first ? accept(req, socket, head, url, provider, claims, hold) : no('403 Forbidden', 'token already used (replay)', { callId: claims.callId })),
+        (err: Error) => no('503 Service Unavailable', 'token ledger unreachable', { callId: claims.callId, err: err.message }),
       );
       return true;
     }
@@ -117,16 +124,18 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     const staticOk = a.tokenless === 'static' && !!r.token && safeEqual(r.token, opts.mediaToken!);
     // A token that was shown must be valid, even where tokenless media is open: a clear refusal beats a silent downgrade.
     if (staticOk || (a.tokenless === 'open' && !r.token)) {
-      accept(req, socket, head, url, provider, undefined);
+      accept(req, socket, head, url, provider, undefined, hold);
       return true;
     }
     const why = !r.token ? 'no token' : opts.tokens.verify(r.token, provider.name, 'after') ? 'an after-route token cannot open media' : 'invalid or expired token';
-    refuse(socket, '401 Unauthorized', why, { provider: provider.name });
+    no('401 Unauthorized', why, {});
     return true;
   }
 
-  function accept(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL, provider: TelephonyProvider, claims: TokenClaims | undefined): void {
-    if (socket.destroyed) return;
+  function accept(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL, provider: TelephonyProvider, claims: TokenClaims | undefined, hold: { release(): void }): void {
+    if (socket.destroyed) return hold.release();
+    // A handshake ws refuses never reaches the callback: the place is given back when the socket goes.
+    socket.once('close', () => hold.release());
     wss.handleUpgrade(req, socket, head, (ws) => {
       live.add(ws);
       const conn = new MediaConnection({
@@ -161,6 +170,7 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
         },
         logger: opts.logger,
         claims,
+        hold,
         ...opts.limits,
       });
       ws.on('message', (data, isBinary) => {

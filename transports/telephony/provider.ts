@@ -11,7 +11,8 @@
  * 2. `connection.opened()` may return items at once (a protocol whose format is known from the
  *    URL, e.g. `pcm?rate=16000`, returns its `start` here).
  * 3. Every message goes through `connection.parse(msg)`. The first `start` item makes the
- *    transport: audio before it is kept and replayed after it (never lost).
+ *    transport: the latest items before it (a few hundred milliseconds of audio at most:
+ *    `MEDIA_CONNECTION_DEFAULTS`) are kept and replayed after it.
  * 4. Agent audio goes out through `encodeAudio`, one frame of `format.frameMs` at a time, paced
  *    by the transport; `clear()` on barge-in; `mark(name)` after audio whose playout the platform
  *    can acknowledge. A `mark` item coming back with the same name says the audio before it was
