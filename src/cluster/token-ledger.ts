@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { TokenLedger } from '../server/token-ledger.ts';
-import { connectOrExplain, connectRedis } from './redis.ts';
+import { connectOrExplain, connectRedis, redisAddress } from './redis.ts';
 
 /**
  * The spent-token ledger of a cluster: one `SET key 1 NX PX ttl` per spend, so a token or
@@ -26,7 +26,12 @@ export class RedisTokenLedger implements TokenLedger {
 /** A ledger on its own connection to `url`; throws (with what to do) when Redis cannot be reached. */
 export async function connectTokenLedger(url: string, onError: (err: Error) => void): Promise<RedisTokenLedger> {
   const redis = connectRedis(url);
-  await connectOrExplain(redis);
+  try {
+    await connectOrExplain(redis);
+  } catch (err) {
+    redis.disconnect();
+    throw new Error(`cannot reach Redis at ${redisAddress(url)} (REDIS_URL): ${(err as Error).message}`);
+  }
   redis.on('error', onError);
   return new RedisTokenLedger(redis);
 }
