@@ -11,6 +11,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import WebSocket from 'ws';
 import { generateKey } from '../../src/sandbox/keys.ts';
+import { connect } from 'node:net';
+import { startAudioSocketServer } from '../../transports/telephony/audiosocket-server.ts';
 import { MEDIA_CONNECTION_DEFAULTS } from '../../transports/telephony/connection.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 import { startServe, waitFor } from './serve.ts';
@@ -74,6 +76,26 @@ test('connections that have not started count against max-calls; the start timeo
     ws.close();
     await waitFor(() => s.server.calls.active === 0, 'the call ended');
   } finally {
+    await s.close();
+  }
+});
+
+test('an AudioSocket connection waiting for its first frame holds a place too', async () => {
+  const s = await startServe({ sandbox, maxCalls: 1 });
+  const as = await startAudioSocketServer(s.server.host, { port: 0 });
+  try {
+    const first = connect(as.port, '127.0.0.1');
+    first.on('error', () => {});
+    await once(first, 'connect');
+    await waitFor(() => s.server.calls.held === 1, 'the first connection holds the only place');
+    const second = connect(as.port, '127.0.0.1');
+    second.on('error', () => {});
+    await once(second, 'close');
+    assert.equal(s.server.calls.held, 1, 'the second was let go at once');
+    first.destroy();
+    await waitFor(() => s.server.calls.held === 0, 'the place given back when the first goes');
+  } finally {
+    await as.close();
     await s.close();
   }
 });
