@@ -37,5 +37,5 @@ export type { TelephonyOptions } from './plugin.ts';
 export { routeAccess, type RouteAccess } from './access.ts';
 export type { TelephonyProvider, ProviderConnection, Inbound, MediaFormat, WireMessage } from './provider.ts';
 export { MediaStreamTransport, MediaStreamOutput, type MediaSink, type MediaStreamOptions, type PlatformHooks } from './media-stream.ts';
-export { MediaConnection } from './connection.ts';
+export { MediaConnection, MEDIA_CONNECTION_DEFAULTS } from './connection.ts';
 export { listenAudioSocket, startAudioSocketServer, type AudioSocketServerOptions } from './audiosocket-server.ts';
