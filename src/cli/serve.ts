@@ -28,8 +28,9 @@ Options:
   --port N               port to listen on (default 8080; 0 picks a free one)
   --host ADDR            address to bind (default 127.0.0.1; nothing is open without secrets, on any address)
   --public-url URL       the address platforms reach this server at, for webhook answers
-  --max-calls N          concurrent calls before new ones are refused (default 200)
-  --media-token TOKEN    fixed token for platforms without webhooks (or HIWAR_MEDIA_TOKEN)
+  --max-calls N          concurrent calls before new ones are refused, media connections not
+                         started yet included (default 200)
+  --media-token TOKEN    fixed media token for FreeSWITCH, Asterisk, jambonz, pcm (or HIWAR_MEDIA_TOKEN)
   --audiosocket-port N   also take Asterisk AudioSocket calls on this TCP port
   --model-ids KIND       vendor (default) or spec model names
   --analytics            record calls and analyze each after it ends: as jobs for hiwar worker when
