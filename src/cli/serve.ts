@@ -2,8 +2,8 @@ import type { Agent } from '../session/agent.ts';
 import type { Logger } from '../session/logger.ts';
 import { serveAnalytics } from '../analytics/serve-setup.ts';
 import { AGENT_SERVER_DEFAULTS, createAgentServer } from '../server/create.ts';
-import { isLoopback } from '../server/tokens.ts';
 import type { CallHost, PluginFactory, ProviderHooks } from '../server/types.ts';
+import { accessLines, serveLedger } from './serve-security.ts';
 import { generateKey } from '../sandbox/keys.ts';
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
 import { numberOption, parseCommand, UsageError } from './args.ts';
@@ -15,7 +15,7 @@ import { busyLineSynth, prepareLines, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptio
 
 export const SERVE_USAGE = `Usage: hiwar serve [--config FILE] [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
-                   [--analytics] [--recordings DIR] [--phrasebook FILE]
+                   [--analytics] [--recordings DIR] [--phrasebook FILE] [--open]
 
 Serve an agent to telephony platforms (/telephony/<provider>) and, when mediasoup is installed, to
 browsers (a call page at /, docs/webrtc.md), with /healthz, /readyz and /metrics. Uses the real
@@ -29,10 +29,11 @@ Options:
                          call, providerHooks, plugins…; docs/server.md); flags given as well win
 ${optionLine('--agent DIR|FILE', AGENT_HELP, 25)}
   --port N               port to listen on (default 8080; 0 picks a free one)
-  --host ADDR            address to bind (default 127.0.0.1; beyond loopback nothing is open without secrets)
+  --host ADDR            address to bind (default 127.0.0.1; nothing is open without secrets, on any address)
   --public-url URL       the address platforms reach this server at, for webhook answers
-  --max-calls N          concurrent calls before new ones are refused (default 200)
-  --media-token TOKEN    fixed token for platforms without webhooks (or HIWAR_MEDIA_TOKEN)
+  --max-calls N          concurrent calls before new ones are refused, media connections not
+                         started yet included (default 200)
+  --media-token TOKEN    fixed media token for FreeSWITCH, Asterisk, jambonz, pcm (or HIWAR_MEDIA_TOKEN)
   --audiosocket-port N   also take Asterisk AudioSocket calls on this TCP port
   --model-ids KIND       vendor (default) or spec model names
   --analytics            record calls and analyze each after it ends: as jobs for hiwar worker when
@@ -40,12 +41,16 @@ ${optionLine('--agent DIR|FILE', AGENT_HELP, 25)}
                          HIWAR_ANALYTICS_WEBHOOK_URL is set); see docs/analytics.md
   --recordings DIR       where recordings and results go (default recordings, or HIWAR_RECORDINGS_DIR)
 ${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 25)}
+  --open                 development only: routes with no secret configured are open (unsigned
+                         webhooks, media without a token, /webrtc/token without a secret)
   -h, --help             this text
 
 Secrets (environment): TWILIO_AUTH_TOKEN, TELNYX_PUBLIC_KEY, PLIVO_AUTH_TOKEN,
-VONAGE_SIGNATURE_SECRET, EXOTEL_BASIC_AUTH, JAMBONZ_WEBHOOK_SECRET check webhook signatures and
-HIWAR_MEDIA_TOKEN opens media URLs (beyond loopback, nothing without them is answered);
-HIWAR_WEBRTC_SECRET guards POST /webrtc/token (without it the call page is open to anyone).
+VONAGE_SIGNATURE_SECRET, EXOTEL_BASIC_AUTH, JAMBONZ_WEBHOOK_SECRET check webhook signatures (their
+answers hand out one-call media tokens); HIWAR_MEDIA_TOKEN opens the media URLs of FreeSWITCH,
+Asterisk, jambonz and pcm; HIWAR_WEBRTC_SECRET guards POST /webrtc/token. Without --open a route
+whose secret is missing is closed, on localhost too; the start-up lines say which. See
+docs/security.md.
 Logs: one readable line per record on stderr at HIWAR_LOG_LEVEL (default info); HIWAR_LOG_FORMAT=json
 prints pino's JSON lines instead.
 
@@ -69,6 +74,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       ...CLUSTER_FLAGS,
       analytics: { type: 'boolean', default: false },
       recordings: { type: 'string' },
+      open: { type: 'boolean', default: false },
     },
     SERVE_USAGE,
   );
@@ -98,11 +104,15 @@ export async function serveCommand(args: string[]): Promise<number> {
     : await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }], phrasebook: phrases });
   if (!service.sandbox && !config.client) await checkServiceKey(service.client, (m) => say(`(${m})`));
   const cluster = clusterOptions ? lateCluster() : undefined;
-  const open = config.open ?? isLoopback(host);
+  // Closed unless told otherwise: never inferred from the bind address.
+  const open = values.open! || (config.open ?? false);
+  const ledger = config.ledger ? Object.assign(config.ledger, { where: 'the config\'s ledger' }) : await serveLedger(process.env.REDIS_URL, logger);
   const mediaToken = values['media-token'] ?? config.mediaToken ?? process.env.HIWAR_MEDIA_TOKEN;
   const analytics = await serveAnalytics({ enabled: values.analytics!, client: service.client, logger, recordingsDir: values.recordings });
   const telephony = await import('../../transports/telephony/index.ts');
   let webrtcMessage = 'WebRTC is off';
+  let webrtcOn = false;
+  let telephonyAccess: { line: string }[] = [];
   const app = await createAgentServer({
     ...config,
     agent,
@@ -114,6 +124,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     logger,
     open,
     mediaToken,
+    ledger,
     tokens: config.tokens ?? { secret: process.env.HIWAR_MEDIA_SECRET },
     admission: cluster?.admission ?? config.admission,
     health: cluster?.health ?? config.health,
@@ -127,7 +138,11 @@ export async function serveCommand(args: string[]): Promise<number> {
       config.onTransportEnded?.(transport, report, outcome);
     },
     plugins: [
-      telephony.telephonyRoutes(),
+      (ctx) => {
+        const routes = telephony.telephonyRoutes()(ctx);
+        telephonyAccess = routes.access;
+        return routes;
+      },
       ...(audioSocketPort !== undefined ? [audioSocketPlugin(telephony, audioSocketPort, host)] : []),
       async (ctx) => {
         const webrtc = await loadWebRtc({
@@ -141,11 +156,13 @@ export async function serveCommand(args: string[]): Promise<number> {
           phrases: service.sandbox ? phrases : [],
         });
         webrtcMessage = webrtc.message;
+        webrtcOn = !!webrtc.plugin;
         return webrtc.plugin;
       },
       ...(config.plugins ?? []),
     ],
   }).catch(async (err: unknown) => {
+    await ledger.close?.();
     await service.close();
     throw err;
   });
@@ -177,9 +194,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   say(`  ${webrtcMessage}`);
   say(`  health: ${url}/healthz (live) ${url}/readyz (ready)   metrics: ${url}/metrics`);
   if (analytics) say(`  ${analytics.describe}`);
-  if (!open) {
-    say(`  bound beyond localhost: webhooks need their platform's signing secret, media URLs a token${mediaToken ? '' : ' (set HIWAR_MEDIA_TOKEN for FreeSWITCH/Asterisk/jambonz/pcm)'}`);
-  }
+  const webrtcAccess = webrtcOn ? { secret: !!process.env.HIWAR_WEBRTC_SECRET } : undefined;
+  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere: ledger.where, audiosocket: audioSocketPort !== undefined })) say(line);
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
   await new Promise<void>((resolveStop) => {
     const stop = (signal: string) => {
@@ -189,6 +205,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         await app.drain();
         await member?.leave();
         await analytics?.close();
+        await ledger.close?.();
         await service.close();
         resolveStop();
       })();

@@ -63,6 +63,8 @@ interface Live {
  */
 export class CallManager implements CallHost {
   private readonly live = new Set<Live>();
+  /** Connections holding a place before their call starts (see `hold`). */
+  private pending = 0;
   private isDraining = false;
   /** Calls whose session is being made (an async factory): they hold a slot already. */
   private opening = 0;
@@ -79,6 +81,23 @@ export class CallManager implements CallHost {
   }
 
   publicUrl: CallHost['publicUrl'] = (req) => this.o.publicUrl(req);
+
+  /** Places held by connections whose call has not started. */
+  get held(): number {
+    return this.pending;
+  }
+
+  hold(): { release(): void } | undefined {
+    if (this.isDraining || this.live.size + this.pending >= (this.o.maxCalls ?? 200)) return undefined;
+    this.pending++;
+    let held = true;
+    return {
+      release: () => {
+        if (held) this.pending--;
+        held = false;
+      },
+    };
+  }
 
   async runCall(transport: Transport, observer?: CallObserver): Promise<CallOutcome> {
     const provider = transport.call.provider;

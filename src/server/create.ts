@@ -14,6 +14,7 @@ import type { CallAdmission, SessionFactory } from './calls.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { AgentServer, type AttachOptions } from './server.ts';
 import { CallTokens, type CallTokenOptions } from './tokens.ts';
+import { MemoryTokenLedger, type TokenLedger } from './token-ledger.ts';
 import { CallRefused, type CallHost, type CallOutcome, type PluginContext, type PluginFactory, type ProviderHooks, type ServerPlugin } from './types.ts';
 
 /** Defaults of `createAgentServer`'s options, in one place. */
@@ -68,6 +69,11 @@ export interface CreateAgentServerOptions {
   mediaToken?: string;
   /** The per-call media token issuer, or its options (a `secret` shared by a cluster's instances). */
   tokens?: CallTokens | CallTokenOptions;
+  /**
+   * Where spent media tokens and webhook nonces are remembered, so a token opens one call: this
+   * process by default; a cluster shares one (`connectTokenLedger` on Redis).
+   */
+  ledger?: TokenLedger;
   /** Port of `listen()`. @default 8080 */
   port?: number;
   /** Address of `listen()`. @default '127.0.0.1' */
@@ -221,6 +227,7 @@ export async function createAgentServer(options: CreateAgentServerOptions): Prom
     open: o.open,
     tokens: o.tokens instanceof CallTokens ? o.tokens : new CallTokens(o.tokens),
     mediaToken: o.mediaToken,
+    ledger: o.ledger ?? new MemoryTokenLedger(),
     providerHooks: o.providerHooks ?? {},
   };
   try {

@@ -18,7 +18,9 @@ export { agentSessions } from './agent-sessions.ts';
 /** Prometheus metrics fed from the calls' session events. */
 export { ServerMetrics, serviceStatus } from './metrics.ts';
 /** Per-call media tokens (HMAC), and the checks the routes use. */
-export { CallTokens, safeEqual, isLoopback, type TokenClaims, type CallTokenOptions } from './tokens.ts';
+export { CallTokens, safeEqual, isLoopback, type TokenClaims, type CallTokenOptions, type TokenKind, type MintOptions } from './tokens.ts';
+/** Where spent tokens and nonces are remembered: this process (a cluster shares one in Redis: docs/security.md). */
+export { MemoryTokenLedger, MEMORY_LEDGER_DEFAULTS, type TokenLedger } from './token-ledger.ts';
 /** What plugins see of the server, and how they are made. */
 export {
   CallRefused,

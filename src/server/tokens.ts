@@ -1,10 +1,22 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { BlockList, isIP } from 'node:net';
 
-/** What a per-call media token carries. */
+/**
+ * What a token grants. `media`: open the media stream of one call, once. `after`: answer the
+ * platform's request once that stream ended (Twilio `<Connect action>`, Vonage's event URL); it
+ * can never open media, so the long-lived URL in the markup places no call.
+ */
+export type TokenKind = 'media' | 'after';
+
+/** What a per-call token carries. */
 export interface TokenClaims {
   /** The adapter the token is for ('twilio'…): a token for one route is refused on another. */
   scope: string;
+  kind: TokenKind;
+  /** The platform's id of the call the webhook answered: its `start` must carry the same. */
   callId: string;
+  /** Token id: what a spent token is remembered by. */
+  jti: string;
   /** Custom parameters handed from the webhook to the stream (kept out of logs, not secret). */
   parameters?: Record<string, string>;
   /** Expiry, epoch milliseconds. */
@@ -19,38 +31,59 @@ export interface CallTokenOptions {
   ttlMs?: number;
 }
 
+/** What `mint` may be told besides scope and call id. */
+export interface MintOptions {
+  /** @default 'media' */
+  kind?: TokenKind;
+  parameters?: Record<string, string>;
+  /** @default the issuer's ttlMs */
+  ttlMs?: number;
+  now?: number;
+}
+
 const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
 
 /**
  * Per-call tokens for media URLs: the webhook answer (whose request was signed by the platform)
  * mints one, the media connection must show it. HMAC-SHA256 over the claims with a server
- * secret; nothing to store, and the service key is never involved. Hand-written on node:crypto
- * because it is a dozen lines and a JWT library would add only parsing we do not need.
+ * secret; the service key is never involved. Checking a token is stateless; spending it once is
+ * the `TokenLedger`'s job (`token-ledger.ts`). Hand-written on node:crypto because it is a dozen
+ * lines and a JWT library would add only parsing we do not need.
  */
 export class CallTokens {
   private readonly secret: Buffer;
-  private readonly ttlMs: number;
+  readonly ttlMs: number;
 
   constructor(opts: CallTokenOptions = {}) {
     this.secret = opts.secret ? Buffer.from(opts.secret) : randomBytes(32);
     this.ttlMs = opts.ttlMs ?? 300_000;
   }
 
-  /** A token for `scope` and `callId`, valid `ttlMs` (default: the issuer's). */
-  mint(scope: string, callId: string, parameters?: Record<string, string>, ttlMs = this.ttlMs, now = Date.now()): string {
-    const claims: TokenClaims = { scope, callId, exp: now + ttlMs, ...(parameters && Object.keys(parameters).length ? { parameters } : {}) };
+  /** A token of `kind` for `scope` and `callId`. A call id is required: the token is bound to it. */
+  mint(scope: string, callId: string, opts: MintOptions = {}): string {
+    if (!callId) throw new Error('a call token needs the call id (the webhook carried none)');
+    const { kind = 'media', parameters, ttlMs = this.ttlMs, now = Date.now() } = opts;
+    const claims: TokenClaims = {
+      scope,
+      kind,
+      callId,
+      jti: randomBytes(12).toString('base64url'),
+      exp: now + ttlMs,
+      ...(parameters && Object.keys(parameters).length ? { parameters } : {}),
+    };
     const body = b64url(JSON.stringify(claims));
     return `${body}.${this.sign(body)}`;
   }
 
-  /** The claims of a valid, unexpired token for `scope`; undefined otherwise. */
-  verify(token: string | null | undefined, scope: string, now = Date.now()): TokenClaims | undefined {
+  /** The claims of a valid, unexpired token of `kind` for `scope`; undefined otherwise. */
+  verify(token: string | null | undefined, scope: string, kind: TokenKind = 'media', now = Date.now()): TokenClaims | undefined {
     if (!token) return undefined;
-    const [body, sig] = token.split('.');
-    if (!body || !sig || !safeEqual(sig, this.sign(body))) return undefined;
+    const [body, sig, extra] = token.split('.');
+    if (!body || !sig || extra !== undefined || !safeEqual(sig, this.sign(body))) return undefined;
     try {
-      const claims = JSON.parse(Buffer.from(body, 'base64url').toString()) as TokenClaims;
-      return claims.scope === scope && typeof claims.exp === 'number' && claims.exp > now ? claims : undefined;
+      const c = JSON.parse(Buffer.from(body, 'base64url').toString()) as TokenClaims;
+      const ok = c.scope === scope && c.kind === kind && typeof c.callId === 'string' && c.callId !== '' && typeof c.jti === 'string' && typeof c.exp === 'number' && c.exp > now;
+      return ok ? c : undefined;
     } catch {
       return undefined;
     }
@@ -68,7 +101,20 @@ export function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** True for addresses only this machine can reach. */
+/**
+ * True for addresses only this machine can reach: `localhost`, 127.0.0.0/8, ::1 and their
+ * IPv4-mapped form. The address is parsed, never matched by prefix: a name such as
+ * `127.0.0.1.example.com` is not loopback. Used for warnings only: whether routes are open is
+ * the explicit `--open` setting, never the bind address.
+ */
 export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.') || host === '::ffff:127.0.0.1';
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost') return true;
+  const family = isIP(h);
+  return family !== 0 && LOOPBACK.check(h, family === 4 ? 'ipv4' : 'ipv6');
 }
+
+// BlockList also matches IPv4-mapped IPv6 (::ffff:127.0.0.1) against the IPv4 subnet.
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');

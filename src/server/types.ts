@@ -9,6 +9,7 @@ import type { SessionEvent } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { CallInfo, Transport } from '../transport/types.ts';
 import type { CallTokens } from './tokens.ts';
+import type { TokenLedger } from './token-ledger.ts';
 
 /** How a call ended, for metrics and logs. */
 export type CallOutcome = 'completed' | 'caller-hangup' | 'agent-hangup' | 'transferred' | 'failed' | 'refused';
@@ -30,6 +31,12 @@ export interface CallHost {
   readonly draining: boolean;
   /** The address the server is reached at from outside (for webhook answers), e.g. https://host. */
   publicUrl(req: IncomingMessage): string;
+  /**
+   * Holds a call's place for a connection that has not started its call yet (no platform `start`),
+   * so that pending connections count against the server's call limit. Undefined when the server
+   * is full or draining. `release()` before `runCall`, or when the connection goes without a call.
+   */
+  hold?(): { release(): void } | undefined;
 }
 
 /**
@@ -70,14 +77,16 @@ export interface PluginContext {
   host: CallHost;
   logger: Logger;
   /**
-   * Whether routes may answer without their secrets (webhook signatures, media tokens, the WebRTC
-   * token route's secret). True only where nobody else can reach the server (loopback).
+   * Whether routes whose secret is not configured may answer without it (webhook signatures,
+   * media tokens, the WebRTC token route's secret). Development only; never inferred.
    */
   open: boolean;
   /** The issuer of per-call media tokens (one per server, shared by its plugins). */
   tokens: CallTokens;
   /** A fixed media token for platforms pointed straight at a media URL (FreeSWITCH, Asterisk…). */
   mediaToken?: string;
+  /** Where spent tokens and nonces are remembered (one server's, or a cluster's in Redis). */
+  ledger: TokenLedger;
   /** REST hooks by provider name (`telnyx`, `exotel`, `freeswitch`, `asterisk`…). */
   providerHooks: Record<string, ProviderHooks>;
 }

@@ -46,7 +46,7 @@ test('a job outlives the serve that queued it (SIGKILL) and the worker that held
   try {
     // The server and the first worker start side by side; the webhook keeps that worker waiting.
     receiver.answer = 'hang';
-    const serve = start(['serve', '--port', '0', '--analytics']);
+    const serve = start(['serve', '--port', '0', '--analytics', '--open']);
     const first = start(['worker', '--lock-ms', '2000', '--stalled-ms', '1000']);
     const line = await callerLine(sandbox.client);
     const port = (await serve.waitFor(/agent "call-centre" at http:\/\/127\.0\.0\.1:(\d+)/, 'serve started'))[1];

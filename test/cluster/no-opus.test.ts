@@ -37,7 +37,7 @@ after(async () => {
 
 /** `hiwar serve` on the embedded sandbox, Opus refused; resolves once it printed its summary or exited. */
 async function serve(env: NodeJS.ProcessEnv): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--open'], {
     env: { ...process.env, HIWAR_API_KEY: '', HIWAR_LOG_LEVEL: 'warn', REDIS_URL: '', NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${NO_OPUS}`, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

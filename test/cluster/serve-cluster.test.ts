@@ -52,7 +52,7 @@ async function serve(name: string): Promise<Instance> {
     // A short busy line: the far end plays it at real-time pace before it is hung up.
     HIWAR_BUSY_LINE: 'جميع الخطوط مشغولة، يرجى الاتصال لاحقاً.',
   };
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--open'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

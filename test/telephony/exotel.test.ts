@@ -97,6 +97,7 @@ const L16_8K = { codec: 'l16', sampleRate: 8000, frameMs: 20 } as const;
 
 mediaStreamSuite({
   provider: 'exotel',
+  perCallToken: true,
   rate: 8000,
   protocol: exotelProtocol,
   acknowledges: true,

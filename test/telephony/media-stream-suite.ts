@@ -34,6 +34,11 @@ export interface StreamCase {
   only?: ('call' | 'barge-in' | 'junk' | 'token')[];
   /** Suite title suffix for a variant. */
   variant?: string;
+  /**
+   * The platform's calls come through a webhook (Exotel's dynamic endpoint): its media opens with
+   * the per-call token the answer hands out, never with the static token.
+   */
+  perCallToken?: boolean;
 }
 
 /** A message or two the server sent that the far end (same process) has not read yet. */
@@ -70,10 +75,13 @@ export function mediaStreamSuite(c: StreamCase): void {
       const q = new URLSearchParams({ ...c.query?.(callId), ...(token === null ? {} : { token }) });
       return `${s.url.replace(/^http/, 'ws')}/telephony/${c.provider}?${q}`;
     };
+    /** The URL a real call connects to: with the static token, or the per-call one a webhook answer would hand out. */
+    const dialUrl = (callId: string) =>
+      c.perCallToken ? `${s.url.replace(/^http/, 'ws')}/telephony/${c.provider}/stream/${s.tokens.mint(c.provider, callId)}?${new URLSearchParams(c.query?.(callId))}` : urlFor(callId);
 
     async function dial(): Promise<{ far: FarEnd; call: ServedCall; callId: string }> {
       const callId = `${c.provider}-call-${++n}`;
-      const far = new FarEnd(urlFor(callId), c.protocol(callId), s.clock, { protocols: c.protocols });
+      const far = new FarEnd(dialUrl(callId), c.protocol(callId), s.clock, { protocols: c.protocols });
       await far.start();
       await waitFor(() => s.calls.some((x) => x.transport.call.callId === callId), `call ${callId} started`);
       return { far, call: s.calls.find((x) => x.transport.call.callId === callId)!, callId };
@@ -154,9 +162,9 @@ export function mediaStreamSuite(c: StreamCase): void {
       assert.equal((await fetch(`${s.url}/healthz`)).status, 200);
     });
 
-    run('token')('a missing or wrong token is refused before any call starts', async () => {
+    run('token')(`a missing or wrong token${c.perCallToken ? ', or the static one,' : ''} is refused before any call starts`, async () => {
       const before = s.calls.length;
-      for (const token of [null, 'wrong-token', '']) {
+      for (const token of [null, 'wrong-token', '', ...(c.perCallToken ? [MEDIA_TOKEN] : [])]) {
         const far = new FarEnd(urlFor('intruder', token), c.protocol('intruder'), s.clock, { protocols: c.protocols });
         await assert.rejects(far.start(), /refused: 401/);
       }

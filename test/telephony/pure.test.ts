@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ReorderBuffer } from '../../transports/telephony/reorder.ts';
 import { decode, dtmfTones, encode, frameBytes } from '../../transports/telephony/codec.ts';
-import { CallTokens } from '../../src/server/tokens.ts';
+import { CallTokens, isLoopback } from '../../src/server/tokens.ts';
+import { MemoryTokenLedger } from '../../src/server/token-ledger.ts';
 import { outcomeOf } from '../../src/server/calls.ts';
 import { serviceStatus } from '../../src/server/metrics.ts';
 import { plivoSignature } from '../../transports/telephony/plivo.ts';
@@ -55,16 +56,36 @@ describe('codecs at the edge', () => {
 });
 
 describe('server pieces', () => {
-  test('per-call tokens: scoped, expiring, tamper-evident', () => {
+  test('per-call tokens: scoped, kind-bound, expiring, tamper-evident, one call id each', () => {
     const t = new CallTokens({ secret: 's3cret', ttlMs: 1000 });
-    const tok = t.mint('twilio', 'CA1', { From: '+1' }, 1000, 0);
-    assert.equal(t.verify(tok, 'twilio', 500)?.callId, 'CA1');
-    assert.equal(t.verify(tok, 'twilio', 500)?.parameters?.From, '+1');
-    assert.equal(t.verify(tok, 'plivo', 500), undefined, 'another route');
-    assert.equal(t.verify(tok, 'twilio', 2000), undefined, 'expired');
-    assert.equal(t.verify(tok.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), 'twilio', 500), undefined, 'tampered');
-    assert.equal(new CallTokens({ secret: 'other' }).verify(tok, 'twilio', 500), undefined, 'another server');
+    const tok = t.mint('twilio', 'CA1', { parameters: { From: '+1' }, now: 0 });
+    assert.equal(t.verify(tok, 'twilio', 'media', 500)?.callId, 'CA1');
+    assert.equal(t.verify(tok, 'twilio', 'media', 500)?.parameters?.From, '+1');
+    assert.equal(t.verify(tok, 'plivo', 'media', 500), undefined, 'another route');
+    assert.equal(t.verify(tok, 'twilio', 'after', 500), undefined, 'a media token is no after-route token');
+    const afterTok = t.mint('twilio', 'CA1', { kind: 'after', ttlMs: 86_400_000, now: 0 });
+    assert.equal(t.verify(afterTok, 'twilio', 'media', 500), undefined, 'an after-route token opens no media');
+    assert.equal(t.verify(afterTok, 'twilio', 'after', 500)?.callId, 'CA1');
+    assert.equal(t.verify(tok, 'twilio', 'media', 2000), undefined, 'expired');
+    assert.equal(t.verify(tok.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), 'twilio', 'media', 500), undefined, 'tampered');
+    assert.equal(new CallTokens({ secret: 'other' }).verify(tok, 'twilio', 'media', 500), undefined, 'another server');
     assert.equal(t.verify(undefined, 'twilio'), undefined);
+    assert.notEqual(t.mint('twilio', 'CA1'), t.mint('twilio', 'CA1'), 'each token has its own id');
+    assert.throws(() => t.mint('twilio', ''), /call id/);
+  });
+
+  test('isLoopback parses addresses: no name passes for loopback by its prefix', () => {
+    for (const h of ['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1']) assert.equal(isLoopback(h), true, h);
+    for (const h of ['127.x.example.com', '127.0.0.1.example.com', '0.0.0.0', '::', '10.0.0.1', '::ffff:10.0.0.1', '128.0.0.1', '']) assert.equal(isLoopback(h), false, h);
+  });
+
+  test('the token ledger spends a key once, forgets it after its time, and holds at most maxKeys', async () => {
+    const l = new MemoryTokenLedger({ maxKeys: 3 });
+    assert.equal(await l.spend('a', 1000, 0), true);
+    assert.equal(await l.spend('a', 1000, 500), false, 'a replay');
+    assert.equal(await l.spend('a', 1000, 1001), true, 'after its time');
+    for (const k of ['b', 'c', 'd', 'e']) await l.spend(k, 10_000, 1002);
+    assert.equal(l.size, 3);
   });
 
   test('outcomes from end reasons; service status from error messages', () => {

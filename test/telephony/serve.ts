@@ -25,6 +25,8 @@ export interface Served {
   sandbox: Running;
   calls: ServedCall[];
   tokens: CallTokens;
+  /** The telephony plugin (its `access`: what each platform's routes require). */
+  plugin: ReturnType<typeof telephonyPlugin>;
   clock: ScaledClock;
   connections(): number;
   close(): Promise<void>;
@@ -35,7 +37,7 @@ export interface Served {
  * plugin, sessions on the sandbox, everything on a scaled clock.
  */
 export async function startServe(
-  opts: { speed?: number; agent?: Partial<Agent>; sandbox?: Running; maxCalls?: number; beforeSession?: (t: Transport) => void } & Partial<Omit<TelephonyOptions, 'tokens'>> = {},
+  opts: { speed?: number; agent?: Partial<Agent>; sandbox?: Running; maxCalls?: number; beforeSession?: (t: Transport) => void; tokenSecret?: string } & Partial<Omit<TelephonyOptions, 'tokens'>> = {},
 ): Promise<Served> {
   const sandbox = opts.sandbox ?? (await runSandbox());
   const clock = new ScaledClock(opts.speed ?? 2);
@@ -70,7 +72,8 @@ export async function startServe(
       return s;
     },
   });
-  const tokens = new CallTokens();
+  const tokens = new CallTokens({ secret: opts.tokenSecret });
+  // Open (`hiwar serve --open`) unless a test says otherwise: most tests are about the call, not access.
   const plugin = telephonyPlugin(server.host, { open: true, logger, media: { clock }, ...opts, tokens });
   server.use(plugin);
   const { url } = await server.listen();
@@ -80,6 +83,7 @@ export async function startServe(
     sandbox,
     calls,
     tokens,
+    plugin,
     clock,
     connections: () => plugin.connections(),
     close: async () => {

@@ -40,7 +40,8 @@ describe('hiwar serve: security and drain', () => {
       assert.equal(await upgradeStatus(`${base}/telephony/twilio/stream/not.a-token`), 401, 'forged token');
       assert.equal(await upgradeStatus(`${base}/telephony/twilio/stream/${s.tokens.mint('plivo', 'CA9')}`), 401, 'a token for another platform');
       assert.equal(await upgradeStatus(`${base}/telephony/twilio?token=wrong`), 401, 'wrong static token');
-      assert.equal(await upgradeStatus(`${base}/telephony/twilio?token=static-media-token`), 101, 'the static token');
+      assert.equal(await upgradeStatus(`${base}/telephony/twilio?token=static-media-token`), 401, 'the static token opens no webhook platform');
+      assert.equal(await upgradeStatus(`${base}/telephony/pcm?rate=16000&token=static-media-token`), 101, 'the static token opens a platform without a webhook');
       assert.equal(await upgradeStatus(`${base}/telephony/nowhere`), 404);
 
       assert.equal((await twilioCall(s, 'CA1')).status, 403, 'unsigned webhook');
@@ -84,8 +85,7 @@ describe('hiwar serve: security and drain', () => {
       await far.start();
       await waitFor(() => s.server.calls.active === 1, 'the call runs');
       const second = new FarEnd((await twilioCall(s, 'CA-d2')).streamUrl!, twilioProtocol('CA-d2'), s.clock);
-      await second.start();
-      assert.equal((await second.closed).reason, 'refused', 'a full server closes the extra stream');
+      await assert.rejects(second.start(), /refused: 503/, 'a full server refuses the extra stream at its handshake');
       const call = s.calls.find((c) => c.transport.call.callId === 'CA-d1')!;
       await waitFor(() => agentTurns(call).length >= 1, 'greeting played');
       const draining = s.server.drain().then(() => (drained = true));

@@ -57,7 +57,7 @@ test('the token endpoint wants the backend secret, checks its input, and hands o
 });
 
 test('an open server (no secret) gives only callers tokens for new rooms', async () => {
-  const open = await startWebRtcServer(sandbox.client, { plugin: { apiSecret: '' } });
+  const open = await startWebRtcServer(sandbox.client, { plugin: { apiSecret: '', open: true } });
   try {
     const ok = await post(open.url, {});
     assert.equal(ok.status, 200);
@@ -68,8 +68,8 @@ test('an open server (no secret) gives only callers tokens for new rooms', async
   }
 });
 
-test('a server reachable beyond localhost (open: false) with no secret refuses every token and says which secret to set', async () => {
-  const closed = await startWebRtcServer(sandbox.client, { plugin: { apiSecret: '', open: false } });
+test('closed by default: with no secret and not open (even on localhost) every token is refused, saying which secret to set', async () => {
+  const closed = await startWebRtcServer(sandbox.client, { plugin: { apiSecret: '' } });
   try {
     const res = await post(closed.url, {});
     assert.equal(res.status, 403);

@@ -152,5 +152,6 @@ class AsteriskConnection implements ProviderConnection {
 
 export const asterisk: TelephonyProvider = {
   name: 'asterisk',
+  staticMediaToken: true,
   open: () => new AsteriskConnection(),
 };

@@ -81,6 +81,13 @@ export async function startAudioSocketServer(callHost: CallHost, opts: AudioSock
       socket.destroy();
       return;
     }
+    // Until its first audio the connection holds a call's place, as a media WebSocket does.
+    const hold = callHost.hold ? callHost.hold() : { release() {} };
+    if (!hold) {
+      o.logger?.warn({ provider: 'audiosocket', peer: socket.remoteAddress }, 'AudioSocket connection refused: the server is full');
+      socket.destroy();
+      return;
+    }
     live.add(socket);
     socket.setNoDelay(true);
     const reader = new FrameReader();
@@ -98,6 +105,7 @@ export async function startAudioSocketServer(callHost: CallHost, opts: AudioSock
       media: { ...o.media, leadMs: o.leadMs },
       hooks: o.hooks,
       logger: o.logger,
+      hold,
     });
     const startTimer = setTimeout(() => {
       if (!parser.started) {
@@ -111,6 +119,7 @@ export async function startAudioSocketServer(callHost: CallHost, opts: AudioSock
     socket.on('error', (err) => o.logger?.debug({ provider: 'audiosocket', err: err.message }, 'AudioSocket socket error'));
     socket.on('close', (hadError) => {
       clearTimeout(startTimer);
+      hold.release();
       live.delete(socket);
       conn.closed(hadError ? 'connection broken' : 'normal');
     });

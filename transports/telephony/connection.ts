@@ -13,23 +13,41 @@ export interface MediaConnectionOptions {
   media?: MediaStreamOptions;
   hooks?: PlatformHooks;
   logger?: Logger;
-  /** Claims of the per-call token: their call id and parameters are merged into the call's metadata. */
+  /**
+   * Claims of the per-call token: the platform's `start` must carry their call id (else the
+   * connection is closed before any call), and their parameters are merged into the call's metadata.
+   */
   claims?: { callId?: string; parameters?: Record<string, string> };
   /** Called once the call is over, with its transport (for what the agent decided). */
   onEnded?(transport: MediaStreamTransport | undefined, outcome: CallOutcome | undefined): void;
-  /** Items kept while waiting for the platform's `start` (beyond this, the connection is refused). @default 1000 */
+  /** The call's place held on the server until `start` (pending connections count against the call limit). */
+  hold?: { release(): void };
+  /** Items kept while waiting for the platform's `start`; see `MEDIA_CONNECTION_DEFAULTS`. */
   maxEarlyItems?: number;
-  /**
-   * Real-time limits: no `start` within `startTimeoutMs`, or nothing at all from the platform for
-   * `idleTimeoutMs` (a half-open connection: media streams send even silence), ends the connection.
-   * @default { startTimeoutMs: 15_000, idleTimeoutMs: 30_000 }
-   */
+  /** Bytes of caller audio kept while waiting for `start`; see `MEDIA_CONNECTION_DEFAULTS`. */
+  maxEarlyAudioBytes?: number;
+  /** See `MEDIA_CONNECTION_DEFAULTS`. */
   startTimeoutMs?: number;
   idleTimeoutMs?: number;
 }
 
 /** Unacknowledged agent audio, with no mark echoed yet, before the warning (wall clock). */
 const MARKS_UNANSWERED_MS = 5000;
+
+/** Limits of one media connection. */
+export const MEDIA_CONNECTION_DEFAULTS = {
+  /** No `start` within this, and the connection is closed (its held place and buffer freed). */
+  startTimeoutMs: 15_000,
+  /** Nothing at all from the platform for this long (media streams send even silence): a half-open connection, closed. */
+  idleTimeoutMs: 30_000,
+  /**
+   * Before `start`, messages are kept to be replayed after it, but only the latest few: at most
+   * this many items and this many bytes of audio (about 250 ms of 16 kHz L16, 2 s of G.711), the
+   * oldest dropped first. A connection that never starts holds no more than that.
+   */
+  maxEarlyItems: 32,
+  maxEarlyAudioBytes: 8192,
+};
 
 /**
  * Drives one media connection: parses every message through the provider, builds the transport
@@ -40,6 +58,7 @@ const MARKS_UNANSWERED_MS = 5000;
 export class MediaConnection {
   private transport: MediaStreamTransport | undefined;
   private early: Inbound[] = [];
+  private earlyAudioBytes = 0;
   private finished = false;
   private resolveDone!: (o: CallOutcome | undefined) => void;
   /** Resolves with the call's outcome (undefined when no call started) once it is over. */
@@ -54,8 +73,8 @@ export class MediaConnection {
   private playback: PlaybackUpdate | undefined;
 
   constructor(private readonly o: MediaConnectionOptions) {
-    const startBy = Date.now() + (o.startTimeoutMs ?? 15_000);
-    const idle = o.idleTimeoutMs ?? 30_000;
+    const startBy = Date.now() + (o.startTimeoutMs ?? MEDIA_CONNECTION_DEFAULTS.startTimeoutMs);
+    const idle = o.idleTimeoutMs ?? MEDIA_CONNECTION_DEFAULTS.idleTimeoutMs;
     this.watchdog = setInterval(() => {
       const now = Date.now();
       this.checkMarks(now);
@@ -91,25 +110,45 @@ export class MediaConnection {
     if (item.type === 'start') return this.start(item);
     if (item.type === 'stop') return this.closed('stopped before start');
     if (item.type === 'invalid') return;
+    this.keepEarly(item);
+  }
+
+  /** Keeps an item for after `start`: the latest ones only, within count and audio-byte limits. */
+  private keepEarly(item: Inbound): void {
+    const maxItems = this.o.maxEarlyItems ?? MEDIA_CONNECTION_DEFAULTS.maxEarlyItems;
+    const maxBytes = this.o.maxEarlyAudioBytes ?? MEDIA_CONNECTION_DEFAULTS.maxEarlyAudioBytes;
+    const bytes = item.type === 'audio' ? item.payload.byteLength : 0;
+    if (bytes > maxBytes) return; // one message larger than the whole allowance: nothing of it is kept
     this.early.push(item);
-    if (this.early.length > (this.o.maxEarlyItems ?? 1000)) {
-      this.o.logger?.warn({ provider: this.o.provider }, 'no start message from the platform; closing');
-      this.o.sink.close('no start message');
-      this.closed('no start message');
+    this.earlyAudioBytes += bytes;
+    while (this.early.length > maxItems || this.earlyAudioBytes > maxBytes) {
+      const dropped = this.early.shift()!;
+      if (dropped.type === 'audio') this.earlyAudioBytes -= dropped.payload.byteLength;
     }
   }
 
   private start(item: Extract<Inbound, { type: 'start' }>): void {
     const claims = this.o.claims;
+    // A per-call token grants the call it was minted for: the platform's start must name the same
+    // call (or stream), and the call id in logs and metadata is the token's, not the peer's claim.
+    if (claims?.callId && item.call.callId !== claims.callId && item.call.streamId !== claims.callId) {
+      this.o.logger?.warn({ provider: this.o.provider, callId: claims.callId, claimed: item.call.callId || '(none)' }, 'media start refused: not the call the token was issued for');
+      this.o.sink.close('call id does not match the token');
+      this.closed('call id does not match the token');
+      return;
+    }
     const call = {
       ...item.call,
-      callId: item.call.callId || claims?.callId || 'unknown',
+      callId: claims?.callId || item.call.callId || 'unknown',
       parameters: { ...claims?.parameters, ...item.call.parameters },
     };
     const t = new MediaStreamTransport(this.o.provider, { ...item, call }, this.o.conn, this.o.sink, this.o.media, this.o.hooks);
     this.transport = t;
     t.output.playback$.subscribe((u) => (this.playback = u));
     for (const e of this.early.splice(0)) t.handle(e);
+    this.earlyAudioBytes = 0;
+    // The held place becomes the call itself (runCall counts it from here).
+    this.o.hold?.release();
     void this.o.host.runCall(t).then(
       (outcome) => this.finish(outcome),
       (err) => {
@@ -159,6 +198,8 @@ export class MediaConnection {
     if (this.finished) return;
     this.finished = true;
     this.early = [];
+    this.earlyAudioBytes = 0;
+    this.o.hold?.release();
     this.o.onEnded?.(undefined, undefined);
     this.resolveDone(undefined);
   }

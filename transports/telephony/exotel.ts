@@ -143,7 +143,10 @@ export const exotel: TelephonyProvider = {
     if (!callId) return { status: 400, contentType: 'application/json', body: JSON.stringify({ error: 'CallSid is required' }) };
     const parameters: Record<string, string> = {};
     for (const k of ['From', 'To', 'Direction', 'CustomField']) if (ctx.params[k]) parameters[k] = ctx.params[k]!;
-    return { contentType: 'application/json', body: JSON.stringify({ url: ctx.streamUrl(callId, parameters) }) };
+    // Wideband is asked for on the endpoint URL (`/telephony/exotel?sample-rate=16000`) and carried to the stream.
+    const rate = ctx.url.searchParams.get('sample-rate') ?? ctx.url.searchParams.get('sample_rate');
+    const query = rate && /^\d{4,5}$/.test(rate) ? `?sample-rate=${rate}` : '';
+    return { contentType: 'application/json', body: JSON.stringify({ url: ctx.streamUrl(callId, parameters) + query }) };
   },
   verifySignature: (ctx, secret) => basicAuthMatches(ctx.req.headers.authorization, secret),
 };

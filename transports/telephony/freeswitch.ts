@@ -93,5 +93,6 @@ class FreeswitchConnection implements ProviderConnection {
 
 export const freeswitch: TelephonyProvider = {
   name: 'freeswitch',
+  staticMediaToken: true,
   open: (ctx) => new FreeswitchConnection(ctx.url),
 };

@@ -5,6 +5,7 @@
 import type { CallHost, PluginContext, ServerPlugin } from '../../src/server/types.ts';
 import { telephonyPlugin as plugin, type TelephonyOptions } from './plugin.ts';
 import type { TelephonyProvider } from './provider.ts';
+import type { RouteAccess } from './access.ts';
 import { plivo } from './plivo.ts';
 import { telnyx } from './telnyx.ts';
 import { twilio } from './twilio.ts';
@@ -28,14 +29,15 @@ export const providers: TelephonyProvider[] = [
 ];
 
 /** The telephony routes of every provider above (or those given in `opts.providers`). */
-export function telephonyPlugin(host: CallHost, opts: Omit<TelephonyOptions, 'providers'> & { providers?: TelephonyProvider[] }): ServerPlugin & { connections(): number } {
+export function telephonyPlugin(host: CallHost, opts: Omit<TelephonyOptions, 'providers'> & { providers?: TelephonyProvider[] }): ServerPlugin & { connections(): number; access: RouteAccess[] } {
   return plugin(host, { ...opts, providers: opts.providers ?? providers });
 }
 
 export type { TelephonyOptions } from './plugin.ts';
+export { routeAccess, type RouteAccess } from './access.ts';
 export type { TelephonyProvider, ProviderConnection, Inbound, MediaFormat, WireMessage } from './provider.ts';
 export { MediaStreamTransport, MediaStreamOutput, type MediaSink, type MediaStreamOptions, type PlatformHooks } from './media-stream.ts';
-export { MediaConnection } from './connection.ts';
+export { MediaConnection, MEDIA_CONNECTION_DEFAULTS } from './connection.ts';
 export { listenAudioSocket, startAudioSocketServer, type AudioSocketServerOptions } from './audiosocket-server.ts';
 
 /** Options of `telephonyRoutes`: the plugin's, with the server's tokens, openness and hooks as defaults. */
@@ -46,13 +48,14 @@ export type TelephonyRoutesOptions = Omit<TelephonyOptions, 'providers' | 'token
  * (`hiwar/server`): the server's token issuer, `open`, fixed media token, logger and
  * `providerHooks` are used unless given here.
  */
-export function telephonyRoutes(opts: TelephonyRoutesOptions = {}): (ctx: PluginContext) => ServerPlugin & { connections(): number } {
+export function telephonyRoutes(opts: TelephonyRoutesOptions = {}): (ctx: PluginContext) => ReturnType<typeof telephonyPlugin> {
   return (ctx) =>
     telephonyPlugin(ctx.host, {
       tokens: ctx.tokens,
       open: ctx.open,
       mediaToken: ctx.mediaToken,
       logger: ctx.logger,
+      ledger: ctx.ledger,
       ...opts,
       hooks: { ...ctx.providerHooks, ...opts.hooks },
     });

@@ -139,6 +139,8 @@ export const jambonz: TelephonyProvider = {
   name: 'jambonz',
   subprotocol: JAMBONZ_SUBPROTOCOL,
   secretEnv: 'JAMBONZ_WEBHOOK_SECRET',
+  // Also pointed straight at a listen URL by a jambonz application of your own.
+  staticMediaToken: true,
   transfersAfterStream: true,
   open: () => new JambonzConnection(),
   verifySignature: (ctx, secret) => verifyJambonzSignature(ctx.req.headers['jambonz-signature'], ctx.rawBody, secret),

@@ -87,5 +87,6 @@ class PcmConnection implements ProviderConnection {
 
 export const pcm: TelephonyProvider = {
   name: 'pcm',
+  staticMediaToken: true,
   open: (ctx) => new PcmConnection(ctx.url, ctx.claims),
 };

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { safeEqual } from '../../src/server/tokens.ts';
 import { b64, dtmfEvent, json, mediaEvent, parseJson, xmlEscape, type Inbound, type MediaFormat, type TelephonyProvider, type WebhookContext } from './provider.ts';
 
 /**
@@ -73,15 +74,20 @@ export const plivo: TelephonyProvider = {
     );
   },
 
-  verifySignature(ctx, authToken) {
+  async verifySignature(ctx, authToken) {
     const sig = ctx.req.headers['x-plivo-signature-v3'];
     const nonce = ctx.req.headers['x-plivo-signature-v3-nonce'];
-    if (typeof sig !== 'string' || typeof nonce !== 'string') return false;
+    if (typeof sig !== 'string' || typeof nonce !== 'string' || !nonce) return false;
     const expected = plivoSignature(authToken, ctx.req.method ?? 'POST', ctx.publicRequestUrl, formParams(ctx), nonce);
     // Plivo sends one signature per active auth token, comma-separated.
-    return sig.split(',').some((s) => s.trim() === expected);
+    if (!sig.split(',').some((s) => safeEqual(s.trim(), expected))) return false;
+    // The request carries no time, only a nonce: each signed nonce answers once (a day's worth remembered).
+    return ctx.firstUse(`nonce:${nonce}:${expected}`, PLIVO_NONCE_MS);
   },
 };
+
+/** How long a Plivo nonce stays spent. */
+const PLIVO_NONCE_MS = 24 * 3600_000;
 
 const plivoXml = (body: string) => ({ contentType: 'application/xml', body: `<?xml version="1.0" encoding="UTF-8"?><Response>${body}</Response>` });
 

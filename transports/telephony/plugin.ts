@@ -3,8 +3,10 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { CallHost, ServerPlugin } from '../../src/server/types.ts';
 import type { CallInfo } from '../../src/transport/types.ts';
-import { safeEqual, type CallTokens } from '../../src/server/tokens.ts';
+import { safeEqual, type CallTokens, type MintOptions, type TokenClaims } from '../../src/server/tokens.ts';
+import { MemoryTokenLedger, type TokenLedger } from '../../src/server/token-ledger.ts';
 import type { Logger } from '../../src/session/logger.ts';
+import { routeAccess, type RouteAccess } from './access.ts';
 import { MediaConnection } from './connection.ts';
 import type { MediaStreamOptions, PlatformHooks } from './media-stream.ts';
 import type { AfterStream, TelephonyProvider, WebhookContext } from './provider.ts';
@@ -14,12 +16,22 @@ export interface TelephonyOptions {
   providers: TelephonyProvider[];
   tokens: CallTokens;
   /**
-   * Accept webhooks without a signature and media connections without a token. The CLI sets it
-   * only when the server is bound to localhost; never open by default beyond it.
+   * Development only (`hiwar serve --open`): the routes of a platform with no secret configured
+   * take unsigned webhooks and media without a token. A platform whose secret (or, for those
+   * without a webhook, the static media token) is set stays closed. Never inferred from the
+   * bind address. @default false
    */
-  open: boolean;
-  /** A fixed token for platforms pointed straight at a media URL (FreeSWITCH, Asterisk, jambonz, pcm): `?token=`. */
+  open?: boolean;
+  /**
+   * A fixed token for platforms pointed straight at a media URL (FreeSWITCH, Asterisk, jambonz,
+   * pcm): `?token=`. Refused on every platform whose calls come through a webhook.
+   */
   mediaToken?: string;
+  /**
+   * Where spent media tokens and webhook nonces are remembered (each opens one call). Pass a
+   * `RedisTokenLedger` when instances share a load balancer. @default a MemoryTokenLedger
+   */
+  ledger?: TokenLedger;
   /** Signature secrets by provider name; default: each provider's `secretEnv` variable. */
   secrets?: Record<string, string | undefined>;
   /** REST hooks by provider (transfer, hang-up by API), wired to the user's credentials. */
@@ -28,20 +40,26 @@ export interface TelephonyOptions {
   logger?: Logger;
   /** Largest webhook body accepted. @default 65536 */
   maxBodyBytes?: number;
-  /** Limits of each media connection (no start, silent platform); see `MediaConnectionOptions`. */
-  limits?: { startTimeoutMs?: number; idleTimeoutMs?: number };
+  /** Limits of each media connection (no start, silent platform, what is kept before start); see `MEDIA_CONNECTION_DEFAULTS`. */
+  limits?: { startTimeoutMs?: number; idleTimeoutMs?: number; maxEarlyItems?: number; maxEarlyAudioBytes?: number };
 }
 
 const AFTER_TTL_MS = 10 * 60_000;
 const ROUTE_TTL_MS = 24 * 3600_000;
+/**
+ * How long a call id stays spent once its media opened: a webhook replayed within it (Twilio and
+ * Plivo requests carry no time) cannot mint a second call on the same id.
+ */
+const SPENT_CALL_MS = 24 * 3600_000;
 
 /**
  * The telephony routes as one server plugin: the platforms' webhooks (answered with the markup
  * that starts a stream to a tokenized URL) and their media WebSockets, each handed to the host
  * as a call.
  */
-export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerPlugin & { connections(): number } {
+export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerPlugin & { connections(): number; access: RouteAccess[] } {
   const byName = new Map(opts.providers.map((p) => [p.name, p]));
+  const ledger: TokenLedger = opts.ledger ?? new MemoryTokenLedger();
   const live = new Set<WebSocket>();
   const after = new Map<string, { what: AfterStream; at: number }>();
   const wss = new WebSocketServer({
@@ -53,6 +71,7 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     },
   });
   const secretOf = (p: TelephonyProvider) => opts.secrets?.[p.name] ?? (p.secretEnv ? process.env[p.secretEnv] : undefined);
+  const access = new Map(opts.providers.map((p) => [p.name, routeAccess(p, { open: opts.open, mediaToken: opts.mediaToken, secretOf })]));
 
   /** `/telephony/<name>[/<route>[/<token>]]` */
   const route = (url: URL) => {
@@ -68,20 +87,57 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     after.set(callId, { what, at: now });
   };
 
+  const refuse = (socket: Duplex, status: string, why: string, fields: Record<string, unknown>) => {
+    opts.logger?.warn(fields, `media connection refused: ${why}`);
+    if (!socket.destroyed) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  };
+
   function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): boolean {
     const r = route(url);
     if (!r || (r.sub !== '' && r.sub !== 'stream')) return false;
-    const claims = opts.tokens.verify(r.token, r.provider.name);
-    const staticOk = !!opts.mediaToken && !!r.token && safeEqual(r.token, opts.mediaToken);
-    if (host.draining || (!claims && !staticOk && !opts.open)) {
-      const status = host.draining ? '503 Service Unavailable' : '401 Unauthorized';
-      opts.logger?.warn({ provider: r.provider.name, draining: host.draining }, 'media connection refused');
-      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    const provider = r.provider;
+    if (host.draining) {
+      refuse(socket, '503 Service Unavailable', 'draining', { provider: provider.name });
       return true;
     }
+    // A connection holds a call's place from now until its start: pending ones count against the limit.
+    const hold = host.hold ? host.hold() : { release() {} };
+    if (!hold) {
+      refuse(socket, '503 Service Unavailable', 'the server is full (running calls and connections not started yet)', { provider: provider.name });
+      return true;
+    }
+    const no = (status: string, why: string, fields: Record<string, unknown>) => {
+      hold.release();
+      refuse(socket, status, why, { provider: provider.name, ...fields });
+    };
+    const claims = opts.tokens.verify(r.token, provider.name, 'media');
+    if (claims) {
+      // One call per token: its call id is spent the first time (a replay, or a token minted by a
+      // replayed webhook for the same call, finds it spent).
+      ledger.spend(`call:${provider.name}:${claims.callId}`, SPENT_CALL_MS).then(
+        (first) => (first ? accept(req, socket, head, url, provider, claims, hold) : no('403 Forbidden', 'token already used (replay)', { callId: claims.callId })),
+        (err: Error) => no('503 Service Unavailable', 'token ledger unreachable', { callId: claims.callId, err: err.message }),
+      );
+      return true;
+    }
+    const a = access.get(provider.name)!;
+    const staticOk = a.tokenless === 'static' && !!r.token && safeEqual(r.token, opts.mediaToken!);
+    // A token that was shown must be valid, even where tokenless media is open: a clear refusal beats a silent downgrade.
+    if (staticOk || (a.tokenless === 'open' && !r.token)) {
+      accept(req, socket, head, url, provider, undefined, hold);
+      return true;
+    }
+    const why = !r.token ? 'no token' : opts.tokens.verify(r.token, provider.name, 'after') ? 'an after-route token cannot open media' : 'invalid or expired token';
+    no('401 Unauthorized', why, {});
+    return true;
+  }
+
+  function accept(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL, provider: TelephonyProvider, claims: TokenClaims | undefined, hold: { release(): void }): void {
+    if (socket.destroyed) return hold.release();
+    // A handshake ws refuses never reaches the callback: the place is given back when the socket goes.
+    socket.once('close', () => hold.release());
     wss.handleUpgrade(req, socket, head, (ws) => {
       live.add(ws);
-      const provider = r.provider;
       const conn = new MediaConnection({
         provider: provider.name,
         conn: provider.open({ url, headers: req.headers, claims }),
@@ -114,6 +170,7 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
         },
         logger: opts.logger,
         claims,
+        hold,
         ...opts.limits,
       });
       ws.on('message', (data, isBinary) => {
@@ -127,7 +184,6 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
       });
       ws.on('error', (err) => opts.logger?.warn({ provider: provider.name, err: err.message }, 'media socket error'));
     });
-    return true;
   }
 
   async function handleRequest(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
@@ -138,7 +194,12 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     const rawBody = await readBody(req, opts.maxBodyBytes ?? 65536).catch(() => undefined);
     if (!rawBody) return reply(res, 413, 'text/plain', 'body too large\n');
     const base = host.publicUrl(req);
-    const routeToken = r.sub && r.token ? opts.tokens.verify(r.token, r.provider.name) : undefined;
+    const routeToken = r.sub && r.token ? opts.tokens.verify(r.token, r.provider.name, 'after') : undefined;
+    // Tokens are bound to the webhook's call id; none can be minted without one.
+    const mintFor = (callId: string, o: MintOptions) => {
+      if (!callId) throw new NoCallId();
+      return opts.tokens.mint(r.provider.name, callId, o);
+    };
     const ctx: WebhookContext = {
       req,
       res,
@@ -146,11 +207,11 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
       rawBody,
       params: parseParams(req, url, rawBody),
       publicRequestUrl: base + url.pathname + url.search,
-      streamUrl: (callId, parameters) =>
-        `${base.replace(/^http/, 'ws')}/telephony/${r.provider.name}/stream/${opts.tokens.mint(r.provider.name, callId, parameters)}`,
-      // Route URLs are called when the stream ends, which may be hours later.
-      routeUrl: (sub, callId) => `${base}/telephony/${r.provider.name}/${sub}/${opts.tokens.mint(r.provider.name, callId, undefined, ROUTE_TTL_MS)}`,
+      streamUrl: (callId, parameters) => `${base.replace(/^http/, 'ws')}/telephony/${r.provider.name}/stream/${mintFor(callId, { parameters })}`,
+      // Route URLs are called when the stream ends, which may be hours later; they never open media.
+      routeUrl: (sub, callId) => `${base}/telephony/${r.provider.name}/${sub}/${mintFor(callId, { kind: 'after', ttlMs: ROUTE_TTL_MS })}`,
       afterStream: (callId) => after.get(routeToken?.callId ?? callId)?.what,
+      firstUse: (key, ttlMs) => ledger.spend(`once:${r.provider.name}:${key}`, ttlMs),
     };
     const secret = secretOf(r.provider);
     if (secret && r.provider.verifySignature) {
@@ -158,17 +219,25 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
         opts.logger?.warn({ provider: r.provider.name }, 'webhook signature refused');
         return reply(res, 403, 'text/plain', 'bad or missing signature\n');
       }
-    } else if (!opts.open && !routeToken) {
-      opts.logger?.warn({ provider: r.provider.name }, `webhook refused: no signature secret configured (${r.provider.secretEnv ?? 'secret'}) and the server is not on localhost`);
+    } else if (access.get(r.provider.name)!.webhook !== 'open' && !routeToken) {
+      opts.logger?.warn({ provider: r.provider.name }, `webhook refused: no signature secret configured (${r.provider.secretEnv ?? 'secret'}) and the server was not started with --open`);
       return reply(res, 403, 'text/plain', 'webhook signature secret not configured\n');
     }
     if (host.draining && !r.sub) return reply(res, 503, 'text/plain', 'draining\n');
-    const answer = await r.provider.answer(r.sub || 'answer', ctx);
+    let answer;
+    try {
+      answer = await r.provider.answer(r.sub || 'answer', ctx);
+    } catch (err) {
+      if (!(err instanceof NoCallId)) throw err;
+      opts.logger?.warn({ provider: r.provider.name }, 'webhook without a call id: no media URL handed out');
+      return reply(res, 400, 'text/plain', 'the webhook carries no call id\n');
+    }
     return reply(res, answer.status ?? 200, answer.contentType, answer.body);
   }
 
   return {
     name: 'telephony',
+    access: [...access.values()],
     handleUpgrade,
     handleRequest,
     connections: () => live.size,
@@ -178,6 +247,8 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     },
   };
 }
+
+class NoCallId extends Error {}
 
 function reply(res: ServerResponse, status: number, type: string, body: string): true {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });

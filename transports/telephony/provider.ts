@@ -11,7 +11,8 @@
  * 2. `connection.opened()` may return items at once (a protocol whose format is known from the
  *    URL, e.g. `pcm?rate=16000`, returns its `start` here).
  * 3. Every message goes through `connection.parse(msg)`. The first `start` item makes the
- *    transport: audio before it is kept and replayed after it (never lost).
+ *    transport: the latest items before it (a few hundred milliseconds of audio at most:
+ *    `MEDIA_CONNECTION_DEFAULTS`) are kept and replayed after it.
  * 4. Agent audio goes out through `encodeAudio`, one frame of `format.frameMs` at a time, paced
  *    by the transport; `clear()` on barge-in; `mark(name)` after audio whose playout the platform
  *    can acknowledge. A `mark` item coming back with the same name says the audio before it was
@@ -121,12 +122,21 @@ export interface WebhookContext {
   params: Record<string, string>;
   /** The public URL of this request as the platform called it (for URL-based signatures). */
   publicRequestUrl: string;
-  /** Makes the media WebSocket URL for this call, with a fresh per-call token in it. */
+  /**
+   * Makes the media WebSocket URL for this call, with a fresh per-call token in it (bound to
+   * `callId`: the stream's `start` must carry the same id). Throws without a call id; the
+   * webhook is then answered 400.
+   */
   streamUrl(callId: string, parameters?: Record<string, string>): string;
   /** The URL of another route of this provider (e.g. the post-stream action), with a token. */
   routeUrl(route: string, callId: string): string;
   /** What the agent decided for a call whose stream has ended (hang up, transfer to a target). */
   afterStream(callId: string): AfterStream | undefined;
+  /**
+   * Spends a one-use value of a signed request (a nonce): true the first time, false for a replay.
+   * Shared across a cluster when the server has Redis.
+   */
+  firstUse(key: string, ttlMs: number): Promise<boolean>;
 }
 
 /** What happens to a call once the agent let go of its stream. */
@@ -162,7 +172,21 @@ export interface TelephonyProvider {
   readonly transfersAfterStream?: boolean;
   /** The environment variable holding the signature secret (documented in docs/telephony.md). */
   readonly secretEnv?: string;
+  /**
+   * True for platforms pointed straight at a fixed media URL (FreeSWITCH, Asterisk, jambonz, pcm):
+   * the static `HIWAR_MEDIA_TOKEN` opens their media route. Never set on a platform whose calls
+   * come through a webhook: there the per-call token is the only key.
+   */
+  readonly staticMediaToken?: boolean;
 }
+
+/**
+ * Oldest signed webhook accepted where the platform's signature carries a time (Vonage `iat`,
+ * Telnyx and jambonz timestamps): a captured request replayed later is refused.
+ */
+export const WEBHOOK_MAX_AGE_S = 300;
+/** Clock difference tolerated between the platform and this server (a time this far ahead is accepted). */
+export const WEBHOOK_CLOCK_SKEW_S = 30;
 
 /** Rendering helpers every provider uses. */
 export const json = (value: unknown): WireMessage => ({ text: JSON.stringify(value) });

@@ -1,5 +1,5 @@
 import { createPublicKey, verify } from 'node:crypto';
-import { b64, dtmfEvent, json, mediaEvent, parseJson, xmlEscape, type Inbound, type MediaFormat, type TelephonyProvider } from './provider.ts';
+import { b64, dtmfEvent, json, mediaEvent, parseJson, WEBHOOK_CLOCK_SKEW_S, WEBHOOK_MAX_AGE_S, xmlEscape, type Inbound, type MediaFormat, type TelephonyProvider } from './provider.ts';
 
 /**
  * Telnyx media streaming, bidirectional in RTP mode: JSON text frames like Twilio's but in
@@ -82,7 +82,8 @@ export const telnyx: TelephonyProvider = {
     const ts = ctx.req.headers['telnyx-timestamp'];
     if (typeof sig !== 'string' || typeof ts !== 'string') return false;
     // A signature older than five minutes is a replay.
-    if (!(Math.abs(Date.now() / 1000 - Number(ts)) < 300)) return false;
+    const age = Date.now() / 1000 - Number(ts);
+    if (!(age < WEBHOOK_MAX_AGE_S && age > -WEBHOOK_CLOCK_SKEW_S)) return false;
     try {
       return verify(null, Buffer.concat([Buffer.from(`${ts}|`), ctx.rawBody]), ed25519Key(publicKey), Buffer.from(sig, 'base64'));
     } catch {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { jwtVerify } from 'jose';
-import { dtmfDigit, json, parseJson, type Inbound, type MediaFormat, type TelephonyProvider } from './provider.ts';
+import { safeEqual } from '../../src/server/tokens.ts';
+import { dtmfDigit, json, parseJson, WEBHOOK_CLOCK_SKEW_S, WEBHOOK_MAX_AGE_S, type Inbound, type MediaFormat, type TelephonyProvider } from './provider.ts';
 
 /**
  * Vonage Voice API WebSockets (an NCCO `connect` to a `websocket` endpoint): a JSON text frame
@@ -8,7 +9,8 @@ import { dtmfDigit, json, parseJson, type Inbound, type MediaFormat, type Teleph
  * frames of exactly 20 ms in both directions; `{"action":"clear"}` to interrupt, and
  * `{"action":"notify"}` answered with `websocket:notify` once the audio before it has played.
  * The connect is synchronous, so its event webhook can return a transfer NCCO when the agent
- * lets go. Signed webhooks: a JWT (HS256, the account's signature secret) with the body's hash.
+ * lets go. Signed webhooks: a JWT (HS256, the account's signature secret) with the body's hash
+ * (`payload_hash`, required on every request) and its issue time (`iat`, at most five minutes old).
  */
 export const vonage: TelephonyProvider = {
   name: 'vonage',
@@ -22,7 +24,8 @@ export const vonage: TelephonyProvider = {
       parse(msg): Inbound[] {
         if ('binary' in msg) {
           // Audio before the connected frame still counts: the format is the one the NCCO asked for.
-          const start: Inbound[] = started ? [] : [startItem({}, rate)];
+          // It names no call: the one its per-call token was minted for.
+          const start: Inbound[] = started ? [] : [startItem(ctx.claims?.callId ? { callId: ctx.claims.callId } : {}, rate)];
           started = true;
           return [...start, { type: 'audio', payload: msg.binary }];
         }
@@ -84,9 +87,16 @@ export const vonage: TelephonyProvider = {
     const token = /^Bearer (.+)$/i.exec(auth)?.[1];
     if (!token) return false;
     try {
-      const { payload } = await jwtVerify(token, new TextEncoder().encode(secret), { algorithms: ['HS256'], clockTolerance: 300 });
-      if (ctx.rawBody.length && payload.payload_hash !== createHash('sha256').update(ctx.rawBody).digest('hex')) return false;
-      return true;
+      // Issued within the last five minutes (a captured JWT is useless after), unexpired when it
+      // says when it expires, and bound to this very body, empty for a GET: a JWT signed for one
+      // request answers no other.
+      const { payload } = await jwtVerify(token, new TextEncoder().encode(secret), {
+        algorithms: ['HS256'],
+        requiredClaims: ['iat', 'payload_hash'],
+        maxTokenAge: WEBHOOK_MAX_AGE_S,
+        clockTolerance: WEBHOOK_CLOCK_SKEW_S,
+      });
+      return typeof payload.payload_hash === 'string' && safeEqual(payload.payload_hash, createHash('sha256').update(ctx.rawBody).digest('hex'));
     } catch {
       return false;
     }

@@ -27,18 +27,16 @@ export interface WebRtcOptions {
   /** Runs the agent's session for each room (the server's session manager). */
   host: CallHost;
   /**
-   * Secret your backend presents (`Authorization: Bearer …`) to `POST /webrtc/token`. Unset: the
-   * server is open, and anyone who reaches it may start a call in a new room of their own (fine
-   * on localhost; set one anywhere else). Not the service key: that one never leaves the server.
+   * Secret your backend presents (`Authorization: Bearer …`) to `POST /webrtc/token`. Unset, the
+   * route is closed unless `open` is true. Not the service key: that one never leaves the server.
    * @default process.env.HIWAR_WEBRTC_SECRET
    */
   apiSecret?: string;
   /**
-   * Whether `POST /webrtc/token` answers without `apiSecret` at all. `hiwar serve` sets it from
-   * the address it binds, as the telephony routes do: true only on loopback, so a server others
-   * can reach never hands out calls on the service key to whoever asks. False and no secret: the
-   * route refuses every request (403) and says which secret to set.
-   * @default true (set false when your own server is reachable beyond this machine)
+   * Development only (`hiwar serve --open`): `POST /webrtc/token` answers without `apiSecret`,
+   * and anyone who reaches the server may start a call in a new room of their own. Not open, no
+   * secret: the route refuses every request (403) and says which secret to set. Never inferred
+   * from the bind address. @default false
    */
   open?: boolean;
   tokens?: TokenOptions;
@@ -190,7 +188,7 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
   };
 
   async function issueToken(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!apiSecret && opts.open === false) return json(res, 403, { error: 'this server is reachable beyond localhost: room tokens need a backend secret (set HIWAR_WEBRTC_SECRET and send Authorization: Bearer <secret>)' });
+    if (!apiSecret && opts.open !== true) return json(res, 403, { error: 'room tokens need a backend secret (set HIWAR_WEBRTC_SECRET and send Authorization: Bearer <secret>), or start the server with --open for development' });
     if (apiSecret) {
       const auth = req.headers.authorization ?? '';
       if (!auth.startsWith('Bearer ') || !sameSecret(auth.slice(7), apiSecret)) return json(res, 401, { error: 'a valid Authorization: Bearer <secret> is required' });
@@ -309,7 +307,7 @@ export async function webrtcForServe(opts: WebRtcOptions): Promise<{ plugin?: We
     const secret = opts.apiSecret ?? process.env.HIWAR_WEBRTC_SECRET;
     return {
       plugin,
-      message: `WebRTC is on (mediasoup ${a.version}, ${plugin.workers.length} workers): call page at /, room tokens at POST /webrtc/token${secret ? '' : opts.open === false ? ' (closed: bound beyond localhost, set HIWAR_WEBRTC_SECRET to issue them)' : ' (open: set HIWAR_WEBRTC_SECRET beyond localhost)'}`,
+      message: `WebRTC is on (mediasoup ${a.version}, ${plugin.workers.length} workers): call page at /, room tokens at POST /webrtc/token${secret ? '' : opts.open === true ? ' (OPEN: --open and no HIWAR_WEBRTC_SECRET)' : ' (closed: set HIWAR_WEBRTC_SECRET to issue them)'}`,
     };
   } catch (err) {
     return { message: `WebRTC is off: ${(err as Error).message.replace(/^WebRTC is off: /, '')}` };

@@ -1,0 +1,36 @@
+import type { Logger } from '../session/logger.ts';
+import { isLoopback } from '../server/tokens.ts';
+import { MemoryTokenLedger, type TokenLedger } from '../server/token-ledger.ts';
+
+/**
+ * Where `hiwar serve` remembers spent media tokens and webhook nonces: Redis when `REDIS_URL` is
+ * set (a token minted by one instance is spent for all), this process otherwise.
+ */
+export async function serveLedger(redisUrl: string | undefined, logger: Logger): Promise<TokenLedger & { where: string }> {
+  if (!redisUrl) return Object.assign(new MemoryTokenLedger(), { where: 'this process' });
+  const { connectTokenLedger } = await import('../cluster/token-ledger.ts');
+  const { redisAddress } = await import('../cluster/redis.ts');
+  const ledger = await connectTokenLedger(redisUrl, (err) => logger.warn({ err: err.message }, 'token ledger: Redis unreachable, media connections are refused until it is back'));
+  return Object.assign(ledger, { where: `Redis ${redisAddress(redisUrl)}` });
+}
+
+/**
+ * What `hiwar serve` says at start about access: one line per platform (closed for lack of a
+ * secret, or open and why), the WebRTC token route, and a loud warning when `--open` is on.
+ */
+export function accessLines(o: { open: boolean; host: string; platforms: { line: string }[]; webrtc?: { secret: boolean }; ledgerWhere: string; audiosocket?: boolean }): string[] {
+  const lines: string[] = [];
+  if (o.open) {
+    lines.push(
+      `  !! --open: DEVELOPMENT ONLY. Routes of platforms without a secret take unsigned webhooks and media without a token${isLoopback(o.host) ? '' : `, and this server is bound to ${o.host}, beyond this machine`}: anyone who reaches it can place calls on the service key.`,
+    );
+  }
+  lines.push(`  access (tokens spent in ${o.ledgerWhere}):`);
+  for (const p of o.platforms) lines.push(`    ${p.line}`);
+  if (o.audiosocket) lines.push(`    ${'audiosocket'.padEnd(10)} TCP peers on loopback or HIWAR_AUDIOSOCKET_ALLOW only (AudioSocket carries no token)`);
+  if (o.webrtc) {
+    const what = o.webrtc.secret ? 'needs Authorization: Bearer <HIWAR_WEBRTC_SECRET>' : o.open ? 'OPEN without a secret (--open, no HIWAR_WEBRTC_SECRET)' : 'CLOSED: set HIWAR_WEBRTC_SECRET';
+    lines.push(`    ${'webrtc'.padEnd(10)} POST /webrtc/token ${what}`);
+  }
+  return lines;
+}
