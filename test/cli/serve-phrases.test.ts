@@ -20,7 +20,7 @@ test('hiwar serve --agent: the embedded sandbox hears the agent\'s intent exampl
   const lines = await Promise.all(['أريد التحدث مع موظف', 'أين طلبي'].map(async (t) => pad(await voiced(voice.client, t, 16000, 'ar-najdi-male-2'), 16000, 0.2, 1.5)));
   await voice.close();
 
-  const child = spawn(process.execPath, [BIN, 'serve', '--agent', 'agent.ts', '--phrasebook', 'phrases.txt', '--port', '0'], {
+  const child = spawn(process.execPath, [BIN, 'serve', '--agent', 'agent.ts', '--phrasebook', 'phrases.txt', '--port', '0', '--open'], {
     cwd: dir,
     env: { ...process.env, HIWAR_API_KEY: '', HIWAR_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -142,7 +142,7 @@ test('WebRTC from the installed package: with mediasoup and the Opus codec added
       await Promise.race([once(child.stdout, 'data'), once(child, 'exit')]);
     }
     assert.match(out, /WebRTC is on \(mediasoup/, out);
-    const base = /at (http:\/\/\S+)/.exec(out)![1]!;
+    const base = /hiwar serve: .* at (http:\/\/\S+)/.exec(out)![1]!;
     const page = await fetch(`${base}/`);
     assert.equal(page.status, 200);
     assert.match(await page.text(), /<html/i);

@@ -17,7 +17,7 @@ test('a .ts config: its agents, port and plugins are served; a flag given as wel
   delete env.HIWAR_API_KEY;
   delete env.HIWAR_PUBLIC_URL;
   delete env.REDIS_URL;
-  const child = spawn(process.execPath, [BIN, 'serve', '--config', `${FIXTURES}hiwar.config.ts`, '--public-url', 'https://flag.example.com'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', `${FIXTURES}hiwar.config.ts`, '--public-url', 'https://flag.example.com', '--open'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
