@@ -13,18 +13,7 @@ import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 import { startServe, twilioCall, waitFor, type Served } from '../telephony/serve.ts';
 import { twilioProtocol } from '../telephony/twilio-protocol.ts';
-
-function upgradeStatus(url: string): Promise<number> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url);
-    ws.on('open', () => {
-      ws.terminate();
-      resolve(101);
-    });
-    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-    ws.on('error', () => resolve(-1));
-  });
-}
+import { upgradeStatus } from '../helpers/upgrade.ts';
 
 let redis: TestRedis;
 let sandbox: Running;

@@ -16,7 +16,8 @@ import { createAgentServer, type AgentServerApp, type ServerEvent } from '../../
 import type { Agent } from '../../src/session/agent.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import { telephonyRoutes } from '../../transports/telephony/index.ts';
-import { twilioPhoneCall, twilioWebhook, upgradeRefusal, waitFor } from './phone.ts';
+import { upgradeStatus } from '../helpers/upgrade.ts';
+import { twilioPhoneCall, twilioWebhook, waitFor } from './phone.ts';
 
 // The embedded sandbox, never a key from the developer's shell.
 delete process.env.HIWAR_API_KEY;
@@ -79,7 +80,7 @@ test('attached to your own http.Server: requests, probes and the media upgrade g
   const base = await listening(server);
   assert.deepEqual(await (await fetch(`${base}/healthz`)).json(), { status: 'ok', activeCalls: 0 });
   assert.equal((await fetch(`${base}/nothing-here`)).status, 404);
-  assert.equal(await upgradeRefusal(`${base.replace('http', 'ws')}/not-a-route`), 404, 'an upgrade nobody takes is refused');
+  assert.equal(await upgradeStatus(`${base.replace('http', 'ws')}/not-a-route`), 404, 'an upgrade nobody takes is refused');
   await greetedCall(base, 'CAhttp1', CARDS);
   assert.match(await (await fetch(`${base}/metrics`)).text(), /hiwar_calls_total\{provider="twilio",outcome="caller-hangup"\} 1/);
 });
@@ -179,7 +180,7 @@ test('secure by default: without open, no webhook answers unsigned and no media 
     const hook = await twilioWebhook(url, { CallSid: 'CAclosed', To: CARDS });
     assert.equal(hook.status, 403);
     assert.equal(hook.streamUrl, undefined);
-    assert.equal(await upgradeRefusal(`${url.replace('http', 'ws')}/telephony/twilio/stream/forged.token`), 401);
+    assert.equal(await upgradeStatus(`${url.replace('http', 'ws')}/telephony/twilio/stream/forged.token`), 401);
   } finally {
     await closed.close();
   }

@@ -65,19 +65,3 @@ export async function twilioPhoneCall(base: string, callSid: string, to: string,
     },
   };
 }
-
-/** The status line a WebSocket upgrade to `url` is answered with, when it is refused. */
-export function upgradeRefusal(url: string): Promise<number | 'open'> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url);
-    ws.on('error', () => {});
-    ws.once('open', () => {
-      ws.close();
-      resolve('open');
-    });
-    ws.once('unexpected-response', (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      res.resume();
-    });
-  });
-}

@@ -17,6 +17,7 @@ import { MEDIA_CONNECTION_DEFAULTS } from '../../transports/telephony/connection
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 import { startServe, waitFor } from './serve.ts';
 import { twilioProtocol } from './twilio-protocol.ts';
+import { upgradeStatus } from '../helpers/upgrade.ts';
 
 // A full collection before each measurement, so that only what is still referenced counts.
 setFlagsFromString('--expose-gc');
@@ -26,18 +27,6 @@ const retained = () => {
   const m = process.memoryUsage();
   return m.heapUsed + m.arrayBuffers;
 };
-
-function upgradeStatus(url: string): Promise<number> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url);
-    ws.on('open', () => {
-      ws.terminate();
-      resolve(101);
-    });
-    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-    ws.on('error', () => resolve(-1));
-  });
-}
 
 /** A Twilio media connection (open server: no token) that has sent nothing yet. */
 async function silentStream(url: string): Promise<WebSocket> {

@@ -16,24 +16,12 @@ import { twilioSignature } from '../../transports/telephony/twilio.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 import { startServe, twilioCall, waitFor, type Served } from './serve.ts';
 import { twilioProtocol } from './twilio-protocol.ts';
+import { upgradeStatus } from '../helpers/upgrade.ts';
 
 const TWILIO = 'twilio-auth-token';
 const PLIVO = 'plivo-auth-token';
 const VONAGE = 'vonage-signature-secret-of-32-bytes!';
 const STATIC = 'static-media-token-for-gateways';
-
-/** Status of a WebSocket upgrade: 101 when accepted (then closed), else the HTTP status of the refusal. */
-function upgradeStatus(url: string): Promise<number> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url);
-    ws.on('open', () => {
-      ws.terminate();
-      resolve(101);
-    });
-    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-    ws.on('error', () => resolve(-1));
-  });
-}
 
 /** A media connection that says it is Twilio call `callSid`; resolves once the server accepted the upgrade. */
 async function twilioStream(url: string, callSid: string): Promise<WebSocket> {

@@ -8,19 +8,7 @@ import { pad, runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
 import { FarEnd } from './far-end.ts';
 import { agentTurns, startServe, twilioCall, waitFor } from './serve.ts';
 import { twilioProtocol } from './twilio-protocol.ts';
-
-/** Status of a WebSocket upgrade: 101 when accepted, else the HTTP status of the refusal. */
-function upgradeStatus(url: string): Promise<number> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url);
-    ws.on('open', () => {
-      ws.terminate();
-      resolve(101);
-    });
-    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-    ws.on('error', () => resolve(-1));
-  });
-}
+import { upgradeStatus } from '../helpers/upgrade.ts';
 
 describe('hiwar serve: security and drain', () => {
   let sandbox: Running;
