@@ -2,7 +2,7 @@
 // npm (the registry for its dependencies, no environment variable), then run on plain Node and
 // type-checked by the consumer's own compiler. Nothing here loads hiwar's sources.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -26,7 +26,23 @@ let files: string[] = [];
 const blankEnv: NodeJS.ProcessEnv = Object.fromEntries(
   Object.entries(process.env).filter(([k]) => ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TERM'].includes(k)),
 );
-const npm = (args: string[], cwd: string, timeoutMs = 600_000) => runCommand('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, env: blankEnv, timeoutMs });
+const npm = (args: string[], cwd: string, timeoutMs = 600_000, env = blankEnv) => runCommand('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, env, timeoutMs });
+/**
+ * A long-running program of the blank project (a server), its output read until `ready` matches;
+ * `stop()` ends it. A program that exits first fails the test with what it printed.
+ */
+async function startUntil(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ out: string; match: RegExpExecArray; stop: () => void }> {
+  const child = spawn(command, args, { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (out += c));
+  let match: RegExpExecArray | null;
+  while (!(match = ready.exec(out))) {
+    if (child.exitCode !== null) assert.fail(`${args.join(' ')} exited (${child.exitCode}):\n${out}`);
+    await Promise.race([once(child.stdout, 'data'), once(child, 'exit')]);
+  }
+  return { out, match, stop: () => child.kill() };
+}
 const ok = (r: Finished, what: string) => assert.equal(r.code, 0, `${what} failed:\n${r.stdout}\n${r.stderr}`);
 
 before(async () => {
@@ -36,7 +52,7 @@ before(async () => {
   tarball = join(work, info!.filename);
   files = info!.files.map((f) => f.path);
   writeFileSync(join(work, 'package.json'), '{}'); // keeps npm from walking up to a project above
-  await runCommand('mkdir', ['-p', project], { cwd: work });
+  mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'blank-app', private: true, type: 'module' }));
   ok(await npm(['install', tarball, 'typescript@5.9', '@types/node@20'], project), 'npm install of the tarball');
 });
@@ -104,16 +120,9 @@ test("the README's app.mjs runs as written: a scripted call on the embedded sand
 test("the README's server.mjs runs as written: the agent's routes on the user's own http.Server", async () => {
   assert.ok(SNIPPETS.has('server.mjs'), 'the README shows server.mjs');
   writeFileSync(join(project, 'server.mjs'), SNIPPETS.get('server.mjs')!);
-  const child = spawn(process.execPath, ['server.mjs'], { cwd: project, env: blankEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (c) => (out += c));
-  child.stderr.on('data', (c) => (out += c));
+  const server = await startUntil(process.execPath, ['server.mjs'], blankEnv, /listening on (http:\/\/\S+)/);
   try {
-    while (!/listening on (http:\/\/\S+)/.test(out)) {
-      if (child.exitCode !== null) assert.fail(`server.mjs exited (${child.exitCode}):\n${out}`);
-      await Promise.race([once(child.stdout, 'data'), once(child, 'exit')]);
-    }
-    const base = /listening on (http:\/\/\S+)/.exec(out)![1]!;
+    const base = server.match[1]!;
     assert.equal(await (await fetch(`${base}/`)).text(), 'my app\n', "the user's own route");
     const health = await fetch(`${base}/healthz`);
     assert.equal(health.status, 200, "the agent server's probe, through the user's server");
@@ -121,7 +130,7 @@ test("the README's server.mjs runs as written: the agent's routes on the user's 
     assert.equal(twiml.status, 200, 'the Twilio webhook answers');
     assert.match(await twiml.text(), /<Stream url="ws:\/\/127\.0\.0\.1:8080\/telephony\/twilio/, 'with a media stream back to this server');
   } finally {
-    child.kill();
+    server.stop();
   }
 });
 
@@ -130,19 +139,12 @@ test('WebRTC from the installed package: with mediasoup and the Opus codec added
   // (scripts/setup.sh), given as mediasoup documents it; the Opus codec builds against Node's headers.
   const worker = join(ROOT, 'node_modules/mediasoup/worker/out/Release/mediasoup-worker');
   const withNative = { ...blankEnv, npm_config_nodedir: '/usr', MEDIASOUP_WORKER_BIN: worker };
-  ok(await runCommand('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--ignore-scripts', 'mediasoup'], { cwd: project, env: withNative, timeoutMs: 600_000 }), 'npm install mediasoup');
-  ok(await runCommand('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '@discordjs/opus'], { cwd: project, env: withNative, timeoutMs: 600_000 }), 'npm install @discordjs/opus');
-  const child = spawn(join(project, 'node_modules/.bin/hiwar'), ['serve', '--port', '0', '--open'], { cwd: project, env: withNative, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (c) => (out += c));
-  child.stderr.on('data', (c) => (out += c));
+  ok(await npm(['install', '--ignore-scripts', 'mediasoup'], project, 600_000, withNative), 'npm install mediasoup');
+  ok(await npm(['install', '@discordjs/opus'], project, 600_000, withNative), 'npm install @discordjs/opus');
+  const serve = await startUntil(join(project, 'node_modules/.bin/hiwar'), ['serve', '--port', '0', '--open'], withNative, /WebRTC is (on|off).*/);
   try {
-    while (!/WebRTC is (on|off).*/.test(out)) {
-      if (child.exitCode !== null) assert.fail(`hiwar serve exited (${child.exitCode}):\n${out}`);
-      await Promise.race([once(child.stdout, 'data'), once(child, 'exit')]);
-    }
-    assert.match(out, /WebRTC is on \(mediasoup/, out);
-    const base = /hiwar serve: .* at (http:\/\/\S+)/.exec(out)![1]!;
+    assert.match(serve.out, /WebRTC is on \(mediasoup/, serve.out);
+    const base = /hiwar serve: .* at (http:\/\/\S+)/.exec(serve.out)![1]!;
     const page = await fetch(`${base}/`);
     assert.equal(page.status, 200);
     assert.match(await page.text(), /<html/i);
@@ -151,7 +153,7 @@ test('WebRTC from the installed package: with mediasoup and the Opus codec added
     assert.ok((await script.arrayBuffer()).byteLength > 10_000);
     assert.equal((await fetch(`${base}/webrtc/font.woff2`)).status, 200, 'the Arabic font, copied into the package');
   } finally {
-    child.kill();
+    serve.stop();
   }
 });
 
