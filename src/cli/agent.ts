@@ -3,6 +3,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Agent } from '../session/agent.ts';
 import { CliError, readText } from './args.ts';
+import { firstLine } from './explain.ts';
 
 /** The one description of `--agent`, in every command's --help and in the docs. */
 export const AGENT_HELP = 'your agent: a .ts or .js module that default-exports an Agent, or a folder with its index.ts or index.js, relative to the current directory (default: the built-in call-centre agent)';
@@ -95,7 +96,6 @@ function commonJsHint(file: string, ext: string): string {
   }
 }
 
-const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split('\n')[0] ?? '';
 
 /** Phrases for the embedded sandbox: the agent's intent examples and those of `--phrasebook`. */
 export async function sandboxPhrases(agent: Agent | undefined, phrasebook?: string): Promise<string[]> {

@@ -1,11 +1,14 @@
 import { AuthenticationError, InsufficientBalanceError, PermissionDeniedError, TransportError } from '../service/errors.ts';
 
+/** An error's message, first line only (a CLI says one line; stacks and causes follow it). */
+export const firstLine = (err: unknown): string => String((err as Error)?.message ?? err).split('\n')[0] ?? '';
+
 /**
  * One line a user can act on for the failures they meet first (a wrong key, an empty wallet,
  * no network); anything else is its own message's first line. Never includes the key.
  */
 export function explainError(err: unknown, env: NodeJS.ProcessEnv = process.env): string {
-  const message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+  const message = firstLine(err);
   if (err instanceof AuthenticationError) return `the service refused the key (${message}): check HIWAR_API_KEY (${regionHint(env)}), or unset it to use the local sandbox`;
   if (err instanceof InsufficientBalanceError) return `the account's wallet is empty (${message}): top it up in the service's console`;
   if (err instanceof PermissionDeniedError) return `the key may not use this endpoint (${message})`;

@@ -3,6 +3,7 @@ import { basename, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CreateAgentServerOptions } from '../server/create.ts';
 import { CliError } from './args.ts';
+import { firstLine } from './explain.ts';
 
 /** Keys a config module may hold: `createAgentServer`'s options (see docs/server.md). */
 const KNOWN = new Set<keyof CreateAgentServerOptions>([
@@ -31,7 +32,7 @@ export async function loadServeConfig(path: string): Promise<CreateAgentServerOp
       mod = (await tsImport(url, import.meta.url)) as { default?: unknown };
     } else mod = (await import(url)) as { default?: unknown };
   } catch (err) {
-    const message = String((err as Error)?.message ?? err).split('\n')[0] ?? '';
+    const message = firstLine(err);
     // A .ts file outside an ES-module package is compiled as CommonJS, which cannot import ES modules while being imported.
     const hint = ext === '.ts' && /require\(\)( of)? ES Module|ERR_REQUIRE/.test(message) ? ` (it was loaded as CommonJS: name it ${basename(file, '.ts')}.mts, or set "type": "module" in its package.json)` : '';
     throw new CliError(`--config: could not load ${path}: ${message}${hint}`);

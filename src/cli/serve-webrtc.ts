@@ -2,6 +2,7 @@ import { missingPackages, requireOptional } from '../optional.ts';
 import type { Logger } from '../session/logger.ts';
 import type { CallHost, ServerPlugin } from '../server/types.ts';
 import type { RoomHosts } from '../../transports/webrtc/index.ts';
+import { firstLine } from './explain.ts';
 
 /** What `hiwar serve` mounts for WebRTC (the plugin, when it runs here) and its one summary line. */
 export interface ServeWebRtc {
@@ -42,4 +43,3 @@ export async function loadWebRtc(opts: {
   );
 }
 
-const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split('\n')[0];
