@@ -10,6 +10,7 @@ export const OPTIONAL_PACKAGES = {
   '@discordjs/opus': { feature: 'WebRTC (the Opus codec)', doc: 'docs/webrtc.md' },
   ioredis: { feature: 'A cluster (REDIS_URL)', doc: 'docs/scaling.md' },
   bullmq: { feature: 'Call analytics jobs (hiwar worker)', doc: 'docs/analytics.md' },
+  'onnxruntime-node': { feature: 'Native voice activity detection', doc: 'docs/installing.md#voice-activity-detection-two-engines-one-model' },
 } as const;
 
 export type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;

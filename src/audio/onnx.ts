@@ -1,4 +1,5 @@
 import type * as Ort from 'onnxruntime-common';
+import { isInstalled } from '../optional.ts';
 
 /**
  * The ONNX runtime hiwar's models run on. onnxruntime-node (native, an optional peer: its install
@@ -22,15 +23,10 @@ export function onnxRuntime(env: NodeJS.ProcessEnv = process.env): Promise<OnnxR
 }
 
 async function load(webOnly: boolean): Promise<OnnxRuntime> {
-  if (!webOnly) {
-    try {
-      const mod = (await import('onnxruntime-node')) as typeof Ort & { default?: typeof Ort };
-      const ort = mod.default ?? mod; // CommonJS: its exports arrive as the default
-      return { engine: 'onnxruntime-node', InferenceSession: ort.InferenceSession, Tensor: ort.Tensor };
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw err;
-    }
+  if (!webOnly && isInstalled('onnxruntime-node')) {
+    const mod = (await import('onnxruntime-node')) as typeof Ort & { default?: typeof Ort };
+    const ort = mod.default ?? mod; // CommonJS: its exports arrive as the default
+    return { engine: 'onnxruntime-node', InferenceSession: ort.InferenceSession, Tensor: ort.Tensor };
   }
   const ort = await import('onnxruntime-web');
   ort.env.wasm.numThreads = 1; // one call's VAD is tiny; threads would only add hand-offs
