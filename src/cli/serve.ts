@@ -106,7 +106,10 @@ export async function serveCommand(args: string[]): Promise<number> {
   const cluster = clusterOptions ? lateCluster() : undefined;
   // Closed unless told otherwise: never inferred from the bind address.
   const open = values.open! || (config.open ?? false);
-  const ledger = config.ledger ? Object.assign(config.ledger, { where: 'the config\'s ledger' }) : await serveLedger(process.env.REDIS_URL, logger);
+  // The config's own ledger is used as given; otherwise this process's, or Redis's with REDIS_URL.
+  const own = config.ledger ? undefined : await serveLedger(process.env.REDIS_URL, logger);
+  const ledger = config.ledger ?? own!;
+  const ledgerWhere = own?.where ?? "the config's ledger";
   const mediaToken = values['media-token'] ?? config.mediaToken ?? process.env.HIWAR_MEDIA_TOKEN;
   const analytics = await serveAnalytics({ enabled: values.analytics!, client: service.client, logger, recordingsDir: values.recordings });
   const telephony = await import('../../transports/telephony/index.ts');
@@ -195,7 +198,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   say(`  health: ${url}/healthz (live) ${url}/readyz (ready)   metrics: ${url}/metrics`);
   if (analytics) say(`  ${analytics.describe}`);
   const webrtcAccess = webrtcOn ? { secret: !!process.env.HIWAR_WEBRTC_SECRET } : undefined;
-  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere: ledger.where, audiosocket: audioSocketPort !== undefined })) say(line);
+  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined })) say(line);
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
   await new Promise<void>((resolveStop) => {
     const stop = (signal: string) => {
