@@ -1,9 +1,10 @@
 /**
  * The sandbox recognizer's accuracy and speed: phrases voiced by the sandbox, heard back
  * clean, through 8 kHz mu-law, and with real recorded noise mixed in at 10 dB SNR.
- * Usage: npx tsx bench/recognizer.ts   (the noise conditions need ../shared/audio/noise/)
+ * Usage: npx tsx bench/recognizer.ts   (the noise conditions need HIWAR_NOISE_DIR: docs/sandbox.md#noise-recordings-for-the-recognizer-bench)
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { mulaw } from '../src/audio/g711.ts';
 import { mixAtSnr } from '../src/audio/pcm.ts';
 import { resample } from '../src/audio/resample.ts';
@@ -33,9 +34,10 @@ for (const [i, voice] of callers.entries()) {
   }
 }
 
-const noiseDir = new URL('../../shared/audio/noise/', import.meta.url).pathname;
+// Real noise recordings are not in the repository (docs/sandbox.md#noise-recordings-for-the-recognizer-bench).
+const noiseDir = process.env.HIWAR_NOISE_DIR ?? new URL('../../shared/audio/noise/', import.meta.url).pathname;
 const noises = existsSync(noiseDir) ? readdirSync(noiseDir).filter((f) => f.endsWith('.wav')) : [];
-if (!noises.length) console.log('(../shared/audio/noise/ not found: noise conditions skipped)');
+if (!noises.length) console.log(`(no noise recordings in ${noiseDir}: noise conditions skipped; set HIWAR_NOISE_DIR)`);
 
 type Condition = { name: string; make: (pcm22: Int16Array, rate: number) => Promise<Int16Array> };
 const pad = (s: Int16Array) => {
@@ -47,7 +49,7 @@ const conditions: Condition[] = [
   { name: 'clean 16 kHz', make: async (s, r) => pad(await resample(s, r, 16000)) },
   { name: '8 kHz mu-law', make: async (s, r) => pad(await resample(mulaw.decode(mulaw.encode(await resample(s, r, 8000))), 8000, 16000)) },
   ...noises.map((n) => {
-    const noise = decodeWav(readFileSync(noiseDir + n)).samples;
+    const noise = decodeWav(readFileSync(join(noiseDir, n))).samples;
     return { name: `noise ${n.replace('.wav', '')} 10 dB`, make: async (s: Int16Array, r: number) => mixAtSnr(pad(await resample(s, r, 16000)), noise, 10) };
   }),
 ];

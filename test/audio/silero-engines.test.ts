@@ -1,30 +1,26 @@
 // Silero VAD runs on onnxruntime-node where it is installed (this repository) and on
 // onnxruntime-web (WebAssembly) everywhere else (a package install with no optional peer): both
-// must hear the same speech in a real recording.
+// must hear the same speech in a real recording (test/audio/fixtures/README.md).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { runNode } from '../helpers/processes.ts';
-import { decodeWav } from '../../src/audio/wav.ts';
+import { readAudioFile } from '../../src/audio/decode.ts';
 import { onnxRuntime } from '../../src/audio/onnx.ts';
 import { SileroStream } from '../../src/audio/silero-vad.ts';
 
-const RECORDING = '../shared/audio/vad/speech_sil_16k.wav';
+const RECORDING = new URL('./fixtures/speech_sil_16k.opus', import.meta.url).pathname;
 
 const PROBE = `
-import { readFileSync } from 'node:fs';
-import { decodeWav } from './src/audio/wav.ts';
+import { readAudioFile } from './src/audio/decode.ts';
 import { onnxRuntime } from './src/audio/onnx.ts';
 import { SileroStream } from './src/audio/silero-vad.ts';
-const { samples } = decodeWav(readFileSync(${JSON.stringify(RECORDING)}));
-const vad = await SileroStream.create();
-const windows = await vad.push(samples);
+const { samples } = await readAudioFile(${JSON.stringify(RECORDING)}, 16000);
+const windows = await (await SileroStream.create()).push(samples);
 console.log(JSON.stringify({ engine: (await onnxRuntime()).engine, p: windows.map((w) => w.p) }));
 `;
 
 test('Silero VAD gives the same probabilities on onnxruntime-web as on onnxruntime-node', async () => {
-  const { samples, sampleRate } = decodeWav(readFileSync(new URL(`../../${RECORDING}`, import.meta.url)));
-  assert.equal(sampleRate, 16000);
+  const { samples } = await readAudioFile(RECORDING, 16000);
   assert.equal((await onnxRuntime()).engine, 'onnxruntime-node', 'the repository installs the native runtime');
   const native = (await (await SileroStream.create()).push(samples)).map((w) => w.p);
 
