@@ -10,7 +10,7 @@ import type { CollectTask, TaskFailureReason, TaskInput, TaskStep } from './type
 
 /** What a task heard in one input. */
 export type Heard<T> =
-  | { value: T; heard: string }
+  | { value: T; heard: string; problem?: undefined }
   | { value?: undefined; /** why nothing usable was heard */ problem: 'nothing' | 'invalid'; heard?: string };
 
 /** The parts that make one task: how it hears a value and how it reads one back. */

@@ -5,7 +5,7 @@
  */
 
 /** Month names (one or two words) → [month 1–12, calendar]. */
-export const MONTH_WORDS: [string, number, 'gregory' | 'islamic-umalqura'][] = [
+export const MONTH_WORDS: readonly (readonly [string, number, 'gregory' | 'islamic-umalqura'])[] = [
   ...['يناير', 'فبراير', 'مارس', 'ابريل', 'مايو', 'يونيو', 'يوليو', 'اغسطس', 'سبتمبر', 'اكتوبر', 'نوفمبر', 'ديسمبر'].map((m, i) => [m, i + 1, 'gregory'] as const),
   ...[['يونيه', 6], ['يوليه', 7], ['اغسطوس', 8], ['فبراير', 2], ['ابريل', 4]].map(([m, i]) => [m as string, i as number, 'gregory'] as const),
   ...['كانون الثاني', 'شباط', 'اذار', 'نيسان', 'ايار', 'حزيران', 'تموز', 'اب', 'ايلول', 'تشرين الاول', 'تشرين الثاني', 'كانون الاول'].map((m, i) => [m, i + 1, 'gregory'] as const),
@@ -54,6 +54,12 @@ export const DAY_PERIODS: Record<string, { kind: 'dawn' | 'morning' | 'noon' | '
   'المغرب': { kind: 'sunset', alone: '18:00' }, 'مغرب': { kind: 'sunset', alone: '18:00' }, 'المسا': { kind: 'evening', alone: '19:00' }, 'مسا': { kind: 'evening', alone: '19:00' }, 'مساءا': { kind: 'evening', alone: '19:00' }, 'مساء': { kind: 'evening', alone: '19:00' },
   'العشا': { kind: 'evening', alone: '20:00' }, 'العشاء': { kind: 'evening', alone: '20:00' },
   'بالليل': { kind: 'night', alone: '21:00' }, 'الليل': { kind: 'night', alone: '21:00' }, 'ليلا': { kind: 'night', alone: '21:00' }, 'بليل': { kind: 'night', alone: '21:00' }, 'الليله': { kind: 'night', alone: '21:00' },
+};
+
+/** Clock hours as MSA says them, feminine ordinals ("الساعة العاشرة"), to cardinal words. */
+export const HOUR_ORDINALS: Record<string, string> = {
+  'الواحده': 'واحد', 'الثانيه': 'اثنين', 'الثالثه': 'ثلاثه', 'الرابعه': 'اربعه', 'الخامسه': 'خمسه', 'السادسه': 'سته', 'السابعه': 'سبعه',
+  'الثامنه': 'ثمانيه', 'التاسعه': 'تسعه', 'العاشره': 'عشره', 'الحاديه': 'احدي', 'النصف': 'نص', 'الربع': 'ربع', 'الثلث': 'ثلث', 'ربعا': 'ربع', 'ثلثا': 'ثلث',
 };
 
 /** The word for o'clock, with its prefixes (الساعة، عالساعة، بالساعة). */

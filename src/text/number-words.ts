@@ -36,7 +36,7 @@ export const TENS_WORDS: Record<string, number> = {
 /** The hundreds as one word: مية/ميه/مئة (100), ميتين (200), تلتمية, خمسمية… */
 export const HUNDRED_WORDS: Record<string, number> = {
   'مئه': 100, 'مائه': 100, 'ميه': 100, 'مايه': 100, 'ميت': 100,
-  'مئتين': 200, 'مئتان': 200, 'مائتين': 200, 'مائتان': 200, 'ميتين': 200, 'متين': 200, 'ميتان': 200,
+  'مئتين': 200, 'مئتان': 200, 'مئتا': 200, 'مئتي': 200, 'مائتا': 200, 'مائتي': 200, 'مائتين': 200, 'مائتان': 200, 'ميتين': 200, 'متين': 200, 'ميتان': 200,
 };
 
 /** Stems before مية/مئة (ثلاثمئة، تلتمية، ربعمية، تمنمية…). */
@@ -61,7 +61,7 @@ export const TEEN_STEMS: Record<string, number> = {
 export const SCALE_WORDS: Record<string, { scale: number; times: number }> = {
   'الف': { scale: 1e3, times: 1 }, 'الفين': { scale: 1e3, times: 2 }, 'الفان': { scale: 1e3, times: 2 },
   'الاف': { scale: 1e3, times: 1 }, 'الوف': { scale: 1e3, times: 1 }, 'تلاف': { scale: 1e3, times: 1 }, 'لاف': { scale: 1e3, times: 1 },
-  'مليون': { scale: 1e6, times: 1 }, 'مليونين': { scale: 1e6, times: 2 }, 'مليونان': { scale: 1e6, times: 2 }, 'ملايين': { scale: 1e6, times: 1 },
+  'الفا': { scale: 1e3, times: 2 }, 'الفي': { scale: 1e3, times: 2 }, 'مليون': { scale: 1e6, times: 1 }, 'مليونا': { scale: 1e6, times: 2 }, 'مليونين': { scale: 1e6, times: 2 }, 'مليونان': { scale: 1e6, times: 2 }, 'ملايين': { scale: 1e6, times: 1 },
   'مليار': { scale: 1e9, times: 1 }, 'مليارين': { scale: 1e9, times: 2 }, 'مليارات': { scale: 1e9, times: 1 },
 };
 

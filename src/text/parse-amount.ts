@@ -51,6 +51,10 @@ export function parseMoney(text: string): SpokenMoney | undefined {
         amount = item.value;
         continue;
       }
+      if (item.fraction && item.value < 1) {
+        amount += item.value;
+        break;
+      }
       // "عشرة ريال وخمسين هللة": subunits after the currency.
       if (next?.kind === 'word' && SUBUNIT_WORDS.has(next.word)) {
         const base = CURRENCIES[currency ?? 'ريال']?.base ?? 100;
@@ -62,7 +66,11 @@ export function parseMoney(text: string): SpokenMoney | undefined {
       const { key, dual } = CURRENCY_WORDS[item.word]!;
       currency = withNationality(key, items[i + 1]);
       if (amount === undefined && dual) amount = 2;
-      if (amount === undefined) continue;
+      // "جنيه ونص", "ريال وخمسين هللة": a currency before any number is one of it, when what
+      // follows is a fraction or subunits (otherwise the number after it is the amount: "SAR 3000").
+      const after = items.slice(i + 1).find((x) => x.kind === 'number');
+      const afterNext = after ? items[items.indexOf(after) + 1] : undefined;
+      if (amount === undefined && !dual && after?.kind === 'number' && (after.value < 1 || (afterNext?.kind === 'word' && SUBUNIT_WORDS.has(afterNext.word)))) amount = 1;
     }
   }
   if (amount === undefined || !Number.isFinite(amount)) return undefined;

@@ -5,7 +5,7 @@
  * 16:00, "الساعة ٩ الصبح", "تسعة ونص بالليل", "الظهر"). Rules: docs/arabic-parsing.md#dates-and-times.
  */
 import { addDays, compare, daysInMonth, fromHijri, isoDate, localNow, monthStart, toHijri, weekday, type Ymd } from './calendar.ts';
-import { DAY_PERIODS, HOUR_WORD, LAST_WORDS, MONTH_WORDS, NEXT_WORDS, ORDINAL_WORDS, RELATIVE_DAYS, WEEKDAY_WORDS } from './date-words.ts';
+import { DAY_PERIODS, HOUR_ORDINALS, HOUR_WORD, LAST_WORDS, MONTH_WORDS, NEXT_WORDS, ORDINAL_WORDS, RELATIVE_DAYS, WEEKDAY_WORDS } from './date-words.ts';
 import { readSpoken, tokenize } from './spoken-numbers.ts';
 
 /** A date the caller said: the Gregorian day, the time if one was said, and the calendar used. */
@@ -164,7 +164,7 @@ export function parseDate(text: string, options: ParseDateOptions = {}): ParsedD
   const timeZone = options.timeZone ?? PARSE_DATE_DEFAULTS.timeZone;
   const prefer = options.prefer ?? PARSE_DATE_DEFAULTS.prefer;
   const { today, minutes } = localNow(options.now ?? new Date(), timeZone);
-  const words = tokenize(text);
+  const words = tokenize(text).map((w) => HOUR_ORDINALS[w] ?? (w.startsWith('و') ? (HOUR_ORDINALS[w.slice(1)] ? `و${HOUR_ORDINALS[w.slice(1)]}` : w) : w));
   const used = words.map(() => false);
   const joined = ` ${words.join(' ')} `;
   const hasWord = (set: Set<string>) => words.some((w) => set.has(w)) || [...set].some((p) => p.includes(' ') && joined.includes(` ${p} `));

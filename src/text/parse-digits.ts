@@ -6,17 +6,23 @@
  */
 import { readSpoken } from './spoken-numbers.ts';
 
+/** Nouns after a number that make it a count ("آخر أربعة أرقام"), not digits of the value. */
+const COUNTED = new Set(['ارقام', 'رقم', 'خانات', 'خانه', 'حروف', 'digits']);
+
 /** The digits in `text` in the order said, or undefined when it holds no number. */
 export function parseDigits(text: string): string | undefined {
   let out = '';
   let repeat = 1;
   let found = false;
-  for (const item of readSpoken(text)) {
+  const items = readSpoken(text);
+  for (const [i, item] of items.entries()) {
     if (item.kind === 'repeat') {
       repeat = item.times;
       continue;
     }
     if (item.kind === 'word') continue;
+    const next = items[i + 1];
+    if (next?.kind === 'word' && COUNTED.has(next.word)) continue;
     // A fraction (نص، ربع) writes no digits.
     if (item.fraction || !Number.isInteger(item.value)) {
       repeat = 1;

@@ -16,6 +16,10 @@ import {
 
 export type YesNo = 'yes' | 'no';
 
+/** Yes and no phrases, longest first ("مش هو ده" is no before "هو ده" is yes). */
+const PHRASES: [string, boolean][] = [...YES_PHRASES.map((p) => [p, true] as [string, boolean]), ...NO_PHRASES.map((p) => [p, false] as [string, boolean])]
+  .sort((a, b) => b[0].length - a[0].length);
+
 const has = (words: string[], phrase: string) => ` ${words.join(' ')} `.includes(` ${phrase} `);
 
 /** Whether the caller asks to hear the question or value again ("عيد", "ما سمعت", "قلت ايه"). */
@@ -38,13 +42,11 @@ function answer(words: string[]): YesNo | undefined {
   let strongNo = false;
   let weakYes = false;
   let rest = ` ${words.join(' ')} `;
-  for (const [phrases, yes] of [[YES_PHRASES, true], [NO_PHRASES, false]] as const) {
-    for (const p of phrases) {
-      if (!rest.includes(` ${p} `)) continue;
-      rest = rest.split(` ${p} `).join(' ');
-      if (yes) strongYes = true;
-      else strongNo = true;
-    }
+  for (const [p, yes] of PHRASES) {
+    if (!rest.includes(` ${p} `)) continue;
+    rest = rest.split(` ${p} `).join(' ');
+    if (yes) strongYes = true;
+    else strongNo = true;
   }
   const left = rest.split(' ').filter(Boolean);
   for (let i = 0; i < left.length; i++) {

@@ -161,12 +161,17 @@ export function readSpoken(text: string): SpokenItem[] {
     else items.push({ kind: 'number', value: group.value, raw: group.raw, fraction: group.fraction, words: group.words });
     group = undefined;
   };
-  for (const w of tokenize(text)) {
+  const words = tokenize(text);
+  for (const [i, w] of words.entries()) {
     if (w === 'و') {
       pendingWaw = true;
       continue;
     }
-    const { tokens, waw } = readWord(w);
+    let { tokens, waw } = readWord(w);
+    // "خمسة وعشرون ألفًا": after a number, ألفًا/مليونًا are the accusative singular, not the dual.
+    if ((w === 'الفا' || w === 'مليونا') && group && group.current > 0) tokens = [tokens[1]!];
+    // "تلت تلاف", "تلت مية": three, not a third, before a scale or hundred.
+    if ((w === 'تلت' || w === 'ثلث') && /^(?:تلاف|الاف|ميه|مئه|مايه|ميت)$/.test(words[i + 1] ?? '')) tokens = [{ part: 'unit', value: 3 }];
     if (!tokens.length) {
       if (w in REPEAT_WORDS) {
         close();
