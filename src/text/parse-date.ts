@@ -6,6 +6,7 @@
  */
 import { addDays, compare, daysInMonth, fromHijri, isoDate, localNow, monthStart, toHijri, weekday, type Ymd } from './calendar.ts';
 import { DAY_PERIODS, HOUR_ORDINALS, HOUR_WORD, LAST_WORDS, MONTH_WORDS, NEXT_WORDS, ORDINAL_WORDS, RELATIVE_DAYS, WEEKDAY_WORDS } from './date-words.ts';
+import { TEEN_UNITS } from './number-words.ts';
 import { readSpoken, tokenize } from './spoken-numbers.ts';
 
 /** A date the caller said: the Gregorian day, the time if one was said, and the calendar used. */
@@ -34,7 +35,8 @@ export interface ParseDateOptions {
 /** The parser's defaults. */
 export const PARSE_DATE_DEFAULTS = { timeZone: 'Asia/Riyadh', prefer: 'future' } as const;
 
-const isNumberWord = (w: string) => readSpoken(w).some((i) => i.kind === 'number');
+/** A number word, or an MSA teen's first word (الحادية عشرة → احدي عشره). */
+const isNumberWord = (w: string) => w in TEEN_UNITS || readSpoken(w).some((i) => i.kind === 'number');
 const MINUTE_WORDS = new Set(['دقيقه', 'دقايق', 'دقائق', 'دقيقتين', 'دقيقتان']);
 
 /** An hour said with a period word → 0–23. Without one: 1–6 afternoon, 7–12 as said. */
