@@ -13,6 +13,7 @@ import type { CollectTask } from './types.ts';
 /** What kind of number is collected. */
 export type DigitsKind = 'phone' | 'national_id' | 'iban' | 'card_last4' | 'otp' | 'custom';
 
+/** Options of `digitsTask`. */
 export interface DigitsTaskOptions extends TaskOptions {
   kind: DigitsKind;
   /** Exact number of digits (card_last4: 4; otp: 4–8 unless given; custom: any unless given). */

@@ -10,6 +10,7 @@ import { taskLines, type TaskOptions } from './defaults.ts';
 import { readName, spellName } from './names.ts';
 import type { CollectTask } from './types.ts';
 
+/** Options of `dateTask`: the parser's, and the checks on the date. */
 export interface DateTaskOptions extends TaskOptions, ParseDateOptions {
   /** Ask again unless a time was said too. @default false */
   requireTime?: boolean;
@@ -38,6 +39,7 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
   });
 }
 
+/** Options of `amountTask`. */
 export interface AmountTaskOptions extends TaskOptions {
   /** The currency read back when the caller names none (a key of `CURRENCIES`). @default 'ريال' */
   currency?: string;

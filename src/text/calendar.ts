@@ -18,10 +18,15 @@ const fromMs = (ms: number): Ymd => {
   return { y: t.getUTCFullYear(), m: t.getUTCMonth() + 1, d: t.getUTCDate() };
 };
 
+/** The day `n` days after (or before) v. */
 export const addDays = (v: Ymd, n: number): Ymd => fromMs(toMs(v) + n * DAY_MS);
+/** 0 (Sunday) to 6 (Saturday). */
 export const weekday = (v: Ymd): number => new Date(toMs(v)).getUTCDay();
+/** Days in a Gregorian month (m 1–12). */
 export const daysInMonth = (y: number, m: number): number => new Date(Date.UTC(y, m, 0)).getUTCDate();
+/** Negative, zero or positive as a is before, on or after b. */
 export const compare = (a: Ymd, b: Ymd): number => toMs(a) - toMs(b);
+/** `YYYY-MM-DD`. */
 export const isoDate = (v: Ymd): string => `${String(v.y).padStart(4, '0')}-${String(v.m).padStart(2, '0')}-${String(v.d).padStart(2, '0')}`;
 
 /** The first day of the month `add` months from v's. */

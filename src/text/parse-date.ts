@@ -23,6 +23,7 @@ export interface ParsedDate {
   text: string;
 }
 
+/** Where and when the caller is: what "today" is, and which way a yearless day goes. */
 export interface ParseDateOptions {
   /** The moment "today" and "بكرة" count from. @default new Date() */
   now?: Date;
@@ -165,7 +166,15 @@ const valid = (v: Ymd) => v.m >= 1 && v.m <= 12 && v.d >= 1 && v.d <= daysInMont
 export function parseDate(text: string, options: ParseDateOptions = {}): ParsedDate | undefined {
   const timeZone = options.timeZone ?? PARSE_DATE_DEFAULTS.timeZone;
   const prefer = options.prefer ?? PARSE_DATE_DEFAULTS.prefer;
-  const { today, minutes } = localNow(options.now ?? new Date(), timeZone);
+  const now = options.now ?? new Date();
+  if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new TypeError(`parseDate: now must be a valid Date, got ${String(options.now)}`);
+  let local: ReturnType<typeof localNow>;
+  try {
+    local = localNow(now, timeZone);
+  } catch {
+    throw new RangeError(`parseDate: unknown time zone "${timeZone}" (an IANA name such as 'Asia/Riyadh')`);
+  }
+  const { today, minutes } = local;
   const words = tokenize(text).map((w) => HOUR_ORDINALS[w] ?? (w.startsWith('و') ? (HOUR_ORDINALS[w.slice(1)] ? `و${HOUR_ORDINALS[w.slice(1)]}` : w) : w));
   const used = words.map(() => false);
   const joined = ` ${words.join(' ')} `;

@@ -14,6 +14,7 @@ import {
   CORRECTION_WORDS, NEGATORS, NO_PHRASES, NO_WORDS, REPEAT_PHRASES, UNSURE_PHRASES, WEAK_YES_WORDS, YES_PHRASES, YES_WORDS,
 } from './yes-no-words.ts';
 
+/** A yes/no answer. */
 export type YesNo = 'yes' | 'no';
 
 /** Yes and no phrases, longest first ("مش هو ده" is no before "هو ده" is yes). */

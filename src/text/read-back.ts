@@ -52,6 +52,7 @@ export function readBackIban(iban: string): string {
   return groups.map((g) => [...g].map((ch) => (/\d/.test(ch) ? digitsToWords(ch) : LETTER_NAMES[ch] ?? ch)).join(' ')).join(PAUSE);
 }
 
+/** Weekday names, Sunday first (as `Date.getUTCDay`). */
 export const WEEKDAYS = ['الأحد', 'الاثنين', 'الثلاثاء', 'الأربعاء', 'الخميس', 'الجمعة', 'السبت'];
 /** Hijri month names for reading back. */
 const HIJRI_MONTHS = ['محرم', 'صفر', 'ربيع الأول', 'ربيع الآخر', 'جمادى الأولى', 'جمادى الآخرة', 'رجب', 'شعبان', 'رمضان', 'شوال', 'ذو القعدة', 'ذو الحجة'];

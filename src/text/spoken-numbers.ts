@@ -20,6 +20,7 @@ export function normalizeWord(w: string): string {
 
 /** The caller's text as words and numerals (Eastern Arabic and Persian digits made ASCII). */
 export function tokenize(text: string): string[] {
+  if (typeof text !== 'string') throw new TypeError(`expected the caller's text as a string, got ${text === null ? 'null' : typeof text}`);
   const plain = asciiDigits(text).replace(/[\u064B-\u065F\u0670\u0640]/g, '');
   return (plain.match(/\d+(?:[.,:/-]\d+)*|[\p{L}]+/gu) ?? []).map(normalizeWord);
 }

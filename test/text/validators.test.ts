@@ -64,6 +64,13 @@ test('read-back: a date with its weekday, in the calendar said, with the time', 
   assert.equal(readBackDate({ date: '2025-06-06', hijri: '1446-12-10' }), 'يوم الجمعة، العاشر من ذي الحجة ألف وأربعمئة وستة وأربعين للهجرة');
 });
 
+test('bad input to the parsers gets a clear error', async () => {
+  const { parseDate, parseDigits } = await import('../../src/text/index.ts');
+  assert.throws(() => parseDigits(undefined as never), /caller's text as a string, got undefined/);
+  assert.throws(() => parseDate('بكرة', { timeZone: 'Mars/Olympus' }), /unknown time zone "Mars\/Olympus"/);
+  assert.throws(() => parseDate('بكرة', { now: new Date('nonsense') }), /now must be a valid Date/);
+});
+
 test('read-back: amounts in the number agreement Arabic requires', () => {
   assert.equal(readBackAmount(1500), 'ألف وخمسمئة ريال');
   assert.equal(readBackAmount(2), 'ريالان');
