@@ -4,6 +4,8 @@
  * confirmed. The value is the digits as a string: a phone in E.164, an IBAN with its country.
  */
 import { parseDigits } from '../text/parse-digits.ts';
+import { LETTER_NAMES } from '../text/references.ts';
+import { normalizeWord, tokenize } from '../text/spoken-numbers.ts';
 import { readBackDigits, readBackIban, readBackPhone } from '../text/read-back.ts';
 import { isValidIban, isValidSaudiId, normalizePhone, type PhoneCountry } from '../text/validate.ts';
 import { confirmLoop, type Heard } from './confirm-loop.ts';
@@ -22,6 +24,22 @@ export interface DigitsTaskOptions extends TaskOptions {
   validate?: (digits: string) => boolean;
   /** Country of a local phone number (05… is Saudi or Emirati) and of an IBAN said without its letters. @default 'SA' */
   country?: PhoneCountry;
+}
+
+/** Latin letters by their Arabic names (إس → S, إيه → A), as an IBAN's country is said. */
+const SPOKEN_LATIN = new Map(Object.entries(LETTER_NAMES).reverse().map(([letter, name]) => [normalizeWord(name), letter]));
+
+/** An IBAN's country: Latin letters in the transcript ("SA03…"), or said by name before the digits ("إس إيه صفر ثلاثة…"). */
+function ibanCountry(text: string): string {
+  const latin = text.match(/\b([A-Za-z]{2})\s?\d/);
+  if (latin) return latin[1]!.toUpperCase();
+  const said: string[] = [];
+  for (const w of tokenize(text)) {
+    const letter = SPOKEN_LATIN.get(w);
+    if (letter) said.push(letter);
+    else if (said.length || /^\d/.test(w)) break;
+  }
+  return said.length === 2 ? said.join('') : '';
 }
 
 /** The kind's own check and the value kept (E.164 for a phone, the IBAN with its country). */
@@ -57,12 +75,7 @@ export function digitsTask(options: DigitsTaskOptions): CollectTask<string> {
     fromSpeech(text) {
       const digits = parseDigits(text);
       if (digits === undefined) return { problem: 'nothing' };
-      let letters = '';
-      if (kind === 'iban') {
-        const latin = text.match(/\b([A-Za-z]{2})\s?\d/);
-        letters = latin ? latin[1]!.toUpperCase() : '';
-      }
-      return check(digits, letters);
+      return check(digits, kind === 'iban' ? ibanCountry(text) : '');
     },
     fromKeys: (digits) => (/^\d+$/.test(digits) ? check(digits) : { problem: 'nothing' }),
     readBack(value) {

@@ -67,6 +67,10 @@ test('IBAN: the digits after SA, checked mod 97, read back in fours', () => {
   const steps = run(digitsTask({ kind: 'iban' }), [keys('0380000000608010167519#'), say('نعم')]);
   assert.match(steps[1]!.say!, /^الآيبان إس إيه صفر ثلاثة، ثمانية صفر صفر صفر، /);
   assert.deepEqual(steps[2]!.done, { ok: true, value: 'SA0380000000608010167519' });
+  const said = run(digitsTask({ kind: 'iban', country: 'AE' }), [say('إس إيه صفر تلاتة تمانية صفر صفر صفر صفر صفر صفر صفر ستة صفر تمانية صفر واحد صفر واحد ستة سبعة خمسة واحد تسعة')]);
+  assert.match(said[1]!.say!, /^الآيبان إس إيه صفر ثلاثة، /);
+  const emirati = run(digitsTask({ kind: 'iban', country: 'AE' }), [say('صفر سبعة، صفر تلاتة تلاتة واحد، اتنين تلاتة أربعة خمسة، ستة سبعة تمانية تسعة، صفر واحد اتنين تلاتة، أربعة خمسة ستة'), say('إيه')]);
+  assert.deepEqual(emirati[2]!.done, { ok: true, value: 'AE070331234567890123456' });
   const wrong = run(digitsTask({ kind: 'iban' }), [keys('0380000000608010167518#')]);
   assert.match(wrong[1]!.say!, /غير صحيح/);
 });
