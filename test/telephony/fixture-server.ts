@@ -5,6 +5,7 @@
  * platform's side is `PlatformPeer`, a plain socket that sends the fixture's messages verbatim and
  * hands back every message hiwar sent, so a test compares them with literal expected bytes.
  */
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { Subject } from 'rxjs';
@@ -211,4 +212,54 @@ export function g711Table(): { mulaw: number[]; alaw: number[] } {
 export function shape(v: unknown, at = ''): string[] {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return [at];
   return Object.entries(v as Record<string, unknown>).flatMap(([k, x]) => shape(x, at ? `${at}.${k}` : k)).sort();
+}
+
+/** Call info as plain JSON (absent fields left out), to compare with a literal. */
+export const callInfo = (c: FixtureCall): Record<string, unknown> => JSON.parse(JSON.stringify(c.transport.call));
+
+/** Every caller sample the session got, in order. */
+export const callerSamples = (c: FixtureCall): number[] => c.audio.flatMap((a) => [...a]);
+
+/** `n` PCM16 samples whose bytes show the byte order: 258 = 0x0102, -2 = 0xfffe, 32767, -32768. */
+export const pcmPattern = (n: number): Int16Array => Int16Array.from({ length: n }, (_, i) => [258, -2, 32767, -32768][i % 4]!);
+/** The pattern's four samples as little-endian bytes (hex). */
+export const PATTERN_LE = '0201feffff7f0080';
+
+/** The first transport event of `type` (waits for it). */
+export async function eventOf(c: FixtureCall, type: TransportEvent['type']): Promise<TransportEvent | undefined> {
+  await until(() => c.events.some((e) => e.type === type), `a ${type} event`);
+  return c.events.find((e) => e.type === type);
+}
+
+/**
+ * The agent's side of one frame the platform acknowledges: writes `frame`, marks it (`id`),
+ * checks the media message (read by `read`) and the mark hiwar sends against the literals given,
+ * sends the platform's `ack`, and waits until the transport reports the mark played. Returns the
+ * media message (to compare its shape with the documented one).
+ */
+export async function acknowledgedFrame(
+  call: FixtureCall,
+  peer: PlatformPeer,
+  o: { frame: Int16Array; rate: number; read: () => Promise<unknown>; media: unknown; mark: unknown; ack: object; id?: string },
+): Promise<unknown> {
+  const out = call.transport.output;
+  const id = o.id ?? 'greeting';
+  out.write({ samples: o.frame, sampleRate: o.rate, time: 0 });
+  const heard = out.mark(id);
+  const media = await o.read();
+  assert.deepEqual(media, o.media, 'the media message');
+  assert.deepEqual(await peer.nextJson(), o.mark, 'the mark after it');
+  peer.send(o.ack);
+  await heard;
+  await until(() => call.events.some((e) => e.type === 'played' && e.id === id), `mark ${id} reported played`);
+  return media;
+}
+
+/** Writes a frame, reads its media and its mark, interrupts, and returns what hiwar sent for the interrupt. */
+export async function interruptedFrame(call: FixtureCall, peer: PlatformPeer, frame: Int16Array, rate: number, read: () => Promise<unknown>): Promise<unknown> {
+  call.transport.output.write({ samples: frame, sampleRate: rate, time: 0 });
+  await read();
+  await peer.nextJson();
+  await call.transport.output.interrupt();
+  return peer.nextJson();
 }

@@ -7,7 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { PlatformPeer, platformFixture, shape, startFixtureServer, until, type FixtureCall, type FixtureServer } from './fixture-server.ts';
+import {
+  PATTERN_LE, PlatformPeer, acknowledgedFrame, callInfo, callerSamples, eventOf, interruptedFrame, pcmPattern, platformFixture, shape, startFixtureServer, until,
+  type FixtureCall, type FixtureServer,
+} from './fixture-server.ts';
 
 let srv: FixtureServer;
 before(async () => {
@@ -15,19 +18,8 @@ before(async () => {
 });
 after(() => srv.close());
 
-const info = (c: FixtureCall) => JSON.parse(JSON.stringify(c.transport.call));
-const samples = (c: FixtureCall) => c.audio.flatMap((a) => [...a]);
-/** PCM16 samples whose bytes show the byte order: 258 = 0x0102, -2 = 0xfffe, 32767, -32768. */
-const L16 = (n: number) => Int16Array.from({ length: n }, (_, i) => [258, -2, 32767, -32768][i % 4]!);
-const L16_LE = '0201feffff7f0080';
-/** What the fixtures' audio decodes to: the pattern above, repeated. */
-const pattern = (n: number) => [...L16(n)];
-
-const played = (c: FixtureCall, id: string) => until(() => c.events.some((e) => e.type === 'played' && e.id === id), `mark ${id} reported played`);
-const eventOf = async (c: FixtureCall, type: string) => {
-  await until(() => c.events.some((e) => e.type === type), `a ${type} event`);
-  return c.events.find((e) => e.type === type);
-};
+/** What the fixtures' audio decodes to: the pattern, repeated. */
+const pattern = (n: number) => [...pcmPattern(n)];
 
 async function dial(peer: PlatformPeer, opening: (object | string)[]): Promise<FixtureCall> {
   const next = srv.nextCall();
@@ -40,28 +32,23 @@ test('Vonage: websocket:connected with its headers, 640-byte binary frames both 
   const m = (k: string) => f.fromPlatform[k].message;
   const peer = await PlatformPeer.websocket(`${srv.wsUrl}/telephony/vonage`);
   const call = await dial(peer, [m('connected')]);
-  assert.deepEqual(info(call).parameters, { prop1: 'value1', prop2: 'value2' });
+  assert.deepEqual(callInfo(call).parameters, { prop1: 'value1', prop2: 'value2' });
   assert.equal(call.transport.inputRate, 16000, 'the rate of the content type');
   peer.send(m('audio'));
-  await until(() => samples(call).length >= 320, 'caller audio');
-  assert.deepEqual(samples(call), pattern(320), 'little-endian PCM16');
+  await until(() => callerSamples(call).length >= 320, 'caller audio');
+  assert.deepEqual(callerSamples(call), pattern(320), 'little-endian PCM16');
 
-  const out = call.transport.output;
-  out.write({ samples: L16(320), sampleRate: 16000, time: 0 });
-  const heard = out.mark('greeting');
-  assert.equal(await peer.nextHex(), L16_LE.repeat(80), 'one 20 ms frame: 640 bytes, little-endian');
-  const notify = await peer.nextJson();
-  assert.deepEqual(notify, { action: 'notify', payload: { mark: 'h1' } });
+  const notify = { action: 'notify', payload: { mark: 'h1' } };
+  await acknowledgedFrame(call, peer, {
+    frame: pcmPattern(320),
+    rate: 16000,
+    read: () => peer.nextHex(),
+    media: PATTERN_LE.repeat(80),
+    mark: notify,
+    ack: { ...m('notify'), payload: { mark: 'h1' } },
+  });
   assert.deepEqual(shape(notify), shape(f.toPlatform.notify.message));
-  peer.send({ ...m('notify'), payload: { mark: 'h1' } });
-  await heard;
-  await played(call, 'greeting');
-
-  out.write({ samples: L16(320), sampleRate: 16000, time: 0 });
-  await peer.nextHex();
-  await peer.nextJson();
-  await out.interrupt();
-  assert.deepEqual(await peer.nextJson(), { action: 'clear' });
+  assert.deepEqual(await interruptedFrame(call, peer, pcmPattern(320), 16000, () => peer.nextHex()), { action: 'clear' });
   peer.send(m('cleared'));
   peer.send(m('dtmf'));
   assert.deepEqual(await eventOf(call, 'dtmf'), { type: 'dtmf', digit: '5', durationMs: 260 });
@@ -74,19 +61,19 @@ test('FreeSWITCH mod_audio_stream: metadata text, binary L16 at the command\'s 8
   const m = (k: string) => f.fromPlatform[k].message;
   const peer = await PlatformPeer.websocket(`${srv.wsUrl}/telephony/freeswitch?rate=8000`);
   const call = await dial(peer, [m('metadata')]);
-  assert.deepEqual(info(call), { callId: '5f8d2c1e-4b3a-4e2f-9c1d-0a1b2c3d4e5f', provider: 'freeswitch', from: '1001', to: '2000', parameters: { campaign: 'ramadan' } });
+  assert.deepEqual(callInfo(call), { callId: '5f8d2c1e-4b3a-4e2f-9c1d-0a1b2c3d4e5f', provider: 'freeswitch', from: '1001', to: '2000', parameters: { campaign: 'ramadan' } });
   assert.equal(call.transport.inputRate, 8000);
   peer.send(m('audio'));
-  await until(() => samples(call).length >= 160, 'caller audio');
-  assert.deepEqual(samples(call), pattern(160));
+  await until(() => callerSamples(call).length >= 160, 'caller audio');
+  assert.deepEqual(callerSamples(call), pattern(160));
 
   // One streamAudio message holds 200 ms (each is queued as one playback in FreeSWITCH).
-  call.transport.output.write({ samples: L16(1600), sampleRate: 8000, time: 0 });
+  call.transport.output.write({ samples: pcmPattern(1600), sampleRate: 8000, time: 0 });
   const msg = (await peer.nextJson()) as { type: string; data: { audioDataType: string; sampleRate: number; audioData: string } };
   assert.deepEqual(shape(msg), shape(f.toPlatform.streamAudio.message));
   assert.deepEqual({ ...msg, data: { ...msg.data, audioData: Buffer.from(msg.data.audioData, 'base64').toString('hex') } }, {
     type: 'streamAudio',
-    data: { audioDataType: 'raw', sampleRate: 8000, audioData: L16_LE.repeat(400) },
+    data: { audioDataType: 'raw', sampleRate: 8000, audioData: PATTERN_LE.repeat(400) },
   });
   peer.send(m('dtmf'));
   assert.deepEqual(await eventOf(call, 'dtmf'), { type: 'dtmf', digit: '5' });
@@ -99,7 +86,7 @@ test('jambonz listen: call attributes first (subprotocol audio.jambonz.org), bin
   const m = (k: string) => f.fromPlatform[k].message;
   const peer = await PlatformPeer.websocket(`${srv.wsUrl}/telephony/jambonz`, ['audio.jambonz.org']);
   const call = await dial(peer, [m('callAttributes')]);
-  assert.deepEqual(info(call), {
+  assert.deepEqual(callInfo(call), {
     callId: 'd0b2b35e-7a8c-4c7b-9d4f-0e5b9f2d6a11',
     provider: 'jambonz',
     from: '+15083084809',
@@ -109,25 +96,20 @@ test('jambonz listen: call attributes first (subprotocol audio.jambonz.org), bin
   });
   assert.equal(call.transport.inputRate, 8000);
   peer.send(m('audio'));
-  await until(() => samples(call).length >= 160, 'caller audio');
-  assert.deepEqual(samples(call), pattern(160));
+  await until(() => callerSamples(call).length >= 160, 'caller audio');
+  assert.deepEqual(callerSamples(call), pattern(160));
 
-  const out = call.transport.output;
-  out.write({ samples: L16(160), sampleRate: 8000, time: 0 });
-  const heard = out.mark('greeting');
-  assert.equal(await peer.nextHex(), L16_LE.repeat(40));
-  const mark = await peer.nextJson();
-  assert.deepEqual(mark, { type: 'mark', data: { name: 'h1' } });
+  const mark = { type: 'mark', data: { name: 'h1' } };
+  await acknowledgedFrame(call, peer, {
+    frame: pcmPattern(160),
+    rate: 8000,
+    read: () => peer.nextHex(),
+    media: PATTERN_LE.repeat(40),
+    mark,
+    ack: { ...m('mark'), data: { name: 'h1', event: 'playout' } },
+  });
   assert.deepEqual(shape(mark), shape(f.toPlatform.mark.message));
-  peer.send({ ...m('mark'), data: { name: 'h1', event: 'playout' } });
-  await heard;
-  await played(call, 'greeting');
-
-  out.write({ samples: L16(160), sampleRate: 8000, time: 0 });
-  await peer.nextHex();
-  await peer.nextJson();
-  await out.interrupt();
-  assert.deepEqual(await peer.nextJson(), { type: 'killAudio' });
+  assert.deepEqual(await interruptedFrame(call, peer, pcmPattern(160), 8000, () => peer.nextHex()), { type: 'killAudio' });
   peer.send(m('dtmf'));
   assert.deepEqual(await eventOf(call, 'dtmf'), { type: 'dtmf', digit: '5', durationMs: 200 });
   await call.transport.hangup!('done');
@@ -140,13 +122,13 @@ test('Asterisk AudioSocket: UUID, 0x10 slin frames, 0x03 DTMF; agent audio as 0x
   const m = (k: string) => f.fromPlatform[k].message;
   const peer = await PlatformPeer.tcp(srv.audioSocketPort);
   const call = await dial(peer, [m('uuid'), m('audio')]);
-  assert.deepEqual(info(call), { callId: '0f8fad5b-d9cb-469f-a165-70867728950e', provider: 'audiosocket', parameters: {} });
+  assert.deepEqual(callInfo(call), { callId: '0f8fad5b-d9cb-469f-a165-70867728950e', provider: 'audiosocket', parameters: {} });
   assert.equal(call.transport.inputRate, 8000);
-  await until(() => samples(call).length >= 160, 'caller audio');
-  assert.deepEqual(samples(call), pattern(160));
+  await until(() => callerSamples(call).length >= 160, 'caller audio');
+  assert.deepEqual(callerSamples(call), pattern(160));
 
-  call.transport.output.write({ samples: L16(160), sampleRate: 8000, time: 0 });
-  assert.equal(await peer.bytes(323), `100140${L16_LE.repeat(40)}`, 'type 0x10, length 0x0140 big-endian, 320 bytes little-endian');
+  call.transport.output.write({ samples: pcmPattern(160), sampleRate: 8000, time: 0 });
+  assert.equal(await peer.bytes(323), `100140${PATTERN_LE.repeat(40)}`, 'type 0x10, length 0x0140 big-endian, 320 bytes little-endian');
   peer.send(m('dtmf'));
   assert.deepEqual(await eventOf(call, 'dtmf'), { type: 'dtmf', digit: '7' });
   await call.transport.hangup!('done');
@@ -160,11 +142,11 @@ test('Asterisk AudioSocket at 16 kHz (0x12): the frame type sets the rate both w
   const peer = await PlatformPeer.tcp(srv.audioSocketPort);
   const call = await dial(peer, [m('uuid'), m('audio16k')]);
   assert.equal(call.transport.inputRate, 16000);
-  call.transport.output.write({ samples: L16(320), sampleRate: 16000, time: 0 });
-  assert.equal(await peer.bytes(643), `120280${L16_LE.repeat(80)}`);
+  call.transport.output.write({ samples: pcmPattern(320), sampleRate: 16000, time: 0 });
+  assert.equal(await peer.bytes(643), `120280${PATTERN_LE.repeat(80)}`);
   peer.send(m('errorHangup'));
   await call.ended;
   assert.deepEqual(await eventOf(call, 'hangup'), { type: 'hangup', reason: 'hangup' });
-  assert.deepEqual(samples(call), pattern(320));
+  assert.deepEqual(callerSamples(call), pattern(320));
   peer.close();
 });

@@ -9,7 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { PlatformPeer, platformFixture, shape, startFixtureServer, until, type FixtureCall, type FixtureServer } from './fixture-server.ts';
+import {
+  PATTERN_LE, PlatformPeer, acknowledgedFrame, callInfo, callerSamples, eventOf, interruptedFrame, pcmPattern, platformFixture, shape, startFixtureServer,
+  type FixtureCall, type FixtureServer,
+} from './fixture-server.ts';
 
 let srv: FixtureServer;
 before(async () => {
@@ -17,19 +20,14 @@ before(async () => {
 });
 after(() => srv.close());
 
-/** Call info as plain JSON (absent fields left out). */
-const info = (c: FixtureCall) => JSON.parse(JSON.stringify(c.transport.call));
-const samples = (c: FixtureCall) => c.audio.flatMap((a) => [...a]);
 const hexOf = (b64: string) => Buffer.from(b64, 'base64').toString('hex');
 /** 20 ms at 8 kHz of the G.711 mu-law table's values for codes 00 80 ff 7e 01 f0 70 81. */
 const MULAW_FRAME = Int16Array.from({ length: 160 }, (_, i) => [-32124, 32124, 0, -8, -31100, 120, -120, 31100][i % 8]!);
 /** The same samples as mu-law bytes, in base64: what must go out. */
 const MULAW_FRAME_B64 =
   'AID/fgHwcIEAgP9+AfBwgQCA/34B8HCBAID/fgHwcIEAgP9+AfBwgQCA/34B8HCBAID/fgHwcIEAgP9+AfBwgQCA/34B8HCBAID/fgHwcIEAgP9+AfBwgQCA/34B8HCBAID/fgHwcIEAgP9+AfBwgQCA/34B8HCBAID/fgHwcIEAgP9+AfBwgQCA/34B8HCBAID/fgHwcIEAgP9+AfBwgQ==';
-/** PCM16 samples whose bytes show the byte order: 258 = 0x0102, -2 = 0xfffe, 32767, -32768. */
-const L16 = (n: number) => Int16Array.from({ length: n }, (_, i) => [258, -2, 32767, -32768][i % 4]!);
-const L16_LE = '0201feffff7f0080';
-const L16_BE = '0102fffe7fff8000';
+/** The fixtures' mu-law payload 00 80 ff 7f 0f 8f 55 d5, as the G.711 table decodes it. */
+const FIXTURE_SAMPLES = [-32124, 32124, 0, 0, -16764, 16764, -716, 716];
 
 async function dial(path: string, opening: object[]): Promise<{ peer: PlatformPeer; call: FixtureCall }> {
   const peer = await PlatformPeer.websocket(`${srv.wsUrl}${path}`);
@@ -38,42 +36,30 @@ async function dial(path: string, opening: object[]): Promise<{ peer: PlatformPe
   return { peer, call: await next };
 }
 
-const played = (c: FixtureCall, id: string) => until(() => c.events.some((e) => e.type === 'played' && e.id === id), `mark ${id} reported played`);
-const eventOf = async (c: FixtureCall, type: string) => {
-  await until(() => c.events.some((e) => e.type === type), `a ${type} event`);
-  return c.events.find((e) => e.type === type);
-};
+// Caller frames with a chunk number pass the reorder buffer: they reach the session once a few
+// more have come, or when the stream ends, so each test checks the caller's samples at the end.
 
 test('Twilio: documented connected/start/media/dtmf/mark/stop parsed; media, mark and clear sent as documented', async () => {
   const f = platformFixture('twilio');
   const m = (k: string) => f.fromPlatform[k].message;
   const { peer, call } = await dial('/telephony/twilio', [m('connected'), m('start')]);
   const SID = 'MZXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX';
-  assert.deepEqual(info(call), { callId: 'CAXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX', provider: 'twilio', streamId: SID, parameters: { FirstName: 'Jane', LastName: 'Doe', RemoteParty: 'Bob' } });
+  assert.deepEqual(callInfo(call), { callId: 'CAXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX', provider: 'twilio', streamId: SID, parameters: { FirstName: 'Jane', LastName: 'Doe', RemoteParty: 'Bob' } });
   assert.equal(call.transport.inputRate, 8000);
-
-  // Frames with a chunk number go through the reorder buffer: they reach the session once a few
-  // more have come, or when the stream ends; the samples are checked at the end.
   peer.send(m('mediaOtherTrack'));
   peer.send(m('media'));
 
-  const out = call.transport.output;
-  out.write({ samples: MULAW_FRAME, sampleRate: 8000, time: 0 });
-  const heard = out.mark('greeting');
-  const media = await peer.nextJson();
-  assert.deepEqual(media, { event: 'media', streamSid: SID, media: { payload: MULAW_FRAME_B64 } });
+  const media = await acknowledgedFrame(call, peer, {
+    frame: MULAW_FRAME,
+    rate: 8000,
+    read: () => peer.nextJson(),
+    media: { event: 'media', streamSid: SID, media: { payload: MULAW_FRAME_B64 } },
+    mark: { event: 'mark', streamSid: SID, mark: { name: 'h1' } },
+    ack: { ...m('mark'), mark: { name: 'h1' } },
+  });
   assert.deepEqual(shape(media), shape(f.toPlatform.media.message));
-  assert.deepEqual(await peer.nextJson(), { event: 'mark', streamSid: SID, mark: { name: 'h1' } });
-  peer.send({ ...m('mark'), mark: { name: 'h1' } });
-  await heard;
-  await played(call, 'greeting');
-  assert.equal(out.position(), 0.02, 'the acknowledged 20 ms were heard');
-
-  out.write({ samples: MULAW_FRAME, sampleRate: 8000, time: 0 });
-  assert.deepEqual(await peer.nextJson(), { event: 'media', streamSid: SID, media: { payload: MULAW_FRAME_B64 } });
-  assert.deepEqual(await peer.nextJson(), { event: 'mark', streamSid: SID, mark: { name: 'h2' } });
-  await out.interrupt();
-  const clear = await peer.nextJson();
+  assert.equal(call.transport.output.position(), 0.02, 'the acknowledged 20 ms were heard');
+  const clear = await interruptedFrame(call, peer, MULAW_FRAME, 8000, () => peer.nextJson());
   assert.deepEqual(clear, { event: 'clear', streamSid: SID });
   assert.deepEqual(shape(clear), shape(f.toPlatform.clear.message));
   // Twilio echoes a mark a clear dropped: it must not count as heard.
@@ -84,8 +70,8 @@ test('Twilio: documented connected/start/media/dtmf/mark/stop parsed; media, mar
   peer.send(m('stop'));
   await call.ended;
   // Only the inbound track is the caller; the outbound one sent first was not taken.
-  assert.deepEqual(samples(call), [-32124, 32124, 0, 0, -16764, 16764, -716, 716]);
-  assert.equal(out.position(), 0.02, 'the cleared frame was never heard');
+  assert.deepEqual(callerSamples(call), FIXTURE_SAMPLES);
+  assert.equal(call.transport.output.position(), 0.02, 'the cleared frame was never heard');
   assert.deepEqual(await eventOf(call, 'hangup'), { type: 'hangup', reason: 'caller hung up' });
   peer.close();
 });
@@ -94,7 +80,7 @@ test('Telnyx: documented start with client_state and custom_parameters; frames p
   const f = platformFixture('telnyx');
   const m = (k: string) => f.fromPlatform[k].message;
   const { peer, call } = await dial('/telephony/telnyx', [m('connected'), m('start')]);
-  assert.deepEqual(info(call), {
+  assert.deepEqual(callInfo(call), {
     callId: 'v2:T02llQxIyaRkhfRKxgAP8nY511EhFLizdvdUKJiSw8d6A9BborherQ',
     provider: 'telnyx',
     streamId: '32DE0DEA-53CB-4B21-89A4-9E1819C043BC',
@@ -107,19 +93,15 @@ test('Telnyx: documented start with client_state and custom_parameters; frames p
   peer.send(m('media'));
   peer.send(m('mediaEarlier'));
 
-  const out = call.transport.output;
-  out.write({ samples: MULAW_FRAME, sampleRate: 8000, time: 0 });
-  const heard = out.mark('greeting');
-  assert.deepEqual(await peer.nextJson(), { event: 'media', media: { payload: MULAW_FRAME_B64 } });
-  assert.deepEqual(await peer.nextJson(), { event: 'mark', mark: { name: 'h1' } });
-  peer.send({ ...m('mark'), mark: { name: 'h1' } });
-  await heard;
-  await played(call, 'greeting');
-  out.write({ samples: MULAW_FRAME, sampleRate: 8000, time: 0 });
-  await peer.nextJson();
-  await peer.nextJson();
-  await out.interrupt();
-  const clear = await peer.nextJson();
+  await acknowledgedFrame(call, peer, {
+    frame: MULAW_FRAME,
+    rate: 8000,
+    read: () => peer.nextJson(),
+    media: { event: 'media', media: { payload: MULAW_FRAME_B64 } },
+    mark: { event: 'mark', mark: { name: 'h1' } },
+    ack: { ...m('mark'), mark: { name: 'h1' } },
+  });
+  const clear = await interruptedFrame(call, peer, MULAW_FRAME, 8000, () => peer.nextJson());
   assert.deepEqual(clear, { event: 'clear' });
   assert.deepEqual(shape(clear), shape(f.toPlatform.clear.message));
 
@@ -127,7 +109,7 @@ test('Telnyx: documented start with client_state and custom_parameters; frames p
   assert.deepEqual(await eventOf(call, 'dtmf'), { type: 'dtmf', digit: '1' });
   peer.send(m('stop'));
   await call.ended;
-  assert.deepEqual(samples(call), [-31100, 31100, -32124, 32124, 0, 0, -16764, 16764, -716, 716], 'chunk 1 first, then chunk 2');
+  assert.deepEqual(callerSamples(call), [-31100, 31100, ...FIXTURE_SAMPLES], 'chunk 1 (01 81) first, then chunk 2');
   peer.close();
 });
 
@@ -136,14 +118,13 @@ test('Telnyx L16: RTP payloads are read and written in network byte order (big-e
   const m = (k: string) => f.fromPlatform[k].message;
   const { peer, call } = await dial('/telephony/telnyx', [m('connected'), m('startL16')]);
   assert.equal(call.transport.inputRate, 16000);
-  const out = call.transport.output;
-  out.write({ samples: L16(320), sampleRate: 16000, time: 0 });
+  call.transport.output.write({ samples: pcmPattern(320), sampleRate: 16000, time: 0 });
   const media = (await peer.nextJson()) as { media: { payload: string } };
-  assert.equal(hexOf(media.media.payload), L16_BE.repeat(80));
+  assert.equal(hexOf(media.media.payload), '0102fffe7fff8000'.repeat(80));
   peer.send(m('mediaL16'));
   peer.send(m('stop'));
   await call.ended;
-  assert.deepEqual(samples(call), [258, -2]);
+  assert.deepEqual(callerSamples(call), [258, -2]);
   peer.close();
 });
 
@@ -152,37 +133,32 @@ test('Plivo: documented start (extra_headers "k=v;k=v"), media, dtmf; playAudio,
   const m = (k: string) => f.fromPlatform[k].message;
   const { peer, call } = await dial('/telephony/plivo', [m('start')]);
   const SID = '87654321-4321-4321-4321-cba987654321';
-  assert.deepEqual(info(call), { callId: '12345678-1234-1234-1234-123456789abc', provider: 'plivo', streamId: SID, parameters: { userId: '12345', sessionId: 'abc-xyz' } });
+  assert.deepEqual(callInfo(call), { callId: '12345678-1234-1234-1234-123456789abc', provider: 'plivo', streamId: SID, parameters: { userId: '12345', sessionId: 'abc-xyz' } });
   assert.equal(call.transport.inputRate, 8000);
   peer.send(m('media'));
 
-  const out = call.transport.output;
-  out.write({ samples: MULAW_FRAME, sampleRate: 8000, time: 0 });
-  const first = out.mark('greeting');
-  const play = await peer.nextJson();
-  assert.deepEqual(play, { event: 'playAudio', media: { contentType: 'audio/x-mulaw', sampleRate: 8000, payload: MULAW_FRAME_B64 } });
-  assert.deepEqual(shape(play), shape(f.toPlatform.playAudio.message));
-  const checkpoint = await peer.nextJson();
-  assert.deepEqual(checkpoint, { event: 'checkpoint', streamId: SID, name: 'h1' });
-  assert.deepEqual(shape(checkpoint), shape(f.toPlatform.checkpoint.message));
-  peer.send({ ...m('playedStream'), name: 'h1' });
-  await first;
-  await played(call, 'greeting');
-
-  out.write({ samples: MULAW_FRAME, sampleRate: 8000, time: 0 });
-  const second = out.mark('again');
-  await peer.nextJson();
-  assert.deepEqual(await peer.nextJson(), { event: 'checkpoint', streamId: SID, name: 'h2' });
-  peer.send({ ...m('played'), name: 'h2' });
-  await second;
-  await played(call, 'again');
-  assert.equal(out.position(), 0.04);
-
-  out.write({ samples: MULAW_FRAME, sampleRate: 8000, time: 0 });
-  await peer.nextJson();
-  await peer.nextJson();
-  await out.interrupt();
-  assert.deepEqual(await peer.nextJson(), { event: 'clearAudio', streamId: SID });
+  const play = { event: 'playAudio', media: { contentType: 'audio/x-mulaw', sampleRate: 8000, payload: MULAW_FRAME_B64 } };
+  const media = await acknowledgedFrame(call, peer, {
+    frame: MULAW_FRAME,
+    rate: 8000,
+    read: () => peer.nextJson(),
+    media: play,
+    mark: { event: 'checkpoint', streamId: SID, name: 'h1' },
+    ack: { ...m('playedStream'), name: 'h1' },
+  });
+  assert.deepEqual(shape(media), shape(f.toPlatform.playAudio.message));
+  assert.deepEqual(shape({ event: 'checkpoint', streamId: SID, name: 'h1' }), shape(f.toPlatform.checkpoint.message));
+  await acknowledgedFrame(call, peer, {
+    id: 'again',
+    frame: MULAW_FRAME,
+    rate: 8000,
+    read: () => peer.nextJson(),
+    media: play,
+    mark: { event: 'checkpoint', streamId: SID, name: 'h2' },
+    ack: { ...m('played'), name: 'h2' },
+  });
+  assert.equal(call.transport.output.position(), 0.04);
+  assert.deepEqual(await interruptedFrame(call, peer, MULAW_FRAME, 8000, () => peer.nextJson()), { event: 'clearAudio', streamId: SID });
   peer.send(m('clearedAudio'));
   peer.send(m('dtmf'));
   assert.deepEqual(await eventOf(call, 'dtmf'), { type: 'dtmf', digit: '5' });
@@ -190,7 +166,7 @@ test('Plivo: documented start (extra_headers "k=v;k=v"), media, dtmf; playAudio,
   peer.close();
   await call.ended;
   assert.equal((await eventOf(call, 'hangup'))?.type, 'hangup');
-  assert.deepEqual(samples(call), [-32124, 32124, 0, 0, -16764, 16764, -716, 716]);
+  assert.deepEqual(callerSamples(call), FIXTURE_SAMPLES);
 });
 
 test('Exotel: documented start (audio/x-raw at "8000"), PCM16 little-endian media, dtmf with duration; 3.2 KB media chunks, mark, clear', async () => {
@@ -198,7 +174,7 @@ test('Exotel: documented start (audio/x-raw at "8000"), PCM16 little-endian medi
   const m = (k: string) => f.fromPlatform[k].message;
   const { peer, call } = await dial('/telephony/exotel?campaign=ramadan', [m('connected'), m('start')]);
   const SID = 'MZxxxxxxxxxxxxxxxxxxxxxxxx';
-  assert.deepEqual(info(call), {
+  assert.deepEqual(callInfo(call), {
     callId: 'CAxxxxxxxxxxxxxxxxxxxxxxxx',
     provider: 'exotel',
     streamId: SID,
@@ -209,29 +185,27 @@ test('Exotel: documented start (audio/x-raw at "8000"), PCM16 little-endian medi
   assert.equal(call.transport.inputRate, 8000);
   peer.send(m('media'));
 
-  const out = call.transport.output;
   // 200 ms at 8 kHz: 3200 bytes, Exotel's smallest chunk and a multiple of 320.
-  out.write({ samples: L16(1600), sampleRate: 8000, time: 0 });
-  const heard = out.mark('greeting');
-  const media = (await peer.nextJson()) as { event: string; stream_sid: string; media: { payload: string } };
-  assert.deepEqual({ ...media, media: { payload: hexOf(media.media.payload) } }, { event: 'media', stream_sid: SID, media: { payload: L16_LE.repeat(400) } });
+  const read = async () => {
+    const msg = (await peer.nextJson()) as { media: { payload: string } };
+    return { ...msg, media: { payload: hexOf(msg.media.payload) } };
+  };
+  const media = await acknowledgedFrame(call, peer, {
+    frame: pcmPattern(1600),
+    rate: 8000,
+    read,
+    media: { event: 'media', stream_sid: SID, media: { payload: PATTERN_LE.repeat(400) } },
+    mark: { event: 'mark', stream_sid: SID, mark: { name: 'h1' } },
+    ack: { ...m('mark'), mark: { name: 'h1' } },
+  });
   assert.deepEqual(shape(media), shape(f.toPlatform.media.message));
-  assert.deepEqual(await peer.nextJson(), { event: 'mark', stream_sid: SID, mark: { name: 'h1' } });
-  peer.send({ ...m('mark'), mark: { name: 'h1' } });
-  await heard;
-  await played(call, 'greeting');
-
-  out.write({ samples: L16(1600), sampleRate: 8000, time: 0 });
-  await peer.nextJson();
-  await peer.nextJson();
-  await out.interrupt();
-  assert.deepEqual(await peer.nextJson(), { event: 'clear', stream_sid: SID });
+  assert.deepEqual(await interruptedFrame(call, peer, pcmPattern(1600), 8000, read), { event: 'clear', stream_sid: SID });
 
   peer.send(m('dtmf'));
   assert.deepEqual(await eventOf(call, 'dtmf'), { type: 'dtmf', digit: '5', durationMs: 100 });
   peer.send(m('stop'));
   await call.ended;
   assert.deepEqual(await eventOf(call, 'hangup'), { type: 'hangup', reason: 'stream stopped (callended)' });
-  assert.deepEqual(samples(call), [258, -2]);
+  assert.deepEqual(callerSamples(call), [258, -2]);
   peer.close();
 });
