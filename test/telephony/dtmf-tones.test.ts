@@ -7,8 +7,8 @@
  * send (100 ms and 80 ms, longer than Q.24's 40 ms minimum). Nothing here uses hiwar's codecs.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { PlatformPeer, g711Table, platformFixture, startFixtureServer, type FixtureServer } from './fixture-server.ts';
+import { test } from 'node:test';
+import { PlatformPeer, g711Table, platformFixture, fixtureServerForFile } from './fixture-server.ts';
 
 const ROWS = [697, 770, 852, 941];
 const COLS = [1209, 1336, 1477, 1633];
@@ -84,16 +84,12 @@ function assertTiming(heard: { toneMs: number[]; pauseMs: number[] }, keys: numb
   for (const ms of heard.pauseMs.slice(0, keys - 1)) assert.ok(ms >= 79 && ms <= 81, `pause of ${ms} ms`);
 }
 
-let srv: FixtureServer;
-before(async () => {
-  srv = await startFixtureServer();
-});
-after(() => srv.close());
+const server = fixtureServerForFile();
 
 test('keys sent on a Twilio stream: mu-law tones at the Q.23 pairs, 100 ms each with 80 ms between', async () => {
   const f = platformFixture('twilio');
-  const peer = await PlatformPeer.websocket(`${srv.wsUrl}/telephony/twilio`);
-  const next = srv.nextCall();
+  const peer = await PlatformPeer.websocket(`${server().wsUrl}/telephony/twilio`);
+  const next = server().nextCall();
   peer.send(f.fromPlatform.connected.message);
   peer.send(f.fromPlatform.start.message);
   const call = await next;
@@ -121,8 +117,8 @@ test('keys sent on a Twilio stream: mu-law tones at the Q.23 pairs, 100 ms each 
 
 test('keys sent on a Vonage stream: L16 16 kHz tones, the other eight keys', async () => {
   const f = platformFixture('vonage');
-  const peer = await PlatformPeer.websocket(`${srv.wsUrl}/telephony/vonage`);
-  const next = srv.nextCall();
+  const peer = await PlatformPeer.websocket(`${server().wsUrl}/telephony/vonage`);
+  const next = server().nextCall();
   peer.send(f.fromPlatform.connected.message);
   const call = await next;
   const digits = '789C*0#D';

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { after, before } from 'node:test';
 import { Subject } from 'rxjs';
 import WebSocket from 'ws';
 import { AgentServer } from '../../src/server/server.ts';
@@ -81,6 +82,16 @@ export async function startFixtureServer(): Promise<FixtureServer> {
       await server.close();
     },
   };
+}
+
+/** One fixture server for a test file: started before its tests, closed after them. */
+export function fixtureServerForFile(): () => FixtureServer {
+  let srv: FixtureServer | undefined;
+  before(async () => {
+    srv = await startFixtureServer();
+  });
+  after(() => srv?.close());
+  return () => srv!;
 }
 
 /** A message hiwar sent: text or bytes. */

@@ -6,23 +6,19 @@
  * against literal JSON and bytes written here (hex), not against the transport's helpers.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import {
-  PATTERN_LE, PlatformPeer, acknowledgedFrame, callInfo, callerSamples, eventOf, interruptedFrame, pcmPattern, platformFixture, shape, startFixtureServer, until,
-  type FixtureCall, type FixtureServer,
+  PATTERN_LE, PlatformPeer, acknowledgedFrame, callInfo, callerSamples, eventOf, interruptedFrame, pcmPattern, platformFixture, shape, fixtureServerForFile, until,
+  type FixtureCall,
 } from './fixture-server.ts';
 
-let srv: FixtureServer;
-before(async () => {
-  srv = await startFixtureServer();
-});
-after(() => srv.close());
+const server = fixtureServerForFile();
 
 /** What the fixtures' audio decodes to: the pattern, repeated. */
 const pattern = (n: number) => [...pcmPattern(n)];
 
 async function dial(peer: PlatformPeer, opening: (object | string)[]): Promise<FixtureCall> {
-  const next = srv.nextCall();
+  const next = server().nextCall();
   for (const m of opening) peer.send(m);
   return next;
 }
@@ -30,7 +26,7 @@ async function dial(peer: PlatformPeer, opening: (object | string)[]): Promise<F
 test('Vonage: websocket:connected with its headers, 640-byte binary frames both ways, notify → websocket:notify, clear, websocket:dtmf', async () => {
   const f = platformFixture('vonage');
   const m = (k: string) => f.fromPlatform[k].message;
-  const peer = await PlatformPeer.websocket(`${srv.wsUrl}/telephony/vonage`);
+  const peer = await PlatformPeer.websocket(`${server().wsUrl}/telephony/vonage`);
   const call = await dial(peer, [m('connected')]);
   assert.deepEqual(callInfo(call).parameters, { prop1: 'value1', prop2: 'value2' });
   assert.equal(call.transport.inputRate, 16000, 'the rate of the content type');
@@ -59,7 +55,7 @@ test('Vonage: websocket:connected with its headers, 640-byte binary frames both 
 test('FreeSWITCH mod_audio_stream: metadata text, binary L16 at the command\'s 8k, streamAudio out, keys by send_text', async () => {
   const f = platformFixture('freeswitch');
   const m = (k: string) => f.fromPlatform[k].message;
-  const peer = await PlatformPeer.websocket(`${srv.wsUrl}/telephony/freeswitch?rate=8000`);
+  const peer = await PlatformPeer.websocket(`${server().wsUrl}/telephony/freeswitch?rate=8000`);
   const call = await dial(peer, [m('metadata')]);
   assert.deepEqual(callInfo(call), { callId: '5f8d2c1e-4b3a-4e2f-9c1d-0a1b2c3d4e5f', provider: 'freeswitch', from: '1001', to: '2000', parameters: { campaign: 'ramadan' } });
   assert.equal(call.transport.inputRate, 8000);
@@ -84,7 +80,7 @@ test('FreeSWITCH mod_audio_stream: metadata text, binary L16 at the command\'s 8
 test('jambonz listen: call attributes first (subprotocol audio.jambonz.org), binary L16, dtmf in 8 kHz units; binary out, mark, killAudio, disconnect', async () => {
   const f = platformFixture('jambonz');
   const m = (k: string) => f.fromPlatform[k].message;
-  const peer = await PlatformPeer.websocket(`${srv.wsUrl}/telephony/jambonz`, ['audio.jambonz.org']);
+  const peer = await PlatformPeer.websocket(`${server().wsUrl}/telephony/jambonz`, ['audio.jambonz.org']);
   const call = await dial(peer, [m('callAttributes')]);
   assert.deepEqual(callInfo(call), {
     callId: 'd0b2b35e-7a8c-4c7b-9d4f-0e5b9f2d6a11',
@@ -120,7 +116,7 @@ test('jambonz listen: call attributes first (subprotocol audio.jambonz.org), bin
 test('Asterisk AudioSocket: UUID, 0x10 slin frames, 0x03 DTMF; agent audio as 0x10 frames; hang-up 00 00 00', async () => {
   const f = platformFixture('audiosocket');
   const m = (k: string) => f.fromPlatform[k].message;
-  const peer = await PlatformPeer.tcp(srv.audioSocketPort);
+  const peer = await PlatformPeer.tcp(server().audioSocketPort);
   const call = await dial(peer, [m('uuid'), m('audio')]);
   assert.deepEqual(callInfo(call), { callId: '0f8fad5b-d9cb-469f-a165-70867728950e', provider: 'audiosocket', parameters: {} });
   assert.equal(call.transport.inputRate, 8000);
@@ -139,7 +135,7 @@ test('Asterisk AudioSocket: UUID, 0x10 slin frames, 0x03 DTMF; agent audio as 0x
 test('Asterisk AudioSocket at 16 kHz (0x12): the frame type sets the rate both ways; an error frame with code 01 is a hang-up', async () => {
   const f = platformFixture('audiosocket');
   const m = (k: string) => f.fromPlatform[k].message;
-  const peer = await PlatformPeer.tcp(srv.audioSocketPort);
+  const peer = await PlatformPeer.tcp(server().audioSocketPort);
   const call = await dial(peer, [m('uuid'), m('audio16k')]);
   assert.equal(call.transport.inputRate, 16000);
   call.transport.output.write({ samples: pcmPattern(320), sampleRate: 16000, time: 0 });

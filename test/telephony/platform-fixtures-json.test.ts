@@ -8,17 +8,13 @@
  * anything computed by hiwar's codec.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import {
-  PATTERN_LE, PlatformPeer, acknowledgedFrame, callInfo, callerSamples, eventOf, interruptedFrame, pcmPattern, platformFixture, shape, startFixtureServer,
-  type FixtureCall, type FixtureServer,
+  PATTERN_LE, PlatformPeer, acknowledgedFrame, callInfo, callerSamples, eventOf, interruptedFrame, pcmPattern, platformFixture, shape, fixtureServerForFile,
+  type FixtureCall,
 } from './fixture-server.ts';
 
-let srv: FixtureServer;
-before(async () => {
-  srv = await startFixtureServer();
-});
-after(() => srv.close());
+const server = fixtureServerForFile();
 
 const hexOf = (b64: string) => Buffer.from(b64, 'base64').toString('hex');
 /** 20 ms at 8 kHz of the G.711 mu-law table's values for codes 00 80 ff 7e 01 f0 70 81. */
@@ -30,8 +26,8 @@ const MULAW_FRAME_B64 =
 const FIXTURE_SAMPLES = [-32124, 32124, 0, 0, -16764, 16764, -716, 716];
 
 async function dial(path: string, opening: object[]): Promise<{ peer: PlatformPeer; call: FixtureCall }> {
-  const peer = await PlatformPeer.websocket(`${srv.wsUrl}${path}`);
-  const next = srv.nextCall();
+  const peer = await PlatformPeer.websocket(`${server().wsUrl}${path}`);
+  const next = server().nextCall();
   for (const m of opening) peer.send(m);
   return { peer, call: await next };
 }
