@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { alaw, mulaw } from '../../src/audio/g711.ts';
 import { decode, encode } from '../../transports/telephony/codec.ts';
-import { g711Table } from '../telephony/fixture-server.ts';
+import { g711Table } from '../telephony/fixture-files.ts';
 
 const table = g711Table();
 const codes = Uint8Array.from({ length: 256 }, (_, i) => i);

@@ -16,7 +16,7 @@ import { encodeWav, pcmToBytes } from '../../src/audio/wav.ts';
 import type { ListenEvent } from '../../src/service/index.ts';
 import { KEY as FAKE_KEY, startFake, type Fake } from '../helpers/fake-service.ts';
 import { runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
-import { shape } from '../telephony/fixture-server.ts';
+import { shape } from '../telephony/fixture-files.ts';
 
 const recording = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/service/${name}.json`, import.meta.url), 'utf8'));
 const LISTEN = recording('listen');

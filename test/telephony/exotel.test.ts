@@ -4,7 +4,7 @@ import { startOf } from './wire.ts';
 import { exotel, exotelFormat } from '../../transports/telephony/exotel.ts';
 import type { PlatformProtocol } from './far-end.ts';
 import { fromBase64, l16Decode, l16Encode, readJson, text as farText, toBase64 } from './far-codec.ts';
-import { platformFixture } from './fixture-server.ts';
+import { platformFixture } from './fixture-files.ts';
 import { mediaStreamSuite } from './media-stream-suite.ts';
 
 const open = (q = '') => exotel.open({ url: new URL(`ws://h/telephony/exotel${q}`), headers: {} });

@@ -5,7 +5,7 @@
  * these cannot share a mistake with the transport it talks to.
  */
 import type { WireMessage } from './far-end.ts';
-import { g711Table } from './fixture-server.ts';
+import { g711Table } from './fixture-files.ts';
 
 type Law = 'mulaw' | 'alaw';
 const tables = g711Table();

@@ -6,7 +6,6 @@
  * hands back every message hiwar sent, so a test compares them with literal expected bytes.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { after, before } from 'node:test';
 import { Subject } from 'rxjs';
@@ -18,6 +17,8 @@ import { createLogger } from '../../src/session/logger.ts';
 import type { Transport, TransportEvent } from '../../src/transport/types.ts';
 import { startAudioSocketServer } from '../../transports/telephony/audiosocket-server.ts';
 import { telephonyPlugin } from '../../transports/telephony/index.ts';
+
+export { g711Table, platformFixture, shape } from './fixture-files.ts';
 
 /** One call as the recording session saw it. */
 export interface FixtureCall {
@@ -205,24 +206,6 @@ export async function until(cond: () => boolean, what: string): Promise<void> {
     if (Date.now() > give) throw new Error(`timed out: ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
-}
-
-/** One fixture file of `test/fixtures/platforms/<platform>/`. */
-export function platformFixture<T = Record<string, any>>(platform: string, file = 'messages.json'): T {
-  return JSON.parse(readFileSync(new URL(`../fixtures/platforms/${platform}/${file}`, import.meta.url), 'utf8'));
-}
-
-/** The ITU-T G.711 decoder output tables of `test/fixtures/codecs/g711-table.json`, 256 values each. */
-export function g711Table(): { mulaw: number[]; alaw: number[] } {
-  const t = JSON.parse(readFileSync(new URL('../fixtures/codecs/g711-table.json', import.meta.url), 'utf8'));
-  const flat = (rows: string[]) => rows.flatMap((r) => r.trim().split(/\s+/).map(Number));
-  return { mulaw: flat(t.mulaw), alaw: flat(t.alaw) };
-}
-
-/** The keys of an object, nested, as `a.b.c` paths (to compare a message's shape with the documented one). */
-export function shape(v: unknown, at = ''): string[] {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return [at];
-  return Object.entries(v as Record<string, unknown>).flatMap(([k, x]) => shape(x, at ? `${at}.${k}` : k)).sort();
 }
 
 /** Call info as plain JSON (absent fields left out), to compare with a literal. */

@@ -1,6 +1,6 @@
 import type { PlatformProtocol, ServerSays, WireMessage } from './far-end.ts';
 import { fromBase64, g711Decode, g711Encode, l16Decode, l16Encode, readJson, text, toBase64 } from './far-codec.ts';
-import { platformFixture } from './fixture-server.ts';
+import { platformFixture } from './fixture-files.ts';
 
 /**
  * The platforms' side of their media streams, for the far ends in tests. Each message is the

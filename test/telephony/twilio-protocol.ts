@@ -1,6 +1,6 @@
 import type { PlatformProtocol, ServerSays } from './far-end.ts';
 import { fromBase64, g711Decode, g711Encode, readJson, text, toBase64 } from './far-codec.ts';
-import { platformFixture } from './fixture-server.ts';
+import { platformFixture } from './fixture-files.ts';
 
 /**
  * Twilio's side of a bidirectional Media Stream, for the far end in tests: every message is the
