@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startOf } from './wire.ts';
-import { mulaw } from '../../src/audio/g711.ts';
+import { g711Decode, g711Encode } from './far-codec.ts';
 import { asterisk, parseControl } from '../../transports/telephony/asterisk.ts';
 import type { PlatformProtocol } from './far-end.ts';
 import { mediaStreamSuite } from './media-stream-suite.ts';
@@ -61,10 +61,10 @@ function asteriskProtocol(control: 'json' | 'plain') {
     const p: PlatformProtocol = {
       rate: 8000,
       opening: () => [control === 'json' ? say('MEDIA_START', { connection_id: 'c1', channel: `WebSocket/c1/${callId}`, format: 'ulaw', optimal_frame_size: 160, ptime: 20 }) : say('MEDIA_START', { connection_id: callId, channel: `WebSocket/c1/0x1`, format: 'ulaw', optimal_frame_size: 160, ptime: 20 })],
-      audio: (pcm) => ({ binary: mulaw.encode(pcm) }),
+      audio: (pcm) => ({ binary: g711Encode('mulaw', pcm) }),
       dtmf: (digit) => say('DTMF_END', { digit }),
       read(msg) {
-        if ('binary' in msg) return [{ type: 'audio', pcm: mulaw.decode(msg.binary) }];
+        if ('binary' in msg) return [{ type: 'audio', pcm: g711Decode('mulaw', msg.binary) }];
         const cmd = control === 'json' ? (JSON.parse(msg.text) as Record<string, string>) : { command: msg.text.split(' ')[0]!, correlation_id: msg.text.split(' ')[1]! };
         assert.ok(control === 'json' ? msg.text.startsWith('{') : !msg.text.startsWith('{'), `answered in ${control}: ${msg.text}`);
         if (cmd.command === 'FLUSH_MEDIA') return [{ type: 'clear' }];

@@ -1,15 +1,25 @@
 import { connect, type Socket } from 'node:net';
 import type { Clock } from '../../src/transport/clock.ts';
-import { FrameReader, encodeFrame, framePayload, frameType, uuidToBytes } from '../../transports/telephony/audiosocket-frames.ts';
-import { decode, encode } from '../../transports/telephony/codec.ts';
+import { l16Decode, l16Encode } from './far-codec.ts';
 
-const SLIN8 = { codec: 'l16', sampleRate: 8000, frameMs: 20 } as const;
+/** AudioSocket frame types (docs.asterisk.org, AudioSocket protocol), as this far end writes them. */
+const HANGUP = 0x00;
+const UUID = 0x01;
+const DTMF = 0x03;
+const SLIN8 = 0x10;
+
+/** `[type:1][length:2 big-endian][payload]`, written by hand: the far end shares no code with hiwar's framing. */
+function frame(type: number, payload: Uint8Array = new Uint8Array(0)): Buffer {
+  const header = Buffer.from([type, payload.byteLength >> 8, payload.byteLength & 0xff]);
+  return Buffer.concat([header, payload]);
+}
 
 /**
  * Asterisk's end of an AudioSocket call over a real TCP socket: the UUID frame, then one 20 ms
- * slin frame every 20 ms of the clock (silence between lines), DTMF and hang-up frames. Agent
- * audio is "played" as it arrives, as Asterisk does; the far end also measures how far the
- * server ever ran ahead of real time (AudioSocket has no buffer to absorb a burst).
+ * slin frame every 20 ms of the clock (silence between lines), DTMF and hang-up frames, laid out
+ * as the protocol page shows them (test/fixtures/platforms/audiosocket/). Agent audio is "played" as it arrives, as
+ * Asterisk does; the far end also measures how far the server ever ran ahead of real time
+ * (AudioSocket has no buffer to absorb a burst).
  */
 export class AudioSocketFarEnd {
   readonly socket: Socket;
@@ -23,6 +33,7 @@ export class AudioSocketFarEnd {
   private firstAt: number | undefined;
   private outgoing: Int16Array[] = [];
   private running = true;
+  private pending = Buffer.alloc(0);
   readonly closed: Promise<void>;
   readonly connected: Promise<void>;
 
@@ -31,15 +42,23 @@ export class AudioSocketFarEnd {
     this.socket.on('error', () => {});
     this.connected = new Promise((r) => this.socket.once('connect', () => r()));
     this.closed = new Promise((r) => this.socket.once('close', () => ((this.running = false), r())));
-    const reader = new FrameReader();
-    this.socket.on('data', (chunk: Buffer) => {
-      for (const f of reader.push(chunk)) this.onFrame(frameType(f), framePayload(f));
-    });
+    this.socket.on('data', (chunk: Buffer) => this.take(chunk));
+  }
+
+  /** Cuts the byte stream into frames however TCP split it. */
+  private take(chunk: Buffer): void {
+    this.pending = Buffer.concat([this.pending, chunk]);
+    while (this.pending.length >= 3) {
+      const end = 3 + this.pending.readUInt16BE(1);
+      if (this.pending.length < end) return;
+      this.onFrame(this.pending[0]!, new Uint8Array(this.pending.subarray(3, end)));
+      this.pending = this.pending.subarray(end);
+    }
   }
 
   async start(): Promise<void> {
     await this.connected;
-    this.send(encodeFrame(0x01, uuidToBytes(this.uuid)));
+    this.send(frame(UUID, Buffer.from(this.uuid.replace(/-/g, ''), 'hex')));
     void this.sendLoop();
   }
 
@@ -56,11 +75,11 @@ export class AudioSocketFarEnd {
   }
 
   dtmf(digit: string): void {
-    this.send(encodeFrame(0x03, Buffer.from(digit)));
+    this.send(frame(DTMF, Buffer.from(digit, 'ascii')));
   }
 
   hangup(): void {
-    this.send(encodeFrame(0x00));
+    this.send(frame(HANGUP));
     this.running = false;
     this.socket.end();
   }
@@ -72,10 +91,10 @@ export class AudioSocketFarEnd {
 
   private onFrame(type: number, payload: Uint8Array): void {
     this.frames.push({ type, payload });
-    if (type !== 0x10) return;
+    if (type !== SLIN8) return;
     const now = this.clock.now();
     const first = (this.firstAt ??= now);
-    const pcm = decode(SLIN8, payload);
+    const pcm = l16Decode(payload);
     if (pcm.some((v) => Math.abs(v) > 2000)) this.loudFrames++;
     this.played += pcm.length / 8000;
     this.maxLead = Math.max(this.maxLead, this.played - (now - first) / 1000);
@@ -86,9 +105,9 @@ export class AudioSocketFarEnd {
     let at = 0;
     while (this.running) {
       const current = this.outgoing[0];
-      const frame = new Int16Array(160);
+      const pcm = new Int16Array(160);
       if (current) {
-        frame.set(current.subarray(at, at + 160));
+        pcm.set(current.subarray(at, at + 160));
         at += 160;
         if (at >= current.length) {
           this.outgoing.shift();
@@ -96,7 +115,7 @@ export class AudioSocketFarEnd {
         }
       }
       this.seq++;
-      this.send(encodeFrame(0x10, encode(SLIN8, frame)));
+      this.send(frame(SLIN8, l16Encode(pcm)));
       due += 20;
       await this.clock.sleep(Math.max(0, due - this.clock.now()));
     }

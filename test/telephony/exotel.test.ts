@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startOf } from './wire.ts';
-import { decode, encode } from '../../transports/telephony/codec.ts';
 import { exotel, exotelFormat } from '../../transports/telephony/exotel.ts';
-import { b64, fromB64, json, parseJson } from '../../transports/telephony/provider.ts';
 import type { PlatformProtocol } from './far-end.ts';
+import { fromBase64, l16Decode, l16Encode, readJson, text as farText, toBase64 } from './far-codec.ts';
+import { platformFixture } from './fixture-files.ts';
 import { mediaStreamSuite } from './media-stream-suite.ts';
 
 const open = (q = '') => exotel.open({ url: new URL(`ws://h/telephony/exotel${q}`), headers: {} });
@@ -66,34 +66,50 @@ describe('exotel wire format', () => {
   });
 });
 
-/** Exotel's side of a Voicebot stream: raw PCM16 8 kHz in base64, marks echoed when played or cleared. */
+/**
+ * Exotel's side of a Voicebot stream: the documented messages (test/fixtures/platforms/exotel/)
+ * with this call's ids, raw PCM16 8 kHz in base64 by the test's own codec, marks echoed when
+ * played or cleared.
+ */
 function exotelProtocol(callId: string): PlatformProtocol {
+  const doc = platformFixture('exotel').fromPlatform;
+  const from = (k: string) => structuredClone(doc[k].message);
   const sid = `stream-${callId}`;
   let n = 1;
   const p: PlatformProtocol = {
     rate: 8000,
-    opening: () => [
-      json({ event: 'connected' }),
-      json({ event: 'start', sequence_number: n++, stream_sid: sid, start: { stream_sid: sid, call_sid: callId, account_sid: 'acc', from: '09800000001', to: '08047491899', custom_parameters: {}, media_format: { encoding: 'base64', sample_rate: '8000', bit_rate: '128kbps' } } }),
-    ],
-    audio: (pcm, seq) => json({ event: 'media', sequence_number: n++, stream_sid: sid, media: { chunk: seq, timestamp: String(seq * 20), payload: b64(encode(L16_8K, pcm)) } }),
-    dtmf: (digit) => json({ event: 'dtmf', sequence_number: n++, stream_sid: sid, dtmf: { digit, duration: '100' } }),
-    stop: () => json({ event: 'stop', sequence_number: n++, stream_sid: sid, stop: { call_sid: callId, account_sid: 'acc', reason: 'callended' } }),
+    opening: () => {
+      const start = from('start');
+      Object.assign(start, { sequence_number: String(n++), stream_sid: sid });
+      Object.assign(start.start, { stream_sid: sid, call_sid: callId, custom_parameters: {} });
+      return [farText(from('connected')), farText(start)];
+    },
+    audio: (pcm, seq) => {
+      const m = from('media');
+      Object.assign(m, { sequence_number: String(n++), stream_sid: sid });
+      m.media = { chunk: String(seq), timestamp: String(seq * 20), payload: toBase64(l16Encode(pcm)) };
+      return farText(m);
+    },
+    dtmf: (digit) => farText({ ...from('dtmf'), sequence_number: String(n++), stream_sid: sid, dtmf: { digit, duration: '100' } }),
+    stop: () => {
+      const m = from('stop');
+      Object.assign(m, { sequence_number: String(n++), stream_sid: sid });
+      m.stop.call_sid = callId;
+      return farText(m);
+    },
     read(msg) {
-      const m = parseJson(msg);
+      const m = readJson(msg);
       assert.ok(m && m.stream_sid === sid, 'every message names the stream');
-      if (m.event === 'media') return [{ type: 'audio', pcm: decode(L16_8K, fromB64(m.media.payload)) }];
+      if (m.event === 'media') return [{ type: 'audio', pcm: l16Decode(fromBase64(m.media.payload)) }];
       if (m.event === 'mark') return [{ type: 'mark', name: m.mark.name }];
       if (m.event === 'clear') return [{ type: 'clear' }];
       return [{ type: 'other', raw: m }];
     },
-    ackMark: (name) => json({ event: 'mark', sequence_number: n++, stream_sid: sid, mark: { name } }),
+    ackMark: (name) => farText({ ...from('mark'), sequence_number: String(n++), stream_sid: sid, mark: { name } }),
     onClear: (dropped) => dropped.map((name) => p.ackMark!(name)!),
   };
   return p;
 }
-
-const L16_8K = { codec: 'l16', sampleRate: 8000, frameMs: 20 } as const;
 
 mediaStreamSuite({
   provider: 'exotel',

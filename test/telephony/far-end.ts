@@ -1,6 +1,8 @@
 import WebSocket from 'ws';
 import type { Clock } from '../../src/transport/clock.ts';
-import type { WireMessage } from '../../transports/telephony/provider.ts';
+
+/** One message on the wire, as the platform sends or reads it: text or bytes. */
+export type WireMessage = { text: string } | { binary: Uint8Array };
 
 /** What the server said, as the platform's side of a protocol reads it. */
 export type ServerSays =

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startOf } from './wire.ts';
-import { decode, encode } from '../../transports/telephony/codec.ts';
 import { freeswitch } from '../../transports/telephony/freeswitch.ts';
-import { fromB64, parseJson } from '../../transports/telephony/provider.ts';
 import type { PlatformProtocol } from './far-end.ts';
+import { fromBase64, l16Decode, l16Encode, readJson } from './far-codec.ts';
 import { mediaStreamSuite } from './media-stream-suite.ts';
 
 const open = (q = '?rate=16000') => freeswitch.open({ url: new URL(`ws://h/telephony/freeswitch${q}`), headers: {} });
@@ -44,21 +43,20 @@ describe('freeswitch mod_audio_stream wire format', () => {
   });
 });
 
-const L16_16K = { codec: 'l16', sampleRate: 16000, frameMs: 20 } as const;
 
 /** mod_audio_stream's side: metadata first, binary L16 16 kHz, streamAudio played as it arrives. */
 function freeswitchProtocol(callId: string): PlatformProtocol {
   return {
     rate: 16000,
     opening: () => [{ text: JSON.stringify({ uuid: callId, from: '1001', to: '5000' }) }],
-    audio: (pcm) => ({ binary: encode(L16_16K, pcm) }),
+    audio: (pcm) => ({ binary: l16Encode(pcm) }),
     dtmf: (digit) => ({ text: JSON.stringify({ type: 'dtmf', digit }) }),
     read(msg) {
-      const m = parseJson(msg);
+      const m = readJson(msg);
       assert.ok(m?.type === 'streamAudio', 'FreeSWITCH only takes streamAudio');
       assert.equal(m.data.audioDataType, 'raw');
       assert.equal(m.data.sampleRate, 16000);
-      return [{ type: 'audio', pcm: decode(L16_16K, fromB64(m.data.audioData)) }];
+      return [{ type: 'audio', pcm: l16Decode(fromBase64(m.data.audioData)) }];
     },
   };
 }

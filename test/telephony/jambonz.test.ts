@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it, test } from 'node:test';
-import { decode, encode } from '../../transports/telephony/codec.ts';
+import { l16Decode, l16Encode } from './far-codec.ts';
 import { FarEnd, type PlatformProtocol } from './far-end.ts';
 import { MEDIA_TOKEN, mediaStreamSuite } from './media-stream-suite.ts';
 import { startServe, waitFor, type Served } from './serve.ts';
@@ -49,17 +49,16 @@ describe('jambonz listen wire format', () => {
   });
 });
 
-const L16_8K = { codec: 'l16', sampleRate: 8000, frameMs: 20 } as const;
 
 /** jambonz's side of a bidirectional streaming listen: attributes first, binary L16, marks reported played or cleared. */
 function jambonzProtocol(callId: string): PlatformProtocol {
   return {
     rate: 8000,
     opening: () => [{ text: JSON.stringify({ ...attributes, callSid: callId, sampleRate: 8000 }) }],
-    audio: (pcm) => ({ binary: encode(L16_8K, pcm) }),
+    audio: (pcm) => ({ binary: l16Encode(pcm) }),
     dtmf: (digit) => ({ text: JSON.stringify({ event: 'dtmf', dtmf: digit, duration: '800' }) }),
     read(msg) {
-      if ('binary' in msg) return [{ type: 'audio', pcm: decode(L16_8K, msg.binary) }];
+      if ('binary' in msg) return [{ type: 'audio', pcm: l16Decode(msg.binary) }];
       const m = JSON.parse(msg.text);
       if (m.type === 'killAudio') return [{ type: 'clear' }];
       if (m.type === 'mark') return [{ type: 'mark', name: m.data.name }];

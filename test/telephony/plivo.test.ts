@@ -46,7 +46,7 @@ describe('Plivo audio streams against hiwar serve', () => {
     const xml = await (await answer({ CallUUID: 'c-1', From: '966500000002' })).text();
     const url = /<Stream [^>]+>([^<]+)<\/Stream>/.exec(xml)![1]!.replace(/&amp;/g, '&');
     const redirect = /<Redirect>([^<]+)<\/Redirect>/.exec(xml)![1]!.replace(/&amp;/g, '&');
-    const proto = plivoProtocol('c-1', JSON.stringify({ From: '966500000002' }));
+    const proto = plivoProtocol('c-1', 'From=966500000002;To=966110000000');
     const call = await wholeCall(s, new FarEnd(url, proto, s.clock), 'c-1', lines);
     assert.equal(call.transport.call.parameters.From, '966500000002');
     assert.deepEqual(proto.problems, []);

@@ -38,8 +38,10 @@ export const plivo: TelephonyProvider = {
             return mediaEvent(m.media);
           case 'dtmf':
             return dtmfEvent(m.dtmf?.digit ?? m.digit);
+          // `played` is the older name of the acknowledgement (Plivo's support article shows it).
           case 'playedStream':
-            return typeof m.name === 'string' ? [{ type: 'mark', name: m.name }] : [{ type: 'invalid', reason: 'playedStream without name' }];
+          case 'played':
+            return typeof m.name === 'string' ? [{ type: 'mark', name: m.name }] : [{ type: 'invalid', reason: `${m.event} without name` }];
           case 'clearedAudio':
             return [{ type: 'cleared' }];
           case 'stop':
@@ -98,9 +100,9 @@ function extraHeaders(v: unknown): Record<string, string> {
     const parsed = JSON.parse(v);
     if (parsed && typeof parsed === 'object') return extraHeaders(parsed);
   } catch {
-    // "k=v,k2=v2", as written in the XML
+    // "k=v,k2=v2" as written in the XML; Plivo's own start example shows "k=v;k2=v2"
   }
-  return Object.fromEntries(v.split(',').map((kv) => kv.split('=')).filter((p) => p.length === 2).map(([k, x]) => [k!.trim(), x!.trim()]));
+  return Object.fromEntries(v.split(/[,;]/).map((kv) => kv.split('=')).filter((p) => p.length === 2).map(([k, x]) => [k!.trim(), x!.trim()]));
 }
 
 const formParams = (ctx: WebhookContext): Record<string, string> =>

@@ -19,7 +19,8 @@
  *    played.
  *
  * Each platform's messages as the adapters read and write them, and the documentation they come
- * from: docs/service-behaviour.md#telephony-media-streams.
+ * from: docs/protocols.md#telephony-media-streams (the documented messages themselves are test
+ * fixtures: test/fixtures/platforms/).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallInfo } from '../../src/transport/types.ts';

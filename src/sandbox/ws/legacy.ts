@@ -72,8 +72,8 @@ export function refuseUpgrade(socket: Duplex, r: Refusal): void {
 
 /**
  * The deprecated socket: a WAV header first, byte arrays, cumulative transcripts, end_of_stream.
- * Each later chunk may be raw PCM or a whole WAV file (both seen from real clients), and an
- * interim goes out only when the transcript has changed.
+ * Each later chunk may be raw PCM or a whole WAV file (both seen from real clients), and a
+ * transcription (interim or final) goes out only when the transcript has changed.
  */
 export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, state: SandboxState): void {
   const refusal = legacyRefusal(key);
@@ -122,7 +122,11 @@ export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, 
       enqueue(async () => {
         const text = await transcript();
         if (format) key.spend(audioCost(samples / format.rate));
-        send({ event: 'transcription', data: text, isFinal: true });
+        // The final transcription goes out only when it says something new: real clients take
+        // every transcription as news, so an unchanged one would reach them twice. `finalized`
+        // (which carries the text too) always closes the stream.
+        if (text !== lastSent) send({ event: 'transcription', data: text, isFinal: true });
+        lastSent = text;
         send({ event: 'finalized', data: text });
       });
       return;
