@@ -56,6 +56,8 @@ export async function buildTestTree(root, out) {
     if (typeof entry === 'object' && entry['hiwar-source']) entry['hiwar-source'] = entry['hiwar-source'].replace(/\.ts$/, '.js');
   }
   writeFileSync(join(out, 'package.json'), JSON.stringify(pkg, null, 2));
+  // Tests that name a dependency's files by path (a worker binary, a package to link) find them here too.
+  symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'), 'dir');
   // The web page's script and font, where the compiled page module serves them from (as in dist/).
   const page = join(out, 'transports/webrtc/page');
   mkdirSync(page, { recursive: true });
