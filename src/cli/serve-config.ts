@@ -38,6 +38,12 @@ export async function loadServeConfig(path: string): Promise<CreateAgentServerOp
     throw new CliError(`--config: could not load ${path}: ${message}${hint}`);
   }
   let config = mod.default;
+  // tsx's tsImport (the compiled CLI, as installed) loads a .ts file of a CommonJS package as
+  // CommonJS where a direct import fails: its `export default` arrives one level down. The same
+  // clear line as the failed import, whichever way hiwar runs.
+  if (ext === '.ts' && config && typeof config === 'object' && Object.keys(config).join() === 'default') {
+    throw new CliError(`--config: could not load ${path}: its default export came through CommonJS (it was loaded as CommonJS: name it ${basename(file, '.ts')}.mts, or set "type": "module" in its package.json)`);
+  }
   if (typeof config === 'function') config = await (config as () => unknown)();
   if (!config || typeof config !== 'object' || Array.isArray(config)) {
     throw new CliError(`--config: ${path} must default-export an object of the server's options (see docs/server.md)`);
