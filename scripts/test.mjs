@@ -84,6 +84,7 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
  */
 const RENDERS = mkdtempSync(join(tmpdir(), 'hiwar-test-renders-'));
 process.env.HIWAR_SANDBOX_RENDER_CACHE ??= RENDERS;
+process.on('exit', () => rmSync(RENDERS, { recursive: true, force: true }));
 
 /**
  * CPU (user + system, s) of this process's children that have ended, their own children
@@ -109,9 +110,20 @@ let cpuSeen = childrenCpuS();
  */
 const TEST_ENV = { ...process.env, NODE_OPTIONS: [process.env.NODE_OPTIONS, '--conditions=hiwar-source'].filter(Boolean).join(' ') };
 
+/** Processes running now: a run stopped by a signal stops them and what they started. */
+const live = new Set();
+const stopAll = () => {
+  for (const child of live) {
+    try { process.kill(-child.pid, 'SIGKILL'); } catch { child.kill('SIGKILL'); }
+  }
+};
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => (stopAll(), process.exit(130)));
+
 function run(args, { detached = false, timeoutMs = 0, niceness = 0, cwd = ROOT } = {}) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd, env: TEST_ENV, stdio: ['ignore', 'pipe', 'pipe'], detached });
+    live.add(child);
+    child.on('exit', () => live.delete(child));
     // Set before the child has started anything of its own, so what it starts inherits it.
     if (niceness && child.pid) {
       try {
@@ -274,7 +286,6 @@ if (!FROM_SOURCES) {
   tree = mkdtempSync(join(ROOT, '.tmp/test-tree-'));
   const removeTree = () => rmSync(tree, { recursive: true, force: true });
   process.on('exit', removeTree);
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
   const t0 = performance.now();
   const modules = await buildTestTree(ROOT, tree);
   const cpuS = (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
@@ -299,6 +310,5 @@ if (!named) {
   mkdirSync(CACHE, { recursive: true });
   writeFileSync(LAST_TIMES, JSON.stringify({ wallS: Math.round(wall / 100) / 10, files: bySlowest }, null, 2) + '\n');
 }
-rmSync(RENDERS, { recursive: true, force: true });
 if (typeResult.code) process.stderr.write(`\ntype check failed:\n${typeResult.out}`);
 process.exitCode = typeResult.code || (failedFiles.length ? 1 : 0);
