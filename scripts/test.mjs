@@ -27,7 +27,8 @@
 // Knobs: HIWAR_TEST_CONCURRENCY (heavy files at once, 2), HIWAR_TEST_MAX_CONCURRENCY (at most,
 // on idle cores, 4), HIWAR_TEST_LIGHT=0 (no light lane: all
 // files in the heavy lane, slowest first), HIWAR_TEST_FILE_TIMEOUT_S (a file still running after
-// this is killed and counted as failed, 900), HIWAR_TEST_TYPECHECK=0 (no type checks). Arguments, if any, replace the list of test files
+// this is killed and counted as failed, 900), HIWAR_TEST_TYPECHECK=0 (no type checks),
+// HIWAR_TEST_SOURCES=1 (above). Arguments, if any, replace the list of test files
 // (npm test -- test/session/scenarios.test.ts) and run in the order given.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
