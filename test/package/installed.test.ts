@@ -2,15 +2,19 @@
 // npm (the registry for its dependencies, no environment variable), then run on plain Node and
 // type-checked by the consumer's own compiler. Nothing here loads hiwar's sources.
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { runCommand, type Finished } from '../helpers/processes.ts';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
+/**
+ * The repository, also when this file runs from the compiled tree of `npm test` (whose files
+ * are links to the repository's): that is what gets packed, as a user's `npm pack` would.
+ */
+const ROOT = dirname(realpathSync(new URL('../../package-lock.json', import.meta.url)));
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; version: string };
 const ENTRIES = Object.keys(PKG.exports).filter((k) => k !== './package.json').map((k) => (k === '.' ? 'hiwar' : `hiwar/${k.slice(2)}`));
 
