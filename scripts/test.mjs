@@ -19,16 +19,23 @@
 // files failed. Per-file times of the last full run: node_modules/.cache/hiwar/test-times.json
 // (`npm run test:times` prints them; `npm run test:times -- --save` makes them the schedule).
 //
+// The files run compiled: scripts/test-build.mjs transforms the repository's TypeScript once into
+// a tree of JavaScript beside it (.tmp/test-tree-*, removed at the end), and each file runs from
+// there on plain Node, as do the `hiwar` processes the tests start. HIWAR_TEST_SOURCES=1 runs the
+// sources through tsx instead, as `node --import tsx --test FILE` does.
+//
 // Knobs: HIWAR_TEST_CONCURRENCY (heavy files at once, 2), HIWAR_TEST_MAX_CONCURRENCY (at most,
 // on idle cores, 4), HIWAR_TEST_LIGHT=0 (no light lane: all
 // files in the heavy lane, slowest first), HIWAR_TEST_FILE_TIMEOUT_S (a file still running after
-// this is killed and counted as failed, 900). Arguments, if any, replace the list of test files
+// this is killed and counted as failed, 900), HIWAR_TEST_TYPECHECK=0 (no type checks),
+// HIWAR_TEST_SOURCES=1 (above). Arguments, if any, replace the list of test files
 // (npm test -- test/session/scenarios.test.ts) and run in the order given.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildTestTree } from './test-build.mjs';
 
 /**
  * Heavy files at once. Two: three finished sooner only while the machine had CPU to spare; on a
@@ -51,6 +58,8 @@ const RAMP_S = 4;
 /** A file's CPU rate (cores) when the schedule has no CPU time for it. */
 const DEFAULT_RATE = 0.5;
 const LIGHT_LANE = process.env.HIWAR_TEST_LIGHT !== '0';
+/** Run the TypeScript sources through tsx, each module transformed in each process (no compiled tree). */
+const FROM_SOURCES = process.env.HIWAR_TEST_SOURCES === '1';
 const FILE_TIMEOUT_MS = Number(process.env.HIWAR_TEST_FILE_TIMEOUT_S ?? '900') * 1000;
 /**
  * Niceness of the light lane and the type checks: neither times anything against a clock, so
@@ -76,6 +85,7 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
  */
 const RENDERS = mkdtempSync(join(tmpdir(), 'hiwar-test-renders-'));
 process.env.HIWAR_SANDBOX_RENDER_CACHE ??= RENDERS;
+process.on('exit', () => rmSync(RENDERS, { recursive: true, force: true }));
 
 /**
  * CPU (user + system, s) of this process's children that have ended, their own children
@@ -101,9 +111,20 @@ let cpuSeen = childrenCpuS();
  */
 const TEST_ENV = { ...process.env, NODE_OPTIONS: [process.env.NODE_OPTIONS, '--conditions=hiwar-source'].filter(Boolean).join(' ') };
 
-function run(args, { detached = false, timeoutMs = 0, niceness = 0 } = {}) {
+/** Processes running now: a run stopped by a signal stops them and what they started. */
+const live = new Set();
+const stopAll = () => {
+  for (const child of live) {
+    try { process.kill(-child.pid, 'SIGKILL'); } catch { child.kill('SIGKILL'); }
+  }
+};
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => (stopAll(), process.exit(130)));
+
+function run(args, { detached = false, timeoutMs = 0, niceness = 0, cwd = ROOT } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: TEST_ENV, stdio: ['ignore', 'pipe', 'pipe'], detached });
+    const child = spawn(process.execPath, args, { cwd, env: TEST_ENV, stdio: ['ignore', 'pipe', 'pipe'], detached });
+    live.add(child);
+    child.on('exit', () => live.delete(child));
     // Set before the child has started anything of its own, so what it starts inherits it.
     if (niceness && child.pid) {
       try {
@@ -186,8 +207,10 @@ const started = performance.now();
 
 async function runFile(file, lane) {
   const t0 = performance.now();
-  // As `node --test` runs each file: its own process, its report in TAP.
-  const r = await run(['--import', 'tsx', '--test-reporter=tap', file], { detached: true, timeoutMs: FILE_TIMEOUT_MS, niceness: lane === 'light' ? BACKGROUND : 0 });
+  // As `node --test` runs each file: its own process, its report in TAP; from the compiled tree
+  // (stack traces still name the sources' lines), or the sources through tsx.
+  const args = tree ? ['--enable-source-maps', '--test-reporter=tap', join(tree, file.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', '--test-reporter=tap', file];
+  const r = await run(args, { detached: true, timeoutMs: FILE_TIMEOUT_MS, niceness: lane === 'light' ? BACKGROUND : 0, cwd: tree ?? ROOT });
   const s = (performance.now() - t0) / 1000;
   const counts = Object.fromEntries(COUNTS.map((k) => [k, Number(new RegExp(`^# ${k} (\\d+)$`, 'm').exec(r.out)?.[1] ?? 0)]));
   // The file's own summary lines go into its header line: the run's summary stays the only one.
@@ -255,10 +278,26 @@ async function runLane({ name, width, maxWidth = width, files: queue }) {
   });
 }
 
+// The type checks start first: they need no compiled tree.
+const types = process.env.HIWAR_TEST_TYPECHECK === '0' ? Promise.resolve({ code: 0, out: '' }) : typecheck();
+/** The compiled tree the files run from (undefined: the sources, through tsx). */
+let tree;
+if (!FROM_SOURCES) {
+  mkdirSync(join(ROOT, '.tmp'), { recursive: true });
+  tree = mkdtempSync(join(ROOT, '.tmp/test-tree-'));
+  const removeTree = () => rmSync(tree, { recursive: true, force: true });
+  process.on('exit', removeTree);
+  const t0 = performance.now();
+  const modules = await buildTestTree(ROOT, tree);
+  const cpuS = (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
+  process.stdout.write(`# compiled ${modules} modules into ${tree.slice(ROOT.length)} in ${((performance.now() - t0) / 1000).toFixed(1)} s (this process's CPU so far ${cpuS.toFixed(1)} s)\n`);
+}
+
 // The tests' wall time, not the type checks' (which usually end first, beside them).
 let wall = 0;
 const tests = Promise.all(lanes.map(runLane)).then(() => (wall = performance.now() - started));
-const [types] = await Promise.all([typecheck(), tests]);
+await tests;
+const typeResult = await types;
 
 for (const k of COUNTS) process.stdout.write(`# ${k} ${totals[k]}\n`);
 process.stdout.write(`# duration_ms ${wall.toFixed(0)}\n`);
@@ -272,6 +311,5 @@ if (!named) {
   mkdirSync(CACHE, { recursive: true });
   writeFileSync(LAST_TIMES, JSON.stringify({ wallS: Math.round(wall / 100) / 10, files: bySlowest }, null, 2) + '\n');
 }
-rmSync(RENDERS, { recursive: true, force: true });
-if (types.code) process.stderr.write(`\ntype check failed:\n${types.out}`);
-process.exitCode = types.code || (failedFiles.length ? 1 : 0);
+if (typeResult.code) process.stderr.write(`\ntype check failed:\n${typeResult.out}`);
+process.exitCode = typeResult.code || (failedFiles.length ? 1 : 0);

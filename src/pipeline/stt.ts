@@ -90,7 +90,7 @@ export class SttStage {
   private onEvent(e: ListenEvent): void {
     if (e.type === 'Closed') return void this.onClosed(e.close);
     const shifted = this.shift(e);
-    if (e.type === 'Results' && e.is_final && e.speech_final) this.trim();
+    if (shifted.type === 'Results' && shifted.is_final && shifted.speech_final) this.trim(shifted.words.at(-1)?.end);
     this.subject.next({ type: 'listen', event: shifted, at: this.clock.now() });
   }
 
@@ -104,8 +104,15 @@ export class SttStage {
     return e;
   }
 
-  private trim(): void {
-    this.log.releaseBefore(this.sessionSamples / this.rate - 0.5, this.rate);
+  /**
+   * After a final whose last word ends at session second `end`: the audio up to it (less half a
+   * second) needs no replay. Not the audio sent so far: a server running behind (a loaded one)
+   * has not heard what came after the final's words yet, such as a line spoken over the agent,
+   * and a reconnect must replay that or its words are lost. A final without words keeps it all.
+   */
+  private trim(end: number | undefined): void {
+    if (end === undefined) return;
+    this.log.releaseBefore(Math.min(end, this.sessionSamples / this.rate) - 0.5, this.rate);
   }
 
   private async onClosed(close: CloseInfo): Promise<void> {

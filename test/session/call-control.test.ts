@@ -6,9 +6,9 @@ import { defineTool, type Llm, type LlmRequest } from '../../src/llm/index.ts';
 import { AgentSession } from '../../src/session/agent-session.ts';
 import type { SessionEvent } from '../../src/session/events.ts';
 import { createLogger } from '../../src/session/logger.ts';
-import { ScaledClock } from '../../src/transport/clock.ts';
 import type { CallControl } from '../../src/transport/types.ts';
 import { SimulatedCaller } from '../../src/testing/simulated-caller.ts';
+import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import { SPEED } from '../helpers/call.ts';
 import { runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
 
@@ -16,11 +16,11 @@ let sb: Running;
 before(async () => (sb = await runSandbox()));
 after(() => sb.close());
 
-async function run(caller: SimulatedCaller, clock: ScaledClock, agent: Partial<typeof callCentre>, llm?: Llm) {
+async function run(caller: SimulatedCaller, clock: SteadyScaledClock, agent: Partial<typeof callCentre>, llm?: Llm) {
   const session = new AgentSession({ client: sb.client, transport: caller, agent: { ...callCentre, ...agent }, clock, llm, logger: createLogger('silent') });
   const events: SessionEvent[] = [];
   session.events$.subscribe((e) => events.push(e));
-  const report = await session.run();
+  const report = await session.run().finally(() => clock.stop());
   caller.callerHangsUp();
   return { report, events };
 }
@@ -29,7 +29,7 @@ test('a 48 kHz transport keeps the TTS socket (24 kHz asked, converted at the ed
   const formats: unknown[] = [];
   const openTts = sb.client.openTts.bind(sb.client);
   sb.client.openTts = (opts) => (formats.push(opts.output_format), openTts(opts));
-  const clock = new ScaledClock(SPEED);
+  const clock = new SteadyScaledClock(SPEED);
   const line = 'متى يفتح الفرع غدا';
   const caller = new SimulatedCaller(48000, [{ say: line }], new Map([[line, await voiced(sb.client, line, 48000, 'ar-uae-male-1')]]), clock);
   // A generous socket timeout: this test is about the rate, not about a slow machine.
@@ -61,7 +61,7 @@ class KeypadLlm implements Llm {
 }
 
 test('DTMF reaches the hook and the model; a tool transfers the call after its reply is heard', async () => {
-  const clock = new ScaledClock(SPEED);
+  const clock = new SteadyScaledClock(SPEED);
   const caller = new SimulatedCaller(16000, [{ dtmf: '1234#' }, { say: 'never said' }], new Map([['never said', new Int16Array(1600)]]), clock, {
     call: { callId: 'CA123', from: '+9665000', parameters: { campaign: 'cards' } },
     agentSpeaksFirst: false,
@@ -97,7 +97,7 @@ test('DTMF reaches the hook and the model; a tool transfers the call after its r
 });
 
 test('a tool that hangs up ends the call through the transport; a transport without transfer says so to the model', async () => {
-  const clock = new ScaledClock(SPEED);
+  const clock = new SteadyScaledClock(SPEED);
   const caller = new SimulatedCaller(16000, [{ dtmf: '1234#' }], new Map(), clock, { agentSpeaksFirst: false });
   (caller as { transfer?: unknown }).transfer = undefined;
   const errors: string[] = [];

@@ -9,7 +9,7 @@ import { concatPcm, silence } from '../../src/audio/pcm.ts';
 import { decodeWav, encodeWav } from '../../src/audio/wav.ts';
 import { ServiceClient } from '../../src/service/index.ts';
 import { AgentSession } from '../../src/session/agent-session.ts';
-import { ScaledClock } from '../../src/transport/clock.ts';
+import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import { WavFileTransport } from '../../transports/local/wav-file.ts';
 import { agentTurns, call } from '../helpers/call.ts';
@@ -31,12 +31,13 @@ test('WAV-file transport: a recorded caller in, the agent’s answer written out
   const dir = mkdtempSync(join(tmpdir(), 'hiwar-wav-'));
   const line = await voiced(sb.client, 'متى يفتح الفرع غدا', 16000, 'ar-uae-male-1');
   writeFileSync(join(dir, 'in.wav'), encodeWav(concatPcm([silence(0.5, 16000), line, silence(0.3, 16000)]), 16000));
-  const clock = new ScaledClock(3);
+  const clock = new SteadyScaledClock(3);
   // The file's caller stays on the line for a fixed tail: long enough for the answer on a loaded
   // machine (9 s at 3x left 3 s of wall time, and CI once cut the answer off).
   const transport = await WavFileTransport.open(join(dir, 'in.wav'), { outPath: join(dir, 'out.wav'), clock, tailMs: 24_000 });
   const session = new AgentSession({ client: sb.client, transport, agent: { ...callCentre, greeting: undefined }, clock, logger: createLogger('silent') });
   const report = await session.run();
+  clock.stop();
   await transport.save();
   assert.deepEqual(report.turns.map((t) => t.role), ['user', 'agent']);
   assert.equal(report.turns[0]!.text, 'متى يفتح الفرع غدا');
@@ -64,10 +65,13 @@ test('diacritization before synthesis when the agent asks for it; plain text whe
 
 test('logs: keys are redacted wherever the field appears', async () => {
   const lines: string[] = [];
-  const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(chunk.toString()), cb()) });
+  let written!: () => void;
+  const line = new Promise<void>((r) => (written = r));
+  const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(chunk.toString()), written(), cb()) });
   const log = createLogger('info', sink as never);
   log.info({ apiKey: sb.key, config: { apiKey: sb.key }, headers: { 'x-api-key': sb.key } }, 'configured');
-  await new Promise((r) => setTimeout(r, 50));
+  // However long pino takes to hand the line over: the test waits for it, not for a fixed time.
+  await line;
   const text = lines.join('');
   assert.match(text, /configured/);
   assert.ok(!text.includes(sb.key), 'key redacted');

@@ -78,14 +78,24 @@ test('barge-in mid-sentence: model aborted, clear sent, audio stops, history kee
   const c = await call(client(), [
     { say: 'بطاقتي ضاعت أرجو إيقافها' },
     { say: 'انتظر من فضلك أريد التحدث مع موظف', bargeInAfterMs: 1500 },
-  ], { llm: spy, clock });
+  ], {
+    llm: spy,
+    clock,
+    // The clear goes to the TTS socket. The speaker gives the socket 3 s of wall time for its
+    // first audio (a real service's budget) before voicing over HTTP, which has nothing to
+    // clear; the sandbox voices in this process on what CPU a loaded machine leaves it, and at
+    // load 20 took longer (reproduced 3 times in 3). The fallback has its own test below.
+    agent: { voice: { ...callCentre.voice, firstAudioTimeoutMs: 20_000 } },
+  });
   const cut = agentTurns(c).find((t) => t.interrupted)!;
   assert.ok(cut, 'one agent turn was interrupted');
   assert.ok(cut.heardText!.length > 0 && cut.heardText!.length < cut.text.length, `heard "${cut.heardText}"`);
   assert.ok(cut.text.startsWith(cut.heardText!), 'heard text is the start of the reply');
   assert.ok(c.events.some((e) => e.type === 'interruption' && e.kind === 'confirmed'));
   assert.ok(spy.aborted >= 1, 'the model stream was aborted');
-  assert.ok(clears >= 1, 'TTS clear was sent');
+  // Clear goes to the TTS socket: a reply voiced over HTTP (the socket given up) has none to clear.
+  const notices = c.events.filter((e) => e.type === 'notice').map((e) => e.type === 'notice' && e.message);
+  assert.ok(clears >= 1, `TTS clear was sent (notices: ${JSON.stringify(notices)})`);
   // The model asked after the barge-in saw the truncated reply, not the full one.
   const last = spy.requests.at(-1)!.messages;
   const assistant = last.filter((m) => m.role === 'assistant' && m.content).at(-1)!;

@@ -3,12 +3,12 @@ import { agentSessions } from '../../src/server/agent-sessions.ts';
 import { AgentServer } from '../../src/server/server.ts';
 import { CallTokens } from '../../src/server/tokens.ts';
 import type { Agent } from '../../src/session/agent.ts';
-import { ScaledClock } from '../../src/transport/clock.ts';
 import type { CallReport, SessionEvent } from '../../src/session/events.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import type { Transport, TransportEvent } from '../../src/transport/types.ts';
 import { telephonyPlugin, type TelephonyOptions } from '../../transports/telephony/index.ts';
 import type { MediaStreamTransport } from '../../transports/telephony/media-stream.ts';
+import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 
 /** One call as the test sees it from inside the server. */
@@ -27,20 +27,21 @@ export interface Served {
   tokens: CallTokens;
   /** The telephony plugin (its `access`: what each platform's routes require). */
   plugin: ReturnType<typeof telephonyPlugin>;
-  clock: ScaledClock;
+  /** Call time of the server's sessions and of the tests' far ends: stalls of this process are not call time. */
+  clock: SteadyScaledClock;
   connections(): number;
   close(): Promise<void>;
 }
 
 /**
  * A `hiwar serve` in this process, as the CLI builds it: the agent server with the telephony
- * plugin, sessions on the sandbox, everything on a scaled clock.
+ * plugin, sessions on the sandbox, everything on the stall-free scaled clock.
  */
 export async function startServe(
   opts: { speed?: number; agent?: Partial<Agent>; sandbox?: Running; maxCalls?: number; beforeSession?: (t: Transport) => void; tokenSecret?: string } & Partial<Omit<TelephonyOptions, 'tokens'>> = {},
 ): Promise<Served> {
   const sandbox = opts.sandbox ?? (await runSandbox());
-  const clock = new ScaledClock(opts.speed ?? 2);
+  const clock = new SteadyScaledClock(opts.speed ?? 2);
   const logger = createLogger('silent');
   const calls: ServedCall[] = [];
   // A generous wait for the first TTS audio: these tests are about the line, and on a loaded
@@ -88,6 +89,7 @@ export async function startServe(
     connections: () => plugin.connections(),
     close: async () => {
       await server.close();
+      clock.stop();
       if (!opts.sandbox) await sandbox.close();
     },
   };
