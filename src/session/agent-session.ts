@@ -20,15 +20,16 @@ import { CallActions } from './call-actions.ts';
 import type { GenerateReplyOptions, SessionControl } from './control.ts';
 import type { CallReport, ReportTask, SessionEvent, SessionState, TurnMetrics } from './events.ts';
 import { classifyFailure, closeFailure, failureMessage, type Failure, type FailureSource } from './failure.ts';
-import { guarded, guardedAsync } from './guarded.ts';
-import { Handoff, carriedHistory, handoff, type HandoffCarry, type HandoffOptions } from './handoff.ts';
+import { guarded } from './guarded.ts';
+import { Flow } from './flow.ts';
+import { Handoff, type HandoffOptions } from './handoff.ts';
 import { ChatHistory } from './history.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { turnMetrics } from './metrics.ts';
 import { ReplyLane, type LaneRequest } from './reply-lane.ts';
 import { ReportBuilder } from './report.ts';
-import { buildStages, defaultLlm, type AgentStages, type StageContext } from './stages.ts';
-import { TASK_DEFAULTS, TaskRun } from './task-runner.ts';
+import { defaultLlm, type AgentStages, type StageContext } from './stages.ts';
+import type { TaskRun } from './task-runner.ts';
 
 export { defaultLlm };
 
@@ -70,12 +71,8 @@ export class AgentSession implements SessionControl {
   private readonly stt: SttStage;
   private readonly localVad: LocalVad | undefined;
   private readonly spoken: SpokenForm;
-  private readonly stageContext: StageContext;
-  /** The agent speaking now and the stages built for it. */
-  private stages: AgentStages;
-  /** A handoff asked during a reply, done when it ends. */
-  private pendingHandoff: { next: Handoff; done: () => void } | undefined;
-  private task: TaskRun<unknown> | undefined;
+  /** Who speaks and what for: the agent now (its stages), handoffs, the task running. */
+  private readonly flow: Flow;
   /** The one timer: the next deadline of the turn detector or the interruption policy. */
   private readonly alarm: Alarm;
   private readonly lane: ReplyLane;
@@ -124,20 +121,45 @@ export class AgentSession implements SessionControl {
     });
     this.alarm = new Alarm(this.clock, () => this.onDeadline());
     this.spoken = new SpokenForm(client, { diacritize: agent.diacritize }, (m) => this.notice(m));
-    const toolSession: SessionControl = this.controlFor(true);
-    this.stageContext = {
+    this.lane = new ReplyLane(
+      (req, signal) => this.actions.during(() => this.reply(req, signal)),
+      (err) => this.log.error({ err: (err as Error)?.message ?? err }, 'reply failed'),
+    );
+    const stageContext: StageContext = {
       client,
       clock: this.clock,
       llm: opts.llm,
       outputRate: transport.output.sampleRate,
       notice: (m) => this.notice(m),
-      reply: { output: this.output, clock: this.clock, history: this.history, spoken: this.spoken, call: this.control, session: toolSession, events: (e) => this.onReplyEvent(e) },
+      // Tools get the session through the flow, built next: a getter, read when a tool runs.
+      reply: { output: this.output, clock: this.clock, history: this.history, spoken: this.spoken, call: this.control, events: (e) => this.onReplyEvent(e), get session() { return toolSession(); } },
     };
-    this.stages = buildStages(agent, this.stageContext);
-    this.lane = new ReplyLane(
-      (req, signal) => this.actions.during(() => this.reply(req, signal)),
-      (err) => this.log.error({ err: (err as Error)?.message ?? err }, 'reply failed'),
-    );
+    const toolSession = (): SessionControl => (tools ??= this.flow.control(true));
+    let tools: SessionControl | undefined;
+    this.flow = new Flow(agent, {
+      lane: this.lane,
+      clock: this.clock,
+      history: this.history,
+      report: this.report,
+      log: this.log,
+      stageContext,
+      control: this.control,
+      session: this,
+      live: this.live,
+      isEnding: () => !!this.ending,
+      emit: (e) => this.emit(e),
+      threw: this.threw,
+      speakTaskLine: (text, task, signal) => this.actions.during(() => this.reply({ text, task }, signal)),
+    });
+  }
+
+  /** The agent speaking now and the stages built for it. */
+  private get stages(): AgentStages {
+    return this.flow.stages;
+  }
+
+  private get task(): TaskRun<unknown> | undefined {
+    return this.flow.task;
   }
 
   /** Controls of this call, as tools and hooks get them. */
@@ -257,103 +279,26 @@ export class AgentSession implements SessionControl {
     return this.report.build({ agent: this.opts.agent.name, llm: this.stages.llm.name, ended: this.endReason });
   }
 
-  // ── What the agent's code can do (SessionControl) ──
+  // ── What the agent's code can do (SessionControl, see flow.ts) ──
 
   say(text: string): Promise<void> {
-    if (typeof text !== 'string' || !text.trim()) return Promise.reject(new TypeError('say: the text to speak is empty'));
-    return new Promise((done) => this.lane.enqueue({ text, done }));
+    return this.flow.say(text);
   }
 
-  generateReply(opts: GenerateReplyOptions = {}): Promise<void> {
-    return new Promise((done) => this.lane.enqueue({ instructions: opts.instructions, done }));
+  generateReply(opts?: GenerateReplyOptions): Promise<void> {
+    return this.flow.generateReply(opts);
   }
 
-  handoff(next: Agent, opts: HandoffOptions = {}): Promise<void> {
-    return this.handoffFrom(false, next, opts);
+  handoff(next: Agent, opts?: HandoffOptions): Promise<void> {
+    return this.flow.handoff(false, next, opts);
   }
 
   runTask<T>(task: CollectTask<T>): Promise<TaskResult<T>> {
-    return this.taskFrom(false, task);
+    return this.flow.runTask(false, task);
   }
 
-  /** The session as a tool sees it (`fromTool`): its handoff waits for the tool's reply to end. */
-  private controlFor(fromTool: boolean): SessionControl {
-    const self = this as AgentSession;
-    return {
-      get agent() {
-        return self.agent;
-      },
-      say: (text) => this.say(text),
-      generateReply: (o) => this.generateReply(o),
-      handoff: (next, o) => this.handoffFrom(fromTool, next, o),
-      runTask: (task) => this.taskFrom(fromTool, task),
-    };
-  }
-
-  private handoffFrom(fromTool: boolean, next: Agent, opts: HandoffOptions = {}): Promise<void> {
-    const h = handoff(next, opts);
-    return new Promise<void>((done) => {
-      if (this.ending) return done();
-      // From a tool: once its reply has been spoken; else once nothing is being said.
-      if (fromTool && this.lane.busy) {
-        this.pendingHandoff?.done();
-        this.pendingHandoff = { next: h, done };
-      } else void this.lane.idle().then(() => this.takeOver(h)).then(done, done);
-    });
-  }
-
-  /** The next agent takes the call: its prompt, tools, voice and turn settings, and what it is told. */
-  private async takeOver(h: Handoff): Promise<void> {
-    if (this.ending) return;
-    const from = this.stages;
-    guarded('onExit', () => from.agent.hooks?.onExit?.(this, this.control), this.threw);
-    const summarizer = from.rawLlm.name === 'scripted' ? undefined : from.rawLlm;
-    this.history.replace(h.agent.instructions, await carriedHistory(this.history.turns(), h.carry, summarizer));
-    this.stages = buildStages(h.agent, this.stageContext, from);
-    if (this.stages.speaker !== from.speaker) {
-      // A new voice: its socket opens before the next reply; the old one closes.
-      await this.stages.speaker.start().catch((err: unknown) => this.log.warn({ err: (err as Error)?.message }, 'the next agent\'s voice did not open; HTTP voices it'));
-      void from.speaker.close().catch(() => {});
-    }
-    this.report.handoff({ from: from.agent.name, to: h.agent.name, carry: h.carry });
-    this.emit({ type: 'agent_handoff', from: from.agent.name, to: h.agent.name, carry: h.carry as HandoffCarry });
-    await guardedAsync('onEnter', () => h.agent.hooks?.onEnter?.(this, this.control), this.threw);
-  }
-
-  private async taskFrom<T>(fromTool: boolean, task: CollectTask<T>): Promise<TaskResult<T>> {
-    if (!task || typeof task.start !== 'function' || typeof task.next !== 'function') throw new TypeError('runTask: not a task (it needs start() and next())');
-    if (this.task) throw new Error(`runTask: task ${this.task.task.name} is still running`);
-    if (!fromTool) {
-      // Not inside a reply: after the greeting, and once nothing is being said.
-      await this.live;
-      await this.lane.idle();
-    }
-    if (this.ending) return { ok: false, reason: 'no_input' };
-    const agent = this.agent.name;
-    const run = new TaskRun<T>(
-      task,
-      { clock: this.clock, speak: (text, signal) => this.actions.during(() => this.reply({ text, task: task.name }, signal)) },
-      this.agent.taskSilenceMs ?? TASK_DEFAULTS.silenceMs,
-    );
-    this.task = run as TaskRun<unknown>;
-    const at = this.report.elapsed();
-    this.emit({ type: 'task_started', name: task.name });
-    run.begin();
-    try {
-      const result = await run.result;
-      this.endTask(task.name, agent, at, result);
-      return result;
-    } catch (err) {
-      this.threw(`task ${task.name}`, err);
-      this.endTask(task.name, agent, at, { ok: false, reason: 'error' });
-      throw err;
-    }
-  }
-
-  private endTask(name: string, agent: string, at: number, result: ReportTask['result']): void {
-    this.task = undefined;
-    this.report.task({ name, agent, at, result });
-    this.emit({ type: 'task_ended', name, result });
+  summarize(): Promise<string> {
+    return this.flow.summarize();
   }
 
   // ── The caller ──
@@ -474,7 +419,7 @@ export class AgentSession implements SessionControl {
       this.emit(e);
       if (e.outcome.threw) this.threw(`tool ${e.outcome.call.name}`, e.outcome.error);
       // A tool that returns a handoff hands the call over once this reply is spoken.
-      if (e.outcome.result instanceof Handoff) void this.handoffFrom(true, e.outcome.result.agent, { carry: e.outcome.result.carry });
+      if (e.outcome.result instanceof Handoff) void this.flow.handoff(true, e.outcome.result.agent, { carry: e.outcome.result.carry });
     } else if (e.type === 'llm_error') this.fail('llm', classifyFailure(e.error, 'llm'), false, e.error);
     else this.fail('tts', classifyFailure(e.error, 'tts'), false, e.error);
   }
@@ -509,12 +454,8 @@ export class AgentSession implements SessionControl {
     }
     if (this.actions.hasPending) void this.actions.runPending();
     else if (r.endCall) void this.end('transferred');
-    else if (this.pendingHandoff && !req.task) {
-      // Asked by a tool of this reply: the next agent takes over before the next reply.
-      const { next, done } = this.pendingHandoff;
-      this.pendingHandoff = undefined;
-      await this.takeOver(next).finally(done);
-    }
+    // A handoff asked by a tool of this reply: the next agent takes over before the next reply.
+    else if (!req.task) await this.flow.afterReply();
   }
 
   /** Renders the out-of-service line while the service still answers, to play it when it stops. */
@@ -555,8 +496,7 @@ export class AgentSession implements SessionControl {
     this.ending ??= (async () => {
       reason = this.actions.transferring ?? reason;
       this.endReason = reason;
-      this.task?.abort();
-      this.pendingHandoff?.done();
+      this.flow.end();
       this.resolveLive();
       await this.lane.stop();
       this.subs.unsubscribe();

@@ -34,4 +34,9 @@ export interface SessionControl {
    * call ends first).
    */
   runTask<T>(task: CollectTask<T>): Promise<TaskResult<T>>;
+  /**
+   * A short summary of the call so far, as the caller heard it (by the model when one is
+   * configured, else a plain digest of the turns): for `call.transfer(target, { summary })`.
+   */
+  summarize(): Promise<string>;
 }
