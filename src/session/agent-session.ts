@@ -131,11 +131,8 @@ export class AgentSession implements SessionControl {
       llm: opts.llm,
       outputRate: transport.output.sampleRate,
       notice: (m) => this.notice(m),
-      // Tools get the session through the flow, built next: a getter, read when a tool runs.
-      reply: { output: this.output, clock: this.clock, history: this.history, spoken: this.spoken, call: this.control, events: (e) => this.onReplyEvent(e), get session() { return toolSession(); } },
+      reply: { output: this.output, clock: this.clock, history: this.history, spoken: this.spoken, call: this.control, session: this.toolSession(), events: (e) => this.onReplyEvent(e) },
     };
-    const toolSession = (): SessionControl => (tools ??= this.flow.control(true));
-    let tools: SessionControl | undefined;
     this.flow = new Flow(agent, {
       lane: this.lane,
       clock: this.clock,
@@ -151,6 +148,21 @@ export class AgentSession implements SessionControl {
       threw: this.threw,
       speakTaskLine: (text, task, signal) => this.actions.during(() => this.reply({ text, task }, signal)),
     });
+  }
+
+  /** The session as tools see it (`ctx.session`): a handoff waits for the tool's reply to end. */
+  private toolSession(): SessionControl {
+    const self = this as AgentSession;
+    return {
+      get agent() {
+        return self.agent;
+      },
+      say: (text) => this.say(text),
+      generateReply: (o) => this.generateReply(o),
+      handoff: (next, o) => this.flow.handoff(true, next, o),
+      runTask: (task) => this.flow.runTask(true, task),
+      summarize: () => this.summarize(),
+    };
   }
 
   /** The agent speaking now and the stages built for it. */

@@ -62,21 +62,6 @@ export class Flow {
     return new Promise((done) => this.host.lane.enqueue({ instructions: opts.instructions, done }));
   }
 
-  /** The session as a tool sees it (`fromTool`): its handoff waits for the tool's reply to end. */
-  control(fromTool: boolean): SessionControl {
-    const flow = this as Flow;
-    return {
-      get agent() {
-        return flow.stages.agent;
-      },
-      say: (text) => this.say(text),
-      generateReply: (o) => this.generateReply(o),
-      handoff: (next, o) => this.handoff(fromTool, next, o),
-      runTask: (task) => this.runTask(fromTool, task),
-      summarize: () => this.summarize(),
-    };
-  }
-
   summarize(): Promise<string> {
     return summarize(this.host.history.turns(), this.summarizer());
   }
