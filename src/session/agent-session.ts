@@ -6,7 +6,7 @@ import { ReplyPlayout } from '../pipeline/playout.ts';
 import type { ReplyEvent } from '../pipeline/reply.ts';
 import { SpeakerFatal } from '../pipeline/speaker.ts';
 import { SpokenForm } from '../pipeline/spoken.ts';
-import { SttStage, type SttEvent } from '../pipeline/stt.ts';
+import type { SttStage, SttEvent } from '../pipeline/stt.ts';
 import type { UserTurn } from '../pipeline/turns.ts';
 import type { ServiceClient } from '../service/client.ts';
 import type { ListenEvent } from '../service/ws/listen-events.ts';
@@ -21,14 +21,14 @@ import type { GenerateReplyOptions, SessionControl } from './control.ts';
 import type { CallReport, ReportTask, SessionEvent, SessionState, TurnMetrics } from './events.ts';
 import { classifyFailure, closeFailure, failureMessage, type Failure, type FailureSource } from './failure.ts';
 import { guarded } from './guarded.ts';
-import { Flow } from './flow.ts';
+import { Flow, toolControl } from './flow.ts';
 import { Handoff, type HandoffOptions } from './handoff.ts';
 import { ChatHistory } from './history.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { turnMetrics } from './metrics.ts';
 import { ReplyLane, type LaneRequest } from './reply-lane.ts';
 import { ReportBuilder } from './report.ts';
-import { defaultLlm, type AgentStages, type StageContext } from './stages.ts';
+import { buildStt, defaultLlm, type AgentStages, type StageContext } from './stages.ts';
 import type { TaskRun } from './task-runner.ts';
 
 export { defaultLlm };
@@ -98,17 +98,7 @@ export class AgentSession implements SessionControl {
     this.log = opts.logger ?? createLogger();
     this.report = new ReportBuilder(this.clock);
     this.history = new ChatHistory(agent.instructions);
-    const sttRate = agent.stt?.sampleRate ?? (transport.inputRate <= 8000 ? 8000 : 16000);
-    this.stt = new SttStage(
-      client,
-      transport.inputRate,
-      {
-        sample_rate: sttRate, model: agent.stt?.model, endpointing: agent.stt?.endpointing, hotwords: agent.stt?.hotwords, interim_results: true,
-        liveness: agent.stt?.liveness,
-        uplinkFrameMs: agent.stt?.uplinkFrameMs,
-      },
-      this.clock,
-    );
+    this.stt = buildStt(agent, client, transport.inputRate, this.clock);
     this.localVad = agent.interruption?.localVad ? new LocalVad(transport.inputRate, this.clock) : undefined;
     this.output = new ResamplingOutput(transport.output);
     this.dtmf = new DtmfCollector(this.clock, agent.dtmf);
@@ -131,7 +121,7 @@ export class AgentSession implements SessionControl {
       llm: opts.llm,
       outputRate: transport.output.sampleRate,
       notice: (m) => this.notice(m),
-      reply: { output: this.output, clock: this.clock, history: this.history, spoken: this.spoken, call: this.control, session: this.toolSession(), events: (e) => this.onReplyEvent(e) },
+      reply: { output: this.output, clock: this.clock, history: this.history, spoken: this.spoken, call: this.control, session: toolControl(this, () => this.flow), events: (e) => this.onReplyEvent(e) },
     };
     this.flow = new Flow(agent, {
       lane: this.lane,
@@ -148,21 +138,6 @@ export class AgentSession implements SessionControl {
       threw: this.threw,
       speakTaskLine: (text, task, signal) => this.actions.during(() => this.reply({ text, task }, signal)),
     });
-  }
-
-  /** The session as tools see it (`ctx.session`): a handoff waits for the tool's reply to end. */
-  private toolSession(): SessionControl {
-    const self = this as AgentSession;
-    return {
-      get agent() {
-        return self.agent;
-      },
-      say: (text) => this.say(text),
-      generateReply: (o) => this.generateReply(o),
-      handoff: (next, o) => this.flow.handoff(true, next, o),
-      runTask: (task) => this.flow.runTask(true, task),
-      summarize: () => this.summarize(),
-    };
   }
 
   /** The agent speaking now and the stages built for it. */

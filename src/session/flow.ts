@@ -33,6 +33,20 @@ export interface FlowHost {
   speakTaskLine(text: string, task: string, signal: AbortSignal): Promise<void>;
 }
 
+/** The session as tools see it (`ctx.session`): a handoff or a task waits for the tool's reply, not for idle. */
+export function toolControl(session: SessionControl, flow: () => Flow): SessionControl {
+  return {
+    get agent() {
+      return session.agent;
+    },
+    say: (text) => session.say(text),
+    generateReply: (o) => session.generateReply(o),
+    handoff: (next, o) => flow().handoff(true, next, o),
+    runTask: (task) => flow().runTask(true, task),
+    summarize: () => session.summarize(),
+  };
+}
+
 /**
  * What the agent's code does with the conversation: lines said without the model, model replies
  * with one-off instructions, handoffs from one agent to the next, and tasks that take the

@@ -4,6 +4,7 @@ import type { Llm } from '../llm/types.ts';
 import { InterruptionPolicy } from '../pipeline/interruption.ts';
 import { ReplyStage, type ReplyDeps } from '../pipeline/reply.ts';
 import { Speaker } from '../pipeline/speaker.ts';
+import { SttStage } from '../pipeline/stt.ts';
 import { TurnDetector } from '../pipeline/turns.ts';
 import type { ServiceClient } from '../service/client.ts';
 import { realClock, type Clock } from '../transport/clock.ts';
@@ -16,6 +17,18 @@ import type { Agent } from './agent.ts';
 export function defaultLlm(agent: Agent): Llm {
   if (agent.llm) return agent.llm;
   return new ScriptedLlm({ intents: agent.intents ?? [], fallback: agent.didNotUnderstand ?? 'عذرًا، لم أفهم. هل يمكنك الإعادة؟' });
+}
+
+/** The recognizer of the call, set by the first agent (the caller's audio does not change with a handoff). */
+export function buildStt(agent: Agent, client: ServiceClient, inputRate: number, clock: Clock): SttStage {
+  const s = agent.stt;
+  const sampleRate = s?.sampleRate ?? (inputRate <= 8000 ? 8000 : 16000);
+  return new SttStage(
+    client,
+    inputRate,
+    { sample_rate: sampleRate, model: s?.model, endpointing: s?.endpointing, hotwords: s?.hotwords, interim_results: true, liveness: s?.liveness, uplinkFrameMs: s?.uplinkFrameMs },
+    clock,
+  );
 }
 
 /** The stages that follow the agent speaking: a handoff builds them anew for the next agent. */
