@@ -150,6 +150,11 @@ export function summaryHeaderValue(summary: string): string {
   return encodeURIComponent(summary.replace(/\s+/g, ' ').trim().slice(0, 300));
 }
 
+/** The TwiML/TeXML `<Dial>` of a transfer: a SIP target carries the summary as a header; a number cannot. */
+export function twimlDial(target: string, summary: string | undefined): string {
+  return /^sips?:/i.test(target) ? `<Dial><Sip>${xmlEscape(sipWithSummary(target, summary))}</Sip></Dial>` : `<Dial>${xmlEscape(target)}</Dial>`;
+}
+
 /** A SIP URI with the summary as a header of the INVITE (`?X-Hiwar-Summary=…`), for `<Sip>` dials. */
 export function sipWithSummary(uri: string, summary: string | undefined): string {
   if (!summary) return uri;

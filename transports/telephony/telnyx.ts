@@ -1,5 +1,5 @@
 import { createPublicKey, verify } from 'node:crypto';
-import { b64, dtmfEvent, json, mediaEvent, parseJson, WEBHOOK_CLOCK_SKEW_S, WEBHOOK_MAX_AGE_S, sipWithSummary, xmlEscape, type Inbound, type MediaFormat, type TelephonyProvider } from './provider.ts';
+import { b64, dtmfEvent, json, mediaEvent, parseJson, WEBHOOK_CLOCK_SKEW_S, WEBHOOK_MAX_AGE_S, twimlDial, xmlEscape, type Inbound, type MediaFormat, type TelephonyProvider } from './provider.ts';
 
 /**
  * Telnyx media streaming, bidirectional in RTP mode: JSON text frames like Twilio's but in
@@ -64,7 +64,7 @@ export const telnyx: TelephonyProvider = {
     const callId = ctx.params.CallSid ?? ctx.params['data.payload.call_control_id'] ?? ctx.params.call_control_id ?? '';
     if (route === 'after') {
       const next = ctx.afterStream(callId);
-      return texml(next?.action === 'transfer' ? dialMarkup(next.target, next.summary) : '<Hangup/>');
+      return texml(next?.action === 'transfer' ? twimlDial(next.target, next.summary) : '<Hangup/>');
     }
     if (route !== 'answer') return { status: 404, contentType: 'text/plain', body: 'unknown route\n' };
     const streamUrl = ctx.streamUrl(callId, pick(ctx.params, ['From', 'To']));
@@ -101,9 +101,4 @@ export function ed25519Key(base64Raw: string) {
   const raw = Buffer.from(base64Raw, 'base64');
   const der = raw.length === 32 ? Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), raw]) : raw;
   return createPublicKey({ key: der, format: 'der', type: 'spki' });
-}
-
-/** The `<Dial>` of a transfer: a SIP target carries the summary as a header; a number cannot. */
-function dialMarkup(target: string, summary: string | undefined): string {
-  return /^sips?:/i.test(target) ? `<Dial><Sip>${xmlEscape(sipWithSummary(target, summary))}</Sip></Dial>` : `<Dial>${xmlEscape(target)}</Dial>`;
 }

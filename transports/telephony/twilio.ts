@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { safeEqual } from '../../src/server/tokens.ts';
-import { b64, dtmfEvent, json, mediaEvent, parseJson, sipWithSummary, xmlEscape, type Inbound, type TelephonyProvider, type WebhookContext } from './provider.ts';
+import { b64, dtmfEvent, json, mediaEvent, parseJson, twimlDial, xmlEscape, type Inbound, type TelephonyProvider, type WebhookContext } from './provider.ts';
 
 /**
  * Twilio Media Streams, bidirectional (`<Connect><Stream>`): JSON text frames, mu-law 8 kHz in
@@ -68,7 +68,7 @@ export const twilio: TelephonyProvider = {
     const callId = ctx.params.CallSid ?? '';
     if (route === 'after') {
       const next = ctx.afterStream(callId);
-      const body = next?.action === 'transfer' ? dialMarkup(next.target, next.summary) : '<Hangup/>';
+      const body = next?.action === 'transfer' ? twimlDial(next.target, next.summary) : '<Hangup/>';
       return twiml(body);
     }
     if (route !== 'answer') return { status: 404, contentType: 'text/plain', body: 'unknown route\n' };
@@ -100,9 +100,4 @@ const formParams = (ctx: WebhookContext): Record<string, string> =>
 export function twilioSignature(authToken: string, url: string, params: Record<string, string>): string {
   const data = url + Object.keys(params).sort().map((k) => k + params[k]).join('');
   return createHmac('sha1', authToken).update(data, 'utf8').digest('base64');
-}
-
-/** The `<Dial>` of a transfer: a SIP target carries the summary as a header; a number cannot. */
-function dialMarkup(target: string, summary: string | undefined): string {
-  return /^sips?:/i.test(target) ? `<Dial><Sip>${xmlEscape(sipWithSummary(target, summary))}</Sip></Dial>` : `<Dial>${xmlEscape(target)}</Dial>`;
 }
