@@ -3,7 +3,6 @@ import { streamReply, type ReplyEvent as StreamEvent } from '../llm/run.ts';
 import type { ToolOutcome } from '../llm/tools.ts';
 import type { ToolFiller } from '../llm/tool-filler.ts';
 import type { ChatMessage, Llm, Tool, ToolContext } from '../llm/types.ts';
-import type { ChatHistory } from '../session/history.ts';
 import { SentenceChunker, chunkText, type ChunkerOptions } from '../text/chunker.ts';
 import { realClock, type Clock } from '../transport/clock.ts';
 import type { CallControl, TransportOutput } from '../transport/types.ts';
@@ -101,17 +100,27 @@ export interface ReplyOutcome {
   times: ReplyTimes;
 }
 
+/** The conversation a reply reads and adds to (the session's `ChatHistory`). */
+export interface ReplyHistory {
+  addUser(text: string): void;
+  addAssistant(text: string, interrupted?: boolean): void;
+  addToolRound(messages: ChatMessage[]): void;
+  messages(): ChatMessage[];
+}
+
 export interface ReplyDeps {
   llm: Llm;
   voice: Voice;
   output: TransportOutput;
   clock: Clock;
-  history: ChatHistory;
+  history: ReplyHistory;
   spoken: SpokenForm;
   tools: Tool[];
   call?: CallControl;
   /** Given to tools as `ctx.session`. */
   session?: ToolContext['session'];
+  /** Rewrites each piece of text before its spoken form (`SessionStages.transformText`). */
+  transform?: (text: string) => string;
   events: (e: ReplyEvent) => void;
 }
 
@@ -181,7 +190,7 @@ export class ReplyStage {
     const emit = async (text: string): Promise<SpeechChunk> => {
       times.firstChunk ||= deps.clock.now();
       deps.events({ type: 'agent_chunk', text });
-      return { text, spoken: await deps.spoken.speak(text, signal) };
+      return { text, spoken: await deps.spoken.speak(deps.transform ? deps.transform(text) : text, signal) };
     };
     if (!answer) {
       for (const c of chunkText(req.text ?? '', this.o.chunker)) yield await emit(c);

@@ -6,7 +6,8 @@ import { ReplyPlayout } from '../pipeline/playout.ts';
 import type { ReplyEvent } from '../pipeline/reply.ts';
 import { SpeakerFatal } from '../pipeline/speaker.ts';
 import { SpokenForm } from '../pipeline/spoken.ts';
-import type { SttStage, SttEvent } from '../pipeline/stt.ts';
+import type { SttEvent } from '../pipeline/stt.ts';
+import type { Recognizer, SessionStages } from './stage-types.ts';
 import type { UserTurn } from '../pipeline/turns.ts';
 import type { ServiceClient } from '../service/client.ts';
 import type { ListenEvent } from '../service/ws/listen-events.ts';
@@ -42,6 +43,8 @@ export interface SessionOptions {
   /** The model of every agent of the call; default each agent's `llm`, else its scripted intents. */
   llm?: Llm;
   logger?: Logger;
+  /** Your own recognizer, voice, turn and interruption policies or text transform (see `SessionStages`). */
+  stages?: SessionStages;
 }
 
 /** A request of the lane, with what the session reports about it. */
@@ -68,7 +71,7 @@ export class AgentSession implements SessionControl {
   private readonly dtmf: DtmfCollector;
   private readonly log: Logger;
   private readonly history: ChatHistory;
-  private readonly stt: SttStage;
+  private readonly stt: Recognizer;
   private readonly localVad: LocalVad | undefined;
   private readonly spoken: SpokenForm;
   /** Who speaks and what for: the agent now (its stages), handoffs, the task running. */
@@ -98,7 +101,7 @@ export class AgentSession implements SessionControl {
     this.log = opts.logger ?? createLogger();
     this.report = new ReportBuilder(this.clock);
     this.history = new ChatHistory(agent.instructions);
-    this.stt = buildStt(agent, client, transport.inputRate, this.clock);
+    this.stt = opts.stages?.recognizer ?? buildStt(agent, client, transport.inputRate, this.clock);
     this.localVad = agent.interruption?.localVad ? new LocalVad(transport.inputRate, this.clock) : undefined;
     this.output = new ResamplingOutput(transport.output);
     this.dtmf = new DtmfCollector(this.clock, agent.dtmf);
@@ -120,6 +123,7 @@ export class AgentSession implements SessionControl {
       clock: this.clock,
       llm: opts.llm,
       outputRate: transport.output.sampleRate,
+      stages: opts.stages,
       notice: (m) => this.notice(m),
       reply: { output: this.output, clock: this.clock, history: this.history, spoken: this.spoken, call: this.control, session: toolControl(this, () => this.flow), events: (e) => this.onReplyEvent(e) },
     };
@@ -507,6 +511,6 @@ export class AgentSession implements SessionControl {
 
   /** For fault drills and tests: drops the recognition socket as a network failure would. */
   dropRecognition(): void {
-    this.stt.dropConnection();
+    this.stt.dropConnection?.();
   }
 }
