@@ -2,7 +2,6 @@ import { Subscription } from 'rxjs';
 import type { Llm } from '../llm/types.ts';
 import { DtmfCollector } from '../pipeline/dtmf.ts';
 import { LocalVad } from '../pipeline/local-vad.ts';
-import { ReplyPlayout } from '../pipeline/playout.ts';
 import type { ReplyEvent } from '../pipeline/reply.ts';
 import { SpeakerFatal } from '../pipeline/speaker.ts';
 import { SpokenForm } from '../pipeline/spoken.ts';
@@ -12,7 +11,7 @@ import type { UserTurn } from '../pipeline/turns.ts';
 import type { ServiceClient } from '../service/client.ts';
 import type { ListenEvent } from '../service/ws/listen-events.ts';
 import type { CollectTask, TaskInput, TaskResult } from '../tasks/types.ts';
-import { Alarm, realClock, type Clock } from '../transport/clock.ts';
+import { realClock, type Clock } from '../transport/clock.ts';
 import { ResamplingOutput } from '../transport/resampling-output.ts';
 import type { CallControl, CallInfo, Transport, TransportEvent } from '../transport/types.ts';
 import { Subject, type Observable } from 'rxjs';
@@ -22,9 +21,11 @@ import type { GenerateReplyOptions, SessionControl } from './control.ts';
 import type { CallReport, ReportTask, SessionEvent, SessionState, TurnMetrics } from './events.ts';
 import { classifyFailure, closeFailure, failureMessage, type Failure, type FailureSource } from './failure.ts';
 import { guarded } from './guarded.ts';
+import { Hearing } from './hearing.ts';
 import { Flow, toolControl } from './flow.ts';
 import { Handoff, type HandoffOptions } from './handoff.ts';
 import { ChatHistory } from './history.ts';
+import { OutOfServiceLine } from './out-of-service.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { turnMetrics } from './metrics.ts';
 import { ReplyLane, type LaneRequest } from './reply-lane.ts';
@@ -76,14 +77,13 @@ export class AgentSession implements SessionControl {
   private readonly spoken: SpokenForm;
   /** Who speaks and what for: the agent now (its stages), handoffs, the task running. */
   private readonly flow: Flow;
-  /** The one timer: the next deadline of the turn detector or the interruption policy. */
-  private readonly alarm: Alarm;
+  /** Turns and barge-ins from what the recognizer hears. */
+  private readonly hearing: Hearing;
   private readonly lane: ReplyLane;
   private readonly subs = new Subscription();
   private readonly report: ReportBuilder;
-  private closing: ReplyPlayout | undefined;
-  private outOfServiceAudio: { samples: Int16Array; sampleRate: number } | undefined;
-  private outOfServiceLine: Promise<void> | undefined;
+  private readonly outOfServiceLine: OutOfServiceLine;
+  private outOfServiceEnd: Promise<void> | undefined;
   private ending: Promise<void> | undefined;
   private endReason = '';
   private resolveEnded!: () => void;
@@ -112,8 +112,24 @@ export class AgentSession implements SessionControl {
       fail: (source, f, fatal, cause) => this.fail(source, f, fatal, cause),
       released: () => (this.callerGone = true),
     });
-    this.alarm = new Alarm(this.clock, () => this.onDeadline());
+    this.hearing = new Hearing({
+      clock: this.clock,
+      stages: () => this.stages,
+      isEnding: () => !!this.ending,
+      turn: (t) => this.onUserTurn(t),
+      heard: () => this.task?.heard(),
+      interrupt: () => this.interrupt(),
+      emit: (e) => this.emit(e),
+    });
     this.spoken = new SpokenForm(client, { diacritize: agent.diacritize }, (m) => this.notice(m));
+    this.outOfServiceLine = new OutOfServiceLine({
+      output: this.output,
+      clock: this.clock,
+      line: agent.outOfServiceLine,
+      spoken: (t) => this.spoken.normalize(t),
+      warn: (m, err) => this.log.warn({ err: (err as Error)?.message }, m),
+      said: (line) => this.report.agent({ text: line, heardText: line, interrupted: false, agent: this.agent.name }),
+    });
     this.lane = new ReplyLane(
       (req, signal) => this.actions.during(() => this.reply(req, signal)),
       (err) => this.log.error({ err: (err as Error)?.message ?? err }, 'reply failed'),
@@ -227,7 +243,7 @@ export class AgentSession implements SessionControl {
       await this.ended;
       return;
     }
-    void this.prerenderOutOfService();
+    void this.outOfServiceLine.prepare(this.stages.speaker);
     this.subs.add(
       transport.audio$.subscribe({
         next: (f) => {
@@ -249,9 +265,7 @@ export class AgentSession implements SessionControl {
       this.subs.add(
         this.localVad.speech$.subscribe((s) => {
           if (s.type !== 'start') return;
-          this.task?.heard();
-          this.onDecision(this.stages.interruption.onEvent({ type: 'SpeechStarted', channel: 0, ts: 0 }, s.at, this.agentSpeaking()));
-          this.schedule();
+          this.hearing.speechStarted(s.at);
         }),
       );
     }
@@ -332,29 +346,6 @@ export class AgentSession implements SessionControl {
     return true;
   }
 
-  /**
-   * Arms one timer for the next moment the turn detector or the interruption policy may decide
-   * something without a new event (an end-of-turn delay, a false-alarm timeout). Nothing runs
-   * between events otherwise.
-   */
-  private schedule(): void {
-    const { turns, interruption } = this.stages;
-    const due = [turns.deadline, interruption.deadline].filter((t): t is number => t !== undefined);
-    this.alarm.set(this.ending || !due.length ? undefined : Math.min(...due));
-  }
-
-  private onDeadline(): void {
-    if (this.ending) return;
-    const now = this.clock.now();
-    for (const t of this.stages.turns.tick(now)) this.onUserTurn(t);
-    this.onDecision(this.stages.interruption.tick(now, this.agentSpeaking()));
-    this.schedule();
-  }
-
-  private agentSpeaking(): boolean {
-    return !!this.stages.replies.current?.speaking;
-  }
-
   private onStt(ev: SttEvent): void {
     if (ev.type === 'listen') return this.onListen(ev.event, ev.at);
     if (ev.type === 'reconnecting') return this.notice(`speech recognition reconnecting (attempt ${ev.attempt}, close ${ev.close.code})`);
@@ -370,28 +361,13 @@ export class AgentSession implements SessionControl {
     // once per utterance, or a caller the sandbox does not know looks like a line that takes no turns.
     if (e.type === 'Metadata' && e.phase === 'warning') this.notice(`caller speech without words: ${e.warning}`);
     if (e.type === 'Results' && e.transcript) this.emit({ type: 'transcript', text: e.transcript, final: e.is_final });
-    if (e.type === 'SpeechStarted' || (e.type === 'Results' && e.transcript)) this.task?.heard();
-    this.onDecision(this.stages.interruption.onEvent(e, at, this.agentSpeaking()));
-    for (const t of this.stages.turns.onEvent(e, at)) this.onUserTurn(t);
-    this.schedule();
+    this.hearing.listen(e, at);
   }
 
-  private onDecision(d: 'pause' | 'interrupt' | 'resume' | undefined): void {
-    const playout = this.stages.replies.current;
-    if (!d || !playout) return;
-    if (d === 'pause') {
-      void playout.pause();
-      this.emit({ type: 'interruption', kind: 'paused' });
-    } else if (d === 'resume') {
-      playout.resume();
-      this.emit({ type: 'interruption', kind: 'resumed' });
-    } else {
-      this.emit({ type: 'interruption', kind: 'confirmed' });
-      // Over a task's line only that line stops (the reply whose tool runs the task goes on);
-      // the speaker clears what the service still generates.
-      if (this.task?.speaking) this.task.cancelLine();
-      else void this.lane.cancel();
-    }
+  /** A confirmed barge-in. Over a task's line only that line stops (the reply whose tool runs the task goes on). */
+  private interrupt(): void {
+    if (this.task?.speaking) this.task.cancelLine();
+    else void this.lane.cancel(); // the speaker clears what the service still generates
   }
 
   private onUserTurn(turn: UserTurn): void {
@@ -421,7 +397,7 @@ export class AgentSession implements SessionControl {
     interruption.reset();
     if (turn) this.setState('thinking');
     const r = await replies.run(req, signal);
-    this.schedule();
+    this.hearing.schedule();
     const metrics: TurnMetrics = { interrupted: r.interrupted };
     if (turn) {
       Object.assign(
@@ -449,37 +425,16 @@ export class AgentSession implements SessionControl {
     else if (!req.task) await this.flow.afterReply();
   }
 
-  /** Renders the out-of-service line while the service still answers, to play it when it stops. */
-  private async prerenderOutOfService(): Promise<void> {
-    try {
-      this.outOfServiceAudio = await this.stages.speaker.render(this.spoken.normalize(this.opts.agent.outOfServiceLine));
-    } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'out-of-service line not prepared');
-    }
-  }
-
   /** The service refuses (wallet, access): say the agent's line and hang up. */
   private outOfService(reason: string): Promise<void> {
-    // STT and TTS may both give up at once (an empty wallet): the line is said, and recorded, once.
-    this.outOfServiceLine ??= this.sayOutOfService(reason);
-    return this.outOfServiceLine;
-  }
-
-  private async sayOutOfService(reason: string): Promise<void> {
-    if (this.ending) return;
-    this.notice(`out of service: ${reason}`);
-    await this.lane.cancel();
-    if (this.outOfServiceAudio?.samples.length) {
-      // Not `this.playout`: the closing line is not open to barge-in.
-      const playout = new ReplyPlayout(this.output, this.clock);
-      this.closing = playout;
-      playout.beginSegment(this.opts.agent.outOfServiceLine);
-      playout.append(this.outOfServiceAudio.samples, this.outOfServiceAudio.sampleRate);
-      playout.end();
-      await playout.finished;
-      this.report.agent({ text: this.opts.agent.outOfServiceLine, heardText: this.opts.agent.outOfServiceLine, interrupted: false, agent: this.agent.name });
-    }
-    await this.end(`out of service: ${reason}`);
+    this.outOfServiceEnd ??= (async () => {
+      if (this.ending) return;
+      this.notice(`out of service: ${reason}`);
+      await this.lane.cancel();
+      await this.outOfServiceLine.say();
+      await this.end(`out of service: ${reason}`);
+    })();
+    return this.outOfServiceEnd;
   }
 
   /** Ends the call: the last final is awaited, sockets closed, the transport's output stopped. */
@@ -491,9 +446,9 @@ export class AgentSession implements SessionControl {
       this.resolveLive();
       await this.lane.stop();
       this.subs.unsubscribe();
-      this.alarm.cancel();
+      this.hearing.cancel();
       await this.stages.replies.current?.stop();
-      await this.closing?.stop();
+      await this.outOfServiceLine.stop();
       await this.stt.finish().catch(() => {});
       this.localVad?.close();
       await this.stages.speaker.close().catch(() => {});
