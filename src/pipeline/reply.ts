@@ -63,7 +63,7 @@ export interface Voice {
 }
 
 /** What a reply reports while it runs. */
-export type ReplyEvent =
+export type ReplyStageEvent =
   | { type: 'agent_chunk'; text: string }
   | { type: 'tool'; outcome: ToolOutcome }
   /** `error` is the raw cause, for classifying (`classifyFailure`) and the log. */
@@ -121,7 +121,7 @@ export interface ReplyDeps {
   session?: ToolContext['session'];
   /** Rewrites each piece of text before its spoken form (`SessionStages.transformText`). */
   transform?: (text: string) => string;
-  events: (e: ReplyEvent) => void;
+  events: (e: ReplyStageEvent) => void;
 }
 
 /**

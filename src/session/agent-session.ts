@@ -2,7 +2,7 @@ import { Subscription } from 'rxjs';
 import type { Llm } from '../llm/types.ts';
 import { DtmfCollector } from '../pipeline/dtmf.ts';
 import { LocalVad } from '../pipeline/local-vad.ts';
-import type { ReplyEvent } from '../pipeline/reply.ts';
+import type { ReplyStageEvent } from '../pipeline/reply.ts';
 import { SpeakerFatal } from '../pipeline/speaker.ts';
 import { SpokenForm } from '../pipeline/spoken.ts';
 import type { SttEvent } from '../pipeline/stt.ts';
@@ -379,7 +379,7 @@ export class AgentSession implements SessionControl {
 
   // ── The agent ──
 
-  private onReplyEvent(e: ReplyEvent): void {
+  private onReplyEvent(e: ReplyStageEvent): void {
     if (e.type === 'speaking') this.setState('speaking');
     else if (e.type === 'agent_chunk') this.emit(e);
     else if (e.type === 'tool') {
