@@ -1,7 +1,13 @@
 export * from './service/index.ts';
 export { AgentSession, defaultLlm, type SessionOptions } from './session/agent-session.ts';
 export type { Agent } from './session/agent.ts';
-export type { SessionEvent, CallReport, ReportTurn, TurnMetrics, SessionState } from './session/events.ts';
+export type { SessionEvent, CallReport, ReportTurn, ReportHandoff, ReportTask, TurnMetrics, SessionState } from './session/events.ts';
+export type { SessionControl, GenerateReplyOptions } from './session/control.ts';
+export { handoff, Handoff, HANDOFF_DEFAULTS, type HandoffCarry, type HandoffOptions } from './session/handoff.ts';
+export { TASK_RUN_DEFAULTS } from './session/task-runner.ts';
+export type { SessionStages, Recognizer, AgentVoice, TurnPolicy, BargeInPolicy } from './session/stage-types.ts';
+export type { SttEvent } from './pipeline/stt.ts';
+export type { CollectTask, TaskInput, TaskResult, TaskStep, TaskFailureReason } from './tasks/types.ts';
 export type { Failure, FailureKind, FailureSource } from './session/failure.ts';
 export { createLogger } from './session/logger.ts';
 export * from './llm/index.ts';

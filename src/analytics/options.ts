@@ -6,7 +6,7 @@ export interface AnalyticsOptions {
   queueName?: string;
   /** Runs of a job before it is failed for good (429/5xx/network only). @default 8 */
   attempts?: number;
-  /** Delay between runs: full-jitter exponential, never under a Retry-After. @default { maxRetries: 7, baseMs: 2000, capMs: 300000 } */
+  /** Delay between runs: full-jitter exponential, never under a Retry-After. @default { baseMs: 2000, capMs: 300000 } */
   backoff?: BackoffPolicy;
   /** Jobs one worker runs at once. @default 2 */
   concurrency?: number;
@@ -24,7 +24,7 @@ export interface AnalyticsOptions {
 export const ANALYTICS_DEFAULTS: Required<AnalyticsOptions> = {
   queueName: 'hiwar-analytics',
   attempts: 8,
-  backoff: { maxRetries: 7, baseMs: 2000, capMs: 300_000 },
+  backoff: { baseMs: 2000, capMs: 300_000 },
   concurrency: 2,
   lockDurationMs: 30_000,
   stalledIntervalMs: 30_000,

@@ -6,4 +6,3 @@ export interface AudioFrame {
   time: number;
 }
 
-export const frameSeconds = (f: AudioFrame) => f.samples.length / f.sampleRate;

@@ -10,7 +10,6 @@ const MODEL = new URL('./models/silero-vad-16k-op15.onnx', import.meta.url);
 const WINDOW = 512;
 const CONTEXT = 64;
 export const VAD_RATE = 16000;
-export const VAD_WINDOW_S = WINDOW / VAD_RATE;
 
 interface Loaded {
   ort: OnnxRuntime;

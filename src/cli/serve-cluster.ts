@@ -5,7 +5,7 @@ import type { CallAdmission } from '../server/calls.ts';
 import type { ServiceClient } from '../service/client.ts';
 import { collectPcm } from '../service/index.ts';
 import type { Agent } from '../session/agent.ts';
-import { prepareFixedLines } from '../session/fixed-lines.ts';
+import { prepareFixedLines } from '../session/prepare-fixed-lines.ts';
 import type { Logger } from '../session/logger.ts';
 import { numberOption, UsageError } from './args.ts';
 

@@ -4,4 +4,5 @@ export { streamReply, type ReplyEvent, type StreamReplyOptions } from './run.ts'
 export { OpenAiLlm, type OpenAiOptions } from './openai.ts';
 export { ScriptedLlm, matchIntent, type Intent, type ScriptedOptions } from './scripted.ts';
 export { callTools, type CallToolOptions } from './call-tools.ts';
+export { TOOL_FILLER_DEFAULTS, type ToolFiller } from './tool-filler.ts';
 export { withDeadlines, noticeSlowStart, ModelTimeoutError, DEFAULT_MODEL_DEADLINES, type ModelDeadlines } from './deadlines.ts';

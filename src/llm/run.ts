@@ -1,11 +1,14 @@
 import { runTools, toolMessages, type ToolOutcome } from './tools.ts';
 import type { CallControl } from '../transport/types.ts';
-import type { ChatMessage, Llm, Tool } from './types.ts';
+import { fillerFor, stillRunningAfter, type ToolFiller } from './tool-filler.ts';
+import type { ChatMessage, Llm, Tool, ToolContext } from './types.ts';
 
 export type ReplyEvent =
   | { type: 'text'; delta: string }
   | { type: 'tool_started'; name: string; arguments: string }
   | { type: 'tool_finished'; outcome: ToolOutcome }
+  /** The tools of this turn are still working after the filler's time: say `line` while they do. */
+  | { type: 'tool_slow'; line: string }
   | { type: 'messages'; added: ChatMessage[] };
 
 export interface StreamReplyOptions {
@@ -16,6 +19,10 @@ export interface StreamReplyOptions {
   maxRounds?: number;
   /** Given to tools as `ctx.call`. */
   call?: CallControl;
+  /** Given to tools as `ctx.session`. */
+  session?: ToolContext['session'];
+  /** The agent's tool filler (see TOOL_FILLER_DEFAULTS); `false`: none. */
+  toolFiller?: ToolFiller | false;
 }
 
 /**
@@ -28,7 +35,7 @@ export async function* streamReply(
   messages: ChatMessage[],
   tools: Tool[],
   signal: AbortSignal,
-  { maxRounds = 3, call }: StreamReplyOptions = {},
+  { maxRounds = 3, call, session, toolFiller }: StreamReplyOptions = {},
 ): AsyncGenerator<ReplyEvent> {
   const working = [...messages];
   for (let round = 0; round <= maxRounds; round++) {
@@ -40,7 +47,11 @@ export async function* streamReply(
     }
     if (!calls?.length || round === maxRounds) return;
     for (const c of calls) yield { type: 'tool_started', name: c.name, arguments: c.arguments };
-    const outcomes = await runTools(calls, tools, { signal, ...(call ? { call } : {}) });
+    const running = runTools(calls, tools, { signal, ...(call ? { call } : {}), ...(session ? { session } : {}) });
+    // A slow tool: the caller hears the filler line once while it works, not silence.
+    const filler = fillerFor(calls, tools, toolFiller);
+    if (filler && (await stillRunningAfter(running, filler.afterMs)) && !signal.aborted) yield { type: 'tool_slow', line: filler.line };
+    const outcomes = await running;
     for (const o of outcomes) yield { type: 'tool_finished', outcome: o };
     const added: ChatMessage[] = [{ role: 'assistant', content: '', tool_calls: calls }, ...toolMessages(outcomes)];
     working.push(...added);

@@ -4,6 +4,8 @@ export interface ToolOutcome {
   call: ToolCall;
   result: unknown;
   error?: string;
+  /** The tool's own code threw (not a refused call): the session reports it as the agent's error. */
+  threw?: boolean;
   ms: number;
 }
 
@@ -30,7 +32,7 @@ export async function runTools(calls: ToolCall[], tools: Tool[], ctx: ToolContex
         const result = await tool.execute(parsed.data, ctx);
         return { call, result, ms: Date.now() - started };
       } catch (err) {
-        return { call, result: null, error: (err as Error).message, ms: Date.now() - started };
+        return { call, result: null, error: (err as Error)?.message ?? String(err), threw: true, ms: Date.now() - started };
       }
     }),
   );

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import type { CallControl } from '../transport/types.ts';
+import type { SessionControl } from '../session/control.ts';
+import type { ToolFiller } from './tool-filler.ts';
 
 /** The LLM contract of hiwar: chat messages in, streamed text and tool calls out. */
 export interface ToolCall {
@@ -20,6 +22,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The call the tool runs in (hang up, transfer, DTMF, call metadata); absent outside a call. */
   call?: CallControl;
+  /** The conversation the tool runs in (say a line, ask the model, hand off, run a task); absent outside a call. */
+  session?: SessionControl;
 }
 
 export interface Tool<S extends z.ZodType = z.ZodType> {
@@ -27,6 +31,11 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   description: string;
   parameters: S;
   execute(args: z.infer<S>, ctx: ToolContext): Promise<unknown> | unknown;
+  /**
+   * The line said once while this tool works longer than `afterMs` (over the agent's
+   * `toolFiller` and TOOL_FILLER_DEFAULTS); `false`: never for this tool.
+   */
+  filler?: ToolFiller | false;
 }
 
 export type LlmEvent = { type: 'text'; delta: string } | { type: 'tool_calls'; calls: ToolCall[] };

@@ -1,8 +1,8 @@
 import { noticeSlowStart } from '../llm/deadlines.ts';
 import { streamReply, type ReplyEvent as StreamEvent } from '../llm/run.ts';
 import type { ToolOutcome } from '../llm/tools.ts';
-import type { Llm, Tool } from '../llm/types.ts';
-import type { ChatHistory } from '../session/history.ts';
+import type { ToolFiller } from '../llm/tool-filler.ts';
+import type { ChatMessage, Llm, Tool, ToolContext } from '../llm/types.ts';
 import { SentenceChunker, chunkText, type ChunkerOptions } from '../text/chunker.ts';
 import { realClock, type Clock } from '../transport/clock.ts';
 import type { CallControl, TransportOutput } from '../transport/types.ts';
@@ -38,6 +38,11 @@ export interface ReplyOptions {
    * @default 2000
    */
   fillerAfterMs?: number;
+  /**
+   * Said once while tools work longer than its `afterMs` (see TOOL_FILLER_DEFAULTS); `false`: never.
+   * @default TOOL_FILLER_DEFAULTS
+   */
+  toolFiller?: ToolFiller | false;
   /** How model text is cut for synthesis (see `ChunkerOptions`). */
   chunker?: ChunkerOptions;
   /** How far audio runs ahead of what was heard (see `PlayoutOptions`). */
@@ -58,7 +63,7 @@ export interface Voice {
 }
 
 /** What a reply reports while it runs. */
-export type ReplyEvent =
+export type ReplyStageEvent =
   | { type: 'agent_chunk'; text: string }
   | { type: 'tool'; outcome: ToolOutcome }
   /** `error` is the raw cause, for classifying (`classifyFailure`) and the log. */
@@ -67,10 +72,12 @@ export type ReplyEvent =
   /** The first audio of the reply left the transport. */
   | { type: 'speaking' };
 
-/** What to reply to: a caller turn, or a fixed line (the greeting). */
+/** What to reply to: a caller turn, a fixed line (the greeting, `say`), or neither (a model reply). */
 export interface ReplyRequest {
   turn?: UserTurn;
   text?: string;
+  /** Extra instructions for this model reply only (not kept in the history). */
+  instructions?: string;
 }
 
 /** Clock times of a reply's milestones (0 / undefined when not reached). */
@@ -93,16 +100,28 @@ export interface ReplyOutcome {
   times: ReplyTimes;
 }
 
+/** The conversation a reply reads and adds to (the session's `ChatHistory`). */
+export interface ReplyHistory {
+  addUser(text: string): void;
+  addAssistant(text: string, interrupted?: boolean): void;
+  addToolRound(messages: ChatMessage[]): void;
+  messages(): ChatMessage[];
+}
+
 export interface ReplyDeps {
   llm: Llm;
   voice: Voice;
   output: TransportOutput;
   clock: Clock;
-  history: ChatHistory;
+  history: ReplyHistory;
   spoken: SpokenForm;
   tools: Tool[];
   call?: CallControl;
-  events: (e: ReplyEvent) => void;
+  /** Given to tools as `ctx.session`. */
+  session?: ToolContext['session'];
+  /** Rewrites each piece of text before its spoken form (`SessionStages.transformText`). */
+  transform?: (text: string) => string;
+  events: (e: ReplyStageEvent) => void;
 }
 
 /**
@@ -127,11 +146,17 @@ export class ReplyStage {
     const { deps } = this;
     if (req.turn) deps.history.addUser(req.turn.text);
     // The model's request goes out first: the playout and the voice are set up while it travels.
-    const answer = req.text === undefined ? startNow(streamReply(deps.llm, deps.history.messages(), deps.tools, signal, { maxRounds: this.o.maxToolRounds, call: deps.call })) : undefined;
+    const messages: ChatMessage[] = [...deps.history.messages(), ...(req.instructions ? [{ role: 'system' as const, content: req.instructions }] : [])];
+    const answer =
+      req.text === undefined
+        ? startNow(streamReply(deps.llm, messages, deps.tools, signal, { maxRounds: this.o.maxToolRounds, call: deps.call, session: deps.session, toolFiller: this.o.toolFiller }))
+        : undefined;
     // node:http writes a request on a kept-alive connection on the next tick, once the code that
     // asked for it has returned; the rest of the setup waits one step so it is not in the way.
     if (answer) await null;
     const playout = new ReplyPlayout(deps.output, deps.clock, deps.spoken.normalize, this.o.playout);
+    // A task's line spoken while a tool of this reply works: the reply is current again after it.
+    const outer = this.current;
     this.current = playout;
     const times: ReplyTimes = { firstToken: 0, firstChunk: 0, firstAudio: 0, firstSent: undefined };
     let endCall = false;
@@ -155,7 +180,7 @@ export class ReplyStage {
     await speaking;
     const text = playout.fullText();
     deps.history.addAssistant(heard, interrupted);
-    if (this.current === playout) this.current = undefined;
+    if (this.current === playout) this.current = outer;
     return { text, heard, interrupted, endCall: endCall && !interrupted, fatal, times };
   }
 
@@ -165,13 +190,14 @@ export class ReplyStage {
     const emit = async (text: string): Promise<SpeechChunk> => {
       times.firstChunk ||= deps.clock.now();
       deps.events({ type: 'agent_chunk', text });
-      return { text, spoken: await deps.spoken.speak(text, signal) };
+      return { text, spoken: await deps.spoken.speak(deps.transform ? deps.transform(text) : text, signal) };
     };
     if (!answer) {
       for (const c of chunkText(req.text ?? '', this.o.chunker)) yield await emit(c);
       return;
     }
     const chunker = new SentenceChunker(this.o.chunker);
+    let toolFillerSaid = false;
     try {
       // A slow model: the filler line fills the silence while it thinks. Real time: a model's
       // latency does not run faster with a simulated clock.
@@ -183,6 +209,10 @@ export class ReplyStage {
         } else if (e.type === 'text') {
           times.firstToken ||= deps.clock.now();
           for (const c of chunker.push(e.delta)) yield await emit(c);
+        } else if (e.type === 'tool_slow') {
+          // Once per reply: a second slow round is still the same wait to the caller.
+          if (!toolFillerSaid) yield await emit(e.line);
+          toolFillerSaid = true;
         } else if (e.type === 'tool_finished') {
           deps.events({ type: 'tool', outcome: e.outcome });
           if (this.o.endCallAfterTools.includes(e.outcome.call.name)) onEndCall();

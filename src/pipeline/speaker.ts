@@ -321,7 +321,7 @@ export class Speaker {
         const retries = this.opts.rateLimitRetries ?? SPEAKER_DEFAULTS.rateLimitRetries;
         if (err instanceof RateLimitError && attempt < retries) {
           // Real time: the service's rate window does not run faster with a simulated clock.
-          const wait = backoffDelay(attempt, { maxRetries: retries, baseMs: this.client.config.retryBaseMs }, err.retryAfterMs);
+          const wait = backoffDelay(attempt, { baseMs: this.client.config.retryBaseMs }, err.retryAfterMs);
           await sleep(wait, signal).catch(() => {});
           continue;
         }

@@ -128,7 +128,7 @@ export class SttStage {
         this.reconnects++;
         this.subject.next({ type: 'reconnecting', attempt: this.reconnects, close });
         // Real time: the service's recovery does not run faster with a simulated clock.
-        await sleep(backoffDelay(this.reconnects - 1, { maxRetries: this.o.maxReconnects, baseMs: this.client.config.retryBaseMs, capMs: this.o.reconnectCapMs }));
+        await sleep(backoffDelay(this.reconnects - 1, { baseMs: this.client.config.retryBaseMs, capMs: this.o.reconnectCapMs }));
         try {
           const from = this.log.replayStart ?? this.sessionSamples / this.rate;
           await this.connect(from);

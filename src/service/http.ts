@@ -164,7 +164,7 @@ export async function request<T>(
         (err instanceof Error && 'retryable' in err && (err as ServiceError).retryable);
       if (!retryable || n >= retries || opts.signal?.aborted) throw err;
       const after = err instanceof TransportError ? undefined : (err as ServiceError).retryAfterMs;
-      await sleep(backoffDelay(n, { maxRetries: retries, baseMs: cfg.retryBaseMs }, after), opts.signal).catch(() => {
+      await sleep(backoffDelay(n, { baseMs: cfg.retryBaseMs }, after), opts.signal).catch(() => {
         throw new TransportError(`${endpointLabel(spec)}: aborted`, 'aborted');
       });
     } finally {

@@ -1,6 +1,5 @@
 /** Backoff decisions, kept free of I/O so they can be tested without waiting. */
 export interface BackoffPolicy {
-  maxRetries: number;
   baseMs: number;
   capMs?: number;
 }

@@ -123,10 +123,6 @@ export interface TranscribeFlags {
   diarize?: boolean;
 }
 
-export interface TranscribeRequest extends TranscribeFlags {
-  file: Upload;
-}
-
 export interface Label {
   label: string;
   score: number;
@@ -273,9 +269,3 @@ export type DenoiseProgressEvent =
   | { stage: 'done'; url: string; [extra: string]: unknown }
   | { stage: 'error'; message: string; [extra: string]: unknown };
 
-/** The service's response envelope for some JSON endpoints. */
-export interface Envelope<T> {
-  statusCode?: number;
-  data: T;
-  message?: string;
-}

@@ -1,62 +1,68 @@
-import { Observable, Subject, Subscription, switchMap } from 'rxjs';
-import { DEFAULT_MODEL_DEADLINES, withDeadlines, type ModelDeadlines } from '../llm/deadlines.ts';
-import { ScriptedLlm } from '../llm/scripted.ts';
+import { Subscription } from 'rxjs';
 import type { Llm } from '../llm/types.ts';
 import { DtmfCollector } from '../pipeline/dtmf.ts';
-import { InterruptionPolicy } from '../pipeline/interruption.ts';
 import { LocalVad } from '../pipeline/local-vad.ts';
-import { ReplyPlayout } from '../pipeline/playout.ts';
-import { ReplyStage, type ReplyEvent } from '../pipeline/reply.ts';
-import { Speaker, SpeakerFatal } from '../pipeline/speaker.ts';
+import type { ReplyStageEvent } from '../pipeline/reply.ts';
+import { SpeakerFatal } from '../pipeline/speaker.ts';
 import { SpokenForm } from '../pipeline/spoken.ts';
-import { SttStage, type SttEvent } from '../pipeline/stt.ts';
-import { TurnDetector, type UserTurn } from '../pipeline/turns.ts';
+import type { SttEvent } from '../pipeline/stt.ts';
+import type { Recognizer, SessionStages } from './stage-types.ts';
+import type { UserTurn } from '../pipeline/turns.ts';
 import type { ServiceClient } from '../service/client.ts';
 import type { ListenEvent } from '../service/ws/listen-events.ts';
-import { Alarm, realClock, type Clock } from '../transport/clock.ts';
+import type { CollectTask, TaskInput, TaskResult } from '../tasks/types.ts';
+import { realClock, type Clock } from '../transport/clock.ts';
 import { ResamplingOutput } from '../transport/resampling-output.ts';
 import type { CallControl, CallInfo, Transport, TransportEvent } from '../transport/types.ts';
+import { Subject, type Observable } from 'rxjs';
 import type { Agent } from './agent.ts';
 import { CallActions } from './call-actions.ts';
-import type { CallReport, ReportTurn, SessionEvent, SessionState, TurnMetrics } from './events.ts';
-import { classifyFailure, closeFailure, type Failure, type FailureSource } from './failure.ts';
-import { turnMetrics } from './metrics.ts';
+import type { GenerateReplyOptions, SessionControl } from './control.ts';
+import type { CallReport, ReportTask, SessionEvent, SessionState, TurnMetrics } from './events.ts';
+import { classifyFailure, closeFailure, failureMessage, type Failure, type FailureSource } from './failure.ts';
+import { guarded } from './guarded.ts';
+import { Hearing } from './hearing.ts';
+import { Flow, toolControl } from './flow.ts';
+import { Handoff, type HandoffOptions } from './handoff.ts';
 import { ChatHistory } from './history.ts';
+import { OutOfServiceLine } from './out-of-service.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { turnMetrics } from './metrics.ts';
+import { ReplyLane, type LaneRequest } from './reply-lane.ts';
+import { ReportBuilder } from './report.ts';
+import { buildStt, defaultLlm, type AgentStages, type StageContext } from './stages.ts';
+import type { TaskRun } from './task-runner.ts';
+
+export { defaultLlm };
 
 export interface SessionOptions {
   client: ServiceClient;
   transport: Transport;
+  /** The agent that takes the call (others may follow by handoff). */
   agent: Agent;
   clock?: Clock;
+  /** The model of every agent of the call; default each agent's `llm`, else its scripted intents. */
   llm?: Llm;
   logger?: Logger;
+  /** Your own recognizer, voice, turn and interruption policies or text transform (see `SessionStages`). */
+  stages?: SessionStages;
 }
 
-interface Request {
-  /** A caller turn, or a fixed line (the greeting). */
-  turn?: UserTurn;
-  /** Clock time the caller stopped speaking, stamped when the turn was decided. */
-  speechEndAt?: number;
-  text?: string;
-}
-
-/**
- * The model when the session is given none: the agent's own, else its scripted intents. (The
- * CLI picks an OpenAI-compatible model from the environment: `src/cli/llm.ts`.)
- */
-export function defaultLlm(agent: Agent): Llm {
-  if (agent.llm) return agent.llm;
-  return new ScriptedLlm({ intents: agent.intents ?? [], fallback: agent.didNotUnderstand ?? 'عذرًا، لم أفهم. هل يمكنك الإعادة؟' });
+/** A request of the lane, with what the session reports about it. */
+interface Request extends LaneRequest {
+  /** The task whose line this is. */
+  task?: string;
 }
 
 /**
  * One call: a transport, an agent and the service, wired as a pipeline. Caller audio goes to
  * /listen; turns and barge-ins are decided from its events; each turn's reply runs LLM →
  * chunker → TTS → playout and is switched off by the next turn or a confirmed interruption.
- * Nothing throws out of `run()`: failures become events and, when they must, a clean end.
+ * The agent can change by handoff; a task can take the caller's turns for a while.
+ * Nothing throws out of `run()`: failures, the agent's code included, become events and, when
+ * they must, a clean end.
  */
-export class AgentSession {
+export class AgentSession implements SessionControl {
   private readonly eventsSubject = new Subject<SessionEvent>();
   /** Everything the session reports, typed; completes when the call has ended. */
   readonly events$: Observable<SessionEvent> = this.eventsSubject.asObservable();
@@ -65,30 +71,19 @@ export class AgentSession {
   private readonly output: ResamplingOutput;
   private readonly dtmf: DtmfCollector;
   private readonly log: Logger;
-  private readonly llm: Llm;
-  private readonly deadlines: ModelDeadlines;
   private readonly history: ChatHistory;
-  private readonly turns: TurnDetector;
-  private readonly interruption: InterruptionPolicy;
-  private readonly stt: SttStage;
-  private readonly speaker: Speaker;
+  private readonly stt: Recognizer;
   private readonly localVad: LocalVad | undefined;
   private readonly spoken: SpokenForm;
-  private readonly replies: ReplyStage;
-  /** The one timer: the next deadline of the turn detector or the interruption policy. */
-  private readonly alarm: Alarm;
-  private readonly requests$ = new Subject<Request>();
+  /** Who speaks and what for: the agent now (its stages), handoffs, the task running. */
+  private readonly flow: Flow;
+  /** Turns and barge-ins from what the recognizer hears. */
+  private readonly hearing: Hearing;
+  private readonly lane: ReplyLane;
   private readonly subs = new Subscription();
-  private readonly report: ReportTurn[] = [];
-  private readonly notices: string[] = [];
-  private closing: ReplyPlayout | undefined;
-  private cancelReply: (() => Promise<void>) | undefined;
-  private lastCleanup: Promise<void> = Promise.resolve();
-  /** The last reply has ended (its `lastCleanup` settled): the next one need not wait a tick for it. */
-  private lastEnded = true;
-  private outOfServiceAudio: { samples: Int16Array; sampleRate: number } | undefined;
-  private outOfServiceLine: Promise<void> | undefined;
-  private startedAt = 0;
+  private readonly report: ReportBuilder;
+  private readonly outOfServiceLine: OutOfServiceLine;
+  private outOfServiceEnd: Promise<void> | undefined;
   private ending: Promise<void> | undefined;
   private endReason = '';
   private resolveEnded!: () => void;
@@ -96,28 +91,17 @@ export class AgentSession {
   private state: SessionState = 'starting';
   /** The caller's side ended the call: nothing to hang up. */
   private callerGone = false;
+  private resolveLive!: () => void;
+  /** The call is up (sockets open, greeting asked for): tasks may start speaking. */
+  private readonly live = new Promise<void>((r) => (this.resolveLive = r));
 
   constructor(private readonly opts: SessionOptions) {
     const { agent, client, transport } = opts;
     this.clock = opts.clock ?? realClock();
     this.log = opts.logger ?? createLogger();
-    this.deadlines = { ...DEFAULT_MODEL_DEADLINES, ...agent.modelDeadlines };
-    // Real time: a model's latency does not run faster with a simulated clock.
-    this.llm = withDeadlines(opts.llm ?? defaultLlm(agent), this.deadlines, realClock());
+    this.report = new ReportBuilder(this.clock);
     this.history = new ChatHistory(agent.instructions);
-    this.turns = new TurnDetector(agent.turn);
-    this.interruption = new InterruptionPolicy(agent.interruption);
-    const sttRate = agent.stt?.sampleRate ?? (transport.inputRate <= 8000 ? 8000 : 16000);
-    this.stt = new SttStage(
-      client,
-      transport.inputRate,
-      {
-        sample_rate: sttRate, model: agent.stt?.model, endpointing: agent.stt?.endpointing, hotwords: agent.stt?.hotwords, interim_results: true,
-        liveness: agent.stt?.liveness,
-        uplinkFrameMs: agent.stt?.uplinkFrameMs,
-      },
-      this.clock,
-    );
+    this.stt = opts.stages?.recognizer ?? buildStt(agent, client, transport.inputRate, this.clock);
     this.localVad = agent.interruption?.localVad ? new LocalVad(transport.inputRate, this.clock) : undefined;
     this.output = new ResamplingOutput(transport.output);
     this.dtmf = new DtmfCollector(this.clock, agent.dtmf);
@@ -128,35 +112,61 @@ export class AgentSession {
       fail: (source, f, fatal, cause) => this.fail(source, f, fatal, cause),
       released: () => (this.callerGone = true),
     });
-    this.alarm = new Alarm(this.clock, () => this.onDeadline());
-    this.speaker = new Speaker(
-      client,
-      { ...agent.voice, sampleRate: transport.output.sampleRate },
-      this.clock,
-      (n) => {
-        if (n.type === 'fallback') this.notice(`speech synthesis switched to HTTP: ${n.reason}`);
-      },
-    );
+    this.hearing = new Hearing({
+      clock: this.clock,
+      stages: () => this.stages,
+      isEnding: () => !!this.ending,
+      turn: (t) => this.onUserTurn(t),
+      heard: () => this.task?.heard(),
+      interrupt: () => this.interrupt(),
+      emit: (e) => this.emit(e),
+    });
     this.spoken = new SpokenForm(client, { diacritize: agent.diacritize }, (m) => this.notice(m));
-    this.replies = new ReplyStage(
-      {
-        llm: this.llm,
-        voice: this.speaker,
-        output: this.output,
-        clock: this.clock,
-        history: this.history,
-        spoken: this.spoken,
-        tools: agent.tools ?? [],
-        call: this.control,
-        events: (e) => this.onReplyEvent(e),
-      },
-      {
-        modelErrorLine: agent.modelErrorLine,
-        endCallAfterTools: agent.endCallAfterTools,
-        fillerLine: agent.fillerLine,
-        fillerAfterMs: this.deadlines.fillerAfterMs,
-      },
+    this.outOfServiceLine = new OutOfServiceLine({
+      output: this.output,
+      clock: this.clock,
+      line: agent.outOfServiceLine,
+      spoken: (t) => this.spoken.normalize(t),
+      warn: (m, err) => this.log.warn({ err: (err as Error)?.message }, m),
+      said: (line) => this.report.agent({ text: line, heardText: line, interrupted: false, agent: this.agent.name }),
+    });
+    this.lane = new ReplyLane(
+      (req, signal) => this.actions.during(() => this.reply(req, signal)),
+      (err) => this.log.error({ err: (err as Error)?.message ?? err }, 'reply failed'),
     );
+    const stageContext: StageContext = {
+      client,
+      clock: this.clock,
+      llm: opts.llm,
+      outputRate: transport.output.sampleRate,
+      stages: opts.stages,
+      notice: (m) => this.notice(m),
+      reply: { output: this.output, clock: this.clock, history: this.history, spoken: this.spoken, call: this.control, session: toolControl(this, () => this.flow), events: (e) => this.onReplyEvent(e) },
+    };
+    this.flow = new Flow(agent, {
+      lane: this.lane,
+      clock: this.clock,
+      history: this.history,
+      report: this.report,
+      log: this.log,
+      stageContext,
+      control: this.control,
+      session: this,
+      live: this.live,
+      isEnding: () => !!this.ending,
+      emit: (e) => this.emit(e),
+      threw: this.threw,
+      speakTaskLine: (text, task, signal) => this.actions.during(() => this.reply({ text, task }, signal)),
+    });
+  }
+
+  /** The agent speaking now and the stages built for it. */
+  private get stages(): AgentStages {
+    return this.flow.stages;
+  }
+
+  private get task(): TaskRun<unknown> | undefined {
+    return this.flow.task;
   }
 
   /** Controls of this call, as tools and hooks get them. */
@@ -169,6 +179,11 @@ export class AgentSession {
     return this.opts.transport.call;
   }
 
+  /** The agent speaking now (changes with a handoff). */
+  get agent(): Agent {
+    return this.stages.agent;
+  }
+
   private emit(e: SessionEvent): void {
     this.eventsSubject.next(e);
   }
@@ -179,6 +194,11 @@ export class AgentSession {
     this.emit({ type: 'error', source, kind: f.kind, message: f.message, fatal });
   }
 
+  /** The agent's code threw: an event and a log line, and the call goes on. */
+  private readonly threw = (hook: string, err: unknown): void => {
+    this.fail('agent', { kind: 'hook', message: failureMessage('agent', 'hook', hook) }, false, err);
+  };
+
   private setState(state: SessionState): void {
     if (this.state === state || this.state === 'ended') return;
     this.state = state;
@@ -186,36 +206,44 @@ export class AgentSession {
   }
 
   private notice(message: string): void {
-    this.notices.push(message);
-    this.log.info({ session: this.opts.agent.name }, message);
+    this.report.notices.push(message);
+    this.log.info({ session: this.agent.name }, message);
     this.emit({ type: 'notice', message });
   }
 
-  private elapsed(): number {
-    return Math.round((this.clock.now() - this.startedAt)) / 1000;
+  /** Runs the call to its end and returns the report. Never rejects. */
+  async run(): Promise<CallReport> {
+    try {
+      await this.runCall();
+    } catch (err) {
+      // A bug of ours must not end the process either: the call ends cleanly instead.
+      this.log.error({ err: (err as Error)?.message ?? err }, 'session failed');
+      await this.end('session failed').catch(() => {});
+    }
+    return this.finalReport();
   }
 
-  /** Runs the call to its end and returns the report. */
-  async run(): Promise<CallReport> {
-    this.startedAt = this.clock.now();
+  private async runCall(): Promise<void> {
+    this.report.start();
     const { transport, agent } = this.opts;
-    agent.hooks?.onCallStart?.(this.control);
+    guarded('onCallStart', () => agent.hooks?.onCallStart?.(this.control), this.threw);
     try {
-      await Promise.all([this.stt.start(), this.speaker.start(), this.localVad?.start(), this.output.prepare(this.speaker.socketRate)]);
+      const { speaker } = this.stages;
+      await Promise.all([this.stt.start(), speaker.start(), this.localVad?.start(), this.output.prepare(speaker.socketRate)]);
     } catch (err) {
       const fatal = err instanceof SpeakerFatal ? err.error : err;
       const source = err instanceof SpeakerFatal ? 'tts' : 'stt';
       const f = classifyFailure(fatal, source);
       this.fail(source, f, true, fatal);
       await this.end(`could not start: ${f.message}`);
-      return this.finalReport();
+      return;
     }
     if (this.ending) {
       // A hook hung up before the call got going.
       await this.ended;
-      return this.finalReport();
+      return;
     }
-    void this.prerenderOutOfService();
+    void this.outOfServiceLine.prepare(this.stages.speaker);
     this.subs.add(
       transport.audio$.subscribe({
         next: (f) => {
@@ -237,35 +265,48 @@ export class AgentSession {
       this.subs.add(
         this.localVad.speech$.subscribe((s) => {
           if (s.type !== 'start') return;
-          this.onDecision(this.interruption.onEvent({ type: 'SpeechStarted', channel: 0, ts: 0 }, s.at, this.agentSpeaking()));
-          this.schedule();
+          this.hearing.speechStarted(s.at);
         }),
       );
     }
     this.subs.add(transport.events$.subscribe((e) => this.onTransportEvent(e)));
     this.subs.add(this.dtmf.entries$.subscribe((digits) => this.onDtmfEntry(digits)));
     this.subs.add(this.stt.events$.subscribe((e) => this.onStt(e)));
-    this.subs.add(
-      this.requests$
-        .pipe(switchMap((req) => this.replyObservable(req)))
-        .subscribe({ error: (err) => this.log.error({ err }, 'reply pipeline failed') }),
-    );
     this.setState('listening');
-    if (agent.greeting) this.requests$.next({ text: agent.greeting });
+    if (agent.greeting) this.lane.enqueue({ text: agent.greeting });
+    this.lane.start();
+    guarded('onEnter', () => agent.hooks?.onEnter?.(this, this.control), this.threw);
+    this.resolveLive();
     await this.ended;
-    return this.finalReport();
   }
 
   private finalReport(): CallReport {
-    return {
-      agent: this.opts.agent.name,
-      llm: this.llm.name,
-      turns: this.report,
-      ended: this.endReason,
-      durationSeconds: this.elapsed(),
-      notices: this.notices,
-    };
+    return this.report.build({ agent: this.opts.agent.name, llm: this.stages.llm.name, ended: this.endReason });
   }
+
+  // ── What the agent's code can do (SessionControl, see flow.ts) ──
+
+  say(text: string): Promise<void> {
+    return this.flow.say(text);
+  }
+
+  generateReply(opts?: GenerateReplyOptions): Promise<void> {
+    return this.flow.generateReply(opts);
+  }
+
+  handoff(next: Agent, opts?: HandoffOptions): Promise<void> {
+    return this.flow.handoff(false, next, opts);
+  }
+
+  runTask<T>(task: CollectTask<T>): Promise<TaskResult<T>> {
+    return this.flow.runTask(false, task);
+  }
+
+  summarize(): Promise<string> {
+    return this.flow.summarize();
+  }
+
+  // ── The caller ──
 
   private onTransportEvent(e: TransportEvent): void {
     if (e.type === 'hangup') {
@@ -276,42 +317,33 @@ export class AgentSession {
       void this.end(`transport error: ${e.message}`);
     } else if (e.type === 'dtmf') {
       this.emit({ type: 'dtmf', digit: e.digit });
-      const handled = this.opts.agent.hooks?.onDtmf?.(e.digit, this.control) === true;
-      if (!handled && this.dtmf.o.toModel) this.dtmf.push(e.digit);
+      const handled = guarded('onDtmf', () => this.agent.hooks?.onDtmf?.(e.digit, this.control), this.threw) === true;
+      // A task reads keys whether or not the model would.
+      if (!handled && (this.dtmf.o.toModel || this.task)) this.dtmf.push(e.digit);
     }
   }
 
-  /** Keys the caller entered reach the model as a user turn. */
+  /** Keys the caller entered reach the task running, else the model as a user turn. */
   private onDtmfEntry(digits: string): void {
     if (this.ending) return;
     const text = this.dtmf.o.format(digits);
     const now = this.clock.now();
-    this.report.push({ role: 'user', text, at: this.elapsed() });
-    this.opts.agent.hooks?.onUserTurn?.(text);
-    this.emit({ type: 'user_turn', text, source: 'dtmf' });
-    this.requests$.next({ turn: { text, lastWordEnd: undefined, finalAt: now, decidedAt: now } });
+    this.callerSaid(text, 'dtmf', { kind: 'dtmf', digits }) || this.lane.answer({ turn: { text, lastWordEnd: undefined, finalAt: now, decidedAt: now } });
   }
 
   /**
-   * Arms one timer for the next moment the turn detector or the interruption policy may decide
-   * something without a new event (an end-of-turn delay, a false-alarm timeout). Nothing runs
-   * between events otherwise.
+   * A caller turn, reported and given to the hook; a task running takes it (returns true),
+   * else it is for the model.
    */
-  private schedule(): void {
-    const due = [this.turns.deadline, this.interruption.deadline].filter((t): t is number => t !== undefined);
-    this.alarm.set(this.ending || !due.length ? undefined : Math.min(...due));
-  }
-
-  private onDeadline(): void {
-    if (this.ending) return;
-    const now = this.clock.now();
-    for (const t of this.turns.tick(now)) this.onUserTurn(t);
-    this.onDecision(this.interruption.tick(now, this.agentSpeaking()));
-    this.schedule();
-  }
-
-  private agentSpeaking(): boolean {
-    return !!this.replies.current?.speaking;
+  private callerSaid(text: string, source: 'speech' | 'dtmf', input: TaskInput): boolean {
+    const task = this.task;
+    this.report.user(text, { agent: this.agent.name, task: task?.task.name });
+    guarded('onUserTurn', () => this.agent.hooks?.onUserTurn?.(text), this.threw);
+    this.emit({ type: 'user_turn', text, source });
+    if (!task) return false;
+    this.history.addUser(text);
+    task.input(input);
+    return true;
   }
 
   private onStt(ev: SttEvent): void {
@@ -329,77 +361,43 @@ export class AgentSession {
     // once per utterance, or a caller the sandbox does not know looks like a line that takes no turns.
     if (e.type === 'Metadata' && e.phase === 'warning') this.notice(`caller speech without words: ${e.warning}`);
     if (e.type === 'Results' && e.transcript) this.emit({ type: 'transcript', text: e.transcript, final: e.is_final });
-    this.onDecision(this.interruption.onEvent(e, at, this.agentSpeaking()));
-    for (const t of this.turns.onEvent(e, at)) this.onUserTurn(t);
-    this.schedule();
+    this.hearing.listen(e, at);
   }
 
-  private onDecision(d: 'pause' | 'interrupt' | 'resume' | undefined): void {
-    const playout = this.replies.current;
-    if (!d || !playout) return;
-    if (d === 'pause') {
-      void playout.pause();
-      this.emit({ type: 'interruption', kind: 'paused' });
-    } else if (d === 'resume') {
-      playout.resume();
-      this.emit({ type: 'interruption', kind: 'resumed' });
-    } else {
-      this.emit({ type: 'interruption', kind: 'confirmed' });
-      void this.cancelReply?.(); // the speaker clears what the service still generates
-    }
+  /** A confirmed barge-in. Over a task's line only that line stops (the reply whose tool runs the task goes on). */
+  private interrupt(): void {
+    if (this.task?.speaking) this.task.cancelLine();
+    else void this.lane.cancel(); // the speaker clears what the service still generates
   }
 
   private onUserTurn(turn: UserTurn): void {
     if (this.ending) return;
     // Stamped now: the recognizer's timeline is mapped while its checkpoints are fresh.
     const speechEndAt = turn.lastWordEnd !== undefined ? this.stt.timeOf(turn.lastWordEnd) : undefined;
-    this.report.push({ role: 'user', text: turn.text, at: this.elapsed() });
-    this.opts.agent.hooks?.onUserTurn?.(turn.text);
-    this.emit({ type: 'user_turn', text: turn.text, source: 'speech' });
-    this.requests$.next({ turn, speechEndAt });
+    this.callerSaid(turn.text, 'speech', { kind: 'speech', text: turn.text }) || this.lane.answer({ turn, speechEndAt });
   }
 
-  /** A reply as an Observable: unsubscribing (switchMap on the next turn) cancels it. */
-  private replyObservable(req: Request): Observable<never> {
-    return new Observable<never>((subscriber) => {
-      const ctrl = new AbortController();
-      // No reply before this one, or it has ended: nothing to wait for (not even a tick).
-      const previous = this.lastEnded ? undefined : this.lastCleanup;
-      this.lastEnded = false;
-      const done = (async () => {
-        if (previous) await previous; // the cut-off reply has stopped its audio before this one starts
-        if (ctrl.signal.aborted) return;
-        await this.actions.during(() => this.reply(req, ctrl.signal));
-      })()
-        .catch((err) => this.log.error({ err: (err as Error).message }, 'reply failed'))
-        .finally(() => subscriber.complete());
-      this.lastCleanup = done;
-      void done.then(() => {
-        if (this.lastCleanup === done) this.lastEnded = true;
-      });
-      this.cancelReply = async () => {
-        ctrl.abort();
-        await done;
-      };
-      return () => ctrl.abort();
-    });
-  }
+  // ── The agent ──
 
-  private onReplyEvent(e: ReplyEvent): void {
+  private onReplyEvent(e: ReplyStageEvent): void {
     if (e.type === 'speaking') this.setState('speaking');
     else if (e.type === 'agent_chunk') this.emit(e);
-    else if (e.type === 'tool') this.emit(e);
-    else if (e.type === 'llm_error') this.fail('llm', classifyFailure(e.error, 'llm'), false, e.error);
+    else if (e.type === 'tool') {
+      this.emit(e);
+      if (e.outcome.threw) this.threw(`tool ${e.outcome.call.name}`, e.outcome.error);
+      // A tool that returns a handoff hands the call over once this reply is spoken.
+      if (e.outcome.result instanceof Handoff) void this.flow.handoff(true, e.outcome.result.agent, { carry: e.outcome.result.carry });
+    } else if (e.type === 'llm_error') this.fail('llm', classifyFailure(e.error, 'llm'), false, e.error);
     else this.fail('tts', classifyFailure(e.error, 'tts'), false, e.error);
   }
 
   private async reply(req: Request, signal: AbortSignal): Promise<void> {
-    const { agent } = this.opts;
+    const { agent, replies, interruption } = this.stages;
     const turn = req.turn;
-    this.interruption.reset();
+    interruption.reset();
     if (turn) this.setState('thinking');
-    const r = await this.replies.run(req, signal);
-    this.schedule();
+    const r = await replies.run(req, signal);
+    this.hearing.schedule();
     const metrics: TurnMetrics = { interrupted: r.interrupted };
     if (turn) {
       Object.assign(
@@ -407,53 +405,36 @@ export class AgentSession {
         turnMetrics({ speechEnd: req.speechEndAt, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...r.times }),
       );
     }
-    this.report.push({ role: 'agent', text: r.text, heardText: r.heard, interrupted: r.interrupted, at: this.elapsed(), ...(turn ? { metrics } : {}) });
-    agent.hooks?.onAgentTurn?.(r.text, r.heard, r.interrupted);
+    this.report.agent({ text: r.text, heardText: r.heard, interrupted: r.interrupted, agent: agent.name, task: req.task, ...(turn ? { metrics } : {}) });
+    guarded('onAgentTurn', () => agent.hooks?.onAgentTurn?.(r.text, r.heard, r.interrupted), this.threw);
     this.emit({ type: 'agent_turn', text: r.text, heardText: r.heard, interrupted: r.interrupted });
     if (turn) {
       this.emit({ type: 'metrics', metrics });
       this.log.info({ agent: agent.name, metrics }, 'turn');
     }
-    if (!this.replies.current) this.setState('listening');
+    if (!this.stages.replies.current) this.setState('listening');
     if (r.fatal) {
       const f = classifyFailure(r.fatal.error, 'tts');
       this.fail('tts', f, true, r.fatal.error);
       void this.outOfService(f.message);
-    } else if (this.actions.hasPending) void this.actions.runPending();
-    else if (r.endCall) void this.end('transferred');
-  }
-
-  /** Renders the out-of-service line while the service still answers, to play it when it stops. */
-  private async prerenderOutOfService(): Promise<void> {
-    try {
-      this.outOfServiceAudio = await this.speaker.render(this.spoken.normalize(this.opts.agent.outOfServiceLine));
-    } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'out-of-service line not prepared');
+      return;
     }
+    if (this.actions.hasPending) void this.actions.runPending();
+    else if (r.endCall) void this.end('transferred');
+    // A handoff asked by a tool of this reply: the next agent takes over before the next reply.
+    else if (!req.task) await this.flow.afterReply();
   }
 
   /** The service refuses (wallet, access): say the agent's line and hang up. */
   private outOfService(reason: string): Promise<void> {
-    // STT and TTS may both give up at once (an empty wallet): the line is said, and recorded, once.
-    this.outOfServiceLine ??= this.sayOutOfService(reason);
-    return this.outOfServiceLine;
-  }
-
-  private async sayOutOfService(reason: string): Promise<void> {
-    if (this.ending) return;
-    this.notice(`out of service: ${reason}`);
-    await this.cancelReply?.();
-    if (this.outOfServiceAudio?.samples.length) {
-      // Not `this.playout`: the closing line is not open to barge-in.
-      const playout = new ReplyPlayout(this.output, this.clock);
-      this.closing = playout;
-      playout.beginSegment(this.opts.agent.outOfServiceLine);
-      playout.append(this.outOfServiceAudio.samples, this.outOfServiceAudio.sampleRate);
-      playout.end();
-      await playout.finished;
-      this.report.push({ role: 'agent', text: this.opts.agent.outOfServiceLine, heardText: this.opts.agent.outOfServiceLine, interrupted: false, at: this.elapsed() });
-    }
-    await this.end(`out of service: ${reason}`);
+    this.outOfServiceEnd ??= (async () => {
+      if (this.ending) return;
+      this.notice(`out of service: ${reason}`);
+      await this.lane.cancel();
+      await this.outOfServiceLine.say();
+      await this.end(`out of service: ${reason}`);
+    })();
+    return this.outOfServiceEnd;
   }
 
   /** Ends the call: the last final is awaited, sockets closed, the transport's output stopped. */
@@ -461,14 +442,16 @@ export class AgentSession {
     this.ending ??= (async () => {
       reason = this.actions.transferring ?? reason;
       this.endReason = reason;
-      await this.cancelReply?.().catch(() => {});
+      this.flow.end();
+      this.resolveLive();
+      await this.lane.stop();
       this.subs.unsubscribe();
-      this.alarm.cancel();
-      await this.replies.current?.stop();
-      await this.closing?.stop();
+      this.hearing.cancel();
+      await this.stages.replies.current?.stop();
+      await this.outOfServiceLine.stop();
       await this.stt.finish().catch(() => {});
       this.localVad?.close();
-      await this.speaker.close().catch(() => {});
+      await this.stages.speaker.close().catch(() => {});
       this.dtmf.close();
       await this.output.close().catch(() => {});
       // The session ends a call the caller is still on (a tool, out of service, a failure).
@@ -483,6 +466,6 @@ export class AgentSession {
 
   /** For fault drills and tests: drops the recognition socket as a network failure would. */
   dropRecognition(): void {
-    this.stt.dropConnection();
+    this.stt.dropConnection?.();
   }
 }

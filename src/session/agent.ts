@@ -1,5 +1,6 @@
 import type { ModelDeadlines } from '../llm/deadlines.ts';
 import type { Intent } from '../llm/scripted.ts';
+import type { ToolFiller } from '../llm/tool-filler.ts';
 import type { Llm, Tool } from '../llm/types.ts';
 import type { DtmfOptions } from '../pipeline/dtmf.ts';
 import type { InterruptionOptions } from '../pipeline/interruption.ts';
@@ -7,6 +8,7 @@ import type { CallControl } from '../transport/types.ts';
 import type { TurnOptions } from '../pipeline/turns.ts';
 import type { GenerationEndOptions } from '../service/ws/tts-generation.ts';
 import type { ListenLiveness } from '../service/ws/listen.ts';
+import type { SessionControl } from './control.ts';
 
 /**
  * An agent is plain data plus functions: what it says, how it sounds, what it can do, and how
@@ -39,6 +41,13 @@ export interface Agent {
    * e.g. 'لحظة من فضلك'. Off when unset.
    */
   fillerLine?: string;
+  /**
+   * Said once while tools take longer than `afterMs` (TOOL_FILLER_DEFAULTS: 'لحظة من فضلك،
+   * أتحقق من ذلك.' after 1500 ms); a tool's own `filler` wins; `false`: never.
+   */
+  toolFiller?: ToolFiller | false;
+  /** Call-clock ms of caller silence during a task before its `timeout()` (see TASK_RUN_DEFAULTS). */
+  taskSilenceMs?: number;
   /** Said before hanging up when the service refuses (empty wallet, key without access). */
   outOfServiceLine: string;
   /**
@@ -66,6 +75,10 @@ export interface Agent {
   diacritize?: boolean;
   /** Keys pressed by the caller: how they are gathered and whether the model reads them. */
   dtmf?: DtmfOptions;
+  /**
+   * The agent's code at moments of the call; any may be async. Each runs guarded: a throw (or a
+   * rejected promise) becomes an `error` event (source `agent`) and a log line; the call goes on.
+   */
   hooks?: {
     /** The call is about to start: its metadata (`call.info`) and controls. */
     onCallStart?(call: CallControl): void;
@@ -73,5 +86,9 @@ export interface Agent {
     onAgentTurn?(text: string, heard: string, interrupted: boolean): void;
     /** Each key as it is pressed; return `true` to keep it from the model (handled here). */
     onDtmf?(digit: string, call: CallControl): boolean | void;
+    /** This agent takes the call (at the start, or by a handoff): say a line, run a task… */
+    onEnter?(session: SessionControl, call: CallControl): void;
+    /** This agent hands the call to another. */
+    onExit?(session: SessionControl, call: CallControl): void;
   };
 }

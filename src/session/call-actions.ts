@@ -1,9 +1,9 @@
 import type { SessionEvent } from './events.ts';
 import type { Failure, FailureSource } from './failure.ts';
-import type { CallControl, Transport } from '../transport/types.ts';
+import type { CallControl, Transport, TransferOptions } from '../transport/types.ts';
 
 /** Hang-up or transfer asked for by a tool, done once the reply it was asked in has been heard. */
-type CallAction = { action: 'hangup'; reason: string } | { action: 'transfer'; target: string };
+type CallAction = { action: 'hangup'; reason: string } | { action: 'transfer'; target: string; opts?: TransferOptions };
 
 /** What the actions need from the session. */
 export interface CallActionHost {
@@ -35,9 +35,9 @@ export class CallActions {
     this.control = {
       info: transport.call,
       hangup: async (reason = 'agent hung up') => this.request({ action: 'hangup', reason }),
-      transfer: async (target) => {
+      transfer: async (target, opts) => {
         if (!transport.transfer) throw new Error(`this transport (${transport.call.provider}) cannot transfer calls`);
-        this.request({ action: 'transfer', target });
+        this.request({ action: 'transfer', target, ...(opts?.summary ? { opts: { summary: opts.summary } } : {}) });
       },
       sendDtmf: async (digits) => {
         if (!transport.sendDtmf) throw new Error(`this transport (${transport.call.provider}) cannot send DTMF`);
@@ -79,7 +79,7 @@ export class CallActions {
     }
     try {
       this.transferring = `transferred to ${a.target}`;
-      await this.transport.transfer!(a.target);
+      await (a.opts ? this.transport.transfer!(a.target, a.opts) : this.transport.transfer!(a.target));
       this.host.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: true });
       this.host.released();
       await this.host.end(this.transferring);

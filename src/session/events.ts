@@ -30,6 +30,30 @@ export interface ReportTurn {
   /** Seconds since the call started. */
   at: number;
   metrics?: TurnMetrics;
+  /** For the agent: which agent of the flow spoke (its `name`); for both: set after a handoff too. */
+  agent?: string;
+  /** The task the turn belongs to (its prompt, read-back or the caller's answer), e.g. `digits:account`. */
+  task?: string;
+}
+
+/** One handoff in the call report. */
+export interface ReportHandoff {
+  from: string;
+  to: string;
+  carry: 'summary' | 'full' | 'none';
+  /** Seconds since the call started. */
+  at: number;
+}
+
+/** One task in the call report: what it collected, or why it gave up. */
+export interface ReportTask {
+  name: string;
+  /** The agent that ran it. */
+  agent: string;
+  /** Seconds since the call started, when it started and ended. */
+  at: number;
+  endedAt: number;
+  result: { ok: true; value: unknown } | { ok: false; reason: string; lastHeard?: string };
 }
 
 export type SessionState = 'starting' | 'listening' | 'thinking' | 'speaking' | 'ended';
@@ -50,10 +74,20 @@ export type SessionEvent =
   | { type: 'notice'; message: string }
   /** `kind` says what failed in a way an operator acts on; `message` is clean text for people. */
   | { type: 'error'; source: FailureSource; kind: FailureKind; message: string; fatal: boolean }
-  | { type: 'ended'; reason: string };
+  | { type: 'ended'; reason: string }
+  /** Another agent takes the call over at the next reply (`handoff`). */
+  | { type: 'agent_handoff'; from: string; to: string; carry: 'summary' | 'full' | 'none' }
+  /** A task (`runTask`) takes the caller's turns and keys until it ends. */
+  | { type: 'task_started'; name: string }
+  | { type: 'task_ended'; name: string; result: ReportTask['result'] };
 
 export interface CallReport {
+  /** The agent the call started with. */
   agent: string;
+  /** Every handoff from one agent to the next, in order. */
+  handoffs: ReportHandoff[];
+  /** Every task run during the call, in order. */
+  tasks: ReportTask[];
   llm: string;
   turns: ReportTurn[];
   ended: string;

@@ -12,9 +12,10 @@ import {
 import { ModelTimeoutError } from '../llm/deadlines.ts';
 
 /** What kind of failure a session `error` event reports: what an operator acts on. */
-export type FailureKind = 'auth' | 'balance' | 'rate' | 'network' | 'timeout' | 'protocol' | 'model';
+export type FailureKind = 'auth' | 'balance' | 'rate' | 'network' | 'timeout' | 'protocol' | 'model' | 'hook';
 
-export type FailureSource = 'stt' | 'tts' | 'llm' | 'transport';
+/** `agent`: the agent's own code (a hook or a tool) threw. */
+export type FailureSource = 'stt' | 'tts' | 'llm' | 'transport' | 'agent';
 
 export interface Failure {
   kind: FailureKind;
@@ -27,6 +28,7 @@ const WHAT: Record<FailureSource, string> = {
   tts: 'speech synthesis',
   llm: 'the language model',
   transport: 'the call connection',
+  agent: "the agent's code",
 };
 
 const HOW: Record<FailureKind, string> = {
@@ -37,6 +39,7 @@ const HOW: Record<FailureKind, string> = {
   timeout: 'did not answer in time',
   protocol: 'answered something it should not have',
   model: 'failed to produce an answer',
+  hook: 'threw an error',
 };
 
 export function failureMessage(source: FailureSource, kind: FailureKind, detail?: string): string {

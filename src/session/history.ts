@@ -6,7 +6,18 @@ import type { ChatMessage } from '../llm/types.ts';
  */
 export class ChatHistory {
   private readonly items: ChatMessage[] = [];
-  constructor(private readonly system: string) {}
+  constructor(private system: string) {}
+
+  /** The conversation without the system prompt (what a handoff carries over). */
+  turns(): ChatMessage[] {
+    return [...this.items];
+  }
+
+  /** A new agent takes over: its prompt, and what it is told of the conversation so far. */
+  replace(system: string, carried: ChatMessage[]): void {
+    this.system = system;
+    this.items.splice(0, this.items.length, ...carried);
+  }
 
   addUser(text: string): void {
     this.items.push({ role: 'user', content: text });

@@ -83,8 +83,8 @@ export interface TestCall {
   metrics: TurnMetrics[];
   /** Why the call ended (`report.ended`). */
   ended: string;
-  /** Set when the agent hung up or transferred the call. */
-  endedByAgent?: { hangup?: string; transfer?: string };
+  /** Set when the agent hung up or transferred the call (`summary`: the one passed with the transfer). */
+  endedByAgent?: { hangup?: string; transfer?: string; summary?: string };
   /** The caller's lines with their times (seconds since the start of the call). */
   callerLines: CallerLine[];
   /** The call as a stereo WAV file: caller left, agent right, on one timeline. */

@@ -1,6 +1,6 @@
 import { collectPcm } from '../service/rest/audio-stream.ts';
 import type { Agent } from '../session/agent.ts';
-import { AgentSession, defaultLlm } from '../session/agent-session.ts';
+import { AgentSession } from '../session/agent-session.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { CallReport, SessionEvent } from '../session/events.ts';
 import { createLogger, type Logger } from '../session/logger.ts';
@@ -51,7 +51,8 @@ export async function simulateCall(opts: {
     transport: caller,
     agent: opts.agent,
     clock: opts.clock,
-    llm: opts.llm ?? defaultLlm(opts.agent),
+    // Unset: each agent of a flow answers with its own model or intents.
+    llm: opts.llm,
     logger: opts.logger ?? createLogger('silent'),
   });
   const events: SessionEvent[] = [];

@@ -70,7 +70,7 @@ export class SimulatedCaller implements Transport {
   readonly lines: CallerLine[] = [];
   readonly agentSpans: { start: number; end: number }[] = [];
   /** Set when the agent hung up or transferred the call (rather than the caller hanging up). */
-  endedByAgent: { hangup?: string; transfer?: string } | undefined;
+  endedByAgent: { hangup?: string; transfer?: string; summary?: string } | undefined;
   private readonly callerTrack: { samples: Int16Array; time: number }[] = [];
   private readonly agentTrack: { samples: Int16Array; time: number }[] = [];
   /** Clock time of the first sample of `recording()`: time 0 of the call. */
@@ -240,8 +240,8 @@ export class SimulatedCaller implements Transport {
   }
 
   /** The agent hands the call over: for the simulated caller, the call ends there. */
-  async transfer(target: string): Promise<void> {
-    this.endedByAgent ??= { transfer: target };
+  async transfer(target: string, opts?: { summary?: string }): Promise<void> {
+    this.endedByAgent ??= { transfer: target, ...(opts?.summary ? { summary: opts.summary } : {}) };
     this.stop();
   }
 

@@ -1,4 +1,4 @@
-export type { CallInfo, CallControl, PlaybackUpdate, Transport, TransportEvent, TransportOutput } from './types.ts';
+export type { CallInfo, CallControl, PlaybackUpdate, Transport, TransportEvent, TransportOutput, TransferOptions } from './types.ts';
 export { Alarm, ScaledClock, VirtualClock, realClock, type Clock } from './clock.ts';
 export { HeldEvents } from './held-events.ts';
 export { CallerAudio, CALLER_AUDIO_DEFAULTS, type CallerAudioOptions } from './caller-audio.ts';

@@ -80,6 +80,15 @@ export interface TransportOutput {
   close(): Promise<void>;
 }
 
+/** Options of a transfer. */
+export interface TransferOptions {
+  /**
+   * A short summary of the case for the person taking the call, carried where the platform has a
+   * field for it (a SIP header `X-Hiwar-Summary`, see docs/telephony.md); not spoken.
+   */
+  summary?: string;
+}
+
 /**
  * What an agent's tools and hooks can do to the call they run in (`ToolContext.call`). Hang-up
  * and transfer wait for the reply being spoken to be heard (the model's "I am transferring you"
@@ -90,7 +99,7 @@ export interface CallControl {
   /** Ends the call after the current reply; the transport's `hangup()` is called if it has one. */
   hangup(reason?: string): Promise<void>;
   /** Hands the call to `target` after the current reply. Rejects if the transport cannot transfer. */
-  transfer(target: string): Promise<void>;
+  transfer(target: string, opts?: TransferOptions): Promise<void>;
   /** Plays DTMF tones to the far end now. Rejects if the transport cannot. */
   sendDtmf(digits: string): Promise<void>;
 }
@@ -106,8 +115,8 @@ export interface Transport {
   readonly output: TransportOutput;
   /** Ends the call from the agent's side (in-stream where the platform allows, or a user hook). */
   hangup?(reason?: string): Promise<void>;
-  /** Hands the call to another number or SIP URI. */
-  transfer?(target: string): Promise<void>;
+  /** Hands the call to another number or SIP URI (with a summary where the platform carries one). */
+  transfer?(target: string, opts?: TransferOptions): Promise<void>;
   /** Plays DTMF tones to the far end. */
   sendDtmf?(digits: string): Promise<void>;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Llm, LlmRequest } from '../../src/llm/types.ts';
 import type { SpeechSink } from '../../src/pipeline/playout.ts';
-import { ReplyStage, type ReplyEvent, type Voice } from '../../src/pipeline/reply.ts';
+import { ReplyStage, type ReplyStageEvent, type Voice } from '../../src/pipeline/reply.ts';
 import type { SpeechChunk } from '../../src/pipeline/speaker.ts';
 import { SpokenForm, speechLength } from '../../src/pipeline/spoken.ts';
 import { ChatHistory } from '../../src/session/history.ts';
@@ -48,7 +48,7 @@ function setup(opts: { llm: Llm; diacritize?: boolean; endCallAfterTools?: strin
   const output = new PacedOutput(RATE, clock);
   const voice = new FakeVoice(clock);
   const history = new ChatHistory('system');
-  const events: ReplyEvent[] = [];
+  const events: ReplyStageEvent[] = [];
   const stage = new ReplyStage(
     { llm: opts.llm, voice, output, clock, history, spoken: new SpokenForm(tashkil, { diacritize: opts.diacritize }), tools: [], events: (e) => events.push(e) },
     { endCallAfterTools: opts.endCallAfterTools },

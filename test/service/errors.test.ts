@@ -66,7 +66,7 @@ test('redaction removes the key, raw or URL-encoded, and masks key query paramet
 });
 
 test('backoff grows exponentially with jitter and honours Retry-After', () => {
-  const p = { maxRetries: 5, baseMs: 100 };
+  const p = { baseMs: 100 };
   assert.equal(backoffDelay(0, p, undefined, () => 0), 50);
   assert.equal(backoffDelay(0, p, undefined, () => 1), 100);
   assert.equal(backoffDelay(3, p, undefined, () => 1), 800);

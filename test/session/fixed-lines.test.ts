@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import callCentre from '../../agents/call-centre/index.ts';
 import { ServiceClient } from '../../src/service/index.ts';
-import { prepareFixedLines } from '../../src/session/fixed-lines.ts';
+import { prepareFixedLines } from '../../src/session/prepare-fixed-lines.ts';
 import { normalizeForSpeech } from '../../src/text/normalize.ts';
 import { call } from '../helpers/call.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';

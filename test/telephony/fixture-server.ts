@@ -40,7 +40,7 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
-const REPORT: CallReport = { agent: 'fixture', llm: 'none', turns: [], ended: 'caller hung up', durationSeconds: 0, notices: [] };
+const REPORT: CallReport = { agent: 'fixture', llm: 'none', turns: [], ended: 'caller hung up', durationSeconds: 0, notices: [], handoffs: [], tasks: [] };
 
 export async function startFixtureServer(): Promise<FixtureServer> {
   const logger = createLogger('silent');

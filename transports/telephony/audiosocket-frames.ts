@@ -29,11 +29,6 @@ export const AUDIO_TYPES: ReadonlyMap<number, number> = new Map([
   [0x18, 192000],
 ]);
 
-export const audioTypeFor = (rate: number): number => {
-  for (const [type, r] of AUDIO_TYPES) if (r === rate) return type;
-  throw new Error(`AudioSocket has no audio frame type for ${rate} Hz`);
-};
-
 const HEADER = 3;
 const MAX_PAYLOAD = 0xffff;
 

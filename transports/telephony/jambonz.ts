@@ -14,7 +14,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { safeEqual } from '../../src/server/tokens.ts';
-import { dtmfDigit, json, parseJson, type AfterStream, type Inbound, type MediaFormat, type ProviderConnection, type TelephonyProvider, type WebhookContext, type WireMessage } from './provider.ts';
+import { dtmfDigit, json, parseJson, SUMMARY_HEADER, summaryHeaderValue, type AfterStream, type Inbound, type MediaFormat, type ProviderConnection, type TelephonyProvider, type WebhookContext, type WireMessage } from './provider.ts';
 
 export const JAMBONZ_SUBPROTOCOL = 'audio.jambonz.org';
 const RATES = [8000, 16000, 24000, 32000, 48000, 64000];
@@ -43,7 +43,9 @@ export function listenVerb(streamUrl: string, actionUrl: string, sampleRate = 80
 export function afterListen(next: AfterStream | undefined): Record<string, unknown>[] {
   if (next?.action === 'transfer') {
     const sip = /^sips?:/i.test(next.target);
-    return [{ verb: 'dial', target: [sip ? { type: 'sip', sipUri: next.target } : { type: 'phone', number: next.target }] }];
+    // jambonz places every dial as a SIP INVITE: the summary goes as a header either way.
+    const headers = next.summary ? { headers: { [SUMMARY_HEADER]: summaryHeaderValue(next.summary) } } : {};
+    return [{ verb: 'dial', target: [sip ? { type: 'sip', sipUri: next.target } : { type: 'phone', number: next.target }], ...headers }];
   }
   return [{ verb: 'hangup' }];
 }

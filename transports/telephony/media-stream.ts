@@ -53,7 +53,7 @@ export interface MediaSink {
 /** Hooks for what a platform can only do through its REST API (wired to the user's credentials). */
 export interface PlatformHooks {
   /** Hands the call on; the stream is closed after it resolves. */
-  transfer?(call: CallInfo, target: string): Promise<void>;
+  transfer?(call: CallInfo, target: string, opts?: { summary?: string }): Promise<void>;
   /** Told that the agent hung up (before the stream closes), e.g. to end the call by API. */
   hangup?(call: CallInfo, reason?: string): Promise<void>;
 }
@@ -397,10 +397,10 @@ export class MediaStreamTransport implements Transport {
     this.end('agent hung up');
   }
 
-  async transfer(target: string): Promise<void> {
+  async transfer(target: string, opts?: { summary?: string }): Promise<void> {
     if (this.ended) throw new Error('the call has ended');
     if (!this.control.transfer) throw new Error(`transfer is not available on ${this.call.provider}: give the plugin a transfer hook (docs/telephony.md)`);
-    await this.control.transfer(this.call, target);
+    await (opts?.summary ? this.control.transfer(this.call, target, opts) : this.control.transfer(this.call, target));
     this.agentAction = { action: 'transfer', target };
     this.sink.close('transferred');
     this.end(`transferred to ${target}`);

@@ -165,7 +165,7 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
         // there; otherwise only the user's REST hook can.
         // The decision is kept before the stream closes: the platform may ask right after.
         hooks: {
-          ...(provider.transfersAfterStream ? { transfer: async (call: CallInfo, target: string) => rememberAfter(call.callId, { action: 'transfer', target }) } : {}),
+          ...(provider.transfersAfterStream ? { transfer: async (call: CallInfo, target: string, opts?: { summary?: string }) => rememberAfter(call.callId, { action: 'transfer', target, ...(opts?.summary ? { summary: opts.summary } : {}) }) } : {}),
           ...opts.hooks?.[provider.name],
         },
         logger: opts.logger,

@@ -141,7 +141,26 @@ export interface WebhookContext {
 }
 
 /** What happens to a call once the agent let go of its stream. */
-export type AfterStream = { action: 'hangup' } | { action: 'transfer'; target: string };
+export type AfterStream = { action: 'hangup' } | { action: 'transfer'; target: string; summary?: string };
+
+/** The SIP header that carries a transfer's summary, on the platforms that can set one. */
+export const SUMMARY_HEADER = 'X-Hiwar-Summary';
+
+/** A summary as a SIP header value: UTF-8 percent-encoded (headers are ASCII), at most 300 characters of text. */
+export function summaryHeaderValue(summary: string): string {
+  return encodeURIComponent(summary.replace(/\s+/g, ' ').trim().slice(0, 300));
+}
+
+/** The TwiML/TeXML `<Dial>` of a transfer: a SIP target carries the summary as a header; a number cannot. */
+export function twimlDial(target: string, summary: string | undefined): string {
+  return /^sips?:/i.test(target) ? `<Dial><Sip>${xmlEscape(sipWithSummary(target, summary))}</Sip></Dial>` : `<Dial>${xmlEscape(target)}</Dial>`;
+}
+
+/** A SIP URI with the summary as a header of the INVITE (`?X-Hiwar-Summary=…`), for `<Sip>` dials. */
+export function sipWithSummary(uri: string, summary: string | undefined): string {
+  if (!summary) return uri;
+  return `${uri}${uri.includes('?') ? '&' : '?'}${SUMMARY_HEADER}=${summaryHeaderValue(summary)}`;
+}
 
 export interface WebhookAnswer {
   status?: number;

@@ -1,5 +1,5 @@
 import { createPublicKey, verify } from 'node:crypto';
-import { b64, dtmfEvent, json, mediaEvent, parseJson, WEBHOOK_CLOCK_SKEW_S, WEBHOOK_MAX_AGE_S, xmlEscape, type Inbound, type MediaFormat, type TelephonyProvider } from './provider.ts';
+import { b64, dtmfEvent, json, mediaEvent, parseJson, WEBHOOK_CLOCK_SKEW_S, WEBHOOK_MAX_AGE_S, twimlDial, xmlEscape, type Inbound, type MediaFormat, type TelephonyProvider } from './provider.ts';
 
 /**
  * Telnyx media streaming, bidirectional in RTP mode: JSON text frames like Twilio's but in
@@ -64,7 +64,7 @@ export const telnyx: TelephonyProvider = {
     const callId = ctx.params.CallSid ?? ctx.params['data.payload.call_control_id'] ?? ctx.params.call_control_id ?? '';
     if (route === 'after') {
       const next = ctx.afterStream(callId);
-      return texml(next?.action === 'transfer' ? `<Dial>${xmlEscape(next.target)}</Dial>` : '<Hangup/>');
+      return texml(next?.action === 'transfer' ? twimlDial(next.target, next.summary) : '<Hangup/>');
     }
     if (route !== 'answer') return { status: 404, contentType: 'text/plain', body: 'unknown route\n' };
     const streamUrl = ctx.streamUrl(callId, pick(ctx.params, ['From', 'To']));

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { safeEqual } from '../../src/server/tokens.ts';
-import { b64, dtmfEvent, json, mediaEvent, parseJson, xmlEscape, type Inbound, type TelephonyProvider, type WebhookContext } from './provider.ts';
+import { b64, dtmfEvent, json, mediaEvent, parseJson, twimlDial, xmlEscape, type Inbound, type TelephonyProvider, type WebhookContext } from './provider.ts';
 
 /**
  * Twilio Media Streams, bidirectional (`<Connect><Stream>`): JSON text frames, mu-law 8 kHz in
@@ -68,7 +68,7 @@ export const twilio: TelephonyProvider = {
     const callId = ctx.params.CallSid ?? '';
     if (route === 'after') {
       const next = ctx.afterStream(callId);
-      const body = next?.action === 'transfer' ? `<Dial>${xmlEscape(next.target)}</Dial>` : '<Hangup/>';
+      const body = next?.action === 'transfer' ? twimlDial(next.target, next.summary) : '<Hangup/>';
       return twiml(body);
     }
     if (route !== 'answer') return { status: 404, contentType: 'text/plain', body: 'unknown route\n' };

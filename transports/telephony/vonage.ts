@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { jwtVerify } from 'jose';
 import { safeEqual } from '../../src/server/tokens.ts';
-import { dtmfDigit, json, parseJson, WEBHOOK_CLOCK_SKEW_S, WEBHOOK_MAX_AGE_S, type Inbound, type MediaFormat, type TelephonyProvider } from './provider.ts';
+import { dtmfDigit, json, parseJson, SUMMARY_HEADER, summaryHeaderValue, WEBHOOK_CLOCK_SKEW_S, WEBHOOK_MAX_AGE_S, type Inbound, type MediaFormat, type TelephonyProvider } from './provider.ts';
 
 /**
  * Vonage Voice API WebSockets (an NCCO `connect` to a `websocket` endpoint): a JSON text frame
@@ -62,7 +62,9 @@ export const vonage: TelephonyProvider = {
       const next = ctx.afterStream(callId);
       const status = ctx.params.status ?? '';
       if (next?.action === 'transfer' && ['completed', 'disconnected'].includes(status)) {
-        const endpoint = /^sips?:/.test(next.target) ? { type: 'sip', uri: next.target } : { type: 'phone', number: next.target.replace(/^\+/, '') };
+        // A SIP endpoint carries the summary as a header; a phone number cannot.
+        const sipHeaders = next.summary ? { headers: { [SUMMARY_HEADER]: summaryHeaderValue(next.summary) } } : {};
+        const endpoint = /^sips?:/.test(next.target) ? { type: 'sip', uri: next.target, ...sipHeaders } : { type: 'phone', number: next.target.replace(/^\+/, '') };
         return { contentType: 'application/json', body: JSON.stringify([{ action: 'connect', endpoint: [endpoint] }]) };
       }
       return { status: 204, contentType: 'text/plain', body: '' };

@@ -19,7 +19,6 @@ export const forbidden = (endpoint: string) => new HttpError(403, 40301, `Access
 export const notFound = (message: string) => new HttpError(404, 40401, message);
 export const tooLarge = (message: string) => new HttpError(413, 41301, message);
 export const tooMany = () => new HttpError(429, 42901, 'Concurrency limit exceeded');
-export const notImplemented = (message: string) => new HttpError(501, 50101, message);
 export const insufficient = (required: number, available: number) =>
   new HttpError(402, 40201, `Insufficient wallet balance. Required: ${required} credits, Available: ${available} credits`);
 

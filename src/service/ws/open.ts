@@ -113,8 +113,3 @@ export function parseJsonObject(text: string): Record<string, unknown> | undefin
   }
 }
 
-export function rawToBytes(data: WebSocket.RawData): Uint8Array {
-  if (Buffer.isBuffer(data)) return data;
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return new Uint8Array(data);
-}

@@ -1,0 +1,165 @@
+import type { TaskResult, CollectTask } from '../tasks/types.ts';
+import type { Clock } from '../transport/clock.ts';
+import type { CallControl } from '../transport/types.ts';
+import type { Agent } from './agent.ts';
+import type { GenerateReplyOptions, SessionControl } from './control.ts';
+import type { ReportTask, SessionEvent } from './events.ts';
+import { guarded, guardedAsync, type HookThrew } from './guarded.ts';
+import { Handoff, carriedHistory, handoff, summarize, type HandoffOptions } from './handoff.ts';
+import type { ChatHistory } from './history.ts';
+import type { Logger } from './logger.ts';
+import type { ReplyLane } from './reply-lane.ts';
+import type { ReportBuilder } from './report.ts';
+import { buildStages, type AgentStages, type StageContext } from './stages.ts';
+import { TASK_RUN_DEFAULTS, TaskRun } from './task-runner.ts';
+
+/** What the flow needs from the session. */
+export interface FlowHost {
+  lane: ReplyLane;
+  clock: Clock;
+  history: ChatHistory;
+  report: ReportBuilder;
+  log: Logger;
+  stageContext: StageContext;
+  control: CallControl;
+  /** The session as the agent's hooks get it. */
+  session: SessionControl;
+  /** The call is up (greeting asked for): tasks may start speaking. */
+  live: Promise<void>;
+  isEnding(): boolean;
+  emit(e: SessionEvent): void;
+  threw: HookThrew;
+  /** Speaks a task's line as a reply of the session (report, events, barge-in). */
+  speakTaskLine(text: string, task: string, signal: AbortSignal): Promise<void>;
+}
+
+/** The session as tools see it (`ctx.session`): a handoff or a task waits for the tool's reply, not for idle. */
+export function toolControl(session: SessionControl, flow: () => Flow): SessionControl {
+  return {
+    get agent() {
+      return session.agent;
+    },
+    say: (text) => session.say(text),
+    generateReply: (o) => session.generateReply(o),
+    handoff: (next, o) => flow().handoff(true, next, o),
+    runTask: (task) => flow().runTask(true, task),
+    summarize: () => session.summarize(),
+  };
+}
+
+/**
+ * What the agent's code does with the conversation: lines said without the model, model replies
+ * with one-off instructions, handoffs from one agent to the next, and tasks that take the
+ * caller's turns for a while. The session owns the audio; this owns who speaks and what for.
+ */
+export class Flow {
+  /** The agent speaking now and the stages built for it. */
+  stages: AgentStages;
+  /** The task taking the caller's turns, if any. */
+  task: TaskRun<unknown> | undefined;
+  /** A handoff asked during a reply, done when it ends. */
+  private pending: { next: Handoff; done: () => void } | undefined;
+
+  constructor(
+    agent: Agent,
+    private readonly host: FlowHost,
+  ) {
+    this.stages = buildStages(agent, host.stageContext);
+  }
+
+  say(text: string): Promise<void> {
+    if (typeof text !== 'string' || !text.trim()) return Promise.reject(new TypeError('say: the text to speak is empty'));
+    return new Promise((done) => this.host.lane.enqueue({ text, done }));
+  }
+
+  generateReply(opts: GenerateReplyOptions = {}): Promise<void> {
+    return new Promise((done) => this.host.lane.enqueue({ instructions: opts.instructions, done }));
+  }
+
+  summarize(): Promise<string> {
+    return summarize(this.host.history.turns(), this.summarizer());
+  }
+
+  /** The model that writes summaries: the agent's, unless it is the offline scripted one. */
+  private summarizer() {
+    return this.stages.rawLlm.name === 'scripted' ? undefined : this.stages.rawLlm;
+  }
+
+  /** Hands the call to `next`: from a tool, once its reply has been spoken; else once nothing is being said. */
+  handoff(fromTool: boolean, next: Agent, opts: HandoffOptions = {}): Promise<void> {
+    const h = next instanceof Handoff ? next : handoff(next, opts);
+    return new Promise<void>((done) => {
+      if (this.host.isEnding()) return done();
+      if (fromTool && this.host.lane.busy) {
+        this.pending?.done();
+        this.pending = { next: h, done };
+      } else void this.host.lane.idle().then(() => this.takeOver(h)).then(done, done);
+    });
+  }
+
+  /** A reply (not a task's line) has ended: a handoff its tool asked for is done now. */
+  async afterReply(): Promise<void> {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = undefined;
+    await this.takeOver(p.next).finally(p.done);
+  }
+
+  /** The call is ending: whoever waits is let go. */
+  end(): void {
+    this.task?.abort();
+    this.pending?.done();
+    this.pending = undefined;
+  }
+
+  /** The next agent takes the call: its prompt, tools, voice and turn settings, and what it is told. */
+  private async takeOver(h: Handoff): Promise<void> {
+    const { host } = this;
+    if (host.isEnding()) return;
+    const from = this.stages;
+    guarded('onExit', () => from.agent.hooks?.onExit?.(host.session, host.control), host.threw);
+    host.history.replace(h.agent.instructions, await carriedHistory(host.history.turns(), h.carry, this.summarizer()));
+    this.stages = buildStages(h.agent, host.stageContext, from);
+    if (this.stages.speaker !== from.speaker) {
+      // A new voice: its socket opens before the next reply (else HTTP voices it); the old one closes.
+      await this.stages.speaker.start().catch((err: unknown) => host.log.warn({ err: (err as Error)?.message }, "the next agent's voice socket did not open"));
+      void from.speaker.close().catch(() => {});
+    }
+    host.report.handoff({ from: from.agent.name, to: h.agent.name, carry: h.carry });
+    host.emit({ type: 'agent_handoff', from: from.agent.name, to: h.agent.name, carry: h.carry });
+    await guardedAsync('onEnter', () => h.agent.hooks?.onEnter?.(host.session, host.control), host.threw);
+  }
+
+  /** Runs `task` to its result; from outside a reply, after the greeting and once nothing is being said. */
+  async runTask<T>(fromTool: boolean, task: CollectTask<T>): Promise<TaskResult<T>> {
+    const { host } = this;
+    if (!task || typeof task.start !== 'function' || typeof task.next !== 'function') throw new TypeError('runTask: not a task (it needs start() and next())');
+    if (this.task) throw new Error(`runTask: task ${this.task.task.name} is still running`);
+    if (!fromTool) {
+      await host.live;
+      await host.lane.idle();
+    }
+    if (host.isEnding()) return { ok: false, reason: 'no_input' };
+    const agent = this.stages.agent.name;
+    const run = new TaskRun<T>(task, { clock: host.clock, speak: (text, signal) => host.speakTaskLine(text, task.name, signal) }, this.stages.agent.taskSilenceMs ?? TASK_RUN_DEFAULTS.silenceMs);
+    this.task = run as TaskRun<unknown>;
+    const at = host.report.elapsed();
+    host.emit({ type: 'task_started', name: task.name });
+    run.begin();
+    try {
+      const result = await run.result;
+      this.taskEnded(task.name, agent, at, result);
+      return result;
+    } catch (err) {
+      host.threw(`task ${task.name}`, err);
+      this.taskEnded(task.name, agent, at, { ok: false, reason: 'error' });
+      throw err;
+    }
+  }
+
+  private taskEnded(name: string, agent: string, at: number, result: ReportTask['result']): void {
+    this.task = undefined;
+    this.host.report.task({ name, agent, at, result });
+    this.host.emit({ type: 'task_ended', name, result });
+  }
+}

@@ -1,0 +1,90 @@
+import type { InterruptionDecision } from '../pipeline/interruption.ts';
+import type { UserTurn } from '../pipeline/turns.ts';
+import type { ListenEvent } from '../service/ws/listen-events.ts';
+import { Alarm, type Clock } from '../transport/clock.ts';
+import type { SessionEvent } from './events.ts';
+import type { AgentStages } from './stages.ts';
+
+/** What hearing the caller needs from the session. */
+export interface HearingHost {
+  clock: Clock;
+  /** The stages of the agent speaking now (its turn and interruption policies, its playout). */
+  stages(): AgentStages;
+  isEnding(): boolean;
+  /** A caller turn was decided. */
+  turn(t: UserTurn): void;
+  /** The caller is speaking (a task's silence count starts again). */
+  heard(): void;
+  /** A confirmed barge-in: what the agent is saying stops. */
+  interrupt(): void;
+  emit(e: SessionEvent): void;
+}
+
+/**
+ * Turns and barge-ins, decided from what the recognizer hears by the agent's turn and
+ * interruption policies, with one timer for the next moment either may decide something
+ * without a new event (an end-of-turn delay, a false-alarm timeout). Nothing runs between
+ * events otherwise.
+ */
+export class Hearing {
+  private readonly alarm: Alarm;
+
+  constructor(private readonly host: HearingHost) {
+    this.alarm = new Alarm(host.clock, () => this.onDeadline());
+  }
+
+  /** An event of the recognizer. */
+  listen(e: ListenEvent, at: number): void {
+    if (e.type === 'SpeechStarted' || (e.type === 'Results' && e.transcript)) this.host.heard();
+    const { turns, interruption } = this.host.stages();
+    this.decide(interruption.onEvent(e, at, this.agentSpeaking()));
+    for (const t of turns.onEvent(e, at)) this.host.turn(t);
+    this.schedule();
+  }
+
+  /** Speech started by the local VAD: it counts for barge-in like the service's SpeechStarted; words still come from the recognizer. */
+  speechStarted(at: number): void {
+    this.host.heard();
+    this.decide(this.host.stages().interruption.onEvent({ type: 'SpeechStarted', channel: 0, ts: 0 }, at, this.agentSpeaking()));
+    this.schedule();
+  }
+
+  /** Arms the timer for the next deadline of either policy. */
+  schedule(): void {
+    const { turns, interruption } = this.host.stages();
+    const due = [turns.deadline, interruption.deadline].filter((t): t is number => t !== undefined);
+    this.alarm.set(this.host.isEnding() || !due.length ? undefined : Math.min(...due));
+  }
+
+  cancel(): void {
+    this.alarm.cancel();
+  }
+
+  agentSpeaking(): boolean {
+    return !!this.host.stages().replies.current?.speaking;
+  }
+
+  private onDeadline(): void {
+    if (this.host.isEnding()) return;
+    const now = this.host.clock.now();
+    const { turns, interruption } = this.host.stages();
+    for (const t of turns.tick(now)) this.host.turn(t);
+    this.decide(interruption.tick(now, this.agentSpeaking()));
+    this.schedule();
+  }
+
+  private decide(d: InterruptionDecision | undefined): void {
+    const playout = this.host.stages().replies.current;
+    if (!d || !playout) return;
+    if (d === 'pause') {
+      void playout.pause();
+      this.host.emit({ type: 'interruption', kind: 'paused' });
+    } else if (d === 'resume') {
+      playout.resume();
+      this.host.emit({ type: 'interruption', kind: 'resumed' });
+    } else {
+      this.host.emit({ type: 'interruption', kind: 'confirmed' });
+      this.host.interrupt();
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import type { Clock } from '../transport/clock.ts';
+import type { CallReport, ReportHandoff, ReportTask, ReportTurn } from './events.ts';
+
+/**
+ * The call report, built in one place: every turn (with the agent that spoke it and the task it
+ * belongs to), every handoff and task, the notices; `build` gives the finished report.
+ */
+export class ReportBuilder {
+  private readonly turns: ReportTurn[] = [];
+  private readonly handoffs: ReportHandoff[] = [];
+  private readonly tasks: ReportTask[] = [];
+  readonly notices: string[] = [];
+  private startedAt = 0;
+
+  constructor(private readonly clock: Clock) {}
+
+  /** The call starts now: `at` times count from here. */
+  start(): void {
+    this.startedAt = this.clock.now();
+  }
+
+  /** Seconds since the call started. */
+  elapsed(): number {
+    return Math.round(this.clock.now() - this.startedAt) / 1000;
+  }
+
+  user(text: string, extra: Pick<ReportTurn, 'agent' | 'task'> = {}): void {
+    this.turns.push({ role: 'user', text, at: this.elapsed(), ...defined(extra) });
+  }
+
+  agent(turn: Omit<ReportTurn, 'role' | 'at'>): void {
+    this.turns.push({ role: 'agent', ...defined(turn), at: this.elapsed() });
+  }
+
+  handoff(h: Omit<ReportHandoff, 'at'>): void {
+    this.handoffs.push({ ...h, at: this.elapsed() });
+  }
+
+  task(t: Omit<ReportTask, 'endedAt'>): void {
+    this.tasks.push({ ...t, endedAt: this.elapsed() });
+  }
+
+  build(head: { agent: string; llm: string; ended: string }): CallReport {
+    return { ...head, handoffs: this.handoffs, tasks: this.tasks, turns: this.turns, durationSeconds: this.elapsed(), notices: this.notices };
+  }
+}
+
+/** The object without its undefined fields (a report stays as small as what happened). */
+function defined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,96 @@
+import { DEFAULT_MODEL_DEADLINES, withDeadlines } from '../llm/deadlines.ts';
+import { ScriptedLlm } from '../llm/scripted.ts';
+import type { Llm } from '../llm/types.ts';
+import { ReplyStage, type ReplyDeps } from '../pipeline/reply.ts';
+import { Speaker } from '../pipeline/speaker.ts';
+import { SttStage } from '../pipeline/stt.ts';
+import { InterruptionPolicy } from '../pipeline/interruption.ts';
+import { TurnDetector } from '../pipeline/turns.ts';
+import type { ServiceClient } from '../service/client.ts';
+import { realClock, type Clock } from '../transport/clock.ts';
+import type { Agent } from './agent.ts';
+import type { AgentVoice, BargeInPolicy, Recognizer, SessionStages, TurnPolicy } from './stage-types.ts';
+
+/**
+ * The model when the session is given none: the agent's own, else its scripted intents. (The
+ * CLI picks an OpenAI-compatible model from the environment: `src/cli/llm.ts`.)
+ */
+export function defaultLlm(agent: Agent): Llm {
+  if (agent.llm) return agent.llm;
+  return new ScriptedLlm({ intents: agent.intents ?? [], fallback: agent.didNotUnderstand ?? 'عذرًا، لم أفهم. هل يمكنك الإعادة؟' });
+}
+
+/** The recognizer of the call, set by the first agent (the caller's audio does not change with a handoff). */
+export function buildStt(agent: Agent, client: ServiceClient, inputRate: number, clock: Clock): Recognizer {
+  const s = agent.stt;
+  const sampleRate = s?.sampleRate ?? (inputRate <= 8000 ? 8000 : 16000);
+  return new SttStage(
+    client,
+    inputRate,
+    { sample_rate: sampleRate, model: s?.model, endpointing: s?.endpointing, hotwords: s?.hotwords, interim_results: true, liveness: s?.liveness, uplinkFrameMs: s?.uplinkFrameMs },
+    clock,
+  );
+}
+
+/** The stages that follow the agent speaking: a handoff builds them anew for the next agent. */
+export interface AgentStages {
+  agent: Agent;
+  /** The model, with the agent's deadlines. */
+  llm: Llm;
+  /** The model as given (no deadlines): what a handoff summary is asked of, unless scripted. */
+  rawLlm: Llm;
+  turns: TurnPolicy;
+  interruption: BargeInPolicy;
+  speaker: AgentVoice;
+  replies: ReplyStage;
+}
+
+/** What building the stages needs from the session. */
+export interface StageContext {
+  client: ServiceClient;
+  clock: Clock;
+  /** The session's model, when it was given one: every agent of the flow uses it (see `buildStages`). */
+  llm?: Llm;
+  outputRate: number;
+  /** Stages given by the user instead of the defaults. */
+  stages?: SessionStages;
+  notice(message: string): void;
+  /** The reply stage's shared parts (history, output, spoken form, events, controls). */
+  reply: Omit<ReplyDeps, 'llm' | 'voice' | 'tools'>;
+}
+
+/**
+ * Builds the stages for `agent`: the user's (`ctx.stages`) where given, else today's. `previous` (a handoff) keeps its voice socket when the voice is
+ * the same, and its turn and interruption state when those settings are.
+ */
+export function buildStages(agent: Agent, ctx: StageContext, previous?: AgentStages): AgentStages {
+  const deadlines = { ...DEFAULT_MODEL_DEADLINES, ...agent.modelDeadlines };
+  // The session's model serves every agent of a flow; a scripted one is the first agent's own
+  // intents, so the next agents answer from theirs.
+  const rawLlm = !previous ? (ctx.llm ?? defaultLlm(agent)) : (agent.llm ?? (!ctx.llm || ctx.llm instanceof ScriptedLlm ? defaultLlm(agent) : ctx.llm));
+  // Real time: a model's latency does not run faster with a simulated clock.
+  const llm = withDeadlines(rawLlm, deadlines, realClock());
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  const own = ctx.stages ?? {};
+  const speaker =
+    previous && same(previous.agent.voice, agent.voice)
+      ? previous.speaker
+      : (own.voice?.(agent, ctx.outputRate) ??
+        new Speaker(ctx.client, { ...agent.voice, sampleRate: ctx.outputRate }, ctx.clock, (n) => {
+          if (n.type === 'fallback') ctx.notice(`speech synthesis switched to HTTP: ${n.reason}`);
+        }));
+  const turns = previous && same(previous.agent.turn, agent.turn) ? previous.turns : (own.turns?.(agent) ?? new TurnDetector(agent.turn));
+  const interruption =
+    previous && same(previous.agent.interruption, agent.interruption) ? previous.interruption : (own.interruption?.(agent) ?? new InterruptionPolicy(agent.interruption));
+  const replies = new ReplyStage(
+    { ...ctx.reply, llm, voice: speaker, tools: agent.tools ?? [], ...(own.transformText ? { transform: own.transformText } : {}) },
+    {
+      modelErrorLine: agent.modelErrorLine,
+      endCallAfterTools: agent.endCallAfterTools,
+      fillerLine: agent.fillerLine,
+      fillerAfterMs: deadlines.fillerAfterMs,
+      toolFiller: agent.toolFiller,
+    },
+  );
+  return { agent, llm, rawLlm, turns, interruption, speaker, replies };
+}

@@ -1,0 +1,116 @@
+import type { CollectTask, TaskInput, TaskResult, TaskStep } from '../tasks/types.ts';
+import { Alarm, type Clock } from '../transport/clock.ts';
+
+/** The defaults of running a task, in one place. */
+export const TASK_RUN_DEFAULTS = {
+  /** Call-clock ms of caller silence, after a task's line has been spoken, before `task.timeout()`. */
+  silenceMs: 8000,
+} as const;
+
+/** What a running task needs from the session. */
+export interface TaskHost {
+  clock: Clock;
+  /** Speaks one of the task's lines (open to barge-in); resolves once spoken or cut off. */
+  speak(text: string, signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * One task running in a call: feeds it the caller's inputs one at a time, speaks what it
+ * answers, calls `timeout()` after `silenceMs` of silence, and settles `result` when it is done.
+ * A task that throws rejects `result` (the session reports it).
+ */
+export class TaskRun<T> {
+  readonly result: Promise<TaskResult<T>>;
+  private settle!: (r: TaskResult<T>) => void;
+  private reject!: (err: unknown) => void;
+  private chain: Promise<void> = Promise.resolve();
+  private line: AbortController | undefined;
+  private readonly alarm: Alarm;
+  /** The task waits for the caller (its line spoken): silence counts. */
+  private waiting = false;
+  private over = false;
+
+  constructor(
+    readonly task: CollectTask<T>,
+    private readonly host: TaskHost,
+    private readonly silenceMs: number = TASK_RUN_DEFAULTS.silenceMs,
+  ) {
+    this.result = new Promise((resolve, reject) => {
+      this.settle = resolve;
+      this.reject = reject;
+    });
+    this.alarm = new Alarm(host.clock, () => {
+      this.waiting = false;
+      this.step(() => (this.task.timeout ? this.task.timeout() : { done: { ok: false, reason: 'no_input' } }));
+    });
+  }
+
+  /** Speaks the task's first prompt. */
+  begin(): void {
+    this.step(() => this.task.start());
+  }
+
+  /** The caller answered (a final turn or gathered keys): a line still playing stops. */
+  input(input: TaskInput): void {
+    this.cancelLine();
+    this.quiet();
+    this.step(() => this.task.next(input));
+  }
+
+  /** The caller is speaking: the silence count starts again. */
+  heard(): void {
+    if (this.waiting) this.alarm.set(this.host.clock.now() + this.silenceMs);
+  }
+
+  /** A confirmed barge-in over the task's line. */
+  cancelLine(): void {
+    this.line?.abort();
+  }
+
+  get speaking(): boolean {
+    return this.line !== undefined;
+  }
+
+  /** The call ended first. */
+  abort(): void {
+    this.cancelLine();
+    this.finish({ ok: false, reason: 'no_input' });
+  }
+
+  private quiet(): void {
+    this.waiting = false;
+    this.alarm.cancel();
+  }
+
+  /** One step of the task, after the steps before it: its line spoken, then done or waiting. */
+  private step(next: () => TaskStep<T>): void {
+    this.chain = this.chain.then(async () => {
+      if (this.over) return;
+      let s: TaskStep<T>;
+      try {
+        s = next();
+      } catch (err) {
+        this.over = true;
+        this.quiet();
+        return this.reject(err);
+      }
+      if (s.say) {
+        const ctrl = new AbortController();
+        this.line = ctrl;
+        await this.host.speak(s.say, ctrl.signal).catch(() => {});
+        if (this.line === ctrl) this.line = undefined;
+      }
+      if (s.done) return this.finish(s.done);
+      if (this.over) return;
+      this.waiting = true;
+      this.alarm.set(this.host.clock.now() + this.silenceMs);
+    });
+  }
+
+  private finish(r: TaskResult<T>): void {
+    if (this.over) return;
+    this.over = true;
+    this.quiet();
+    this.settle(r);
+  }
+}

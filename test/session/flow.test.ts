@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, test } from 'node:test';
+import { z } from 'zod';
+import callCentre, { HUMAN_DESK } from '../../agents/call-centre/index.ts';
+import greeter from '../../agents/call-centre/flow.ts';
+import { defineTool } from '../../src/llm/types.ts';
+import type { Agent } from '../../src/session/agent.ts';
+import { expectAgentSaid, expectToolCall, runCall, startTestSandbox, type TestSandbox } from '../../src/testing/index.ts';
+
+let sandbox: TestSandbox;
+const escaped: unknown[] = [];
+const onEscape = (err: unknown) => escaped.push(err);
+before(async () => {
+  sandbox = await startTestSandbox();
+  process.on('uncaughtException', onEscape);
+  process.on('unhandledRejection', onEscape);
+});
+after(async () => {
+  process.off('uncaughtException', onEscape);
+  process.off('unhandledRejection', onEscape);
+  await sandbox.close();
+});
+
+const agentErrors = (events: { type: string }[]) => events.filter((e): e is { type: 'error'; source: string; message: string } & typeof e => e.type === 'error' && (e as { source?: string }).source === 'agent');
+
+test("one agent's throwing hooks and tool become error events; the other call in the same process completes", async () => {
+  const failing = defineTool({
+    name: 'get_balance',
+    description: 'Balance (broken)',
+    parameters: z.object({ account: z.string().optional() }),
+    execute: () => {
+      throw new Error('core banking is down');
+    },
+  });
+  const broken: Agent = {
+    ...callCentre,
+    name: 'broken',
+    tools: [failing],
+    hooks: {
+      onCallStart: () => {
+        throw new Error('sync throw at start');
+      },
+      onUserTurn: async () => {
+        throw new Error('async throw on a turn');
+      },
+      onAgentTurn: () => {
+        throw new Error('sync throw after a reply');
+      },
+      onDtmf: () => {
+        throw new Error('throw on a key');
+      },
+    },
+  };
+  const [bad, good] = await Promise.all([
+    runCall(broken, [{ say: 'كم رصيدي' }, { dtmf: '2#' }, { hangup: true }], { sandbox }),
+    runCall(callCentre, [{ say: 'كم رصيدي' }, { hangup: true }], { sandbox }),
+  ]);
+  const hooks = agentErrors(bad.events).map((e) => e.message);
+  for (const hook of ['onCallStart', 'onUserTurn', 'onAgentTurn', 'onDtmf', 'tool get_balance']) {
+    assert.ok(hooks.some((m) => m.includes(hook)), `an error event names ${hook}: ${hooks.join(' | ')}`);
+  }
+  assert.ok(bad.events.every((e) => e.type !== 'error' || !e.fatal), 'no hook error is fatal');
+  assert.deepEqual(bad.userTurns, ['كم رصيدي', '[DTMF: 2]'], 'the broken call went on past its hooks');
+  assert.match(bad.ended, /caller hung up|hangup/);
+  expectToolCall(good, 'get_balance', { account: 'current' });
+  expectAgentSaid(good, '12,500');
+  assert.equal(agentErrors(good.events).length, 0);
+  assert.deepEqual(escaped, [], 'nothing escaped to the process');
+});
+
+test('say() speaks a line without the model, and a slow tool gets the filler line once while it works', async () => {
+  const slowBalance = defineTool({
+    name: 'get_balance',
+    description: 'Balance, slowly',
+    parameters: z.object({ account: z.enum(['current', 'savings']).default('current') }),
+    // Far beyond the filler's 200 ms, on any machine.
+    execute: async ({ account }) => (await sleep(3000), { account, balance: 12500, currency: 'SAR' }),
+  });
+  const filler = 'لحظة من فضلك، أتحقق من حسابك';
+  const agent: Agent = {
+    ...callCentre,
+    name: 'slow-bank',
+    tools: [slowBalance],
+    toolFiller: { line: filler, afterMs: 200 },
+    hooks: { onEnter: (session) => void session.say('هذه المكالمة مسجلة لضمان الجودة.') },
+  };
+  // The caller waits out the tool (3 s of real time is 9 s of call time at 3×) before hanging up.
+  const call = await runCall(agent, [{ say: 'كم رصيدي' }, { hangup: true, pauseMs: 15_000 }], { sandbox });
+  const texts = call.agentTurns.map((t) => t.text);
+  assert.equal(texts[0], callCentre.greeting, 'the greeting first');
+  assert.equal(texts[1], 'هذه المكالمة مسجلة لضمان الجودة.', 'then the line said by code');
+  const reply = call.agentTurns.find((t) => t.text.includes('12,500'));
+  assert.ok(reply, `the balance was said: ${texts.join(' | ')}`);
+  assert.ok(reply.text.startsWith(filler), `the filler came first in the reply: ${reply.text}`);
+  assert.equal(reply.text.split(filler).length - 1, 1, 'said once');
+  assert.ok(call.agentTurns.every((t) => t.agent === 'slow-bank'));
+});
+
+test('the call-centre flow: account task by keys, handoff to cards with the conversation, block, transfer with a summary', async () => {
+  const call = await runCall(greeter, [{ dtmf: '4821#' }, { say: 'بطاقتي ضاعت' }, { say: 'أريد التحدث مع موظف' }], { sandbox });
+  assert.deepEqual(
+    call.report.tasks.map((t) => ({ name: t.name, agent: t.agent, result: t.result })),
+    [{ name: 'digits:account', agent: 'greeter', result: { ok: true, value: '4821' } }],
+  );
+  assert.deepEqual(
+    call.events.filter((e) => e.type === 'task_started' || e.type === 'task_ended').map((e) => e.type),
+    ['task_started', 'task_ended'],
+  );
+  const readBack = call.agentTurns.find((t) => t.task === 'digits:account' && t.text.includes('4 8 2 1'));
+  assert.ok(readBack, 'the account number was read back as part of the task');
+  assert.ok(call.turns.some((t) => t.role === 'user' && t.task === 'digits:account' && t.text === '[DTMF: 4821]'), 'the keys went to the task');
+  assert.deepEqual(call.report.handoffs.map((h) => [h.from, h.to, h.carry]), [['greeter', 'cards', 'full']]);
+  assert.ok(call.events.some((e) => e.type === 'agent_handoff' && e.to === 'cards'));
+  assert.deepEqual(call.toolCalls.map((t) => t.name), ['to_cards', 'block_card', 'transfer_to_human']);
+  const blocked = call.agentTurns.find((t) => t.text.includes('تم إيقاف بطاقتك'));
+  assert.equal(blocked?.agent, 'cards', 'the cards desk spoke the block');
+  assert.equal(call.agentTurns.find((t) => t.text.includes('سأحولك إلى قسم البطاقات'))?.agent, 'greeter');
+  assert.equal(call.endedByAgent?.transfer, HUMAN_DESK);
+  assert.match(call.endedByAgent?.summary ?? '', /بطاقتي ضاعت/, 'the summary passed on tells the case');
+});
+
+test('the flow: three wrong account numbers end the task with max_attempts and a transfer with why', async () => {
+  const call = await runCall(greeter, [{ dtmf: '1111#' }, { dtmf: '2222#' }, { dtmf: '3333#' }], { sandbox });
+  assert.deepEqual(call.report.tasks.map((t) => t.result), [{ ok: false, reason: 'max_attempts', lastHeard: '3333' }]);
+  assert.equal(call.toolCalls.length, 0, 'the model was never asked');
+  assert.equal(call.endedByAgent?.transfer, HUMAN_DESK);
+  assert.match(call.endedByAgent?.summary ?? '', /max_attempts/);
+});
