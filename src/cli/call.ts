@@ -3,6 +3,7 @@ import { AGENT_HELP, loadAgent, optionLine } from './agent.ts';
 import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
 import { cliLogger } from './log.ts';
 
+/** The text of `hiwar call --help`. */
 export const CALL_USAGE = `Usage: hiwar call NUMBER [--agent DIR|FILE] [--from NUMBER] [--platform twilio|telnyx|plivo|vonage]
                   [--var name=value …] [--server URL] [--public-url URL] [--port 8080] [--host 127.0.0.1]
                   [--ring-timeout 30]
