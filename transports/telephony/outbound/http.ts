@@ -1,4 +1,4 @@
-import { DialError, type OutboundPlatformName } from './types.ts';
+import { DialError, type OutboundPlatformName, type OutboundStatus, type StatusUpdate } from './types.ts';
 
 /** How long a dial request may take before it counts as failed. */
 export const DIAL_TIMEOUT_MS = 15_000;
@@ -53,3 +53,14 @@ export function required(platform: OutboundPlatformName, value: string | undefin
 
 /** `Basic base64(user:password)`. */
 export const basicAuth = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+/**
+ * One status callback read through a platform's table of statuses: undefined for a status the
+ * table does not name; the duration and the platform's call id when the callback carries them.
+ */
+export function readStatus(table: Record<string, OutboundStatus>, raw: string | undefined, duration: string | undefined, platformCallId: string | undefined): StatusUpdate | undefined {
+  const status = table[raw ?? ''];
+  if (!status) return undefined;
+  const d = Number(duration);
+  return { status, raw: raw!, ...(duration && Number.isFinite(d) ? { durationS: d } : {}), ...(platformCallId ? { platformCallId } : {}) };
+}

@@ -1,6 +1,6 @@
 import { xmlEscape } from '../provider.ts';
-import { basicAuth, platformRequest, required } from './http.ts';
-import type { OutboundPlatform, OutboundStatus, StatusUpdate } from './types.ts';
+import { basicAuth, platformRequest, readStatus, required } from './http.ts';
+import type { OutboundPlatform, OutboundStatus } from './types.ts';
 
 /** Plivo credentials and where its API is. */
 export interface PlivoOutboundOptions {
@@ -60,13 +60,7 @@ export function plivoOutbound(o: PlivoOutboundOptions = {}): OutboundPlatform {
       );
       return { platformCallId: String(body.request_uuid ?? '') };
     },
-    status(p): StatusUpdate | undefined {
-      const status = STATUS[p.CallStatus ?? ''];
-      if (!status) return undefined;
-      const d = Number(p.Duration);
-      const id = p.CallUUID;
-      return { status, raw: p.CallStatus!, ...(p.Duration && Number.isFinite(d) ? { durationS: d } : {}), ...(id ? { platformCallId: id } : {}) };
-    },
+    status: (p) => readStatus(STATUS, p.CallStatus, p.Duration, p.CallUUID),
     answer: (streamUrl, afterUrl) => ({
       contentType: 'application/xml',
       body: `<?xml version="1.0" encoding="UTF-8"?><Response><Stream bidirectional="true" keepCallAlive="true" contentType="audio/x-mulaw;rate=8000" streamTimeout="86400">${xmlEscape(streamUrl)}</Stream><Redirect>${xmlEscape(afterUrl)}</Redirect></Response>`,

@@ -1,6 +1,6 @@
 import { xmlEscape } from '../provider.ts';
-import { basicAuth, platformRequest, required } from './http.ts';
-import type { OutboundPlatform, OutboundStatus, StatusUpdate } from './types.ts';
+import { basicAuth, platformRequest, readStatus, required } from './http.ts';
+import type { OutboundPlatform, OutboundStatus } from './types.ts';
 
 /** Twilio credentials and where its API is. */
 export interface TwilioOutboundOptions {
@@ -58,11 +58,6 @@ export function twilioOutbound(o: TwilioOutboundOptions = {}): OutboundPlatform 
       );
       return { platformCallId: String(body.sid ?? '') };
     },
-    status(p): StatusUpdate | undefined {
-      const status = STATUS[p.CallStatus ?? ''];
-      if (!status) return undefined;
-      const d = Number(p.CallDuration);
-      return { status, raw: p.CallStatus!, ...(p.CallDuration && Number.isFinite(d) ? { durationS: d } : {}), ...(p.CallSid ? { platformCallId: p.CallSid } : {}) };
-    },
+    status: (p) => readStatus(STATUS, p.CallStatus, p.CallDuration, p.CallSid),
   };
 }

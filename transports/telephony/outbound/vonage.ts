@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { importPKCS8, SignJWT } from 'jose';
-import { platformRequest, required } from './http.ts';
-import type { OutboundPlatform, OutboundStatus, StatusUpdate } from './types.ts';
+import { platformRequest, readStatus, required } from './http.ts';
+import type { OutboundPlatform, OutboundStatus } from './types.ts';
 
 /** Vonage application credentials and where its API is. */
 export interface VonageOutboundOptions {
@@ -78,12 +78,7 @@ export function vonageOutbound(o: VonageOutboundOptions = {}): OutboundPlatform 
       );
       return { platformCallId: String(body.uuid ?? '') };
     },
-    status(p): StatusUpdate | undefined {
-      const status = STATUS[p.status ?? ''];
-      if (!status) return undefined;
-      const d = Number(p.duration);
-      return { status, raw: p.status!, ...(p.duration && Number.isFinite(d) ? { durationS: d } : {}), ...(p.uuid ? { platformCallId: p.uuid } : {}) };
-    },
+    status: (p) => readStatus(STATUS, p.status, p.duration, p.uuid),
   };
 }
 
