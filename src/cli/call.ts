@@ -132,9 +132,11 @@ async function here(values: { agent?: string; 'public-url'?: string; port?: stri
     logger: cliLogger('info'),
     plugins: [telephonyRoutes(), outbound.routes],
     onCallEnded: (c) => ended.add(c.callId),
-    wrapSessions: (inner) => (t) => {
+    // Counted once made: a session refused before it exists never ends.
+    wrapSessions: (inner) => async (t) => {
+      const s = await inner(t);
       sessions++;
-      return inner(t);
+      return s;
     },
   });
   try {
@@ -146,7 +148,8 @@ async function here(values: { agent?: string; 'public-url'?: string; port?: stri
     say(`placed ${placed.id} through ${placed.platform} to ${placed.to}; waiting for its outcome…`);
     const done = await outbound.outcome(placed.id);
     // The platform may report the end before the stream has closed here: let the session finish.
-    while (sessions > ended.size) await new Promise((r) => setTimeout(r, 200));
+    const give = Date.now() + 60_000;
+    while (sessions > ended.size && Date.now() < give) await new Promise((r) => setTimeout(r, 200));
     return done;
   } finally {
     await app.close();
