@@ -176,7 +176,8 @@ function plugin(
     const [, , name, route, token] = url.pathname.split('/');
     const platform = name as OutboundPlatformName;
     const provider = BY_NAME[platform];
-    if (!provider || !calls.client(platform) || (route !== 'status' && route !== 'answer')) return reply(res, 404, 'text/plain', 'unknown route\n');
+    const client = calls.client(platform);
+    if (!provider || !client || (route !== 'status' && !(route === 'answer' && client.answer))) return reply(res, 404, 'text/plain', 'unknown route\n');
     const claims = c.tokens.verify(token, `outbound:${platform}`, 'after');
     if (!claims) {
       c.logger.warn({ platform }, 'outbound callback refused: invalid or expired token');
@@ -194,10 +195,8 @@ function plugin(
       }
     }
     if (!calls.report(claims.callId, platform, params)) return reply(res, 404, 'text/plain', 'unknown call\n');
-    if (route === 'status') return reply(res, 204, 'text/plain', '');
-    const client = calls.client(platform)!;
+    if (route === 'status' || !client.answer) return reply(res, 204, 'text/plain', '');
     const call = calls.get(claims.callId)!;
-    if (!client.answer) return reply(res, 404, 'text/plain', 'unknown route\n');
     // Plivo asks for the call's markup once it is answered: the media token is minted now.
     const base = baseOf(req);
     const stream = streamUrl(c.tokens, base, platform, call.id, { ...call.variables, From: call.from, To: call.to }, c.tokens.ttlMs);
