@@ -19,6 +19,10 @@ Usage:
   hiwar serve [--config FILE] [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
       Serve the agent to telephony platforms (/telephony/<provider>), with /healthz, /readyz and /metrics.
       Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. docs/telephony.md
+  hiwar call NUMBER [--agent DIR|FILE] [--from NUMBER] [--platform twilio|telnyx|plivo|vonage]
+             [--var name=value …] [--server URL] [--public-url URL]
+      Place one outbound call through the platform's REST API and wait for its outcome, here or on
+      a running hiwar serve (--server). docs/outbound.md
   hiwar status [--json]
       The instances of a cluster of servers (REDIS_URL): calls, waiting callers, loop delay,
       the key's sessions in use. docs/scaling.md
@@ -37,6 +41,7 @@ const commands: Record<string, () => Promise<Command>> = {
   console: async () => (await import('./console.ts')).consoleCommand,
   sandbox: async () => (await import('./sandbox.ts')).sandboxCommand,
   serve: async () => (await import('./serve.ts')).serveCommand,
+  call: async () => (await import('./call.ts')).callCommand,
   status: async () => (await import('./status.ts')).statusCommand,
   worker: async () => (await import('./worker.ts')).workerCommand,
 };

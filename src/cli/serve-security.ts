@@ -18,7 +18,7 @@ export async function serveLedger(redisUrl: string | undefined, logger: Logger):
  * What `hiwar serve` says at start about access: one line per platform (closed for lack of a
  * secret, or open and why), the WebRTC token route, and a loud warning when `--open` is on.
  */
-export function accessLines(o: { open: boolean; host: string; platforms: { line: string }[]; webrtc?: { secret: boolean }; ledgerWhere: string; audiosocket?: boolean }): string[] {
+export function accessLines(o: { open: boolean; host: string; platforms: { line: string }[]; webrtc?: { secret: boolean }; ledgerWhere: string; audiosocket?: boolean; calls?: { secret: boolean; platforms: string[] } }): string[] {
   const lines: string[] = [];
   if (o.open) {
     lines.push(
@@ -31,6 +31,11 @@ export function accessLines(o: { open: boolean; host: string; platforms: { line:
   if (o.webrtc) {
     const what = o.webrtc.secret ? 'needs Authorization: Bearer <HIWAR_WEBRTC_SECRET>' : o.open ? 'OPEN without a secret (--open, no HIWAR_WEBRTC_SECRET)' : 'CLOSED: set HIWAR_WEBRTC_SECRET';
     lines.push(`    ${'webrtc'.padEnd(10)} POST /webrtc/token ${what}`);
+  }
+  if (o.calls) {
+    // Placing calls is never opened by --open: it spends the platform account's money and reaches people.
+    const through = o.calls.platforms.length ? `through ${o.calls.platforms.join(', ')}` : 'no platform credentials set (docs/outbound.md)';
+    lines.push(`    ${'calls'.padEnd(10)} POST /calls, GET /calls/:id ${o.calls.secret ? 'need Authorization: Bearer <HIWAR_CALLS_SECRET>' : 'CLOSED: set HIWAR_CALLS_SECRET'}; ${through}`);
   }
   return lines;
 }

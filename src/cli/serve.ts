@@ -48,7 +48,8 @@ ${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 25)}
 Secrets (environment): TWILIO_AUTH_TOKEN, TELNYX_PUBLIC_KEY, PLIVO_AUTH_TOKEN,
 VONAGE_SIGNATURE_SECRET, EXOTEL_BASIC_AUTH, JAMBONZ_WEBHOOK_SECRET check webhook signatures (their
 answers hand out one-call media tokens); HIWAR_MEDIA_TOKEN opens the media URLs of FreeSWITCH,
-Asterisk, jambonz and pcm; HIWAR_WEBRTC_SECRET guards POST /webrtc/token. Without --open a route
+Asterisk, jambonz and pcm; HIWAR_WEBRTC_SECRET guards POST /webrtc/token; HIWAR_CALLS_SECRET guards
+POST /calls (outbound calls, closed without it even with --open; docs/outbound.md). Without --open a route
 whose secret is missing is closed, on localhost too; the start-up lines say which. See
 docs/security.md.
 Logs: one readable line per record on stderr at HIWAR_LOG_LEVEL (default info); HIWAR_LOG_FORMAT=json
@@ -116,6 +117,9 @@ export async function serveCommand(args: string[]): Promise<number> {
   let webrtcMessage = 'WebRTC is off';
   let webrtcOn = false;
   let telephonyAccess: { line: string }[] = [];
+  // Outbound calls (POST /calls): closed without HIWAR_CALLS_SECRET, --open or not.
+  const outbound = telephony.outboundCalls({ publicUrl });
+  const outboundPlatforms = Object.keys(telephony.platformsFromEnv());
   const app = await createAgentServer({
     ...config,
     agent,
@@ -146,6 +150,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         telephonyAccess = routes.access;
         return routes;
       },
+      outbound.routes,
       ...(audioSocketPort !== undefined ? [audioSocketPlugin(telephony, audioSocketPort, host)] : []),
       async (ctx) => {
         const webrtc = await loadWebRtc({
@@ -198,7 +203,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   say(`  health: ${url}/healthz (live) ${url}/readyz (ready)   metrics: ${url}/metrics`);
   if (analytics) say(`  ${analytics.describe}`);
   const webrtcAccess = webrtcOn ? { secret: !!process.env.HIWAR_WEBRTC_SECRET } : undefined;
-  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined })) say(line);
+  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms } })) say(line);
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
   await new Promise<void>((resolveStop) => {
     const stop = (signal: string) => {

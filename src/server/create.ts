@@ -13,6 +13,7 @@ import { agentSessions } from './agent-sessions.ts';
 import type { CallAdmission, SessionFactory } from './calls.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { AgentServer, type AttachOptions } from './server.ts';
+import { agentWithVariables } from '../session/variables.ts';
 import { CallTokens, type CallTokenOptions } from './tokens.ts';
 import { MemoryTokenLedger, type TokenLedger } from './token-ledger.ts';
 import { CallRefused, type CallHost, type CallOutcome, type PluginContext, type PluginFactory, type ProviderHooks, type ServerPlugin } from './types.ts';
@@ -167,7 +168,8 @@ export async function createAgentServer(options: CreateAgentServerOptions): Prom
     }
   };
 
-  const sessionsFor = new Map<Agent, ReturnType<typeof agentSessions>>();
+  // Weak: an agent filled with one call's variables is its own object, dropped with the call.
+  const sessionsFor = new WeakMap<Agent, ReturnType<typeof agentSessions>>();
   const sessionsOf = (agent: Agent) => {
     let f = sessionsFor.get(agent);
     if (!f) sessionsFor.set(agent, (f = agentSessions({ client: service.client, agent, logger, clock: o.clock, llm: o.llm })));
@@ -188,6 +190,15 @@ export async function createAgentServer(options: CreateAgentServerOptions): Prom
     if (!agent?.name) {
       emit({ type: 'call_refused', call, reason: 'no agent for this call' });
       throw new CallRefused('no agent');
+    }
+    try {
+      // `{name}` in the greeting and instructions, from the call's parameters (an outbound call's variables).
+      agent = agentWithVariables(agent, call.parameters ?? {});
+    } catch (err) {
+      const reason = (err as Error).message;
+      logger.warn({ call: call.callId, err: reason }, 'call refused: the agent needs variables the call does not carry');
+      emit({ type: 'call_refused', call, reason });
+      throw new CallRefused('missing variables');
     }
     emit({ type: 'call_started', call, agent: agent.name });
     return sessionsOf(agent)(transport);
@@ -229,6 +240,7 @@ export async function createAgentServer(options: CreateAgentServerOptions): Prom
     mediaToken: o.mediaToken,
     ledger: o.ledger ?? new MemoryTokenLedger(),
     providerHooks: o.providerHooks ?? {},
+    agentOf: async (call) => (await o.agentFor?.(call)) ?? o.agent,
   };
   try {
     for (const p of o.plugins ?? []) {

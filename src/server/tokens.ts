@@ -19,6 +19,12 @@ export interface TokenClaims {
   jti: string;
   /** Custom parameters handed from the webhook to the stream (kept out of logs, not secret). */
   parameters?: Record<string, string>;
+  /**
+   * `outbound`: a call this server placed. `callId` is then hiwar's own id of the call, and the
+   * platform's `start` names the platform's id, which was not known when the token was handed to
+   * the platform's REST API (never to anyone else).
+   */
+  direction?: 'outbound';
   /** Expiry, epoch milliseconds. */
   exp: number;
 }
@@ -36,6 +42,8 @@ export interface MintOptions {
   /** @default 'media' */
   kind?: TokenKind;
   parameters?: Record<string, string>;
+  /** See `TokenClaims.direction`. */
+  direction?: 'outbound';
   /** @default the issuer's ttlMs */
   ttlMs?: number;
   now?: number;
@@ -62,7 +70,7 @@ export class CallTokens {
   /** A token of `kind` for `scope` and `callId`. A call id is required: the token is bound to it. */
   mint(scope: string, callId: string, opts: MintOptions = {}): string {
     if (!callId) throw new Error('a call token needs the call id (the webhook carried none)');
-    const { kind = 'media', parameters, ttlMs = this.ttlMs, now = Date.now() } = opts;
+    const { kind = 'media', parameters, direction, ttlMs = this.ttlMs, now = Date.now() } = opts;
     const claims: TokenClaims = {
       scope,
       kind,
@@ -70,6 +78,7 @@ export class CallTokens {
       jti: randomBytes(12).toString('base64url'),
       exp: now + ttlMs,
       ...(parameters && Object.keys(parameters).length ? { parameters } : {}),
+      ...(direction ? { direction } : {}),
     };
     const body = b64url(JSON.stringify(claims));
     return `${body}.${this.sign(body)}`;

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Agent } from '../session/agent.ts';
 import type { SessionEvent } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { CallInfo, Transport } from '../transport/types.ts';
@@ -44,7 +45,7 @@ export interface CallHost {
  * agent chooser found none or failed; see `createAgentServer`'s `agentFor`).
  */
 export class CallRefused extends Error {
-  constructor(readonly reason: 'draining' | 'full' | 'busy' | 'no agent') {
+  constructor(readonly reason: 'draining' | 'full' | 'busy' | 'no agent' | 'missing variables') {
     super(`call refused: ${reason}`);
     this.name = 'CallRefused';
   }
@@ -89,6 +90,11 @@ export interface PluginContext {
   ledger: TokenLedger;
   /** REST hooks by provider name (`telnyx`, `exotel`, `freeswitch`, `asterisk`…). */
   providerHooks: Record<string, ProviderHooks>;
+  /**
+   * The agent the server would give this call (its `agentFor`, else its `agent`), for a plugin
+   * that checks a call before it exists (an outbound call's variables, before dialling).
+   */
+  agentOf?(call: CallInfo): Promise<Agent | undefined>;
 }
 
 /**

@@ -17,7 +17,7 @@ export interface MediaConnectionOptions {
    * Claims of the per-call token: the platform's `start` must carry their call id (else the
    * connection is closed before any call), and their parameters are merged into the call's metadata.
    */
-  claims?: { callId?: string; parameters?: Record<string, string> };
+  claims?: { callId?: string; parameters?: Record<string, string>; direction?: 'outbound' };
   /** Called once the call is over, with its transport (for what the agent decided). */
   onEnded?(transport: MediaStreamTransport | undefined, outcome: CallOutcome | undefined): void;
   /** The call's place held on the server until `start` (pending connections count against the call limit). */
@@ -131,7 +131,9 @@ export class MediaConnection {
     const claims = this.o.claims;
     // A per-call token grants the call it was minted for: the platform's start must name the same
     // call (or stream), and the call id in logs and metadata is the token's, not the peer's claim.
-    if (claims?.callId && item.call.callId !== claims.callId && item.call.streamId !== claims.callId) {
+    // A call this server placed is known by hiwar's id; the platform's own id came later (kept as a parameter).
+    const outbound = claims?.direction === 'outbound';
+    if (claims?.callId && !outbound && item.call.callId !== claims.callId && item.call.streamId !== claims.callId) {
       this.o.logger?.warn({ provider: this.o.provider, callId: claims.callId, claimed: item.call.callId || '(none)' }, 'media start refused: not the call the token was issued for');
       this.o.sink.close('call id does not match the token');
       this.closed('call id does not match the token');
@@ -140,7 +142,11 @@ export class MediaConnection {
     const call = {
       ...item.call,
       callId: claims?.callId || item.call.callId || 'unknown',
-      parameters: { ...claims?.parameters, ...item.call.parameters },
+      // A placed call's variables are the ones it was dialled with: the token's win over the stream's.
+      parameters: outbound
+        ? { ...item.call.parameters, ...claims?.parameters, ...(item.call.callId ? { platformCallId: item.call.callId } : {}) }
+        : { ...claims?.parameters, ...item.call.parameters },
+      ...(outbound ? { direction: 'outbound' as const } : {}),
     };
     const t = new MediaStreamTransport(this.o.provider, { ...item, call }, this.o.conn, this.o.sink, this.o.media, this.o.hooks);
     this.transport = t;

@@ -60,3 +60,6 @@ export function telephonyRoutes(opts: TelephonyRoutesOptions = {}): (ctx: Plugin
       hooks: { ...ctx.providerHooks, ...opts.hooks },
     });
 }
+
+/** Outbound calls through the platforms' REST APIs (`outboundCalls().placeCall`, `POST /calls`): docs/outbound.md. */
+export * from './outbound/index.ts';

@@ -250,13 +250,15 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
 
 class NoCallId extends Error {}
 
-function reply(res: ServerResponse, status: number, type: string, body: string): true {
+/** Answers a request with a whole body. */
+export function reply(res: ServerResponse, status: number, type: string, body: string): true {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
   res.end(body);
   return true;
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** A request's body, rejected past `limit` bytes. */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let n = 0;
@@ -273,7 +275,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 /** Form fields (Twilio, Plivo), JSON fields (Telnyx, Vonage) or the query of a GET, flattened to strings. */
-function parseParams(req: IncomingMessage, url: URL, body: Buffer): Record<string, string> {
+export function parseParams(req: IncomingMessage, url: URL, body: Buffer): Record<string, string> {
   const type = String(req.headers['content-type'] ?? '');
   const out: Record<string, string> = {};
   if (type.includes('application/json')) {

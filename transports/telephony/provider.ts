@@ -82,7 +82,7 @@ export interface ConnectContext {
   url: URL;
   headers: IncomingMessage['headers'];
   /** Claims of the per-call token in the media URL, when there was one (call id, parameters). */
-  claims?: { callId?: string; parameters?: Record<string, string> };
+  claims?: { callId?: string; parameters?: Record<string, string>; direction?: 'outbound' };
 }
 
 /** One live media connection's translator. May keep state (stream id, negotiated format). */

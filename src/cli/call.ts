@@ -1,0 +1,157 @@
+import type { OutboundCall, PlaceCallRequest } from '../../transports/telephony/outbound/index.ts';
+import { AGENT_HELP, loadAgent, optionLine } from './agent.ts';
+import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
+import { cliLogger } from './log.ts';
+
+/** The text of `hiwar call --help`. */
+export const CALL_USAGE = `Usage: hiwar call NUMBER [--agent DIR|FILE] [--from NUMBER] [--platform twilio|telnyx|plivo|vonage]
+                  [--var name=value …] [--server URL] [--public-url URL] [--port 8080] [--host 127.0.0.1]
+                  [--ring-timeout 30]
+
+Place one outbound call to NUMBER (E.164, +9665…) through the platform's REST API, with the call's
+audio streamed back to an agent, and wait for its outcome (completed, busy, no-answer, failed,
+canceled). See docs/outbound.md.
+
+Two ways to run it:
+  --server URL           ask a running \`hiwar serve\` (POST URL/calls with HIWAR_CALLS_SECRET): the call
+                         runs there, with that server's agent; --agent, --public-url, --port and
+                         --host do not apply
+  (no --server)          start a server in this process for this one call: --public-url (or
+                         HIWAR_PUBLIC_URL) must be the address the platform reaches --port at
+
+Options:
+${optionLine('--agent DIR|FILE', AGENT_HELP, 25)}
+  --from NUMBER          caller ID, a number of yours on the platform (default HIWAR_CALL_FROM)
+  --platform NAME        twilio, telnyx, plivo or vonage (default: the only one whose credentials
+                         are set, else HIWAR_CALL_PLATFORM)
+  --var name=value       a call variable (repeat for more): reaches the agent as
+                         ctx.call.info.parameters and fills {name} in its greeting and instructions
+  --server URL           a running hiwar serve to place the call on
+  --public-url URL       the address the platform reaches this process at (or HIWAR_PUBLIC_URL)
+  --port N, --host ADDR  where this process listens (default 8080, 127.0.0.1)
+  --ring-timeout S       seconds the phone rings before the call counts as no-answer (default 30)
+  -h, --help             this text
+
+Credentials (environment): TWILIO_ACCOUNT_SID + TWILIO_AUTH_TOKEN; TELNYX_API_KEY +
+TELNYX_CONNECTION_ID (+ TELNYX_PUBLIC_KEY for its callbacks); PLIVO_AUTH_ID + PLIVO_AUTH_TOKEN;
+VONAGE_APPLICATION_ID + VONAGE_PRIVATE_KEY or VONAGE_PRIVATE_KEY_PATH (+ VONAGE_SIGNATURE_SECRET).
+Exit code: 0 once the call has an outcome (printed), 1 when it could not be placed.
+`;
+
+/** `hiwar call`: one outbound call, placed here or on a running `hiwar serve`. */
+export async function callCommand(args: string[]): Promise<number> {
+  // The number is the one positional argument; it may come anywhere.
+  const at = args.findIndex((a, i) => /^\+?\d/.test(a) && !(i > 0 && /^--(from|port|ring-timeout)$/.test(args[i - 1]!)));
+  const number = at >= 0 ? args[at] : undefined;
+  const values = parseCommand(
+    at >= 0 ? [...args.slice(0, at), ...args.slice(at + 1)] : args,
+    {
+      agent: { type: 'string' },
+      from: { type: 'string' },
+      platform: { type: 'string' },
+      var: { type: 'string', multiple: true },
+      server: { type: 'string' },
+      'public-url': { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'ring-timeout': { type: 'string' },
+    },
+    CALL_USAGE,
+  );
+  if (!values) return 0;
+  if (!number) throw new UsageError('give the number to call (E.164, +9665…)', CALL_USAGE);
+  const platform = values.platform;
+  if (platform !== undefined && !['twilio', 'telnyx', 'plivo', 'vonage'].includes(platform)) throw new UsageError(`--platform must be twilio, telnyx, plivo or vonage, got "${platform}"`, CALL_USAGE);
+  const request: PlaceCallRequest = {
+    to: number,
+    ...(values.from ? { from: values.from } : {}),
+    ...(platform ? { platform: platform as PlaceCallRequest['platform'] } : {}),
+    variables: callVariables(values.var ?? []),
+  };
+  const ringTimeoutS = values['ring-timeout'] === undefined ? undefined : numberOption('ring-timeout', values['ring-timeout'], 5, 600, CALL_USAGE, true);
+  const say = (m: string) => process.stdout.write(`${m}\n`);
+  const call = values.server ? await onServer(values.server, request, say) : await here(values, request, ringTimeoutS, say);
+  say(`${call.id}: ${call.outcome}${call.durationS !== undefined ? ` after ${call.durationS} s` : ''} (${call.platform}: ${call.rawStatus ?? 'no status'})`);
+  return 0;
+}
+
+/** `--var name=value` options as variables; a malformed one is a usage error. */
+export function callVariables(vars: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const v of vars) {
+    const eq = v.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--var takes name=value, got "${v}"`, CALL_USAGE);
+    out[v.slice(0, eq)] = v.slice(eq + 1);
+  }
+  return out;
+}
+
+/** Places the call on a running `hiwar serve` and follows it there. */
+async function onServer(server: string, request: PlaceCallRequest, say: (m: string) => void): Promise<OutboundCall> {
+  const secret = process.env.HIWAR_CALLS_SECRET;
+  if (!secret) throw new CliError('--server needs HIWAR_CALLS_SECRET: the bearer secret the server was started with');
+  const base = server.replace(/\/+$/, '');
+  const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
+  const asked = async (path: string, init?: RequestInit) => {
+    let res: Response;
+    try {
+      res = await fetch(`${base}${path}`, { ...init, headers });
+    } catch (err) {
+      throw new CliError(`cannot reach ${base}: ${(err as Error).message}`);
+    }
+    const body = (await res.json().catch(() => ({}))) as OutboundCall & { error?: string };
+    if (!res.ok) throw new CliError(`${base} answered ${res.status}: ${body.error ?? res.statusText}`);
+    return body;
+  };
+  let call = await asked('/calls', { method: 'POST', body: JSON.stringify(request) });
+  say(`placed ${call.id} through ${call.platform}; waiting for its outcome…`);
+  // The server keeps the call's status; once a second is plenty for a call that lasts minutes.
+  while (!call.outcome) {
+    await new Promise((r) => setTimeout(r, 1000));
+    call = await asked(`/calls/${call.id}`);
+  }
+  return call;
+}
+
+/** Starts a server in this process for this one call, places it, waits for its outcome and its session's end. */
+async function here(values: { agent?: string; 'public-url'?: string; port?: string; host?: string }, request: PlaceCallRequest, ringTimeoutS: number | undefined, say: (m: string) => void): Promise<OutboundCall> {
+  const publicUrl = values['public-url'] ?? process.env.HIWAR_PUBLIC_URL;
+  if (!publicUrl) throw new UsageError('the platform must reach this process: give --public-url (or HIWAR_PUBLIC_URL), or --server URL of a running hiwar serve', CALL_USAGE);
+  const port = values.port === undefined ? 8080 : numberOption('port', values.port, 0, 65535, CALL_USAGE, true);
+  const { agent } = await loadAgent(values.agent);
+  const { createAgentServer } = await import('../server/create.ts');
+  const { telephonyRoutes, outboundCalls } = await import('../../transports/telephony/index.ts');
+  const outbound = outboundCalls({ publicUrl, ringTimeoutS });
+  let sessions = 0;
+  const ended = new Set<string>();
+  const app = await createAgentServer({
+    agent,
+    publicUrl,
+    host: values.host,
+    port,
+    logger: cliLogger('info'),
+    plugins: [telephonyRoutes(), outbound.routes],
+    onCallEnded: (c) => ended.add(c.callId),
+    // Counted once made: a session refused before it exists never ends.
+    wrapSessions: (inner) => async (t) => {
+      const s = await inner(t);
+      sessions++;
+      return s;
+    },
+  });
+  try {
+    const { url } = await app.listen();
+    say(`hiwar call: agent "${agent.name}" at ${url}, reached as ${publicUrl}`);
+    const placed = await outbound.placeCall(request).catch((err: Error) => {
+      throw new CliError(err.message);
+    });
+    say(`placed ${placed.id} through ${placed.platform} to ${placed.to}; waiting for its outcome…`);
+    const done = await outbound.outcome(placed.id);
+    // The platform may report the end before the stream has closed here: let the session finish.
+    const give = Date.now() + 60_000;
+    while (sessions > ended.size && Date.now() < give) await new Promise((r) => setTimeout(r, 200));
+    return done;
+  } finally {
+    await app.close();
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * `hiwar call` as a user runs it, as its own process: on a running server (`--server`, the
+ * server's calls API) and with a server of its own (the platform reaches it at --public-url),
+ * each against the fake platforms, to an outcome printed on one line.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import callCentre from '../../../agents/call-centre/index.ts';
+import { createAgentServer, type AgentServerApp } from '../../../src/server/index.ts';
+import { createLogger } from '../../../src/session/logger.ts';
+import { outboundCalls, telephonyRoutes, twilioOutbound } from '../../../transports/telephony/index.ts';
+import { runSandbox, type Running } from '../../helpers/sandbox.ts';
+import { FakePlatforms, testKeys } from './fake-platforms.ts';
+
+const BIN = new URL('../../../bin/hiwar.js', import.meta.url).pathname;
+const run = promisify(execFile);
+const SECRET = 'cli-calls-secret-0123456789abcdef';
+const keys = testKeys();
+
+let fake: FakePlatforms;
+let sandbox: Running;
+let app: AgentServerApp;
+let url: string;
+
+/** The environment of a user with no service key and only the credentials a test gives. */
+function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const e: NodeJS.ProcessEnv = { ...process.env, HIWAR_LOG_LEVEL: 'silent', ...extra };
+  for (const k of ['HIWAR_API_KEY', 'TWILIO_ACCOUNT_SID', 'TELNYX_API_KEY', 'PLIVO_AUTH_ID', 'VONAGE_APPLICATION_ID', 'HIWAR_PUBLIC_URL', 'REDIS_URL']) if (!(k in extra)) delete e[k];
+  return e;
+}
+
+before(async () => {
+  // Nobody answers in these calls: the command's path, not the media, is under test here.
+  fake = await new FakePlatforms(keys, { scenario: (to) => (to.endsWith('2') ? 'busy' : 'no-answer'), onMedia: async () => {} }).start();
+  sandbox = await runSandbox();
+  const outbound = outboundCalls({ platforms: { twilio: twilioOutbound({ ...keys.twilio, baseUrl: fake.url }) }, secret: SECRET, from: '+966110000000', secrets: { twilio: keys.twilio.authToken } });
+  app = await createAgentServer({ agent: callCentre, client: sandbox.client, logger: createLogger('silent'), plugins: [telephonyRoutes(), outbound.routes] });
+  url = (await app.listen({ port: 0 })).url;
+});
+after(async () => {
+  await app?.close();
+  await sandbox?.close();
+  await fake?.close();
+});
+
+test('hiwar call --help lists its options; a missing number or a malformed --var is a usage error', async () => {
+  const help = (await run(process.execPath, [BIN, 'call', '--help'], { env: env() })).stdout;
+  for (const flag of ['--agent', '--from', '--platform', '--var', '--server', '--public-url', '--port', '--host', '--ring-timeout']) assert.ok(help.includes(flag), flag);
+  const noNumber = await run(process.execPath, [BIN, 'call', '--platform', 'twilio'], { env: env() }).catch((e) => e);
+  assert.equal(noNumber.code, 2);
+  assert.match(noNumber.stderr, /give the number to call/);
+  const badVar = await run(process.execPath, [BIN, 'call', '+966500000002', '--var', 'name'], { env: env() }).catch((e) => e);
+  assert.equal(badVar.code, 2);
+  assert.match(badVar.stderr, /--var takes name=value, got "name"/);
+});
+
+test('hiwar call --server: placed on a running server with its secret, followed to the outcome', async () => {
+  const { stdout } = await run(process.execPath, [BIN, 'call', '+966500000002', '--server', url, '--platform', 'twilio', '--var', 'name=منى'], { env: env({ HIWAR_CALLS_SECRET: SECRET }) });
+  assert.match(stdout, /placed out-[\w-]+ through twilio/);
+  assert.match(stdout, /out-[\w-]+: busy \(twilio: busy\)/);
+  const sent = fake.received.at(-1)!;
+  assert.equal(sent.form!.get('To'), '+966500000002');
+  assert.match(sent.form!.get('Twiml')!, /<Parameter name="name" value="منى"\/>/);
+  const wrong = await run(process.execPath, [BIN, 'call', '+966500000002', '--server', url, '--platform', 'twilio'], { env: env({ HIWAR_CALLS_SECRET: 'wrong' }) }).catch((e) => e);
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stderr, /answered 401: wrong or missing bearer secret/);
+});
+
+test('hiwar call with a server of its own: credentials from the environment, the platform calls back at --public-url', async () => {
+  const port = await freePort();
+  const { stdout } = await run(
+    process.execPath,
+    [BIN, 'call', '+966500000003', '--port', String(port), '--public-url', `http://127.0.0.1:${port}`, '--ring-timeout', '20'],
+    { env: env({ TWILIO_ACCOUNT_SID: keys.twilio.accountSid, TWILIO_AUTH_TOKEN: keys.twilio.authToken, HIWAR_TWILIO_API_URL: fake.url, HIWAR_CALL_FROM: '+966110000000' }), timeout: 120_000 },
+  );
+  assert.match(stdout, /hiwar call: agent "call-centre"/);
+  assert.match(stdout, /out-[\w-]+: no-answer \(twilio: no-answer\)/);
+  const sent = fake.received.at(-1)!;
+  assert.equal(sent.form!.get('Timeout'), '20');
+  assert.ok(sent.form!.get('StatusCallback')!.startsWith(`http://127.0.0.1:${port}/outbound/twilio/status/`));
+  assert.ok(!stdout.includes(keys.twilio.authToken));
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}

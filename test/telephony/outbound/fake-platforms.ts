@@ -1,0 +1,268 @@
+/**
+ * Twilio, Telnyx, Plivo and Vonage as a placed call meets them, in one local HTTP server: the
+ * REST request is checked for its credentials and answered with the documented body
+ * (`fixtures.ts`), then the call lives its scripted life: signed status callbacks to the URLs
+ * the request named and, when the call is answered, a media stream to the URL it gave, played by
+ * the test (`onMedia`) as the platform's far end.
+ */
+import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { importSPKI, jwtVerify, SignJWT } from 'jose';
+import { plivoSignature } from '../../../transports/telephony/plivo.ts';
+import { twilioSignature } from '../../../transports/telephony/twilio.ts';
+import type { PlatformProtocol } from '../far-end.ts';
+import { plivoProtocol, telnyxProtocol, vonageProtocol } from '../protocols.ts';
+import { twilioProtocol } from '../twilio-protocol.ts';
+import * as F from './fixtures.ts';
+
+/** How the called phone behaves. */
+export type Scenario = 'answer' | 'busy' | 'no-answer' | 'failed';
+
+/** One REST request as the platform received it. */
+export interface Received {
+  platform: string;
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  raw: string;
+  /** Form fields (every value of a repeated field). */
+  form?: URLSearchParams;
+  json?: any;
+}
+
+/** The answered call's media, for the test to play the far end on. */
+export interface MediaLeg {
+  platform: string;
+  /** The platform's id of the call (what its stream's `start` names). */
+  platformCallId: string;
+  streamUrl: string;
+  protocol: PlatformProtocol;
+}
+
+/** A callback the platform sent, and what hiwar answered. */
+export interface SentCallback {
+  platform: string;
+  url: string;
+  status: string;
+  answered: number;
+  body: string;
+}
+
+/** The test credentials of the four platforms (keys made here, never real ones). */
+export function testKeys() {
+  const telnyx = generateKeyPairSync('ed25519');
+  const vonage = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return {
+    twilio: { accountSid: `AC${randomBytes(16).toString('hex')}`, authToken: randomBytes(16).toString('hex') },
+    telnyx: {
+      apiKey: `KEY${randomBytes(16).toString('hex')}`,
+      connectionId: '1494404757140276705',
+      privateKey: telnyx.privateKey,
+      // The portal shows the raw 32-byte key in base64: the last 32 bytes of the SPKI DER.
+      publicKey: telnyx.publicKey.export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64'),
+    },
+    plivo: { authId: `MA${randomBytes(9).toString('hex').toUpperCase()}`, authToken: randomBytes(20).toString('hex') },
+    vonage: {
+      applicationId: 'aaaaaaaa-bbbb-cccc-dddd-0123456789ab',
+      privateKey: vonage.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+      publicKey: vonage.publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+      signatureSecret: randomBytes(24).toString('hex'),
+    },
+  };
+}
+export type TestKeys = ReturnType<typeof testKeys>;
+
+const xmlText = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+
+/** The four platforms' REST APIs on one local port. */
+export class FakePlatforms {
+  readonly received: Received[] = [];
+  readonly callbacks: SentCallback[] = [];
+  /** Answers of Twilio's `<Connect action>` asked after the stream ended. */
+  readonly afterAnswers: string[] = [];
+  /** Why a call's scripted life stopped short (its far end failed), for a test's failure message. */
+  readonly errors: string[] = [];
+  /** Calls whose scripted life has finished (their last callback sent), by platform call id. */
+  readonly finished = new Set<string>();
+  url = '';
+  private server!: Server;
+  private n = 0;
+
+  constructor(
+    readonly keys: TestKeys,
+    private readonly o: { scenario(to: string): Scenario; onMedia(leg: MediaLeg): Promise<void>; durationS?: number },
+  ) {}
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (c: Buffer) => parts.push(c));
+      req.on('end', () => {
+        void this.handle(req, Buffer.concat(parts).toString()).then(
+          ({ status, body }) => {
+            res.writeHead(status, { 'content-type': 'application/json' });
+            res.end(JSON.stringify(body));
+          },
+          (err: Error) => {
+            res.writeHead(500);
+            res.end(err.message);
+          },
+        );
+      });
+    });
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((r) => this.server.close(() => r()));
+  }
+
+  private async handle(req: IncomingMessage, raw: string): Promise<{ status: number; body: unknown }> {
+    const path = req.url ?? '';
+    const k = this.keys;
+    const id = `${++this.n}`.padStart(4, '0');
+    const type = String(req.headers['content-type'] ?? '');
+    const rec: Received = { platform: '', method: req.method ?? '', path, headers: req.headers, raw };
+    if (type.includes('application/x-www-form-urlencoded')) rec.form = new URLSearchParams(raw);
+    if (type.includes('application/json')) rec.json = JSON.parse(raw);
+    const basic = (u: string, p: string) => req.headers.authorization === `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
+
+    if (path === `/2010-04-01/Accounts/${k.twilio.accountSid}/Calls.json`) {
+      this.received.push({ ...rec, platform: 'twilio' });
+      if (!basic(k.twilio.accountSid, k.twilio.authToken)) return { status: 401, body: { code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 } };
+      const to = rec.form!.get('To')!;
+      if (to.length < 12) return { status: 400, body: F.twilioError };
+      const sid = `CA${id}${'0'.repeat(28)}`;
+      void this.twilioLife(sid, rec.form!).catch((err: Error) => this.errors.push(err.message));
+      return { status: 201, body: F.twilioCreated(sid, k.twilio.accountSid, to, rec.form!.get('From')!) };
+    }
+    if (path === '/v2/calls') {
+      this.received.push({ ...rec, platform: 'telnyx' });
+      if (req.headers.authorization !== `Bearer ${k.telnyx.apiKey}`) return { status: 401, body: { errors: [{ code: '10009', title: 'Authentication failed', detail: 'The API key is invalid.' }] } };
+      if (String(rec.json?.to ?? '').length < 12) return { status: 422, body: F.telnyxError };
+      const ccid = `v3:call-${id}`;
+      void this.telnyxLife(ccid, rec.json).catch((err: Error) => this.errors.push(err.message));
+      return { status: 200, body: F.telnyxDialed(ccid) };
+    }
+    if (path === `/v1/Account/${k.plivo.authId}/Call/`) {
+      this.received.push({ ...rec, platform: 'plivo' });
+      if (!basic(k.plivo.authId, k.plivo.authToken)) return { status: 401, body: { api_id: 'x', error: 'authentication failed' } };
+      if (String(rec.json?.to ?? '').length < 11) return { status: 400, body: F.plivoError };
+      const requestUuid = `9834029e-58b6-11e1-b8b7-a5bd0e4e${id}`;
+      void this.plivoLife(`call-${id}`, requestUuid, rec.json).catch((err: Error) => this.errors.push(err.message));
+      return { status: 201, body: F.plivoFired(requestUuid) };
+    }
+    if (path === '/v1/calls') {
+      this.received.push({ ...rec, platform: 'vonage' });
+      const jwt = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
+      try {
+        const { payload } = await jwtVerify(jwt, await importSPKI(k.vonage.publicKey, 'RS256'), { algorithms: ['RS256'] });
+        if (payload.application_id !== k.vonage.applicationId) throw new Error('another application');
+      } catch {
+        return { status: 401, body: { type: 'https://developer.nexmo.com/api-errors#unauthorized', title: 'Invalid credentials supplied', detail: 'You did not provide correct credentials.' } };
+      }
+      if (String(rec.json?.to?.[0]?.number ?? '').length < 11) return { status: 400, body: F.vonageError };
+      const uuid = `63f61863-4a51-4f6b-86e1-46edebcf${id}`;
+      void this.vonageLife(uuid, rec.json).catch((err: Error) => this.errors.push(err.message));
+      return { status: 201, body: F.vonageCreated(uuid) };
+    }
+    return { status: 404, body: { error: `no such route ${path}` } };
+  }
+
+  /** Sends one callback as the platform signs it (or forged: signed with another key); returns hiwar's answer. */
+  async callback(platform: string, url: string, status: string, fields: Record<string, unknown>, opts: { form?: boolean; forge?: boolean } = {}): Promise<{ status: number; body: string }> {
+    const body = opts.form ? new URLSearchParams(fields as Record<string, string>).toString() : JSON.stringify(fields);
+    const headers: Record<string, string> = { 'content-type': opts.form ? 'application/x-www-form-urlencoded' : 'application/json' };
+    const k = this.keys;
+    const secretOf = (s: string) => (opts.forge ? `${s}-forged` : s);
+    if (platform === 'twilio') headers['x-twilio-signature'] = twilioSignature(secretOf(k.twilio.authToken), url, fields as Record<string, string>);
+    if (platform === 'plivo') {
+      const nonce = randomBytes(8).toString('hex');
+      headers['x-plivo-signature-v3-nonce'] = nonce;
+      headers['x-plivo-signature-v3'] = plivoSignature(secretOf(k.plivo.authToken), 'POST', url, fields as Record<string, string>, nonce);
+    }
+    if (platform === 'telnyx') {
+      const ts = String(Math.floor(Date.now() / 1000));
+      const key: KeyObject = opts.forge ? generateKeyPairSync('ed25519').privateKey : k.telnyx.privateKey;
+      headers['telnyx-timestamp'] = ts;
+      headers['telnyx-signature-ed25519'] = sign(null, Buffer.from(`${ts}|${body}`), key).toString('base64');
+    }
+    if (platform === 'vonage') {
+      const jwt = await new SignJWT({ payload_hash: createHash('sha256').update(body).digest('hex') })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuedAt()
+        .sign(new TextEncoder().encode(secretOf(k.vonage.signatureSecret)));
+      headers.authorization = `Bearer ${jwt}`;
+    }
+    const res = await fetch(url, { method: 'POST', headers, body });
+    const text = await res.text();
+    this.callbacks.push({ platform, url, status, answered: res.status, body: text });
+    return { status: res.status, body: text };
+  }
+
+  private async twilioLife(sid: string, form: URLSearchParams): Promise<void> {
+    const [to, from, url] = [form.get('To')!, form.get('From')!, form.get('StatusCallback')!];
+    const send = (status: string, seq: number, d?: number) => this.callback('twilio', url, status, F.twilioStatus(sid, this.keys.twilio.accountSid, to, from, status, seq, d), { form: true });
+    await send('initiated', 0);
+    await send('ringing', 1);
+    const s = this.o.scenario(to);
+    if (s !== 'answer') return this.end(sid, send(s, 2));
+    await send('in-progress', 2);
+    const twiml = form.get('Twiml')!;
+    const streamUrl = xmlText(/<Stream url="([^"]+)"/.exec(twiml)![1]!);
+    const params = Object.fromEntries([...twiml.matchAll(/<Parameter name="([^"]+)" value="([^"]*)"\/>/g)].map((m) => [xmlText(m[1]!), xmlText(m[2]!)]));
+    await this.o.onMedia({ platform: 'twilio', platformCallId: sid, streamUrl, protocol: twilioProtocol(sid, params) });
+    // The stream ended: Twilio asks the <Connect action> what to do next.
+    const action = xmlText(/<Connect action="([^"]+)"/.exec(twiml)![1]!);
+    const after = { AccountSid: this.keys.twilio.accountSid, CallSid: sid, CallStatus: 'in-progress', From: from, To: to };
+    this.afterAnswers.push((await this.callback('twilio', action, 'after', after, { form: true })).body);
+    await this.end(sid, send('completed', 3, this.o.durationS ?? 12));
+  }
+
+  private async telnyxLife(ccid: string, dial: any): Promise<void> {
+    const send = (event: string, extra: Record<string, string> = {}) => this.callback('telnyx', dial.webhook_url, event, F.telnyxEvent(event, ccid, dial.client_state, dial.to, dial.from, extra));
+    await send('call.initiated');
+    const s = this.o.scenario(dial.to);
+    const cause = { busy: 'user_busy', 'no-answer': 'timeout', failed: 'unspecified', answer: 'normal_clearing' }[s];
+    if (s !== 'answer') return this.end(ccid, send('call.hangup', { hangup_cause: cause, hangup_source: 'callee' }));
+    await send('call.answered');
+    await this.o.onMedia({ platform: 'telnyx', platformCallId: ccid, streamUrl: dial.stream_url, protocol: telnyxProtocol(ccid) });
+    await this.end(ccid, send('call.hangup', { hangup_cause: cause, hangup_source: 'callee', start_time: '2018-02-02T22:25:27.521992Z', end_time: '2018-02-02T22:25:39.521992Z' }));
+  }
+
+  private async plivoLife(callUuid: string, requestUuid: string, call: any): Promise<void> {
+    const send = (url: string, status: string, extra: Record<string, string> = {}) => this.callback('plivo', url, status, F.plivoCallback(callUuid, requestUuid, call.to, call.from, status, extra), { form: true });
+    await send(call.ring_url, 'ringing');
+    const s = this.o.scenario(`+${call.to}`);
+    const hangupCause = { busy: 'USER_BUSY', 'no-answer': 'NO_ANSWER', failed: 'CALL_REJECTED', answer: 'NORMAL_CLEARING' }[s];
+    if (s !== 'answer') return this.end(callUuid, send(call.hangup_url, s, { HangupCause: hangupCause, Duration: '0', BillDuration: '0' }));
+    // Answered: Plivo fetches the answer URL and runs the XML it returns.
+    const { body: xml } = await send(call.answer_url, 'in-progress');
+    const streamUrl = xmlText(/<Stream [^>]*>([^<]+)<\/Stream>/.exec(xml)![1]!);
+    await this.o.onMedia({ platform: 'plivo', platformCallId: callUuid, streamUrl, protocol: plivoProtocol(callUuid) });
+    const d = String(this.o.durationS ?? 12);
+    await this.end(callUuid, send(call.hangup_url, 'completed', { HangupCause: hangupCause, Duration: d, BillDuration: '60' }));
+  }
+
+  private async vonageLife(uuid: string, call: any): Promise<void> {
+    const [to, from, url] = [call.to[0].number, call.from.number, call.event_url[0]];
+    const send = (status: string, extra: Record<string, string> = {}) => this.callback('vonage', url, status, F.vonageEvent(uuid, to, from, status, extra));
+    await send('started');
+    await send('ringing');
+    const s = this.o.scenario(`+${to}`);
+    if (s !== 'answer') return this.end(uuid, send({ busy: 'busy', 'no-answer': 'timeout', failed: 'failed' }[s]));
+    await send('answered');
+    const ep = call.ncco[0].endpoint[0];
+    await this.o.onMedia({ platform: 'vonage', platformCallId: uuid, streamUrl: ep.uri, protocol: vonageProtocol(ep.headers) });
+    await this.end(uuid, send('completed', { duration: String(this.o.durationS ?? 12), start_time: '2020-01-01T12:00:00.000Z', end_time: '2020-01-01T12:00:12.000Z' }));
+  }
+
+  private async end(id: string, last: Promise<unknown>): Promise<void> {
+    await last;
+    this.finished.add(id);
+  }
+}

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CallTokens } from '../../../src/server/tokens.ts';
+import type { Agent } from '../../../src/session/agent.ts';
+import { agentWithVariables, fillVariables, MissingVariablesError, placeholders } from '../../../src/session/variables.ts';
+import { OutboundCalls, plivoOutbound, PlaceCallError, telnyxOutbound, twilioOutbound, vonageOutbound, type OutboundPlatform } from '../../../transports/telephony/index.ts';
+import * as F from './fixtures.ts';
+
+const agent = { name: 'reminder', instructions: 'ذكّر {name} بموعد {due}. أجب بصيغة {"ok": true}.', greeting: 'مرحبًا {name}، معك سارة من بنك الواحة.' } as Agent;
+
+test('variables: {name} filled in greeting and instructions, Arabic names allowed, other braces untouched', () => {
+  assert.deepEqual(placeholders(agent.instructions), ['name', 'due']);
+  const filled = agentWithVariables(agent, { name: 'خالد', due: '١٥ مارس' });
+  assert.equal(filled.greeting, 'مرحبًا خالد، معك سارة من بنك الواحة.');
+  assert.equal(filled.instructions, 'ذكّر خالد بموعد ١٥ مارس. أجب بصيغة {"ok": true}.');
+  assert.equal(agent.greeting, 'مرحبًا {name}، معك سارة من بنك الواحة.', 'the agent itself is left as it was');
+  assert.equal(fillVariables('أهلًا {الاسم}', { الاسم: 'منى' }), 'أهلًا منى');
+  const plain = { ...agent, instructions: 'x', greeting: 'أهلًا' } as Agent;
+  assert.equal(agentWithVariables(plain, {}), plain, 'an agent without variables is used as it is');
+});
+
+test('variables: a missing or empty one is an error naming each, never a spoken "{name}"', () => {
+  assert.throws(() => agentWithVariables(agent, { name: 'خالد' }), (e: unknown) => e instanceof MissingVariablesError && e.missing.join() === 'due' && /\{due\}/.test(e.message));
+  assert.throws(() => agentWithVariables(agent, { name: '', due: 'x' }), /missing call variable: name/);
+  assert.throws(() => agentWithVariables(agent, {}), /missing call variables: name, due/);
+});
+
+test("each platform's status callbacks read as typed outcomes, the raw status kept", () => {
+  const tw = twilioOutbound();
+  const s = (status: string, d?: number) => F.twilioStatus('CA1', 'AC1', '+966500000001', '+966110000000', status, 0, d);
+  assert.deepEqual(tw.status(s('ringing')), { status: 'ringing', raw: 'ringing', platformCallId: 'CA1' });
+  assert.equal(tw.status(s('in-progress'))!.status, 'answered');
+  assert.deepEqual(tw.status(s('completed', 42)), { status: 'completed', raw: 'completed', durationS: 42, platformCallId: 'CA1' });
+  for (const [raw, out] of [['busy', 'busy'], ['no-answer', 'no-answer'], ['failed', 'failed'], ['canceled', 'canceled']]) assert.equal(tw.status(s(raw!))!.status, out);
+
+  const tx = telnyxOutbound();
+  const flat = (o: unknown, p = ''): Record<string, string> =>
+    Object.assign({}, ...Object.entries(o as object).map(([k, v]) => (v && typeof v === 'object' ? flat(v, `${p}${k}.`) : { [p + k]: String(v) })));
+  const e = (type: string, cause?: string) => flat(F.telnyxEvent(type, 'v3:x', 'c3Q=', '+966500000001', '+966110000000', cause ? { hangup_cause: cause } : {}));
+  assert.equal(tx.status(e('call.answered'))!.status, 'answered');
+  for (const [cause, out] of [['normal_clearing', 'completed'], ['user_busy', 'busy'], ['call_rejected', 'busy'], ['timeout', 'no-answer'], ['originator_cancel', 'canceled'], ['not_found', 'failed']]) {
+    assert.deepEqual(tx.status(e('call.hangup', cause)), { status: out, raw: cause, platformCallId: 'v3:x' });
+  }
+  assert.equal(tx.status(e('streaming.started')), undefined, 'events about other things say nothing');
+
+  const pl = plivoOutbound();
+  const p = (status: string, extra: Record<string, string> = {}) => F.plivoCallback('u1', 'r1', '966500000001', '966110000000', status, extra);
+  assert.deepEqual(pl.status(p('completed', { Duration: '30' })), { status: 'completed', raw: 'completed', durationS: 30, platformCallId: 'u1' });
+  for (const [raw, out] of [['timeout', 'no-answer'], ['no-answer', 'no-answer'], ['cancel', 'canceled'], ['busy', 'busy'], ['in-progress', 'answered']]) assert.equal(pl.status(p(raw!))!.status, out);
+
+  const vo = vonageOutbound();
+  const v = (status: string, extra: Record<string, string> = {}) => F.vonageEvent('uu', '966500000001', '966110000000', status, extra);
+  assert.deepEqual(vo.status(v('completed', { duration: '7' })), { status: 'completed', raw: 'completed', durationS: 7, platformCallId: 'uu' });
+  for (const [raw, out] of [['started', 'queued'], ['unanswered', 'no-answer'], ['timeout', 'no-answer'], ['cancelled', 'canceled'], ['rejected', 'failed']]) assert.equal(vo.status(v(raw!))!.status, out);
+});
+
+test('the registry: checked before dialling; a call never goes back, a final outcome stays, a failing hook is only logged', async () => {
+  const dialled: unknown[] = [];
+  const fakeClient: OutboundPlatform = { ...twilioOutbound(), dial: async (req) => (dialled.push(req), { platformCallId: 'CA9' }) };
+  const seen: string[] = [];
+  const calls = new OutboundCalls(
+    { tokens: new CallTokens(), agentOf: async () => agent },
+    { platforms: { twilio: fakeClient }, from: '+966110000000', onStatus: (c) => (seen.push(c.status), assert.fail('a hook that throws')) },
+  );
+  const urls = () => ({ stream: 'ws://x/s', answer: 'http://x/a', status: 'http://x/st', after: 'http://x/af' });
+  await assert.rejects(calls.place({ to: '+966500000001', variables: { name: 'x' } }, urls), (e: unknown) => e instanceof PlaceCallError && /missing call variable: due/.test((e as Error).message));
+  await assert.rejects(calls.place({ to: '+966500000001', from: '0110000000', variables: { name: 'x', due: 'y' } }, urls), /"from" must be an E\.164 number/);
+  assert.equal(dialled.length, 0);
+  const c = await calls.place({ to: '+966500000001', variables: { name: 'x', due: 'y' } }, urls);
+  assert.equal(c.platformCallId, 'CA9');
+  const report = (status: string, extra: Record<string, string> = {}) => calls.report(c.id, 'twilio', { CallSid: 'CA9', CallStatus: status, ...extra });
+  report('in-progress');
+  report('ringing');
+  assert.equal(calls.get(c.id)!.status, 'answered', 'a late ringing does not take the call back');
+  report('completed', { CallDuration: '5' });
+  report('failed');
+  const done = await calls.outcome(c.id);
+  assert.equal(done.outcome, 'completed');
+  assert.equal(done.durationS, 5);
+  assert.deepEqual(seen, ['answered', 'completed'], 'told of each change once');
+  assert.equal(calls.report(c.id, 'plivo', { CallStatus: 'busy' }), false, "another platform's callback names no call");
+  assert.equal(calls.report('out-unknown', 'twilio', { CallStatus: 'busy' }), false);
+});

@@ -1,0 +1,66 @@
+import { DialError, type OutboundPlatformName, type OutboundStatus, type StatusUpdate } from './types.ts';
+
+/** How long a dial request may take before it counts as failed. */
+export const DIAL_TIMEOUT_MS = 15_000;
+
+/**
+ * Sends one REST request to a platform and returns its JSON answer. A refusal becomes a
+ * `DialError` with the platform's own message; any credential that the answer might echo is
+ * cut out of it, and the request's headers never appear in it.
+ */
+export async function platformRequest(
+  platform: OutboundPlatformName,
+  url: string,
+  init: { headers: Record<string, string>; body: string },
+  secrets: (string | undefined)[],
+): Promise<Record<string, any>> {
+  let res: Response;
+  try {
+    res = await fetch(url, { method: 'POST', headers: init.headers, body: init.body, signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) });
+  } catch (err) {
+    throw new DialError(platform, 0, scrub(`could not reach ${new URL(url).origin}: ${(err as Error).message}`, secrets));
+  }
+  const text = await res.text().catch(() => '');
+  let body: Record<string, any> = {};
+  try {
+    const v = JSON.parse(text);
+    if (v && typeof v === 'object') body = v;
+  } catch {
+    // not JSON: the message is the text itself
+  }
+  if (!res.ok) throw new DialError(platform, res.status, scrub(errorMessage(body) ?? (text.slice(0, 200) || res.statusText), secrets));
+  return body;
+}
+
+/** The message of the four platforms' error bodies. */
+function errorMessage(b: Record<string, any>): string | undefined {
+  const e = b.errors?.[0];
+  const m = b.message ?? b.error_text ?? b.detail ?? b.title ?? (e && (e.detail ?? e.title)) ?? (typeof b.error === 'string' ? b.error : undefined);
+  return typeof m === 'string' ? m : m === undefined ? undefined : JSON.stringify(m);
+}
+
+function scrub(text: string, secrets: (string | undefined)[]): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
+  return out;
+}
+
+/** A required setting, or an error naming the variable that provides it (never its value). */
+export function required(platform: OutboundPlatformName, value: string | undefined, what: string, env: string): string {
+  if (!value) throw new Error(`${platform}: no ${what} (set ${env}, or pass it in the platform's options)`);
+  return value;
+}
+
+/** `Basic base64(user:password)`. */
+export const basicAuth = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+/**
+ * One status callback read through a platform's table of statuses: undefined for a status the
+ * table does not name; the duration and the platform's call id when the callback carries them.
+ */
+export function readStatus(table: Record<string, OutboundStatus>, raw: string | undefined, duration: string | undefined, platformCallId: string | undefined): StatusUpdate | undefined {
+  const status = table[raw ?? ''];
+  if (!status) return undefined;
+  const d = Number(duration);
+  return { status, raw: raw!, ...(duration && Number.isFinite(d) ? { durationS: d } : {}), ...(platformCallId ? { platformCallId } : {}) };
+}

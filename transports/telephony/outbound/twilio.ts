@@ -1,0 +1,63 @@
+import { xmlEscape } from '../provider.ts';
+import { basicAuth, platformRequest, readStatus, required } from './http.ts';
+import type { OutboundPlatform, OutboundStatus } from './types.ts';
+
+/** Twilio credentials and where its API is. */
+export interface TwilioOutboundOptions {
+  /** @default process.env.TWILIO_ACCOUNT_SID */
+  accountSid?: string;
+  /** @default process.env.TWILIO_AUTH_TOKEN (also what the callbacks are signed with) */
+  authToken?: string;
+  /** @default process.env.HIWAR_TWILIO_API_URL ?? 'https://api.twilio.com' */
+  baseUrl?: string;
+}
+
+// Twilio's CallStatus values (Call resource) as outcomes.
+const STATUS: Record<string, OutboundStatus> = {
+  queued: 'queued',
+  initiated: 'queued',
+  ringing: 'ringing',
+  'in-progress': 'answered',
+  answered: 'answered',
+  completed: 'completed',
+  busy: 'busy',
+  'no-answer': 'no-answer',
+  failed: 'failed',
+  canceled: 'canceled',
+};
+
+/**
+ * Twilio's Calls API: `POST /2010-04-01/Accounts/{AccountSid}/Calls.json`, form-encoded, basic
+ * auth, the TwiML inline (`<Connect><Stream>` to this server, the call's parameters as
+ * `<Parameter>`), progress to `StatusCallback` for every `StatusCallbackEvent`.
+ */
+export function twilioOutbound(o: TwilioOutboundOptions = {}): OutboundPlatform {
+  return {
+    name: 'twilio',
+    async dial(req) {
+      const sid = required('twilio', o.accountSid ?? process.env.TWILIO_ACCOUNT_SID, 'account SID', 'TWILIO_ACCOUNT_SID');
+      const token = required('twilio', o.authToken ?? process.env.TWILIO_AUTH_TOKEN, 'auth token', 'TWILIO_AUTH_TOKEN');
+      const base = o.baseUrl ?? process.env.HIWAR_TWILIO_API_URL ?? 'https://api.twilio.com';
+      const parameters = Object.entries(req.parameters)
+        .map(([k, v]) => `<Parameter name="${xmlEscape(k)}" value="${xmlEscape(v)}"/>`)
+        .join('');
+      const form = new URLSearchParams({
+        To: req.to,
+        From: req.from,
+        Twiml: `<Response><Connect action="${xmlEscape(req.afterUrl)}"><Stream url="${xmlEscape(req.streamUrl)}">${parameters}</Stream></Connect></Response>`,
+        StatusCallback: req.statusUrl,
+        StatusCallbackMethod: 'POST',
+        Timeout: String(req.ringTimeoutS),
+      });
+      for (const e of ['initiated', 'ringing', 'answered', 'completed']) form.append('StatusCallbackEvent', e);
+      const body = await platformRequest(
+        'twilio',
+        `${base}/2010-04-01/Accounts/${encodeURIComponent(sid)}/Calls.json`,
+        { headers: { authorization: basicAuth(sid, token), 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() },
+        [token],
+      );
+      return { platformCallId: String(body.sid ?? '') };
+    },
+    status: (p) => readStatus(STATUS, p.CallStatus, p.CallDuration, p.CallSid),
+  };
+}
