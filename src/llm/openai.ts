@@ -4,6 +4,7 @@ import { MODELS } from '../models.ts';
 import { streamChatBatches } from './chat-stream.ts';
 import type { ChatMessage, Llm, LlmEvent, LlmRequest, Tool, ToolCall } from './types.ts';
 
+/** Options of `OpenAiLlm`: the model, key, base URL and what to send with each request. */
 export interface OpenAiOptions {
   /** @default 'not-needed' (local servers take any key) */
   apiKey?: string;
@@ -89,6 +90,7 @@ export class OpenAiLlm implements Llm {
     this.name = `openai:${this.model}`;
   }
 
+  /** Streams one Chat Completions reply as text deltas and tool calls. */
   async *stream(req: LlmRequest): AsyncIterable<LlmEvent> {
     const tools = req.tools.map(toOpenAiTool);
     const body: StreamingBody = {

@@ -2,12 +2,14 @@ import { runTools, toolMessages, type ToolOutcome } from './tools.ts';
 import type { CallControl } from '../transport/types.ts';
 import type { ChatMessage, Llm, Tool } from './types.ts';
 
+/** What a reply streams: text, a tool starting or finishing, the end of the reply. */
 export type ReplyEvent =
   | { type: 'text'; delta: string }
   | { type: 'tool_started'; name: string; arguments: string }
   | { type: 'tool_finished'; outcome: ToolOutcome }
   | { type: 'messages'; added: ChatMessage[] };
 
+/** Options of `streamReply`: the model, the tools and the limits of one reply. */
 export interface StreamReplyOptions {
   /**
    * Model calls with tools, at most, in one reply.

@@ -13,6 +13,7 @@ import type { WebSocketServer } from 'ws';
 export type { KeySpec } from './keys.ts';
 export { parseKeysFile } from './keys.ts';
 
+/** Options of `startSandbox`: address, keys, phrasebook and optional engines. */
 export interface SandboxOptions {
   port?: number;
   host?: string;
@@ -30,7 +31,9 @@ export interface SandboxOptions {
   phrasebookVoices?: string[];
   /** Optional engines the sandbox lacks: answer 501 without them. */
   diacritize?: (text: string) => Promise<string>;
+  /** A translation engine for `/translate` (answers 501 without one). */
   translate?: (text: string, to: string) => AsyncIterable<string>;
+  /** Where the sandbox's own log lines go. */
   log?: (message: string) => void;
   /** Shorter protocol timings (idle close, forced split, ahead limit), for tests. */
   timing?: Partial<SandboxState['timing']>;
@@ -42,6 +45,7 @@ export interface SandboxOptions {
   limits?: Partial<SandboxState['limits']>;
 }
 
+/** A running sandbox: its URLs, its keys and its state. */
 export interface Sandbox {
   /** http://host:port/api/v1 (global region). */
   url: string;
@@ -50,6 +54,7 @@ export interface Sandbox {
   uaeUrl: string;
   keys: KeySpec[];
   state: SandboxState;
+  /** Stops the sandbox and closes its connections. */
   close(): Promise<void>;
 }
 

@@ -24,6 +24,7 @@ import { turnMetrics } from './metrics.ts';
 import { ChatHistory } from './history.ts';
 import { createLogger, type Logger } from './logger.ts';
 
+/** What an `AgentSession` runs on: the service client, the call's transport and the agent (and optionally a model, clock and logger). */
 export interface SessionOptions {
   client: ServiceClient;
   transport: Transport;

@@ -16,6 +16,7 @@ import { jambonz } from './jambonz.ts';
 import { asterisk } from './asterisk.ts';
 import { pcm } from './pcm.ts';
 
+/** Every telephony platform `hiwar serve` mounts, one `TelephonyProvider` each. */
 export const providers: TelephonyProvider[] = [
   twilio,
   telnyx,
@@ -29,7 +30,11 @@ export const providers: TelephonyProvider[] = [
 ];
 
 /** The telephony routes of every provider above (or those given in `opts.providers`). */
-export function telephonyPlugin(host: CallHost, opts: Omit<TelephonyOptions, 'providers'> & { providers?: TelephonyProvider[] }): ServerPlugin & { connections(): number; access: RouteAccess[] } {
+export function telephonyPlugin(host: CallHost, opts: Omit<TelephonyOptions, 'providers'> & { providers?: TelephonyProvider[] }): ServerPlugin & {
+  /** Media connections open now. */
+  connections(): number;
+  access: RouteAccess[];
+} {
   return plugin(host, { ...opts, providers: opts.providers ?? providers });
 }
 
