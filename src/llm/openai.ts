@@ -77,6 +77,10 @@ function toOpenAiTool(t: Tool): OpenAiTool {
  * Chat Completions streaming, with the `openai` package's request types, errors and retry
  * policy; tools declared from zod schemas. The request goes over chat-stream.ts (see there why),
  * or through the user's own `openai` client when one is given: the reply is read the same way.
+ *
+ * @example
+ * const llm = new OpenAiLlm({ model: 'gpt-4o-mini', apiKey: process.env.OPENAI_API_KEY });
+ * const session = new AgentSession({ client, transport, agent, llm });
  */
 export class OpenAiLlm implements Llm {
   readonly name: string;

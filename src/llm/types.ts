@@ -50,7 +50,16 @@ export interface Llm {
   stream(req: LlmRequest): AsyncIterable<LlmEvent>;
 }
 
-/** A tool with its schema type kept, for agent definitions. */
+/**
+ * A tool with its schema type kept, for agent definitions.
+ *
+ * @example
+ * const getBalance = defineTool({
+ *   name: 'get_balance', description: 'The balance of an account',
+ *   parameters: z.object({ account: z.string() }),
+ *   execute: ({ account }) => ({ account, balance: 12500 }),
+ * });
+ */
 export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool {
   return tool as unknown as Tool;
 }

@@ -67,7 +67,14 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
-/** Starts a local stand-in of the service: HTTP, SSE and WebSockets on one port. */
+/**
+ * Starts a local stand-in of the service: HTTP, SSE and WebSockets on one port.
+ *
+ * @example
+ * const sandbox = await startSandbox({ port: 0 });
+ * const client = new ServiceClient({ apiKey: sandbox.keys[0].key, baseUrl: sandbox.url });
+ * await sandbox.close();
+ */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const host = opts.host ?? '127.0.0.1';
   const keys = opts.keys?.length ? opts.keys : [{ key: generateKey(), region: 'global' as const, credits: 10_000_000, concurrency: 16 }];

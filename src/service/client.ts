@@ -20,6 +20,11 @@ import { TtsSocket, type TtsSocketOptions } from './ws/tts.ts';
 /**
  * One object for every endpoint of the service. Each method validates its input before the
  * network, returns a typed result and throws a typed error (see errors.ts).
+ *
+ * @example
+ * const client = new ServiceClient(); // HIWAR_API_KEY, HIWAR_REGION, HIWAR_BASE_URL… or options
+ * const audio = await client.synthesizeStream('faseeh-v1-preview', { voice_id: 'ar-najdi-male-2', text: 'مرحبا بكم' });
+ * for await (const pcm of audio) play(pcm); // PCM16 at audio.sampleRate
  */
 export class ServiceClient {
   readonly config: ServiceConfig;

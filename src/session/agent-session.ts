@@ -56,6 +56,11 @@ export function defaultLlm(agent: Agent): Llm {
  * /listen; turns and barge-ins are decided from its events; each turn's reply runs LLM →
  * chunker → TTS → playout and is switched off by the next turn or a confirmed interruption.
  * Nothing throws out of `run()`: failures become events and, when they must, a clean end.
+ *
+ * @example
+ * const session = new AgentSession({ client: new ServiceClient(), transport, agent });
+ * session.events$.subscribe((e) => e.type === 'user_turn' && console.log(e.text));
+ * const report = await session.run(); // when the call ends; never throws
  */
 export class AgentSession {
   private readonly eventsSubject = new Subject<SessionEvent>();

@@ -52,6 +52,10 @@ export type TelephonyRoutesOptions = Omit<TelephonyOptions, 'providers' | 'token
  * The telephony routes (`/telephony/<provider>`) as a plugin factory for `createAgentServer`
  * (`hiwar/server`): the server's token issuer, `open`, fixed media token, logger and
  * `providerHooks` are used unless given here.
+ *
+ * @example
+ * const voice = await createAgentServer({ agent, plugins: [telephonyRoutes()] });
+ * await voice.listen(); // Twilio's webhook: POST /telephony/twilio (TWILIO_AUTH_TOKEN set)
  */
 export function telephonyRoutes(opts: TelephonyRoutesOptions = {}): (ctx: PluginContext) => ReturnType<typeof telephonyPlugin> {
   return (ctx) =>

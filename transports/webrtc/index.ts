@@ -136,6 +136,12 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 /**
  * Starts the mediasoup workers and returns the plugin. Throws "WebRTC is off: …" when mediasoup
  * or its worker is missing; check `webrtcAvailability()` first to say so and carry on without it.
+ *
+ * @example
+ * const voice = await createAgentServer({
+ *   agent,
+ *   plugins: [async (ctx) => createWebRtcPlugin({ host: ctx.host, open: ctx.open })], // apiSecret: HIWAR_WEBRTC_SECRET
+ * });
  */
 export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlugin> {
   const log = opts.logger ?? createLogger();
