@@ -9,9 +9,11 @@ import type { RecordingStore } from './store.ts';
 
 /** Where a finished call's job goes: a BullMQ queue, or the in-process runner. */
 export interface JobSink {
+  /** Queues an ended call's analytics job (BullMQ, or run in this process). */
   enqueue(job: AnalyticsJob): Promise<void>;
 }
 
+/** What `CallAnalytics` needs: where recordings go and where jobs go. */
 export interface CallAnalyticsOptions {
   store: RecordingStore;
   sink: JobSink;

@@ -42,6 +42,7 @@ export const analyticsJobSchema = z.object({
   transcript: z.array(turnSchema),
 });
 
+/** One ended call's analytics job: the call's metadata, how it ended, its stereo recording's key and its transcript. */
 export type AnalyticsJob = z.infer<typeof analyticsJobSchema>;
 
 /** A job's data as read from a queue: a clear error naming the bad field, never a crash later. */

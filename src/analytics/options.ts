@@ -21,6 +21,7 @@ export interface AnalyticsOptions {
   recordingsDir?: string;
 }
 
+/** Defaults of the analytics options (queue, attempts and backoff, worker concurrency and locks, recordings folder), in one place. */
 export const ANALYTICS_DEFAULTS: Required<AnalyticsOptions> = {
   queueName: 'hiwar-analytics',
   attempts: 8,

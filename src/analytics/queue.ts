@@ -36,6 +36,7 @@ export class AnalyticsQueue {
     this.queue.on('error', () => {});
   }
 
+  /** Adds a job under its own id, so a call queued twice runs once. */
   async enqueue(job: AnalyticsJob): Promise<void> {
     await this.queue.add('call', job, {
       jobId: job.jobId,
@@ -47,6 +48,7 @@ export class AnalyticsQueue {
     });
   }
 
+  /** Closes the queue and its Redis connection. */
   async close(): Promise<void> {
     await this.queue.close();
     this.connection.disconnect();

@@ -15,6 +15,7 @@ export interface RecorderOptions {
   maxSeconds?: number;
 }
 
+/** Defaults of the call recorder: 16 kHz, at most an hour. */
 export const RECORDER_DEFAULTS: Required<RecorderOptions> = { sampleRate: 16000, maxSeconds: 3600 };
 
 interface Piece {

@@ -18,6 +18,7 @@ export interface RunnerDeps {
   signal?: AbortSignal;
 }
 
+/** Where a job's answer for one step is kept in the store (`results/<jobId>/<step>.json`). */
 export const resultKey = (jobId: string, step: string) => `results/${jobId}/${step}.json`;
 
 /** The steps of a job, in order; each paid step's answer is kept before the next starts. */

@@ -9,9 +9,11 @@ import { dirname, resolve, sep } from 'node:path';
  * Workers on other machines need a store they can all reach: a shared folder or a bucket.
  */
 export interface RecordingStore {
+  /** Stores bytes (or text) under a key, replacing what was there. */
   put(key: string, bytes: Uint8Array | string): Promise<void>;
   /** The stored bytes, or undefined when there is nothing under the key. */
   get(key: string): Promise<Uint8Array | undefined>;
+  /** Whether something is stored under the key. */
   has(key: string): Promise<boolean>;
   /** Where a person or another system finds the object (a file path, a URL). */
   locate(key: string): string;
@@ -39,6 +41,7 @@ export class LocalFolderStore implements RecordingStore {
     return p;
   }
 
+  /** Writes the bytes to the key's file, creating its folders. */
   async put(key: string, bytes: Uint8Array | string): Promise<void> {
     const p = this.path(key);
     await mkdir(dirname(p), { recursive: true });
@@ -57,6 +60,7 @@ export class LocalFolderStore implements RecordingStore {
     }
   }
 
+  /** Whether the key's file exists. */
   async has(key: string): Promise<boolean> {
     return access(this.path(key)).then(
       () => true,

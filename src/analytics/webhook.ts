@@ -13,8 +13,11 @@ export interface WebhookOptions {
 
 export const WEBHOOK_DEFAULTS = { timeoutMs: 10_000 } as const;
 
+/** Header carrying the webhook body's HMAC-SHA256 signature. */
 export const SIGNATURE_HEADER = 'x-hiwar-signature';
+/** Header carrying the time the webhook was signed (Unix seconds), bound into the signature. */
 export const TIMESTAMP_HEADER = 'x-hiwar-timestamp';
+/** Header carrying the delivery's id: the same on every retry of one delivery. */
 export const DELIVERY_HEADER = 'x-hiwar-delivery';
 
 /**

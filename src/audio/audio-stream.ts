@@ -27,6 +27,7 @@ export const AUDIO_STREAM_DEFAULTS = {
   maxSeconds: undefined as number | undefined,
 };
 
+/** Options of `openAudioStream`: the output rate, plus any of `AUDIO_STREAM_DEFAULTS`. */
 export type AudioStreamOptions = Partial<typeof AUDIO_STREAM_DEFAULTS> & {
   /** Output sample rate (mono PCM16). */
   rate: number;
@@ -107,6 +108,7 @@ export class AudioStream implements AsyncIterable<Int16Array> {
     this.first ??= await this.frames.next();
   }
 
+  /** The decoded audio as PCM16 chunks at the asked rate; a stream can be read once. */
   async *[Symbol.asyncIterator](): AsyncGenerator<Int16Array> {
     if (this.iterated) throw new Error('an AudioStream can be read once');
     this.iterated = true;

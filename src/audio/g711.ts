@@ -53,5 +53,7 @@ function tabulated(law: Law): G711Codec {
   };
 }
 
+/** G.711 mu-law (PCMU) encoder and decoder, table-driven. */
 export const mulaw: G711Codec = tabulated(alawmulaw.mulaw);
+/** G.711 A-law (PCMA) encoder and decoder, table-driven. */
 export const alaw: G711Codec = tabulated(alawmulaw.alaw);

@@ -67,6 +67,7 @@ export interface ResamplerOptions {
   engine?: 'auto' | 'libsamplerate';
 }
 
+/** A streaming resampler (libsamplerate) from one rate to another; a pass-through when they are equal. */
 export async function createResampler(fromRate: number, toRate: number, opts: ResamplerOptions = {}): Promise<StreamResampler> {
   checkRates(fromRate, toRate);
   if (fromRate === toRate) {

@@ -16,6 +16,7 @@ export interface ModelDeadlines {
   fillerAfterMs: number;
 }
 
+/** Default model deadlines: 8 s to the first token, 8 s between tokens, a filler line after 2 s. */
 export const DEFAULT_MODEL_DEADLINES: ModelDeadlines = { firstTokenMs: 8000, idleMs: 8000, fillerAfterMs: 2000 };
 
 /** The model missed a deadline; the request to it was aborted. */

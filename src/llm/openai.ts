@@ -4,6 +4,7 @@ import { MODELS } from '../models.ts';
 import { streamChatBatches } from './chat-stream.ts';
 import type { ChatMessage, Llm, LlmEvent, LlmRequest, Tool, ToolCall } from './types.ts';
 
+/** Options of `OpenAiLlm`: the model, key, base URL and what to send with each request. */
 export interface OpenAiOptions {
   /** @default 'not-needed' (local servers take any key) */
   apiKey?: string;
@@ -76,6 +77,10 @@ function toOpenAiTool(t: Tool): OpenAiTool {
  * Chat Completions streaming, with the `openai` package's request types, errors and retry
  * policy; tools declared from zod schemas. The request goes over chat-stream.ts (see there why),
  * or through the user's own `openai` client when one is given: the reply is read the same way.
+ *
+ * @example
+ * const llm = new OpenAiLlm({ model: 'gpt-4o-mini', apiKey: process.env.OPENAI_API_KEY });
+ * const session = new AgentSession({ client, transport, agent, llm });
  */
 export class OpenAiLlm implements Llm {
   readonly name: string;
@@ -89,6 +94,7 @@ export class OpenAiLlm implements Llm {
     this.name = `openai:${this.model}`;
   }
 
+  /** Streams one Chat Completions reply as text deltas and tool calls. */
   async *stream(req: LlmRequest): AsyncIterable<LlmEvent> {
     const tools = req.tools.map(toOpenAiTool);
     const body: StreamingBody = {

@@ -3,6 +3,7 @@ import type { CallControl } from '../transport/types.ts';
 import { fillerFor, stillRunningAfter, type ToolFiller } from './tool-filler.ts';
 import type { ChatMessage, Llm, Tool, ToolContext } from './types.ts';
 
+/** What a reply streams: text, a tool starting or finishing, the end of the reply. */
 export type ReplyEvent =
   | { type: 'text'; delta: string }
   | { type: 'tool_started'; name: string; arguments: string }
@@ -11,6 +12,7 @@ export type ReplyEvent =
   | { type: 'tool_slow'; line: string }
   | { type: 'messages'; added: ChatMessage[] };
 
+/** Options of `streamReply`: the model, the tools and the limits of one reply. */
 export interface StreamReplyOptions {
   /**
    * Model calls with tools, at most, in one reply.

@@ -10,10 +10,16 @@ export interface Intent {
   name: string;
   /** Arabic phrases; matched after normalization (no diacritics, unified letters). */
   examples: string[];
+  /** What the agent says: a fixed line, or a line made from the tool's result and the caller's words. */
   reply: string | ((result: unknown, userText: string) => string);
-  tool?: { name: string; args?: (userText: string) => Record<string, unknown> };
+  tool?: {
+    name: string;
+    /** The tool's arguments, made from the caller's words. */
+    args?: (userText: string) => Record<string, unknown>;
+  };
 }
 
+/** Options of `ScriptedLlm`: the intents and the line said when none matches. */
 export interface ScriptedOptions {
   intents: Intent[];
   /** Said when nothing matches. */
@@ -33,6 +39,7 @@ function overlap(text: string[], example: string[]): number {
   return example.filter((w) => have.has(w) || have.has(strip(w))).length / Math.max(1, example.length);
 }
 
+/** The intent whose examples share the most words with the text, or undefined when none is close enough. */
 export function matchIntent(intents: Intent[], text: string): Intent | undefined {
   const t = words(text);
   let best: { intent: Intent; score: number } | undefined;
@@ -54,6 +61,7 @@ export class ScriptedLlm implements Llm {
   private calls = 0;
   constructor(private readonly opts: ScriptedOptions) {}
 
+  /** Answers the last caller turn from the matching intent (a tool call first when the intent has one). */
   async *stream(req: LlmRequest): AsyncIterable<LlmEvent> {
     const last = req.messages.at(-1);
     const lastUser = [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';

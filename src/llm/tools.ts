@@ -1,5 +1,6 @@
 import type { ChatMessage, Tool, ToolCall, ToolContext } from './types.ts';
 
+/** A tool call and what it returned (or the error it threw). */
 export interface ToolOutcome {
   call: ToolCall;
   result: unknown;
@@ -38,6 +39,7 @@ export async function runTools(calls: ToolCall[], tools: Tool[], ctx: ToolContex
   );
 }
 
+/** Tool outcomes as `tool` chat messages, to send back to the model. */
 export function toolMessages(outcomes: ToolOutcome[]): ChatMessage[] {
   return outcomes.map((o) => ({
     role: 'tool' as const,

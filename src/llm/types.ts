@@ -11,12 +11,14 @@ export interface ToolCall {
   arguments: string;
 }
 
+/** One message of a chat: system, user, assistant (with its tool calls) or a tool's result. */
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
   | { role: 'assistant'; content: string; tool_calls?: ToolCall[]; interrupted?: boolean }
   | { role: 'tool'; tool_call_id: string; name: string; content: string };
 
+/** What a tool's `execute` gets besides its arguments: the abort signal and the call. */
 export interface ToolContext {
   /** Aborts when the reply the tool runs for is cut off (barge-in, a newer turn, the end of the call). */
   signal: AbortSignal;
@@ -26,10 +28,12 @@ export interface ToolContext {
   session?: SessionControl;
 }
 
+/** A function the model may call: a name, a description for the model, a zod schema and the code to run. */
 export interface Tool<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   parameters: S;
+  /** Runs the tool with arguments already checked against `parameters`; what it returns goes to the model. */
   execute(args: z.infer<S>, ctx: ToolContext): Promise<unknown> | unknown;
   /**
    * The line said once while this tool works longer than `afterMs` (over the agent's
@@ -38,20 +42,33 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   filler?: ToolFiller | false;
 }
 
+/** What a model streams: a text delta, or the tool calls it wants made. */
 export type LlmEvent = { type: 'text'; delta: string } | { type: 'tool_calls'; calls: ToolCall[] };
 
+/** One request to a model: the chat so far, the tools it may call, and an abort signal. */
 export interface LlmRequest {
   messages: ChatMessage[];
   tools: Tool[];
   signal: AbortSignal;
 }
 
+/** A chat model hiwar can talk to (`OpenAiLlm`, `ScriptedLlm`, or your own). */
 export interface Llm {
   readonly name: string;
+  /** Streams the model's answer to one request. */
   stream(req: LlmRequest): AsyncIterable<LlmEvent>;
 }
 
-/** A tool with its schema type kept, for agent definitions. */
+/**
+ * A tool with its schema type kept, for agent definitions.
+ *
+ * @example
+ * const getBalance = defineTool({
+ *   name: 'get_balance', description: 'The balance of an account',
+ *   parameters: z.object({ account: z.string() }),
+ *   execute: ({ account }) => ({ account, balance: 12500 }),
+ * });
+ */
 export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool {
   return tool as unknown as Tool;
 }

@@ -2,6 +2,7 @@ import { Subject } from 'rxjs';
 import type { Clock } from '../transport/clock.ts';
 import { withDefaults } from '../options.ts';
 
+/** How caller key presses are collected into entries and handed to the model. */
 export interface DtmfOptions {
   /**
    * Completed key entries become a user turn, so the model reads the digits (and a reply in
@@ -31,6 +32,7 @@ export interface DtmfOptions {
   format?: (digits: string) => string;
 }
 
+/** Defaults of key collection: entries go to the model, ended by `#` or a 2 s pause. */
 export const DTMF_DEFAULTS: Required<DtmfOptions> = {
   toModel: true,
   interDigitTimeoutMs: 2000,

@@ -43,6 +43,7 @@ export interface InterruptionOptions {
   falseInterruptionTimeoutMs?: number;
 }
 
+/** Defaults of barge-in: how much caller speech, and how many words, interrupt the agent. */
 export const INTERRUPTION_DEFAULTS: Required<Omit<InterruptionOptions, 'minSpeechMs'>> & Pick<InterruptionOptions, 'minSpeechMs'> = {
   enabled: true,
   localVad: false,

@@ -4,6 +4,7 @@ import type { PlaybackUpdate, TransportOutput } from '../transport/types.ts';
 import { speechLength } from './spoken.ts';
 import { withDefaults } from '../options.ts';
 
+/** How agent audio is handed to the transport: how far ahead, in what pieces. */
 export interface PlayoutOptions {
   /**
    * Audio handed to the transport ahead of what the caller has heard. Small, so that a pause or
@@ -18,12 +19,14 @@ export interface PlayoutOptions {
   frameMs?: number;
 }
 
+/** Defaults of playout: 200 ms ahead of the caller's ear, in 20 ms frames. */
 export const PLAYOUT_DEFAULTS: Required<PlayoutOptions> = { leadMs: 200, frameMs: 20 };
 
 /** Where speech audio goes as it is synthesized: one segment per chunk of text. */
 export interface SpeechSink {
   /** `spoken` is what the audio says; `text` what the history keeps. */
   beginSegment(text: string, spoken?: string): void;
+  /** Ends the open segment: its audio is complete. */
   closeSegment(): void;
   /** Audio of the open segment, at its own rate (the output converts at the edge). */
   append(samples: Int16Array, sampleRate: number): void;
@@ -96,6 +99,7 @@ export class ReplyPlayout implements SpeechSink {
     this.segments.push({ text, spoken, start: this.total, end: undefined });
   }
 
+  /** Ends the open segment: its audio is complete. */
   closeSegment(): void {
     const last = this.segments.at(-1);
     if (last && last.end === undefined) last.end = this.total;
@@ -131,6 +135,7 @@ export class ReplyPlayout implements SpeechSink {
     return this.started && !this.stopped && !this.paused && this.played() < this.total - EPS;
   }
 
+  /** Calls `fn` with the clock time the reply's first audio left (at once if it already has). */
   onFirstSent(fn: (t: number) => void): void {
     if (this.firstSentAt !== undefined) fn(this.firstSentAt);
     else this.firstSentListeners.push(fn);
@@ -206,6 +211,7 @@ export class ReplyPlayout implements SpeechSink {
     await this.halt();
   }
 
+  /** Resumes a paused reply where it stopped (after a false alarm). */
   resume(): void {
     if (!this.paused || this.stopped) return;
     this.paused = false;
@@ -228,10 +234,12 @@ export class ReplyPlayout implements SpeechSink {
     this.resolveDone(how);
   }
 
+  /** The whole reply's text, every segment. */
   fullText(): string {
     return this.segments.map((s) => s.text).join(' ');
   }
 
+  /** The words of the reply the caller has heard, from the transport's played position. */
   heardText(): string {
     const p = this.played();
     const out: string[] = [];

@@ -12,6 +12,7 @@ import type { SpokenForm } from './spoken.ts';
 import type { UserTurn } from './turns.ts';
 import { withDefaults } from '../options.ts';
 
+/** How a reply is made and what it does when the model fails or a tool ends the call. */
 export interface ReplyOptions {
   /**
    * Said when the model fails mid-reply (the call goes on).
@@ -49,6 +50,7 @@ export interface ReplyOptions {
   playout?: PlayoutOptions;
 }
 
+/** Defaults of the reply stage: the line said when the model fails, the tools that end the call. */
 export const REPLY_DEFAULTS = {
   modelErrorLine: 'عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟',
   endCallAfterTools: [] as string[],
@@ -142,6 +144,7 @@ export class ReplyStage {
     this.o = withDefaults(REPLY_DEFAULTS, opts);
   }
 
+  /** Runs one reply (model, tools, speech) until it ends or `signal` aborts it. */
   async run(req: ReplyRequest, signal: AbortSignal): Promise<ReplyOutcome> {
     const { deps } = this;
     if (req.turn) deps.history.addUser(req.turn.text);

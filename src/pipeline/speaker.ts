@@ -17,6 +17,7 @@ export interface SpeechChunk {
   spoken: string;
 }
 
+/** The agent's voice: the voice id, model and synthesis settings, and when to fall back to HTTP. */
 export interface SpeakerOptions {
   voice_id: string;
   /** @default the client's `models.tts` */
@@ -45,6 +46,7 @@ export interface SpeakerOptions {
   rateLimitRetries?: number;
 }
 
+/** Defaults of the speaker: 3 s for the socket's first audio, three retries on 429. */
 export const SPEAKER_DEFAULTS = { firstAudioTimeoutMs: 3000, rateLimitRetries: 3 } satisfies Partial<SpeakerOptions>;
 
 export type SpeakerNotice = { type: 'fallback'; reason: string };

@@ -2,6 +2,7 @@ import type { ServiceClient } from '../service/client.ts';
 import { normalizeForSpeech } from '../text/normalize.ts';
 import { withDefaults } from '../options.ts';
 
+/** Whether the spoken form of each chunk is diacritized by the service before synthesis. */
 export interface SpokenFormOptions {
   /**
    * Diacritize through /tashkil/diacritize before synthesis (espeak-like voices read bare
@@ -16,6 +17,7 @@ export interface SpokenFormOptions {
   diacritizeTimeoutMs?: number;
 }
 
+/** Defaults of the spoken form: no diacritization (1.5 s budget when on). */
 export const SPOKEN_FORM_DEFAULTS: Required<SpokenFormOptions> = { diacritize: false, diacritizeTimeoutMs: 1500 };
 
 // Tanween, harakat, shadda, sukun, Quranic marks, superscript alef, tatweel: written, not said.

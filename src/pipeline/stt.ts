@@ -16,6 +16,7 @@ export type SttEvent =
   | { type: 'reconnected'; replayedSeconds: number }
   | { type: 'fatal'; close: CloseInfo; message: string };
 
+/** How the recognition stage reconnects and how much caller audio it replays after a drop. */
 export interface SttStageOptions {
   /**
    * Caller audio kept since the last end of turn, replayed after a reconnect.
@@ -35,6 +36,7 @@ export interface SttStageOptions {
   reconnectCapMs?: number;
 }
 
+/** Defaults of the recognition stage: 30 s replayed, five reconnects, backoff capped at 2 s. */
 export const STT_STAGE_DEFAULTS: Required<SttStageOptions> = { replaySeconds: 30, maxReconnects: 5, reconnectCapMs: 2000 };
 
 /**

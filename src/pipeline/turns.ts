@@ -18,6 +18,7 @@ export interface TurnOptions {
   endDelayMs?: number;
 }
 
+/** Defaults of turn detection: no wait after the service's end of speech. */
 export const TURN_DEFAULTS: Required<TurnOptions> = { endDelayMs: 0 };
 
 export interface UserTurn {

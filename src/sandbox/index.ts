@@ -13,6 +13,7 @@ import type { WebSocketServer } from 'ws';
 export type { KeySpec } from './keys.ts';
 export { parseKeysFile } from './keys.ts';
 
+/** Options of `startSandbox`: address, keys, phrasebook and optional engines. */
 export interface SandboxOptions {
   port?: number;
   host?: string;
@@ -30,7 +31,9 @@ export interface SandboxOptions {
   phrasebookVoices?: string[];
   /** Optional engines the sandbox lacks: answer 501 without them. */
   diacritize?: (text: string) => Promise<string>;
+  /** A translation engine for `/translate` (answers 501 without one). */
   translate?: (text: string, to: string) => AsyncIterable<string>;
+  /** Where the sandbox's own log lines go. */
   log?: (message: string) => void;
   /** Shorter protocol timings (idle close, forced split, ahead limit), for tests. */
   timing?: Partial<SandboxState['timing']>;
@@ -42,6 +45,7 @@ export interface SandboxOptions {
   limits?: Partial<SandboxState['limits']>;
 }
 
+/** A running sandbox: its URLs, its keys and its state. */
 export interface Sandbox {
   /** http://host:port/api/v1 (global region). */
   url: string;
@@ -50,6 +54,7 @@ export interface Sandbox {
   uaeUrl: string;
   keys: KeySpec[];
   state: SandboxState;
+  /** Stops the sandbox and closes its connections. */
   close(): Promise<void>;
 }
 
@@ -62,7 +67,14 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
-/** Starts a local stand-in of the service: HTTP, SSE and WebSockets on one port. */
+/**
+ * Starts a local stand-in of the service: HTTP, SSE and WebSockets on one port.
+ *
+ * @example
+ * const sandbox = await startSandbox({ port: 0 });
+ * const client = new ServiceClient({ apiKey: sandbox.keys[0].key, baseUrl: sandbox.url });
+ * await sandbox.close();
+ */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const host = opts.host ?? '127.0.0.1';
   const keys = opts.keys?.length ? opts.keys : [{ key: generateKey(), region: 'global' as const, credits: 10_000_000, concurrency: 16 }];

@@ -10,6 +10,7 @@ export const keySpecSchema = z.object({
   allow: z.array(z.string()).optional(),
   concurrency: z.number().int().positive().default(4),
 });
+/** One key the sandbox accepts: the key, its region, credits, concurrency and allowed endpoints. */
 export type KeySpec = z.input<typeof keySpecSchema>;
 export type Region = 'global' | 'uae';
 

@@ -8,7 +8,9 @@ import { CallRefused, type CallHost, type CallObserver, type CallOutcome } from 
 /** One call's session, as the server sees it (an `AgentSession` fits). */
 export interface RunningSession {
   readonly events$: Observable<SessionEvent>;
+  /** Runs the call to its end and resolves with its report. */
   run(): Promise<CallReport>;
+  /** Ends the call early (shutdown, hang-up) with a reason. */
   end(reason: string): Promise<void>;
 }
 
@@ -20,6 +22,7 @@ export type SessionFactory = (transport: Transport) => RunningSession | Promise<
 
 /** Slots of a shared budget held for one call; given back when the call ends. */
 export interface AdmissionLease {
+  /** Gives the admitted call's place back. */
   release(): Promise<void>;
 }
 
@@ -28,6 +31,7 @@ export interface AdmissionLease {
  * lease), after a wait, or not at all (undefined: the admission has told the caller and hung up).
  */
 export interface CallAdmission {
+  /** Admits a call (a lease to release when it ends) or refuses it (undefined). */
   admit(transport: Transport): Promise<AdmissionLease | undefined>;
 }
 
@@ -87,7 +91,12 @@ export class CallManager implements CallHost {
     return this.pending;
   }
 
-  hold(): { release(): void } | undefined {
+  hold():
+    | {
+        /** Gives the held place back. */
+        release(): void;
+      }
+    | undefined {
     if (this.isDraining || this.live.size + this.pending >= (this.o.maxCalls ?? 200)) return undefined;
     this.pending++;
     let held = true;

@@ -150,6 +150,12 @@ export interface AgentServerApp {
  * The agent server, composed: the voice service (or the embedded sandbox), sessions with the agent
  * chosen per call, the plugins, metrics and probes. Nothing listens until `listen()`; mount it
  * in your own server with `attach` or `handler` instead.
+ *
+ * @example
+ * const voice = await createAgentServer({ agent, plugins: [telephonyRoutes()] });
+ * const server = http.createServer((req, res) => voice.handler(req, res));
+ * voice.attach(server); // the media WebSockets
+ * server.listen(8080);
  */
 export async function createAgentServer(options: CreateAgentServerOptions): Promise<AgentServerApp> {
   const o = { ...AGENT_SERVER_DEFAULTS, ...withoutUndefined(options) };

@@ -51,15 +51,18 @@ export class ServerMetrics {
     }
   }
 
+  /** Counts a call that started on a provider. */
   callStarted(provider: string): void {
     this.activeCalls.inc({ provider });
   }
 
+  /** Counts a call that ended, with its outcome. */
   callEnded(provider: string, outcome: CallOutcome): void {
     this.activeCalls.dec({ provider });
     this.calls.inc({ provider, outcome });
   }
 
+  /** The metrics in Prometheus' text format. */
   text(): Promise<string> {
     return this.registry.metrics();
   }

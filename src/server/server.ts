@@ -93,6 +93,7 @@ export class AgentServer {
     return this.calls;
   }
 
+  /** Mounts a plugin (its routes and upgrades); returns the server for chaining. */
   use(plugin: ServerPlugin): this {
     this.plugins.push(plugin);
     return this;

@@ -8,6 +8,7 @@
 export interface TokenLedger {
   /** True when `key` was not spent before (and is now); false for a replay. Rejects when the store is unreachable. */
   spend(key: string, ttlMs: number): Promise<boolean>;
+  /** Frees what the ledger holds (a Redis connection). */
   close?(): Promise<void>;
 }
 

@@ -37,7 +37,12 @@ export interface CallHost {
    * so that pending connections count against the server's call limit. Undefined when the server
    * is full or draining. `release()` before `runCall`, or when the connection goes without a call.
    */
-  hold?(): { release(): void } | undefined;
+  hold?():
+    | {
+        /** Gives the held place back. */
+        release(): void;
+      }
+    | undefined;
 }
 
 /**
@@ -54,7 +59,9 @@ export class CallRefused extends Error {
 /** One adapter mounted on the server. Each handler returns true when the request was its own. */
 export interface ServerPlugin {
   readonly name: string;
+  /** Answers an HTTP request it owns (true), or leaves it to the next plugin (false). */
   handleRequest?(req: IncomingMessage, res: ServerResponse, url: URL): boolean | Promise<boolean>;
+  /** Takes a WebSocket upgrade it owns (true), or leaves it to the next plugin (false). */
   handleUpgrade?(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): boolean;
   /** Stops taking new connections and frees what the plugin holds (after calls drained). */
   close?(): Promise<void>;

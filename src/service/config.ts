@@ -10,6 +10,7 @@ export type Region = 'global' | 'uae';
  */
 export type WsAuthMode = 'header' | 'query' | 'bearer' | 'message' | 'token' | 'query+message';
 
+/** What `new ServiceClient(…)` takes; every field falls back to its environment variable, then its default. */
 export interface ServiceConfigInput {
   apiKey?: string;
   region?: Region;
@@ -31,6 +32,7 @@ export interface ServiceConfigInput {
   models?: Partial<DefaultModels>;
 }
 
+/** The client's settings once resolved from the options, the environment and the defaults. */
 export interface ServiceConfig {
   apiKey: string | undefined;
   region: Region;
@@ -39,15 +41,19 @@ export interface ServiceConfig {
   timeoutMs: number;
   maxRetries: number;
   retryBaseMs: number;
+  /** The `fetch` the client uses (the global one unless given). */
   fetch: typeof fetch;
   /** Model ids sent when a call names none. */
   models: DefaultModels;
 }
 
 // The vendor's hosts are not named in the spec; a user of the real service sets them once.
+/** The global region's base URL when neither `baseUrl` nor `HIWAR_BASE_URL` is set. */
 export const DEFAULT_BASE_URL = 'https://api.example-voice.ai/api/v1';
+/** The UAE region's base URL when neither `uaeBaseUrl` nor `HIWAR_UAE_BASE_URL` is set. */
 export const DEFAULT_UAE_BASE_URL = 'https://uae.api.example-voice.ai/api/v1';
 
+/** The client's settings are wrong (a bad region, URL or number); the message names the setting. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }

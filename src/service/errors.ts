@@ -4,6 +4,7 @@
  */
 export type ErrorCode = number | string | undefined;
 
+/** What a `ServiceError` is made from: the status and the service's error envelope. */
 export interface ServiceErrorInit {
   status: number;
   errorCode?: ErrorCode;
@@ -12,6 +13,7 @@ export interface ServiceErrorInit {
   endpoint?: string;
 }
 
+/** The service answered with an error; `status`, `errorCode`, `retryAfterMs` and `retryable` say which. */
 export class ServiceError extends Error {
   override name = 'ServiceError';
   readonly status: number;
@@ -37,6 +39,7 @@ export class ServiceError extends Error {
   }
 }
 
+/** 400: the request was malformed or a parameter out of range. */
 export class BadRequestError extends ServiceError {
   override name = 'BadRequestError';
 }
@@ -47,24 +50,31 @@ export class ValidationError extends BadRequestError {
     super({ status: 400, errorCode: 40001, errorMessage, endpoint });
   }
 }
+/** 401: the key is missing, wrong, or of the other region. */
 export class AuthenticationError extends ServiceError {
   override name = 'AuthenticationError';
 }
+/** 402: the account's wallet is empty. */
 export class InsufficientBalanceError extends ServiceError {
   override name = 'InsufficientBalanceError';
 }
+/** 403: the key may not use this endpoint. */
 export class PermissionDeniedError extends ServiceError {
   override name = 'PermissionDeniedError';
 }
+/** 404: no such model, voice, transcription or job. */
 export class NotFoundError extends ServiceError {
   override name = 'NotFoundError';
 }
+/** 413: the upload is larger than the endpoint takes. */
 export class PayloadTooLargeError extends ServiceError {
   override name = 'PayloadTooLargeError';
 }
+/** 429: too many requests or sessions for the key; `retryAfterMs` says when to try again. */
 export class RateLimitError extends ServiceError {
   override name = 'RateLimitError';
 }
+/** 5xx: the service failed; retried by idempotent calls. */
 export class ServerError extends ServiceError {
   override name = 'ServerError';
 }

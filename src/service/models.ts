@@ -14,6 +14,7 @@ export const MODEL_NAMES = [
   { kind: 'tts', spec: 'tts-v1-preview', vendor: ['faseeh-v1-preview', 'faseeh-mini-v1-preview'] },
 ] as const;
 
+/** The spec's STT model families, which decide the languages `/listen` allows. */
 export type SttFamily = 'asr' | 'asr-en-ar';
 
 /**
@@ -39,6 +40,7 @@ export const LISTEN_LANGUAGES: Record<SttFamily, readonly string[]> = {
   'asr-en-ar': ['auto', 'ar', 'en', 'ar-en'],
 };
 
+/** The model ids the client sends when a call names none. */
 export interface DefaultModels {
   /** STT model sent when a call gives none (/listen, file transcription, legacy socket). */
   stt: string;

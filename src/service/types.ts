@@ -8,6 +8,7 @@ export type ModelId = string;
 /** Any model id; the spec's and the vendor's names are listed in models.ts. */
 export type SttModel = 'munsit' | 'munsit-en-ar' | 'asr' | 'asr-en-ar' | (string & {});
 
+/** A model of the catalogue (`GET /models`). */
 export interface Model {
   id?: string;
   model_id?: string;
@@ -17,6 +18,7 @@ export interface Model {
   [extra: string]: unknown;
 }
 
+/** A voice of the catalogue or of your account (`GET /voices`). */
 export interface Voice {
   voice_id: string;
   name?: string;
@@ -31,6 +33,7 @@ export interface Voice {
   [extra: string]: unknown;
 }
 
+/** A voice cloned and saved to your account. */
 export interface ClonedVoice extends Voice {
   id: string;
   name: string;
@@ -42,6 +45,7 @@ export interface ClonedVoice extends Voice {
 
 // ---------- text to speech ----------
 
+/** A synthesis request: the voice, the text and optional voice settings. */
 export interface TtsRequest {
   voice_id: string;
   text: string;
@@ -61,10 +65,12 @@ export interface Alignment {
   character_end_times_seconds: number[];
 }
 
+/** What timed synthesis streams: audio chunks and character alignments. */
 export type TimestampedTtsEvent =
   | { type: 'audio'; audio: Uint8Array }
   | { type: 'alignment'; alignment: Alignment; normalizedAlignment: Alignment | undefined };
 
+/** Streamed PCM16 audio, with its sample rate and content type. */
 export interface PcmStream extends AsyncIterable<Uint8Array> {
   sampleRate: number;
   contentType: string;
@@ -75,6 +81,7 @@ export interface PcmStream extends AsyncIterable<Uint8Array> {
 /** A file for a multipart upload: bytes with a name, or a Blob/File. */
 export type Upload = Blob | { data: Uint8Array | ArrayBuffer; filename: string; contentType?: string };
 
+/** A request to preview a cloned voice speaking a text. */
 export interface PreviewRequest {
   text: string;
   similarity: number;
@@ -83,6 +90,7 @@ export interface PreviewRequest {
   file: Upload;
 }
 
+/** A request to clone a voice from a recording. */
 export interface CloneRequest {
   voice_file: Upload;
   reference_audio_file: Upload;
@@ -101,6 +109,7 @@ export interface CloneRequest {
 
 // ---------- tashkil ----------
 
+/** Diacritized text beside the original. */
 export interface DiacritizeResult {
   original_text: string;
   diacritized_text: string;
@@ -109,6 +118,7 @@ export interface DiacritizeResult {
 
 // ---------- file transcription ----------
 
+/** What a file transcription asks for (model, vocabulary, timestamps, turns, gender, sentiment); the result is typed by them. */
 export interface TranscribeFlags {
   model?: SttModel;
   /** Custom vocabulary; sent comma-separated. */
@@ -123,6 +133,7 @@ export interface TranscribeFlags {
   diarize?: boolean;
 }
 
+/** A label with its score (a gender, a sentiment). */
 export interface Label {
   label: string;
   score: number;
@@ -131,6 +142,7 @@ export interface Label {
 type If<C, T> = C extends true ? T : unknown;
 type TurnsOn<F> = F extends { return_turns: true } | { return_gender: true } | { return_sentiment: true } ? true : false;
 
+/** One word with its start and end (and its speaker's labels when asked for). */
 export interface WordStamp<F extends TranscribeFlags = TranscribeFlags> {
   word: string;
   start: number;
@@ -139,6 +151,7 @@ export interface WordStamp<F extends TranscribeFlags = TranscribeFlags> {
   speaker: F extends { diarize: true } ? number | undefined : undefined;
 }
 
+/** One speaker turn of a transcription, with the labels its flags asked for. */
 export type Turn<F extends TranscribeFlags = TranscribeFlags> = {
   turn_id: number;
   start: number;
@@ -148,12 +161,14 @@ export type Turn<F extends TranscribeFlags = TranscribeFlags> = {
   If<F extends { return_gender: true } ? true : false, { gender: Label }> &
   If<F extends { return_sentiment: true } ? true : false, { sentiment: Label }>;
 
+/** A transcription's analysis: the count of turns, and gender or sentiment when asked for. */
 export type Analysis<F extends TranscribeFlags = TranscribeFlags> = { turns: number } & If<
   F extends { return_gender: true } ? true : false,
   { gender: { dominant: string; by_duration_s: Record<string, number> } }
 > &
   If<F extends { return_sentiment: true } ? true : false, { sentiment: { dominant: string; counts: Record<string, number> } }>;
 
+/** One utterance of a diarized transcription: the speaker, its span and text. */
 export interface Utterance {
   speaker: number;
   start: number;
@@ -162,11 +177,13 @@ export interface Utterance {
   [extra: string]: unknown;
 }
 
+/** How long one speaker talked. */
 export interface SpeakerTalkTime {
   speaker: number;
   [extra: string]: unknown;
 }
 
+/** How the speakers were told apart: status, speaker count and talk time. */
 export interface DiarizationInfo {
   status: 'ok' | 'unavailable' | (string & {});
   speaker_cap_reached: boolean;
@@ -194,6 +211,7 @@ export type Transcription<F extends TranscribeFlags = TranscribeFlags> = {
     { diarization: DiarizationInfo; utterances?: Utterance[]; speakers?: SpeakerTalkTime[] }
   >;
 
+/** A transcription with its diarization: the words and who said what when. */
 export interface DiarizationTranscribeResult {
   transcription: { text?: string; timestamps?: { word: string; start: number; end: number }[]; [k: string]: unknown };
   diarization: { segments?: { start: number; end: number; speaker: string | number }[]; [k: string]: unknown };
@@ -202,8 +220,10 @@ export interface DiarizationTranscribeResult {
   [extra: string]: unknown;
 }
 
+/** How deep a sentiment analysis goes (deeper costs more). */
 export type AnalysisDepth = 'light' | 'standard' | 'deep';
 
+/** Sentiment of a diarized transcription, overall and per speaker. */
 export interface DiarizationSentiment {
   language?: string;
   overall_sentiment?: unknown;
@@ -213,6 +233,7 @@ export interface DiarizationSentiment {
   [extra: string]: unknown;
 }
 
+/** A meeting's transcript, summary, points and actions. */
 export interface MinutesOfMeeting {
   transcriptionId?: string;
   originalTranscript?: string;
@@ -222,17 +243,20 @@ export interface MinutesOfMeeting {
   [extra: string]: unknown;
 }
 
+/** A transcription's sentiment and its score. */
 export interface TranscriptionSentiment {
   sentiment?: string;
   score?: number;
   [extra: string]: unknown;
 }
 
+/** Keywords of a transcription, with scores when the service gives them. */
 export interface KeywordExtraction {
   keywords?: string[] | { keyword: string; score?: number }[];
   [extra: string]: unknown;
 }
 
+/** A translation request: the text and the target language. */
 export interface TranslationRequest {
   text: string;
   target_language: string;
@@ -249,11 +273,13 @@ export interface TranslationChunk {
 
 // ---------- denoise ----------
 
+/** A denoise job as started: its job id and denoise id. */
 export interface DenoiseJob {
   jobId: string;
   denoiseId: string;
 }
 
+/** One of your denoise jobs as listed: its id, status and the clean audio's URL when done. */
 export interface DenoiseRecord {
   denoiseId: string;
   /** Final audio URL of a completed job (field name varies: url, audio_url, audioUrl). */
@@ -264,6 +290,7 @@ export interface DenoiseRecord {
   [extra: string]: unknown;
 }
 
+/** A denoise job's progress: processing, done with a URL, or failed. */
 export type DenoiseProgressEvent =
   | { stage: 'processing'; progress?: number; [extra: string]: unknown }
   | { stage: 'done'; url: string; [extra: string]: unknown }

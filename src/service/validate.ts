@@ -9,8 +9,11 @@ import type { Upload } from './types.ts';
  */
 
 export const LISTEN_SAMPLE_RATES = [8000, 16000] as const;
+/** Output formats the TTS socket takes. */
 export const TTS_SOCKET_FORMATS = ['pcm_8000', 'pcm_16000', 'pcm_22050', 'pcm_24000'] as const;
+/** The largest file `/denoise` takes (200 MB). */
 export const DENOISE_MAX_BYTES = 200 * 1024 * 1024;
+/** The longest audio `/denoise` takes (15 minutes). */
 export const DENOISE_MAX_SECONDS = 15 * 60;
 
 export function required(value: unknown, field: string, endpoint?: string): void {

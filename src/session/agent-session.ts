@@ -35,6 +35,7 @@ import type { TaskRun } from './task-runner.ts';
 
 export { defaultLlm };
 
+/** What an `AgentSession` runs on: the service client, the call's transport and the agent (and optionally a model, clock and logger). */
 export interface SessionOptions {
   client: ServiceClient;
   transport: Transport;
@@ -61,6 +62,11 @@ interface Request extends LaneRequest {
  * The agent can change by handoff; a task can take the caller's turns for a while.
  * Nothing throws out of `run()`: failures, the agent's code included, become events and, when
  * they must, a clean end.
+ *
+ * @example
+ * const session = new AgentSession({ client: new ServiceClient(), transport, agent });
+ * session.events$.subscribe((e) => e.type === 'user_turn' && console.log(e.text));
+ * const report = await session.run(); // when the call ends; never throws
  */
 export class AgentSession implements SessionControl {
   private readonly eventsSubject = new Subject<SessionEvent>();

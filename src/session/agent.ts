@@ -82,7 +82,9 @@ export interface Agent {
   hooks?: {
     /** The call is about to start: its metadata (`call.info`) and controls. */
     onCallStart?(call: CallControl): void;
+    /** Each final caller turn's text. */
     onUserTurn?(text: string): void;
+    /** Each agent turn: what it meant to say, what the caller heard, and whether it was cut off. */
     onAgentTurn?(text: string, heard: string, interrupted: boolean): void;
     /** Each key as it is pressed; return `true` to keep it from the model (handled here). */
     onDtmf?(digit: string, call: CallControl): boolean | void;

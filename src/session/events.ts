@@ -1,6 +1,7 @@
 import type { ToolOutcome } from '../llm/tools.ts';
 import type { FailureKind, FailureSource } from './failure.ts';
 
+/** Latencies of one turn, each stage in milliseconds (defined in docs/architecture.md). */
 export interface TurnMetrics {
   /** End of the caller's speech → final transcript. */
   endOfSpeechToFinalMs?: number;
@@ -21,6 +22,7 @@ export interface TurnMetrics {
   interrupted: boolean;
 }
 
+/** One turn of the call report: who spoke, what was said and heard, and its metrics. */
 export interface ReportTurn {
   role: 'user' | 'agent';
   text: string;
@@ -56,6 +58,7 @@ export interface ReportTask {
   result: { ok: true; value: unknown } | { ok: false; reason: string; lastHeard?: string };
 }
 
+/** What the session is doing: starting, listening, thinking, speaking, or ended. */
 export type SessionState = 'starting' | 'listening' | 'thinking' | 'speaking' | 'ended';
 
 /** Everything a session tells the world, typed. */
@@ -81,6 +84,7 @@ export type SessionEvent =
   | { type: 'task_started'; name: string }
   | { type: 'task_ended'; name: string; result: ReportTask['result'] };
 
+/** What `AgentSession.run()` resolves with: the turns, how the call ended, and its metrics. */
 export interface CallReport {
   /** The agent the call started with. */
   agent: string;

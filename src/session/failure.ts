@@ -14,9 +14,10 @@ import { ModelTimeoutError } from '../llm/deadlines.ts';
 /** What kind of failure a session `error` event reports: what an operator acts on. */
 export type FailureKind = 'auth' | 'balance' | 'rate' | 'network' | 'timeout' | 'protocol' | 'model' | 'hook';
 
-/** `agent`: the agent's own code (a hook or a tool) threw. */
+/** Which part failed: recognition, synthesis, the model, the transport, or `agent`: the agent's own code (a hook or a tool) threw. */
 export type FailureSource = 'stt' | 'tts' | 'llm' | 'transport' | 'agent';
 
+/** A failure of the call, classified by kind, with a clean message for people. */
 export interface Failure {
   kind: FailureKind;
   /** A sentence for people: what failed and how, never raw SDK text or the key. */

@@ -27,6 +27,7 @@ export interface TestSandbox {
   learn(phrases: Iterable<string>, voices?: readonly string[]): Promise<void>;
   /** Whether a phrase was taught (for `voice`, or for every voice). */
   knows(phrase: string, voice?: string): boolean;
+  /** Stops the sandbox. */
   close(): Promise<void>;
 }
 

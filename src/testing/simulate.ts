@@ -9,6 +9,7 @@ import type { ServiceClient } from '../service/client.ts';
 import { callerSteps, type Scenario } from './scenario.ts';
 import { SimulatedCaller } from './simulated-caller.ts';
 
+/** A simulated call's result: its report, the caller (with what it recorded) and every session event. */
 export interface SimulatedCall {
   report: CallReport;
   caller: SimulatedCaller;

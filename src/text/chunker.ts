@@ -15,6 +15,7 @@ export interface ChunkerOptions {
   maxChars?: number;
 }
 
+/** Defaults of the chunker: chunks of 20–250 characters, the first from 8. */
 export const CHUNKER_DEFAULTS: Required<ChunkerOptions> = { minChars: 20, firstMinChars: 8, maxChars: 250 };
 
 const STRONG = new Set(['.', '!', '?', '؟', '…', '\n']);
@@ -31,6 +32,7 @@ const WORDS_BEFORE_NUMBER = 4;
 /** Characters read past the maximum before a forced cut is chosen. */
 const LOOKAHEAD = 40;
 
+/** Splits streaming model text into speakable chunks at sentence ends, never inside a number, date or abbreviation. */
 export class SentenceChunker {
   private buffer = '';
   private emitted = 0;

@@ -20,6 +20,7 @@ const CENT = n('سنت', 'سنتات');
 const BAISA = n('بيسة', 'بيسات', 'f');
 const DIRHAM = n('درهم', 'دراهم');
 
+/** Currencies the normalizer reads, by ISO code, with their Arabic names and subunits. */
 export const CURRENCIES: Record<string, Currency> = {
   SAR: { name: n('ريال سعودي', 'ريالات سعودية'), subunit: HALALA },
   AED: { name: n('درهم إماراتي', 'دراهم إماراتية'), subunit: FILS },

@@ -87,6 +87,7 @@ export const UNIT_ABBREVIATIONS: Record<string, string> = {
   'kW': 'كيلوواط', 'W': 'واط', 'V': 'فولت',
 };
 
+/** The nouns the normalizer counts with agreement, found by any written form. */
 export class Lexicon {
   private readonly forms = new Map<string, Noun>();
 
@@ -96,6 +97,7 @@ export class Lexicon {
     for (const e of extra) this.add(e);
   }
 
+  /** Adds a noun, found afterwards by each of its forms. */
   add(e: NounEntry): void {
     const n = makeNoun(e);
     // Every written form an LLM might put after a number finds the noun.
@@ -105,6 +107,7 @@ export class Lexicon {
     this.forms.set(acc.endsWith('ا') ? acc : `${acc}ا`, n);
   }
 
+  /** The noun a written form belongs to, if known. */
   get(form: string): Noun | undefined {
     return this.forms.get(word(form));
   }

@@ -18,6 +18,7 @@ import { FLIGHT, IBAN, LONG_DIGITS, MASKED, PHONE, PNR, ReferenceWords, spellRef
 export { stripMarkup } from './markup.ts';
 export { CURRENCIES } from './currencies.ts';
 
+/** Options of the speech normalizer: case endings, how references are read, extra nouns and keywords. */
 export interface NormalizerOptions {
   /** Numbers take the genitive or accusative the words before them require (قبل يومين). Off: always the nominative. @default true */
   caseEndings?: boolean;
@@ -31,6 +32,7 @@ export interface NormalizerOptions {
   ordinalNouns?: Record<string, Gender>;
 }
 
+/** Defaults of the speech normalizer. */
 export const NORMALIZER_DEFAULTS: Required<NormalizerOptions> = {
   caseEndings: true,
   references: 'digits',
@@ -83,6 +85,7 @@ const tidy = (t: string) => t.replace(/\s+([،؛.!?؟])/g, '$1').replace(/[ \t]{
 
 type Replacer = (m: string[], ctx: { before: string; after: string; pre: string; gcase: GrammaticalCase }) => string | undefined;
 
+/** Turns a reply chunk into the words a native listener expects (numbers, money, dates, references); built by `createNormalizer`. */
 export class SpeechNormalizer {
   private readonly o: Required<NormalizerOptions>;
   private readonly lexicon: Lexicon;
@@ -111,6 +114,7 @@ export class SpeechNormalizer {
     });
   }
 
+  /** The speakable form of a text. */
   normalize(input: string): string {
     let t = input.replace(MASKED, (_, d: string) => digitsToWords(d));
     t = westernDigits(stripMarkup(t)).replace(/٪/g, '%').replace(/ = /g, ' يساوي ');

@@ -109,6 +109,7 @@ export function numberToWords(value: number, gender: Gender = 'm'): string {
   return cardinal(value, { gender });
 }
 
+/** A counted noun's forms (singular, dual, plural) and gender, for number agreement. */
 export interface Noun {
   singular: string;
   /** Nominative dual (ريالان); the genitive/accusative is derived (ريالين). */

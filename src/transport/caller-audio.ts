@@ -1,6 +1,7 @@
 import { Observable, Subject } from 'rxjs';
 import type { AudioFrame } from '../audio/frame.ts';
 
+/** How much caller audio is kept until the session listens. */
 export interface CallerAudioOptions {
   /**
    * Caller audio kept while nobody listens yet (the session opens its sockets first). Past this,
@@ -10,6 +11,7 @@ export interface CallerAudioOptions {
   maxBufferMs?: number;
 }
 
+/** Defaults of `CallerAudio`: 30 s kept until the session subscribes. */
 export const CALLER_AUDIO_DEFAULTS: Required<CallerAudioOptions> = { maxBufferMs: 30_000 };
 
 /**
@@ -52,6 +54,7 @@ export class CallerAudio {
     return this.ended !== undefined;
   }
 
+  /** Passes a caller frame on (or keeps it until the session subscribes). */
   push(frame: AudioFrame): void {
     if (this.ended) return;
     if (!this.buffer) return this.live.next(frame);
@@ -71,6 +74,7 @@ export class CallerAudio {
     this.live.complete();
   }
 
+  /** Ends the caller's audio with an error. */
   fail(error: Error): void {
     if (this.ended) return;
     this.ended = { error };

@@ -47,6 +47,7 @@ export class ScaledClock implements Clock {
   }
 }
 
+/** A clock at real time. */
 export const realClock = (): Clock => new ScaledClock(1);
 
 interface Timer {
@@ -143,6 +144,7 @@ export class Alarm {
     );
   }
 
+  /** Cancels the alarm if it is set. */
   cancel(): void {
     this.set(undefined);
   }

@@ -23,6 +23,7 @@ export class HeldEvents<T> {
     });
   }
 
+  /** Emits an event (or keeps it until the first subscriber). */
   next(event: T): void {
     if (this.completed) return;
     if (this.subscribed) return this.live.next(event);
@@ -30,6 +31,7 @@ export class HeldEvents<T> {
     if (this.early.length > this.maxHeld) this.early.shift();
   }
 
+  /** Ends the events. */
   complete(): void {
     if (this.completed) return;
     this.completed = true;

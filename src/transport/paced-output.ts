@@ -5,6 +5,7 @@ import type { PlaybackUpdate, TransportOutput } from './types.ts';
 import { PlayoutMarks } from './playout-marks.ts';
 import { withDefaults } from '../options.ts';
 
+/** How `PacedOutput` hands audio to its sink: piece length, and how far behind before it stops catching up. */
 export interface PacedOutputOptions {
   /**
    * Length of each piece handed to the sink (the last piece of a burst may be shorter).
@@ -19,6 +20,7 @@ export interface PacedOutputOptions {
   maxLagMs?: number;
 }
 
+/** Defaults of `PacedOutput`: 20 ms pieces; a sink over 100 ms behind plays late rather than burst. */
 export const PACED_OUTPUT_DEFAULTS: Required<PacedOutputOptions> = { frameMs: 20, maxLagMs: 100 };
 
 /** Receives each piece of agent audio when it is due, with its clock time. */
@@ -162,6 +164,7 @@ export class PacedOutput implements TransportOutput {
     return this.lastEnd;
   }
 
+  /** Drops what is queued and stops pacing. */
   async close(): Promise<void> {
     if (this.closed) return;
     await this.interrupt();

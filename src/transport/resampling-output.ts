@@ -100,6 +100,7 @@ export class ResamplingOutput implements TransportOutput {
     return this.inner.position();
   }
 
+  /** Drops what is being converted and closes the inner output. */
   async close(): Promise<void> {
     this.generation++;
     await this.chain;

@@ -77,6 +77,7 @@ export interface TransportOutput {
   readonly playback$: Observable<PlaybackUpdate>;
   /** The last pushed `played` position, in seconds (a snapshot, not a poll of the far end). */
   position(): number;
+  /** Stops playout and frees the output. */
   close(): Promise<void>;
 }
 
@@ -104,6 +105,7 @@ export interface CallControl {
   sendDtmf(digits: string): Promise<void>;
 }
 
+/** One call's audio and control, for `AgentSession`: caller audio in, agent audio out, events, call actions. */
 export interface Transport {
   /** Metadata of the call this transport carries. */
   readonly call: CallInfo;

@@ -5,14 +5,16 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { mapLimit, SIDE_BY_SIDE } from '../helpers/parallel.ts';
+import { docPages, runnableSnippets } from '../helpers/snippets.ts';
 
 /**
  * The README and docs/ as a newcomer follows them: every link leads somewhere, every import
  * they show resolves, every option they give a command is one the command takes; and every
- * docs/ section a source comment points a reader to is there.
+ * docs/ section a source comment points a reader to is there; every page is in the guide's
+ * contents, and every code block of the README runs as written.
  */
 const ROOT = new URL('../..', import.meta.url).pathname;
-const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = [...docPages(ROOT), 'CHANGELOG.md'];
 const text = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const withoutCode = (md: string) => md.replace(/^```[\s\S]*?^```/gm, '');
 
@@ -101,3 +103,31 @@ test('every docs/ page (and #section) the code, tests, benches and examples cite
   assert.ok(cited >= 10, 'the sources cite docs pages');
   assert.deepEqual(broken, []);
 });
+
+test("every page under docs/ is in the guide's contents (docs/README.md), and every guide page there names its next", () => {
+  const contents = withoutCode(text('docs/README.md'));
+  const linked = new Set([...contents.matchAll(/\]\(([^)#\s]+)/g)].map(([, l]) => join('docs', l!)));
+  const missing = docPages(ROOT).filter((p) => p.startsWith('docs/') && p !== 'docs/README.md' && !linked.has(p));
+  assert.deepEqual(missing, [], 'pages the guide does not list');
+  // The guide's sections 1–9 (not the reference): each page ends with a "Next:" link.
+  const guide = contents.slice(0, contents.indexOf('## Reference'));
+  const withoutNext = [...guide.matchAll(/\]\(([\w-]+\.md)\)/g)]
+    .map(([, l]) => `docs/${l}`)
+    .filter((p) => !/^Next: .*\]\([^)]+\)/m.test(text(p).trimEnd().split('\n').slice(-3).join('\n')));
+  assert.deepEqual(withoutNext, [], 'guide pages without a "Next:" link at the end');
+});
+
+test('every code block of the README is a runnable snippet, and test/package/installed.test.ts runs each snippet once', () => {
+  const readme = text('README.md');
+  const blocks = [...readme.matchAll(/^```(js|ts|javascript|typescript)\n([^\n]*)/gm)].map(([, , first]) => first!);
+  const unmarked = blocks.filter((first) => !/^\/\/ [\w-]+\.mjs: /.test(first));
+  assert.deepEqual(unmarked, [], 'README code blocks without a "// name.mjs: what it is" first line (one installed.test.ts runs)');
+  const snippets = runnableSnippets(ROOT);
+  const names = snippets.map((s) => s.name);
+  assert.deepEqual(names.filter((n, i) => names.indexOf(n) !== i), [], 'two snippets saved under one name');
+  const installed = text('test/package/installed.test.ts');
+  const runs = (name: string) => installed.split(`SNIPPETS.get('${name}')`).length - 1;
+  assert.deepEqual(snippets.filter((s) => runs(s.name) !== 1).map((s) => `${s.page}: ${s.name} run ${runs(s.name)} times`), []);
+  assert.ok(snippets.some((s) => s.page === 'README.md'), 'the README shows a runnable snippet');
+});
+

@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { runCommand, type Finished } from '../helpers/processes.ts';
+import { runnableSnippets } from '../helpers/snippets.ts';
 
 /**
  * The repository, also when this file runs from the compiled tree of `npm test` (whose files
@@ -112,8 +113,8 @@ test("a consumer's tsc (nodenext, strict, skipLibCheck false) type-checks every 
   assert.equal(tsc.code, 0, `tsc reported:\n${tsc.stdout}${tsc.stderr}`);
 });
 
-/** The README's library snippets: ```js blocks whose first line names their file (`// app.mjs: …`). */
-const SNIPPETS = new Map([...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/```js\n\/\/ ([\w-]+\.mjs)\b[^\n]*\n([\s\S]*?)```/g)].map(([, name, body]) => [name!, body!]));
+/** The runnable snippets of the README and docs/ by file name (test/helpers/snippets.ts). */
+const SNIPPETS = new Map(runnableSnippets(ROOT).map((s) => [s.name, s.body]));
 
 test("the README's app.mjs runs as written: a scripted call on the embedded sandbox, plain Node", async () => {
   assert.ok(SNIPPETS.has('app.mjs'), 'the README shows app.mjs');
@@ -168,8 +169,8 @@ test('WebRTC from the installed package: with mediasoup and the Opus codec added
   }
 });
 
-test("the README's session.mjs runs as written: a session on the user's own transport", async () => {
-  assert.ok(SNIPPETS.has('session.mjs'), 'the README shows session.mjs');
+test("docs/writing-agents.md's session.mjs runs as written: a session on the user's own transport", async () => {
+  assert.ok(SNIPPETS.has('session.mjs'), 'docs/writing-agents.md shows session.mjs');
   writeFileSync(join(project, 'session.mjs'), SNIPPETS.get('session.mjs')!);
   const r = await runCommand(process.execPath, ['session.mjs'], { cwd: project, env: blankEnv, timeoutMs: 300_000 });
   ok(r, 'node session.mjs');

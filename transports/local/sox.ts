@@ -126,6 +126,7 @@ export class SoxTransport implements Transport {
     this.rec.kill();
   }
 
+  /** Stops recording and playback and ends the call. */
   async close(): Promise<void> {
     this.closing = true;
     this.caller.end();

@@ -22,6 +22,11 @@ export interface WavFileOptions {
  * A caller read from an audio file (WAV, MP3, OGG/Opus, M4A… decoded as it plays, see
  * `openAudioStream`), at its own pace, then silence for `tailMs`; the agent's audio is written to
  * another WAV file as it is played. An hour-long file takes the memory of a few frames.
+ *
+ * @example
+ * const clock = realClock();
+ * const transport = await WavFileTransport.open('caller.mp3', { clock, outPath: 'out/agent.wav' });
+ * const report = await new AgentSession({ client, transport, agent, clock }).run();
  */
 export class WavFileTransport implements Transport {
   private readonly caller = new CallerAudio();

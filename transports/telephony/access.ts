@@ -26,6 +26,7 @@ export interface AccessSettings {
   secretOf(p: TelephonyProvider): string | undefined;
 }
 
+/** How a provider's routes are guarded with these settings (webhook signature, media token, open), for the start-up line. */
 export function routeAccess(p: TelephonyProvider, s: AccessSettings): RouteAccess {
   const hasWebhook = !!p.answer;
   const secretName = p.secretEnv ?? 'its secret';

@@ -15,6 +15,7 @@ import { FrameReader } from './audiosocket-frames.ts';
 import { MediaConnection } from './connection.ts';
 import type { MediaStreamOptions, PlatformHooks } from './media-stream.ts';
 
+/** Options of the AudioSocket TCP server: port, address and allowed peers. */
 export interface AudioSocketServerOptions {
   port: number;
   /** Address to bind. @default '127.0.0.1' */
@@ -70,6 +71,7 @@ export interface AudioSocketServer extends ServerPlugin {
   close(): Promise<void>;
 }
 
+/** Starts an AudioSocket (Asterisk) TCP server whose calls the host runs. */
 export async function startAudioSocketServer(callHost: CallHost, opts: AudioSocketServerOptions): Promise<AudioSocketServer> {
   const o = { ...AUDIOSOCKET_SERVER_DEFAULTS, ...opts };
   const allowed = allowList(o.allow);

@@ -88,6 +88,7 @@ export class MediaConnection {
     for (const item of o.conn.opened?.() ?? []) this.apply(item);
   }
 
+  /** Handles one message from the platform. */
   receive(msg: WireMessage): void {
     this.lastHeard = Date.now();
     let items: Inbound[];

@@ -16,6 +16,7 @@ import { jambonz } from './jambonz.ts';
 import { asterisk } from './asterisk.ts';
 import { pcm } from './pcm.ts';
 
+/** Every telephony platform `hiwar serve` mounts, one `TelephonyProvider` each. */
 export const providers: TelephonyProvider[] = [
   twilio,
   telnyx,
@@ -29,7 +30,11 @@ export const providers: TelephonyProvider[] = [
 ];
 
 /** The telephony routes of every provider above (or those given in `opts.providers`). */
-export function telephonyPlugin(host: CallHost, opts: Omit<TelephonyOptions, 'providers'> & { providers?: TelephonyProvider[] }): ServerPlugin & { connections(): number; access: RouteAccess[] } {
+export function telephonyPlugin(host: CallHost, opts: Omit<TelephonyOptions, 'providers'> & { providers?: TelephonyProvider[] }): ServerPlugin & {
+  /** Media connections open now. */
+  connections(): number;
+  access: RouteAccess[];
+} {
   return plugin(host, { ...opts, providers: opts.providers ?? providers });
 }
 
@@ -47,6 +52,10 @@ export type TelephonyRoutesOptions = Omit<TelephonyOptions, 'providers' | 'token
  * The telephony routes (`/telephony/<provider>`) as a plugin factory for `createAgentServer`
  * (`hiwar/server`): the server's token issuer, `open`, fixed media token, logger and
  * `providerHooks` are used unless given here.
+ *
+ * @example
+ * const voice = await createAgentServer({ agent, plugins: [telephonyRoutes()] });
+ * await voice.listen(); // Twilio's webhook: POST /telephony/twilio (TWILIO_AUTH_TOKEN set)
  */
 export function telephonyRoutes(opts: TelephonyRoutesOptions = {}): (ctx: PluginContext) => ReturnType<typeof telephonyPlugin> {
   return (ctx) =>

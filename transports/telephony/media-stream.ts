@@ -39,12 +39,14 @@ export const MEDIA_STREAM_DEFAULTS = { leadMs: 160, markEveryMs: 100, maxUnacked
 
 /** Where the transport's messages go: a WebSocket, a TCP socket, a benchmark's counter. */
 export interface MediaSink {
+  /** Sends one message to the platform. */
   send(msg: WireMessage): void;
   /**
    * Messages sent between `cork()` and `uncork()` may leave in one write (a socket's
    * `cork`/`uncork`): the frames of one pacing step and their mark cost one syscall, not one each.
    */
   cork?(): void;
+  /** Sends what was held since `cork()`. */
   uncork?(): void;
   /** Ends the media connection (the platform then ends the stream or the call). */
   close(reason?: string): void;
@@ -178,11 +180,13 @@ export class MediaStreamOutput implements TransportOutput {
     this.advanceTo(at);
   }
 
+  /** Holds or resumes sending agent audio. */
   setPaused(paused: boolean): void {
     this.paused = paused;
     if (!paused) this.pump();
   }
 
+  /** Stops sending and frees the output. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

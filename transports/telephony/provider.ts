@@ -174,6 +174,7 @@ export interface TelephonyProvider {
   readonly name: string;
   /** WebSocket subprotocol the platform asks for (jambonz `audio.jambonz.org`). */
   readonly subprotocol?: string;
+  /** Starts a media connection for a platform socket that was accepted. */
   open(ctx: ConnectContext): ProviderConnection;
   /**
    * Answers the platform's call webhook (`POST /telephony/<name>` and `/telephony/<name>/<route>`).

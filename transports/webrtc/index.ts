@@ -23,6 +23,7 @@ import { WorkerPool, type WorkerPoolOptions } from './worker-pool.ts';
 export { webrtcAvailability, type WebRtcAvailability } from './mediasoup.ts';
 export { RoomTokens, TokenError, type PeerRole, type RoomGrant } from './tokens.ts';
 
+/** Options of `createWebRtcPlugin`: the call host, secrets, mediasoup workers, addresses and the page. */
 export interface WebRtcOptions {
   /** Runs the agent's session for each room (the server's session manager). */
   host: CallHost;
@@ -75,9 +76,11 @@ export interface WebRtcOptions {
 export interface RoomHosts {
   /** The hosting server's address (http[s]://host:port) when it is another one. */
   elsewhere(room: string): Promise<string | undefined>;
+  /** Forgets that this instance hosts the room. */
   release(room: string): Promise<void>;
 }
 
+/** Defaults of the WebRTC plugin: listen on every address, three supervisors a room, serve the page. */
 export const WEBRTC_DEFAULTS = { listenIp: '0.0.0.0', maxSupervisors: 3, servePage: true } as const;
 
 /** Worker resources as mediasoup's dump APIs report them (for leak checks and `/webrtc/status`). */
@@ -96,6 +99,7 @@ export interface WebRtcPlugin extends ServerPlugin {
   readonly senders: SenderPool;
   /** The mediasoup workers (for resource usage and dumps). */
   readonly workers: readonly ms.Worker[];
+  /** What mediasoup's workers hold (for leak checks and `/webrtc/status`). */
   resources(): Promise<WebRtcResources>;
 }
 
@@ -132,6 +136,12 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 /**
  * Starts the mediasoup workers and returns the plugin. Throws "WebRTC is off: …" when mediasoup
  * or its worker is missing; check `webrtcAvailability()` first to say so and carry on without it.
+ *
+ * @example
+ * const voice = await createAgentServer({
+ *   agent,
+ *   plugins: [async (ctx) => createWebRtcPlugin({ host: ctx.host, open: ctx.open })], // apiSecret: HIWAR_WEBRTC_SECRET
+ * });
  */
 export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlugin> {
   const log = opts.logger ?? createLogger();

@@ -10,6 +10,7 @@ import { importOptional } from '../../src/optional.ts';
 export type { types as ms } from 'mediasoup';
 export type MediasoupModule = typeof Mediasoup;
 
+/** Whether mediasoup loads here: its module and version, or the reason it does not. */
 export type WebRtcAvailability = { available: true; mediasoup: MediasoupModule; version: string } | { available: false; reason: string };
 
 let cached: Promise<WebRtcAvailability> | undefined;

@@ -3,6 +3,7 @@ import type { PeerRole } from './protocol.ts';
 
 export type { PeerRole };
 
+/** What a room token grants: the room, the role, parameters and expiry. */
 export interface RoomGrant {
   room: string;
   role: PeerRole;
@@ -22,6 +23,7 @@ export interface TokenOptions {
 
 export const TOKEN_DEFAULTS = { ttlMs: 60_000 } as const;
 
+/** A room token is missing, malformed, forged or expired. */
 export class TokenError extends Error {
   constructor(message: string) {
     super(message);
@@ -46,6 +48,7 @@ export class RoomTokens {
     this.ttlMs = opts.ttlMs ?? TOKEN_DEFAULTS.ttlMs;
   }
 
+  /** Signs a token for a room and role, with its expiry. */
   issue(room: string, role: PeerRole, parameters: Record<string, string> = {}): { token: string; expiresAt: number } {
     const grant: RoomGrant = { room, role, parameters, exp: this.now() + this.ttlMs, nonce: b64(randomBytes(12)) };
     const body = b64(Buffer.from(JSON.stringify(grant)));

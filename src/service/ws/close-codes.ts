@@ -13,6 +13,7 @@ export type CloseKind =
   | 'too_far_ahead'
   | 'dropped';
 
+/** Why a socket of the service closed, as a kind and whether a retry may help. */
 export interface CloseInfo {
   code: number;
   reason: string;
@@ -21,6 +22,7 @@ export interface CloseInfo {
   retryable: boolean;
 }
 
+/** Classifies a socket's close code and reason into a `CloseInfo`. */
 export function classifyClose(code: number, reason: string, lastError?: string): CloseInfo {
   const text = `${reason} ${lastError ?? ''}`.toLowerCase();
   let kind: CloseKind;

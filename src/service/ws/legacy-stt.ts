@@ -8,6 +8,7 @@ import { EventChannel } from './channel.ts';
 import { classifyClose, type CloseInfo } from './close-codes.ts';
 import { openSocket, parseFrame, type SocketCallOptions } from './open.ts';
 
+/** Options of the older recognition socket: model, language, rate and authentication. */
 export interface LegacySttOptions extends SocketCallOptions {
   /** Any id. @default the client's `models.stt` */
   model?: string;
@@ -23,6 +24,7 @@ export interface LegacySttOptions extends SocketCallOptions {
   chunks?: 'raw' | 'wav';
 }
 
+/** What the older recognition socket emits: transcriptions, the final text, errors and the close. */
 export type LegacySttEvent =
   | { type: 'transcription'; text: string; isFinal: boolean }
   | { type: 'finalized'; text: string }
@@ -68,6 +70,7 @@ export class LegacySttSocket {
     ws.resume();
   }
 
+  /** Opens the socket and resolves once the service accepted it. */
   static async connect(cfg: ServiceConfig, opts: LegacySttOptions = {}): Promise<LegacySttSocket> {
     const model = opts.model ?? cfg.models.stt;
     checkModelId(model, ENDPOINT);
@@ -128,6 +131,7 @@ export class LegacySttSocket {
     }
   }
 
+  /** Closes the socket normally. */
   close(): void {
     if (!this.closed) this.ws.close(1000);
   }

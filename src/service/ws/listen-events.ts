@@ -9,6 +9,7 @@ export interface ListenWord {
   [extra: string]: unknown;
 }
 
+/** The `/listen` socket's first message: the session's id, the model that answers, and hotwords it dropped. */
 export interface ListenOpenMetadata {
   type: 'Metadata';
   phase: 'open';
@@ -27,6 +28,7 @@ export interface ListenWarningMetadata {
   [extra: string]: unknown;
 }
 
+/** The `/listen` socket's last message: the audio billed and the turns counted. */
 export interface ListenCloseMetadata {
   type: 'Metadata';
   phase: 'close';
@@ -36,6 +38,7 @@ export interface ListenCloseMetadata {
   [extra: string]: unknown;
 }
 
+/** The service heard speech start (used for barge-in). */
 export interface SpeechStarted {
   type: 'SpeechStarted';
   channel: number;
@@ -43,6 +46,7 @@ export interface SpeechStarted {
   ts: number;
 }
 
+/** A transcript: interim or final, with words and the end-of-speech flag. */
 export interface ListenResults {
   type: 'Results';
   channel: number;
@@ -56,6 +60,7 @@ export interface ListenResults {
   confidence: number | null;
 }
 
+/** The service found the end of an utterance (the backup end of turn). */
 export interface UtteranceEnd {
   type: 'UtteranceEnd';
   channel: number;
@@ -63,6 +68,7 @@ export interface UtteranceEnd {
   last_word_end: number;
 }
 
+/** A gender or sentiment label for a turn. */
 export interface TurnLabel {
   type: 'Gender' | 'Sentiment';
   channel: number;
@@ -71,6 +77,7 @@ export interface TurnLabel {
   score: number;
 }
 
+/** An error the service reported on the socket. */
 export interface ListenErrorEvent {
   type: 'Error';
   code: number;
@@ -84,11 +91,13 @@ export interface ListenMalformed {
   raw: string;
 }
 
+/** The socket closed; `close` says why and whether to reconnect. */
 export interface ListenClosed {
   type: 'Closed';
   close: CloseInfo;
 }
 
+/** Everything a `ListenSocket` emits, typed by `type`. */
 export type ListenEvent =
   | ListenOpenMetadata
   | ListenCloseMetadata

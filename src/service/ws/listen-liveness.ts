@@ -29,6 +29,7 @@ export interface ListenLiveness {
   speechRms: number;
 }
 
+/** Default liveness checks of `/listen`: ping every 5 s, a dead path after 5 s without pong or 10 s of speech with no event. */
 export const DEFAULT_LIVENESS: ListenLiveness = { pingIntervalMs: 5000, pongTimeoutMs: 5000, eventTimeoutMs: 10_000, speechRms: 300 };
 
 export type LivenessAction = { type: 'ping' } | { type: 'dead'; reason: string } | undefined;

@@ -15,6 +15,7 @@ import { EventChannel } from './channel.ts';
 import { DEFAULT_LIVENESS, ListenWatchdog, type ListenLiveness } from './listen-liveness.ts';
 import { openSocket, parseJsonObject, type SocketCallOptions } from './open.ts';
 
+/** Options of the `/listen` socket: model, language, rate, endpointing and authentication. */
 export interface ListenOptions extends SocketCallOptions {
   /** Any id: `munsit`, `munsit-en-ar`, `asr`, `asr-en-ar`… @default the client's `models.stt` */
   model?: string;
@@ -147,6 +148,7 @@ export class ListenSocket {
     this.ws.terminate();
   }
 
+  /** Opens `/listen` and resolves once the service accepted it. */
   static async connect(cfg: ServiceConfig, opts: ListenOptions = {}): Promise<ListenSocket> {
     const ep = '/listen';
     const model = opts.model ?? cfg.models.stt;
@@ -226,6 +228,7 @@ export class ListenSocket {
     this.lastSentAt = performance.now();
   }
 
+  /** Sends a KeepAlive, so a quiet socket is not closed as idle. */
   keepAlive(): void {
     if (this.isOpen) this.ws.send(JSON.stringify({ type: 'KeepAlive' }));
     this.lastSentAt = performance.now();

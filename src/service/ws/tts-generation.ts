@@ -18,6 +18,7 @@ export type GenerationEndRule =
   /** The first isFinal ends the generation (the spec's reading, as the client had it). */
   | 'is-final';
 
+/** How the TTS socket decides that a generation's audio has ended. */
 export interface GenerationEndOptions {
   /** @default 'learn' */
   rule?: GenerationEndRule;
@@ -27,6 +28,7 @@ export interface GenerationEndOptions {
   stallMs?: number;
 }
 
+/** Defaults of the end-of-generation rule: learnt from the socket, 300 ms quiet gap, 3 s stall. */
 export const GENERATION_END_DEFAULTS: Required<GenerationEndOptions> = { rule: 'learn', quietGapMs: 300, stallMs: 3000 };
 
 export interface Timers {

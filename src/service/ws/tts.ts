@@ -8,8 +8,10 @@ import { classifyClose, type CloseInfo } from './close-codes.ts';
 import { openSocket, parseFrame, type SocketCallOptions } from './open.ts';
 import { GenerationEnd, type GenerationEndOptions } from './tts-generation.ts';
 
+/** Audio formats of the TTS socket: PCM16 at 8, 16, 22.05 or 24 kHz. */
 export type TtsOutputFormat = 'pcm_8000' | 'pcm_16000' | 'pcm_22050' | 'pcm_24000';
 
+/** Options of the TTS socket: voice, model, output format, voice settings and authentication. */
 export interface TtsSocketOptions extends SocketCallOptions {
   voice_id: string;
   /** Any id (`faseeh-v1-preview`, `tts-v1-preview`…). @default the client's `models.tts` */
@@ -20,6 +22,7 @@ export interface TtsSocketOptions extends SocketCallOptions {
   generationEnd?: GenerationEndOptions;
 }
 
+/** What the TTS socket emits: audio batches, the end of a generation, errors and the close. */
 export type TtsEvent =
   /** `isFinal` as the server set it on this batch: not necessarily the end (see `generationEnd`). */
   | { type: 'audio'; pcm: Int16Array; sampleRate: number; isFinal: boolean }
@@ -118,6 +121,7 @@ export class TtsSocket {
     this.channel.next({ type: 'generationEnd', sampleRate: this.lastRate, stalled });
   }
 
+  /** Opens the TTS socket and sends its `initConnection`. */
   static async connect(cfg: ServiceConfig, opts: TtsSocketOptions): Promise<TtsSocket> {
     required(opts.voice_id, 'voice_id', ENDPOINT);
     checkOutputFormat(opts.output_format, ENDPOINT);
