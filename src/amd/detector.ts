@@ -7,7 +7,7 @@
  * `machine-voicemail` (with where the beep ended); a first utterance no longer than `greetingMs`
  * followed by `humanSilenceMs` of silence → `human`; a longer one is a greeting, which is then
  * followed to its end (a beep, a phrase, or `beepWaitMs` of silence) → `machine-voicemail`;
- * nothing clear in time → `uncertain`.
+ * nothing clear by `maxDecisionMs` → `uncertain`.
  */
 import type { AudioFrame } from '../audio/frame.ts';
 import { createPolyphaseResampler } from '../audio/polyphase.ts';
@@ -55,13 +55,14 @@ export class AmdDetector {
   private finals: string[] = [];
   private interim = '';
   private phrase: AmdPhrase | undefined;
+  private machineAt: number | undefined;
 
   /** `startAt`: clock ms the call was answered (default: the first frame's time). */
   constructor(opts: AmdOptions = {}, startAt?: number) {
     this.o = withDefaults(AMD_DEFAULTS, opts);
     const [lo, hi] = this.o.beepBand;
     if (!(lo > 0 && hi > lo && hi < TONE_RATE / 2)) throw new RangeError(`beepBand must be [low, high] Hz with 0 < low < high < 4000, not [${lo}, ${hi}]`);
-    for (const k of ['maxDecisionMs', 'humanSilenceMs', 'greetingMs', 'initialSilenceMs', 'beepWaitMs', 'beepMinMs', 'minSpeechMs'] as const) {
+    for (const k of ['maxDecisionMs', 'maxGreetingMs', 'humanSilenceMs', 'greetingMs', 'initialSilenceMs', 'beepWaitMs', 'beepMinMs', 'minSpeechMs'] as const) {
       if (!(this.o[k] >= 0)) throw new RangeError(`${k} must be a number of ms ≥ 0, not ${this.o[k]}`);
     }
     this.analyser = new ToneAnalyser(this.o.beepBand);
@@ -130,6 +131,8 @@ export class AmdDetector {
   /** The latest clock time at which, with nothing new heard, a decision is due. */
   get deadline(): number | undefined {
     if (this.result || this.startAt === undefined) return undefined;
+    const machine = (this.first && this.first.end - this.first.start > this.o.greetingMs) || this.phrase;
+    if (machine) return this.startAt + Math.max(this.o.maxGreetingMs, this.o.maxDecisionMs);
     return this.startAt + (this.first || this.candidate !== undefined ? this.o.maxDecisionMs : Math.min(this.o.initialSilenceMs, this.o.maxDecisionMs));
   }
 
@@ -197,16 +200,14 @@ export class AmdDetector {
     if (this.beep) return this.decide('machine-voicemail', now, `beep at ${Math.round(this.beep.frequency)} Hz`, undefined, this.beep.end);
     const machine = greeting || this.phrase?.class === 'machine-voicemail';
     if (machine) {
+      this.machineAt ??= now;
       if (!this.inSpeech && !toneOn && now - lastSound >= this.o.beepWaitMs) {
         return this.decide('machine-voicemail', now, this.phrase ? `voicemail phrase «${this.phrase.text}», no beep` : 'long greeting, no beep', undefined, undefined, now);
       }
     } else if (this.firstClosed && !toneOn) return this.decide('human', now, 'a short first utterance, then silence');
     else if (!this.first && !toneOn && !this.candidate && since >= this.o.initialSilenceMs) return this.decide('uncertain', now, 'no speech');
-    if (since >= this.o.maxDecisionMs) {
-      return machine
-        ? this.decide('machine-voicemail', now, 'greeting still going at the time limit')
-        : this.decide('uncertain', now, 'nothing clear by the time limit');
-    }
+    if (machine && since >= Math.max(this.o.maxGreetingMs, this.o.maxDecisionMs)) return this.decide('machine-voicemail', now, 'greeting still going at the time limit');
+    if (!machine && since >= this.o.maxDecisionMs) return this.decide('uncertain', now, 'nothing clear by the time limit');
     return undefined;
   }
 
@@ -217,6 +218,7 @@ export class AmdDetector {
       speechMs: Math.round(this.speechMs),
       transcript: this.heard,
       pattern: pattern ?? (firstMs === undefined ? 'silence' : firstMs > this.o.greetingMs ? 'long-greeting' : 'short-then-silence'),
+      ...(cls.startsWith('machine') ? { machineMs: Math.round((this.machineAt ?? at) - base) } : {}),
       ...(this.first ? { firstSpeechMs: Math.round(this.first.start - base), firstUtteranceMs: Math.round(firstMs!) } : {}),
       ...(this.beep ? { beep: this.beep } : {}),
       ...(this.sit ? { sit: this.sit } : {}),

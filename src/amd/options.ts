@@ -23,6 +23,8 @@ export interface AmdSignals {
   firstUtteranceMs?: number;
   /** Speech heard in total. */
   speechMs: number;
+  /** When (ms since the start) the call was first known to be a machine (a long greeting, a phrase, a tone). */
+  machineMs?: number;
   /** The speech/silence pattern: a short word then waiting, or a long uninterrupted greeting. */
   pattern?: 'short-then-silence' | 'long-greeting' | 'silence';
   /** The voicemail beep, when one was heard. */
@@ -62,11 +64,17 @@ export interface AmdPhrase {
 
 export interface AmdOptions {
   /**
-   * Longest time from the start to a decision; at this point an undecided call is `uncertain`
-   * (or `machine-voicemail` when a long greeting was heard).
+   * Longest time from the start to a decision, except for a voicemail greeting already heard
+   * (see `maxGreetingMs`): an undecided call is then `uncertain`.
    * @default 10000
    */
   maxDecisionMs?: number;
+  /**
+   * How long from the start a voicemail greeting is followed for its beep (greetings run 5 to
+   * 15 s); at this point it is `machine-voicemail` with no message point.
+   * @default 20000
+   */
+  maxGreetingMs?: number;
   /**
    * Silence after a first short utterance that makes it a person waiting for an answer.
    * @default 700
@@ -107,8 +115,9 @@ export interface AmdOptions {
    */
   tonePurity?: number;
   /**
-   * A block louder than the noise floor by this many dB is speech (energy VAD).
-   * @default 9
+   * A block louder than the noise floor by this many dB is speech (energy VAD). Lower hears
+   * quieter speech but takes the bursts of an uneven noise (a boiler) for words.
+   * @default 12
    */
   speechAboveFloorDb?: number;
   /**
@@ -175,6 +184,7 @@ export const AMD_PHRASES: AmdPhrase[] = [
 /** The detector's defaults; each option is documented on `AmdOptions`. */
 export const AMD_DEFAULTS: Required<AmdOptions> = {
   maxDecisionMs: 10_000,
+  maxGreetingMs: 20_000,
   humanSilenceMs: 700,
   greetingMs: 2000,
   initialSilenceMs: 4000,
@@ -182,7 +192,7 @@ export const AMD_DEFAULTS: Required<AmdOptions> = {
   beepMinMs: 150,
   beepBand: [400, 2000],
   tonePurity: 0.6,
-  speechAboveFloorDb: 9,
+  speechAboveFloorDb: 12,
   speechMinDbfs: -50,
   minSpeechMs: 60,
   vad: 'energy',

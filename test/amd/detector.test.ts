@@ -41,6 +41,8 @@ test('a long greeting then a beep is voicemail, with the beep and where it ended
   assert.ok(Math.abs(d.beepEndAt! - beepEnd) <= 20, `beep ended at ${d.beepEndAt}, not ${beepEnd}`);
   assert.equal(d.messageAt, d.beepEndAt);
   assert.equal(d.signals.pattern, 'long-greeting');
+  // Known to be a machine once the greeting passed greetingMs, long before its beep.
+  assert.ok(Math.abs(d.signals.machineMs! - 2400) <= 40, `machine from ${d.signals.machineMs} ms`);
 });
 
 test('a long greeting with no beep is voicemail once beepWaitMs of silence has passed', () => {
@@ -53,10 +55,10 @@ test('a long greeting with no beep is voicemail once beepWaitMs of silence has p
 });
 
 test('a greeting that runs past the time limit is voicemail with no message point', () => {
-  const { d } = run([{ silence: 200 }, { speech: 12_000 }], { maxDecisionMs: 8000 });
+  const { d } = run([{ silence: 200 }, { speech: 15_000 }], { maxGreetingMs: 12_000 });
   assert.equal(d?.class, 'machine-voicemail', d?.reason);
   assert.equal(d.messageAt, undefined);
-  assert.ok(Math.abs(d.decisionMs - 8000) <= 20, String(d.decisionMs));
+  assert.ok(Math.abs(d.decisionMs - 12_000) <= 20, String(d.decisionMs));
 });
 
 test('silence is uncertain after initialSilenceMs; so is a line that stops sending (tick at the deadline)', () => {
@@ -74,7 +76,7 @@ test('silence is uncertain after initialSilenceMs; so is a line that stops sendi
 
 test('speech-like audio is never taken for a beep, even long and loud over hiss', () => {
   for (const f0 of [100, 130, 180, 240]) {
-    const { det } = run([{ silence: 300 }, { speech: 6000, f0, amp: 8000 }], { maxDecisionMs: 20_000 }, 300);
+    const { det } = run([{ silence: 300 }, { speech: 6000, f0, amp: 8000 }], {}, 300);
     assert.equal(det.decision, undefined, `f0 ${f0}: ${det.decision?.reason}`);
   }
 });
