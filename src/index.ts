@@ -3,6 +3,8 @@ export { AgentSession, defaultLlm, type SessionOptions } from './session/agent-s
 export type { Agent } from './session/agent.ts';
 export type { SessionEvent, CallReport, ReportTurn, TurnMetrics, SessionState } from './session/events.ts';
 export type { Failure, FailureKind, FailureSource } from './session/failure.ts';
+export type { AmdReport } from './session/answer-detection.ts';
+export * from './amd/index.ts';
 export { createLogger } from './session/logger.ts';
 export * from './llm/index.ts';
 export * from './text/index.ts';

@@ -17,6 +17,7 @@ import { Alarm, realClock, type Clock } from '../transport/clock.ts';
 import { ResamplingOutput } from '../transport/resampling-output.ts';
 import type { CallControl, CallInfo, Transport, TransportEvent } from '../transport/types.ts';
 import type { Agent } from './agent.ts';
+import { AnswerDetection } from './answer-detection.ts';
 import { CallActions } from './call-actions.ts';
 import type { CallReport, ReportTurn, SessionEvent, SessionState, TurnMetrics } from './events.ts';
 import { classifyFailure, closeFailure, type Failure, type FailureSource } from './failure.ts';
@@ -73,6 +74,8 @@ export class AgentSession {
   private readonly stt: SttStage;
   private readonly speaker: Speaker;
   private readonly localVad: LocalVad | undefined;
+  /** Who answered (outbound calls): holds the greeting until it decides. */
+  private readonly amd: AnswerDetection | undefined;
   private readonly spoken: SpokenForm;
   private readonly replies: ReplyStage;
   /** The one timer: the next deadline of the turn detector or the interruption policy. */
@@ -129,6 +132,10 @@ export class AgentSession {
       released: () => (this.callerGone = true),
     });
     this.alarm = new Alarm(this.clock, () => this.onDeadline());
+    if (agent.answeringMachine?.enabled) {
+      const say = (text: string) => this.requests$.next({ text });
+      this.amd = new AnswerDetection(agent, { clock: this.clock, control: this.control, emit: (e) => this.emit(e), say, ending: () => !!this.ending, notice: (m) => this.notice(m) });
+    }
     this.speaker = new Speaker(
       client,
       { ...agent.voice, sampleRate: transport.output.sampleRate },
@@ -216,9 +223,11 @@ export class AgentSession {
       return this.finalReport();
     }
     void this.prerenderOutOfService();
+    this.amd?.start();
     this.subs.add(
       transport.audio$.subscribe({
         next: (f) => {
+          this.amd?.push(f);
           this.stt.push(f);
           this.localVad?.push(f);
         },
@@ -251,7 +260,8 @@ export class AgentSession {
         .subscribe({ error: (err) => this.log.error({ err }, 'reply pipeline failed') }),
     );
     this.setState('listening');
-    if (agent.greeting) this.requests$.next({ text: agent.greeting });
+    if (this.amd) void this.amd.run().catch((err: Error) => this.log.error({ err: err.message }, 'answering-machine detection failed'));
+    else if (agent.greeting) this.requests$.next({ text: agent.greeting });
     await this.ended;
     return this.finalReport();
   }
@@ -264,6 +274,7 @@ export class AgentSession {
       ended: this.endReason,
       durationSeconds: this.elapsed(),
       notices: this.notices,
+      ...(this.amd?.report ? { amd: this.amd.report } : {}),
     };
   }
 
@@ -325,6 +336,7 @@ export class AgentSession {
   }
 
   private onListen(e: ListenEvent, at: number): void {
+    this.amd?.onListen(e, at);
     // The recognizer heard speech it could not put into words (the sandbox's closed set): said
     // once per utterance, or a caller the sandbox does not know looks like a line that takes no turns.
     if (e.type === 'Metadata' && e.phase === 'warning') this.notice(`caller speech without words: ${e.warning}`);
@@ -353,6 +365,7 @@ export class AgentSession {
     if (this.ending) return;
     // Stamped now: the recognizer's timeline is mapped while its checkpoints are fresh.
     const speechEndAt = turn.lastWordEnd !== undefined ? this.stt.timeOf(turn.lastWordEnd) : undefined;
+    if (this.amd?.swallows(speechEndAt)) return; // the "ألو" the detection decided on is no turn
     this.report.push({ role: 'user', text: turn.text, at: this.elapsed() });
     this.opts.agent.hooks?.onUserTurn?.(turn.text);
     this.emit({ type: 'user_turn', text: turn.text, source: 'speech' });
@@ -468,6 +481,7 @@ export class AgentSession {
       await this.closing?.stop();
       await this.stt.finish().catch(() => {});
       this.localVad?.close();
+      this.amd?.close();
       await this.speaker.close().catch(() => {});
       this.dtmf.close();
       await this.output.close().catch(() => {});
