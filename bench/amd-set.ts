@@ -25,7 +25,7 @@ import { Recognizer } from '../src/sandbox/engines/recognizer.ts';
 
 const RATE = 8000;
 /** The set's recipe version: a change to the recipes below must change it (the cache is rebuilt). */
-const VERSION = 3;
+const VERSION = 4;
 /** /listen's endpointing plus a little processing: when a final arrives after a sentence ends. */
 const FINAL_AFTER_MS = 700;
 
@@ -180,8 +180,14 @@ async function render(recipe: Recipe, dir: string, rec: Recognizer, rnd: () => n
   return { line, noise, snrDb, transcripts, beepEndMs: recipe.label === 'machine-voicemail' ? beepEndMs : undefined, answerMs };
 }
 
-/** The set, built into the cache on first use (or when the recipes changed); `quick`: every third recording. */
-export async function amdSet(quick: boolean): Promise<{ recordings: AmdRecording[]; built: boolean; dir: string }> {
+/** A recording's own seed: each is made the same whether or not the others are. */
+const seedOf = (id: string) => [...id].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261);
+
+/**
+ * The set, each recording built into the cache on first use (or when the recipes changed);
+ * `quick`: every third recording (only those are built).
+ */
+export async function amdSet(quick: boolean): Promise<{ recordings: AmdRecording[]; built: number; dir: string }> {
   const audio = audioDir();
   const clipsDir = join(audio, 'ar-speech-commands');
   if (!existsSync(clipsDir) || !existsSync(join(audio, 'noise'))) {
@@ -189,33 +195,35 @@ export async function amdSet(quick: boolean): Promise<{ recordings: AmdRecording
   }
   const cache = join(process.env.HIWAR_CACHE ?? join(homedir(), '.cache', 'hiwar'), 'amd-set');
   const manifest = join(cache, 'manifest.json');
-  let built = false;
-  if (!existsSync(manifest) || JSON.parse(readFileSync(manifest, 'utf8')).version !== VERSION) {
-    built = true;
+  type Entry = Omit<AmdRecording, 'samples'>;
+  const read = existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version: number; recordings: Record<string, Entry> }) : undefined;
+  const stored = read?.version === VERSION ? read : { version: VERSION, recordings: {} as Record<string, Entry> };
+  const all = recipes(readdirSync(clipsDir));
+  const picked = quick ? all.filter((_, i) => i % 3 === 0) : all;
+  const missing = picked.filter((r) => !stored.recordings[r.id] || !existsSync(join(cache, `${r.id}.ulaw`)));
+  if (missing.length) {
     mkdirSync(cache, { recursive: true });
     const noises: Record<string, Int16Array> = {};
     for (const f of readdirSync(join(audio, 'noise')).filter((n) => n.endsWith('.wav'))) {
       const w = decodeWav(readFileSync(join(audio, 'noise', f)));
       noises[f.replace('.wav', '')] = await resample(w.samples, w.sampleRate, RATE);
     }
-    const all = recipes(readdirSync(clipsDir));
-    // The phrasebook first, so every recording is heard by the same recognizer: each phrase in its voice.
+    // The whole phrasebook, whichever recordings are built: every recording is heard by the same
+    // recognizer, taught each phrase in its voice.
     const rec = new Recognizer();
     for (const p of all.flatMap((r) => r.parts)) {
       if (!('say' in p)) continue;
       const v = await voiceText(p.say, p.voice);
       rec.add(p.say, await resample(v.samples, v.sampleRate, 16000), v.words, `${p.voice.name}/${p.voice.pitch}`);
     }
-    const rnd = seeded(2025);
-    const entries = [];
-    for (const r of all) {
-      const out = await render(r, audio, rec, rnd, noises);
+    for (const r of missing) {
+      const out = await render(r, audio, rec, seeded(seedOf(r.id)), noises);
       writeFileSync(join(cache, `${r.id}.ulaw`), mulaw.encode(out.line));
-      entries.push({ id: r.id, label: r.label, source: r.parts.some((p) => 'clip' in p) ? 'real' : 'espeak', noise: out.noise, snrDb: out.snrDb, transcripts: out.transcripts, beepEndMs: out.beepEndMs, answerMs: out.answerMs });
+      const source = r.parts.some((p) => 'clip' in p) ? 'real' : 'espeak';
+      stored.recordings[r.id] = { id: r.id, label: r.label, source, noise: out.noise, snrDb: out.snrDb, transcripts: out.transcripts, beepEndMs: out.beepEndMs, answerMs: out.answerMs };
+      writeFileSync(manifest, JSON.stringify(stored, null, 1));
     }
-    writeFileSync(manifest, JSON.stringify({ version: VERSION, recordings: entries }, null, 1));
   }
-  const { recordings } = JSON.parse(readFileSync(manifest, 'utf8')) as { recordings: Omit<AmdRecording, 'samples'>[] };
-  const picked = quick ? recordings.filter((_, i) => i % 3 === 0) : recordings;
-  return { recordings: picked.map((r) => ({ ...r, samples: mulaw.decode(readFileSync(join(cache, `${r.id}.ulaw`))) })), built, dir: cache };
+  const recordings = picked.map((r) => ({ ...stored.recordings[r.id]!, samples: mulaw.decode(readFileSync(join(cache, `${r.id}.ulaw`))) }));
+  return { recordings, built: missing.length, dir: cache };
 }

@@ -77,7 +77,7 @@ export async function amd({ quick, rest }: BenchArgs): Promise<Record<string, un
   const audioS = set.recordings.reduce((n, r) => n + r.samples.length / 8000, 0);
 
   console.log(`amd: ${set.recordings.length} recordings${quick ? ' (--quick: every third)' : ''}, vad=${vad}${Object.keys(opts).length ? `, ${JSON.stringify(opts)}` : ''}; load average ${load.toFixed(2)} on ${os.cpus().length} cores`);
-  console.log(`set: ${set.built ? `built now (cold: espeak, mixing, recognizer), ${Math.round(setMs / 1000)} s` : 'cached (warm)'} in ${set.dir}; decision times are on each recording's own timeline (ms after the answer), not wall time`);
+  console.log(`set: ${set.built ? `${set.built} recordings built now (cold: espeak, mixing, recognizer), ${Math.round(setMs / 1000)} s` : 'cached (warm)'} in ${set.dir}; decision times are on each recording's own timeline (ms after the answer), not wall time`);
   const perClass: Record<string, { n: number; right: number; accuracy: number | null; medianDecisionMs: number | null; p90DecisionMs: number | null }> = {};
   for (const cls of CLASSES) {
     const mine = outcomes.filter((o) => o.rec.label === cls);
