@@ -27,6 +27,7 @@ interface Utterance {
   end: number;
 }
 
+/** Decides who answered from the first seconds of a call; feed it with `push`, `transcript`, `tick`. */
 export class AmdDetector {
   readonly o: Required<AmdOptions>;
   private readonly analyser: ToneAnalyser;

@@ -6,6 +6,7 @@
  */
 const FLOOR_BLOCKS = 500; // 10 s of 20 ms blocks
 
+/** Speech or not, block by block, by level over the line's noise floor. */
 export class EnergyVad {
   private readonly levels = new Float64Array(FLOOR_BLOCKS);
   private n = 0;

@@ -6,9 +6,11 @@
  */
 import type { ToneSegment } from './options.ts';
 
-/** The analysis rate and block: 20 ms at 8 kHz. */
+/** The analysis rate (Hz). */
 export const TONE_RATE = 8000;
+/** Samples per analysed block: 20 ms at 8 kHz. */
 export const BLOCK = 160;
+/** A block's length in ms. */
 export const BLOCK_MS = (BLOCK / TONE_RATE) * 1000;
 /** Filter spacing (Hz): the Hann main lobe of a 160-sample block is ±100 Hz, so 20 Hz loses little. */
 const STEP_HZ = 20;

@@ -132,10 +132,8 @@ export class AgentSession {
       released: () => (this.callerGone = true),
     });
     this.alarm = new Alarm(this.clock, () => this.onDeadline());
-    if (agent.answeringMachine?.enabled) {
-      const say = (text: string) => this.requests$.next({ text });
-      this.amd = new AnswerDetection(agent, { clock: this.clock, control: this.control, emit: (e) => this.emit(e), say, ending: () => !!this.ending, notice: (m) => this.notice(m) });
-    }
+    const say = (text: string) => this.requests$.next({ text });
+    this.amd = AnswerDetection.forAgent(agent, { clock: this.clock, control: this.control, emit: (e) => this.emit(e), say, ending: () => !!this.ending, notice: (m) => this.notice(m) });
     this.speaker = new Speaker(
       client,
       { ...agent.voice, sampleRate: transport.output.sampleRate },

@@ -39,6 +39,7 @@ export interface AnswerDetectionHost {
   notice(message: string): void;
 }
 
+/** One call's answering-machine detection and what the agent does with its decision. */
 export class AnswerDetection {
   private detector!: AmdDetector;
   private startedAt = 0;
@@ -58,6 +59,11 @@ export class AnswerDetection {
     if (mode === 'voicemail' && !agent.voicemail?.trim()) throw new Error(`agent ${agent.name}: answeringMachine.onMachine is 'voicemail' but agent.voicemail (the message) is empty`);
     // The detector's options are checked now, with the agent, not when a call is answered.
     new AmdDetector(agent.answeringMachine?.detector);
+  }
+
+  /** The detection an agent asks for (`agent.answeringMachine.enabled`), or none. */
+  static forAgent(agent: Agent, host: AnswerDetectionHost): AnswerDetection | undefined {
+    return agent.answeringMachine?.enabled ? new AnswerDetection(agent, host) : undefined;
   }
 
   /** The call is answered: listening starts now. */
