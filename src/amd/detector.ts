@@ -68,7 +68,7 @@ export class AmdDetector {
     }
     this.analyser = new ToneAnalyser(this.o.beepBand);
     this.tones = new ToneTracker(this.o.tonePurity, this.o.speechMinDbfs);
-    this.vad = new EnergyVad(this.o.speechAboveFloorDb, this.o.speechMinDbfs);
+    this.vad = new EnergyVad(this.o.speechAboveFloorDb, this.o.speechMinDbfs, this.o.minVoicing);
     this.phrases = new PhraseTable(this.o.phrases, this.o.phraseCoverage);
     this.startAt = startAt;
   }
@@ -147,7 +147,7 @@ export class AmdDetector {
     for (const ended of this.tones.push(t, start, end)) this.onToneEnd(ended);
     if (this.tones.current) this.lastToneEnd = end;
     // A tone is not speech: the level VAD would take a beep for a word.
-    if (this.o.vad === 'energy') this.onSpeech(this.vad.push(t.dbfs) && !tonal, start, end);
+    if (this.o.vad === 'energy') this.onSpeech(this.vad.push(samples, t.dbfs) && !tonal, start, end);
     this.evaluate(end);
   }
 

@@ -115,11 +115,17 @@ export interface AmdOptions {
    */
   tonePurity?: number;
   /**
-   * A block louder than the noise floor by this many dB is speech (energy VAD). Lower hears
-   * quieter speech but takes the bursts of an uneven noise (a boiler) for words.
-   * @default 12
+   * A voiced block louder than the noise floor by this many dB is speech (the detector's own
+   * VAD). Lower hears quieter speech in noise; higher cuts a greeting's quiet parts into pauses.
+   * @default 9
    */
   speechAboveFloorDb?: number;
+  /**
+   * How periodic (0–1, the strongest normalized autocorrelation at a pitch period of 2.5–18 ms)
+   * a loud block must be to be speech: vowels repeat, line noise does not.
+   * @default 0.5
+   */
+  minVoicing?: number;
   /**
    * Blocks quieter than this (dBFS) are never speech.
    * @default -50
@@ -131,8 +137,8 @@ export interface AmdOptions {
    */
   minSpeechMs?: number;
   /**
-   * Where speech/silence comes from: `energy`, the detector's own level-over-noise-floor VAD on
-   * the audio it is fed; `external`, probabilities given to `speech()` (Silero VAD, for instance).
+   * Where speech/silence comes from: `energy`, the detector's own VAD on the audio it is fed
+   * (level over the noise floor, and voicing); `external`, probabilities given to `speech()` (Silero VAD, for instance).
    * @default 'energy'
    */
   vad?: 'energy' | 'external';
@@ -192,8 +198,9 @@ export const AMD_DEFAULTS: Required<AmdOptions> = {
   beepMinMs: 150,
   beepBand: [400, 2000],
   tonePurity: 0.6,
-  speechAboveFloorDb: 12,
+  speechAboveFloorDb: 9,
   speechMinDbfs: -50,
+  minVoicing: 0.5,
   minSpeechMs: 60,
   vad: 'energy',
   phrases: AMD_PHRASES,

@@ -32,6 +32,16 @@ test('"ألو… ألو؟" with a short pause between is still one short utteran
   assert.ok(d.signals.firstUtteranceMs! >= 1300 && d.signals.firstUtteranceMs! <= 1400, String(d.signals.firstUtteranceMs));
 });
 
+test('loud noise bursts after a person\'s word are not speech: they do not stretch it into a greeting', () => {
+  const bursts: Piece[] = Array.from({ length: 6 }, () => [{ burst: 300, amp: 3000 }, { silence: 250 }] as Piece[]).flat();
+  const { d } = run([{ silence: 400 }, { speech: 500 }, { silence: 100 }, ...bursts, { silence: 2000 }]);
+  assert.equal(d?.class, 'human', d?.reason);
+  assert.ok(d.signals.firstUtteranceMs! < 700, `first utterance ${d.signals.firstUtteranceMs} ms`);
+  // By level alone (no voicing asked) the bursts join the word into a "greeting".
+  const levelOnly = run([{ silence: 400 }, { speech: 500 }, { silence: 100 }, ...bursts, { silence: 2000 }], { minVoicing: 0 }).d;
+  assert.equal(levelOnly?.signals.pattern, 'long-greeting', levelOnly?.reason);
+});
+
 test('a long greeting then a beep is voicemail, with the beep and where it ended', () => {
   const { d } = run([{ silence: 400 }, { speech: 4000 }, { silence: 600 }, { tone: 1000, ms: 400 }, { silence: 3000 }]);
   assert.equal(d?.class, 'machine-voicemail', d?.reason);

@@ -1,6 +1,6 @@
 /**
  * Generated phone audio for the answering-machine detector's tests: silence, steady tones,
- * speech-like bursts (a gliding voiced pitch with harmonics and syllable rhythm) and line hiss,
+ * noise bursts, speech-like bursts (a gliding voiced pitch with harmonics and syllable rhythm) and line hiss,
  * as 8 kHz frames on a virtual timeline.
  */
 import type { AudioFrame } from '../../src/audio/frame.ts';
@@ -16,16 +16,19 @@ export function noiseSource(seed = 1): () => number {
   };
 }
 
-export type Piece = { silence: number } | { tone: number; ms: number; amp?: number } | { speech: number; f0?: number; amp?: number };
+export type Piece = { silence: number } | { tone: number; ms: number; amp?: number } | { speech: number; f0?: number; amp?: number } | { burst: number; amp: number };
 
 /** PCM of pieces laid end to end, with hiss of `noiseAmp` over all of it. */
 export function compose(pieces: Piece[], noiseAmp = 60, seed = 1): Int16Array {
-  const total = pieces.reduce((n, p) => n + Math.round(((('silence' in p ? p.silence : 'tone' in p ? p.ms : p.speech)) * RATE) / 1000), 0);
+  const ms = (p: Piece) => ('silence' in p ? p.silence : 'tone' in p ? p.ms : 'burst' in p ? p.burst : p.speech);
+  const total = pieces.reduce((n, p) => n + Math.round((ms(p) * RATE) / 1000), 0);
   const out = new Float64Array(total);
+  const burstNoise = noiseSource(seed + 7);
   let at = 0;
   for (const p of pieces) {
-    const n = Math.round((('silence' in p ? p.silence : 'tone' in p ? p.ms : p.speech) * RATE) / 1000);
-    if ('tone' in p) for (let i = 0; i < n; i++) out[at + i] = (p.amp ?? 6000) * Math.sin((2 * Math.PI * p.tone * i) / RATE);
+    const n = Math.round((ms(p) * RATE) / 1000);
+    if ('burst' in p) for (let i = 0; i < n; i++) out[at + i] = p.amp * 2 * burstNoise(); // a loud, unvoiced noise burst
+    else if ('tone' in p) for (let i = 0; i < n; i++) out[at + i] = (p.amp ?? 6000) * Math.sin((2 * Math.PI * p.tone * i) / RATE);
     else if ('speech' in p) {
       const f0 = p.f0 ?? 130;
       let phase = 0;
