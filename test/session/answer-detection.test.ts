@@ -13,7 +13,7 @@ import { createLogger } from '../../src/session/logger.ts';
 import { SimulatedCaller, type CallerStep } from '../../src/testing/simulated-caller.ts';
 import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import { compose } from '../helpers/amd-audio.ts';
-import { SPEED } from '../helpers/call.ts';
+import { call, SPEED } from '../helpers/call.ts';
 import { runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
 
 let sb: Running;
@@ -80,6 +80,14 @@ test('a carrier announcement after its tones is hung up on, silently, and marked
   assert.equal(report.ended, 'agent hung up: machine-unavailable');
   assert.deepEqual(report.turns, [], 'nothing said to a recording');
   assert.ok(caller.endedByAgent?.hangup);
+});
+
+test('a scripted test call (hiwar/testing) of a detecting agent: the person speaks first and is greeted', async () => {
+  const c = await call(sb.client, [{ say: 'نعم', pauseMs: 400 }, { hangup: true, pauseMs: 1500 }], { agent: { answeringMachine: { enabled: true } } });
+  assert.equal(c.report.amd?.class, 'human', c.report.amd?.reason);
+  // The greeting (the caller may hang up between its sentences: as far as it was said).
+  const said = c.report.turns.find((t) => t.role === 'agent')?.text ?? '';
+  assert.ok(said.length > 10 && callCentre.greeting!.startsWith(said), `agent said "${said}"`);
 });
 
 test('an agent that would leave a voicemail without a message is refused when the session is made', () => {
