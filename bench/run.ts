@@ -19,6 +19,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   'telephony-edge': async () => (await import('./telephony-edge.ts')).telephonyEdge,
   llm: async () => (await import('./llm-cost.ts')).llmCost,
   'webrtc-density': async () => (await import('./webrtc-density.ts')).webrtcDensity,
+  amd: async () => (await import('./amd.ts')).amd,
 };
 const SCRIPTS = ['normalize', 'recognizer', 'call'];
 

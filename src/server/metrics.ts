@@ -30,6 +30,14 @@ export class ServerMetrics {
   });
   readonly interruptions = new Counter({ name: 'hiwar_interruptions_total', help: 'Barge-ins, by kind (paused, resumed, confirmed)', labelNames: ['kind'], registers: [this.registry] });
   readonly errors = new Counter({ name: 'hiwar_errors_total', help: 'Session errors, by source (stt, tts, llm, transport) and fatality', labelNames: ['source', 'fatal'], registers: [this.registry] });
+  readonly amdDecisions = new Counter({ name: 'hiwar_amd_decisions_total', help: 'Answering-machine detection decisions, by class (human, machine-voicemail, machine-unavailable, uncertain)', labelNames: ['class'], registers: [this.registry] });
+  readonly amdDecisionSeconds = new Histogram({
+    name: 'hiwar_amd_decision_seconds',
+    help: 'Time from the answer to the answering-machine decision, by class',
+    labelNames: ['class'],
+    buckets: [0.5, 1, 1.5, 2, 2.5, 3, 4, 6, 8, 10, 15, 20],
+    registers: [this.registry],
+  });
   readonly serviceErrors = new Counter({ name: 'hiwar_service_errors_total', help: 'Errors returned by the voice service, by HTTP status (unknown when none was given)', labelNames: ['status'], registers: [this.registry] });
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
@@ -45,6 +53,10 @@ export class ServerMetrics {
         if (typeof v === 'number' && v >= 0) this.stageSeconds.observe({ stage }, v / 1000);
       }
     } else if (e.type === 'interruption') this.interruptions.inc({ kind: e.kind });
+    else if (e.type === 'amd') {
+      this.amdDecisions.inc({ class: e.decision.class });
+      this.amdDecisionSeconds.observe({ class: e.decision.class }, e.decision.decisionMs / 1000);
+    }
     else if (e.type === 'error') {
       this.errors.inc({ source: e.source, fatal: String(e.fatal) });
       if (e.source === 'stt' || e.source === 'tts') this.serviceErrors.inc({ status: serviceStatus(e.message) });

@@ -16,6 +16,7 @@ import { ResamplingOutput } from '../transport/resampling-output.ts';
 import type { CallControl, CallInfo, Transport, TransportEvent } from '../transport/types.ts';
 import { Subject, type Observable } from 'rxjs';
 import type { Agent } from './agent.ts';
+import { AnswerDetection } from './answer-detection.ts';
 import { CallActions } from './call-actions.ts';
 import type { GenerateReplyOptions, SessionControl } from './control.ts';
 import type { CallReport, ReportTask, SessionEvent, SessionState, TurnMetrics } from './events.ts';
@@ -80,6 +81,8 @@ export class AgentSession implements SessionControl {
   private readonly history: ChatHistory;
   private readonly stt: Recognizer;
   private readonly localVad: LocalVad | undefined;
+  /** Who answered (outbound calls): holds the greeting until it decides. */
+  private readonly amd: AnswerDetection | undefined;
   private readonly spoken: SpokenForm;
   /** Who speaks and what for: the agent now (its stages), handoffs, the task running. */
   private readonly flow: Flow;
@@ -140,6 +143,14 @@ export class AgentSession implements SessionControl {
       (req, signal) => this.actions.during(() => this.reply(req, signal)),
       (err) => this.log.error({ err: (err as Error)?.message ?? err }, 'reply failed'),
     );
+    this.amd = AnswerDetection.forAgent(agent, {
+      clock: this.clock,
+      control: this.control,
+      emit: (e) => this.emit(e),
+      say: (text) => this.lane.enqueue({ text }),
+      ending: () => !!this.ending,
+      notice: (m) => this.notice(m),
+    });
     const stageContext: StageContext = {
       client,
       clock: this.clock,
@@ -250,9 +261,11 @@ export class AgentSession implements SessionControl {
       return;
     }
     void this.outOfServiceLine.prepare(this.stages.speaker);
+    this.amd?.start();
     this.subs.add(
       transport.audio$.subscribe({
         next: (f) => {
+          this.amd?.push(f);
           this.stt.push(f);
           this.localVad?.push(f);
         },
@@ -279,7 +292,8 @@ export class AgentSession implements SessionControl {
     this.subs.add(this.dtmf.entries$.subscribe((digits) => this.onDtmfEntry(digits)));
     this.subs.add(this.stt.events$.subscribe((e) => this.onStt(e)));
     this.setState('listening');
-    if (agent.greeting) this.lane.enqueue({ text: agent.greeting });
+    if (this.amd) void this.amd.run().catch((err: Error) => this.log.error({ err: err.message }, 'answering-machine detection failed'));
+    else if (agent.greeting) this.lane.enqueue({ text: agent.greeting });
     this.lane.start();
     guarded('onEnter', () => agent.hooks?.onEnter?.(this, this.control), this.threw);
     this.resolveLive();
@@ -287,7 +301,8 @@ export class AgentSession implements SessionControl {
   }
 
   private finalReport(): CallReport {
-    return this.report.build({ agent: this.opts.agent.name, llm: this.stages.llm.name, ended: this.endReason });
+    const report = this.report.build({ agent: this.opts.agent.name, llm: this.stages.llm.name, ended: this.endReason });
+    return this.amd?.report ? { ...report, amd: this.amd.report } : report;
   }
 
   // ── What the agent's code can do (SessionControl, see flow.ts) ──
@@ -363,6 +378,7 @@ export class AgentSession implements SessionControl {
   }
 
   private onListen(e: ListenEvent, at: number): void {
+    this.amd?.onListen(e, at);
     // The recognizer heard speech it could not put into words (the sandbox's closed set): said
     // once per utterance, or a caller the sandbox does not know looks like a line that takes no turns.
     if (e.type === 'Metadata' && e.phase === 'warning') this.notice(`caller speech without words: ${e.warning}`);
@@ -380,6 +396,7 @@ export class AgentSession implements SessionControl {
     if (this.ending) return;
     // Stamped now: the recognizer's timeline is mapped while its checkpoints are fresh.
     const speechEndAt = turn.lastWordEnd !== undefined ? this.stt.timeOf(turn.lastWordEnd) : undefined;
+    if (this.amd?.swallows(speechEndAt)) return; // the "ألو" the detection decided on is no turn
     this.callerSaid(turn.text, 'speech', { kind: 'speech', text: turn.text }) || this.lane.answer({ turn, speechEndAt });
   }
 
@@ -457,6 +474,7 @@ export class AgentSession implements SessionControl {
       await this.outOfServiceLine.stop();
       await this.stt.finish().catch(() => {});
       this.localVad?.close();
+      this.amd?.close();
       await this.stages.speaker.close().catch(() => {});
       this.dtmf.close();
       await this.output.close().catch(() => {});

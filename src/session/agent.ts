@@ -1,3 +1,4 @@
+import type { AmdOptions } from '../amd/options.ts';
 import type { ModelDeadlines } from '../llm/deadlines.ts';
 import type { Intent } from '../llm/scripted.ts';
 import type { ToolFiller } from '../llm/tool-filler.ts';
@@ -73,6 +74,16 @@ export interface Agent {
   };
   /** Diacritize replies through /tashkil/diacritize before synthesis. */
   diacritize?: boolean;
+  /**
+   * Answering-machine detection for outbound calls (docs/amd.md): when `enabled`, the greeting
+   * waits until the first seconds of the call say who answered. A person (or `uncertain`) is
+   * greeted; a voicemail greeting gets `voicemail` after its beep (`onMachine: 'voicemail'`) or
+   * a hang-up (`'hangup'`, the default); a carrier's "unavailable" announcement is hung up on
+   * and marked for a retry. `detector`: the detector's options (`AMD_DEFAULTS`).
+   */
+  answeringMachine?: { enabled: boolean; onMachine?: 'hangup' | 'voicemail'; detector?: AmdOptions };
+  /** The message left on a voicemail (`answeringMachine.onMachine: 'voicemail'`). */
+  voicemail?: string;
   /** Keys pressed by the caller: how they are gathered and whether the model reads them. */
   dtmf?: DtmfOptions;
   /**

@@ -1,4 +1,6 @@
+import type { AmdDecision } from '../amd/options.ts';
 import type { ToolOutcome } from '../llm/tools.ts';
+import type { AmdReport } from './answer-detection.ts';
 import type { FailureKind, FailureSource } from './failure.ts';
 
 /** Latencies of one turn, each stage in milliseconds (defined in docs/architecture.md). */
@@ -75,6 +77,8 @@ export type SessionEvent =
   | { type: 'call_action'; action: 'hangup' | 'transfer'; target?: string; ok: boolean; message?: string }
   | { type: 'metrics'; metrics: TurnMetrics }
   | { type: 'notice'; message: string }
+  /** Who answered (answering-machine detection) and what the agent does about it. */
+  | { type: 'amd'; decision: AmdDecision; action: AmdReport['action'] }
   /** `kind` says what failed in a way an operator acts on; `message` is clean text for people. */
   | { type: 'error'; source: FailureSource; kind: FailureKind; message: string; fatal: boolean }
   | { type: 'ended'; reason: string }
@@ -97,4 +101,6 @@ export interface CallReport {
   ended: string;
   durationSeconds: number;
   notices: string[];
+  /** Who answered, when the agent detects answering machines. */
+  amd?: AmdReport;
 }

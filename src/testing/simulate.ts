@@ -46,7 +46,8 @@ export async function simulateCall(opts: {
     const stream = await (opts.voiceClient ?? client).synthesizeStream((opts.voiceClient ?? client).config.models.tts, { voice_id: scenario.callerVoice, text: s.say, sample_rate: scenario.sampleRate });
     voiced.set(s.say, await collectPcm(stream));
   }
-  const caller = new SimulatedCaller(scenario.sampleRate, callerSteps(scenario), voiced, opts.clock, { agentSpeaksFirst: Boolean(opts.agent.greeting), maxWaitMs: opts.maxWaitMs });
+  // An agent that detects answering machines listens first: the simulated person speaks first.
+  const caller = new SimulatedCaller(scenario.sampleRate, callerSteps(scenario), voiced, opts.clock, { agentSpeaksFirst: Boolean(opts.agent.greeting) && !opts.agent.answeringMachine?.enabled, maxWaitMs: opts.maxWaitMs });
   const session = new AgentSession({
     client,
     transport: caller,
