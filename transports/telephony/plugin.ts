@@ -96,21 +96,18 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     const r = route(url);
     if (!r || (r.sub !== '' && r.sub !== 'stream')) return false;
     const provider = r.provider;
-    if (host.draining) {
-      refuse(socket, '503 Service Unavailable', 'draining', { provider: provider.name });
-      return true;
-    }
-    // A connection holds a call's place from now until its start: pending ones count against the limit.
-    const hold = host.hold ? host.hold() : { release() {} };
+    const claims = opts.tokens.verify(r.token, provider.name, 'media');
+    // A connection holds a call's place from now until its start: pending ones count against the
+    // limit. While draining, only the media of a call whose webhook was answered before gets one.
+    const hold = host.hold ? host.hold({ provider: provider.name, ...(claims ? { call: `${provider.name}:${claims.callId}` } : {}) }) : host.draining ? undefined : { release() {} };
     if (!hold) {
-      refuse(socket, '503 Service Unavailable', 'the server is full (running calls and connections not started yet)', { provider: provider.name });
+      refuse(socket, '503 Service Unavailable', host.draining ? 'draining' : 'the server is full (running calls and connections not started yet)', { provider: provider.name });
       return true;
     }
     const no = (status: string, why: string, fields: Record<string, unknown>) => {
       hold.release();
       refuse(socket, status, why, { provider: provider.name, ...fields });
     };
-    const claims = opts.tokens.verify(r.token, provider.name, 'media');
     if (claims) {
       // One call per token: its call id is spent the first time (a replay, or a token minted by a
       // replayed webhook for the same call, finds it spent).
@@ -207,7 +204,12 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
       rawBody,
       params: parseParams(req, url, rawBody),
       publicRequestUrl: base + url.pathname + url.search,
-      streamUrl: (callId, parameters) => `${base.replace(/^http/, 'ws')}/telephony/${r.provider.name}/stream/${mintFor(callId, { parameters })}`,
+      streamUrl: (callId, parameters) => {
+        const url = `${base.replace(/^http/, 'ws')}/telephony/${r.provider.name}/stream/${mintFor(callId, { parameters })}`;
+        // The platform will connect for this call: a drain beginning now waits for it (token lifetime).
+        host.promise?.(`${r.provider.name}:${callId}`, Date.now() + opts.tokens.ttlMs);
+        return url;
+      },
       // Route URLs are called when the stream ends, which may be hours later; they never open media.
       routeUrl: (sub, callId) => `${base}/telephony/${r.provider.name}/${sub}/${mintFor(callId, { kind: 'after', ttlMs: ROUTE_TTL_MS })}`,
       afterStream: (callId) => after.get(routeToken?.callId ?? callId)?.what,
