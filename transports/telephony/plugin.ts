@@ -38,11 +38,21 @@ export interface TelephonyOptions {
   hooks?: Record<string, PlatformHooks>;
   media?: MediaStreamOptions;
   logger?: Logger;
-  /** Largest webhook body accepted. @default 65536 */
+  /** Largest webhook body accepted. @default 65536 (`TELEPHONY_ROUTE_DEFAULTS`) */
   maxBodyBytes?: number;
+  /** A webhook body must have arrived within this, or the request is cut (408). @default 10000 */
+  bodyTimeoutMs?: number;
   /** Limits of each media connection (no start, silent platform, what is kept before start); see `MEDIA_CONNECTION_DEFAULTS`. */
   limits?: { startTimeoutMs?: number; idleTimeoutMs?: number; maxEarlyItems?: number; maxEarlyAudioBytes?: number };
 }
+
+/** Limits of the webhook routes (apply on a server you own too, where the agent server's own port limits do not). */
+export const TELEPHONY_ROUTE_DEFAULTS = {
+  /** Largest webhook body accepted (a platform's webhook is a few kilobytes). */
+  maxBodyBytes: 65_536,
+  /** Time for a webhook body to arrive once its headers have (a slow client is cut with 408). */
+  bodyTimeoutMs: 10_000,
+};
 
 const AFTER_TTL_MS = 10 * 60_000;
 const ROUTE_TTL_MS = 24 * 3600_000;
@@ -188,8 +198,12 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     if (!r) return false;
     if (!r.provider.answer) return reply(res, 404, 'text/plain', `${r.provider.name} takes media connections only\n`);
     if (req.method !== 'POST' && req.method !== 'GET') return reply(res, 405, 'text/plain', 'method not allowed\n');
-    const rawBody = await readBody(req, opts.maxBodyBytes ?? 65536).catch(() => undefined);
-    if (!rawBody) return reply(res, 413, 'text/plain', 'body too large\n');
+    const rawBody = await readBody(req, opts.maxBodyBytes ?? TELEPHONY_ROUTE_DEFAULTS.maxBodyBytes, opts.bodyTimeoutMs ?? TELEPHONY_ROUTE_DEFAULTS.bodyTimeoutMs);
+    if (!Buffer.isBuffer(rawBody)) {
+      opts.logger?.warn({ provider: r.provider.name }, `webhook body ${rawBody}`);
+      res.setHeader('connection', 'close');
+      return reply(res, rawBody === 'too large' ? 413 : 408, 'text/plain', `body ${rawBody}\n`);
+    }
     const base = host.publicUrl(req);
     const routeToken = r.sub && r.token ? opts.tokens.verify(r.token, r.provider.name, 'after') : undefined;
     // Tokens are bound to the webhook's call id; none can be minted without one.
@@ -258,19 +272,28 @@ function reply(res: ServerResponse, status: number, type: string, body: string):
   return true;
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
+/** The request's body, or why it was not read: larger than `limit`, or not all there within `timeoutMs`. */
+function readBody(req: IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer | 'too large' | 'too slow'> {
+  return new Promise((resolve) => {
     const parts: Buffer[] = [];
     let n = 0;
+    const give = (why: 'too large' | 'too slow') => {
+      clearTimeout(timer);
+      req.removeAllListeners('data');
+      req.resume();
+      resolve(why);
+    };
+    const timer = setTimeout(() => give('too slow'), timeoutMs);
     req.on('data', (c: Buffer) => {
       n += c.length;
-      if (n > limit) {
-        reject(new Error('too large'));
-        req.destroy();
-      } else parts.push(c);
+      if (n > limit) give('too large');
+      else parts.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(parts)));
-    req.on('error', reject);
+    req.on('end', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(parts));
+    });
+    req.on('error', () => give('too slow'));
   });
 }
 
