@@ -106,15 +106,15 @@ export class CallManager implements CallHost {
   hold(o: HoldOptions = {}): { release(): void } | undefined {
     const until = o.call ? this.promised.get(o.call) : undefined;
     const promised = until !== undefined && until > Date.now();
+    // The platform connected for this call: kept or refused, the promise is settled (a drain stops waiting for it).
+    if (o.call) this.promised.delete(o.call);
     if ((this.isDraining && !promised) || this.live.size + this.pending >= (this.o.maxCalls ?? 200)) {
       this.o.metrics.calls.inc({ provider: o.provider ?? 'unknown', outcome: 'refused' });
+      this.wakeIdle();
       return undefined;
     }
-    if (o.call) {
-      // The promise is kept: a drain lets this call's `runCall` through.
-      this.promised.delete(o.call);
-      if (this.isDraining) this.admitted.add(o.call);
-    }
+    // While draining, the promise is kept: this call's `runCall` is let through.
+    if (o.call && this.isDraining) this.admitted.add(o.call);
     this.pending++;
     let held = true;
     return {
