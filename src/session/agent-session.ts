@@ -207,7 +207,8 @@ export class AgentSession {
       const source = err instanceof SpeakerFatal ? 'tts' : 'stt';
       const f = classifyFailure(fatal, source);
       this.fail(source, f, true, fatal);
-      await this.end(`could not start: ${f.message}`);
+      // The caller is on the line: the out-of-service line (kept from start-up) before hanging up.
+      await this.outOfService(`could not start: ${f.message}`);
       return this.finalReport();
     }
     if (this.ending) {
@@ -443,6 +444,9 @@ export class AgentSession {
     if (this.ending) return;
     this.notice(`out of service: ${reason}`);
     await this.cancelReply?.();
+    // Rendered once per process at start-up: taken from that cache, with no service call, even
+    // when the service failed before this call's own copy was fetched.
+    if (!this.outOfServiceAudio) await this.prerenderOutOfService();
     if (this.outOfServiceAudio?.samples.length) {
       // Not `this.playout`: the closing line is not open to barge-in.
       const playout = new ReplyPlayout(this.output, this.clock);
