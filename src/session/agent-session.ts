@@ -207,8 +207,11 @@ export class AgentSession {
       const source = err instanceof SpeakerFatal ? 'tts' : 'stt';
       const f = classifyFailure(fatal, source);
       this.fail(source, f, true, fatal);
-      // The caller is on the line: the out-of-service line (kept from start-up) before hanging up.
+      // The caller is on the line: the out-of-service line (kept from start-up) before hanging up,
+      // unless they are gone already or hang up meanwhile (the caller's audio ends).
+      this.subs.add(transport.audio$.subscribe({ complete: () => this.callerLeft(), error: () => this.callerLeft() }));
       await this.outOfService(`could not start: ${f.message}`);
+      await this.ending;
       return this.finalReport();
     }
     if (this.ending) {
@@ -422,6 +425,11 @@ export class AgentSession {
       void this.outOfService(f.message);
     } else if (this.actions.hasPending) void this.actions.runPending();
     else if (r.endCall) void this.end('transferred');
+  }
+
+  private callerLeft(): void {
+    this.callerGone = true;
+    void this.end('caller audio ended');
   }
 
   /** Renders the out-of-service line while the service still answers, to play it when it stops. */

@@ -6,6 +6,7 @@ import { cancelTimer, realClock, type Clock } from '../../src/transport/clock.ts
 import type { CallInfo, PlaybackUpdate, Transport, TransportEvent, TransportOutput } from '../../src/transport/types.ts';
 import { decode, dtmfTones, encode, frameSamples } from './codec.ts';
 import type { Inbound, MediaFormat, ProviderConnection, WireMessage } from './provider.ts';
+import { EdgeResampler, edgeRate } from './edge-rate.ts';
 import { ReorderBuffer, type ReorderOptions } from './reorder.ts';
 
 /** Options of the shared media-stream transport. */
@@ -66,7 +67,11 @@ export interface PlatformHooks {
  * dropped from the timeline, so the next reply's positions start where the caller stopped hearing.
  */
 export class MediaStreamOutput implements TransportOutput {
+  /** The rate agent audio is written at: the wire's, or the nearest the voice can produce. */
   readonly sampleRate: number;
+  /** The platform's rate; timeline positions below count samples at this rate. */
+  private readonly wireRate: number;
+  private readonly toWire: EdgeResampler | undefined;
   private readonly frame: number;
   /** A pacing step tops the far end's buffer up to this (ms)… */
   private readonly fillMs: number;
@@ -103,7 +108,9 @@ export class MediaStreamOutput implements TransportOutput {
   ) {
     const { sendEveryMs, reorder: _reorder, ...rest } = opts;
     this.o = { ...MEDIA_STREAM_DEFAULTS, clock: realClock(), ...stripUndefined(rest) };
-    this.sampleRate = format.sampleRate;
+    this.wireRate = format.sampleRate;
+    this.sampleRate = edgeRate(format.sampleRate);
+    if (this.sampleRate !== this.wireRate) this.toWire = new EdgeResampler(this.sampleRate, this.wireRate);
     this.frame = frameSamples(format);
     // k frames per step. One frame: wake at the lead, send what brings it back over (as always).
     // k frames: wake half a frame under the lead (the buffer never falls further below it than
@@ -117,14 +124,20 @@ export class MediaStreamOutput implements TransportOutput {
   }
 
   private ms(samples: number): number {
-    return (samples / this.sampleRate) * 1000;
+    return (samples / this.wireRate) * 1000;
   }
 
   write(frame: AudioFrame): void {
     if (frame.sampleRate !== this.sampleRate) throw new Error(`output expects ${this.sampleRate} Hz audio, got ${frame.sampleRate} Hz`);
     if (this.closed || !frame.samples.length) return;
-    this.chunks.push(frame.samples);
-    this.queued += frame.samples.length;
+    if (this.toWire) this.toWire.push(frame.samples, (s) => this.enqueue(s));
+    else this.enqueue(frame.samples);
+  }
+
+  private enqueue(samples: Int16Array): void {
+    if (this.closed) return;
+    this.chunks.push(samples);
+    this.queued += samples.length;
     this.pump();
   }
 
@@ -144,6 +157,7 @@ export class MediaStreamOutput implements TransportOutput {
 
   async interrupt(): Promise<number> {
     if (!this.hasMarks) this.advanceByClock();
+    this.toWire?.clear();
     this.chunks = [];
     this.head = 0;
     this.queued = 0;
@@ -163,7 +177,7 @@ export class MediaStreamOutput implements TransportOutput {
   }
 
   position(): number {
-    return this.played / this.sampleRate;
+    return this.played / this.wireRate;
   }
 
   /** A mark came back from the platform. Unknown names (cleared, duplicated, forged) are ignored. */
@@ -196,7 +210,7 @@ export class MediaStreamOutput implements TransportOutput {
 
   private advanceByClock(): void {
     const inFlight = Math.max(0, this.farEndEnd - this.o.clock.now());
-    this.advanceTo(this.cursor - Math.round((inFlight / 1000) * this.sampleRate));
+    this.advanceTo(this.cursor - Math.round((inFlight / 1000) * this.wireRate));
   }
 
   private advanceTo(pos: number): void {
@@ -214,7 +228,7 @@ export class MediaStreamOutput implements TransportOutput {
 
   private push(): void {
     if (this.updates.closed) return;
-    this.updates.next({ sent: this.wireSent / this.sampleRate, played: this.position(), queued: this.queued / this.sampleRate, at: this.o.clock.now() });
+    this.updates.next({ sent: this.wireSent / this.wireRate, played: this.position(), queued: this.queued / this.wireRate, at: this.o.clock.now() });
   }
 
   private take(n: number): Int16Array {
@@ -318,6 +332,7 @@ export class MediaStreamTransport implements Transport {
   private readonly reorder: ReorderBuffer<Uint8Array>;
   private readonly clock: Clock;
   private readonly input: MediaFormat;
+  private readonly fromWire: EdgeResampler | undefined;
   private ended = false;
   /** What ended the call from the agent's side, for the webhook that runs after the stream. */
   agentAction: { action: 'hangup'; reason?: string } | { action: 'transfer'; target: string } | undefined;
@@ -334,7 +349,9 @@ export class MediaStreamTransport implements Transport {
     this.call = { ...start.call, provider };
     this.clock = opts.clock ?? realClock();
     this.input = start.input;
-    this.inputRate = start.input.sampleRate;
+    // A rate the service cannot take is converted here, at the edge.
+    this.inputRate = edgeRate(start.input.sampleRate);
+    if (this.inputRate !== start.input.sampleRate) this.fromWire = new EdgeResampler(start.input.sampleRate, this.inputRate);
     this.reorder = new ReorderBuffer(opts.reorder);
     this.output = new MediaStreamOutput(start.output ?? start.input, conn, sink, opts, (id) => this.events.next({ type: 'played', id }));
     // Frames that arrive before the session subscribes (it opens its sockets first) are kept.
@@ -374,7 +391,10 @@ export class MediaStreamTransport implements Transport {
   private pushAudio(payload: Uint8Array): void {
     if (!payload.byteLength) return;
     this.stats.framesIn++;
-    this.caller.push({ samples: decode(this.input, payload), sampleRate: this.inputRate, time: this.clock.now() });
+    const samples = decode(this.input, payload);
+    const push = (s: Int16Array) => this.caller.push({ samples: s, sampleRate: this.inputRate, time: this.clock.now() });
+    if (this.fromWire) this.fromWire.push(samples, push);
+    else push(samples);
   }
 
   /** The caller or the connection is gone: audio completes, the session hears a hang-up. */
