@@ -68,6 +68,7 @@ describe('Telnyx media streaming against hiwar serve', () => {
       await waitFor(() => agentTurns(call).length >= 1, 'the greeting was spoken', undefined, () => JSON.stringify(call.events.filter((e) => e.type === 'error')));
       assert.equal(call.events.filter((e) => e.type === 'error').length, 0, 'synthesis was never asked for 96 kHz');
       assert.equal(call.transport.inputRate, 48_000, 'the session hears 48 kHz');
+      assert.equal(call.transport.output.sampleRate, 48_000, 'and speaks at 48 kHz: every synthesis path (HTTP included, 8-48 kHz) can produce it');
       const frames = far.said.filter((x) => x.type === 'audio') as { pcm: Int16Array }[];
       assert.ok(frames.length > 20 && frames.every((f) => f.pcm.length === 96_000 / 50), 'agent audio in 20 ms frames at 96 kHz on the wire');
       assert.ok(frames.filter((f) => f.pcm.some((v) => Math.abs(v) > 2000)).length > 10, 'it is speech');
