@@ -104,7 +104,8 @@ export async function joinCluster(j: JoinOptions): Promise<ClusterMember> {
   let stopped = false;
   const startedAt = new Date().toISOString();
 
-  const load = (): InstanceLoad => ({ ...j.load(), draining: j.load().draining || stopped, waiting: admission.waiting, loopDelayMs });
+  // ioredis says 'ready' only while connected (it is 'reconnecting' or 'connecting' while Redis is gone).
+  const load = (): InstanceLoad => ({ ...j.load(), draining: j.load().draining || stopped, waiting: admission.waiting, loopDelayMs, redisDown: down || redis.status !== 'ready' });
   const record = async (): Promise<InstanceRecord> => {
     const l = load();
     return {

@@ -3,7 +3,7 @@ import type { CallReport, SessionEvent } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Transport } from '../transport/types.ts';
 import type { ServerMetrics } from './metrics.ts';
-import { CallRefused, type CallHost, type CallObserver, type CallOutcome } from './types.ts';
+import { CallRefused, type CallHost, type CallObserver, type CallOutcome, type HoldOptions } from './types.ts';
 
 /** One call's session, as the server sees it (an `AgentSession` fits). */
 export interface RunningSession {
@@ -72,7 +72,12 @@ export class CallManager implements CallHost {
   private isDraining = false;
   /** Calls whose session is being made (an async factory): they hold a slot already. */
   private opening = 0;
+  /** Waiters of `drain`, woken at every change (a call or connection gone, a promise kept). */
   private idle: (() => void)[] = [];
+  /** Calls promised a media connection by a webhook answer, until the token's expiry (`promise`). */
+  private readonly promised = new Map<string, number>();
+  /** Promised calls let in during a drain, until their `runCall`. */
+  private readonly admitted = new Set<string>();
 
   constructor(private readonly o: CallManagerOptions) {}
 
@@ -91,27 +96,54 @@ export class CallManager implements CallHost {
     return this.pending;
   }
 
-  hold():
+  promise(key: string, until: number): void {
+    const now = Date.now();
+    // Expiries come in order (one token lifetime): the expired ones are at the front.
+    for (const [k, t] of this.promised) {
+      if (t > now) break;
+      this.promised.delete(k);
+    }
+    this.promised.delete(key);
+    this.promised.set(key, until);
+  }
+
+  hold(o: HoldOptions = {}):
     | {
         /** Gives the held place back. */
         release(): void;
       }
     | undefined {
-    if (this.isDraining || this.live.size + this.pending >= (this.o.maxCalls ?? 200)) return undefined;
+    const until = o.call ? this.promised.get(o.call) : undefined;
+    const promised = until !== undefined && until > Date.now();
+    // The platform connected for this call: kept or refused, the promise is settled (a drain stops waiting for it).
+    if (o.call) this.promised.delete(o.call);
+    if ((this.isDraining && !promised) || this.live.size + this.pending >= (this.o.maxCalls ?? 200)) {
+      this.o.metrics.calls.inc({ provider: o.provider ?? 'unknown', outcome: 'refused' });
+      this.wakeIdle();
+      return undefined;
+    }
+    // While draining, the promise is kept: this call's `runCall` is let through.
+    if (o.call && this.isDraining) this.admitted.add(o.call);
     this.pending++;
     let held = true;
     return {
       release: () => {
         if (held) this.pending--;
         held = false;
+        this.wakeIdle();
       },
     };
   }
 
   async runCall(transport: Transport, observer?: CallObserver): Promise<CallOutcome> {
     const provider = transport.call.provider;
-    if (this.isDraining) throw new CallRefused('draining');
-    if (this.active >= (this.o.maxCalls ?? 200)) throw new CallRefused('full');
+    const refuse = (reason: 'draining' | 'full') => {
+      this.o.metrics.calls.inc({ provider, outcome: 'refused' });
+      return new CallRefused(reason);
+    };
+    // While draining, only a call promised before it (a webhook answered, its media let in) runs.
+    if (this.isDraining && !this.admitted.delete(`${provider}:${transport.call.callId}`)) throw refuse('draining');
+    if (this.active >= (this.o.maxCalls ?? 200)) throw refuse('full');
     const log = this.o.logger.child({ provider, call: transport.call.callId });
     if (!this.o.admission) return this.run(transport, log, observer);
     const lease = await this.o.admission.admit(transport);
@@ -191,22 +223,43 @@ export class CallManager implements CallHost {
   }
 
   private wakeIdle(): void {
-    if (this.active === 0) for (const r of this.idle.splice(0)) r();
+    for (const r of this.idle.splice(0)) r();
   }
 
-  /** Refuses new calls from now on; resolves once every running call has ended (or `timeoutMs` passed, then ends them). */
+  /** The latest expiry of a promise still to be kept (a webhook answered, its media not come yet). */
+  private promisedUntil(now: number): number | undefined {
+    let last: number | undefined;
+    for (const t of this.promised.values()) if (t > now) last = Math.max(last ?? 0, t);
+    return last;
+  }
+
+  private busy(now: number): boolean {
+    return this.active > 0 || this.pending > 0 || this.promisedUntil(now) !== undefined;
+  }
+
+  /**
+   * Refuses new calls from now on; resolves once every running call has ended, every connection
+   * not started yet has gone, and every call promised by a webhook answer has come or its token
+   * expired (or `timeoutMs` passed: the remaining calls are then ended).
+   */
   async drain(timeoutMs = 600_000): Promise<void> {
     this.isDraining = true;
-    if (this.active === 0) return;
-    const allIdle = new Promise<void>((r) => this.idle.push(r));
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), timeoutMs)));
-    if ((await Promise.race([allIdle, late])) === 'late') {
-      this.o.logger.warn({ calls: this.live.size }, 'drain timed out; ending the remaining calls');
-      await Promise.all([...this.live].map((c) => c.session.end('server shutting down')));
-      await allIdle;
+    const deadline = Date.now() + timeoutMs;
+    while (this.busy(Date.now()) && Date.now() < deadline) {
+      const now = Date.now();
+      const wake = Math.min(deadline, this.promisedUntil(now) ?? Infinity) - now;
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((r) => {
+        this.idle.push(r);
+        timer = setTimeout(r, Math.max(1, wake));
+      });
+      clearTimeout(timer);
     }
-    clearTimeout(timer);
+    this.promised.clear();
+    if (this.active === 0) return;
+    this.o.logger.warn({ calls: this.live.size }, 'drain timed out; ending the remaining calls');
+    await Promise.all([...this.live].map((c) => c.session.end('server shutting down')));
+    while (this.active > 0) await new Promise<void>((r) => this.idle.push(r));
   }
 }
 

@@ -12,6 +12,7 @@ import type { CallInfo, Transport } from '../transport/types.ts';
 import { agentSessions } from './agent-sessions.ts';
 import type { CallAdmission, SessionFactory } from './calls.ts';
 import type { ServerMetrics } from './metrics.ts';
+import type { ServerLimits } from './limits.ts';
 import { AgentServer, type AttachOptions } from './server.ts';
 import { agentWithVariables } from '../session/variables.ts';
 import { CallTokens, type CallTokenOptions } from './tokens.ts';
@@ -101,6 +102,8 @@ export interface CreateAgentServerOptions {
   health?: () => { ready: boolean; body: Record<string, unknown> };
   /** `/readyz` says `starting` until `startupFinished()`. @default false */
   deferReady?: boolean;
+  /** Time limits for slow clients on the server's port; see `SERVER_LIMITS` (docs/security.md). */
+  limits?: Partial<ServerLimits>;
   /** Wraps each call's session factory (analytics recording). */
   wrapSessions?: (inner: SessionFactory) => SessionFactory;
   /** Told with each ended call's transport (analytics' own hook); see `CallManagerOptions`. */
@@ -221,6 +224,7 @@ export async function createAgentServer(options: CreateAgentServerOptions): Prom
     admission: o.admission,
     health: o.health,
     deferReady: o.deferReady,
+    limits: o.limits,
     sessions: o.wrapSessions ? o.wrapSessions(chosen) : chosen,
     onCallEnded: (transport, report, outcome) => {
       const call = transport.call;

@@ -21,9 +21,12 @@ export { ServerMetrics, serviceStatus } from './metrics.ts';
 export { CallTokens, safeEqual, isLoopback, type TokenClaims, type CallTokenOptions, type TokenKind, type MintOptions } from './tokens.ts';
 /** Where spent tokens and nonces are remembered: this process (a cluster shares one in Redis: docs/security.md). */
 export { MemoryTokenLedger, MEMORY_LEDGER_DEFAULTS, type TokenLedger } from './token-ledger.ts';
+/** Limits for slow and greedy clients: time limits of the server's port, a per-address rate limit. */
+export { SERVER_LIMITS, RateLimiter, type ServerLimits, type RateLimitOptions } from './limits.ts';
 /** What plugins see of the server, and how they are made. */
 export {
   CallRefused,
+  type HoldOptions,
   type CallHost,
   type CallObserver,
   type CallOutcome,

@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../session/logger.ts';
 import { CallManager, type CallAdmission, type CallManagerOptions, type SessionFactory } from './calls.ts';
+import { SERVER_LIMITS, type ServerLimits } from './limits.ts';
 import { ServerMetrics } from './metrics.ts';
 import type { CallHost, ServerPlugin } from './types.ts';
 
@@ -43,6 +44,12 @@ export interface AgentServerOptions {
   deferReady?: boolean;
   /** Told when each call has ended (post-call analytics); see `CallManagerOptions`. */
   onCallEnded?: CallManagerOptions['onCallEnded'];
+  /**
+   * Time limits for slow clients (request head, body, untaken upgrades); see `SERVER_LIMITS`.
+   * The head and body limits apply to the server's own port (`listen()`); the upgrade limit to
+   * attached servers too.
+   */
+  limits?: Partial<ServerLimits>;
 }
 
 /** How `attach` joins a server you own. */
@@ -74,9 +81,11 @@ export class AgentServer {
   private readonly plugins: ServerPlugin[] = [];
   private starting: boolean;
   private closed?: Promise<void>;
+  private readonly limits: ServerLimits;
 
   constructor(private readonly o: AgentServerOptions) {
     this.starting = o.deferReady ?? false;
+    this.limits = { ...SERVER_LIMITS, ...Object.fromEntries(Object.entries(o.limits ?? {}).filter(([, v]) => v !== undefined)) };
     this.calls = new CallManager({
       sessions: o.sessions,
       metrics: this.metrics,
@@ -149,6 +158,11 @@ export class AgentServer {
    */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const url = this.urlOf(req);
+    // A socket a WebSocket takes has its timeout cleared by ws; one refused (or left waiting) whose
+    // peer never closes its side is destroyed after this much silence.
+    const s = socket as Partial<Socket>;
+    const idle = () => socket.destroy();
+    s.setTimeout?.(this.limits.upgradeIdleMs, idle);
     try {
       for (const p of this.plugins) {
         if (p.handleUpgrade?.(req, socket, head, url)) {
@@ -156,6 +170,9 @@ export class AgentServer {
           return true;
         }
       }
+      // Not ours: the socket is left as it came, for other upgrade handlers.
+      s.setTimeout?.(0);
+      socket.off('timeout', idle);
     } catch (err) {
       this.o.logger.error({ path: url.pathname, err: (err as Error).message }, 'upgrade failed');
       if (!socket.destroyed) socket.end('HTTP/1.1 500 Internal Server Error\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
@@ -177,6 +194,7 @@ export class AgentServer {
         if (this.handleUpgrade(req, socket, head)) return;
         if (server.listenerCount('upgrade') === 1) {
           socket.on('error', () => socket.destroy());
+          (socket as Partial<Socket>).setTimeout?.(this.limits.upgradeIdleMs, () => socket.destroy());
           socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
         }
       },
@@ -192,7 +210,13 @@ export class AgentServer {
   async listen(at: { port?: number; host?: string } = {}): Promise<{ port: number; host: string; url: string }> {
     if (this.http) throw new Error('the agent server is already listening');
     const host = at.host ?? this.o.host ?? '127.0.0.1';
-    const http = createServer();
+    const l = this.limits;
+    const http = createServer({
+      headersTimeout: l.headersTimeoutMs,
+      requestTimeout: Math.max(l.requestTimeoutMs, l.headersTimeoutMs),
+      connectionsCheckingInterval: l.checkEveryMs,
+      keepAliveTimeout: l.keepAliveTimeoutMs,
+    });
     http.on('clientError', (_err, socket) => socket.destroy());
     this.http = http;
     this.attach(http, { requests: true });
@@ -205,6 +229,13 @@ export class AgentServer {
     });
     const port = (http.address() as AddressInfo).port;
     return { port, host, url: `http://${host.includes(':') ? `[${host}]` : host}:${port}` };
+  }
+
+  /** Sockets open now on the server's own port (requests, idle keep-alives, WebSockets); 0 before `listen()`. */
+  openConnections(): Promise<number> {
+    const http = this.http;
+    if (!http) return Promise.resolve(0);
+    return new Promise((resolve, reject) => http.getConnections((err, n) => (err ? reject(err) : resolve(n))));
   }
 
   private urlOf(req: IncomingMessage): URL {

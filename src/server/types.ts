@@ -35,14 +35,30 @@ export interface CallHost {
   /**
    * Holds a call's place for a connection that has not started its call yet (no platform `start`),
    * so that pending connections count against the server's call limit. Undefined when the server
-   * is full or draining. `release()` before `runCall`, or when the connection goes without a call.
+   * is full, or draining and the connection is not for a call promised before (see `promise`).
+   * `release()` before `runCall`, or when the connection goes without a call.
    */
-  hold?():
+  hold?(o?: HoldOptions):
     | {
         /** Gives the held place back. */
         release(): void;
       }
     | undefined;
+  /**
+   * A webhook answer promised the platform a media connection for call `key` (`provider:callId`)
+   * until `until` (epoch ms, the media token's expiry): a drain that starts meanwhile waits for it
+   * and lets it in (`hold({ call: key })`, then `runCall`), since the platform has already
+   * answered that caller.
+   */
+  promise?(key: string, until: number): void;
+}
+
+/** What a connection asking for a place says about itself. */
+export interface HoldOptions {
+  /** The adapter's name, for the refusal count (`hiwar_calls_total{outcome="refused"}`). */
+  provider?: string;
+  /** `provider:callId` of the call a checked token names: let in during a drain when promised before it. */
+  call?: string;
 }
 
 /**

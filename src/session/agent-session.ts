@@ -252,7 +252,11 @@ export class AgentSession implements SessionControl {
       const source = err instanceof SpeakerFatal ? 'tts' : 'stt';
       const f = classifyFailure(fatal, source);
       this.fail(source, f, true, fatal);
-      await this.end(`could not start: ${f.message}`);
+      // The caller is on the line: the out-of-service line (kept from start-up) before hanging up,
+      // unless they are gone already or hang up meanwhile (the caller's audio ends).
+      this.subs.add(transport.audio$.subscribe({ complete: () => this.callerLeft(), error: () => this.callerLeft() }));
+      await this.outOfService(`could not start: ${f.message}`);
+      await this.ending;
       return;
     }
     if (this.ending) {
@@ -448,13 +452,20 @@ export class AgentSession implements SessionControl {
     else if (!req.task) await this.flow.afterReply();
   }
 
+  private callerLeft(): void {
+    this.callerGone = true;
+    void this.end('caller audio ended');
+  }
+
   /** The service refuses (wallet, access): say the agent's line and hang up. */
   private outOfService(reason: string): Promise<void> {
     this.outOfServiceEnd ??= (async () => {
       if (this.ending) return;
       this.notice(`out of service: ${reason}`);
       await this.lane.cancel();
-      await this.outOfServiceLine.say();
+      // Rendered at start-up (the speaker's process-wide cache of fixed lines): said even when
+      // the service failed before this call had its own copy.
+      await this.outOfServiceLine.say(this.stages.speaker);
       await this.end(`out of service: ${reason}`);
     })();
     return this.outOfServiceEnd;

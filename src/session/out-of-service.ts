@@ -23,23 +23,31 @@ export interface OutOfServiceHost {
  */
 export class OutOfServiceLine {
   private audio: { samples: Int16Array; sampleRate: number } | undefined;
+  private preparing: Promise<void> | undefined;
   private playout: ReplyPlayout | undefined;
   private saying: Promise<void> | undefined;
 
   constructor(private readonly host: OutOfServiceHost) {}
 
   /** Renders the line now, to have it when the service stops answering. */
-  async prepare(voice: AgentVoice): Promise<void> {
-    try {
-      this.audio = await voice.render(this.host.spoken(this.host.line));
-    } catch (err) {
-      this.host.warn('out-of-service line not prepared', err);
-    }
+  prepare(voice: AgentVoice): Promise<void> {
+    this.preparing ??= (async () => {
+      try {
+        this.audio = await voice.render(this.host.spoken(this.host.line));
+      } catch (err) {
+        this.host.warn('out-of-service line not prepared', err);
+      }
+    })();
+    return this.preparing;
   }
 
-  /** Plays the line once (STT and TTS may both give up at once); resolves when it has been heard. */
-  say(): Promise<void> {
-    this.saying ??= this.play();
+  /**
+   * Plays the line once (STT and TTS may both give up at once); resolves when it has been heard.
+   * Not prepared yet (the call could not start): rendered now through `voice`, whose fixed lines
+   * are kept per process, so no service call is needed when the service is down.
+   */
+  async say(voice: AgentVoice): Promise<void> {
+    this.saying ??= this.prepare(voice).then(() => this.play());
     return this.saying;
   }
 

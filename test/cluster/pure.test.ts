@@ -63,6 +63,7 @@ describe('readiness from the instance\'s own load', () => {
     assert.deepEqual(readiness({ ...load, draining: true }, 250), { ready: false, reason: 'draining' });
     assert.deepEqual(readiness({ ...load, calls: 3, waiting: 1 }, 250), { ready: false, reason: 'full' });
     assert.deepEqual(readiness({ ...load, loopDelayMs: 400 }, 250), { ready: false, reason: 'event loop delayed' });
+    assert.deepEqual(readiness({ ...load, redisDown: true }, 250), { ready: false, reason: 'Redis unreachable' });
   });
 });
 

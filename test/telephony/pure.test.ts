@@ -126,3 +126,34 @@ describe('server pieces', () => {
     assert.notEqual(a, plivoSignature('tok', 'GET', 'https://h/x?a=1&b=2', { A: '2', Z: '1' }, 'n1'));
   });
 });
+
+describe('reorder buffer: a counter that jumps or restarts', () => {
+  const run = (seqs: number[]) => {
+    const b = new ReorderBuffer<number>();
+    const out = seqs.flatMap((s) => b.push(s, s)).concat(b.flush());
+    return { b, out };
+  };
+  const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
+
+  test('four frames at chunk 1e15 in a stream of a thousand: the stream goes on (at most 8 frames lost)', () => {
+    const later = range(105, 1000);
+    const { b, out } = run([...range(1, 104), ...range(1e15, 4), ...later]);
+    const delivered = later.filter((s) => out.includes(s)).length;
+    assert.ok(delivered >= 1000 - 8, `${delivered} of 1000 later frames delivered`);
+    assert.ok(b.late <= 8, `${b.late} late`);
+    assert.ok(b.resyncs >= 1);
+  });
+
+  test('a counter that restarts at 1 is followed: nothing after the restart is lost', () => {
+    const { b, out } = run([...range(5000, 200), ...range(1, 500)]);
+    for (const s of range(1, 500)) assert.ok(out.includes(s), `frame ${s} of the restarted counter delivered`);
+    assert.equal(b.resyncs, 1);
+    assert.deepEqual(out.slice(200, 205), [1, 2, 3, 4, 5], 'in order after the old sequence');
+  });
+
+  test('one stray frame amid a steady stream is dropped, the stream untouched', () => {
+    const { b, out } = run([...range(1, 50), 9_999_999, ...range(51, 50)]);
+    assert.deepEqual(out, range(1, 100));
+    assert.equal(b.resyncs, 0);
+  });
+});

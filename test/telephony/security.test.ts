@@ -5,7 +5,7 @@
  * nonce, the static token only on platforms without a webhook, closed unless `open`.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import { SignJWT } from 'jose';
@@ -99,7 +99,7 @@ describe('tokens grant one call; signed webhooks answer once and briefly', () =>
   describe('Vonage signed webhooks', () => {
     const hash = (body: string) => createHash('sha256').update(body).digest('hex');
     const jwt = (claims: Record<string, unknown>, iat: number | null = Math.floor(Date.now() / 1000)) => {
-      const t = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' });
+      const t = new SignJWT({ jti: randomUUID(), ...claims }).setProtectedHeader({ alg: 'HS256' });
       if (iat !== null) t.setIssuedAt(iat);
       return t.sign(new TextEncoder().encode(VONAGE));
     };
@@ -107,6 +107,13 @@ describe('tokens grant one call; signed webhooks answer once and briefly', () =>
 
     test('fresh and bound to the empty body of the GET: answered', async () => {
       assert.equal(await answer(await jwt({ payload_hash: hash('') })), 200);
+    });
+
+    test('the same JWT replayed within its age (same jti): refused, once answered', async () => {
+      const token = await jwt({ payload_hash: hash('') });
+      assert.equal(await answer(token), 200);
+      assert.equal(await answer(token), 403, 'replayed');
+      assert.equal(await answer(await jwt({ payload_hash: hash(''), jti: undefined })), 403, 'a JWT without an id');
     });
 
     test('a JWT signed for a body, replayed on a GET without one: refused', async () => {

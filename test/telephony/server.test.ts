@@ -87,6 +87,33 @@ describe('hiwar serve: security and drain', () => {
       far.hangup();
       await draining;
       assert.equal(s.server.calls.active, 0);
+      const metrics = await s.server.metrics.text();
+      assert.match(metrics, /hiwar_calls_total\{provider="twilio",outcome="refused"\} 1\b/, 'the --max-calls refusal is counted');
+    } finally {
+      if (!drained) await s.close();
+    }
+  });
+
+  test('drain race: the media of a webhook answered just before SIGTERM is served, not refused', async () => {
+    const s = await startServe({ sandbox, speed: 2 });
+    let drained = false;
+    try {
+      const answered = await twilioCall(s, 'CA-race');
+      assert.equal(answered.status, 200);
+      const draining = s.server.drain().then(() => (drained = true));
+      await waitFor(() => s.server.calls.draining, 'draining');
+      assert.equal((await twilioCall(s, 'CA-late')).status, 503, 'a webhook after the signal gets no stream URL');
+      // The platform has already answered the caller: its stream arrives after the signal.
+      const far = new FarEnd(answered.streamUrl!, twilioProtocol('CA-race'), s.clock);
+      await far.start();
+      await waitFor(() => s.calls.some((c) => c.transport.call.callId === 'CA-race'), 'the promised call started');
+      const call = s.calls.find((c) => c.transport.call.callId === 'CA-race')!;
+      await waitFor(() => agentTurns(call).length >= 1, 'the caller hears the greeting');
+      assert.equal(drained, false, 'the drain waits for the promised call');
+      assert.equal(await upgradeStatus(answered.streamUrl!), 503, 'its token again, during the drain: refused');
+      far.hangup();
+      await draining;
+      assert.equal(s.server.calls.active, 0);
     } finally {
       if (!drained) await s.close();
     }

@@ -3,9 +3,11 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { pad, voiced } from '../helpers/sandbox.ts';
 import { FarEnd } from './far-end.ts';
+import { decode, encode } from '../../transports/telephony/codec.ts';
+import { b64, fromB64, json, parseJson, type WireMessage } from '../../transports/telephony/provider.ts';
 import { telnyxProtocol } from './protocols.ts';
 import { wholeCall } from './scenario.ts';
-import { startServe, type Served } from './serve.ts';
+import { agentTurns, startServe, waitFor, type Served } from './serve.ts';
 
 describe('Telnyx media streaming against hiwar serve', () => {
   let s: Served;
@@ -36,6 +38,43 @@ describe('Telnyx media streaming against hiwar serve', () => {
     assert.equal(ok.status, 200);
     const xml = await ok.text();
     assert.match(xml, /<Connect action="[^"]+"><Stream url="ws:\/\/[^"]+\/telephony\/telnyx\/stream\/[^"]+" track="inbound_track" bidirectionalMode="rtp" bidirectionalCodec="PCMU"\/><\/Connect>/);
+  });
+
+  test('a start at 96 kHz L16 (a rate the voice cannot produce): converted at the edge, the agent speaks at 96 kHz on the wire', async () => {
+    const body = 'CallSid=v3:hi-rate';
+    const xml = await (await post(body, signed(body))).text();
+    const url = /<Stream url="([^"]+)"/.exec(xml)![1]!;
+    const L16 = { codec: 'l16', sampleRate: 96_000, frameMs: 20, endian: 'be' } as const;
+    const base = telnyxProtocol('v3:hi-rate');
+    const proto = {
+      ...base,
+      rate: 96_000,
+      opening: (): WireMessage[] => [
+        json({ event: 'connected', version: '1.0.0' }),
+        json({ event: 'start', stream_id: 's-hi', start: { call_control_id: 'v3:hi-rate', media_format: { encoding: 'L16', sample_rate: 96_000, channels: 1 } } }),
+      ],
+      audio: (pcm: Int16Array, seq: number) => [json({ event: 'media', stream_id: 's-hi', media: { track: 'inbound', chunk: String(seq), payload: b64(encode(L16, pcm)) } })],
+      read: (msg: WireMessage) => {
+        const m = parseJson(msg);
+        if (m?.event === 'media') return [{ type: 'audio' as const, pcm: decode(L16, fromB64(m.media.payload)) }];
+        return base.read(msg);
+      },
+    };
+    const far = new FarEnd(url, proto, s.clock);
+    try {
+      await far.start();
+      await waitFor(() => s.calls.some((c) => c.transport.call.callId === 'v3:hi-rate'), 'the call started');
+      const call = s.calls.find((c) => c.transport.call.callId === 'v3:hi-rate')!;
+      await waitFor(() => agentTurns(call).length >= 1, 'the greeting was spoken', undefined, () => JSON.stringify(call.events.filter((e) => e.type === 'error')));
+      assert.equal(call.events.filter((e) => e.type === 'error').length, 0, 'synthesis was never asked for 96 kHz');
+      assert.equal(call.transport.inputRate, 48_000, 'the session hears 48 kHz');
+      assert.equal(call.transport.output.sampleRate, 48_000, 'and speaks at 48 kHz: every synthesis path (HTTP included, 8-48 kHz) can produce it');
+      const frames = far.said.filter((x) => x.type === 'audio') as { pcm: Int16Array }[];
+      assert.ok(frames.length > 20 && frames.every((f) => f.pcm.length === 96_000 / 50), 'agent audio in 20 ms frames at 96 kHz on the wire');
+      assert.ok(frames.filter((f) => f.pcm.some((v) => Math.abs(v) > 2000)).length > 10, 'it is speech');
+    } finally {
+      far.hangup();
+    }
   });
 
   test('a whole call with frames delivered out of order: answer, DTMF, barge-in with clear, hang-up', async () => {

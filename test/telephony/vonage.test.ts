@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { SignJWT } from 'jose';
 import { pad, voiced } from '../helpers/sandbox.ts';
@@ -26,6 +26,7 @@ describe('Vonage WebSockets against hiwar serve', () => {
     new SignJWT({ payload_hash: createHash('sha256').update(body).digest('hex') })
       .setProtectedHeader({ alg: 'HS256' })
       .setIssuedAt()
+      .setJti(randomUUID())
       .sign(new TextEncoder().encode(secret));
   const answer = async (query: string, secret = SECRET) =>
     fetch(`${s.url}/telephony/vonage?${query}`, { headers: { authorization: `Bearer ${await jwt('', secret)}` } });

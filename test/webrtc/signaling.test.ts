@@ -88,6 +88,21 @@ test('closed by default: with no secret and not open (even on localhost) every t
   }
 });
 
+test('the token route is rate-limited per address, before the secret is checked: 429 with Retry-After past the burst', async () => {
+  const limited = await startWebRtcServer(sandbox.client, { plugin: { tokenRate: { burst: 5, perMinute: 1 } } });
+  try {
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await post(limited.url, {}, { authorization: i % 2 ? `Bearer ${SECRET}` : 'Bearer guess' })).status);
+    assert.deepEqual(statuses.slice(0, 5), [401, 200, 401, 200, 401], 'the burst is served as usual');
+    assert.ok(statuses.slice(5).every((s) => s === 429), `then refused: ${statuses.join(' ')}`);
+    const res = await post(limited.url, {}, { authorization: `Bearer ${SECRET}` });
+    assert.equal(res.status, 429, 'the right secret too: the limit comes first');
+    assert.ok(Number(res.headers.get('retry-after')) >= 1);
+  } finally {
+    await limited.close();
+  }
+});
+
 test('signaling: bad messages get an error and the socket lives on; a token joins once', async () => {
   const sig = await SignalingClient.connect(server.url);
   const errors: string[] = [];

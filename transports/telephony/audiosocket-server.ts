@@ -84,7 +84,7 @@ export async function startAudioSocketServer(callHost: CallHost, opts: AudioSock
       return;
     }
     // Until its first audio the connection holds a call's place, as a media WebSocket does.
-    const hold = callHost.hold ? callHost.hold() : { release() {} };
+    const hold = callHost.hold ? callHost.hold({ provider: 'audiosocket' }) : { release() {} };
     if (!hold) {
       o.logger?.warn({ provider: 'audiosocket', peer: socket.remoteAddress }, 'AudioSocket connection refused: the server is full');
       socket.destroy();

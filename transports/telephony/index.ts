@@ -38,7 +38,7 @@ export function telephonyPlugin(host: CallHost, opts: Omit<TelephonyOptions, 'pr
   return plugin(host, { ...opts, providers: opts.providers ?? providers });
 }
 
-export type { TelephonyOptions } from './plugin.ts';
+export { TELEPHONY_ROUTE_DEFAULTS, type TelephonyOptions } from './plugin.ts';
 export { routeAccess, type RouteAccess } from './access.ts';
 export type { TelephonyProvider, ProviderConnection, Inbound, MediaFormat, WireMessage } from './provider.ts';
 export { MediaStreamTransport, MediaStreamOutput, type MediaSink, type MediaStreamOptions, type PlatformHooks } from './media-stream.ts';

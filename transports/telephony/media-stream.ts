@@ -1,56 +1,16 @@
-import { BehaviorSubject, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { AudioFrame } from '../../src/audio/frame.ts';
 import { CallerAudio } from '../../src/transport/caller-audio.ts';
 import { HeldEvents } from '../../src/transport/held-events.ts';
-import { cancelTimer, realClock, type Clock } from '../../src/transport/clock.ts';
-import type { CallInfo, PlaybackUpdate, Transport, TransportEvent, TransportOutput } from '../../src/transport/types.ts';
-import { decode, dtmfTones, encode, frameSamples } from './codec.ts';
-import type { Inbound, MediaFormat, ProviderConnection, WireMessage } from './provider.ts';
-import { ReorderBuffer, type ReorderOptions } from './reorder.ts';
+import { realClock, type Clock } from '../../src/transport/clock.ts';
+import type { CallInfo, Transport, TransportEvent } from '../../src/transport/types.ts';
+import { decode } from './codec.ts';
+import { EdgeResampler, edgeRate } from './edge-rate.ts';
+import { MediaStreamOutput, type MediaSink, type MediaStreamOptions } from './media-output.ts';
+import type { Inbound, MediaFormat, ProviderConnection } from './provider.ts';
+import { ReorderBuffer } from './reorder.ts';
 
-/** Options of the shared media-stream transport. */
-export interface MediaStreamOptions {
-  /**
-   * Agent audio the platform may hold ahead of what it is playing. Small, so a barge-in stops
-   * the voice at once and nothing is sent in minute-long bursts; large enough to ride out jitter.
-   * @default 160
-   */
-  leadMs?: number;
-  /** How often a playout mark is sent on platforms that acknowledge marks. @default 100 */
-  markEveryMs?: number;
-  /**
-   * Sent but unacknowledged audio after which sending waits for acknowledgements (a platform
-   * that stopped answering marks must not be flooded).
-   * @default 3000
-   */
-  maxUnackedMs?: number;
-  reorder?: ReorderOptions;
-  /**
-   * Overrides the platform format's `sendEveryMs` (how often paced audio goes out: 40 sends two
-   * 20 ms frames per step, in one write). Only for platforms that buffer what they are sent.
-   * @default the format's, else one frame
-   */
-  sendEveryMs?: number;
-  /** The clock that paces output (a scaled clock in tests). @default real time */
-  clock?: Clock;
-}
-
-export const MEDIA_STREAM_DEFAULTS = { leadMs: 160, markEveryMs: 100, maxUnackedMs: 3000 } as const;
-
-/** Where the transport's messages go: a WebSocket, a TCP socket, a benchmark's counter. */
-export interface MediaSink {
-  /** Sends one message to the platform. */
-  send(msg: WireMessage): void;
-  /**
-   * Messages sent between `cork()` and `uncork()` may leave in one write (a socket's
-   * `cork`/`uncork`): the frames of one pacing step and their mark cost one syscall, not one each.
-   */
-  cork?(): void;
-  /** Sends what was held since `cork()`. */
-  uncork?(): void;
-  /** Ends the media connection (the platform then ends the stream or the call). */
-  close(reason?: string): void;
-}
+export { MEDIA_STREAM_DEFAULTS, MediaStreamOutput, type MediaSink, type MediaStreamOptions } from './media-output.ts';
 
 /** Hooks for what a platform can only do through its REST API (wired to the user's credentials). */
 export interface PlatformHooks {
@@ -58,251 +18,6 @@ export interface PlatformHooks {
   transfer?(call: CallInfo, target: string, opts?: { summary?: string }): Promise<void>;
   /** Told that the agent hung up (before the stream closes), e.g. to end the call by API. */
   hangup?(call: CallInfo, reason?: string): Promise<void>;
-}
-
-/**
- * The agent's audio toward a media stream: encoded at the edge into the platform's codec and
- * frame size, paced on the clock so the platform holds only `leadMs`, with marks every
- * `markEveryMs` on platforms that acknowledge them. `played` moves only on an acknowledgement
- * (or, where the platform has none, on the send clock); after an interrupt the unplayed tail is
- * dropped from the timeline, so the next reply's positions start where the caller stopped hearing.
- */
-export class MediaStreamOutput implements TransportOutput {
-  readonly sampleRate: number;
-  private readonly frame: number;
-  /** A pacing step tops the far end's buffer up to this (ms)… */
-  private readonly fillMs: number;
-  /** …and the next step wakes when the buffer is down to this. */
-  private readonly wakeMs: number;
-  private readonly o: Required<Omit<MediaStreamOptions, 'reorder' | 'sendEveryMs'>>;
-  private readonly hasMarks: boolean;
-  private chunks: Int16Array[] = [];
-  private head = 0;
-  private queued = 0;
-  /** Timeline positions in samples: what was sent, what was heard. */
-  private cursor = 0;
-  private played = 0;
-  private wireSent = 0;
-  private farEndEnd = 0;
-  private lastMarkAt = 0;
-  private markSeq = 0;
-  private readonly pendingAcks = new Map<string, number>();
-  private waiters: { at: number; id: string; resolve: () => void }[] = [];
-  private partialSince: number | undefined;
-  private paused = false;
-  private closed = false;
-  private timer: AbortController | undefined;
-  private timerAt = Infinity;
-  private readonly updates: BehaviorSubject<PlaybackUpdate>;
-  readonly playback$: Observable<PlaybackUpdate>;
-
-  constructor(
-    private readonly format: MediaFormat,
-    private readonly conn: ProviderConnection,
-    private readonly sink: MediaSink,
-    opts: MediaStreamOptions = {},
-    private readonly onPlayed: (id: string) => void = () => {},
-  ) {
-    const { sendEveryMs, reorder: _reorder, ...rest } = opts;
-    this.o = { ...MEDIA_STREAM_DEFAULTS, clock: realClock(), ...stripUndefined(rest) };
-    this.sampleRate = format.sampleRate;
-    this.frame = frameSamples(format);
-    // k frames per step. One frame: wake at the lead, send what brings it back over (as always).
-    // k frames: wake half a frame under the lead (the buffer never falls further below it than
-    // before), fill k − 1 frames over it, so a step on time or up to half a frame late sends k.
-    const k = Math.max(1, Math.round((sendEveryMs ?? format.sendEveryMs ?? format.frameMs) / format.frameMs));
-    this.fillMs = this.o.leadMs + (k - 1) * format.frameMs;
-    this.wakeMs = k > 1 ? this.o.leadMs - format.frameMs / 2 : this.o.leadMs;
-    this.hasMarks = !!conn.mark;
-    this.updates = new BehaviorSubject<PlaybackUpdate>({ sent: 0, played: 0, queued: 0, at: this.o.clock.now() });
-    this.playback$ = this.updates.asObservable();
-  }
-
-  private ms(samples: number): number {
-    return (samples / this.sampleRate) * 1000;
-  }
-
-  write(frame: AudioFrame): void {
-    if (frame.sampleRate !== this.sampleRate) throw new Error(`output expects ${this.sampleRate} Hz audio, got ${frame.sampleRate} Hz`);
-    if (this.closed || !frame.samples.length) return;
-    this.chunks.push(frame.samples);
-    this.queued += frame.samples.length;
-    this.pump();
-  }
-
-  /** Queues in-band DTMF tones (heard by the far end like any agent audio). */
-  writeDtmf(digits: string): void {
-    this.write({ samples: dtmfTones(digits, this.sampleRate), sampleRate: this.sampleRate, time: this.o.clock.now() });
-  }
-
-  mark(id: string): Promise<void> {
-    const at = this.cursor + this.queued;
-    if (this.closed || at <= this.played) {
-      if (!this.closed) this.onPlayed(id);
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waiters.push({ at, id, resolve }));
-  }
-
-  async interrupt(): Promise<number> {
-    if (!this.hasMarks) this.advanceByClock();
-    this.chunks = [];
-    this.head = 0;
-    this.queued = 0;
-    this.partialSince = undefined;
-    if (this.cursor > this.played && !this.closed) {
-      const clear = this.conn.clear?.();
-      if (clear) this.sink.send(clear);
-    }
-    // Echoes of marks sent before the clear may say "played" for audio that was dropped.
-    this.pendingAcks.clear();
-    this.cursor = this.played;
-    this.lastMarkAt = this.played;
-    this.farEndEnd = this.o.clock.now();
-    for (const w of this.waiters.splice(0)) w.resolve();
-    this.push();
-    return this.position();
-  }
-
-  position(): number {
-    return this.played / this.sampleRate;
-  }
-
-  /** A mark came back from the platform. Unknown names (cleared, duplicated, forged) are ignored. */
-  acknowledge(name: string): void {
-    const at = this.pendingAcks.get(name);
-    if (at === undefined) return;
-    // Marks come back in order: everything sent before this one has played too.
-    for (const [k, v] of this.pendingAcks) {
-      this.pendingAcks.delete(k);
-      if (k === name || v >= at) break;
-    }
-    this.advanceTo(at);
-  }
-
-  /** Holds or resumes sending agent audio. */
-  setPaused(paused: boolean): void {
-    this.paused = paused;
-    if (!paused) this.pump();
-  }
-
-  /** Stops sending and frees the output. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    cancelTimer(this.timer);
-    for (const w of this.waiters.splice(0)) w.resolve();
-    this.chunks = [];
-    this.queued = 0;
-    this.push();
-    this.updates.complete();
-  }
-
-  private advanceByClock(): void {
-    const inFlight = Math.max(0, this.farEndEnd - this.o.clock.now());
-    this.advanceTo(this.cursor - Math.round((inFlight / 1000) * this.sampleRate));
-  }
-
-  private advanceTo(pos: number): void {
-    const at = Math.min(pos, this.cursor);
-    if (at <= this.played) return;
-    this.played = at;
-    const ready = this.waiters.filter((w) => w.at <= at);
-    this.waiters = this.waiters.filter((w) => w.at > at);
-    for (const w of ready) {
-      this.onPlayed(w.id);
-      w.resolve();
-    }
-    this.push();
-  }
-
-  private push(): void {
-    if (this.updates.closed) return;
-    this.updates.next({ sent: this.wireSent / this.sampleRate, played: this.position(), queued: this.queued / this.sampleRate, at: this.o.clock.now() });
-  }
-
-  private take(n: number): Int16Array {
-    const out = new Int16Array(this.frame);
-    let filled = 0;
-    while (filled < n && this.chunks.length) {
-      const c = this.chunks[0]!;
-      const k = Math.min(n - filled, c.length - this.head);
-      out.set(c.subarray(this.head, this.head + k), filled);
-      filled += k;
-      this.head += k;
-      if (this.head >= c.length) {
-        this.chunks.shift();
-        this.head = 0;
-      }
-    }
-    this.queued -= filled;
-    return out;
-  }
-
-  /** Sends what the lead allows, then sleeps until more may go (event-driven, no idle ticking). */
-  private pump(): void {
-    if (this.closed) return;
-    const now = this.o.clock.now();
-    if (!this.hasMarks) this.advanceByClock();
-    let corked = false;
-    try {
-      while (!this.paused && this.queued > 0 && this.farEndEnd - now < this.fillMs) {
-        if (this.hasMarks && this.ms(this.cursor - this.played) >= this.o.maxUnackedMs) break;
-        if (this.queued < this.frame) {
-          // A short tail waits one frame for more audio before it goes out padded with silence.
-          this.partialSince ??= now;
-          if (now - this.partialSince < this.format.frameMs) break;
-        }
-        this.partialSince = undefined;
-        if (!corked) {
-          this.sink.cork?.();
-          corked = true;
-        }
-        const n = Math.min(this.frame, this.queued);
-        this.sink.send(this.conn.encodeAudio(encode(this.format, this.take(n))));
-        this.cursor += n;
-        this.wireSent += this.frame;
-        this.farEndEnd = Math.max(now, this.farEndEnd) + this.format.frameMs;
-        if (this.hasMarks && (this.ms(this.cursor - this.lastMarkAt) >= this.o.markEveryMs || this.queued === 0)) this.sendMark();
-      }
-    } finally {
-      if (corked) this.sink.uncork?.();
-    }
-    this.push();
-    this.schedule(now);
-  }
-
-  private sendMark(): void {
-    const name = `h${++this.markSeq}`;
-    const msg = this.conn.mark!(name);
-    if (!msg) return;
-    this.sink.send(msg);
-    this.pendingAcks.set(name, this.cursor);
-    this.lastMarkAt = this.cursor;
-  }
-
-  private schedule(now: number): void {
-    let wake = Infinity;
-    if (this.queued > 0 && !this.paused) {
-      wake = Math.max(now + 1, this.farEndEnd - this.wakeMs);
-      if (this.partialSince !== undefined) wake = Math.max(wake, this.partialSince + this.format.frameMs);
-    }
-    if (!this.hasMarks && this.cursor > this.played) wake = Math.min(wake, now + this.format.frameMs);
-    if (wake === Infinity || wake >= this.timerAt) return;
-    cancelTimer(this.timer);
-    const ctrl = new AbortController();
-    this.timer = ctrl;
-    this.timerAt = wake;
-    this.o.clock.sleep(wake - now, ctrl.signal).then(
-      () => {
-        if (this.timer !== ctrl) return;
-        this.timer = undefined;
-        this.timerAt = Infinity;
-        this.pump();
-      },
-      () => {},
-    );
-  }
 }
 
 /**
@@ -322,6 +37,7 @@ export class MediaStreamTransport implements Transport {
   private readonly reorder: ReorderBuffer<Uint8Array>;
   private readonly clock: Clock;
   private readonly input: MediaFormat;
+  private readonly fromWire: EdgeResampler | undefined;
   private ended = false;
   /** What ended the call from the agent's side, for the webhook that runs after the stream. */
   agentAction: { action: 'hangup'; reason?: string } | { action: 'transfer'; target: string } | undefined;
@@ -338,7 +54,9 @@ export class MediaStreamTransport implements Transport {
     this.call = { ...start.call, provider };
     this.clock = opts.clock ?? realClock();
     this.input = start.input;
-    this.inputRate = start.input.sampleRate;
+    // A rate the service cannot take is converted here, at the edge.
+    this.inputRate = edgeRate(start.input.sampleRate);
+    if (this.inputRate !== start.input.sampleRate) this.fromWire = new EdgeResampler(start.input.sampleRate, this.inputRate);
     this.reorder = new ReorderBuffer(opts.reorder);
     this.output = new MediaStreamOutput(start.output ?? start.input, conn, sink, opts, (id) => this.events.next({ type: 'played', id }));
     // Frames that arrive before the session subscribes (it opens its sockets first) are kept.
@@ -378,7 +96,10 @@ export class MediaStreamTransport implements Transport {
   private pushAudio(payload: Uint8Array): void {
     if (!payload.byteLength) return;
     this.stats.framesIn++;
-    this.caller.push({ samples: decode(this.input, payload), sampleRate: this.inputRate, time: this.clock.now() });
+    const samples = decode(this.input, payload);
+    const push = (s: Int16Array) => this.caller.push({ samples: s, sampleRate: this.inputRate, time: this.clock.now() });
+    if (this.fromWire) this.fromWire.push(samples, push);
+    else push(samples);
   }
 
   /** The caller or the connection is gone: audio completes, the session hears a hang-up. */
@@ -415,8 +136,4 @@ export class MediaStreamTransport implements Transport {
     this.output.writeDtmf(digits);
     await this.output.mark(`dtmf-${digits}`);
   }
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

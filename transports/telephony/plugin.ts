@@ -38,11 +38,21 @@ export interface TelephonyOptions {
   hooks?: Record<string, PlatformHooks>;
   media?: MediaStreamOptions;
   logger?: Logger;
-  /** Largest webhook body accepted. @default 65536 */
+  /** Largest webhook body accepted. @default 65536 (`TELEPHONY_ROUTE_DEFAULTS`) */
   maxBodyBytes?: number;
+  /** A webhook body must have arrived within this, or the request is cut (408). @default 10000 */
+  bodyTimeoutMs?: number;
   /** Limits of each media connection (no start, silent platform, what is kept before start); see `MEDIA_CONNECTION_DEFAULTS`. */
   limits?: { startTimeoutMs?: number; idleTimeoutMs?: number; maxEarlyItems?: number; maxEarlyAudioBytes?: number };
 }
+
+/** Limits of the webhook routes (apply on a server you own too, where the agent server's own port limits do not). */
+export const TELEPHONY_ROUTE_DEFAULTS = {
+  /** Largest webhook body accepted (a platform's webhook is a few kilobytes). */
+  maxBodyBytes: 65_536,
+  /** Time for a webhook body to arrive once its headers have (a slow client is cut with 408). */
+  bodyTimeoutMs: 10_000,
+};
 
 const AFTER_TTL_MS = 10 * 60_000;
 const ROUTE_TTL_MS = 24 * 3600_000;
@@ -96,21 +106,18 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     const r = route(url);
     if (!r || (r.sub !== '' && r.sub !== 'stream')) return false;
     const provider = r.provider;
-    if (host.draining) {
-      refuse(socket, '503 Service Unavailable', 'draining', { provider: provider.name });
-      return true;
-    }
-    // A connection holds a call's place from now until its start: pending ones count against the limit.
-    const hold = host.hold ? host.hold() : { release() {} };
+    const claims = opts.tokens.verify(r.token, provider.name, 'media');
+    // A connection holds a call's place from now until its start: pending ones count against the
+    // limit. While draining, only the media of a call whose webhook was answered before gets one.
+    const hold = host.hold ? host.hold({ provider: provider.name, ...(claims ? { call: `${provider.name}:${claims.callId}` } : {}) }) : host.draining ? undefined : { release() {} };
     if (!hold) {
-      refuse(socket, '503 Service Unavailable', 'the server is full (running calls and connections not started yet)', { provider: provider.name });
+      refuse(socket, '503 Service Unavailable', host.draining ? 'draining' : 'the server is full (running calls and connections not started yet)', { provider: provider.name });
       return true;
     }
     const no = (status: string, why: string, fields: Record<string, unknown>) => {
       hold.release();
       refuse(socket, status, why, { provider: provider.name, ...fields });
     };
-    const claims = opts.tokens.verify(r.token, provider.name, 'media');
     if (claims) {
       // One call per token: its call id is spent the first time (a replay, or a token minted by a
       // replayed webhook for the same call, finds it spent).
@@ -191,8 +198,12 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     if (!r) return false;
     if (!r.provider.answer) return reply(res, 404, 'text/plain', `${r.provider.name} takes media connections only\n`);
     if (req.method !== 'POST' && req.method !== 'GET') return reply(res, 405, 'text/plain', 'method not allowed\n');
-    const rawBody = await readBody(req, opts.maxBodyBytes ?? 65536).catch(() => undefined);
-    if (!rawBody) return reply(res, 413, 'text/plain', 'body too large\n');
+    const rawBody = await readBody(req, opts.maxBodyBytes ?? TELEPHONY_ROUTE_DEFAULTS.maxBodyBytes, opts.bodyTimeoutMs ?? TELEPHONY_ROUTE_DEFAULTS.bodyTimeoutMs);
+    if (!Buffer.isBuffer(rawBody)) {
+      opts.logger?.warn({ provider: r.provider.name }, `webhook body ${rawBody}`);
+      res.setHeader('connection', 'close');
+      return reply(res, rawBody === 'too large' ? 413 : 408, 'text/plain', `body ${rawBody}\n`);
+    }
     const base = host.publicUrl(req);
     const routeToken = r.sub && r.token ? opts.tokens.verify(r.token, r.provider.name, 'after') : undefined;
     // Tokens are bound to the webhook's call id; none can be minted without one.
@@ -207,7 +218,12 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
       rawBody,
       params: parseParams(req, url, rawBody),
       publicRequestUrl: base + url.pathname + url.search,
-      streamUrl: (callId, parameters) => `${base.replace(/^http/, 'ws')}/telephony/${r.provider.name}/stream/${mintFor(callId, { parameters })}`,
+      streamUrl: (callId, parameters) => {
+        const url = `${base.replace(/^http/, 'ws')}/telephony/${r.provider.name}/stream/${mintFor(callId, { parameters })}`;
+        // The platform will connect for this call: a drain beginning now waits for it (token lifetime).
+        host.promise?.(`${r.provider.name}:${callId}`, Date.now() + opts.tokens.ttlMs);
+        return url;
+      },
       // Route URLs are called when the stream ends, which may be hours later; they never open media.
       routeUrl: (sub, callId) => `${base}/telephony/${r.provider.name}/${sub}/${mintFor(callId, { kind: 'after', ttlMs: ROUTE_TTL_MS })}`,
       afterStream: (callId) => after.get(routeToken?.callId ?? callId)?.what,
@@ -257,20 +273,28 @@ export function reply(res: ServerResponse, status: number, type: string, body: s
   return true;
 }
 
-/** A request's body, rejected past `limit` bytes. */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
+/** The request's body, or why it was not read: larger than `limit`, or not all there within `timeoutMs`. */
+export function readBody(req: IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer | 'too large' | 'too slow'> {
+  return new Promise((resolve) => {
     const parts: Buffer[] = [];
     let n = 0;
+    const give = (why: 'too large' | 'too slow') => {
+      clearTimeout(timer);
+      req.removeAllListeners('data');
+      req.resume();
+      resolve(why);
+    };
+    const timer = setTimeout(() => give('too slow'), timeoutMs);
     req.on('data', (c: Buffer) => {
       n += c.length;
-      if (n > limit) {
-        reject(new Error('too large'));
-        req.destroy();
-      } else parts.push(c);
+      if (n > limit) give('too large');
+      else parts.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(parts)));
-    req.on('error', reject);
+    req.on('end', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(parts));
+    });
+    req.on('error', () => give('too slow'));
   });
 }
 

@@ -6,25 +6,40 @@ export interface ReorderOptions {
    * @default 3
    */
   depth?: number;
+  /**
+   * How far (in sequence numbers) a frame may be from the expected one and still belong to the
+   * stream. Farther frames (a counter that jumped far ahead or restarted) are set aside; once
+   * more than `depth` of them have come close together, the stream follows them (a resync).
+   * @default 250
+   */
+  maxJump?: number;
 }
 
-export const REORDER_DEFAULTS: Required<ReorderOptions> = { depth: 3 };
+export const REORDER_DEFAULTS: Required<ReorderOptions> = { depth: 3, maxJump: 250 };
 
 /**
  * Puts inbound frames back in sequence order (Telnyx does not guarantee it), drops duplicates
  * and frames older than what was already delivered, and skips a lost frame once `depth` later
- * frames have arrived. Pure: no timers, the caller feeds it.
+ * frames have arrived. A sequence that jumps far away or restarts is followed once a few frames
+ * confirm it, so one wild counter costs a few frames, never the rest of the call. Pure: no
+ * timers, the caller feeds it.
  */
 export class ReorderBuffer<T> {
   private readonly depth: number;
+  private readonly maxJump: number;
   private next: number | undefined;
   private held = new Map<number, T>();
+  /** Frames far from the expected sequence: noise, or the start of a new sequence. */
+  private stray = new Map<number, T>();
   duplicates = 0;
   late = 0;
   lost = 0;
+  /** Times the stream followed a jumped or restarted counter. */
+  resyncs = 0;
 
   constructor(opts: ReorderOptions = {}) {
     this.depth = opts.depth ?? REORDER_DEFAULTS.depth;
+    this.maxJump = opts.maxJump ?? REORDER_DEFAULTS.maxJump;
   }
 
   /** Takes frame `seq`; returns the frames now deliverable, in order. */
@@ -40,6 +55,9 @@ export class ReorderBuffer<T> {
       this.next = Math.min(...this.held.keys());
       return this.drain();
     }
+    if (Math.abs(seq - this.next) > this.maxJump) return this.strayFrame(seq, item);
+    // A frame of the current sequence: what was set aside was noise.
+    this.stray.clear();
     if (seq < this.next) {
       this.late++;
       return [];
@@ -50,6 +68,30 @@ export class ReorderBuffer<T> {
     }
     this.held.set(seq, item);
     return this.drain();
+  }
+
+  /** A frame far from the sequence: kept aside until more than `depth` close ones make it the sequence. */
+  private strayFrame(seq: number, item: T): T[] {
+    if (this.stray.has(seq)) {
+      this.duplicates++;
+      return [];
+    }
+    this.stray.set(seq, item);
+    const keys = [...this.stray.keys()];
+    const lo = Math.min(...keys);
+    if (Math.max(...keys) - lo > this.maxJump) {
+      // Not one sequence: only the latest frame may start one.
+      this.stray = new Map([[seq, item]]);
+      return [];
+    }
+    if (this.stray.size <= this.depth) return [];
+    // A new sequence: what the old one still held goes out first, then the new one from its lowest.
+    const out = this.flush();
+    this.resyncs++;
+    this.held = this.stray;
+    this.stray = new Map();
+    this.next = lo;
+    return out.concat(this.drain());
   }
 
   private drain(): T[] {

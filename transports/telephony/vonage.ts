@@ -10,7 +10,8 @@ import { dtmfDigit, json, parseJson, SUMMARY_HEADER, summaryHeaderValue, WEBHOOK
  * `{"action":"notify"}` answered with `websocket:notify` once the audio before it has played.
  * The connect is synchronous, so its event webhook can return a transfer NCCO when the agent
  * lets go. Signed webhooks: a JWT (HS256, the account's signature secret) with the body's hash
- * (`payload_hash`, required on every request) and its issue time (`iat`, at most five minutes old).
+ * (`payload_hash`, required on every request), its issue time (`iat`, at most five minutes old)
+ * and its id (`jti`, accepted once: a JWT replayed within its age is refused).
  */
 export const vonage: TelephonyProvider = {
   name: 'vonage',
@@ -88,20 +89,25 @@ export const vonage: TelephonyProvider = {
     const auth = String(ctx.req.headers.authorization ?? '');
     const token = /^Bearer (.+)$/i.exec(auth)?.[1];
     if (!token) return false;
+    let jti: string | undefined;
     try {
       // Issued within the last five minutes (a captured JWT is useless after), unexpired when it
       // says when it expires, and bound to this very body, empty for a GET: a JWT signed for one
       // request answers no other.
       const { payload } = await jwtVerify(token, new TextEncoder().encode(secret), {
         algorithms: ['HS256'],
-        requiredClaims: ['iat', 'payload_hash'],
+        requiredClaims: ['iat', 'jti', 'payload_hash'],
         maxTokenAge: WEBHOOK_MAX_AGE_S,
         clockTolerance: WEBHOOK_CLOCK_SKEW_S,
       });
-      return typeof payload.payload_hash === 'string' && safeEqual(payload.payload_hash, createHash('sha256').update(ctx.rawBody).digest('hex'));
+      if (typeof payload.payload_hash !== 'string' || !safeEqual(payload.payload_hash, createHash('sha256').update(ctx.rawBody).digest('hex'))) return false;
+      jti = typeof payload.jti === 'string' && payload.jti ? payload.jti : undefined;
     } catch {
       return false;
     }
+    // The same JWT again (same request replayed within its age) is refused: each id is spent
+    // once, for as long as the JWT could pass the age check (through Redis in a cluster).
+    return !!jti && ctx.firstUse(`jti:${jti}`, (WEBHOOK_MAX_AGE_S + WEBHOOK_CLOCK_SKEW_S) * 1000);
   },
 };
 

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { RateLimiter, type RateLimitOptions } from '../../src/server/limits.ts';
 import type { CallHost, ServerPlugin } from '../../src/server/types.ts';
 import { createLogger, type Logger } from '../../src/session/logger.ts';
 import type { AgentParticipantOptions } from './agent-participant.ts';
@@ -40,6 +41,12 @@ export interface WebRtcOptions {
    * from the bind address. @default false
    */
   open?: boolean;
+  /**
+   * Requests to `POST /webrtc/token` one client address may make (checked before the secret, so
+   * it slows guessing too); beyond it, 429 with `Retry-After`. Behind a proxy every request
+   * comes from the proxy's address: raise it there, or limit at the proxy. @default WEBRTC_DEFAULTS.tokenRate
+   */
+  tokenRate?: RateLimitOptions;
   tokens?: TokenOptions;
   workers?: WorkerPoolOptions;
   /** Address mediasoup listens on for media. @default '0.0.0.0' */
@@ -80,8 +87,14 @@ export interface RoomHosts {
   release(room: string): Promise<void>;
 }
 
-/** Defaults of the WebRTC plugin: listen on every address, three supervisors a room, serve the page. */
-export const WEBRTC_DEFAULTS = { listenIp: '0.0.0.0', maxSupervisors: 3, servePage: true } as const;
+/** Defaults of the WebRTC plugin: listen on every address, three supervisors a room, serve the page, rate-limit the token route. */
+export const WEBRTC_DEFAULTS = {
+  listenIp: '0.0.0.0',
+  maxSupervisors: 3,
+  servePage: true,
+  /** Per client address on `POST /webrtc/token`: 20 at once, then one a second. */
+  tokenRate: { burst: 20, perMinute: 60 },
+} as const;
 
 /** Worker resources as mediasoup's dump APIs report them (for leak checks and `/webrtc/status`). */
 export interface WebRtcResources {
@@ -197,7 +210,14 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
     return r.then((existing) => (existing.isClosed ? (rooms.delete(id), room(id)) : existing));
   };
 
+  const tokenRate = new RateLimiter(opts.tokenRate ?? WEBRTC_DEFAULTS.tokenRate);
+
   async function issueToken(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const wait = tokenRate.take(req.socket.remoteAddress);
+    if (wait) {
+      res.setHeader('retry-after', String(wait));
+      return json(res, 429, { error: `too many token requests from this address; retry in ${wait} s` });
+    }
     if (!apiSecret && opts.open !== true) return json(res, 403, { error: 'room tokens need a backend secret (set HIWAR_WEBRTC_SECRET and send Authorization: Bearer <secret>), or start the server with --open for development' });
     if (apiSecret) {
       const auth = req.headers.authorization ?? '';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PluginContext, PluginFactory, ServerPlugin } from '../../../src/server/types.ts';
 import { safeEqual, type CallTokens } from '../../../src/server/tokens.ts';
-import { parseParams, readBody, reply } from '../plugin.ts';
+import { parseParams, readBody, reply, TELEPHONY_ROUTE_DEFAULTS } from '../plugin.ts';
 import type { TelephonyProvider, WebhookContext } from '../provider.ts';
 import { plivo } from '../plivo.ts';
 import { telnyx } from '../telnyx.ts';
@@ -147,8 +147,8 @@ function plugin(
     if (url.pathname === '/calls' && req.method === 'POST') {
       if (!authorized(req, res)) return true;
       if (c.host.draining) return json(res, 503, { error: 'draining' });
-      const raw = await readBody(req, 65536).catch(() => undefined);
-      if (!raw) return json(res, 413, { error: 'body too large' });
+      const raw = await readBody(req, 65536, TELEPHONY_ROUTE_DEFAULTS.bodyTimeoutMs);
+      if (!Buffer.isBuffer(raw)) return json(res, raw === 'too large' ? 413 : 408, { error: `body ${raw}` });
       let body: PlaceCallRequest;
       try {
         body = JSON.parse(raw.toString() || '{}');
@@ -183,8 +183,8 @@ function plugin(
       c.logger.warn({ platform }, 'outbound callback refused: invalid or expired token');
       return reply(res, 401, 'text/plain', 'invalid or expired token\n');
     }
-    const rawBody = await readBody(req, 65536).catch(() => undefined);
-    if (!rawBody) return reply(res, 413, 'text/plain', 'body too large\n');
+    const rawBody = await readBody(req, 65536, TELEPHONY_ROUTE_DEFAULTS.bodyTimeoutMs);
+    if (!Buffer.isBuffer(rawBody)) return reply(res, rawBody === 'too large' ? 413 : 408, 'text/plain', `body ${rawBody}\n`);
     const params = parseParams(req, url, rawBody);
     const signature = opts.secrets?.[platform] ?? (provider.secretEnv ? process.env[provider.secretEnv] : undefined);
     if (signature && provider.verifySignature) {

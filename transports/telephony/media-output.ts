@@ -1,0 +1,319 @@
+/**
+ * The agent's side of a media stream (its options, where its messages go, and the paced output
+ * itself), shared by every platform's `MediaStreamTransport` (`media-stream.ts`).
+ */
+import { BehaviorSubject, type Observable } from 'rxjs';
+import type { AudioFrame } from '../../src/audio/frame.ts';
+import { cancelTimer, realClock, type Clock } from '../../src/transport/clock.ts';
+import type { PlaybackUpdate, TransportOutput } from '../../src/transport/types.ts';
+import { dtmfTones, encode, frameSamples } from './codec.ts';
+import { EdgeResampler, edgeRate } from './edge-rate.ts';
+import type { MediaFormat, ProviderConnection, WireMessage } from './provider.ts';
+import type { ReorderOptions } from './reorder.ts';
+
+/** Options of the shared media-stream transport. */
+export interface MediaStreamOptions {
+  /**
+   * Agent audio the platform may hold ahead of what it is playing. Small, so a barge-in stops
+   * the voice at once and nothing is sent in minute-long bursts; large enough to ride out jitter.
+   * @default 160
+   */
+  leadMs?: number;
+  /** How often a playout mark is sent on platforms that acknowledge marks. @default 100 */
+  markEveryMs?: number;
+  /**
+   * Sent but unacknowledged audio after which sending waits for acknowledgements (a platform
+   * that stopped answering marks must not be flooded).
+   * @default 3000
+   */
+  maxUnackedMs?: number;
+  reorder?: ReorderOptions;
+  /**
+   * Overrides the platform format's `sendEveryMs` (how often paced audio goes out: 40 sends two
+   * 20 ms frames per step, in one write). Only for platforms that buffer what they are sent.
+   * @default the format's, else one frame
+   */
+  sendEveryMs?: number;
+  /** The clock that paces output (a scaled clock in tests). @default real time */
+  clock?: Clock;
+}
+
+export const MEDIA_STREAM_DEFAULTS = { leadMs: 160, markEveryMs: 100, maxUnackedMs: 3000 } as const;
+
+/** Where the transport's messages go: a WebSocket, a TCP socket, a benchmark's counter. */
+export interface MediaSink {
+  /** Sends one message to the platform. */
+  send(msg: WireMessage): void;
+  /**
+   * Messages sent between `cork()` and `uncork()` may leave in one write (a socket's
+   * `cork`/`uncork`): the frames of one pacing step and their mark cost one syscall, not one each.
+   */
+  cork?(): void;
+  /** Sends what was held since `cork()`. */
+  uncork?(): void;
+  /** Ends the media connection (the platform then ends the stream or the call). */
+  close(reason?: string): void;
+}
+
+/**
+ * The agent's audio toward a media stream: encoded at the edge into the platform's codec and
+ * frame size, paced on the clock so the platform holds only `leadMs`, with marks every
+ * `markEveryMs` on platforms that acknowledge them. `played` moves only on an acknowledgement
+ * (or, where the platform has none, on the send clock); after an interrupt the unplayed tail is
+ * dropped from the timeline, so the next reply's positions start where the caller stopped hearing.
+ */
+export class MediaStreamOutput implements TransportOutput {
+  /** The rate agent audio is written at: the wire's, or the nearest the voice can produce. */
+  readonly sampleRate: number;
+  /** The platform's rate; timeline positions below count samples at this rate. */
+  private readonly wireRate: number;
+  private readonly toWire: EdgeResampler | undefined;
+  private readonly frame: number;
+  /** A pacing step tops the far end's buffer up to this (ms)… */
+  private readonly fillMs: number;
+  /** …and the next step wakes when the buffer is down to this. */
+  private readonly wakeMs: number;
+  private readonly o: Required<Omit<MediaStreamOptions, 'reorder' | 'sendEveryMs'>>;
+  private readonly hasMarks: boolean;
+  private chunks: Int16Array[] = [];
+  private head = 0;
+  private queued = 0;
+  /** Timeline positions in samples: what was sent, what was heard. */
+  private cursor = 0;
+  private played = 0;
+  private wireSent = 0;
+  private farEndEnd = 0;
+  private lastMarkAt = 0;
+  private markSeq = 0;
+  private readonly pendingAcks = new Map<string, number>();
+  private waiters: { at: number; id: string; resolve: () => void }[] = [];
+  private partialSince: number | undefined;
+  private paused = false;
+  private closed = false;
+  private timer: AbortController | undefined;
+  private timerAt = Infinity;
+  private readonly updates: BehaviorSubject<PlaybackUpdate>;
+  readonly playback$: Observable<PlaybackUpdate>;
+
+  constructor(
+    private readonly format: MediaFormat,
+    private readonly conn: ProviderConnection,
+    private readonly sink: MediaSink,
+    opts: MediaStreamOptions = {},
+    private readonly onPlayed: (id: string) => void = () => {},
+  ) {
+    const { sendEveryMs, reorder: _reorder, ...rest } = opts;
+    this.o = { ...MEDIA_STREAM_DEFAULTS, clock: realClock(), ...stripUndefined(rest) };
+    this.wireRate = format.sampleRate;
+    this.sampleRate = edgeRate(format.sampleRate);
+    if (this.sampleRate !== this.wireRate) this.toWire = new EdgeResampler(this.sampleRate, this.wireRate);
+    this.frame = frameSamples(format);
+    // k frames per step. One frame: wake at the lead, send what brings it back over (as always).
+    // k frames: wake half a frame under the lead (the buffer never falls further below it than
+    // before), fill k − 1 frames over it, so a step on time or up to half a frame late sends k.
+    const k = Math.max(1, Math.round((sendEveryMs ?? format.sendEveryMs ?? format.frameMs) / format.frameMs));
+    this.fillMs = this.o.leadMs + (k - 1) * format.frameMs;
+    this.wakeMs = k > 1 ? this.o.leadMs - format.frameMs / 2 : this.o.leadMs;
+    this.hasMarks = !!conn.mark;
+    this.updates = new BehaviorSubject<PlaybackUpdate>({ sent: 0, played: 0, queued: 0, at: this.o.clock.now() });
+    this.playback$ = this.updates.asObservable();
+  }
+
+  private ms(samples: number): number {
+    return (samples / this.wireRate) * 1000;
+  }
+
+  write(frame: AudioFrame): void {
+    if (frame.sampleRate !== this.sampleRate) throw new Error(`output expects ${this.sampleRate} Hz audio, got ${frame.sampleRate} Hz`);
+    if (this.closed || !frame.samples.length) return;
+    if (this.toWire) this.toWire.push(frame.samples, (s) => this.enqueue(s));
+    else this.enqueue(frame.samples);
+  }
+
+  private enqueue(samples: Int16Array): void {
+    if (this.closed) return;
+    this.chunks.push(samples);
+    this.queued += samples.length;
+    this.pump();
+  }
+
+  /** Queues in-band DTMF tones (heard by the far end like any agent audio). */
+  writeDtmf(digits: string): void {
+    this.write({ samples: dtmfTones(digits, this.sampleRate), sampleRate: this.sampleRate, time: this.o.clock.now() });
+  }
+
+  mark(id: string): Promise<void> {
+    const at = this.cursor + this.queued;
+    if (this.closed || at <= this.played) {
+      if (!this.closed) this.onPlayed(id);
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiters.push({ at, id, resolve }));
+  }
+
+  async interrupt(): Promise<number> {
+    if (!this.hasMarks) this.advanceByClock();
+    this.toWire?.clear();
+    this.chunks = [];
+    this.head = 0;
+    this.queued = 0;
+    this.partialSince = undefined;
+    if (this.cursor > this.played && !this.closed) {
+      const clear = this.conn.clear?.();
+      if (clear) this.sink.send(clear);
+    }
+    // Echoes of marks sent before the clear may say "played" for audio that was dropped.
+    this.pendingAcks.clear();
+    this.cursor = this.played;
+    this.lastMarkAt = this.played;
+    this.farEndEnd = this.o.clock.now();
+    for (const w of this.waiters.splice(0)) w.resolve();
+    this.push();
+    return this.position();
+  }
+
+  position(): number {
+    return this.played / this.wireRate;
+  }
+
+  /** A mark came back from the platform. Unknown names (cleared, duplicated, forged) are ignored. */
+  acknowledge(name: string): void {
+    const at = this.pendingAcks.get(name);
+    if (at === undefined) return;
+    // Marks come back in order: everything sent before this one has played too.
+    for (const [k, v] of this.pendingAcks) {
+      this.pendingAcks.delete(k);
+      if (k === name || v >= at) break;
+    }
+    this.advanceTo(at);
+  }
+
+  /** Holds or resumes sending agent audio. */
+  setPaused(paused: boolean): void {
+    this.paused = paused;
+    if (!paused) this.pump();
+  }
+
+  /** Stops sending and frees the output. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    cancelTimer(this.timer);
+    for (const w of this.waiters.splice(0)) w.resolve();
+    this.chunks = [];
+    this.queued = 0;
+    this.push();
+    this.updates.complete();
+  }
+
+  private advanceByClock(): void {
+    const inFlight = Math.max(0, this.farEndEnd - this.o.clock.now());
+    this.advanceTo(this.cursor - Math.round((inFlight / 1000) * this.wireRate));
+  }
+
+  private advanceTo(pos: number): void {
+    const at = Math.min(pos, this.cursor);
+    if (at <= this.played) return;
+    this.played = at;
+    const ready = this.waiters.filter((w) => w.at <= at);
+    this.waiters = this.waiters.filter((w) => w.at > at);
+    for (const w of ready) {
+      this.onPlayed(w.id);
+      w.resolve();
+    }
+    this.push();
+  }
+
+  private push(): void {
+    if (this.updates.closed) return;
+    this.updates.next({ sent: this.wireSent / this.wireRate, played: this.position(), queued: this.queued / this.wireRate, at: this.o.clock.now() });
+  }
+
+  private take(n: number): Int16Array {
+    const out = new Int16Array(this.frame);
+    let filled = 0;
+    while (filled < n && this.chunks.length) {
+      const c = this.chunks[0]!;
+      const k = Math.min(n - filled, c.length - this.head);
+      out.set(c.subarray(this.head, this.head + k), filled);
+      filled += k;
+      this.head += k;
+      if (this.head >= c.length) {
+        this.chunks.shift();
+        this.head = 0;
+      }
+    }
+    this.queued -= filled;
+    return out;
+  }
+
+  /** Sends what the lead allows, then sleeps until more may go (event-driven, no idle ticking). */
+  private pump(): void {
+    if (this.closed) return;
+    const now = this.o.clock.now();
+    if (!this.hasMarks) this.advanceByClock();
+    let corked = false;
+    try {
+      while (!this.paused && this.queued > 0 && this.farEndEnd - now < this.fillMs) {
+        if (this.hasMarks && this.ms(this.cursor - this.played) >= this.o.maxUnackedMs) break;
+        if (this.queued < this.frame) {
+          // A short tail waits one frame for more audio before it goes out padded with silence.
+          this.partialSince ??= now;
+          if (now - this.partialSince < this.format.frameMs) break;
+        }
+        this.partialSince = undefined;
+        if (!corked) {
+          this.sink.cork?.();
+          corked = true;
+        }
+        const n = Math.min(this.frame, this.queued);
+        this.sink.send(this.conn.encodeAudio(encode(this.format, this.take(n))));
+        this.cursor += n;
+        this.wireSent += this.frame;
+        this.farEndEnd = Math.max(now, this.farEndEnd) + this.format.frameMs;
+        if (this.hasMarks && (this.ms(this.cursor - this.lastMarkAt) >= this.o.markEveryMs || this.queued === 0)) this.sendMark();
+      }
+    } finally {
+      if (corked) this.sink.uncork?.();
+    }
+    this.push();
+    this.schedule(now);
+  }
+
+  private sendMark(): void {
+    const name = `h${++this.markSeq}`;
+    const msg = this.conn.mark!(name);
+    if (!msg) return;
+    this.sink.send(msg);
+    this.pendingAcks.set(name, this.cursor);
+    this.lastMarkAt = this.cursor;
+  }
+
+  private schedule(now: number): void {
+    let wake = Infinity;
+    if (this.queued > 0 && !this.paused) {
+      wake = Math.max(now + 1, this.farEndEnd - this.wakeMs);
+      if (this.partialSince !== undefined) wake = Math.max(wake, this.partialSince + this.format.frameMs);
+    }
+    if (!this.hasMarks && this.cursor > this.played) wake = Math.min(wake, now + this.format.frameMs);
+    if (wake === Infinity || wake >= this.timerAt) return;
+    cancelTimer(this.timer);
+    const ctrl = new AbortController();
+    this.timer = ctrl;
+    this.timerAt = wake;
+    this.o.clock.sleep(wake - now, ctrl.signal).then(
+      () => {
+        if (this.timer !== ctrl) return;
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        this.pump();
+      },
+      () => {},
+    );
+  }
+}
+
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
