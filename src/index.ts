@@ -6,6 +6,7 @@ export type { Failure, FailureKind, FailureSource } from './session/failure.ts';
 export { createLogger } from './session/logger.ts';
 export * from './llm/index.ts';
 export * from './text/index.ts';
+export * from './tasks/index.ts';
 export type { AudioFrame } from './audio/frame.ts';
 export { encodeWav, decodeWav } from './audio/wav.ts';
 export { mulaw, alaw } from './audio/g711.ts';

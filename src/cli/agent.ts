@@ -1,9 +1,8 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Agent } from '../session/agent.ts';
 import { CliError, readText } from './args.ts';
-import { firstLine } from './explain.ts';
+import { importUserModule, type UserModule } from './user-module.ts';
 
 /** The one description of `--agent`, in every command's --help and in the docs. */
 export const AGENT_HELP = 'your agent: a .ts or .js module that default-exports an Agent, or a folder with its index.ts or index.js, relative to the current directory (default: the built-in call-centre agent)';
@@ -57,44 +56,20 @@ export async function loadAgent(path: string | undefined, cwd = process.cwd()): 
   }
   const ext = extname(file);
   if (!TS.has(ext) && !JS.has(ext)) throw new CliError(`${where}: not a .ts or .js module`);
-  let mod: { default?: unknown; agent?: unknown };
+  let mod: UserModule;
   try {
-    const url = pathToFileURL(file).href;
-    mod = TS.has(ext) ? await (await import('tsx/esm/api')).tsImport(url, import.meta.url) : await import(url);
+    mod = await importUserModule(file, 'agent');
   } catch (err) {
-    const missing = /Cannot find (?:package|module) '([^']+)'/.exec(firstLine(err))?.[1];
-    // Imports resolve from the agent's own project, as they would in the user's code.
-    const install = missing && !missing.startsWith('.') && !missing.startsWith('/') ? ` (install it in the agent's project: npm install ${missing})` : '';
-    throw new CliError(`${where}: could not load ${file}: ${firstLine(err)}${install}${commonJsHint(file, ext)}`);
+    throw new CliError(`${where}: ${(err as Error).message}`);
   }
-  // A CommonJS module's exports arrive as `default` (its `default` inside); `agent` is the named
-  // export `hiwar serve` accepted before.
-  const agent = (mod.default as { default?: unknown } | undefined)?.default ?? mod.default ?? mod.agent;
+  // `agent` is the named export `hiwar serve` accepted before.
+  const agent = mod.default ?? mod.named.agent;
   if (agent === undefined) throw new CliError(`${where}: ${file} has no default export (export default your Agent)`);
   const problem = (await import('../testing/check-agent.ts')).agentProblem(agent);
   if (problem) throw new CliError(`${where}: the default export of ${file} is not an Agent (${problem})`);
   return { agent: agent as Agent, file, dir };
 }
 
-/**
- * A `.ts` file in a CommonJS package is compiled to `require` calls, and hiwar is an ES module:
- * the load fails ("Cannot require() ES Module … in a cycle" and the like). Said as the fix.
- */
-function commonJsHint(file: string, ext: string): string {
-  if (ext !== '.ts' && ext !== '.js') return '';
-  for (let d = dirname(file); ; d = dirname(d)) {
-    const pkg = join(d, 'package.json');
-    if (existsSync(pkg)) {
-      try {
-        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { type?: string }).type === 'module') return '';
-      } catch {
-        return '';
-      }
-      return ` (the agent's package ${pkg} is CommonJS: add "type": "module" to it, or name the file .mts/.mjs)`;
-    }
-    if (dirname(d) === d) return ` (no package.json above the agent: it is loaded as CommonJS; add one with "type": "module", or name the file .mts/.mjs)`;
-  }
-}
 
 
 /** Phrases for the embedded sandbox: the agent's intent examples and those of `--phrasebook`. */

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import { basename, extname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { extname, resolve } from 'node:path';
 import type { CreateAgentServerOptions } from '../server/create.ts';
 import { CliError } from './args.ts';
-import { firstLine } from './explain.ts';
+import { importUserModule } from './user-module.ts';
 
 /** Keys a config module may hold: `createAgentServer`'s options (see docs/server.md). */
 const KNOWN = new Set<keyof CreateAgentServerOptions>([
@@ -11,33 +10,22 @@ const KNOWN = new Set<keyof CreateAgentServerOptions>([
   'maxCalls', 'metrics', 'probes', 'logger', 'llm', 'clock', 'onCallEnded', 'admission', 'health', 'deferReady', 'wrapSessions', 'onTransportEnded',
 ]);
 
-/** Whether this code itself runs as TypeScript (under tsx), so `import()` of a `.ts` module works as is. */
-const RUNS_TYPESCRIPT = /\.[cm]?ts$/.test(new URL(import.meta.url).pathname);
-
 /**
  * `hiwar serve --config FILE`: the module's default export (an object of `createAgentServer`'s
- * options, or a function returning one). A `.ts` module is loaded with tsx's `tsImport` when the
- * CLI runs compiled JavaScript; under tsx it is imported directly.
+ * options, or a function returning one). It is loaded as an agent module is (user-module.ts),
+ * the same from the sources and compiled.
  */
 export async function loadServeConfig(path: string): Promise<CreateAgentServerOptions> {
   const file = resolve(path);
   if (!existsSync(file)) throw new CliError(`--config: no file at ${path}`);
   const ext = extname(file);
   if (!['.ts', '.mts', '.js', '.mjs'].includes(ext)) throw new CliError(`--config: ${path} is not a .ts or .js module`);
-  const url = pathToFileURL(file).href;
-  let mod: { default?: unknown };
+  let config: unknown;
   try {
-    if ((ext === '.ts' || ext === '.mts') && !RUNS_TYPESCRIPT) {
-      const { tsImport } = await import('tsx/esm/api');
-      mod = (await tsImport(url, import.meta.url)) as { default?: unknown };
-    } else mod = (await import(url)) as { default?: unknown };
+    config = (await importUserModule(file, 'config')).default;
   } catch (err) {
-    const message = firstLine(err);
-    // A .ts file outside an ES-module package is compiled as CommonJS, which cannot import ES modules while being imported.
-    const hint = ext === '.ts' && /require\(\)( of)? ES Module|ERR_REQUIRE/.test(message) ? ` (it was loaded as CommonJS: name it ${basename(file, '.ts')}.mts, or set "type": "module" in its package.json)` : '';
-    throw new CliError(`--config: could not load ${path}: ${message}${hint}`);
+    throw new CliError(`--config: ${(err as Error).message}`);
   }
-  let config = mod.default;
   if (typeof config === 'function') config = await (config as () => unknown)();
   if (!config || typeof config !== 'object' || Array.isArray(config)) {
     throw new CliError(`--config: ${path} must default-export an object of the server's options (see docs/server.md)`);

@@ -4,3 +4,9 @@ export { numberToWords, cardinal, countNoun, digitsToWords, ordinal, type Noun, 
 export { Lexicon, type NounEntry } from './lexicon.ts';
 export { REFERENCE_KEYWORDS, spellReference } from './references.ts';
 export { normalizeForMatch } from './match.ts';
+export { parseDigits } from './parse-digits.ts';
+export { parseYesNo, isRepeatRequest, isUnsure, type YesNo } from './parse-yes-no.ts';
+export { parseAmount, parseMoney, type SpokenMoney } from './parse-amount.ts';
+export { parseDate, PARSE_DATE_DEFAULTS, type ParsedDate, type ParseDateOptions } from './parse-date.ts';
+export { luhn, isValidIban, normalizeIban, isValidSaudiId, normalizePhone, IBAN_LENGTHS, type PhoneCountry } from './validate.ts';
+export { readBackDigits, readBackPhone, readBackIban, readBackDate, readBackAmount, readDigitGroups, digitGroups } from './read-back.ts';

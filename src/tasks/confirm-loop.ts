@@ -1,0 +1,115 @@
+/**
+ * The loop every collecting task shares: ask, hear a value (speech or keys), check it, read it
+ * back, and end on "yes". A "no" asks again, "repeat that" re-reads, a new value said instead of
+ * yes is read back in turn, and after `maxAttempts` failures the task ends with a typed failure.
+ * Keys: '#' ends what was keyed, '*' clears it; after a read-back, 1 is yes and 2 is no.
+ */
+import { isRepeatRequest, parseYesNo } from '../text/parse-yes-no.ts';
+import { TASK_DEFAULTS, fill, type TaskLines } from './defaults.ts';
+import type { CollectTask, TaskFailureReason, TaskInput, TaskStep } from './types.ts';
+
+/** What a task heard in one input. */
+export type Heard<T> =
+  | { value: T; heard: string; problem?: undefined }
+  | { value?: undefined; /** why nothing usable was heard */ problem: 'nothing' | 'invalid'; heard?: string };
+
+/** The parts that make one task: how it hears a value and how it reads one back. */
+export interface Capture<T> {
+  name: string;
+  lines: TaskLines;
+  maxAttempts?: number;
+  fromSpeech(text: string): Heard<T>;
+  fromKeys(digits: string): Heard<T>;
+  readBack(value: T): string;
+}
+
+/** Keys gathered by the session: what was keyed before '#', after the last '*'. */
+export function keyed(digits: string): string {
+  const beforeEnd = digits.split('#')[0]!;
+  return beforeEnd.slice(beforeEnd.lastIndexOf('*') + 1);
+}
+
+/** A CollectTask from a capture (the state machine behind every Arabic task). */
+export function confirmLoop<T>(capture: Capture<T>): CollectTask<T> {
+  const { lines } = capture;
+  const max = capture.maxAttempts ?? TASK_DEFAULTS.maxAttempts;
+  if (!Number.isInteger(max) || max < 1) throw new RangeError(`${capture.name}: maxAttempts must be a whole number of at least 1, got ${max}`);
+  let phase: 'ask' | 'confirm' | 'done' = 'ask';
+  let failures = 0;
+  let silences = 0;
+  let value: T | undefined;
+  let lastHeard: string | undefined;
+
+  const end = (reason: TaskFailureReason): TaskStep<T> => {
+    phase = 'done';
+    return { say: reason === 'caller_declined' ? undefined : lines.giveUp, done: { ok: false, reason, ...(lastHeard !== undefined ? { lastHeard } : {}) } };
+  };
+  const confirmLine = () => fill(lines.confirm, lines.label, capture.readBack(value as T));
+  const readBack = (v: T): TaskStep<T> => {
+    value = v;
+    phase = 'confirm';
+    return { say: confirmLine() };
+  };
+  /** One more failure: give up, or say why and ask again. */
+  const fail = (why: string): TaskStep<T> => {
+    failures++;
+    if (failures >= max) return end('max_attempts');
+    phase = 'ask';
+    return { say: `${why} ${lines.prompt}` };
+  };
+  const heardSomething = (h: Heard<T>): TaskStep<T> => {
+    if (h.heard !== undefined) lastHeard = h.heard;
+    if (h.value !== undefined) return readBack(h.value);
+    return fail(h.problem === 'invalid' ? fill(lines.invalid, lines.label) : lines.notUnderstood);
+  };
+
+  return {
+    name: capture.name,
+    start() {
+      phase = 'ask';
+      return { say: lines.prompt };
+    },
+    next(input: TaskInput): TaskStep<T> {
+      if (phase === 'done') throw new Error(`${capture.name}: the task is over; start() begins it again`);
+      silences = 0;
+      if (input.kind === 'dtmf') {
+        const keys = keyed(input.digits);
+        if (phase === 'confirm' && (keys === '1' || keys === '2')) {
+          if (keys === '1') {
+            phase = 'done';
+            return { done: { ok: true, value: value as T } };
+          }
+          return fail(lines.tryAgain);
+        }
+        if (!keys) return { say: phase === 'ask' ? lines.prompt : confirmLine() };
+        return heardSomething(capture.fromKeys(keys));
+      }
+      const text = input.text;
+      if (isRepeatRequest(text)) return { say: phase === 'ask' ? lines.prompt : confirmLine() };
+      const answer = parseYesNo(text);
+      if (phase === 'ask') {
+        const h = capture.fromSpeech(text);
+        // "لا" to the question itself: the caller will not give it.
+        if (h.value === undefined && h.problem === 'nothing' && answer === 'no') return end('caller_declined');
+        return heardSomething(h);
+      }
+      if (answer === 'yes') {
+        phase = 'done';
+        return { done: { ok: true, value: value as T } };
+      }
+      // A new value instead of yes ("لا، ٠٥٥…"): read that one back.
+      const h = capture.fromSpeech(text);
+      if (h.value !== undefined || h.problem === 'invalid') return heardSomething(h);
+      if (answer === 'no') return fail(lines.tryAgain);
+      failures++;
+      if (failures >= max) return end('max_attempts');
+      return { say: `${lines.yesOrNo} ${confirmLine()}` };
+    },
+    timeout(): TaskStep<T> {
+      if (phase === 'done') throw new Error(`${capture.name}: the task is over`);
+      silences++;
+      if (silences >= max) return end('no_input');
+      return { say: `${lines.noInput} ${phase === 'ask' ? lines.prompt : confirmLine()}` };
+    },
+  };
+}

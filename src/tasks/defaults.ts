@@ -1,0 +1,79 @@
+/**
+ * Every line the Arabic tasks speak, in MSA, and their limits. Override any of them per task
+ * (`digitsTask({ kind: 'phone', lines: { prompt: '…' } })`) or read them here. `{label}` and
+ * `{value}` in a line are replaced by the value's name ("الرقم") and its reading.
+ */
+export const TASK_DEFAULTS = {
+  /** Failed captures or rejected read-backs before the task ends with `max_attempts`; silences before `no_input`. */
+  maxAttempts: 3,
+  lines: {
+    /** The first question, per task kind. */
+    prompts: {
+      phone: 'من فضلك، قل رقم جوالك، أو أدخله بلوحة المفاتيح ثم اضغط المربع.',
+      national_id: 'من فضلك، قل رقم الهوية الوطنية أو الإقامة، أو أدخله ثم اضغط المربع.',
+      iban: 'من فضلك، قل أرقام الآيبان بعد رمز الدولة، أو أدخلها ثم اضغط المربع.',
+      card_last4: 'من فضلك، قل آخر أربعة أرقام من بطاقتك.',
+      otp: 'من فضلك، قل رمز التحقق الذي وصلك في الرسالة.',
+      custom: 'من فضلك، قل الرقم أو أدخله ثم اضغط المربع.',
+      date: 'ما التاريخ الذي تريده؟',
+      amount: 'كم المبلغ؟',
+      name: 'ما الاسم؟ يمكنك تهجئته حرفًا حرفًا.',
+    },
+    /** What each value is called in the read-back. */
+    labels: {
+      phone: 'الرقم', national_id: 'رقم الهوية', iban: 'الآيبان', card_last4: 'آخر أربعة أرقام', otp: 'الرمز', custom: 'الرقم',
+      date: 'الموعد', amount: 'المبلغ', name: 'الاسم',
+    },
+    /** The read-back and the question that follows it. */
+    confirm: '{label} {value}، صحيح؟',
+    /** Nothing the task could use was heard. */
+    notUnderstood: 'عذرًا، لم أفهم.',
+    /** A value was heard but fails its check (length, checksum, format). */
+    invalid: 'عذرًا، {label} الذي سمعته غير صحيح.',
+    /** After a "no" to the read-back. */
+    tryAgain: 'حسنًا، لنحاول مرة أخرى.',
+    /** Neither yes nor no heard after a read-back. */
+    yesOrNo: 'من فضلك، أجب بنعم أو لا.',
+    /** The caller said nothing. */
+    noInput: 'لم أسمع شيئًا.',
+    /** The task gives up (after `maxAttempts`). */
+    giveUp: 'عذرًا، لم أتمكن من تسجيل ذلك.',
+  },
+} as const;
+
+/** The lines a task speaks (each overridable). */
+export interface TaskLines {
+  prompt: string;
+  label: string;
+  confirm: string;
+  notUnderstood: string;
+  invalid: string;
+  tryAgain: string;
+  yesOrNo: string;
+  noInput: string;
+  giveUp: string;
+}
+
+/** What every task takes: the number of tries, the prompt and any line to replace. */
+export interface TaskOptions {
+  /** @default TASK_DEFAULTS.maxAttempts */
+  maxAttempts?: number;
+  /** The first question (shortcut for `lines.prompt`). */
+  prompt?: string;
+  lines?: Partial<TaskLines>;
+}
+
+/** The task's lines: the defaults for `kind`, then the caller's. */
+export function taskLines(kind: keyof typeof TASK_DEFAULTS.lines.prompts, options: TaskOptions): TaskLines {
+  const d = TASK_DEFAULTS.lines;
+  return {
+    prompt: options.prompt ?? d.prompts[kind], label: d.labels[kind], confirm: d.confirm, notUnderstood: d.notUnderstood, invalid: d.invalid,
+    tryAgain: d.tryAgain, yesOrNo: d.yesOrNo, noInput: d.noInput, giveUp: d.giveUp,
+    ...options.lines,
+  };
+}
+
+/** A line with `{label}` and `{value}` filled in. */
+export function fill(line: string, label: string, value = ''): string {
+  return line.replace(/\{label\}/g, label).replace(/\{value\}/g, value);
+}

@@ -1,0 +1,87 @@
+/**
+ * `digitsTask`: a number the caller says or keys (phone, national ID / iqama, IBAN, card's last
+ * four, one-time code, or your own), checked (length, checksum, format), read back in groups and
+ * confirmed. The value is the digits as a string: a phone in E.164, an IBAN with its country.
+ */
+import { parseDigits } from '../text/parse-digits.ts';
+import { LETTER_NAMES } from '../text/references.ts';
+import { normalizeWord, tokenize } from '../text/spoken-numbers.ts';
+import { readBackDigits, readBackIban, readBackPhone } from '../text/read-back.ts';
+import { isValidIban, isValidSaudiId, normalizePhone, type PhoneCountry } from '../text/validate.ts';
+import { confirmLoop, type Heard } from './confirm-loop.ts';
+import { taskLines, type TaskOptions } from './defaults.ts';
+import type { CollectTask } from './types.ts';
+
+/** What kind of number is collected. */
+export type DigitsKind = 'phone' | 'national_id' | 'iban' | 'card_last4' | 'otp' | 'custom';
+
+/** Options of `digitsTask`. */
+export interface DigitsTaskOptions extends TaskOptions {
+  kind: DigitsKind;
+  /** Exact number of digits (card_last4: 4; otp: 4–8 unless given; custom: any unless given). */
+  length?: number;
+  /** Your own check on the digits (after the kind's own); false → "invalid". */
+  validate?: (digits: string) => boolean;
+  /** Country of a local phone number (05… is Saudi or Emirati) and of an IBAN said without its letters. @default 'SA' */
+  country?: PhoneCountry;
+}
+
+/** Latin letters by their Arabic names (إس → S, إيه → A), as an IBAN's country is said. */
+const SPOKEN_LATIN = new Map(Object.entries(LETTER_NAMES).reverse().map(([letter, name]) => [normalizeWord(name), letter]));
+
+/** An IBAN's country: Latin letters in the transcript ("SA03…"), or said by name before the digits ("إس إيه صفر ثلاثة…"). */
+function ibanCountry(text: string): string {
+  const latin = text.match(/\b([A-Za-z]{2})\s?\d/);
+  if (latin) return latin[1]!.toUpperCase();
+  const said: string[] = [];
+  for (const w of tokenize(text)) {
+    const letter = SPOKEN_LATIN.get(w);
+    if (letter) said.push(letter);
+    else if (said.length || /^\d/.test(w)) break;
+  }
+  return said.length === 2 ? said.join('') : '';
+}
+
+/** The kind's own check and the value kept (E.164 for a phone, the IBAN with its country). */
+function checkDigits(kind: DigitsKind, digits: string, o: DigitsTaskOptions, letters = ''): string | undefined {
+  if (o.length !== undefined && kind !== 'phone' && kind !== 'iban' && digits.length !== o.length) return undefined;
+  switch (kind) {
+    case 'phone': return normalizePhone(digits, o.country ?? 'SA');
+    case 'national_id': return isValidSaudiId(digits) ? digits : undefined;
+    case 'iban': {
+      const iban = `${letters || o.country || 'SA'}${digits}`;
+      return isValidIban(iban) ? iban : undefined;
+    }
+    case 'card_last4': return /^\d{4}$/.test(digits) ? digits : undefined;
+    case 'otp': return o.length !== undefined || /^\d{4,8}$/.test(digits) ? digits : undefined;
+    default: return digits;
+  }
+}
+
+/** A task collecting one number, with its read-back and confirmation. */
+export function digitsTask(options: DigitsTaskOptions): CollectTask<string> {
+  const kind = options.kind;
+  if (!['phone', 'national_id', 'iban', 'card_last4', 'otp', 'custom'].includes(kind)) throw new TypeError(`digitsTask: unknown kind "${String(kind)}"`);
+  if (options.length !== undefined && !(Number.isInteger(options.length) && options.length > 0)) throw new RangeError(`digitsTask: length must be a positive whole number, got ${options.length}`);
+  const check = (digits: string, letters?: string): Heard<string> => {
+    const value = checkDigits(kind, digits, options, letters);
+    if (value === undefined || (options.validate && !options.validate(value))) return { problem: 'invalid', heard: digits };
+    return { value, heard: digits };
+  };
+  return confirmLoop<string>({
+    name: `digits:${kind}`,
+    lines: taskLines(kind, options),
+    maxAttempts: options.maxAttempts,
+    fromSpeech(text) {
+      const digits = parseDigits(text);
+      if (digits === undefined) return { problem: 'nothing' };
+      return check(digits, kind === 'iban' ? ibanCountry(text) : '');
+    },
+    fromKeys: (digits) => (/^\d+$/.test(digits) ? check(digits) : { problem: 'nothing' }),
+    readBack(value) {
+      if (kind === 'phone') return readBackPhone(value);
+      if (kind === 'iban') return readBackIban(value);
+      return readBackDigits(value);
+    },
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * `dateTask`, `amountTask` and `nameTask`: a date (and time), an amount of money and a spelled
+ * name, each read back and confirmed through the shared loop (confirm-loop.ts).
+ */
+import { parseMoney, type SpokenMoney } from '../text/parse-amount.ts';
+import { parseDate, type ParseDateOptions, type ParsedDate } from '../text/parse-date.ts';
+import { readBackAmount, readBackDate } from '../text/read-back.ts';
+import { confirmLoop, type Heard } from './confirm-loop.ts';
+import { taskLines, type TaskOptions } from './defaults.ts';
+import { readName, spellName } from './names.ts';
+import type { CollectTask } from './types.ts';
+
+/** Options of `dateTask`: the parser's, and the checks on the date. */
+export interface DateTaskOptions extends TaskOptions, ParseDateOptions {
+  /** Ask again unless a time was said too. @default false */
+  requireTime?: boolean;
+  /** Your own check (a day in the past refused, a working day…); false → "invalid". */
+  validate?: (value: ParsedDate) => boolean;
+}
+
+/** A task collecting a date (Gregorian or Hijri, relative, with a time); keys: DDMMYYYY. */
+export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate> {
+  const check = (value: ParsedDate | undefined, heard: string): Heard<ParsedDate> => {
+    if (!value) return { problem: 'nothing' };
+    if ((options.requireTime && !value.time) || (options.validate && !options.validate(value))) return { problem: 'invalid', heard };
+    return { value, heard };
+  };
+  return confirmLoop<ParsedDate>({
+    name: 'date',
+    lines: taskLines('date', options),
+    maxAttempts: options.maxAttempts,
+    fromSpeech: (text) => check(parseDate(text, options), text),
+    fromKeys(digits) {
+      const m = /^(\d{2})(\d{2})(\d{4})$/.exec(digits);
+      if (!m) return { problem: 'invalid', heard: digits };
+      return check(parseDate(`${m[3]}-${m[2]}-${m[1]}`, options), digits);
+    },
+    readBack: readBackDate,
+  });
+}
+
+/** Options of `amountTask`. */
+export interface AmountTaskOptions extends TaskOptions {
+  /** The currency read back when the caller names none (a key of `CURRENCIES`). @default 'ريال' */
+  currency?: string;
+  /** Smallest and largest amount accepted. */
+  min?: number;
+  max?: number;
+}
+
+/** A task collecting an amount of money; keys: whole units. The value keeps the currency said. */
+export function amountTask(options: AmountTaskOptions = {}): CollectTask<Required<SpokenMoney>> {
+  const currency = options.currency ?? 'ريال';
+  readBackAmount(1, currency); // refuse an unknown currency now, not mid-call
+  const check = (money: SpokenMoney | undefined, heard: string): Heard<Required<SpokenMoney>> => {
+    if (!money) return { problem: 'nothing' };
+    if ((options.min !== undefined && money.amount < options.min) || (options.max !== undefined && money.amount > options.max) || money.amount <= 0) return { problem: 'invalid', heard };
+    return { value: { amount: money.amount, currency: money.currency ?? currency }, heard };
+  };
+  return confirmLoop({
+    name: 'amount',
+    lines: taskLines('amount', options),
+    maxAttempts: options.maxAttempts,
+    fromSpeech: (text) => check(parseMoney(text), text),
+    fromKeys: (digits) => check(/^\d+$/.test(digits) ? { amount: Number(digits) } : undefined, digits),
+    readBack: (v) => readBackAmount(v.amount, v.currency),
+  });
+}
+
+/** A task collecting a name, said or spelled letter by letter ("ميم حاء ميم دال"), read back with its spelling. */
+export function nameTask(options: TaskOptions = {}): CollectTask<string> {
+  return confirmLoop<string>({
+    name: 'name',
+    lines: taskLines('name', options),
+    maxAttempts: options.maxAttempts,
+    fromSpeech(text) {
+      const name = readName(text);
+      return name ? { value: name, heard: name } : { problem: 'nothing' };
+    },
+    fromKeys: () => ({ problem: 'nothing' }),
+    readBack: (name) => `${name}: ${spellName(name)}`,
+  });
+}

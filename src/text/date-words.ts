@@ -1,0 +1,66 @@
+/**
+ * Words of dates and times as callers say them (normalized: no hamza on alef, ة as ه, ى as ي):
+ * month names of the three calendars in use (Gregorian as in the Gulf and Egypt, the Levantine
+ * names, Hijri), weekdays, relative days, ordinals and the periods of the day.
+ */
+
+/** Month names (one or two words) → [month 1–12, calendar]. */
+export const MONTH_WORDS: readonly (readonly [string, number, 'gregory' | 'islamic-umalqura'])[] = [
+  ...['يناير', 'فبراير', 'مارس', 'ابريل', 'مايو', 'يونيو', 'يوليو', 'اغسطس', 'سبتمبر', 'اكتوبر', 'نوفمبر', 'ديسمبر'].map((m, i) => [m, i + 1, 'gregory'] as const),
+  ...[['يونيه', 6], ['يوليه', 7], ['اغسطوس', 8], ['فبراير', 2], ['ابريل', 4]].map(([m, i]) => [m as string, i as number, 'gregory'] as const),
+  ...['كانون الثاني', 'شباط', 'اذار', 'نيسان', 'ايار', 'حزيران', 'تموز', 'اب', 'ايلول', 'تشرين الاول', 'تشرين الثاني', 'كانون الاول'].map((m, i) => [m, i + 1, 'gregory'] as const),
+  ['كانون التاني', 1, 'gregory'], ['تشرين التاني', 11, 'gregory'],
+  ...[
+    ['محرم', 1], ['صفر', 2], ['ربيع الاول', 3], ['ربيع اول', 3], ['ربيع الاخر', 4], ['ربيع الثاني', 4], ['ربيع التاني', 4], ['ربيع ثاني', 4],
+    ['جمادي الاولي', 5], ['جمادي الاول', 5], ['جماد اول', 5], ['جمادي الاخره', 6], ['جمادي الثانيه', 6], ['جمادي الاخر', 6], ['جماد ثاني', 6],
+    ['رجب', 7], ['شعبان', 8], ['رمضان', 9], ['شوال', 10], ['ذو القعده', 11], ['ذي القعده', 11], ['ذا القعده', 11], ['القعده', 11],
+    ['ذو الحجه', 12], ['ذي الحجه', 12], ['ذا الحجه', 12], ['الحجه', 12],
+  ].map(([m, i]) => [m as string, i as number, 'islamic-umalqura'] as const),
+];
+
+/** Weekdays, Sunday = 0 (as `Date.getUTCDay`). */
+export const WEEKDAY_WORDS: Record<string, number> = {
+  'الاحد': 0, 'الحد': 0, 'الاثنين': 1, 'الاتنين': 1, 'التنين': 1, 'الثنين': 1, 'الثلاثا': 2, 'الثلاثاء': 2, 'التلات': 2, 'التلاتا': 2, 'الثلوث': 2,
+  'الاربعا': 3, 'الاربعاء': 3, 'الاربع': 3, 'الخميس': 4, 'الجمعه': 5, 'السبت': 6,
+};
+
+/** "الجاي" and its forms: the next one. */
+export const NEXT_WORDS = new Set(['الجاي', 'الجايه', 'الياي', 'اليايه', 'القادم', 'القادمه', 'المقبل', 'المقبله', 'جاي', 'جايه', 'ياي', 'اليايه', 'قادم', 'الجديد']);
+/** "الماضي" and its forms: the last one. */
+export const LAST_WORDS = new Set(['الماضي', 'الماضيه', 'فات', 'الفايت', 'الفات', 'السابق', 'السابقه', 'اللي فات']);
+
+/** Days from today. */
+export const RELATIVE_DAYS: [string, number][] = [
+  ['بعد بكره', 2], ['بعد بكرا', 2], ['بعد باكر', 2], ['بعد باجر', 2], ['بعد غد', 2], ['بعد الغد', 2],
+  ['اول امس', -2], ['اول امبارح', -2], ['قبل امس', -2], ['قبل امبارح', -2],
+  ['بكره', 1], ['بكرا', 1], ['باكر', 1], ['باجر', 1], ['غدا', 1], ['الغد', 1], ['غد', 1],
+  ['اليوم', 0], ['النهارده', 0], ['النهاردا', 0], ['الليله', 0],
+  ['امس', -1], ['امبارح', -1], ['البارحه', -1], ['مبارح', -1],
+];
+
+/** Ordinals as said for days of the month, with the cardinal each stands for. */
+export const ORDINAL_WORDS: Record<string, number> = {
+  'الاول': 1, 'اول': 1, 'الحادي': 1, 'حادي': 1, 'الثاني': 2, 'التاني': 2, 'ثاني': 2, 'تاني': 2, 'الثالث': 3, 'التالت': 3, 'ثالث': 3, 'الرابع': 4, 'رابع': 4,
+  'الخامس': 5, 'خامس': 5, 'السادس': 6, 'سادس': 6, 'السابع': 7, 'سابع': 7, 'الثامن': 8, 'التامن': 8, 'ثامن': 8, 'التاسع': 9, 'تاسع': 9, 'العاشر': 10, 'عاشر': 10,
+  'العشرين': 20, 'والعشرين': 20, 'الثلاثين': 30, 'والثلاثين': 30,
+};
+
+/** Periods of the day: how an hour said with one becomes 0–23, and the time meant when no hour is said. */
+export const DAY_PERIODS: Record<string, { kind: 'dawn' | 'morning' | 'noon' | 'afternoon' | 'sunset' | 'evening' | 'night'; alone: string }> = {
+  'الفجر': { kind: 'dawn', alone: '05:00' }, 'فجرا': { kind: 'dawn', alone: '05:00' },
+  'الصبح': { kind: 'morning', alone: '09:00' }, 'الصباح': { kind: 'morning', alone: '09:00' }, 'صباحا': { kind: 'morning', alone: '09:00' }, 'صباح': { kind: 'morning', alone: '09:00' }, 'بدري': { kind: 'morning', alone: '08:00' }, 'am': { kind: 'morning', alone: '09:00' },
+  'الظهر': { kind: 'noon', alone: '12:00' }, 'الضهر': { kind: 'noon', alone: '12:00' }, 'ظهرا': { kind: 'noon', alone: '12:00' }, 'الظهريه': { kind: 'noon', alone: '13:00' },
+  'العصر': { kind: 'afternoon', alone: '16:00' }, 'عصرا': { kind: 'afternoon', alone: '16:00' }, 'العصريه': { kind: 'afternoon', alone: '16:00' }, 'pm': { kind: 'afternoon', alone: '16:00' },
+  'المغرب': { kind: 'sunset', alone: '18:00' }, 'مغرب': { kind: 'sunset', alone: '18:00' }, 'المسا': { kind: 'evening', alone: '19:00' }, 'مسا': { kind: 'evening', alone: '19:00' }, 'مساءا': { kind: 'evening', alone: '19:00' }, 'مساء': { kind: 'evening', alone: '19:00' },
+  'العشا': { kind: 'evening', alone: '20:00' }, 'العشاء': { kind: 'evening', alone: '20:00' },
+  'بالليل': { kind: 'night', alone: '21:00' }, 'الليل': { kind: 'night', alone: '21:00' }, 'ليلا': { kind: 'night', alone: '21:00' }, 'بليل': { kind: 'night', alone: '21:00' }, 'الليله': { kind: 'night', alone: '21:00' },
+};
+
+/** Clock hours as MSA says them, feminine ordinals ("الساعة العاشرة"), to cardinal words. */
+export const HOUR_ORDINALS: Record<string, string> = {
+  'الواحده': 'واحد', 'الثانيه': 'اثنين', 'الثالثه': 'ثلاثه', 'الرابعه': 'اربعه', 'الخامسه': 'خمسه', 'السادسه': 'سته', 'السابعه': 'سبعه',
+  'الثامنه': 'ثمانيه', 'التاسعه': 'تسعه', 'العاشره': 'عشره', 'الحاديه': 'احدي', 'النصف': 'نص', 'الربع': 'ربع', 'الثلث': 'ثلث', 'ربعا': 'ربع', 'ثلثا': 'ثلث',
+};
+
+/** The word for o'clock, with its prefixes (الساعة، عالساعة، بالساعة). */
+export const HOUR_WORD = /^(?:ع|ب|ل|في)?(?:ال)?ساعه$/;

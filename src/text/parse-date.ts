@@ -1,0 +1,255 @@
+/**
+ * `parseDate`: a day (and a time, if said) as a caller says it: Gregorian ("١٥ مارس", "15/3"),
+ * Hijri ("١٥ رمضان", "الخامس عشر من شعبان ١٤٤٨"), relative ("بكرة", "بعد بكرة", "بعد يومين",
+ * "الأحد الجاي", "الأسبوع الجاي", "نهاية الشهر", "أول الشهر") and times ("الساعة أربعة العصر" →
+ * 16:00, "الساعة ٩ الصبح", "تسعة ونص بالليل", "الظهر"). Rules: docs/arabic-parsing.md#dates-and-times.
+ */
+import { addDays, compare, daysInMonth, fromHijri, isoDate, localNow, monthStart, toHijri, weekday, type Ymd } from './calendar.ts';
+import { DAY_PERIODS, HOUR_ORDINALS, HOUR_WORD, LAST_WORDS, MONTH_WORDS, NEXT_WORDS, ORDINAL_WORDS, RELATIVE_DAYS, WEEKDAY_WORDS } from './date-words.ts';
+import { TEEN_UNITS } from './number-words.ts';
+import { readSpoken, tokenize } from './spoken-numbers.ts';
+
+/** A date the caller said: the Gregorian day, the time if one was said, and the calendar used. */
+export interface ParsedDate {
+  /** The day, Gregorian, `YYYY-MM-DD`. */
+  date: string;
+  /** `HH:MM` (24 hours), when a time or a period of the day was said. */
+  time?: string;
+  /** The calendar the caller used: Hijri dates are read back in Hijri. */
+  calendar: 'gregory' | 'islamic-umalqura';
+  /** The same day in the Umm al-Qura calendar, `YYYY-MM-DD`, when the caller said a Hijri date. */
+  hijri?: string;
+  /** The caller's words the date was read from. */
+  text: string;
+}
+
+/** Where and when the caller is: what "today" is, and which way a yearless day goes. */
+export interface ParseDateOptions {
+  /** The moment "today" and "بكرة" count from. @default new Date() */
+  now?: Date;
+  /** The caller's time zone (IANA). @default 'Asia/Riyadh' */
+  timeZone?: string;
+  /** A day said without a year: the next one ('future', appointments) or the last ('past', birth dates). @default 'future' */
+  prefer?: 'future' | 'past';
+}
+
+/** The parser's defaults. */
+export const PARSE_DATE_DEFAULTS = { timeZone: 'Asia/Riyadh', prefer: 'future' } as const;
+
+/** A number word, or an MSA teen's first word (الحادية عشرة → احدي عشره). */
+const isNumberWord = (w: string) => w in TEEN_UNITS || readSpoken(w).some((i) => i.kind === 'number');
+const MINUTE_WORDS = new Set(['دقيقه', 'دقايق', 'دقائق', 'دقيقتين', 'دقيقتان']);
+
+/** An hour said with a period word → 0–23. Without one: 1–6 afternoon, 7–12 as said. */
+function hour24(h: number, period: string | undefined): number {
+  const kind = period ? DAY_PERIODS[period]!.kind : undefined;
+  if (h > 12) return h % 24;
+  switch (kind) {
+    case 'dawn': case 'morning': return h % 12;
+    case 'noon': return h <= 5 ? h + 12 : h;
+    case 'afternoon': case 'sunset': return h < 12 ? h + 12 : 12;
+    case 'evening': return h < 12 ? h + 12 : 0;
+    case 'night': return h === 12 ? 0 : h >= 5 ? h + 12 : h;
+    default: return h <= 6 ? h + 12 : h;
+  }
+}
+
+const hhmm = (h: number, m: number) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`;
+
+/** The clock time in the words (marking the words it used), or undefined. */
+function findTime(words: string[], used: boolean[]): { time: string; night: boolean } | undefined {
+  const periodAt = words.findIndex((w, i) => !used[i] && w in DAY_PERIODS);
+  const period = periodAt >= 0 ? words[periodAt] : undefined;
+  let from = words.findIndex((w) => HOUR_WORD.test(w)) + 1;
+  let to = from;
+  if (from > 0) {
+    while (to < words.length && (isNumberWord(words[to]!) || /^\d{1,2}:\d{2}$/.test(words[to]!) || ['و', 'الا', 'ربع', 'ثلث', 'تلت', 'نص'].includes(words[to]!) || MINUTE_WORDS.has(words[to]!))) to++;
+  } else if (periodAt > 0) {
+    // "٩ الصبح", "اربعة ونص العصر": the numbers just before the period word.
+    to = periodAt;
+    from = periodAt;
+    while (from > 0 && (isNumberWord(words[from - 1]!) || /^\d{1,2}:\d{2}$/.test(words[from - 1]!) || ['و', 'الا'].includes(words[from - 1]!))) from--;
+  } else {
+    from = words.findIndex((w) => /^\d{1,2}:\d{2}$/.test(w));
+    to = from + 1;
+  }
+  const said = from >= 0 ? words.slice(from, to) : [];
+  if (!said.length) {
+    if (!period) return undefined;
+    used[periodAt] = true;
+    return { time: DAY_PERIODS[period]!.alone, night: DAY_PERIODS[period]!.kind === 'night' };
+  }
+  let h: number;
+  let m = 0;
+  const numeral = said.find((w) => /^\d{1,2}:\d{2}$/.test(w));
+  const minus = said.indexOf('الا');
+  if (numeral) [h, m] = numeral.split(':').map(Number) as [number, number];
+  else {
+    const nums = readSpoken((minus >= 0 ? said.slice(0, minus) : said).join(' ')).filter((i) => i.kind === 'number');
+    if (!nums.length) return undefined;
+    h = Math.floor(nums[0]!.value);
+    m = Math.round((nums[0]!.value - h) * 60);
+    if (nums[1] && !nums[0]!.fraction) m = nums[1].value;
+    if (minus >= 0) {
+      const rest = said.slice(minus + 1);
+      const less = rest.includes('ربع') ? 15 : rest.includes('ثلث') || rest.includes('تلت') ? 20 : (readSpoken(rest.join(' ')).find((i) => i.kind === 'number')?.value ?? 0);
+      h = h === 1 ? 12 : h - 1;
+      m = 60 - less;
+    }
+  }
+  if (!(h >= 0 && h <= 24 && m >= 0 && m < 60)) return undefined;
+  for (let i = from; i < to; i++) used[i] = true;
+  if (from > 0 && HOUR_WORD.test(words[from - 1]!)) used[from - 1] = true;
+  if (period && periodAt >= 0) used[periodAt] = true;
+  return { time: hhmm(hour24(h, period), m), night: period ? DAY_PERIODS[period]!.kind === 'night' : false };
+}
+
+/** A day of the month said before a month name: ordinals ("الخامس عشر") or cardinals. */
+function dayBefore(words: string[], at: number, used: boolean[]): number | undefined {
+  let i = at;
+  while (i > 0 && ['من', 'في', 'شهر'].includes(words[i - 1]!)) i--;
+  const said: string[] = [];
+  while (i > 0 && !used[i - 1] && (words[i - 1]! in ORDINAL_WORDS || isNumberWord(words[i - 1]!) || words[i - 1] === 'و') && said.length < 4) said.unshift(words[--i]!);
+  if (!said.length) return undefined;
+  said.forEach((_, k) => (used[i + k] = true));
+  if (said.some((w) => w in ORDINAL_WORDS)) {
+    return said.reduce((sum, w) => sum + (ORDINAL_WORDS[w] ?? (/^عشر/.test(w) ? 10 : 0)), 0);
+  }
+  const nums = readSpoken(said.join(' ')).filter((n) => n.kind === 'number');
+  return nums.at(-1)?.value;
+}
+
+/** A year said after the month: 1990, ١٤٤٨, "ألف وتسعمية وتسعين", or two digits. */
+function yearAfter(words: string[], at: number, used: boolean[], hijri: boolean): number | undefined {
+  let i = at;
+  while (i < words.length && ['سنه', 'عام', 'من', 'لعام', 'لسنه'].includes(words[i]!)) i++;
+  const said: string[] = [];
+  while (i < words.length && (isNumberWord(words[i]!) || words[i] === 'و') && !used[i]) said.push(words[i++]!);
+  const value = readSpoken(said.join(' ')).find((n) => n.kind === 'number')?.value;
+  if (value === undefined || !Number.isInteger(value)) return undefined;
+  for (let k = at; k < i; k++) used[k] = true;
+  if (value >= 1000) return value;
+  if (value < 100) return hijri ? 1400 + value : value > 40 ? 1900 + value : 2000 + value;
+  return undefined;
+}
+
+/** The month said (name, or "شهر" + number), as [index of its first word, words, month, calendar]. */
+function findMonth(words: string[], used: boolean[]): [number, number, number, ParsedDate['calendar']] | undefined {
+  const joined = words.join(' ');
+  for (const [name, month, calendar] of [...MONTH_WORDS].sort((a, b) => b[0].length - a[0].length)) {
+    const pos = ` ${joined} `.indexOf(` ${name} `);
+    if (pos < 0) continue;
+    const at = joined.slice(0, pos).split(' ').filter(Boolean).length;
+    if (used[at]) continue;
+    // "صفر" is zero as often as the month: a month only after a day.
+    if (name === 'صفر' && !(at > 0 && (words[at - 1]! in ORDINAL_WORDS || isNumberWord(words[at - 1]!) || words[at - 1] === 'من'))) continue;
+    return [at, name.split(' ').length, month, calendar];
+  }
+  const shahr = words.findIndex((w, i) => w === 'شهر' && i + 1 < words.length && isNumberWord(words[i + 1]!));
+  if (shahr >= 0) {
+    const m = readSpoken(words[shahr + 1]!).find((n) => n.kind === 'number')?.value;
+    if (m && m >= 1 && m <= 12) return [shahr, 2, m, 'gregory'];
+  }
+  return undefined;
+}
+
+/** The next (or last) day from `today` with this month and day, this year or the next (last). */
+function nearest(today: Ymd, m: number, d: number, prefer: 'future' | 'past'): Ymd {
+  const same = { y: today.y, m, d };
+  if (prefer === 'future') return compare(same, today) >= 0 ? same : { y: today.y + 1, m, d };
+  return compare(same, today) <= 0 ? same : { y: today.y - 1, m, d };
+}
+
+const valid = (v: Ymd) => v.m >= 1 && v.m <= 12 && v.d >= 1 && v.d <= daysInMonth(v.y, v.m);
+
+/** The date and time said in `text`, or undefined when none is said. */
+export function parseDate(text: string, options: ParseDateOptions = {}): ParsedDate | undefined {
+  const timeZone = options.timeZone ?? PARSE_DATE_DEFAULTS.timeZone;
+  const prefer = options.prefer ?? PARSE_DATE_DEFAULTS.prefer;
+  const now = options.now ?? new Date();
+  if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new TypeError(`parseDate: now must be a valid Date, got ${String(options.now)}`);
+  let local: ReturnType<typeof localNow>;
+  try {
+    local = localNow(now, timeZone);
+  } catch {
+    throw new RangeError(`parseDate: unknown time zone "${timeZone}" (an IANA name such as 'Asia/Riyadh')`);
+  }
+  const { today, minutes } = local;
+  const words = tokenize(text).map((w) => HOUR_ORDINALS[w] ?? (w.startsWith('و') ? (HOUR_ORDINALS[w.slice(1)] ? `و${HOUR_ORDINALS[w.slice(1)]}` : w) : w));
+  const used = words.map(() => false);
+  const joined = ` ${words.join(' ')} `;
+  const hasWord = (set: Set<string>) => words.some((w) => set.has(w)) || [...set].some((p) => p.includes(' ') && joined.includes(` ${p} `));
+  const next = hasWord(NEXT_WORDS);
+  const last = hasWord(LAST_WORDS);
+  let day: Ymd | undefined;
+  let calendar: ParsedDate['calendar'] = 'gregory';
+
+  // Written dates: 2027-03-15, 15/3, 15/3/2027, 15-3-2027.
+  const written = words.find((w) => /^\d{4}-\d{1,2}-\d{1,2}$|^\d{1,2}[/-]\d{1,2}(?:[/-]\d{2,4})?$/.test(w));
+  if (written) {
+    const parts = written.split(/[/-]/).map(Number);
+    const [y, m, d] = parts[0]! > 999 ? parts : [parts[2], parts[1], parts[0]];
+    day = y === undefined ? nearest(today, m!, d!, prefer) : { y: y < 100 ? 2000 + y : y, m: m!, d: d! };
+    used[words.indexOf(written)] = true;
+  }
+  const time = findTime(words, used);
+  const month = day ? undefined : findMonth(words, used);
+  if (month) {
+    const [at, length, m, cal] = month;
+    for (let k = at; k < at + length; k++) used[k] = true;
+    const d = dayBefore(words, at, used) ?? (words[at - 1] === 'اول' || words[at - 1] === 'بدايه' ? 1 : undefined);
+    if (d === undefined) return undefined;
+    const y = yearAfter(words, at + length, used, cal !== 'gregory');
+    calendar = cal;
+    if (cal === 'gregory') day = y ? { y, m, d } : nearest(today, m, d, prefer);
+    else day = fromHijri({ y, m, d }, today, prefer === 'future' ? 1 : -1);
+    if (!day) return undefined;
+  }
+  if (!day) {
+    const relative = RELATIVE_DAYS.find(([p]) => joined.includes(` ${p} `));
+    const after = joined.match(/ (بعد|قبل) (?:(\S+) )?(يوم|ايام|يومين|اسبوع|اسابيع|اسبوعين|شهر|اشهر|شهور|شهرين|جمعه|جمعتين) /);
+    const weekdayWord = words.find((w) => w in WEEKDAY_WORDS);
+    const dayOnly = joined.match(/ يوم (\S+(?: و\S+)?) /) ?? joined.match(/ (\S+(?: و\S+)?) (?:من )?(?:هذا )?الشهر /);
+    if (after) {
+      const unit = after[3]!;
+      const dual = /ين$/.test(unit) && unit !== 'يومين' ? 2 : unit === 'يومين' ? 2 : 1;
+      const count = after[2] ? readSpoken(after[2]).find((n) => n.kind === 'number')?.value ?? 1 : dual;
+      const sign = after[1] === 'قبل' ? -1 : 1;
+      if (/^(?:شهر|اشهر|شهور|شهرين)$/.test(unit)) {
+        const first = monthStart(today, sign * count);
+        day = { ...first, d: Math.min(today.d, daysInMonth(first.y, first.m)) };
+      } else day = addDays(today, sign * count * (/^(?:يوم|ايام|يومين)$/.test(unit) ? 1 : 7));
+    } else if (/ (?:نهايه|اخر|نهاية) (?:ال)?شهر /.test(joined)) {
+      const first = monthStart(today, next ? 1 : 0);
+      day = { ...first, d: daysInMonth(first.y, first.m) };
+    } else if (/ (?:اول|بدايه|مطلع) (?:ال)?شهر /.test(joined)) {
+      day = today.d === 1 && !next ? today : monthStart(today, 1);
+    } else if (weekdayWord) {
+      const target = WEEKDAY_WORDS[weekdayWord]!;
+      const step = last ? -1 : 1;
+      day = addDays(today, step);
+      while (weekday(day) !== target) day = addDays(day, step);
+    } else if (/ (?:ال)?(?:اسبوع|جمعه) /.test(joined) && (next || last)) {
+      day = addDays(today, last ? -7 : 7);
+    } else if (/ (?:ال)?شهر /.test(joined) && (next || last)) {
+      day = monthStart(today, last ? -1 : 1);
+    } else if (relative) {
+      day = addDays(today, relative[1]);
+    } else if (dayOnly && isNumberWord(dayOnly[1]!.split(' ')[0]!)) {
+      const d = readSpoken(dayOnly[1]!).find((n) => n.kind === 'number')?.value;
+      if (d === undefined) return undefined;
+      const here = { ...today, d };
+      day = compare(here, today) >= 0 || prefer === 'past' ? here : { ...monthStart(today, 1), d };
+    }
+  }
+  if (!day && time) {
+    // A time alone: today, or tomorrow when that time has passed.
+    const [h, m] = time.time.split(':').map(Number) as [number, number];
+    day = h * 60 + m > minutes || prefer === 'past' ? today : addDays(today, 1);
+  }
+  if (!day || !valid(day)) return undefined;
+  const result: ParsedDate = { date: isoDate(day), calendar, text: text.trim() };
+  if (time) result.time = time.time;
+  if (calendar === 'islamic-umalqura') result.hijri = isoDate(toHijri(day));
+  return result;
+}

@@ -1,0 +1,52 @@
+/**
+ * Yes, no, "say again" and "I don't know" as callers say them in MSA, Gulf, Egyptian and
+ * Levantine Arabic, written as `normalizeWord` leaves them (no hamza on alef, ة as ه, ى as ي).
+ * Sources: docs/arabic-parsing.md.
+ */
+
+/** Words that answer yes on their own. */
+export const YES_WORDS = new Set([
+  'نعم', 'اجل', 'بلي', 'ايوه', 'ايوا', 'ايو', 'اي', 'ايي', 'صح', 'صحيح', 'صحيحه', 'مضبوط', 'مظبوط', 'بالضبط', 'بالظبط', 'بالزبط', 'بالزبت',
+  'تمام', 'تمم', 'موافق', 'موافقه', 'ماشي', 'زين', 'حاضر', 'ابشر', 'اوكي', 'اوكيه', 'اوك', 'ok', 'okay', 'yes', 'yeah', 'yep', 'يس', 'يب',
+  'صحيحا', 'مظبوطه', 'مضبوطه',
+]);
+
+/**
+ * Words that say yes only when nothing says no: hesitations and intensifiers. "آه" is yes in
+ * Egyptian and Levantine but also a hesitation ("اه لا"); "أكيد"/"طبعًا" strengthen a "لا" too.
+ */
+export const WEAK_YES_WORDS = new Set(['اه', 'اها', 'ايه', 'طيب', 'اكيد', 'طبعا', 'بالتاكيد', 'والله', 'كده', 'كدا', 'كذا', 'هيك', 'ماشي']);
+
+/** Words that answer no on their own. */
+export const NO_WORDS = new Set(['لا', 'لاا', 'كلا', 'لع', 'no', 'nope', 'نو', 'ابدا', 'ابد', 'غلط', 'خطا', 'مو', 'مش', 'مب', 'موب', 'مهو', 'مهوب', 'مي']);
+
+/** Negators that turn a yes word after them into no ("مو صحيح", "مش مظبوط", "غير صحيح"). */
+export const NEGATORS = new Set(['مو', 'مش', 'مب', 'موب', 'مهو', 'مهوب', 'ما', 'ليس', 'ليست', 'غير', 'مي', 'مانو', 'مانه']);
+
+/** Phrases that mean yes although they hold a negator ("no problem", "no objection"). */
+export const YES_PHRASES = [
+  'ما في مشكله', 'مافي مشكله', 'مفيش مشكله', 'ما فيه مشكله', 'مش مشكله', 'مو مشكله', 'لا مشكله', 'لا مانع', 'ما عندي مانع', 'ماعندي مانع',
+  'معنديش مانع', 'ما في مانع', 'ما يخالف', 'مايخالف', 'لا باس', 'ما عليه', 'هو كذا', 'هو ذا', 'اي نعم', 'هذا صحيح', 'هذا هو', 'هو هذا',
+  'هو ده', 'هو هيك', 'ميه بالميه', 'ميه ميه',
+];
+
+/** Phrases that mean no. */
+export const NO_PHRASES = ['لا شكرا', 'ليس هذا', 'ليس كذلك', 'مش هو ده', 'مو هو هذا', 'مب هو هذا', 'مش هو دا', 'مو هذا', 'مش هذا', 'مش ده', 'مب هذا', 'مش هو', 'مو هو', 'مب هو', 'ما ابي', 'مابي', 'ما ابغي', 'مابغي', 'ما بدي', 'مابدي', 'مش عايز', 'مش عاوز', 'لا اريد'];
+
+/** The caller asks to hear it again. */
+export const REPEAT_PHRASES = [
+  'عيد', 'عيدي', 'عيدها', 'اعد', 'اعيد', 'تعيد', 'تعيدي', 'تعيدها', 'اعده', 'كرر', 'كرري', 'تكرر', 'كررها', 'مره ثانيه', 'مره تانيه',
+  'مره كمان', 'كمان مره', 'ما سمعت', 'ماسمعت', 'ما سمعتك', 'مسمعتش', 'ما سمعتش', 'ما فهمت', 'مافهمت', 'مش فاهم', 'ما فهمتك', 'مفهمتش',
+  'ايش قلت', 'وش قلت', 'شو قلت', 'شو قلتي', 'قلت ايه', 'قلتي ايه', 'بتقول ايه', 'بتقولي ايه', 'شو بتقول', 'وش تقول', 'ايش تقول', 'pardon',
+  'say again', 'repeat', 'ما وضح', 'مو واضح', 'مش واضح',
+];
+
+/** The caller does not know or is not sure. */
+export const UNSURE_PHRASES = [
+  'ما اعرف', 'مااعرف', 'ما ادري', 'مدري', 'مادري', 'ما بعرف', 'مابعرف', 'مش عارف', 'مش عارفه', 'معرفش', 'مش متاكد', 'مو متاكد',
+  'مب متاكد', 'لست متاكدا', 'لست متاكد', 'لا اعرف', 'لا ادري', 'يمكن', 'ربما', 'الله اعلم', 'مش فاكر', 'ما اتذكر', 'مش متذكر', 'ما بتذكر',
+  'لا اتذكر', 'dont know', 'don t know', 'not sure', 'maybe',
+];
+
+/** Words after which the caller corrects what they said: the answer after the last one counts. */
+export const CORRECTION_WORDS = new Set(['اقصد', 'قصدي', 'اعني', 'قصدت', 'عفوا', 'اسف', 'اسفه', 'سوري', 'sorry', 'لحظه', 'بل']);

@@ -1,0 +1,170 @@
+// The Arabic tasks as dialogues on text alone: each step is what the caller says or keys and
+// what the task answers (a line spoken, and the result when it ends).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { TASK_DEFAULTS, amountTask, confirmTask, dateTask, digitsTask, nameTask, type CollectTask, type TaskInput, type TaskStep } from '../../src/index.ts';
+
+const L = TASK_DEFAULTS.lines;
+const say = (text: string): TaskInput => ({ kind: 'speech', text });
+const keys = (digits: string): TaskInput => ({ kind: 'dtmf', digits });
+
+/** Runs a dialogue: the inputs in order (null: the caller stayed silent); returns every step. */
+function run<T>(task: CollectTask<T>, inputs: (TaskInput | null)[]): TaskStep<T>[] {
+  const steps = [task.start()];
+  for (const input of inputs) steps.push(input ? task.next(input) : task.timeout!());
+  return steps;
+}
+
+const PHONE_READ = 'صفر خمسة صفر، واحد اثنان ثلاثة، أربعة خمسة ستة سبعة';
+
+test('phone: said in Gulf digits, read back in groups, confirmed with إيه', () => {
+  const steps = run(digitsTask({ kind: 'phone' }), [say('رقمي صفر خمسة صفر، واحد ثنين ثلاثة، أربعة خمسة ستة سبعة'), say('إيه صح')]);
+  assert.equal(steps[0]!.say, L.prompts.phone);
+  assert.equal(steps[1]!.say, `الرقم ${PHONE_READ}، صحيح؟`);
+  assert.deepEqual(steps[2]!.done, { ok: true, value: '+966501234567' });
+});
+
+test('phone: keyed with # at the end and * to clear a mistake, confirmed with 1', () => {
+  const steps = run(digitsTask({ kind: 'phone' }), [keys('0599*0501234567#'), keys('1')]);
+  assert.equal(steps[1]!.say, `الرقم ${PHONE_READ}، صحيح؟`);
+  assert.deepEqual(steps[2]!.done, { ok: true, value: '+966501234567' });
+});
+
+test('phone: "no" asks again; a new number said instead of yes is read back in turn', () => {
+  const steps = run(digitsTask({ kind: 'phone' }), [
+    say('صفر خمسة خمسة واحد اتنين تلاتة اربعة خمسة ستة سبعة'), say('لا'), say('صفر خمسة صفر واحد اتنين تلاتة اربعة خمسة ستة تمنية'),
+    say('لأ، صفر خمسة صفر واحد اتنين تلاتة اربعة خمسة ستة سبعة'), say('أيوه'),
+  ]);
+  assert.equal(steps[2]!.say, `${L.tryAgain} ${L.prompts.phone}`);
+  assert.match(steps[3]!.say!, /ستة ثمانية، صحيح؟$/);
+  assert.equal(steps[4]!.say, `الرقم ${PHONE_READ}، صحيح؟`);
+  assert.deepEqual(steps[5]!.done, { ok: true, value: '+966501234567' });
+});
+
+test('"repeat that" re-reads the value without counting a try', () => {
+  const task = digitsTask({ kind: 'phone', maxAttempts: 1 });
+  const steps = run(task, [say('0501234567'), say('عيد لو سمحت'), say('ما سمعت'), say('نعم')]);
+  assert.equal(steps[2]!.say, steps[1]!.say);
+  assert.equal(steps[3]!.say, steps[1]!.say);
+  assert.deepEqual(steps[4]!.done, { ok: true, value: '+966501234567' });
+});
+
+test('national ID: a failing checksum is refused, and after three failures the task fails typed', () => {
+  const steps = run(digitsTask({ kind: 'national_id' }), [say('واحد صفر صفر صفر صفر صفر صفر صفر صفر صفر'), say('ما أعرف'), say('1234')]);
+  assert.equal(steps[1]!.say, `${L.invalid.replace('{label}', L.labels.national_id)} ${L.prompts.national_id}`);
+  assert.equal(steps[2]!.say, `${L.notUnderstood} ${L.prompts.national_id}`);
+  assert.equal(steps[3]!.say, L.giveUp);
+  assert.deepEqual(steps[3]!.done, { ok: false, reason: 'max_attempts', lastHeard: '1234' });
+});
+
+test('national ID: a valid iqama is read back 3-3-4 and confirmed', () => {
+  const steps = run(digitsTask({ kind: 'national_id' }), [say('اتنين صفر صفر صفر صفر صفر صفر صفر صفر ستة'), say('تمام')]);
+  assert.equal(steps[1]!.say, 'رقم الهوية اثنان صفر صفر، صفر صفر صفر، صفر صفر صفر ستة، صحيح؟');
+  assert.deepEqual(steps[2]!.done, { ok: true, value: '2000000006' });
+});
+
+test('IBAN: the digits after SA, checked mod 97, read back in fours', () => {
+  const steps = run(digitsTask({ kind: 'iban' }), [keys('0380000000608010167519#'), say('نعم')]);
+  assert.match(steps[1]!.say!, /^الآيبان إس إيه صفر ثلاثة، ثمانية صفر صفر صفر، /);
+  assert.deepEqual(steps[2]!.done, { ok: true, value: 'SA0380000000608010167519' });
+  const said = run(digitsTask({ kind: 'iban', country: 'AE' }), [say('إس إيه صفر تلاتة تمانية صفر صفر صفر صفر صفر صفر صفر ستة صفر تمانية صفر واحد صفر واحد ستة سبعة خمسة واحد تسعة')]);
+  assert.match(said[1]!.say!, /^الآيبان إس إيه صفر ثلاثة، /);
+  const emirati = run(digitsTask({ kind: 'iban', country: 'AE' }), [say('صفر سبعة، صفر تلاتة تلاتة واحد، اتنين تلاتة أربعة خمسة، ستة سبعة تمانية تسعة، صفر واحد اتنين تلاتة، أربعة خمسة ستة'), say('إيه')]);
+  assert.deepEqual(emirati[2]!.done, { ok: true, value: 'AE070331234567890123456' });
+  const wrong = run(digitsTask({ kind: 'iban' }), [keys('0380000000608010167518#')]);
+  assert.match(wrong[1]!.say!, /غير صحيح/);
+});
+
+test('card last four and OTP: lengths checked; custom validate refuses', () => {
+  const card = run(digitsTask({ kind: 'card_last4' }), [say('آخر أربعة أرقام ثمانية ثمانية صفر واحد'), say('صح')]);
+  assert.deepEqual(card[2]!.done, { ok: true, value: '8801' });
+  const otp = run(digitsTask({ kind: 'otp', length: 6 }), [say('أربعة ثمانية اتنين تسعة')]);
+  assert.match(otp[1]!.say!, /غير صحيح/);
+  const custom = run(digitsTask({ kind: 'custom', validate: (d) => d.startsWith('9') }), [say('خمسة خمسة'), say('تسعة تسعة'), say('إيه')]);
+  assert.match(custom[1]!.say!, /غير صحيح/);
+  assert.deepEqual(custom[3]!.done, { ok: true, value: '99' });
+});
+
+test('the caller declining the question ends the task as caller_declined', () => {
+  const steps = run(digitsTask({ kind: 'national_id' }), [say('لا ما أبي')]);
+  assert.deepEqual(steps[1]!.done, { ok: false, reason: 'caller_declined' });
+});
+
+test('silence re-prompts, then ends as no_input', () => {
+  const steps = run(digitsTask({ kind: 'otp', maxAttempts: 2 }), [null, null]);
+  assert.equal(steps[1]!.say, `${L.noInput} ${L.prompts.otp}`);
+  assert.deepEqual(steps[2]!.done, { ok: false, reason: 'no_input' });
+});
+
+test('unclear answers to the read-back ask for yes or no and count as tries', () => {
+  const steps = run(digitsTask({ kind: 'card_last4', maxAttempts: 2 }), [say('٤٨٢١'), say('يعني'), say('السلام عليكم')]);
+  assert.equal(steps[2]!.say, `${L.yesOrNo} آخر أربعة أرقام أربعة ثمانية اثنان واحد، صحيح؟`);
+  assert.deepEqual(steps[3]!.done, { ok: false, reason: 'max_attempts', lastHeard: '4821' });
+});
+
+test('lines are overridable per task', () => {
+  const steps = run(digitsTask({ kind: 'phone', prompt: 'رقم جوالك لو سمحت؟', lines: { confirm: 'تقصد {value}؟' } }), [say('0501234567')]);
+  assert.equal(steps[0]!.say, 'رقم جوالك لو سمحت؟');
+  assert.equal(steps[1]!.say, `تقصد ${PHONE_READ}؟`);
+});
+
+test('date: relative day and time, read back with the weekday, confirmed', () => {
+  const task = dateTask({ now: new Date('2027-01-14T08:00:00Z'), timeZone: 'Asia/Riyadh' });
+  const steps = run(task, [say('بكرة الساعة أربعة العصر'), say('أيوه')]);
+  assert.equal(steps[1]!.say, 'الموعد يوم الجمعة، الخامس عشر من يناير ألفين وسبعة وعشرين، الساعة الرابعة عصرًا، صحيح؟');
+  assert.deepEqual(steps[2]!.done, { ok: true, value: { date: '2027-01-15', time: '16:00', calendar: 'gregory', text: 'بكرة الساعة أربعة العصر' } });
+});
+
+test('date: a Hijri date is read back in Hijri; requireTime asks again without a time; keys DDMMYYYY', () => {
+  const hijri = run(dateTask({ now: new Date('2025-01-01T09:00:00Z') }), [say('١ رمضان')]);
+  assert.equal(hijri[1]!.say, 'الموعد يوم السبت، الأول من رمضان ألف وأربعمئة وستة وأربعين للهجرة، صحيح؟');
+  const timed = run(dateTask({ now: new Date('2027-01-14T08:00:00Z'), requireTime: true }), [say('بكرة')]);
+  assert.match(timed[1]!.say!, /غير صحيح/);
+  const keyed = run(dateTask({ prefer: 'past' }), [keys('15031990#'), keys('1')]);
+  assert.equal((keyed[2]!.done as { value: { date: string } }).value.date, '1990-03-15');
+});
+
+test('amount: said in Egyptian with its currency, read back in agreement; min and max', () => {
+  const steps = run(amountTask({ currency: 'جنيه' }), [say('ألف وخمسمية جنيه'), say('مظبوط')]);
+  assert.equal(steps[1]!.say, 'المبلغ ألف وخمسمئة جنيه، صحيح؟');
+  assert.deepEqual(steps[2]!.done, { ok: true, value: { amount: 1500, currency: 'جنيه' } });
+  const capped = run(amountTask({ max: 1000 }), [say('ألفين ريال')]);
+  assert.match(capped[1]!.say!, /غير صحيح/);
+  assert.throws(() => amountTask({ currency: 'XYZ' }), /unknown currency/);
+});
+
+test('name: spelled letter by letter, read back with its spelling; "no" asks again', () => {
+  const steps = run(nameTask(), [say('اسمي ميم حاء ميم دال'), say('لا'), say('أحمد'), say('نعم')]);
+  assert.equal(steps[1]!.say, 'الاسم محمد: ميم، حاء، ميم، دال، صحيح؟');
+  assert.equal(steps[2]!.say, `${L.tryAgain} ${L.prompts.name}`);
+  assert.equal(steps[3]!.say, 'الاسم أحمد: ألف همزة، حاء، ميم، دال، صحيح؟');
+  assert.deepEqual(steps[4]!.done, { ok: true, value: 'أحمد' });
+});
+
+test('name: تاء مربوطة spelled; a name said instead of yes replaces the first', () => {
+  const steps = run(nameTask(), [say('فاء ألف طاء ميم تاء مربوطة'), say('لا، اسمي فاطمه الزهراء'), say('إي')]);
+  assert.match(steps[1]!.say!, /^الاسم فاطمة:/);
+  assert.match(steps[2]!.say!, /^الاسم فاطمه الزهراء:/);
+  assert.deepEqual(steps[3]!.done, { ok: true, value: 'فاطمه الزهراء' });
+});
+
+test('confirm: yes/no in dialects, "say again" repeats the question, unclear asks again', () => {
+  const q = 'هل تريد إلغاء البطاقة؟';
+  const steps = run(confirmTask(q), [say('نعم؟'), say('مدري'), say('لا لا أقصد إيه')]);
+  assert.equal(steps[1]!.say, q);
+  assert.equal(steps[2]!.say, `${L.yesOrNo} ${q}`);
+  assert.deepEqual(steps[3]!.done, { ok: true, value: true });
+  assert.deepEqual(run(confirmTask(q), [say('لأ مش عايز')])[1]!.done, { ok: true, value: false });
+  assert.deepEqual(run(confirmTask(q), [keys('2')])[1]!.done, { ok: true, value: false });
+  assert.deepEqual(run(confirmTask(q, { maxAttempts: 1 }), [say('يعني')])[1]!.done, { ok: false, reason: 'max_attempts' });
+});
+
+test('bad options are refused with a clear error; a finished task refuses more input', () => {
+  assert.throws(() => digitsTask({ kind: 'passport' as never }), /unknown kind "passport"/);
+  assert.throws(() => digitsTask({ kind: 'otp', length: 0 }), /length must be a positive whole number/);
+  assert.throws(() => digitsTask({ kind: 'otp', maxAttempts: 0 }), /maxAttempts must be a whole number of at least 1/);
+  assert.throws(() => confirmTask('  '), /question is empty/);
+  const task = digitsTask({ kind: 'card_last4' });
+  run(task, [say('1234'), say('نعم')]);
+  assert.throws(() => task.next(say('نعم')), /the task is over/);
+});
