@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from '../session/logger.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { ResultSink } from './results.ts';
@@ -65,6 +66,8 @@ export class InProcessCampaigns {
   private readonly clock: Clock;
 
   constructor(o: { dialer: Dialer; clock: Clock; sinks?: ResultSink[]; logger?: Logger; store?: CampaignStore; pollMs?: number; onSinkError?(err: Error): void }) {
+    // Every waiting contact listens on the one stop signal.
+    setMaxListeners(0, this.stop.signal);
     this.store = o.store ?? new MemoryCampaignStore();
     this.clock = o.clock;
     this.deps = { store: this.store, dialer: o.dialer, now: () => o.clock.now(), gates: [new LocalGate()], sinks: o.sinks, logger: o.logger, pollMs: o.pollMs, onSinkError: o.onSinkError };
