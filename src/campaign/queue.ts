@@ -23,6 +23,8 @@ export const CAMPAIGN_QUEUE_DEFAULTS = {
   stalledIntervalMs: 30_000,
   /** A campaign slot's lease: a dead worker's slot comes back after it. */
   leaseMs: 15_000,
+  /** Real ms at least between two looks of a job waiting for a free slot or a resumed campaign. */
+  slotPollMs: 1_000,
 } as const;
 
 /** The options of both sides. */
@@ -143,8 +145,10 @@ export class CampaignWorker {
           await this.store.finished(campaignId, index);
           return;
         }
-        // Campaign-clock delay to a real time for Redis's delayed set.
-        await job.moveToDelayed(Date.now() + Math.max(0, (r.at - clock.now()) / clock.speed), token);
+        // Campaign-clock delay to a real time for Redis's delayed set; a job polling for a slot
+        // never looks again sooner than slotPollMs, however fast the clock runs.
+        const real = Math.max(0, (r.at - clock.now()) / clock.speed);
+        await job.moveToDelayed(Date.now() + (r.why === 'poll' ? Math.max(real, opts.slotPollMs) : real), token);
         throw new DelayedError();
       },
       { connection: this.connection, concurrency: opts.workerConcurrency, lockDuration: opts.lockDurationMs, stalledInterval: opts.stalledIntervalMs, maxStalledCount: 10 },

@@ -26,7 +26,7 @@ export interface StepDeps {
 }
 
 /** After a step: the contact is finished, or its next step is due at `at` (campaign clock). */
-export type StepOutcome = { next: 'done' } | { next: 'later'; at: number };
+export type StepOutcome = { next: 'done' } | { next: 'later'; at: number; /** `poll`: paused or no free slot (look again soon), `due`: a retry or the window's opening. */ why: 'poll' | 'due' };
 
 /**
  * Runs a contact's next step: dials it when it is due, in the window, not on the do-not-call list
@@ -41,6 +41,8 @@ export async function runStep(d: StepDeps, campaignId: string, index: number): P
   let c = await d.store.contact(campaignId, index);
   if (!meta || !c) return { next: 'done' };
   const s = settingsOf(meta);
+  // A result saved by a worker that died before streaming it is streamed now (at least once; the dial id tells repeats).
+  if (c.unreported) c = await report(d, campaignId, c);
   for (;;) {
     // Read again each turn: a pause or a cancel during a call applies to what follows it.
     meta = (await d.store.meta(campaignId)) ?? meta;
@@ -61,10 +63,10 @@ export async function runStep(d: StepDeps, campaignId: string, index: number): P
       }
       case 'wait':
         if (meta.state === 'cancelled') return finish(d, campaignId, { ...c, status: 'cancelled' });
-        return { next: 'later', at: decision.until };
+        return { next: 'later', at: decision.until, why: 'due' };
       case 'dial': {
         if (meta.state === 'cancelled') return finish(d, campaignId, { ...c, status: 'cancelled' });
-        if (meta.state !== 'running') return { next: 'later', at: now + poll };
+        if (meta.state !== 'running') return { next: 'later', at: now + poll, why: 'poll' };
         const releases: (() => Promise<void>)[] = [];
         for (const g of d.gates) {
           const r = await g.tryAcquire(campaignId, s.concurrency);
@@ -72,7 +74,7 @@ export async function runStep(d: StepDeps, campaignId: string, index: number): P
           releases.push(r);
         }
         try {
-          if (releases.length < d.gates.length) return { next: 'later', at: now + poll };
+          if (releases.length < d.gates.length) return { next: 'later', at: now + poll, why: 'poll' };
           // The time may have moved while waiting on the gates: the window is checked again.
           const at = d.now();
           if (!inWindow(at, c, s)) continue;
@@ -100,18 +102,24 @@ export async function runStep(d: StepDeps, campaignId: string, index: number): P
   }
 
   async function finish(deps: StepDeps, id: string, state: ContactState): Promise<StepOutcome> {
-    await deps.store.save(id, state);
-    await emit(deps, id, state);
+    await deps.store.save(id, { ...state, unreported: true });
+    await report(deps, id, state);
     return { next: 'done' };
   }
 }
 
-/** Saves an attempt's outcome, then streams it. */
+/** Saves an attempt's outcome (marked unreported), streams it, then marks it reported. */
 async function record(d: StepDeps, id: string, c: ContactState, r: CallResult, s: ReturnType<typeof settingsOf>): Promise<ContactState> {
-  const next = afterOutcome(c, r, s, d.now());
+  const next = { ...afterOutcome(c, r, s, d.now()), unreported: true as const };
   await d.store.save(id, next);
-  await emit(d, id, next);
-  return next;
+  return report(d, id, next);
+}
+
+async function report(d: StepDeps, id: string, c: ContactState): Promise<ContactState> {
+  await emit(d, id, c);
+  const { unreported: _, ...done } = c;
+  await d.store.save(id, done);
+  return done;
 }
 
 async function emit(d: StepDeps, id: string, state: ContactState): Promise<void> {

@@ -95,6 +95,8 @@ export interface ContactState {
   attempts: AttemptRecord[];
   /** When the next attempt may be dialled (campaign-clock ms); 0 = at once. */
   notBefore: number;
+  /** Set while the last result is saved but not yet streamed to the sinks. */
+  unreported?: true;
 }
 
 /** Whether the campaign runs. */
