@@ -13,3 +13,4 @@ export { csvCell, csvRow, csvSink, resultOf, RESULT_COLUMNS, webhookSink, type C
 export { dialOf, runStep, type CampaignGate, type StepDeps, type StepOutcome } from './step.ts';
 export { controlCampaign, InProcessCampaigns, newMeta, type CampaignSpec } from './in-process.ts';
 export { budgetGate, CAMPAIGN_QUEUE_DEFAULTS, CampaignQueue, CampaignWorker, jobIdOf, type CampaignQueueOptions, type CampaignWorkerDeps } from './queue.ts';
+export { campaignRoutes, type CampaignRoutesOptions } from './routes.ts';

@@ -19,6 +19,11 @@ Usage:
   hiwar serve [--config FILE] [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
       Serve the agent to telephony platforms (/telephony/<provider>), with /healthz, /readyz and /metrics.
       Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. docs/telephony.md
+  hiwar campaign start CONTACTS.csv [--agent DIR|FILE] [--window TEXT] [--concurrency N] [--retries N]
+                 [--retry-after D] [--dnc FILE]
+  hiwar campaign worker|status|pause|resume|cancel [ID]
+      Call a list of contacts within a window, with retries and a do-not-call list, in this
+      process or by workers on a cluster (REDIS_URL). docs/campaigns.md
   hiwar status [--json]
       The instances of a cluster of servers (REDIS_URL): calls, waiting callers, loop delay,
       the key's sessions in use. docs/scaling.md
@@ -37,6 +42,7 @@ const commands: Record<string, () => Promise<Command>> = {
   console: async () => (await import('./console.ts')).consoleCommand,
   sandbox: async () => (await import('./sandbox.ts')).sandboxCommand,
   serve: async () => (await import('./serve.ts')).serveCommand,
+  campaign: async () => (await import('./campaign.ts')).campaignCommand,
   status: async () => (await import('./status.ts')).statusCommand,
   worker: async () => (await import('./worker.ts')).workerCommand,
 };

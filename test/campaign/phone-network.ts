@@ -43,7 +43,7 @@ export async function startPhoneNetwork(callMs: number): Promise<PhoneNetwork> {
         net.calls.push(call);
         net.most = Math.max(net.most, ++net.live);
         // The call lives its life whether or not the worker that placed it is still there.
-        const end = new Promise<CallResult>((r) => setTimeout(r, callMs)).then(() => {
+        const end = new Promise<void>((r) => setTimeout(r, callMs)).then(() => {
           net.live--;
           const outcome = outcomeOf(d.index, d.attempt);
           call.ended = { outcome, callId: `call-${d.dialId}`, ...(outcome === 'completed' ? { durationS: 42, amd: 'human', transcript: 'caller: ألو… نعم أنا', toolResults: { confirmed: true } } : {}) };
