@@ -120,7 +120,11 @@ export function parseDoNotCall(text: string): Set<string> {
   const csv = /(^|,)\s*number\s*(,|$)/i.test(lines[0] ?? '');
   const out = new Set<string>();
   if (csv) {
-    for (const c of parseContacts(text).contacts) out.add(c.number);
+    const { contacts, bad } = parseContacts(text);
+    // A repeat is harmless in a list of numbers; anything else is a line the list meant and lost.
+    const wrong = bad.find((b) => !/is already on line/.test(b.message));
+    if (wrong) throw new Error(`do-not-call list, line ${wrong.line}: ${wrong.message}`);
+    for (const c of contacts) out.add(c.number);
     return out;
   }
   for (const [i, raw] of lines.entries()) {

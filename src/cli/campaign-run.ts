@@ -88,10 +88,10 @@ export async function worker(values: RunValues, redisUrl: string, say: (m: strin
   const { probeRedis } = await import('../cluster/redis.ts');
   await probeRedis(redisUrl);
   const server = await callServer(values, say);
-  const { CampaignWorker } = await import('../campaign/queue.ts');
-  const w = new CampaignWorker(redisUrl, { dialer: server.dialer, sinks: await webhook(), logger: server.logger });
+  const [{ CampaignWorker, budgetGate }, budget] = await Promise.all([import('../campaign/queue.ts'), keyBudget(redisUrl)]);
+  const w = new CampaignWorker(redisUrl, { dialer: server.dialer, sinks: await webhook(), logger: server.logger, gates: budget ? [budgetGate(budget.semaphore, budget.sessionsPerCall)] : [] });
   await w.ready();
-  say('hiwar campaign worker: taking campaign calls from Redis');
+  say(`hiwar campaign worker: taking campaign calls from Redis${budget ? `, within the key's ${budget.semaphore.limit} sessions` : ''}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       say(`${signal}: finishing the calls under way`);
@@ -101,6 +101,27 @@ export async function worker(values: RunValues, redisUrl: string, say: (m: strin
     process.once('SIGINT', () => stop('SIGINT'));
   });
   await server.close();
+  budget?.redis.disconnect();
   say('stopped; bye');
   return 0;
+}
+
+/**
+ * The service key's cluster budget, as \`hiwar serve\` counts it (HIWAR_KEY_SESSIONS, the key's hash
+ * in the slots' name): the worker dials only while one more call fits. None without a key.
+ */
+async function keyBudget(redisUrl: string) {
+  const apiKey = process.env.HIWAR_API_KEY;
+  const sessions = Number(process.env.HIWAR_KEY_SESSIONS);
+  if (!apiKey || !Number.isInteger(sessions) || sessions < 1) return undefined;
+  const [{ connectRedis }, { RedisSemaphore, slotsKey }, { keyHash }, { CLUSTER_DEFAULTS }] = await Promise.all([
+    import('../cluster/redis.ts'),
+    import('../cluster/semaphore.ts'),
+    import('../cluster/cluster.ts'),
+    import('../cluster/options.ts'),
+  ]);
+  const redis = connectRedis(redisUrl);
+  redis.on('error', () => {});
+  const semaphore = new RedisSemaphore({ redis, key: slotsKey(CLUSTER_DEFAULTS.prefix, keyHash(apiKey)), limit: sessions, leaseMs: CLUSTER_DEFAULTS.leaseMs, holder: 'campaign-worker' });
+  return { redis, semaphore, sessionsPerCall: CLUSTER_DEFAULTS.sessionsPerCall };
 }

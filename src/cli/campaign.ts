@@ -4,6 +4,7 @@ import type { Contact } from '../campaign/types.ts';
 import { AGENT_HELP, loadAgent, optionLine } from './agent.ts';
 import { CliError, numberOption, parseCommand, readText, UsageError } from './args.ts';
 
+/** `hiwar campaign --help`: every subcommand and option. */
 export const CAMPAIGN_USAGE = `Usage: hiwar campaign start CONTACTS.csv [--agent DIR|FILE] [--window "Sun-Thu 09:00-21:00 Asia/Riyadh"]
                       [--concurrency 1] [--retries 2] [--retry-after 2h] [--dnc FILE] [--id NAME]
                       [--results FILE] [--redis URL] [--from NUMBER] [--platform NAME]

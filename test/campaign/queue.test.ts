@@ -4,7 +4,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { verifyWebhook } from '../../src/analytics/webhook.ts';
-import { CampaignQueue, jobIdOf } from '../../src/campaign/queue.ts';
+import { Redis } from 'ioredis';
+import { RedisSemaphore } from '../../src/cluster/semaphore.ts';
+import { budgetGate, CampaignQueue, jobIdOf } from '../../src/campaign/queue.ts';
 import type { CampaignResult } from '../../src/campaign/results.ts';
 import { campaignSettings } from '../../src/campaign/schedule.ts';
 import { isOpen, parseWindow } from '../../src/campaign/window.ts';
@@ -115,6 +117,25 @@ test('on Redis and BullMQ, two worker processes, one killed (SIGKILL) mid-call: 
     await queue.close();
     await new Promise((r) => hook.close(r));
     await net.close();
+    await redis.stop();
+  }
+});
+
+test("the key's budget gate lets a call through only while the cluster's slots have room for one more", async () => {
+  const redis = await startRedis();
+  const client = new Redis(redis.url);
+  try {
+    const semaphore = new RedisSemaphore({ redis: client, key: 'hiwar:slots:test', limit: 6, leaseMs: 60_000, holder: 'serve-1' });
+    const gate = budgetGate(semaphore, 3);
+    assert.ok(await gate.tryAcquire('c', 1), 'an empty budget: room');
+    const held = await semaphore.tryAcquire(4);
+    assert.ok(held);
+    assert.equal(await gate.tryAcquire('c', 1), undefined, '4 of 6 taken: no room for a call of 3');
+    await held.release();
+    assert.ok(await gate.tryAcquire('c', 1));
+    assert.equal(await semaphore.used(), 0, 'the gate checks, it holds nothing');
+  } finally {
+    client.disconnect();
     await redis.stop();
   }
 });

@@ -156,5 +156,6 @@ describe('contacts and do-not-call files', () => {
     assert.deepEqual([...parseDoNotCall('# opted out\n+966500000001\n\n0096650 000 0002 # by phone\n')], ['+966500000001', '+966500000002']);
     assert.deepEqual([...parseDoNotCall('number,reason\n+966500000009,asked\n')], ['+966500000009']);
     assert.throws(() => parseDoNotCall('+966500000001\nhello\n'), /line 2: "hello"/);
+    assert.throws(() => parseDoNotCall('number\n+966500000001\nnope\n'), /line 3: "nope" is not a phone number/);
   });
 });
