@@ -58,6 +58,17 @@ test('hiwar campaign: usage errors and --help', async () => {
   const noRedis = await hiwar(['campaign', 'status', 'x'], { REDIS_URL: '' });
   assert.equal(noRedis.code, 2);
   assert.match(noRedis.stderr, /no Redis: set REDIS_URL or pass --redis/);
+  const dir = await mkdtemp(join(tmpdir(), 'hiwar-campaign-usage-'));
+  try {
+    await writeFile(join(dir, 'c.csv'), 'number\n+966500000001\n');
+    const here = await hiwar(['campaign', 'start', join(dir, 'c.csv')], { REDIS_URL: '', HIWAR_PUBLIC_URL: '' });
+    assert.equal(here.code, 2, 'in process, the platform must reach this process');
+    assert.match(here.stderr, /give --public-url \(or HIWAR_PUBLIC_URL\)/);
+    const retry = await hiwar(['campaign', 'start', join(dir, 'c.csv'), '--retry-after', 'soon'], { REDIS_URL: '' });
+    assert.match(retry.stderr, /--retry-after: a duration reads like 90s, 15m, 2h or 1d, got "soon"/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
   const unknown = await hiwar(['campaign', 'launch']);
   assert.match(unknown.stderr, /unknown campaign command "launch"/);
 });
