@@ -45,3 +45,12 @@ export { LocalFolderStore, type RecordingStore } from './analytics/store.ts';
 export { verifyWebhook, signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER, DELIVERY_HEADER } from './analytics/webhook.ts';
 export type { CallSummary, SummaryTurn } from './analytics/summary.ts';
 export type { AnalyticsJob } from './analytics/job.ts';
+// Campaigns: the scheduler and the in-process runner (the BullMQ runner is in hiwar/campaign).
+export { campaignSettings, CAMPAIGN_DEFAULTS, decide, parseDuration, type CampaignSettings, type Decision } from './campaign/schedule.ts';
+export { parseWindow, nextOpening, isOpen, WindowError, type CallingWindow } from './campaign/window.ts';
+export { parseContacts, parseDoNotCall, type BadRow, type ParsedContacts } from './campaign/contacts.ts';
+export { InProcessCampaigns, controlCampaign, type CampaignSpec } from './campaign/in-process.ts';
+export { MemoryCampaignStore, type CampaignStore, type CampaignStatus, type CampaignMeta } from './campaign/store.ts';
+export { csvSink, webhookSink, type CampaignResult, type ResultSink } from './campaign/results.ts';
+export { campaignRoutes, type CampaignRoutesOptions } from './campaign/routes.ts';
+export type { AttemptOutcome, CallResult, Contact, ContactState, DialAttempt, Dialer } from './campaign/types.ts';

@@ -23,6 +23,11 @@ Usage:
              [--var name=value …] [--server URL] [--public-url URL]
       Place one outbound call through the platform's REST API and wait for its outcome, here or on
       a running hiwar serve (--server). docs/outbound.md
+  hiwar campaign start CONTACTS.csv [--agent DIR|FILE] [--window TEXT] [--concurrency N] [--retries N]
+                 [--retry-after D] [--dnc FILE]
+  hiwar campaign worker|status|pause|resume|cancel [ID]
+      Call a list of contacts within a window, with retries and a do-not-call list, in this
+      process or by workers on a cluster (REDIS_URL). docs/campaigns.md
   hiwar status [--json]
       The instances of a cluster of servers (REDIS_URL): calls, waiting callers, loop delay,
       the key's sessions in use. docs/scaling.md
@@ -42,6 +47,7 @@ const commands: Record<string, () => Promise<Command>> = {
   sandbox: async () => (await import('./sandbox.ts')).sandboxCommand,
   serve: async () => (await import('./serve.ts')).serveCommand,
   call: async () => (await import('./call.ts')).callCommand,
+  campaign: async () => (await import('./campaign.ts')).campaignCommand,
   status: async () => (await import('./status.ts')).statusCommand,
   worker: async () => (await import('./worker.ts')).workerCommand,
 };

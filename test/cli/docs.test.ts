@@ -63,7 +63,7 @@ test('every option the docs give a hiwar command is in that command\'s --help', 
   const used = new Map<string, Set<string>>();
   for (const file of DOCS) {
     // A command line in a code block or in backticks: up to the end of the line, a comment or the closing backtick.
-    for (const [, command, rest] of text(file).matchAll(/\bhiwar (demo|console|sandbox|serve|call|status|worker)\b([^`\n#|]*)/g)) {
+    for (const [, command, rest] of text(file).matchAll(/\bhiwar (demo|console|sandbox|serve|call|campaign|status|worker)\b([^`\n#|]*)/g)) {
       for (const [flag] of rest!.matchAll(/--[a-z][a-z-]*/g)) {
         if (!used.has(command!)) used.set(command!, new Set());
         used.get(command!)!.add(`${flag}\t${file}`);

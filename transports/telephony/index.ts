@@ -72,3 +72,6 @@ export function telephonyRoutes(opts: TelephonyRoutesOptions = {}): (ctx: Plugin
 
 /** Outbound calls through the platforms' REST APIs (`outboundCalls().placeCall`, `POST /calls`): docs/outbound.md. */
 export * from './outbound/index.ts';
+
+/** Campaigns through outbound calls (`outboundDialer`): docs/campaigns.md. */
+export * from './campaign/index.ts';

@@ -1,0 +1,127 @@
+import type { CampaignSpec } from '../campaign/in-process.ts';
+import type { ResultSink } from '../campaign/results.ts';
+import type { CallResult } from '../campaign/types.ts';
+import type { CallReport } from '../session/events.ts';
+import { loadAgent } from './agent.ts';
+import { numberOption, UsageError } from './args.ts';
+import { CAMPAIGN_USAGE, describe } from './campaign.ts';
+import { cliLogger } from './log.ts';
+
+interface RunValues {
+  agent?: string;
+  results?: string;
+  from?: string;
+  platform?: string;
+  'public-url'?: string;
+  port?: string;
+  host?: string;
+}
+
+/**
+ * A server for the campaign's calls: the telephony routes their audio comes back to, outbound
+ * calling, and a dialler whose results carry each call's transcript from its session's report.
+ */
+async function callServer(values: RunValues, say: (m: string) => void) {
+  const publicUrl = values['public-url'] ?? process.env.HIWAR_PUBLIC_URL;
+  if (!publicUrl) throw new UsageError('the platform must reach this process: give --public-url (or HIWAR_PUBLIC_URL)', CAMPAIGN_USAGE);
+  const platform = values.platform;
+  if (platform !== undefined && !['twilio', 'telnyx', 'plivo', 'vonage'].includes(platform)) throw new UsageError(`--platform must be twilio, telnyx, plivo or vonage, got "${platform}"`, CAMPAIGN_USAGE);
+  const port = values.port === undefined ? 8080 : numberOption('port', values.port, 0, 65535, CAMPAIGN_USAGE, true);
+  const { agent } = await loadAgent(values.agent);
+  const [{ createAgentServer }, { telephonyRoutes, outboundCalls, outboundDialer }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts')]);
+  const outbound = outboundCalls({ publicUrl });
+  const logger = cliLogger('info');
+  const reports = new Map<string, CallReport | undefined>();
+  const app = await createAgentServer({ agent, publicUrl, host: values.host, port, logger, plugins: [telephonyRoutes(), outbound.routes], onCallEnded: (c, report) => void reports.set(c.callId, report) });
+  const { url } = await app.listen();
+  say(`agent "${agent.name}" at ${url}, reached as ${publicUrl}`);
+  const dialer = outboundDialer(outbound, {
+    ...(values.from ? { from: values.from } : {}),
+    ...(platform ? { platform: platform as 'twilio' } : {}),
+    // The session's report, when its stream has closed by now: what was said.
+    details: async (call): Promise<Partial<CallResult>> => {
+      const r = reports.get(call.id);
+      reports.delete(call.id);
+      return r ? { transcript: r.turns.map((t) => `${t.role === 'user' ? 'caller' : 'agent'}: ${t.heardText ?? t.text}`).join('\n') } : {};
+    },
+  });
+  return { dialer, logger, close: () => app.close() };
+}
+
+/** The signed webhook of results, when HIWAR_ANALYTICS_WEBHOOK_URL is set. */
+async function webhook(): Promise<ResultSink[]> {
+  const url = process.env.HIWAR_ANALYTICS_WEBHOOK_URL;
+  if (!url) return [];
+  const { webhookSink } = await import('../campaign/results.ts');
+  return [webhookSink({ url, secret: process.env.HIWAR_ANALYTICS_SECRET })];
+}
+
+/** `hiwar campaign start` without Redis: the whole campaign in this process. */
+export async function inProcess(spec: CampaignSpec, values: RunValues, say: (m: string) => void): Promise<number> {
+  const server = await callServer(values, say);
+  const [{ InProcessCampaigns }, { csvSink }, { realClock }] = await Promise.all([import('../campaign/in-process.ts'), import('../campaign/results.ts'), import('../transport/clock.ts')]);
+  let resultsFile = values.results;
+  const sinks = await webhook();
+  // One CSV writer, made once the id (and so the default file name) is known.
+  let csv: ResultSink | undefined;
+  const runner = new InProcessCampaigns({ dialer: server.dialer, clock: realClock(), logger: server.logger, sinks: [{ write: (r) => (csv ??= csvSink(resultsFile!)).write(r) }, ...sinks] });
+  const stop = () => {
+    say('stopping: the calls under way finish, nothing more is dialled');
+    runner.close();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    const status = await runner.run(spec, (id) => {
+      resultsFile ??= `campaign-${id}.csv`;
+      say(`campaign ${id}: running in this process; results to ${resultsFile}`);
+    });
+    say(describe(status));
+    return 0;
+  } finally {
+    await server.close();
+  }
+}
+
+/** `hiwar campaign worker`: places queued campaigns' calls on this instance until SIGTERM/SIGINT. */
+export async function worker(values: RunValues, redisUrl: string, say: (m: string) => void): Promise<number> {
+  const { probeRedis } = await import('../cluster/redis.ts');
+  await probeRedis(redisUrl);
+  const server = await callServer(values, say);
+  const [{ CampaignWorker, budgetGate }, budget] = await Promise.all([import('../campaign/queue.ts'), keyBudget(redisUrl)]);
+  const w = new CampaignWorker(redisUrl, { dialer: server.dialer, sinks: await webhook(), logger: server.logger, gates: budget ? [budgetGate(budget.semaphore, budget.sessionsPerCall)] : [] });
+  await w.ready();
+  say(`hiwar campaign worker: taking campaign calls from Redis${budget ? `, within the key's ${budget.semaphore.limit} sessions` : ''}`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      say(`${signal}: finishing the calls under way`);
+      void w.close().then(resolve);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  await server.close();
+  budget?.redis.disconnect();
+  say('stopped; bye');
+  return 0;
+}
+
+/**
+ * The service key's cluster budget, as \`hiwar serve\` counts it (HIWAR_KEY_SESSIONS, the key's hash
+ * in the slots' name): the worker dials only while one more call fits. None without a key.
+ */
+async function keyBudget(redisUrl: string) {
+  const apiKey = process.env.HIWAR_API_KEY;
+  const sessions = Number(process.env.HIWAR_KEY_SESSIONS);
+  if (!apiKey || !Number.isInteger(sessions) || sessions < 1) return undefined;
+  const [{ connectRedis }, { RedisSemaphore, slotsKey }, { keyHash }, { CLUSTER_DEFAULTS }] = await Promise.all([
+    import('../cluster/redis.ts'),
+    import('../cluster/semaphore.ts'),
+    import('../cluster/cluster.ts'),
+    import('../cluster/options.ts'),
+  ]);
+  const redis = connectRedis(redisUrl);
+  redis.on('error', () => {});
+  const semaphore = new RedisSemaphore({ redis, key: slotsKey(CLUSTER_DEFAULTS.prefix, keyHash(apiKey)), limit: sessions, leaseMs: CLUSTER_DEFAULTS.leaseMs, holder: 'campaign-worker' });
+  return { redis, semaphore, sessionsPerCall: CLUSTER_DEFAULTS.sessionsPerCall };
+}

@@ -1,0 +1,220 @@
+import type { CampaignSpec } from '../campaign/in-process.ts';
+import type { CampaignStatus } from '../campaign/store.ts';
+import type { Contact } from '../campaign/types.ts';
+import { AGENT_HELP, loadAgent, optionLine } from './agent.ts';
+import { CliError, numberOption, parseCommand, readText, UsageError } from './args.ts';
+
+/** `hiwar campaign --help`: every subcommand and option. */
+export const CAMPAIGN_USAGE = `Usage: hiwar campaign start CONTACTS.csv [--agent DIR|FILE] [--window "Sun-Thu 09:00-21:00 Asia/Riyadh"]
+                      [--concurrency 1] [--retries 2] [--retry-after 2h] [--dnc FILE] [--id NAME]
+                      [--results FILE] [--redis URL] [--from NUMBER] [--platform NAME]
+                      [--public-url URL] [--port 8080] [--host 127.0.0.1]
+       hiwar campaign worker [--agent DIR|FILE] [--redis URL] [--from NUMBER] [--platform NAME]
+                      [--public-url URL] [--port 8080] [--host 127.0.0.1]
+       hiwar campaign status|pause|resume|cancel ID [--redis URL] [--json] [--csv FILE]
+
+Call a list of contacts with an agent: within a calling window (in each contact's time zone),
+at most --concurrency calls at once, retries for busy, no-answer, machine-unavailable and failed,
+a do-not-call list checked before every dial, and each (contact, attempt) dialled once at most.
+See docs/campaigns.md.
+
+  start     reads CONTACTS.csv (a header row: a number column, an optional timezone column,
+            every other column a call variable); rows that cannot be called are listed with their
+            line and skipped. With Redis (--redis or REDIS_URL) it stores the campaign and enqueues
+            one job per contact, for \`hiwar campaign worker\` processes on any machine, and exits;
+            without, it runs the campaign in this process (a server for the calls' audio, like
+            \`hiwar call\`) and writes each result to --results as it comes
+  worker    places the queued campaigns' calls on this instance (Redis)
+  status    a campaign's progress; pause, resume, cancel: calls under way finish first
+
+Options:
+${optionLine('--agent DIR|FILE', AGENT_HELP, 22)}
+  --window TEXT       days, hours and zone: "Sun-Thu 09:00-21:00 Asia/Riyadh" (default: any time)
+  --concurrency N     calls of this campaign at once, across every worker (default 1)
+  --retries N         attempts after the first for busy / no-answer / machine-unavailable /
+                      failed (default 2)
+  --retry-after D     wait before a retry: 90s, 15m, 2h, 1d (default 2h)
+  --dnc FILE          do-not-call numbers, one a line or a CSV with a number column
+  --id NAME           the campaign's id (default: a new one)
+  --results FILE      the results CSV of an in-process campaign (default campaign-ID.csv)
+  --redis URL         the cluster's Redis (default REDIS_URL)
+  --from NUMBER       caller ID (default HIWAR_CALL_FROM)
+  --platform NAME     twilio, telnyx, plivo or vonage (default HIWAR_CALL_PLATFORM or the only one set)
+  --public-url URL    the address the platform reaches this process at (default HIWAR_PUBLIC_URL)
+  --port N            where this process listens (default 8080)
+  --host ADDR         (default 127.0.0.1)
+  --json              status as JSON
+  --csv FILE          status: write every contact's result to FILE
+  -h, --help          this text
+
+Results also go, signed, to HIWAR_ANALYTICS_WEBHOOK_URL (HIWAR_ANALYTICS_SECRET) when it is set.
+`;
+
+const OPTIONS = {
+  agent: { type: 'string' },
+  window: { type: 'string' },
+  concurrency: { type: 'string' },
+  retries: { type: 'string' },
+  'retry-after': { type: 'string' },
+  dnc: { type: 'string' },
+  id: { type: 'string' },
+  results: { type: 'string' },
+  redis: { type: 'string' },
+  from: { type: 'string' },
+  platform: { type: 'string' },
+  'public-url': { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  csv: { type: 'string' },
+} as const;
+
+type Values = NonNullable<ReturnType<typeof parseCommand<typeof OPTIONS>>>;
+
+/** `hiwar campaign start|worker|status|pause|resume|cancel`. */
+export async function campaignCommand(args: string[]): Promise<number> {
+  const positional = args.filter((a, i) => !a.startsWith('-') && !(i > 0 && args[i - 1]!.startsWith('--') && !['--json', '--help', '-h'].includes(args[i - 1]!)));
+  const values = parseCommand(args.filter((a) => !positional.includes(a)), OPTIONS, CAMPAIGN_USAGE);
+  if (!values) return 0;
+  const [action, target, ...extra] = positional;
+  if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`, CAMPAIGN_USAGE);
+  const say = (m: string) => process.stdout.write(`${m}\n`);
+  switch (action) {
+    case 'start':
+      if (!target) throw new UsageError('give the contacts file: hiwar campaign start contacts.csv', CAMPAIGN_USAGE);
+      return start(target, values, say);
+    case 'worker':
+      return (await import('./campaign-run.ts')).worker(values, redisUrl(values, true)!, say);
+    case 'status':
+    case 'pause':
+    case 'resume':
+    case 'cancel':
+      if (!target) throw new UsageError(`give the campaign's id: hiwar campaign ${action} ID`, CAMPAIGN_USAGE);
+      return control(action, target, values, say);
+    default:
+      throw new UsageError(action ? `unknown campaign command "${action}"` : 'give a campaign command: start, worker, status, pause, resume or cancel', CAMPAIGN_USAGE);
+  }
+}
+
+function redisUrl(values: Values, required: boolean): string | undefined {
+  const url = values.redis ?? (process.env.REDIS_URL || undefined);
+  if (!url && required) throw new UsageError('no Redis: set REDIS_URL or pass --redis (campaigns without Redis run in the `hiwar campaign start` process itself)', CAMPAIGN_USAGE);
+  return url;
+}
+
+/** Reads the files and options into a campaign; prints the rows that will not be called. */
+async function spec(file: string, values: Values, say: (m: string) => void): Promise<CampaignSpec> {
+  const [{ parseContacts, parseDoNotCall }, { campaignSettings, parseDuration, CAMPAIGN_DEFAULTS }, { parseWindow }, { missingVariables }] = await Promise.all([
+    import('../campaign/contacts.ts'),
+    import('../campaign/schedule.ts'),
+    import('../campaign/window.ts'),
+    import('../session/variables.ts'),
+  ]);
+  const usage = (err: unknown, option: string) => new UsageError(`--${option}: ${(err as Error).message}`, CAMPAIGN_USAGE);
+  let window;
+  try {
+    window = values.window === undefined ? undefined : parseWindow(values.window);
+  } catch (err) {
+    throw usage(err, 'window');
+  }
+  let retryAfterMs: number = CAMPAIGN_DEFAULTS.retryAfterMs;
+  try {
+    if (values['retry-after'] !== undefined) retryAfterMs = parseDuration(values['retry-after']);
+  } catch (err) {
+    throw usage(err, 'retry-after');
+  }
+  const settings = campaignSettings({
+    ...(window ? { window } : {}),
+    concurrency: values.concurrency === undefined ? CAMPAIGN_DEFAULTS.concurrency : numberOption('concurrency', values.concurrency, 1, 1000, CAMPAIGN_USAGE, true),
+    retries: values.retries === undefined ? CAMPAIGN_DEFAULTS.retries : numberOption('retries', values.retries, 0, 20, CAMPAIGN_USAGE, true),
+    retryAfterMs,
+  });
+  let parsed;
+  try {
+    parsed = parseContacts(await readText(file, 'contacts'));
+  } catch (err) {
+    throw err instanceof CliError ? err : new CliError(`${file}: ${(err as Error).message}`);
+  }
+  let doNotCall: Set<string> = new Set();
+  if (values.dnc) {
+    try {
+      doNotCall = parseDoNotCall(await readText(values.dnc, '--dnc'));
+    } catch (err) {
+      throw err instanceof CliError ? err : new CliError(`--dnc ${values.dnc}: ${(err as Error).message}`);
+    }
+  }
+  // The agent's placeholders ({name}) must be filled by each row: a row that lacks one is not called.
+  const { agent } = await loadAgent(values.agent);
+  const contacts: Contact[] = [];
+  const bad = [...parsed.bad];
+  for (const c of parsed.contacts) {
+    const missing = missingVariables(agent, { ...c.variables, From: '-', To: c.number });
+    if (missing.length) bad.push({ line: c.line!, message: `no value for ${missing.map((m) => `{${m}}`).join(', ')} (agent "${agent.name}")` });
+    else contacts.push(c);
+  }
+  for (const b of bad.sort((x, y) => x.line - y.line)) process.stderr.write(`${file}:${b.line}: ${b.message}; not called\n`);
+  if (!contacts.length) throw new CliError(`${file}: no contact can be called`);
+  say(`${contacts.length} contact${contacts.length > 1 ? 's' : ''} to call${bad.length ? `, ${bad.length} row${bad.length > 1 ? 's' : ''} skipped` : ''}${doNotCall.size ? `, ${doNotCall.size} number(s) on the do-not-call list` : ''}`);
+  return { ...(values.id ? { id: values.id } : {}), contacts, settings, doNotCall, agent: agent.name };
+}
+
+async function start(file: string, values: Values, say: (m: string) => void): Promise<number> {
+  const s = await spec(file, values, say);
+  const redis = redisUrl(values, false);
+  if (!redis) return (await import('./campaign-run.ts')).inProcess(s, values, say);
+  const { probeRedis } = await import('../cluster/redis.ts');
+  await probeRedis(redis).catch((err: Error) => {
+    throw new CliError(`cannot reach Redis: ${err.message}`);
+  });
+  const { CampaignQueue } = await import('../campaign/queue.ts');
+  const queue = new CampaignQueue(redis);
+  try {
+    const meta = await queue.start(s).catch((err: Error) => {
+      throw new CliError(err.message);
+    });
+    say(`campaign ${meta.id}: ${meta.total} contacts queued; \`hiwar campaign worker\` processes place the calls (hiwar campaign status ${meta.id})`);
+  } finally {
+    await queue.close();
+  }
+  return 0;
+}
+
+async function control(action: 'status' | 'pause' | 'resume' | 'cancel', id: string, values: Values, say: (m: string) => void): Promise<number> {
+  const url = redisUrl(values, true)!;
+  const { probeRedis } = await import('../cluster/redis.ts');
+  await probeRedis(url).catch((err: Error) => {
+    throw new CliError(`cannot reach Redis: ${err.message}`);
+  });
+  const [{ CampaignQueue }, { controlCampaign }, { statusOf }] = await Promise.all([import('../campaign/queue.ts'), import('../campaign/in-process.ts'), import('../campaign/store.ts')]);
+  const queue = new CampaignQueue(url);
+  try {
+    const meta = await queue.store.meta(id);
+    if (!meta) throw new CliError(`no campaign ${id}`);
+    if (action !== 'status') {
+      const state = await controlCampaign(queue.store, id, action).catch((err: Error) => {
+        throw new CliError(err.message);
+      });
+      // Waiting jobs act at once: a resumed contact is dialled, a cancelled one marked.
+      if (action !== 'pause') await queue.wake(id);
+      say(`campaign ${id}: ${state}`);
+      return 0;
+    }
+    const states = await queue.store.contacts(id);
+    const status = statusOf(meta, states);
+    if (values.csv) {
+      const { writeFile } = await import('node:fs/promises');
+      const { csvRow, resultOf, RESULT_COLUMNS } = await import('../campaign/results.ts');
+      await writeFile(values.csv, `${RESULT_COLUMNS.join(',')}\n${states.map((s) => `${csvRow(resultOf(id, s, (ms) => new Date(ms).toISOString()))}\n`).join('')}`);
+    }
+    say(values.json ? JSON.stringify(status) : describe(status));
+    return 0;
+  } finally {
+    await queue.close();
+  }
+}
+
+/** A campaign's status for a person. */
+export function describe(s: CampaignStatus): string {
+  const list = (r: Record<string, number>) => Object.entries(r).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+  return [`campaign ${s.id}: ${s.state}, ${s.total} contacts, ${s.dials} calls placed`, `  contacts: ${list(s.contacts)}`, `  outcomes: ${list(s.outcomes)}`].join('\n');
+}

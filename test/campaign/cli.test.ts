@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { campaignRoutes } from '../../src/campaign/routes.ts';
+import { MemoryCampaignStore } from '../../src/campaign/store.ts';
+import { createAgentServer } from '../../src/server/index.ts';
+import { createLogger } from '../../src/session/logger.ts';
+import { hiwar } from '../helpers/processes.ts';
+import { startRedis } from '../helpers/redis.ts';
+
+test('hiwar campaign start on Redis: bad rows reported by line and not queued; status, pause, resume and cancel by id', async () => {
+  const redis = await startRedis();
+  const dir = await mkdtemp(join(tmpdir(), 'hiwar-campaign-cli-'));
+  try {
+    const csv = join(dir, 'contacts.csv');
+    await writeFile(csv, 'number,name\n+966500000001,سارة\n12345,علي\n+966500000002,منى\n+966500000001,سارة\n+966500000003\n');
+    await writeFile(join(dir, 'dnc.txt'), '+966500000002\n');
+    const env = { REDIS_URL: redis.url };
+    const bad = await hiwar(['campaign', 'start', csv, '--window', 'Sun-Thu 21:00-09:00 Asia/Riyadh'], env);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /--window: the hours must end after they start/);
+
+    const started = await hiwar(['campaign', 'start', csv, '--window', 'Sun-Thu 09:00-21:00 Asia/Riyadh', '--concurrency', '3', '--retries', '1', '--retry-after', '30m', '--dnc', join(dir, 'dnc.txt'), '--id', 'spring'], env);
+    assert.equal(started.code, 0, started.stderr);
+    assert.match(started.stderr, /contacts\.csv:3: "12345" is not a phone number.*not called/);
+    assert.match(started.stderr, /contacts\.csv:5: \+966500000001 is already on line 2/);
+    assert.match(started.stderr, /contacts\.csv:6: 1 fields where the header has 2/);
+    assert.match(started.stdout, /2 contacts to call, 3 rows skipped, 1 number\(s\) on the do-not-call list/);
+    assert.match(started.stdout, /campaign spring: 2 contacts queued/);
+
+    const status = await hiwar(['campaign', 'status', 'spring', '--json', '--csv', join(dir, 'out.csv')], env);
+    assert.equal(status.code, 0, status.stderr);
+    const s = JSON.parse(status.stdout);
+    assert.deepEqual([s.id, s.state, s.total, s.window, s.concurrency, s.retries, s.retryAfterMs, s.contacts], ['spring', 'running', 2, 'Sun-Thu 09:00-21:00 Asia/Riyadh', 3, 1, 1_800_000, { pending: 2 }]);
+    assert.match(await readFile(join(dir, 'out.csv'), 'utf8'), /^campaign,line,number,attempt,outcome[^\n]*\nspring,2,\+966500000001,0,pending,/);
+
+    assert.match((await hiwar(['campaign', 'pause', 'spring'], env)).stdout, /campaign spring: paused/);
+    const again = await hiwar(['campaign', 'pause', 'spring'], env);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /campaign spring is paused: it cannot pause/);
+    assert.match((await hiwar(['campaign', 'resume', 'spring'], env)).stdout, /campaign spring: running/);
+    assert.match((await hiwar(['campaign', 'cancel', 'spring'], env)).stdout, /campaign spring: cancelled/);
+    const none = await hiwar(['campaign', 'status', 'autumn'], env);
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /no campaign autumn/);
+  } finally {
+    await redis.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('hiwar campaign: usage errors and --help', async () => {
+  const help = await hiwar(['campaign', '--help']);
+  assert.equal(help.code, 0);
+  for (const flag of ['--window', '--concurrency', '--retries', '--retry-after', '--dnc', '--agent', '--redis', '--results', '--csv', '--json']) assert.ok(help.stdout.includes(flag), flag);
+  const noRedis = await hiwar(['campaign', 'status', 'x'], { REDIS_URL: '' });
+  assert.equal(noRedis.code, 2);
+  assert.match(noRedis.stderr, /no Redis: set REDIS_URL or pass --redis/);
+  const dir = await mkdtemp(join(tmpdir(), 'hiwar-campaign-usage-'));
+  try {
+    await writeFile(join(dir, 'c.csv'), 'number\n+966500000001\n');
+    const here = await hiwar(['campaign', 'start', join(dir, 'c.csv')], { REDIS_URL: '', HIWAR_PUBLIC_URL: '' });
+    assert.equal(here.code, 2, 'in process, the platform must reach this process');
+    assert.match(here.stderr, /give --public-url \(or HIWAR_PUBLIC_URL\)/);
+    const retry = await hiwar(['campaign', 'start', join(dir, 'c.csv'), '--retry-after', 'soon'], { REDIS_URL: '' });
+    assert.match(retry.stderr, /--retry-after: a duration reads like 90s, 15m, 2h or 1d, got "soon"/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  const unknown = await hiwar(['campaign', 'launch']);
+  assert.match(unknown.stderr, /unknown campaign command "launch"/);
+});
+
+test('GET /campaigns/:id and POST …/pause need the calls secret', async () => {
+  const store = new MemoryCampaignStore();
+  await store.create({ id: 'c1', state: 'running', createdAt: new Date(0).toISOString(), total: 1, concurrency: 1, retries: 0, retryAfterMs: 0, retryOn: [] }, [{ number: '+966500000001', variables: {} }]);
+  const agent = { name: 'a', instructions: 'x', greeting: 'أهلًا', voice: { voice_id: 'ar-hijazi-female-1' }, outOfServiceLine: 'x' };
+  const app = await createAgentServer({ agent, plugins: [campaignRoutes({ store, secret: 's3cret' })], open: true, logger: createLogger('silent'), port: 0, host: '127.0.0.1' });
+  try {
+    const { url } = await app.listen();
+    const auth = { authorization: 'Bearer s3cret' };
+    assert.equal((await fetch(`${url}/campaigns/c1`)).status, 401, 'open or not, the secret is needed');
+    const got = await fetch(`${url}/campaigns/c1`, { headers: auth });
+    assert.equal(got.status, 200);
+    assert.deepEqual(((await got.json()) as { contacts: unknown }).contacts, { pending: 1 });
+    assert.equal((await fetch(`${url}/campaigns/c2`, { headers: auth })).status, 404);
+    const paused = await fetch(`${url}/campaigns/c1/pause`, { method: 'POST', headers: auth });
+    assert.deepEqual(await paused.json(), { id: 'c1', state: 'paused' });
+    assert.equal((await fetch(`${url}/campaigns/c1/pause`, { method: 'POST', headers: auth })).status, 409);
+    assert.equal((await store.meta('c1'))!.state, 'paused');
+  } finally {
+    await app.close();
+  }
+  const closed = await createAgentServer({ agent, plugins: [campaignRoutes({ store, secret: '' })], open: true, logger: createLogger('silent'), port: 0, host: '127.0.0.1' });
+  try {
+    const { url } = await closed.listen();
+    assert.equal((await fetch(`${url}/campaigns/c1`, { headers: { authorization: 'Bearer ' } })).status, 403, 'no secret: closed');
+  } finally {
+    await closed.close();
+  }
+});
