@@ -62,6 +62,7 @@ export interface AmdPhrase {
   class: 'machine-voicemail' | 'machine-unavailable';
 }
 
+/** Options of the answering-machine detector (defaults: `AMD_DEFAULTS`). */
 export interface AmdOptions {
   /**
    * Longest time from the start to a decision, except for a voicemail greeting already heard

@@ -29,6 +29,7 @@ export interface CampaignResult {
 
 /** Where results go as they happen. */
 export interface ResultSink {
+  /** Writes one attempt's result; a rejection leaves it unstreamed, to be sent again. */
   write(r: CampaignResult): Promise<void>;
 }
 

@@ -33,13 +33,19 @@ export interface CampaignStatus extends CampaignMeta {
  * many instances. `claim` is the idempotence guard: it records an attempt as started, once.
  */
 export interface CampaignStore {
+  /** Records a new campaign: its settings, its contacts and its own do-not-call numbers. */
   create(meta: CampaignMeta, contacts: Contact[], doNotCall?: Iterable<string>): Promise<void>;
+  /** A campaign's settings and state, or undefined if there is none by that id. */
   meta(id: string): Promise<CampaignMeta | undefined>;
+  /** Runs, pauses or cancels a campaign. */
   setState(id: string, state: CampaignState): Promise<void>;
+  /** One contact's state (its attempts and result), by its index in the list. */
   contact(id: string, index: number): Promise<ContactState | undefined>;
+  /** Every contact's state, in list order. */
   contacts(id: string): Promise<ContactState[]>;
   /** Saves `next` (the record with its new started attempt) unless that attempt was claimed before; true when this caller owns the dial. */
   claim(id: string, next: ContactState): Promise<boolean>;
+  /** Saves a contact's state (an attempt's outcome, a result streamed). */
   save(id: string, state: ContactState): Promise<void>;
   /** Whether the number is on the campaign's do-not-call list or the shared one. */
   doNotCall(id: string, number: string): Promise<boolean>;

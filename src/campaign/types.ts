@@ -71,7 +71,9 @@ export interface DialAttempt {
  * again blindly).
  */
 export interface Dialer {
+  /** Places the attempt's call and resolves with its outcome once final. */
   dial(d: DialAttempt): Promise<CallResult>;
+  /** What became of an attempt whose worker died mid-dial, if the platform can say. */
   recover?(d: DialAttempt): Promise<CallResult | undefined>;
 }
 

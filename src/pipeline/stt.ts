@@ -10,6 +10,7 @@ import type { Clock } from '../transport/clock.ts';
 import { withDefaults } from '../options.ts';
 import { AudioLog } from './audio-log.ts';
 
+/** What the recognition stage reports: the service's events with their clock time, and its reconnects and final failure. */
 export type SttEvent =
   | { type: 'listen'; event: ListenEvent; at: number }
   | { type: 'reconnecting'; attempt: number; close: CloseInfo }

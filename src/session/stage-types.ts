@@ -18,6 +18,7 @@ export interface Recognizer {
   readonly events$: Observable<SttEvent>;
   /** Opens the recognizer; a rejection ends the call before it starts. */
   start(): Promise<void>;
+  /** One frame of caller audio, at the transport's input rate. */
   push(frame: AudioFrame): void;
   /** Clock time (ms) of a point of the recognizer's stream timeline (seconds), when known. */
   timeOf(streamSeconds: number): number | undefined;
@@ -31,9 +32,11 @@ export interface Recognizer {
 export interface AgentVoice extends Voice {
   /** Rate of the audio it produces (the output is prepared to convert from it). */
   readonly socketRate: number;
+  /** Opens the voice (its socket); a rejection ends the call before it starts. */
   start(): Promise<void>;
   /** A whole line rendered ahead (the out-of-service line). */
   render(text: string): Promise<{ samples: Int16Array; sampleRate: number }>;
+  /** Closes the voice at the end of the call (or when a handoff brings another voice). */
   close(): Promise<void>;
 }
 
@@ -41,7 +44,9 @@ export interface AgentVoice extends Voice {
 export interface TurnPolicy {
   /** Clock time at which `tick` may decide a turn without a new event. */
   readonly deadline: number | undefined;
+  /** A recognizer event at clock time `now`: the turns it ends, if any. */
   onEvent(e: ListenEvent, now: number): UserTurn[];
+  /** Clock time `now` reached `deadline` with no new event: the turns that ends, if any. */
   tick(now: number): UserTurn[];
 }
 
@@ -50,7 +55,9 @@ export interface BargeInPolicy {
   readonly deadline: number | undefined;
   /** A new reply starts. */
   reset(): void;
+  /** A recognizer event while the agent may be speaking: interrupt, or nothing yet. */
   onEvent(e: ListenEvent, now: number, agentSpeaking: boolean): InterruptionDecision | undefined;
+  /** Clock time `now` reached `deadline`: a decision that waited for more speech, if any. */
   tick(now: number, agentSpeaking: boolean): InterruptionDecision | undefined;
 }
 
@@ -60,7 +67,9 @@ export interface SessionStages {
   recognizer?: Recognizer;
   /** The voice of an agent (called again for each agent a handoff brings in with another voice). */
   voice?: (agent: Agent, outputRate: number) => AgentVoice;
+  /** The turn policy of an agent (called again for each agent a handoff brings in). */
   turns?: (agent: Agent) => TurnPolicy;
+  /** The barge-in policy of an agent (called again for each agent a handoff brings in). */
   interruption?: (agent: Agent) => BargeInPolicy;
   /** Rewrites each piece of reply text before it is voiced (after the chunker, before the spoken form). */
   transformText?: (text: string) => string;

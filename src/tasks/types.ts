@@ -10,6 +10,7 @@ export type TaskInput = { kind: 'speech'; text: string } | { kind: 'dtmf'; digit
 /** Why a task gave up. */
 export type TaskFailureReason = 'max_attempts' | 'caller_declined' | 'no_input';
 
+/** How a task ended: the value the caller confirmed, or why it gave up. */
 export type TaskResult<T> =
   | { ok: true; value: T }
   | { ok: false; reason: TaskFailureReason; /** the last value heard, unconfirmed */ lastHeard?: string };
@@ -20,6 +21,7 @@ export interface TaskStep<T> {
   done?: TaskResult<T>;
 }
 
+/** A task that collects one value of type `T` from the caller; run it with `session.runTask(task)`. */
 export interface CollectTask<T> {
   /** Shown in events and the call report, e.g. `digits:phone`. */
   readonly name: string;

@@ -4,7 +4,9 @@ import { PlaceCallError } from '../outbound/calls.ts';
 
 /** What the campaign dialler needs of outbound calling: `outboundCalls()`'s `placeCall` and `outcome`. */
 export interface CallPlacer {
+  /** Dials one call; resolves once the platform accepted it. */
   placeCall(req: PlaceCallRequest): Promise<OutboundCall>;
+  /** Resolves with the call once its outcome is final. */
   outcome(id: string): Promise<OutboundCall>;
 }
 
