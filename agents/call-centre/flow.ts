@@ -3,7 +3,8 @@ import type { Intent } from '../../src/llm/scripted.ts';
 import { defineTool } from '../../src/llm/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import { handoff } from '../../src/session/handoff.ts';
-import type { CollectTask, TaskInput, TaskStep } from '../../src/tasks/types.ts';
+import { digitsTask } from '../../src/tasks/index.ts';
+import type { CollectTask } from '../../src/tasks/types.ts';
 import callCentre, { HUMAN_DESK, tools as bankTools } from './index.ts';
 
 /**
@@ -16,30 +17,18 @@ import callCentre, { HUMAN_DESK, tools as bankTools } from './index.ts';
 export const knownAccounts = new Set(['4821', '1234']);
 
 /**
- * A minimal digits task: the account number keyed (ending with #) or said as Western or Eastern
- * Arabic numerals, read back digit by digit; three tries.
+ * The greeter's account-number task: four digits said (in any dialect, or as numerals) or keyed
+ * and ended with #, checked against the bank's accounts, read back and confirmed (yes, or 1 on
+ * the keypad); three tries.
  */
-export function accountNumberTask(maxTries = 3): CollectTask<string> {
-  let tries = 0;
-  const ask: TaskStep<string> = { say: 'من فضلك أدخل رقم حسابك المكوّن من أربعة أرقام ثم اضغط المربع.' };
-  const digitsOf = (i: TaskInput) =>
-    (i.kind === 'dtmf' ? i.digits : i.text.replace(/[٠-٩]/g, (d) => String(d.charCodeAt(0) - 0x660))).replace(/\D/g, '');
-  return {
-    name: 'digits:account',
-    start: () => ask,
-    next(input) {
-      const digits = digitsOf(input);
-      if (digits.length === 4 && knownAccounts.has(digits)) {
-        return { say: `شكرًا، الحساب ${digits.split('').join(' ')}. كيف أخدمك اليوم؟`, done: { ok: true, value: digits } };
-      }
-      if (++tries >= maxTries) return { say: 'لم أتمكن من التحقق من الحساب.', done: { ok: false, reason: 'max_attempts', lastHeard: digits } };
-      return { say: 'لم أجد هذا الحساب. أدخل الأرقام الأربعة مرة أخرى ثم اضغط المربع.' };
-    },
-    timeout() {
-      if (++tries >= maxTries) return { done: { ok: false, reason: 'no_input' } };
-      return ask;
-    },
-  };
+export function accountNumberTask(maxAttempts = 3): CollectTask<string> {
+  return digitsTask({
+    kind: 'custom',
+    length: 4,
+    validate: (digits) => knownAccounts.has(digits),
+    maxAttempts,
+    prompt: 'من فضلك أدخل رقم حسابك المكوّن من أربعة أرقام ثم اضغط المربع.',
+  });
 }
 
 /** Passes the caller to a person with a summary of the case (carried as a SIP header where the line can). */
@@ -121,7 +110,8 @@ export const greeter: Agent = {
     // Identify the caller first; after three failed tries, a person takes over.
     onEnter: async (session, call) => {
       const account = await session.runTask(accountNumberTask());
-      if (!account.ok) await call.transfer(HUMAN_DESK, { summary: `تعذر التحقق من الحساب (${account.reason})` }).catch(() => {});
+      if (account.ok) await session.say('شكرًا، تم التحقق من حسابك. كيف أخدمك اليوم؟');
+      else await call.transfer(HUMAN_DESK, { summary: `تعذر التحقق من الحساب (${account.reason})` }).catch(() => {});
     },
   },
 };

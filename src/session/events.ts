@@ -36,7 +36,7 @@ export interface ReportTurn {
   metrics?: TurnMetrics;
   /** For the agent: which agent of the flow spoke (its `name`); for both: set after a handoff too. */
   agent?: string;
-  /** The task the turn belongs to (its prompt, read-back or the caller's answer), e.g. `digits:account`. */
+  /** The task the turn belongs to (its prompt, read-back or the caller's answer), e.g. `digits:phone`. */
   task?: string;
 }
 

@@ -97,19 +97,21 @@ test('say() speaks a line without the model, and a slow tool gets the filler lin
   assert.ok(call.agentTurns.every((t) => t.agent === 'slow-bank'));
 });
 
-test('the call-centre flow: account task by keys, handoff to cards with the conversation, block, transfer with a summary', async () => {
-  const call = await runCall(greeter, [{ dtmf: '4821#' }, { say: 'بطاقتي ضاعت' }, { say: 'أريد التحدث مع موظف' }], { sandbox });
+test('the call-centre flow: account task by keys, read back and confirmed, handoff to cards with the conversation, block, transfer with a summary', async () => {
+  const call = await runCall(greeter, [{ dtmf: '4821#' }, { dtmf: '1' }, { say: 'بطاقتي ضاعت' }, { say: 'أريد التحدث مع موظف' }], { sandbox });
   assert.deepEqual(
     call.report.tasks.map((t) => ({ name: t.name, agent: t.agent, result: t.result })),
-    [{ name: 'digits:account', agent: 'greeter', result: { ok: true, value: '4821' } }],
+    [{ name: 'digits:custom', agent: 'greeter', result: { ok: true, value: '4821' } }],
   );
   assert.deepEqual(
     call.events.filter((e) => e.type === 'task_started' || e.type === 'task_ended').map((e) => e.type),
     ['task_started', 'task_ended'],
   );
-  const readBack = call.agentTurns.find((t) => t.task === 'digits:account' && t.text.includes('4 8 2 1'));
-  assert.ok(readBack, 'the account number was read back as part of the task');
-  assert.ok(call.turns.some((t) => t.role === 'user' && t.task === 'digits:account' && t.text === '[DTMF: 4821]'), 'the keys went to the task');
+  const readBack = call.agentTurns.find((t) => t.task === 'digits:custom' && t.text.includes('أربعة ثمانية اثنان واحد'));
+  assert.ok(readBack, 'the account number was read back digit by digit as part of the task');
+  assert.ok(call.turns.some((t) => t.role === 'user' && t.task === 'digits:custom' && t.text === '[DTMF: 4821]'), 'the keys went to the task');
+  assert.ok(call.turns.some((t) => t.role === 'user' && t.task === 'digits:custom' && t.text === '[DTMF: 1]'), 'the confirmation went to the task');
+  assert.ok(call.agentTurns.some((t) => t.agent === 'greeter' && t.text.includes('تم التحقق من حسابك')), 'the greeter thanked the caller once the task ended');
   assert.deepEqual(call.report.handoffs.map((h) => [h.from, h.to, h.carry]), [['greeter', 'cards', 'full']]);
   assert.ok(call.events.some((e) => e.type === 'agent_handoff' && e.to === 'cards'));
   assert.deepEqual(call.toolCalls.map((t) => t.name), ['to_cards', 'block_card', 'transfer_to_human']);
