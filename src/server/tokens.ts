@@ -1,5 +1,6 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
+import { openSigned, safeEqual, signClaims } from './signed-token.ts';
 
 /**
  * What a token grants. `media`: open the media stream of one call, once. `after`: answer the
@@ -49,13 +50,12 @@ export interface MintOptions {
   now?: number;
 }
 
-const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
 
 /**
  * Per-call tokens for media URLs: the webhook answer (whose request was signed by the platform)
  * mints one, the media connection must show it. HMAC-SHA256 over the claims with a server
  * secret; the service key is never involved. Checking a token is stateless; spending it once is
- * the `TokenLedger`'s job (`token-ledger.ts`). Hand-written on node:crypto because it is a dozen
+ * the `TokenLedger`'s job (`token-ledger.ts`). Signed as every hiwar token is (`signed-token.ts`), on node:crypto: a dozen
  * lines and a JWT library would add only parsing we do not need.
  */
 export class CallTokens {
@@ -80,35 +80,21 @@ export class CallTokens {
       ...(parameters && Object.keys(parameters).length ? { parameters } : {}),
       ...(direction ? { direction } : {}),
     };
-    const body = b64url(JSON.stringify(claims));
-    return `${body}.${this.sign(body)}`;
+    return signClaims(this.secret, claims);
   }
 
   /** The claims of a valid, unexpired token of `kind` for `scope`; undefined otherwise. */
   verify(token: string | null | undefined, scope: string, kind: TokenKind = 'media', now = Date.now()): TokenClaims | undefined {
     if (!token) return undefined;
-    const [body, sig, extra] = token.split('.');
-    if (!body || !sig || extra !== undefined || !safeEqual(sig, this.sign(body))) return undefined;
-    try {
-      const c = JSON.parse(Buffer.from(body, 'base64url').toString()) as TokenClaims;
-      const ok = c.scope === scope && c.kind === kind && typeof c.callId === 'string' && c.callId !== '' && typeof c.jti === 'string' && typeof c.exp === 'number' && c.exp > now;
-      return ok ? c : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  private sign(body: string): string {
-    return createHmac('sha256', this.secret).update(body).digest('base64url');
+    const opened = openSigned(this.secret, token);
+    if (!opened.ok) return undefined;
+    const c = opened.claims as TokenClaims;
+    const ok = !!c && c.scope === scope && c.kind === kind && typeof c.callId === 'string' && c.callId !== '' && typeof c.jti === 'string' && typeof c.exp === 'number' && c.exp > now;
+    return ok ? c : undefined;
   }
 }
 
-/** Constant-time string comparison (for tokens and signatures). */
-export function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
+export { safeEqual };
 
 /**
  * True for addresses only this machine can reach: `localhost`, 127.0.0.0/8, ::1 and their
