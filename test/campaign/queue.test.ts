@@ -81,12 +81,22 @@ test('on Redis and BullMQ, two worker processes, one killed (SIGKILL) mid-call: 
     assert.ok(net.most <= 3, `at most 3 calls at once (saw ${net.most})`);
     for (const c of net.calls) assert.ok(isOpen(window, c.at, c.index === CAIRO_INDEX ? 'Africa/Cairo' : undefined), `${c.dialId} placed at ${new Date(c.at).toISOString()}, inside the window`);
 
+    // Worker a may die between recording an attempt as started and placing it: the platform never
+    // saw that dial and cannot say how it went, so the attempt ends as failed-unknown and is never
+    // dialled again (never blindly). Which attempts, if any, depends on when the kill lands.
+    const placed = new Set(ids);
+    const unplaced = new Map(states.flatMap((s) => s.attempts.filter((x) => !placed.has(`${meta.id}:${s.index}:${x.attempt}`)).map((x) => [s.index, x.attempt] as const)));
+    assert.ok(unplaced.size <= 3, `only calls the killed worker held can be unplaced: ${[...unplaced].join(' ')}`);
+    const wanted = (index: number): { outcome: string; attempts: number } => {
+      const lost = unplaced.get(index);
+      return lost !== undefined ? { outcome: 'failed-unknown', attempts: lost } : expected(index);
+    };
     // The campaign's record: every outcome right, retries 2 h after the previous call ended at the earliest.
     for (const s of states) {
-      const want = expected(s.index);
+      const want = wanted(s.index);
       assert.equal(s.status === 'do-not-call' ? 'do-not-call' : s.attempts.at(-1)?.outcome, want.outcome, `contact ${s.index}`);
       assert.deepEqual(s.attempts.map((x) => x.attempt), Array.from({ length: want.attempts }, (_, k) => k + 1), `contact ${s.index}'s attempts`);
-      assert.equal(net.calls.filter((c) => c.index === s.index).length, want.attempts, `contact ${s.index} placed as often as attempted`);
+      assert.equal(net.calls.filter((c) => c.index === s.index).length, want.attempts - (unplaced.has(s.index) ? 1 : 0), `contact ${s.index} placed as often as attempted`);
       for (let k = 1; k < s.attempts.length; k++) assert.ok(s.attempts[k]!.startedAt >= s.attempts[k - 1]!.endedAt! + 2 * H, `contact ${s.index}'s retry ${k + 1}`);
       assert.equal(s.unreported, undefined);
     }
@@ -109,9 +119,9 @@ test('on Redis and BullMQ, two worker processes, one killed (SIGKILL) mid-call: 
     for (const s of states) {
       const finals = [...got.values()].filter((r) => r.index === s.index && r.final);
       assert.equal(finals.length, 1, `contact ${s.index}'s final result delivered`);
-      assert.equal(finals[0]!.outcome, expected(s.index).outcome);
+      assert.equal(finals[0]!.outcome, wanted(s.index).outcome);
     }
-    assert.equal([...got.values()].filter((r) => r.attempt > 0).length, net.calls.length, 'a result for every call placed');
+    assert.equal([...got.values()].filter((r) => r.attempt > 0).length, net.calls.length + unplaced.size, 'a result for every attempt');
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
     await queue.close();
