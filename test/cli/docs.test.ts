@@ -101,3 +101,12 @@ test('every docs/ page (and #section) the code, tests, benches and examples cite
   assert.ok(cited >= 10, 'the sources cite docs pages');
   assert.deepEqual(broken, []);
 });
+
+test("the offline mediasoup kit's README (shipped in the package) names the kit's own scripts, none beside the clone", () => {
+  const kit = 'scripts/mediasoup-offline';
+  const commands = text(`${kit}/README.md`).split('\n').filter((line) => /^ {4}\S/.test(line));
+  const scripts = commands.flatMap((line) => [...line.matchAll(/(\S+\.sh)\b/g)].map(([, path]) => path!));
+  assert.ok(scripts.length >= 2, 'the README shows how to run prepare.sh and env.sh');
+  const wrong = scripts.filter((path) => path.startsWith('../') || !existsSync(join(ROOT, path)));
+  assert.deepEqual(wrong, [], `paths a reader cannot run from a clone (the kit is ${kit}/)`);
+});
