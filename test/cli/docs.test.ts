@@ -110,3 +110,9 @@ test("the offline mediasoup kit's README (shipped in the package) names the kit'
   const wrong = scripts.filter((path) => path.startsWith('../') || !existsSync(join(ROOT, path)));
   assert.deepEqual(wrong, [], `paths a reader cannot run from a clone (the kit is ${kit}/)`);
 });
+
+test('every page that tells a reader to `npm install hiwar` says how to install it before it is on the registry', () => {
+  const pages = DOCS.filter((file) => /npm install hiwar\b/.test(text(file)));
+  assert.ok(pages.length >= 2, 'the README and the guides show `npm install hiwar`');
+  assert.deepEqual(pages.filter((file) => !/`npm pack`/.test(text(file))), [], 'pages that show `npm install hiwar` alone (E404 until it is published)');
+});
