@@ -131,3 +131,17 @@ test('every code block of the README is a runnable snippet, and test/package/ins
   assert.ok(snippets.some((s) => s.page === 'README.md'), 'the README shows a runnable snippet');
 });
 
+test("the offline mediasoup kit's README (shipped in the package) names the kit's own scripts, none beside the clone", () => {
+  const kit = 'scripts/mediasoup-offline';
+  const commands = text(`${kit}/README.md`).split('\n').filter((line) => /^ {4}\S/.test(line));
+  const scripts = commands.flatMap((line) => [...line.matchAll(/(\S+\.sh)\b/g)].map(([, path]) => path!));
+  assert.ok(scripts.length >= 2, 'the README shows how to run prepare.sh and env.sh');
+  const wrong = scripts.filter((path) => path.startsWith('../') || !existsSync(join(ROOT, path)));
+  assert.deepEqual(wrong, [], `paths a reader cannot run from a clone (the kit is ${kit}/)`);
+});
+
+test('every page that tells a reader to `npm install hiwar` says how to install it before it is on the registry', () => {
+  const pages = DOCS.filter((file) => /npm install hiwar\b/.test(text(file)));
+  assert.ok(pages.length >= 2, 'the README and the guides show `npm install hiwar`');
+  assert.deepEqual(pages.filter((file) => !/`npm pack`/.test(text(file))), [], 'pages that show `npm install hiwar` alone (E404 until it is published)');
+});
