@@ -39,8 +39,12 @@ import { round, table, type BenchArgs } from './harness.ts';
 import type { CallersReport } from './webrtc-callers.ts';
 import type { TraceReport } from './webrtc-trace.ts';
 
-/** Loaded in each agent sender thread, where the packet clock runs: the tick trace. */
-const TRACE_IN_THREAD = new URL('./webrtc-trace-thread.ts', import.meta.url).href;
+/**
+ * Loaded in each agent sender thread, where the packet clock runs: the tick trace. The thread
+ * loads what this module is (TypeScript under tsx, JavaScript when compiled, as the test runner
+ * runs it): a `.ts` observer cannot load in a compiled sender thread.
+ */
+const TRACE_IN_THREAD = new URL(import.meta.url.endsWith('.ts') ? './webrtc-trace-thread.ts' : './webrtc-trace-thread.js', import.meta.url).href;
 
 export const WEBRTC_DENSITY_TARGETS = { callsPerCore: 40, latePackets: 0 };
 
