@@ -5,6 +5,17 @@ import type { Transport } from '../transport/types.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { CallRefused, type CallHost, type CallObserver, type CallOutcome, type HoldOptions } from './types.ts';
 
+/** How a drain treats calls a webhook answer promised media for. */
+export const DRAIN_DEFAULTS = {
+  /**
+   * A drain waits this long after a webhook answer for its media connection (platforms connect
+   * within a second or two); one that comes later, while the token is valid and the process is
+   * still up, is still let in. A webhook whose media never comes (the caller hung up while it
+   * rang) then holds a shutdown for seconds, not for the token's five minutes.
+   */
+  promisedMediaWaitMs: 15_000,
+} as const;
+
 /** One call's session, as the server sees it (an `AgentSession` fits). */
 export interface RunningSession {
   readonly events$: Observable<SessionEvent>;
@@ -74,8 +85,11 @@ export class CallManager implements CallHost {
   private opening = 0;
   /** Waiters of `drain`, woken at every change (a call or connection gone, a promise kept). */
   private idle: (() => void)[] = [];
-  /** Calls promised a media connection by a webhook answer, until the token's expiry (`promise`). */
-  private readonly promised = new Map<string, number>();
+  /**
+   * Calls promised a media connection by a webhook answer (`promise`): let in during a drain
+   * until the token's expiry (`until`); a drain waits for them only until `waitUntil`.
+   */
+  private readonly promised = new Map<string, { until: number; waitUntil: number }>();
   /** Promised calls let in during a drain, until their `runCall`. */
   private readonly admitted = new Set<string>();
 
@@ -100,11 +114,11 @@ export class CallManager implements CallHost {
     const now = Date.now();
     // Expiries come in order (one token lifetime): the expired ones are at the front.
     for (const [k, t] of this.promised) {
-      if (t > now) break;
+      if (t.until > now) break;
       this.promised.delete(k);
     }
     this.promised.delete(key);
-    this.promised.set(key, until);
+    this.promised.set(key, { until, waitUntil: Math.min(until, now + DRAIN_DEFAULTS.promisedMediaWaitMs) });
   }
 
   hold(o: HoldOptions = {}):
@@ -113,7 +127,7 @@ export class CallManager implements CallHost {
         release(): void;
       }
     | undefined {
-    const until = o.call ? this.promised.get(o.call) : undefined;
+    const until = o.call ? this.promised.get(o.call)?.until : undefined;
     const promised = until !== undefined && until > Date.now();
     // The platform connected for this call: kept or refused, the promise is settled (a drain stops waiting for it).
     if (o.call) this.promised.delete(o.call);
@@ -226,10 +240,10 @@ export class CallManager implements CallHost {
     for (const r of this.idle.splice(0)) r();
   }
 
-  /** The latest expiry of a promise still to be kept (a webhook answered, its media not come yet). */
+  /** Until when a drain waits for promised media still to come (a webhook answered, its media not here yet). */
   private promisedUntil(now: number): number | undefined {
     let last: number | undefined;
-    for (const t of this.promised.values()) if (t > now) last = Math.max(last ?? 0, t);
+    for (const t of this.promised.values()) if (t.waitUntil > now) last = Math.max(last ?? 0, t.waitUntil);
     return last;
   }
 
@@ -255,7 +269,6 @@ export class CallManager implements CallHost {
       });
       clearTimeout(timer);
     }
-    this.promised.clear();
     if (this.active === 0) return;
     this.o.logger.warn({ calls: this.live.size }, 'drain timed out; ending the remaining calls');
     await Promise.all([...this.live].map((c) => c.session.end('server shutting down')));
