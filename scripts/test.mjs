@@ -34,7 +34,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, setPriority, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { buildTestTree } from './test-build.mjs';
 
 /**
@@ -179,9 +179,11 @@ const readJson = (path, fallback) => {
 const named = process.argv.length > 2;
 const files = named
   ? process.argv.slice(2)
-  : readdirSync(join(ROOT, 'test'), { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .flatMap((d) => readdirSync(join(ROOT, 'test', d.name)).filter((f) => f.endsWith('.test.ts')).map((f) => `test/${d.name}/${f}`))
+  : // Every *.test.ts under test/, at any depth (test/telephony/outbound/ is two down).
+    readdirSync(join(ROOT, 'test'), { recursive: true })
+      .map((f) => String(f).split(sep).join('/'))
+      .filter((f) => f.endsWith('.test.ts') && f.includes('/'))
+      .map((f) => `test/${f}`)
       .sort();
 
 // A file not in the schedule yet (new) is heavy and counts as slow: it starts early, not last.

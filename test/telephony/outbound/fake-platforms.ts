@@ -5,7 +5,7 @@
  * the request named and, when the call is answered, a media stream to the URL it gave, played by
  * the test (`onMedia`) as the platform's far end.
  */
-import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { importSPKI, jwtVerify, SignJWT } from 'jose';
@@ -195,6 +195,8 @@ export class FakePlatforms {
       const jwt = await new SignJWT({ payload_hash: createHash('sha256').update(body).digest('hex') })
         .setProtectedHeader({ alg: 'HS256' })
         .setIssuedAt()
+        // Vonage's signed callbacks carry a unique jti; hiwar accepts each once.
+        .setJti(randomUUID())
         .sign(new TextEncoder().encode(secretOf(k.vonage.signatureSecret)));
       headers.authorization = `Bearer ${jwt}`;
     }
