@@ -9,5 +9,3 @@ export { telnyxOutbound, type TelnyxOutboundOptions } from './telnyx.ts';
 export { plivoOutbound, type PlivoOutboundOptions } from './plivo.ts';
 export { vonageOutbound, type VonageOutboundOptions } from './vonage.ts';
 export { DialError, FINAL_OUTCOMES, type DialRequest, type DialResult, type OutboundOutcome, type OutboundPlatform, type OutboundPlatformName, type OutboundStatus, type StatusUpdate } from './types.ts';
-export { CampaignSchedule, CAMPAIGN_DEFAULTS, type Attempt, type CampaignOptions, type Contact, type ContactState } from './campaign.ts';
-export { parseWindow, inWindow, nextOpening, type CallingWindow } from './window.ts';
