@@ -1,8 +1,34 @@
 export * from './config.ts';
-export * from './errors.ts';
+export {
+  ServiceError,
+  BadRequestError,
+  ValidationError,
+  AuthenticationError,
+  InsufficientBalanceError,
+  PermissionDeniedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitError,
+  ServerError,
+  TransportError,
+  ProtocolError,
+  parseErrorBody,
+  parseRetryAfter,
+  redact,
+  safeUrl,
+  type ErrorCode,
+  type ServiceErrorInit,
+} from './errors.ts';
 export type { CallOptions } from './http.ts';
 export * from './types.ts';
-export * from './validate.ts';
+export {
+  LISTEN_SAMPLE_RATES,
+  TTS_SOCKET_FORMATS,
+  DENOISE_MAX_BYTES,
+  DENOISE_MAX_SECONDS,
+  checkModelId,
+  checkListenLanguage,
+} from './validate.ts';
 export * from './models.ts';
 export { ServiceClient } from './client.ts';
 export { collectTimestamped } from './rest/tts.ts';

@@ -5,6 +5,7 @@ import type { Clock } from '../../src/transport/clock.ts';
 import { PacedOutput } from '../../src/transport/paced-output.ts';
 import type { CallInfo, Transport, TransportEvent } from '../../src/transport/types.ts';
 
+/** sox's arguments for headerless 16-bit mono PCM at `rate` Hz, for your own `rec`/`play` commands. */
 export const RAW = (rate: number) => ['-q', '-t', 'raw', '-r', String(rate), '-e', 'signed', '-b', '16', '-c', '1'];
 
 /** The sound device could not be opened, or stopped: the message says which and what to do. */
