@@ -10,6 +10,7 @@ import { routeAccess, type RouteAccess } from './access.ts';
 import { MediaConnection } from './connection.ts';
 import type { MediaStreamOptions, PlatformHooks } from './media-stream.ts';
 import type { AfterStream, TelephonyProvider, WebhookContext } from './provider.ts';
+import { readBody as readLimitedBody } from '../../src/server/read-body.ts';
 
 /** Options of the telephony routes (`/telephony/<provider>`). */
 export interface TelephonyOptions {
@@ -274,28 +275,9 @@ export function reply(res: ServerResponse, status: number, type: string, body: s
 }
 
 /** The request's body, or why it was not read: larger than `limit`, or not all there within `timeoutMs`. */
-export function readBody(req: IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer | 'too large' | 'too slow'> {
-  return new Promise((resolve) => {
-    const parts: Buffer[] = [];
-    let n = 0;
-    const give = (why: 'too large' | 'too slow') => {
-      clearTimeout(timer);
-      req.removeAllListeners('data');
-      req.resume();
-      resolve(why);
-    };
-    const timer = setTimeout(() => give('too slow'), timeoutMs);
-    req.on('data', (c: Buffer) => {
-      n += c.length;
-      if (n > limit) give('too large');
-      else parts.push(c);
-    });
-    req.on('end', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(parts));
-    });
-    req.on('error', () => give('too slow'));
-  });
+export async function readBody(req: IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer | 'too large' | 'too slow'> {
+  const body = await readLimitedBody(req, { limit, totalMs: timeoutMs });
+  return body === 'aborted' ? 'too slow' : body;
 }
 
 /** Form fields (Twilio, Plivo), JSON fields (Telnyx, Vonage) or the query of a GET, flattened to strings. */

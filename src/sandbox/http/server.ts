@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KeyState, Region } from '../keys.ts';
 import type { SandboxState } from '../state.ts';
+import { readBody } from '../../server/read-body.ts';
 import { HttpError, badRequest, forbidden, insufficient, sendError, sendJson, tooMany, unauthorized } from './errors.ts';
 import { closing, receiveForm } from './uploads.ts';
 
@@ -39,39 +40,12 @@ const DEFAULT_LIMIT = 1024 * 1024;
 export const bodyTimedOut = () => new HttpError(408, 40801, 'Request body timed out');
 
 /** A small JSON body, read whole: the limit is checked while reading and a stalled body times out. */
-function readBody(req: IncomingMessage, limit: number, tooLarge: () => HttpError, idleMs: number): Promise<Buffer> {
-  if (Number(req.headers['content-length'] ?? 0) > limit) {
-    req.resume();
-    return Promise.reject(closing(tooLarge()));
-  }
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    let idle: NodeJS.Timeout | undefined;
-    const stop = (err: HttpError) => {
-      clearTimeout(idle);
-      req.off('data', onData);
-      req.resume();
-      reject(closing(err));
-    };
-    const touch = () => {
-      clearTimeout(idle);
-      idle = setTimeout(() => stop(bodyTimedOut()), idleMs);
-    };
-    const onData = (chunk: Buffer) => {
-      touch();
-      size += chunk.length;
-      if (size > limit) return stop(tooLarge());
-      parts.push(chunk);
-    };
-    touch();
-    req.on('data', onData);
-    req.once('end', () => {
-      clearTimeout(idle);
-      resolve(Buffer.concat(parts));
-    });
-    req.once('aborted', () => stop(badRequest('Request body ended early')));
-  });
+async function readJsonBody(req: IncomingMessage, limit: number, tooLarge: () => HttpError, idleMs: number): Promise<Buffer> {
+  const body = await readBody(req, { limit, idleMs });
+  if (body === 'too large') throw closing(tooLarge());
+  if (body === 'too slow') throw closing(bodyTimedOut());
+  if (body === 'aborted') throw closing(badRequest('Request body ended early'));
+  return body;
 }
 
 /** The request's URL, or undefined when it cannot be parsed (`//`, an odd Host header). */
@@ -150,7 +124,7 @@ export function createHandler(
       const limit = match.route.bodyLimit ?? DEFAULT_LIMIT;
       const tooLarge = match.route.tooLarge ?? (() => new HttpError(413, 41301, 'Request body too large'));
       let body: Buffer | undefined;
-      const getBody = async () => (body ??= await readBody(req, limit, tooLarge, bodyIdleMs));
+      const getBody = async () => (body ??= await readJsonBody(req, limit, tooLarge, bodyIdleMs));
       const ctx: RouteCtx = {
         req, res, url, params: match.params, key, region: where.region, state,
         base: `http://${hostOf(req)}${where.prefix}`,
