@@ -6,7 +6,8 @@ import { pad, voiced } from '../helpers/sandbox.ts';
 import { FarEnd } from './far-end.ts';
 import { vonageProtocol } from './protocols.ts';
 import { wholeCall } from './scenario.ts';
-import { startServe, type Served } from './serve.ts';
+import WebSocket from 'ws';
+import { startServe, waitFor, type Served } from './serve.ts';
 
 const SECRET = 'vonage-signature-secret-of-32-bytes!';
 
@@ -58,5 +59,20 @@ describe('Vonage WebSockets against hiwar serve', () => {
     assert.equal(call.transport.inputRate, 16000);
     assert.equal(call.transport.call.from, '447700900001');
     assert.deepEqual(proto.problems, []);
+  });
+
+  test('open (no secret, no token): audio before any connected frame still makes a call, with an id of its own', async () => {
+    const open = await startServe({ speed: 2, sandbox: s.sandbox, open: true });
+    try {
+      const sockets = [0, 1].map(() => new WebSocket(`${open.url.replace(/^http/, 'ws')}/telephony/vonage?rate=16000`));
+      await Promise.all(sockets.map((ws) => new Promise((r, j) => ws.once('open', r).once('error', j))));
+      for (const ws of sockets) ws.send(Buffer.alloc(640));
+      await waitFor(() => open.calls.length === 2, 'both calls started');
+      const [a, b] = open.calls.map((c) => c.transport.call.callId);
+      assert.ok(a && b && a !== b, `two calls with no id from the platform get distinct ids: ${a}, ${b}`);
+      for (const ws of sockets) ws.close();
+    } finally {
+      await open.close();
+    }
   });
 });

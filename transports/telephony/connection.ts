@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { CallRefused, type CallHost, type CallOutcome } from '../../src/server/types.ts';
 import type { Logger } from '../../src/session/logger.ts';
 import type { PlaybackUpdate } from '../../src/transport/types.ts';
@@ -142,7 +143,8 @@ export class MediaConnection {
     }
     const call = {
       ...item.call,
-      callId: claims?.callId || item.call.callId || 'unknown',
+      // A stream that names no call (an open route, no token) still gets an id of its own: recordings and metrics key on it.
+      callId: claims?.callId || item.call.callId || `${this.o.provider}-${randomUUID()}`,
       // A placed call's variables are the ones it was dialled with: the token's win over the stream's.
       parameters: outbound
         ? { ...item.call.parameters, ...claims?.parameters, ...(item.call.callId ? { platformCallId: item.call.callId } : {}) }
