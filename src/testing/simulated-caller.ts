@@ -32,6 +32,8 @@ const MAX_LAG_MS = TICK_MS;
 const SPAN_GAP_MS = 5;
 /** The agent counts as speaking until this long after its last audio ended (timer jitter). */
 const SPEAKING_SLACK_MS = 40;
+/** A reply still open (no end mark played) after this much silence is taken as over. */
+const REPLY_GAP_MS = 3000;
 /**
  * An agent that does not greet: the caller speaks this long after it starts listening (as one
  * says "hello?" after a moment of silence), and the session's start-up work is done by then.
@@ -79,6 +81,12 @@ export class SimulatedCaller implements Transport {
   private spanStart = -Infinity;
   private spanEnd = -Infinity;
   private agentSpokeSinceLine = false;
+  /**
+   * Agent audio came after the last reply-end mark played: a reply is still going, even when
+   * its next chunk is late (a slow synthesis on a loaded machine leaves a gap mid-reply).
+   */
+  private replyOpen = false;
+  private agentAudioSeq = 0;
   private queueRanDry = true;
   private running = true;
   readonly done: Promise<void>;
@@ -108,6 +116,25 @@ export class SimulatedCaller implements Transport {
     this.output.playback$.subscribe((u) => {
       if (u.queued === 0) this.queueRanDry = true;
     });
+    // The session marks the end of each reply; once that mark has played, the reply is over.
+    const write = this.output.write.bind(this.output);
+    this.output.write = (frame) => {
+      this.agentAudioSeq++;
+      this.replyOpen = true;
+      write(frame);
+    };
+    const mark = this.output.mark.bind(this.output);
+    this.output.mark = (id) => {
+      const seq = this.agentAudioSeq;
+      return mark(id).then(() => {
+        if (seq === this.agentAudioSeq) this.replyOpen = false;
+      });
+    };
+    const interrupt = this.output.interrupt.bind(this.output);
+    this.output.interrupt = () => {
+      this.replyOpen = false;
+      return interrupt();
+    };
     this.done = this.run();
   }
 
@@ -174,7 +201,12 @@ export class SimulatedCaller implements Transport {
   private async run(): Promise<void> {
     const due = { t: this.clock.now() };
     const pause = (p?: number) => p ?? this.opts.defaultPauseMs ?? 700;
-    const agentDone = (p?: number) => () => this.agentSpokeSinceLine && !this.agentSpeaking && this.clock.now() - this.spanEnd >= pause(p);
+    // Done: silent for the pause, and the reply's end mark played (or, for a reply that ended
+    // without one, silent for REPLY_GAP_MS).
+    const agentDone = (p?: number) => () => {
+      const silent = this.clock.now() - this.spanEnd;
+      return this.agentSpokeSinceLine && !this.agentSpeaking && silent >= pause(p) && (!this.replyOpen || silent >= Math.max(pause(p), REPLY_GAP_MS));
+    };
     const agentInto = (ms: number) => () => this.agentSpeaking && this.clock.now() - this.spanStart >= ms;
     // The session subscribes to the caller's events once its sockets are open: it is listening.
     let listeningSince: number | undefined;
