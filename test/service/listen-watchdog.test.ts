@@ -95,3 +95,27 @@ test('samples and their bytes count the same: the speech level is RMS ≥ speech
   }
   assert.equal(counted(new Int16Array(0), 0), false, 'nothing sent counts nothing');
 });
+
+test('a starved process is not a dead peer: a tick late by a stall does not count the stall against the pong, and an overdue pong is decided one tick later', () => {
+  const w = new ListenWatchdog(liveness({ pingIntervalMs: 5000, pongTimeoutMs: 5000, eventTimeoutMs: 0 }), 0);
+  const period = w.periodMs;
+  let t = 0;
+  for (; t <= 5000; t += period) assert.notEqual(w.tick(t, true)?.type, 'dead');
+  // The ping went out at 5 s; the process then stalls for 8 s, and its timer fires late.
+  t += 8000;
+  assert.equal(w.tick(t, true), undefined, 'the late tick does not call the connection dead');
+  // The pong, read right after that tick, keeps it alive.
+  w.pong();
+  for (let i = 0; i < 20; i++, t += period) {
+    const a = w.tick(t, true);
+    assert.notEqual(a?.type, 'dead');
+    if (a?.type === 'ping') w.pong();
+  }
+
+  // Without a pong, on time: overdue at one tick, dead at the next.
+  const dead = new ListenWatchdog(liveness({ pingIntervalMs: 5000, pongTimeoutMs: 5000, eventTimeoutMs: 0 }), 0);
+  const actions: string[] = [];
+  for (let u = 0; u <= 12_500; u += period) actions.push(`${u}:${dead.tick(u, true)?.type ?? '-'}`);
+  const firstDead = actions.find((a) => a.endsWith(':dead'));
+  assert.equal(firstDead, `${5000 + 5000 + 2 * period}:dead`, actions.join(' '));
+});

@@ -14,7 +14,10 @@
 export interface ListenLiveness {
   /** WebSocket ping this often. 0 = never. @default 5000 */
   pingIntervalMs: number;
-  /** Dead when a ping has no pong within this. @default 5000 */
+  /**
+   * Dead when a ping has no pong within this, confirmed at the next check (a quarter of the
+   * shortest period later); time this process spent starved of CPU does not count. @default 5000
+   */
   pongTimeoutMs: number;
   /**
    * Dead when this many milliseconds of caller speech (audio at `speechRms` or above) have been
@@ -37,6 +40,9 @@ export type LivenessAction = { type: 'ping' } | { type: 'dead'; reason: string }
 export class ListenWatchdog {
   private pingSentAt: number | undefined;
   private lastPingAt: number;
+  private lastTickAt: number | undefined;
+  /** The pong was overdue at the last tick: dead if it still is at the next one. */
+  private pongOverdue = false;
   /** Milliseconds of speech sent since the last event from the server. */
   private unansweredSpeechMs = 0;
 
@@ -77,11 +83,22 @@ export class ListenWatchdog {
 
   pong(): void {
     this.pingSentAt = undefined;
+    this.pongOverdue = false;
   }
 
   tick(now: number, open: boolean): LivenessAction {
     const { pingIntervalMs, pongTimeoutMs, eventTimeoutMs } = this.o;
-    if (this.pingSentAt !== undefined && now - this.pingSentAt > pongTimeoutMs) return { type: 'dead', reason: `no pong within ${pongTimeoutMs} ms` };
+    // A tick far later than its period means this process was starved (a loaded machine): a
+    // pong that came meanwhile waits unread behind this timer, so the stall is not the peer's.
+    const stall = this.lastTickAt === undefined ? 0 : now - this.lastTickAt - this.periodMs;
+    this.lastTickAt = now;
+    if (stall > this.periodMs && this.pingSentAt !== undefined) this.pingSentAt += stall;
+    if (this.pingSentAt !== undefined && now - this.pingSentAt > pongTimeoutMs) {
+      // Overdue: decided at the next tick, after the socket's pending input has been read.
+      if (this.pongOverdue) return { type: 'dead', reason: `no pong within ${pongTimeoutMs} ms` };
+      this.pongOverdue = true;
+      return undefined;
+    }
     if (eventTimeoutMs && this.unansweredSpeechMs > eventTimeoutMs) {
       return { type: 'dead', reason: `${(this.unansweredSpeechMs / 1000).toFixed(1)} s of speech sent with no event back` };
     }
