@@ -12,7 +12,7 @@
 // condition points at the compiled modules, and the web page's script and font are built into
 // place as `npm run build` does, since compiled code serves them from beside itself.
 import { transform } from 'esbuild';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 
@@ -55,6 +55,8 @@ export async function buildTestTree(root, out) {
   for (const entry of Object.values(pkg.exports)) {
     if (typeof entry === 'object' && entry['hiwar-source']) entry['hiwar-source'] = entry['hiwar-source'].replace(/\.ts$/, '.js');
   }
+  // The walk linked the repository's package.json here: replace the link, never write through it.
+  rmSync(join(out, 'package.json'), { force: true });
   writeFileSync(join(out, 'package.json'), JSON.stringify(pkg, null, 2));
   // Tests that name a dependency's files by path (a worker binary, a package to link) find them here too.
   symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'), 'dir');

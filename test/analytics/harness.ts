@@ -11,6 +11,7 @@ import { gatewayProtocol as gateway } from '../telephony/gateway.ts';
 
 export { gateway };
 import { pad, voiced } from '../helpers/sandbox.ts';
+import { Deadline } from '../helpers/deadline.ts';
 
 export const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 export const CALLER_VOICE = 'ar-najdi-male-2';
@@ -23,11 +24,11 @@ export async function callerLine(client: ServiceClient): Promise<Int16Array> {
 
 /** Waits until the agent has spoken and then been quiet for `quietMs` (its turn is over). */
 export async function agentDone(far: FarEnd, heardAtLeast: number, quietMs = 1000, timeoutMs = 60_000): Promise<void> {
-  const give = Date.now() + timeoutMs;
+  const deadline = new Deadline(timeoutMs);
   let last = far.played;
   let still = Date.now();
   for (;;) {
-    if (Date.now() > give) throw new Error(`timed out: the agent did not finish speaking (heard ${far.played.toFixed(1)} s)`);
+    if (deadline.expired) throw new Error(`timed out: the agent did not finish speaking (heard ${far.played.toFixed(1)} s)`);
     await new Promise((r) => setTimeout(r, 50));
     if (far.played !== last || far.buffered > 0) {
       last = far.played;
@@ -134,11 +135,11 @@ export function hiwar(args: string[], env: NodeJS.ProcessEnv): Child {
     process: child,
     output: () => out,
     async waitFor(re, what, ms = 60_000) {
-      const give = Date.now() + ms;
+      const deadline = new Deadline(ms);
       for (;;) {
         const m = re.exec(out);
         if (m) return m;
-        if (Date.now() > give || child.exitCode !== null) throw new Error(`${what}: not seen (exit ${child.exitCode}):\n${out}`);
+        if (deadline.expired || child.exitCode !== null) throw new Error(`${what}: not seen (exit ${child.exitCode}):\n${out}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },
@@ -153,9 +154,9 @@ export function hiwar(args: string[], env: NodeJS.ProcessEnv): Child {
 
 /** Polls until `cond` holds; fails naming `what`. */
 export async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
-  const give = Date.now() + ms;
+  const deadline = new Deadline(ms);
   while (!(await cond())) {
-    if (Date.now() > give) throw new Error(`timed out: ${what}`);
+    if (deadline.expired) throw new Error(`timed out: ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

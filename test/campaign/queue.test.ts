@@ -13,6 +13,7 @@ import { isOpen, parseWindow } from '../../src/campaign/window.ts';
 import { startRedis } from '../helpers/redis.ts';
 import { startPhoneNetwork } from './phone-network.ts';
 import { CAIRO_INDEX, contacts, DNC_INDEX, expected, numberOf } from './script.ts';
+import { Deadline } from '../helpers/deadline.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const CHILD = new URL('./worker-child.ts', import.meta.url).pathname;
@@ -22,9 +23,9 @@ const H = 3600_000;
 const SPEED = 3600;
 
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
-  const give = Date.now() + timeoutMs;
+  const deadline = new Deadline(timeoutMs);
   while (!(await check())) {
-    if (Date.now() > give) throw new Error(`timed out waiting: ${what}`);
+    if (deadline.expired) throw new Error(`timed out waiting: ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -16,6 +16,7 @@ import { runSandbox, type Running } from '../helpers/sandbox.ts';
 import { FarEnd } from '../telephony/far-end.ts';
 import { waitFor } from '../telephony/serve.ts';
 import { pcmGateway } from './pcm-gateway.ts';
+import { Deadline } from '../helpers/deadline.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const CALLS = 3;
@@ -82,9 +83,9 @@ const waitingOn = async (i: Instance) => (await health(i)).waiting;
 const busyHangup = (far: FarEnd) => far.said.some((s) => s.type === 'other' && (s.raw as { type?: string; reason?: string }).type === 'hangup' && (s.raw as { reason?: string }).reason === 'all lines busy');
 
 async function until(cond: () => Promise<boolean>, what: string, ms = 60_000): Promise<void> {
-  const give = Date.now() + ms;
+  const deadline = new Deadline(ms);
   while (!(await cond())) {
-    if (Date.now() > give) throw new Error(`timed out: ${what}`);
+    if (deadline.expired) throw new Error(`timed out: ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

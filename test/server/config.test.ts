@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { hiwar } from '../helpers/processes.ts';
 import { twilioWebhook } from './phone.ts';
+import { Deadline } from '../helpers/deadline.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
@@ -23,9 +24,9 @@ async function startServe(args: string[]): Promise<{ child: ReturnType<typeof sp
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   // A failsafe only: what is checked is that it starts at all.
-  const give = Date.now() + 90_000;
+  const deadline = new Deadline(90_000);
   while (!/hiwar serve: .* at http:\/\/[\d.]+:\d+[\s\S]*metrics:.*\n/.test(out)) {
-    if (Date.now() > give || child.exitCode !== null) {
+    if (deadline.expired || child.exitCode !== null) {
       child.kill('SIGKILL');
       throw new Error(`serve did not start:\n${out}`);
     }

@@ -4,12 +4,13 @@
  * `connected` and `start` messages. Counts the agent's media messages; hangs up with `stop`.
  */
 import WebSocket from 'ws';
+import { Deadline } from '../helpers/deadline.ts';
 
 /** Waits for a condition, polling; fails with `what` after `ms` (a failsafe: the machine is shared). */
 export async function waitFor(cond: () => boolean, what: string, ms = 90_000): Promise<void> {
-  const give = Date.now() + ms;
+  const deadline = new Deadline(ms);
   while (!cond()) {
-    if (Date.now() > give) throw new Error(`timed out: ${what}`);
+    if (deadline.expired) throw new Error(`timed out: ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

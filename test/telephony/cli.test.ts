@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import WebSocket from 'ws';
+import { Deadline } from '../helpers/deadline.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 
@@ -19,9 +20,9 @@ test('hiwar serve: the real command on the embedded sandbox, closed on localhost
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   try {
-    const give = Date.now() + 60_000;
+    const deadline = new Deadline(60_000);
     while (!/agent "call-centre" at http:\/\/[\d.]+:\d+[\s\S]*pcm +media.*\n/.test(out)) {
-      if (Date.now() > give || child.exitCode !== null) throw new Error(`serve did not start:\n${out}`);
+      if (deadline.expired || child.exitCode !== null) throw new Error(`serve did not start:\n${out}`);
       await new Promise((r) => setTimeout(r, 100));
     }
     const port = /at http:\/\/[\d.]+:(\d+)/.exec(out.slice(out.indexOf('hiwar serve')))![1];

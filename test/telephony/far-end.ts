@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import type { Clock } from '../../src/transport/clock.ts';
+import { Deadline } from '../helpers/deadline.ts';
 
 /** One message on the wire, as the platform sends or reads it: text or bytes. */
 export type WireMessage = { text: string } | { binary: Uint8Array };
@@ -89,9 +90,9 @@ export class FarEnd {
   }
 
   async until(cond: () => boolean, timeoutMs = 120_000): Promise<void> {
-    const give = Date.now() + timeoutMs;
+    const deadline = new Deadline(timeoutMs);
     while (!cond()) {
-      if (Date.now() > give) throw new Error('timed out waiting on the far end');
+      if (deadline.expired) throw new Error('timed out waiting on the far end');
       await new Promise((r) => setTimeout(r, 10));
     }
   }

@@ -17,6 +17,7 @@ import { createLogger } from '../../src/session/logger.ts';
 import type { Transport, TransportEvent } from '../../src/transport/types.ts';
 import { startAudioSocketServer } from '../../transports/telephony/audiosocket-server.ts';
 import { telephonyPlugin } from '../../transports/telephony/index.ts';
+import { Deadline } from '../helpers/deadline.ts';
 
 export { g711Table, platformFixture, shape } from './fixture-files.ts';
 
@@ -201,9 +202,9 @@ export class PlatformPeer {
 
 /** Waits until `cond` holds (polling; fails after 20 s with `what`). */
 export async function until(cond: () => boolean, what: string): Promise<void> {
-  const give = Date.now() + 20_000;
+  const deadline = new Deadline(20_000);
   while (!cond()) {
-    if (Date.now() > give) throw new Error(`timed out: ${what}`);
+    if (deadline.expired) throw new Error(`timed out: ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }

@@ -10,6 +10,7 @@ import { telephonyPlugin, type TelephonyOptions } from '../../transports/telepho
 import type { MediaStreamTransport } from '../../transports/telephony/media-stream.ts';
 import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
+import { Deadline } from '../helpers/deadline.ts';
 
 /** One call as the test sees it from inside the server. */
 export interface ServedCall {
@@ -97,9 +98,9 @@ export async function startServe(
 
 /** Waits for a condition, polling; fails with `what` after `ms` (generous: the machine is shared). */
 export async function waitFor(cond: () => boolean, what: string, ms = 90_000, explain?: () => string): Promise<void> {
-  const give = Date.now() + ms;
+  const deadline = new Deadline(ms);
   while (!cond()) {
-    if (Date.now() > give) throw new Error(`timed out: ${what}${explain ? `\n  ${explain()}` : ''}`);
+    if (deadline.expired) throw new Error(`timed out: ${what}${explain ? `\n  ${explain()}` : ''}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

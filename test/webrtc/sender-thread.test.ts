@@ -6,6 +6,7 @@ import type { TransportEvent } from '../../src/transport/types.ts';
 import { AGENT_CODEC, AgentParticipant } from '../../transports/webrtc/agent-participant.ts';
 import { requireMediasoup, type ms } from '../../transports/webrtc/mediasoup.ts';
 import { SenderPool } from '../../transports/webrtc/sender-thread.ts';
+import { Deadline } from '../helpers/deadline.ts';
 
 /**
  * The agent's packets go sender thread → UDP → mediasoup → UDP → a receiver in a thread of its
@@ -91,9 +92,9 @@ after(async () => {
 const tone = (seconds: number, rate = 24000) => Int16Array.from({ length: Math.round(seconds * rate) }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate)));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const until = async (cond: () => boolean, what: string, limitMs = 20_000) => {
-  const end = Date.now() + limitMs;
+  const deadline = new Deadline(limitMs);
   while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (deadline.expired) throw new Error(`timed out waiting for ${what}`);
     await sleep(20);
   }
 };
@@ -227,7 +228,7 @@ test('a sender thread that fails ends its own calls with a clear error; other ca
     const got = await receiver.take();
     const bAt = b.agent.output.position();
     const bSent = got.filter((p) => p.ssrc === b.ssrc).length;
-    for (const end = Date.now() + 20_000; got.filter((p) => p.ssrc === b.ssrc).length < bSent + 10 && Date.now() < end; await sleep(20)) got.push(...(await receiver.take()));
+    for (const deadline = new Deadline(20_000); got.filter((p) => p.ssrc === b.ssrc).length < bSent + 10 && !deadline.expired; await sleep(20)) got.push(...(await receiver.take()));
     assert.ok(got.filter((p) => p.ssrc === b.ssrc).length >= bSent + 10, 'the other call still sends');
     // Counted against what the failed thread said it had sent, not against a moment: its last
     // packets may still be on their way through mediasoup on a loaded machine.
