@@ -101,6 +101,10 @@ export async function serveCommand(args: string[]): Promise<number> {
   const sandboxSessions = AGENT_SERVER_DEFAULTS.sessionsPerCall * (maxCalls + 1);
   const clusterOptions = clusterOptionsOf(values, SERVE_USAGE, process.env.HIWAR_API_KEY || config.client ? undefined : sandboxSessions);
   if (clusterOptions && !agent) throw new UsageError('cluster mode (REDIS_URL) needs one agent whose voice says the busy line: give --agent, or `agent` beside `agentFor` in the config', SERVE_USAGE);
+  // Signals are taken from here on: one that comes while the server starts (before the stop
+  // below is ready) is kept and acted on once it is, instead of being lost to a listener a
+  // library installed, which left the process running with nobody draining it.
+  const signals = earlySignals();
   const service = config.client
     ? { client: config.client, close: async () => {}, sandbox: false }
     : await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }], phrasebook: phrases });
@@ -221,8 +225,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         resolveStop();
       })();
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    signals.then(stop);
   });
   say('drained; bye');
   return 0;
@@ -240,3 +243,17 @@ function audioSocketPlugin(telephony: typeof import('../../transports/telephony/
   };
 }
 
+/** SIGTERM/SIGINT from now on, handed to `then` (at once if one came already). */
+function earlySignals(): { then(stop: (signal: string) => void): void } {
+  let got: string | undefined;
+  let handler: ((signal: string) => void) | undefined;
+  const on = (signal: string) => () => (handler ? handler(signal) : (got ??= signal));
+  process.once('SIGTERM', on('SIGTERM'));
+  process.once('SIGINT', on('SIGINT'));
+  return {
+    then(stop) {
+      handler = stop;
+      if (got) stop(got);
+    },
+  };
+}
