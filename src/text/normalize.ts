@@ -9,7 +9,8 @@
  */
 import { CURRENCIES, CURRENCY_SYMBOLS, CURRENCY_WORDS, NATIONALITIES, readMoney } from './currencies.ts';
 import { clock, hourWord, MONTH, PERIOD, monthName, readDate, year } from './dates.ts';
-import { caseBefore } from './grammar.ts';
+import { CONSTRUCT_COMPLEMENTS } from './case-lexicon.ts';
+import { caseBefore, inConstruct, type CaseReading } from './grammar.ts';
 import { Lexicon, UNIT_ABBREVIATIONS, guessNoun, type NounEntry } from './lexicon.ts';
 import { stripMarkup, westernDigits } from './markup.ts';
 import { cardinal, countNoun, digitsToWords, ordinal, type Gender, type GrammaticalCase } from './numbers.ts';
@@ -80,6 +81,8 @@ const RANGE_NOUN = /^\s*(?:و|إلى|الى|حتى|أو|-|–)\s*(?:[^\s\d]+\s)?
 const DATE_WORDS = /(?:^|\s)(?:بتاريخ|تاريخ|التاريخ|يوم|في|حتى|منذ|قبل|بعد|من|إلى|الأحد|الاثنين|الإثنين|الثلاثاء|الأربعاء|الخميس|الجمعة|السبت)\s*$/u;
 const FRACTIONS: Record<string, string> = { '1/2': 'نصف', '1/3': 'ثلث', '2/3': 'ثلثان', '1/4': 'ربع', '3/4': 'ثلاثة أرباع', '1/5': 'خمس', '1/10': 'عشر' };
 const MONTH_AFTER = new RegExp(`^\\s*(?:${MONTH})`, 'u');
+const COMPLEMENTS = CONSTRUCT_COMPLEMENTS.join('|');
+const TANWEEN = /[\u064B-\u064D]/g;
 
 const tidy = (t: string) => t.replace(/\s+([،؛.!?؟])/g, '$1').replace(/[ \t]{2,}/g, ' ').trim();
 
@@ -108,9 +111,11 @@ export class SpeechNormalizer {
       // The words just before the number are its context; a short window keeps this cheap.
       const before = t.slice(Math.max(0, offset - 80), offset);
       const after = t.slice(offset + m[0]!.length, offset + m[0]!.length + 80);
-      const gcase: GrammaticalCase = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(pre) ? 'genitive' : caseBefore(pre === 'و' ? before.replace(NUMBER_WORDS_AT_END, '') : before);
-      const out = fn(m, { before, after, pre, gcase });
-      return out === undefined ? m[0]! : `${pre}${out}`;
+      const reading: CaseReading = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(pre) ? 'genitive' : caseBefore(pre === 'و' ? before.replace(NUMBER_WORDS_AT_END, '') : before);
+      const out = fn(m, { before, after, pre, gcase: reading === 'pausal' ? 'nominative' : reading });
+      if (out === undefined) return m[0]!;
+      // Unsure of the role: the citation form, read in pause (no tanween).
+      return `${pre}${reading === 'pausal' ? out.replace(TANWEEN, '') : out}`;
     });
   }
 
@@ -171,7 +176,8 @@ export class SpeechNormalizer {
       const bare = m[3]!.replace(/[\u064B-\u0652]/g, '');
       const g = this.ordinalNouns[bare];
       if (!g || (m[2] === 'ل' && !m[1])) return undefined;
-      const gcase: GrammaticalCase = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(m[1]!) ? 'genitive' : caseBefore(before);
+      const reading = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(m[1]!) ? 'genitive' : caseBefore(before);
+      const gcase: GrammaticalCase = reading === 'pausal' ? 'nominative' : reading;
       return `${m[1]}${m[2]}${m[3]} ${ordinal(Number(m[4]), g, gcase)}`;
     }, false);
 
@@ -182,14 +188,15 @@ export class SpeechNormalizer {
       return gender === 'f' ? cardinal(Number(m[2]), { gender, grammaticalCase: c.gcase }) : undefined;
     });
     // A number and the noun it counts.
-    t = this.pass(t, re(`${PRE}(${NUM})\\s+([\\p{L}\\u064B-\\u0652]+)(?![\\p{N}])`), (m, c) => {
+    t = this.pass(t, re(`${PRE}(${NUM})\\s+([\\p{L}\\u064B-\\u0652]+)(?:\\s+(${COMPLEMENTS})(?![\\p{L}\\u064B-\\u0652]))?(?![\\p{N}])`), (m, c) => {
       if (/[A-Za-z]\s*$/.test(c.before) || m[2]!.includes('.')) return undefined;
       const n = Number(m[2]!.replace(/,/g, ''));
       const counted = this.counted(m[3]!);
+      const complement = m[4] ? ` ${m[4]}` : '';
       if (!counted || n >= 1e12 || n === 0) return undefined;
       // A word not known as a noun: 1 and 2 still follow it (توقيع واحد); other numbers keep their plain form.
-      if (!counted.sure && n > 2) return `${cardinal(n, { grammaticalCase: c.gcase })} ${m[3]}`;
-      return countNoun(n, counted.noun, c.gcase);
+      if (!counted.sure && n > 2) return `${cardinal(n, { grammaticalCase: c.gcase })} ${m[3]}${complement}`;
+      return m[4] ? inConstruct(countNoun(n, counted.noun, c.gcase), counted.noun, m[4]) : countNoun(n, counted.noun, c.gcase);
     });
 
     // What is left: plain numbers and decimals (a number after a Latin word is part of a name: iPhone 15).
