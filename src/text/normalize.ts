@@ -11,7 +11,7 @@ import { CURRENCIES, CURRENCY_SYMBOLS, CURRENCY_WORDS, NATIONALITIES, readMoney 
 import { clock, hourWord, MONTH, PERIOD, monthName, readDate, year } from './dates.ts';
 import { CONSTRUCT_COMPLEMENTS } from './case-lexicon.ts';
 import { caseBefore, inConstruct, type CaseReading } from './grammar.ts';
-import { Lexicon, UNIT_ABBREVIATIONS, guessNoun, type NounEntry } from './lexicon.ts';
+import { Lexicon, NOT_COUNTED, UNIT_ABBREVIATIONS, guessNoun, type NounEntry } from './lexicon.ts';
 import { stripMarkup, westernDigits } from './markup.ts';
 import { cardinal, countNoun, digitsToWords, ordinal, type Gender, type GrammaticalCase } from './numbers.ts';
 import { FLIGHT, IBAN, LONG_DIGITS, MASKED, PHONE, PNR, ReferenceWords, spellReference } from './references.ts';
@@ -48,14 +48,6 @@ const ORDINAL_NOUNS: Record<string, Gender> = {
   'مركز': 'm', 'فصل': 'm', 'حلقة': 'f', 'جولة': 'f', 'بند': 'm', 'مادة': 'f', 'فقرة': 'f', 'أسبوع': 'm', 'نسخة': 'f',
   'إصدار': 'm', 'مستوى': 'm', 'درجة': 'f', 'محاولة': 'f', 'ربع': 'm', 'سطر': 'm', 'صفحة': 'f', 'خيار': 'm',
 };
-
-/** Words after a number that are not what it counts. */
-const NOT_COUNTED = new Set([
-  'في', 'من', 'إلى', 'الى', 'على', 'عن', 'مع', 'أو', 'او', 'و', 'ثم', 'حتى', 'بعد', 'قبل', 'خلال', 'منذ', 'فقط', 'تقريبا', 'تقريبًا',
-  'أيضا', 'أيضًا', 'هو', 'هي', 'هذا', 'هذه', 'ذلك', 'تلك', 'التي', 'الذي', 'ما', 'لا', 'لم', 'لن', 'قد', 'إن', 'أن', 'كان', 'كانت',
-  'تم', 'يتم', 'كل', 'لكل', 'بين', 'عند', 'لدى', 'صباحا', 'صباحًا', 'مساء', 'مساءً', 'ظهرا', 'ظهرًا', 'عصرا', 'عصرًا', 'ليلا', 'ليلًا',
-  'فأكثر', 'فما', 'وما', 'بالمئة', 'بالمائة', 'بالمية', 'إذا', 'اذا', 'لو', 'كما', 'مثل', 'نعم', 'يا', 'عليك', 'لديك', 'لك', 'لكم',
-]);
 
 // A number, and what may be glued before it (وبـ، لـ، و).
 const PRE = String.raw`(?<![\p{L}\p{N}_.,])((?:[وف]?[بلك]|[وف])?)`;
