@@ -74,20 +74,35 @@ function boundToNumber(w: string): boolean {
   if (PERIODS.has(b) || PERIODS.has(w)) return true;
   if (NOT_COUNTED.has(b) || !b) return false;
   if (nouns().get(b) || b in CURRENCY_WORDS || b in UNIT_ABBREVIATIONS || MONTH_WORDS.has(b)) return true;
-  if (isConnector(w)) return false;
+  // A definite word or a connector is never what a number counts (the normalizer does not count them either).
+  if (isConnector(w) || /^(?:ال|وال|بال|لل)/.test(b)) return false;
   // An unknown word in the accusative after a number is an adverb (احترازيا), not what it counts.
   return !/[اً]$/.test(b);
 }
 
+/** A number the normalizer may read as a reference: digits only, not an amount of a currency or a count of a noun. */
+function couldBeReference(t: Token[], k: number): boolean {
+  const prev = t[k - 1]?.text ?? '';
+  const next = bare(t[k + 1]?.text ?? '');
+  const counts = !!nouns().get(next) || next in CURRENCY_WORDS || next in UNIT_ABBREVIATIONS || /^[%٪]/.test(next);
+  return /^\+?\d+$/.test(t[k]!.text) && !CURRENCY_MARKERS.has(prev) && !counts;
+}
+
+/** Whether token k is a number the words before it announce as a reference (read digit by digit, alone). */
+function isReference(t: Token[], k: number, text: string): boolean {
+  const start = PREFIXES.has(t[k - 1]?.text ?? '') ? t[k - 1]!.start : t[k]!.start;
+  return couldBeReference(t, k) && references.announced(text.slice(Math.max(0, start - 80), start)) === 'reference';
+}
+
 /** Whether the space between tokens i and i+1 lies inside a unit read whole. */
-function insideUnit(t: Token[], i: number): boolean {
+function insideUnit(t: Token[], i: number, text: string): boolean {
   const a = t[i]!.text;
   const b = t[i + 1]!.text;
   const before = t[i - 1]?.text;
   if (PUNCTUATION_END.test(a) && !ABBREVIATION.test(a)) return false;
   if (isNumber(a)) {
     // Phone and number groups, what the number counts, the two ends of a range.
-    if (isNumber(b) || /^\+\d/.test(b) || boundToNumber(b)) return true;
+    if (isNumber(b) || /^\+\d/.test(b) || (boundToNumber(b) && !isReference(t, i, text))) return true;
     if (RANGE_WORDS.has(b) && isNumber(t[i + 2]?.text)) return true;
   }
   if (isNumber(b) && (leadsNumber(a) || (RANGE_WORDS.has(a) && isNumber(before)))) return true;
@@ -106,7 +121,7 @@ function insideUnit(t: Token[], i: number): boolean {
  */
 export function spaceRank(t: Token[], i: number, text: string): number {
   if (i + 1 >= t.length) return RANK.punctuation;
-  if (insideUnit(t, i)) return RANK.never;
+  if (insideUnit(t, i, text)) return RANK.never;
   const a = t[i]!.text;
   if (text.slice(t[i]!.end, t[i + 1]!.start).includes('\n') || (PUNCTUATION_END.test(a) && !ABBREVIATION.test(a))) return RANK.punctuation;
   // The first number ahead, and the word that leads it (بـ 4821, ر.س 320): the nearer, the worse.
@@ -114,8 +129,7 @@ export function spaceRank(t: Token[], i: number, text: string): number {
     if (!isNumber(t[i + d]!.text)) continue;
     const lead = d > 1 && leadsNumber(t[i + d - 1]!.text) ? d - 1 : d;
     // A reference announced before the space and no longer after it would be read as an amount.
-    const start = t[i + lead]!.start;
-    if (references.announced(text.slice(Math.max(0, start - 80), start)) === 'reference' && !references.announced(text.slice(t[i + 1]!.start, start))) return RANK.never;
+    if (isReference(t, i + d, text) && !references.announced(text.slice(t[i + 1]!.start, t[i + lead]!.start))) return RANK.never;
     return lead === 1 ? RANK.touchesNumber : RANK.nearNumber + lead;
   }
   if (isConnector(t[i + 1]!.text) || CLAUSE_END.has(bare(a))) return RANK.connector;

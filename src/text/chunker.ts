@@ -30,6 +30,8 @@ const WEAK = new Set(['،', '؛', ',', ';', ':']);
 const ABBREVIATIONS = /(?:^|[\s(])(?:د|م|ص|ه|ق|ج|أ|Dr|Mr|Mrs|Ms|St|No|vs|etc|(?:\p{L}{1,4}\.)+\p{L}{1,4})\.$/iu;
 /** A forced cut looks for its place in the last half of the limit first, so chunks stay long. */
 const PREFERRED_FROM = 0.5;
+/** Characters past the limit a forced cut reads first (the four words ahead fit in them). */
+const VIEW = 200;
 
 /** Splits streaming model text into speakable chunks at sentence ends, never inside a number, date or abbreviation. */
 export class SentenceChunker {
@@ -120,6 +122,12 @@ export class SentenceChunker {
  * have not all arrived.
  */
 function forcedCut(b: string, max: number, final: boolean): number {
+  // A window well past the limit holds the words that decide; a longer unit needs the whole buffer.
+  const view = b.slice(0, max + VIEW);
+  return (view.length < b.length && cutIn(view, max, false)) || cutIn(b, max, final);
+}
+
+function cutIn(b: string, max: number, final: boolean): number {
   const t = tokenize(b);
   // Words followed by whitespace are complete; at the end of the text all are.
   const complete = final || /\s$/.test(b) ? t.length : t.length - 1;
