@@ -4,7 +4,7 @@
  * accusative; elsewhere (subject, predicate, after a pronoun-suffixed noun) nominative:
  * "تبقى يومان" but "قبل يومين", "بنسبة ثلاثين بالمئة", "يستغرق عشرين دقيقة".
  */
-import { ACCUSATIVE_WORDS, VERBS, verbForms } from './case-lexicon.ts';
+import { ACCUSATIVE_WORDS, VERBS, verbForms, type VerbEntry } from './case-lexicon.ts';
 import { obliqueForm, type GrammaticalCase, type Noun } from './numbers.ts';
 
 /** Prepositions and construct heads, without a ب/ل prefix (بنسبة is found as نسبة). */
@@ -13,16 +13,26 @@ export const GENITIVE_BEFORE = new Set([
   'عند', 'لدى', 'قرابة', 'زهاء', 'فوق', 'تحت', 'دون', 'ضمن', 'عبر', 'لغاية', 'مقابل', 'بدل', 'حول', 'ب', 'بـ', 'ل', 'لـ', 'ك', 'كـ', 'سوى', 'غير', 'بضع', 'أكثر', 'أقل',
   'نسبة', 'قيمة', 'مبلغ', 'مدة', 'رسوم', 'غرامة', 'خصم', 'عام', 'سنة', 'معدل', 'سعر', 'تكلفة', 'مقدار', 'زيادة', 'حد',
   'مسافة', 'ارتفاع', 'وزن', 'عمر', 'بحدود', 'حدود', 'أجرة', 'فائدة', 'مجموع', 'إجمالي', 'رصيد', 'يوم', 'أصل', 'غضون', 'تاريخ', 'كل', 'أول', 'آخر',
-  // Verbal nouns heading a construct ("تم تحويل مئتي ريال"): those of `VERBS` are added below.
+  // Verbal nouns heading a construct ("تم تحويل مئتي ريال"): those of `VERBS` are added by `caseRules`.
   'إلغاء', 'استبدال',
 ]);
 
-/** Words after which the number is accusative: every form of the verbs in `VERBS`, and `ACCUSATIVE_WORDS`. */
-export const ACCUSATIVE_BEFORE = new Set([...VERBS.flatMap(verbForms), ...ACCUSATIVE_WORDS]);
+/** The words that govern a number's case: genitive heads and accusative heads. */
+export interface CaseRules {
+  genitive: Set<string>;
+  accusative: Set<string>;
+}
 
-/** The verbal nouns of `VERBS`: in construct with the number that follows ("تم حجز تذكرتين"). */
-const MASDARS = VERBS.flatMap((v) => (v.masdar ? [v.masdar] : []));
-for (const m of MASDARS) GENITIVE_BEFORE.add(m);
+/** The case rules with the verbs of `VERBS` and `extra`: their forms govern the accusative, their masdars the genitive. */
+export function caseRules(extra: VerbEntry[] = []): CaseRules {
+  const verbs = [...VERBS, ...extra];
+  return {
+    genitive: new Set([...GENITIVE_BEFORE, ...verbs.flatMap((v) => (v.masdar ? [v.masdar] : []))]),
+    accusative: new Set([...verbs.flatMap(verbForms), ...ACCUSATIVE_WORDS]),
+  };
+}
+
+const DEFAULT_RULES = caseRules();
 
 /** How a number is read from what precedes it; 'pausal' when the role is unclear (see `caseBefore`). */
 export type CaseReading = GrammaticalCase | 'pausal';
@@ -41,11 +51,10 @@ const DEFINITE = /^(?:[وف]?(?:ال|لل)\p{L}{2,}|\p{L}{2,}(?:ك|كم|كما|�
 /** Words looked at before a number: a subject of a few words and a phrase stand between a verb and its object. */
 const WINDOW = 7;
 
-function isGenitiveHead(w: string): boolean {
+function isGenitiveHead(w: string, heads: Set<string>): boolean {
   const unprefixed = w.replace(/^[وف]?[بلك]?(?=\p{L}{3})/u, '');
-  return GENITIVE_BEFORE.has(w) || GENITIVE_BEFORE.has(unprefixed) || GENITIVE_BEFORE.has(w.replace(/^[وف]/, ''));
+  return heads.has(w) || heads.has(unprefixed) || heads.has(w.replace(/^[وف]/, ''));
 }
-const isAccusativeHead = (w: string) => ACCUSATIVE_BEFORE.has(w) || ACCUSATIVE_BEFORE.has(w.replace(/^[وف]/, ''));
 
 /**
  * The case of a number from the words before it (`before` ends just before the number):
@@ -58,14 +67,15 @@ const isAccusativeHead = (w: string) => ACCUSATIVE_BEFORE.has(w) || ACCUSATIVE_B
  *   rather than a case that may be wrong;
  * - elsewhere (subject, predicate, after punctuation): nominative.
  */
-export function caseBefore(before: string): CaseReading {
+export function caseBefore(before: string, rules: CaseRules = DEFAULT_RULES): CaseReading {
+  const isAccusativeHead = (w: string) => rules.accusative.has(w) || rules.accusative.has(w.replace(/^[وف]/, ''));
   // "حجزنا لك تذكرتين": a pronoun after a preposition sits between the verb and its object.
   const clause = before.replace(PRONOUN_OBJECTS, '').split(/[.،,:؛!?؟()\n]/).pop()!;
   const words = clause.trim().split(/\s+/).filter(Boolean).slice(-WINDOW).map(bare);
   // The number right after punctuation starts a clause: nominative.
   if (!words.length || /[.،,:؛!?؟()]\s*$/.test(before)) return 'nominative';
   const last = words[words.length - 1]!;
-  if (isGenitiveHead(last)) return 'genitive';
+  if (isGenitiveHead(last, rules.genitive)) return 'genitive';
   if (isAccusativeHead(last)) return 'accusative';
   // Walk back over what may stand between a verb and its object.
   let i = words.length - 1;

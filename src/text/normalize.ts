@@ -9,8 +9,8 @@
  */
 import { CURRENCIES, CURRENCY_SYMBOLS, CURRENCY_WORDS, NATIONALITIES, readMoney } from './currencies.ts';
 import { clock, hourWord, MONTH, PERIOD, monthName, readDate, year } from './dates.ts';
-import { CONSTRUCT_COMPLEMENTS } from './case-lexicon.ts';
-import { caseBefore, inConstruct, type CaseReading } from './grammar.ts';
+import { CONSTRUCT_COMPLEMENTS, type VerbEntry } from './case-lexicon.ts';
+import { caseBefore, caseRules, inConstruct, type CaseReading, type CaseRules } from './grammar.ts';
 import { Lexicon, NOT_COUNTED, UNIT_ABBREVIATIONS, guessNoun, type NounEntry } from './lexicon.ts';
 import { stripMarkup, westernDigits } from './markup.ts';
 import { cardinal, countNoun, digitsToWords, ordinal, type Gender, type GrammaticalCase } from './numbers.ts';
@@ -31,6 +31,8 @@ export interface NormalizerOptions {
   referenceKeywords?: string[];
   /** More nouns after which a number is an ordinal ("القاعة 3" → القاعة الثالثة), with their gender. @default {} */
   ordinalNouns?: Record<string, Gender>;
+  /** More verbs whose object a number is, with their masdar (see docs/arabic.md). @default [] */
+  verbs?: VerbEntry[];
 }
 
 /** Defaults of the speech normalizer. */
@@ -40,6 +42,7 @@ export const NORMALIZER_DEFAULTS: Required<NormalizerOptions> = {
   nouns: [],
   referenceKeywords: [],
   ordinalNouns: {},
+  verbs: [],
 };
 
 /** Nouns after which a number counts order, not quantity ("الدور 5" → الدور الخامس). */
@@ -86,12 +89,14 @@ export class SpeechNormalizer {
   private readonly lexicon: Lexicon;
   private readonly refs: ReferenceWords;
   private readonly ordinalNouns: Record<string, Gender>;
+  private readonly cases: CaseRules;
 
   constructor(options: NormalizerOptions = {}) {
     this.o = { ...NORMALIZER_DEFAULTS, ...options };
     this.lexicon = new Lexicon(this.o.nouns);
     this.refs = new ReferenceWords(this.o.referenceKeywords);
     this.ordinalNouns = { ...ORDINAL_NOUNS, ...this.o.ordinalNouns };
+    this.cases = caseRules(this.o.verbs);
   }
 
   /** Runs `fn` on every match of `pattern` (group 1 is the glued prefix when the pattern starts with PRE). */
@@ -103,7 +108,7 @@ export class SpeechNormalizer {
       // The words just before the number are its context; a short window keeps this cheap.
       const before = t.slice(Math.max(0, offset - 80), offset);
       const after = t.slice(offset + m[0]!.length, offset + m[0]!.length + 80);
-      const reading: CaseReading = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(pre) ? 'genitive' : caseBefore(pre === 'و' ? before.replace(NUMBER_WORDS_AT_END, '') : before);
+      const reading: CaseReading = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(pre) ? 'genitive' : caseBefore(pre === 'و' ? before.replace(NUMBER_WORDS_AT_END, '') : before, this.cases);
       const out = fn(m, { before, after, pre, gcase: reading === 'pausal' ? 'nominative' : reading });
       if (out === undefined) return m[0]!;
       // Unsure of the role: the citation form, read in pause (no tanween).
@@ -168,7 +173,7 @@ export class SpeechNormalizer {
       const bare = m[3]!.replace(/[\u064B-\u0652]/g, '');
       const g = this.ordinalNouns[bare];
       if (!g || (m[2] === 'ل' && !m[1])) return undefined;
-      const reading = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(m[1]!) ? 'genitive' : caseBefore(before);
+      const reading = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(m[1]!) ? 'genitive' : caseBefore(before, this.cases);
       const gcase: GrammaticalCase = reading === 'pausal' ? 'nominative' : reading;
       return `${m[1]}${m[2]}${m[3]} ${ordinal(Number(m[4]), g, gcase)}`;
     }, false);
