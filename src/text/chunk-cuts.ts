@@ -90,9 +90,16 @@ function couldBeReference(t: Token[], k: number): boolean {
 
 /** Whether token k is a number the words before it announce as a reference (read digit by digit, alone). */
 function isReference(t: Token[], k: number, text: string): boolean {
-  const start = PREFIXES.has(t[k - 1]?.text ?? '') ? t[k - 1]!.start : t[k]!.start;
-  return couldBeReference(t, k) && references.announced(text.slice(Math.max(0, start - 80), start)) === 'reference';
+  let known = referenceCache.get(t[k]!);
+  if (known === undefined) {
+    const start = PREFIXES.has(t[k - 1]?.text ?? '') ? t[k - 1]!.start : t[k]!.start;
+    known = couldBeReference(t, k) && references.announced(text.slice(Math.max(0, start - 80), start)) === 'reference';
+    referenceCache.set(t[k]!, known);
+  }
+  return known;
 }
+// Up to five spaces ask about the same number; tokens are made afresh for each buffer.
+const referenceCache = new WeakMap<Token, boolean>();
 
 /** Whether the space between tokens i and i+1 lies inside a unit read whole. */
 function insideUnit(t: Token[], i: number, text: string): boolean {
