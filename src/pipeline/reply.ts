@@ -225,13 +225,11 @@ export class ReplyStage {
       if (signal.aborted) return;
       // The model failed: the caller hears an apology instead of silence, and the call goes on.
       deps.events({ type: 'llm_error', message: `model failed: ${(err as Error).message}`, error: err });
-      const rest = chunker.flush();
-      if (rest) yield await emit(rest);
+      for (const rest of chunker.end()) yield await emit(rest);
       yield await emit(this.o.modelErrorLine);
       return;
     }
-    const rest = chunker.flush();
-    if (rest) yield await emit(rest);
+    for (const rest of chunker.end()) yield await emit(rest);
   }
 }
 

@@ -3,14 +3,19 @@
  * possible, so the voice has natural prosody, but early enough that audio starts while the
  * model is still writing. Pure: push deltas in, get chunks out.
  */
+import { RANK, WORDS_AHEAD, spaceRank, tokenize } from './chunk-cuts.ts';
+
+/** Options of the chunker: how short a chunk may be, and the limit no chunk passes. */
 export interface ChunkerOptions {
   /** A sentence end splits only once the chunk has this many characters. @default 20 */
   minChars?: number;
   /** The first chunk may be shorter, so the first audio comes sooner. @default 8 */
   firstMinChars?: number;
   /**
-   * Past this without a sentence end, split at a space that keeps numbers whole (read up to 40
-   * characters further to choose it). @default 250
+   * No chunk is longer than this, unless one unit (a number and its noun, a phone number, a
+   * date, an amount) alone is: then that unit is the chunk. Without a sentence end within it, the
+   * chunk is cut at the best space (see docs/arabic.md), decided once the four words after the
+   * limit have arrived. @default 250
    */
   maxChars?: number;
 }
@@ -23,14 +28,10 @@ const WEAK = new Set(['،', '؛', ',', ';', ':']);
 // Abbreviations whose period does not end a sentence: a few single words, and any word written
 // with more than one period (ص.ب. U.S.A. ر.س. a.m.).
 const ABBREVIATIONS = /(?:^|[\s(])(?:د|م|ص|ه|ق|ج|أ|Dr|Mr|Mrs|Ms|St|No|vs|etc|(?:\p{L}{1,4}\.)+\p{L}{1,4})\.$/iu;
-// A space touching a number (its noun, its currency, the month of a date, the next group of a
-// phone number) is no place to cut: each chunk is normalized alone.
-const NUMBER_EDGE = /[\p{Nd}%٪]/u;
-const NUMBER_START = /[\p{Nd}+]/u;
-/** Words before a number that stay with it (a reference is announced up to four words before it). */
-const WORDS_BEFORE_NUMBER = 4;
-/** Characters read past the maximum before a forced cut is chosen. */
-const LOOKAHEAD = 40;
+/** A forced cut looks for its place in the last half of the limit first, so chunks stay long. */
+const PREFERRED_FROM = 0.5;
+/** Characters past the limit a forced cut reads first (the four words ahead fit in them). */
+const VIEW = 200;
 
 /** Splits streaming model text into speakable chunks at sentence ends, never inside a number, date or abbreviation. */
 export class SentenceChunker {
@@ -44,13 +45,31 @@ export class SentenceChunker {
     this.min = opts.minChars ?? CHUNKER_DEFAULTS.minChars;
     this.firstMin = opts.firstMinChars ?? CHUNKER_DEFAULTS.firstMinChars;
     this.max = opts.maxChars ?? CHUNKER_DEFAULTS.maxChars;
+    if (!(this.max >= 1)) throw new RangeError(`maxChars must be at least 1 (got ${opts.maxChars})`);
   }
 
   /** Adds text; returns the chunks now complete. */
   push(delta: string): string[] {
     this.buffer += delta;
+    return this.take(false);
+  }
+
+  /**
+   * The next chunk of the rest, at the end of the text: call it until it returns undefined (the
+   * rest may be more than one chunk within `maxChars`), or use `end()`.
+   */
+  flush(): string | undefined {
+    return this.take(true, 1)[0];
+  }
+
+  /** All chunks of the rest, at the end of the text. */
+  end(): string[] {
+    return this.take(true);
+  }
+
+  private take(final: boolean, limit = Infinity): string[] {
     const out: string[] = [];
-    for (let cut = this.nextCut(); cut > 0; cut = this.nextCut()) {
+    for (let cut = this.nextCut(final); cut > 0 && out.length < limit; cut = this.nextCut(final)) {
       const chunk = this.buffer.slice(0, cut).trim();
       this.buffer = this.buffer.slice(cut);
       if (chunk) {
@@ -58,23 +77,24 @@ export class SentenceChunker {
         this.emitted++;
       }
     }
+    if (final && !this.buffer.trim()) this.buffer = '';
     return out;
   }
 
-  /** The rest, at the end of the text. */
-  flush(): string | undefined {
-    const rest = this.buffer.trim();
-    this.buffer = '';
-    if (rest) this.emitted++;
-    return rest || undefined;
+  /** Index just after a split point, or 0 when the buffer must wait for more text. */
+  private nextCut(final: boolean): number {
+    const lead = this.buffer.length - this.buffer.trimStart().length;
+    const b = this.buffer.slice(lead);
+    if (!b) return 0;
+    if (final && b.trimEnd().length <= this.max) return this.buffer.length;
+    const cut = this.sentenceEnd(b) || (b.length > this.max ? forcedCut(b, this.max, final) : 0);
+    return cut && lead + cut;
   }
 
-  /** Index just after a split point, or 0 when the buffer must wait for more text. */
-  private nextCut(): number {
+  /** The first sentence end within the limit that makes a chunk long enough, else 0. */
+  private sentenceEnd(b: string): number {
     const min = this.emitted === 0 ? this.firstMin : this.min;
-    const b = this.buffer;
-    // Sentence ends far past the maximum do not count: the forced cut comes first there.
-    for (let i = 0; i < Math.min(b.length, this.max + LOOKAHEAD); i++) {
+    for (let i = 0; i < Math.min(b.length, this.max); i++) {
       const c = b[i]!;
       const strong = STRONG.has(c);
       if (!strong && !WEAK.has(c)) continue;
@@ -85,43 +105,59 @@ export class SentenceChunker {
       // Runs of punctuation ("؟!", "...") end together.
       let end = i + 1;
       while (end < b.length && (STRONG.has(b[end]!) || WEAK.has(b[end]!)) && b[end] !== '\n') end++;
+      if (end > this.max) return 0;
       if (c === '.' && ABBREVIATIONS.test(b.slice(0, i + 1))) continue;
       const length = b.slice(0, end).trim().length;
       if (strong ? length >= min : length >= Math.max(min * 2, 40)) return end;
     }
-    if (b.length > this.max + LOOKAHEAD) return this.forcedCut(b);
     return 0;
   }
+}
 
-  /**
-   * Past the maximum without a sentence end: the last space before it that keeps a number with
-   * what belongs to it (its noun, currency, date, phone groups, and the words announcing it, as
-   * in "المنتهية بـ 4821"), else the first such space after it; failing that, a space that at
-   * least does not touch a number; failing that, the last space before the maximum.
-   * Decided on the first `max + LOOKAHEAD` characters only, so streamed text is cut as the
-   * whole text is.
-   */
-  private forcedCut(b: string): number {
-    const view = b.slice(0, this.max + LOOKAHEAD);
-    const edge = (i: number) => view[i] !== ' ' || NUMBER_EDGE.test(view[i - 1]!) || NUMBER_START.test(view[i + 1] ?? '');
-    const announces = (i: number) => {
-      const next = view.slice(i + 1).split(' ', WORDS_BEFORE_NUMBER);
-      return next.length < WORDS_BEFORE_NUMBER || next.some((w) => NUMBER_START.test(w.replace(/^[وفبلك]ـ?/, '')[0] ?? ''));
-    };
-    // Best: away from numbers and the words announcing them; then: not touching a number.
-    for (const ok of [(i: number) => !edge(i) && !announces(i), (i: number) => !edge(i)]) {
-      for (let i = this.max - 1; i > 0; i--) if (ok(i)) return i + 1;
-      for (let i = this.max; i < view.length - 1; i++) if (ok(i)) return i + 1;
-    }
-    const space = b.lastIndexOf(' ', this.max);
-    return space > 0 ? space + 1 : this.max;
+/**
+ * Past the limit without a sentence end: the best-ranked space (`spaceRank`) that keeps the
+ * chunk within `max`, looked for in the last half of the limit first (the latest of the best
+ * rank there), unless only spaces next to a number are there and a better one lies earlier; when
+ * a unit alone is longer than the limit, the cut after it. Returns 0 while the words that decide
+ * have not all arrived.
+ */
+function forcedCut(b: string, max: number, final: boolean): number {
+  // A window well past the limit holds the words that decide; a longer unit needs the whole buffer.
+  const view = b.slice(0, max + VIEW);
+  return (view.length < b.length && cutIn(view, max, false)) || cutIn(b, max, final);
+}
+
+function cutIn(b: string, max: number, final: boolean): number {
+  const t = tokenize(b);
+  // Words followed by whitespace are complete; at the end of the text all are.
+  const complete = final || /\s$/.test(b) ? t.length : t.length - 1;
+  const last = t.findLastIndex((w) => w.end <= max);
+  // The ranks of the spaces within the limit read up to four words past them.
+  if (last >= 0 && !final && complete < last + 1 + WORDS_AHEAD) return 0;
+  let best = -1;
+  let bestRank = 0;
+  let early = -1;
+  let earlyRank = 0;
+  const from = Math.max(1, Math.floor(max * PREFERRED_FROM));
+  for (let i = 0; i <= last && i + 1 < t.length; i++) {
+    const rank = spaceRank(t, i, b);
+    if (rank === RANK.never) continue;
+    if (t[i]!.end >= from) {
+      if (rank >= bestRank) [best, bestRank] = [i, rank];
+    } else if (rank >= earlyRank) [early, earlyRank] = [i, rank];
   }
+  if (early >= 0 && (best < 0 || (bestRank < RANK.nearNumber && earlyRank >= RANK.nearNumber))) [best, bestRank] = [early, earlyRank];
+  if (best >= 0) return t[best]!.end;
+  // A unit longer than the limit: it is the chunk, cut at the first space after it.
+  for (let i = Math.max(0, last); i + 1 < t.length; i++) {
+    if (i + 2 >= complete && !final) return 0;
+    if (spaceRank(t, i, b) !== RANK.never) return t[i]!.end;
+  }
+  return final ? b.length : 0;
 }
 
 /** All chunks of a complete text (for tests and non-streaming replies). */
 export function chunkText(text: string, opts?: ChunkerOptions): string[] {
   const c = new SentenceChunker(opts);
-  const out = c.push(text);
-  const rest = c.flush();
-  return rest ? [...out, rest] : out;
+  return [...c.push(text), ...c.end()];
 }

@@ -2,6 +2,7 @@ export { SentenceChunker, chunkText, CHUNKER_DEFAULTS, type ChunkerOptions } fro
 export { normalizeForSpeech, createNormalizer, SpeechNormalizer, NORMALIZER_DEFAULTS, stripMarkup, CURRENCIES, type NormalizerOptions } from './normalize.ts';
 export { numberToWords, cardinal, countNoun, digitsToWords, ordinal, type Noun, type Gender, type GrammaticalCase } from './numbers.ts';
 export { Lexicon, type NounEntry } from './lexicon.ts';
+export { type VerbEntry } from './case-lexicon.ts';
 export { REFERENCE_KEYWORDS, spellReference } from './references.ts';
 export { normalizeForMatch } from './match.ts';
 export { parseDigits } from './parse-digits.ts';

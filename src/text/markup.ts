@@ -1,3 +1,10 @@
+/**
+ * An emoji with everything that modifies it, removed whole so the voice is left nothing to read:
+ * keycaps (1️⃣), pictographs, skin tones (🏻), ZWJ sequences (👨‍👩‍👧), variation selectors (❤️),
+ * flags (🇸🇦, and the tag sequences of subdivision flags).
+ */
+const EMOJI = /(?:[0-9#*]\uFE0F?\u20E3|[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}\u200D\uFE0E\uFE0F\u20E3\u{E0020}-\u{E007F}])+/gu;
+
 /** Markdown, emoji and links: what a listener cannot hear. */
 export function stripMarkup(text: string): string {
   return text
@@ -15,7 +22,7 @@ export function stripMarkup(text: string): string {
     .replace(/(\*|_)(\S.*?)\1/g, '$2')
     .replace(/~~(.+?)~~/g, '$1')
     .replace(/\|/g, ' ')
-    .replace(/[\p{Extended_Pictographic}\u{1F1E6}-\u{1F1FF}\u{FE0F}\u{200D}]/gu, '')
+    .replace(EMOJI, '')
     .replace(/[ \t]+/g, ' ')
     .replace(/ *\n */g, '\n')
     .trim();

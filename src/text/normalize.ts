@@ -9,8 +9,9 @@
  */
 import { CURRENCIES, CURRENCY_SYMBOLS, CURRENCY_WORDS, NATIONALITIES, readMoney } from './currencies.ts';
 import { clock, hourWord, MONTH, PERIOD, monthName, readDate, year } from './dates.ts';
-import { caseBefore } from './grammar.ts';
-import { Lexicon, UNIT_ABBREVIATIONS, guessNoun, type NounEntry } from './lexicon.ts';
+import { CONSTRUCT_COMPLEMENTS, type VerbEntry } from './case-lexicon.ts';
+import { caseBefore, caseRules, inConstruct, type CaseReading, type CaseRules } from './grammar.ts';
+import { Lexicon, NOT_COUNTED, UNIT_ABBREVIATIONS, guessNoun, type NounEntry } from './lexicon.ts';
 import { stripMarkup, westernDigits } from './markup.ts';
 import { cardinal, countNoun, digitsToWords, ordinal, type Gender, type GrammaticalCase } from './numbers.ts';
 import { FLIGHT, IBAN, LONG_DIGITS, MASKED, PHONE, PNR, ReferenceWords, spellReference } from './references.ts';
@@ -30,6 +31,8 @@ export interface NormalizerOptions {
   referenceKeywords?: string[];
   /** More nouns after which a number is an ordinal ("القاعة 3" → القاعة الثالثة), with their gender. @default {} */
   ordinalNouns?: Record<string, Gender>;
+  /** More verbs whose object a number is, with their masdar (see docs/arabic.md). @default [] */
+  verbs?: VerbEntry[];
 }
 
 /** Defaults of the speech normalizer. */
@@ -39,6 +42,7 @@ export const NORMALIZER_DEFAULTS: Required<NormalizerOptions> = {
   nouns: [],
   referenceKeywords: [],
   ordinalNouns: {},
+  verbs: [],
 };
 
 /** Nouns after which a number counts order, not quantity ("الدور 5" → الدور الخامس). */
@@ -47,14 +51,6 @@ const ORDINAL_NOUNS: Record<string, Gender> = {
   'مركز': 'm', 'فصل': 'm', 'حلقة': 'f', 'جولة': 'f', 'بند': 'm', 'مادة': 'f', 'فقرة': 'f', 'أسبوع': 'm', 'نسخة': 'f',
   'إصدار': 'm', 'مستوى': 'm', 'درجة': 'f', 'محاولة': 'f', 'ربع': 'm', 'سطر': 'm', 'صفحة': 'f', 'خيار': 'm',
 };
-
-/** Words after a number that are not what it counts. */
-const NOT_COUNTED = new Set([
-  'في', 'من', 'إلى', 'الى', 'على', 'عن', 'مع', 'أو', 'او', 'و', 'ثم', 'حتى', 'بعد', 'قبل', 'خلال', 'منذ', 'فقط', 'تقريبا', 'تقريبًا',
-  'أيضا', 'أيضًا', 'هو', 'هي', 'هذا', 'هذه', 'ذلك', 'تلك', 'التي', 'الذي', 'ما', 'لا', 'لم', 'لن', 'قد', 'إن', 'أن', 'كان', 'كانت',
-  'تم', 'يتم', 'كل', 'لكل', 'بين', 'عند', 'لدى', 'صباحا', 'صباحًا', 'مساء', 'مساءً', 'ظهرا', 'ظهرًا', 'عصرا', 'عصرًا', 'ليلا', 'ليلًا',
-  'فأكثر', 'فما', 'وما', 'بالمئة', 'بالمائة', 'بالمية', 'إذا', 'اذا', 'لو', 'كما', 'مثل', 'نعم', 'يا', 'عليك', 'لديك', 'لك', 'لكم',
-]);
 
 // A number, and what may be glued before it (وبـ، لـ، و).
 const PRE = String.raw`(?<![\p{L}\p{N}_.,])((?:[وف]?[بلك]|[وف])?)`;
@@ -80,6 +76,8 @@ const RANGE_NOUN = /^\s*(?:و|إلى|الى|حتى|أو|-|–)\s*(?:[^\s\d]+\s)?
 const DATE_WORDS = /(?:^|\s)(?:بتاريخ|تاريخ|التاريخ|يوم|في|حتى|منذ|قبل|بعد|من|إلى|الأحد|الاثنين|الإثنين|الثلاثاء|الأربعاء|الخميس|الجمعة|السبت)\s*$/u;
 const FRACTIONS: Record<string, string> = { '1/2': 'نصف', '1/3': 'ثلث', '2/3': 'ثلثان', '1/4': 'ربع', '3/4': 'ثلاثة أرباع', '1/5': 'خمس', '1/10': 'عشر' };
 const MONTH_AFTER = new RegExp(`^\\s*(?:${MONTH})`, 'u');
+const COMPLEMENTS = CONSTRUCT_COMPLEMENTS.join('|');
+const TANWEEN = /[\u064B-\u064D]/g;
 
 const tidy = (t: string) => t.replace(/\s+([،؛.!?؟])/g, '$1').replace(/[ \t]{2,}/g, ' ').trim();
 
@@ -91,12 +89,14 @@ export class SpeechNormalizer {
   private readonly lexicon: Lexicon;
   private readonly refs: ReferenceWords;
   private readonly ordinalNouns: Record<string, Gender>;
+  private readonly cases: CaseRules;
 
   constructor(options: NormalizerOptions = {}) {
     this.o = { ...NORMALIZER_DEFAULTS, ...options };
     this.lexicon = new Lexicon(this.o.nouns);
     this.refs = new ReferenceWords(this.o.referenceKeywords);
     this.ordinalNouns = { ...ORDINAL_NOUNS, ...this.o.ordinalNouns };
+    this.cases = caseRules(this.o.verbs);
   }
 
   /** Runs `fn` on every match of `pattern` (group 1 is the glued prefix when the pattern starts with PRE). */
@@ -108,9 +108,11 @@ export class SpeechNormalizer {
       // The words just before the number are its context; a short window keeps this cheap.
       const before = t.slice(Math.max(0, offset - 80), offset);
       const after = t.slice(offset + m[0]!.length, offset + m[0]!.length + 80);
-      const gcase: GrammaticalCase = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(pre) ? 'genitive' : caseBefore(pre === 'و' ? before.replace(NUMBER_WORDS_AT_END, '') : before);
-      const out = fn(m, { before, after, pre, gcase });
-      return out === undefined ? m[0]! : `${pre}${out}`;
+      const reading: CaseReading = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(pre) ? 'genitive' : caseBefore(pre === 'و' ? before.replace(NUMBER_WORDS_AT_END, '') : before, this.cases);
+      const out = fn(m, { before, after, pre, gcase: reading === 'pausal' ? 'nominative' : reading });
+      if (out === undefined) return m[0]!;
+      // Unsure of the role: the citation form, read in pause (no tanween).
+      return `${pre}${reading === 'pausal' ? out.replace(TANWEEN, '') : out}`;
     });
   }
 
@@ -171,7 +173,8 @@ export class SpeechNormalizer {
       const bare = m[3]!.replace(/[\u064B-\u0652]/g, '');
       const g = this.ordinalNouns[bare];
       if (!g || (m[2] === 'ل' && !m[1])) return undefined;
-      const gcase: GrammaticalCase = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(m[1]!) ? 'genitive' : caseBefore(before);
+      const reading = !this.o.caseEndings ? 'nominative' : /[بلك]/.test(m[1]!) ? 'genitive' : caseBefore(before, this.cases);
+      const gcase: GrammaticalCase = reading === 'pausal' ? 'nominative' : reading;
       return `${m[1]}${m[2]}${m[3]} ${ordinal(Number(m[4]), g, gcase)}`;
     }, false);
 
@@ -182,14 +185,15 @@ export class SpeechNormalizer {
       return gender === 'f' ? cardinal(Number(m[2]), { gender, grammaticalCase: c.gcase }) : undefined;
     });
     // A number and the noun it counts.
-    t = this.pass(t, re(`${PRE}(${NUM})\\s+([\\p{L}\\u064B-\\u0652]+)(?![\\p{N}])`), (m, c) => {
+    t = this.pass(t, re(`${PRE}(${NUM})\\s+([\\p{L}\\u064B-\\u0652]+)(?:\\s+(${COMPLEMENTS})(?![\\p{L}\\u064B-\\u0652]))?(?![\\p{N}])`), (m, c) => {
       if (/[A-Za-z]\s*$/.test(c.before) || m[2]!.includes('.')) return undefined;
       const n = Number(m[2]!.replace(/,/g, ''));
       const counted = this.counted(m[3]!);
+      const complement = m[4] ? ` ${m[4]}` : '';
       if (!counted || n >= 1e12 || n === 0) return undefined;
       // A word not known as a noun: 1 and 2 still follow it (توقيع واحد); other numbers keep their plain form.
-      if (!counted.sure && n > 2) return `${cardinal(n, { grammaticalCase: c.gcase })} ${m[3]}`;
-      return countNoun(n, counted.noun, c.gcase);
+      if (!counted.sure && n > 2) return `${cardinal(n, { grammaticalCase: c.gcase })} ${m[3]}${complement}`;
+      return m[4] ? inConstruct(countNoun(n, counted.noun, c.gcase), counted.noun, m[4]) : countNoun(n, counted.noun, c.gcase);
     });
 
     // What is left: plain numbers and decimals (a number after a Latin word is part of a name: iPhone 15).

@@ -67,7 +67,6 @@ test('streaming cuts long unpunctuated text exactly as the whole text', () => {
   const c = new SentenceChunker({ maxChars: 60 });
   const out: string[] = [];
   for (const ch of text) out.push(...c.push(ch));
-  const rest = c.flush();
-  if (rest) out.push(rest);
+  out.push(...c.end());
   assert.deepEqual(out, chunkText(text, { maxChars: 60 }));
 });

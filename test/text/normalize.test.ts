@@ -88,6 +88,21 @@ test('options: users add counted nouns, reference keywords and ordinal nouns', a
   assert.equal(n('السند 5521'), 'السند خمسة خمسة اثنان واحد');
 });
 
+test('options: users add verbs whose object a number is, with their masdar', async () => {
+  const { createNormalizer } = await import('../../src/text/normalize.ts');
+  const text = 'يمكنك ربط 2 حساب، وقد ربطنا 2 بطاقة.';
+  assert.equal(normalizeForSpeech(text), 'يمكنك ربط حسابان، وقد ربطنا بطاقتان.');
+  const n = createNormalizer({ verbs: [{ past: 'ربط', present: 'يربط', imperative: 'اربط', masdar: 'ربط' }] });
+  assert.equal(n(text), 'يمكنك ربط حسابين، وقد ربطنا بطاقتين.');
+});
+
+test('verb forms: every conjugation a reply writes is derived from the entry', async () => {
+  const { verbForms } = await import('../../src/text/case-lexicon.ts');
+  const forms = verbForms({ past: 'أضاف', pastStem: 'أضف', present: 'يضيف', imperative: 'أضف' });
+  for (const f of ['أضاف', 'أضفنا', 'أضفت', 'يضيف', 'تضيف', 'نضيف', 'سنضيف', 'سيضيف', 'أضفي']) assert.ok(forms.includes(f), f);
+  assert.ok(verbForms({ past: 'منح', present: 'يمنح', twoObjects: true }).includes('نمنحك'));
+});
+
 const cases: [number, string, string][] = [
   [2, 'اثنان', 'اثنين'], [12, 'اثنا عشر', 'اثني عشر'], [20, 'عشرون', 'عشرين'], [22, 'اثنان وعشرون', 'اثنين وعشرين'],
   [200, 'مئتان', 'مئتين'], [2000, 'ألفان', 'ألفين'], [20000, 'عشرون ألفًا', 'عشرين ألفًا'], [2000000, 'مليونان', 'مليونين'],
