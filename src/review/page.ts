@@ -45,11 +45,14 @@ ${model.analytics ? analyticsAside(model.analytics) : ''}
 ${model.notices.length ? `<h2>ملاحظات</h2><ul class="note" dir="ltr">${model.notices.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
 </main>
 <script type="application/json" id="call-model">${scriptJson(model)}</script>
-<script>${script.replace(/<\/script/gi, '<\\/script')}</script>
+<script>${inlineScript(script)}</script>
 </body>
 </html>
 `;
 }
+
+/** The script as it goes inside the page's `<script>` element (what its CSP hash is taken over). */
+export const inlineScript = (script: string): string => script.replace(/<\/script/gi, '<\\/script');
 
 function facts(m: ReviewModel): string {
   const items: [string, string | undefined][] = [
