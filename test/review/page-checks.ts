@@ -53,22 +53,21 @@ export async function checkReviewPage(page: Page, errors: string[], screenshot: 
   assert.ok(directions.length >= model.turns.length * 2, 'a caption on the timeline and in the transcript for every turn');
   assert.ok(directions.every((d: string) => d === 'rtl'), `captions are right-to-left: ${directions.join(',')}`);
 
-  // Drawn pixels in each half of the canvas: the caller's lane above, the agent's below.
+  // Speech drawn in each half of the canvas, the caller's lane above and the agent's below:
+  // painted pixels more than 4 px from a lane's centre line (silence is drawn as that line), the
+  // line between the lanes left out.
   const drawn = await page.evaluate(() => {
     const c = document.getElementById('wave');
     const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
-    let top = 0;
-    let bottom = 0;
+    const lanes = { caller: 0, agent: 0 };
     for (let y = 0; y < c.height; y++) {
-      for (let x = 0; x < c.width; x++) {
-        if (data[(y * c.width + x) * 4 + 3] === 0) continue;
-        if (y < c.height / 2 - 1) top++;
-        else if (y > c.height / 2 + 1) bottom++;
-      }
+      const top = y < c.height / 2;
+      if (Math.abs(y - (top ? c.height / 4 : (c.height * 3) / 4)) <= 4 || Math.abs(y - c.height / 2) <= 2) continue;
+      for (let x = 0; x < c.width; x++) if (data[(y * c.width + x) * 4 + 3] !== 0) lanes[top ? 'caller' : 'agent']++;
     }
-    return { top, bottom };
+    return lanes;
   });
-  assert.ok(drawn.top > 200 && drawn.bottom > 200, `both waveforms drawn: ${JSON.stringify(drawn)}`);
+  assert.ok(drawn.caller > 200 && drawn.agent > 200, `both sides' speech drawn: ${JSON.stringify(drawn)}`);
 
   // The page is as wide as the phone: only the timeline scrolls sideways.
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
