@@ -7,6 +7,7 @@ import type { ReviewModel } from '../../src/review/types.ts';
 
 // The callbacks given to page.evaluate run in the page; this file's program has no DOM library.
 declare const document: any;
+declare const getComputedStyle: any;
 
 /**
  * Where the browser tests leave their screenshots: the repository's out/review/ (gitignored),

@@ -3,6 +3,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import type { ReviewModel } from '../../src/review/types.ts';
 import { ScaledClock } from '../../src/transport/clock.ts';
 import { balanceCall, callerLine, hiwar, until, type Child } from '../analytics/harness.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
@@ -71,8 +72,8 @@ test('the review routes are closed without the secret, take it as a Basic passwo
   assert.equal(part.headers.get('content-range'), `bytes 100-199/${whole.byteLength}`);
   assert.deepEqual(new Uint8Array(await part.arrayBuffer()), whole.subarray(100, 200));
   assert.equal((await fetch(`${url}/calls/${jobId}/recording.wav`, { headers: { ...basic(REVIEW_SECRET), range: `bytes=${whole.byteLength}-` } })).status, 416);
-  const model = await (await fetch(`${url}/calls/${jobId}/review.json`, { headers: basic(REVIEW_SECRET) })).json();
-  assert.ok(model.turns.some((t: { role: string; text: string }) => t.role === 'user' && /رصيدي/.test(t.text)), JSON.stringify(model.turns));
+  const model = (await (await fetch(`${url}/calls/${jobId}/review.json`, { headers: basic(REVIEW_SECRET) })).json()) as ReviewModel;
+  assert.ok(model.turns.some((t) => t.role === 'user' && /رصيدي/.test(t.text)), JSON.stringify(model.turns));
   assert.equal((await fetch(`${url}/calls/no-such-call`, { headers: { ...HTML, ...basic(REVIEW_SECRET) } })).status, 404);
 
   // The outbound calls API keeps its paths for API clients, with its own secret.

@@ -23,14 +23,14 @@ test('turns: speech_final ends the turn; interims do not', () => {
 
 test('turns: a forced split stays in the same turn and the fragments join', () => {
   const d = new TurnDetector();
-  const words = (text: string, from: number): ListenEvent => ({ ...results(text, true, false), words: text.split(' ').map((w, i) => ({ word: w, start: from + i * 0.3, end: from + i * 0.3 + 0.25 })) });
+  const words = (text: string, from: number, speechFinal = false): ListenEvent => ({ ...results(text, true, speechFinal), words: text.split(' ').map((w, i) => ({ word: w, start: from + i * 0.3, end: from + i * 0.3 + 0.25 })) }) as ListenEvent;
   assert.deepEqual(d.onEvent(words('الجزء الأول من كلام طويل', 2), 60_000), []);
-  const [turn] = d.onEvent({ ...words('والجزء الثاني', 60), speech_final: true }, 65_000);
+  const [turn] = d.onEvent(words('والجزء الثاني', 60, true), 65_000);
   assert.equal(turn?.text, 'الجزء الأول من كلام طويل والجزء الثاني');
   // The turn spans the first fragment's first word to the last fragment's last (the review page places it so).
   assert.equal(turn?.firstWordStart, 2);
   assert.equal(turn?.lastWordEnd, 60.55);
-  const [next] = d.onEvent({ ...words('نعم', 70), speech_final: true }, 70_000);
+  const [next] = d.onEvent(words('نعم', 70, true), 70_000);
   assert.equal(next?.firstWordStart, 70, 'the next turn starts afresh');
 });
 
