@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { hiwar } from '../helpers/processes.ts';
-import { checkReviewPage, launchBrowser, phonePage, screenshotDir } from './page-checks.ts';
+import { assertTurnsOnTheirSpeech, checkReviewPage, launchBrowser, phonePage, screenshotDir } from './page-checks.ts';
 
 test('hiwar demo writes call.html beside call.wav and report.json, and Chromium opens it from disk, offline: RTL captions, both waveforms, a click plays the turn', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'hiwar-review-demo-'));
@@ -38,6 +38,7 @@ test('hiwar demo writes call.html beside call.wav and report.json, and Chromium 
     assert.ok(model.turns.filter((t) => t.latency).every((t) => t.latency!.parts.length >= 4), 'latency bars in parts');
     assert.ok((await page.locator('#turns .latency .bar .part').count()) >= 4);
     assert.ok(model.turns.every((t) => 0 <= t.start && t.start <= t.end && t.end <= model.seconds), `every turn on the recording: ${JSON.stringify(model.turns.map((t) => [t.start, t.end]))}`);
+    assertTurnsOnTheirSpeech(model, new Uint8Array(await readFile(join(dir, 'call.wav'))));
   } finally {
     await browser.close();
     await rm(dir, { recursive: true, force: true });

@@ -3,6 +3,7 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM } from '../helpers/chromium.ts';
+import { splitRecording } from '../../src/analytics/channels.ts';
 import type { ReviewModel } from '../../src/review/types.ts';
 
 // The callbacks given to page.evaluate run in the page; this file's program has no DOM library.
@@ -91,4 +92,33 @@ export async function checkReviewPage(page: Page, errors: string[], screenshot: 
   await page.screenshot({ path: screenshot, fullPage: true });
   assert.deepEqual(errors, [], 'no console errors');
   return model;
+}
+
+/**
+ * The turns sit where their speech is in the recording: each turn's span holds speech on its own
+ * side's channel (20 ms frames louder than the line's noise), and little of the other side's
+ * (a barge-in overlaps), so an offset of a few seconds between the report and the recording
+ * fails here.
+ */
+export function assertTurnsOnTheirSpeech(model: ReviewModel, wav: Uint8Array): void {
+  const { caller, agent, sampleRate } = splitRecording(wav);
+  const frame = Math.round(sampleRate / 50);
+  const loudSeconds = (pcm: Int16Array, from: number, to: number) => {
+    let n = 0;
+    for (let i = Math.floor(from * sampleRate); i + frame <= Math.min(pcm.length, to * sampleRate); i += frame) {
+      let max = 0;
+      for (let j = i; j < i + frame; j++) max = Math.max(max, Math.abs(pcm[j]!));
+      if (max > 2000) n++;
+    }
+    return n / 50;
+  };
+  let own = 0;
+  let other = 0;
+  for (const t of model.turns.filter((t) => t.end - t.start > 0.5)) {
+    const mine = loudSeconds(t.role === 'user' ? caller : agent, t.start, t.end);
+    assert.ok(mine >= 0.3, `${t.role} turn ${t.index} "${t.text}" at ${t.start}-${t.end} s: ${mine} s of its side's speech there`);
+    own += mine;
+    other += loudSeconds(t.role === 'user' ? agent : caller, t.start, t.end);
+  }
+  assert.ok(other <= own * 0.15, `the turns' spans hold ${own.toFixed(2)} s of their own side's speech and ${other.toFixed(2)} s of the other side's`);
 }

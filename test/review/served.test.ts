@@ -7,7 +7,7 @@ import type { ReviewModel } from '../../src/review/types.ts';
 import { ScaledClock } from '../../src/transport/clock.ts';
 import { balanceCall, callerLine, hiwar, until, type Child } from '../analytics/harness.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
-import { checkReviewPage, launchBrowser, phonePage, screenshotDir } from './page-checks.ts';
+import { assertTurnsOnTheirSpeech, checkReviewPage, launchBrowser, phonePage, screenshotDir } from './page-checks.ts';
 
 const REVIEW_SECRET = 'review-secret-0123456789';
 const CALLS_SECRET = 'calls-secret-0123456789';
@@ -74,6 +74,7 @@ test('the review routes are closed without the secret, take it as a Basic passwo
   assert.equal((await fetch(`${url}/calls/${jobId}/recording.wav`, { headers: { ...basic(REVIEW_SECRET), range: `bytes=${whole.byteLength}-` } })).status, 416);
   const model = (await (await fetch(`${url}/calls/${jobId}/review.json`, { headers: basic(REVIEW_SECRET) })).json()) as ReviewModel;
   assert.ok(model.turns.some((t) => t.role === 'user' && /رصيدي/.test(t.text)), JSON.stringify(model.turns));
+  assertTurnsOnTheirSpeech(model, whole);
   assert.equal((await fetch(`${url}/calls/no-such-call`, { headers: { ...HTML, ...basic(REVIEW_SECRET) } })).status, 404);
 
   // The outbound calls API keeps its paths for API clients, with its own secret.
