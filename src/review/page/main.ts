@@ -88,7 +88,13 @@ function renderTurns(): void {
   const worst = Math.max(1, ...model.turns.map((t) => t.latency?.totalMs ?? 0));
   list.innerHTML = model.turns.map((t) => turnCard(t, worst)).join('');
   for (const el of list.querySelectorAll<HTMLElement>('[data-turn]')) {
-    el.addEventListener('click', () => play(model.turns[Number(el.dataset.turn)]!));
+    const turn = model.turns[Number(el.dataset.turn)]!;
+    el.addEventListener('click', () => play(turn));
+    el.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter' && e.key !== ' ') return;
+      e.preventDefault();
+      play(turn);
+    });
   }
 }
 
@@ -122,6 +128,9 @@ function play(t: ReviewTurn): void {
 function follow(): void {
   const t = audio.currentTime;
   cursor.style.left = `${xOf(t)}px`;
+  // The timeline scrolls on a narrow screen: keep the cursor in view.
+  const view = timeline.parentElement!;
+  if (xOf(t) < view.scrollLeft || xOf(t) > view.scrollLeft + view.clientWidth - 20) view.scrollLeft = Math.max(0, xOf(t) - view.clientWidth / 3);
   const current = model.turns.filter((x) => x.start <= t + 0.05 && t <= x.end + 0.3).at(-1);
   for (const el of document.querySelectorAll<HTMLElement>('.active')) el.classList.remove('active');
   if (current) {
