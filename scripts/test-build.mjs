@@ -66,5 +66,7 @@ export async function buildTestTree(root, out) {
   const bundle = await import(join(out, 'transports/webrtc/page-bundle.js'));
   await bundle.bundlePage(join(page, 'app.js'));
   copyFileSync(bundle.fontSource(), join(page, 'font.woff2'));
+  // The call review page's script, likewise.
+  await (await import(join(out, 'src/review/bundle.js'))).bundleReviewScript(join(out, 'src/review/page/review.js'));
   return compiled;
 }

@@ -3,6 +3,7 @@ import type { CallOutcome } from '../server/types.ts';
 import type { CallReport } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Transport } from '../transport/types.ts';
+import { putCallRecord } from './call-record.ts';
 import { jobForCall, type AnalyticsJob } from './job.ts';
 import { CallRecorder, type RecorderOptions } from './recorder.ts';
 import type { RecordingStore } from './store.ts';
@@ -59,6 +60,8 @@ export class CallAnalytics {
     const job = jobForCall(transport.call, report, recording, new Date(), outcome);
     // The recording is stored before the job exists: a job never points at nothing.
     await this.o.store.put(job.recording.key, recording.wav);
+    // The whole report beside it, for the review page of the call (/calls/<job id>).
+    await putCallRecord(this.o.store, job, report, recording.startClock);
     await this.o.sink.enqueue(job);
     this.o.logger.info({ call: transport.call.callId, job: job.jobId }, 'analytics job queued');
   }

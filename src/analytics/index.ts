@@ -10,3 +10,9 @@ export { buildSummary, arabicSummary, type CallSummary, type SummaryTurn } from 
 export { postWebhook, signWebhook, verifyWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER, DELIVERY_HEADER, type WebhookOptions } from './webhook.ts';
 export { verdictOf, AnalyticsError, type FailureVerdict } from './failures.ts';
 export { ANALYTICS_DEFAULTS, analyticsEnv, type AnalyticsOptions } from './options.ts';
+export { putCallRecord, getCallRecord, type CallRecord } from './call-record.ts';
+export { reviewRoutes, type ReviewRoutesOptions } from '../review/routes.ts';
+export { buildReviewModel, type ReviewInput } from '../review/model.ts';
+export { renderCallPage, type CallPageOptions } from '../review/page.ts';
+export { REVIEW_DEFAULTS, type ReviewOptions } from '../review/options.ts';
+export type { ReviewModel, ReviewTurn, ReviewMarker, ReviewLatency, ReviewAnalytics, Waveform, LatencyPart } from '../review/types.ts';

@@ -46,6 +46,8 @@ export interface Recording {
   wav: Uint8Array;
   sampleRate: number;
   seconds: number;
+  /** Clock time (ms) of the first sample: lines the recording up with the call report's times. */
+  startClock?: number;
 }
 
 /**
@@ -167,7 +169,7 @@ export class CallRecorder {
       stereo[2 * i] = left[i]!;
       stereo[2 * i + 1] = right[i]!;
     }
-    return { wav: encodeWav(stereo, rate, 2), sampleRate: rate, seconds: len / rate };
+    return { wav: encodeWav(stereo, rate, 2), sampleRate: rate, seconds: len / rate, ...(this.start !== Infinity ? { startClock: this.start } : {}) };
   }
 
   private async track(pieces: Piece[], len: number): Promise<Int16Array> {

@@ -3,7 +3,7 @@ import type { ServiceClient } from '../service/client.ts';
 import type { Logger } from '../session/logger.ts';
 import { CallAnalytics, type JobSink } from './call-analytics.ts';
 import { ANALYTICS_DEFAULTS, analyticsEnv } from './options.ts';
-import { LocalFolderStore } from './store.ts';
+import { LocalFolderStore, type RecordingStore } from './store.ts';
 
 /** Post-call analytics as `hiwar serve` mounts it. */
 export interface ServeAnalytics {
@@ -11,6 +11,8 @@ export interface ServeAnalytics {
   onCallEnded: CallAnalytics['onCallEnded'];
   /** One line for the startup banner. */
   describe: string;
+  /** Where recordings, call records and results are kept (the review pages read them). */
+  store: RecordingStore;
   /** After the drain: hands over the last calls, then waits for in-process jobs. */
   close(): Promise<void>;
 }
@@ -48,6 +50,7 @@ export async function serveAnalytics(o: {
     sessions: (inner) => analytics.sessions(inner),
     onCallEnded: analytics.onCallEnded,
     describe,
+    store,
     close: async () => {
       await analytics.flush();
       await sink.close();

@@ -1,4 +1,4 @@
-import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 
 /**
@@ -17,6 +17,11 @@ export interface RecordingStore {
   has(key: string): Promise<boolean>;
   /** Where a person or another system finds the object (a file path, a URL). */
   locate(key: string): string;
+  /**
+   * The keys directly inside a folder key (`calls` → `calls/<name>`), for the list of recorded
+   * calls (`/calls`); a store without it serves single calls only (ListObjectsV2 on a bucket).
+   */
+  list?(folder: string): Promise<string[]>;
 }
 
 /** A key that names a file inside the store, never outside it. */
@@ -70,5 +75,16 @@ export class LocalFolderStore implements RecordingStore {
 
   locate(key: string): string {
     return this.path(key);
+  }
+
+  /** The files directly inside the folder (none when it does not exist), in-progress writes left out. */
+  async list(folder: string): Promise<string[]> {
+    try {
+      const entries = await readdir(this.path(folder), { withFileTypes: true });
+      return entries.filter((e) => e.isFile() && !e.name.endsWith('.tmp')).map((e) => `${folder}/${e.name}`);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
   }
 }

@@ -21,14 +21,15 @@ export const DEMO_USAGE = `Usage: hiwar demo [--agent DIR|FILE] [--scenario FILE
 
 A whole simulated call with an agent (the Arabic call-centre agent unless --agent names yours):
 prints the transcript and a per-turn latency table, writes DIR/call.wav (caller left, agent
-right, one timeline) and DIR/report.json. Uses the real service when HIWAR_API_KEY is set, else
+right, one timeline), DIR/report.json and DIR/call.html (the call review page: both waveforms,
+the turns, heard against meant, latency parts; opens offline, docs/call-review.md). Uses the real service when HIWAR_API_KEY is set, else
 the embedded sandbox, taught the agent's intent examples.
 
 Options:
 ${optionLine('--agent DIR|FILE', AGENT_HELP, 19)}
   --scenario FILE  the caller's script (JSON; default: scenario.json beside the agent, else one line
                    for each of the agent's intents; for the built-in agent its own scenario)
-  --out DIR        where call.wav and report.json go (default out)
+  --out DIR        where call.wav, report.json and call.html go (default out)
   --speed N        call clock speed, 1 to ${MAX_SPEED} (default 1). Above 1 the call runs faster than
                    real time and its latencies are on that scaled clock (network and model times
                    count N times their real length).
@@ -60,7 +61,7 @@ export async function demoCommand(args: string[]): Promise<number> {
   const { scenario, source } = await (await import('./demo-scenario.ts')).demoScenario(loaded, values.scenario);
   const phrases = await sandboxPhrases(agent, values.phrasebook);
   const out = values.out;
-  await checkWritable(out, ['call.wav', 'report.json']);
+  await checkWritable(out, ['call.wav', 'report.json', 'call.html']);
   const say = (m: string) => process.stdout.write(`${m}\n`);
   // The call's modules only now that the command line is known good: --help and a wrong option
   // answer without loading the agent, the session and the sandbox (about a second of start-up).
@@ -96,11 +97,16 @@ export async function demoCommand(args: string[]): Promise<number> {
     // (A reply cut by the failure may be recorded after it.)
     const closing = report.turns.findLast((t) => t.role === 'agent' && t.text === agent.outOfServiceLine);
     if (report.ended.startsWith(OUT_OF_SERVICE) && closing) say(`  الوكيل  ◂ ${closing.heardText}`);
-    await writeFile(join(out, 'call.wav'), caller.recording());
+    const wav = caller.recording();
+    await writeFile(join(out, 'call.wav'), wav);
     const clock = { speed, note: speed === 1 ? 'real time' : `latencies are in call time on a clock running ${speed}× real time: divide network and model times by ${speed} for real time` };
     await writeFile(join(out, 'report.json'), JSON.stringify({ ...report, clock, scenario: source, llm: report.llm, sandbox: service.sandbox }, null, 2));
+    // The review page: the recording and the turns on one timeline, opened from disk.
+    const { callPageFile } = await import('../review/call-file.ts');
+    const page = await callPageFile({ report, wav, recordingStartClock: caller.startedAt, title: `${agent.name}: ${scenario.description ?? source}`, clockNote: speed === 1 ? undefined : clock.note });
+    await writeFile(join(out, 'call.html'), page.html);
     say(latencyTable(report, speed));
-    say(`call ended (${report.ended}) after ${report.durationSeconds.toFixed(1)} s; wrote ${join(out, 'call.wav')} (caller left, agent right) and ${join(out, 'report.json')}`);
+    say(`call ended (${report.ended}) after ${report.durationSeconds.toFixed(1)} s; wrote ${join(out, 'call.wav')} (caller left, agent right), ${join(out, 'report.json')} and ${join(out, 'call.html')} (open it in a browser)`);
     // The service stopped serving the call: the results are written, and the exit says so.
     if (report.ended.startsWith(OUT_OF_SERVICE)) throw new CliError(`the call ended out of service: ${report.ended.slice(OUT_OF_SERVICE.length)}`);
     return 0;

@@ -18,7 +18,7 @@ export async function serveLedger(redisUrl: string | undefined, logger: Logger):
  * What `hiwar serve` says at start about access: one line per platform (closed for lack of a
  * secret, or open and why), the WebRTC token route, and a loud warning when `--open` is on.
  */
-export function accessLines(o: { open: boolean; host: string; platforms: { line: string }[]; webrtc?: { secret: boolean }; ledgerWhere: string; audiosocket?: boolean; calls?: { secret: boolean; platforms: string[] } }): string[] {
+export function accessLines(o: { open: boolean; host: string; platforms: { line: string }[]; webrtc?: { secret: boolean }; ledgerWhere: string; audiosocket?: boolean; calls?: { secret: boolean; platforms: string[] }; review?: { secret: boolean } }): string[] {
   const lines: string[] = [];
   if (o.open) {
     lines.push(
@@ -36,6 +36,10 @@ export function accessLines(o: { open: boolean; host: string; platforms: { line:
     // Placing calls is never opened by --open: it spends the platform account's money and reaches people.
     const through = o.calls.platforms.length ? `through ${o.calls.platforms.join(', ')}` : 'no platform credentials set (docs/outbound.md)';
     lines.push(`    ${'calls'.padEnd(10)} POST /calls, GET /calls/:id ${o.calls.secret ? 'need Authorization: Bearer <HIWAR_CALLS_SECRET>' : 'CLOSED: set HIWAR_CALLS_SECRET'}; ${through}`);
+  }
+  if (o.review) {
+    // Recordings are personal data: never opened by --open either.
+    lines.push(`    ${'review'.padEnd(10)} GET /calls, /calls/<id> (browsers) ${o.review.secret ? 'need HIWAR_REVIEW_SECRET (HTTP Basic password, or Bearer)' : 'CLOSED: set HIWAR_REVIEW_SECRET'}`);
   }
   return lines;
 }

@@ -1,6 +1,7 @@
 import type { Agent } from '../session/agent.ts';
 import type { Logger } from '../session/logger.ts';
 import { serveAnalytics } from '../analytics/serve-setup.ts';
+import { reviewRoutes } from '../review/routes.ts';
 import { AGENT_SERVER_DEFAULTS, createAgentServer } from '../server/create.ts';
 import { SERVER_LIMITS } from '../server/limits.ts';
 import type { CallHost, PluginFactory, ProviderHooks } from '../server/types.ts';
@@ -41,6 +42,9 @@ ${optionLine('--agent DIR|FILE', AGENT_HELP, 25)}
                          REDIS_URL is set, else in this process (also on when
                          HIWAR_ANALYTICS_WEBHOOK_URL is set); see docs/analytics.md
   --recordings DIR       where recordings and results go (default recordings, or HIWAR_RECORDINGS_DIR)
+                         With --analytics, a browser reviews the recorded calls at /calls (the
+                         list) and /calls/<id> (audio, turns, latencies, analytics), closed
+                         without HIWAR_REVIEW_SECRET; docs/call-review.md
 ${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 25)}
   --open                 development only: routes with no secret configured are open (unsigned
                          webhooks, media without a token, /webrtc/token without a secret)
@@ -50,7 +54,9 @@ Secrets (environment): TWILIO_AUTH_TOKEN, TELNYX_PUBLIC_KEY, PLIVO_AUTH_TOKEN,
 VONAGE_SIGNATURE_SECRET, EXOTEL_BASIC_AUTH, JAMBONZ_WEBHOOK_SECRET check webhook signatures (their
 answers hand out one-call media tokens); HIWAR_MEDIA_TOKEN opens the media URLs of FreeSWITCH,
 Asterisk, jambonz and pcm; HIWAR_WEBRTC_SECRET guards POST /webrtc/token; HIWAR_CALLS_SECRET guards
-POST /calls (outbound calls, closed without it even with --open; docs/outbound.md). Without --open a route
+POST /calls (outbound calls, closed without it even with --open; docs/outbound.md); HIWAR_REVIEW_SECRET
+guards the call review pages (GET /calls and /calls/<id> from a browser, with --analytics; closed
+without it even with --open). Without --open a route
 whose secret is missing is closed, on localhost too; the start-up lines say which. See
 docs/security.md.
 Logs: one readable line per record on stderr at HIWAR_LOG_LEVEL (default info); HIWAR_LOG_FORMAT=json
@@ -155,6 +161,8 @@ export async function serveCommand(args: string[]): Promise<number> {
         telephonyAccess = routes.access;
         return routes;
       },
+      // Before the outbound API: a browser's GET /calls… is the review's, the JSON API's stays outbound's.
+      ...(analytics ? [reviewRoutes({ store: analytics.store })] : []),
       outbound.routes,
       ...(audioSocketPort !== undefined ? [audioSocketPlugin(telephony, audioSocketPort, host)] : []),
       async (ctx) => {
@@ -210,7 +218,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const webrtcAccess = webrtcOn ? { secret: !!process.env.HIWAR_WEBRTC_SECRET } : undefined;
   const limits = { ...SERVER_LIMITS, ...config.limits };
   say(`  slow clients: request heads cut after ${limits.headersTimeoutMs / 1000} s, whole requests after ${limits.requestTimeoutMs / 1000} s, untaken upgrades after ${limits.upgradeIdleMs / 1000} s idle (docs/security.md)`);
-  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms } })) say(line);
+  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms }, review: analytics ? { secret: !!process.env.HIWAR_REVIEW_SECRET } : undefined })) say(line);
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
   await new Promise<void>((resolveStop) => {
     const stop = (signal: string) => {

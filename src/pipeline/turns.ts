@@ -25,6 +25,8 @@ export interface UserTurn {
   text: string;
   /** Stream seconds of the last word, when known. */
   lastWordEnd: number | undefined;
+  /** Stream seconds the turn's first recognized word started, when known. */
+  firstWordStart?: number;
   /** Time the final transcript arrived. */
   finalAt: number;
   /** Time the turn was decided. */
@@ -34,6 +36,7 @@ export interface UserTurn {
 export class TurnDetector {
   private fragments: string[] = [];
   private lastWordEnd: number | undefined;
+  private firstWordStart: number | undefined;
   private finalAt = 0;
   private readyAt: number | undefined;
   private readonly delay: number;
@@ -67,6 +70,7 @@ export class TurnDetector {
           this.finalAt = now;
           const last = e.words.at(-1);
           if (last) this.lastWordEnd = last.end;
+          this.firstWordStart ??= e.words[0]?.start;
         }
         if (e.speech_final) this.readyAt = now + this.delay;
         break;
@@ -85,8 +89,10 @@ export class TurnDetector {
     if (this.readyAt === undefined || now < this.readyAt) return [];
     const text = this.fragments.join(' ').trim();
     const turn: UserTurn = { text, lastWordEnd: this.lastWordEnd, finalAt: this.finalAt, decidedAt: now };
+    if (this.firstWordStart !== undefined) turn.firstWordStart = this.firstWordStart;
     this.fragments = [];
     this.lastWordEnd = undefined;
+    this.firstWordStart = undefined;
     this.readyAt = undefined;
     // A turn without words (noise, an unrecognized sound) is not a turn.
     return text ? [turn] : [];

@@ -360,9 +360,9 @@ export class AgentSession implements SessionControl {
    * A caller turn, reported and given to the hook; a task running takes it (returns true),
    * else it is for the model.
    */
-  private callerSaid(text: string, source: 'speech' | 'dtmf', input: TaskInput): boolean {
+  private callerSaid(text: string, source: 'speech' | 'dtmf', input: TaskInput, span: { from?: number; to?: number } = {}): boolean {
     const task = this.task;
-    this.report.user(text, { agent: this.agent.name, task: task?.task.name });
+    this.report.user(text, { agent: this.agent.name, task: task?.task.name, startedAt: this.report.since(span.from), speechEndedAt: this.report.since(span.to) });
     guarded('onUserTurn', () => this.agent.hooks?.onUserTurn?.(text), this.threw);
     this.emit({ type: 'user_turn', text, source });
     if (!task) return false;
@@ -401,7 +401,8 @@ export class AgentSession implements SessionControl {
     // Stamped now: the recognizer's timeline is mapped while its checkpoints are fresh.
     const speechEndAt = turn.lastWordEnd !== undefined ? this.stt.timeOf(turn.lastWordEnd) : undefined;
     if (this.amd?.swallows(speechEndAt)) return; // the "ألو" the detection decided on is no turn
-    this.callerSaid(turn.text, 'speech', { kind: 'speech', text: turn.text }) || this.lane.answer({ turn, speechEndAt });
+    const speechStartAt = turn.firstWordStart !== undefined ? this.stt.timeOf(turn.firstWordStart) : undefined;
+    this.callerSaid(turn.text, 'speech', { kind: 'speech', text: turn.text }, { from: speechStartAt, to: speechEndAt }) || this.lane.answer({ turn, speechEndAt });
   }
 
   // ── The agent ──
@@ -410,6 +411,7 @@ export class AgentSession implements SessionControl {
     if (e.type === 'speaking') this.setState('speaking');
     else if (e.type === 'agent_chunk') this.emit(e);
     else if (e.type === 'tool') {
+      this.report.tool({ name: e.outcome.call.name, ms: e.outcome.ms, error: e.outcome.error });
       this.emit(e);
       if (e.outcome.threw) this.threw(`tool ${e.outcome.call.name}`, e.outcome.error);
       // A tool that returns a handoff hands the call over once this reply is spoken.
@@ -432,7 +434,7 @@ export class AgentSession implements SessionControl {
         turnMetrics({ speechEnd: req.speechEndAt, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...r.times }),
       );
     }
-    this.report.agent({ text: r.text, heardText: r.heard, interrupted: r.interrupted, agent: agent.name, task: req.task, ...(turn ? { metrics } : {}) });
+    this.report.agent({ text: r.text, heardText: r.heard, interrupted: r.interrupted, startedAt: this.report.since(r.times.firstSent), agent: agent.name, task: req.task, ...(turn ? { metrics } : {}) });
     guarded('onAgentTurn', () => agent.hooks?.onAgentTurn?.(r.text, r.heard, r.interrupted), this.threw);
     this.emit({ type: 'agent_turn', text: r.text, heardText: r.heard, interrupted: r.interrupted });
     if (turn) {

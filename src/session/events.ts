@@ -11,6 +11,8 @@ export interface TurnMetrics {
   turnDecisionMs?: number;
   /** Turn decided → first token of the model. */
   llmFirstTokenMs?: number;
+  /** First token of the model → its first sentence sent to synthesis (the model writing it). */
+  llmFirstSentenceMs?: number;
   /** First text sent to synthesis → first audio back. */
   ttsFirstAudioMs?: number;
   /** First audio back from synthesis → first audio leaving the transport toward the caller. */
@@ -31,8 +33,15 @@ export interface ReportTurn {
   /** For the agent: the part the caller heard. */
   heardText?: string;
   interrupted?: boolean;
-  /** Seconds since the call started. */
+  /** Seconds since the call started: the turn was decided (caller), or its reply ended (agent). */
   at: number;
+  /**
+   * Seconds since the call started when the turn began: the caller's first recognized word, or
+   * the reply's first audio leaving the transport. Absent when unknown (keys, a silent reply).
+   */
+  startedAt?: number;
+  /** For the caller: seconds since the call started when their last recognized word ended. */
+  speechEndedAt?: number;
   metrics?: TurnMetrics;
   /** For the agent: which agent of the flow spoke (its `name`); for both: set after a handoff too. */
   agent?: string;
@@ -47,6 +56,17 @@ export interface ReportHandoff {
   carry: 'summary' | 'full' | 'none';
   /** Seconds since the call started. */
   at: number;
+}
+
+/** One tool call in the call report: which tool, when it returned, and whether it failed. */
+export interface ReportTool {
+  name: string;
+  /** Seconds since the call started, when the tool returned. */
+  at: number;
+  /** How long it ran. */
+  ms: number;
+  /** The error the model read instead of a result. */
+  error?: string;
 }
 
 /** One task in the call report: what it collected, or why it gave up. */
@@ -96,6 +116,13 @@ export interface CallReport {
   handoffs: ReportHandoff[];
   /** Every task run during the call, in order. */
   tasks: ReportTask[];
+  /** Every tool call, in order (absent in reports written before tools were recorded). */
+  tools?: ReportTool[];
+  /**
+   * The session clock's time (ms) when the call started, the origin of every `at`: a recording
+   * made on the same clock lines up with the turns by it.
+   */
+  startClock?: number;
   llm: string;
   turns: ReportTurn[];
   ended: string;

@@ -23,6 +23,7 @@ export function turnMetrics(t: TurnTimes): Omit<TurnMetrics, 'interrupted'> {
     endOfSpeechToFinalMs: ms(t.speechEnd, t.finalAt),
     turnDecisionMs: ms(t.finalAt, t.decidedAt),
     llmFirstTokenMs: ms(t.decidedAt, t.firstToken),
+    llmFirstSentenceMs: ms(t.firstToken, t.firstChunk),
     ttsFirstAudioMs: ms(t.firstChunk, t.firstAudio),
     playoutStartMs: ms(t.firstAudio, t.firstSent),
     voiceToVoiceMs: ms(t.speechEnd, t.firstSent),

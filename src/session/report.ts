@@ -1,5 +1,5 @@
 import type { Clock } from '../transport/clock.ts';
-import type { CallReport, ReportHandoff, ReportTask, ReportTurn } from './events.ts';
+import type { CallReport, ReportHandoff, ReportTask, ReportTool, ReportTurn } from './events.ts';
 
 /**
  * The call report, built in one place: every turn (with the agent that spoke it and the task it
@@ -9,6 +9,7 @@ export class ReportBuilder {
   private readonly turns: ReportTurn[] = [];
   private readonly handoffs: ReportHandoff[] = [];
   private readonly tasks: ReportTask[] = [];
+  private readonly tools: ReportTool[] = [];
   readonly notices: string[] = [];
   private startedAt = 0;
 
@@ -24,7 +25,12 @@ export class ReportBuilder {
     return Math.round(this.clock.now() - this.startedAt) / 1000;
   }
 
-  user(text: string, extra: Pick<ReportTurn, 'agent' | 'task'> = {}): void {
+  /** Seconds since the call started at a clock time; undefined for an unknown (0 or undefined) time. */
+  since(clockTime: number | undefined): number | undefined {
+    return clockTime ? Math.max(0, Math.round(clockTime - this.startedAt)) / 1000 : undefined;
+  }
+
+  user(text: string, extra: Pick<ReportTurn, 'agent' | 'task' | 'startedAt' | 'speechEndedAt'> = {}): void {
     this.turns.push({ role: 'user', text, at: this.elapsed(), ...defined(extra) });
   }
 
@@ -36,12 +42,17 @@ export class ReportBuilder {
     this.handoffs.push({ ...h, at: this.elapsed() });
   }
 
+  /** A tool returned now. */
+  tool(t: Omit<ReportTool, 'at'>): void {
+    this.tools.push({ ...defined(t), at: this.elapsed() });
+  }
+
   task(t: Omit<ReportTask, 'endedAt'>): void {
     this.tasks.push({ ...t, endedAt: this.elapsed() });
   }
 
   build(head: { agent: string; llm: string; ended: string }): CallReport {
-    return { ...head, handoffs: this.handoffs, tasks: this.tasks, turns: this.turns, durationSeconds: this.elapsed(), notices: this.notices };
+    return { ...head, handoffs: this.handoffs, tasks: this.tasks, tools: this.tools, turns: this.turns, durationSeconds: this.elapsed(), notices: this.notices, startClock: this.startedAt };
   }
 }
 

@@ -23,9 +23,15 @@ test('turns: speech_final ends the turn; interims do not', () => {
 
 test('turns: a forced split stays in the same turn and the fragments join', () => {
   const d = new TurnDetector();
-  assert.deepEqual(d.onEvent(results('الجزء الأول من كلام طويل', true, false), 60_000), []);
-  const [turn] = d.onEvent(results('والجزء الثاني', true, true), 65_000);
+  const words = (text: string, from: number, speechFinal = false): ListenEvent => ({ ...results(text, true, speechFinal), words: text.split(' ').map((w, i) => ({ word: w, start: from + i * 0.3, end: from + i * 0.3 + 0.25 })) }) as ListenEvent;
+  assert.deepEqual(d.onEvent(words('الجزء الأول من كلام طويل', 2), 60_000), []);
+  const [turn] = d.onEvent(words('والجزء الثاني', 60, true), 65_000);
   assert.equal(turn?.text, 'الجزء الأول من كلام طويل والجزء الثاني');
+  // The turn spans the first fragment's first word to the last fragment's last (the review page places it so).
+  assert.equal(turn?.firstWordStart, 2);
+  assert.equal(turn?.lastWordEnd, 60.55);
+  const [next] = d.onEvent(words('نعم', 70, true), 70_000);
+  assert.equal(next?.firstWordStart, 70, 'the next turn starts afresh');
 });
 
 test('turns: UtteranceEnd is the backup when the final lacked speech_final', () => {
@@ -88,7 +94,9 @@ test('interruption: with a pause on speech start, speech that lasts still confir
 test('metrics: durations between the milestones of a turn; missing ones are left out', async () => {
   const { turnMetrics } = await import('../../src/session/metrics.ts');
   const m = turnMetrics({ speechEnd: 1000, finalAt: 1700, decidedAt: 1700, firstToken: 2000, firstChunk: 2100, firstAudio: 2400, firstSent: 2450 });
-  assert.deepEqual(m, { endOfSpeechToFinalMs: 700, turnDecisionMs: 0, llmFirstTokenMs: 300, ttsFirstAudioMs: 300, playoutStartMs: 50, voiceToVoiceMs: 1450 });
+  assert.deepEqual(m, { endOfSpeechToFinalMs: 700, turnDecisionMs: 0, llmFirstTokenMs: 300, llmFirstSentenceMs: 100, ttsFirstAudioMs: 300, playoutStartMs: 50, voiceToVoiceMs: 1450 });
+  // The parts cover voice to voice without a gap.
+  assert.equal(m.endOfSpeechToFinalMs! + m.turnDecisionMs! + m.llmFirstTokenMs! + m.llmFirstSentenceMs! + m.ttsFirstAudioMs! + m.playoutStartMs!, m.voiceToVoiceMs);
   const partial = turnMetrics({ speechEnd: undefined, finalAt: 1700, decidedAt: 1800, firstToken: 0, firstChunk: 0, firstAudio: 0, firstSent: undefined });
   assert.equal(partial.voiceToVoiceMs, undefined);
   assert.equal(partial.turnDecisionMs, 100);
