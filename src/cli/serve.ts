@@ -5,6 +5,8 @@ import { AGENT_SERVER_DEFAULTS, createAgentServer } from '../server/create.ts';
 import { SERVER_LIMITS } from '../server/limits.ts';
 import type { CallHost, PluginFactory, ProviderHooks } from '../server/types.ts';
 import { accessLines, serveLedger } from './serve-security.ts';
+import { otelRequested, startOtel } from '../observability/otel-setup.ts';
+import { traceSessions } from '../observability/trace-sessions.ts';
 import { generateKey } from '../sandbox/keys.ts';
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
 import { numberOption, parseCommand, UsageError } from './args.ts';
@@ -16,7 +18,7 @@ import { busyLineSynth, prepareLines, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptio
 
 export const SERVE_USAGE = `Usage: hiwar serve [--config FILE] [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
-                   [--analytics] [--recordings DIR] [--phrasebook FILE] [--open]
+                   [--analytics] [--recordings DIR] [--phrasebook FILE] [--otel] [--open]
 
 Serve an agent to telephony platforms (/telephony/<provider>) and, when mediasoup is installed, to
 browsers (a call page at /, docs/webrtc.md), with /healthz, /readyz and /metrics. Uses the real
@@ -42,6 +44,10 @@ ${optionLine('--agent DIR|FILE', AGENT_HELP, 25)}
                          HIWAR_ANALYTICS_WEBHOOK_URL is set); see docs/analytics.md
   --recordings DIR       where recordings and results go (default recordings, or HIWAR_RECORDINGS_DIR)
 ${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 25)}
+  --otel                 export OpenTelemetry traces (a trace per call: turns, replies, model,
+                         synthesis, playout, tools, failures) over OTLP HTTP to
+                         OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318); also on when
+                         that variable is set; needs the SDK packages (docs/observability.md)
   --open                 development only: routes with no secret configured are open (unsigned
                          webhooks, media without a token, /webrtc/token without a secret)
   -h, --help             this text
@@ -76,6 +82,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       ...CLUSTER_FLAGS,
       analytics: { type: 'boolean', default: false },
       recordings: { type: 'string' },
+      otel: { type: 'boolean', default: false },
       open: { type: 'boolean', default: false },
     },
     SERVE_USAGE,
@@ -113,6 +120,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   const ledger = config.ledger ?? own!;
   const ledgerWhere = own?.where ?? "the config's ledger";
   const mediaToken = values['media-token'] ?? config.mediaToken ?? process.env.HIWAR_MEDIA_TOKEN;
+  // Before any call: the SDK must be registered for the sessions' traces to record (and a missing package stops here).
+  const otel = otelRequested(values.otel!) ? await startOtel() : undefined;
   const analytics = await serveAnalytics({ enabled: values.analytics!, client: service.client, logger, recordingsDir: values.recordings });
   const telephony = await import('../../transports/telephony/index.ts');
   let webrtcMessage = 'WebRTC is off';
@@ -139,7 +148,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     deferReady: true,
     wrapSessions: (inner) => {
       const own = config.wrapSessions ? config.wrapSessions(inner) : inner;
-      return analytics ? analytics.sessions(own) : own;
+      return traceSessions(analytics ? analytics.sessions(own) : own);
     },
     onTransportEnded: (transport, report, outcome) => {
       analytics?.onCallEnded(transport, report, outcome);
@@ -171,6 +180,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       ...(config.plugins ?? []),
     ],
   }).catch(async (err: unknown) => {
+    await otel?.shutdown().catch(() => {});
     await ledger.close?.();
     await service.close();
     throw err;
@@ -203,6 +213,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   say(`  ${webrtcMessage}`);
   say(`  health: ${url}/healthz (live) ${url}/readyz (ready)   metrics: ${url}/metrics`);
   if (analytics) say(`  ${analytics.describe}`);
+  if (otel) say(`  traces: OpenTelemetry over OTLP HTTP to ${otel.url}`);
   const webrtcAccess = webrtcOn ? { secret: !!process.env.HIWAR_WEBRTC_SECRET } : undefined;
   const limits = { ...SERVER_LIMITS, ...config.limits };
   say(`  slow clients: request heads cut after ${limits.headersTimeoutMs / 1000} s, whole requests after ${limits.requestTimeoutMs / 1000} s, untaken upgrades after ${limits.upgradeIdleMs / 1000} s idle (docs/security.md)`);
@@ -216,6 +227,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         await app.drain();
         await member?.leave();
         await analytics?.close();
+        await otel?.shutdown().catch((err: Error) => logger.warn({ err: err.message }, 'the last spans could not be sent'));
         await ledger.close?.();
         await service.close();
         resolveStop();
