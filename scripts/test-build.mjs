@@ -64,5 +64,7 @@ export async function buildTestTree(root, out) {
   const bundle = await import(join(out, 'transports/webrtc/page-bundle.js'));
   await bundle.bundlePage(join(page, 'app.js'));
   copyFileSync(bundle.fontSource(), join(page, 'font.woff2'));
+  // The live calls page's script, likewise.
+  await (await import(join(out, 'src/observability/live-bundle.js'))).bundleLivePage(join(out, 'src/observability/live-page/app.js'));
   return compiled;
 }

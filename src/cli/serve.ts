@@ -7,6 +7,7 @@ import type { CallHost, PluginFactory, ProviderHooks } from '../server/types.ts'
 import { accessLines, serveLedger } from './serve-security.ts';
 import { otelRequested, startOtel } from '../observability/otel-setup.ts';
 import { traceSessions } from '../observability/trace-sessions.ts';
+import { serveLive } from './serve-live.ts';
 import { generateKey } from '../sandbox/keys.ts';
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
 import { numberOption, parseCommand, UsageError } from './args.ts';
@@ -21,7 +22,8 @@ export const SERVE_USAGE = `Usage: hiwar serve [--config FILE] [--agent DIR|FILE
                    [--analytics] [--recordings DIR] [--phrasebook FILE] [--otel] [--open]
 
 Serve an agent to telephony platforms (/telephony/<provider>) and, when mediasoup is installed, to
-browsers (a call page at /, docs/webrtc.md), with /healthz, /readyz and /metrics. Uses the real
+browsers (a call page at /, docs/webrtc.md), with /healthz, /readyz, /metrics and the calls in
+progress at /calls/live (docs/observability.md). Uses the real
 service when HIWAR_API_KEY is set, else the embedded sandbox, whose recognizer knows only the
 agent's intent examples, the --phrasebook and what it voiced itself (the call page lists them).
 See docs/telephony.md.
@@ -56,7 +58,8 @@ Secrets (environment): TWILIO_AUTH_TOKEN, TELNYX_PUBLIC_KEY, PLIVO_AUTH_TOKEN,
 VONAGE_SIGNATURE_SECRET, EXOTEL_BASIC_AUTH, JAMBONZ_WEBHOOK_SECRET check webhook signatures (their
 answers hand out one-call media tokens); HIWAR_MEDIA_TOKEN opens the media URLs of FreeSWITCH,
 Asterisk, jambonz and pcm; HIWAR_WEBRTC_SECRET guards POST /webrtc/token; HIWAR_CALLS_SECRET guards
-POST /calls (outbound calls, closed without it even with --open; docs/outbound.md). Without --open a route
+POST /calls (outbound calls) and GET /calls/live (the live calls view), both closed without it even
+with --open (docs/outbound.md, docs/observability.md). Without --open a route
 whose secret is missing is closed, on localhost too; the start-up lines say which. See
 docs/security.md.
 Logs: one readable line per record on stderr at HIWAR_LOG_LEVEL (default info); HIWAR_LOG_FORMAT=json
@@ -122,6 +125,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const mediaToken = values['media-token'] ?? config.mediaToken ?? process.env.HIWAR_MEDIA_TOKEN;
   // Before any call: the SDK must be registered for the sessions' traces to record (and a missing package stops here).
   const otel = otelRequested(values.otel!) ? await startOtel() : undefined;
+  const live = serveLive(logger);
   const analytics = await serveAnalytics({ enabled: values.analytics!, client: service.client, logger, recordingsDir: values.recordings });
   const telephony = await import('../../transports/telephony/index.ts');
   let webrtcMessage = 'WebRTC is off';
@@ -148,7 +152,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     deferReady: true,
     wrapSessions: (inner) => {
       const own = config.wrapSessions ? config.wrapSessions(inner) : inner;
-      return traceSessions(analytics ? analytics.sessions(own) : own);
+      return traceSessions(live.calls.sessions(analytics ? analytics.sessions(own) : own));
     },
     onTransportEnded: (transport, report, outcome) => {
       analytics?.onCallEnded(transport, report, outcome);
@@ -160,6 +164,8 @@ export async function serveCommand(args: string[]): Promise<number> {
         telephonyAccess = routes.access;
         return routes;
       },
+      // Before the outbound routes: their GET /calls/:id would take /calls/live.
+      live.plugin,
       outbound.routes,
       ...(audioSocketPort !== undefined ? [audioSocketPlugin(telephony, audioSocketPort, host)] : []),
       async (ctx) => {
@@ -203,6 +209,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     : undefined;
   if (member) {
     cluster!.joined(member);
+    await live.joined(process.env.REDIS_URL!, member.options.prefix, member.id);
     await member.prepareBusyLine(busyLineSynth(service.client, agent!, logger));
     member.startupFinished();
   } else if (agent) await prepareLines(service.client, agent, logger);
@@ -214,10 +221,11 @@ export async function serveCommand(args: string[]): Promise<number> {
   say(`  health: ${url}/healthz (live) ${url}/readyz (ready)   metrics: ${url}/metrics`);
   if (analytics) say(`  ${analytics.describe}`);
   if (otel) say(`  traces: OpenTelemetry over OTLP HTTP to ${otel.url}`);
+  say(`  live calls: ${url}/calls/live`);
   const webrtcAccess = webrtcOn ? { secret: !!process.env.HIWAR_WEBRTC_SECRET } : undefined;
   const limits = { ...SERVER_LIMITS, ...config.limits };
   say(`  slow clients: request heads cut after ${limits.headersTimeoutMs / 1000} s, whole requests after ${limits.requestTimeoutMs / 1000} s, untaken upgrades after ${limits.upgradeIdleMs / 1000} s idle (docs/security.md)`);
-  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms } })) say(line);
+  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms }, live: { cluster: !!member } })) say(line);
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
   await new Promise<void>((resolveStop) => {
     const stop = (signal: string) => {
@@ -226,6 +234,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         await member?.stopTaking();
         await app.drain();
         await member?.leave();
+        await live.close();
         await analytics?.close();
         await otel?.shutdown().catch((err: Error) => logger.warn({ err: err.message }, 'the last spans could not be sent'));
         await ledger.close?.();
