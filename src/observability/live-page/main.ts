@@ -76,7 +76,7 @@ function card(c: LiveCall): HTMLLIElement {
     const listen = el('button', { type: 'button', textContent: 'استمع وتولَّ المكالمة' });
     listen.addEventListener('click', () => void supervise(c.room!));
     li.append(el('div', { className: 'actions' }, listen));
-  } else li.append(el('span', { className: 'meta', textContent: 'مكالمة هاتفية: الاستماع متاح لمكالمات الويب فقط' }));
+  } else li.append(el('span', { className: 'meta', textContent: 'ليست مكالمة ويب: الاستماع متاح لمكالمات الويب فقط' }));
   return li;
 }
 
