@@ -97,6 +97,9 @@ export async function serveCommand(args: string[]): Promise<number> {
   const audioSocketPort = num('audiosocket-port', values['audiosocket-port'], 0, 65535);
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
+  // First: a missing tracing package stops here, before the sandbox starts; and the SDK must be
+  // registered before any call for the sessions' traces to record.
+  const otel = otelRequested(values.otel!) ? await startOtel() : undefined;
   // Flags win over the config module, which wins over the defaults.
   const config = values.config ? await loadServeConfig(values.config) : {};
   const say = (m: string) => process.stdout.write(`${m}\n`);
@@ -123,8 +126,6 @@ export async function serveCommand(args: string[]): Promise<number> {
   const ledger = config.ledger ?? own!;
   const ledgerWhere = own?.where ?? "the config's ledger";
   const mediaToken = values['media-token'] ?? config.mediaToken ?? process.env.HIWAR_MEDIA_TOKEN;
-  // Before any call: the SDK must be registered for the sessions' traces to record (and a missing package stops here).
-  const otel = otelRequested(values.otel!) ? await startOtel() : undefined;
   const live = serveLive(logger);
   const analytics = await serveAnalytics({ enabled: values.analytics!, client: service.client, logger, recordingsDir: values.recordings });
   const telephony = await import('../../transports/telephony/index.ts');

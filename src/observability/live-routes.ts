@@ -3,7 +3,7 @@ import type { Logger } from '../session/logger.ts';
 import { safeEqual } from '../server/tokens.ts';
 import type { ServerPlugin } from '../server/types.ts';
 import type { LiveCall } from './live-calls.ts';
-import { LivePageAssets } from './live-bundle.ts';
+import { livePageAssets } from './live-bundle.ts';
 
 /** Options of the live calls routes (`/calls/live`). */
 export interface LiveRoutesOptions {
@@ -31,7 +31,7 @@ const HEADERS = {
  * bearer; the page's own files carry no call data and ask for the secret in the browser.
  */
 export function liveCallsRoutes(o: LiveRoutesOptions): ServerPlugin {
-  const assets = new LivePageAssets();
+  const assets = livePageAssets();
   const secret = o.secret ?? process.env.HIWAR_CALLS_SECRET;
   const send = (res: ServerResponse, status: number, type: string, body: string | Buffer) => {
     res.writeHead(status, { ...HEADERS, 'content-type': type, 'content-length': Buffer.byteLength(body) });

@@ -48,7 +48,8 @@ test('hiwar serve --otel: a Twilio call’s trace, child of its webhook’s trac
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.match(out, new RegExp(`traces: OpenTelemetry over OTLP HTTP to ${otlp.url}/v1/traces`));
-    const base = `http://127.0.0.1:${/at http:\/\/[\d.]+:(\d+)/.exec(out)![1]}`;
+    // The server's own line (the embedded sandbox's address is printed before it).
+    const base = `http://127.0.0.1:${/at http:\/\/[\d.]+:(\d+)/.exec(out.slice(out.indexOf('hiwar serve:')))![1]}`;
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const hook = await fetch(`${base}/telephony/twilio`, {
       method: 'POST',
