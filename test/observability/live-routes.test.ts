@@ -45,7 +45,7 @@ test('GET /calls/live: closed without a secret configured, 401 without the beare
   for (const path of ['/calls/live', '/calls/live?format=json', '/calls/live/app.js']) {
     const r = await fetch(closed + path);
     assert.equal(r.status, 403, path);
-    assert.match((await r.json()).error, /set HIWAR_CALLS_SECRET/);
+    assert.match(((await r.json()) as { error: string }).error, /set HIWAR_CALLS_SECRET/);
   }
   const base = await serve(liveCallsRoutes({ calls: () => live.list(), secret: 'op-secret', logger: createLogger('silent') }));
   assert.equal((await fetch(`${base}/calls/live?format=json`)).status, 401);
@@ -53,7 +53,7 @@ test('GET /calls/live: closed without a secret configured, 401 without the beare
   const ok = await fetch(`${base}/calls/live`, { headers: { accept: 'application/json', authorization: 'Bearer op-secret' } });
   assert.equal(ok.status, 200);
   assert.equal(ok.headers.get('cache-control'), 'no-store');
-  const body = await ok.json();
+  const body = (await ok.json()) as { scope: string; calls: [Record<string, unknown>, Record<string, unknown>] };
   assert.equal(body.scope, 'instance');
   const [phone, web] = body.calls;
   assert.equal(phone.id, 'twilio:CA1');
