@@ -130,3 +130,39 @@ test('without an SDK nothing is attached; traceparent parsing refuses malformed 
     assert.equal(parseTraceparent(bad), undefined, bad);
   }
 });
+
+test('a barge-in: the cut-off reply ends interrupted in its own turn, the next turn’s reply gets what follows', () => {
+  const { exporter, tracer } = tracing();
+  // Epoch milliseconds (OpenTelemetry reads small numbers as performance.now() instead).
+  const T0 = Date.UTC(2026, 0, 1);
+  let now = T0;
+  const t = new CallTrace({ call: { callId: 'c2', provider: 'pcm', parameters: {} }, tracer, now: () => now });
+  const at = (ms: number, e: SessionEvent) => ((now = T0 + ms), t.onEvent(e));
+  const start = (s: ReadableSpan) => ms(s.startTime) - T0;
+  const end = (s: ReadableSpan) => ms(s.endTime) - T0;
+  at(100, { type: 'transcript', text: 'x', final: false });
+  at(400, { type: 'user_turn', text: 'x' });
+  at(900, { type: 'agent_chunk', text: 'أولًا،' });
+  at(1000, { type: 'state', state: 'speaking' });
+  at(1500, { type: 'transcript', text: 'y', final: false }); // the caller talks over the agent
+  at(1900, { type: 'user_turn', text: 'y' });
+  at(1950, { type: 'agent_turn', text: 'أولًا،', heardText: 'أو', interrupted: true });
+  at(1950, { type: 'metrics', metrics: { interrupted: true, llmFirstTokenMs: 300 } });
+  at(2400, { type: 'agent_chunk', text: 'حسنًا.' });
+  at(2500, { type: 'agent_turn', text: 'حسنًا.', heardText: 'حسنًا.', interrupted: false });
+  at(2500, { type: 'metrics', metrics: { interrupted: false, llmFirstTokenMs: 450 } });
+  at(2600, { type: 'ended', reason: 'hangup' });
+  const spans = exporter.getFinishedSpans();
+  const turns = spans.filter((s) => s.name === 'hiwar.turn').sort((a, b) => start(a) - start(b));
+  assert.deepEqual(turns.map((s) => [start(s), end(s)]), [[100, 1950], [1500, 2500]], 'each turn from its first words to its reply’s end');
+  const replyOf = (turn: ReadableSpan) => children(spans, turn, 'hiwar.reply')[0]!;
+  const [first, second] = turns.map(replyOf);
+  assert.equal(first!.attributes['hiwar.interrupted'], true);
+  assert.equal(first!.attributes['hiwar.reply.heard_chars'], 2);
+  assert.equal(second!.attributes['hiwar.interrupted'], false);
+  assert.deepEqual(children(spans, first!, 'hiwar.tts').map(start), [900]);
+  assert.deepEqual(children(spans, second!, 'hiwar.tts').map(start), [2400]);
+  assert.equal(children(spans, second!, 'hiwar.llm')[0]!.attributes['hiwar.llm.first_token_ms'], 450);
+  assert.equal(children(spans, first!, 'hiwar.playout').length, 1);
+  assert.equal(children(spans, second!, 'hiwar.playout').length, 0, 'the second reply’s audio never started before the end here');
+});
