@@ -5,7 +5,8 @@
 // 2. the declarations' own relative `.ts` specifiers rewritten to `.js` (tsc leaves some as
 //    written, and a consumer's compiler refuses `.ts` specifiers without allowImportingTsExtensions);
 // 3. the files the code reads at run time: every non-TypeScript file beside the sources (models,
-//    JSON, the web page's HTML and CSS), the page's font and its script and the call review page's script bundled for browsers (so the package needs neither esbuild nor mediasoup-client).
+//    JSON, the web page's HTML and CSS), the page's font and its script, the call review page's script and the live calls page's
+//    script bundled for browsers (so the package needs neither esbuild nor mediasoup-client).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -44,6 +45,7 @@ run(process.execPath, [
   `const m = await import(${JSON.stringify(join(root, 'transports/webrtc/page-bundle.ts'))});
    await m.bundlePage(${JSON.stringify(join(pageOut, 'app.js'))});
    (await import('node:fs')).copyFileSync(m.fontSource(), ${JSON.stringify(join(pageOut, 'font.woff2'))});
-   await (await import(${JSON.stringify(join(root, 'src/review/bundle.ts'))})).bundleReviewScript(${JSON.stringify(join(dist, 'src/review/page/review.js'))});`,
+   await (await import(${JSON.stringify(join(root, 'src/review/bundle.ts'))})).bundleReviewScript(${JSON.stringify(join(dist, 'src/review/page/review.js'))});
+   await (await import(${JSON.stringify(join(root, 'src/observability/live-bundle.ts'))})).bundleLivePage(${JSON.stringify(join(dist, 'src/observability/live-page/app.js'))});`,
 ]);
 console.error(`build: dist/ written (${walk(dist).length} files; ${rewritten} declaration files' specifiers rewritten)`);

@@ -68,5 +68,7 @@ export async function buildTestTree(root, out) {
   copyFileSync(bundle.fontSource(), join(page, 'font.woff2'));
   // The call review page's script, likewise.
   await (await import(join(out, 'src/review/bundle.js'))).bundleReviewScript(join(out, 'src/review/page/review.js'));
+  // The live calls page's script, likewise.
+  await (await import(join(out, 'src/observability/live-bundle.js'))).bundleLivePage(join(out, 'src/observability/live-page/app.js'));
   return compiled;
 }

@@ -163,9 +163,14 @@ function run(args, { detached = false, timeoutMs = 0, niceness = 0, cwd = ROOT }
 const typecheck = async () => {
   const check = (project, info) => run([tsc, '--noEmit', '-p', project, '--incremental', '--tsBuildInfoFile', join(CACHE, info)], { niceness: BACKGROUND });
   // One after the other: a single checker beside the tests is as much CPU as they can spare.
-  const core = await check('tsconfig.json', 'tsc-core.tsbuildinfo');
-  const page = await check('transports/webrtc/page', 'tsc-page.tsbuildinfo');
-  return { code: core.code || page.code, out: core.out + page.out };
+  const results = [];
+  for (const [project, info] of [
+    ['tsconfig.json', 'tsc-core'],
+    ['transports/webrtc/page', 'tsc-page'],
+    ['src/review/page', 'tsc-review-page'],
+    ['src/observability/live-page', 'tsc-live-page'],
+  ]) results.push(await check(project, `${info}.tsbuildinfo`));
+  return { code: results.find((r) => r.code)?.code ?? 0, out: results.map((r) => r.out).join('') };
 };
 
 const readJson = (path, fallback) => {

@@ -54,3 +54,8 @@ export { MemoryCampaignStore, type CampaignStore, type CampaignStatus, type Camp
 export { csvSink, webhookSink, type CampaignResult, type ResultSink } from './campaign/results.ts';
 export { campaignRoutes, type CampaignRoutesOptions } from './campaign/routes.ts';
 export type { AttemptOutcome, CallResult, Contact, ContactState, DialAttempt, Dialer } from './campaign/types.ts';
+export { CallTrace, type CallTraceOptions } from './observability/call-trace.ts';
+export { traceSessions, tracingActive } from './observability/trace-sessions.ts';
+export { parseTraceparent, formatTraceparent, TRACE_PARAMETERS } from './observability/trace-context.ts';
+export { LiveCalls, LIVE_CALLS_DEFAULTS, type LiveCall } from './observability/live-calls.ts';
+export { liveCallsRoutes, type LiveRoutesOptions } from './observability/live-routes.ts';

@@ -11,6 +11,9 @@ export const OPTIONAL_PACKAGES = {
   ioredis: { feature: 'A cluster (REDIS_URL)', doc: 'docs/scaling.md' },
   bullmq: { feature: 'Call analytics jobs (hiwar worker)', doc: 'docs/analytics.md' },
   'onnxruntime-node': { feature: 'Native voice activity detection', doc: 'docs/installing.md#voice-activity-detection-two-engines-one-model' },
+  '@opentelemetry/sdk-trace': { feature: 'Tracing (--otel)', doc: 'docs/observability.md' },
+  '@opentelemetry/context-async-hooks': { feature: 'Tracing (--otel)', doc: 'docs/observability.md' },
+  '@opentelemetry/exporter-trace-otlp-http': { feature: 'Tracing (--otel)', doc: 'docs/observability.md' },
 } as const;
 
 export type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;
@@ -18,9 +21,10 @@ export type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;
 /** An optional package a feature needs is not installed. */
 export class MissingDependencyError extends Error {
   override readonly name = 'MissingDependencyError';
-  constructor(readonly pkg: OptionalPackage) {
+  /** `message` names every missing package of a feature at once (see `missingPackages`). */
+  constructor(readonly pkg: OptionalPackage, message?: string) {
     const { feature, doc } = OPTIONAL_PACKAGES[pkg];
-    super(`${feature} needs ${pkg}: npm install ${pkg}; see ${doc}`);
+    super(message ?? `${feature} needs ${pkg}: npm install ${pkg}; see ${doc}`);
   }
 }
 

@@ -18,7 +18,7 @@ export async function serveLedger(redisUrl: string | undefined, logger: Logger):
  * What `hiwar serve` says at start about access: one line per platform (closed for lack of a
  * secret, or open and why), the WebRTC token route, and a loud warning when `--open` is on.
  */
-export function accessLines(o: { open: boolean; host: string; platforms: { line: string }[]; webrtc?: { secret: boolean }; ledgerWhere: string; audiosocket?: boolean; calls?: { secret: boolean; platforms: string[] }; review?: { secret: boolean } }): string[] {
+export function accessLines(o: { open: boolean; host: string; platforms: { line: string }[]; webrtc?: { secret: boolean }; ledgerWhere: string; audiosocket?: boolean; calls?: { secret: boolean; platforms: string[] }; review?: { secret: boolean }; live?: { cluster: boolean } }): string[] {
   const lines: string[] = [];
   if (o.open) {
     lines.push(
@@ -36,6 +36,8 @@ export function accessLines(o: { open: boolean; host: string; platforms: { line:
     // Placing calls is never opened by --open: it spends the platform account's money and reaches people.
     const through = o.calls.platforms.length ? `through ${o.calls.platforms.join(', ')}` : 'no platform credentials set (docs/outbound.md)';
     lines.push(`    ${'calls'.padEnd(10)} POST /calls, GET /calls/:id ${o.calls.secret ? 'need Authorization: Bearer <HIWAR_CALLS_SECRET>' : 'CLOSED: set HIWAR_CALLS_SECRET'}; ${through}`);
+    // What callers say is on it: closed without the secret, --open or not.
+    if (o.live) lines.push(`    ${'live'.padEnd(10)} GET /calls/live (${o.live.cluster ? 'every instance' : 'this instance'}'s calls) ${o.calls.secret ? 'needs HIWAR_CALLS_SECRET (the page asks for it; JSON with Authorization: Bearer)' : 'CLOSED: set HIWAR_CALLS_SECRET'}`);
   }
   if (o.review) {
     // Recordings are personal data: never opened by --open either.

@@ -6,6 +6,9 @@ import { AGENT_SERVER_DEFAULTS, createAgentServer } from '../server/create.ts';
 import { SERVER_LIMITS } from '../server/limits.ts';
 import type { CallHost, PluginFactory, ProviderHooks } from '../server/types.ts';
 import { accessLines, serveLedger } from './serve-security.ts';
+import { otelRequested, startOtel } from '../observability/otel-setup.ts';
+import { traceSessions } from '../observability/trace-sessions.ts';
+import { serveLive } from './serve-live.ts';
 import { generateKey } from '../sandbox/keys.ts';
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
 import { numberOption, parseCommand, UsageError } from './args.ts';
@@ -17,10 +20,11 @@ import { busyLineSynth, prepareLines, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptio
 
 export const SERVE_USAGE = `Usage: hiwar serve [--config FILE] [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
-                   [--analytics] [--recordings DIR] [--phrasebook FILE] [--open]
+                   [--analytics] [--recordings DIR] [--phrasebook FILE] [--otel] [--open]
 
 Serve an agent to telephony platforms (/telephony/<provider>) and, when mediasoup is installed, to
-browsers (a call page at /, docs/webrtc.md), with /healthz, /readyz and /metrics. Uses the real
+browsers (a call page at /, docs/webrtc.md), with /healthz, /readyz, /metrics and the calls in
+progress at /calls/live (docs/observability.md). Uses the real
 service when HIWAR_API_KEY is set, else the embedded sandbox, whose recognizer knows only the
 agent's intent examples, the --phrasebook and what it voiced itself (the call page lists them).
 See docs/telephony.md.
@@ -46,6 +50,10 @@ ${optionLine('--agent DIR|FILE', AGENT_HELP, 25)}
                          list) and /calls/<id> (audio, turns, latencies, analytics), closed
                          without HIWAR_REVIEW_SECRET; docs/call-review.md
 ${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 25)}
+  --otel                 export OpenTelemetry traces (a trace per call: turns, replies, model,
+                         synthesis, playout, tools, failures) over OTLP HTTP to
+                         OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318); also on when
+                         that variable is set; needs the SDK packages (docs/observability.md)
   --open                 development only: routes with no secret configured are open (unsigned
                          webhooks, media without a token, /webrtc/token without a secret)
   -h, --help             this text
@@ -54,9 +62,10 @@ Secrets (environment): TWILIO_AUTH_TOKEN, TELNYX_PUBLIC_KEY, PLIVO_AUTH_TOKEN,
 VONAGE_SIGNATURE_SECRET, EXOTEL_BASIC_AUTH, JAMBONZ_WEBHOOK_SECRET check webhook signatures (their
 answers hand out one-call media tokens); HIWAR_MEDIA_TOKEN opens the media URLs of FreeSWITCH,
 Asterisk, jambonz and pcm; HIWAR_WEBRTC_SECRET guards POST /webrtc/token; HIWAR_CALLS_SECRET guards
-POST /calls (outbound calls, closed without it even with --open; docs/outbound.md); HIWAR_REVIEW_SECRET
-guards the call review pages (GET /calls and /calls/<id> from a browser, with --analytics; closed
-without it even with --open). Without --open a route
+POST /calls (outbound calls) and GET /calls/live (the live calls view), both closed without it even
+with --open (docs/outbound.md, docs/observability.md); HIWAR_REVIEW_SECRET guards the call review
+pages (GET /calls and /calls/<id> from a browser, with --analytics; closed without it even with
+--open). Without --open a route
 whose secret is missing is closed, on localhost too; the start-up lines say which. See
 docs/security.md.
 Logs: one readable line per record on stderr at HIWAR_LOG_LEVEL (default info); HIWAR_LOG_FORMAT=json
@@ -82,6 +91,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       ...CLUSTER_FLAGS,
       analytics: { type: 'boolean', default: false },
       recordings: { type: 'string' },
+      otel: { type: 'boolean', default: false },
       open: { type: 'boolean', default: false },
     },
     SERVE_USAGE,
@@ -93,6 +103,9 @@ export async function serveCommand(args: string[]): Promise<number> {
   const audioSocketPort = num('audiosocket-port', values['audiosocket-port'], 0, 65535);
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
+  // First: a missing tracing package stops here, before the sandbox starts; and the SDK must be
+  // registered before any call for the sessions' traces to record.
+  const otel = otelRequested(values.otel!) ? await startOtel() : undefined;
   // Flags win over the config module, which wins over the defaults.
   const config = values.config ? await loadServeConfig(values.config) : {};
   const say = (m: string) => process.stdout.write(`${m}\n`);
@@ -123,6 +136,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const ledger = config.ledger ?? own!;
   const ledgerWhere = own?.where ?? "the config's ledger";
   const mediaToken = values['media-token'] ?? config.mediaToken ?? process.env.HIWAR_MEDIA_TOKEN;
+  const live = serveLive(logger);
   const analytics = await serveAnalytics({ enabled: values.analytics!, client: service.client, logger, recordingsDir: values.recordings });
   const telephony = await import('../../transports/telephony/index.ts');
   let webrtcMessage = 'WebRTC is off';
@@ -149,7 +163,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     deferReady: true,
     wrapSessions: (inner) => {
       const own = config.wrapSessions ? config.wrapSessions(inner) : inner;
-      return analytics ? analytics.sessions(own) : own;
+      return traceSessions(live.calls.sessions(analytics ? analytics.sessions(own) : own));
     },
     onTransportEnded: (transport, report, outcome) => {
       analytics?.onCallEnded(transport, report, outcome);
@@ -161,7 +175,8 @@ export async function serveCommand(args: string[]): Promise<number> {
         telephonyAccess = routes.access;
         return routes;
       },
-      // Before the outbound API: a browser's GET /calls… is the review's, the JSON API's stays outbound's.
+      // Before the outbound routes: their GET /calls/:id would take /calls/live, and a browser's GET /calls… is the review's.
+      live.plugin,
       ...(analytics ? [reviewRoutes({ store: analytics.store })] : []),
       outbound.routes,
       ...(audioSocketPort !== undefined ? [audioSocketPlugin(telephony, audioSocketPort, host)] : []),
@@ -183,6 +198,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       ...(config.plugins ?? []),
     ],
   }).catch(async (err: unknown) => {
+    await otel?.shutdown().catch(() => {});
     await ledger.close?.();
     await service.close();
     throw err;
@@ -205,6 +221,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     : undefined;
   if (member) {
     cluster!.joined(member);
+    await live.joined(process.env.REDIS_URL!, member.options.prefix, member.id);
     await member.prepareBusyLine(busyLineSynth(service.client, agent!, logger));
     member.startupFinished();
   } else if (agent) await prepareLines(service.client, agent, logger);
@@ -215,10 +232,12 @@ export async function serveCommand(args: string[]): Promise<number> {
   say(`  ${webrtcMessage}`);
   say(`  health: ${url}/healthz (live) ${url}/readyz (ready)   metrics: ${url}/metrics`);
   if (analytics) say(`  ${analytics.describe}`);
+  if (otel) say(`  traces: OpenTelemetry over OTLP HTTP to ${otel.url}`);
+  say(`  live calls: ${url}/calls/live`);
   const webrtcAccess = webrtcOn ? { secret: !!process.env.HIWAR_WEBRTC_SECRET } : undefined;
   const limits = { ...SERVER_LIMITS, ...config.limits };
   say(`  slow clients: request heads cut after ${limits.headersTimeoutMs / 1000} s, whole requests after ${limits.requestTimeoutMs / 1000} s, untaken upgrades after ${limits.upgradeIdleMs / 1000} s idle (docs/security.md)`);
-  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms }, review: analytics ? { secret: !!process.env.HIWAR_REVIEW_SECRET } : undefined })) say(line);
+  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms }, review: analytics ? { secret: !!process.env.HIWAR_REVIEW_SECRET } : undefined, live: { cluster: !!member } })) say(line);
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
   await new Promise<void>((resolveStop) => {
     const stop = (signal: string) => {
@@ -227,7 +246,9 @@ export async function serveCommand(args: string[]): Promise<number> {
         await member?.stopTaking();
         await app.drain();
         await member?.leave();
+        await live.close();
         await analytics?.close();
+        await otel?.shutdown().catch((err: Error) => logger.warn({ err: err.message }, 'the last spans could not be sent'));
         await ledger.close?.();
         await service.close();
         resolveStop();

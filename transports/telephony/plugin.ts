@@ -6,6 +6,7 @@ import type { CallInfo } from '../../src/transport/types.ts';
 import { safeEqual, type CallTokens, type MintOptions, type TokenClaims } from '../../src/server/tokens.ts';
 import { MemoryTokenLedger, type TokenLedger } from '../../src/server/token-ledger.ts';
 import type { Logger } from '../../src/session/logger.ts';
+import { traceWebhook } from '../../src/observability/trace-context.ts';
 import { routeAccess, type RouteAccess } from './access.ts';
 import { MediaConnection } from './connection.ts';
 import type { MediaStreamOptions, PlatformHooks } from './media-stream.ts';
@@ -197,6 +198,16 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
   async function handleRequest(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
     const r = route(url);
     if (!r) return false;
+    // The webhook's span (a child of its traceparent): the call it starts carries it in its token.
+    const span = traceWebhook(req.headers, r.provider.name);
+    try {
+      return await answerWebhook(r, req, res, url, span.parameters);
+    } finally {
+      span.end(res.statusCode);
+    }
+  }
+
+  async function answerWebhook(r: NonNullable<ReturnType<typeof route>>, req: IncomingMessage, res: ServerResponse, url: URL, traceParameters: Record<string, string>): Promise<boolean> {
     if (!r.provider.answer) return reply(res, 404, 'text/plain', `${r.provider.name} takes media connections only\n`);
     if (req.method !== 'POST' && req.method !== 'GET') return reply(res, 405, 'text/plain', 'method not allowed\n');
     const rawBody = await readBody(req, opts.maxBodyBytes ?? TELEPHONY_ROUTE_DEFAULTS.maxBodyBytes, opts.bodyTimeoutMs ?? TELEPHONY_ROUTE_DEFAULTS.bodyTimeoutMs);
@@ -220,7 +231,7 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
       params: parseParams(req, url, rawBody),
       publicRequestUrl: base + url.pathname + url.search,
       streamUrl: (callId, parameters) => {
-        const url = `${base.replace(/^http/, 'ws')}/telephony/${r.provider.name}/stream/${mintFor(callId, { parameters })}`;
+        const url = `${base.replace(/^http/, 'ws')}/telephony/${r.provider.name}/stream/${mintFor(callId, { parameters: { ...parameters, ...traceParameters } })}`;
         // The platform will connect for this call: a drain beginning now waits for it (token lifetime).
         host.promise?.(`${r.provider.name}:${callId}`, Date.now() + opts.tokens.ttlMs);
         return url;

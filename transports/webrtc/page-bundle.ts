@@ -1,6 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { bundleForBrowser, LazyAssets, type PageAsset } from '../../src/server/browser-assets.ts';
+
+export type { PageAsset };
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
@@ -12,25 +15,14 @@ export const FAVICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#0f7b4d"/>' +
   '<text x="32" y="44" font-size="38" text-anchor="middle" fill="#fff" font-family="serif">ح</text></svg>';
 
-export interface PageAsset {
-  body: Buffer;
-  type: string;
-}
-
 /**
  * The web page's files. The script is bundled from `page/main.ts` with esbuild on first request
  * (mediasoup-client comes from node_modules: no CDN, works offline) and kept in memory; the
  * Arabic font is served from the @fontsource package.
  */
-export class PageAssets {
-  private assets: Promise<Map<string, PageAsset>> | undefined;
-
-  get(path: string): Promise<PageAsset | undefined> {
-    this.assets ??= build().catch((err) => {
-      this.assets = undefined; // try again on the next request
-      throw err;
-    });
-    return this.assets.then((m) => m.get(path));
+export class PageAssets extends LazyAssets {
+  constructor() {
+    super(build);
   }
 }
 
@@ -44,22 +36,8 @@ async function script(): Promise<Buffer> {
 }
 
 /** Bundles `page/main.ts` for browsers (also the build's step for the package). */
-export async function bundlePage(outfile?: string): Promise<Uint8Array> {
-  const esbuild = await import('esbuild');
-  const out = await esbuild.build({
-    entryPoints: [here('./page/main.ts')],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: ['chrome100', 'firefox100', 'safari15'],
-    minify: true,
-    write: false,
-    logLevel: 'silent',
-    define: { 'process.env.NODE_ENV': '"production"' },
-  });
-  const code = out.outputFiles[0]!.contents;
-  if (outfile) await writeFile(outfile, code);
-  return code;
+export function bundlePage(outfile?: string): Promise<Uint8Array> {
+  return bundleForBrowser(here('./page/main.ts'), outfile, { 'process.env.NODE_ENV': '"production"' });
 }
 
 async function build(): Promise<Map<string, PageAsset>> {

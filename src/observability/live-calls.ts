@@ -1,0 +1,118 @@
+import type { SessionFactory } from '../server/calls.ts';
+import type { SessionEvent, SessionState } from '../session/events.ts';
+import type { CallInfo } from '../transport/types.ts';
+
+/** What the live calls view keeps per call. */
+export const LIVE_CALLS_DEFAULTS = {
+  /** Turns whose latency is kept per call (the latest ones). */
+  turnsKept: 20,
+  /** Characters of the caller's last line shown. */
+  lineChars: 200,
+} as const;
+
+/** One call in progress, as the live view shows it (and its JSON gives). */
+export interface LiveCall {
+  /** `provider:callId`, unique on an instance. */
+  id: string;
+  callId: string;
+  provider: string;
+  direction?: 'inbound' | 'outbound';
+  /** ISO time the call's session started. */
+  startedAt: string;
+  state: SessionState;
+  /** The agent speaking now (changes with a handoff). */
+  agent?: string;
+  /** The caller's last turn, as recognized (or keyed). */
+  lastCallerLine?: string;
+  /** Caller turns so far. */
+  turns: number;
+  /** Voice-to-voice milliseconds of each answered turn so far (the latest `turnsKept`). */
+  latenciesMs: number[];
+  /** Whether the agent was cut off by the caller in its last reply. */
+  interrupted: boolean;
+  /** For a web call: its WebRTC room, which a supervisor can join (listen in, take over). */
+  room?: string;
+  /** The instance running it (in a cluster). */
+  instance?: string;
+}
+
+/**
+ * The calls running in this process, kept from each session's typed events (a wrapper of the
+ * server's session factory, as tracing is): nothing in the session knows it is watched.
+ */
+export class LiveCalls {
+  private readonly calls = new Map<string, LiveCall>();
+  private version = 0;
+
+  /** Wraps the server's session factory so every call is listed while it runs. */
+  sessions(inner: SessionFactory): SessionFactory {
+    return async (transport) => {
+      const session = await inner(transport);
+      const agent = (session as { agent?: { name?: unknown } }).agent?.name;
+      const live = this.add(transport.call, typeof agent === 'string' ? agent : undefined);
+      session.events$.subscribe({
+        next: (e) => {
+          try {
+            this.update(live, e);
+          } catch {
+            // the view loses a detail, never the call
+          }
+        },
+        complete: () => this.remove(live.id),
+        error: () => this.remove(live.id),
+      });
+      return session;
+    };
+  }
+
+  /** The calls running now, oldest first (copies). */
+  list(): LiveCall[] {
+    return [...this.calls.values()].map((c) => ({ ...c, latenciesMs: [...c.latenciesMs] }));
+  }
+
+  /** Grows at every change (a publisher sends only when it moved). */
+  get changes(): number {
+    return this.version;
+  }
+
+  /** Lists a call (exported for tests and other transports; `sessions` does it for the server). */
+  add(call: Pick<CallInfo, 'callId' | 'provider' | 'parameters'> & Partial<Pick<CallInfo, 'direction'>>, agent?: string): LiveCall {
+    const id = `${call.provider}:${call.callId}`;
+    const live: LiveCall = {
+      id,
+      callId: call.callId,
+      provider: call.provider,
+      ...(call.direction ? { direction: call.direction } : {}),
+      startedAt: new Date().toISOString(),
+      state: 'starting',
+      ...(agent ? { agent } : {}),
+      turns: 0,
+      latenciesMs: [],
+      interrupted: false,
+      ...(call.provider === 'webrtc' && call.parameters.room ? { room: call.parameters.room } : {}),
+    };
+    this.calls.set(id, live);
+    this.version++;
+    return live;
+  }
+
+  /** Applies one session event to a listed call. */
+  update(live: LiveCall, e: SessionEvent): void {
+    if (e.type === 'state') live.state = e.state;
+    else if (e.type === 'user_turn') {
+      live.turns++;
+      live.lastCallerLine = e.text.slice(0, LIVE_CALLS_DEFAULTS.lineChars);
+    } else if (e.type === 'agent_handoff') live.agent = e.to;
+    else if (e.type === 'agent_turn') live.interrupted = e.interrupted;
+    else if (e.type === 'metrics' && e.metrics.voiceToVoiceMs !== undefined) {
+      live.latenciesMs.push(e.metrics.voiceToVoiceMs);
+      if (live.latenciesMs.length > LIVE_CALLS_DEFAULTS.turnsKept) live.latenciesMs.shift();
+    } else if (e.type === 'ended') return this.remove(live.id);
+    else return;
+    this.version++;
+  }
+
+  private remove(id: string): void {
+    if (this.calls.delete(id)) this.version++;
+  }
+}

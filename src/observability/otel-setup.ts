@@ -1,0 +1,78 @@
+import { context, trace } from '@opentelemetry/api';
+import { importOptional, missingPackages, MissingDependencyError, type OptionalPackage } from '../optional.ts';
+
+/** The packages `--otel` needs (optional peers): the SDK, async context and the OTLP HTTP exporter. */
+export const OTEL_PACKAGES: OptionalPackage[] = ['@opentelemetry/sdk-trace', '@opentelemetry/context-async-hooks', '@opentelemetry/exporter-trace-otlp-http'];
+
+/** How `hiwar serve --otel` exports spans. */
+export const OTEL_DEFAULTS = {
+  /** The service name on every span, unless OTEL_SERVICE_NAME says otherwise. */
+  serviceName: 'hiwar',
+  /** Where spans go unless OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) says: an OpenTelemetry Collector on this machine. */
+  endpoint: 'http://localhost:4318',
+  /** Spans are sent in batches at most this far apart. */
+  scheduledDelayMillis: 2000,
+} as const;
+
+/** Tracing as `hiwar serve` set it up: where spans go, and the shutdown that sends the last ones. */
+export interface OtelSetup {
+  /** The traces URL spans are posted to (…/v1/traces). */
+  readonly url: string;
+  /** Sends the spans not sent yet and stops the SDK (after the drain). */
+  shutdown(): Promise<void>;
+}
+
+/** Whether the environment asks for OTLP export (the standard variables), as `--otel` does. */
+export function otelRequested(flag: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
+  return flag || !!env.OTEL_EXPORTER_OTLP_ENDPOINT || !!env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+}
+
+/** The traces URL the OTLP HTTP exporter posts to, from the standard variables. */
+export function tracesUrl(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  return `${(env.OTEL_EXPORTER_OTLP_ENDPOINT || OTEL_DEFAULTS.endpoint).replace(/\/+$/, '')}/v1/traces`;
+}
+
+/**
+ * Registers the OpenTelemetry SDK for this process: a tracer provider that batches spans to an
+ * OTLP HTTP endpoint, and async context. Throws `MissingDependencyError` (one line naming the npm
+ * install) when a package is missing: `--otel` never quietly records nothing.
+ */
+export async function startOtel(env: NodeJS.ProcessEnv = process.env): Promise<OtelSetup> {
+  const missing = missingPackages('Tracing (--otel)', OTEL_PACKAGES, 'docs/observability.md');
+  if (missing) throw new MissingDependencyError(OTEL_PACKAGES.find((p) => missing.includes(p))!, missing);
+  const [sdk, hooks, otlp] = await Promise.all([
+    importOptional('@opentelemetry/sdk-trace', () => import('@opentelemetry/sdk-trace')),
+    importOptional('@opentelemetry/context-async-hooks', () => import('@opentelemetry/context-async-hooks')),
+    importOptional('@opentelemetry/exporter-trace-otlp-http', () => import('@opentelemetry/exporter-trace-otlp-http')),
+  ]);
+  const url = tracesUrl(env);
+  const exporter = new otlp.OTLPTraceExporter({ url });
+  const provider = new sdk.TracerProvider({
+    resource: await serviceResource(env.OTEL_SERVICE_NAME || OTEL_DEFAULTS.serviceName),
+    spanProcessors: [new sdk.BatchSpanProcessor({ exporter, scheduledDelayMillis: OTEL_DEFAULTS.scheduledDelayMillis })],
+  });
+  context.setGlobalContextManager(new hooks.AsyncLocalStorageContextManager().enable());
+  trace.setGlobalTracerProvider(provider);
+  return {
+    url,
+    shutdown: async () => {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+    },
+  };
+}
+
+/**
+ * The `service.name` resource. `@opentelemetry/resources` comes with the SDK (its dependency);
+ * where it cannot be loaded the SDK's default resource (`unknown_service:node`) is used.
+ */
+async function serviceResource(name: string): Promise<import('@opentelemetry/sdk-trace').TracerProviderOptions['resource']> {
+  try {
+    const { defaultResource, resourceFromAttributes } = await import('@opentelemetry/resources');
+    return defaultResource().merge(resourceFromAttributes({ 'service.name': name }));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import { CallTrace } from '../../src/observability/call-trace.ts';
+import { formatTraceparent, parseTraceparent } from '../../src/observability/trace-context.ts';
+import { traceSessions, tracingActive } from '../../src/observability/trace-sessions.ts';
+import type { SessionEvent } from '../../src/session/events.ts';
+import { call } from '../helpers/call.ts';
+import { runSandbox, type Running } from '../helpers/sandbox.ts';
+
+let sb: Running;
+before(async () => {
+  sb = await runSandbox();
+});
+after(() => sb.close());
+
+function tracing() {
+  const exporter = new InMemorySpanExporter();
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  return { exporter, tracer: provider.getTracer('hiwar'), provider };
+}
+
+const id = (s: ReadableSpan) => s.spanContext().spanId;
+const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
+const ms = ([sec, ns]: [number, number]) => sec * 1000 + ns / 1e6;
+const start = (s: ReadableSpan) => ms(s.startTime);
+const end = (s: ReadableSpan) => ms(s.endTime);
+const children = (spans: ReadableSpan[], p: ReadableSpan, name?: string) => spans.filter((s) => parentOf(s) === id(p) && (!name || s.name === name));
+
+function inside(child: ReadableSpan, parent: ReadableSpan): void {
+  assert.ok(start(child) >= start(parent) && end(child) <= end(parent), `${child.name} [${start(child)}, ${end(child)}] inside ${parent.name} [${start(parent)}, ${end(parent)}]`);
+}
+
+test('a whole call as one trace: call → turns → reply → model, synthesis, playout and the tool, in time order', async () => {
+  const { exporter, tracer } = tracing();
+  const traceId = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+  const parent = `00-${traceId}-00f067aa0ba902b7-01`;
+  const events: SessionEvent[] = [];
+  const c = await call(sb.client, [{ say: 'أريد معرفة رصيد حسابي' }], {
+    onSession: (session) => {
+      const clock = (session as unknown as { clock: { now(): number } }).clock;
+      const t = new CallTrace({ call: { ...session.call, parameters: { ...session.call.parameters, traceparent: parent, requestId: 'req-42' } }, agent: session.agent.name, tracer, now: () => clock.now() });
+      session.events$.subscribe((e) => (events.push(e), t.onEvent(e)));
+    },
+  });
+  assert.ok(c.report.turns.some((t) => t.role === 'agent' && /12,500/.test(t.text)), 'the balance was said');
+  const spans = exporter.getFinishedSpans();
+  const root = spans.filter((s) => s.name === 'hiwar.call');
+  assert.equal(root.length, 1, 'one call span');
+  const callSpan = root[0]!;
+  assert.ok(spans.every((s) => s.spanContext().traceId === traceId), 'every span in the webhook request’s trace');
+  assert.equal(parentOf(callSpan), '00f067aa0ba902b7', 'the call is the traceparent’s child');
+  assert.equal(callSpan.attributes['hiwar.request_id'], 'req-42');
+  assert.equal(typeof callSpan.attributes['hiwar.call.id'], 'string');
+  assert.ok(callSpan.attributes['hiwar.call.end_reason'], 'why the call ended');
+
+  // The greeting: a line reply right under the call, synthesized and played, no model.
+  const lines = children(spans, callSpan, 'hiwar.reply');
+  assert.equal(lines.length, 1, 'the greeting is the one reply outside a turn');
+  assert.equal(lines[0]!.attributes['hiwar.reply.kind'], 'line');
+  assert.equal(children(spans, lines[0]!, 'hiwar.llm').length, 0, 'a fixed line asks no model');
+  assert.ok(children(spans, lines[0]!, 'hiwar.tts').length >= 1);
+
+  const turns = children(spans, callSpan, 'hiwar.turn');
+  assert.equal(turns.length, 1, 'one caller turn');
+  const turn = turns[0]!;
+  inside(turn, callSpan);
+  const replies = children(spans, turn, 'hiwar.reply');
+  assert.equal(replies.length, 1);
+  const reply = replies[0]!;
+  inside(reply, turn);
+  const [llm] = children(spans, reply, 'hiwar.llm');
+  const tts = children(spans, reply, 'hiwar.tts').sort((a, b) => start(a) - start(b));
+  const [playout] = children(spans, reply, 'hiwar.playout');
+  const tools = children(spans, reply, 'hiwar.tool');
+  assert.ok(llm && playout && tts.length >= 1, `model, synthesis and playout spans under the reply: ${children(spans, reply).map((s) => s.name)}`);
+  for (const s of [llm, playout, ...tts, ...tools]) inside(s, reply);
+  assert.deepEqual(tools.map((t) => t.attributes['hiwar.tool.name']), ['get_balance']);
+  assert.ok(start(llm) <= start(tools[0]!) && end(tools[0]!) <= start(tts[0]!), 'the model asked for the tool, which ran before anything was synthesized');
+  assert.ok(start(llm) < start(tts[0]!), 'the model before synthesis');
+  assert.ok(start(tts[0]!) <= start(playout), 'synthesis before playout');
+  for (let i = 1; i < tts.length; i++) assert.ok(start(tts[i - 1]!) <= start(tts[i]!) && end(tts[i - 1]!) <= start(tts[i]!) + 1e-6, 'chunks in order');
+  assert.equal(typeof llm.attributes['hiwar.llm.first_token_ms'], 'number', 'time to first token');
+  assert.ok(llm.events.some((e) => e.name === 'first_token'));
+  assert.equal(typeof tts[0]!.attributes['hiwar.tts.first_audio_ms'], 'number', 'time to first audio');
+  assert.ok(tts[0]!.events.some((e) => e.name === 'first_audio'));
+  assert.equal(typeof reply.attributes['hiwar.voice_to_voice_ms'], 'number');
+  // What the trace says matches what the session measured.
+  const m = events.find((e) => e.type === 'metrics');
+  assert.ok(m && m.type === 'metrics');
+  assert.equal(llm.attributes['hiwar.llm.first_token_ms'], m.metrics.llmFirstTokenMs);
+  // Nothing the caller said, and never the key.
+  const values = spans.flatMap((s) => [...Object.values(s.attributes), ...s.events.flatMap((e) => Object.values(e.attributes ?? {})), s.status.message ?? '']).map(String);
+  assert.ok(values.every((v) => !v.includes(sb.key)), 'no attribute carries the service key');
+  assert.ok(values.every((v) => !v.includes('رصيد')), 'no attribute carries the caller’s words');
+});
+
+test('reconnects and failures: a span each, the fatal one marks the call', () => {
+  const { exporter, tracer } = tracing();
+  let now = 1_000;
+  const t = new CallTrace({ call: { callId: 'c1', provider: 'twilio', parameters: {} }, tracer, now: () => now });
+  const feed = (e: SessionEvent, ms = 10) => ((now += ms), t.onEvent(e));
+  feed({ type: 'notice', message: 'speech recognition reconnecting (attempt 1, close 1006)' });
+  feed({ type: 'notice', message: 'speech recognition reconnected; replayed 1.2 s of caller audio' }, 200);
+  feed({ type: 'notice', message: 'speech recognition reconnecting (attempt 1, close 1006)' });
+  feed({ type: 'error', source: 'stt', kind: 'network', message: 'speech recognition failed', fatal: true });
+  feed({ type: 'ended', reason: 'out of service: speech recognition failed' });
+  const spans = exporter.getFinishedSpans();
+  const reconnects = spans.filter((s) => s.name === 'hiwar.reconnect');
+  assert.equal(reconnects.length, 2);
+  assert.equal(end(reconnects[0]!) - start(reconnects[0]!), 200, 'the reconnect lasted until recognition was back');
+  assert.equal(reconnects[0]!.status.code, 0);
+  assert.equal(reconnects[1]!.status.code, 2, 'the one that never came back is an error');
+  const failure = spans.find((s) => s.name === 'hiwar.failure')!;
+  assert.equal(failure.attributes['hiwar.failure.source'], 'stt');
+  assert.equal(failure.attributes['hiwar.failure.fatal'], true);
+  const callSpan = spans.find((s) => s.name === 'hiwar.call')!;
+  assert.equal(callSpan.status.code, 2);
+  assert.ok(spans.filter((s) => s !== callSpan).every((s) => parentOf(s) === id(callSpan)));
+  assert.equal(parentOf(callSpan), undefined, 'no traceparent: a trace of its own');
+});
+
+test('without an SDK nothing is attached; traceparent parsing refuses malformed values', async () => {
+  assert.equal(tracingActive(), false, 'no SDK registered in this process');
+  const inner = () => ({}) as never;
+  assert.equal(traceSessions(inner), inner, 'the factory is returned as it was');
+  const sc = parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')!;
+  assert.equal(formatTraceparent(sc), '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+  for (const bad of ['', 'junk', 'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', '00-00000000000000000000000000000000-00f067aa0ba902b7-01', '00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01']) {
+    assert.equal(parseTraceparent(bad), undefined, bad);
+  }
+});
+
+test('a barge-in: the cut-off reply ends interrupted in its own turn, the next turn’s reply gets what follows', () => {
+  const { exporter, tracer } = tracing();
+  // Epoch milliseconds (OpenTelemetry reads small numbers as performance.now() instead).
+  const T0 = Date.UTC(2026, 0, 1);
+  let now = T0;
+  const t = new CallTrace({ call: { callId: 'c2', provider: 'pcm', parameters: {} }, tracer, now: () => now });
+  const at = (ms: number, e: SessionEvent) => ((now = T0 + ms), t.onEvent(e));
+  const start = (s: ReadableSpan) => ms(s.startTime) - T0;
+  const end = (s: ReadableSpan) => ms(s.endTime) - T0;
+  at(100, { type: 'transcript', text: 'x', final: false });
+  at(400, { type: 'user_turn', text: 'x' });
+  at(900, { type: 'agent_chunk', text: 'أولًا،' });
+  at(1000, { type: 'state', state: 'speaking' });
+  at(1500, { type: 'transcript', text: 'y', final: false }); // the caller talks over the agent
+  at(1900, { type: 'user_turn', text: 'y' });
+  at(1950, { type: 'agent_turn', text: 'أولًا،', heardText: 'أو', interrupted: true });
+  at(1950, { type: 'metrics', metrics: { interrupted: true, llmFirstTokenMs: 300 } });
+  at(2400, { type: 'agent_chunk', text: 'حسنًا.' });
+  at(2500, { type: 'agent_turn', text: 'حسنًا.', heardText: 'حسنًا.', interrupted: false });
+  at(2500, { type: 'metrics', metrics: { interrupted: false, llmFirstTokenMs: 450 } });
+  at(2600, { type: 'ended', reason: 'hangup' });
+  const spans = exporter.getFinishedSpans();
+  const turns = spans.filter((s) => s.name === 'hiwar.turn').sort((a, b) => start(a) - start(b));
+  assert.deepEqual(turns.map((s) => [start(s), end(s)]), [[100, 1950], [1500, 2500]], 'each turn from its first words to its reply’s end');
+  const replyOf = (turn: ReadableSpan) => children(spans, turn, 'hiwar.reply')[0]!;
+  const [first, second] = turns.map(replyOf);
+  assert.equal(first!.attributes['hiwar.interrupted'], true);
+  assert.equal(first!.attributes['hiwar.reply.heard_chars'], 2);
+  assert.equal(second!.attributes['hiwar.interrupted'], false);
+  assert.deepEqual(children(spans, first!, 'hiwar.tts').map(start), [900]);
+  assert.deepEqual(children(spans, second!, 'hiwar.tts').map(start), [2400]);
+  assert.equal(children(spans, second!, 'hiwar.llm')[0]!.attributes['hiwar.llm.first_token_ms'], 450);
+  assert.equal(children(spans, first!, 'hiwar.playout').length, 1);
+  assert.equal(children(spans, second!, 'hiwar.playout').length, 0, 'the second reply’s audio never started before the end here');
+});

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { after, before, test } from 'node:test';
+import callCentre from '../../agents/call-centre/index.ts';
+import { encodeWav } from '../../src/audio/wav.ts';
+import { LiveCalls } from '../../src/observability/live-calls.ts';
+import { liveCallsRoutes } from '../../src/observability/live-routes.ts';
+import { createAgentServer, type AgentServerApp, type RunningSession } from '../../src/server/index.ts';
+import { createLogger } from '../../src/session/logger.ts';
+import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
+import { WavFileTransport } from '../../transports/local/wav-file.ts';
+import { launchChromium, type Chromium } from '../helpers/chromium.ts';
+import { pad, runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
+
+// The callbacks given to page.evaluate/waitForFunction run in the page; the Node program that
+// type-checks this file has no DOM library.
+declare const document: any;
+declare const window: any;
+
+const OUT = new URL('../../out/', import.meta.url).pathname;
+const LINE = 'أريد معرفة رصيد حسابي';
+const SECRET = 'operator-secret-1';
+
+let sb: Running;
+let app: AgentServerApp;
+let chrome: Chromium;
+const sessions: RunningSession[] = [];
+const clock = new SteadyScaledClock(1);
+
+before(async () => {
+  sb = await runSandbox();
+  await mkdir(OUT, { recursive: true });
+  // The caller says one line, then stays on the line (a ceiling, not a timing: the test ends the call).
+  await writeFile(`${OUT}live-caller.wav`, encodeWav(pad(await voiced(sb.client, LINE, 16000, 'ar-uae-male-1'), 16000, 1, 0.5), 16000));
+  const live = new LiveCalls();
+  app = await createAgentServer({
+    agent: callCentre,
+    client: sb.client,
+    clock,
+    logger: createLogger('silent'),
+    wrapSessions: (inner) =>
+      live.sessions(async (t) => {
+        const s = await inner(t);
+        sessions.push(s);
+        return s;
+      }),
+    plugins: [liveCallsRoutes({ calls: () => live.list(), secret: SECRET })],
+  });
+  chrome = await launchChromium(`${OUT}live-caller.wav`);
+});
+
+after(async () => {
+  await chrome?.close();
+  await app?.close();
+  clock.stop();
+  await sb?.close();
+});
+
+test('the live calls page in headless Chromium during a running call: listed with its state and the caller’s line, right to left, no console errors, fits a phone', { timeout: 180_000 }, async () => {
+  const { url } = await app.listen({ port: 0, host: '127.0.0.1' });
+  const transport = await WavFileTransport.open(`${OUT}live-caller.wav`, { clock, tailMs: 600_000 });
+  const outcome = app.host.runCall(transport);
+  const page = await chrome.context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  // The secret in the fragment: never sent to the server, dropped from the address bar by the page.
+  await page.goto(`${url}/calls/live#secret=${SECRET}`);
+  await page.waitForSelector('li.call', { timeout: 30_000 });
+  // The caller's line recognized and answered: the card shows it and a latency bar.
+  await page.waitForFunction((line: string) => document.querySelector('li.call .line')?.textContent === line && document.querySelectorAll('li.call .bars span').length >= 1, LINE, { timeout: 120_000 });
+  const seen = await page.evaluate(() => {
+    const card = document.querySelector('li.call');
+    return {
+      dir: document.documentElement.dir,
+      lineDirection: window.getComputedStyle(card.querySelector('.line')).direction,
+      state: card.dataset.state,
+      stateLabel: card.querySelector('.state').textContent,
+      agent: card.querySelector('strong').textContent,
+      id: card.querySelector('.id').textContent,
+      note: card.textContent.includes('الاستماع متاح لمكالمات الويب فقط'),
+      address: window.location.href,
+      loginShown: document.getElementById('login').getBoundingClientRect().height > 0,
+    };
+  });
+  await page.screenshot({ path: `${OUT}live-calls.png`, fullPage: true });
+  await page.setViewportSize({ width: 375, height: 740 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  await page.screenshot({ path: `${OUT}live-calls-phone.png`, fullPage: true });
+
+  assert.deepEqual(errors, []);
+  assert.equal(seen.dir, 'rtl');
+  assert.equal(seen.lineDirection, 'rtl', 'the caller’s Arabic line reads right to left');
+  assert.ok(['listening', 'thinking', 'speaking'].includes(seen.state), `a call in progress, got ${seen.state}`);
+  assert.equal(seen.stateLabel, { listening: 'يستمع', thinking: 'يفكّر', speaking: 'يتحدّث' }[seen.state as 'listening']);
+  assert.equal(seen.agent, callCentre.name);
+  assert.match(seen.id, new RegExp(transport.call.callId));
+  assert.ok(seen.note, 'a call that is not a web call says listening in is for web calls');
+  assert.ok(!seen.address.includes(SECRET), 'the secret left the address bar');
+  assert.equal(seen.loginShown, false, 'the secret form hides once the calls show');
+  assert.ok(overflow <= 0, `fits a phone's width (overflow ${overflow} px)`);
+
+  // The call ends: it leaves the page.
+  await sessions[0]!.end('the supervisor saw enough');
+  await outcome;
+  await page.waitForSelector('#empty:not([hidden])', { timeout: 30_000 });
+  await page.close();
+});
