@@ -13,7 +13,9 @@
 import { parseDigits } from '../text/parse-digits.ts';
 import { parseYesNo } from '../text/parse-yes-no.ts';
 import { readSpoken, tokenize } from '../text/spoken-numbers.ts';
-import { AMBIGUOUS_ALONE, ASKING_VERBS, DIALECTS, EGYPTIAN_WHAT_FRAMES, HESITATION, TURN_CUES, type Dialect, type DialectCues } from './turn-cues.ts';
+import {
+  AMBIGUOUS_ALONE, ASKING_VERBS, CONDITIONALS, DIALECTS, EGYPTIAN_WHAT_FRAMES, HESITATION, INTENSIFIERS, NEGATORS, POLITE_AFTER_IF, POLITE_OPENERS, TURN_CUES, type Dialect, type DialectCues,
+} from './turn-cues.ts';
 
 /** What the policy says of a turn so far. */
 export type TurnDecision = 'complete' | 'incomplete' | 'unknown';
@@ -78,6 +80,11 @@ interface Tables {
   asking: Set<string>;
   whatFrames: Set<string> | undefined;
   ambiguous: Set<string>;
+  conditionals: Set<string>;
+  polite: Set<string>;
+  negators: Set<string>;
+  intensifiers: Set<string>;
+  openers: Phrase[];
 }
 
 function tables(o: Required<TurnCueOptions>): Tables {
@@ -94,6 +101,11 @@ function tables(o: Required<TurnCueOptions>): Tables {
     asking: new Set(phrases(ASKING_VERBS).map((p) => p.at(-1)!)),
     whatFrames: o.dialects.includes('egyptian') ? new Set(phrases(EGYPTIAN_WHAT_FRAMES).map((p) => p[0]!)) : undefined,
     ambiguous: new Set(phrases(AMBIGUOUS_ALONE).map((p) => p.join(' '))),
+    conditionals: new Set(phrases(CONDITIONALS).map((p) => p[0]!)),
+    polite: new Set(phrases(POLITE_AFTER_IF).map((p) => p[0]!)),
+    negators: new Set(phrases(NEGATORS).map((p) => p[0]!)),
+    intensifiers: new Set(phrases(INTENSIFIERS).map((p) => p[0]!)),
+    openers: phrases(POLITE_OPENERS).sort(longestFirst),
   };
 }
 
@@ -114,11 +126,11 @@ function digitsVerdict(d: string, e: DigitsExpectation): TurnVerdict | undefined
   return undefined;
 }
 
-/** Leading fillers and hesitations ("طيب، يعني كم…") are skipped before a question word. */
+/** Leading fillers, hesitations and politeness ("طيب، لو سمحت كم…") are skipped before a question word. */
 function contentStart(t: Tables, tokens: string[]): number {
   let i = 0;
   for (;;) {
-    const f = t.fillers.find((p) => startsAt(tokens, i, p));
+    const f = t.openers.find((p) => startsAt(tokens, i, p)) ?? t.fillers.find((p) => startsAt(tokens, i, p));
     if (f) i += f.length;
     else if (i < tokens.length && (HESITATION.test(tokens[i]!) || t.ambiguous.has(tokens[i]!))) i++;
     else return i;
@@ -128,7 +140,8 @@ function contentStart(t: Tables, tokens: string[]): number {
 /**
  * The Arabic turn policy with the cue tables of `opts.dialects` (all five by default). The
  * checks run in order, the first that applies deciding: closing; trailing connector, filler or
- * opening; the number awaited; a yes or no to a yes/no question; a question; a phone number begun.
+ * opening; the number awaited; a yes or no to a yes/no question; a question; a condition
+ * without its main clause; a phone number begun.
  */
 export function arabicTurnPolicy(opts: TurnCueOptions = {}): TurnJudge {
   const t = tables({ ...TURN_POLICY_DEFAULTS, ...opts, extra: { ...opts.extra } });
@@ -138,12 +151,14 @@ export function arabicTurnPolicy(opts: TurnCueOptions = {}): TurnJudge {
     if (!tokens.length) return verdict('unknown', 'empty');
     const last = tokens.at(-1)!;
     const prev = tokens.at(-2);
-    const closing = t.closings.find((p) => endsWith(tokens, p));
+    const bare = t.intensifiers.has(last) && tokens.length > 1 ? tokens.slice(0, -1) : tokens;
+    const closing = t.closings.find((p) => endsWith(bare, p));
     if (closing) return verdict('complete', `closing:${closing.join(' ')}`);
     // Egyptian "عايز إيه" / "يعني إيه": a question, where elsewhere a trailing "إيه" is a filler.
     if (last === 'ايه' && prev && t.whatFrames?.has(prev)) return verdict('complete', `question:${prev} ايه`);
     if (isConnector(t, last)) return verdict('incomplete', `connector:${last}`);
     if (HESITATION.test(last)) return verdict('incomplete', `filler:${last}`);
+    if (/[؟?]\s*$/.test(transcript)) return verdict('complete', 'question-mark');
     const expect = context.expect ?? {};
     const yesNo = expect.yesNo ?? (context.lastAgentLine ? isYesNoQuestion(context.lastAgentLine) : false);
     const filler = t.fillers.find((p) => endsWith(tokens, p));
@@ -153,8 +168,10 @@ export function arabicTurnPolicy(opts: TurnCueOptions = {}): TurnJudge {
       if (!yesNo || !parseYesNo(transcript)) return verdict('unknown', `alone:${filler.join(' ')}`);
     }
     const awaiting = t.awaiting.find((p) => endsWith(tokens, p));
-    const askedBefore = prev !== undefined && t.questions.some((p) => endsWith(tokens.slice(0, -1), p));
-    if (awaiting && !askedBefore) return verdict('incomplete', `awaiting:${awaiting.join(' ')}`);
+    const before = tokens.at(-1 - (awaiting?.length ?? 0));
+    // "من هو" asks; "ما أبي", "مش عايز" refuse: neither waits for more.
+    const asked = awaiting?.length === 1 && ['هو', 'هي'].includes(last) && t.questions.some((p) => endsWith(tokens.slice(0, -1), p));
+    if (awaiting && !asked && !(before && t.negators.has(before))) return verdict('incomplete', `awaiting:${awaiting.join(' ')}`);
     const digits = parseDigits(transcript);
     if (expect.digits && digits !== undefined) {
       const v = digitsVerdict(digits, expect.digits);
@@ -164,10 +181,9 @@ export function arabicTurnPolicy(opts: TurnCueOptions = {}): TurnJudge {
       const answer = parseYesNo(transcript);
       if (answer) return verdict('complete', `yes-no:${answer}`);
     }
-    if (/[؟?]\s*$/.test(transcript)) return verdict('complete', 'question-mark');
     const start = contentStart(t, tokens);
+    // A question word with words after it, wherever it stands ("إذا ما وصلت وش أسوي").
     for (let i = start; i < tokens.length; i++) {
-      if (i !== start && !t.asking.has(tokens[i - 1]!)) continue;
       const q = t.questions.find((p) => startsAt(tokens, i, p));
       if (q && i + q.length < tokens.length) return verdict('complete', `question:${q.join(' ')}`);
     }
@@ -175,6 +191,8 @@ export function arabicTurnPolicy(opts: TurnCueOptions = {}): TurnJudge {
       if (prev && t.asking.has(prev)) return verdict('incomplete', `open-question:${last}`);
       return verdict('complete', `question:${last}`);
     }
+    const opener = tokens[start];
+    if (opener && t.conditionals.has(opener) && !t.polite.has(tokens[start + 1] ?? '')) return verdict('incomplete', `open-condition:${opener}`);
     if (!expect.digits && digits !== undefined && readSpoken(transcript).at(-1)?.kind === 'number' && /^0\d{0,8}$/.test(digits)) {
       return verdict('incomplete', `mid-number:${digits.length}`);
     }
