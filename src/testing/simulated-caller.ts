@@ -7,8 +7,12 @@ import type { CallInfo, Transport, TransportEvent } from '../transport/types.ts'
 
 /** One move of the simulated caller. */
 export type CallerStep =
-  /** Say a line: after the agent has finished (default) or `bargeInAfterMs` into its speech. */
-  | { say: string; bargeInAfterMs?: number; pauseMs?: number }
+  /**
+   * Say a line: after the agent has finished (default), `bargeInAfterMs` into its speech, or
+   * `continueAfterMs` after the caller's own last line whatever the agent does (a pause within
+   * one turn: a number dictated in groups).
+   */
+  | { say: string; bargeInAfterMs?: number; pauseMs?: number; continueAfterMs?: number }
   /** A short non-speech sound (a cough, a hum) while the agent speaks. */
   | { sound: 'hum'; bargeInAfterMs: number; ms?: number }
   /** Press keys after the agent has finished, `gapMs` apart. */
@@ -80,6 +84,8 @@ export class SimulatedCaller implements Transport {
   private spanEnd = -Infinity;
   private agentSpokeSinceLine = false;
   private queueRanDry = true;
+  /** Clock time the caller's last line ended (its last frame's time). */
+  private lastLineEndAt: number | undefined;
   private running = true;
   readonly done: Promise<void>;
 
@@ -168,6 +174,7 @@ export class SimulatedCaller implements Transport {
       await this.next(due);
     }
     this.lines.push({ text, start, end: this.elapsed() });
+    this.lastLineEndAt = due.t;
     this.agentSpokeSinceLine = false;
   }
 
@@ -196,7 +203,11 @@ export class SimulatedCaller implements Transport {
         await this.press(step.dtmf, step.gapMs ?? 150, due);
         continue;
       }
-      await this.until(step.bargeInAfterMs !== undefined ? agentInto(step.bargeInAfterMs) : turn('pauseMs' in step ? step.pauseMs : undefined), due);
+      const goOn = 'continueAfterMs' in step ? step.continueAfterMs : undefined;
+      if (goOn !== undefined && this.lastLineEndAt !== undefined) {
+        const at = this.lastLineEndAt + goOn;
+        await this.until(() => this.clock.now() >= at, due);
+      } else await this.until(step.bargeInAfterMs !== undefined ? agentInto(step.bargeInAfterMs) : turn('pauseMs' in step ? step.pauseMs : undefined), due);
       first = false;
       if ('say' in step) {
         const audio = this.voiced.get(step.say);
