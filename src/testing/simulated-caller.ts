@@ -84,8 +84,6 @@ export class SimulatedCaller implements Transport {
   private spanEnd = -Infinity;
   private agentSpokeSinceLine = false;
   private queueRanDry = true;
-  /** Clock time the caller's last line ended (its last frame's time). */
-  private lastLineEndAt: number | undefined;
   private running = true;
   readonly done: Promise<void>;
 
@@ -163,6 +161,19 @@ export class SimulatedCaller implements Transport {
     }
   }
 
+  /**
+   * Exactly `ms` of silence on the line: a pause within the caller's turn. Counted in frames, not
+   * waited on the clock: a caller behind its clock skips frames (MAX_LAG_MS), which would
+   * shorten the pause the recognizer hears.
+   */
+  private async silence(ms: number, due: { t: number }): Promise<void> {
+    const step = (this.inputRate * TICK_MS) / 1000;
+    for (let i = 0; i < Math.round(ms / TICK_MS) && this.running; i++) {
+      this.emit(new Int16Array(step), due);
+      await this.next(due);
+    }
+  }
+
   private async speak(samples: Int16Array, due: { t: number }, text: string): Promise<void> {
     const step = (this.inputRate * TICK_MS) / 1000;
     // Line times are on the clock, like the agent's spans: when the agent could hear it.
@@ -174,7 +185,6 @@ export class SimulatedCaller implements Transport {
       await this.next(due);
     }
     this.lines.push({ text, start, end: this.elapsed() });
-    this.lastLineEndAt = due.t;
     this.agentSpokeSinceLine = false;
   }
 
@@ -204,10 +214,8 @@ export class SimulatedCaller implements Transport {
         continue;
       }
       const goOn = 'continueAfterMs' in step ? step.continueAfterMs : undefined;
-      if (goOn !== undefined && this.lastLineEndAt !== undefined) {
-        const at = this.lastLineEndAt + goOn;
-        await this.until(() => this.clock.now() >= at, due);
-      } else await this.until(step.bargeInAfterMs !== undefined ? agentInto(step.bargeInAfterMs) : turn('pauseMs' in step ? step.pauseMs : undefined), due);
+      if (goOn !== undefined && this.lines.length) await this.silence(goOn, due);
+      else await this.until(step.bargeInAfterMs !== undefined ? agentInto(step.bargeInAfterMs) : turn('pauseMs' in step ? step.pauseMs : undefined), due);
       first = false;
       if ('say' in step) {
         const audio = this.voiced.get(step.say);
