@@ -12,6 +12,7 @@ import callCentre from '../agents/call-centre/index.ts';
 import { connectService } from '../src/cli/connect.ts';
 import type { Agent } from '../src/session/agent.ts';
 import type { TurnMetrics } from '../src/session/events.ts';
+import { TURN_DEFAULTS } from '../src/pipeline/turns.ts';
 import { createLogger } from '../src/session/logger.ts';
 import { scenarioSchema } from '../src/testing/scenario.ts';
 import { simulateCall } from '../src/testing/simulate.ts';
@@ -51,7 +52,7 @@ export async function turns(args: BenchArgs): Promise<Record<string, unknown>> {
     // Today's behaviour: the agent's own endpointing (600 ms), the service's end of speech.
     without: { turn: { policy: false } },
     // The same short endpointing as the policy uses, without the policy: what holding saves.
-    'without, 300 ms endpointing': { turn: { policy: false }, stt: { ...callCentre.stt, endpointing: 300 } },
+    'without, same endpointing': { turn: { policy: false }, stt: { ...callCentre.stt, endpointing: TURN_DEFAULTS.listenEndpointingMs } },
   };
   type Row = { v2v: number[]; decided: number[]; reasons: string[]; dictatedTurns: number[] };
   const out: Record<string, Row> = {};

@@ -37,19 +37,19 @@ export interface TurnOptions {
   /**
    * Endpointing the session asks /listen for while a policy is on (`stt.endpointing` when lower):
    * the service's end of speech after this much silence, judged at once.
-   * @default 300
+   * @default 250
    */
   listenEndpointingMs?: number;
 }
 
 /**
  * Defaults of turn detection: no wait after the end of a turn, the Arabic policy on, incomplete
- * turns held up to 2.5 s of silence, /listen's endpointing 300 ms while the policy is on.
+ * turns held up to 2.5 s of silence, /listen's endpointing 250 ms while the policy is on.
  */
 export const TURN_DEFAULTS: Required<Omit<TurnOptions, 'policy' | 'cues'>> & { silenceMs: number } = {
   endDelayMs: 0,
   holdMaxMs: 2500,
-  listenEndpointingMs: 300,
+  listenEndpointingMs: 250,
   /** Silence that ends a turn without a cue when `stt.endpointing` is unset (the service's own default). */
   silenceMs: 700,
 };

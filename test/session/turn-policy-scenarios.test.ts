@@ -33,7 +33,7 @@ test('a complete question ("كم رصيدي؟") ends on the service\'s speech_fi
   const [m] = metricsOf(c.events);
   assert.equal(m?.endOfTurnReason, 'speech-final-complete', JSON.stringify(m));
   assert.equal(m?.endOfTurnCue, 'question:كم');
-  // /listen at 300 ms of endpointing; the agent's ordinary silence is its stt.endpointing (600 ms).
+  // /listen at 250 ms of endpointing; the agent's ordinary silence is its stt.endpointing (600 ms).
   assert.equal(m?.endOfTurnWaitMs, -(callCentre.stt!.endpointing! - TURN_DEFAULTS.listenEndpointingMs));
 });
 
@@ -51,8 +51,8 @@ test('a number dictated in groups without a task: held as a phone number begun, 
   const c = await call(client(), dictated, { onSession: hangUpOnce((e) => e.type === 'metrics') });
   assert.deepEqual(userTurns(c), [DIGITS]);
   assert.equal(metricsOf(c.events)[0]?.endOfTurnReason, 'held-then-continued');
-  // The control: the same 300 ms endpointing without the policy ends a turn at each pause.
-  const off = await call(client(), dictated, { agent: { turn: { policy: false }, stt: { ...callCentre.stt, endpointing: 300 } } });
+  // The control: the same short endpointing without the policy ends a turn at each pause.
+  const off = await call(client(), dictated, { agent: { turn: { policy: false }, stt: { ...callCentre.stt, endpointing: TURN_DEFAULTS.listenEndpointingMs } } });
   const heard = off.events.filter((e) => e.type === 'transcript' || e.type === 'notice');
   assert.deepEqual(userTurns(off), ['صفر خمسة صفر', 'تسعة ستة ثلاثة', 'واحد اثنين ثلاثة أربعة'], JSON.stringify({ heard, lines: off.caller.lines }));
   assert.ok(metricsOf(off.events).every((m) => m.endOfTurnReason === 'speech-final'));
