@@ -54,11 +54,11 @@ export async function turns(args: BenchArgs): Promise<Record<string, unknown>> {
     // The same short endpointing as the policy uses, without the policy: what holding saves.
     'without, same endpointing': { turn: { policy: false }, stt: { ...callCentre.stt, endpointing: TURN_DEFAULTS.listenEndpointingMs } },
   };
-  type Row = { v2v: number[]; decided: number[]; reasons: string[]; dictatedTurns: number[] };
+  type Row = { v2v: number[]; decided: number[]; waits: number[]; reasons: string[]; dictatedTurns: number[] };
   const out: Record<string, Row> = {};
   try {
     for (const [mode, agent] of Object.entries(modes)) {
-      const m: Row = { v2v: [], decided: [], reasons: [], dictatedTurns: [] };
+      const m: Row = { v2v: [], decided: [], waits: [], reasons: [], dictatedTurns: [] };
       out[mode] = m;
       for (let i = 0; i < calls; i++) {
         loads.push(os.loadavg()[0]!);
@@ -68,6 +68,7 @@ export async function turns(args: BenchArgs): Promise<Record<string, unknown>> {
         // What the policy changes: the caller's last word → the turn decided (the final's wait, then the policy's).
         if (first?.endOfSpeechToFinalMs !== undefined) m.decided.push(first.endOfSpeechToFinalMs + (first.turnDecisionMs ?? 0));
         m.reasons.push(first?.endOfTurnReason ?? '–');
+        m.waits.push(first?.endOfTurnWaitMs ?? 0);
         m.dictatedTurns.push((await oneCall(service.client, DICTATED, agent)).users);
       }
     }
@@ -82,7 +83,7 @@ export async function turns(args: BenchArgs): Promise<Record<string, unknown>> {
     ...Object.entries(out).flatMap(([mode, m]): [string, string | number | null, string][] => [
       [`${mode}: reply start (voice to voice, median ms)`, med(m.v2v), ''],
       [`${mode}: last word → turn decided (median ms)`, med(m.decided), ''],
-      [`${mode}: end of turn`, [...new Set(m.reasons)].join(', '), ''],
+      [`${mode}: end of turn (wait the policy added or saved, ms)`, `${[...new Set(m.reasons)].join(', ')} (${[...new Set(m.waits)].join(', ')})`, ''],
       [`${mode}: turns for the dictated number`, m.dictatedTurns.join(', '), mode === 'with' ? '1' : ''],
     ]),
     ['turn decided sooner with the policy (median ms)', round(decidedSooner), '≥ 300'],
