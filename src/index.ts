@@ -31,7 +31,12 @@ export {
 } from './audio/decode.ts';
 export * from './transport/index.ts';
 export { MODELS } from './models.ts';
-export { TURN_DEFAULTS, type TurnOptions } from './pipeline/turns.ts';
+export { TURN_DEFAULTS, TurnDetector, type TurnOptions, type TurnEnvironment, type EndOfTurn, type EndOfTurnReason, type UserTurn } from './pipeline/turns.ts';
+export {
+  arabicTurnPolicy, isYesNoQuestion, TURN_POLICY_DEFAULTS,
+  type TurnJudge, type TurnVerdict, type TurnDecision, type TurnContext, type TurnExpectation, type DigitsExpectation, type TurnCueOptions,
+} from './pipeline/turn-policy.ts';
+export { TURN_CUES, DIALECTS, type Dialect, type DialectCues } from './pipeline/turn-cues.ts';
 export { INTERRUPTION_DEFAULTS, type InterruptionOptions } from './pipeline/interruption.ts';
 export { DTMF_DEFAULTS, type DtmfOptions } from './pipeline/dtmf.ts';
 export { REPLY_DEFAULTS, ReplyStage, type ReplyOptions, type Voice } from './pipeline/reply.ts';

@@ -1,6 +1,6 @@
 import { access, constants, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CallReport } from '../session/events.ts';
+import type { CallReport, TurnMetrics } from '../session/events.ts';
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
 import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
 
@@ -132,13 +132,17 @@ async function checkWritable(dir: string, files: string[]): Promise<void> {
   }
 }
 
+/** Why the caller's turn ended (the turn policy's reason and cue, and the wait it added or saved). */
+const endOfTurn = (m: TurnMetrics): string =>
+  m.endOfTurnReason ? `${m.endOfTurnReason}${m.endOfTurnCue ? ` (${m.endOfTurnCue})` : ''}${m.endOfTurnWaitMs ? ` ${m.endOfTurnWaitMs > 0 ? '+' : ''}${m.endOfTurnWaitMs} ms` : ''}` : '';
+
 export function latencyTable(report: CallReport, speed = 1): string {
   const rows = report.turns.filter((t) => t.role === 'agent' && t.metrics);
   const f = (v: number | undefined) => (v === undefined ? '–' : String(v)).padStart(8);
-  const lines = ['', 'turn  stt-final  decision  llm-1st  tts-1st  playout  voice-to-voice (ms)  interrupted'];
+  const lines = ['', 'turn  stt-final  decision  llm-1st  tts-1st  playout  voice-to-voice (ms)  interrupted  end of turn'];
   rows.forEach((t, i) => {
     const m = t.metrics!;
-    lines.push(`${String(i + 1).padStart(4)} ${f(m.endOfSpeechToFinalMs)}  ${f(m.turnDecisionMs)} ${f(m.llmFirstTokenMs)} ${f(m.ttsFirstAudioMs)} ${f(m.playoutStartMs)} ${f(m.voiceToVoiceMs)}            ${m.interrupted ? 'yes' : 'no'}`);
+    lines.push(`${String(i + 1).padStart(4)} ${f(m.endOfSpeechToFinalMs)}  ${f(m.turnDecisionMs)} ${f(m.llmFirstTokenMs)} ${f(m.ttsFirstAudioMs)} ${f(m.playoutStartMs)} ${f(m.voiceToVoiceMs)}            ${m.interrupted ? 'yes' : 'no '}          ${endOfTurn(m)}`.trimEnd());
   });
   if (speed !== 1) {
     lines.push(`(times in ms of call time: the clock ran ${speed}× real time, so network and model times count ${speed}× their real length; use --speed 1 for real-time figures)`);

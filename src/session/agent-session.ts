@@ -31,7 +31,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { turnMetrics } from './metrics.ts';
 import { ReplyLane, type LaneRequest } from './reply-lane.ts';
 import { ReportBuilder } from './report.ts';
-import { buildStt, defaultLlm, type AgentStages, type StageContext } from './stages.ts';
+import { buildStt, defaultLlm, listenEndpointing, type AgentStages, type StageContext } from './stages.ts';
 import type { TaskRun } from './task-runner.ts';
 
 export { defaultLlm };
@@ -98,6 +98,8 @@ export class AgentSession implements SessionControl {
   private resolveEnded!: () => void;
   private readonly ended = new Promise<void>((r) => (this.resolveEnded = r));
   private state: SessionState = 'starting';
+  /** What the agent said last (its turn policy hears a yes or a no to a yes/no question as a whole turn). */
+  private lastAgentLine: string | undefined;
   /** The caller's side ended the call: nothing to hang up. */
   private callerGone = false;
   private resolveLive!: () => void;
@@ -158,6 +160,8 @@ export class AgentSession implements SessionControl {
       outputRate: transport.output.sampleRate,
       stages: opts.stages,
       notice: (m) => this.notice(m),
+      listenEndpointingMs: opts.stages?.recognizer ? undefined : listenEndpointing(agent),
+      turnContext: () => ({ expect: this.task?.task.expecting?.(), lastAgentLine: this.lastAgentLine }),
       reply: { output: this.output, clock: this.clock, history: this.history, spoken: this.spoken, call: this.control, session: toolControl(this, () => this.flow), events: (e) => this.onReplyEvent(e) },
     };
     this.flow = new Flow(agent, {
@@ -426,12 +430,13 @@ export class AgentSession implements SessionControl {
     interruption.reset();
     if (turn) this.setState('thinking');
     const r = await replies.run(req, signal);
+    if (r.text) this.lastAgentLine = r.text;
     this.hearing.schedule();
     const metrics: TurnMetrics = { interrupted: r.interrupted };
     if (turn) {
       Object.assign(
         metrics,
-        turnMetrics({ speechEnd: req.speechEndAt, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...r.times }),
+        turnMetrics({ speechEnd: req.speechEndAt, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...r.times }, turn.endOfTurn),
       );
     }
     this.report.agent({ text: r.text, heardText: r.heard, interrupted: r.interrupted, startedAt: this.report.since(r.times.firstSent), agent: agent.name, task: req.task, ...(turn ? { metrics } : {}) });

@@ -56,11 +56,16 @@ export interface Agent {
    * itself through `ctx.call.hangup()` / `ctx.call.transfer(target)`.
    */
   endCallAfterTools?: string[];
+  /** How the caller's turns end: the Arabic turn policy and its waits (TURN_DEFAULTS, docs/arabic.md#turn-taking). */
   turn?: TurnOptions;
   interruption?: InterruptionOptions;
   stt?: {
     /** Any id (`munsit`, `asr`…); default: the client's `models.stt`. */
     model?: string;
+    /**
+     * Silence (ms) after which a turn without a cue ends (default 700). With `turn.policy: false`,
+     * the endpointing /listen is opened with; with the policy on, /listen gets `turn.listenEndpointingMs`.
+     */
     endpointing?: number;
     hotwords?: string[];
     sampleRate?: 8000 | 16000;

@@ -1,3 +1,4 @@
+import type { EndOfTurnReason } from '../pipeline/turns.ts';
 import type { AmdDecision } from '../amd/options.ts';
 import type { ToolOutcome } from '../llm/tools.ts';
 import type { AmdReport } from './answer-detection.ts';
@@ -23,6 +24,18 @@ export interface TurnMetrics {
    * caller feels, minus the network and the phone's own buffers, which no server can see.
    */
   voiceToVoiceMs?: number;
+  /**
+   * Why the caller's turn ended when it did (docs/arabic.md#turn-taking): `speech-final-complete`
+   * (the turn policy heard a whole question or answer), `silence` (no cue: the ordinary wait),
+   * `held-incomplete-timeout` (held open on a connector, filler or unfinished number until the
+   * cap), `held-then-continued` (held, and the caller went on), or without a policy `speech-final`
+   * / `utterance-end`.
+   */
+  endOfTurnReason?: EndOfTurnReason;
+  /** The turn policy's cue for that decision (`question:كم`, `connector:و`, `digits:4/10`). */
+  endOfTurnCue?: string;
+  /** Ms the turn policy added to (+) or saved from (−) the ordinary silence before the turn ended. */
+  endOfTurnWaitMs?: number;
   interrupted: boolean;
 }
 

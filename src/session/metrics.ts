@@ -1,3 +1,4 @@
+import type { EndOfTurn } from '../pipeline/turns.ts';
 import type { TurnMetrics } from './events.ts';
 
 /** Clock times of one turn's milestones (0 or undefined when not reached). */
@@ -17,7 +18,7 @@ export interface TurnTimes {
  * meaningful, and the latency budget is counted in single ms); a missing milestone leaves its
  * figures out.
  */
-export function turnMetrics(t: TurnTimes): Omit<TurnMetrics, 'interrupted'> {
+export function turnMetrics(t: TurnTimes, end?: EndOfTurn): Omit<TurnMetrics, 'interrupted'> {
   const ms = (a: number | undefined, b: number | undefined) => (a && b ? Math.round((b - a) * 10) / 10 : undefined);
   return {
     endOfSpeechToFinalMs: ms(t.speechEnd, t.finalAt),
@@ -27,5 +28,6 @@ export function turnMetrics(t: TurnTimes): Omit<TurnMetrics, 'interrupted'> {
     ttsFirstAudioMs: ms(t.firstChunk, t.firstAudio),
     playoutStartMs: ms(t.firstAudio, t.firstSent),
     voiceToVoiceMs: ms(t.speechEnd, t.firstSent),
+    ...(end ? { endOfTurnReason: end.reason, endOfTurnWaitMs: end.waitMs, ...(end.cue ? { endOfTurnCue: end.cue } : {}) } : {}),
   };
 }

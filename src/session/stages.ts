@@ -5,7 +5,8 @@ import { ReplyStage, type ReplyDeps } from '../pipeline/reply.ts';
 import { Speaker } from '../pipeline/speaker.ts';
 import { SttStage } from '../pipeline/stt.ts';
 import { InterruptionPolicy } from '../pipeline/interruption.ts';
-import { TurnDetector } from '../pipeline/turns.ts';
+import { TURN_DEFAULTS, TurnDetector } from '../pipeline/turns.ts';
+import type { TurnContext } from '../pipeline/turn-policy.ts';
 import type { ServiceClient } from '../service/client.ts';
 import { realClock, type Clock } from '../transport/clock.ts';
 import type { Agent } from './agent.ts';
@@ -20,6 +21,18 @@ export function defaultLlm(agent: Agent): Llm {
   return new ScriptedLlm({ intents: agent.intents ?? [], fallback: agent.didNotUnderstand ?? 'عذرًا، لم أفهم. هل يمكنك الإعادة؟' });
 }
 
+/**
+ * The endpointing /listen is opened with: with a turn policy on, a short one (`turn.listenEndpointingMs`,
+ * or `stt.endpointing` when lower), so that a complete turn is heard as such early; the
+ * detector waits out the rest of the ordinary silence for turns without a cue (turns.ts).
+ */
+export function listenEndpointing(agent: Agent): number | undefined {
+  const own = agent.stt?.endpointing;
+  if (agent.turn?.policy === false) return own;
+  const short = agent.turn?.listenEndpointingMs ?? TURN_DEFAULTS.listenEndpointingMs;
+  return own === undefined ? short : Math.min(own, short);
+}
+
 /** The recognizer of the call, set by the first agent (the caller's audio does not change with a handoff). */
 export function buildStt(agent: Agent, client: ServiceClient, inputRate: number, clock: Clock): Recognizer {
   const s = agent.stt;
@@ -27,7 +40,7 @@ export function buildStt(agent: Agent, client: ServiceClient, inputRate: number,
   return new SttStage(
     client,
     inputRate,
-    { sample_rate: sampleRate, model: s?.model, endpointing: s?.endpointing, hotwords: s?.hotwords, interim_results: true, liveness: s?.liveness, uplinkFrameMs: s?.uplinkFrameMs },
+    { sample_rate: sampleRate, model: s?.model, endpointing: listenEndpointing(agent), hotwords: s?.hotwords, interim_results: true, liveness: s?.liveness, uplinkFrameMs: s?.uplinkFrameMs },
     clock,
   );
 }
@@ -55,6 +68,10 @@ export interface StageContext {
   /** Stages given by the user instead of the defaults. */
   stages?: SessionStages;
   notice(message: string): void;
+  /** Endpointing of the call's /listen socket (undefined: a recognizer of the user's, not known). */
+  listenEndpointingMs?: number;
+  /** What the turn policy judges with besides the words: the task's expectation, the agent's last line. */
+  turnContext?: () => TurnContext;
   /** The reply stage's shared parts (history, output, spoken form, events, controls). */
   reply: Omit<ReplyDeps, 'llm' | 'voice' | 'tools'>;
 }
@@ -79,7 +96,7 @@ export function buildStages(agent: Agent, ctx: StageContext, previous?: AgentSta
         new Speaker(ctx.client, { ...agent.voice, sampleRate: ctx.outputRate }, ctx.clock, (n) => {
           if (n.type === 'fallback') ctx.notice(`speech synthesis switched to HTTP: ${n.reason}`);
         }));
-  const turns = previous && same(previous.agent.turn, agent.turn) ? previous.turns : (own.turns?.(agent) ?? new TurnDetector(agent.turn));
+  const turns = previous && same(previous.agent.turn, agent.turn) ? previous.turns : (own.turns?.(agent) ?? turnDetector(agent, ctx));
   const interruption =
     previous && same(previous.agent.interruption, agent.interruption) ? previous.interruption : (own.interruption?.(agent) ?? new InterruptionPolicy(agent.interruption));
   const replies = new ReplyStage(
@@ -93,4 +110,14 @@ export function buildStages(agent: Agent, ctx: StageContext, previous?: AgentSta
     },
   );
   return { agent, llm, rawLlm, turns, interruption, speaker, replies };
+}
+
+/** The default turn detector of `agent`, told the socket's endpointing and the call's context. */
+function turnDetector(agent: Agent, ctx: StageContext): TurnDetector {
+  return new TurnDetector(agent.turn, {
+    endpointingMs: ctx.listenEndpointingMs,
+    silenceMs: agent.stt?.endpointing,
+    context: ctx.turnContext,
+    onError: (err) => ctx.notice(`turn policy failed (the turn ends after the ordinary silence): ${(err as Error)?.message ?? String(err)}`),
+  });
 }

@@ -6,6 +6,7 @@
  */
 import { isRepeatRequest, parseYesNo } from '../text/parse-yes-no.ts';
 import { TASK_DEFAULTS, fill, type TaskLines } from './defaults.ts';
+import type { TurnExpectation } from '../pipeline/turn-policy.ts';
 import type { CollectTask, TaskFailureReason, TaskInput, TaskStep } from './types.ts';
 
 /** What a task heard in one input. */
@@ -21,6 +22,8 @@ export interface Capture<T> {
   fromSpeech(text: string): Heard<T>;
   fromKeys(digits: string): Heard<T>;
   readBack(value: T): string;
+  /** What the caller's answer to the prompt looks like when whole (a number's length), for the turn policy. */
+  expects?: TurnExpectation;
 }
 
 /** Keys gathered by the session: what was keyed before '#', after the last '*'. */
@@ -65,6 +68,8 @@ export function confirmLoop<T>(capture: Capture<T>): CollectTask<T> {
 
   return {
     name: capture.name,
+    // Asking: the value's own shape; reading back: a yes or a no.
+    expecting: () => (phase === 'ask' ? capture.expects : phase === 'confirm' ? { yesNo: true } : undefined),
     start() {
       phase = 'ask';
       return { say: lines.prompt };

@@ -13,6 +13,7 @@ export function confirmTask(question: string, options: TaskOptions = {}): Collec
   const giveUp = (reason: 'max_attempts' | 'no_input'): TaskStep<boolean> => ({ say: lines.giveUp, done: { ok: false, reason } });
   return {
     name: 'confirm',
+    expecting: () => ({ yesNo: true }),
     start: () => ({ say: question }),
     next(input) {
       silences = 0;

@@ -7,7 +7,8 @@ import { parseDigits } from '../text/parse-digits.ts';
 import { LETTER_NAMES } from '../text/references.ts';
 import { normalizeWord, tokenize } from '../text/spoken-numbers.ts';
 import { readBackDigits, readBackIban, readBackPhone } from '../text/read-back.ts';
-import { isValidIban, isValidSaudiId, normalizePhone, type PhoneCountry } from '../text/validate.ts';
+import { IBAN_LENGTHS, isValidIban, isValidSaudiId, normalizePhone, type PhoneCountry } from '../text/validate.ts';
+import type { DigitsExpectation } from '../pipeline/turn-policy.ts';
 import { confirmLoop, type Heard } from './confirm-loop.ts';
 import { taskLines, type TaskOptions } from './defaults.ts';
 import type { CollectTask } from './types.ts';
@@ -58,6 +59,20 @@ function checkDigits(kind: DigitsKind, digits: string, o: DigitsTaskOptions, let
   }
 }
 
+/** When the digits said so far are the whole number (the turn policy holds a turn open until they are). */
+function digitsExpected(kind: DigitsKind, o: DigitsTaskOptions): DigitsExpectation {
+  if (o.length !== undefined && kind !== 'phone' && kind !== 'iban') return { length: o.length };
+  switch (kind) {
+    case 'phone': return { complete: (d) => normalizePhone(d, o.country ?? 'SA') !== undefined };
+    // Said without its two letters: the country's length less them.
+    case 'iban': return { length: (IBAN_LENGTHS[o.country ?? 'SA'] ?? 24) - 2 };
+    case 'national_id': return { length: 10 };
+    case 'card_last4': return { length: 4 };
+    case 'otp': return { min: 4 };
+    default: return {};
+  }
+}
+
 /** A task collecting one number, with its read-back and confirmation. */
 export function digitsTask(options: DigitsTaskOptions): CollectTask<string> {
   const kind = options.kind;
@@ -70,6 +85,7 @@ export function digitsTask(options: DigitsTaskOptions): CollectTask<string> {
   };
   return confirmLoop<string>({
     name: `digits:${kind}`,
+    expects: { digits: digitsExpected(kind, options) },
     lines: taskLines(kind, options),
     maxAttempts: options.maxAttempts,
     fromSpeech(text) {

@@ -3,6 +3,7 @@
  * pure state machine: the session feeds it what the caller said or keyed and speaks what it
  * answers. No I/O here, so every task is tested on text alone; the session owns the audio.
  */
+import type { TurnExpectation } from '../pipeline/turn-policy.ts';
 
 /** What the caller gave the task: a final transcript, or keys pressed (gathered, in order). */
 export type TaskInput = { kind: 'speech'; text: string } | { kind: 'dtmf'; digits: string };
@@ -31,4 +32,6 @@ export interface CollectTask<T> {
   next(input: TaskInput): TaskStep<T>;
   /** The caller said nothing for the session's silence timeout (re-prompt or give up). */
   timeout?(): TaskStep<T>;
+  /** What the task waits for now (a number of known length, a yes or a no): the turn policy holds or ends turns by it. */
+  expecting?(): TurnExpectation | undefined;
 }

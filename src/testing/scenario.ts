@@ -4,10 +4,13 @@ import type { CallerStep } from './simulated-caller.ts';
 
 /** The kinds of step, each told apart by its one key (the order of the union below). */
 const STEP_KINDS = ['say', 'sound', 'dtmf', 'hangup'] as const;
-const STEP_SHAPES = '{"say": "…", "bargeInAfterMs"?, "pauseMs"?}, {"sound": "hum", "bargeInAfterMs": N, "ms"?}, {"dtmf": "12#", "pauseMs"?, "gapMs"?} or {"hangup": true, "pauseMs"?}';
+const STEP_SHAPES = '{"say": "…", "bargeInAfterMs"?, "pauseMs"?, "continueAfterMs"?}, {"sound": "hum", "bargeInAfterMs": N, "ms"?}, {"dtmf": "12#", "pauseMs"?, "gapMs"?} or {"hangup": true, "pauseMs"?}';
 
 const step = z.union([
-  z.object({ say: z.string().min(1), bargeInAfterMs: z.number().nonnegative().optional(), pauseMs: z.number().nonnegative().optional() }),
+  z.object({
+    say: z.string().min(1), bargeInAfterMs: z.number().nonnegative().optional(), pauseMs: z.number().nonnegative().optional(),
+    continueAfterMs: z.number().nonnegative().optional(),
+  }),
   z.object({ sound: z.literal('hum'), bargeInAfterMs: z.number().nonnegative(), ms: z.number().positive().optional() }),
   z.object({ dtmf: z.string().regex(/^[0-9*#A-D]+$/), pauseMs: z.number().nonnegative().optional(), gapMs: z.number().positive().optional() }),
   z.object({ hangup: z.literal(true), pauseMs: z.number().nonnegative().optional() }),

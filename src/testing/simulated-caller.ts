@@ -7,8 +7,12 @@ import type { CallInfo, Transport, TransportEvent } from '../transport/types.ts'
 
 /** One move of the simulated caller. */
 export type CallerStep =
-  /** Say a line: after the agent has finished (default) or `bargeInAfterMs` into its speech. */
-  | { say: string; bargeInAfterMs?: number; pauseMs?: number }
+  /**
+   * Say a line: after the agent has finished (default), `bargeInAfterMs` into its speech, or
+   * `continueAfterMs` after the caller's own last line whatever the agent does (a pause within
+   * one turn: a number dictated in groups).
+   */
+  | { say: string; bargeInAfterMs?: number; pauseMs?: number; continueAfterMs?: number }
   /** A short non-speech sound (a cough, a hum) while the agent speaks. */
   | { sound: 'hum'; bargeInAfterMs: number; ms?: number }
   /** Press keys after the agent has finished, `gapMs` apart. */
@@ -184,6 +188,19 @@ export class SimulatedCaller implements Transport {
     }
   }
 
+  /**
+   * Exactly `ms` of silence on the line: a pause within the caller's turn. Counted in frames, not
+   * waited on the clock: a caller behind its clock skips frames (MAX_LAG_MS), which would
+   * shorten the pause the recognizer hears.
+   */
+  private async silence(ms: number, due: { t: number }): Promise<void> {
+    const step = (this.inputRate * TICK_MS) / 1000;
+    for (let i = 0; i < Math.round(ms / TICK_MS) && this.running; i++) {
+      this.emit(new Int16Array(step), due);
+      await this.next(due);
+    }
+  }
+
   private async speak(samples: Int16Array, due: { t: number }, text: string): Promise<void> {
     const step = (this.inputRate * TICK_MS) / 1000;
     // Line times are on the clock, like the agent's spans: when the agent could hear it.
@@ -228,7 +245,9 @@ export class SimulatedCaller implements Transport {
         await this.press(step.dtmf, step.gapMs ?? 150, due);
         continue;
       }
-      await this.until(step.bargeInAfterMs !== undefined ? agentInto(step.bargeInAfterMs) : turn('pauseMs' in step ? step.pauseMs : undefined), due);
+      const goOn = 'continueAfterMs' in step ? step.continueAfterMs : undefined;
+      if (goOn !== undefined && this.lines.length) await this.silence(goOn, due);
+      else await this.until(step.bargeInAfterMs !== undefined ? agentInto(step.bargeInAfterMs) : turn('pauseMs' in step ? step.pauseMs : undefined), due);
       first = false;
       if ('say' in step) {
         const audio = this.voiced.get(step.say);
