@@ -16,8 +16,13 @@ import { mulaw } from '../src/audio/g711.ts';
 
 export const FRAME_MS = 20;
 export const LATE_MS = 20;
-/** A pause in agent audio longer than this is the end of a reply, not a late frame. */
-const REPLY_GAP_MS = 250;
+/**
+ * A pause in agent audio longer than this is the end of a reply, not a late frame. The callers
+ * speak again at the earliest 1.9 s after a reply ended (300 ms, a 1–3 s gap, 600 ms of speech)
+ * and the fake answers 500 ms after that, so any shorter gap is an underrun inside a reply (it
+ * was 250 ms: a stall of a quarter second or more mid-reply went uncounted).
+ */
+const REPLY_GAP_MS = 1_000;
 const RATE = 8000;
 const FRAME = (RATE * FRAME_MS) / 1000;
 

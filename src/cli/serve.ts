@@ -13,10 +13,11 @@ import { checkServiceKey, connectService } from './connect.ts';
 import { loadServeConfig } from './serve-config.ts';
 import { loadWebRtc } from './serve-webrtc.ts';
 import { busyLineSynth, prepareLines, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptionsOf, lateCluster } from './serve-cluster.ts';
+import { serveWorkers, workerSide, WORKERS_FLAG, WORKERS_HELP } from './serve-workers.ts';
 
 export const SERVE_USAGE = `Usage: hiwar serve [--config FILE] [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
-                   [--analytics] [--recordings DIR] [--phrasebook FILE] [--open]
+                   [--analytics] [--recordings DIR] [--phrasebook FILE] [--workers N|auto] [--open]
 
 Serve an agent to telephony platforms (/telephony/<provider>) and, when mediasoup is installed, to
 browsers (a call page at /, docs/webrtc.md), with /healthz, /readyz and /metrics. Uses the real
@@ -42,6 +43,7 @@ ${optionLine('--agent DIR|FILE', AGENT_HELP, 25)}
                          HIWAR_ANALYTICS_WEBHOOK_URL is set); see docs/analytics.md
   --recordings DIR       where recordings and results go (default recordings, or HIWAR_RECORDINGS_DIR)
 ${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 25)}
+${WORKERS_HELP}
   --open                 development only: routes with no secret configured are open (unsigned
                          webhooks, media without a token, /webrtc/token without a secret)
   -h, --help             this text
@@ -74,6 +76,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       'audiosocket-port': { type: 'string' },
       'model-ids': { type: 'string' },
       ...CLUSTER_FLAGS,
+      ...WORKERS_FLAG,
       analytics: { type: 'boolean', default: false },
       recordings: { type: 'string' },
       open: { type: 'boolean', default: false },
@@ -87,9 +90,13 @@ export async function serveCommand(args: string[]): Promise<number> {
   const audioSocketPort = num('audiosocket-port', values['audiosocket-port'], 0, 65535);
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
+  // --workers N: this process forks N servers and waits for them (serve-workers.ts).
+  const primary = await serveWorkers(values.workers, SERVE_USAGE, (m) => process.stdout.write(`${m}\n`));
+  if (primary !== undefined) return primary;
+  const worker = workerSide();
   // Flags win over the config module, which wins over the defaults.
   const config = values.config ? await loadServeConfig(values.config) : {};
-  const say = (m: string) => process.stdout.write(`${m}\n`);
+  const say = worker?.say ?? ((m: string) => process.stdout.write(`${m}\n`));
   const logger = config.logger ?? cliLogger('info');
   const agent: Agent | undefined = values.agent !== undefined ? (await loadAgent(values.agent)).agent : (config.agent ?? (config.agentFor ? undefined : (await loadAgent(undefined)).agent));
   const phrases = [...new Set([...(await sandboxPhrases(agent, values.phrasebook)), ...((config.sandbox || undefined)?.phrasebook ?? [])])];
@@ -134,8 +141,8 @@ export async function serveCommand(args: string[]): Promise<number> {
     mediaToken,
     ledger,
     tokens: config.tokens ?? { secret: process.env.HIWAR_MEDIA_SECRET },
-    admission: cluster?.admission ?? config.admission,
-    health: cluster?.health ?? config.health,
+    admission: worker ? worker.admission(maxCalls, cluster?.admission ?? config.admission) : (cluster?.admission ?? config.admission),
+    health: worker ? worker.health(cluster?.health ?? config.health, () => app.activeCalls) : (cluster?.health ?? config.health),
     deferReady: true,
     wrapSessions: (inner) => {
       const own = config.wrapSessions ? config.wrapSessions(inner) : inner;
@@ -207,9 +214,14 @@ export async function serveCommand(args: string[]): Promise<number> {
   const limits = { ...SERVER_LIMITS, ...config.limits };
   say(`  slow clients: request heads cut after ${limits.headersTimeoutMs / 1000} s, whole requests after ${limits.requestTimeoutMs / 1000} s, untaken upgrades after ${limits.upgradeIdleMs / 1000} s idle (docs/security.md)`);
   for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms } })) say(line);
+  worker?.ready(url);
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
   await new Promise<void>((resolveStop) => {
+    let stopping = false;
+    // Once: a worker may be told twice (the terminal's SIGINT and the primary's SIGTERM).
     const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
       say(`${signal}: draining (${app.activeCalls} calls running, no new calls)`);
       void (async () => {
         await member?.stopTaking();
@@ -221,10 +233,11 @@ export async function serveCommand(args: string[]): Promise<number> {
         resolveStop();
       })();
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
   });
   say('drained; bye');
+  worker?.done();
   return 0;
 }
 
