@@ -80,7 +80,7 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
       } else if (m.hiwar === 'ready') {
         if (restarted) say(`  worker ${index} restarted (pid ${w.process.pid})`);
         everReady.add(index);
-        if (!restarted && everReady.size === n) say(`  workers: ${n} processes behind ${m.url} (pids ${live().map((x) => x.process.pid).join(', ')}); --max-calls counts the machine's calls`);
+        if (!restarted && everReady.size === n) say(`  workers: ${n} processes behind ${m.url} (${live().map((x) => `worker ${indexOf.get(x.id)} pid ${x.process.pid}`).sort().join(', ')}); --max-calls counts the machine's calls`);
       }
     });
   };

@@ -24,8 +24,10 @@ interface Serve {
   url: string;
   audioSocketPort: number;
   out: () => string;
-  /** The worker pid that logged "call started" for each call id. */
-  pidOf: (callId: string) => number | undefined;
+  /** The worker (1, 2) that logged "call started" for each call id. */
+  workerOf: (callId: string) => number | undefined;
+  /** The pid of worker 1 or 2 at start. */
+  pidOfWorker: (index: number) => number;
 }
 
 let sandbox: Running;
@@ -52,16 +54,17 @@ async function serve(): Promise<Serve> {
   await waitFor(() => /workers: 2 processes/.test(out) || child.exitCode !== null, 'two workers to start', 90_000, () => out + err);
   assert.equal(child.exitCode, null, `serve exited:\n${out}\n${err}`);
   const url = /at (http:\/\/[\d.]+:\d+)/.exec(out)![1]!;
-  const pidOf = (callId: string) => {
+  const workerOf = (callId: string) => {
     // HIWAR_LOG_FORMAT=json: pino's lines go to stdout.
     for (const line of `${out}\n${err}`.split('\n')) {
       if (!line.startsWith('{')) continue;
-      const r = JSON.parse(line) as { msg?: string; call?: string; pid?: number };
-      if (r.msg === 'call started' && r.call === callId) return r.pid;
+      const r = JSON.parse(line) as { msg?: string; call?: string; worker?: number };
+      if (r.msg === 'call started' && r.call === callId) return r.worker;
     }
     return undefined;
   };
-  return { child, url, audioSocketPort, out: () => `${out}\n${err}`, pidOf };
+  const pidOfWorker = (index: number) => Number(new RegExp(`worker ${index} pid (\\d+)`).exec(out)![1]);
+  return { child, url, audioSocketPort, out: () => `${out}\n${err}`, workerOf, pidOfWorker };
 }
 
 function pcmCall(s: Serve, id: string): FarEnd {
@@ -124,7 +127,7 @@ describe('hiwar serve --workers 2', () => {
     const c = pcmCall(s, 'w-c');
     const b = audioSocketCall(s);
     await waitFor(() => heard(a) && heard(c) && b.played > 0, 'the three callers hear the agent', 90_000, s.out);
-    const pids = new Map([['w-a', s.pidOf('w-a')], ['w-c', s.pidOf('w-c')], [b.uuid, s.pidOf(b.uuid)]]);
+    const pids = new Map([['w-a', s.workerOf('w-a')], ['w-c', s.workerOf('w-c')], [b.uuid, s.workerOf(b.uuid)]]);
     assert.ok([...pids.values()].every((p) => p !== undefined), `every call logged its start: ${JSON.stringify([...pids])}\n${s.out().slice(-3000)}`);
     assert.equal(new Set(pids.values()).size, 2, `both workers hold calls: ${JSON.stringify([...pids])}`);
     await until(async () => (await ready(s)).body.machineCalls === MAX_CALLS, 'the workers know the machine holds three calls', s.out);
@@ -141,7 +144,7 @@ describe('hiwar serve --workers 2', () => {
     // Kill the worker of call a: only the calls it held end; the other worker's call goes on.
     const victim = pids.get('w-a')!;
     const others = [...pids].filter(([, p]) => p !== victim).map(([id]) => id);
-    process.kill(victim, 'SIGKILL');
+    process.kill(s.pidOfWorker(victim), 'SIGKILL');
     await a.closed;
     await waitFor(() => /worker \d restarted/.test(s.out()), 'the killed worker is restarted', 90_000, s.out);
     const survivor = others.includes('w-c') ? c : undefined;
