@@ -143,7 +143,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     ledger,
     tokens: config.tokens ?? { secret: process.env.HIWAR_MEDIA_SECRET },
     admission: worker ? worker.admission(maxCalls, cluster?.admission ?? config.admission) : (cluster?.admission ?? config.admission),
-    health: worker ? worker.health(cluster?.health ?? config.health, () => app.activeCalls) : (cluster?.health ?? config.health),
+    health: worker ? worker.health(cluster?.health ?? config.health, (): number => app.activeCalls) : (cluster?.health ?? config.health),
     deferReady: true,
     wrapSessions: (inner) => {
       const own = config.wrapSessions ? config.wrapSessions(inner) : inner;
