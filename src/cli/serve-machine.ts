@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AdmissionLease, CallAdmission } from '../server/calls.ts';
+import type { TokenLedger } from '../server/token-ledger.ts';
 import type { Transport } from '../transport/types.ts';
 
 /** Messages between a worker and the primary (all carry `hiwar` so other IPC traffic is left alone). */
@@ -14,6 +15,8 @@ export type MachineMessage =
   | { hiwar: 'acquired'; id: string; ok: boolean; calls: number }
   | { hiwar: 'release'; id: string }
   | { hiwar: 'calls'; calls: number }
+  | { hiwar: 'spend'; id: string; key: string; ttlMs: number }
+  | { hiwar: 'spent'; id: string; ok: boolean }
   | { hiwar: 'ready'; url: string };
 
 /** Whether an IPC message is one of serve's own. */
@@ -52,6 +55,36 @@ export class MachineCalls {
     this.byWorker.delete(worker);
     this.total -= held?.size ?? 0;
     return held?.size ?? 0;
+  }
+}
+
+/**
+ * The machine's ledger of spent one-call tokens, in the primary: a media token minted by the
+ * worker that answered a webhook is spent once on the machine, whichever worker its media
+ * connection reaches (without REDIS_URL; with it, the ledger is Redis's).
+ */
+export class MachineLedger implements TokenLedger {
+  private readonly waiting = new Map<string, (ok: boolean) => void>();
+
+  constructor(private readonly channel: MachineChannel) {
+    channel.on('message', (m) => {
+      if (!isMachineMessage(m) || m.hiwar !== 'spent') return;
+      this.waiting.get(m.id)?.(m.ok);
+      this.waiting.delete(m.id);
+    });
+  }
+
+  spend(key: string, ttlMs: number): Promise<boolean> {
+    const id = randomUUID();
+    return new Promise<boolean>((resolve, reject) => {
+      this.waiting.set(id, resolve);
+      try {
+        this.channel.send({ hiwar: 'spend', id, key, ttlMs });
+      } catch (err) {
+        this.waiting.delete(id);
+        reject(err as Error);
+      }
+    });
   }
 }
 

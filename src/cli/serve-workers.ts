@@ -8,10 +8,12 @@
  * pieces `workerSide()` gives them.
  */
 import cluster, { type Worker } from 'node:cluster';
+import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { CallAdmission } from '../server/calls.ts';
+import { MemoryTokenLedger, type TokenLedger } from '../server/token-ledger.ts';
 import { numberOption, UsageError } from './args.ts';
-import { isMachineMessage, MachineAdmission, MachineCalls, type MachineChannel, type MachineMessage } from './serve-machine.ts';
+import { isMachineMessage, MachineAdmission, MachineCalls, MachineLedger, type MachineChannel, type MachineMessage } from './serve-machine.ts';
 
 /** `hiwar serve`'s `--workers` flag (parsed with the rest of serve's options). */
 export const WORKERS_FLAG = { workers: { type: 'string' } } as const;
@@ -46,6 +48,11 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
   const n = workerCount(raw, usage);
   if (n <= 1 || !cluster.isPrimary) return undefined;
   const calls = new MachineCalls();
+  const ledger = new MemoryTokenLedger();
+  // A token one worker signs (a webhook's answer) is checked by whichever worker the media
+  // connection reaches: every worker signs with the same key, random per start unless given.
+  const shared = (v: string | undefined) => v || randomBytes(32).toString('base64url');
+  const secrets = { HIWAR_MEDIA_SECRET: shared(process.env.HIWAR_MEDIA_SECRET), HIWAR_WEBRTC_TOKEN_KEY: shared(process.env.HIWAR_WEBRTC_TOKEN_KEY) };
   const indexOf = new Map<number, number>();
   const startedAt = new Map<number, number>();
   const failures = new Map<number, number>();
@@ -65,7 +72,7 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
   };
 
   const fork = (index: number, restarted: boolean) => {
-    const w = cluster.fork({ HIWAR_SERVE_WORKER: String(index), HIWAR_SERVE_WORKER_RESTARTED: restarted ? '1' : '' });
+    const w = cluster.fork({ ...secrets, HIWAR_SERVE_WORKER: String(index), HIWAR_SERVE_WORKER_RESTARTED: restarted ? '1' : '' });
     indexOf.set(w.id, index);
     startedAt.set(w.id, Date.now());
     w.on('message', (m: unknown) => {
@@ -74,6 +81,8 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
         const ok = calls.acquire(w.id, m.id, m.max);
         send(w, { hiwar: 'acquired', id: m.id, ok, calls: calls.calls });
         if (ok) broadcast();
+      } else if (m.hiwar === 'spend') {
+        void ledger.spend(m.key, m.ttlMs).then((ok) => send(w, { hiwar: 'spent', id: m.id, ok }));
       } else if (m.hiwar === 'release') {
         calls.release(w.id, m.id);
         broadcast();
@@ -128,6 +137,8 @@ export interface WorkerSide {
   admission(maxCalls: number, inner: CallAdmission | undefined): CallAdmission;
   /** `/readyz`: not ready when the machine is full, with the worker and the machine's calls in the body. */
   health(inner: (() => { ready: boolean; body: Record<string, unknown> }) | undefined, activeCalls: () => number): () => { ready: boolean; body: Record<string, unknown> };
+  /** The machine's ledger of spent tokens (held by the primary). */
+  ledger(): TokenLedger & { where: string };
   /** Start-up is over (the banner printed): tells the primary; later lines are the primary's. */
   ready(url: string): void;
   /** Drained: lets go of the primary (a worker's IPC channel would keep it running). */
@@ -149,6 +160,7 @@ export function workerSide(env: NodeJS.ProcessEnv = process.env): WorkerSide | u
       if (speaking) process.stdout.write(`${m}\n`);
     },
     admission: (maxCalls, inner) => (machine = new MachineAdmission(channel, maxCalls, inner)),
+    ledger: () => Object.assign(new MachineLedger(channel), { where: 'this machine (the primary process)' }),
     health: (inner, activeCalls) => () => {
       const base = inner?.() ?? { ready: true, body: { status: 'ok', activeCalls: activeCalls() } };
       const full = machine?.full ?? false;

@@ -117,7 +117,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   // Closed unless told otherwise: never inferred from the bind address.
   const open = values.open! || (config.open ?? false);
   // The config's own ledger is used as given; otherwise this process's, or Redis's with REDIS_URL.
-  const own = config.ledger ? undefined : await serveLedger(process.env.REDIS_URL, logger);
+  const own = config.ledger ? undefined : worker && !process.env.REDIS_URL ? worker.ledger() : await serveLedger(process.env.REDIS_URL, logger);
   const ledger = config.ledger ?? own!;
   const ledgerWhere = own?.where ?? "the config's ledger";
   const mediaToken = values['media-token'] ?? config.mediaToken ?? process.env.HIWAR_MEDIA_TOKEN;

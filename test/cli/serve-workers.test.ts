@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import http from 'node:http';
 import { createServer } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -14,6 +15,8 @@ import { runSandbox, type Running } from '../helpers/sandbox.ts';
 import { pcmGateway } from '../cluster/pcm-gateway.ts';
 import { AudioSocketFarEnd } from '../telephony/audiosocket-far-end.ts';
 import { FarEnd } from '../telephony/far-end.ts';
+import { twilioProtocol } from '../telephony/twilio-protocol.ts';
+import { twilioSignature } from '../../transports/telephony/twilio.ts';
 import { waitFor } from '../telephony/serve.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
@@ -42,10 +45,13 @@ const freePort = () =>
     });
   });
 
-async function serve(): Promise<Serve> {
+const TWILIO = 'twilio-auth-token-of-the-test';
+
+async function serve(o: { open?: boolean } = {}): Promise<Serve> {
   const audioSocketPort = await freePort();
-  const env = { ...process.env, HIWAR_LOG_FORMAT: 'json', HIWAR_LOG_LEVEL: 'info', HIWAR_API_KEY: sandbox.key, HIWAR_BASE_URL: sandbox.sandbox.url };
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--open', '--workers', '2', '--max-calls', String(MAX_CALLS), '--audiosocket-port', String(audioSocketPort)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = { ...process.env, HIWAR_LOG_FORMAT: 'json', HIWAR_LOG_LEVEL: 'info', HIWAR_API_KEY: sandbox.key, HIWAR_BASE_URL: sandbox.sandbox.url, TWILIO_AUTH_TOKEN: TWILIO, HIWAR_MEDIA_SECRET: '' };
+  const open = o.open ?? true ? ['--open'] : [];
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...open, '--workers', '2', '--max-calls', String(MAX_CALLS), '--audiosocket-port', String(audioSocketPort)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   let err = '';
@@ -178,5 +184,56 @@ describe('hiwar serve --workers 2', () => {
     assert.equal(await exitOf(s), 0, s.out());
     assert.match(s.out(), /SIGTERM: draining 2 workers/);
     assert.match(s.out(), /drained; bye/);
+  });
+
+  it('Twilio calls: a media token signed by the worker that answered the webhook opens the stream on the other worker, once on the machine', async () => {
+    const s = await serve({ open: false });
+    // The webhook and a /readyz on one kept-alive socket: the worker that signed the stream's token.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const request = (method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = http.request(`${s.url}${path}`, { method, agent, headers }, (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const answer = async (callSid: string) => {
+      const form = new URLSearchParams({ CallSid: callSid }).toString();
+      const res = await request('POST', '/telephony/twilio', form, { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(TWILIO, `${s.url}/telephony/twilio`, { CallSid: callSid }) });
+      assert.equal(res.status, 200, res.text);
+      const signer = (JSON.parse((await request('GET', '/readyz')).text) as { worker: number }).worker;
+      return { url: (/<Stream url="([^"]+)"/.exec(res.text)?.[1] ?? '').replace(/&amp;/g, '&'), signer };
+    };
+    // Connections go to the workers in turn: within a few calls a stream reaches the other worker.
+    let crossed: { url: string; far: FarEnd } | undefined;
+    for (let i = 1; i <= 6 && !crossed; i++) {
+      const callSid = `CA${i}`;
+      const { url, signer } = await answer(callSid);
+      const far = new FarEnd(url, twilioProtocol(callSid), realClock());
+      hangups.push(() => far.vanish());
+      await far.start();
+      await waitFor(() => heard(far), `Twilio caller ${callSid} hears the agent`, 90_000, s.out);
+      if (s.workerOf(callSid) !== signer) crossed = { url, far };
+      else {
+        far.hangup();
+        await far.closed;
+      }
+    }
+    agent.destroy();
+    assert.ok(crossed, 'a stream reached the worker that did not sign its token, and was taken');
+    // Its stream URL again, on whichever worker: the token was spent on the machine.
+    const replay = new FarEnd(crossed.url, twilioProtocol('CA-replay'), realClock());
+    hangups.push(() => replay.vanish());
+    const refused = await replay.start().then(
+      () => false,
+      (err: Error) => /refused: 403/.test(err.message),
+    );
+    assert.ok(refused, 'a replayed media token is refused');
+    crossed.far.hangup();
+    s.child.kill('SIGTERM');
+    assert.equal(await exitOf(s), 0, s.out());
   });
 });
