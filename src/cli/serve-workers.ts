@@ -149,7 +149,15 @@ export interface WorkerSide {
 export function workerSide(env: NodeJS.ProcessEnv = process.env): WorkerSide | undefined {
   if (!cluster.isWorker || !env.HIWAR_SERVE_WORKER) return undefined;
   const index = Number(env.HIWAR_SERVE_WORKER);
-  const channel = process as unknown as MachineChannel;
+  // process.send without a callback turns a closed channel into an 'error' event on process (a
+  // crash): a closed channel throws here instead, which the admission and the ledger handle.
+  const channel: MachineChannel = {
+    send: (m) => {
+      if (!process.connected || !process.send) throw new Error('the primary process is gone');
+      process.send(m, undefined, {}, () => {});
+    },
+    on: (event, listener) => process.on(event, listener),
+  };
   let speaking = index === 1 && !env.HIWAR_SERVE_WORKER_RESTARTED;
   let machine: MachineAdmission | undefined;
   // The primary gone (killed): this worker no longer gets connections; it drains and stops.
