@@ -122,7 +122,8 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
       stopAll('SIGTERM');
     };
     process.on('SIGTERM', () => onSignal('SIGTERM'));
-    process.on('SIGINT', () => onSignal('SIGINT'));
+    // Ctrl-C reaches the workers as well (one process group); a second one ends everything at once.
+    process.once('SIGINT', () => onSignal('SIGINT'));
     for (let i = 1; i <= n; i++) fork(i, false);
   });
 }

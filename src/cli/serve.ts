@@ -219,7 +219,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
   await new Promise<void>((resolveStop) => {
     let stopping = false;
-    // Once: a worker may be told twice (the terminal's SIGINT and the primary's SIGTERM).
+    // Once: a worker may be told twice (the terminal's SIGINT and the primary's SIGTERM). A second
+    // SIGINT (Ctrl-C again) still ends the process at once, as Node's default does.
     const stop = (signal: string) => {
       if (stopping) return;
       stopping = true;
@@ -234,8 +235,8 @@ export async function serveCommand(args: string[]): Promise<number> {
         resolveStop();
       })();
     };
-    process.on('SIGTERM', () => stop('SIGTERM'));
-    process.on('SIGINT', () => stop('SIGINT'));
+    process[worker ? 'on' : 'once']('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
   });
   say('drained; bye');
   worker?.done();
