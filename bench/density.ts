@@ -10,35 +10,53 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnFakeService } from './fake-service.ts';
 import { FrameClock, benchOptions, largestClean, round, startCall, table, type BenchArgs, type RunningCall } from './harness.ts';
 import { telephonyRig, type TelephonyRig } from './telephony-density.ts';
+import { serveRig } from './telephony-serve-rig.ts';
+import { conditionsLine, conditionsOf, conditionsStart, cpuUsOf, rssOf, STARVED_WAIT_SHARE, type Conditions } from './conditions.ts';
 
 export const DENSITY_TARGETS = { callsPerCore: 100, rssPerCallMb: 10 };
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
 /**
- * `npm run bench -- density [--quick] [N …] [transport=local|twilio] [uplink=ms] [phases=1|4…] [step=40]`: `local`
+ * `npm run bench -- density [--quick] [N …] [transport=local|twilio] [workers=N] [seconds=20] [uplink=ms] [phases=1|4…] [step=40]`: `local`
  * drives each session through an in-process transport (hiwar's pipeline alone); `twilio` runs
  * `hiwar serve`'s server in this process and the callers as Twilio Media Streams over real
  * WebSockets from another process (bench/telephony-density.ts); `phases` spreads those callers over
- * the 20 ms clock (1: every call on one tick, the worst case).
+ * the 20 ms clock (1: every call on one tick, the worst case); `workers=N` (twilio only) runs the
+ * server as a real `hiwar serve --workers N` in processes of its own (bench/telephony-serve-rig.ts).
+ * Every level is printed with its conditions (bench/conditions.ts); "calls per core" only from
+ * levels whose processes were not starved.
  */
 export async function density({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
   const { numbers, named, agent: agentOpts } = benchOptions(rest);
   const levels = numbers.length ? numbers : quick ? [10, 25] : [25, 50, 100, 150, 200];
   const transport = named.transport ?? 'local';
   if (transport !== 'local' && transport !== 'twilio') throw new Error(`transport must be local or twilio, not ${transport}`);
-  const seconds = quick ? 8 : 20;
+  const seconds = named.seconds !== undefined ? Number(named.seconds) : quick ? 8 : 20;
+  if (!(seconds > 0)) throw new Error(`seconds must be a positive number, not ${named.seconds}`);
+  const workers = named.workers !== undefined ? Number(named.workers) : undefined;
+  if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || transport !== 'twilio')) throw new Error(`workers=N needs transport=twilio and a whole number of processes, not ${named.workers}`);
   const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100 });
   const phases = Number(named.phases ?? 1);
   if (!Number.isInteger(phases) || phases < 1 || 20 % phases) throw new Error(`phases must divide 20 (1, 2, 4, 5, 10, 20), not ${named.phases}`);
   // `step=40`: the telephony output sends two 20 ms frames per pacing step (media.sendEveryMs).
   const step = named.step !== undefined ? Number(named.step) : undefined;
-  const rig = transport === 'twilio' ? await telephonyRig(fake, agentOpts, phases, step) : undefined;
+  const rig = transport === 'twilio' ? (workers !== undefined ? await serveRig(fake, workers, phases) : await telephonyRig(fake, agentOpts, phases, step)) : undefined;
+  // The server in processes of its own (workers=N): its CPU and memory are read from /proc.
+  const external = rig !== undefined && workers !== undefined;
+  const pids = () => rig?.pids() ?? [process.pid];
+  const cpuUs = () => {
+    if (external) return cpuUsOf(pids()) ?? 0;
+    const c = process.cpuUsage();
+    return c.user + c.system;
+  };
+  const mem = () => (external ? { rss: rssOf(pids()) ?? 0, heap: 0 } : memory());
   const rows: ({ calls: number } & Record<string, number | null>)[] = [];
+  const conditions: Conditions[] = [];
   // Memory per call is measured against the idle process (after a full collection), once: a
   // baseline taken before each level includes what the level before it left in the heap and in
   // freed-but-kept pages, which made the figure wander (even below zero).
-  const idle = memory();
+  const idle = mem();
   try {
     for (const n of levels) {
       await fake.reset();
@@ -59,17 +77,20 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
       const io0 = syscalls();
-      const cpu0 = process.cpuUsage();
+      const window = conditionsStart(pids());
+      const cpu0 = cpuUs();
       const t0 = performance.now();
       await sleep(seconds * 1000);
       const wall = performance.now() - t0;
-      const cpu = process.cpuUsage(cpu0);
+      const cpu = cpuUs() - cpu0;
       const io = syscalls();
       loop.disable();
+      // Warm: this server already ran calls (an earlier level); the first level's is cold code.
+      conditions.push(conditionsOf(window, { warm: rows.length > 0, calls: n, transport: rig ? `twilio, ${rig.where}` : 'local transport' }));
       const after = await counters(frames, calls, rig);
       const fakeCpu = (await fake.cpuUs()) - fakeCpu0;
       // After the window (a full collection stalls the loop): every call is still up.
-      const mem = memory();
+      const m = mem();
       if (rig) await rig.stop();
       else {
         for (const c of calls) c.caller.hangUp();
@@ -78,15 +99,17 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
       const pct = (us: number) => round((us / 1000 / wall) * 100);
       rows.push({
         calls: n,
-        cpuPct: pct(cpu.user + cpu.system),
-        loopDelayP99Ms: round(loop.percentile(99) / 1e6),
+        cpuPct: pct(cpu),
+        cpuPerCallPct: round(pct(cpu)! / n, 3),
+        loopDelayP99Ms: external ? null : round(loop.percentile(99) / 1e6),
         lateCallerFrames: after.lateCaller - before.lateCaller,
         callerFrames: after.callerFrames - before.callerFrames,
         lateAgentFrames: after.lateAgent - before.lateAgent,
         agentFrames: after.agentFrames - before.agentFrames,
         answeredTurns: after.turns - before.turns,
-        rssPerCallMb: round((mem.rss - idle.rss) / n / 2 ** 20, 2),
-        heapPerCallMb: round((mem.heap - idle.heap) / n / 2 ** 20, 2),
+        underruns: rig ? null : after.underruns - before.underruns,
+        rssPerCallMb: round((m.rss - idle.rss) / n / 2 ** 20, 2),
+        heapPerCallMb: external ? null : round((m.heap - idle.heap) / n / 2 ** 20, 2),
         // Twilio only: frames the caller process itself sent late (its clock starved of a core),
         // and the far end's CPU; with the fake's, what else ran on the machine for these calls.
         callerLateSent: rig ? after.callerLateSent - before.callerLateSent : null,
@@ -97,10 +120,10 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
         callersLoopMaxMs: rig ? round(after.callersLoopMaxMs) : null,
         // This process's read and write system calls per second (Linux): on loopback each write
         // also runs the receiving side's TCP work, so the count is a cost the CPU figure hides.
-        writesPerSec: io && io0 ? Math.round(((io.writes - io0.writes) * 1000) / wall) : null,
-        readsPerSec: io && io0 ? Math.round(((io.reads - io0.reads) * 1000) / wall) : null,
+        writesPerSec: io && io0 && !external ? Math.round(((io.writes - io0.writes) * 1000) / wall) : null,
+        readsPerSec: io && io0 && !external ? Math.round(((io.reads - io0.reads) * 1000) / wall) : null,
       });
-      console.error(`density: ${JSON.stringify(rows.at(-1))}`);
+      console.error(`density: ${JSON.stringify({ ...rows.at(-1), conditions: conditions.at(-1) })}`);
       await sleep(500);
     }
   } finally {
@@ -110,19 +133,20 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   const ok = largestClean(rows, (r) => r.lateAgentFrames!).best?.calls;
   // Twilio: the same, leaving out late frames the caller process read while it was stalled itself.
   const okServer = largestClean(rows, (r) => r.lateAgentFrames! - (r.lateAgentCallerStalled ?? 0)).best?.calls;
-  // What the CPU alone allows (100 % of a core / CPU per call at the largest N): on a machine
-  // shared with other work, late frames come from the scheduler starving the process first.
-  const last = rows.at(-1);
-  const byCpu = last?.cpuPct ? Math.floor((100 * last.calls!) / last.cpuPct) : null;
-  const res = { bench: 'density', transport, phases: rig ? phases : null, sendEveryMs: rig ? (step ?? null) : null, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, maxCallsPerCoreNoLateAgentFrames: ok ?? 0, maxCallsNoLateAgentFramesCallerNotStalled: rig ? (okServer ?? 0) : null, callsPerCoreByCpu: byCpu, targets: DENSITY_TARGETS };
-  const where = transport === 'twilio' ? 'hiwar serve + Twilio Media Streams over WebSocket, callers in another process' : 'local transport';
+  // What the CPU alone allows (100 % of a core / CPU per call at the largest N whose process was
+  // not starved): a starved process's CPU share says how little it was given, not what it needs.
+  const fed = rows.map((r, i) => ({ r, c: conditions[i]! })).filter(({ c }) => !c.starved).at(-1)?.r;
+  const byCpu = fed?.cpuPct ? Math.floor((100 * fed.calls!) / fed.cpuPct) : null;
+  const res = { bench: 'density', transport, workers: workers ?? null, phases: rig ? phases : null, sendEveryMs: rig ? (step ?? null) : null, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, conditions, starvedAbove: STARVED_WAIT_SHARE, maxCallsPerCoreNoLateAgentFrames: ok ?? 0, maxCallsNoLateAgentFramesCallerNotStalled: rig ? (okServer ?? 0) : null, callsPerCoreByCpu: byCpu, callsPerCoreByCpuFrom: fed?.calls ?? null, targets: DENSITY_TARGETS };
+  const where = rig ? `${rig.where}, Twilio Media Streams over WebSocket, callers in another process` : 'local transport';
   console.log(`\ndensity (${where}): ${seconds} s per level, fake service in another process (caller frames late / total, agent frames late / total)`);
   const cols: [string, (r: Record<string, number | null>) => string][] = [
     ['calls', (r) => `${r.calls}`],
     ['cpu %', (r) => `${r.cpuPct}`],
+    ['cpu %/call', (r) => `${r.cpuPerCallPct}`],
     ['loop p99 ms', (r) => `${r.loopDelayP99Ms}`],
     ['late caller', (r) => `${r.lateCallerFrames}/${r.callerFrames}`],
-    ['late agent', (r) => `${r.lateAgentFrames}/${r.agentFrames}`],
+    ['late agent', (r) => `${r.lateAgentFrames}/${r.agentFrames}${r.underruns ? ` (${r.underruns} underruns)` : ''}`],
     ['rss/call MB', (r) => `${r.rssPerCallMb}`],
     ['heap/call MB', (r) => `${r.heapPerCallMb}`],
     ['fake cpu %', (r) => `${r.fakeCpuPct}`],
@@ -137,6 +161,8 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   ];
   console.log(cols.map(([h]) => h.padStart(Math.max(h.length, 7))).join('  '));
   for (const r of rows) console.log(cols.map(([h, f]) => f(r).padStart(Math.max(h.length, 7))).join('  '));
+  console.log('conditions:');
+  for (const c of conditions) console.log(`  ${conditionsLine(c)}`);
   if (rig) {
     console.log('(sent late: caller frames the caller process itself sent more than 20 ms past due: they arrive late through no fault of hiwar;');
     console.log(' late agent, caller stalled: late agent frames read while the caller process was itself over 20 ms behind its clock)');
@@ -144,7 +170,7 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   table('density: summary', [
     ['calls per core, zero late agent frames', res.maxCallsPerCoreNoLateAgentFrames, `≥ ${DENSITY_TARGETS.callsPerCore}`],
     ...(rig ? ([['… not counting those read by a stalled caller', res.maxCallsNoLateAgentFramesCallerNotStalled, `≥ ${DENSITY_TARGETS.callsPerCore}`]] as [string, number | null, string][]) : []),
-    ['calls per core the CPU allows (largest N)', byCpu, `≥ ${DENSITY_TARGETS.callsPerCore}`],
+    [byCpu === null ? `calls per core the CPU allows: not reported, every level starved (run-queue wait > ${STARVED_WAIT_SHARE * 100} %)` : `calls per core the CPU allows (${fed!.calls} calls, not starved)`, byCpu, `≥ ${DENSITY_TARGETS.callsPerCore}`],
     ['RSS per call (largest N), MB', rows.at(-1)?.rssPerCallMb ?? null, `≤ ${DENSITY_TARGETS.rssPerCallMb}`],
   ]);
   return res;
@@ -179,6 +205,8 @@ interface Counters {
   lateAgentStalled: number;
   callerFrames: number;
   lateAgent: number;
+  /** Local only: late agent frames that came after a gap inside a reply. */
+  underruns: number;
   agentFrames: number;
   turns: number;
 }
@@ -191,7 +219,7 @@ interface Counters {
 async function counters(frames: FrameClock, calls: RunningCall[], rig: TelephonyRig | undefined): Promise<Counters> {
   if (rig) {
     const s = await rig.stats();
-    return { lateCaller: rig.arrivals.late, callerLateSent: s.lateTicks, callersCpuUs: s.cpuUs, callersLoopP99Ms: s.loopP99Ms, callersLoopMaxMs: s.loopMaxMs, lateAgentStalled: s.lateAgentWhileStalled, callerFrames: rig.arrivals.frames, lateAgent: s.lateAgentFrames, agentFrames: s.agentFrames, turns: s.answeredTurns };
+    return { lateCaller: rig.arrivals.late, callerLateSent: s.lateTicks, callersCpuUs: s.cpuUs, callersLoopP99Ms: s.loopP99Ms, callersLoopMaxMs: s.loopMaxMs, lateAgentStalled: s.lateAgentWhileStalled, callerFrames: rig.arrivals.frames, lateAgent: s.lateAgentFrames, underruns: 0, agentFrames: s.agentFrames, turns: s.answeredTurns };
   }
   return {
     lateCaller: frames.lateFrames,
@@ -202,6 +230,7 @@ async function counters(frames: FrameClock, calls: RunningCall[], rig: Telephony
     lateAgentStalled: 0,
     callerFrames: frames.frames,
     lateAgent: calls.reduce((s, c) => s + c.caller.lateAgentFrames, 0),
+    underruns: calls.reduce((s, c) => s + c.caller.underruns, 0),
     agentFrames: calls.reduce((s, c) => s + c.caller.agentFrames, 0),
     turns: calls.reduce((s, c) => s + c.caller.turns.filter((t) => t.firstAgentAudio !== undefined).length, 0),
   };

@@ -213,7 +213,9 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
         }
         return;
       }
-      const buf = data as Buffer;
+      // A frame read together with an odd-length one before it can start at an odd offset
+      // (it crashed the fake at load 28): a view needs two-byte alignment, else a copy.
+      const buf = (data as Buffer).byteOffset % 2 ? Buffer.from(data as Buffer) : (data as Buffer);
       const pcm = new Int16Array(buf.buffer, buf.byteOffset, buf.byteLength >> 1);
       // Energy on every 4th sample: enough to tell a tone from silence, and nearly free.
       let sum = 0;

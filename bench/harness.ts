@@ -115,7 +115,11 @@ export class FrameClock {
   };
 
   private runDue(now: number): void {
-    while (this.due <= now) {
+    // At most 100 ms of owed frames per wake-up; the rest on the next one, after the sessions had
+    // their turn. Unbounded, a starved process whose catching up took longer than the frames it
+    // caught up on never left this loop (300 local calls at load 13 never ended their level).
+    let ran = 0;
+    while (this.due <= now && ran++ < 5 * this.phases) {
       const late = now - this.due > LATE_MS;
       for (const c of this.callers[this.tickNo % this.phases]!) {
         this.frames++;
@@ -167,6 +171,8 @@ export class BenchCaller implements Transport {
   readonly turns: TurnRecord[] = [];
   readonly barges: BargeRecord[] = [];
   lateAgentFrames = 0;
+  /** Of the late agent frames, those after a gap inside a reply (the output ran dry). */
+  underruns = 0;
   agentFrames = 0;
   private speakingLeft = 0;
   private nextSpeakAt: number;
@@ -184,7 +190,7 @@ export class BenchCaller implements Transport {
     clock: Clock = perfClock,
   ) {
     this.call = { callId: tag, provider: 'bench', parameters: {} };
-    const paced = new PacedOutput(RATE, clock, (samples, time) => this.onAgentAudio(samples, time));
+    const paced = new PacedOutput(RATE, clock, (samples, time, lateMs) => this.onAgentAudio(samples, time, lateMs));
     // Wrapped to time the session's interrupt() calls.
     this.output = {
       sampleRate: paced.sampleRate,
@@ -215,11 +221,13 @@ export class BenchCaller implements Transport {
     }
   }
 
-  private onAgentAudio(samples: Int16Array, time: number): void {
+  private onAgentAudio(samples: Int16Array, time: number, lateMs: number): void {
     const now = performance.now();
     this.agentFrames++;
-    // PacedOutput's times are on the session clock, which is performance.now() here.
-    if (now - time > LATE_MS) this.lateAgentFrames++;
+    // PacedOutput's times are on the session clock, which is performance.now() here. A frame
+    // after an underrun (the output ran dry mid-reply) is late by the gap the caller heard.
+    if (now - time > LATE_MS || lateMs > LATE_MS) this.lateAgentFrames++;
+    if (lateMs > LATE_MS) this.underruns++;
     const b = this.barges.at(-1);
     // Only while the caller still speaks: after that, audio is the reply to the barge-in.
     if (b?.interrupted !== undefined && this.speakingLeft > 0) b.msAfterInterrupt += (samples.length / RATE) * 1000;

@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   latency: async () => (await import('./latency.ts')).latency,
   bargein: async () => (await import('./bargein.ts')).bargein,
   density: async () => (await import('./density.ts')).density,
+  'telephony-density': async () => (await import('./telephony-headline.ts')).telephonyDensity,
   soak: async () => (await import('./soak.ts')).soak,
   profile: async () => (await import('./profile.ts')).profile,
   timers: async () => (await import('./timers.ts')).timers,

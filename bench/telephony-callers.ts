@@ -16,8 +16,13 @@ import { mulaw } from '../src/audio/g711.ts';
 
 export const FRAME_MS = 20;
 export const LATE_MS = 20;
-/** A pause in agent audio longer than this is the end of a reply, not a late frame. */
-const REPLY_GAP_MS = 250;
+/**
+ * A pause in agent audio longer than this is the end of a reply, not a late frame. The callers
+ * speak again at the earliest 1.9 s after a reply ended (300 ms, a 1–3 s gap, 600 ms of speech)
+ * and the fake answers 500 ms after that, so any shorter gap is an underrun inside a reply (it
+ * was 250 ms: a stall of a quarter second or more mid-reply went uncounted).
+ */
+const REPLY_GAP_MS = 1_000;
 const RATE = 8000;
 const FRAME = (RATE * FRAME_MS) / 1000;
 
@@ -195,9 +200,18 @@ loop.enable();
 /** True when this process's clock is overdue by more than LATE_MS: it has not been running. */
 const stalled = (now: number) => now - due > LATE_MS;
 
+/**
+ * Ticks run per wake-up at most (100 ms of frames): a process that has fallen further behind
+ * sends the rest on its next wake-up, after its I/O and other timers. Without the bound, a
+ * starved callers' process whose catching up took longer than the frames it caught up on never
+ * left the loop (at 300 calls under load 17 it never finished starting its callers).
+ */
+const MAX_TICKS_PER_WAKE = 5;
+
 function tick(): void {
   const now = epochNow();
-  while (due <= now) {
+  let ran = 0;
+  while (due <= now && ran++ < MAX_TICKS_PER_WAKE * phases) {
     const late = now - due > LATE_MS;
     const phase = tickNo % phases;
     for (let i = phase; i < callers.length; i += phases) {

@@ -50,7 +50,12 @@ export class ArrivalCounter {
 }
 
 export interface TelephonyRig {
-  arrivals: ArrivalCounter;
+  /** Caller frames that reached the sessions, and those late. */
+  arrivals: { readonly frames: number; readonly late: number };
+  /** The server's processes (for CPU, RSS and run-queue wait); this one when in-process. */
+  pids(): number[];
+  /** Where the server runs: "in the bench process" or "hiwar serve --workers N". */
+  readonly where: string;
   /** Starts N callers (spread over a second) and resolves once all are connected. */
   start(calls: number, prefix: string): Promise<void>;
   stats(): Promise<CallerStats>;
@@ -95,16 +100,32 @@ export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'l
   });
   server.use(telephonyPlugin(server.host, { tokens: new CallTokens({ secret: 'bench' }), open: true, logger, media: { clock: perfClock, sendEveryMs } }));
   const { url } = await server.listen();
+  const callers = callerProcess(url, phases);
+  return {
+    arrivals,
+    pids: () => [process.pid],
+    where: 'hiwar serve\'s server in the bench process',
+    start: callers.start,
+    stats: callers.stats,
+    stop: async () => {
+      await callers.stop();
+      for (let i = 0; i < 300 && server.calls.active > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    },
+    close: async () => {
+      callers.kill();
+      await server.close();
+    },
+  };
+}
+
+/** The Twilio callers' process (bench/telephony-callers.ts), started on first use, against `url`. */
+export function callerProcess(url: string, phases: number): Pick<TelephonyRig, 'start' | 'stats'> & { stop(): Promise<void>; kill(): void } {
   let child: ChildProcess | undefined;
   const callers = () => {
     child ??= fork(fileURLToPath(new URL('./telephony-callers.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     return child;
   };
-  const waitIdle = async () => {
-    for (let i = 0; i < 300 && server.calls.active > 0; i++) await new Promise((r) => setTimeout(r, 100));
-  };
   return {
-    arrivals,
     start: async (calls, prefix) => {
       const msg: CallersStart = { type: 'start', url: `${url.replace('http', 'ws')}/telephony/twilio`, calls, prefix, speechMs: 600, phases };
       await ask(callers(), msg, 'started');
@@ -117,11 +138,7 @@ export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'l
         await ask(c, { type: 'stop' }, 'stopped').catch(() => undefined);
         c.kill();
       }
-      await waitIdle();
     },
-    close: async () => {
-      child?.kill();
-      await server.close();
-    },
+    kill: () => child?.kill(),
   };
 }

@@ -17,10 +17,11 @@ import { checkServiceKey, connectService } from './connect.ts';
 import { loadServeConfig } from './serve-config.ts';
 import { loadWebRtc } from './serve-webrtc.ts';
 import { busyLineSynth, prepareLines, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptionsOf, lateCluster } from './serve-cluster.ts';
+import { serveWorkers, workerSide, WORKERS_FLAG, WORKERS_HELP } from './serve-workers.ts';
 
 export const SERVE_USAGE = `Usage: hiwar serve [--config FILE] [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
-                   [--analytics] [--recordings DIR] [--phrasebook FILE] [--otel] [--open]
+                   [--analytics] [--recordings DIR] [--phrasebook FILE] [--otel] [--workers N|auto] [--open]
 
 Serve an agent to telephony platforms (/telephony/<provider>) and, when mediasoup is installed, to
 browsers (a call page at /, docs/webrtc.md), with /healthz, /readyz, /metrics and the calls in
@@ -54,6 +55,7 @@ ${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 25)}
                          synthesis, playout, tools, failures) over OTLP HTTP to
                          OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318); also on when
                          that variable is set; needs the SDK packages (docs/observability.md)
+${WORKERS_HELP}
   --open                 development only: routes with no secret configured are open (unsigned
                          webhooks, media without a token, /webrtc/token without a secret)
   -h, --help             this text
@@ -89,6 +91,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       'audiosocket-port': { type: 'string' },
       'model-ids': { type: 'string' },
       ...CLUSTER_FLAGS,
+      ...WORKERS_FLAG,
       analytics: { type: 'boolean', default: false },
       recordings: { type: 'string' },
       otel: { type: 'boolean', default: false },
@@ -103,13 +106,18 @@ export async function serveCommand(args: string[]): Promise<number> {
   const audioSocketPort = num('audiosocket-port', values['audiosocket-port'], 0, 65535);
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
+  // --workers N: this process forks N servers and waits for them (serve-workers.ts).
+  const primary = await serveWorkers(values.workers, SERVE_USAGE, (m) => process.stdout.write(`${m}\n`));
+  if (primary !== undefined) return primary;
+  const worker = workerSide();
   // First: a missing tracing package stops here, before the sandbox starts; and the SDK must be
   // registered before any call for the sessions' traces to record.
   const otel = otelRequested(values.otel!) ? await startOtel() : undefined;
   // Flags win over the config module, which wins over the defaults.
   const config = values.config ? await loadServeConfig(values.config) : {};
-  const say = (m: string) => process.stdout.write(`${m}\n`);
-  const logger = config.logger ?? cliLogger('info');
+  const say = worker?.say ?? ((m: string) => process.stdout.write(`${m}\n`));
+  // Each worker's lines say which worker wrote them.
+  const logger = worker ? (config.logger ?? cliLogger('info')).child({ worker: worker.index }) : (config.logger ?? cliLogger('info'));
   const agent: Agent | undefined = values.agent !== undefined ? (await loadAgent(values.agent)).agent : (config.agent ?? (config.agentFor ? undefined : (await loadAgent(undefined)).agent));
   const phrases = [...new Set([...(await sandboxPhrases(agent, values.phrasebook)), ...((config.sandbox || undefined)?.phrasebook ?? [])])];
   const maxCalls = maxCallsFlag ?? config.maxCalls ?? AGENT_SERVER_DEFAULTS.maxCalls;
@@ -123,7 +131,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   // Signals are taken from here on: one that comes while the server starts (before the stop
   // below is ready) is kept and acted on once it is, instead of being lost to a listener a
   // library installed, which left the process running with nobody draining it.
-  const signals = earlySignals();
+  const signals = earlySignals(!!worker);
   const service = config.client
     ? { client: config.client, close: async () => {}, sandbox: false }
     : await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }], phrasebook: phrases });
@@ -132,7 +140,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   // Closed unless told otherwise: never inferred from the bind address.
   const open = values.open! || (config.open ?? false);
   // The config's own ledger is used as given; otherwise this process's, or Redis's with REDIS_URL.
-  const own = config.ledger ? undefined : await serveLedger(process.env.REDIS_URL, logger);
+  const own = config.ledger ? undefined : worker && !process.env.REDIS_URL ? worker.ledger() : await serveLedger(process.env.REDIS_URL, logger);
   const ledger = config.ledger ?? own!;
   const ledgerWhere = own?.where ?? "the config's ledger";
   const mediaToken = values['media-token'] ?? config.mediaToken ?? process.env.HIWAR_MEDIA_TOKEN;
@@ -158,8 +166,8 @@ export async function serveCommand(args: string[]): Promise<number> {
     mediaToken,
     ledger,
     tokens: config.tokens ?? { secret: process.env.HIWAR_MEDIA_SECRET },
-    admission: cluster?.admission ?? config.admission,
-    health: cluster?.health ?? config.health,
+    admission: worker ? worker.admission(maxCalls, cluster?.admission ?? config.admission) : (cluster?.admission ?? config.admission),
+    health: worker ? worker.health(cluster?.health ?? config.health, (): number => app.activeCalls) : (cluster?.health ?? config.health),
     deferReady: true,
     wrapSessions: (inner) => {
       const own = config.wrapSessions ? config.wrapSessions(inner) : inner;
@@ -238,9 +246,15 @@ export async function serveCommand(args: string[]): Promise<number> {
   const limits = { ...SERVER_LIMITS, ...config.limits };
   say(`  slow clients: request heads cut after ${limits.headersTimeoutMs / 1000} s, whole requests after ${limits.requestTimeoutMs / 1000} s, untaken upgrades after ${limits.upgradeIdleMs / 1000} s idle (docs/security.md)`);
   for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms }, review: analytics ? { secret: !!process.env.HIWAR_REVIEW_SECRET } : undefined, live: { cluster: !!member } })) say(line);
+  worker?.ready(url);
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
   await new Promise<void>((resolveStop) => {
+    let stopping = false;
+    // Once: a worker may be told twice (the terminal's SIGINT and the primary's SIGTERM). A second
+    // SIGINT (Ctrl-C again) still ends the process at once, as Node's default does.
     const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
       say(`${signal}: draining (${app.activeCalls} calls running, no new calls)`);
       void (async () => {
         await member?.stopTaking();
@@ -257,6 +271,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     signals.then(stop);
   });
   say('drained; bye');
+  worker?.done();
   return 0;
 }
 
@@ -273,11 +288,13 @@ function audioSocketPlugin(telephony: typeof import('../../transports/telephony/
 }
 
 /** SIGTERM/SIGINT from now on, handed to `then` (at once if one came already). */
-function earlySignals(): { then(stop: (signal: string) => void): void } {
+function earlySignals(inWorker: boolean): { then(stop: (signal: string) => void): void } {
   let got: string | undefined;
   let handler: ((signal: string) => void) | undefined;
   const on = (signal: string) => () => (handler ? handler(signal) : (got ??= signal));
-  process.once('SIGTERM', on('SIGTERM'));
+  // A worker may be told twice (the terminal's SIGINT and the primary's SIGTERM): it keeps
+  // listening for SIGTERM. A second SIGINT (Ctrl-C again) ends the process at once, as Node's default does.
+  process[inWorker ? 'on' : 'once']('SIGTERM', on('SIGTERM'));
   process.once('SIGINT', on('SIGINT'));
   return {
     then(stop) {

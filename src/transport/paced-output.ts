@@ -23,8 +23,13 @@ export interface PacedOutputOptions {
 /** Defaults of `PacedOutput`: 20 ms pieces; a sink over 100 ms behind plays late rather than burst. */
 export const PACED_OUTPUT_DEFAULTS: Required<PacedOutputOptions> = { frameMs: 20, maxLagMs: 100 };
 
-/** Receives each piece of agent audio when it is due, with its clock time. */
-export type PacedSink = (samples: Int16Array, time: number) => void;
+/**
+ * Receives each piece of agent audio when it is due, with its clock time. `lateMs` is non-zero on
+ * the first piece after an underrun: the queue ran dry inside a reply (no mark placed where it
+ * ran dry) and this piece starts that long after the previous one finished playing, so the
+ * listener heard a gap.
+ */
+export type PacedSink = (samples: Int16Array, time: number, lateMs: number) => void;
 
 /**
  * An output for sinks that acknowledge nothing (a loudspeaker process, a recording, a socket
@@ -41,6 +46,13 @@ export class PacedOutput implements TransportOutput {
   private sentSamples = 0;
   /** Clock time at which the audio handed so far ends: the next burst continues from there. */
   private lastEnd = -Infinity;
+  /**
+   * Where the last mark was placed (at the end of what was written: a reply's end) or where the
+   * output was interrupted, in samples: running dry there is a pause between replies, not an underrun.
+   */
+  private boundary = 0;
+  private underrunCount = 0;
+  private underrunTotalMs = 0;
   private sending = false;
   private closed = false;
   private readonly marks = new PlayoutMarks();
@@ -73,13 +85,22 @@ export class PacedOutput implements TransportOutput {
     this.sending = true;
     try {
       const step = Math.max(1, Math.round((this.sampleRate * this.o.frameMs) / 1000));
-      let due = Math.max(this.clock.now(), this.lastEnd);
+      const now = this.clock.now();
+      let due = Math.max(now, this.lastEnd);
+      // Ran dry mid-reply: the next piece plays from now (a loudspeaker cannot play the past), and
+      // the gap is counted and told to the sink instead of vanishing in the restarted clock.
+      let late = now > this.lastEnd && Number.isFinite(this.lastEnd) && this.boundary !== this.sentSamples ? now - this.lastEnd : 0;
+      if (late > 0) {
+        this.underrunCount++;
+        this.underrunTotalMs += late;
+      }
       while (this.queuedSamples > 0 && !this.closed) {
         const wait = due - this.clock.now();
         if (wait > 0) await this.clock.sleep(wait);
         if (!this.queuedSamples || this.closed) break;
         const samples = this.take(step);
-        this.sink(samples, due);
+        this.sink(samples, due, late);
+        late = 0;
         this.sentSamples += samples.length;
         this.lastEnd = due + (samples.length / this.sampleRate) * 1000;
         due = this.lastEnd;
@@ -136,6 +157,7 @@ export class PacedOutput implements TransportOutput {
   }
 
   mark(_id: string): Promise<void> {
+    this.boundary = this.sentSamples + this.queuedSamples;
     const placed = this.marks.add(this.sentSamples + this.queuedSamples);
     this.resolveMarks();
     return placed;
@@ -145,6 +167,7 @@ export class PacedOutput implements TransportOutput {
     this.queue = [];
     this.headOffset = 0;
     this.queuedSamples = 0;
+    this.boundary = this.sentSamples;
     this.marks.releaseAll();
     this.publish();
     return this.position();
@@ -152,6 +175,16 @@ export class PacedOutput implements TransportOutput {
 
   position(): number {
     return this.updates.value.played;
+  }
+
+  /** Times the queue ran dry inside a reply (see `PacedSink`): gaps the listener heard. */
+  get underruns(): number {
+    return this.underrunCount;
+  }
+
+  /** Milliseconds of those gaps, all together. */
+  get underrunMs(): number {
+    return this.underrunTotalMs;
   }
 
   /** Seconds still queued. */

@@ -20,5 +20,33 @@ test('npm run bench -- density transport=twilio: calls over the real protocol, a
   assert.ok(level.callerFrames > 600, `caller frames ${level.callerFrames}`);
   assert.ok(level.agentFrames > 0, 'the agent spoke over the media stream');
   assert.ok(level.answeredTurns >= 2, `answered turns ${level.answeredTurns}`);
-  assert.match(stdout, /hiwar serve \+ Twilio Media Streams/);
+  assert.match(stdout, /hiwar serve's server in the bench process, Twilio Media Streams/);
+  // Every level has its conditions; calls per core only from a level that was not starved.
+  const [c] = last.conditions;
+  assert.equal(typeof c.loadBefore, 'number');
+  assert.equal(c.warm, false, 'the first level of a server is cold');
+  assert.equal(c.starved, c.runQueueWaitShare === null || c.runQueueWaitShare > last.starvedAbove);
+  assert.equal(last.callsPerCoreByCpu === null, c.starved);
+  assert.match(stdout, /conditions:\n {2}2 calls, twilio, .*(cold) process, load [\d.]+ → [\d.]+, run-queue wait/);
+});
+
+test('npm run bench -- telephony-density workers=2: the Twilio row against a real hiwar serve --workers 2, then the local row', async () => {
+  const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', run, 'telephony-density', '--quick', '2', 'seconds=4', 'workers=2'], { timeout: 300_000 });
+  const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
+  assert.equal(last.bench, 'telephony-density');
+  assert.equal(last.twilio.workers, 2);
+  assert.equal(last.local.transport, 'local');
+  const [tw] = last.twilio.levels;
+  // The workers counted the caller frames that reached their sessions (files the bench adds up).
+  assert.ok(tw.callerFrames > 0, `caller frames ${tw.callerFrames}`);
+  assert.ok(tw.agentFrames > 0, 'the agent spoke through hiwar serve --workers 2');
+  assert.ok(tw.cpuPct > 0, 'the server processes\' CPU was read');
+  assert.match(stdout, /hiwar serve --workers 2 \(processes of its own\)/);
+  const rows = stdout.split('\n').filter((l) => /^(twilio|local) \| /.test(l));
+  assert.deepEqual(rows.map((l) => l.split(' | ')[0]), ['twilio', 'local'], 'the Twilio route first, the local one second');
+  for (const [i, row] of rows.entries()) {
+    const c = (i === 0 ? last.twilio : last.local).conditions[0];
+    assert.equal(row.includes('starved: not reported'), c.starved, row);
+  }
 });

@@ -52,3 +52,38 @@ test('an interrupt drops the rest of a piece part-read; marks resolve in order',
   assert.deepEqual([...got.at(-1)!], [...ramp(1000, 160)], 'nothing of the dropped piece comes back');
   await out.close();
 });
+
+test('running dry inside a reply is an underrun the sink is told of; running dry at a mark (a reply end) or after an interrupt is not', async () => {
+  const clock = new VirtualClock();
+  const got: { time: number; lateMs: number }[] = [];
+  const out = new PacedOutput(RATE, clock, (_s, time, lateMs) => got.push({ time, lateMs }));
+  const write = (n: number) => out.write({ samples: ramp(0, n), sampleRate: RATE, time: clock.now() });
+  write(320); // 40 ms, played at 0 and 20
+  await clock.advance(100); // dry since 40 ms, no mark: the reply's next audio is 60 ms late
+  write(160);
+  await clock.advance(0);
+  assert.deepEqual(got.slice(-1), [{ time: 100, lateMs: 60 }]);
+  assert.equal(out.underruns, 1);
+  assert.equal(out.underrunMs, 60);
+  // The reply ends (a mark after its last audio), a pause, the next reply: no underrun.
+  const end = out.mark('reply-end');
+  await clock.advance(50);
+  await end;
+  write(160);
+  await clock.advance(0);
+  assert.equal(got.at(-1)!.lateMs, 0);
+  // An interrupt, a pause, new audio: no underrun either.
+  await clock.advance(5);
+  await out.interrupt();
+  await clock.advance(200);
+  write(160);
+  await clock.advance(0);
+  assert.equal(got.at(-1)!.lateMs, 0);
+  assert.equal(out.underruns, 1);
+  // Audio that arrives before the previous piece finished playing continues it: no gap.
+  write(160);
+  await clock.advance(20);
+  assert.deepEqual(got.slice(-2).map((g) => g.lateMs), [0, 0]);
+  assert.equal(got.at(-1)!.time - got.at(-2)!.time, 20);
+  await out.close();
+});

@@ -1,0 +1,186 @@
+/**
+ * `hiwar serve --workers N|auto`: N processes behind the one port, each a full server. The
+ * primary (this module's `serveWorkers`) forks them with node:cluster, which shares every
+ * listening socket (HTTP with its WebSocket upgrades, the AudioSocket TCP port) and hands each
+ * new connection to one worker in turn. The primary holds the machine's call count
+ * (serve-machine.ts), restarts a worker that crashes (its calls end, no other's), and on SIGTERM
+ * or SIGINT has every worker drain before it exits. Workers run `serveCommand` as usual, with the
+ * pieces `workerSide()` gives them.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import type { CallAdmission } from '../server/calls.ts';
+import { MemoryTokenLedger, type TokenLedger } from '../server/token-ledger.ts';
+import { numberOption, UsageError } from './args.ts';
+import { isMachineMessage, MachineAdmission, MachineCalls, MachineLedger, type MachineChannel, type MachineMessage } from './serve-machine.ts';
+
+/** `hiwar serve`'s `--workers` flag (parsed with the rest of serve's options). */
+export const WORKERS_FLAG = { workers: { type: 'string' } } as const;
+
+/** The flag's line in `hiwar serve --help`. */
+export const WORKERS_HELP = `  --workers N|auto       processes behind the one port, each a full server (auto: one per core);
+                         --max-calls is then the machine's limit (default 1; docs/scaling.md)`;
+
+/** How long a restarted worker waits at most after crashing again and again (a crash loop). */
+const WORKER_DEFAULTS = {
+  /** A worker that ran less than this before exiting counts as crashing at once. */
+  quickExitMs: 10_000,
+  /** First wait before restarting a worker that crashed quickly; doubled each time, up to `maxRestartDelayMs`. */
+  restartDelayMs: 250,
+  maxRestartDelayMs: 10_000,
+};
+
+/** The number of worker processes `--workers` asks for (1 when absent). */
+export function workerCount(raw: string | undefined, usage: string): number {
+  if (raw === undefined) return 1;
+  if (raw === 'auto') return availableParallelism();
+  if (!/^\d+$/.test(raw.trim())) throw new UsageError(`--workers must be a whole number from 1 to 256 or "auto", got "${raw}"`, usage);
+  return numberOption('workers', raw, 1, 256, usage, true);
+}
+
+/**
+ * Runs the primary of a multi-worker `hiwar serve` when `--workers` asks for more than one
+ * process and this is not a worker already: resolves with the exit code once every worker has
+ * drained. Undefined: this process serves by itself (one worker, or a worker of the primary).
+ */
+export async function serveWorkers(raw: string | undefined, usage: string, say: (m: string) => void): Promise<number | undefined> {
+  const n = workerCount(raw, usage);
+  if (n <= 1 || !cluster.isPrimary) return undefined;
+  const calls = new MachineCalls();
+  const ledger = new MemoryTokenLedger();
+  // A token one worker signs (a webhook's answer) is checked by whichever worker the media
+  // connection reaches: every worker signs with the same key, random per start unless given.
+  const shared = (v: string | undefined) => v || randomBytes(32).toString('base64url');
+  const secrets = { HIWAR_MEDIA_SECRET: shared(process.env.HIWAR_MEDIA_SECRET), HIWAR_WEBRTC_TOKEN_KEY: shared(process.env.HIWAR_WEBRTC_TOKEN_KEY) };
+  const indexOf = new Map<number, number>();
+  const startedAt = new Map<number, number>();
+  const failures = new Map<number, number>();
+  const everReady = new Set<number>();
+  let stopping = false;
+  let failed = false;
+  const live = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
+  const send = (w: Worker, m: MachineMessage) => {
+    if (w.isConnected()) w.send(m, undefined, () => {});
+  };
+  const broadcast = () => {
+    for (const w of live()) send(w, { hiwar: 'calls', calls: calls.calls });
+  };
+  const stopAll = (signal: NodeJS.Signals) => {
+    stopping = true;
+    for (const w of live()) w.process.kill(signal);
+  };
+
+  const fork = (index: number, restarted: boolean) => {
+    const w = cluster.fork({ ...secrets, HIWAR_SERVE_WORKER: String(index), HIWAR_SERVE_WORKER_RESTARTED: restarted ? '1' : '' });
+    indexOf.set(w.id, index);
+    startedAt.set(w.id, Date.now());
+    w.on('message', (m: unknown) => {
+      if (!isMachineMessage(m)) return;
+      if (m.hiwar === 'acquire') {
+        const ok = calls.acquire(w.id, m.id, m.max);
+        send(w, { hiwar: 'acquired', id: m.id, ok, calls: calls.calls });
+        if (ok) broadcast();
+      } else if (m.hiwar === 'spend') {
+        void ledger.spend(m.key, m.ttlMs).then((ok) => send(w, { hiwar: 'spent', id: m.id, ok }));
+      } else if (m.hiwar === 'release') {
+        calls.release(w.id, m.id);
+        broadcast();
+      } else if (m.hiwar === 'ready') {
+        if (restarted) say(`  worker ${index} restarted (pid ${w.process.pid})`);
+        everReady.add(index);
+        if (!restarted && everReady.size === n) say(`  workers: ${n} processes behind ${m.url} (${live().map((x) => `worker ${indexOf.get(x.id)} pid ${x.process.pid}`).sort().join(', ')}); --max-calls counts the machine's calls`);
+      }
+    });
+  };
+
+  return new Promise<number>((resolve) => {
+    cluster.on('exit', (w, code, signal) => {
+      const index = indexOf.get(w.id) ?? 0;
+      const freed = calls.releaseWorker(w.id);
+      broadcast();
+      if (!stopping && !everReady.has(index)) {
+        // A worker that never came up (a wrong option, a refused key) would fail again: stop, as one process would.
+        failed = true;
+        stopAll('SIGTERM');
+      } else if (!stopping) {
+        const quick = Date.now() - (startedAt.get(w.id) ?? 0) < WORKER_DEFAULTS.quickExitMs;
+        const k = quick ? (failures.get(index) ?? 0) + 1 : 0;
+        failures.set(index, k);
+        const delay = quick ? Math.min(WORKER_DEFAULTS.maxRestartDelayMs, WORKER_DEFAULTS.restartDelayMs * 2 ** (k - 1)) : 0;
+        say(`  worker ${index} (pid ${w.process.pid}) exited (${signal ?? `code ${code}`}) with ${freed} call${freed === 1 ? '' : 's'}; restarting it${delay ? ` in ${delay} ms` : ''}`);
+        setTimeout(() => !stopping && fork(index, true), delay);
+      }
+      if (live().length === 0 && (stopping || failed)) {
+        if (!failed) say('drained; bye');
+        resolve(failed ? 1 : 0);
+      }
+    });
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      say(`${signal}: draining ${live().length} workers (${calls.calls} calls running, no new calls)`);
+      stopAll('SIGTERM');
+    };
+    process.on('SIGTERM', () => onSignal('SIGTERM'));
+    // Ctrl-C reaches the workers as well (one process group); a second one ends everything at once.
+    process.once('SIGINT', () => onSignal('SIGINT'));
+    for (let i = 1; i <= n; i++) fork(i, false);
+  });
+}
+
+/** What a worker of `--workers N` changes in `hiwar serve`. */
+export interface WorkerSide {
+  /** 1…N. */
+  readonly index: number;
+  /** Prints start-up lines in the first worker only (the primary speaks for the others). */
+  say(m: string): void;
+  /** The machine's limit before `inner` (the cluster's key budget with REDIS_URL). */
+  admission(maxCalls: number, inner: CallAdmission | undefined): CallAdmission;
+  /** `/readyz`: not ready when the machine is full, with the worker and the machine's calls in the body. */
+  health(inner: (() => { ready: boolean; body: Record<string, unknown> }) | undefined, activeCalls: () => number): () => { ready: boolean; body: Record<string, unknown> };
+  /** The machine's ledger of spent tokens (held by the primary). */
+  ledger(): TokenLedger & { where: string };
+  /** Start-up is over (the banner printed): tells the primary; later lines are the primary's. */
+  ready(url: string): void;
+  /** Drained: lets go of the primary (a worker's IPC channel would keep it running). */
+  done(): void;
+}
+
+/** This process's role as a worker of `hiwar serve --workers N`; undefined when it is not one. */
+export function workerSide(env: NodeJS.ProcessEnv = process.env): WorkerSide | undefined {
+  if (!cluster.isWorker || !env.HIWAR_SERVE_WORKER) return undefined;
+  const index = Number(env.HIWAR_SERVE_WORKER);
+  // process.send without a callback turns a closed channel into an 'error' event on process (a
+  // crash): a closed channel throws here instead, which the admission and the ledger handle.
+  const channel: MachineChannel = {
+    send: (m) => {
+      if (!process.connected || !process.send) throw new Error('the primary process is gone');
+      process.send(m, undefined, {}, () => {});
+    },
+    on: (event, listener) => process.on(event, listener),
+  };
+  let speaking = index === 1 && !env.HIWAR_SERVE_WORKER_RESTARTED;
+  let machine: MachineAdmission | undefined;
+  // The primary gone (killed): this worker no longer gets connections; it drains and stops.
+  process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  return {
+    index,
+    say: (m) => {
+      if (speaking) process.stdout.write(`${m}\n`);
+    },
+    admission: (maxCalls, inner) => (machine = new MachineAdmission(channel, maxCalls, inner)),
+    ledger: () => Object.assign(new MachineLedger(channel), { where: 'this machine (the primary process)' }),
+    health: (inner, activeCalls) => () => {
+      const base = inner?.() ?? { ready: true, body: { status: 'ok', activeCalls: activeCalls() } };
+      const full = machine?.full ?? false;
+      const body = { ...base.body, worker: index, machineCalls: machine?.machineCalls ?? 0 };
+      if (base.ready && full) return { ready: false, body: { ...body, status: 'full' } };
+      return { ready: base.ready, body };
+    },
+    ready: (url) => {
+      speaking = false;
+      channel.send({ hiwar: 'ready', url });
+    },
+    done: () => cluster.worker?.disconnect(),
+  };
+}

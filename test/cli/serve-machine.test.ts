@@ -1,0 +1,31 @@
+/** The machine's call count of `hiwar serve --workers N` (pure) and the --workers flag. */
+import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
+import { test } from 'node:test';
+import { MachineCalls } from '../../src/cli/serve-machine.ts';
+import { workerCount } from '../../src/cli/serve-workers.ts';
+import { UsageError } from '../../src/cli/args.ts';
+
+test('the machine count refuses past the limit across workers; a release or a dead worker frees places', () => {
+  const m = new MachineCalls();
+  assert.ok(m.acquire(1, 'a', 3));
+  assert.ok(m.acquire(2, 'b', 3));
+  assert.ok(m.acquire(1, 'c', 3));
+  assert.equal(m.acquire(2, 'd', 3), false, 'the fourth call is refused, whichever worker asks');
+  assert.equal(m.calls, 3);
+  m.release(2, 'b');
+  m.release(2, 'b');
+  assert.equal(m.calls, 2, 'a second release of one call changes nothing');
+  m.release(2, 'a');
+  assert.equal(m.calls, 2, 'a worker cannot release another worker\'s call');
+  assert.equal(m.releaseWorker(1), 2, 'a dead worker gives back every place it held');
+  assert.equal(m.calls, 0);
+  assert.ok(m.acquire(2, 'e', 1));
+});
+
+test('--workers takes a whole number or auto', () => {
+  assert.equal(workerCount(undefined, 'u'), 1);
+  assert.equal(workerCount('3', 'u'), 3);
+  assert.equal(workerCount('auto', 'u'), availableParallelism());
+  for (const bad of ['0', '1.5', 'two', '-1', '', '1e2', '257']) assert.throws(() => workerCount(bad, 'u'), UsageError, bad);
+});
