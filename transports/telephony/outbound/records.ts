@@ -54,8 +54,10 @@ const RANK: Record<OutboundStatus, number> = { queued: 0, ringing: 1, answered: 
 export function fold(placed: OutboundCall, changes: CallChange[]): OutboundCall {
   const call: OutboundCall = structuredClone(placed);
   for (const ch of changes) {
-    if (ch.kind === 'dialled') {
-      if (ch.platformCallId) call.platformCallId ??= ch.platformCallId;
+    if (ch.kind === 'dialled' && ch.platformCallId) {
+      // The dial's answer names the call; a callback that came first may have named its leg.
+      if (call.platformCallId && call.platformCallId !== ch.platformCallId) call.platformLegId ??= call.platformCallId;
+      call.platformCallId = ch.platformCallId;
     } else if (ch.kind === 'dial-failed') {
       status(call, { status: 'failed', raw: ch.raw }, ch.at);
       call.error = ch.error;
