@@ -178,6 +178,8 @@ export class OutboundCalls {
     return new Promise((resolve) => {
       this.waiting.set(id, [...(this.waiting.get(id) ?? []), { resolve, session: !!o.session }]);
       if (o.session && c.outcome) this.sessionDeadline(id);
+      // Another instance may have recorded the outcome before this wait began.
+      void this.refresh(id).catch(() => {});
     });
   }
 

@@ -249,5 +249,7 @@ function plugin(
       if (url.pathname.startsWith('/outbound/')) return callback(req, res, url);
       return false;
     },
+    // The records' own connections (Redis's subscriber); the records' store itself is the caller's.
+    close: () => calls.close(),
   };
 }
