@@ -97,6 +97,8 @@ export async function inProcess(spec: CampaignSpec, values: RunValues, say: (m: 
     say(describe(status));
     return 0;
   } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
     await server.close();
   }
 }

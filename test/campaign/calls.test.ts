@@ -8,6 +8,7 @@
  * minute a second.
  */
 import assert from 'node:assert/strict';
+import { appendFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
@@ -40,6 +41,8 @@ const DNC = '+966500000306';
 const MIN = 60_000;
 const VOICEMAIL = 'مرحبًا، معك بنك الواحة. نرجو أن تتصل بنا على الرقم المجاني.';
 const keys = testKeys();
+
+const trace = (m: string) => process.env.HIWAR_CALLS_TRACE && appendFileSync(process.env.HIWAR_CALLS_TRACE, `${new Date().toISOString()} ${m}\n`);
 
 let sandbox: Running;
 const audio: Record<string, Int16Array> = {};
@@ -82,6 +85,7 @@ test('hiwar campaign start in process: a person, a voicemail, a carrier announce
 
   async function farEnd(leg: MediaLeg): Promise<void> {
     const phone = phoneOf.get(leg.platformCallId)!;
+    trace(`media ${leg.platformCallId} ${phone}`);
     const far = new FarEnd(leg.streamUrl, leg.protocol, clock);
     await far.start();
     let hungUp = false;
@@ -97,12 +101,13 @@ test('hiwar campaign start in process: a person, a voicemail, a carrier announce
       await far.until(() => far.played > greeting + 0.5, 30_000).catch(() => {});
       hangup();
     } else {
-      await far.say(phone === 'voicemail' ? audio.voicemail! : audio.carrier!);
-      // A recording goes on with silence until the agent hangs up.
+      // The agent may hang up before the recording is over (a carrier's tones decide at once); then it goes on with silence until the agent hangs up.
+      await Promise.race([far.say(phone === 'voicemail' ? audio.voicemail! : audio.carrier!), far.closed]);
       await Promise.race([far.closed, new Promise((r) => setTimeout(r, 120_000))]);
       if (!closedByAgent) hangup();
     }
     heard.set(leg.platformCallId, { heard: far.played, closedByAgent });
+    trace(`media ${leg.platformCallId} ${phone} done, heard ${far.played.toFixed(1)} s, closed by agent ${closedByAgent}`);
   }
 
   const fake = await new FakePlatforms(keys, {
@@ -112,6 +117,7 @@ test('hiwar campaign start in process: a person, a voicemail, a carrier announce
       const script = PHONES[to]!.by;
       const phone = script[Math.min(n, script.length) - 1]!;
       phoneOf.set(id, phone);
+      trace(`dial ${to} #${n}: ${phone} (${id})`);
       return phone === 'no-answer' || phone === 'busy' ? phone : 'answer';
     },
     onMedia: farEnd,
@@ -140,14 +146,23 @@ export default { ...base, name: 'reminder', greeting: 'مرحبًا {name}، م�
     const start = Date.parse('2026-11-29T05:59:00Z');
     const results = join(dir, 'results.csv');
     const out: string[] = [];
-    const code = await campaignCommand(
+    // A far end that failed leaves its call without a last callback: fail then, saying why, instead of waiting for ever.
+    let watchdog: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      watchdog = setInterval(() => {
+        if (fake.errors.length) trace(`errors: ${fake.errors.join('; ')}`);
+        if (fake.errors.length) reject(new Error(`a call's far end failed: ${fake.errors.join('; ')}; dials ${JSON.stringify(Object.fromEntries(dials))}`));
+      }, 200);
+    });
+    const run = campaignCommand(
       ['start', join(dir, 'contacts.csv'), '--agent', join(dir, 'reminder.mjs'), '--window', 'Sun-Thu 09:00-21:00 Asia/Riyadh', '--concurrency', '2', '--retries', '2', '--retry-after', '10m',
         '--dnc', join(dir, 'dnc.txt'), '--id', 'spring', '--results', results, '--platform', 'twilio', '--port', String(port), '--public-url', `http://127.0.0.1:${port}`],
       { client: sandbox.client, clock, campaignClock: campaignClock(start, 60), logger: createLogger('silent') },
-    ).finally(() => out.push(...fake.errors));
+    );
+    const code = await Promise.race([run, stuck]).finally(() => clearInterval(watchdog));
     assert.equal(code, 0, out.join('\n'));
 
-    const rows = csvRows(await readFile(results, 'utf8'));
+    const rows = csvRows(await readFile(results, 'utf8')).map((r) => r.fields);
     const header = rows[0]!;
     const all = rows.slice(1).map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? ''])));
     const by = (n: string) => all.filter((r) => r.number === n);
@@ -188,6 +203,8 @@ export default { ...base, name: 'reminder', greeting: 'مرحبًا {name}، م�
       }
     }
   } finally {
+    // On a failure the campaign may still be running: stop it dialling (as Ctrl-C does).
+    process.emit('SIGINT');
     process.env = saved;
     clock.stop();
     await fake.close();

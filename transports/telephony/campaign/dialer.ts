@@ -30,6 +30,8 @@ export interface OutboundDialerOptions {
   recoverPollMs?: number;
   /** How long `recover` follows a call still going before it gives up (`failed-unknown`). @default OUTBOUND_DEFAULTS.recoverMaxMs */
   recoverMaxMs?: number;
+  /** A placed call with no final callback after this long is asked of the platform, as `recover` does. @default OUTBOUND_DEFAULTS.askAfterMs */
+  askAfterMs?: number;
 }
 
 /**
@@ -43,6 +45,22 @@ export interface OutboundDialerOptions {
  */
 export function outboundDialer(calls: CallPlacer, o: OutboundDialerOptions = {}): Dialer {
   const result = async (call: OutboundCall): Promise<CallResult> => ({ ...resultOfCall(call), ...(await o.details?.(call).catch(() => undefined)) });
+
+  /** Asks the platform about a call until it has ended (or nobody can say, or `recoverMaxMs` passed). */
+  async function follow(from: OutboundCall, signal?: AbortSignal): Promise<CallResult> {
+    let call = from;
+    const until = Date.now() + (o.recoverMaxMs ?? OUTBOUND_DEFAULTS.recoverMaxMs);
+    while (!call.outcome) {
+      const asked: { call: OutboundCall; said?: StatusUpdate } | undefined = await calls.ask?.(call.id);
+      if (!asked?.said) return { outcome: 'failed-unknown', callId: call.id, error: `${call.platform} cannot say how call ${call.platformCallId ?? call.id} ended` };
+      call = asked.call;
+      if (call.outcome) break;
+      if (Date.now() >= until) return { outcome: 'failed-unknown', callId: call.id, error: `call ${call.id} was still ${call.status} when recovery gave up` };
+      await sleepFor(o.recoverPollMs ?? OUTBOUND_DEFAULTS.recoverPollMs, signal);
+    }
+    return result(call);
+  }
+
   return {
     async dial(d: DialAttempt): Promise<CallResult> {
       let placed: OutboundCall;
@@ -51,23 +69,22 @@ export function outboundDialer(calls: CallPlacer, o: OutboundDialerOptions = {})
       } catch (err) {
         return { outcome: err instanceof PlaceCallError ? 'invalid' : 'failed', error: (err as Error).message };
       }
-      return result(await calls.outcome(placed.id, { session: true }));
+      // A call whose last callback never comes (lost by the platform or on the way) is asked of the platform after a while.
+      const stop = new AbortController();
+      const silent = async () => {
+        await sleepFor(o.askAfterMs ?? OUTBOUND_DEFAULTS.askAfterMs, stop.signal);
+        return follow(placed, stop.signal);
+      };
+      try {
+        return await Promise.race([calls.outcome(placed.id, { session: true }).then(result), ...(calls.ask ? [silent()] : [])]);
+      } finally {
+        stop.abort();
+      }
     },
     async recover(d: DialAttempt): Promise<CallResult | undefined> {
       const found = await calls.byReference?.(d.dialId);
       // Never placed as far as the records know (the worker died before its dial): the caller counts it failed-unknown.
-      if (!found) return undefined;
-      let call: OutboundCall = found;
-      const until = Date.now() + (o.recoverMaxMs ?? OUTBOUND_DEFAULTS.recoverMaxMs);
-      while (!call.outcome) {
-        const asked: { call: OutboundCall; said?: StatusUpdate } | undefined = await calls.ask?.(call.id);
-        if (!asked?.said) return { outcome: 'failed-unknown', callId: call.id, error: `${call.platform} cannot say how call ${call.platformCallId ?? call.id} ended` };
-        call = asked.call;
-        if (call.outcome) break;
-        if (Date.now() >= until) return { outcome: 'failed-unknown', callId: call.id, error: `call ${call.id} was still ${call.status} when recovery gave up` };
-        await sleepFor(o.recoverPollMs ?? OUTBOUND_DEFAULTS.recoverPollMs);
-      }
-      return result(call);
+      return found && follow(found);
     },
   };
 }

@@ -16,6 +16,8 @@ export const OUTBOUND_DEFAULTS = {
   /** A dead worker's call is asked of the platform this often until it has ended, for at most `recoverMaxMs`. */
   recoverPollMs: 10_000,
   recoverMaxMs: 4 * 3600_000,
+  /** A campaign's call with no final callback after this long is asked of the platform (its last callback may be lost). */
+  askAfterMs: 2 * 3600_000,
   /** Variables of one call at most, and characters of one value. */
   maxVariables: 50,
   maxValueLength: 500,

@@ -54,8 +54,9 @@ const RANK: Record<OutboundStatus, number> = { queued: 0, ringing: 1, answered: 
 export function fold(placed: OutboundCall, changes: CallChange[]): OutboundCall {
   const call: OutboundCall = structuredClone(placed);
   for (const ch of changes) {
-    if (ch.kind === 'dialled' && ch.platformCallId) {
+    if (ch.kind === 'dialled') {
       // The dial's answer names the call; a callback that came first may have named its leg.
+      if (!ch.platformCallId) continue;
       if (call.platformCallId && call.platformCallId !== ch.platformCallId) call.platformLegId ??= call.platformCallId;
       call.platformCallId = ch.platformCallId;
     } else if (ch.kind === 'dial-failed') {
