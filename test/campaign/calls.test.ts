@@ -49,7 +49,8 @@ const audio: Record<string, Int16Array> = {};
 before(async () => {
   sandbox = await runSandbox();
   const say = (text: string) => voiced(sandbox.client, text, 8000);
-  audio.alo = pad(await say('ألو'), 8000, 0.3, 0);
+  // A person picks up, then says "ألو" after a moment.
+  audio.alo = pad(await say('ألو'), 8000, 1.0, 0);
   audio.yes = pad(await say('نعم أنا'), 8000, 0.1, 0);
   audio.voicemail = concatPcm([await say('مرحبًا، لقد وصلت إلى البريد الصوتي، أنا غير متاح حاليًا، اترك رسالتك'), silence(0.5, 8000), compose([{ tone: 1000, ms: 400 }], 0)]);
   audio.carrier = concatPcm([compose([{ tone: 914, ms: 330 }, { tone: 1371, ms: 330 }, { tone: 1777, ms: 330 }, { silence: 200 }], 0), await say('الرقم المطلوب مغلق أو خارج نطاق التغطية')]);
@@ -103,7 +104,9 @@ test('hiwar campaign start in process: a person, a voicemail, a carrier announce
     } else {
       // The agent may hang up before the recording is over (a carrier's tones decide at once); then it goes on with silence until the agent hangs up.
       await Promise.race([far.say(phone === 'voicemail' ? audio.voicemail! : audio.carrier!), far.closed]);
-      await Promise.race([far.closed, new Promise((r) => setTimeout(r, 120_000))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([far.closed, new Promise((r) => (timer = setTimeout(r, 120_000)))]);
+      clearTimeout(timer);
       if (!closedByAgent) hangup();
     }
     heard.set(leg.platformCallId, { heard: far.played, closedByAgent });

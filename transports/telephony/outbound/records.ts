@@ -89,7 +89,8 @@ export function summaryOf(report: CallReport): CallSessionSummary {
   const toolResults = Object.fromEntries(report.tasks.filter((t) => t.result.ok).map((t) => [t.name, (t.result as { value: unknown }).value]));
   return {
     ...(report.amd ? { amd: { class: report.amd.class, action: report.amd.action, decisionMs: report.amd.decisionMs } } : {}),
-    ...(report.turns.length ? { transcript: report.turns.map((t) => `${t.role === 'user' ? 'caller' : 'agent'}: ${t.heardText ?? t.text}`).join('\n') } : {}),
+    // What the caller heard of an agent turn cut short; a whole turn as said.
+    ...(report.turns.length ? { transcript: report.turns.map((t) => (t.role === 'user' ? `caller: ${t.text}` : `agent: ${t.interrupted ? (t.heardText ?? t.text) : t.text}`)).join('\n') } : {}),
     ...(Object.keys(toolResults).length ? { toolResults } : {}),
     ended: report.ended,
   };
