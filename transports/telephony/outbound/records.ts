@@ -44,6 +44,7 @@ export interface CallRecords {
   byReference(reference: string): Promise<string | undefined>;
   /** Tells `listener` the id of each call another instance changed (a cluster only). */
   watch?(listener: (id: string) => void): Promise<void>;
+  /** Frees what the records hold of their own (a subscriber connection); the store stays. */
   close?(): Promise<void>;
 }
 
@@ -190,6 +191,7 @@ export class RedisCallRecords implements CallRecords {
     this.sub.on('message', (_channel: string, id: string) => listener(id));
     await this.sub.subscribe(this.channel);
   }
+  /** Closes the subscriber connection; the connection given stays open (it is the caller's). */
   async close(): Promise<void> {
     this.sub?.disconnect();
   }
