@@ -114,11 +114,15 @@ export async function worker(values: RunValues, redisUrl: string, say: (m: strin
   say(`hiwar campaign worker: taking campaign calls from Redis${budget ? `, within the key's ${budget.semaphore.limit} sessions` : ''}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
       say(`${signal}: finishing the calls under way`);
       void w.close().then(resolve);
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    const onTerm = () => stop('SIGTERM');
+    const onInt = () => stop('SIGINT');
+    process.once('SIGTERM', onTerm);
+    process.once('SIGINT', onInt);
   });
   await server.close();
   budget?.redis.disconnect();

@@ -14,6 +14,7 @@ import { createAgentServer } from '../../src/server/index.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import { hiwar } from '../helpers/processes.ts';
 import { startRedis } from '../helpers/redis.ts';
+import { runSandbox } from '../helpers/sandbox.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 
@@ -110,17 +111,19 @@ test('GET /campaigns/:id and POST …/pause need the calls secret', async () => 
 });
 
 test('hiwar serve with REDIS_URL answers for the cluster\'s campaigns: GET /campaigns/:id, /results and pause, behind HIWAR_CALLS_SECRET', async () => {
-  const redis = await startRedis();
+  const [redis, sandbox] = await Promise.all([startRedis(), runSandbox()]);
   const queue = new CampaignQueue(redis.url);
   let child: ChildProcess | undefined;
   try {
     await queue.start({ id: 'autumn', contacts: [{ number: '+966500000001', variables: { name: 'سارة' }, line: 2 }], settings: campaignSettings({ concurrency: 2 }), agent: 'reminder' });
     const secret = 'serve-campaigns-secret-0123456789';
-    child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: { ...process.env, HIWAR_API_KEY: '', REDIS_URL: redis.url, HIWAR_CALLS_SECRET: secret, HIWAR_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The test's sandbox as the service (the embedded one would start in the child, slowly on a loaded machine).
+    const env = { ...process.env, HIWAR_API_KEY: sandbox.key, HIWAR_BASE_URL: sandbox.sandbox.url, HIWAR_KEY_SESSIONS: '9', REDIS_URL: redis.url, HIWAR_CALLS_SECRET: secret, HIWAR_LOG_LEVEL: 'warn' };
+    child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
-    await waitFor(() => /campaigns +GET \/campaigns\/:id/.test(out) || child!.exitCode !== null, 'hiwar serve started', 90_000);
+    await waitFor(() => /campaigns +GET \/campaigns\/:id/.test(out) || child!.exitCode !== null, 'hiwar serve started', 120_000, () => out);
     assert.match(out, /campaigns +GET \/campaigns\/:id\[\/results\], POST \/campaigns\/:id\/pause\|resume\|cancel need the same secret/);
     const url = /at (http:\/\/[\d.]+:\d+)/.exec(out)![1]!;
     const auth = { authorization: `Bearer ${secret}` };
@@ -145,5 +148,6 @@ test('hiwar serve with REDIS_URL answers for the cluster\'s campaigns: GET /camp
     }
     await queue.close();
     await redis.stop();
+    await sandbox.close();
   }
 });
