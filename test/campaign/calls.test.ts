@@ -52,9 +52,8 @@ const audio: Record<string, Int16Array> = {};
 before(async () => {
   sandbox = await runSandbox();
   const say = (text: string) => voiced(sandbox.client, text, 8000);
-  // A person picks up, then says "ألو" after a moment. (The detector hears the call from its session's
-  // start: on a loaded machine that start may come a second of wall time after the stream's.)
-  audio.alo = pad(await say('ألو'), 8000, 2.5, 0);
+  // A person picks up, then says "ألو" after a moment.
+  audio.alo = pad(await say('ألو'), 8000, 1.0, 0);
   audio.yes = pad(await say('نعم أنا'), 8000, 0.1, 0);
   audio.voicemail = concatPcm([await say('مرحبًا، لقد وصلت إلى البريد الصوتي، أنا غير متاح حاليًا، اترك رسالتك'), silence(0.5, 8000), compose([{ tone: 1000, ms: 400 }], 0)]);
   audio.carrier = concatPcm([compose([{ tone: 914, ms: 330 }, { tone: 1371, ms: 330 }, { tone: 1777, ms: 330 }, { silence: 200 }], 0), await say('الرقم المطلوب مغلق أو خارج نطاق التغطية')]);
