@@ -66,15 +66,15 @@ function campaignClock(start: number, speed: number): Clock {
   return { speed, now: () => start + (Date.now() - origin) * speed, sleep: (ms, signal) => sleepFor(ms / speed, signal) };
 }
 
-/** Waits until `far` has heard no agent audio for `ms` (wall) after hearing some. */
-async function quietAfterAudio(far: FarEnd, ms: number, give = 90_000): Promise<void> {
+/** Waits until `far` has heard at least `least` s of agent audio and then none for `ms` (wall): a pause of a loaded machine's synthesis is no end of turn. */
+async function quietAfterAudio(far: FarEnd, ms: number, least: number, give = 90_000): Promise<void> {
   const end = Date.now() + give;
   let last = far.played;
   let since = Date.now();
   while (Date.now() < end) {
     await new Promise((r) => setTimeout(r, 50));
     if (far.played !== last) [last, since] = [far.played, Date.now()];
-    else if (last > 0 && Date.now() - since >= ms) return;
+    else if (last >= least && Date.now() - since >= ms) return;
   }
   throw new Error(`the far end kept hearing the agent for ${give} ms`);
 }
@@ -112,7 +112,8 @@ async function runCampaign(mode: 'in-process' | 'bullmq', redisUrl = ''): Promis
     const hangup = () => ((hungUp = true), far.hangup());
     if (phone === 'person') {
       await far.say(audio.alo!);
-      await quietAfterAudio(far, 800);
+      // The greeting ("مرحبًا خالد، معك سارة من بنك الواحة.") lasts about 3 s.
+      await quietAfterAudio(far, 1200, 2);
       const greeting = far.played;
       await far.say(audio.yes!);
       // The agent answers the person's "نعم أنا" (its turn was heard), or the person hangs up anyway.
