@@ -18,9 +18,6 @@ import { AMD_DEFAULTS, type AmdClass, type AmdDecision, type AmdOptions, type Am
 import { PhraseTable } from './phrases.ts';
 import { BLOCK, BLOCK_MS, TONE_RATE, ToneAnalyser, ToneTracker, type ToneEnd } from './tone.ts';
 
-/** A frame arriving this much (ms) after the audio before it ended marks a line that stopped sending. */
-const LINE_GAP_MS = 2000;
-
 /** SIT tones follow each other within this gap (ms) and differ by at least this much (Hz). */
 const SIT_GAP_MS = 60;
 const SIT_MIN_STEP_HZ = 100;
@@ -41,8 +38,6 @@ export class AmdDetector {
   private pending = new Int16Array(0);
   private pendingStart = 0;
   private startAt: number | undefined;
-  /** Where the next frame's audio starts on the detector's timeline. */
-  private audioNext: number | undefined;
   private now = 0;
   private result: AmdDecision | undefined;
   // speech/silence
@@ -87,18 +82,13 @@ export class AmdDetector {
   push(frame: AudioFrame): AmdDecision | undefined {
     if (this.result) return undefined;
     this.startAt ??= frame.time;
-    // Time runs with the audio: frames that arrived together (a late network or process) keep their
-    // own length, so a burst of greeting is not a short word and the wait before it no pause; a
-    // line that sent nothing for LINE_GAP_MS resumes at the frame's own time.
-    const t = this.audioNext !== undefined && frame.time - this.audioNext < LINE_GAP_MS ? this.audioNext : frame.time;
-    this.audioNext = t + (frame.samples.length * 1000) / frame.sampleRate;
     let samples = frame.samples;
     if (frame.sampleRate !== TONE_RATE) {
       this.resampler ??= createPolyphaseResampler(frame.sampleRate, TONE_RATE);
       if (this.resampler.fromRate !== frame.sampleRate) throw new RangeError(`frames changed rate from ${this.resampler.fromRate} to ${frame.sampleRate} Hz`);
       samples = this.resampler.push(samples);
     }
-    if (!this.pending.length) this.pendingStart = t;
+    if (!this.pending.length) this.pendingStart = frame.time;
     const joined = new Int16Array(this.pending.length + samples.length);
     joined.set(this.pending);
     joined.set(samples, this.pending.length);
