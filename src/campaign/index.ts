@@ -9,7 +9,7 @@ export { afterOutcome, CAMPAIGN_DEFAULTS, campaignSettings, decide, inWindow, pa
 export { csvRows, normalizeNumber, parseContacts, parseDoNotCall, type BadRow, type ParsedContacts } from './contacts.ts';
 export { MemoryCampaignStore, settingsOf, statusOf, type CampaignMeta, type CampaignStatus, type CampaignStore } from './store.ts';
 export { RedisCampaignStore } from './redis-store.ts';
-export { csvCell, csvRow, csvSink, resultOf, RESULT_COLUMNS, webhookSink, type CampaignResult, type ResultSink } from './results.ts';
+export { csvCell, csvRow, csvSink, resultOf, RESULT_COLUMNS, resultsCsv, webhookSink, type CampaignResult, type ResultSink } from './results.ts';
 export { dialOf, runStep, type CampaignGate, type StepDeps, type StepOutcome } from './step.ts';
 export { controlCampaign, InProcessCampaigns, newMeta, type CampaignSpec } from './in-process.ts';
 export { budgetGate, CAMPAIGN_QUEUE_DEFAULTS, CampaignQueue, CampaignWorker, jobIdOf, type CampaignQueueOptions, type CampaignWorkerDeps } from './queue.ts';

@@ -67,6 +67,11 @@ export function csvRow(r: CampaignResult): string {
   return cells.map((c) => csvCell(String(c))).join(',');
 }
 
+/** Every contact's last result as a CSV text (the header, then a row each). */
+export function resultsCsv(campaignId: string, states: ContactState[]): string {
+  return `${RESULT_COLUMNS.join(',')}\n${states.map((s) => `${csvRow(resultOf(campaignId, s, (ms) => new Date(ms).toISOString()))}\n`).join('')}`;
+}
+
 /** A CSV field, quoted when it holds a comma, a quote or a line break; a leading = + - @ is defused for spreadsheets. */
 export function csvCell(v: string): string {
   const safe = /^[=+\-@]/.test(v) && !/^[+-]\d/.test(v) ? `'${v}` : v;

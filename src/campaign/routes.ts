@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { safeEqual } from '../server/tokens.ts';
 import type { PluginFactory } from '../server/types.ts';
 import { controlCampaign } from './in-process.ts';
+import { resultOf, resultsCsv } from './results.ts';
 import { statusOf, type CampaignStore } from './store.ts';
 
 /** Options of the campaigns API on a server. */
@@ -12,10 +13,13 @@ export interface CampaignRoutesOptions {
   secret?: string;
   /** Told after a pause/resume/cancel, e.g. to wake the queue's delayed jobs (`CampaignQueue.wake`). */
   onControl?(id: string, action: 'pause' | 'resume' | 'cancel'): Promise<void>;
+  /** Said beside the 404 of an unknown campaign (where this server's campaigns are, or are not). */
+  unknownHint?: string;
 }
 
 /**
- * `GET /campaigns/:id` (progress: counts by status and outcome) and `POST
+ * `GET /campaigns/:id` (progress: counts by status and outcome), `GET /campaigns/:id/results`
+ * (every contact's last result: CSV, or JSON with `?format=json`) and `POST
  * /campaigns/:id/pause|resume|cancel`, behind the bearer secret of `POST /calls`
  * (`HIWAR_CALLS_SECRET`), closed without one whatever `open` says: a campaign reaches people.
  */
@@ -36,14 +40,21 @@ export function campaignRoutes(o: CampaignRoutesOptions): PluginFactory {
     return {
       name: 'campaigns',
       async handleRequest(req, res, url) {
-        const m = /^\/campaigns\/([\w-]{1,64})(?:\/(pause|resume|cancel))?$/.exec(url.pathname);
+        const m = /^\/campaigns\/([\w-]{1,64})(?:\/(pause|resume|cancel|results))?$/.exec(url.pathname);
         if (!m) return false;
         if (!authorized(req, res)) return true;
-        const [, id, action] = m as unknown as [string, string, 'pause' | 'resume' | 'cancel' | undefined];
+        const [, id, action] = m as unknown as [string, string, 'pause' | 'resume' | 'cancel' | 'results' | undefined];
         const meta = await o.store.meta(id);
-        if (!meta) return json(res, 404, { error: `no campaign ${id}` });
+        if (!meta) return json(res, 404, { error: `no campaign ${id}`, ...(o.unknownHint ? { hint: o.unknownHint } : {}) });
         if (!action && req.method === 'GET') return json(res, 200, statusOf(meta, await o.store.contacts(id)));
-        if (!action || req.method !== 'POST') return json(res, 405, { error: 'GET /campaigns/:id or POST /campaigns/:id/pause|resume|cancel' });
+        if (action === 'results' && req.method === 'GET') {
+          // Every contact's last result: as JSON when asked for, else the results CSV's columns.
+          const states = await o.store.contacts(id);
+          if (url.searchParams.get('format') === 'json') return json(res, 200, states.map((s) => resultOf(id, s, (ms) => new Date(ms).toISOString())));
+          res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' }).end(resultsCsv(id, states));
+          return true;
+        }
+        if (!action || action === 'results' || req.method !== 'POST') return json(res, 405, { error: 'GET /campaigns/:id[/results] or POST /campaigns/:id/pause|resume|cancel' });
         try {
           const state = await controlCampaign(o.store, id, action);
           await o.onControl?.(id, action).catch((err: Error) => c.logger.warn({ campaign: id, err: err.message }, 'campaigns API: onControl failed'));

@@ -1,7 +1,9 @@
 import type { CampaignSpec } from '../campaign/in-process.ts';
 import type { ResultSink } from '../campaign/results.ts';
-import type { CallResult } from '../campaign/types.ts';
-import type { CallReport } from '../session/events.ts';
+import type { CampaignStore } from '../campaign/store.ts';
+import type { ServiceClient } from '../service/client.ts';
+import type { Logger } from '../session/logger.ts';
+import type { Clock } from '../transport/clock.ts';
 import { loadAgent } from './agent.ts';
 import { numberOption, UsageError } from './args.ts';
 import { CAMPAIGN_USAGE, describe } from './campaign.ts';
@@ -17,34 +19,48 @@ interface RunValues {
   host?: string;
 }
 
+/** What a test (or an embedding program) may give the campaign's server instead of the defaults. */
+export interface CampaignRunDeps {
+  /** The speech service (default: the real one with HIWAR_API_KEY, else the embedded sandbox). */
+  client?: ServiceClient;
+  /** The calls' clock (sessions and media). @default real time */
+  clock?: Clock;
+  /** The campaign's clock (windows and retries). @default real time */
+  campaignClock?: Clock;
+  logger?: Logger;
+}
+
 /**
  * A server for the campaign's calls: the telephony routes their audio comes back to, outbound
- * calling, and a dialler whose results carry each call's transcript from its session's report.
+ * calling (records in Redis with `redisUrl`), the campaigns API, and a dialler whose results
+ * carry who answered and what was said, from each call's session.
  */
-async function callServer(values: RunValues, say: (m: string) => void) {
+async function callServer(values: RunValues, say: (m: string) => void, deps: CampaignRunDeps, o: { redisUrl?: string; campaigns?: CampaignStore } = {}) {
   const publicUrl = values['public-url'] ?? process.env.HIWAR_PUBLIC_URL;
   if (!publicUrl) throw new UsageError('the platform must reach this process: give --public-url (or HIWAR_PUBLIC_URL)', CAMPAIGN_USAGE);
   const platform = values.platform;
   if (platform !== undefined && !['twilio', 'telnyx', 'plivo', 'vonage'].includes(platform)) throw new UsageError(`--platform must be twilio, telnyx, plivo or vonage, got "${platform}"`, CAMPAIGN_USAGE);
   const port = values.port === undefined ? 8080 : numberOption('port', values.port, 0, 65535, CAMPAIGN_USAGE, true);
   const { agent } = await loadAgent(values.agent);
-  const [{ createAgentServer }, { telephonyRoutes, outboundCalls, outboundDialer }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts')]);
-  const outbound = outboundCalls({ publicUrl });
-  const logger = cliLogger('info');
-  const reports = new Map<string, CallReport | undefined>();
-  const app = await createAgentServer({ agent, publicUrl, host: values.host, port, logger, plugins: [telephonyRoutes(), outbound.routes], onCallEnded: (c, report) => void reports.set(c.callId, report) });
-  const { url } = await app.listen();
-  say(`agent "${agent.name}" at ${url}, reached as ${publicUrl}`);
-  const dialer = outboundDialer(outbound, {
-    ...(values.from ? { from: values.from } : {}),
-    ...(platform ? { platform: platform as 'twilio' } : {}),
-    // The session's report, when its stream has closed by now: what was said.
-    details: async (call): Promise<Partial<CallResult>> => {
-      const r = reports.get(call.id);
-      reports.delete(call.id);
-      return r ? { transcript: r.turns.map((t) => `${t.role === 'user' ? 'caller' : 'agent'}: ${t.heardText ?? t.text}`).join('\n') } : {};
-    },
+  const [{ createAgentServer }, { telephonyRoutes, outboundDialer }, { serveOutbound }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts'), import('./serve-outbound.ts')]);
+  const logger = deps.logger ?? cliLogger('info');
+  const calls = await serveOutbound({ publicUrl, redisUrl: o.redisUrl, logger, campaigns: o.campaigns });
+  const app = await createAgentServer({
+    agent,
+    publicUrl,
+    host: values.host,
+    port,
+    logger,
+    ...(deps.client ? { client: deps.client } : {}),
+    ...(deps.clock ? { clock: deps.clock } : {}),
+    // Every instance of a cluster must take the media tokens any of them minted.
+    tokens: { secret: process.env.HIWAR_MEDIA_SECRET },
+    plugins: [telephonyRoutes(deps.clock ? { media: { clock: deps.clock } } : {}), calls.routes],
+    onTransportEnded: (t, report) => calls.callEnded(t.call, report),
   });
+  const { url } = await app.listen();
+  say(`agent "${agent.name}" at ${url}, reached as ${publicUrl}; calls' records and campaigns in ${calls.where}`);
+  const dialer = outboundDialer(calls.outbound, { ...(values.from ? { from: values.from } : {}), ...(platform ? { platform: platform as 'twilio' } : {}) });
   return { dialer, logger, close: () => app.close() };
 }
 
@@ -57,14 +73,16 @@ async function webhook(): Promise<ResultSink[]> {
 }
 
 /** `hiwar campaign start` without Redis: the whole campaign in this process. */
-export async function inProcess(spec: CampaignSpec, values: RunValues, say: (m: string) => void): Promise<number> {
-  const server = await callServer(values, say);
-  const [{ InProcessCampaigns }, { csvSink }, { realClock }] = await Promise.all([import('../campaign/in-process.ts'), import('../campaign/results.ts'), import('../transport/clock.ts')]);
+export async function inProcess(spec: CampaignSpec, values: RunValues, say: (m: string) => void, deps: CampaignRunDeps = {}): Promise<number> {
+  const [{ InProcessCampaigns }, { csvSink }, { realClock }, { MemoryCampaignStore }] = await Promise.all([import('../campaign/in-process.ts'), import('../campaign/results.ts'), import('../transport/clock.ts'), import('../campaign/store.ts')]);
+  // This process's server answers GET /campaigns/:id for the campaign it runs.
+  const store = new MemoryCampaignStore();
+  const server = await callServer(values, say, deps, { campaigns: store });
   let resultsFile = values.results;
   const sinks = await webhook();
   // One CSV writer, made once the id (and so the default file name) is known.
   let csv: ResultSink | undefined;
-  const runner = new InProcessCampaigns({ dialer: server.dialer, clock: realClock(), logger: server.logger, sinks: [{ write: (r) => (csv ??= csvSink(resultsFile!)).write(r) }, ...sinks] });
+  const runner = new InProcessCampaigns({ dialer: server.dialer, clock: deps.campaignClock ?? realClock(), logger: server.logger, store, sinks: [{ write: (r) => (csv ??= csvSink(resultsFile!)).write(r) }, ...sinks] });
   const stop = () => {
     say('stopping: the calls under way finish, nothing more is dialled');
     runner.close();
@@ -79,26 +97,32 @@ export async function inProcess(spec: CampaignSpec, values: RunValues, say: (m: 
     say(describe(status));
     return 0;
   } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
     await server.close();
   }
 }
 
 /** `hiwar campaign worker`: places queued campaigns' calls on this instance until SIGTERM/SIGINT. */
-export async function worker(values: RunValues, redisUrl: string, say: (m: string) => void): Promise<number> {
+export async function worker(values: RunValues, redisUrl: string, say: (m: string) => void, deps: CampaignRunDeps = {}): Promise<number> {
   const { probeRedis } = await import('../cluster/redis.ts');
   await probeRedis(redisUrl);
-  const server = await callServer(values, say);
+  const server = await callServer(values, say, deps, { redisUrl });
   const [{ CampaignWorker, budgetGate }, budget] = await Promise.all([import('../campaign/queue.ts'), keyBudget(redisUrl)]);
-  const w = new CampaignWorker(redisUrl, { dialer: server.dialer, sinks: await webhook(), logger: server.logger, gates: budget ? [budgetGate(budget.semaphore, budget.sessionsPerCall)] : [] });
+  const w = new CampaignWorker(redisUrl, { dialer: server.dialer, sinks: await webhook(), logger: server.logger, gates: budget ? [budgetGate(budget.semaphore, budget.sessionsPerCall)] : [], ...(deps.campaignClock ? { clock: deps.campaignClock } : {}) });
   await w.ready();
   say(`hiwar campaign worker: taking campaign calls from Redis${budget ? `, within the key's ${budget.semaphore.limit} sessions` : ''}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
       say(`${signal}: finishing the calls under way`);
       void w.close().then(resolve);
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    const onTerm = () => stop('SIGTERM');
+    const onInt = () => stop('SIGINT');
+    process.once('SIGTERM', onTerm);
+    process.once('SIGINT', onInt);
   });
   await server.close();
   budget?.redis.disconnect();

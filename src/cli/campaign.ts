@@ -1,12 +1,13 @@
 import type { CampaignSpec } from '../campaign/in-process.ts';
 import type { CampaignStatus } from '../campaign/store.ts';
-import type { Contact } from '../campaign/types.ts';
+import type { AttemptOutcome, Contact } from '../campaign/types.ts';
 import { AGENT_HELP, loadAgent, optionLine } from './agent.ts';
 import { CliError, numberOption, parseCommand, readText, UsageError } from './args.ts';
+import type { CampaignRunDeps } from './campaign-run.ts';
 
 /** `hiwar campaign --help`: every subcommand and option. */
 export const CAMPAIGN_USAGE = `Usage: hiwar campaign start CONTACTS.csv [--agent DIR|FILE] [--window "Sun-Thu 09:00-21:00 Asia/Riyadh"]
-                      [--concurrency 1] [--retries 2] [--retry-after 2h] [--dnc FILE] [--id NAME]
+                      [--concurrency 1] [--retries 2] [--retry-after 2h] [--retry-on LIST] [--dnc FILE] [--id NAME]
                       [--results FILE] [--redis URL] [--from NUMBER] [--platform NAME]
                       [--public-url URL] [--port 8080] [--host 127.0.0.1]
        hiwar campaign worker [--agent DIR|FILE] [--redis URL] [--from NUMBER] [--platform NAME]
@@ -34,6 +35,9 @@ ${optionLine('--agent DIR|FILE', AGENT_HELP, 22)}
   --retries N         attempts after the first for busy / no-answer / machine-unavailable /
                       failed (default 2)
   --retry-after D     wait before a retry: 90s, 15m, 2h, 1d (default 2h)
+  --retry-on LIST     the outcomes retried, comma-separated, of busy, no-answer,
+                      machine-unavailable, machine-voicemail, failed, canceled
+                      (default busy,no-answer,machine-unavailable,failed)
   --dnc FILE          do-not-call numbers, one a line or a CSV with a number column
   --id NAME           the campaign's id (default: a new one)
   --results FILE      the results CSV of an in-process campaign (default campaign-ID.csv)
@@ -56,6 +60,7 @@ const OPTIONS = {
   concurrency: { type: 'string' },
   retries: { type: 'string' },
   'retry-after': { type: 'string' },
+  'retry-on': { type: 'string' },
   dnc: { type: 'string' },
   id: { type: 'string' },
   results: { type: 'string' },
@@ -72,7 +77,7 @@ const OPTIONS = {
 type Values = NonNullable<ReturnType<typeof parseCommand<typeof OPTIONS>>>;
 
 /** `hiwar campaign start|worker|status|pause|resume|cancel`. */
-export async function campaignCommand(args: string[]): Promise<number> {
+export async function campaignCommand(args: string[], deps: CampaignRunDeps = {}): Promise<number> {
   const positional = args.filter((a, i) => !a.startsWith('-') && !(i > 0 && args[i - 1]!.startsWith('--') && !['--json', '--help', '-h'].includes(args[i - 1]!)));
   const values = parseCommand(args.filter((a) => !positional.includes(a)), OPTIONS, CAMPAIGN_USAGE);
   if (!values) return 0;
@@ -82,9 +87,9 @@ export async function campaignCommand(args: string[]): Promise<number> {
   switch (action) {
     case 'start':
       if (!target) throw new UsageError('give the contacts file: hiwar campaign start contacts.csv', CAMPAIGN_USAGE);
-      return start(target, values, say);
+      return start(target, values, say, deps);
     case 'worker':
-      return (await import('./campaign-run.ts')).worker(values, redisUrl(values, true)!, say);
+      return (await import('./campaign-run.ts')).worker(values, redisUrl(values, true)!, say, deps);
     case 'status':
     case 'pause':
     case 'resume':
@@ -123,8 +128,10 @@ async function spec(file: string, values: Values, say: (m: string) => void): Pro
   } catch (err) {
     throw usage(err, 'retry-after');
   }
+  const retryOn = values['retry-on'] === undefined ? undefined : retryOutcomes(values['retry-on']);
   const settings = campaignSettings({
     ...(window ? { window } : {}),
+    ...(retryOn ? { retryOn } : {}),
     concurrency: values.concurrency === undefined ? CAMPAIGN_DEFAULTS.concurrency : numberOption('concurrency', values.concurrency, 1, 1000, CAMPAIGN_USAGE, true),
     retries: values.retries === undefined ? CAMPAIGN_DEFAULTS.retries : numberOption('retries', values.retries, 0, 20, CAMPAIGN_USAGE, true),
     retryAfterMs,
@@ -158,10 +165,10 @@ async function spec(file: string, values: Values, say: (m: string) => void): Pro
   return { ...(values.id ? { id: values.id } : {}), contacts, settings, doNotCall, agent: agent.name };
 }
 
-async function start(file: string, values: Values, say: (m: string) => void): Promise<number> {
+async function start(file: string, values: Values, say: (m: string) => void, deps: CampaignRunDeps): Promise<number> {
   const s = await spec(file, values, say);
   const redis = redisUrl(values, false);
-  if (!redis) return (await import('./campaign-run.ts')).inProcess(s, values, say);
+  if (!redis) return (await import('./campaign-run.ts')).inProcess(s, values, say, deps);
   const { probeRedis } = await import('../cluster/redis.ts');
   await probeRedis(redis).catch((err: Error) => {
     throw new CliError(`cannot reach Redis: ${err.message}`);
@@ -203,14 +210,24 @@ async function control(action: 'status' | 'pause' | 'resume' | 'cancel', id: str
     const status = statusOf(meta, states);
     if (values.csv) {
       const { writeFile } = await import('node:fs/promises');
-      const { csvRow, resultOf, RESULT_COLUMNS } = await import('../campaign/results.ts');
-      await writeFile(values.csv, `${RESULT_COLUMNS.join(',')}\n${states.map((s) => `${csvRow(resultOf(id, s, (ms) => new Date(ms).toISOString()))}\n`).join('')}`);
+      const { resultsCsv } = await import('../campaign/results.ts');
+      await writeFile(values.csv, resultsCsv(id, states));
     }
     say(values.json ? JSON.stringify(status) : describe(status));
     return 0;
   } finally {
     await queue.close();
   }
+}
+
+/** Outcomes a campaign may retry: the platform's and the detector's, never `invalid` or `failed-unknown`. */
+const RETRYABLE = ['busy', 'no-answer', 'machine-unavailable', 'machine-voicemail', 'failed', 'canceled'] as const;
+
+function retryOutcomes(text: string): AttemptOutcome[] {
+  const list = text.split(',').map((t) => t.trim()).filter(Boolean);
+  const bad = list.find((t) => !(RETRYABLE as readonly string[]).includes(t));
+  if (bad !== undefined) throw new UsageError(`--retry-on: "${bad}" is not an outcome that can be retried (${RETRYABLE.join(', ')})`, CAMPAIGN_USAGE);
+  return list as AttemptOutcome[];
 }
 
 /** A campaign's status for a person. */

@@ -36,6 +36,7 @@ export function accessLines(o: { open: boolean; host: string; platforms: { line:
     // Placing calls is never opened by --open: it spends the platform account's money and reaches people.
     const through = o.calls.platforms.length ? `through ${o.calls.platforms.join(', ')}` : 'no platform credentials set (docs/outbound.md)';
     lines.push(`    ${'calls'.padEnd(10)} POST /calls, GET /calls/:id ${o.calls.secret ? 'need Authorization: Bearer <HIWAR_CALLS_SECRET>' : 'CLOSED: set HIWAR_CALLS_SECRET'}; ${through}`);
+    lines.push(`    ${'campaigns'.padEnd(10)} GET /campaigns/:id[/results], POST /campaigns/:id/pause|resume|cancel ${o.calls.secret ? 'need the same secret' : 'CLOSED: set HIWAR_CALLS_SECRET'}`);
     // What callers say is on it: closed without the secret, --open or not.
     if (o.live) lines.push(`    ${'live'.padEnd(10)} GET /calls/live (${o.live.cluster ? 'every instance' : 'this instance'}'s calls) ${o.calls.secret ? 'needs HIWAR_CALLS_SECRET (the page asks for it; JSON with Authorization: Bearer)' : 'CLOSED: set HIWAR_CALLS_SECRET'}`);
   }

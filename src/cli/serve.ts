@@ -150,8 +150,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   let webrtcMessage = 'WebRTC is off';
   let webrtcOn = false;
   let telephonyAccess: { line: string }[] = [];
-  // Outbound calls (POST /calls): closed without HIWAR_CALLS_SECRET, --open or not.
-  const outbound = telephony.outboundCalls({ publicUrl });
+  // Outbound calls (POST /calls) and campaigns (GET /campaigns/:id): closed without HIWAR_CALLS_SECRET, --open or not; on Redis with REDIS_URL.
+  const outbound = await (await import('./serve-outbound.ts')).serveOutbound({ publicUrl, redisUrl: process.env.REDIS_URL, logger });
   const outboundPlatforms = Object.keys(telephony.platformsFromEnv());
   const app = await createAgentServer({
     ...config,
@@ -175,6 +175,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     },
     onTransportEnded: (transport, report, outcome) => {
       analytics?.onCallEnded(transport, report, outcome);
+      outbound.callEnded(transport.call, report);
       config.onTransportEnded?.(transport, report, outcome);
     },
     plugins: [

@@ -213,7 +213,11 @@ export class CallManager implements CallHost {
     });
     let report: CallReport | undefined;
     const done = session.run().then(
-      (r) => action ?? outcomeOf((report = r).ended, fatal),
+      (r) => {
+        // Kept whatever the outcome: a call the agent hung up (a tool, answering-machine detection) has its report too.
+        report = r;
+        return action ?? outcomeOf(r.ended, fatal);
+      },
       (err) => {
         log.error({ err: (err as Error).message }, 'session failed');
         return 'failed' as const;

@@ -39,10 +39,14 @@ export interface AnswerDetectionHost {
   notice(message: string): void;
 }
 
+/** Clock ms without a caller frame after which the line counts as having stopped sending. */
+const LINE_QUIET_MS = 500;
+
 /** One call's answering-machine detection and what the agent does with its decision. */
 export class AnswerDetection {
   private detector!: AmdDetector;
   private startedAt = 0;
+  private lastFrameAt: number | undefined;
   private readonly timer = new AbortController();
   private resolve!: (d: AmdDecision) => void;
   private readonly decided = new Promise<AmdDecision>((r) => (this.resolve = r));
@@ -84,6 +88,7 @@ export class AnswerDetection {
   }
 
   push(frame: AudioFrame): void {
+    this.lastFrameAt = this.host.clock.now();
     if (!this.decision && this.detector) this.settle(this.detector.push(frame));
   }
 
@@ -130,12 +135,21 @@ export class AnswerDetection {
     this.resolve(d);
   }
 
-  /** A line that stops sending audio still gets a decision, at the detector's deadline. */
+  /**
+   * A line that stops sending audio still gets a decision, at the detector's deadline. While
+   * frames still arrive, the detector decides on their own times: a frame late on the wire is not
+   * silence, and a person's "ألو" still in flight must not turn into `uncertain`.
+   */
   private arm(): void {
     const due = this.detector.deadline ?? this.startedAt + this.detector.o.initialSilenceMs;
     this.host.clock.sleep(Math.max(0, due - this.host.clock.now()), this.timer.signal).then(
       () => {
-        this.settle(this.detector.tick(this.host.clock.now()));
+        const now = this.host.clock.now();
+        if (this.lastFrameAt !== undefined && now - this.lastFrameAt < LINE_QUIET_MS) {
+          this.host.clock.sleep(LINE_QUIET_MS, this.timer.signal).then(() => !this.decision && this.arm(), () => {});
+          return;
+        }
+        this.settle(this.detector.tick(now));
         if (!this.decision) this.arm();
       },
       () => {},

@@ -2,13 +2,21 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { test } from 'node:test';
+import { CampaignQueue } from '../../src/campaign/queue.ts';
+import { campaignSettings } from '../../src/campaign/schedule.ts';
+import { waitFor } from '../telephony/serve.ts';
 import { campaignRoutes } from '../../src/campaign/routes.ts';
 import { MemoryCampaignStore } from '../../src/campaign/store.ts';
 import { createAgentServer } from '../../src/server/index.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import { hiwar } from '../helpers/processes.ts';
 import { startRedis } from '../helpers/redis.ts';
+import { runSandbox } from '../helpers/sandbox.ts';
+
+const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 
 test('hiwar campaign start on Redis: bad rows reported by line and not queued; status, pause, resume and cancel by id', async () => {
   const redis = await startRedis();
@@ -99,5 +107,47 @@ test('GET /campaigns/:id and POST …/pause need the calls secret', async () => 
     assert.equal((await fetch(`${url}/campaigns/c1`, { headers: { authorization: 'Bearer ' } })).status, 403, 'no secret: closed');
   } finally {
     await closed.close();
+  }
+});
+
+test('hiwar serve with REDIS_URL answers for the cluster\'s campaigns: GET /campaigns/:id, /results and pause, behind HIWAR_CALLS_SECRET', async () => {
+  const [redis, sandbox] = await Promise.all([startRedis(), runSandbox()]);
+  const queue = new CampaignQueue(redis.url);
+  let child: ChildProcess | undefined;
+  try {
+    await queue.start({ id: 'autumn', contacts: [{ number: '+966500000001', variables: { name: 'سارة' }, line: 2 }], settings: campaignSettings({ concurrency: 2 }), agent: 'reminder' });
+    const secret = 'serve-campaigns-secret-0123456789';
+    // The test's sandbox as the service (the embedded one would start in the child, slowly on a loaded machine).
+    const env = { ...process.env, HIWAR_API_KEY: sandbox.key, HIWAR_BASE_URL: sandbox.sandbox.url, HIWAR_KEY_SESSIONS: '9', REDIS_URL: redis.url, HIWAR_CALLS_SECRET: secret, HIWAR_LOG_LEVEL: 'warn' };
+    child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    await waitFor(() => /campaigns +GET \/campaigns\/:id/.test(out) || child!.exitCode !== null, 'hiwar serve started', 120_000, () => out);
+    assert.match(out, /campaigns +GET \/campaigns\/:id\[\/results\], POST \/campaigns\/:id\/pause\|resume\|cancel need the same secret/);
+    const url = /at (http:\/\/[\d.]+:\d+)/.exec(out)![1]!;
+    const auth = { authorization: `Bearer ${secret}` };
+    assert.equal((await fetch(`${url}/campaigns/autumn`)).status, 401);
+    const status = await fetch(`${url}/campaigns/autumn`, { headers: auth });
+    assert.equal(status.status, 200);
+    const s = (await status.json()) as { id: string; total: number; concurrency: number; contacts: Record<string, number> };
+    assert.deepEqual([s.id, s.total, s.concurrency, s.contacts], ['autumn', 1, 2, { pending: 1 }]);
+    const results = await fetch(`${url}/campaigns/autumn/results`, { headers: auth });
+    assert.match(results.headers.get('content-type') ?? '', /^text\/csv/);
+    assert.match(await results.text(), /^campaign,line,number,attempt,outcome[^\n]*\nautumn,2,\+966500000001,0,pending,/);
+    const json = (await (await fetch(`${url}/campaigns/autumn/results?format=json`, { headers: auth })).json()) as { number: string; variables: Record<string, string> }[];
+    assert.deepEqual(json.map((r) => [r.number, r.variables.name]), [['+966500000001', 'سارة']]);
+    assert.deepEqual(await (await fetch(`${url}/campaigns/autumn/pause`, { method: 'POST', headers: auth })).json(), { id: 'autumn', state: 'paused' });
+    assert.equal((await queue.store.meta('autumn'))!.state, 'paused', 'the pause is the cluster\'s');
+    assert.equal((await fetch(`${url}/campaigns/winter`, { headers: auth })).status, 404);
+  } finally {
+    if (child && child.exitCode === null) {
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+    }
+    await queue.close();
+    await redis.stop();
+    await sandbox.close();
   }
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { outboundDialer, type CallPlacer } from '../../transports/telephony/campaign/dialer.ts';
+import { outboundDialer, resultOfCall, type CallPlacer } from '../../transports/telephony/campaign/dialer.ts';
 import { PlaceCallError, type OutboundCall, type PlaceCallRequest } from '../../transports/telephony/outbound/calls.ts';
 import { DialError } from '../../transports/telephony/outbound/types.ts';
 
@@ -26,7 +26,7 @@ function placer(ends: Partial<OutboundCall> | Error) {
 test('the outbound dialler places the contact with its variables and reads the final outcome', async () => {
   const { p, asked } = placer({ outcome: 'completed', durationS: 61 });
   const r = await outboundDialer(p, { from: '+15550000001', details: async (call) => ({ transcript: `for ${call.id}`, amd: 'human' }) }).dial(dial(1));
-  assert.deepEqual(asked, [{ to: '+966500000001', variables: { name: 'سارة' }, from: '+15550000001' }]);
+  assert.deepEqual(asked, [{ to: '+966500000001', variables: { name: 'سارة' }, reference: 'c:0:1', from: '+15550000001' }], 'the dial id is the call\'s reference: a dead worker\'s call is found by it');
   assert.deepEqual(r, { outcome: 'completed', callId: 'out-1', durationS: 61, transcript: 'for out-1', amd: 'human' });
   assert.equal((await outboundDialer(placer({ outcome: 'busy', status: 'busy' }).p).dial(dial(2))).outcome, 'busy');
   assert.equal((await outboundDialer(placer({ outcome: 'no-answer' }).p).dial(dial(2))).outcome, 'no-answer');
@@ -40,4 +40,48 @@ test('a request wrong as given is invalid (never retried); a platform refusal is
   const refused = await outboundDialer(placer(new DialError('twilio', 503, 'unavailable')).p).dial(dial(1));
   assert.equal(refused.outcome, 'failed');
   assert.match(refused.error!, /twilio refused the call \(HTTP 503\)/);
+});
+
+test("who answered decides an answered call's outcome: a voicemail or a carrier's announcement is the detector's class, a person or an unclear answer is completed", async () => {
+  const session = (c: string, action: 'greeted' | 'voicemail' | 'hangup') => ({ session: { amd: { class: c as 'human', action, decisionMs: 1800 }, transcript: 'agent: مرحبًا سارة', ended: 'x' } });
+  const cases: [Partial<OutboundCall>, string, string | undefined][] = [
+    [{ outcome: 'completed', durationS: 30, ...session('human', 'greeted') }, 'completed', 'human'],
+    [{ outcome: 'completed', ...session('uncertain', 'greeted') }, 'completed', 'uncertain'],
+    [{ outcome: 'completed', ...session('machine-voicemail', 'voicemail') }, 'machine-voicemail', 'machine-voicemail'],
+    [{ outcome: 'completed', ...session('machine-unavailable', 'hangup') }, 'machine-unavailable', 'machine-unavailable'],
+    [{ outcome: 'completed' }, 'completed', undefined],
+    [{ outcome: 'busy' }, 'busy', undefined],
+  ];
+  for (const [ends, outcome, amd] of cases) {
+    const r = await outboundDialer(placer(ends).p).dial(dial(1));
+    assert.equal(r.outcome, outcome, JSON.stringify(ends));
+    assert.equal(r.amd, amd);
+    if (ends.session) assert.equal(r.transcript, 'agent: مرحبًا سارة');
+  }
+  assert.deepEqual(resultOfCall({ id: 'out-9', platform: 'vonage', to: contact.number, from: '+15550000000', variables: {}, status: 'failed', outcome: 'failed', error: 'refused', createdAt: '' }), { outcome: 'failed', callId: 'out-9', error: 'refused' });
+});
+
+test("recover: finds the dead worker's call by its dial id, follows the platform until it ends, or says it cannot tell", async () => {
+  const base: OutboundCall = { id: 'out-7', platform: 'twilio', to: contact.number, from: '+15550000000', variables: {}, status: 'ringing', createdAt: '', reference: 'c:0:1' };
+  const answers: (OutboundCall['status'] | undefined)[] = ['answered', 'completed'];
+  const asked: string[] = [];
+  const p: CallPlacer = {
+    placeCall: async () => base,
+    outcome: async () => base,
+    byReference: async (ref) => (ref === 'c:0:1' ? base : undefined),
+    async ask(id) {
+      asked.push(id);
+      const status = answers.shift();
+      if (!status) return { call: base };
+      const final = status === 'completed';
+      return { call: { ...base, status, ...(final ? { outcome: 'completed' as const, durationS: 40 } : {}) }, said: { status, raw: status } };
+    },
+  };
+  const d = outboundDialer(p, { recoverPollMs: 1 });
+  assert.deepEqual(await d.recover!(dial(1)), { outcome: 'completed', callId: 'out-7', durationS: 40 });
+  assert.deepEqual(asked, ['out-7', 'out-7'], 'asked again while the call was going');
+  assert.equal(await d.recover!(dial(2)), undefined, 'never placed: nothing to recover');
+  const cannot = await d.recover!(dial(1));
+  assert.equal(cannot!.outcome, 'failed-unknown');
+  assert.match(cannot!.error!, /twilio cannot say how call/);
 });

@@ -65,6 +65,8 @@ export class FarEnd {
     });
     this.closed = new Promise((r) => this.ws.once('close', (code, reason) => {
       this.running = false;
+      // Nothing more can be said on a closed line: a pending say() resolves instead of polling on.
+      this.outgoing = [];
       r({ code, reason: reason.toString() });
     }));
     this.ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));

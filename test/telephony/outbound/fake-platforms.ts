@@ -14,7 +14,11 @@ import { twilioSignature } from '../../../transports/telephony/twilio.ts';
 import type { PlatformProtocol } from '../far-end.ts';
 import { plivoProtocol, telnyxProtocol, vonageProtocol } from '../protocols.ts';
 import { twilioProtocol } from '../twilio-protocol.ts';
+import { platformFixture } from '../fixture-files.ts';
 import * as F from './fixtures.ts';
+
+/** The platforms' call resources as their pages show them (test/fixtures/platforms/<platform>/call-resource.json). */
+const R = Object.fromEntries(['twilio', 'telnyx', 'plivo', 'vonage'].map((p) => [p, platformFixture(p, 'call-resource.json')])) as Record<'twilio' | 'telnyx' | 'plivo' | 'vonage', Record<string, any>>;
 
 /** How the called phone behaves. */
 export type Scenario = 'answer' | 'busy' | 'no-answer' | 'failed';
@@ -85,13 +89,24 @@ export class FakePlatforms {
   readonly errors: string[] = [];
   /** Calls whose scripted life has finished (their last callback sent), by platform call id. */
   readonly finished = new Set<string>();
+  /** How each call ended, for its call resource (`GET`), by the platform's id (Plivo: the leg's). */
+  readonly ended = new Map<string, { scenario: Scenario; durationS: number }>();
+  /** The call resources asked for (`GET`), by path. */
+  readonly fetched: string[] = [];
   url = '';
   private server!: Server;
   private n = 0;
 
   constructor(
     readonly keys: TestKeys,
-    private readonly o: { scenario(to: string): Scenario; onMedia(leg: MediaLeg): Promise<void>; durationS?: number },
+    private readonly o: {
+      /** How the phone at `to` behaves on this call (`id`: the platform's call id). */
+      scenario(to: string, id: string): Scenario;
+      onMedia(leg: MediaLeg): Promise<void>;
+      durationS?: number;
+      /** The call's callbacks after its first ones are lost (sent to an instance that died): only the call resource tells how it ended. */
+      lost?(to: string): boolean;
+    },
   ) {}
 
   async start(): Promise<this> {
@@ -170,6 +185,52 @@ export class FakePlatforms {
       void this.vonageLife(uuid, rec.json).catch((err: Error) => this.errors.push(err.message));
       return { status: 201, body: F.vonageCreated(uuid) };
     }
+    if (req.method === 'GET') return this.resource(req, path);
+    return { status: 404, body: { error: `no such route ${path}` } };
+  }
+
+  /** Each platform's call resource (test/fixtures/platforms/<platform>/call-resource.json), filled in with how the call stands. */
+  private async resource(req: IncomingMessage, path: string): Promise<{ status: number; body: unknown }> {
+    this.fetched.push(path);
+    const k = this.keys;
+    const basic = (u: string, p: string) => req.headers.authorization === `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
+    const [route, query] = path.split('?') as [string, string | undefined];
+    let m = new RegExp(`^/2010-04-01/Accounts/${k.twilio.accountSid}/Calls/([^/]+)\\.json$`).exec(route);
+    if (m) {
+      if (!basic(k.twilio.accountSid, k.twilio.authToken)) return { status: 401, body: { code: 20003, message: 'Authenticate', status: 401 } };
+      const e = this.ended.get(m[1]!);
+      const status = !e ? 'in-progress' : e.scenario === 'answer' ? 'completed' : e.scenario;
+      return { status: 200, body: { ...R.twilio.completed, sid: m[1], account_sid: k.twilio.accountSid, status, duration: e?.scenario === 'answer' ? String(e.durationS) : e ? '0' : null } };
+    }
+    m = /^\/v2\/calls\/([^/]+)$/.exec(route);
+    if (m) {
+      if (req.headers.authorization !== `Bearer ${k.telnyx.apiKey}`) return { status: 401, body: { errors: [{ code: '10009', title: 'Authentication failed' }] } };
+      const id = decodeURIComponent(m[1]!);
+      return { status: 200, body: { data: { ...R.telnyx.ended.data, call_control_id: id, is_alive: !this.ended.has(id) } } };
+    }
+    m = new RegExp(`^/v1/Account/${k.plivo.authId}/Call/([^/]+)/$`).exec(route);
+    if (m) {
+      if (!basic(k.plivo.authId, k.plivo.authToken)) return { status: 401, body: { error: 'authentication failed' } };
+      const e = this.ended.get(m[1]!);
+      const notFound = { status: 404, body: { api_id: 'x', error: 'call not found' } };
+      if (query === 'status=live') return e || !m[1]!.startsWith('call-') ? notFound : { status: 200, body: { ...R.plivo.live, call_uuid: m[1] } };
+      if (query) return notFound;
+      if (!e) return notFound;
+      const cause = { answer: 'Normal Hangup', busy: 'Busy Line', 'no-answer': 'No Answer', failed: 'Rejected' }[e.scenario];
+      return { status: 200, body: { ...R.plivo.completed, call_uuid: m[1], hangup_cause_name: cause, call_state: e.scenario === 'answer' ? 'ANSWER' : 'BUSY', answer_time: e.scenario === 'answer' ? R.plivo.completed.answer_time : null, call_duration: e.scenario === 'answer' ? e.durationS : 0 } };
+    }
+    m = /^\/v1\/calls\/([^/]+)$/.exec(route);
+    if (m) {
+      const jwt = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
+      try {
+        await jwtVerify(jwt, await importSPKI(k.vonage.publicKey, 'RS256'), { algorithms: ['RS256'] });
+      } catch {
+        return { status: 401, body: { title: 'Invalid credentials supplied' } };
+      }
+      const e = this.ended.get(m[1]!);
+      const status = !e ? 'answered' : e.scenario === 'answer' ? 'completed' : { busy: 'busy', 'no-answer': 'timeout', failed: 'failed' }[e.scenario];
+      return { status: 200, body: { ...R.vonage.completed, uuid: m[1], status, duration: String(e?.scenario === 'answer' ? e.durationS : 0) } };
+    }
     return { status: 404, body: { error: `no such route ${path}` } };
   }
 
@@ -211,8 +272,9 @@ export class FakePlatforms {
     const send = (status: string, seq: number, d?: number) => this.callback('twilio', url, status, F.twilioStatus(sid, this.keys.twilio.accountSid, to, from, status, seq, d), { form: true });
     await send('initiated', 0);
     await send('ringing', 1);
-    const s = this.o.scenario(to);
-    if (s !== 'answer') return this.end(sid, send(s, 2));
+    const s = this.o.scenario(to, sid);
+    if (this.o.lost?.(to)) return this.lose(sid, s);
+    if (s !== 'answer') return this.end(sid, send(s, 2), s);
     await send('in-progress', 2);
     const twiml = form.get('Twiml')!;
     const streamUrl = xmlText(/<Stream url="([^"]+)"/.exec(twiml)![1]!);
@@ -222,32 +284,34 @@ export class FakePlatforms {
     const action = xmlText(/<Connect action="([^"]+)"/.exec(twiml)![1]!);
     const after = { AccountSid: this.keys.twilio.accountSid, CallSid: sid, CallStatus: 'in-progress', From: from, To: to };
     this.afterAnswers.push((await this.callback('twilio', action, 'after', after, { form: true })).body);
-    await this.end(sid, send('completed', 3, this.o.durationS ?? 12));
+    await this.end(sid, send('completed', 3, this.o.durationS ?? 12), 'answer');
   }
 
   private async telnyxLife(ccid: string, dial: any): Promise<void> {
     const send = (event: string, extra: Record<string, string> = {}) => this.callback('telnyx', dial.webhook_url, event, F.telnyxEvent(event, ccid, dial.client_state, dial.to, dial.from, extra));
     await send('call.initiated');
-    const s = this.o.scenario(dial.to);
+    const s = this.o.scenario(dial.to, ccid);
+    if (this.o.lost?.(dial.to)) return this.lose(ccid, s);
     const cause = { busy: 'user_busy', 'no-answer': 'timeout', failed: 'unspecified', answer: 'normal_clearing' }[s];
-    if (s !== 'answer') return this.end(ccid, send('call.hangup', { hangup_cause: cause, hangup_source: 'callee' }));
+    if (s !== 'answer') return this.end(ccid, send('call.hangup', { hangup_cause: cause, hangup_source: 'callee' }), s);
     await send('call.answered');
     await this.o.onMedia({ platform: 'telnyx', platformCallId: ccid, streamUrl: dial.stream_url, protocol: telnyxProtocol(ccid) });
-    await this.end(ccid, send('call.hangup', { hangup_cause: cause, hangup_source: 'callee', start_time: '2018-02-02T22:25:27.521992Z', end_time: '2018-02-02T22:25:39.521992Z' }));
+    await this.end(ccid, send('call.hangup', { hangup_cause: cause, hangup_source: 'callee', start_time: '2018-02-02T22:25:27.521992Z', end_time: '2018-02-02T22:25:39.521992Z' }), s);
   }
 
   private async plivoLife(callUuid: string, requestUuid: string, call: any): Promise<void> {
     const send = (url: string, status: string, extra: Record<string, string> = {}) => this.callback('plivo', url, status, F.plivoCallback(callUuid, requestUuid, call.to, call.from, status, extra), { form: true });
     await send(call.ring_url, 'ringing');
-    const s = this.o.scenario(`+${call.to}`);
+    const s = this.o.scenario(`+${call.to}`, callUuid);
+    if (this.o.lost?.(`+${call.to}`)) return this.lose(callUuid, s);
     const hangupCause = { busy: 'USER_BUSY', 'no-answer': 'NO_ANSWER', failed: 'CALL_REJECTED', answer: 'NORMAL_CLEARING' }[s];
-    if (s !== 'answer') return this.end(callUuid, send(call.hangup_url, s, { HangupCause: hangupCause, Duration: '0', BillDuration: '0' }));
+    if (s !== 'answer') return this.end(callUuid, send(call.hangup_url, s, { HangupCause: hangupCause, Duration: '0', BillDuration: '0' }), s);
     // Answered: Plivo fetches the answer URL and runs the XML it returns.
     const { body: xml } = await send(call.answer_url, 'in-progress');
     const streamUrl = xmlText(/<Stream [^>]*>([^<]+)<\/Stream>/.exec(xml)![1]!);
     await this.o.onMedia({ platform: 'plivo', platformCallId: callUuid, streamUrl, protocol: plivoProtocol(callUuid) });
     const d = String(this.o.durationS ?? 12);
-    await this.end(callUuid, send(call.hangup_url, 'completed', { HangupCause: hangupCause, Duration: d, BillDuration: '60' }));
+    await this.end(callUuid, send(call.hangup_url, 'completed', { HangupCause: hangupCause, Duration: d, BillDuration: '60' }), s);
   }
 
   private async vonageLife(uuid: string, call: any): Promise<void> {
@@ -255,16 +319,24 @@ export class FakePlatforms {
     const send = (status: string, extra: Record<string, string> = {}) => this.callback('vonage', url, status, F.vonageEvent(uuid, to, from, status, extra));
     await send('started');
     await send('ringing');
-    const s = this.o.scenario(`+${to}`);
-    if (s !== 'answer') return this.end(uuid, send({ busy: 'busy', 'no-answer': 'timeout', failed: 'failed' }[s]));
+    const s = this.o.scenario(`+${to}`, uuid);
+    if (this.o.lost?.(`+${to}`)) return this.lose(uuid, s);
+    if (s !== 'answer') return this.end(uuid, send({ busy: 'busy', 'no-answer': 'timeout', failed: 'failed' }[s]), s);
     await send('answered');
     const ep = call.ncco[0].endpoint[0];
     await this.o.onMedia({ platform: 'vonage', platformCallId: uuid, streamUrl: ep.uri, protocol: vonageProtocol(ep.headers) });
-    await this.end(uuid, send('completed', { duration: String(this.o.durationS ?? 12), start_time: '2020-01-01T12:00:00.000Z', end_time: '2020-01-01T12:00:12.000Z' }));
+    await this.end(uuid, send('completed', { duration: String(this.o.durationS ?? 12), start_time: '2020-01-01T12:00:00.000Z', end_time: '2020-01-01T12:00:12.000Z' }), s);
   }
 
-  private async end(id: string, last: Promise<unknown>): Promise<void> {
+  private async end(id: string, last: Promise<unknown>, scenario: Scenario): Promise<void> {
     await last;
+    this.ended.set(id, { scenario, durationS: this.o.durationS ?? 12 });
+    this.finished.add(id);
+  }
+
+  /** The call ends as scripted, but its callbacks never arrive (no media either): only its resource says how. */
+  private async lose(id: string, scenario: Exclude<Scenario, 'answer'> | 'answer'): Promise<void> {
+    this.ended.set(id, { scenario, durationS: this.o.durationS ?? 12 });
     this.finished.add(id);
   }
 }

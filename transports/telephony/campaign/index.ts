@@ -1,2 +1,2 @@
 /** Campaigns placed through hiwar's outbound calls (docs/campaigns.md). */
-export { outboundDialer, type CallPlacer, type OutboundDialerOptions } from './dialer.ts';
+export { outboundDialer, resultOfCall, type CallPlacer, type OutboundDialerOptions } from './dialer.ts';

@@ -4,16 +4,20 @@ import type { Agent } from '../../../src/session/agent.ts';
 import type { Logger } from '../../../src/session/logger.ts';
 import { missingVariables } from '../../../src/session/variables.ts';
 import type { CallInfo } from '../../../src/transport/types.ts';
-import { DialError, E164, FINAL_OUTCOMES, type OutboundPlatform, type OutboundPlatformName, type OutboundStatus, type StatusUpdate } from './types.ts';
+import { CALL_RECORDS_DEFAULTS, fold, MemoryCallRecords, type CallChange, type CallRecords, type CallSessionSummary } from './records.ts';
+import { DialError, E164, type OutboundPlatform, type OutboundPlatformName, type OutboundStatus, type StatusUpdate } from './types.ts';
 
 /** Defaults of outbound calling, in one place. */
 export const OUTBOUND_DEFAULTS = {
   /** Seconds the phone rings before the call counts as `no-answer`. */
   ringTimeoutS: 30,
-  /** How long a finished call's record stays readable (`GET /calls/:id`). */
-  keepFinishedMs: 24 * 3600_000,
-  /** Records kept at most; the oldest finished ones go first. */
-  maxCalls: 10_000,
+  /** How long the outcome of an answered call waits for its session's summary (the instance running it may have died). */
+  sessionWaitMs: 15_000,
+  /** A dead worker's call is asked of the platform this often until it has ended, for at most `recoverMaxMs`. */
+  recoverPollMs: 10_000,
+  recoverMaxMs: 4 * 3600_000,
+  /** A campaign's call with no final callback after this long is asked of the platform (its last callback may be lost). */
+  askAfterMs: 2 * 3600_000,
   /** Variables of one call at most, and characters of one value. */
   maxVariables: 50,
   maxValueLength: 500,
@@ -29,6 +33,8 @@ export interface PlaceCallRequest {
   platform?: OutboundPlatformName;
   /** Reach the agent as `ctx.call.info.parameters` and fill `{name}` in its greeting and instructions. */
   variables?: Record<string, string>;
+  /** Your name for this call (a campaign's dial id): `byReference` finds the call by it, on any instance. */
+  reference?: string;
 }
 
 /** One placed call as hiwar knows it (what `GET /calls/:id` answers). */
@@ -41,6 +47,10 @@ export interface OutboundCall {
   variables: Record<string, string>;
   /** The platform's id (Twilio CallSid, Telnyx call_control_id, Plivo request_uuid, Vonage uuid). */
   platformCallId?: string;
+  /** The answered leg's id when the platform names it apart (Plivo's CallUUID). */
+  platformLegId?: string;
+  /** The request's `reference` (a campaign's dial id). */
+  reference?: string;
   status: OutboundStatus;
   /** Set once final: busy, no-answer, failed, canceled or completed. */
   outcome?: Exclude<OutboundStatus, 'queued' | 'ringing' | 'answered'>;
@@ -53,6 +63,8 @@ export interface OutboundCall {
   createdAt: string;
   answeredAt?: string;
   endedAt?: string;
+  /** What the answered call's session learnt, once it ended: who answered (AMD), the transcript. */
+  session?: CallSessionSummary;
 }
 
 /** A request to place a call that is wrong as given (bad number, unknown platform, missing variable): nothing was dialled. */
@@ -60,7 +72,6 @@ export class PlaceCallError extends Error {
   override readonly name = 'PlaceCallError';
 }
 
-const RANK: Record<OutboundStatus, number> = { queued: 0, ringing: 1, answered: 2, busy: 3, 'no-answer': 3, failed: 3, canceled: 3, completed: 3 };
 const NAME = /^[\p{L}_][\p{L}\p{N}_]*$/u;
 
 /** What the registry needs from the server it runs in. */
@@ -79,19 +90,35 @@ export interface CallUrls {
   after: string;
 }
 
+/** How a call's outcome is awaited. */
+interface Waiter {
+  resolve(c: OutboundCall): void;
+  /** Also wait (up to `sessionWaitMs`) for the answered call's session summary. */
+  session: boolean;
+}
+
 /**
  * The calls this server placed: checks a request, dials through the platform's client, and keeps
- * each call's status as the platform's callbacks report it. In memory: a restarted server
- * forgets its calls (their callbacks are then refused).
+ * each call's record as the platform's callbacks and the call's session report it. The records
+ * live in `records`: this process's memory by default (a restarted server forgets its calls and
+ * refuses their callbacks), Redis on a cluster (any instance takes any call's callbacks).
  */
 export class OutboundCalls {
-  private readonly calls = new Map<string, OutboundCall>();
-  private readonly waiting = new Map<string, ((c: OutboundCall) => void)[]>();
+  /** The last known record of calls placed or read here, for `get` and the waiters. */
+  private readonly known = new Map<string, OutboundCall>();
+  private readonly waiting = new Map<string, Waiter[]>();
+  readonly records: CallRecords;
 
   constructor(
     private readonly ctx: OutboundContext,
-    private readonly o: { platforms: Partial<Record<OutboundPlatformName, OutboundPlatform>>; from?: string; platform?: OutboundPlatformName; ringTimeoutS?: number; onStatus?(call: OutboundCall): void },
-  ) {}
+    private readonly o: { platforms: Partial<Record<OutboundPlatformName, OutboundPlatform>>; from?: string; platform?: OutboundPlatformName; ringTimeoutS?: number; records?: CallRecords; sessionWaitMs?: number; onStatus?(call: OutboundCall): void },
+  ) {
+    this.records = o.records ?? new MemoryCallRecords();
+    // Another instance took a callback (or ran the session) of a call awaited here.
+    void this.records.watch?.((id) => {
+      if (this.waiting.has(id)) void this.refresh(id).catch(() => {});
+    }).catch((err: Error) => this.ctx.logger?.warn({ err: err.message }, 'outbound: cannot follow other instances\' changes'));
+  }
 
   /** The platforms calls can be placed through. */
   get platforms(): OutboundPlatformName[] {
@@ -100,56 +127,103 @@ export class OutboundCalls {
 
   /** Checks the request, then dials; `urls` makes the platform's URLs for the new call's id. */
   async place(req: PlaceCallRequest, urls: (id: string, platform: OutboundPlatformName, parameters: Record<string, string>) => CallUrls): Promise<OutboundCall> {
-    const { platform, client, from, to, variables } = this.check(req);
+    const { platform, client, from, to, variables, reference } = this.check(req);
     const id = `out-${randomUUID()}`;
     const parameters = { ...variables, From: from, To: to };
     const agent = await this.ctx.agentOf?.({ callId: id, provider: platform, from, to, direction: 'outbound', parameters });
     if (this.ctx.agentOf && !agent) throw new PlaceCallError(`no agent for a call to ${to}`);
     const missing = agent ? missingVariables(agent, parameters) : [];
     if (missing.length) throw new PlaceCallError(`missing call variable${missing.length > 1 ? 's' : ''}: ${missing.join(', ')} (agent "${agent!.name}" uses ${missing.map((m) => `{${m}}`).join(', ')})`);
-    const call: OutboundCall = { id, platform, to, from, variables, status: 'queued', createdAt: new Date().toISOString() };
-    this.remember(call);
+    const call: OutboundCall = { id, platform, to, from, variables, status: 'queued', createdAt: new Date().toISOString(), ...(reference ? { reference } : {}) };
+    // Recorded before the dial: a callback may come before the dial request's answer.
+    await this.records.create(call);
+    this.known.set(id, call);
     const u = urls(id, platform, parameters);
     try {
       const r = await client.dial({ id, to, from, streamUrl: u.stream, answerUrl: u.answer, statusUrl: u.status, afterUrl: u.after, parameters, ringTimeoutS: this.o.ringTimeoutS ?? OUTBOUND_DEFAULTS.ringTimeoutS });
-      if (r.platformCallId) call.platformCallId = r.platformCallId;
       this.ctx.logger?.info({ call: id, platform }, 'outbound call placed');
+      return await this.change(id, { kind: 'dialled', at: new Date().toISOString(), ...(r.platformCallId ? { platformCallId: r.platformCallId } : {}) });
     } catch (err) {
       const message = (err as Error).message;
       this.ctx.logger?.warn({ call: id, platform, err: message }, 'outbound call could not be placed');
-      this.apply(call, { status: 'failed', raw: err instanceof DialError ? `http-${err.status}` : 'dial-error' });
-      call.error = message;
+      await this.change(id, { kind: 'dial-failed', at: new Date().toISOString(), raw: err instanceof DialError ? `http-${err.status}` : 'dial-error', error: message }).catch(() => {});
       throw err;
     }
-    return { ...call };
   }
 
-  /** A call's record, or undefined. */
+  /** A call's last known record here (placed here, or read here before), or undefined: `lookup` reads the shared records. */
   get(id: string): OutboundCall | undefined {
-    const c = this.calls.get(id);
+    const c = this.known.get(id);
     return c && { ...c };
   }
 
-  /** Resolves with the call once its outcome is final. */
-  outcome(id: string): Promise<OutboundCall> {
-    const c = this.calls.get(id);
-    if (!c) return Promise.reject(new Error(`no outbound call ${id}`));
-    if (c.outcome) return Promise.resolve({ ...c });
-    return new Promise((resolve) => this.waiting.set(id, [...(this.waiting.get(id) ?? []), resolve]));
+  /** A call's record as the records hold it now (placed on any instance of a cluster), or undefined. */
+  async lookup(id: string): Promise<OutboundCall | undefined> {
+    const r = await this.records.read(id);
+    return r && fold(r.call, r.changes);
   }
 
-  /** Applies one status callback of `platform` to call `id`; false when the call is unknown. */
-  report(id: string, platform: OutboundPlatformName, params: Record<string, string>): boolean {
-    const call = this.calls.get(id);
-    if (!call || call.platform !== platform) return false;
+  /** The call placed with this `reference` (a campaign's dial id), on any instance of a cluster. */
+  async byReference(reference: string): Promise<OutboundCall | undefined> {
+    const id = await this.records.byReference(reference);
+    return id ? this.lookup(id) : undefined;
+  }
+
+  /**
+   * Resolves with the call once its outcome is final; with `session`, an answered call's record
+   * also waits (at most `sessionWaitMs`) for what its session learnt (who answered, the transcript).
+   */
+  outcome(id: string, o: { session?: boolean } = {}): Promise<OutboundCall> {
+    const c = this.known.get(id);
+    if (!c) return Promise.reject(new Error(`no outbound call ${id}`));
+    if (c.outcome && (!o.session || ready(c))) return Promise.resolve({ ...c });
+    return new Promise((resolve) => {
+      this.waiting.set(id, [...(this.waiting.get(id) ?? []), { resolve, session: !!o.session }]);
+      if (o.session && c.outcome) this.sessionDeadline(id);
+      // Another instance may have recorded the outcome before this wait began.
+      void this.refresh(id).catch(() => {});
+    });
+  }
+
+  /** Applies one status callback of `platform` to call `id` (any instance's call); false when the call is unknown. */
+  async report(id: string, platform: OutboundPlatformName, params: Record<string, string>): Promise<boolean> {
+    const known = this.known.get(id) ?? (await this.lookup(id));
+    if (!known || known.platform !== platform) return false;
     const update = this.o.platforms[platform]?.status(params);
-    if (update) this.apply(call, update);
+    if (update) await this.change(id, { kind: 'status', at: new Date().toISOString(), update });
     return true;
+  }
+
+  /** Records what the call's session learnt (its report, once it ended); false when no outbound call has that id. */
+  async noteSession(id: string, session: CallSessionSummary): Promise<boolean> {
+    if (!(await this.records.append(id, { kind: 'session', at: new Date().toISOString(), session }))) return false;
+    await this.refresh(id);
+    return true;
+  }
+
+  /**
+   * Asks the call's platform how the call stands (its call resource) and records a status it
+   * reports, for a call whose callbacks were lost (the instance they were sent to died). `said`
+   * is the platform's answer: undefined when it cannot say (no such call, or an ended call whose
+   * resource does not say how it ended).
+   */
+  async ask(id: string): Promise<{ call: OutboundCall; said?: StatusUpdate } | undefined> {
+    const call = await this.lookup(id);
+    const client = call && this.o.platforms[call.platform];
+    if (!call || call.outcome || !client?.fetchStatus) return call && { call };
+    const said = await client.fetchStatus(call);
+    if (!said) return { call };
+    return { call: await this.change(id, { kind: 'status', at: new Date().toISOString(), update: said }), said };
   }
 
   /** The client of `platform`, for a route that answers its requests. */
   client(platform: OutboundPlatformName): OutboundPlatform | undefined {
     return this.o.platforms[platform];
+  }
+
+  /** Stops following other instances' changes. */
+  async close(): Promise<void> {
+    await this.records.close?.();
   }
 
   private check(req: PlaceCallRequest) {
@@ -174,39 +248,59 @@ export class OutboundCalls {
       if (String(v).length > OUTBOUND_DEFAULTS.maxValueLength) throw new PlaceCallError(`variable "${k}" is longer than ${OUTBOUND_DEFAULTS.maxValueLength} characters`);
       variables[k] = String(v);
     }
-    return { platform, client, from, to, variables };
+    const reference = req.reference === undefined ? undefined : String(req.reference);
+    if (reference !== undefined && !/^[\w:.-]{1,200}$/.test(reference)) throw new PlaceCallError('"reference": letters, digits, _ : . - (at most 200)');
+    return { platform, client, from, to, variables, reference };
   }
 
-  private apply(call: OutboundCall, u: StatusUpdate): void {
-    if (u.platformCallId && !call.platformCallId) call.platformCallId = u.platformCallId;
-    // Callbacks may come late or twice: a call never goes back, and a final outcome stays.
-    if (call.outcome || RANK[u.status] < RANK[call.status]) return;
-    const now = new Date();
-    call.status = u.status;
-    call.rawStatus = u.raw;
-    if (u.status === 'answered') call.answeredAt ??= now.toISOString();
-    if (FINAL_OUTCOMES.has(u.status)) {
-      call.outcome = u.status as OutboundCall['outcome'];
-      call.endedAt = now.toISOString();
-      if (u.durationS !== undefined) call.durationS = u.durationS;
-      else if (u.status === 'completed' && call.answeredAt) call.durationS = Math.round((now.getTime() - Date.parse(call.answeredAt)) / 1000);
-      for (const r of this.waiting.get(call.id) ?? []) r({ ...call });
-      this.waiting.delete(call.id);
-    }
+  /** Appends a change, then brings this process's view (and its waiters) up to date. */
+  private async change(id: string, ch: CallChange): Promise<OutboundCall> {
+    if (!(await this.records.append(id, ch))) throw new Error(`no outbound call ${id} (its record expired)`);
+    return (await this.refresh(id)) ?? this.known.get(id)!;
+  }
+
+  /** Reads the record again; tells the hook of a change and the waiters of an outcome. */
+  private async refresh(id: string): Promise<OutboundCall | undefined> {
+    const call = await this.lookup(id);
+    if (!call) return undefined;
+    const before = this.known.get(id);
+    this.known.delete(id);
+    this.known.set(id, call);
+    // The view is bounded as the records are: the oldest read go first.
+    if (this.known.size > CALL_RECORDS_DEFAULTS.maxCalls) this.known.delete(this.known.keys().next().value!);
+    if (call.outcome) this.settle(id, call);
+    if (before && before.status === call.status && before.outcome === call.outcome && !!before.session === !!call.session) return call;
     try {
       this.o.onStatus?.({ ...call });
     } catch (err) {
-      this.ctx.logger?.warn({ call: call.id, err: (err as Error).message }, 'onStatus hook failed');
+      this.ctx.logger?.warn({ call: id, err: (err as Error).message }, 'onStatus hook failed');
     }
+    return call;
   }
 
-  private remember(call: OutboundCall): void {
-    const now = Date.now();
-    for (const [id, c] of this.calls) {
-      const old = c.endedAt && now - Date.parse(c.endedAt) > OUTBOUND_DEFAULTS.keepFinishedMs;
-      if (old || (this.calls.size >= OUTBOUND_DEFAULTS.maxCalls && c.outcome)) this.calls.delete(id);
-      if (!old && this.calls.size < OUTBOUND_DEFAULTS.maxCalls) break;
-    }
-    this.calls.set(call.id, call);
+  private settle(id: string, call: OutboundCall): void {
+    const list = this.waiting.get(id);
+    if (!list) return;
+    const left = list.filter((w) => {
+      if (w.session && !ready(call)) return true;
+      w.resolve({ ...call });
+      return false;
+    });
+    if (left.length) {
+      this.waiting.set(id, left);
+      this.sessionDeadline(id);
+    } else this.waiting.delete(id);
+  }
+
+  /** An answered call's session may have died with its instance: its outcome is given without the summary after a while. */
+  private sessionDeadline(id: string): void {
+    setTimeout(() => {
+      const call = this.known.get(id);
+      for (const w of this.waiting.get(id) ?? []) w.resolve({ ...call! });
+      this.waiting.delete(id);
+    }, this.o.sessionWaitMs ?? OUTBOUND_DEFAULTS.sessionWaitMs).unref();
   }
 }
+
+/** Whether a final record has what its waiters want: an answered call's session summary. */
+const ready = (c: OutboundCall) => !c.answeredAt || !!c.session;

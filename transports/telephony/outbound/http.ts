@@ -4,19 +4,19 @@ import { DialError, type OutboundPlatformName, type OutboundStatus, type StatusU
 export const DIAL_TIMEOUT_MS = 15_000;
 
 /**
- * Sends one REST request to a platform and returns its JSON answer. A refusal becomes a
+ * Sends one REST request to a platform (a POST, or the GET of a call resource) and returns its JSON answer. A refusal becomes a
  * `DialError` with the platform's own message; any credential that the answer might echo is
  * cut out of it, and the request's headers never appear in it.
  */
 export async function platformRequest(
   platform: OutboundPlatformName,
   url: string,
-  init: { headers: Record<string, string>; body: string },
+  init: { headers: Record<string, string>; body?: string; method?: 'GET' | 'POST' },
   secrets: (string | undefined)[],
 ): Promise<Record<string, any>> {
   let res: Response;
   try {
-    res = await fetch(url, { method: 'POST', headers: init.headers, body: init.body, signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) });
+    res = await fetch(url, { method: init.method ?? 'POST', headers: init.headers, body: init.body, signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) });
   } catch (err) {
     throw new DialError(platform, 0, scrub(`could not reach ${new URL(url).origin}: ${(err as Error).message}`, secrets));
   }

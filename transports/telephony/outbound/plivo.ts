@@ -1,6 +1,6 @@
 import { xmlEscape } from '../provider.ts';
 import { basicAuth, platformRequest, readStatus, required } from './http.ts';
-import type { OutboundPlatform, OutboundStatus } from './types.ts';
+import { DialError, type OutboundPlatform, type OutboundStatus, type StatusUpdate } from './types.ts';
 
 /** Plivo credentials and where its API is. */
 export interface PlivoOutboundOptions {
@@ -24,6 +24,15 @@ const STATUS: Record<string, OutboundStatus> = {
   cancel: 'canceled',
 };
 
+/** An ended call's record (Retrieve a call) as an outcome, by its hangup cause's name. */
+function ended(r: Record<string, any>): StatusUpdate {
+  const cause = String(r.hangup_cause_name ?? '');
+  const duration = Number(r.call_duration);
+  const answered = !!r.answer_time || r.call_state === 'ANSWER';
+  const status: OutboundStatus = /busy/i.test(cause) ? 'busy' : /no answer|timeout/i.test(cause) ? 'no-answer' : /cancel/i.test(cause) ? 'canceled' : answered ? 'completed' : 'failed';
+  return { status, raw: cause || String(r.call_state ?? 'ended'), ...(status === 'completed' && Number.isFinite(duration) ? { durationS: duration } : {}) };
+}
+
 /** Plivo wants numbers as the country code and the number, without `+`. */
 const plain = (n: string) => n.replace(/^\+/, '');
 
@@ -33,12 +42,25 @@ const plain = (n: string) => n.replace(/^\+/, '');
  * `ring_url` and `hangup_url` report the rest (CallStatus, Duration).
  */
 export function plivoOutbound(o: PlivoOutboundOptions = {}): OutboundPlatform {
+  const creds = () => ({
+    authId: required('plivo', o.authId ?? process.env.PLIVO_AUTH_ID, 'auth id', 'PLIVO_AUTH_ID'),
+    token: required('plivo', o.authToken ?? process.env.PLIVO_AUTH_TOKEN, 'auth token', 'PLIVO_AUTH_TOKEN'),
+    base: o.baseUrl ?? process.env.HIWAR_PLIVO_API_URL ?? 'https://api.plivo.com',
+  });
+  /** GET one call resource; undefined when Plivo has no such call in that state (404). */
+  const get = async (path: string): Promise<Record<string, any> | undefined> => {
+    const { authId, token, base } = creds();
+    try {
+      return await platformRequest('plivo', `${base}/v1/Account/${encodeURIComponent(authId)}/Call/${path}`, { method: 'GET', headers: { authorization: basicAuth(authId, token), accept: 'application/json' } }, [token]);
+    } catch (err) {
+      if (err instanceof DialError && err.status === 404) return undefined;
+      throw err;
+    }
+  };
   return {
     name: 'plivo',
     async dial(req) {
-      const authId = required('plivo', o.authId ?? process.env.PLIVO_AUTH_ID, 'auth id', 'PLIVO_AUTH_ID');
-      const token = required('plivo', o.authToken ?? process.env.PLIVO_AUTH_TOKEN, 'auth token', 'PLIVO_AUTH_TOKEN');
-      const base = o.baseUrl ?? process.env.HIWAR_PLIVO_API_URL ?? 'https://api.plivo.com';
+      const { authId, token, base } = creds();
       const body = await platformRequest(
         'plivo',
         `${base}/v1/Account/${encodeURIComponent(authId)}/Call/`,
@@ -61,6 +83,16 @@ export function plivoOutbound(o: PlivoOutboundOptions = {}): OutboundPlatform {
       return { platformCallId: String(body.request_uuid ?? '') };
     },
     status: (p) => readStatus(STATUS, p.CallStatus, p.Duration, p.CallUUID),
+    // The answered leg's record once it ended (Retrieve a call), else whether it is live or still queued.
+    async fetchStatus({ platformCallId, platformLegId }) {
+      if (platformLegId) {
+        const done = await get(`${encodeURIComponent(platformLegId)}/`);
+        if (done) return { ...ended(done), platformCallId: platformLegId };
+        if (await get(`${encodeURIComponent(platformLegId)}/?status=live`)) return { status: 'answered', raw: 'live' };
+        return undefined;
+      }
+      return platformCallId && (await get(`${encodeURIComponent(platformCallId)}/?status=queued`)) ? { status: 'queued', raw: 'queued' } : undefined;
+    },
     answer: (streamUrl, afterUrl) => ({
       contentType: 'application/xml',
       body: `<?xml version="1.0" encoding="UTF-8"?><Response><Stream bidirectional="true" keepCallAlive="true" contentType="audio/x-mulaw;rate=8000" streamTimeout="86400">${xmlEscape(streamUrl)}</Stream><Redirect>${xmlEscape(afterUrl)}</Redirect></Response>`,

@@ -7,11 +7,14 @@ import { plivo } from '../plivo.ts';
 import { telnyx } from '../telnyx.ts';
 import { twilio } from '../twilio.ts';
 import { vonage } from '../vonage.ts';
+import type { CallReport } from '../../../src/session/events.ts';
+import type { CallInfo } from '../../../src/transport/types.ts';
 import { OUTBOUND_DEFAULTS, OutboundCalls, PlaceCallError, type CallUrls, type OutboundCall, type PlaceCallRequest } from './calls.ts';
+import { summaryOf, type CallRecords } from './records.ts';
 import { plivoOutbound } from './plivo.ts';
 import { telnyxOutbound } from './telnyx.ts';
 import { twilioOutbound } from './twilio.ts';
-import { DialError, type OutboundPlatform, type OutboundPlatformName } from './types.ts';
+import { DialError, type OutboundPlatform, type OutboundPlatformName, type StatusUpdate } from './types.ts';
 import { vonageOutbound } from './vonage.ts';
 
 /** Options of outbound calling (`outboundCalls`), each with its environment default. */
@@ -32,6 +35,11 @@ export interface OutboundOptions {
   secrets?: Partial<Record<OutboundPlatformName, string>>;
   /** Told each time a call's status changes; what it throws is logged. */
   onStatus?(call: OutboundCall): void;
+  /**
+   * Where calls' records live. Default: this process's memory (a restarted server forgets its
+   * calls). On a cluster, `RedisCallRecords`: any instance takes any call's callbacks and media.
+   */
+  records?: CallRecords;
 }
 
 /** Outbound calling on an agent server: its routes as a plugin factory, and the calls API for your code. */
@@ -42,8 +50,21 @@ export interface Outbound {
   placeCall(req: PlaceCallRequest): Promise<OutboundCall>;
   /** A call's record. */
   get(id: string): OutboundCall | undefined;
-  /** Resolves once the call's outcome is final. */
-  outcome(id: string): Promise<OutboundCall>;
+  /** Resolves once the call's outcome is final (`session`: and an answered call's session summary, or `sessionWaitMs`). */
+  outcome(id: string, o?: { session?: boolean }): Promise<OutboundCall>;
+  /** A call's record as the records hold it (placed on any instance of a cluster). */
+  lookup(id: string): Promise<OutboundCall | undefined>;
+  /** The call placed with this `reference` (a campaign's dial id), on any instance. */
+  byReference(reference: string): Promise<OutboundCall | undefined>;
+  /** Asks the call's platform how it stands (its call resource) and records what it says. */
+  ask(id: string): Promise<{ call: OutboundCall; said?: StatusUpdate } | undefined>;
+  /**
+   * Records what an outbound call's session learnt (who answered, the transcript): give it to
+   * `createAgentServer`'s `onCallEnded`. Other calls are ignored; what fails is logged.
+   */
+  callEnded(call: CallInfo, report: CallReport | undefined): void;
+  /** Stops following other instances' changes (Redis records). */
+  close(): Promise<void>;
 }
 
 const BY_NAME: Record<OutboundPlatformName, TelephonyProvider> = { twilio, telnyx, plivo, vonage };
@@ -84,7 +105,7 @@ export function outboundCalls(opts: OutboundOptions = {}): Outbound {
     ctx = c;
     calls = new OutboundCalls(
       { tokens: c.tokens, logger: c.logger, agentOf: c.agentOf },
-      { platforms: opts.platforms ?? platformsFromEnv(), from: opts.from ?? process.env.HIWAR_CALL_FROM, platform: opts.platform ?? (process.env.HIWAR_CALL_PLATFORM as OutboundPlatformName | undefined), ringTimeoutS: opts.ringTimeoutS, onStatus: opts.onStatus },
+      { platforms: opts.platforms ?? platformsFromEnv(), from: opts.from ?? process.env.HIWAR_CALL_FROM, platform: opts.platform ?? (process.env.HIWAR_CALL_PLATFORM as OutboundPlatformName | undefined), ringTimeoutS: opts.ringTimeoutS, onStatus: opts.onStatus, records: opts.records },
     );
     const baseOf = (request: IncomingMessage) => (opts.publicUrl ? publicUrl() : c.host.publicUrl(request));
     return plugin(c, calls, opts, baseOf, (req, request) => place(req, baseOf(request)));
@@ -94,7 +115,15 @@ export function outboundCalls(opts: OutboundOptions = {}): Outbound {
     routes,
     placeCall: async (req) => place(req, publicUrl()),
     get: (id) => calls?.get(id),
-    outcome: (id) => (calls ? calls.outcome(id) : Promise.reject(new Error(`no outbound call ${id}`))),
+    outcome: (id, o) => (calls ? calls.outcome(id, o) : Promise.reject(new Error(`no outbound call ${id}`))),
+    lookup: async (id) => calls?.lookup(id),
+    byReference: async (reference) => calls?.byReference(reference),
+    ask: async (id) => calls?.ask(id),
+    callEnded(call, report) {
+      if (!calls || call.direction !== 'outbound' || !report) return;
+      void calls.noteSession(call.callId, summaryOf(report)).catch((err: Error) => ctx?.logger.warn({ call: call.callId, err: err.message }, 'outbound: the session summary could not be recorded'));
+    },
+    close: async () => calls?.close(),
   };
 }
 
@@ -165,7 +194,7 @@ function plugin(
     }
     if (id && req.method === 'GET') {
       if (!authorized(req, res)) return true;
-      const call = calls.get(id);
+      const call = await calls.lookup(id);
       return call ? json(res, 200, call) : json(res, 404, { error: `no call ${id}` });
     }
     return json(res, 405, { error: 'POST /calls or GET /calls/:id' });
@@ -194,9 +223,17 @@ function plugin(
         return reply(res, 403, 'text/plain', 'bad or missing signature\n');
       }
     }
-    if (!calls.report(claims.callId, platform, params)) return reply(res, 404, 'text/plain', 'unknown call\n');
+    let known: boolean;
+    try {
+      known = await calls.report(claims.callId, platform, params);
+    } catch (err) {
+      // The records' store (Redis) is unreachable: the platform retries a 5xx.
+      c.logger.warn({ platform, call: claims.callId, err: (err as Error).message }, 'outbound callback not recorded');
+      return reply(res, 503, 'text/plain', 'try again\n');
+    }
+    if (!known) return reply(res, 404, 'text/plain', 'unknown call\n');
     if (route === 'status' || !client.answer) return reply(res, 204, 'text/plain', '');
-    const call = calls.get(claims.callId)!;
+    const call = (await calls.lookup(claims.callId))!;
     // Plivo asks for the call's markup once it is answered: the media token is minted now.
     const base = baseOf(req);
     const stream = streamUrl(c.tokens, base, platform, call.id, { ...call.variables, From: call.from, To: call.to }, c.tokens.ttlMs);
@@ -212,5 +249,7 @@ function plugin(
       if (url.pathname.startsWith('/outbound/')) return callback(req, res, url);
       return false;
     },
+    // The records' own connections (Redis's subscriber); the records' store itself is the caller's.
+    close: () => calls.close(),
   };
 }

@@ -28,12 +28,14 @@ const HANGUP: Record<string, OutboundStatus> = {
  * bidirectional RTP in PCMU) and reporting its events to `webhook_url`.
  */
 export function telnyxOutbound(o: TelnyxOutboundOptions = {}): OutboundPlatform {
+  const key = () => required('telnyx', o.apiKey ?? process.env.TELNYX_API_KEY, 'API key', 'TELNYX_API_KEY');
+  const baseOf = () => o.baseUrl ?? process.env.HIWAR_TELNYX_API_URL ?? 'https://api.telnyx.com';
   return {
     name: 'telnyx',
     async dial(req) {
-      const apiKey = required('telnyx', o.apiKey ?? process.env.TELNYX_API_KEY, 'API key', 'TELNYX_API_KEY');
+      const apiKey = key();
       const connectionId = required('telnyx', o.connectionId ?? process.env.TELNYX_CONNECTION_ID, 'Call Control connection id', 'TELNYX_CONNECTION_ID');
-      const base = o.baseUrl ?? process.env.HIWAR_TELNYX_API_URL ?? 'https://api.telnyx.com';
+      const base = baseOf();
       const body = await platformRequest(
         'telnyx',
         `${base}/v2/calls`,
@@ -67,6 +69,13 @@ export function telnyxOutbound(o: TelnyxOutboundOptions = {}): OutboundPlatform 
       if (event !== 'call.hangup') return undefined;
       const cause = p['data.payload.hangup_cause'] ?? '';
       return withId({ status: HANGUP[cause] ?? 'failed', raw: cause || event });
+    },
+    // Retrieve a call status: whether the call is alive; an ended call's resource does not say how it ended.
+    async fetchStatus({ platformCallId }) {
+      if (!platformCallId) return undefined;
+      const apiKey = key();
+      const body = await platformRequest('telnyx', `${baseOf()}/v2/calls/${encodeURIComponent(platformCallId)}`, { method: 'GET', headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' } }, [apiKey]);
+      return body.data?.is_alive === true ? { status: 'queued', raw: 'is_alive' } : undefined;
     },
   };
 }

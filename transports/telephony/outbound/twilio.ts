@@ -32,12 +32,15 @@ const STATUS: Record<string, OutboundStatus> = {
  * `<Parameter>`), progress to `StatusCallback` for every `StatusCallbackEvent`.
  */
 export function twilioOutbound(o: TwilioOutboundOptions = {}): OutboundPlatform {
+  const creds = () => ({
+    sid: required('twilio', o.accountSid ?? process.env.TWILIO_ACCOUNT_SID, 'account SID', 'TWILIO_ACCOUNT_SID'),
+    token: required('twilio', o.authToken ?? process.env.TWILIO_AUTH_TOKEN, 'auth token', 'TWILIO_AUTH_TOKEN'),
+    base: o.baseUrl ?? process.env.HIWAR_TWILIO_API_URL ?? 'https://api.twilio.com',
+  });
   return {
     name: 'twilio',
     async dial(req) {
-      const sid = required('twilio', o.accountSid ?? process.env.TWILIO_ACCOUNT_SID, 'account SID', 'TWILIO_ACCOUNT_SID');
-      const token = required('twilio', o.authToken ?? process.env.TWILIO_AUTH_TOKEN, 'auth token', 'TWILIO_AUTH_TOKEN');
-      const base = o.baseUrl ?? process.env.HIWAR_TWILIO_API_URL ?? 'https://api.twilio.com';
+      const { sid, token, base } = creds();
       const parameters = Object.entries(req.parameters)
         .map(([k, v]) => `<Parameter name="${xmlEscape(k)}" value="${xmlEscape(v)}"/>`)
         .join('');
@@ -59,5 +62,12 @@ export function twilioOutbound(o: TwilioOutboundOptions = {}): OutboundPlatform 
       return { platformCallId: String(body.sid ?? '') };
     },
     status: (p) => readStatus(STATUS, p.CallStatus, p.CallDuration, p.CallSid),
+    // Fetch a Call resource: `status` in the Call resource's words, `duration` in seconds once ended.
+    async fetchStatus({ platformCallId }) {
+      const { sid, token, base } = creds();
+      if (!platformCallId) return undefined;
+      const body = await platformRequest('twilio', `${base}/2010-04-01/Accounts/${encodeURIComponent(sid)}/Calls/${encodeURIComponent(platformCallId)}.json`, { method: 'GET', headers: { authorization: basicAuth(sid, token), accept: 'application/json' } }, [token]);
+      return readStatus(STATUS, body.status, body.duration ?? undefined, body.sid);
+    },
   };
 }

@@ -70,6 +70,11 @@ export interface OutboundPlatform {
   dial(req: DialRequest): Promise<DialResult>;
   /** Reads one status callback's fields; undefined when it says nothing about progress. */
   status(params: Record<string, string>): StatusUpdate | undefined;
+  /**
+   * Asks the platform's call resource how the call stands (`GET` the call by its id): a status
+   * update, or undefined when the platform does not say. For a call whose callbacks were lost.
+   */
+  fetchStatus?(call: { platformCallId?: string; platformLegId?: string }): Promise<StatusUpdate | undefined>;
   /** The markup answering the platform's answer request (Plivo's answer_url), for platforms that fetch one. */
   answer?(streamUrl: string, afterUrl: string): { contentType: string; body: string };
 }

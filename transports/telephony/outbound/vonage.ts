@@ -39,20 +39,8 @@ export function vonageOutbound(o: VonageOutboundOptions = {}): OutboundPlatform 
   return {
     name: 'vonage',
     async dial(req) {
-      const appId = required('vonage', o.applicationId ?? process.env.VONAGE_APPLICATION_ID, 'application id', 'VONAGE_APPLICATION_ID');
-      const pem = required('vonage', o.privateKey ?? process.env.VONAGE_PRIVATE_KEY ?? keyFile(), 'application private key', 'VONAGE_PRIVATE_KEY or VONAGE_PRIVATE_KEY_PATH');
-      const base = o.baseUrl ?? process.env.HIWAR_VONAGE_API_URL ?? 'https://api.nexmo.com';
-      let jwt: string;
-      try {
-        jwt = await new SignJWT({ application_id: appId })
-          .setProtectedHeader({ alg: 'RS256', typ: 'JWT' })
-          .setIssuedAt()
-          .setJti(randomUUID())
-          .setExpirationTime('15m')
-          .sign(await importPKCS8(pem, 'RS256'));
-      } catch {
-        throw new Error('vonage: the application private key is not a PKCS#8 PEM RSA key');
-      }
+      const base = baseOf();
+      const jwt = await token();
       const body = await platformRequest(
         'vonage',
         `${base}/v1/calls`,
@@ -79,7 +67,34 @@ export function vonageOutbound(o: VonageOutboundOptions = {}): OutboundPlatform 
       return { platformCallId: String(body.uuid ?? '') };
     },
     status: (p) => readStatus(STATUS, p.status, p.duration, p.uuid),
+    // Get detail of a specific call: `status` in the event webhooks' words, `duration` once ended.
+    async fetchStatus({ platformCallId }) {
+      if (!platformCallId) return undefined;
+      const jwt = await token();
+      const body = await platformRequest('vonage', `${baseOf()}/v1/calls/${encodeURIComponent(platformCallId)}`, { method: 'GET', headers: { authorization: `Bearer ${jwt}`, accept: 'application/json' } }, [jwt]);
+      return readStatus(STATUS, body.status, body.duration, body.uuid);
+    },
   };
+
+  function baseOf(): string {
+    return o.baseUrl ?? process.env.HIWAR_VONAGE_API_URL ?? 'https://api.nexmo.com';
+  }
+
+  /** A JWT for one request (RS256, the application's key). */
+  async function token(): Promise<string> {
+    const appId = required('vonage', o.applicationId ?? process.env.VONAGE_APPLICATION_ID, 'application id', 'VONAGE_APPLICATION_ID');
+    const pem = required('vonage', o.privateKey ?? process.env.VONAGE_PRIVATE_KEY ?? keyFile(), 'application private key', 'VONAGE_PRIVATE_KEY or VONAGE_PRIVATE_KEY_PATH');
+    try {
+      return await new SignJWT({ application_id: appId })
+        .setProtectedHeader({ alg: 'RS256', typ: 'JWT' })
+        .setIssuedAt()
+        .setJti(randomUUID())
+        .setExpirationTime('15m')
+        .sign(await importPKCS8(pem, 'RS256'));
+    } catch {
+      throw new Error('vonage: the application private key is not a PKCS#8 PEM RSA key');
+    }
+  }
 }
 
 function keyFile(): string | undefined {

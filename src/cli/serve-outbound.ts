@@ -1,0 +1,79 @@
+/**
+ * Outbound calls and campaigns on a CLI server (`hiwar serve`, `hiwar campaign start|worker`):
+ * `POST /calls` and the platforms' callbacks, and the campaigns API, as one plugin. With Redis
+ * the calls' records and the campaigns are the cluster's, so any instance takes any call's
+ * callbacks and answers for any campaign; without, they are this process's.
+ */
+import type { Redis } from 'ioredis';
+import type { CampaignStore } from '../campaign/store.ts';
+import type { PluginFactory, ServerPlugin } from '../server/types.ts';
+import type { CallReport } from '../session/events.ts';
+import type { Logger } from '../session/logger.ts';
+import type { CallInfo } from '../transport/types.ts';
+import type { Outbound, OutboundOptions } from '../../transports/telephony/outbound/routes.ts';
+
+/** Outbound calling on a CLI server: the plugin to mount, and what the server tells it. */
+export interface ServeOutbound {
+  outbound: Outbound;
+  /** Mounts the calls API, the platforms' callbacks and the campaigns API. */
+  routes: PluginFactory;
+  /** For the server's `onTransportEnded`: an outbound call's session summary (who answered, what was said) into its record. */
+  callEnded(call: CallInfo, report: CallReport | undefined): void;
+  /** Where records and campaigns are kept, for the start-up lines. */
+  where: string;
+}
+
+/**
+ * Outbound calls and the campaigns API. `campaigns`: the store of an in-process campaign (its
+ * `hiwar campaign start` process answers for it); default Redis's with `redisUrl`, else none.
+ */
+export async function serveOutbound(o: { publicUrl?: string; redisUrl?: string; logger: Logger; campaigns?: CampaignStore; options?: OutboundOptions }): Promise<ServeOutbound> {
+  const [{ outboundCalls, RedisCallRecords }, { campaignRoutes }, { MemoryCampaignStore }] = await Promise.all([
+    import('../../transports/telephony/index.ts'),
+    import('../campaign/routes.ts'),
+    import('../campaign/store.ts'),
+  ]);
+  let redis: Redis | undefined;
+  let store = o.campaigns;
+  let onControl: ((id: string) => Promise<void>) | undefined;
+  let closeQueue: (() => Promise<void>) | undefined;
+  if (o.redisUrl) {
+    const [{ connectRedis }, { RedisCampaignStore }] = await Promise.all([import('../cluster/redis.ts'), import('../campaign/redis-store.ts')]);
+    redis = connectRedis(o.redisUrl);
+    redis.on('error', (err: Error) => o.logger.warn({ err: err.message }, 'outbound: Redis unreachable, calls\' callbacks are answered 503 until it is back'));
+    store ??= new RedisCampaignStore(redis);
+    // A resume or a cancel wakes the campaign's delayed jobs (BullMQ, made on first use).
+    onControl = async (id) => {
+      if (!closeQueue) {
+        const { CampaignQueue } = await import('../campaign/queue.ts');
+        const queue = new CampaignQueue(o.redisUrl!);
+        closeQueue = () => queue.close();
+        onControl = (i) => queue.wake(i);
+      }
+      await onControl!(id);
+    };
+  }
+  const outbound = outboundCalls({ publicUrl: o.publicUrl, ...o.options, ...(redis ? { records: new RedisCallRecords(redis) } : {}) });
+  const campaigns = campaignRoutes({
+    store: store ?? new MemoryCampaignStore(),
+    ...(onControl ? { onControl: (id: string, action: string) => (action === 'pause' ? Promise.resolve() : onControl!(id)) } : {}),
+    ...(store ? {} : { unknownHint: 'without Redis, a campaign runs in its `hiwar campaign start` process, which answers for it' }),
+  });
+  const routes: PluginFactory = async (ctx) => {
+    const parts = (await Promise.all([outbound.routes(ctx), campaigns(ctx)])).filter((p): p is ServerPlugin => !!p);
+    return {
+      name: 'outbound',
+      async handleRequest(req, res, url) {
+        for (const p of parts) if (await p.handleRequest?.(req, res, url)) return true;
+        return false;
+      },
+      async close() {
+        for (const p of parts) await p.close?.();
+        await outbound.close();
+        await closeQueue?.();
+        redis?.disconnect();
+      },
+    };
+  };
+  return { outbound, routes, callEnded: (call, report) => outbound.callEnded(call, report), where: redis ? 'Redis' : 'this process' };
+}
