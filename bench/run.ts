@@ -20,6 +20,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   llm: async () => (await import('./llm-cost.ts')).llmCost,
   'webrtc-density': async () => (await import('./webrtc-density.ts')).webrtcDensity,
   amd: async () => (await import('./amd.ts')).amd,
+  resample: async () => (await import('./resample-cost.ts')).resampleCost,
 };
 const SCRIPTS = ['normalize', 'recognizer', 'call'];
 
