@@ -42,13 +42,32 @@ export interface FakeDelays {
   chunkMs: number;
   /** How much faster than real time audio is sent after the first piece. @default 2 */
   realtimeFactor: number;
+  /**
+   * 1: the model streams `STREAM_REPLY` token by token with gaps of `tokenGapMinMs` to
+   * `tokenGapMaxMs` (a call's own seeded sequence), sentence ends mid-stream, digits, and a tool
+   * call after the text; the request after the tool's result gets `STREAM_AFTER_TOOL`. 0: the
+   * one-sentence reply at once after the first token. @default 0
+   */
+  streamReply: number;
+  /** @default 10 */
+  tokenGapMinMs: number;
+  /** @default 40 */
+  tokenGapMaxMs: number;
 }
 
-export const FAKE_DELAYS: FakeDelays = { sttMs: 200, llmMs: 200, ttsMs: 100, audioMsPerChar: 25, chunkMs: 100, realtimeFactor: 2 };
+export const FAKE_DELAYS: FakeDelays = { sttMs: 200, llmMs: 200, ttsMs: 100, audioMsPerChar: 25, chunkMs: 100, realtimeFactor: 2, streamReply: 0, tokenGapMinMs: 10, tokenGapMaxMs: 40 };
 
 /** The caller's words in every final transcript, and the model's reply. */
 export const FAKE_TRANSCRIPT = 'أريد معرفة رصيد حسابي';
 export const FAKE_REPLY = ['حسنًا،', ' رصيدك', ' متاح', ' الآن', ' في', ' التطبيق.'];
+/**
+ * The streamed reply (`streamReply: 1`), as a model's tokens: a short first sentence, a second
+ * with a number and an amount mid-stream, then the tool call `check_balance`.
+ */
+export const STREAM_REPLY = ['حسن', 'ًا', '،', ' سأ', 'تحقق', ' من', ' رصيد', 'ك', ' الآن', '.', ' رقم', ' حساب', 'ك', ' ', '4521', ' و', 'آخر', ' دفعة', ' ', '250', ' ريال', 'ًا', '.'];
+/** The tool the streamed reply calls, and the model's words after its result. */
+export const STREAM_TOOL = 'check_balance';
+export const STREAM_AFTER_TOOL = [' رصيد', 'ك', ' ', '2450', ' ريال', 'ًا', '.'];
 
 /** Mean absolute sample above which a frame is speech. */
 export const SPEECH_LEVEL = 500;
@@ -62,6 +81,8 @@ export interface Hold {
   heldMs: number;
   /** Epoch ms (sub-ms precision) when the hold ended: the answer handed to the socket. */
   at: number;
+  /** A streamed reply's token write times, epoch ms (filled in as the stream goes). */
+  tokensAt?: number[];
 }
 
 const epochNow = () => performance.timeOrigin + performance.now();
@@ -86,12 +107,12 @@ export interface FakeService {
 export async function startFakeService(delays: Partial<FakeDelays> = {}): Promise<FakeService> {
   const d: FakeDelays = { ...FAKE_DELAYS, ...delays };
   const holds = new Map<string, Hold[]>();
-  const record = (call: string, kind: HoldKind, nominalMs: number, started: number): number => {
+  const record = (call: string, kind: HoldKind, nominalMs: number, started: number, tokensAt?: number[]): number => {
     const at = epochNow();
     const heldMs = at - started;
     let list = holds.get(call);
     if (!list) holds.set(call, (list = []));
-    list.push({ kind, nominalMs, heldMs: Math.round(heldMs * 100) / 100, at });
+    list.push({ kind, nominalMs, heldMs: Math.round(heldMs * 100) / 100, at, ...(tokensAt ? { tokensAt } : {}) });
     return heldMs;
   };
   // Tones are cached per rate and length so the fake spends nothing per message on them.
@@ -150,7 +171,50 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
     res.end(JSON.stringify({ errorCode: 40401, errorMessage: `no route ${req.method} ${url.pathname}` }));
   }
 
+  /** A call's token gaps: a seeded sequence, so runs are alike and calls differ. */
+  const gapSeeds = new Map<string, number>();
+  const nextGap = (call: string): number => {
+    let x = gapSeeds.get(call) ?? [...call].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7);
+    x = (x * 1103515245 + 12345) >>> 0;
+    gapSeeds.set(call, x);
+    return d.tokenGapMinMs + ((x >>> 8) % 1000) / 1000 * (d.tokenGapMaxMs - d.tokenGapMinMs);
+  };
+
+  /**
+   * The streamed reply: every token written after its gap; the hold ends at the first token, and
+   * the write time of every token is kept (`tokensAt`, epoch ms) so a bench can tell how long the
+   * model itself took to write the text the agent waited for.
+   */
+  async function streamChat(b: Record<string, unknown>, res: ServerResponse, started: number): Promise<void> {
+    const call = String(b.model ?? '');
+    // The request that carries the tool's result (the last message): the reply after the tool.
+    const afterTool = (b.messages as { role?: string }[] | undefined)?.at(-1)?.role === 'tool';
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const chunk = (delta: object, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'bench', object: 'chat.completion.chunk', created: 0, model: call, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const tokens = afterTool ? STREAM_AFTER_TOOL : STREAM_REPLY;
+    await sleep(d.llmMs);
+    const tokensAt: number[] = [];
+    for (let i = 0; i < tokens.length && !res.destroyed; i++) {
+      if (i > 0) await sleep(nextGap(call));
+      // Stamped once written (a response corks its socket until the next tick): the fake's own
+      // serialising and writing are inside the model's time, not the agent's.
+      res.write(chunk({ content: tokens[i] }), () => {
+        tokensAt[i] = epochNow();
+        if (i === 0) record(afterTool ? `${call}#tool` : call, 'llm', d.llmMs, started, tokensAt);
+      });
+    }
+    if (!afterTool) {
+      await sleep(nextGap(call));
+      res.write(chunk({ tool_calls: [{ index: 0, id: `call_${tokensAt.length}`, type: 'function', function: { name: STREAM_TOOL, arguments: '{"account":"4521"}' } }] }));
+      res.end(chunk({}, 'tool_calls') + 'data: [DONE]\n\n');
+    } else {
+      res.end(chunk({}, 'stop') + 'data: [DONE]\n\n');
+    }
+  }
+
   async function chat(b: Record<string, unknown>, res: ServerResponse, started: number): Promise<void> {
+    if (d.streamReply) return streamChat(b, res, started);
     const call = String(b.model ?? '');
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const chunk = (content: string, extra: object = {}) =>
