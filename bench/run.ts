@@ -21,6 +21,8 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   'webrtc-density': async () => (await import('./webrtc-density.ts')).webrtcDensity,
   amd: async () => (await import('./amd.ts')).amd,
   resample: async () => (await import('./resample-cost.ts')).resampleCost,
+  peer: async () => (await import('./peer.ts')).peer,
+  'peer-run': async () => (await import('./peer.ts')).peerRun,
 };
 const SCRIPTS = ['normalize', 'recognizer', 'call'];
 
