@@ -47,7 +47,7 @@ async function load(): Promise<{ lk: any; rtc: any; version: string }> {
 }
 
 /** The LiveKit side: builds a session per call against the fake. */
-export async function livekitRunner(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>): Promise<{ version: string; startCall(tag: string, plan: CallerPlan, frames: FrameClock): { caller: BenchCaller; done: Promise<unknown> } }> {
+export async function livekitRunner(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>): Promise<{ version: string; errors: string[]; startCall(tag: string, plan: CallerPlan, frames: FrameClock): { caller: BenchCaller; done: Promise<unknown> } }> {
   const { lk, rtc, version } = await load();
   lk.initializeLogger({ pretty: false, level: process.env.HIWAR_BENCH_PEER_LOG ?? 'error' });
   const { stt, llm, tts, voice } = lk;
@@ -199,8 +199,10 @@ export async function livekitRunner(fake: Pick<FakeServiceProcess, 'baseUrl' | '
     }
   }
 
+  const errors: string[] = [];
   return {
     version,
+    errors,
     startCall(tag, plan, frames) {
       const caller = new BenchCaller(tag, plan, frames);
       const session = new voice.AgentSession({
@@ -210,6 +212,8 @@ export async function livekitRunner(fake: Pick<FakeServiceProcess, 'baseUrl' | '
         vad: null,
         turnHandling: { turnDetection: 'stt', endpointing: { minDelay: 0, maxDelay: 0 } },
       });
+      // An unheard 'error' event would end the process: counted and reported with the figures.
+      session.on('error', (e: any) => errors.push(`${e?.error?.type ?? 'error'}: ${e?.error?.error?.message ?? e?.error?.message ?? e}`));
       const input = new CallerInput();
       session.input.audio = input;
       session.output.audio = new LineOutput(caller);

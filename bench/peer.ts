@@ -71,6 +71,8 @@ export async function peerRun({ rest }: BenchArgs): Promise<Record<string, unkno
       bench: 'peer-run',
       framework,
       version: lk?.version ?? null,
+      errors: lk ? lk.errors.length : 0,
+      firstErrors: lk ? lk.errors.slice(0, 3) : [],
       calls,
       turns: added.length,
       added: pcts(added),
@@ -112,7 +114,7 @@ export async function peer({ quick, rest }: BenchArgs): Promise<Record<string, u
   table(`peer: ${calls} concurrent calls × ${turns} turns per run, 8 kHz callers, fake delays stt 200 llm 200 tts 100 ms; framework-added p50 / p95 / p99 ms · CPU % of a core per call · RSS MB per call`, results.map((r) => [
     `${r.framework}${r.version ? ` ${r.version}` : ''}`,
     `${f(r.added)} · ${r.cpuPctPerCall} % · ${r.rssMbPerCall} MB`,
-    `${r.turns} turns; load ${r.conditions.loadBefore} → ${r.conditions.loadAfter}, run-queue ${r.conditions.runQueueWaitMs ?? '–'} ms`,
+    `${r.turns} turns${r.errors ? `, ${r.errors} session errors (${r.firstErrors.join('; ')})` : ''}; load ${r.conditions.loadBefore} → ${r.conditions.loadAfter}, run-queue ${r.conditions.runQueueWaitMs ?? '–'} ms`,
   ]));
   return { bench: 'peer', calls, turnsPerCall: turns, runs: results, livekitInstalled: withPeer };
 }
