@@ -28,6 +28,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { streamedChat } from './fake-stream-reply.ts';
 
 export interface FakeDelays {
   /** Final transcript after the end of speech (first silent audio received). @default 200 */
@@ -60,14 +61,7 @@ export const FAKE_DELAYS: FakeDelays = { sttMs: 200, llmMs: 200, ttsMs: 100, aud
 /** The caller's words in every final transcript, and the model's reply. */
 export const FAKE_TRANSCRIPT = 'أريد معرفة رصيد حسابي';
 export const FAKE_REPLY = ['حسنًا،', ' رصيدك', ' متاح', ' الآن', ' في', ' التطبيق.'];
-/**
- * The streamed reply (`streamReply: 1`), as a model's tokens: a short first sentence, a second
- * with a number and an amount mid-stream, then the tool call `check_balance`.
- */
-export const STREAM_REPLY = ['حسن', 'ًا', '،', ' سأ', 'تحقق', ' من', ' رصيد', 'ك', ' الآن', '.', ' رقم', ' حساب', 'ك', ' ', '4521', ' و', 'آخر', ' دفعة', ' ', '250', ' ريال', 'ًا', '.'];
-/** The tool the streamed reply calls, and the model's words after its result. */
-export const STREAM_TOOL = 'check_balance';
-export const STREAM_AFTER_TOOL = [' رصيد', 'ك', ' ', '2450', ' ريال', 'ًا', '.'];
+export { STREAM_REPLY, STREAM_TOOL, STREAM_AFTER_TOOL } from './fake-stream-reply.ts';
 
 /** Mean absolute sample above which a frame is speech. */
 export const SPEECH_LEVEL = 500;
@@ -171,47 +165,7 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
     res.end(JSON.stringify({ errorCode: 40401, errorMessage: `no route ${req.method} ${url.pathname}` }));
   }
 
-  /** A call's token gaps: a seeded sequence, so runs are alike and calls differ. */
-  const gapSeeds = new Map<string, number>();
-  const nextGap = (call: string): number => {
-    let x = gapSeeds.get(call) ?? [...call].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7);
-    x = (x * 1103515245 + 12345) >>> 0;
-    gapSeeds.set(call, x);
-    return d.tokenGapMinMs + ((x >>> 8) % 1000) / 1000 * (d.tokenGapMaxMs - d.tokenGapMinMs);
-  };
-
-  /**
-   * The streamed reply: every token written after its gap; the hold ends at the first token, and
-   * the write time of every token is kept (`tokensAt`, epoch ms) so a bench can tell how long the
-   * model itself took to write the text the agent waited for.
-   */
-  async function streamChat(b: Record<string, unknown>, res: ServerResponse, started: number): Promise<void> {
-    const call = String(b.model ?? '');
-    // The request that carries the tool's result (the last message): the reply after the tool.
-    const afterTool = (b.messages as { role?: string }[] | undefined)?.at(-1)?.role === 'tool';
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const chunk = (delta: object, finish: string | null = null) =>
-      `data: ${JSON.stringify({ id: 'bench', object: 'chat.completion.chunk', created: 0, model: call, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-    const tokens = afterTool ? STREAM_AFTER_TOOL : STREAM_REPLY;
-    await sleep(d.llmMs);
-    const tokensAt: number[] = [];
-    for (let i = 0; i < tokens.length && !res.destroyed; i++) {
-      if (i > 0) await sleep(nextGap(call));
-      // Stamped once written (a response corks its socket until the next tick): the fake's own
-      // serialising and writing are inside the model's time, not the agent's.
-      res.write(chunk({ content: tokens[i] }), () => {
-        tokensAt[i] = epochNow();
-        if (i === 0) record(afterTool ? `${call}#tool` : call, 'llm', d.llmMs, started, tokensAt);
-      });
-    }
-    if (!afterTool) {
-      await sleep(nextGap(call));
-      res.write(chunk({ tool_calls: [{ index: 0, id: `call_${tokensAt.length}`, type: 'function', function: { name: STREAM_TOOL, arguments: '{"account":"4521"}' } }] }));
-      res.end(chunk({}, 'tool_calls') + 'data: [DONE]\n\n');
-    } else {
-      res.end(chunk({}, 'stop') + 'data: [DONE]\n\n');
-    }
-  }
+  const streamChat = streamedChat(d, record);
 
   async function chat(b: Record<string, unknown>, res: ServerResponse, started: number): Promise<void> {
     if (d.streamReply) return streamChat(b, res, started);
