@@ -1,17 +1,72 @@
 /**
- * Barge-in: callers speak at a random point of each reply. Measured per barge-in: from the
- * deciding event (the fake sending SpeechStarted, so socket transit and parsing count) to the
- * session calling the transport's `interrupt()`, and the agent audio still handed to the line
- * after that while the caller speaks.
+ * Barge-in: callers speak at a random point of each reply. Measured per barge-in, two ways:
+ * - local transport (in this process): from the deciding event (the fake sending SpeechStarted,
+ *   so socket transit and parsing count) to the session calling the transport's `interrupt()`,
+ *   and the agent audio still handed to the line after that while the caller speaks;
+ * - Twilio route (`hiwar serve`'s server here, Twilio Media Streams callers in another process,
+ *   bench/telephony-callers.ts): from the caller's speech start (the capture start of its first
+ *   speech frame) to the last agent media message that reached the caller's socket before the
+ *   server's `clear`: what the caller's platform received of the reply after the caller spoke
+ *   (its own playout buffer aside).
+ *
+ * Usage: npm run bench -- bargein [--quick] [calls=100] [transport=both|local|twilio] [seconds=30]
  */
 import { performance } from 'node:perf_hooks';
 import { spawnFakeService } from './fake-service.ts';
-import { FrameClock, pcts, startCall, table, type BenchArgs } from './harness.ts';
+import { benchOptions, FrameClock, pcts, round, startCall, table, type BenchArgs } from './harness.ts';
+import { conditions } from './conditions.ts';
+import { telephonyRig } from './telephony-density.ts';
 
-export const BARGEIN_TARGETS = { decisionToInterruptP99: 20, atCalls: 100 };
+export const BARGEIN_TARGETS = { decisionToInterruptP99: 20, speechToLastAudioOnWireP99: 30, atCalls: 100 };
 
 export async function bargein({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
-  const calls = Number(rest[0] ?? (quick ? 10 : 100));
+  const { numbers, named } = benchOptions(rest);
+  const calls = numbers[0] ?? (quick ? 10 : 100);
+  const transport = named.transport ?? 'both';
+  if (!['both', 'local', 'twilio'].includes(transport)) throw new Error(`transport= is both, local or twilio, not ${transport}`);
+  const local = transport !== 'twilio' ? await bargeinLocal(calls, quick) : undefined;
+  const twilio = transport !== 'local' ? await bargeinTwilio(calls, Number(named.seconds ?? (quick ? 15 : 30))) : undefined;
+  return { bench: 'bargein', quick, calls, ...(local ?? {}), ...(twilio ? { twilio } : {}), targets: BARGEIN_TARGETS };
+}
+
+/** Through the Twilio route: speech start → the last agent audio on the caller's wire. */
+async function bargeinTwilio(calls: number, seconds: number): Promise<Record<string, unknown>> {
+  const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100, audioMsPerChar: 60 });
+  const conds = conditions();
+  // Read by the caller process the rig forks (bench/telephony-callers.ts).
+  process.env.HIWAR_BENCH_BARGE_IN = '300,1500';
+  const rig = await telephonyRig(fake, {}, 4);
+  try {
+    await rig.start(calls, 'tb');
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    const st = await rig.stats();
+    await rig.stop();
+    const res = {
+      transport: 'twilio',
+      seconds,
+      conditions: conds.end(),
+      bargeIns: st.bargeInToLastAudioMs.length,
+      notCleared: st.bargeInsNotCleared,
+      speechToLastAudioOnWireMs: pcts(st.bargeInToLastAudioMs),
+      lateAgentFrames: st.lateAgentFrames,
+      callerLoopP99Ms: round(st.loopP99Ms, 1),
+    };
+    const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
+    table(`bargein over the Twilio route: ${res.bargeIns} barge-ins in ${calls} concurrent calls over ${seconds} s (p50 / p95 / p99, ms); load ${res.conditions.loadBefore} → ${res.conditions.loadAfter}, run-queue wait ${res.conditions.runQueueWaitMs ?? '–'} ms`, [
+      ['speech start → last agent audio on the wire', f(res.speechToLastAudioOnWireMs), `p99 ≤ ${BARGEIN_TARGETS.speechToLastAudioOnWireP99} at ${BARGEIN_TARGETS.atCalls} calls (includes the first speech frame's 20 ms capture)`],
+      ['barge-ins without a clear within 2 s', res.notCleared, '0'],
+      ['caller process loop delay p99, ms', res.callerLoopP99Ms, 'the far end: a stalled caller reads late'],
+    ]);
+    return res;
+  } finally {
+    delete process.env.HIWAR_BENCH_BARGE_IN;
+    await rig.close();
+    await fake.close();
+  }
+}
+
+/** The local transport: SpeechStarted sent → the session's interrupt(). */
+async function bargeinLocal(calls: number, quick: boolean): Promise<Record<string, unknown>> {
   const turns = quick ? 4 : 6;
   // Longer replies (about 1.8 s) so there is time to barge into.
   const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100, audioMsPerChar: 60 });
@@ -39,16 +94,12 @@ export async function bargein({ quick, rest }: BenchArgs): Promise<Record<string
       }
     });
     const res = {
-      bench: 'bargein',
-      quick,
-      calls,
       bargeIns: toInterrupt.length,
       notInterrupted: missed,
       decisionToInterruptMs: pcts(toInterrupt),
       agentAudioAfterInterruptMs: pcts(after),
       lateCallerFrames: frames.lateFrames,
       lateAgentFrames: running.reduce((n, c) => n + c.caller.lateAgentFrames, 0),
-      targets: BARGEIN_TARGETS,
     };
     const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
     table(`bargein: ${res.bargeIns} barge-ins in ${calls} concurrent calls (p50 / p95 / p99, ms)`, [

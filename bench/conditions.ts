@@ -1,5 +1,5 @@
 /**
- * The conditions a density figure was measured under, printed beside it: the machine's load
+ * The conditions a bench figure was measured under, printed beside it: the machine's load
  * average before and after the window, how long the measured processes waited in the run queue
  * (Linux `/proc/<pid>/task/<tid>/schedstat`: a runnable thread the scheduler did not run), and
  * whether the process was warm. A figure taken while the process was starved says more about the
@@ -117,3 +117,22 @@ export function rssOf(pids: number[]): number | undefined {
     return undefined;
   }
 }
+
+/** The 1-minute load average, two decimals. */
+export const loadAvg = (): number => Math.round(loadavg()[0]! * 100) / 100;
+
+/** "load 1.23": the load average as a figure's condition. */
+export const loadNote = (): string => `load ${loadAvg().toFixed(2)}`;
+
+/** Load and this process's run-queue wait over a span (all its threads): `end()` after. */
+export function conditions(): { end(): { loadBefore: number; loadAfter: number; runQueueWaitMs: number | null } } {
+  const loadBefore = loadAvg();
+  const q0 = schedstat();
+  return {
+    end() {
+      const q1 = schedstat();
+      return { loadBefore, loadAfter: loadAvg(), runQueueWaitMs: q0 === undefined || q1 === undefined ? null : Math.round((q1.waitNs - q0.waitNs) / 1e6) };
+    },
+  };
+}
+

@@ -28,6 +28,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { streamedChat } from './fake-stream-reply.ts';
 
 export interface FakeDelays {
   /** Final transcript after the end of speech (first silent audio received). @default 200 */
@@ -42,13 +43,25 @@ export interface FakeDelays {
   chunkMs: number;
   /** How much faster than real time audio is sent after the first piece. @default 2 */
   realtimeFactor: number;
+  /**
+   * 1: the model streams `STREAM_REPLY` token by token with gaps of `tokenGapMinMs` to
+   * `tokenGapMaxMs` (a call's own seeded sequence), sentence ends mid-stream, digits, and a tool
+   * call after the text; the request after the tool's result gets `STREAM_AFTER_TOOL`. 0: the
+   * one-sentence reply at once after the first token. @default 0
+   */
+  streamReply: number;
+  /** @default 10 */
+  tokenGapMinMs: number;
+  /** @default 40 */
+  tokenGapMaxMs: number;
 }
 
-export const FAKE_DELAYS: FakeDelays = { sttMs: 200, llmMs: 200, ttsMs: 100, audioMsPerChar: 25, chunkMs: 100, realtimeFactor: 2 };
+export const FAKE_DELAYS: FakeDelays = { sttMs: 200, llmMs: 200, ttsMs: 100, audioMsPerChar: 25, chunkMs: 100, realtimeFactor: 2, streamReply: 0, tokenGapMinMs: 10, tokenGapMaxMs: 40 };
 
 /** The caller's words in every final transcript, and the model's reply. */
 export const FAKE_TRANSCRIPT = 'أريد معرفة رصيد حسابي';
 export const FAKE_REPLY = ['حسنًا،', ' رصيدك', ' متاح', ' الآن', ' في', ' التطبيق.'];
+export { STREAM_REPLY, STREAM_TOOL, STREAM_AFTER_TOOL } from './fake-stream-reply.ts';
 
 /** Mean absolute sample above which a frame is speech. */
 export const SPEECH_LEVEL = 500;
@@ -62,6 +75,8 @@ export interface Hold {
   heldMs: number;
   /** Epoch ms (sub-ms precision) when the hold ended: the answer handed to the socket. */
   at: number;
+  /** A streamed reply's token write times, epoch ms (filled in as the stream goes). */
+  tokensAt?: number[];
 }
 
 const epochNow = () => performance.timeOrigin + performance.now();
@@ -86,12 +101,12 @@ export interface FakeService {
 export async function startFakeService(delays: Partial<FakeDelays> = {}): Promise<FakeService> {
   const d: FakeDelays = { ...FAKE_DELAYS, ...delays };
   const holds = new Map<string, Hold[]>();
-  const record = (call: string, kind: HoldKind, nominalMs: number, started: number): number => {
+  const record = (call: string, kind: HoldKind, nominalMs: number, started: number, tokensAt?: number[]): number => {
     const at = epochNow();
     const heldMs = at - started;
     let list = holds.get(call);
     if (!list) holds.set(call, (list = []));
-    list.push({ kind, nominalMs, heldMs: Math.round(heldMs * 100) / 100, at });
+    list.push({ kind, nominalMs, heldMs: Math.round(heldMs * 100) / 100, at, ...(tokensAt ? { tokensAt } : {}) });
     return heldMs;
   };
   // Tones are cached per rate and length so the fake spends nothing per message on them.
@@ -150,7 +165,10 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
     res.end(JSON.stringify({ errorCode: 40401, errorMessage: `no route ${req.method} ${url.pathname}` }));
   }
 
+  const streamChat = streamedChat(d, record);
+
   async function chat(b: Record<string, unknown>, res: ServerResponse, started: number): Promise<void> {
+    if (d.streamReply) return streamChat(b, res, started);
     const call = String(b.model ?? '');
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const chunk = (content: string, extra: object = {}) =>

@@ -17,7 +17,9 @@ import { CallerAudio } from '../src/transport/caller-audio.ts';
 import { sleepFor, type Clock } from '../src/transport/clock.ts';
 import { PacedOutput } from '../src/transport/paced-output.ts';
 import type { CallInfo, Transport, TransportEvent, TransportOutput } from '../src/transport/types.ts';
-import type { FakeServiceProcess, Hold } from './fake-service.ts';
+import { z } from 'zod';
+import { defineTool } from '../src/llm/types.ts';
+import { STREAM_TOOL, type FakeServiceProcess, type Hold } from './fake-service.ts';
 import { LONG_TICK_MS, type Busy } from './tail.ts';
 
 export const FRAME_MS = 20;
@@ -303,7 +305,18 @@ export class BenchCaller implements Transport {
 export interface BenchAgentOptions {
   /** /listen uplink message size (`agent.stt.uplinkFrameMs`). */
   uplinkFrameMs?: number;
+  /** The tool the fake's streamed reply calls (`STREAM_TOOL`), answering at once. */
+  tool?: boolean;
 }
+
+/** The bench's tool: the fake's streamed reply calls it after its text; it answers at once. */
+const BALANCE_TOOL = defineTool({
+  name: STREAM_TOOL,
+  description: 'Balance of an account.',
+  parameters: z.object({ account: z.string() }),
+  execute: ({ account }) => ({ account, balance: 2450 }),
+  filler: false,
+});
 
 export function benchAgent(tag: string, o: BenchAgentOptions = {}): Agent {
   return {
@@ -313,6 +326,7 @@ export function benchAgent(tag: string, o: BenchAgentOptions = {}): Agent {
     outOfServiceLine: 'الخدمة غير متاحة.',
     stt: { hotwords: [tag], ...(o.uplinkFrameMs !== undefined ? { uplinkFrameMs: o.uplinkFrameMs } : {}) },
     turn: { endDelayMs: 0 },
+    ...(o.tool ? { tools: [BALANCE_TOOL] } : {}),
   };
 }
 

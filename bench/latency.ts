@@ -17,8 +17,12 @@ import { performance } from 'node:perf_hooks';
 import { writeFileSync } from 'node:fs';
 import { spawnFakeService, type FakeServiceProcess } from './fake-service.ts';
 import { explainTurn, GcLog, slowest, type Span, type TurnTail } from './tail.ts';
+import { SentenceChunker } from '../src/text/chunker.ts';
+import { conditions } from './conditions.ts';
+import { STREAM_REPLY } from './fake-service.ts';
+import { latencyRows as rows } from './latency-rows.ts';
 
-export const LATENCY_TARGETS = { addedP50: 2, addedP99: 10 };
+export const LATENCY_TARGETS = { addedP50: 2, addedP99: 6, coldP99: 15 };
 /** The bench line's frame timer grain (setTimeout, whole ms): lateness up to this is the line's. */
 const LINE_TIMER_MS = 1;
 
@@ -53,23 +57,59 @@ async function warmUp(fake: FakeServiceProcess, calls: number, turns: number, ph
 export const DEFAULT_PHASES = 10;
 
 /**
- * Usage: npm run bench -- latency [--quick] [calls=10] [turns per call=21] [uplink=ms] [phases=10]
- * [warmup=3] [dump=file.json] (quick: 3 × 6, warmup=1). `warmup=` turns per call of unmeasured
- * calls first (see WARMUP_TURNS; 0 measures a cold process); `dump=` writes every turn's spans
- * with the run's collections and long frame ticks (bench/tail.ts). `uplink=` sets the agent's /listen message size (`stt.uplinkFrameMs`): what it
- * adds to the end of speech shows as framework-added time. `phases=` spreads the calls' frame
- * clocks over the 20 ms (see FrameClock and DEFAULT_PHASES); 1 hands every call's frame over in the
- * same tick, the worst case.
+ * Usage: npm run bench -- latency [--quick] [calls] [turns per call] [rows=1,10,100] [cold=10]
+ * [stream=1] [uplink=ms] [phases=10] [warmup=3] [dump=file.json].
+ * Without `calls`: one row per number of concurrent calls in `rows=` (default 1, 10 and 100; quick
+ * 1 and 10), each in this process after its warm-up, and a cold row: `cold=` calls (default 10,
+ * quick 3) in a fresh process with no warm-up; a summary table of all rows at the end. With
+ * `calls` (and `turns per call`, default 21; quick 3 × 6): that one row, as before.
+ * `stream=1` (default): the fake model streams its reply token by token with 10–40 ms gaps,
+ * sentence ends mid-stream, digits and a tool call after the text (the session runs the tool and
+ * asks again); the model's own writing time up to the first chunk the agent sends to synthesis is
+ * the model's, not hiwar's (see `modelTextMs`). `stream=0`: the whole reply right after its first
+ * token (the friendliest case, the older figures). `warmup=` turns per call of unmeasured calls
+ * first (see WARMUP_TURNS; 0 measures a cold process); `dump=` writes every turn's spans with the
+ * run's collections and long frame ticks (bench/tail.ts). `uplink=` sets the agent's /listen
+ * message size (`stt.uplinkFrameMs`): what it adds to the end of speech shows as framework-added
+ * time. `phases=` spreads the calls' frame clocks over the 20 ms (see FrameClock and
+ * DEFAULT_PHASES); 1 hands every call's frame over in the same tick, the worst case.
  */
 export async function latency({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
   const { numbers, named, agent } = benchOptions(rest);
-  const phases = Number(named.phases ?? DEFAULT_PHASES);
-  const calls = numbers[0] ?? (quick ? 3 : 10);
-  const turnsPerCall = numbers[1] ?? (quick ? 6 : 21);
+  const stream = Number(named.stream ?? 1) === 1;
   const warmup = Number(named.warmup ?? (quick ? 1 : WARMUP_TURNS));
   if (!Number.isInteger(warmup) || warmup < 0) throw new Error(`warmup= is a number of turns per call (0 for a cold process), not ${named.warmup}`);
+  const phases = Number(named.phases ?? DEFAULT_PHASES);
+  const o: RowOptions = { phases, warmup, stream, agent: { ...agent, tool: stream }, dump: named.dump, quick };
+  if (numbers[0] !== undefined) return row(numbers[0], numbers[1] ?? (quick ? 6 : 21), o);
+  return rows(named, quick, o, rest);
+}
+
+interface RowOptions {
+  phases: number;
+  warmup: number;
+  stream: boolean;
+  agent: BenchAgentOptions;
+  dump?: string;
+  quick: boolean;
+}
+
+/**
+ * The token index after which hiwar's chunker hands the first piece of the streamed reply to
+ * synthesis: the model's writing up to that token is time the agent waits on the model.
+ */
+export function firstChunkToken(tokens: readonly string[]): number {
+  const c = new SentenceChunker();
+  const i = tokens.findIndex((t) => c.push(t).length > 0);
+  return i < 0 ? tokens.length - 1 : i;
+}
+
+/** One row: `calls` concurrent calls of `turnsPerCall` turns in this process. */
+async function row(calls: number, turnsPerCall: number, { phases, warmup, stream, agent, dump: dumpFile, quick }: RowOptions): Promise<Record<string, unknown>> {
+  const conds = conditions();
+  const firstChunk = firstChunkToken(STREAM_REPLY);
   const delays = { sttMs: 200, llmMs: 200, ttsMs: 100 };
-  const fake = await spawnFakeService(delays);
+  const fake = await spawnFakeService({ ...delays, streamReply: stream ? 1 : 0 });
   try {
     // The process warmed up first (see WARMUP): its start-up garbage collected and the turn's
     // code compiled before the measured calls begin, as in a server that has taken calls before.
@@ -94,6 +134,7 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
     const added: number[] = [];
     const stage = { stt: [] as number[], decision: [] as number[], llm: [] as number[], tts: [] as number[], playout: [] as number[], other: [] as number[] };
     const held = { stt: [] as number[], llm: [] as number[], tts: [] as number[] };
+    const modelTexts: number[] = [];
     // Each service stage split at the fake's own clock (its hold's start and end, moved onto this
     // process's timeline): "to" = this side's event → the fake starts holding (hiwar's sending,
     // the socket, the fake's reading); "from" = the fake answers → this side's event (the socket,
@@ -114,7 +155,12 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
         // agent (a real line's frames arrive on a socket). Only that much of its lateness is
         // taken off; anything later (the process busy, the machine loaded) stays hiwar's.
         const line = t.silenceHandedAt === undefined ? 0 : Math.min(LINE_TIMER_MS, Math.max(0, t.silenceHandedAt - t.speechEnd - FRAME_MS));
-        const sum = hk.stt + hk.llm + hk.tts + FRAME_MS + line;
+        // Streamed: the model's own writing from its first token to the token that completes the
+        // first chunk (tokens written with 10–40 ms gaps) is the model's time, like its hold.
+        const hl0 = hk.holds.llm;
+        const modelText = stream && hl0?.tokensAt?.[firstChunk] !== undefined ? hl0.tokensAt[firstChunk]! - hl0.at : 0;
+        modelTexts.push(modelText);
+        const sum = hk.stt + hk.llm + modelText + hk.tts + FRAME_MS + line;
         held.stt.push(hk.stt);
         held.llm.push(hk.llm);
         held.tts.push(hk.tts);
@@ -131,18 +177,19 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
         stage.playout.push(m.playoutStartMs ?? 0);
         // Between the stages' milestones: first token → first text sent to synthesis (chunker, normalizer).
         stage.other.push(m.voiceToVoiceMs - sum - s - (m.turnDecisionMs ?? 0) - l - tt - (m.playoutStartMs ?? 0));
+        // (sum includes the model's writing time, so "token → tts text" is hiwar's part of that span.)
         const { stt: hs, llm: hl, tts: ht } = hk.holds;
         const finalAt = t.speechEnd + (m.endOfSpeechToFinalMs ?? NaN);
         const decidedAt = finalAt + (m.turnDecisionMs ?? NaN);
         const firstToken = decidedAt + (m.llmFirstTokenMs ?? NaN);
         const firstAudio = t.speechEnd + m.voiceToVoiceMs - (m.playoutStartMs ?? NaN);
-        const firstChunk = firstAudio - (m.ttsFirstAudioMs ?? NaN);
+        const firstChunkAt = firstAudio - (m.ttsFirstAudioMs ?? NaN);
         if (t.silenceHandedAt !== undefined) split.line.push(t.silenceHandedAt - t.speechEnd - FRAME_MS);
         split.sttTo.push(onFake(hs.at - hs.heldMs) - t.speechEnd - FRAME_MS);
         split.sttFrom.push(finalAt - onFake(hs.at));
         if (hl) split.llmTo.push(onFake(hl.at - hl.heldMs) - decidedAt);
         if (hl) split.llmFrom.push(firstToken - onFake(hl.at));
-        if (ht) split.ttsTo.push(onFake(ht.at - ht.heldMs) - firstChunk);
+        if (ht) split.ttsTo.push(onFake(ht.at - ht.heldMs) - firstChunkAt);
         if (ht) split.ttsFrom.push(firstAudio - onFake(ht.at));
         // The turn's own spans (between the holds), to see what held the loop in the slowest turns.
         const spans: Span[] = [
@@ -151,8 +198,8 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
           { name: 'turn decision', from: finalAt, to: decidedAt },
           { name: 'llm: decision → fake holds', from: decidedAt, to: hl ? onFake(hl.at - hl.heldMs) : NaN },
           { name: 'llm: fake answers → token', from: hl ? onFake(hl.at) : NaN, to: firstToken },
-          { name: 'token → tts text', from: firstToken, to: firstChunk },
-          { name: 'tts: text → fake holds', from: firstChunk, to: ht ? onFake(ht.at - ht.heldMs) : NaN },
+          { name: 'token → tts text', from: firstToken, to: firstChunkAt },
+          { name: 'tts: text → fake holds', from: firstChunkAt, to: ht ? onFake(ht.at - ht.heldMs) : NaN },
           { name: 'tts: fake answers → audio', from: ht ? onFake(ht.at) : NaN, to: firstAudio },
           { name: 'playout start', from: firstAudio, to: firstAudio + (m.playoutStartMs ?? 0) },
         ];
@@ -161,6 +208,9 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
     });
     const res = {
       bench: 'latency',
+      stream,
+      conditions: conds.end(),
+      modelTextMs: pcts(modelTexts),
       cpuMs: Math.round((cpu.user + cpu.system) / 1000),
       uplinkFrameMs: agent.uplinkFrameMs ?? null,
       phases,
@@ -184,9 +234,9 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
       slowest: slowest(tails, 0.05),
     };
     const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
-    table(`latency: ${res.turns} turns in ${calls} concurrent calls${phases > 1 ? ` on ${phases} frame phases` : ', every frame in one tick (phases=1)'}, ${warm ? `after ${warm.turns} unmeasured turns of ${warm.calls} calls (warmup=)` : 'cold process (warmup=0)'}, fake delays stt ${delays.sttMs} llm ${delays.llmMs} tts ${delays.ttsMs} ms (p50 / p95 / p99, ms)`, [
+    table(`latency: ${res.turns} turns in ${calls} concurrent calls, ${stream ? 'streamed reply (10–40 ms token gaps, tool call)' : 'whole reply after the first token (stream=0)'}, ${res.conditions.loadBefore} → ${res.conditions.loadAfter} load, run-queue wait ${res.conditions.runQueueWaitMs ?? '–'} ms${phases > 1 ? ` on ${phases} frame phases` : ', every frame in one tick (phases=1)'}, ${warm ? `after ${warm.turns} unmeasured turns of ${warm.calls} calls (warmup=)` : 'cold process (warmup=0)'}, fake delays stt ${delays.sttMs} llm ${delays.llmMs} tts ${delays.ttsMs} ms (p50 / p95 / p99, ms)`, [
       ['voice-to-voice', f(res.voiceToVoice), ''],
-      ['framework-added', f(res.added), `p50 ≤ ${LATENCY_TARGETS.addedP50}, p99 ≤ ${LATENCY_TARGETS.addedP99}`],
+      ['framework-added', f(res.added), warm ? `p50 ≤ ${LATENCY_TARGETS.addedP50}, p99 ≤ ${LATENCY_TARGETS.addedP99}` : `p99 ≤ ${LATENCY_TARGETS.coldP99} (cold)`],
       ['added, caller stopwatch', f(res.addedAtCaller), 'same, measured at the line'],
       ['  stt (eos → final − hold)', f(res.stages.stt!), ''],
       ['  turn decision', f(res.stages.decision!), ''],
@@ -204,6 +254,7 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
       ['held stt', f(res.held.stt!), `nominal ${delays.sttMs}`],
       ['held llm', f(res.held.llm!), `nominal ${delays.llmMs}`],
       ['held tts', f(res.held.tts!), `nominal ${delays.ttsMs}`],
+      ['model writing, first token → first chunk\'s last', f(res.modelTextMs), 'the model\'s, not counted'],
       ['hiwar CPU for the whole run, ms', res.cpuMs, 'fixed work: compare runs by it'],
       ['collections: scavenges (n / ms / max)', `${res.gc.scavenge.n} / ${round(res.gc.scavenge.ms)} / ${round(res.gc.scavenge.maxMs, 2)}`, 'in hiwar\'s process'],
       ['collections: mark-compact (n / ms / max)', `${res.gc.markCompact.n} / ${round(res.gc.markCompact.ms)} / ${round(res.gc.markCompact.maxMs, 2)}`, ''],
@@ -217,7 +268,7 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
       console.log(`  added ${round(t.addedMs)} ms, call ${t.call} turn ${t.turn}: largest span "${t.worst.name}" ${t.worst.ms} ms; gc ${gcs}; frame ticks ${round(t.frameTickMs, 2)} ms; [${busy}]`);
     }
     // dump=<file>: every turn's spans against the run's collections and long frame ticks, for a closer look.
-    if (named.dump) writeFileSync(named.dump, JSON.stringify({ t0, tails, gc: gc.entries, ticks: frames.longTicks }));
+    if (dumpFile) writeFileSync(dumpFile, JSON.stringify({ t0, tails, gc: gc.entries, ticks: frames.longTicks }));
     return res;
   } finally {
     await fake.close();

@@ -22,6 +22,9 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   'webrtc-density': async () => (await import('./webrtc-density.ts')).webrtcDensity,
   amd: async () => (await import('./amd.ts')).amd,
   turns: async () => (await import('./turns.ts')).turns,
+  resample: async () => (await import('./resample-cost.ts')).resampleCost,
+  peer: async () => (await import('./peer.ts')).peer,
+  'peer-run': async () => (await import('./peer.ts')).peerRun,
 };
 const SCRIPTS = ['normalize', 'recognizer', 'call'];
 

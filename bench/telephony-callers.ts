@@ -73,7 +73,18 @@ export interface CallerStats {
    */
   loopP99Ms: number;
   loopMaxMs: number;
+  /**
+   * Barge-ins (`HIWAR_BENCH_BARGE_IN=min,max`: each caller speaks from min to max ms into every
+   * reply): per barge-in, the caller's speech start (the capture start of its first speech frame)
+   * → the last agent media message that reached this socket before the server's `clear`, ms; and
+   * the barge-ins that got no `clear` within 2 s.
+   */
+  bargeInToLastAudioMs: number[];
+  bargeInsNotCleared: number;
 }
+
+/** `HIWAR_BENCH_BARGE_IN=min,max` (set by the barge-in bench): when into each reply callers barge in. */
+const BARGE_IN = process.env.HIWAR_BENCH_BARGE_IN?.split(',').map(Number) as [number, number] | undefined;
 
 class TwilioCaller {
   private readonly ws: WebSocket;
@@ -94,6 +105,11 @@ class TwilioCaller {
   lateAgentWhileStalled = 0;
   answeredTurns = 0;
   closed = false;
+  /** When to barge into the reply playing now, and the barge-in under way. */
+  private bargeAt: number | undefined;
+  private barge: { speechStart: number; lastMedia: number } | undefined;
+  readonly bargeResults: number[] = [];
+  bargeMissed = 0;
 
   constructor(
     url: string,
@@ -135,15 +151,22 @@ class TwilioCaller {
         if (stalled(now)) this.lateAgentWhileStalled++;
       }
       this.playingUntil = Math.max(this.playingUntil, now) + FRAME_MS;
+      if (this.barge) this.barge.lastMedia = now;
       if (this.waitingReply && !this.replyStarted) {
         this.replyStarted = true;
         this.answeredTurns++;
+        if (BARGE_IN) this.bargeAt = now + BARGE_IN[0] + Math.random() * (BARGE_IN[1] - BARGE_IN[0]);
       }
       return;
     }
     const m = JSON.parse(text) as { event: string; mark?: { name: string } };
     if (m.event === 'mark' && m.mark) this.marks.push({ at: Math.max(now, this.playingUntil), name: m.mark.name });
     else if (m.event === 'clear') {
+      if (this.barge) {
+        // The wire only: what the platform had buffered before the clear is its own.
+        this.bargeResults.push(Math.max(0, this.barge.lastMedia - this.barge.speechStart));
+        this.barge = undefined;
+      }
       this.playingUntil = now;
       for (const k of this.marks.splice(0)) this.echo(k.name);
     }
@@ -158,6 +181,17 @@ class TwilioCaller {
     if (!this.open || this.closed || this.ws.readyState !== WebSocket.OPEN) return false;
     while (this.marks.length && this.marks[0]!.at <= due) this.echo(this.marks.shift()!.name);
     let speech = false;
+    if (this.barge && due - this.barge.speechStart > 2000) {
+      this.bargeMissed++;
+      this.barge = undefined;
+    }
+    if (this.bargeAt !== undefined && this.speakingLeft <= 0 && due >= this.bargeAt) {
+      // Barge in: this frame is the first of the caller's speech, captured from due − 20 ms.
+      this.bargeAt = undefined;
+      this.barge = { speechStart: due - FRAME_MS, lastMedia: due - FRAME_MS };
+      this.waitingReply = false;
+      this.speakingLeft = this.speechMs;
+    }
     if (this.speakingLeft > 0) {
       speech = true;
       this.speakingLeft -= FRAME_MS;
@@ -171,6 +205,7 @@ class TwilioCaller {
       speech = true;
     } else if (this.waitingReply && ((this.replyStarted && due - this.playingUntil > 300) || due - this.speechEnd > 15_000)) {
       this.waitingReply = false;
+      this.bargeAt = undefined; // the reply ended before the caller's barge-in time
       this.nextSpeakAt = due + this.gapMs;
     }
     const c = this.chunk++;
@@ -260,6 +295,8 @@ function stats(): CallerStats {
     cpuUs: cpu.user + cpu.system,
     loopP99Ms: loop.percentile(99) / 1e6,
     loopMaxMs: loop.max / 1e6,
+    bargeInToLastAudioMs: callers.flatMap((c) => c.bargeResults),
+    bargeInsNotCleared: callers.reduce((n, c) => n + c.bargeMissed, 0),
   };
 }
 

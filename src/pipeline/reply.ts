@@ -212,6 +212,12 @@ export class ReplyStage {
         } else if (e.type === 'text') {
           times.firstToken ||= deps.clock.now();
           for (const c of chunker.push(e.delta)) yield await emit(c);
+        } else if (e.type === 'tool_started') {
+          // The model's text of this round is complete: voiced now, while the tool works, not
+          // held until the next round's text (the caller heard a gap as long as the tool and
+          // the next model request).
+          const rest = chunker.flush();
+          if (rest) yield await emit(rest);
         } else if (e.type === 'tool_slow') {
           // Once per reply: a second slow round is still the same wait to the caller.
           if (!toolFillerSaid) yield await emit(e.line);

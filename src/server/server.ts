@@ -5,6 +5,7 @@ import type { Logger } from '../session/logger.ts';
 import { CallManager, type CallAdmission, type CallManagerOptions, type SessionFactory } from './calls.ts';
 import { SERVER_LIMITS, type ServerLimits } from './limits.ts';
 import { ServerMetrics } from './metrics.ts';
+import { warmUpNormalizer } from '../text/warm-up.ts';
 import type { CallHost, ServerPlugin } from './types.ts';
 
 /** Options of the agent server. */
@@ -220,6 +221,8 @@ export class AgentServer {
     http.on('clientError', (_err, socket) => socket.destroy());
     this.http = http;
     this.attach(http, { requests: true });
+    // Before the first call can arrive: the first replies would pay the normalizer's cold start.
+    warmUpNormalizer();
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
       http.listen(at.port ?? this.o.port ?? 8080, host, () => {

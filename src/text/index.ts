@@ -5,6 +5,7 @@ export { Lexicon, type NounEntry } from './lexicon.ts';
 export { type VerbEntry } from './case-lexicon.ts';
 export { REFERENCE_KEYWORDS, spellReference } from './references.ts';
 export { normalizeForMatch } from './match.ts';
+export { warmUpNormalizer } from './warm-up.ts';
 export { parseDigits } from './parse-digits.ts';
 export { parseYesNo, isRepeatRequest, isUnsure, type YesNo } from './parse-yes-no.ts';
 export { parseAmount, parseMoney, type SpokenMoney } from './parse-amount.ts';

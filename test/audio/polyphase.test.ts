@@ -72,3 +72,41 @@ test('createResampler takes the polyphase filter for integer factors, libsampler
   lsr.close();
   assert.equal(auto.push(x).length, 0, 'closed');
 });
+
+/** Frequency from zero crossings over the middle half (a sine crosses zero twice a period). */
+function frequency(x: Int16Array, rate: number): number {
+  const from = Math.floor(x.length / 4);
+  const to = Math.floor((3 * x.length) / 4);
+  let first = -1;
+  let last = -1;
+  let n = 0;
+  for (let i = from + 1; i < to; i++) {
+    if ((x[i - 1]! < 0) !== (x[i]! < 0)) {
+      // The crossing between the two samples, by linear interpolation.
+      const at = i - 1 + x[i - 1]! / (x[i - 1]! - x[i]!);
+      if (first < 0) first = at;
+      else n++;
+      last = at;
+    }
+  }
+  return (n / 2) * (rate / (last - first));
+}
+
+test('16 → 48 → 16 kHz (WebRTC): a 1 kHz tone keeps its frequency within 0.1 % and its level within 1.5 %', () => {
+  const x = tone(1000, 16000, 1);
+  const up = run(16000, 48000, x, 320);
+  const back = run(48000, 16000, up, 960);
+  for (const [y, rate] of [[up, 48000], [back, 16000]] as const) {
+    assert.ok(Math.abs(frequency(y, rate) - 1000) < 1, `frequency ${frequency(y, rate)} Hz at ${rate}`);
+    assert.ok(Math.abs(level(y, 1000, rate) - 10_000) < 150, `level ${level(y, 1000, rate)} at ${rate}`);
+  }
+});
+
+test('16 → 48 kHz: the image of a 7 kHz tone (at 9 kHz) is 60 dB down; 48 → 16 kHz: a 9 kHz tone does not fold onto 7 kHz', () => {
+  const up = run(16000, 48000, tone(7000, 16000, 1), 320);
+  assert.ok(level(up, 9000, 48000) < 10, `image level ${level(up, 9000, 48000)} (−60 dB is 10)`);
+  const down = run(48000, 16000, tone(9000, 48000, 1), 960);
+  assert.ok(level(down, 7000, 16000) < 10, `alias level ${level(down, 7000, 16000)} (−60 dB is 10)`);
+  // 7 kHz itself is near the band edge (the filter is flat to 90 % of 8 kHz, 7.2 kHz): kept within 3 dB.
+  assert.ok(level(up, 7000, 48000) > 7070, `7 kHz level ${level(up, 7000, 48000)}`);
+});

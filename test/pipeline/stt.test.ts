@@ -80,7 +80,8 @@ test('stt stage: a final from a server running behind releases only the audio it
   });
   try {
     const clock = new VirtualClock(0);
-    const stage = new SttStage(lagging.client(), 16000, { sample_rate: 16000, interim_results: true }, clock);
+    // Every 20 ms frame its own message (uplinkFrameMs 0): the fake counts the bytes it heard.
+    const stage = new SttStage(lagging.client(), 16000, { sample_rate: 16000, interim_results: true, uplinkFrameMs: 0 }, clock);
     const events: SttEvent[] = [];
     stage.events$.subscribe((e) => events.push(e));
     await stage.start();

@@ -27,7 +27,7 @@ test('/listen gathers frames into uplinkFrameMs messages and flushes the rest be
   }
 });
 
-test('/listen sends each frame as given by default', async () => {
+test('/listen sends each frame as given with uplinkFrameMs 0', async () => {
   const sizes: number[] = [];
   const fake = await startFake({}, {
     '/listen': (ws) => {
@@ -35,7 +35,7 @@ test('/listen sends each frame as given by default', async () => {
     },
   });
   try {
-    const socket = await fake.client().openListen({ sample_rate: 8000 });
+    const socket = await fake.client().openListen({ sample_rate: 8000, uplinkFrameMs: 0 });
     for (let i = 0; i < 3; i++) socket.sendAudio(new Int16Array(160));
     for (let i = 0; i < 100 && sizes.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual(sizes, [320, 320, 320]);

@@ -13,6 +13,7 @@ import { classifyClose } from './close-codes.ts';
 import { toListenEvent, type ListenCloseMetadata, type ListenEvent, type ListenOpenMetadata } from './listen-events.ts';
 import { EventChannel } from './channel.ts';
 import { DEFAULT_LIVENESS, ListenWatchdog, type ListenLiveness } from './listen-liveness.ts';
+import { MAX_UPLINK_MS, UPLINK_DEFAULTS, UplinkBatcher, type UplinkOptions } from './listen-uplink.ts';
 import { openSocket, parseJsonObject, type SocketCallOptions } from './open.ts';
 
 /** Options of the `/listen` socket: model, language, rate, endpointing and authentication. */
@@ -32,13 +33,19 @@ export interface ListenOptions extends SocketCallOptions {
   /** Send KeepAlive after this long without audio (default 5000 ms; 0 = never). */
   keepAliveMs?: number;
   /**
-   * Audio is sent in messages of at least this many milliseconds (shorter pieces are gathered
-   * first), so 20 ms telephony frames need not each cost a WebSocket message and a write. Longer
-   * messages delay the end of speech reaching the server by up to their length. 0: each
-   * `sendAudio` is one message, as given.
+   * Audio is sent in messages of this many milliseconds in steady speech or silence (shorter
+   * pieces are gathered first), so 20 ms telephony frames need not each cost a WebSocket message
+   * and a write. The edges of speech are not delayed: a piece crossing `uplinkSpeechLevel`, and
+   * the one completing `endpointing` after speech, go at once (see listen-uplink.ts). 0: each
+   * `sendAudio` is one message, as given. Up to 200 ms.
    * @default LISTEN_DEFAULTS.uplinkFrameMs
    */
   uplinkFrameMs?: number;
+  /**
+   * Mean absolute PCM16 sample above which a piece of audio is speech, for the uplink's flushes
+   * at the edges of speech. @default LISTEN_DEFAULTS.uplinkSpeechLevel
+   */
+  uplinkSpeechLevel?: number;
   /** Liveness checks that turn a black-holed connection into a dropped one (see `ListenLiveness`). */
   liveness?: Partial<ListenLiveness>;
 }
@@ -47,13 +54,14 @@ export const LISTEN_DEFAULTS = {
   /** @default 5000 */
   keepAliveMs: 5000,
   /**
-   * 0 (send what the caller's transport gives, 20 ms on telephony): see docs/performance.md,
-   * every millisecond gathered is added to the end of speech reaching the server, which the
-   * latency budget cannot afford; 60–100 ms (as the service's other clients send) trade that
-   * for fewer writes per call.
-   * @default 0
+   * 100 ms (as the service's other clients send): one write per 100 ms of steady audio instead
+   * of one per 20 ms telephony frame; the edges of speech still go at once, so the end of speech
+   * reaches the server no later (docs/performance.md).
+   * @default 100
    */
-  uplinkFrameMs: 0,
+  uplinkFrameMs: UPLINK_DEFAULTS.chunkMs,
+  /** @default 250 (about −42 dBFS) */
+  uplinkSpeechLevel: UPLINK_DEFAULTS.speechLevel,
 };
 
 export { DEFAULT_LIVENESS, type ListenLiveness } from './listen-liveness.ts';
@@ -75,9 +83,8 @@ export class ListenSocket {
   private keepAliveTimer: NodeJS.Timeout | undefined;
   /** performance.now() of the last message sent: the keep-alive timer checks it when it fires. */
   private lastSentAt = 0;
-  /** Audio gathered toward the next uplink message. */
-  private readonly pending: Buffer;
-  private pendingBytes = 0;
+  /** Cuts the caller's audio into uplink messages. */
+  private readonly uplink: UplinkBatcher;
   private lastError: string | undefined;
   private closed = false;
   private livenessTimer: NodeJS.Timeout | undefined;
@@ -88,13 +95,18 @@ export class ListenSocket {
     private readonly ws: WebSocket,
     sampleRate: number,
     private readonly keepAliveMs: number,
-    uplinkFrameMs: number,
+    uplink: UplinkOptions,
     /** The key: removed from server text (close reasons, Error events) before anyone sees it. */
     secret?: string,
     private readonly liveness: ListenLiveness = DEFAULT_LIVENESS,
   ) {
     this.sampleRate = sampleRate;
-    this.pending = Buffer.alloc(Math.round((sampleRate * Math.max(0, uplinkFrameMs)) / 1000) * 2);
+    this.uplink = new UplinkBatcher(sampleRate, uplink, (message) => {
+      // Measured before sending: masking may rewrite the bytes. ws takes any typed array.
+      this.watchdog.sent(message, this.sampleRate);
+      this.ws.send(message, BINARY);
+      this.lastSentAt = performance.now();
+    });
     this.events$ = this.subject.events$;
     this.watchdog = new ListenWatchdog(liveness, Date.now());
     this.openMeta = new Promise((resolve) => (this.resolveOpen = resolve));
@@ -115,6 +127,7 @@ export class ListenSocket {
     ws.on('pong', () => this.watchdog.pong());
     ws.on('close', (code, reason) => {
       this.closed = true;
+      this.uplink.clear();
       clearTimeout(this.keepAliveTimer);
       clearInterval(this.livenessTimer);
       const why = this.deadReason ?? redact(reason.toString(), secret);
@@ -156,6 +169,8 @@ export class ListenSocket {
     checkListenSampleRate(opts.sample_rate, ep);
     checkListenLanguage(model, opts.language, ep);
     checkEndpointing(opts.endpointing, ep);
+    const chunkMs = opts.uplinkFrameMs ?? LISTEN_DEFAULTS.uplinkFrameMs;
+    if (!(chunkMs >= 0 && chunkMs <= MAX_UPLINK_MS)) throw new ValidationError(`uplinkFrameMs must be from 0 to ${MAX_UPLINK_MS} ms, not ${chunkMs}`, ep);
     const sampleRate = opts.sample_rate ?? 16000;
     const ws = await openSocket(
       cfg,
@@ -182,7 +197,12 @@ export class ListenSocket {
       },
       opts,
     );
-    return new ListenSocket(ws, sampleRate, opts.keepAliveMs ?? LISTEN_DEFAULTS.keepAliveMs, opts.uplinkFrameMs ?? LISTEN_DEFAULTS.uplinkFrameMs, cfg.apiKey, { ...DEFAULT_LIVENESS, ...opts.liveness });
+    const uplink: UplinkOptions = {
+      chunkMs,
+      speechLevel: opts.uplinkSpeechLevel ?? LISTEN_DEFAULTS.uplinkSpeechLevel,
+      endpointingMs: opts.endpointing,
+    };
+    return new ListenSocket(ws, sampleRate, opts.keepAliveMs ?? LISTEN_DEFAULTS.keepAliveMs, uplink, cfg.apiKey, { ...DEFAULT_LIVENESS, ...opts.liveness });
   }
 
   /** The Metadata the server sends on open. */
@@ -198,34 +218,14 @@ export class ListenSocket {
   sendAudio(pcm: Int16Array | Uint8Array): void {
     if (!this.isOpen) throw new ProtocolError('listen socket is closed');
     if (!(pcm instanceof Int16Array) && pcm.byteLength % 2 !== 0) throw new ValidationError('audio must be whole PCM16 samples (even byte count)', '/listen');
-    if (!this.pending.byteLength || (!this.pendingBytes && pcm.byteLength >= this.pending.byteLength)) {
-      // Measured before sending: masking may rewrite the bytes. Handed to ws as it is (ws takes
-      // any typed array): no byte view of each frame made here.
-      this.watchdog.sent(pcm, this.sampleRate);
-      this.ws.send(pcm, BINARY);
-      this.lastSentAt = performance.now();
-      return;
-    }
-    const bytes = pcm instanceof Int16Array ? new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength) : pcm;
-    let from = 0;
-    while (from < bytes.byteLength) {
-      const n = Math.min(this.pending.byteLength - this.pendingBytes, bytes.byteLength - from);
-      this.pending.set(bytes.subarray(from, from + n), this.pendingBytes);
-      this.pendingBytes += n;
-      from += n;
-      if (this.pendingBytes === this.pending.byteLength) this.flushAudio();
-    }
+    // Bytes at an odd offset cannot be viewed as samples: copied (rare: transports hand samples).
+    const samples = pcm instanceof Int16Array ? pcm : pcm.byteOffset % 2 ? new Int16Array(pcm.slice().buffer) : new Int16Array(pcm.buffer, pcm.byteOffset, pcm.byteLength >> 1);
+    this.uplink.push(samples);
   }
 
   /** Sends the audio gathered so far (finish() does before CloseStream). */
   flushAudio(): void {
-    if (!this.pendingBytes || !this.isOpen) return;
-    // A copy: ws may hold (and, masking, rewrite) the buffer until it is written.
-    const message = Buffer.from(this.pending.subarray(0, this.pendingBytes));
-    this.watchdog.sent(message, this.sampleRate);
-    this.ws.send(message, BINARY);
-    this.pendingBytes = 0;
-    this.lastSentAt = performance.now();
+    if (this.isOpen) this.uplink.flush();
   }
 
   /** Sends a KeepAlive, so a quiet socket is not closed as idle. */

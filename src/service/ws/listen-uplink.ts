@@ -1,0 +1,110 @@
+/**
+ * How caller audio is cut into /listen messages. Every message is a WebSocket frame and a socket
+ * write, so 20 ms telephony frames each sent alone cost a write per 20 ms per call; gathered into
+ * `chunkMs` messages they cost one per `chunkMs`. Gathering delays what the service hears, which
+ * matters only at the moments the service acts on: the start of speech (SpeechStarted, barge-in),
+ * the end of speech (the first quiet audio, from which the service's endpointing window runs) and
+ * the end of that window. So a piece whose level crosses `speechLevel` (quiet → loud or loud →
+ * quiet) goes out at once with what was gathered before it, and so does the piece that completes
+ * `endpointingMs` of quiet after speech; in between (steady speech, steady silence) audio is
+ * gathered to `chunkMs`. No timers: audio arrives in real time, so a message is sent by the
+ * arrival of the piece that fills it.
+ */
+
+/** Options of the uplink's message cutting (see `UPLINK_DEFAULTS`). */
+export interface UplinkOptions {
+  /** Message length in steady speech or silence, 0 to send each piece as given. */
+  chunkMs: number;
+  /** Mean absolute sample (PCM16) above which a piece is speech, for the flushes at its edges. */
+  speechLevel: number;
+  /** The server's endpointing window, if set: the piece that completes it after speech is sent at once. */
+  endpointingMs?: number;
+}
+
+/**
+ * 100 ms messages (the service's clients send 50–100 ms; the protocol takes 20–200), and a piece
+ * is speech above a mean absolute sample of 250 (about −42 dBFS: phone line noise sits below,
+ * speech well above).
+ */
+export const UPLINK_DEFAULTS: UplinkOptions = { chunkMs: 100, speechLevel: 250 };
+
+/** The protocol's longest audio message. */
+export const MAX_UPLINK_MS = 200;
+
+/** Mean absolute sample of a PCM16 piece, on every 2nd sample (enough for a level, half the reads). */
+export function meanLevel(pcm: Int16Array): number {
+  let sum = 0;
+  for (let i = 0; i < pcm.length; i += 2) sum += Math.abs(pcm[i]!);
+  return pcm.length ? sum / Math.ceil(pcm.length / 2) : 0;
+}
+
+/**
+ * Gathers PCM16 pieces into messages and hands each to `send` (a Uint8Array the caller may keep:
+ * a fresh copy, or the piece itself when it is sent alone). `flush()` sends what is gathered
+ * (before CloseStream, or when the socket closes).
+ */
+export class UplinkBatcher {
+  private readonly pending: Uint8Array;
+  private pendingBytes = 0;
+  private loud = false;
+  /** Quiet bytes since the last speech, counted up to the endpointing window (-1: not counting). */
+  private quietBytes = -1;
+  private readonly windowBytes: number;
+
+  constructor(
+    sampleRate: number,
+    private readonly o: UplinkOptions,
+    private readonly send: (message: Uint8Array) => void,
+  ) {
+    if (!(o.chunkMs >= 0 && o.chunkMs <= MAX_UPLINK_MS)) throw new RangeError(`uplinkFrameMs must be from 0 to ${MAX_UPLINK_MS} ms, not ${o.chunkMs}`);
+    this.pending = new Uint8Array(Math.round((sampleRate * o.chunkMs) / 1000) * 2);
+    this.windowBytes = o.endpointingMs ? Math.round((sampleRate * o.endpointingMs) / 1000) * 2 : 0;
+  }
+
+  /** Bytes gathered and not yet sent. */
+  get buffered(): number {
+    return this.pendingBytes;
+  }
+
+  /** The next piece of audio (whole PCM16 samples). */
+  push(pcm: Int16Array): void {
+    const size = this.pending.byteLength;
+    if (!size) return this.send(pcm as unknown as Uint8Array);
+    const loud = meanLevel(pcm) > this.o.speechLevel;
+    // An edge of speech: what was gathered and this piece go now.
+    let now = loud !== this.loud;
+    if (loud) this.quietBytes = -1;
+    else if (this.loud) this.quietBytes = 0;
+    this.loud = loud;
+    if (!loud && this.quietBytes >= 0 && this.windowBytes) {
+      this.quietBytes += pcm.byteLength;
+      // The piece that completes the server's endpointing window after speech.
+      if (this.quietBytes >= this.windowBytes && this.quietBytes - pcm.byteLength < this.windowBytes) now = true;
+    }
+    const bytes = new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength);
+    if (!this.pendingBytes && (now || bytes.byteLength >= size)) return this.send(bytes);
+    let from = 0;
+    while (from < bytes.byteLength) {
+      const n = Math.min(size - this.pendingBytes, bytes.byteLength - from);
+      this.pending.set(bytes.subarray(from, from + n), this.pendingBytes);
+      this.pendingBytes += n;
+      from += n;
+      if (this.pendingBytes === size) this.flush();
+    }
+    if (now) this.flush();
+  }
+
+  /** Sends what is gathered, if anything. */
+  flush(): void {
+    if (!this.pendingBytes) return;
+    // A copy: the socket may hold (and, masking, rewrite) the message until it is written.
+    const message = this.pending.slice(0, this.pendingBytes);
+    this.pendingBytes = 0;
+    this.send(message);
+  }
+
+  /** Drops what is gathered (the socket is gone). */
+  clear(): void {
+    this.pendingBytes = 0;
+  }
+}
