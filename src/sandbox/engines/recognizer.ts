@@ -3,6 +3,7 @@ import { HOP_S, cepstra, melPower, noiseFloor, speechBounds, totalPower } from '
 import { normalizeForMatch } from './tokenize.ts';
 import { builtInVocabulary } from './builtin-vocabulary.ts';
 import type { Vocabulary } from './vocabulary.ts';
+import type { WordBand } from './word-features.ts';
 
 /**
  * The sandbox's closed-set recognizer. No Arabic speech-recognition model can be installed
@@ -106,15 +107,16 @@ export class Recognizer {
   /**
    * Recognizes 16 kHz speech. `partial`: the speaker is still talking, so the audio is matched
    * against the beginnings of phrases and only the words already spoken are returned.
-   * Times are seconds from the start of `samples16k`.
+   * Times are seconds from the start of `samples16k`. `band`: 'phone' when the audio came at
+   * 8 kHz (the vocabulary's words are then matched over the telephone band).
    */
-  recognize(samples16k: Int16Array, partial = false): Recognition | undefined {
-    return this.matchPhrase(samples16k, partial) ?? this.matchWords(samples16k, partial);
+  recognize(samples16k: Int16Array, partial = false, band?: WordBand): Recognition | undefined {
+    return this.matchPhrase(samples16k, partial) ?? this.matchWords(samples16k, partial, band);
   }
 
   /** The words of the vocabulary, one per stretch of speech, when every stretch is one. */
-  private matchWords(samples16k: Int16Array, partial: boolean): Recognition | undefined {
-    const words = this.vocabulary?.recognize(samples16k, partial);
+  private matchWords(samples16k: Int16Array, partial: boolean, band: WordBand | undefined): Recognition | undefined {
+    const words = this.vocabulary?.recognize(samples16k, partial, band);
     if (!words?.length) return undefined;
     const confidence = round(Math.min(...words.map((w) => w.confidence)));
     return {

@@ -1,4 +1,4 @@
-import { WORD_FPS, bandOf, normalizeWord, withDeltas, wordFrames, wordSegments, type WordBand } from './word-features.ts';
+import { WORD_FPS, bandOf, cepstraOf, normalizeWord, withDeltas, wordFrames, wordSegments, type WordBand } from './word-features.ts';
 
 /**
  * A closed vocabulary of single words (the digits, yes, no) matched in anyone's voice: each
@@ -23,9 +23,10 @@ export const VOCABULARY_DEFAULTS = {
   maxRatio: 0.9,
   /**
    * A word's limit is this many times the distance at which its own templates found each
-   * other (calibration): beyond it the sound is no word of the vocabulary.
+   * other (calibration): beyond it the sound is no word of the vocabulary. Generous: the
+   * ratio above is what tells unknown words; a word inside a sentence is trimmed differently.
    */
-  thresholdScale: 1.1,
+  thresholdScale: 1.5,
   /** The percentile of a word's own-template distances its limit starts from. */
   calibrationPercentile: 0.9,
   /** Templates this many times longer or shorter than the heard word are not tried. */
@@ -58,7 +59,10 @@ export class Vocabulary {
   readonly words: readonly string[];
   private readonly templates: Prepared[];
   private readonly opts: typeof VOCABULARY_DEFAULTS;
-  /** Per band and word (`wide|نعم`): the distance beyond which a sound is not that word. */
+  /**
+   * Per band and word (`wide|نعم`): the calibrated distance between its own templates; a sound
+   * farther than `thresholdScale` times this is not that word.
+   */
   readonly limits = new Map<string, number>();
 
   constructor(templates: readonly WordTemplate[], opts: VocabularyOptions = {}, limits?: Readonly<Record<string, number>>) {
@@ -86,7 +90,7 @@ export class Vocabulary {
         if (!nearest.length) continue;
         nearest.sort((a, b) => a - b);
         const base = nearest[Math.min(nearest.length - 1, Math.floor(this.opts.calibrationPercentile * nearest.length))]!;
-        this.limits.set(key(band, word), Math.round(base * this.opts.thresholdScale * 1000) / 1000);
+        this.limits.set(key(band, word), round(base));
       }
     }
   }
@@ -116,24 +120,24 @@ export class Vocabulary {
     const [first, second] = ranked;
     if (!first || !Number.isFinite(first[1])) return undefined;
     const ratio = second ? first[1] / second[1] : 0;
-    if (ratio > this.opts.maxRatio || first[1] > (this.limits.get(key(band, first[0])) ?? 0)) return undefined;
+    if (ratio > this.opts.maxRatio || first[1] > (this.limits.get(key(band, first[0])) ?? 0) * this.opts.thresholdScale) return undefined;
     return { word: first[0], confidence: round(Math.max(0.05, Math.min(0.99, 1.1 - ratio))), cost: round(first[1]) };
   }
 
   /**
    * The words of 16 kHz audio, one per stretch of speech between pauses, or undefined unless
    * every stretch is a word of the vocabulary. `partial`: the speaker is still talking, so the
-   * last stretch (maybe cut short) is left out.
+   * last stretch (maybe cut short) is left out. `band`: 'phone' when the audio is known to come
+   * from an 8 kHz line (else told from the audio, which misses lines that filter hard).
    */
-  recognize(samples16k: Int16Array, partial = false): HeardWord[] | undefined {
-    const band = bandOf(samples16k);
-    const { cepstra, energy } = wordFrames(samples16k, band);
+  recognize(samples16k: Int16Array, partial = false, band: WordBand = bandOf(samples16k)): HeardWord[] | undefined {
+    const { power, energy } = wordFrames(samples16k, band);
     let segments = wordSegments(energy);
     if (partial) segments = segments.filter(([, b]) => b < energy.length - 0.3 * WORD_FPS);
     if (!segments.length) return undefined;
     const words: HeardWord[] = [];
     for (const [a, b] of segments) {
-      const hit = this.classify(normalizeWord(cepstra.slice(a, b)), band);
+      const hit = this.classify(normalizeWord(cepstraOf(power, a, b)), band);
       if (!hit) return undefined;
       // Frame f covers samples [f, f + 2.5) hops: the word ends where its last frame does.
       words.push({ ...hit, start: round(a / WORD_FPS), end: round((b + 1.5) / WORD_FPS) });
@@ -143,19 +147,22 @@ export class Vocabulary {
 }
 
 /**
- * Templates of a word from audio holding that word alone, one per band. `phoneAudio`: the same
- * recording as heard through a phone line, for the telephone band's template.
+ * Templates of a word from audio holding that word alone: one over the whole band, and over the
+ * telephone band one from the audio as it is and one from `phoneAudio`, the same recording as
+ * heard through a phone line (a line may filter the band's edges hard or not at all).
  */
-export function templatesOf(word: string, source: string, samples16k: Int16Array, phoneAudio = samples16k): WordTemplate[] {
-  return (['wide', 'phone'] as const).flatMap((band) => {
-    const { cepstra, energy } = wordFrames(band === 'phone' ? phoneAudio : samples16k, band);
+export function templatesOf(word: string, source: string, samples16k: Int16Array, phoneAudio?: Int16Array): WordTemplate[] {
+  const cuts: [WordBand, Int16Array][] = [['wide', samples16k], ['phone', samples16k]];
+  if (phoneAudio) cuts.push(['phone', phoneAudio]);
+  return cuts.flatMap(([band, audio]) => {
+    const { power, energy } = wordFrames(audio, band);
     const segments = wordSegments(energy);
     if (!segments.length) return [];
     // A recording may hold a breath or a click besides the word: the word spans the stretches
     // within 0.3 s of the longest one.
     const longest = segments.reduce((l, s) => (s[1] - s[0] > l[1] - l[0] ? s : l));
     const near = segments.filter(([a, b]) => b >= longest[0] - 0.3 * WORD_FPS && a <= longest[1] + 0.3 * WORD_FPS);
-    return [{ word, source, band, statics: normalizeWord(cepstra.slice(near[0]![0], near.at(-1)![1])) }];
+    return [{ word, source, band, statics: normalizeWord(cepstraOf(power, near[0]![0], near.at(-1)![1])) }];
   });
 }
 

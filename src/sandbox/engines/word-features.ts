@@ -23,8 +23,8 @@ export const WORD_FEATURES = {
   minWordS: 0.12,
   /** Audio kept either side of a segment. */
   padS: 0.03,
-  /** Audio with this little of its energy above 3.8 kHz came through a phone line, in dB. */
-  phoneBelowDb: -30,
+  /** Audio whose energy at 4.2–4.6 kHz is this far below that at 3.4–3.8 kHz came through a phone line, in dB. */
+  phoneStepDb: -15,
 };
 
 /** Which mel bank: the whole band or the telephone band. */
@@ -70,13 +70,13 @@ const dct = Array.from({ length: WORD_FEATURES.cepstra }, (_, n) =>
 );
 
 export interface WordFrames {
-  /** Raw cepstra c0..c12 per 10 ms frame. */
-  cepstra: Float32Array[];
+  /** Mel-band powers per 10 ms frame. */
+  power: Float32Array[];
   /** Energy in the bank's band per frame in dB, for finding the words. */
   energy: Float32Array;
 }
 
-/** Cepstra and band energy of 16 kHz PCM through one mel bank. */
+/** Mel powers and band energy of 16 kHz PCM through one mel bank. */
 export function wordFrames(samples: Int16Array, band: WordBand): WordFrames {
   const filters = bankFor(band);
   const n = samples.length < FRAME ? 0 : 1 + Math.floor((samples.length - FRAME) / HOP);
@@ -85,7 +85,6 @@ export function wordFrames(samples: Int16Array, band: WordBand): WordFrames {
   const energy = new Float32Array(n);
   const input = new Float32Array(NFFT);
   const out = fft.createComplexArray() as number[];
-  let loudest = 0;
   for (let f = 0; f < n; f++) {
     const off = f * HOP;
     input.fill(0);
@@ -110,18 +109,27 @@ export function wordFrames(samples: Int16Array, band: WordBand): WordFrames {
       total += s;
     }
     energy[f] = 10 * Math.log10(total + 1e-12);
-    loudest = Math.max(loudest, total / bands);
     power.push(p);
   }
-  // A floor 60 dB under the loudest frame: silence and faint line noise all look alike.
+  return { power, energy };
+}
+
+/**
+ * The cepstra c0..c12 of frames [a, b), with a floor 60 dB under the loudest of them: silence
+ * and faint noise look alike, and a word's features do not depend on what was said around it.
+ */
+export function cepstraOf(power: Float32Array[], a: number, b: number): Float32Array[] {
+  const { bands } = WORD_FEATURES;
+  let loudest = 0;
+  for (let f = a; f < b; f++) for (let m = 0; m < bands; m++) loudest = Math.max(loudest, power[f]![m]!);
   const floor = loudest * 1e-6 + 1e-12;
   const logMel = new Float32Array(bands);
-  const cepstra = power.map((p) => {
+  return power.slice(a, b).map((p) => {
     for (let m = 0; m < bands; m++) logMel[m] = Math.log(p[m]! + floor);
     return Float32Array.from(dct, (row) => row.reduce((s, w, m) => s + w * logMel[m]!, 0));
   });
-  return { cepstra, energy };
 }
+
 
 /**
  * The words in a stretch of audio: frame ranges [start, end) louder than the speech threshold,
@@ -143,8 +151,25 @@ export function wordSegments(energy: Float32Array): [number, number][] {
     if (last && f - last[1] <= bridge) last[1] = f + 1;
     else raw.push([f, f + 1]);
   }
+  // Each word's edges by its own loudness, not the loudest word's: a soft word after a loud one
+  // keeps its onset, so it is cut as it would be said alone (as its templates were).
   const pad = Math.round(WORD_FEATURES.padS * WORD_FPS);
-  return raw.filter(([a, b]) => b - a >= minLen).map(([a, b]) => [Math.max(0, a - pad), Math.min(energy.length, b + pad)]);
+  const words: [number, number][] = [];
+  for (const [a0, b0] of raw) {
+    if (b0 - a0 < minLen) continue;
+    let peak = -Infinity;
+    for (let f = a0; f < b0; f++) peak = Math.max(peak, energy[f]!);
+    const own = Math.max(peak - WORD_FEATURES.speechDropDb, noise + 0.35 * (peak - noise));
+    let a = a0;
+    let b = b0;
+    const floor = words.at(-1)?.[1] ?? 0;
+    while (a > floor && energy[a - 1]! >= own) a--;
+    while (b < energy.length && energy[b]! >= own) b++;
+    while (a < b && energy[a]! < own) a++;
+    while (b > a && energy[b - 1]! < own) b--;
+    words.push([Math.max(floor, a - pad), Math.min(energy.length, b + pad)]);
+  }
+  return words;
 }
 
 /** A word's cepstra with each coefficient's mean over the word removed. */
@@ -157,27 +182,25 @@ export function normalizeWord(cepstra: Float32Array[]): Float32Array[] {
 }
 
 /**
- * The band a recording went through: 'phone' when almost none of its energy lies above
- * 3.8 kHz (8 kHz audio resampled to 16 kHz), 'wide' otherwise.
+ * The band a recording went through: 'phone' when its spectrum falls off a cliff at 4 kHz (8 kHz
+ * audio resampled to 16 kHz: what lies above is only the resampler's faint images), 'wide' when
+ * it runs on smoothly, as a microphone's does.
  */
 export function bandOf(samples: Int16Array): WordBand {
   const n = Math.floor(samples.length / NFFT);
   if (!n) return 'wide';
   const input = new Float32Array(NFFT);
   const out = fft.createComplexArray() as number[];
-  const edge = Math.round((3800 * NFFT) / RATE);
-  let low = 0;
-  let high = 0;
+  const bin = (hz: number) => Math.round((hz * NFFT) / RATE);
+  let below = 0;
+  let above = 0;
   for (let f = 0; f < n; f++) {
     for (let i = 0; i < NFFT; i++) input[i] = samples[f * NFFT + i]!;
     fft.realTransform(out, input);
-    for (let k = 1; k < NFFT / 2; k++) {
-      const p = out[2 * k]! ** 2 + out[2 * k + 1]! ** 2;
-      if (k < edge) low += p;
-      else high += p;
-    }
+    for (let k = bin(3400); k < bin(3800); k++) below += out[2 * k]! ** 2 + out[2 * k + 1]! ** 2;
+    for (let k = bin(4200); k < bin(4600); k++) above += out[2 * k]! ** 2 + out[2 * k + 1]! ** 2;
   }
-  return 10 * Math.log10((high + 1e-9) / (low + high + 1e-9)) < WORD_FEATURES.phoneBelowDb ? 'phone' : 'wide';
+  return 10 * Math.log10((above + 1e-9) / (below + 1e-9)) < WORD_FEATURES.phoneStepDb ? 'phone' : 'wide';
 }
 
 /** Appends deltas (the slope over ±2 frames) to normalized statics. */
