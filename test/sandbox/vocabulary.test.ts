@@ -33,13 +33,15 @@ test('the shipped vocabulary loads: the 13 words, templates of six people and th
 test('digits said with pauses, never taught as a phrase, are heard word by word, also through a phone line', async () => {
   for (const [i, voice] of voices.entries()) {
     const said = 'صفر، خمسة، خمسة، ثلاثة';
-    const r = rec.recognize(await heard(said, voice, i % 2 === 1));
+    // Over a phone line the rate says so (/listen at 8 kHz), as here.
+    const phone = i % 2 === 1;
+    const r = rec.recognize(await heard(said, voice, phone), false, phone ? 'phone' : undefined);
     assert.equal(r?.text, 'صفر خمسة خمسة ثلاثة', `voice ${i}`);
     assert.equal(r.words.length, 4);
     for (let k = 1; k < 4; k++) assert.ok(r.words[k]!.start >= r.words[k - 1]!.end - 0.02, 'words in order');
   }
   assert.equal(rec.recognize(await heard('نعم', voices[2]!))?.text, 'نعم');
-  assert.equal(rec.recognize(await heard('لا', voices[0]!, true))?.text, 'لا');
+  assert.equal(rec.recognize(await heard('لا', voices[0]!, true), false, 'phone')?.text, 'لا');
 });
 
 test('words outside the vocabulary, and a sequence with one of them, get no answer', async () => {

@@ -15,7 +15,9 @@ export const WORD_FEATURES = {
   cepstra: 13,
   /** Weight of the deltas against the statics in the distance. */
   deltaWeight: 3,
-  /** Energy below the loudest frame that still counts as speech, in dB. */
+  /** Energy below the loudest frame of the audio that still counts as speech, in dB. */
+  detectDropDb: 30,
+  /** A word's edges: energy this far below the word's own loudest frame, in dB. */
   speechDropDb: 20,
   /** Silence inside a word shorter than this does not split it (the stop before ت in ستة). */
   bridgeS: 0.16,
@@ -141,7 +143,7 @@ export function wordSegments(energy: Float32Array): [number, number][] {
   const sorted = Float32Array.from(energy).sort();
   const loud = sorted[Math.floor(sorted.length * 0.98)]!;
   const noise = sorted[Math.floor(sorted.length * 0.1)]!;
-  const threshold = Math.max(loud - WORD_FEATURES.speechDropDb, noise + 0.35 * (loud - noise));
+  const threshold = Math.max(loud - WORD_FEATURES.detectDropDb, noise + 0.35 * (loud - noise));
   const bridge = Math.round(WORD_FEATURES.bridgeS * WORD_FPS);
   const minLen = Math.round(WORD_FEATURES.minWordS * WORD_FPS);
   const raw: [number, number][] = [];
