@@ -23,7 +23,8 @@ const PHRASES = [
   'أريد تحويل مبلغ إلى حساب آخر', 'ما هي ساعات عمل الفرع', 'لقد سرقت بطاقتي', 'هل يمكنني فتح حساب جديد',
   'أريد تغيير رقم هاتفي', 'نعم هذا صحيح', 'كلا ليس هذا ما أريد', 'أين أقرب صراف آلي', 'أريد إلغاء العملية', 'مع السلامة',
 ];
-const UNKNOWN = ['الطقس جميل اليوم', 'السلام عليكم ورحمة الله', 'كم الساعة الآن', 'أحب القهوة العربية', 'أين المطار', 'لا', 'أريد معرفة الرصيد'];
+const UNKNOWN = ['الطقس جميل اليوم', 'السلام عليكم ورحمة الله', 'كم الساعة الآن', 'أحب القهوة العربية', 'أين المطار', 'كلا', 'أريد معرفة الرصيد'];
+// (لا was here, as part of لا شكرا: it is now a word the recognizer hears in anyone's voice.)
 
 // The sandbox remembers a phrase in the voice that spoke it: every phrase is voiced in every
 // catalogue voice, as the phrasebook does at start.
