@@ -6,7 +6,8 @@ export const CONSOLE_USAGE = `Usage: hiwar console [--agent DIR|FILE] [--input D
 
 Talk to an agent through the microphone and loudspeaker (sox's rec and play). Ctrl-C ends the call.
 Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox, whose recognizer
-knows a closed set of phrases: the console lists them at the start.
+knows a closed set of phrases, and the digits, نعم, لا and موافق in anyone's voice: the
+console lists them at the start.
 
 Options:
 ${optionLine('--agent DIR|FILE', AGENT_HELP, 21)}
@@ -52,6 +53,8 @@ export async function consoleCommand(args: string[]): Promise<number> {
     if (service.sandbox) {
       say('The offline recognizer understands only these phrases (whole or as clauses of them):');
       for (const p of phrases) say(`  • ${p}`);
+      const { VOCABULARY_WORDS } = await import('../sandbox/engines/builtin-vocabulary.ts');
+      say(`and, in anyone's voice, these words, alone or one after another with short pauses (a number digit by digit): ${VOCABULARY_WORDS.join('، ')}`);
       say('Add more with --phrasebook FILE (one phrase per line), or set HIWAR_API_KEY to use the real service.');
     }
     // Heard here as well as by the session: a device lost while the session starts must still

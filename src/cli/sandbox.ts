@@ -63,7 +63,7 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     process.stdout.write(`Use it: HIWAR_BASE_URL=${sandbox.url} HIWAR_API_KEY=<a key of ${values.keys}> npx hiwar demo (or an example)\n`);
   }
   if (phrasebook) process.stdout.write(`${phrasebook.length} phrase(s) of ${values.phrasebook} recognizable from the start\n`);
-  process.stdout.write('The sandbox recognizes only phrases it has voiced or that are in its phrasebook.\n');
+  process.stdout.write('The sandbox recognizes only phrases it has voiced or that are in its phrasebook, and the digits, نعم, لا and موافق in anyone\'s voice.\n');
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

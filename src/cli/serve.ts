@@ -198,7 +198,8 @@ export async function serveCommand(args: string[]): Promise<number> {
           rooms: cluster?.rooms,
           // Every instance of a cluster must check the tokens any of them issued.
           tokens: process.env.HIWAR_WEBRTC_TOKEN_KEY ? { signingKey: process.env.HIWAR_WEBRTC_TOKEN_KEY } : undefined,
-          phrases: service.sandbox ? phrases : [],
+          // The page lists what the offline recognizer hears: the phrases, then the words it hears in anyone's voice.
+          phrases: service.sandbox ? [...new Set([...phrases, ...(await import('../sandbox/engines/builtin-vocabulary.ts')).VOCABULARY_WORDS])] : [],
         });
         webrtcMessage = webrtc.message;
         webrtcOn = !!webrtc.plugin;

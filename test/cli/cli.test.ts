@@ -104,7 +104,7 @@ test('console: a device that disappears mid-call ends the call with the reason',
   );
   const rec = `head -c 32000 /dev/zero; sleep 2; echo "rec FAIL sox: \\\`hw:1,0' read error: No such device" >&2; exit 2`;
   const r = await hiwar(['console', '--agent', agentDir, '--input', 'hw:1,0'], { PATH: stubSox(rec) });
-  assert.match(r.stdout, /The offline recognizer understands only these phrases[\s\S]*• مرحبا[\s\S]*--phrasebook FILE/);
+  assert.match(r.stdout, /The offline recognizer understands only these phrases[\s\S]*• مرحبا[\s\S]*in anyone's voice[^\n]*صفر، واحد[^\n]*نعم، لا، موافق[\s\S]*--phrasebook FILE/);
   assert.match(r.stdout, /call ended: microphone \(hw:1,0\) stopped: `hw:1,0' read error: No such device/);
   assert.equal(r.code, 1);
 });

@@ -1,11 +1,16 @@
 import { dtw } from './dtw.ts';
 import { HOP_S, cepstra, melPower, noiseFloor, speechBounds, totalPower } from './features.ts';
 import { normalizeForMatch } from './tokenize.ts';
+import { builtInVocabulary } from './builtin-vocabulary.ts';
+import type { Vocabulary } from './vocabulary.ts';
+import type { WordBand } from './word-features.ts';
 
 /**
  * The sandbox's closed-set recognizer. No Arabic speech-recognition model can be installed
  * here, so it recognizes only speech it can match acoustically against phrases it has voiced
- * itself or was given in a phrasebook, and says nothing (an empty transcript) for anything else.
+ * itself or was given in a phrasebook, and, in anyone's voice, the words of a small vocabulary
+ * (digits, yes, no: see vocabulary.ts), one by one between short pauses. It says nothing (an
+ * empty transcript) for anything else.
  */
 
 export interface TemplateWord {
@@ -46,16 +51,23 @@ export interface RecognizerOptions {
   /** Matches costlier than this are rejected as unknown speech. */
   maxCost?: number;
   maxTemplates?: number;
+  /**
+   * Single words heard in anyone's voice when no phrase matches; `false`: phrases only.
+   * @default the built-in vocabulary (digits, نعم, لا, موافق)
+   */
+  vocabulary?: Vocabulary | false;
 }
 
 export class Recognizer {
   private readonly templates = new Map<string, Template>();
   readonly maxCost: number;
   private readonly maxTemplates: number;
+  private readonly vocabulary: Vocabulary | undefined;
 
   constructor(opts: RecognizerOptions = {}) {
     this.maxCost = opts.maxCost ?? 24;
     this.maxTemplates = opts.maxTemplates ?? 3000;
+    this.vocabulary = opts.vocabulary === false ? undefined : (opts.vocabulary ?? builtInVocabulary());
   }
 
   get size(): number {
@@ -95,9 +107,28 @@ export class Recognizer {
   /**
    * Recognizes 16 kHz speech. `partial`: the speaker is still talking, so the audio is matched
    * against the beginnings of phrases and only the words already spoken are returned.
-   * Times are seconds from the start of `samples16k`.
+   * Times are seconds from the start of `samples16k`. `band`: 'phone' when the audio came at
+   * 8 kHz (the vocabulary's words are then matched over the telephone band).
    */
-  recognize(samples16k: Int16Array, partial = false): Recognition | undefined {
+  recognize(samples16k: Int16Array, partial = false, band?: WordBand): Recognition | undefined {
+    return this.matchPhrase(samples16k, partial) ?? this.matchWords(samples16k, partial, band);
+  }
+
+  /** The words of the vocabulary, one per stretch of speech, when every stretch is one. */
+  private matchWords(samples16k: Int16Array, partial: boolean, band: WordBand | undefined): Recognition | undefined {
+    const words = this.vocabulary?.recognize(samples16k, partial, band);
+    if (!words?.length) return undefined;
+    const confidence = round(Math.min(...words.map((w) => w.confidence)));
+    return {
+      text: words.map((w) => w.word).join(' '),
+      words: words.map(({ word, start, end, confidence }) => ({ word, start, end, confidence })),
+      cost: round(words.reduce((n, w) => n + w.cost, 0) / words.length),
+      confidence,
+    };
+  }
+
+  /** The phrase the sandbox voiced or was given that this audio is. */
+  private matchPhrase(samples16k: Int16Array, partial: boolean): Recognition | undefined {
     const { power, energy } = melPower(samples16k);
     const [a, b] = partial ? [speechBounds(energy)[0], energy.length] : speechBounds(energy);
     if (b - a < 10) return undefined;

@@ -231,6 +231,11 @@ export class ListenSession {
     });
   }
 
+  /** 8 kHz audio came through a phone line: the recognizer's words are matched over its band. */
+  private band(): 'phone' | undefined {
+    return this.params.sampleRate === 8000 ? 'phone' : undefined;
+  }
+
   /** Where the current turn's audio for recognition starts: its pre-roll, after the last turn. */
   private audioStart(): number {
     return Math.max(this.turnStart - PRE_ROLL_S, Math.min(this.lastTurnEnd + PAD_S, this.turnStart - PAD_S));
@@ -241,7 +246,7 @@ export class ListenSession {
     this.lastInterimAt = now;
     if (now - this.turnStart > MAX_INTERIM_S) return; // no phrase is this long: save the work
     const { pcm, offset } = this.slice(this.audioStart(), now);
-    const r = this.recognizer.recognize(pcm, true);
+    const r = this.recognizer.recognize(pcm, true, this.band());
     const words = this.partWords(r);
     const text = words.map((w) => w.word).join(' ');
     if (text === this.lastInterimText) return;
@@ -254,7 +259,7 @@ export class ListenSession {
     if (this.partStart === undefined) return;
     const { pcm, offset } = this.slice(this.audioStart(), end + (speechFinal ? PAD_S : 0));
     // At a split the speaker is still talking: only the words already spoken are final.
-    const r = this.recognizer.recognize(pcm, !speechFinal);
+    const r = this.recognizer.recognize(pcm, !speechFinal, this.band());
     const words = this.partWords(r);
     this.emitted += words.length;
     if (!r && speechFinal) {

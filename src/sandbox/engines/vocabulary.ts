@@ -1,0 +1,201 @@
+import { WORD_FPS, bandOf, cepstraOf, normalizeWord, withDeltas, wordFrames, wordSegments, type WordBand } from './word-features.ts';
+
+/**
+ * A closed vocabulary of single words (the digits, yes, no) matched in anyone's voice: each
+ * word spoken by several people (and by the sandbox's own voices) is kept as a template, a word
+ * heard is matched against all of them by dynamic time warping, and the nearest word wins
+ * only when it is clearly nearer than every other word and close enough to its own templates.
+ * Anything else gets no answer: the sandbox never guesses.
+ */
+
+/** One recorded word: who said it, through which band, and its normalized static features. */
+export interface WordTemplate {
+  word: string;
+  /** Speaker or voice: calibration never compares a speaker with themselves. */
+  source: string;
+  band: WordBand;
+  statics: Float32Array[];
+}
+
+/** How sure a word must be to be said, and what matching may cost. */
+export const VOCABULARY_DEFAULTS = {
+  /** The best word's distance over the next word's must stay below this. */
+  maxRatio: 0.9,
+  /**
+   * A word's limit is this many times the distance at which its own templates found each
+   * other (calibration): beyond it the sound is no word of the vocabulary. Generous: the
+   * ratio above is what tells unknown words; a word inside a sentence is trimmed differently.
+   */
+  thresholdScale: 1.5,
+  /** The percentile of a word's own-template distances its limit starts from. */
+  calibrationPercentile: 0.9,
+  /** Templates this many times longer or shorter than the heard word are not tried. */
+  maxLengthRatio: 2.2,
+  /** A stretch of speech this long or longer is no single word of the vocabulary. */
+  maxWordS: 1.4,
+};
+/** Options of a `Vocabulary` (see VOCABULARY_DEFAULTS). */
+export type VocabularyOptions = Partial<typeof VOCABULARY_DEFAULTS>;
+
+/** One word heard, with its time in seconds from the start of the audio. */
+export interface HeardWord {
+  word: string;
+  start: number;
+  end: number;
+  confidence: number;
+  /** Distance to the nearest template (lower is closer). */
+  cost: number;
+}
+
+interface Prepared extends WordTemplate {
+  feats: Float32Array[];
+}
+
+const key = (band: WordBand, word: string) => `${band}|${word}`;
+
+/** The vocabulary matcher (see the module comment). */
+export class Vocabulary {
+  /** The words it knows, in the order first given. */
+  readonly words: readonly string[];
+  private readonly templates: Prepared[];
+  private readonly opts: typeof VOCABULARY_DEFAULTS;
+  /**
+   * Per band and word (`wide|نعم`): the calibrated distance between its own templates; a sound
+   * farther than `thresholdScale` times this is not that word.
+   */
+  readonly limits = new Map<string, number>();
+
+  constructor(templates: readonly WordTemplate[], opts: VocabularyOptions = {}, limits?: Readonly<Record<string, number>>) {
+    this.opts = { ...VOCABULARY_DEFAULTS, ...opts };
+    this.templates = templates.map((t) => ({ ...t, feats: withDeltas(t.statics) }));
+    this.words = [...new Set(templates.map((t) => t.word))];
+    if (limits) for (const [k, v] of Object.entries(limits)) this.limits.set(k, v);
+    else this.calibrate();
+  }
+
+  /**
+   * Each word's limit from its own templates: for each template, the distance to the nearest
+   * template of the same word by another speaker; a percentile of those, scaled.
+   */
+  private calibrate(): void {
+    for (const band of ['wide', 'phone'] as const) {
+      for (const word of this.words) {
+        const own = this.templates.filter((t) => t.word === word && t.band === band);
+        const nearest: number[] = [];
+        for (const t of own) {
+          let best = Number.POSITIVE_INFINITY;
+          for (const o of own) if (o.source !== t.source) best = Math.min(best, this.distance(t.feats, o.feats));
+          if (Number.isFinite(best)) nearest.push(best);
+        }
+        if (!nearest.length) continue;
+        nearest.sort((a, b) => a - b);
+        const base = nearest[Math.min(nearest.length - 1, Math.floor(this.opts.calibrationPercentile * nearest.length))]!;
+        this.limits.set(key(band, word), round(base));
+      }
+    }
+  }
+
+  private distance(q: Float32Array[], t: Float32Array[]): number {
+    const r = q.length / t.length;
+    if (r > this.opts.maxLengthRatio || r < 1 / this.opts.maxLengthRatio) return Number.POSITIVE_INFINITY;
+    return symmetricDtw(q, t);
+  }
+
+  /** Nearest distance per word for one word's normalized statics, heard through `band`. */
+  scores(statics: Float32Array[], band: WordBand): Map<string, number> {
+    const q = withDeltas(statics);
+    const best = new Map<string, number>();
+    for (const t of this.templates) {
+      if (t.band !== band) continue;
+      const d = this.distance(q, t.feats);
+      if (d < (best.get(t.word) ?? Number.POSITIVE_INFINITY)) best.set(t.word, d);
+    }
+    return best;
+  }
+
+  /** The word these features are, or undefined when none is clearly and closely it. */
+  classify(statics: Float32Array[], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
+    if (statics.length < 5 || statics.length > this.opts.maxWordS * WORD_FPS) return undefined;
+    const ranked = [...this.scores(statics, band)].sort((a, b) => a[1] - b[1]);
+    const [first, second] = ranked;
+    if (!first || !Number.isFinite(first[1])) return undefined;
+    const ratio = second ? first[1] / second[1] : 0;
+    if (ratio > this.opts.maxRatio || first[1] > (this.limits.get(key(band, first[0])) ?? 0) * this.opts.thresholdScale) return undefined;
+    return { word: first[0], confidence: round(Math.max(0.05, Math.min(0.99, 1.1 - ratio))), cost: round(first[1]) };
+  }
+
+  /**
+   * The words of 16 kHz audio, one per stretch of speech between pauses, or undefined unless
+   * every stretch is a word of the vocabulary. `partial`: the speaker is still talking, so the
+   * last stretch (maybe cut short) is left out. `band`: 'phone' when the audio is known to come
+   * from an 8 kHz line (else told from the audio, which misses lines that filter hard).
+   */
+  recognize(samples16k: Int16Array, partial = false, band: WordBand = bandOf(samples16k)): HeardWord[] | undefined {
+    const { power, energy } = wordFrames(samples16k, band);
+    let segments = wordSegments(energy);
+    if (partial) segments = segments.filter(([, b]) => b < energy.length - 0.3 * WORD_FPS);
+    if (!segments.length) return undefined;
+    const words: HeardWord[] = [];
+    for (const [a, b] of segments) {
+      const hit = this.classify(normalizeWord(cepstraOf(power, a, b)), band);
+      if (!hit) return undefined;
+      // Frame f covers samples [f, f + 2.5) hops: the word ends where its last frame does.
+      words.push({ ...hit, start: round(a / WORD_FPS), end: round((b + 1.5) / WORD_FPS) });
+    }
+    return words;
+  }
+}
+
+/**
+ * Templates of a word from audio holding that word alone: one over the whole band, and over the
+ * telephone band one from the audio as it is and one from `phoneAudio`, the same recording as
+ * heard through a phone line (a line may filter the band's edges hard or not at all).
+ */
+export function templatesOf(word: string, source: string, samples16k: Int16Array, phoneAudio?: Int16Array): WordTemplate[] {
+  const cuts: [WordBand, Int16Array][] = [['wide', samples16k], ['phone', samples16k]];
+  if (phoneAudio) cuts.push(['phone', phoneAudio]);
+  return cuts.flatMap(([band, audio]) => {
+    const { power, energy } = wordFrames(audio, band);
+    const segments = wordSegments(energy);
+    if (!segments.length) return [];
+    // A recording may hold a breath or a click besides the word: the word spans the stretches
+    // within 0.3 s of the longest one.
+    const longest = segments.reduce((l, s) => (s[1] - s[0] > l[1] - l[0] ? s : l));
+    const near = segments.filter(([a, b]) => b >= longest[0] - 0.3 * WORD_FPS && a <= longest[1] + 0.3 * WORD_FPS);
+    return [{ word, source, band, statics: normalizeWord(cepstraOf(power, near[0]![0], near.at(-1)![1])) }];
+  });
+}
+
+/**
+ * Symmetric DTW (Sakoe and Chiba) within a band around the diagonal: a diagonal step counts
+ * the frame distance twice, so the total over both lengths compares words of any length.
+ */
+export function symmetricDtw(q: Float32Array[], t: Float32Array[]): number {
+  const n = q.length;
+  const m = t.length;
+  const band = Math.max(Math.abs(n - m) + 3, Math.round(0.4 * Math.max(n, m)));
+  let prev = new Float64Array(m + 1).fill(Number.POSITIVE_INFINITY);
+  let cur = new Float64Array(m + 1);
+  prev[0] = 0;
+  for (let i = 1; i <= n; i++) {
+    cur.fill(Number.POSITIVE_INFINITY);
+    const centre = Math.round((i * m) / n);
+    const lo = Math.max(1, centre - band);
+    const hi = Math.min(m, centre + band);
+    const a = q[i - 1]!;
+    for (let j = lo; j <= hi; j++) {
+      const b = t[j - 1]!;
+      let d = 0;
+      for (let k = 0; k < a.length; k++) {
+        const x = a[k]! - b[k]!;
+        d += x * x;
+      }
+      d = Math.sqrt(d);
+      cur[j] = Math.min(prev[j - 1]! + 2 * d, prev[j]! + d, cur[j - 1]! + d);
+    }
+    [prev, cur] = [cur, prev];
+  }
+  return prev[m]! / (n + m);
+}
+
+const round = (v: number) => Math.round(v * 1000) / 1000;
