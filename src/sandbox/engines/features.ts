@@ -14,11 +14,31 @@ const NMEL = 26;
 const NCEP = 13;
 
 const fft = new FFT(NFFT);
-const window = Float32Array.from({ length: FRAME }, (_, i) => 0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (FRAME - 1)));
-const mel = (f: number) => 2595 * Math.log10(1 + f / 700);
-const imel = (m: number) => 700 * (10 ** (m / 2595) - 1);
+/** Hamming window of one 25 ms frame at 16 kHz. */
+export const HAMMING_400 = Float32Array.from({ length: FRAME }, (_, i) => 0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (FRAME - 1)));
+const window = HAMMING_400;
+/** Hz to mel, and back. */
+export const mel = (f: number) => 2595 * Math.log10(1 + f / 700);
+export const imel = (m: number) => 700 * (10 ** (m / 2595) - 1);
 
-const filters: { start: number; weights: Float32Array }[] = (() => {
+/** One triangular mel filter: its first FFT bin and weights. */
+export interface MelFilter {
+  start: number;
+  weights: Float32Array;
+}
+
+/** Power of an FFT output (fft.js complex array) through one mel filter. */
+export function filterPower(out: number[], { start, weights }: MelFilter): number {
+  let s = 0;
+  for (let k = 0; k < weights.length; k++) {
+    const re = out[2 * (start + k)]!;
+    const im = out[2 * (start + k) + 1]!;
+    s += weights[k]! * (re * re + im * im);
+  }
+  return s;
+}
+
+const filters: MelFilter[] = (() => {
   const lo = mel(100);
   const hi = mel(3800);
   const points = Array.from({ length: NMEL + 2 }, (_, i) => imel(lo + ((hi - lo) * i) / (NMEL + 1)));
@@ -67,16 +87,7 @@ export function melPower(samples: Int16Array): MelFrames {
     energy[f] = 10 * Math.log10(e / FRAME + 1e-10);
     fft.realTransform(out, input);
     const bands = new Float32Array(NMEL);
-    for (let m = 0; m < NMEL; m++) {
-      const { start, weights } = filters[m]!;
-      let s = 0;
-      for (let k = 0; k < weights.length; k++) {
-        const re = out[2 * (start + k)]!;
-        const im = out[2 * (start + k) + 1]!;
-        s += weights[k]! * (re * re + im * im);
-      }
-      bands[m] = s;
-    }
+    for (let m = 0; m < NMEL; m++) bands[m] = filterPower(out, filters[m]!);
     power.push(bands);
   }
   return { power, energy };

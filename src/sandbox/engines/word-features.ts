@@ -1,4 +1,5 @@
 import FFT from 'fft.js';
+import { filterPower, HAMMING_400, imel, mel, type MelFilter } from './features.ts';
 
 /**
  * Features for the spoken-word vocabulary (digits, yes, no): MFCCs with deltas, the mean of
@@ -39,11 +40,9 @@ const NFFT = 512;
 export const WORD_FPS = RATE / HOP;
 
 const fft = new FFT(NFFT);
-const window = Float32Array.from({ length: FRAME }, (_, i) => 0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (FRAME - 1)));
-const mel = (f: number) => 2595 * Math.log10(1 + f / 700);
-const imel = (m: number) => 700 * (10 ** (m / 2595) - 1);
+const window = HAMMING_400;
 
-type Bank = { start: number; weights: Float32Array }[];
+type Bank = MelFilter[];
 const banks = new Map<WordBand, Bank>();
 const bankFor = (band: WordBand): Bank => {
   let bank = banks.get(band);
@@ -100,13 +99,7 @@ export function wordFrames(samples: Int16Array, band: WordBand): WordFrames {
     const p = new Float32Array(bands);
     let total = 0;
     for (let m = 0; m < bands; m++) {
-      const { start, weights } = filters[m]!;
-      let s = 0;
-      for (let k = 0; k < weights.length; k++) {
-        const re = out[2 * (start + k)]!;
-        const im = out[2 * (start + k) + 1]!;
-        s += weights[k]! * (re * re + im * im);
-      }
+      const s = filterPower(out, filters[m]!);
       p[m] = s;
       total += s;
     }
