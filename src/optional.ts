@@ -11,9 +11,12 @@ export const OPTIONAL_PACKAGES = {
   ioredis: { feature: 'A cluster (REDIS_URL)', doc: 'docs/scaling.md' },
   bullmq: { feature: 'Call analytics jobs (hiwar worker)', doc: 'docs/analytics.md' },
   'onnxruntime-node': { feature: 'Native voice activity detection', doc: 'docs/installing.md#voice-activity-detection-two-engines-one-model' },
-  '@opentelemetry/sdk-trace': { feature: 'Tracing (--otel)', doc: 'docs/observability.md' },
-  '@opentelemetry/context-async-hooks': { feature: 'Tracing (--otel)', doc: 'docs/observability.md' },
-  '@opentelemetry/exporter-trace-otlp-http': { feature: 'Tracing (--otel)', doc: 'docs/observability.md' },
+  // With a range (package.json's peer range): the install line names it, because npm on Node 20
+  // would otherwise pick an older release (the newest need Node 22) that the range refuses: ERESOLVE.
+  '@opentelemetry/sdk-trace': { feature: 'Tracing (--otel)', doc: 'docs/observability.md', range: '^3.1.1' },
+  '@opentelemetry/context-async-hooks': { feature: 'Tracing (--otel)', doc: 'docs/observability.md', range: '^3.1.1' },
+  '@opentelemetry/exporter-trace-otlp-http': { feature: 'Tracing (--otel)', doc: 'docs/observability.md', range: '^0.301.0' },
+  '@opentelemetry/resources': { feature: 'Tracing (--otel)', doc: 'docs/observability.md', range: '^3.1.1' },
 } as const;
 
 export type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;
@@ -24,8 +27,14 @@ export class MissingDependencyError extends Error {
   /** `message` names every missing package of a feature at once (see `missingPackages`). */
   constructor(readonly pkg: OptionalPackage, message?: string) {
     const { feature, doc } = OPTIONAL_PACKAGES[pkg];
-    super(message ?? `${feature} needs ${pkg}: npm install ${pkg}; see ${doc}`);
+    super(message ?? `${feature} needs ${pkg}: npm install ${installSpec(pkg)}; see ${doc}`);
   }
+}
+
+/** What `npm install` is given for a package: its name, with hiwar's peer range where it has one. */
+export function installSpec(pkg: OptionalPackage): string {
+  const { range } = OPTIONAL_PACKAGES[pkg] as { range?: string };
+  return range ? `${pkg}@${range}` : pkg;
 }
 
 const require = createRequire(import.meta.url);
@@ -49,7 +58,7 @@ export function isInstalled(pkg: OptionalPackage): boolean {
 export function missingPackages(feature: string, pkgs: OptionalPackage[], doc: string): string | undefined {
   const missing = pkgs.filter((p) => !isInstalled(p));
   if (missing.length === 0) return undefined;
-  return `${feature} needs ${missing.join(' and ')}: npm install ${missing.join(' ')}; see ${doc}`;
+  return `${feature} needs ${missing.join(' and ')}: npm install ${missing.map(installSpec).join(' ')}; see ${doc}`;
 }
 
 /** Loads an optional CommonJS package synchronously, or throws `MissingDependencyError`. */

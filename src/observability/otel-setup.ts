@@ -1,8 +1,11 @@
 import { context, trace } from '@opentelemetry/api';
 import { importOptional, missingPackages, MissingDependencyError, type OptionalPackage } from '../optional.ts';
 
-/** The packages `--otel` needs (optional peers): the SDK, async context and the OTLP HTTP exporter. */
-export const OTEL_PACKAGES: OptionalPackage[] = ['@opentelemetry/sdk-trace', '@opentelemetry/context-async-hooks', '@opentelemetry/exporter-trace-otlp-http'];
+/**
+ * The packages `--otel` needs (optional peers): the SDK, async context, the OTLP HTTP exporter
+ * and the resources the SDK depends on (named too, so npm installs the version hiwar's range takes).
+ */
+export const OTEL_PACKAGES: OptionalPackage[] = ['@opentelemetry/sdk-trace', '@opentelemetry/context-async-hooks', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources'];
 
 /** How `hiwar serve --otel` exports spans. */
 export const OTEL_DEFAULTS = {

@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { OTEL_PACKAGES } from '../../src/observability/otel-setup.ts';
+import { installSpec, MissingDependencyError, OPTIONAL_PACKAGES, type OptionalPackage } from '../../src/optional.ts';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { peerDependencies: Record<string, string> };
+
+test('a range in the install line is the package.json peer range', () => {
+  const ranged = Object.entries(OPTIONAL_PACKAGES).filter(([, v]) => 'range' in v);
+  assert.ok(ranged.length >= 4, 'the OpenTelemetry packages carry their range');
+  for (const [name, v] of ranged) assert.equal((v as { range: string }).range, pkg.peerDependencies[name], name);
+});
+
+test('the --otel install line names every package npm needs, with versions (on Node 20 a bare name ends in ERESOLVE)', () => {
+  // The SDK 3.x and exporter 0.301 declare Node >= 22.15: npm on Node 20 picks 0.223.1 for a bare
+  // name, outside hiwar's peer range; and the exporter's pinned resources@3.1.0 clashes with the
+  // ^3.1.1 peer unless resources is named as well.
+  assert.ok(OTEL_PACKAGES.includes('@opentelemetry/resources'));
+  const line = new MissingDependencyError('@opentelemetry/sdk-trace').message;
+  assert.equal(line, `Tracing (--otel) needs @opentelemetry/sdk-trace: npm install @opentelemetry/sdk-trace@${pkg.peerDependencies['@opentelemetry/sdk-trace']}; see docs/observability.md`);
+  for (const p of OTEL_PACKAGES) assert.equal(installSpec(p), `${p}@${pkg.peerDependencies[p]}`);
+});
+
+test('a package without a range is named bare', () => {
+  assert.equal(installSpec('mediasoup' as OptionalPackage), 'mediasoup');
+});
