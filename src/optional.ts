@@ -13,10 +13,10 @@ export const OPTIONAL_PACKAGES = {
   'onnxruntime-node': { feature: 'Native voice activity detection', doc: 'docs/installing.md#voice-activity-detection-two-engines-one-model' },
   // With a range (package.json's peer range): the install line names it, because npm on Node 20
   // would otherwise pick an older release (the newest need Node 22) that the range refuses: ERESOLVE.
-  '@opentelemetry/sdk-trace': { feature: 'Tracing (--otel)', doc: 'docs/observability.md', range: '^3.1.1' },
-  '@opentelemetry/context-async-hooks': { feature: 'Tracing (--otel)', doc: 'docs/observability.md', range: '^3.1.1' },
-  '@opentelemetry/exporter-trace-otlp-http': { feature: 'Tracing (--otel)', doc: 'docs/observability.md', range: '^0.301.0' },
-  '@opentelemetry/resources': { feature: 'Tracing (--otel)', doc: 'docs/observability.md', range: '^3.1.1' },
+  '@opentelemetry/sdk-trace': { feature: 'Tracing (--otel)', doc: 'docs/observability.md', range: '^2.12.1' },
+  '@opentelemetry/context-async-hooks': { feature: 'Tracing (--otel)', doc: 'docs/observability.md', range: '^2.12.1' },
+  '@opentelemetry/exporter-trace-otlp-http': { feature: 'Tracing (--otel)', doc: 'docs/observability.md', range: '^0.223.1' },
+  '@opentelemetry/resources': { feature: 'Tracing (--otel)', doc: 'docs/observability.md', range: '^2.12.1' },
 } as const;
 
 export type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;

@@ -13,9 +13,8 @@ test('a range in the install line is the package.json peer range', () => {
 });
 
 test('the --otel install line names every package npm needs, with versions (on Node 20 a bare name ends in ERESOLVE)', () => {
-  // The SDK 3.x and exporter 0.301 declare Node >= 22.15: npm on Node 20 picks 0.223.1 for a bare
-  // name, outside hiwar's peer range; and the exporter's pinned resources@3.1.0 clashes with the
-  // ^3.1.1 peer unless resources is named as well.
+  // Named with hiwar's ranges (the SDK's 2.x line, which runs on Node 20; 3.x declares Node >=
+  // 22.15), so npm installs versions that fit each other and hiwar, resources included.
   assert.ok(OTEL_PACKAGES.includes('@opentelemetry/resources'));
   const line = new MissingDependencyError('@opentelemetry/sdk-trace').message;
   assert.equal(line, `Tracing (--otel) needs @opentelemetry/sdk-trace: npm install @opentelemetry/sdk-trace@${pkg.peerDependencies['@opentelemetry/sdk-trace']}; see docs/observability.md`);

@@ -102,5 +102,5 @@ test('hiwar serve --otel without the SDK: one line naming the npm install', asyn
   child.stdout.on('data', () => {});
   const [code] = await once(child, 'exit');
   assert.equal(code, 1, err);
-  assert.match(err, /^hiwar serve: Tracing \(--otel\) needs @opentelemetry\/sdk-trace: npm install @opentelemetry\/sdk-trace@\^3\.1\.1; see docs\/observability\.md\n$/);
+  assert.match(err, /^hiwar serve: Tracing \(--otel\) needs @opentelemetry\/sdk-trace: npm install @opentelemetry\/sdk-trace@\^2\.12\.1; see docs\/observability\.md\n$/);
 });
