@@ -151,7 +151,8 @@ test('a malformed frame is an event, not a crash; the socket keeps working', asy
   (sock as unknown as { ws: WebSocket }).ws.send(JSON.stringify({ type: 'Garbage' }));
   const bad = await firstValueFrom(sock.events$.pipe(filter((e) => e.type === 'Malformed')));
   assert.ok(bad);
-  sock.sendAudio(new Int16Array(160));
+  // A whole uplink message's worth (the socket gathers 100 ms before it writes).
+  sock.sendAudio(new Int16Array(3200));
   const r = await firstValueFrom(sock.events$.pipe(filter((e) => e.type === 'Results')));
   assert.ok(r);
   sock.close();
