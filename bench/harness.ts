@@ -325,7 +325,11 @@ export function benchAgent(tag: string, o: BenchAgentOptions = {}): Agent {
     voice: { voice_id: tag },
     outOfServiceLine: 'الخدمة غير متاحة.',
     stt: { hotwords: [tag], ...(o.uplinkFrameMs !== undefined ? { uplinkFrameMs: o.uplinkFrameMs } : {}) },
-    turn: { endDelayMs: 0 },
+    // The fake service answers a fixed time after speech ends, whatever endpointing it is asked
+    // for, so the Arabic turn policy's wait (the rest of the silence after a short endpointing,
+    // for a turn with no cue) would read as hiwar's own time here; against the real service that
+    // silence is the service's either way. The policy's effect is `npm run bench -- turns`'s.
+    turn: { endDelayMs: 0, policy: false },
     ...(o.tool ? { tools: [BALANCE_TOOL] } : {}),
   };
 }
