@@ -14,9 +14,7 @@ const NMEL = 26;
 const NCEP = 13;
 
 const fft = new FFT(NFFT);
-/** Hamming window of one 25 ms frame at 16 kHz. */
-export const HAMMING_400 = Float32Array.from({ length: FRAME }, (_, i) => 0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (FRAME - 1)));
-const window = HAMMING_400;
+const window = Float32Array.from({ length: FRAME }, (_, i) => 0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (FRAME - 1)));
 /** Hz to mel, and back. */
 export const mel = (f: number) => 2595 * Math.log10(1 + f / 700);
 export const imel = (m: number) => 700 * (10 ** (m / 2595) - 1);
@@ -66,26 +64,35 @@ export interface MelFrames {
   energy: Float32Array;
 }
 
+/** The buffers `frameSpectrum` works in: one frame's input and its FFT output. */
+export const frameBuffers = (): { input: Float32Array; out: number[] } => ({ input: new Float32Array(NFFT), out: fft.createComplexArray() as number[] });
+
+/**
+ * The spectrum of the 25 ms frame of 16 kHz PCM at `off`, pre-emphasized and windowed, into `out`
+ * (fft.js's complex layout); returns the frame's mean power before pre-emphasis.
+ */
+export function frameSpectrum(samples: Int16Array, off: number, input: Float32Array, out: number[]): number {
+  input.fill(0);
+  let e = 0;
+  let prev = samples[off]! / 32768;
+  for (let i = 0; i < FRAME; i++) {
+    const x = samples[off + i]! / 32768;
+    input[i] = (x - 0.97 * prev) * window[i]!;
+    prev = x;
+    e += x * x;
+  }
+  fft.realTransform(out, input);
+  return e / FRAME;
+}
+
 /** Mel-band powers of 16 kHz PCM, before any log: noise adds in this domain. */
 export function melPower(samples: Int16Array): MelFrames {
   const n = samples.length < FRAME ? 0 : 1 + Math.floor((samples.length - FRAME) / HOP);
   const power: Float32Array[] = [];
   const energy = new Float32Array(n);
-  const input = new Float32Array(NFFT);
-  const out = fft.createComplexArray() as number[];
+  const { input, out } = frameBuffers();
   for (let f = 0; f < n; f++) {
-    const off = f * HOP;
-    input.fill(0);
-    let e = 0;
-    let prev = samples[off]! / 32768;
-    for (let i = 0; i < FRAME; i++) {
-      const x = samples[off + i]! / 32768;
-      input[i] = (x - 0.97 * prev) * window[i]!;
-      prev = x;
-      e += x * x;
-    }
-    energy[f] = 10 * Math.log10(e / FRAME + 1e-10);
-    fft.realTransform(out, input);
+    energy[f] = 10 * Math.log10(frameSpectrum(samples, f * HOP, input, out) + 1e-10);
     const bands = new Float32Array(NMEL);
     for (let m = 0; m < NMEL; m++) bands[m] = filterPower(out, filters[m]!);
     power.push(bands);

@@ -1,5 +1,5 @@
 import FFT from 'fft.js';
-import { filterPower, HAMMING_400, imel, mel, type MelFilter } from './features.ts';
+import { filterPower, frameBuffers, frameSpectrum, imel, mel, type MelFilter } from './features.ts';
 
 /**
  * Features for the spoken-word vocabulary (digits, yes, no): MFCCs with deltas, the mean of
@@ -40,7 +40,6 @@ const NFFT = 512;
 export const WORD_FPS = RATE / HOP;
 
 const fft = new FFT(NFFT);
-const window = HAMMING_400;
 
 type Bank = MelFilter[];
 const banks = new Map<WordBand, Bank>();
@@ -84,18 +83,9 @@ export function wordFrames(samples: Int16Array, band: WordBand): WordFrames {
   const { bands } = WORD_FEATURES;
   const power: Float32Array[] = [];
   const energy = new Float32Array(n);
-  const input = new Float32Array(NFFT);
-  const out = fft.createComplexArray() as number[];
+  const { input, out } = frameBuffers();
   for (let f = 0; f < n; f++) {
-    const off = f * HOP;
-    input.fill(0);
-    let prev = samples[off]! / 32768;
-    for (let i = 0; i < FRAME; i++) {
-      const x = samples[off + i]! / 32768;
-      input[i] = (x - 0.97 * prev) * window[i]!;
-      prev = x;
-    }
-    fft.realTransform(out, input);
+    frameSpectrum(samples, f * HOP, input, out);
     const p = new Float32Array(bands);
     let total = 0;
     for (let m = 0; m < bands; m++) {
