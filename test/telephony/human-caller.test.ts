@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import callCentre from '../../agents/call-centre/index.ts';
 import { resample } from '../../src/audio/resample.ts';
@@ -11,19 +11,20 @@ import { confirmTask, digitsTask } from '../../src/tasks/index.ts';
 import { FarEnd } from './far-end.ts';
 import { startServe, twilioCall, waitFor, type Served } from './serve.ts';
 import { twilioProtocol } from './twilio-protocol.ts';
+import { recordingsDir } from '../helpers/recordings.ts';
 
 // Real people's recordings (the Arabic Speech Commands set) are not in the repository: a fresh
-// clone has none, CI gives them in ../shared/audio (or HIWAR_AUDIO_DIR).
-const AUDIO = process.env.HIWAR_AUDIO_DIR ?? resolve(process.cwd(), '../shared/audio');
-const SPEECH = join(AUDIO, 'ar-speech-commands');
-const absent = existsSync(SPEECH) ? false : `no recordings of real speech in ${SPEECH} (set HIWAR_AUDIO_DIR)`;
+// clone has none (docs/sandbox.md#real-recordings-for-the-recognizer-bench).
+const AUDIO = recordingsDir();
+const SPEECH = AUDIO === undefined ? undefined : join(AUDIO, 'ar-speech-commands');
+const absent = SPEECH !== undefined && existsSync(SPEECH) ? false : `no recordings of real speech${SPEECH ? ` in ${SPEECH}` : ''} (set HIWAR_AUDIO_DIR)`;
 const NAMES: Record<string, string> = { 'أربعة': 'four', 'ثمانية': 'eight', 'اثنان': 'two', 'واحد': 'one', 'نعم': 'yes', 'لا': 'no' };
 
 /** One person's words at 8 kHz, each cut to its speech, 0.3 s apart, with a second of silence around. */
 async function caller(speaker: string, words: string[]): Promise<Int16Array> {
   const parts: Int16Array[] = [new Int16Array(8000)];
   for (const w of words) {
-    const pcm = decodeWav(readFileSync(join(SPEECH, `${NAMES[w]}_${speaker}.wav`))).samples;
+    const pcm = decodeWav(readFileSync(join(SPEECH!, `${NAMES[w]}_${speaker}.wav`))).samples;
     const segs = wordSegments(wordFrames(pcm, 'wide').energy);
     const [a, b] = [segs[0]![0], segs.at(-1)![1]];
     parts.push(await resample(pcm.subarray(Math.round((a / WORD_FPS) * 16000), Math.round(((b + 2) / WORD_FPS) * 16000)), 16000, 8000), new Int16Array(2400));
