@@ -127,6 +127,9 @@ export class AgentServer {
   /** Answers the request when it is one of the server's routes (true); false leaves it untouched. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const url = this.urlOf(req);
+    // Draining: a kept-alive connection would carry the client's next request to a process about
+    // to close it (a reset mid-request); closing after each answer sends it to a live one instead.
+    if (this.calls.draining && !res.headersSent) res.setHeader('connection', 'close');
     try {
       if ((this.o.probes ?? true) && url.pathname === '/healthz') {
         // Liveness: the process answers. Never 503 for load or a drain (an orchestrator would

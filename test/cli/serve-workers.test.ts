@@ -143,7 +143,9 @@ describe('hiwar serve --workers 2', () => {
 
     // The fourth call, whichever worker takes it, is refused: hung up without a word of the agent.
     const d = pcmCall(s, 'w-d');
-    const closed = await Promise.race([d.closed.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 60_000))]);
+    let giveUp: NodeJS.Timeout | undefined;
+    const closed = await Promise.race([d.closed.then(() => true), new Promise<false>((r) => (giveUp = setTimeout(() => r(false), 60_000)))]);
+    clearTimeout(giveUp);
     assert.ok(closed, 'the call past the limit is closed');
     assert.equal(d.agentAudio.length, 0, 'the refused caller heard nothing');
 

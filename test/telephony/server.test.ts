@@ -78,7 +78,10 @@ describe('hiwar serve: security and drain', () => {
       await waitFor(() => agentTurns(call).length >= 1, 'greeting played');
       const draining = s.server.drain().then(() => (drained = true));
       await waitFor(() => s.server.calls.draining, 'draining');
-      assert.equal((await fetch(`${s.url}/readyz`)).status, 503, 'not ready while draining');
+      const notReady = await fetch(`${s.url}/readyz`);
+      assert.equal(notReady.status, 503, 'not ready while draining');
+      // The connection closes after the answer: the next request must reach a process that stays.
+      assert.equal(notReady.headers.get('connection'), 'close');
       assert.equal((await fetch(`${s.url}/healthz`)).status, 200, 'but alive');
       assert.equal((await twilioCall(s, 'CA-d3')).status, 503, 'no new stream URLs');
       await far.say(balance);
