@@ -17,7 +17,9 @@ export type MachineMessage =
   | { hiwar: 'calls'; calls: number }
   | { hiwar: 'spend'; id: string; key: string; ttlMs: number }
   | { hiwar: 'spent'; id: string; ok: boolean }
-  | { hiwar: 'ready'; url: string };
+  | { hiwar: 'ready'; url: string }
+  | { hiwar: 'metrics'; id: string }
+  | { hiwar: 'metrics-text'; id: string; text?: string; error?: string };
 
 /** Whether an IPC message is one of serve's own. */
 export const isMachineMessage = (m: unknown): m is MachineMessage => typeof m === 'object' && m !== null && typeof (m as { hiwar?: unknown }).hiwar === 'string';
@@ -170,5 +172,45 @@ export class MachineAdmission implements CallAdmission {
         }
       },
     };
+  }
+}
+
+/**
+ * `/metrics` of a worker: the machine's figures, summed over every worker by the primary
+ * (prom-client's cluster aggregation), so a scrape that reaches any worker sees the whole machine.
+ * Falls back to this worker's own figures when the primary does not answer in time.
+ */
+export class MachineMetrics {
+  private readonly waiting = new Map<string, (m: { text?: string; error?: string }) => void>();
+
+  constructor(
+    private readonly channel: MachineChannel,
+    private readonly own: () => Promise<string>,
+    private readonly timeoutMs = 5_000,
+  ) {
+    channel.on('message', (m) => {
+      if (!isMachineMessage(m) || m.hiwar !== 'metrics-text') return;
+      this.waiting.get(m.id)?.(m);
+      this.waiting.delete(m.id);
+    });
+  }
+
+  /** The machine's metrics in Prometheus' text format. */
+  async text(): Promise<string> {
+    const id = randomUUID();
+    let timer: NodeJS.Timeout | undefined;
+    const answer = await new Promise<{ text?: string; error?: string }>((resolve) => {
+      this.waiting.set(id, resolve);
+      timer = setTimeout(() => resolve({ error: 'the primary did not answer in time' }), this.timeoutMs);
+      try {
+        this.channel.send({ hiwar: 'metrics', id });
+      } catch (err) {
+        resolve({ error: (err as Error).message });
+      }
+    });
+    clearTimeout(timer);
+    this.waiting.delete(id);
+    if (answer.text !== undefined) return answer.text;
+    return `# this worker's figures only: ${answer.error ?? 'no answer'}\n${await this.own()}`;
   }
 }

@@ -13,7 +13,8 @@ import { availableParallelism } from 'node:os';
 import type { CallAdmission } from '../server/calls.ts';
 import { MemoryTokenLedger, type TokenLedger } from '../server/token-ledger.ts';
 import { numberOption, UsageError } from './args.ts';
-import { isMachineMessage, MachineAdmission, MachineCalls, MachineLedger, type MachineChannel, type MachineMessage } from './serve-machine.ts';
+import { AggregatorRegistry, type Registry } from 'prom-client';
+import { isMachineMessage, MachineAdmission, MachineCalls, MachineLedger, MachineMetrics, type MachineChannel, type MachineMessage } from './serve-machine.ts';
 
 /** `hiwar serve`'s `--workers` flag (parsed with the rest of serve's options). */
 export const WORKERS_FLAG = { workers: { type: 'string' } } as const;
@@ -49,6 +50,8 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
   if (n <= 1 || !cluster.isPrimary) return undefined;
   const calls = new MachineCalls();
   const ledger = new MemoryTokenLedger();
+  // Sums the workers' registries when a worker's /metrics asks for the machine's figures.
+  const metrics = new AggregatorRegistry();
   // A token one worker signs (a webhook's answer) is checked by whichever worker the media
   // connection reaches: every worker signs with the same key, random per start unless given.
   const shared = (v: string | undefined) => v || randomBytes(32).toString('base64url');
@@ -86,6 +89,11 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
       } else if (m.hiwar === 'release') {
         calls.release(w.id, m.id);
         broadcast();
+      } else if (m.hiwar === 'metrics') {
+        metrics.clusterMetrics().then(
+          (text) => send(w, { hiwar: 'metrics-text', id: m.id, text }),
+          (err: Error) => send(w, { hiwar: 'metrics-text', id: m.id, error: err.message }),
+        );
       } else if (m.hiwar === 'ready') {
         if (restarted) say(`  worker ${index} restarted (pid ${w.process.pid})`);
         everReady.add(index);
@@ -140,6 +148,8 @@ export interface WorkerSide {
   health(inner: (() => { ready: boolean; body: Record<string, unknown> }) | undefined, activeCalls: () => number): () => { ready: boolean; body: Record<string, unknown> };
   /** The machine's ledger of spent tokens (held by the primary). */
   ledger(): TokenLedger & { where: string };
+  /** `/metrics` with the machine's figures: this worker's `registry` summed with the others'. */
+  metrics(registry: Registry): () => Promise<string>;
   /** Start-up is over (the banner printed): tells the primary; later lines are the primary's. */
   ready(url: string): void;
   /** Drained: lets go of the primary (a worker's IPC channel would keep it running). */
@@ -176,6 +186,14 @@ export function workerSide(env: NodeJS.ProcessEnv = process.env): WorkerSide | u
       const body = { ...base.body, worker: index, machineCalls: machine?.machineCalls ?? 0 };
       if (base.ready && full) return { ready: false, body: { ...body, status: 'full' } };
       return { ready: base.ready, body };
+    },
+    metrics: (registry) => {
+      // prom-client answers the primary's requests with the registries set here (its listener
+      // is added by the first AggregatorRegistry made in this process).
+      AggregatorRegistry.setRegistries([registry]);
+      new AggregatorRegistry();
+      const machine = new MachineMetrics(channel, () => registry.metrics());
+      return () => machine.text();
     },
     ready: (url) => {
       speaking = false;

@@ -153,6 +153,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   // Outbound calls (POST /calls) and campaigns (GET /campaigns/:id): closed without HIWAR_CALLS_SECRET, --open or not; on Redis with REDIS_URL.
   const outbound = await (await import('./serve-outbound.ts')).serveOutbound({ publicUrl, redisUrl: process.env.REDIS_URL, logger });
   const outboundPlatforms = Object.keys(telephony.platformsFromEnv());
+  let machineMetrics: (() => Promise<string>) | undefined;
   const app = await createAgentServer({
     ...config,
     agent,
@@ -168,6 +169,8 @@ export async function serveCommand(args: string[]): Promise<number> {
     tokens: config.tokens ?? { secret: process.env.HIWAR_MEDIA_SECRET },
     admission: worker ? worker.admission(maxCalls, cluster?.admission ?? config.admission) : (cluster?.admission ?? config.admission),
     health: worker ? worker.health(cluster?.health ?? config.health, (): number => app.activeCalls) : (cluster?.health ?? config.health),
+    // With --workers, a scrape reaching any worker gets the machine's figures.
+    metricsText: worker ? () => machineMetrics!() : config.metricsText,
     deferReady: true,
     wrapSessions: (inner) => {
       const own = config.wrapSessions ? config.wrapSessions(inner) : inner;
@@ -213,6 +216,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     await service.close();
     throw err;
   });
+  machineMetrics = worker?.metrics(app.server.metrics.registry);
   const { url } = await app.listen();
   const member = clusterOptions
     ? await (await import('../cluster/cluster.ts'))

@@ -86,6 +86,8 @@ export interface CreateAgentServerOptions {
   maxCalls?: number;
   /** @default true */
   metrics?: boolean;
+  /** What `/metrics` answers; default the server's own figures. See `AgentServerOptions.metricsText`. */
+  metricsText?: () => Promise<string>;
   /** @default true */
   probes?: boolean;
   /** A pino logger. Default: level HIWAR_LOG_LEVEL, else 'warn', to stderr. */
@@ -220,6 +222,7 @@ export async function createAgentServer(options: CreateAgentServerOptions): Prom
     maxCalls: o.maxCalls,
     publicUrl: o.publicUrl,
     metrics: o.metrics,
+    metricsText: o.metricsText,
     probes: o.probes,
     admission: o.admission,
     health: o.health,

@@ -26,6 +26,11 @@ export interface AgentServerOptions {
   /** Serve `/metrics` (it tells call volumes to whoever can reach the port). @default true */
   metrics?: boolean;
   /**
+   * What `/metrics` answers, in Prometheus' text format. Default: this server's own figures
+   * (`server.metrics`); `hiwar serve --workers` answers with the whole machine's.
+   */
+  metricsText?: () => Promise<string>;
+  /**
    * Serve `/healthz` and `/readyz` (turn off when the app you mount the server in has its own).
    * @default true
    */
@@ -143,7 +148,8 @@ export class AgentServer {
         return true;
       }
       if (url.pathname === '/metrics' && (this.o.metrics ?? true)) {
-        res.writeHead(200, { 'content-type': this.metrics.contentType }).end(await this.metrics.text());
+        const text = await (this.o.metricsText?.() ?? this.metrics.text());
+        res.writeHead(200, { 'content-type': this.metrics.contentType }).end(text);
         return true;
       }
       for (const p of this.plugins) if (await p.handleRequest?.(req, res, url)) return true;

@@ -140,6 +140,13 @@ describe('hiwar serve --workers 2', () => {
     const full = await ready(s);
     assert.equal(full.status, 503);
     assert.equal(full.body.status, 'full');
+    // /metrics from whichever worker answers counts the machine's calls, not its own: two scrapes
+    // on fresh connections reach both workers in turn (node:cluster), and each reads three.
+    for (let i = 0; i < 2; i++) {
+      const text = await (await fetch(`${s.url}/metrics`, { headers: { connection: 'close' } })).text();
+      const active = [...text.matchAll(/^hiwar_active_calls\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+      assert.equal(active, MAX_CALLS, `the machine's active calls in /metrics:\n${text.split('\n').filter((l) => l.startsWith('hiwar_active_calls')).join('\n')}`);
+    }
 
     // The fourth call, whichever worker takes it, is refused: hung up without a word of the agent.
     const d = pcmCall(s, 'w-d');
