@@ -1,5 +1,5 @@
 import { ClusterLiveCalls } from '../observability/live-cluster.ts';
-import { LiveCalls } from '../observability/live-calls.ts';
+import { LiveCalls, type LiveCall } from '../observability/live-calls.ts';
 import { liveCallsRoutes } from '../observability/live-routes.ts';
 import type { ServerPlugin } from '../server/types.ts';
 import type { Logger } from '../session/logger.ts';
@@ -15,12 +15,16 @@ export interface ServeLive {
   close(): Promise<void>;
 }
 
-/** Builds the live calls view of `hiwar serve` (the secret is HIWAR_CALLS_SECRET, as for `/calls`). */
-export function serveLive(logger: Logger): ServeLive {
+/**
+ * Builds the live calls view of `hiwar serve` (the secret is HIWAR_CALLS_SECRET, as for `/calls`).
+ * `machine` (a worker of `--workers N`) gives every worker's calls when there is no cluster.
+ */
+export function serveLive(logger: Logger, machine?: (local: () => LiveCall[]) => () => Promise<LiveCall[]>): ServeLive {
   const calls = new LiveCalls();
+  const ofMachine = machine?.(() => calls.list());
   let cluster: { live: ClusterLiveCalls; quit(): Promise<void> } | undefined;
   const plugin = liveCallsRoutes({
-    calls: () => (cluster ? cluster.live.list() : calls.list()),
+    calls: () => (cluster ? cluster.live.list() : ofMachine ? ofMachine() : calls.list()),
     scope: () => (cluster ? 'cluster' : 'instance'),
     logger,
   });

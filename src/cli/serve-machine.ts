@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { AdmissionLease, CallAdmission } from '../server/calls.ts';
 import type { TokenLedger } from '../server/token-ledger.ts';
 import type { Transport } from '../transport/types.ts';
+import type { LiveCall } from '../observability/live-calls.ts';
 
 /** Messages between a worker and the primary (all carry `hiwar` so other IPC traffic is left alone). */
 export type MachineMessage =
@@ -19,6 +20,10 @@ export type MachineMessage =
   | { hiwar: 'spent'; id: string; ok: boolean }
   | { hiwar: 'ready'; url: string }
   | { hiwar: 'metrics'; id: string }
+  | { hiwar: 'live'; id: string }
+  | { hiwar: 'live-ask'; id: string }
+  | { hiwar: 'live-calls'; id: string; calls: LiveCall[] }
+  | { hiwar: 'live-all'; id: string; calls: LiveCall[] }
   | { hiwar: 'metrics-text'; id: string; text?: string; error?: string };
 
 /** Whether an IPC message is one of serve's own. */
@@ -213,4 +218,74 @@ export class MachineMetrics {
     if (answer.text !== undefined) return answer.text;
     return `# this worker's figures only: ${answer.error ?? 'no answer'}\n${await this.own()}`;
   }
+}
+
+/**
+ * The primary's side of the live calls view: a worker's `/calls/live` asks for the machine's
+ * calls; every worker is asked for its own and the lists go back together to the one that asked
+ * (after `timeoutMs`, with the lists that came).
+ */
+export class MachineLive {
+  private readonly asks = new Map<string, { reply: (calls: LiveCall[]) => void; calls: LiveCall[]; pending: number; timer: NodeJS.Timeout }>();
+
+  constructor(private readonly timeoutMs = 2_000) {}
+
+  /** A worker asked (`live`): asks each of `workers` and calls `reply` once all have answered. */
+  ask(id: string, workers: { send(m: MachineMessage): boolean }[], reply: (calls: LiveCall[]) => void): void {
+    const entry = { reply, calls: [] as LiveCall[], pending: 0, timer: setTimeout(() => this.finish(id), this.timeoutMs) };
+    this.asks.set(id, entry);
+    for (const w of workers) if (w.send({ hiwar: 'live-ask', id })) entry.pending++;
+    if (entry.pending === 0) this.finish(id);
+  }
+
+  /** A worker's answer (`live-calls`). */
+  answered(id: string, calls: LiveCall[]): void {
+    const entry = this.asks.get(id);
+    if (!entry) return;
+    entry.calls.push(...calls);
+    if (--entry.pending <= 0) this.finish(id);
+  }
+
+  private finish(id: string): void {
+    const entry = this.asks.get(id);
+    if (!entry) return;
+    this.asks.delete(id);
+    clearTimeout(entry.timer);
+    entry.reply(entry.calls);
+  }
+}
+
+/** A worker's side of the live calls view: answers the primary with its calls, asks for the machine's. */
+export function workerLive(channel: MachineChannel, index: number, local: () => LiveCall[], timeoutMs = 3_000): () => Promise<LiveCall[]> {
+  const own = () => local().map((c) => ({ ...c, instance: `worker ${index}` }));
+  const waiting = new Map<string, (calls: LiveCall[]) => void>();
+  channel.on('message', (m) => {
+    if (!isMachineMessage(m)) return;
+    if (m.hiwar === 'live-ask') {
+      try {
+        channel.send({ hiwar: 'live-calls', id: m.id, calls: own() });
+      } catch {
+        // The primary is gone: nobody is waiting for the answer.
+      }
+    } else if (m.hiwar === 'live-all') {
+      waiting.get(m.id)?.(m.calls);
+      waiting.delete(m.id);
+    }
+  });
+  return async () => {
+    const id = randomUUID();
+    let timer: NodeJS.Timeout | undefined;
+    const calls = await new Promise<LiveCall[] | undefined>((resolve) => {
+      waiting.set(id, resolve);
+      timer = setTimeout(() => resolve(undefined), timeoutMs);
+      try {
+        channel.send({ hiwar: 'live', id });
+      } catch {
+        resolve(undefined);
+      }
+    });
+    clearTimeout(timer);
+    waiting.delete(id);
+    return calls ?? own();
+  };
 }

@@ -14,7 +14,8 @@ import type { CallAdmission } from '../server/calls.ts';
 import { MemoryTokenLedger, type TokenLedger } from '../server/token-ledger.ts';
 import { numberOption, UsageError } from './args.ts';
 import { AggregatorRegistry, type Registry } from 'prom-client';
-import { isMachineMessage, MachineAdmission, MachineCalls, MachineLedger, MachineMetrics, type MachineChannel, type MachineMessage } from './serve-machine.ts';
+import type { LiveCall } from '../observability/live-calls.ts';
+import { isMachineMessage, MachineAdmission, MachineCalls, MachineLedger, MachineLive, MachineMetrics, workerLive, type MachineChannel, type MachineMessage } from './serve-machine.ts';
 
 /** `hiwar serve`'s `--workers` flag (parsed with the rest of serve's options). */
 export const WORKERS_FLAG = { workers: { type: 'string' } } as const;
@@ -52,6 +53,7 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
   const ledger = new MemoryTokenLedger();
   // Sums the workers' registries when a worker's /metrics asks for the machine's figures.
   const metrics = new AggregatorRegistry();
+  const liveCalls = new MachineLive();
   // A token one worker signs (a webhook's answer) is checked by whichever worker the media
   // connection reaches: every worker signs with the same key, random per start unless given.
   const shared = (v: string | undefined) => v || randomBytes(32).toString('base64url');
@@ -94,6 +96,11 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
           (text) => send(w, { hiwar: 'metrics-text', id: m.id, text }),
           (err: Error) => send(w, { hiwar: 'metrics-text', id: m.id, error: err.message }),
         );
+      } else if (m.hiwar === 'live') {
+        const askable = live().map((x) => ({ send: (q: MachineMessage) => x.isConnected() && x.send(q, undefined, () => {}) }));
+        liveCalls.ask(m.id, askable, (list) => send(w, { hiwar: 'live-all', id: m.id, calls: list }));
+      } else if (m.hiwar === 'live-calls') {
+        liveCalls.answered(m.id, m.calls);
       } else if (m.hiwar === 'ready') {
         if (restarted) say(`  worker ${index} restarted (pid ${w.process.pid})`);
         everReady.add(index);
@@ -150,6 +157,8 @@ export interface WorkerSide {
   ledger(): TokenLedger & { where: string };
   /** `/metrics` with the machine's figures: this worker's `registry` summed with the others'. */
   metrics(registry: Registry): () => Promise<string>;
+  /** `/calls/live` without Redis: the calls of every worker of the machine, each marked with its worker. */
+  liveCalls(local: () => LiveCall[]): () => Promise<LiveCall[]>;
   /** Start-up is over (the banner printed): tells the primary; later lines are the primary's. */
   ready(url: string): void;
   /** Drained: lets go of the primary (a worker's IPC channel would keep it running). */
@@ -195,6 +204,7 @@ export function workerSide(env: NodeJS.ProcessEnv = process.env): WorkerSide | u
       const machine = new MachineMetrics(channel, () => registry.metrics());
       return () => machine.text();
     },
+    liveCalls: (local) => workerLive(channel, index, local),
     ready: (url) => {
       speaking = false;
       channel.send({ hiwar: 'ready', url });

@@ -144,7 +144,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const ledger = config.ledger ?? own!;
   const ledgerWhere = own?.where ?? "the config's ledger";
   const mediaToken = values['media-token'] ?? config.mediaToken ?? process.env.HIWAR_MEDIA_TOKEN;
-  const live = serveLive(logger);
+  const live = serveLive(logger, worker?.liveCalls);
   const analytics = await serveAnalytics({ enabled: values.analytics!, client: service.client, logger, recordingsDir: values.recordings });
   const telephony = await import('../../transports/telephony/index.ts');
   let webrtcMessage = 'WebRTC is off';

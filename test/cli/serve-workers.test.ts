@@ -46,10 +46,11 @@ const freePort = () =>
   });
 
 const TWILIO = 'twilio-auth-token-of-the-test';
+const CALLS_SECRET = 'calls-view-secret-of-the-test';
 
 async function serve(o: { open?: boolean } = {}): Promise<Serve> {
   const audioSocketPort = await freePort();
-  const env = { ...process.env, HIWAR_LOG_FORMAT: 'json', HIWAR_LOG_LEVEL: 'info', HIWAR_API_KEY: sandbox.key, HIWAR_BASE_URL: sandbox.sandbox.url, TWILIO_AUTH_TOKEN: TWILIO, HIWAR_MEDIA_SECRET: '' };
+  const env = { ...process.env, HIWAR_LOG_FORMAT: 'json', HIWAR_LOG_LEVEL: 'info', HIWAR_API_KEY: sandbox.key, HIWAR_BASE_URL: sandbox.sandbox.url, TWILIO_AUTH_TOKEN: TWILIO, HIWAR_MEDIA_SECRET: '', HIWAR_CALLS_SECRET: CALLS_SECRET };
   const open = o.open ?? true ? ['--open'] : [];
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...open, '--workers', '2', '--max-calls', String(MAX_CALLS), '--audiosocket-port', String(audioSocketPort)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
@@ -146,6 +147,12 @@ describe('hiwar serve --workers 2', () => {
       const text = await (await fetch(`${s.url}/metrics`, { headers: { connection: 'close' } })).text();
       const active = [...text.matchAll(/^hiwar_active_calls\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
       assert.equal(active, MAX_CALLS, `the machine's active calls in /metrics:\n${text.split('\n').filter((l) => l.startsWith('hiwar_active_calls')).join('\n')}`);
+      // The live calls view from either worker lists every call of the machine, with its worker.
+      const res = await fetch(`${s.url}/calls/live?format=json`, { headers: { connection: 'close', authorization: `Bearer ${CALLS_SECRET}` } });
+      assert.equal(res.status, 200);
+      const live = (await res.json()) as { calls: { callId: string; instance?: string }[] };
+      const listed = new Map(live.calls.map((c) => [c.callId, c.instance]));
+      for (const [id, w] of pids) assert.equal(listed.get(id), `worker ${w}`, `${id} listed with its worker: ${JSON.stringify(live.calls)}`);
     }
 
     // The fourth call, whichever worker takes it, is refused: hung up without a word of the agent.
