@@ -97,8 +97,12 @@ test('say() speaks a line without the model, and a slow tool gets the filler lin
   assert.ok(call.agentTurns.every((t) => t.agent === 'slow-bank'));
 });
 
+// The agent ends these calls with a transfer: the caller waits for it (a busy machine makes the
+// model's summary slow) instead of hanging up 1.5 s after the agent's last words.
+const AGENT_ENDS = { hangup: true, pauseMs: 15_000 } as const;
+
 test('the call-centre flow: account task by keys, read back and confirmed, handoff to cards with the conversation, block, transfer with a summary', async () => {
-  const call = await runCall(greeter, [{ dtmf: '4821#' }, { dtmf: '1' }, { say: 'بطاقتي ضاعت' }, { say: 'أريد التحدث مع موظف' }], { sandbox });
+  const call = await runCall(greeter, [{ dtmf: '4821#' }, { dtmf: '1' }, { say: 'بطاقتي ضاعت' }, { say: 'أريد التحدث مع موظف' }, AGENT_ENDS], { sandbox });
   assert.deepEqual(
     call.report.tasks.map((t) => ({ name: t.name, agent: t.agent, result: t.result })),
     [{ name: 'digits:custom', agent: 'greeter', result: { ok: true, value: '4821' } }],
@@ -123,7 +127,7 @@ test('the call-centre flow: account task by keys, read back and confirmed, hando
 });
 
 test('the flow: three wrong account numbers end the task with max_attempts and a transfer with why', async () => {
-  const call = await runCall(greeter, [{ dtmf: '1111#' }, { dtmf: '2222#' }, { dtmf: '3333#' }], { sandbox });
+  const call = await runCall(greeter, [{ dtmf: '1111#' }, { dtmf: '2222#' }, { dtmf: '3333#' }, AGENT_ENDS], { sandbox });
   assert.deepEqual(call.report.tasks.map((t) => t.result), [{ ok: false, reason: 'max_attempts', lastHeard: '3333' }]);
   assert.equal(call.toolCalls.length, 0, 'the model was never asked');
   assert.equal(call.endedByAgent?.transfer, HUMAN_DESK);
