@@ -4,9 +4,8 @@ import type { CampaignStore } from '../campaign/store.ts';
 import type { ServiceClient } from '../service/client.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Clock } from '../transport/clock.ts';
-import { E164 } from '../../transports/telephony/outbound/types.ts';
 import { loadAgent } from './agent.ts';
-import { CliError, numberOption, UsageError } from './args.ts';
+import { numberOption, UsageError } from './args.ts';
 import { CAMPAIGN_USAGE, describe } from './campaign.ts';
 import { cliLogger } from './log.ts';
 
@@ -43,8 +42,9 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
   if (platform !== undefined && !['twilio', 'telnyx', 'plivo', 'vonage'].includes(platform)) throw new UsageError(`--platform must be twilio, telnyx, plivo or vonage, got "${platform}"`, CAMPAIGN_USAGE);
   const port = values.port === undefined ? 8080 : numberOption('port', values.port, 0, 65535, CAMPAIGN_USAGE, true);
   const { agent } = await loadAgent(values.agent);
-  const [{ createAgentServer }, { telephonyRoutes, outboundDialer, platformsFromEnv }, { serveOutbound }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts'), import('./serve-outbound.ts')]);
-  checkDialling(values.from ?? process.env.HIWAR_CALL_FROM, platform ?? process.env.HIWAR_CALL_PLATFORM, Object.keys(platformsFromEnv()));
+  const [{ createAgentServer }, { telephonyRoutes, outboundDialer }, { serveOutbound, checkDialling }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts'), import('./serve-outbound.ts')]);
+  // Otherwise each contact is dialled in turn and ends as "invalid", for good.
+  await checkDialling(values.from, platform);
   const logger = deps.logger ?? cliLogger('info');
   const calls = await serveOutbound({ publicUrl, redisUrl: o.redisUrl, logger, campaigns: o.campaigns });
   const app = await createAgentServer({
@@ -64,19 +64,6 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
   say(`agent "${agent.name}" at ${url}, reached as ${publicUrl}; calls' records and campaigns in ${calls.where}`);
   const dialer = outboundDialer(calls.outbound, { ...(values.from ? { from: values.from } : {}), ...(platform ? { platform: platform as 'twilio' } : {}) });
   return { dialer, logger, close: () => app.close() };
-}
-
-/**
- * What would refuse every contact's call (no caller ID, no platform to dial through), said before
- * anything starts: otherwise each contact is dialled in turn and ends as "invalid", for good.
- */
-function checkDialling(from: string | undefined, platform: string | undefined, configured: string[]): void {
-  if (!from) throw new CliError('no caller ID: give --from (or set HIWAR_CALL_FROM)');
-  if (!E164.test(from)) throw new CliError(`--from must be an E.164 number (+ then 8 to 15 digits), got "${from}"`);
-  const creds = 'TWILIO_ACCOUNT_SID + TWILIO_AUTH_TOKEN, TELNYX_API_KEY + TELNYX_CONNECTION_ID, PLIVO_AUTH_ID + PLIVO_AUTH_TOKEN, or VONAGE_APPLICATION_ID + VONAGE_PRIVATE_KEY';
-  if (configured.length === 0) throw new CliError(`no platform is configured for outbound calls: set the credentials of one (${creds})`);
-  if (platform === undefined && configured.length > 1) throw new CliError(`several platforms are configured (${configured.join(', ')}): say which with --platform (or HIWAR_CALL_PLATFORM)`);
-  if (platform !== undefined && !configured.includes(platform)) throw new CliError(`platform "${platform}" is not configured for outbound calls (configured: ${configured.join(', ')})`);
 }
 
 /** The signed webhook of results, when HIWAR_ANALYTICS_WEBHOOK_URL is set. */
