@@ -119,6 +119,7 @@ async function here(values: { agent?: string; 'public-url'?: string; port?: stri
   if (!publicUrl) throw new UsageError('the platform must reach this process: give --public-url (or HIWAR_PUBLIC_URL), or --server URL of a running hiwar serve', CALL_USAGE);
   const port = values.port === undefined ? 8080 : numberOption('port', values.port, 0, 65535, CALL_USAGE, true);
   const { agent } = await loadAgent(values.agent);
+  await (await import('./serve-outbound.ts')).checkDialling(request.from, request.platform);
   const { createAgentServer } = await import('../server/create.ts');
   const { telephonyRoutes, outboundCalls } = await import('../../transports/telephony/index.ts');
   const outbound = outboundCalls({ publicUrl, ringTimeoutS });

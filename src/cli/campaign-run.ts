@@ -42,7 +42,9 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
   if (platform !== undefined && !['twilio', 'telnyx', 'plivo', 'vonage'].includes(platform)) throw new UsageError(`--platform must be twilio, telnyx, plivo or vonage, got "${platform}"`, CAMPAIGN_USAGE);
   const port = values.port === undefined ? 8080 : numberOption('port', values.port, 0, 65535, CAMPAIGN_USAGE, true);
   const { agent } = await loadAgent(values.agent);
-  const [{ createAgentServer }, { telephonyRoutes, outboundDialer }, { serveOutbound }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts'), import('./serve-outbound.ts')]);
+  const [{ createAgentServer }, { telephonyRoutes, outboundDialer }, { serveOutbound, checkDialling }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts'), import('./serve-outbound.ts')]);
+  // Otherwise each contact is dialled in turn and ends as "invalid", for good.
+  await checkDialling(values.from, platform);
   const logger = deps.logger ?? cliLogger('info');
   const calls = await serveOutbound({ publicUrl, redisUrl: o.redisUrl, logger, campaigns: o.campaigns });
   const app = await createAgentServer({

@@ -11,6 +11,8 @@ import type { CallReport } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { CallInfo } from '../transport/types.ts';
 import type { Outbound, OutboundOptions } from '../../transports/telephony/outbound/routes.ts';
+import { E164 } from '../../transports/telephony/outbound/types.ts';
+import { CliError } from './args.ts';
 
 /** Outbound calling on a CLI server: the plugin to mount, and what the server tells it. */
 export interface ServeOutbound {
@@ -76,4 +78,22 @@ export async function serveOutbound(o: { publicUrl?: string; redisUrl?: string; 
     };
   };
   return { outbound, routes, callEnded: (call, report) => outbound.callEnded(call, report), where: redis ? 'Redis' : 'this process' };
+}
+
+/**
+ * Stops `hiwar call` and `hiwar campaign start|worker` before they start a server when no call
+ * could be placed: no caller ID (`--from`, else HIWAR_CALL_FROM), or no platform to dial through
+ * (`--platform`, else HIWAR_CALL_PLATFORM, else the only one whose credentials are set).
+ */
+export async function checkDialling(from: string | undefined, platform: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const caller = from || env.HIWAR_CALL_FROM;
+  if (!caller) throw new CliError('no caller ID: give --from (or set HIWAR_CALL_FROM)');
+  if (!E164.test(caller)) throw new CliError(`--from must be an E.164 number (+ then 8 to 15 digits), got "${caller}"`);
+  const { platformsFromEnv } = await import('../../transports/telephony/outbound/routes.ts');
+  const configured = Object.keys(platformsFromEnv(env));
+  const chosen = platform || env.HIWAR_CALL_PLATFORM;
+  const creds = 'TWILIO_ACCOUNT_SID + TWILIO_AUTH_TOKEN, TELNYX_API_KEY + TELNYX_CONNECTION_ID, PLIVO_AUTH_ID + PLIVO_AUTH_TOKEN, or VONAGE_APPLICATION_ID + VONAGE_PRIVATE_KEY';
+  if (configured.length === 0) throw new CliError(`no platform is configured for outbound calls: set the credentials of one (${creds})`);
+  if (!chosen && configured.length > 1) throw new CliError(`several platforms are configured (${configured.join(', ')}): say which with --platform (or HIWAR_CALL_PLATFORM)`);
+  if (chosen && !configured.includes(chosen)) throw new CliError(`platform "${chosen}" is not configured for outbound calls (configured: ${configured.join(', ')})`);
 }

@@ -63,7 +63,9 @@ const routes: Route[] = [...voiceRoutes, ...ttsRoutes, ...sttRoutes, ...textRout
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+    // exclusive: in a node:cluster worker (`hiwar serve --workers N`) a shared port-0 listener
+    // would put every worker's sandbox, each with its own keys, behind one port in turn.
+    server.listen({ port, host, exclusive: true }, () => resolve((server.address() as AddressInfo).port));
   });
 }
 

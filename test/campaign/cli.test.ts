@@ -81,6 +81,33 @@ test('hiwar campaign: usage errors and --help', async () => {
   assert.match(unknown.stderr, /unknown campaign command "launch"/);
 });
 
+test('hiwar campaign start in process stops before dialling anyone when no call could be placed (caller ID, platform)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'hiwar-campaign-dialling-'));
+  try {
+    const csv = join(dir, 'c.csv');
+    const results = join(dir, 'results.csv');
+    await writeFile(csv, 'number\n+966500000001\n+966500000002\n');
+    const none = { REDIS_URL: '', HIWAR_PUBLIC_URL: 'https://calls.example.com', HIWAR_CALL_FROM: '', HIWAR_CALL_PLATFORM: '', TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '', TELNYX_API_KEY: '', PLIVO_AUTH_ID: '', VONAGE_APPLICATION_ID: '' };
+    const start = (args: string[], env: Record<string, string> = {}) => hiwar(['campaign', 'start', csv, '--results', results, ...args], { ...none, ...env });
+    const noFrom = await start([]);
+    assert.equal(noFrom.code, 1, noFrom.stderr);
+    assert.match(noFrom.stderr, /no caller ID: give --from \(or set HIWAR_CALL_FROM\)/);
+    const badFrom = await start(['--from', '0501234567']);
+    assert.equal(badFrom.code, 1, badFrom.stderr);
+    assert.match(badFrom.stderr, /--from must be an E\.164 number \(\+ then 8 to 15 digits\), got "0501234567"/);
+    const noPlatform = await start(['--from', '+966110000000']);
+    assert.equal(noPlatform.code, 1, noPlatform.stderr);
+    assert.match(noPlatform.stderr, /no platform is configured for outbound calls: set the credentials of one \(TWILIO_ACCOUNT_SID \+ TWILIO_AUTH_TOKEN/);
+    const twilio = { TWILIO_ACCOUNT_SID: 'AC0123456789abcdef0123456789abcdef', TWILIO_AUTH_TOKEN: 'token' };
+    const other = await start(['--from', '+966110000000', '--platform', 'telnyx'], twilio);
+    assert.equal(other.code, 1, other.stderr);
+    assert.match(other.stderr, /platform "telnyx" is not configured for outbound calls \(configured: twilio\)/);
+    await assert.rejects(readFile(results, 'utf8'), { code: 'ENOENT' }, 'no contact was dialled, so no result was written');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('GET /campaigns/:id and POST …/pause need the calls secret', async () => {
   const store = new MemoryCampaignStore();
   await store.create({ id: 'c1', state: 'running', createdAt: new Date(0).toISOString(), total: 1, concurrency: 1, retries: 0, retryAfterMs: 0, retryOn: [] }, [{ number: '+966500000001', variables: {} }]);

@@ -57,6 +57,19 @@ test('hiwar call --help lists its options; a missing number or a malformed --var
   assert.match(badVar.stderr, /--var takes name=value, got "name"/);
 });
 
+test('hiwar call with a server of its own stops before starting it when no call could be placed: no caller ID, no platform', async () => {
+  const call = ['call', '+966500000002', '--public-url', 'https://agent.example.com', '--port', '0'];
+  const none = { HIWAR_CALL_FROM: '', HIWAR_CALL_PLATFORM: '' };
+  const noFrom = await run(process.execPath, [BIN, ...call], { env: env(none) }).catch((e) => e);
+  assert.equal(noFrom.code, 1);
+  assert.match(noFrom.stderr, /no caller ID: give --from \(or set HIWAR_CALL_FROM\)/);
+  assert.doesNotMatch(noFrom.stdout, /hiwar call: agent/, 'no server was started');
+  const noPlatform = await run(process.execPath, [BIN, ...call, '--from', '+966110000000'], { env: env(none) }).catch((e) => e);
+  assert.equal(noPlatform.code, 1);
+  assert.match(noPlatform.stderr, /no platform is configured for outbound calls: set the credentials of one \(TWILIO_ACCOUNT_SID \+ TWILIO_AUTH_TOKEN/);
+  assert.doesNotMatch(noPlatform.stdout, /hiwar call: agent/, 'no server was started');
+});
+
 test('hiwar call --server: placed on a running server with its secret, followed to the outcome', async () => {
   const { stdout } = await run(process.execPath, [BIN, 'call', '+966500000002', '--server', url, '--platform', 'twilio', '--var', 'name=منى'], { env: env({ HIWAR_CALLS_SECRET: SECRET }) });
   assert.match(stdout, /placed out-[\w-]+ through twilio/);
