@@ -1,6 +1,7 @@
 import type { Logger } from '../session/logger.ts';
 import { isLoopback } from '../server/tokens.ts';
 import { MemoryTokenLedger, type TokenLedger } from '../server/token-ledger.ts';
+import { docPath } from '../docs-path.ts';
 
 /**
  * Where `hiwar serve` remembers spent media tokens and webhook nonces: Redis when `REDIS_URL` is
@@ -34,7 +35,7 @@ export function accessLines(o: { open: boolean; host: string; platforms: { line:
   }
   if (o.calls) {
     // Placing calls is never opened by --open: it spends the platform account's money and reaches people.
-    const through = o.calls.platforms.length ? `through ${o.calls.platforms.join(', ')}` : 'no platform credentials set (docs/outbound.md)';
+    const through = o.calls.platforms.length ? `through ${o.calls.platforms.join(', ')}` : `no platform credentials set (${docPath('docs/outbound.md')})`;
     lines.push(`    ${'calls'.padEnd(10)} POST /calls, GET /calls/:id ${o.calls.secret ? 'need Authorization: Bearer <HIWAR_CALLS_SECRET>' : 'CLOSED: set HIWAR_CALLS_SECRET'}; ${through}`);
     lines.push(`    ${'campaigns'.padEnd(10)} GET /campaigns/:id[/results], POST /campaigns/:id/pause|resume|cancel ${o.calls.secret ? 'need the same secret' : 'CLOSED: set HIWAR_CALLS_SECRET'}`);
     // What callers say is on it: closed without the secret, --open or not.

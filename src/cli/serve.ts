@@ -18,6 +18,7 @@ import { loadServeConfig } from './serve-config.ts';
 import { loadWebRtc } from './serve-webrtc.ts';
 import { busyLineSynth, prepareLines, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptionsOf, lateCluster } from './serve-cluster.ts';
 import { serveWorkers, workerSide, WORKERS_FLAG, WORKERS_HELP } from './serve-workers.ts';
+import { docPath } from '../docs-path.ts';
 
 export const SERVE_USAGE = `Usage: hiwar serve [--config FILE] [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
@@ -246,7 +247,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   say(`  live calls: ${url}/calls/live`);
   const webrtcAccess = webrtcOn ? { secret: !!process.env.HIWAR_WEBRTC_SECRET } : undefined;
   const limits = { ...SERVER_LIMITS, ...config.limits };
-  say(`  slow clients: request heads cut after ${limits.headersTimeoutMs / 1000} s, whole requests after ${limits.requestTimeoutMs / 1000} s, untaken upgrades after ${limits.upgradeIdleMs / 1000} s idle (docs/security.md)`);
+  say(`  slow clients: request heads cut after ${limits.headersTimeoutMs / 1000} s, whole requests after ${limits.requestTimeoutMs / 1000} s, untaken upgrades after ${limits.upgradeIdleMs / 1000} s idle (${docPath('docs/security.md')})`);
   for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms }, review: analytics ? { secret: !!process.env.HIWAR_REVIEW_SECRET } : undefined, live: { cluster: !!member } })) say(line);
   worker?.ready(url);
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
