@@ -19,7 +19,7 @@ export async function serveLedger(redisUrl: string | undefined, logger: Logger):
  * What `hiwar serve` says at start about access: one line per platform (closed for lack of a
  * secret, or open and why), the WebRTC token route, and a loud warning when `--open` is on.
  */
-export function accessLines(o: { open: boolean; host: string; platforms: { line: string }[]; webrtc?: { secret: boolean }; ledgerWhere: string; audiosocket?: boolean; calls?: { secret: boolean; platforms: string[] }; review?: { secret: boolean }; live?: { cluster: boolean } }): string[] {
+export function accessLines(o: { open: boolean; host: string; platforms: { line: string }[]; webrtc?: { secret: boolean }; ledgerWhere: string; audiosocket?: boolean; calls?: { secret: boolean; platforms: string[] }; review?: { secret: boolean }; live?: { cluster: boolean }; docs?: boolean }): string[] {
   const lines: string[] = [];
   if (o.open) {
     lines.push(
@@ -45,5 +45,7 @@ export function accessLines(o: { open: boolean; host: string; platforms: { line:
     // Recordings are personal data: never opened by --open either.
     lines.push(`    ${'review'.padEnd(10)} GET /calls, /calls/<id> (browsers) ${o.review.secret ? 'need HIWAR_REVIEW_SECRET (HTTP Basic password, or Bearer)' : 'CLOSED: set HIWAR_REVIEW_SECRET'}`);
   }
+  // The package's own documentation: nothing of the calls or the configuration is on it.
+  if (o.docs) lines.push(`    ${'docs'.padEnd(10)} GET /docs/ OPEN (--docs: the guide shipped with the package, public)`);
   return lines;
 }
