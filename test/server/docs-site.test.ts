@@ -90,18 +90,18 @@ test('raw HTML in a page is shown, not run; code blocks are escaped; a link to a
     mkdirSync(join(root, 'docs'));
     writeFileSync(
       join(root, 'docs/README.md'),
-      '# Contents\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n```html\n<b>"code"</b> & </pre>\n```\n\n[next](next.md#the-end) [example](../examples/agent.ts) [raw](javascript:alert(3))\n',
+      '# Contents\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n```html\n<b>"code"</b> & </pre>\n```\n\n[next](Next.md#the-end) [example](../examples/agent.ts) [raw](javascript:alert(3))\n',
     );
-    writeFileSync(join(root, 'docs/next.md'), '# Next\n\n## The end\n\n[back](README.md)\n');
+    writeFileSync(join(root, 'docs/Next.md'), '# Next\n\n## The end\n\n[back](README.md)\n');
     const site = await serveDocs(root);
     const html = await (await fetch(`${site}/docs/`)).text();
     assert.doesNotMatch(html, /<script>|<img/);
     assert.match(html, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
     assert.match(html, /<pre><code class="language-html">&lt;b&gt;&quot;code&quot;&lt;\/b&gt; &amp; &lt;\/pre&gt;\n<\/code><\/pre>/);
-    assert.match(html, /<a href="next\.md#the-end">next<\/a>/);
+    assert.match(html, /<a href="Next\.md#the-end">next<\/a>/);
     assert.match(html, /<span class="unshipped" title="[^"]*">example<\/span>/);
     assert.doesNotMatch(html, /href="javascript:/);
-    const next = await (await fetch(`${site}/docs/next.md`)).text();
+    const next = await (await fetch(`${site}/docs/Next.md`)).text();
     assert.match(next, /<h2 id="the-end">The end<\/h2>/);
     assert.match(next, /<a href="\.\/">back<\/a>/);
   } finally {
@@ -110,7 +110,7 @@ test('raw HTML in a page is shown, not run; code blocks are escaped; a link to a
 });
 
 test('only the guide is served: no path outside it, no other method; other routes are left to the server', async () => {
-  for (const path of ['/docs/../package.json', '/docs/%2e%2e/package.json', '/docs/..%2fpackage.json', '/docs/package/package.json', '/docs/nope.md', '/docs/webrtc.md/']) {
+  for (const path of ['/docs/../package.json', '/docs/%2e%2e/package.json', '/docs/..%2fpackage.json', '/docs/package/package.json', '/docs/Nope.md', '/docs/webrtc.md/']) {
     assert.equal(await rawGet(base, path), 404, path);
   }
   assert.equal((await fetch(`${base}/docs/`, { method: 'POST' })).status, 405);
