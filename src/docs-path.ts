@@ -35,10 +35,11 @@ export function docsDir(): string {
 }
 
 /**
- * The line the CLI's help texts end with: where the `docs/…` pages they name are on this
- * machine, and how to read them in a browser.
+ * What a help text ends with when it names `docs/…` pages: where they are on this machine, and
+ * how to read them in a browser (nothing for a text that names none).
  */
-export function docsHelpLine(): string {
-  return `The docs/… pages named here are hiwar's guide, in ${docsDir()} on this machine
+export function docsHelpLine(usage: string): string {
+  if (!/\bdocs\/[a-z]/.test(usage)) return '';
+  return `\nThe docs/… pages named here are hiwar's guide, in ${docsDir()} on this machine
 (it starts at docs/README.md); hiwar serve --docs serves it to a browser at /docs.\n`;
 }

@@ -33,7 +33,7 @@ export function parseCommand<const O extends Options>(args: string[], options: O
   }
   if ((parsed.values as { help?: boolean }).help) {
     // The pages a help text names, where this machine has them (docs-path.ts).
-    process.stdout.write(`${usage}\n${docsHelpLine()}`);
+    process.stdout.write(`${usage}${docsHelpLine(usage)}`);
     return undefined;
   }
   return parsed.values as Values<O>;

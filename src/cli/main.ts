@@ -57,7 +57,7 @@ const commands: Record<string, () => Promise<Command>> = {
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
-    process.stdout.write(`${USAGE}\n${docsHelpLine()}`);
+    process.stdout.write(`${USAGE}${docsHelpLine(USAGE)}`);
     return name ? 0 : 2;
   }
   const load = commands[name];
