@@ -1,9 +1,10 @@
 import { createRequire } from 'node:module';
+import { docPath } from './docs-path.ts';
 
 /**
  * Packages hiwar uses for one feature only, which a user installs when they want that feature
  * (optional peer dependencies): what each is for and where its page is. A missing one gives one
- * line at the point of use, never a silent downgrade.
+ * line at the point of use, never a silent downgrade; the line names the page's full path here.
  */
 export const OPTIONAL_PACKAGES = {
   mediasoup: { feature: 'WebRTC', doc: 'docs/webrtc.md' },
@@ -27,7 +28,7 @@ export class MissingDependencyError extends Error {
   /** `message` names every missing package of a feature at once (see `missingPackages`). */
   constructor(readonly pkg: OptionalPackage, message?: string) {
     const { feature, doc } = OPTIONAL_PACKAGES[pkg];
-    super(message ?? `${feature} needs ${pkg}: npm install ${installSpec(pkg)}; see ${doc}`);
+    super(message ?? `${feature} needs ${pkg}: npm install ${installSpec(pkg)}; see ${docPath(doc)}`);
   }
 }
 
@@ -55,10 +56,10 @@ export function isInstalled(pkg: OptionalPackage): boolean {
 }
 
 /** One line for a feature whose packages are not all installed, or undefined when they are. */
-export function missingPackages(feature: string, pkgs: OptionalPackage[], doc: string): string | undefined {
+export function missingPackages(feature: string, pkgs: OptionalPackage[], doc: `docs/${string}`): string | undefined {
   const missing = pkgs.filter((p) => !isInstalled(p));
   if (missing.length === 0) return undefined;
-  return `${feature} needs ${missing.join(' and ')}: npm install ${missing.map(installSpec).join(' ')}; see ${doc}`;
+  return `${feature} needs ${missing.join(' and ')}: npm install ${missing.map(installSpec).join(' ')}; see ${docPath(doc)}`;
 }
 
 /** Loads an optional CommonJS package synchronously, or throws `MissingDependencyError`. */

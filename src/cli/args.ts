@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { docsHelpLine } from '../docs-path.ts';
 
 /** A wrong command line: the CLI prints the message and the command's usage, and exits 2. */
 export class UsageError extends Error {
@@ -31,7 +32,8 @@ export function parseCommand<const O extends Options>(args: string[], options: O
     throw new UsageError((err as Error).message.replace(/\s*To specify a positional argument.*$/s, ''), usage);
   }
   if ((parsed.values as { help?: boolean }).help) {
-    process.stdout.write(usage);
+    // The pages a help text names, where this machine has them (docs-path.ts).
+    process.stdout.write(`${usage}${docsHelpLine(usage)}`);
     return undefined;
   }
   return parsed.values as Values<O>;

@@ -1,6 +1,7 @@
 import { AGENT_HELP } from './agent.ts';
 import { UsageError } from './args.ts';
 import { explainError } from './explain.ts';
+import { docsHelpLine } from '../docs-path.ts';
 
 const USAGE = `hiwar: real-time Arabic voice agents
 
@@ -56,7 +57,7 @@ const commands: Record<string, () => Promise<Command>> = {
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
-    process.stdout.write(USAGE);
+    process.stdout.write(`${USAGE}${docsHelpLine(USAGE)}`);
     return name ? 0 : 2;
   }
   const load = commands[name];

@@ -3,6 +3,7 @@ import { extname, resolve } from 'node:path';
 import type { CreateAgentServerOptions } from '../server/create.ts';
 import { CliError } from './args.ts';
 import { importUserModule } from './user-module.ts';
+import { docPath } from '../docs-path.ts';
 
 /** Keys a config module may hold: `createAgentServer`'s options (see docs/server.md). */
 const KNOWN = new Set<keyof CreateAgentServerOptions>([
@@ -28,9 +29,9 @@ export async function loadServeConfig(path: string): Promise<CreateAgentServerOp
   }
   if (typeof config === 'function') config = await (config as () => unknown)();
   if (!config || typeof config !== 'object' || Array.isArray(config)) {
-    throw new CliError(`--config: ${path} must default-export an object of the server's options (see docs/server.md)`);
+    throw new CliError(`--config: ${path} must default-export an object of the server's options (see ${docPath('docs/server.md')})`);
   }
   const unknown = Object.keys(config).filter((k) => !KNOWN.has(k as keyof CreateAgentServerOptions));
-  if (unknown.length) throw new CliError(`--config: ${path} has options the server does not know: ${unknown.join(', ')} (see docs/server.md)`);
+  if (unknown.length) throw new CliError(`--config: ${path} has options the server does not know: ${unknown.join(', ')} (see ${docPath('docs/server.md')})`);
   return config as CreateAgentServerOptions;
 }

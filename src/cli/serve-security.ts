@@ -1,6 +1,7 @@
 import type { Logger } from '../session/logger.ts';
 import { isLoopback } from '../server/tokens.ts';
 import { MemoryTokenLedger, type TokenLedger } from '../server/token-ledger.ts';
+import { docPath } from '../docs-path.ts';
 
 /**
  * Where `hiwar serve` remembers spent media tokens and webhook nonces: Redis when `REDIS_URL` is
@@ -18,7 +19,7 @@ export async function serveLedger(redisUrl: string | undefined, logger: Logger):
  * What `hiwar serve` says at start about access: one line per platform (closed for lack of a
  * secret, or open and why), the WebRTC token route, and a loud warning when `--open` is on.
  */
-export function accessLines(o: { open: boolean; host: string; platforms: { line: string }[]; webrtc?: { secret: boolean }; ledgerWhere: string; audiosocket?: boolean; calls?: { secret: boolean; platforms: string[] }; review?: { secret: boolean }; live?: { cluster: boolean } }): string[] {
+export function accessLines(o: { open: boolean; host: string; platforms: { line: string }[]; webrtc?: { secret: boolean }; ledgerWhere: string; audiosocket?: boolean; calls?: { secret: boolean; platforms: string[] }; review?: { secret: boolean }; live?: { cluster: boolean }; docs?: boolean }): string[] {
   const lines: string[] = [];
   if (o.open) {
     lines.push(
@@ -34,7 +35,7 @@ export function accessLines(o: { open: boolean; host: string; platforms: { line:
   }
   if (o.calls) {
     // Placing calls is never opened by --open: it spends the platform account's money and reaches people.
-    const through = o.calls.platforms.length ? `through ${o.calls.platforms.join(', ')}` : 'no platform credentials set (docs/outbound.md)';
+    const through = o.calls.platforms.length ? `through ${o.calls.platforms.join(', ')}` : `no platform credentials set (${docPath('docs/outbound.md')})`;
     lines.push(`    ${'calls'.padEnd(10)} POST /calls, GET /calls/:id ${o.calls.secret ? 'need Authorization: Bearer <HIWAR_CALLS_SECRET>' : 'CLOSED: set HIWAR_CALLS_SECRET'}; ${through}`);
     lines.push(`    ${'campaigns'.padEnd(10)} GET /campaigns/:id[/results], POST /campaigns/:id/pause|resume|cancel ${o.calls.secret ? 'need the same secret' : 'CLOSED: set HIWAR_CALLS_SECRET'}`);
     // What callers say is on it: closed without the secret, --open or not.
@@ -44,5 +45,7 @@ export function accessLines(o: { open: boolean; host: string; platforms: { line:
     // Recordings are personal data: never opened by --open either.
     lines.push(`    ${'review'.padEnd(10)} GET /calls, /calls/<id> (browsers) ${o.review.secret ? 'need HIWAR_REVIEW_SECRET (HTTP Basic password, or Bearer)' : 'CLOSED: set HIWAR_REVIEW_SECRET'}`);
   }
+  // The package's own documentation: nothing of the calls or the configuration is on it.
+  if (o.docs) lines.push(`    ${'docs'.padEnd(10)} GET /docs/ OPEN (--docs: the guide shipped with the package, public)`);
   return lines;
 }

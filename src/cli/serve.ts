@@ -18,10 +18,12 @@ import { loadServeConfig } from './serve-config.ts';
 import { loadWebRtc } from './serve-webrtc.ts';
 import { busyLineSynth, prepareLines, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptionsOf, lateCluster } from './serve-cluster.ts';
 import { serveWorkers, workerSide, WORKERS_FLAG, WORKERS_HELP } from './serve-workers.ts';
+import { docPath } from '../docs-path.ts';
+import { docsRoutes } from '../docs-site/routes.ts';
 
 export const SERVE_USAGE = `Usage: hiwar serve [--config FILE] [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
-                   [--analytics] [--recordings DIR] [--phrasebook FILE] [--otel] [--workers N|auto] [--open]
+                   [--analytics] [--recordings DIR] [--phrasebook FILE] [--otel] [--docs] [--workers N|auto] [--open]
 
 Serve an agent to telephony platforms (/telephony/<provider>) and, when mediasoup is installed, to
 browsers (a call page at /, docs/webrtc.md), with /healthz, /readyz, /metrics and the calls in
@@ -55,6 +57,8 @@ ${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 25)}
                          synthesis, playout, tools, failures) over OTLP HTTP to
                          OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318); also on when
                          that variable is set; needs the SDK packages (docs/observability.md)
+  --docs                 serve the guide shipped with the package (its docs/ pages) as HTML at
+                         /docs, for reading in a browser offline; public, no secret (docs/server.md)
 ${WORKERS_HELP}
   --open                 development only: routes with no secret configured are open (unsigned
                          webhooks, media without a token, /webrtc/token without a secret)
@@ -95,6 +99,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       analytics: { type: 'boolean', default: false },
       recordings: { type: 'string' },
       otel: { type: 'boolean', default: false },
+      docs: { type: 'boolean', default: false },
       open: { type: 'boolean', default: false },
     },
     SERVE_USAGE,
@@ -182,6 +187,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       config.onTransportEnded?.(transport, report, outcome);
     },
     plugins: [
+      ...(values.docs ? [docsRoutes()] : []),
       (ctx) => {
         const routes = telephony.telephonyRoutes()(ctx);
         telephonyAccess = routes.access;
@@ -248,10 +254,11 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (analytics) say(`  ${analytics.describe}`);
   if (otel) say(`  traces: OpenTelemetry over OTLP HTTP to ${otel.url}`);
   say(`  live calls: ${url}/calls/live`);
+  if (values.docs) say(`  guide: ${url}/docs/ (the docs/ pages shipped with the package, as HTML)`);
   const webrtcAccess = webrtcOn ? { secret: !!process.env.HIWAR_WEBRTC_SECRET } : undefined;
   const limits = { ...SERVER_LIMITS, ...config.limits };
-  say(`  slow clients: request heads cut after ${limits.headersTimeoutMs / 1000} s, whole requests after ${limits.requestTimeoutMs / 1000} s, untaken upgrades after ${limits.upgradeIdleMs / 1000} s idle (docs/security.md)`);
-  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms }, review: analytics ? { secret: !!process.env.HIWAR_REVIEW_SECRET } : undefined, live: { cluster: !!member } })) say(line);
+  say(`  slow clients: request heads cut after ${limits.headersTimeoutMs / 1000} s, whole requests after ${limits.requestTimeoutMs / 1000} s, untaken upgrades after ${limits.upgradeIdleMs / 1000} s idle (${docPath('docs/security.md')})`);
+  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms }, review: analytics ? { secret: !!process.env.HIWAR_REVIEW_SECRET } : undefined, live: { cluster: !!member }, docs: values.docs! })) say(line);
   worker?.ready(url);
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
   await new Promise<void>((resolveStop) => {

@@ -35,3 +35,5 @@ export {
   type PluginFactory,
   type ProviderHooks,
 } from './types.ts';
+/** The guide shipped with the package, as HTML pages at /docs (`hiwar serve --docs`). */
+export { docsRoutes, DOCS_SITE_DEFAULTS, type DocsRoutesOptions } from '../docs-site/routes.ts';

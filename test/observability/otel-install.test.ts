@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { OTEL_PACKAGES } from '../../src/observability/otel-setup.ts';
+import { docPath } from '../../src/docs-path.ts';
 import { installSpec, MissingDependencyError, OPTIONAL_PACKAGES, type OptionalPackage } from '../../src/optional.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { peerDependencies: Record<string, string> };
@@ -17,7 +18,9 @@ test('the --otel install line names every package npm needs, with versions (on N
   // 22.15), so npm installs versions that fit each other and hiwar, resources included.
   assert.ok(OTEL_PACKAGES.includes('@opentelemetry/resources'));
   const line = new MissingDependencyError('@opentelemetry/sdk-trace').message;
-  assert.equal(line, `Tracing (--otel) needs @opentelemetry/sdk-trace: npm install @opentelemetry/sdk-trace@${pkg.peerDependencies['@opentelemetry/sdk-trace']}; see docs/observability.md`);
+  assert.equal(line, `Tracing (--otel) needs @opentelemetry/sdk-trace: npm install @opentelemetry/sdk-trace@${pkg.peerDependencies['@opentelemetry/sdk-trace']}; see ${docPath('docs/observability.md')}`);
+  // The page it names is a file on this machine (the package ships docs/).
+  assert.ok(existsSync(docPath('docs/observability.md')), docPath('docs/observability.md'));
   for (const p of OTEL_PACKAGES) assert.equal(installSpec(p), `${p}@${pkg.peerDependencies[p]}`);
 });
 

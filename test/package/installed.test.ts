@@ -68,11 +68,12 @@ before(async () => {
 after(() => rmSync(work, { recursive: true, force: true }));
 
 test('the tarball holds the compiled package and nothing of the repository', () => {
-  for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/server/index.js', 'bin/hiwar.js', 'LICENSE', 'README.md', 'dist/transports/webrtc/page/app.js']) {
+  // The guide (docs/) ships too: messages name its pages (test/package/docs-shipped.test.ts).
+  for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/server/index.js', 'bin/hiwar.js', 'LICENSE', 'README.md', 'docs/README.md', 'dist/transports/webrtc/page/app.js']) {
     assert.ok(files.includes(f), `${f} is in the tarball`);
   }
-  const stray = files.filter((f) => /^(test|bench|examples|docs|\.ci)\//.test(f) || (f.startsWith('scripts/') && !f.startsWith('scripts/mediasoup-offline/')) || /\.wav$/.test(f) || /^(src|transports|agents)\//.test(f));
-  assert.deepEqual(stray, [], 'no tests, benches, scripts, docs, recordings or sources');
+  const stray = files.filter((f) => /^(test|bench|examples|\.ci)\//.test(f) || (f.startsWith('scripts/') && !f.startsWith('scripts/mediasoup-offline/')) || /\.wav$/.test(f) || /^(src|transports|agents)\//.test(f));
+  assert.deepEqual(stray, [], 'no tests, benches, scripts, recordings or sources');
 });
 
 test('the installed command runs on plain Node, without tsx', async () => {
@@ -142,7 +143,7 @@ test("the README's server.mjs runs as written: the agent's routes on the user's 
   }
 });
 
-test('WebRTC from the installed package: with mediasoup and the Opus codec added, hiwar serve runs the compiled call page', async () => {
+test('WebRTC from the installed package: with mediasoup and the Opus codec added, hiwar serve runs the compiled call page (and the guide at /docs)', async () => {
   // The optional peers as a user adds them, with the native parts this machine built
   // (scripts/setup.sh) instead of building them again (a minute of compiling C, not what is
   // tested here): mediasoup's worker given as mediasoup documents it, the Opus codec's addon
@@ -153,7 +154,7 @@ test('WebRTC from the installed package: with mediasoup and the Opus codec added
   const opusVersion = (JSON.parse(readFileSync(join(opus, 'package.json'), 'utf8')) as { version: string }).version;
   ok(await npm(['install', '--ignore-scripts', 'mediasoup', `@discordjs/opus@${opusVersion}`], project, 600_000, withNative), 'npm install mediasoup @discordjs/opus');
   cpSync(join(opus, 'prebuild'), join(project, 'node_modules/@discordjs/opus/prebuild'), { recursive: true });
-  const serve = await startUntil(join(project, 'node_modules/.bin/hiwar'), ['serve', '--port', '0', '--open'], withNative, /WebRTC is (on|off).*/);
+  const serve = await startUntil(join(project, 'node_modules/.bin/hiwar'), ['serve', '--port', '0', '--open', '--docs'], withNative, /WebRTC is (on|off).*/);
   try {
     assert.match(serve.out, /WebRTC is on \(mediasoup/, serve.out);
     const base = /hiwar serve: .* at (http:\/\/\S+)/.exec(serve.out)![1]!;
@@ -164,6 +165,10 @@ test('WebRTC from the installed package: with mediasoup and the Opus codec added
     assert.equal(script.status, 200, 'the prebuilt page script');
     assert.ok((await script.arrayBuffer()).byteLength > 10_000);
     assert.equal((await fetch(`${base}/webrtc/font.woff2`)).status, 200, 'the Arabic font, copied into the package');
+    // --docs: the guide the package ships, rendered by the installed package's own dependencies.
+    const guide = await fetch(`${base}/docs/webrtc.md`);
+    assert.equal(guide.status, 200, 'the guide at /docs (docs/ shipped, markdown-it a dependency)');
+    assert.match(await guide.text(), /<h1 id="[^"]+">[^<]*WebRTC/i);
   } finally {
     serve.stop();
   }

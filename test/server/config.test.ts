@@ -35,8 +35,8 @@ async function startServe(args: string[]): Promise<{ child: ReturnType<typeof sp
   return { child, output: () => out };
 }
 
-test('a .ts config: its agents, port and plugins are served; a flag given as well wins over it', async () => {
-  const { child, output } = await startServe(['--config', `${FIXTURES}hiwar.config.ts`, '--public-url', 'https://flag.example.com', '--open']);
+test('a .ts config: its agents, port and plugins are served; a flag given as well wins over it; --docs adds the guide', async () => {
+  const { child, output } = await startServe(['--config', `${FIXTURES}hiwar.config.ts`, '--public-url', 'https://flag.example.com', '--open', '--docs']);
   try {
     const out = output();
     assert.match(out, /hiwar serve: agents chosen per call by .*hiwar\.config\.ts at http/);
@@ -47,6 +47,11 @@ test('a .ts config: its agents, port and plugins are served; a flag given as wel
     const hook = await twilioWebhook(base, { CallSid: 'CAconfig', To: '+966920000003' });
     assert.equal(hook.status, 200, 'the telephony routes serve beside it');
     assert.match(hook.streamUrl ?? '', /^wss:\/\/flag\.example\.com\/telephony\/twilio\/stream\//, '--public-url wins over the config');
+    // --docs: the guide shipped with the package, public, beside the config's routes.
+    const guide = await fetch(`${base}/docs/`);
+    assert.equal(guide.status, 200);
+    assert.match(await guide.text(), /<h1 id="the-hiwar-guide">The hiwar guide<\/h1>/);
+    assert.match(out, /docs +GET \/docs\/ OPEN/, 'the access lines say the guide is public');
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     assert.equal(code, 0, output());

@@ -9,6 +9,7 @@ import { EdgeResampler, edgeRate } from './edge-rate.ts';
 import { MediaStreamOutput, type MediaSink, type MediaStreamOptions } from './media-output.ts';
 import type { Inbound, MediaFormat, ProviderConnection } from './provider.ts';
 import { ReorderBuffer } from './reorder.ts';
+import { docPath } from '../../src/docs-path.ts';
 
 export { MEDIA_STREAM_DEFAULTS, MediaStreamOutput, type MediaSink, type MediaStreamOptions } from './media-output.ts';
 
@@ -124,7 +125,7 @@ export class MediaStreamTransport implements Transport {
 
   async transfer(target: string, opts?: { summary?: string }): Promise<void> {
     if (this.ended) throw new Error('the call has ended');
-    if (!this.control.transfer) throw new Error(`transfer is not available on ${this.call.provider}: give the plugin a transfer hook (docs/telephony.md)`);
+    if (!this.control.transfer) throw new Error(`transfer is not available on ${this.call.provider}: give the plugin a transfer hook (${docPath('docs/telephony.md')})`);
     await (opts?.summary ? this.control.transfer(this.call, target, opts) : this.control.transfer(this.call, target));
     this.agentAction = { action: 'transfer', target };
     this.sink.close('transferred');

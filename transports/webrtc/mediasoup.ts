@@ -6,6 +6,7 @@
 import { access, constants } from 'node:fs/promises';
 import type * as Mediasoup from 'mediasoup';
 import { importOptional } from '../../src/optional.ts';
+import { docPath } from '../../src/docs-path.ts';
 
 export type { types as ms } from 'mediasoup';
 export type MediasoupModule = typeof Mediasoup;
@@ -26,7 +27,7 @@ async function probe(): Promise<WebRtcAvailability> {
   try {
     await access(bin, constants.X_OK);
   } catch {
-    return { available: false, reason: `mediasoup ${mod.version} is installed but its worker binary is missing (${bin}); rebuild it as docs/webrtc.md says` };
+    return { available: false, reason: `mediasoup ${mod.version} is installed but its worker binary is missing (${bin}); rebuild it as ${docPath('docs/webrtc.md')} says` };
   }
   return { available: true, mediasoup: mod, version: mod.version };
 }

@@ -234,7 +234,7 @@ export class OutboundCalls {
     if (!E164.test(from)) throw new PlaceCallError(from ? `"from" must be an E.164 number, got "${from}"` : 'no caller ID: give "from" (or set HIWAR_CALL_FROM)');
     const names = this.platforms;
     const platform = req.platform ?? this.o.platform ?? (names.length === 1 ? names[0] : undefined);
-    if (!platform) throw new PlaceCallError(names.length ? `several platforms are configured (${names.join(', ')}): say which ("platform")` : 'no platform is configured for outbound calls (docs/outbound.md)');
+    if (!platform) throw new PlaceCallError(names.length ? `several platforms are configured (${names.join(', ')}): say which ("platform")` : "no platform is configured for outbound calls (hiwar's docs/outbound.md)");
     const client = this.o.platforms[platform];
     if (!client) throw new PlaceCallError(`platform "${platform}" is not configured for outbound calls${names.length ? ` (configured: ${names.join(', ')})` : ''}`);
     const variables: Record<string, string> = {};
