@@ -1,0 +1,18 @@
+import { Session } from 'node:inspector/promises';
+import { writeFileSync } from 'node:fs';
+import { OpenAiLlm } from './src/llm/openai.ts';
+import { spawnFakeService } from './bench/fake-service.ts';
+const fake = await spawnFakeService({ llmMs: 0 });
+const messages = [{ role: 'system' as const, content: 'أنت موظف خدمة عملاء.' }, { role: 'user' as const, content: 'أريد معرفة رصيد حسابي' }];
+const adapter = new OpenAiLlm({ apiKey: 'bench', baseURL: fake.llmBaseUrl, model: 'llmcost' });
+const f = async () => { for await (const _ of adapter.stream({ messages, tools: [], signal: new AbortController().signal })); };
+for (let i = 0; i < 200; i++) await f();
+const s = new Session(); s.connect();
+await s.post('Profiler.enable'); await s.post('Profiler.setSamplingInterval', { interval: 50 }); await s.post('Profiler.start');
+const c0 = process.cpuUsage();
+for (let i = 0; i < 500; i++) await f();
+const c = process.cpuUsage(c0);
+const { profile } = await s.post('Profiler.stop');
+writeFileSync('/tmp/perf28-llm2.cpuprofile', JSON.stringify(profile));
+console.log('CPU µs per request', ((c.user + c.system) / 500).toFixed(0));
+process.exit(0);
