@@ -117,15 +117,23 @@ export interface SimdKernel {
   place(taps: Float64Array): number;
 }
 
+/** What this module uses of the WebAssembly API (the project's lib settings do not declare it). */
+interface WasmApi {
+  validate(bytes: Uint8Array): boolean;
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: Record<string, unknown> };
+}
+
 let kernel: SimdKernel | null | undefined;
 
-/** The shared kernel, or null where WebAssembly SIMD is not available (or `HIWAR_RESAMPLER_SIMD=0`). */
+/** The shared kernel, or null where WebAssembly SIMD is not available. */
 export function simdKernel(): SimdKernel | null {
   if (kernel !== undefined) return kernel;
   kernel = null;
-  if (process.env.HIWAR_RESAMPLER_SIMD === '0' || typeof WebAssembly !== 'object' || !WebAssembly.validate(bytes)) return kernel;
-  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(bytes));
-  const mem = exports.mem as WebAssembly.Memory;
+  const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  if (!wasm || !wasm.validate(bytes)) return kernel;
+  const { exports } = new wasm.Instance(new wasm.Module(bytes));
+  const mem = exports.mem as { buffer: ArrayBuffer };
   const placed = new Map<Float64Array, number>();
   let next = 0;
   const k: SimdKernel = {
