@@ -1,16 +1,19 @@
 /**
  * Streaming sample-rate conversion by an integer factor (8↔16 kHz, 16↔48 kHz, 24→48 kHz…):
- * a polyphase FIR low-pass (Kaiser-windowed sinc) in plain JavaScript.
+ * a polyphase FIR low-pass (Kaiser-windowed sinc), no native code.
  *
  * Hand-written because the general converter (libsamplerate in WebAssembly) costs about 25 MB
  * of WebAssembly memory per instance and, converting any ratio with a long sinc, several ms of
  * CPU per call-second; a per-call resampler at an integer ratio needs neither. The filter keeps
  * speech intact (flat to 90 % of the lower rate's Nyquist, ~70 dB stopband): what STT and a VAD
  * need. Arbitrary ratios (22.05 kHz) still go through libsamplerate (see resample.ts).
- * The kernels are written for V8 (reads cost more than multiplications): the up-sampler computes
- * all branches of an input sample in one pass, the down-sampler folds the symmetric filter;
- * 16 ↔ 48 kHz costs about 32 µs per 20 ms frame (`npm run bench -- resample`).
+ * The inner loop runs in WebAssembly SIMD (polyphase-simd.ts): 16 ↔ 48 kHz about 10–18 µs per
+ * 20 ms frame, a quarter of the JavaScript kernels below (`npm run bench -- resample`), which
+ * stay as the reference and the fallback. Those are written for V8 (reads cost more than
+ * multiplications): the up-sampler computes all branches of an input sample in one pass, the
+ * down-sampler folds the symmetric filter.
  */
+import { simdKernel, simdStream } from './polyphase-simd.ts';
 import type { StreamResampler } from './resample.ts';
 
 /** Taps of each polyphase branch: the filter is `factor ×` this long at the higher rate. */
@@ -180,19 +183,50 @@ function up2(taps: Float64Array, T: number, w: Float64Array, n: number, out: Int
   }
 }
 
-export function createPolyphaseResampler(fromRate: number, toRate: number): StreamResampler {
+const branchTaps = new Map<number, Float64Array>();
+
+/**
+ * The up-sampler's branches for `factor`: branch p holds taps p, p + L, p + 2L…, scaled by L
+ * (zeros inserted between inputs), stored reversed in one array so each output is a forward dot
+ * product over the input window.
+ */
+function upTaps(L: number): Float64Array {
+  let taps = branchTaps.get(L);
+  if (taps) return taps;
+  const h = lowPass(L);
+  const T = TAPS_PER_PHASE;
+  taps = new Float64Array(L * T);
+  for (let p = 0; p < L; p++) for (let k = 0; k < T; k++) taps[p * T + (T - 1 - k)] = h[p + k * L]! * L;
+  branchTaps.set(L, taps);
+  return taps;
+}
+
+/** Options of {@link createPolyphaseResampler}. */
+export interface PolyphaseOptions {
+  /**
+   * `simd`: the WebAssembly SIMD kernel where the runtime has it (a quarter of the CPU; sums in
+   * float32, so a sample may differ by 1 from the JavaScript kernel's); `js`: the JavaScript
+   * kernel (float64 sums, the reference).
+   * @default 'simd'
+   */
+  kernel?: 'simd' | 'js';
+}
+
+export function createPolyphaseResampler(fromRate: number, toRate: number, opts: PolyphaseOptions = {}): StreamResampler {
   const f = integerFactor(fromRate, toRate);
   if (!f) throw new RangeError(`${fromRate} → ${toRate} Hz is not an integer factor from 2 to ${MAX_FACTOR}`);
   const h = lowPass(f.factor);
   let closed = false;
   const base = { fromRate, toRate, close: () => void (closed = true) };
+  const simd = (opts.kernel ?? 'simd') === 'simd' ? simdKernel() : null;
+  if (simd) {
+    const stream = f.up ? simdStream(simd, upTaps(f.factor), TAPS_PER_PHASE, f.factor, 1) : simdStream(simd, h, h.length, 1, f.factor);
+    return { ...base, push: (s) => (closed || !s.length ? new Int16Array(0) : stream(s)) };
+  }
   if (f.up) {
     const L = f.factor;
     const T = TAPS_PER_PHASE;
-    // Branch p holds taps p, p + L, p + 2L…, scaled by L (zeros inserted between inputs), stored
-    // reversed in one array so each output is a forward dot product over the input window.
-    const taps = new Float64Array(L * T);
-    for (let p = 0; p < L; p++) for (let k = 0; k < T; k++) taps[p * T + (T - 1 - k)] = h[p + k * L]! * L;
+    const taps = upTaps(L);
     const hist = new History(T - 1);
     return {
       ...base,

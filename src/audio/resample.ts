@@ -58,9 +58,9 @@ function buffersFor(src: Src, fromRate: number, toRate: number) {
 
 export interface ResamplerOptions {
   /**
-   * `auto`: the rates as they are when equal, a polyphase filter in JavaScript at an integer
-   * factor up to 6 (8↔16 kHz, 16↔48 kHz, 24→48 kHz: nothing outside the heap, a fraction of the
-   * CPU), libsamplerate otherwise. `libsamplerate`: always the general converter (the sandbox
+   * `auto`: the rates as they are when equal, a polyphase filter (WebAssembly SIMD, JavaScript
+   * where SIMD is missing) at an integer factor up to 6 (8↔16 kHz, 16↔48 kHz, 24→48 kHz: one
+   * shared 128 KB memory, a fraction of the CPU), libsamplerate otherwise. `libsamplerate`: always the general converter (the sandbox
    * keeps it, so its recognizer hears what it always heard).
    * @default 'auto'
    */

@@ -6,6 +6,11 @@ interface SleepClock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/** A clock that also tells the time, for the per-request watchdog. */
+interface WatchClock extends SleepClock {
+  now(): number;
+}
+
 /** How long a model may keep a caller waiting. */
 export interface ModelDeadlines {
   /** No first token (text or tool call) within this: the request is given up. 0 = none. @default 8000 */
@@ -46,11 +51,65 @@ async function nextWithin<T>(pending: Promise<IteratorResult<T>>, ms: number, cl
 }
 
 /**
+ * One timer for a whole request instead of one per token: a token only notes the time its wait
+ * began (a timer and an AbortController per token, aborted at the next token, were a visible
+ * share of a streamed turn's CPU: event dispatch on every abort). When the timer fires it checks
+ * the wait under way and sleeps again for what is left of it, so a deadline still counts only
+ * the time spent waiting on the model.
+ */
+class Watchdog {
+  private readonly stop = new AbortController();
+  /** When the current wait began, and its limit (0: none); NaN while not waiting. */
+  private since = NaN;
+  private limit = 0;
+  /** Resolves with TIMEOUT once a wait outlasts its limit. */
+  readonly expired: Promise<typeof TIMEOUT>;
+
+  constructor(
+    private readonly clock: WatchClock,
+    /** The shortest limit: the timer never sleeps longer, so a wait that begins while it sleeps is not missed. */
+    shortest: number,
+  ) {
+    this.expired = this.watch(shortest);
+    // Never awaited when the request ends first: its cancellation is not an error.
+    this.expired.catch(() => {});
+  }
+
+  private async watch(shortest: number): Promise<typeof TIMEOUT> {
+    let nap = shortest;
+    for (;;) {
+      await this.clock.sleep(nap, this.stop.signal);
+      const waited = this.clock.now() - this.since;
+      if (this.limit && waited >= this.limit) return TIMEOUT;
+      // A wait under way: sleep for the rest of it; otherwise (no wait, no limit) a while.
+      nap = this.limit && waited >= 0 ? Math.min(this.limit - waited, shortest) : shortest;
+    }
+  }
+
+  /** A wait for the next token begins, limited to `ms` (0: none). */
+  begin(ms: number): void {
+    this.since = this.clock.now();
+    this.limit = ms;
+  }
+
+  /** The wait ended (a token came). */
+  end(): void {
+    this.since = NaN;
+  }
+
+  close(): void {
+    cancelTimer(this.stop);
+  }
+}
+
+/**
  * An Llm whose every request must start answering within `firstTokenMs` and keep answering
  * with gaps under `idleMs`; otherwise the request is aborted and ModelTimeoutError thrown. Tool
- * execution happens between requests, so it never counts against the model.
+ * execution happens between requests, so it never counts against the model; nor does the time
+ * the reply's consumer takes between tokens.
  */
-export function withDeadlines(llm: Llm, deadlines: Pick<ModelDeadlines, 'firstTokenMs' | 'idleMs'>, clock: SleepClock): Llm {
+export function withDeadlines(llm: Llm, deadlines: Pick<ModelDeadlines, 'firstTokenMs' | 'idleMs'>, clock: WatchClock): Llm {
+  const limits = [deadlines.firstTokenMs, deadlines.idleMs].filter((ms) => ms > 0);
   return {
     name: llm.name,
     async *stream(req: LlmRequest): AsyncGenerator<LlmEvent> {
@@ -58,11 +117,17 @@ export function withDeadlines(llm: Llm, deadlines: Pick<ModelDeadlines, 'firstTo
       const onAbort = () => ctrl.abort(req.signal.reason);
       req.signal.addEventListener('abort', onAbort, { once: true });
       const it = llm.stream({ ...req, signal: ctrl.signal })[Symbol.asyncIterator]();
+      const dog = limits.length ? new Watchdog(clock, Math.min(...limits)) : undefined;
       let started = false;
       try {
         for (;;) {
           const ms = started ? deadlines.idleMs : deadlines.firstTokenMs;
-          const next = await nextWithin(it.next(), ms, clock);
+          let next: IteratorResult<LlmEvent> | typeof TIMEOUT;
+          if (dog && ms) {
+            dog.begin(ms);
+            next = await Promise.race([it.next(), dog.expired]);
+            dog.end();
+          } else next = await it.next();
           if (next === TIMEOUT) {
             ctrl.abort(new ModelTimeoutError(started ? 'idle' : 'first-token', ms));
             void it.return?.()?.catch(() => {});
@@ -73,6 +138,7 @@ export function withDeadlines(llm: Llm, deadlines: Pick<ModelDeadlines, 'firstTo
           yield next.value;
         }
       } finally {
+        dog?.close();
         req.signal.removeEventListener('abort', onAbort);
       }
     },

@@ -154,9 +154,12 @@ export class ReplyStage {
       req.text === undefined
         ? startNow(streamReply(deps.llm, messages, deps.tools, signal, { maxRounds: this.o.maxToolRounds, call: deps.call, session: deps.session, toolFiller: this.o.toolFiller }))
         : undefined;
-    // node:http writes a request on a kept-alive connection on the next tick, once the code that
-    // asked for it has returned; the rest of the setup waits one step so it is not in the way.
-    if (answer) await null;
+    // node:http writes a request on a kept-alive connection in a process.nextTick queued by
+    // `request()`; the rest of the setup waits for a tick queued after it, so the request is on
+    // the wire first. (An `await` alone did not: a turn is decided inside a promise callback, and
+    // Node runs ticks only once the microtasks are done, so the playout and the voice were set up
+    // before the request left.)
+    if (answer) await afterPendingTicks();
     const playout = new ReplyPlayout(deps.output, deps.clock, deps.spoken.normalize, this.o.playout);
     // A task's line spoken while a tool of this reply works: the reply is current again after it.
     const outer = this.current;
@@ -237,6 +240,12 @@ export class ReplyStage {
     }
     for (const rest of chunker.end()) yield await emit(rest);
   }
+}
+
+/** Resolves after the process.nextTick callbacks queued so far (a microtask where there is no `process`). */
+function afterPendingTicks(): Promise<void> {
+  const tick = globalThis.process?.nextTick;
+  return new Promise((resolve) => (tick ? tick(resolve) : queueMicrotask(resolve)));
 }
 
 /**

@@ -1,6 +1,7 @@
 /** The integer-factor resampler: speech band kept, aliases removed, pieces convert as the whole. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { SIMD_BLOCK, simdKernel } from '../../src/audio/polyphase-simd.ts';
 import { createPolyphaseResampler, integerFactor } from '../../src/audio/polyphase.ts';
 import { createResampler } from '../../src/audio/resample.ts';
 
@@ -109,4 +110,30 @@ test('16 → 48 kHz: the image of a 7 kHz tone (at 9 kHz) is 60 dB down; 48 → 
   assert.ok(level(down, 7000, 16000) < 10, `alias level ${level(down, 7000, 16000)} (−60 dB is 10)`);
   // 7 kHz itself is near the band edge (the filter is flat to 90 % of 8 kHz, 7.2 kHz): kept within 3 dB.
   assert.ok(level(up, 7000, 48000) > 7070, `7 kHz level ${level(up, 7000, 48000)}`);
+});
+
+test('the WebAssembly SIMD kernel runs here and equals the JavaScript kernel within 1 at every factor, in pieces of any size', () => {
+  assert.ok(simdKernel(), 'Node 20 has WebAssembly SIMD: the kernel must assemble and validate');
+  // Speech-like and noisy, at full scale so the clamp is reached too.
+  const signal = (rate: number) =>
+    Int16Array.from({ length: rate }, (_, i) => Math.max(-32768, Math.min(32767, Math.round(30_000 * Math.sin((2 * Math.PI * 180 * i) / rate) + 4000 * Math.sin((2 * Math.PI * 2900 * i) / rate) + ((i * 7919) % 2001) - 1000))));
+  for (const [from, to] of [[8000, 16000], [16000, 8000], [16000, 48000], [48000, 16000], [24000, 48000], [8000, 32000], [40000, 8000], [8000, 48000], [48000, 8000]] as const) {
+    const x = signal(from);
+    for (const piece of [x.length, 320, 77, SIMD_BLOCK + 3]) {
+      const simd = createPolyphaseResampler(from, to);
+      const js = createPolyphaseResampler(from, to, { kernel: 'js' });
+      let differ = 0;
+      for (let at = 0; at < x.length; at += piece) {
+        const a = simd.push(x.subarray(at, at + piece));
+        const b = js.push(x.subarray(at, at + piece));
+        assert.equal(a.length, b.length, `${from} → ${to}, pieces of ${piece}: lengths`);
+        for (let i = 0; i < a.length; i++) {
+          const d = Math.abs(a[i]! - b[i]!);
+          assert.ok(d <= 1, `${from} → ${to}, pieces of ${piece}: sample ${i} differs by ${d}`);
+          if (d) differ++;
+        }
+      }
+      assert.ok(differ < x.length / 100, `${from} → ${to}: ${differ} samples differ by 1 (float32 rounding only)`);
+    }
+  }
 });

@@ -4,11 +4,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ModelTimeoutError, noticeSlowStart, withDeadlines } from '../../src/llm/deadlines.ts';
 import type { Llm, LlmEvent } from '../../src/llm/types.ts';
 import { classifyFailure } from '../../src/session/failure.ts';
+import { VirtualClock } from '../../src/transport/clock.ts';
 import { InsufficientBalanceError, TransportError } from '../../src/service/errors.ts';
 import { APIConnectionError, AuthenticationError as OpenAiAuthError } from 'openai';
 
 /** Model time runs 20× faster than real time: deadlines of seconds take tens of ms. */
-const clock = { sleep: (ms: number, signal?: AbortSignal) => sleep(ms / 20, undefined, signal ? { signal } : undefined) };
+const clock = { now: () => performance.now() * 20, sleep: (ms: number, signal?: AbortSignal) => sleep(ms / 20, undefined, signal ? { signal } : undefined) };
 
 /** A model that waits `gaps[i]` (model ms) before its i-th token, and notes when it was aborted. */
 function slowModel(gaps: number[]): Llm & { aborted: boolean } {
@@ -53,6 +54,65 @@ test('a model that stalls after its first token times out at the idle deadline',
 
 test('a model within its deadlines passes through untouched', async () => {
   assert.deepEqual(await collect(withDeadlines(slowModel([100, 200, 200]), { firstTokenMs: 3000, idleMs: 2000 }, clock)), ['t0 ', 't1 ', 't2 ']);
+});
+
+/** A model on a virtual clock: token i after gaps[i] ms of that clock. */
+function virtualModel(clock: VirtualClock, gaps: number[]): Llm {
+  return {
+    name: 'virtual',
+    async *stream(req) {
+      for (const [i, gap] of gaps.entries()) {
+        await clock.sleep(gap, req.signal);
+        yield { type: 'text', delta: `t${i}` };
+      }
+    },
+  };
+}
+
+test('one deadline timer per request, not one per token: a 40-token stream starts one sleep', async () => {
+  const clock = new VirtualClock();
+  let sleeps = 0;
+  const counted = { now: () => clock.now(), sleep: (ms: number, signal?: AbortSignal) => (sleeps++, clock.sleep(ms, signal)) };
+  const llm = withDeadlines(virtualModel(clock, new Array(40).fill(20)), { firstTokenMs: 8000, idleMs: 8000 }, counted);
+  const got: string[] = [];
+  const done = (async () => {
+    for await (const e of llm.stream({ messages: [], tools: [], signal: new AbortController().signal })) if (e.type === 'text') got.push(e.delta);
+  })();
+  await clock.advance(40 * 20);
+  await done;
+  assert.equal(got.length, 40);
+  assert.equal(sleeps, 1, 'the per-request watchdog, never re-armed while tokens flow');
+  assert.equal(clock.pending, 0, 'its timer is cancelled when the stream ends');
+});
+
+test('the idle deadline counts from the wait that outlasts it, also when the first-token limit is longer', async () => {
+  const clock = new VirtualClock();
+  const llm = withDeadlines(virtualModel(clock, [100, 60_000]), { firstTokenMs: 3000, idleMs: 1000 }, clock);
+  let failedAt = -1;
+  let err: unknown;
+  const done = (async () => {
+    for await (const _ of llm.stream({ messages: [], tools: [], signal: new AbortController().signal }));
+  })().catch((e) => ((failedAt = clock.now()), (err = e)));
+  for (let t = 0; t < 3000 && failedAt < 0; t += 50) await clock.advance(50);
+  await done;
+  assert.ok(err instanceof ModelTimeoutError && err.phase === 'idle', String(err));
+  assert.ok(failedAt >= 1100 && failedAt <= 1150, `given up at ${failedAt} ms (token at 100, idle limit 1000)`);
+});
+
+test('time the consumer holds a token is not the model\'s: a slow consumer does not time the model out', async () => {
+  const clock = new VirtualClock();
+  const llm = withDeadlines(virtualModel(clock, [100, 100, 100]), { firstTokenMs: 1000, idleMs: 1000 }, clock);
+  const got: string[] = [];
+  const done = (async () => {
+    for await (const e of llm.stream({ messages: [], tools: [], signal: new AbortController().signal })) {
+      if (e.type === 'text') got.push(e.delta);
+      await clock.sleep(5000);
+    }
+  })();
+  for (let t = 0; t < 20_000 && got.length < 3; t += 100) await clock.advance(100);
+  await clock.advance(5000);
+  await done;
+  assert.deepEqual(got, ['t0', 't1', 't2']);
 });
 
 test('a slow first item yields one "slow" notice before it; a quick one none', async () => {

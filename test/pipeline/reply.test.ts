@@ -119,3 +119,31 @@ test('reply: a failing model is followed by the apology line; a tool ending the 
   assert.equal(r2.heard, 'مع السلامة.');
   assert.deepEqual(ending.history.messages().map((m) => m.role), ['system', 'user', 'assistant', 'tool', 'assistant']);
 });
+
+test('reply: the model request is written before the playout and the voice are set up, also when the turn is decided inside a promise callback', async () => {
+  // node:http writes a request on a kept-alive connection in a process.nextTick after
+  // `request()`; a reply decided in a promise callback must let that tick run before its setup.
+  const order: string[] = [];
+  const llm: Llm = {
+    name: 'http-like',
+    async *stream() {
+      process.nextTick(() => order.push('request written'));
+      await new Promise<void>((r) => setTimeout(r, 5));
+      yield { type: 'text', delta: 'تم.' };
+    },
+  };
+  const { clock, stage, voice, history } = setup({ llm });
+  const speak = voice.speak.bind(voice);
+  voice.speak = (...args) => {
+    order.push('voice set up');
+    return speak(...args);
+  };
+  history.addUser('هل تم؟');
+  // Decided in a promise callback, as a turn decision is (after the recognizer's final).
+  const { run } = await Promise.resolve().then(() => ({ run: stage.run({}, new AbortController().signal) }));
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(order.slice(0, 2), ['request written', 'voice set up']);
+  await new Promise((r) => setTimeout(r, 10));
+  await clock.advance(5000);
+  await run;
+});
