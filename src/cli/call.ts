@@ -1,5 +1,6 @@
 import type { OutboundCall, PlaceCallRequest } from '../../transports/telephony/outbound/index.ts';
 import { AGENT_HELP, loadAgent, optionLine } from './agent.ts';
+import { E164 } from '../../transports/telephony/outbound/types.ts';
 import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
 import { cliLogger } from './log.ts';
 
@@ -60,6 +61,8 @@ export async function callCommand(args: string[]): Promise<number> {
   );
   if (!values) return 0;
   if (!number) throw new UsageError('give the number to call (E.164, +9665…)', CALL_USAGE);
+  // The number first: a wrong one is the mistake to tell, whatever else is missing.
+  if (!E164.test(number)) throw new UsageError(`the number to call must be E.164 (+ then 8 to 15 digits, +9665…), got "${number}"`, CALL_USAGE);
   const platform = values.platform;
   if (platform !== undefined && !['twilio', 'telnyx', 'plivo', 'vonage'].includes(platform)) throw new UsageError(`--platform must be twilio, telnyx, plivo or vonage, got "${platform}"`, CALL_USAGE);
   const request: PlaceCallRequest = {

@@ -57,10 +57,10 @@ export async function sandboxCommand(args: string[]): Promise<number> {
   if (!keys) {
     // A generated key for local use only; printing it is how the user learns it.
     process.stdout.write(`API key: ${sandbox.keys[0]!.key}\n`);
-    process.stdout.write(`Use it: HIWAR_BASE_URL=${sandbox.url} HIWAR_API_KEY=${sandbox.keys[0]!.key} npx hiwar demo (or an example)\n`);
+    process.stdout.write(`Use it: HIWAR_BASE_URL=${sandbox.url} HIWAR_API_KEY=${sandbox.keys[0]!.key} npx hiwar demo (or, in a clone of the repository, an example from examples/)\n`);
   } else {
     process.stdout.write(`${keys.length} key(s) loaded from ${values.keys}\n`);
-    process.stdout.write(`Use it: HIWAR_BASE_URL=${sandbox.url} HIWAR_API_KEY=<a key of ${values.keys}> npx hiwar demo (or an example)\n`);
+    process.stdout.write(`Use it: HIWAR_BASE_URL=${sandbox.url} HIWAR_API_KEY=<a key of ${values.keys}> npx hiwar demo (or, in a clone of the repository, an example from examples/)\n`);
   }
   if (phrasebook) process.stdout.write(`${phrasebook.length} phrase(s) of ${values.phrasebook} recognizable from the start\n`);
   process.stdout.write('The sandbox recognizes only phrases it has voiced or that are in its phrasebook, and the digits, نعم, لا and موافق in anyone\'s voice.\n');

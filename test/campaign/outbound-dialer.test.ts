@@ -40,6 +40,10 @@ test('a request wrong as given is invalid (never retried); a platform refusal is
   const refused = await outboundDialer(placer(new DialError('twilio', 503, 'unavailable')).p).dial(dial(1));
   assert.equal(refused.outcome, 'failed');
   assert.match(refused.error!, /twilio refused the call \(HTTP 503\)/);
+  // Not reached at all is not a refusal: the message says the call could not be placed.
+  const unreached = await outboundDialer(placer(new DialError('twilio', 0, 'could not reach https://api.twilio.com: ECONNREFUSED')).p).dial(dial(1));
+  assert.equal(unreached.outcome, 'failed');
+  assert.equal(unreached.error, 'the call could not be placed through twilio: could not reach https://api.twilio.com: ECONNREFUSED');
 });
 
 test("who answered decides an answered call's outcome: a voicemail or a carrier's announcement is the detector's class, a person or an unclear answer is completed", async () => {

@@ -52,6 +52,11 @@ test('hiwar call --help lists its options; a missing number or a malformed --var
   const noNumber = await run(process.execPath, [BIN, 'call', '--platform', 'twilio'], { env: env() }).catch((e) => e);
   assert.equal(noNumber.code, 2);
   assert.match(noNumber.stderr, /give the number to call/);
+  // A number that is not E.164 is the error told, before the missing --public-url.
+  const badNumber = await run(process.execPath, [BIN, 'call', '12345'], { env: env() }).catch((e) => e);
+  assert.equal(badNumber.code, 2);
+  assert.match(badNumber.stderr, /the number to call must be E\.164 .*got "12345"/);
+  assert.doesNotMatch(badNumber.stderr.split('\n')[0]!, /public-url/);
   const badVar = await run(process.execPath, [BIN, 'call', '+966500000002', '--var', 'name'], { env: env() }).catch((e) => e);
   assert.equal(badVar.code, 2);
   assert.match(badVar.stderr, /--var takes name=value, got "name"/);

@@ -88,7 +88,7 @@ export class DialError extends Error {
     readonly status: number,
     message: string,
   ) {
-    super(`${platform} refused the call${status ? ` (HTTP ${status})` : ''}: ${message}`);
+    super(status ? `${platform} refused the call (HTTP ${status}): ${message}` : `the call could not be placed through ${platform}: ${message}`);
   }
 }
 
