@@ -39,14 +39,23 @@ export interface AnswerDetectionHost {
   notice(message: string): void;
 }
 
-/** Clock ms without a caller frame after which the line counts as having stopped sending. */
+/**
+ * Clock ms with no caller frame, seen twice in a row, after which the line counts as having
+ * stopped sending. Twice: a machine that stalls delays the timer and the frames alike, and the
+ * timer may run before the frames that queued meanwhile, so quiet is confirmed after they had their turn.
+ */
 const LINE_QUIET_MS = 500;
 
 /** One call's answering-machine detection and what the agent does with its decision. */
 export class AnswerDetection {
   private detector!: AmdDetector;
   private startedAt = 0;
+  /** Clock ms the last caller frame arrived, how many arrived, and the stream time they reached. */
   private lastFrameAt: number | undefined;
+  private frames = 0;
+  private streamAtLastFrame = 0;
+  /** Clock ms the decision was made (its `at` is stream time). */
+  private decidedAt: number | undefined;
   private readonly timer = new AbortController();
   private resolve!: (d: AmdDecision) => void;
   private readonly decided = new Promise<AmdDecision>((r) => (this.resolve = r));
@@ -72,7 +81,8 @@ export class AnswerDetection {
 
   /** The call is answered: listening starts now. */
   start(): void {
-    this.startedAt = this.host.clock.now();
+    this.startedAt = this.streamAtLastFrame = this.host.clock.now();
+    // Stream time starts at the answer: the detector times each frame by the audio before it.
     this.detector = new AmdDetector(this.agent.answeringMachine?.detector, this.startedAt);
     this.arm();
   }
@@ -84,16 +94,21 @@ export class AnswerDetection {
 
   /** Whether a user turn whose speech ended at `speechEndAt` (clock ms) belongs to the detection (the "ألو" it decided on). */
   swallows(speechEndAt: number | undefined): boolean {
-    return !this.decision || (speechEndAt !== undefined && speechEndAt <= this.decision.at);
+    return !this.decision || (speechEndAt !== undefined && speechEndAt <= this.decidedAt!);
   }
 
+  /** A caller frame (stamped by its place in the stream, not by when it came). */
   push(frame: AudioFrame): void {
+    if (this.decision || !this.detector) return;
     this.lastFrameAt = this.host.clock.now();
-    if (!this.decision && this.detector) this.settle(this.detector.push(frame));
+    this.frames++;
+    this.settle(this.detector.push(frame));
+    this.streamAtLastFrame = this.detector.position ?? this.startedAt;
   }
 
-  onListen(e: ListenEvent, at: number): void {
-    if (!this.decision && this.detector && e.type === 'Results' && e.transcript) this.settle(this.detector.transcript(e.transcript, e.is_final, at));
+  /** The recognizer's events: its transcripts go to the detector (weighed at the audio heard so far). */
+  onListen(e: ListenEvent): void {
+    if (!this.decision && this.detector && e.type === 'Results' && e.transcript) this.settle(this.detector.transcript(e.transcript, e.is_final));
   }
 
   /** Waits for the decision and acts on it; the greeting is said here instead of at the start. */
@@ -131,28 +146,35 @@ export class AnswerDetection {
   private settle(d: AmdDecision | undefined): void {
     if (!d || this.decision) return;
     this.decision = d;
+    this.decidedAt = this.host.clock.now();
     this.timer.abort();
     this.resolve(d);
   }
 
   /**
    * A line that stops sending audio still gets a decision, at the detector's deadline. While
-   * frames still arrive, the detector decides on their own times: a frame late on the wire is not
-   * silence, and a person's "ألو" still in flight must not turn into `uncertain`.
+   * frames still come, the detector decides on their stream times alone: a frame late on the wire
+   * is not silence, and a person's "ألو" still in flight must not turn into `uncertain`. The timer
+   * only wakes to see whether frames stopped; their silence then counts from the last one.
    */
   private arm(): void {
-    const due = this.detector.deadline ?? this.startedAt + this.detector.o.initialSilenceMs;
-    this.host.clock.sleep(Math.max(0, due - this.host.clock.now()), this.timer.signal).then(
-      () => {
-        const now = this.host.clock.now();
-        if (this.lastFrameAt !== undefined && now - this.lastFrameAt < LINE_QUIET_MS) {
-          this.host.clock.sleep(LINE_QUIET_MS, this.timer.signal).then(() => !this.decision && this.arm(), () => {});
-          return;
-        }
-        this.settle(this.detector.tick(now));
+    const det = this.detector;
+    const at = det.position ?? this.startedAt;
+    const due = det.deadline ?? at + det.o.initialSilenceMs;
+    this.wake(Math.max(LINE_QUIET_MS, due - at), () => {
+      const since = this.lastFrameAt ?? this.startedAt;
+      if (this.host.clock.now() - since < LINE_QUIET_MS) return this.arm();
+      const seen = this.frames;
+      this.wake(LINE_QUIET_MS, () => {
+        if (this.frames !== seen) return this.arm();
+        const quiet = this.host.clock.now() - (this.lastFrameAt ?? this.startedAt);
+        this.settle(det.tick(this.streamAtLastFrame + quiet));
         if (!this.decision) this.arm();
-      },
-      () => {},
-    );
+      });
+    });
+  }
+
+  private wake(ms: number, then: () => void): void {
+    this.host.clock.sleep(ms, this.timer.signal).then(() => !this.decision && then(), () => {});
   }
 }
