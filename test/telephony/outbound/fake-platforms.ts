@@ -106,6 +106,8 @@ export class FakePlatforms {
       durationS?: number;
       /** The call's callbacks after its first ones are lost (sent to an instance that died): only the call resource tells how it ended. */
       lost?(to: string): boolean;
+      /** A callback whose connection failed is sent again this many times, a second apart, as platforms retry webhooks. @default 0 */
+      callbackRetries?: number;
     },
   ) {}
 
@@ -261,7 +263,17 @@ export class FakePlatforms {
         .sign(new TextEncoder().encode(secretOf(k.vonage.signatureSecret)));
       headers.authorization = `Bearer ${jwt}`;
     }
-    const res = await fetch(url, { method: 'POST', headers, body });
+    let res: Response;
+    for (let left = this.o.callbackRetries ?? 0; ; left--) {
+      try {
+        res = await fetch(url, { method: 'POST', headers, body });
+        break;
+      } catch (err) {
+        // The instance behind the URL died with the connection: the platform tries again (on another, behind a balancer).
+        if (left <= 0) throw err;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
     const text = await res.text();
     this.callbacks.push({ platform, url, status, answered: res.status, body: text });
     return { status: res.status, body: text };
