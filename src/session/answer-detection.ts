@@ -48,7 +48,10 @@ const LINE_QUIET_MS = 500;
 
 /** One call's answering-machine detection and what the agent does with its decision. */
 export class AnswerDetection {
-  private detector!: AmdDetector;
+  /** Made at the caller's first frame (or, if none comes, at the deadline): stream time starts there. */
+  private detector: AmdDetector | undefined;
+  private readonly o: AmdDetector['o'];
+  private started = false;
   private startedAt = 0;
   /** Clock ms the last caller frame arrived, how many arrived, and the stream time they reached. */
   private lastFrameAt: number | undefined;
@@ -71,7 +74,7 @@ export class AnswerDetection {
     if (mode !== 'hangup' && mode !== 'voicemail') throw new Error(`agent ${agent.name}: answeringMachine.onMachine is 'hangup' or 'voicemail', not ${String(mode)}`);
     if (mode === 'voicemail' && !agent.voicemail?.trim()) throw new Error(`agent ${agent.name}: answeringMachine.onMachine is 'voicemail' but agent.voicemail (the message) is empty`);
     // The detector's options are checked now, with the agent, not when a call is answered.
-    new AmdDetector(agent.answeringMachine?.detector);
+    this.o = new AmdDetector(agent.answeringMachine?.detector).o;
   }
 
   /** The detection an agent asks for (`agent.answeringMachine.enabled`), or none. */
@@ -81,10 +84,22 @@ export class AnswerDetection {
 
   /** The call is answered: listening starts now. */
   start(): void {
+    this.started = true;
     this.startedAt = this.streamAtLastFrame = this.host.clock.now();
-    // Stream time starts at the answer: the detector times each frame by the audio before it.
-    this.detector = new AmdDetector(this.agent.answeringMachine?.detector, this.startedAt);
     this.arm();
+  }
+
+  /**
+   * The detector, from stream time `origin`: the caller's first frame (a stream that took a while
+   * to start sending on a loaded machine has not been silent meanwhile); each frame is then timed
+   * by the audio before it.
+   */
+  private detectorFrom(origin: number): AmdDetector {
+    if (!this.detector) {
+      this.detector = new AmdDetector(this.agent.answeringMachine?.detector, origin);
+      this.streamAtLastFrame = origin;
+    }
+    return this.detector;
   }
 
   /** The detector is still listening: the caller's words are not a turn yet. */
@@ -99,11 +114,12 @@ export class AnswerDetection {
 
   /** A caller frame (stamped by its place in the stream, not by when it came). */
   push(frame: AudioFrame): void {
-    if (this.decision || !this.detector) return;
+    if (this.decision || !this.started) return;
     this.lastFrameAt = this.host.clock.now();
     this.frames++;
-    this.settle(this.detector.push(frame));
-    this.streamAtLastFrame = this.detector.position ?? this.startedAt;
+    const det = this.detectorFrom(this.lastFrameAt);
+    this.settle(det.push(frame));
+    this.streamAtLastFrame = det.position!;
   }
 
   /** The recognizer's events: its transcripts go to the detector (weighed at the audio heard so far). */
@@ -124,7 +140,7 @@ export class AnswerDetection {
       decisionMs: d.decisionMs,
       reason: d.reason,
       action,
-      ...(d.beepEndAt !== undefined ? { beepEndAt: Math.round(d.beepEndAt - this.startedAt) / 1000 } : {}),
+      ...(d.beepEndAt !== undefined ? { beepEndAt: Math.round(d.beepEndAt - (d.at - d.decisionMs)) / 1000 } : {}),
       retry: d.class === 'machine-unavailable',
       signals: d.signals,
     };
@@ -155,20 +171,21 @@ export class AnswerDetection {
    * A line that stops sending audio still gets a decision, at the detector's deadline. While
    * frames still come, the detector decides on their stream times alone: a frame late on the wire
    * is not silence, and a person's "ألو" still in flight must not turn into `uncertain`. The timer
-   * only wakes to see whether frames stopped; their silence then counts from the last one.
+   * only wakes to see whether frames stopped; a gap counts as silence only once it has lasted
+   * all the time left to the deadline, and it counts from the last frame.
    */
   private arm(): void {
     const det = this.detector;
-    const at = det.position ?? this.startedAt;
-    const due = det.deadline ?? at + det.o.initialSilenceMs;
-    this.wake(Math.max(LINE_QUIET_MS, due - at), () => {
-      const since = this.lastFrameAt ?? this.startedAt;
-      if (this.host.clock.now() - since < LINE_QUIET_MS) return this.arm();
+    const last = this.streamAtLastFrame;
+    const due = det?.deadline ?? this.startedAt + this.o.initialSilenceMs;
+    this.wake(Math.max(LINE_QUIET_MS, due - (det?.position ?? last)), () => {
+      const quiet = this.host.clock.now() - (this.lastFrameAt ?? this.startedAt);
+      if (quiet < Math.max(LINE_QUIET_MS, due - last)) return this.arm();
       const seen = this.frames;
       this.wake(LINE_QUIET_MS, () => {
         if (this.frames !== seen) return this.arm();
-        const quiet = this.host.clock.now() - (this.lastFrameAt ?? this.startedAt);
-        this.settle(det.tick(this.streamAtLastFrame + quiet));
+        const silent = this.host.clock.now() - (this.lastFrameAt ?? this.startedAt);
+        this.settle(this.detectorFrom(this.startedAt).tick(this.streamAtLastFrame + silent));
         if (!this.decision) this.arm();
       });
     });
