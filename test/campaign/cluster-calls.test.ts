@@ -11,6 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
@@ -41,6 +42,8 @@ const MIN = 60_000;
 const SPEED = 120;
 const FROM = { a: '+966110000001', b: '+966110000002' };
 
+const trace = (m: string) => process.env.HIWAR_CALLS_TRACE && appendFileSync(process.env.HIWAR_CALLS_TRACE, `${new Date().toISOString()} ${m}\n`);
+
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 180_000): Promise<void> {
   const deadline = new Deadline(timeoutMs);
   while (!(await check())) {
@@ -49,17 +52,19 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
   }
 }
 
-/** A TCP balancer in front of the instances: each connection to the first that takes it, in turn. */
+/**
+ * A TCP balancer in front of the instances: each connection to the first instance that takes it
+ * (the first while it lives), so until the kill every callback and every media stream reaches
+ * worker a, whichever worker dialled, and afterwards worker b.
+ */
 async function balancer(ports: number[]): Promise<{ port: number; close(): Promise<void> }> {
-  let next = 0;
   const open = new Set<Socket>();
   const server = createTcpServer((inbound) => {
     inbound.pause();
     open.add(inbound);
     inbound.on('close', () => open.delete(inbound));
     inbound.on('error', () => {});
-    const k = next++ % ports.length;
-    const order = [...ports.slice(k), ...ports.slice(0, k)];
+    const order = ports;
     const attempt = (i: number) => {
       if (i >= order.length) return inbound.destroy();
       const out = connect(order[i]!, '127.0.0.1');
@@ -99,35 +104,57 @@ test('on Redis and BullMQ with real calls: two hiwar campaign worker processes b
   const clock = new SteadyScaledClock(2);
   const indexOf = (n: string) => Array.from({ length: 20 }, (_, i) => i).find((i) => numberOf(i) === n)!;
   // The platform's view of each call: whose dial, which attempt, the far end's phone, and whether it is under way.
-  const calls = new Map<string, { index: number; attempt: number; from: string; answered: boolean; over: boolean }>();
-  let live = 0;
+  const calls = new Map<string, { index: number; attempt: number; from: string; answered: boolean; over: boolean; media: 'none' | 'opening' | 'open' | 'closed' | 'failed' }>();
   let most = 0;
+  let mostWithDead = 0;
+  let killed = false;
 
   async function farEnd(leg: MediaLeg): Promise<void> {
     const call = calls.get(leg.platformCallId)!;
     call.answered = true;
     const a = await audio(leg.protocol.rate);
     const far = new FarEnd(leg.streamUrl, leg.protocol, clock);
-    await far.start();
+    call.media = 'opening';
+    try {
+      await far.start();
+    } catch (err) {
+      // The instance died as the stream opened: the call goes on without media until the platform ends it.
+      call.media = 'failed';
+      trace(`media ${leg.platformCallId} failed to open: ${(err as Error).message}`);
+      return;
+    }
+    call.media = 'open';
+    void far.closed.then(() => (call.media = 'closed'));
     const outcome = outcomeOf(call.index, call.attempt);
+    trace(`media ${leg.platformCallId} contact ${call.index} attempt ${call.attempt} (${outcome}) from ${call.from}`);
+    void far.closed.then(() => trace(`media ${leg.platformCallId} closed`));
     if (outcome === 'completed') {
       // A person: "ألو", then hangs up once the agent has begun to answer (or the line died with its instance).
       await Promise.race([far.say(a.alo!), far.closed]);
-      await Promise.race([far.until(() => far.played > 0.5, 60_000), far.closed]).catch(() => {});
+      await far.until(() => far.played > 0.5 || call.media === 'closed', 60_000).catch(() => {});
     } else {
       // A voicemail or a carrier: plays its recording; the agent hangs up.
       await Promise.race([far.say(outcome === 'machine-voicemail' ? a.voicemail! : a.carrier!), far.closed]);
       await Promise.race([far.closed, new Promise((r) => setTimeout(r, 60_000).unref())]);
     }
     far.hangup();
+    trace(`media ${leg.platformCallId} done, heard ${far.played.toFixed(1)} s`);
   }
 
   const fake = await new FakePlatforms(keys, {
     scenario: (to: string, id: string): Scenario => {
       const index = indexOf(to);
       const dial = fake.received.filter((r) => r.form?.get('To') === to);
-      calls.set(id, { index, attempt: dial.length, from: dial.at(-1)!.form!.get('From')!, answered: false, over: false });
-      most = Math.max(most, ++live);
+      calls.set(id, { index, attempt: dial.length, from: dial.at(-1)!.form!.get('From')!, answered: false, over: false, media: 'none' });
+      // Calls the platform has under way now: dialled, and their last callback not yet sent.
+      const underWay = [...calls.keys()].filter((k) => k !== id && !fake.over.has(k));
+      underWay.push(id);
+      // A killed worker's slots come back after their lease while its calls may still be under way
+      // (docs/campaigns.md#on-a-cluster): those are counted apart.
+      const ofLive = underWay.filter((k) => !(killed && calls.get(k)!.from === FROM.a));
+      most = Math.max(most, ofLive.length);
+      mostWithDead = Math.max(mostWithDead, underWay.length);
+      trace(`dial ${id} contact ${index} attempt ${dial.length} from ${calls.get(id)!.from}; under way: ${underWay.join(' ')}`);
       const o = outcomeOf(index, dial.length);
       return o === 'busy' || o === 'no-answer' || o === 'failed' ? o : 'answer';
     },
@@ -135,8 +162,15 @@ test('on Redis and BullMQ with real calls: two hiwar campaign worker processes b
     durationS: 20,
     callbackRetries: 10,
   }).start();
+  let failed: (err: Error) => void = () => {};
+  // A call's life that broke (a far end, a callback nobody took) would leave the campaign waiting for ever: fail then, saying why.
+  const broken = new Promise<never>((_, reject) => (failed = reject));
+  let seenCallbacks = 0;
   const watch = setInterval(() => {
-    for (const [id, c] of calls) if (!c.over && fake.finished.has(id)) (c.over = true), live--;
+    for (const cb of fake.callbacks.slice(seenCallbacks)) trace(`callback ${cb.status} → ${cb.answered} ${cb.url.replace(/\/[^/]{40,}/, '/…')}`);
+    seenCallbacks = fake.callbacks.length;
+    for (const [id, c] of calls) if (!c.over && fake.finished.has(id)) (c.over = true), trace(`over ${id}`);
+    if (fake.errors.length) failed(new Error(`a call's life failed: ${fake.errors.join('; ')}`));
   }, 20);
 
   const deliveries: { body: string; headers: Record<string, string | string[] | undefined> }[] = [];
@@ -162,7 +196,7 @@ test('on Redis and BullMQ with real calls: two hiwar campaign worker processes b
       env: {
         ...process.env,
         REDIS_URL: redis.url,
-        SANDBOX_URL: sandbox.url,
+        SANDBOX_URL: sandbox.sandbox.url,
         SANDBOX_KEY: sandbox.key,
         AGENT_FILE: agentFile,
         WORKER_NAME: name,
@@ -195,23 +229,32 @@ test('on Redis and BullMQ with real calls: two hiwar campaign worker processes b
     const window = parseWindow('Sun-Thu 09:00-21:00 Asia/Riyadh');
     const meta = await queue.start({ id: 'sunday', contacts: contacts(), settings: campaignSettings({ window, concurrency: 3, retries: 2, retryAfterMs: 10 * MIN }), doNotCall: [numberOf(DNC_INDEX)] }, now());
 
-    // Worker a dies while a call it placed is answered and under way.
-    await until(() => fake.received.length >= 4 && [...calls.values()].some((c) => c.from === FROM.a && c.answered && !c.over), 'worker a has an answered call under way');
+    // Worker a dies while a call it placed is answered and its media stream (on a) is open.
+    await until(() => fake.received.length >= 4 && [...calls.values()].some((c) => c.from === FROM.a && c.media === 'open'), 'worker a has an answered call under way');
     const exited = new Promise((r) => a!.once('exit', r));
     a!.kill('SIGKILL');
+    killed = true;
+    const overAtKill = new Set(fake.over);
     await exited;
-    const orphaned = [...calls].filter(([, c]) => c.from === FROM.a && !c.over).map(([id, c]) => ({ id, ...c }));
-    assert.ok(orphaned.length > 0);
+    trace('worker a killed');
+    // The calls whose session ran on worker a when it died (every stream was on a until then).
+    const atKill = new Set([...calls].filter(([, c]) => c.answered && !c.over).map(([id]) => id));
+    assert.ok(atKill.size > 0);
 
-    await until(async () => (await queue.store.meta(meta.id))?.state === 'done', 'the campaign is done', 600_000);
+    await Promise.race([until(async () => (await queue.store.meta(meta.id))?.state === 'done', 'the campaign is done', 600_000), broken]);
     const states = await queue.store.contacts(meta.id);
     assert.deepEqual(fake.errors, [], "every call's life ran to its end");
+    // …and those whose stream could not open as a died: no session heard them either.
+    const orphaned = [...calls].filter(([id, c]) => atKill.has(id) || c.media === 'failed').map(([id, c]) => ({ id, ...c }));
 
     // The platform's view: each (contact, attempt) dialled once, never the do-not-call number, never more than 3 at once.
     const dialled = [...calls.values()].map((c) => `${c.index}:${c.attempt}`);
     assert.equal(dialled.length, fake.received.length, 'one call per REST request');
     assert.ok(!fake.received.some((r) => r.form?.get('To') === numberOf(DNC_INDEX)), 'the do-not-call number was never dialled');
-    assert.ok(most <= 3, `at most 3 calls at once (saw ${most})`);
+    assert.ok(most <= 3, `at most 3 calls of the live workers at once (saw ${most})`);
+    // Worker a's calls still under way when it died (dialled by then, whenever the platform reached their scenario).
+    const deadCalls = [...calls].filter(([id, c]) => c.from === FROM.a && !overAtKill.has(id)).length;
+    assert.ok(mostWithDead <= 3 + deadCalls, `at most 3 at once and the dead worker's calls (saw ${mostWithDead})`);
     for (const c of calls.values()) {
       const at = states.find((x) => x.index === c.index)?.attempts.find((x) => x.attempt === c.attempt)?.startedAt;
       assert.ok(at !== undefined && isOpen(window, at, c.index === CAIRO_INDEX ? 'Africa/Cairo' : undefined), `contact ${c.index} attempt ${c.attempt} claimed at ${at === undefined ? '(no record)' : new Date(at).toISOString()}, inside the window`);
@@ -222,13 +265,16 @@ test('on Redis and BullMQ with real calls: two hiwar campaign worker processes b
     const placed = new Set(dialled);
     const unplaced = new Map(states.flatMap((s) => s.attempts.filter((x) => !placed.has(`${s.index}:${x.attempt}`)).map((x) => [s.index, x.attempt] as const)));
     assert.ok(unplaced.size <= 3, `only calls the killed worker held can be unplaced: ${[...unplaced].join(' ')}`);
-    // An answered call of worker a's: its session died with it, so who answered is lost and the
-    // platform's word stands (completed): a voicemail or a carrier then ends there, not retried.
-    const orphan = (index: number, attempt: number) => orphaned.some((o) => o.index === index && o.attempt === attempt && o.answered);
+    // An answered call whose session died with worker a: who answered may be lost with it (unless
+    // the session had ended and recorded it), and then the platform's word stands (completed): a
+    // voicemail or a carrier ends there, not retried.
+    const orphan = (index: number, attempt: number) => orphaned.some((o) => o.index === index && o.attempt === attempt);
+    const attemptOf = (index: number, attempt: number) => states.find((x) => x.index === index)?.attempts.find((x) => x.attempt === attempt);
+    for (const o of orphaned) assert.ok([outcomeOf(o.index, o.attempt), 'completed'].includes(attemptOf(o.index, o.attempt)?.outcome ?? ''), `contact ${o.index} attempt ${o.attempt}: ${attemptOf(o.index, o.attempt)?.outcome}`);
     const wanted = (index: number): { outcome: string; attempts: number } => {
       const lost = unplaced.get(index);
       if (lost !== undefined) return { outcome: 'failed-unknown', attempts: lost };
-      const machine = orphaned.find((o) => o.index === index && o.answered && outcomeOf(index, o.attempt).startsWith('machine-'));
+      const machine = orphaned.find((o) => o.index === index && outcomeOf(index, o.attempt).startsWith('machine-') && attemptOf(index, o.attempt)?.outcome === 'completed');
       return machine ? { outcome: 'completed', attempts: machine.attempt } : expected(index);
     };
     for (const s of states) {
@@ -266,11 +312,16 @@ test('on Redis and BullMQ with real calls: two hiwar campaign worker processes b
     clearInterval(watch);
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
     clock.stop();
+    trace('cleanup: queue');
     await queue.close();
+    trace('cleanup: servers');
+    hook.closeAllConnections();
     await new Promise((r) => hook.close(r));
     await lb.close();
     await fake.close();
+    trace('cleanup: redis');
     await redis.stop();
     await rm(dir, { recursive: true, force: true });
+    trace('cleanup: done');
   }
 });

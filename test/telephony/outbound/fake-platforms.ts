@@ -89,6 +89,8 @@ export class FakePlatforms {
   readonly errors: string[] = [];
   /** Calls whose scripted life has finished (their last callback sent), by platform call id. */
   readonly finished = new Set<string>();
+  /** Calls over on the platform: their last callback is on its way (set as it is sent, before hiwar answers it). */
+  readonly over = new Set<string>();
   /** How each call ended, for its call resource (`GET`), by the platform's id (Plivo: the leg's). */
   readonly ended = new Map<string, { scenario: Scenario; durationS: number }>();
   /** The call resources asked for (`GET`), by path. */
@@ -341,6 +343,7 @@ export class FakePlatforms {
   }
 
   private async end(id: string, last: Promise<unknown>, scenario: Scenario): Promise<void> {
+    this.over.add(id);
     await last;
     this.ended.set(id, { scenario, durationS: this.o.durationS ?? 12 });
     this.finished.add(id);
