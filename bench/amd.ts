@@ -39,7 +39,7 @@ function detect(rec: AmdRecording, windows: Windows | undefined, opts: AmdOption
   for (let at = 0, time = 0; at < rec.samples.length; at += FRAME, time += 20) {
     while (ti < rec.transcripts.length && rec.transcripts[ti]!.at <= time) {
       const t = rec.transcripts[ti++]!;
-      if (det.transcript(t.text, true, t.at)) return det.decision!;
+      if (det.transcript(t.text, true)) return det.decision!;
     }
     while (windows && wi < windows.length && windows[wi]!.end <= time) {
       const w = windows[wi++]!;

@@ -1,7 +1,10 @@
 /**
  * Answering-machine detection on the first seconds of an answered call. Pure and I/O-free: it is
- * fed the caller's audio frames and the recognizer's transcripts with their clock times, and
- * decides on those times alone, so tests run it on virtual time.
+ * fed the caller's audio frames and the recognizer's transcripts, and decides on stream time: a
+ * frame's time is where it sits in the caller's audio (samples received so far / rate, from
+ * `startAt`), never when it arrived. A loaded machine delivers frames late and in bursts; the
+ * pause after a person's "ألو" is in the samples, not in their arrival, so paced, bursty and
+ * stalled delivery of the same audio give the same class at the same stream time.
  *
  * How it decides (docs/amd.md): a carrier's tones or phrase → `machine-unavailable`; a beep →
  * `machine-voicemail` (with where the beep ended); a first utterance no longer than `greetingMs`
@@ -36,6 +39,7 @@ export class AmdDetector {
   private readonly phrases: PhraseTable;
   private resampler: StreamResampler | undefined;
   private pending = new Int16Array(0);
+  /** Stream time (ms) of the first sample in `pending`: where the next block starts. */
   private pendingStart = 0;
   private startAt: number | undefined;
   private now = 0;
@@ -58,7 +62,7 @@ export class AmdDetector {
   private phrase: AmdPhrase | undefined;
   private machineAt: number | undefined;
 
-  /** `startAt`: clock ms the call was answered (default: the first frame's time). */
+  /** `startAt`: ms the stream's first sample stands for (the call answered; default: the first frame's `time`). */
   constructor(opts: AmdOptions = {}, startAt?: number) {
     this.o = withDefaults(AMD_DEFAULTS, opts);
     const [lo, hi] = this.o.beepBand;
@@ -70,7 +74,7 @@ export class AmdDetector {
     this.tones = new ToneTracker(this.o.tonePurity, this.o.speechMinDbfs);
     this.vad = new EnergyVad(this.o.speechAboveFloorDb, this.o.speechMinDbfs, this.o.minVoicing);
     this.phrases = new PhraseTable(this.o.phrases, this.o.phraseCoverage);
-    this.startAt = startAt;
+    if (startAt !== undefined) this.startAt = this.pendingStart = this.now = startAt;
   }
 
   /** The decision, once made (it never changes afterwards). */
@@ -78,17 +82,27 @@ export class AmdDetector {
     return this.result;
   }
 
-  /** Caller audio (any rate that is 8 kHz times 1 to 6); returns the decision when this frame made it. */
+  /** Stream time (ms): `startAt` plus the caller audio received so far (and any silence `tick` added). */
+  get position(): number | undefined {
+    return this.startAt === undefined ? undefined : Math.max(this.pendingStart + (this.pending.length / TONE_RATE) * 1000, this.now);
+  }
+
+  /**
+   * Caller audio (any rate that is 8 kHz times 1 to 6), timed by its place in the stream: the
+   * frame's `time` is not read (except for `startAt`, when none was given). Returns the decision
+   * when this frame made it.
+   */
   push(frame: AudioFrame): AmdDecision | undefined {
     if (this.result) return undefined;
-    this.startAt ??= frame.time;
+    if (this.startAt === undefined) this.startAt = this.pendingStart = this.now = frame.time;
     let samples = frame.samples;
     if (frame.sampleRate !== TONE_RATE) {
       this.resampler ??= createPolyphaseResampler(frame.sampleRate, TONE_RATE);
       if (this.resampler.fromRate !== frame.sampleRate) throw new RangeError(`frames changed rate from ${this.resampler.fromRate} to ${frame.sampleRate} Hz`);
       samples = this.resampler.push(samples);
     }
-    if (!this.pending.length) this.pendingStart = frame.time;
+    // Silence that `tick` counted (a line that stopped sending) stays in the stream before this frame.
+    if (!this.pending.length && this.now > this.pendingStart) this.pendingStart = this.now;
     const joined = new Int16Array(this.pending.length + samples.length);
     joined.set(this.pending);
     joined.set(samples, this.pending.length);
@@ -102,16 +116,19 @@ export class AmdDetector {
     return this.result;
   }
 
-  /** Speech probability of a window [start, end) in clock ms, when `vad` is `external`. */
+  /** Speech probability of a window [start, end) in stream ms (`startAt` + audio seconds), when `vad` is `external`. */
   speech(p: number, start: number, end: number): AmdDecision | undefined {
     if (this.result || this.o.vad !== 'external') return undefined;
-    this.startAt ??= start;
+    if (this.startAt === undefined) this.startAt = this.pendingStart = this.now = start;
     this.onSpeech(p >= 0.5, start, end);
     return this.evaluate(Math.max(this.now, end));
   }
 
-  /** A transcript from the recognizer (interim or final) at clock ms `at`. */
-  transcript(text: string, final: boolean, at: number): AmdDecision | undefined {
+  /**
+   * A transcript from the recognizer (interim or final). It is of audio already pushed, so it is
+   * weighed at the stream's current position, not at its arrival time.
+   */
+  transcript(text: string, final: boolean): AmdDecision | undefined {
     if (this.result) return undefined;
     if (final) {
       this.finals.push(text);
@@ -120,16 +137,20 @@ export class AmdDetector {
     const found = this.phrases.match(this.heard);
     // A carrier phrase outranks a voicemail one (announcements may say "leave a message" too).
     if (found && (!this.phrase || (found.class === 'machine-unavailable' && this.phrase.class !== found.class))) this.phrase = found;
-    return this.evaluate(Math.max(this.now, at));
+    return this.startAt === undefined ? undefined : this.evaluate(this.position!);
   }
 
-  /** Time passing with no audio (a line that stopped sending); decides what is due by `now`. */
+  /**
+   * A line that stopped sending: the stream runs on in silence up to stream time `now` (the next
+   * frame's audio follows that silence); decides what is due by then.
+   */
   tick(now: number): AmdDecision | undefined {
     if (this.result) return undefined;
-    return this.evaluate(Math.max(this.now, now));
+    if (this.startAt === undefined) this.startAt = this.pendingStart = this.now = now;
+    return this.evaluate(Math.max(this.position!, now));
   }
 
-  /** The latest clock time at which, with nothing new heard, a decision is due. */
+  /** The latest stream time at which, with nothing new heard, a decision is due. */
   get deadline(): number | undefined {
     if (this.result || this.startAt === undefined) return undefined;
     const machine = (this.first && this.first.end - this.first.start > this.o.greetingMs) || this.phrase;

@@ -1,4 +1,5 @@
 import type { CampaignSpec } from '../campaign/in-process.ts';
+import type { CampaignQueueOptions } from '../campaign/queue.ts';
 import type { ResultSink } from '../campaign/results.ts';
 import type { CampaignStore } from '../campaign/store.ts';
 import type { ServiceClient } from '../service/client.ts';
@@ -28,6 +29,10 @@ export interface CampaignRunDeps {
   /** The campaign's clock (windows and retries). @default real time */
   campaignClock?: Clock;
   logger?: Logger;
+  /** The worker's queue timings (how soon a dead worker's job and slot come back). @default CAMPAIGN_QUEUE_DEFAULTS */
+  queue?: CampaignQueueOptions;
+  /** The worker's name in the campaign's slots. @default `worker-<pid>` */
+  holder?: string;
 }
 
 /**
@@ -111,7 +116,11 @@ export async function worker(values: RunValues, redisUrl: string, say: (m: strin
   await probeRedis(redisUrl);
   const server = await callServer(values, say, deps, { redisUrl });
   const [{ CampaignWorker, budgetGate }, budget] = await Promise.all([import('../campaign/queue.ts'), keyBudget(redisUrl)]);
-  const w = new CampaignWorker(redisUrl, { dialer: server.dialer, sinks: await webhook(), logger: server.logger, gates: budget ? [budgetGate(budget.semaphore, budget.sessionsPerCall)] : [], ...(deps.campaignClock ? { clock: deps.campaignClock } : {}) });
+  const w = new CampaignWorker(
+    redisUrl,
+    { dialer: server.dialer, sinks: await webhook(), logger: server.logger, gates: budget ? [budgetGate(budget.semaphore, budget.sessionsPerCall)] : [], ...(deps.campaignClock ? { clock: deps.campaignClock } : {}), ...(deps.holder ? { holder: deps.holder } : {}) },
+    deps.queue,
+  );
   await w.ready();
   say(`hiwar campaign worker: taking campaign calls from Redis${budget ? `, within the key's ${budget.semaphore.limit} sessions` : ''}`);
   await new Promise<void>((resolve) => {

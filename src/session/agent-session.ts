@@ -386,7 +386,7 @@ export class AgentSession implements SessionControl {
   }
 
   private onListen(e: ListenEvent, at: number): void {
-    this.amd?.onListen(e, at);
+    this.amd?.onListen(e);
     // The recognizer heard speech it could not put into words (the sandbox's closed set): said
     // once per utterance, or a caller the sandbox does not know looks like a line that takes no turns.
     if (e.type === 'Metadata' && e.phase === 'warning') this.notice(`caller speech without words: ${e.warning}`);

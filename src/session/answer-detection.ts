@@ -39,14 +39,26 @@ export interface AnswerDetectionHost {
   notice(message: string): void;
 }
 
-/** Clock ms without a caller frame after which the line counts as having stopped sending. */
+/**
+ * Clock ms with no caller frame, seen twice in a row, after which the line counts as having
+ * stopped sending. Twice: a machine that stalls delays the timer and the frames alike, and the
+ * timer may run before the frames that queued meanwhile, so quiet is confirmed after they had their turn.
+ */
 const LINE_QUIET_MS = 500;
 
 /** One call's answering-machine detection and what the agent does with its decision. */
 export class AnswerDetection {
-  private detector!: AmdDetector;
+  /** Made at the caller's first frame (or, if none comes, at the deadline): stream time starts there. */
+  private detector: AmdDetector | undefined;
+  private readonly o: AmdDetector['o'];
+  private started = false;
   private startedAt = 0;
+  /** Clock ms the last caller frame arrived, how many arrived, and the stream time they reached. */
   private lastFrameAt: number | undefined;
+  private frames = 0;
+  private streamAtLastFrame = 0;
+  /** Clock ms the decision was made (its `at` is stream time). */
+  private decidedAt: number | undefined;
   private readonly timer = new AbortController();
   private resolve!: (d: AmdDecision) => void;
   private readonly decided = new Promise<AmdDecision>((r) => (this.resolve = r));
@@ -62,7 +74,7 @@ export class AnswerDetection {
     if (mode !== 'hangup' && mode !== 'voicemail') throw new Error(`agent ${agent.name}: answeringMachine.onMachine is 'hangup' or 'voicemail', not ${String(mode)}`);
     if (mode === 'voicemail' && !agent.voicemail?.trim()) throw new Error(`agent ${agent.name}: answeringMachine.onMachine is 'voicemail' but agent.voicemail (the message) is empty`);
     // The detector's options are checked now, with the agent, not when a call is answered.
-    new AmdDetector(agent.answeringMachine?.detector);
+    this.o = new AmdDetector(agent.answeringMachine?.detector).o;
   }
 
   /** The detection an agent asks for (`agent.answeringMachine.enabled`), or none. */
@@ -72,9 +84,22 @@ export class AnswerDetection {
 
   /** The call is answered: listening starts now. */
   start(): void {
-    this.startedAt = this.host.clock.now();
-    this.detector = new AmdDetector(this.agent.answeringMachine?.detector, this.startedAt);
+    this.started = true;
+    this.startedAt = this.streamAtLastFrame = this.host.clock.now();
     this.arm();
+  }
+
+  /**
+   * The detector, from stream time `origin`: the caller's first frame (a stream that took a while
+   * to start sending on a loaded machine has not been silent meanwhile); each frame is then timed
+   * by the audio before it.
+   */
+  private detectorFrom(origin: number): AmdDetector {
+    if (!this.detector) {
+      this.detector = new AmdDetector(this.agent.answeringMachine?.detector, origin);
+      this.streamAtLastFrame = origin;
+    }
+    return this.detector;
   }
 
   /** The detector is still listening: the caller's words are not a turn yet. */
@@ -84,16 +109,22 @@ export class AnswerDetection {
 
   /** Whether a user turn whose speech ended at `speechEndAt` (clock ms) belongs to the detection (the "ألو" it decided on). */
   swallows(speechEndAt: number | undefined): boolean {
-    return !this.decision || (speechEndAt !== undefined && speechEndAt <= this.decision.at);
+    return !this.decision || (speechEndAt !== undefined && speechEndAt <= this.decidedAt!);
   }
 
+  /** A caller frame (stamped by its place in the stream, not by when it came). */
   push(frame: AudioFrame): void {
+    if (this.decision || !this.started) return;
     this.lastFrameAt = this.host.clock.now();
-    if (!this.decision && this.detector) this.settle(this.detector.push(frame));
+    this.frames++;
+    const det = this.detectorFrom(this.lastFrameAt);
+    this.settle(det.push(frame));
+    this.streamAtLastFrame = det.position!;
   }
 
-  onListen(e: ListenEvent, at: number): void {
-    if (!this.decision && this.detector && e.type === 'Results' && e.transcript) this.settle(this.detector.transcript(e.transcript, e.is_final, at));
+  /** The recognizer's events: its transcripts go to the detector (weighed at the audio heard so far). */
+  onListen(e: ListenEvent): void {
+    if (!this.decision && this.detector && e.type === 'Results' && e.transcript) this.settle(this.detector.transcript(e.transcript, e.is_final));
   }
 
   /** Waits for the decision and acts on it; the greeting is said here instead of at the start. */
@@ -109,7 +140,7 @@ export class AnswerDetection {
       decisionMs: d.decisionMs,
       reason: d.reason,
       action,
-      ...(d.beepEndAt !== undefined ? { beepEndAt: Math.round(d.beepEndAt - this.startedAt) / 1000 } : {}),
+      ...(d.beepEndAt !== undefined ? { beepEndAt: Math.round(d.beepEndAt - (d.at - d.decisionMs)) / 1000 } : {}),
       retry: d.class === 'machine-unavailable',
       signals: d.signals,
     };
@@ -131,28 +162,36 @@ export class AnswerDetection {
   private settle(d: AmdDecision | undefined): void {
     if (!d || this.decision) return;
     this.decision = d;
+    this.decidedAt = this.host.clock.now();
     this.timer.abort();
     this.resolve(d);
   }
 
   /**
    * A line that stops sending audio still gets a decision, at the detector's deadline. While
-   * frames still arrive, the detector decides on their own times: a frame late on the wire is not
-   * silence, and a person's "ألو" still in flight must not turn into `uncertain`.
+   * frames still come, the detector decides on their stream times alone: a frame late on the wire
+   * is not silence, and a person's "ألو" still in flight must not turn into `uncertain`. The timer
+   * only wakes to see whether frames stopped; a gap counts as silence only once it has lasted
+   * all the time left to the deadline, and it counts from the last frame.
    */
   private arm(): void {
-    const due = this.detector.deadline ?? this.startedAt + this.detector.o.initialSilenceMs;
-    this.host.clock.sleep(Math.max(0, due - this.host.clock.now()), this.timer.signal).then(
-      () => {
-        const now = this.host.clock.now();
-        if (this.lastFrameAt !== undefined && now - this.lastFrameAt < LINE_QUIET_MS) {
-          this.host.clock.sleep(LINE_QUIET_MS, this.timer.signal).then(() => !this.decision && this.arm(), () => {});
-          return;
-        }
-        this.settle(this.detector.tick(now));
+    const det = this.detector;
+    const last = this.streamAtLastFrame;
+    const due = det?.deadline ?? this.startedAt + this.o.initialSilenceMs;
+    this.wake(Math.max(LINE_QUIET_MS, due - (det?.position ?? last)), () => {
+      const quiet = this.host.clock.now() - (this.lastFrameAt ?? this.startedAt);
+      if (quiet < Math.max(LINE_QUIET_MS, due - last)) return this.arm();
+      const seen = this.frames;
+      this.wake(LINE_QUIET_MS, () => {
+        if (this.frames !== seen) return this.arm();
+        const silent = this.host.clock.now() - (this.lastFrameAt ?? this.startedAt);
+        this.settle(this.detectorFrom(this.startedAt).tick(this.streamAtLastFrame + silent));
         if (!this.decision) this.arm();
-      },
-      () => {},
-    );
+      });
+    });
+  }
+
+  private wake(ms: number, then: () => void): void {
+    this.host.clock.sleep(ms, this.timer.signal).then(() => !this.decision && then(), () => {});
   }
 }

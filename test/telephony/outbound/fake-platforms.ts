@@ -89,6 +89,8 @@ export class FakePlatforms {
   readonly errors: string[] = [];
   /** Calls whose scripted life has finished (their last callback sent), by platform call id. */
   readonly finished = new Set<string>();
+  /** Calls over on the platform: their last callback is on its way (set as it is sent, before hiwar answers it). */
+  readonly over = new Set<string>();
   /** How each call ended, for its call resource (`GET`), by the platform's id (Plivo: the leg's). */
   readonly ended = new Map<string, { scenario: Scenario; durationS: number }>();
   /** The call resources asked for (`GET`), by path. */
@@ -106,6 +108,8 @@ export class FakePlatforms {
       durationS?: number;
       /** The call's callbacks after its first ones are lost (sent to an instance that died): only the call resource tells how it ended. */
       lost?(to: string): boolean;
+      /** A callback whose connection failed is sent again this many times, a second apart, as platforms retry webhooks. @default 0 */
+      callbackRetries?: number;
     },
   ) {}
 
@@ -261,7 +265,17 @@ export class FakePlatforms {
         .sign(new TextEncoder().encode(secretOf(k.vonage.signatureSecret)));
       headers.authorization = `Bearer ${jwt}`;
     }
-    const res = await fetch(url, { method: 'POST', headers, body });
+    let res: Response;
+    for (let left = this.o.callbackRetries ?? 0; ; left--) {
+      try {
+        res = await fetch(url, { method: 'POST', headers, body });
+        break;
+      } catch (err) {
+        // The instance behind the URL died with the connection: the platform tries again (on another, behind a balancer).
+        if (left <= 0) throw err;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
     const text = await res.text();
     this.callbacks.push({ platform, url, status, answered: res.status, body: text });
     return { status: res.status, body: text };
@@ -329,6 +343,7 @@ export class FakePlatforms {
   }
 
   private async end(id: string, last: Promise<unknown>, scenario: Scenario): Promise<void> {
+    this.over.add(id);
     await last;
     this.ended.set(id, { scenario, durationS: this.o.durationS ?? 12 });
     this.finished.add(id);

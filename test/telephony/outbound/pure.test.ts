@@ -46,7 +46,8 @@ test("each platform's status callbacks read as typed outcomes, the raw status ke
   const pl = plivoOutbound();
   const p = (status: string, extra: Record<string, string> = {}) => F.plivoCallback('u1', 'r1', '966500000001', '966110000000', status, extra);
   assert.deepEqual(pl.status(p('completed', { Duration: '30' })), { status: 'completed', raw: 'completed', durationS: 30, platformCallId: 'u1' });
-  for (const [raw, out] of [['timeout', 'no-answer'], ['no-answer', 'no-answer'], ['cancel', 'canceled'], ['busy', 'busy'], ['in-progress', 'answered']]) assert.equal(pl.status(p(raw!))!.status, out);
+  for (const [raw, out] of [['timeout', 'failed'], ['no-answer', 'no-answer'], ['cancel', 'busy'], ['busy', 'busy'], ['in-progress', 'answered']]) assert.equal(pl.status(p(raw!))!.status, out);
+  assert.equal(pl.status(p('cancel', { HangupSource: 'API Request' }))!.status, 'canceled', 'a cancel an API request made');
 
   const vo = vonageOutbound();
   const v = (status: string, extra: Record<string, string> = {}) => F.vonageEvent('uu', '966500000001', '966110000000', status, extra);

@@ -30,6 +30,8 @@ export interface OutboundDialerOptions {
   recoverPollMs?: number;
   /** How long `recover` follows a call still going before it gives up (`failed-unknown`). @default OUTBOUND_DEFAULTS.recoverMaxMs */
   recoverMaxMs?: number;
+  /** How long `recover` waits for a call no instance has heard of from the platform yet. @default OUTBOUND_DEFAULTS.recoverUnheardMs */
+  recoverUnheardMs?: number;
   /** A placed call with no final callback after this long is asked of the platform, as `recover` does. @default OUTBOUND_DEFAULTS.askAfterMs */
   askAfterMs?: number;
 }
@@ -50,9 +52,21 @@ export function outboundDialer(calls: CallPlacer, o: OutboundDialerOptions = {})
   async function follow(from: OutboundCall, signal?: AbortSignal): Promise<CallResult> {
     let call = from;
     const until = Date.now() + (o.recoverMaxMs ?? OUTBOUND_DEFAULTS.recoverMaxMs);
+    const unheardUntil = Date.now() + (o.recoverUnheardMs ?? OUTBOUND_DEFAULTS.recoverUnheardMs);
     while (!call.outcome) {
       const asked: { call: OutboundCall; said?: StatusUpdate } | undefined = await calls.ask?.(call.id);
-      if (!asked?.said) return { outcome: 'failed-unknown', callId: call.id, error: `${call.platform} cannot say how call ${call.platformCallId ?? call.id} ended` };
+      if (!asked?.said) {
+        // Not heard of from the platform yet: its callbacks may still be on their way to another instance.
+        const now = asked?.call ?? call;
+        if (!now.outcome && !now.platformCallId && Date.now() < unheardUntil) {
+          call = now;
+          await sleepFor(Math.min(o.recoverPollMs ?? OUTBOUND_DEFAULTS.recoverPollMs, Math.max(0, unheardUntil - Date.now())), signal);
+          continue;
+        }
+        if (!now.outcome) return { outcome: 'failed-unknown', callId: call.id, error: `${call.platform} cannot say how call ${now.platformCallId ?? call.id} ended` };
+        call = now;
+        break;
+      }
       call = asked.call;
       if (call.outcome) break;
       if (Date.now() >= until) return { outcome: 'failed-unknown', callId: call.id, error: `call ${call.id} was still ${call.status} when recovery gave up` };

@@ -16,6 +16,12 @@ export const OUTBOUND_DEFAULTS = {
   /** A dead worker's call is asked of the platform this often until it has ended, for at most `recoverMaxMs`. */
   recoverPollMs: 10_000,
   recoverMaxMs: 4 * 3600_000,
+  /**
+   * A dead worker's call that no instance has heard of from the platform yet (no platform id) is
+   * looked up again for this long before it counts as `failed-unknown`: its dial may have reached
+   * the platform just before the worker died, and its callbacks, on another instance, bring the id.
+   */
+  recoverUnheardMs: 30_000,
   /** A campaign's call with no final callback after this long is asked of the platform (its last callback may be lost). */
   askAfterMs: 2 * 3600_000,
   /** Variables of one call at most, and characters of one value. */

@@ -12,17 +12,24 @@ export interface PlivoOutboundOptions {
   baseUrl?: string;
 }
 
-// CallStatus as Plivo sends it to the ring, answer and hangup URLs.
+// CallStatus as Plivo sends it to the ring, answer and hangup URLs, read as Plivo's call status
+// article defines each (test/fixtures/platforms/plivo/status-callbacks.json names the pages):
+// `timeout` is "a timeout while connecting your call" (a carrier or network fault, not the ring
+// timeout, which is `no-answer`); `cancel` is "canceled by the callee without answering", a
+// declined call, which Twilio and Telnyx report as busy too, unless an API request cancelled it.
 const STATUS: Record<string, OutboundStatus> = {
   ringing: 'ringing',
   'in-progress': 'answered',
   completed: 'completed',
   busy: 'busy',
   failed: 'failed',
-  timeout: 'no-answer',
+  timeout: 'failed',
   'no-answer': 'no-answer',
-  cancel: 'canceled',
+  cancel: 'busy',
 };
+
+/** A `cancel` that an API request made (hangup cause 1000 Canceled, source API Request), not the callee. */
+const cancelledByApi = (p: Record<string, string>) => p.CallStatus === 'cancel' && (p.HangupSource === 'API Request' || /^cancel/i.test(p.HangupCause ?? ''));
 
 /** An ended call's record (Retrieve a call) as an outcome, by its hangup cause's name. */
 function ended(r: Record<string, any>): StatusUpdate {
@@ -82,7 +89,7 @@ export function plivoOutbound(o: PlivoOutboundOptions = {}): OutboundPlatform {
       );
       return { platformCallId: String(body.request_uuid ?? '') };
     },
-    status: (p) => readStatus(STATUS, p.CallStatus, p.Duration, p.CallUUID),
+    status: (p) => readStatus(cancelledByApi(p) ? { cancel: 'canceled' } : STATUS, p.CallStatus, p.Duration, p.CallUUID),
     // The answered leg's record once it ended (Retrieve a call), else whether it is live or still queued.
     async fetchStatus({ platformCallId, platformLegId }) {
       if (platformLegId) {

@@ -1,0 +1,327 @@
+/**
+ * The 20-contact campaign on Redis and BullMQ with real calls: two `hiwar campaign worker`
+ * processes (test/campaign/cli-worker-child.ts), each with its own agent server behind one
+ * balancer, place the calls through Twilio's REST API faked from its documentation; every
+ * answered call's media streams back through the balancer to an instance, with a scripted far end
+ * (a person, a voicemail and its beep, a carrier's announcement; busy, no answer and failed lines
+ * never answer). One worker is killed (SIGKILL) while a call it placed is under way: its job
+ * comes back to the other worker, which finds the call by its dial id in Redis and learns from
+ * the platform's callbacks (retried to the live instance, as platforms retry webhooks) how it
+ * ended. The platform's own request log says what was dialled.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { verifyWebhook } from '../../src/analytics/webhook.ts';
+import { CampaignQueue, jobIdOf } from '../../src/campaign/queue.ts';
+import type { CampaignResult } from '../../src/campaign/results.ts';
+import { campaignSettings } from '../../src/campaign/schedule.ts';
+import { isOpen, parseWindow } from '../../src/campaign/window.ts';
+import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
+import { Deadline } from '../helpers/deadline.ts';
+import { freePort, startRedis } from '../helpers/redis.ts';
+import { runSandbox, type Running } from '../helpers/sandbox.ts';
+import { FarEnd } from '../telephony/far-end.ts';
+import { FakePlatforms, testKeys, type MediaLeg, type Scenario } from '../telephony/outbound/fake-platforms.ts';
+import { farEndAudio, writeAgent } from './campaign-calls.ts';
+import { CAIRO_INDEX, contacts, DNC_INDEX, expected, numberOf, outcomeOf } from './script.ts';
+
+delete process.env.HIWAR_API_KEY;
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const CHILD = new URL(`./cli-worker-child${extname(new URL(import.meta.url).pathname)}`, import.meta.url).pathname;
+const SECRET = 'whsec-campaign-calls-test';
+const MIN = 60_000;
+// Two real minutes are a campaign hour: a call of 10 s lasts 20 campaign minutes, a retry after 10 minutes comes 5 s later.
+const SPEED = 120;
+const FROM = { a: '+966110000001', b: '+966110000002' };
+
+const trace = (m: string) => process.env.HIWAR_CALLS_TRACE && appendFileSync(process.env.HIWAR_CALLS_TRACE, `${new Date().toISOString()} ${m}\n`);
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 180_000): Promise<void> {
+  const deadline = new Deadline(timeoutMs);
+  while (!(await check())) {
+    if (deadline.expired) throw new Error(`timed out waiting: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * A TCP balancer in front of the instances: each connection to the first instance that takes it
+ * (the first while it lives), so until the kill every callback and every media stream reaches
+ * worker a, whichever worker dialled, and afterwards worker b.
+ */
+async function balancer(ports: number[]): Promise<{ port: number; close(): Promise<void> }> {
+  const open = new Set<Socket>();
+  const server = createTcpServer((inbound) => {
+    inbound.pause();
+    open.add(inbound);
+    inbound.on('close', () => open.delete(inbound));
+    inbound.on('error', () => {});
+    const order = ports;
+    const attempt = (i: number) => {
+      if (i >= order.length) return inbound.destroy();
+      const out = connect(order[i]!, '127.0.0.1');
+      open.add(out);
+      let up = false;
+      out.once('connect', () => {
+        up = true;
+        inbound.pipe(out);
+        out.pipe(inbound);
+        inbound.resume();
+      });
+      out.on('error', () => (up ? inbound.destroy() : attempt(i + 1)));
+      out.on('close', () => (open.delete(out), up && inbound.destroy()));
+      inbound.on('close', () => out.destroy());
+    };
+    attempt(0);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise((r) => (open.forEach((s) => s.destroy()), server.close(() => r()))),
+  };
+}
+
+let sandbox: Running;
+let audio: Awaited<ReturnType<typeof farEndAudio>>;
+before(async () => {
+  sandbox = await runSandbox();
+  audio = await farEndAudio(sandbox);
+});
+after(() => sandbox?.close());
+
+test('on Redis and BullMQ with real calls: two hiwar campaign worker processes behind a balancer, one killed (SIGKILL) mid-call; 20 contacts, window, concurrency 3; every outcome and who answered right, nothing dialled twice or lost (the platform\'s log), retries at the right times, the do-not-call number never dialled', async () => {
+  const redis = await startRedis();
+  const dir = await mkdtemp(join(tmpdir(), 'hiwar-campaign-cluster-'));
+  const keys = testKeys();
+  const clock = new SteadyScaledClock(2);
+  const indexOf = (n: string) => Array.from({ length: 20 }, (_, i) => i).find((i) => numberOf(i) === n)!;
+  // The platform's view of each call: whose dial, which attempt, the far end's phone, and whether it is under way.
+  const calls = new Map<string, { index: number; attempt: number; from: string; answered: boolean; over: boolean; media: 'none' | 'opening' | 'open' | 'closed' | 'failed' }>();
+  let most = 0;
+  let mostWithDead = 0;
+  let killed = false;
+
+  async function farEnd(leg: MediaLeg): Promise<void> {
+    const call = calls.get(leg.platformCallId)!;
+    call.answered = true;
+    const a = await audio(leg.protocol.rate);
+    const far = new FarEnd(leg.streamUrl, leg.protocol, clock);
+    call.media = 'opening';
+    try {
+      await far.start();
+    } catch (err) {
+      // The instance died as the stream opened: the call goes on without media until the platform ends it.
+      call.media = 'failed';
+      trace(`media ${leg.platformCallId} failed to open: ${(err as Error).message}`);
+      return;
+    }
+    call.media = 'open';
+    void far.closed.then(() => (call.media = 'closed'));
+    const outcome = outcomeOf(call.index, call.attempt);
+    trace(`media ${leg.platformCallId} contact ${call.index} attempt ${call.attempt} (${outcome}) from ${call.from}`);
+    void far.closed.then(() => trace(`media ${leg.platformCallId} closed`));
+    if (outcome === 'completed') {
+      // A person: "ألو", then hangs up once the agent has begun to answer (or the line died with its instance).
+      await Promise.race([far.say(a.alo!), far.closed]);
+      await far.until(() => far.played > 0.5 || call.media === 'closed', 60_000).catch(() => {});
+    } else {
+      // A voicemail or a carrier: plays its recording; the agent hangs up.
+      await Promise.race([far.say(outcome === 'machine-voicemail' ? a.voicemail! : a.carrier!), far.closed]);
+      await Promise.race([far.closed, new Promise((r) => setTimeout(r, 60_000).unref())]);
+    }
+    far.hangup();
+    trace(`media ${leg.platformCallId} done, heard ${far.played.toFixed(1)} s`);
+  }
+
+  const fake = await new FakePlatforms(keys, {
+    scenario: (to: string, id: string): Scenario => {
+      const index = indexOf(to);
+      const dial = fake.received.filter((r) => r.form?.get('To') === to);
+      calls.set(id, { index, attempt: dial.length, from: dial.at(-1)!.form!.get('From')!, answered: false, over: false, media: 'none' });
+      // Calls the platform has under way now: dialled, and their last callback not yet sent.
+      const underWay = [...calls.keys()].filter((k) => k !== id && !fake.over.has(k));
+      underWay.push(id);
+      // A killed worker's slots come back after their lease while its calls may still be under way
+      // (docs/campaigns.md#on-a-cluster): those are counted apart.
+      const ofLive = underWay.filter((k) => !(killed && calls.get(k)!.from === FROM.a));
+      most = Math.max(most, ofLive.length);
+      mostWithDead = Math.max(mostWithDead, underWay.length);
+      trace(`dial ${id} contact ${index} attempt ${dial.length} from ${calls.get(id)!.from}; under way: ${underWay.join(' ')}`);
+      const o = outcomeOf(index, dial.length);
+      return o === 'busy' || o === 'no-answer' || o === 'failed' ? o : 'answer';
+    },
+    onMedia: farEnd,
+    durationS: 20,
+    callbackRetries: 10,
+  }).start();
+  let failed: (err: Error) => void = () => {};
+  // A call's life that broke (a far end, a callback nobody took) would leave the campaign waiting for ever: fail then, saying why.
+  const broken = new Promise<never>((_, reject) => (failed = reject));
+  let seenCallbacks = 0;
+  const watch = setInterval(() => {
+    for (const cb of fake.callbacks.slice(seenCallbacks)) trace(`callback ${cb.status} → ${cb.answered} ${cb.url.replace(/\/[^/]{40,}/, '/…')}`);
+    seenCallbacks = fake.callbacks.length;
+    for (const [id, c] of calls) if (!c.over && fake.finished.has(id)) (c.over = true), trace(`over ${id}`);
+    if (fake.errors.length) failed(new Error(`a call's life failed: ${fake.errors.join('; ')}`));
+  }, 20);
+
+  const deliveries: { body: string; headers: Record<string, string | string[] | undefined> }[] = [];
+  const hook: Server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => (deliveries.push({ body: Buffer.concat(parts).toString(), headers: req.headers }), res.writeHead(204).end()));
+  });
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+  const ports = { a: await freePort(), b: await freePort() };
+  const lb = await balancer([ports.a, ports.b]);
+  const queue = new CampaignQueue(redis.url);
+  const children: ChildProcess[] = [];
+  // Sunday 08:59:50 in Riyadh, ten campaign seconds before the window opens.
+  const time = { origin: Date.now(), start: Date.parse('2026-11-29T05:59:50Z') };
+  const now = () => time.start + (Date.now() - time.origin) * SPEED;
+  const agentFile = join(dir, 'reminder.mjs');
+  await writeAgent(agentFile);
+  const worker = async (name: 'a' | 'b') => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        REDIS_URL: redis.url,
+        SANDBOX_URL: sandbox.sandbox.url,
+        SANDBOX_KEY: sandbox.key,
+        AGENT_FILE: agentFile,
+        WORKER_NAME: name,
+        WORKER_FROM: FROM[name],
+        WORKER_PORT: String(ports[name]),
+        PUBLIC_URL: `http://127.0.0.1:${lb.port}`,
+        TWILIO_ACCOUNT_SID: keys.twilio.accountSid,
+        TWILIO_AUTH_TOKEN: keys.twilio.authToken,
+        HIWAR_TWILIO_API_URL: fake.url,
+        HIWAR_CALLS_SECRET: 'campaign-cluster-calls-secret-0123456789',
+        // Every instance takes the media tokens and callbacks any of them minted.
+        HIWAR_MEDIA_SECRET: 'media-secret-shared-by-the-instances-0123',
+        HIWAR_ANALYTICS_WEBHOOK_URL: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hooks`,
+        HIWAR_ANALYTICS_SECRET: SECRET,
+        CLOCK_ORIGIN: String(time.origin),
+        CLOCK_START: String(time.start),
+        CLOCK_SPEED: String(SPEED),
+      },
+    });
+    children.push(child);
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    await until(() => out.includes('taking campaign calls') || child.exitCode !== null, `worker ${name} ready`, 120_000);
+    assert.ok(out.includes('taking campaign calls'), out);
+    return child;
+  };
+  try {
+    const [a] = await Promise.all([worker('a'), worker('b')]);
+    const window = parseWindow('Sun-Thu 09:00-21:00 Asia/Riyadh');
+    const meta = await queue.start({ id: 'sunday', contacts: contacts(), settings: campaignSettings({ window, concurrency: 3, retries: 2, retryAfterMs: 10 * MIN }), doNotCall: [numberOf(DNC_INDEX)] }, now());
+
+    // Worker a dies while a call it placed is answered and its media stream (on a) is open.
+    await until(() => fake.received.length >= 4 && [...calls.values()].some((c) => c.from === FROM.a && c.media === 'open'), 'worker a has an answered call under way');
+    const exited = new Promise((r) => a!.once('exit', r));
+    a!.kill('SIGKILL');
+    killed = true;
+    const overAtKill = new Set(fake.over);
+    await exited;
+    trace('worker a killed');
+    // The calls whose session ran on worker a when it died (every stream was on a until then).
+    const atKill = new Set([...calls].filter(([, c]) => c.answered && !c.over).map(([id]) => id));
+    assert.ok(atKill.size > 0);
+
+    await Promise.race([until(async () => (await queue.store.meta(meta.id))?.state === 'done', 'the campaign is done', 600_000), broken]);
+    const states = await queue.store.contacts(meta.id);
+    assert.deepEqual(fake.errors, [], "every call's life ran to its end");
+    // …and those whose stream could not open as a died: no session heard them either.
+    const orphaned = [...calls].filter(([id, c]) => atKill.has(id) || c.media === 'failed').map(([id, c]) => ({ id, ...c }));
+
+    // The platform's view: each (contact, attempt) dialled once, never the do-not-call number, never more than 3 at once.
+    const dialled = [...calls.values()].map((c) => `${c.index}:${c.attempt}`);
+    assert.equal(dialled.length, fake.received.length, 'one call per REST request');
+    assert.ok(!fake.received.some((r) => r.form?.get('To') === numberOf(DNC_INDEX)), 'the do-not-call number was never dialled');
+    assert.ok(most <= 3, `at most 3 calls of the live workers at once (saw ${most})`);
+    // Worker a's calls still under way when it died (dialled by then, whenever the platform reached their scenario).
+    const deadCalls = [...calls].filter(([id, c]) => c.from === FROM.a && !overAtKill.has(id)).length;
+    assert.ok(mostWithDead <= 3 + deadCalls, `at most 3 at once and the dead worker's calls (saw ${mostWithDead})`);
+    for (const c of calls.values()) {
+      const at = states.find((x) => x.index === c.index)?.attempts.find((x) => x.attempt === c.attempt)?.startedAt;
+      assert.ok(at !== undefined && isOpen(window, at, c.index === CAIRO_INDEX ? 'Africa/Cairo' : undefined), `contact ${c.index} attempt ${c.attempt} claimed at ${at === undefined ? '(no record)' : new Date(at).toISOString()}, inside the window`);
+    }
+
+    // Worker a may die between recording an attempt as started and placing it: the platform never
+    // saw that dial, so the attempt ends as failed-unknown and is never dialled again (never blindly).
+    const placed = new Set(dialled);
+    const unplaced = new Map(states.flatMap((s) => s.attempts.filter((x) => !placed.has(`${s.index}:${x.attempt}`)).map((x) => [s.index, x.attempt] as const)));
+    assert.ok(unplaced.size <= 3, `only calls the killed worker held can be unplaced: ${[...unplaced].join(' ')}`);
+    // An answered call whose session died with worker a: who answered may be lost with it (unless
+    // the session had ended and recorded it), and then the platform's word stands (completed): a
+    // voicemail or a carrier ends there, not retried.
+    const orphan = (index: number, attempt: number) => orphaned.some((o) => o.index === index && o.attempt === attempt);
+    const attemptOf = (index: number, attempt: number) => states.find((x) => x.index === index)?.attempts.find((x) => x.attempt === attempt);
+    for (const o of orphaned) assert.ok([outcomeOf(o.index, o.attempt), 'completed'].includes(attemptOf(o.index, o.attempt)?.outcome ?? ''), `contact ${o.index} attempt ${o.attempt}: ${attemptOf(o.index, o.attempt)?.outcome}`);
+    const wanted = (index: number): { outcome: string; attempts: number } => {
+      const lost = unplaced.get(index);
+      if (lost !== undefined) return { outcome: 'failed-unknown', attempts: lost };
+      const machine = orphaned.find((o) => o.index === index && outcomeOf(index, o.attempt).startsWith('machine-') && attemptOf(index, o.attempt)?.outcome === 'completed');
+      return machine ? { outcome: 'completed', attempts: machine.attempt } : expected(index);
+    };
+    for (const s of states) {
+      const want = wanted(s.index);
+      assert.equal(s.status === 'do-not-call' ? 'do-not-call' : s.attempts.at(-1)?.outcome, want.outcome, `contact ${s.index}`);
+      assert.deepEqual(s.attempts.map((x) => x.attempt), Array.from({ length: want.attempts }, (_, k) => k + 1), `contact ${s.index}'s attempts`);
+      assert.equal(dialled.filter((d) => d.startsWith(`${s.index}:`)).length, want.attempts - (unplaced.has(s.index) ? 1 : 0), `contact ${s.index} dialled as often as attempted`);
+      for (const x of s.attempts) {
+        const o = x.outcome ?? '';
+        if (orphan(s.index, x.attempt) || unplaced.get(s.index) === x.attempt) continue;
+        // Who answered, from the call's session: a person, the voicemail, the carrier.
+        if (o === 'completed') assert.equal(x.amd, 'human', `contact ${s.index} attempt ${x.attempt}`);
+        if (o.startsWith('machine-')) assert.equal(x.amd, o, `contact ${s.index} attempt ${x.attempt}`);
+      }
+      for (let k = 1; k < s.attempts.length; k++) assert.ok(s.attempts[k]!.startedAt >= s.attempts[k - 1]!.endedAt! + 10 * MIN, `contact ${s.index}'s retry ${k + 1}`);
+      assert.equal(s.unreported, undefined);
+    }
+    assert.equal(await queue.queue.getCompletedCount(), 20);
+    assert.ok(!(await queue.queue.getJob(jobIdOf(meta.id, 0)))?.failedReason);
+
+    // Every result reached the webhook, signed (at least once: the dial id names repeats).
+    const results = new Map<string, CampaignResult>();
+    for (const d of deliveries) {
+      assert.ok(verifyWebhook(d.body, d.headers, SECRET), 'signed');
+      const r = JSON.parse(d.body) as CampaignResult;
+      results.set(`${r.dialId}:${r.final}`, r);
+    }
+    for (const s of states) {
+      const finals = [...results.values()].filter((r) => r.index === s.index && r.final);
+      assert.equal(finals.length, 1, `contact ${s.index}'s final result delivered`);
+      assert.equal(finals[0]!.outcome, s.status === 'do-not-call' ? 'do-not-call' : s.attempts.at(-1)!.outcome);
+    }
+    assert.equal([...results.values()].filter((r) => r.attempt > 0).length, dialled.length + unplaced.size, 'a result for every attempt');
+  } finally {
+    clearInterval(watch);
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    clock.stop();
+    trace('cleanup: queue');
+    await queue.close();
+    trace('cleanup: servers');
+    hook.closeAllConnections();
+    await new Promise((r) => hook.close(r));
+    await lb.close();
+    await fake.close();
+    trace('cleanup: redis');
+    await redis.stop();
+    await rm(dir, { recursive: true, force: true });
+    trace('cleanup: done');
+  }
+});
