@@ -15,11 +15,15 @@ import { hiwar } from '../helpers/processes.ts';
 const agent: Agent = { name: 'startup', instructions: 'x', greeting: 'أهلًا', voice: { voice_id: 'ar-hijazi-female-1' } } as Agent;
 const silent = { level: 'silent' } as const;
 
-/** A port some other server listens on. */
-async function occupiedPort(): Promise<{ port: number; close(): Promise<void> }> {
+/** Runs `check` with a port some other server listens on. */
+async function withTakenPort(check: (port: number) => Promise<void>): Promise<void> {
   const server: Server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { port: (server.address() as AddressInfo).port, close: () => new Promise((r) => server.close(() => r())) };
+  try {
+    await check((server.address() as AddressInfo).port);
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
 }
 
 /** Listening and connected sockets of this process (what would keep it up), once closing handles are gone. */
@@ -61,20 +65,15 @@ test('the other start-up failures after the sandbox started close it too: wrapSe
 });
 
 test('a sandbox whose second port is taken closes the first before the error reaches the caller', async () => {
-  const taken = await occupiedPort();
-  try {
+  await withTakenPort(async (port) => {
     const before = await handles();
-    await assert.rejects(startSandbox({ port: 0, uaePort: taken.port }), /EADDRINUSE/);
+    await assert.rejects(startSandbox({ port: 0, uaePort: port }), /EADDRINUSE/);
     assert.deepEqual(await handles(), before, 'its main port closed');
-  } finally {
-    await taken.close();
-  }
+  });
 });
 
 test('listen() on a port in use: the error reaches the caller with nothing of the attempt left open; the app can listen elsewhere, then closes', async () => {
-  const taken = await occupiedPort();
-  const { port } = taken;
-  try {
+  await withTakenPort(async (port) => {
     const before = await handles();
     const app = await createAgentServer({ agent });
     await assert.rejects(app.listen({ port }), /EADDRINUSE/);
@@ -82,21 +81,15 @@ test('listen() on a port in use: the error reaches the caller with nothing of th
     assert.equal((await fetch(`${url}/healthz`)).status, 200, 'a second listen after the failed one works');
     await app.close();
     assert.deepEqual(await handles(), before, 'closed: nothing left');
-  } finally {
-    await taken.close();
-  }
+  });
 });
 
 test('hiwar serve on a port in use: it says so and its process ends by itself (sandbox, ledger and routes closed)', async () => {
-  const taken = await occupiedPort();
-  const { port } = taken;
-  try {
+  await withTakenPort(async (port) => {
     // runNode's failsafe rejects if the process is still up: what is checked is that it ends at all.
     // (It teaches the sandbox the agent's phrases first: minutes on a loaded machine.)
     const r = await hiwar(['serve', '--port', String(port)], { HIWAR_LOG_LEVEL: 'silent', REDIS_URL: '', HIWAR_PUBLIC_URL: '' }, 400_000);
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stderr, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already taken`));
-  } finally {
-    await taken.close();
-  }
+  });
 });
