@@ -77,6 +77,8 @@ export class AgentSession implements SessionControl {
   private readonly output: ResamplingOutput;
   private readonly keypad: Keypad;
   private readonly turns: CallerTurns;
+  /** Replies begun so far (`reply_started`'s numbers). */
+  private replies = 0;
   /** The session as the reply handlers see it (reply-record.ts). */
   private readonly replyHost: ReplyRecordHost;
   private readonly log: Logger;
@@ -135,7 +137,7 @@ export class AgentSession implements SessionControl {
       emit: (e) => this.emit(e),
       threw: this.threw,
       callerSaid: (text, input) => this.turns.said(text, 'dtmf', input),
-      answer: (req) => this.lane.answer(req),
+      answer: (req) => this.lane.answer({ ...req, turnNumber: this.turns.last }),
     });
     this.actions = new CallActions(transport, {
       isEnding: () => !!this.ending,
@@ -391,10 +393,13 @@ export class AgentSession implements SessionControl {
     const { agent, replies, interruption } = this.stages;
     interruption.reset();
     if (req.turn) this.setState('thinking');
-    const r = await replies.run(req, signal);
+    // Numbered, and its events told as its own: a task's line may run inside a reply whose tool waits.
+    const id = ++this.replies;
+    this.emit({ type: 'reply_started', reply: id, ...(req.turn && req.turnNumber ? { turn: req.turnNumber } : {}) });
+    const r = await replies.run({ ...req, events: (e) => onReplyEvent(this.replyHost, e, id) }, signal);
     if (r.text) this.lastAgentLine = r.text;
     this.hearing.schedule();
-    recordReply(this.replyHost, agent, req, r);
+    recordReply(this.replyHost, agent, req, r, id);
     if (!this.stages.replies.current) this.setState('listening');
     if (r.fatal) {
       const f = classifyFailure(r.fatal.error, 'tts');

@@ -34,6 +34,9 @@ export interface CallerTurnsHost {
 
 /** Where the caller's turns go: the task running, else the model. */
 export class CallerTurns {
+  /** The number of the caller's last turn (`user_turn`'s `turn`); 0 before the first. */
+  last = 0;
+
   constructor(private readonly host: CallerTurnsHost) {}
 
   /**
@@ -46,7 +49,7 @@ export class CallerTurns {
     const agent = h.agent();
     h.report.user(text, { agent: agent.name, task: task?.task.name, startedAt: h.report.since(span.from), speechEndedAt: h.report.since(span.to) });
     guarded('onUserTurn', () => h.agent().hooks?.onUserTurn?.(text), h.threw);
-    h.emit({ type: 'user_turn', text, source });
+    h.emit({ type: 'user_turn', text, source, turn: ++this.last });
     if (!task) return false;
     h.history.addUser(text);
     task.input(input);
@@ -61,6 +64,6 @@ export class CallerTurns {
     const speechEndAt = turn.lastWordEnd !== undefined ? h.stt.timeOf(turn.lastWordEnd) : undefined;
     if (h.amd?.swallows(speechEndAt)) return; // the "ألو" the detection decided on is no turn
     const speechStartAt = turn.firstWordStart !== undefined ? h.stt.timeOf(turn.firstWordStart) : undefined;
-    this.said(turn.text, 'speech', { kind: 'speech', text: turn.text }, { from: speechStartAt, to: speechEndAt }) || h.answer({ turn, speechEndAt });
+    this.said(turn.text, 'speech', { kind: 'speech', text: turn.text }, { from: speechStartAt, to: speechEndAt }) || h.answer({ turn, speechEndAt, turnNumber: this.last });
   }
 }

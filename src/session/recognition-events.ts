@@ -24,8 +24,14 @@ export interface RecognitionHost {
 /** Handles one event of the session's recognizer. */
 export function onRecognition(host: RecognitionHost, ev: SttEvent): void {
   if (ev.type === 'listen') return onListen(host, ev.event, ev.at);
-  if (ev.type === 'reconnecting') return host.notice(`speech recognition reconnecting (attempt ${ev.attempt}, close ${ev.close.code})`);
-  if (ev.type === 'reconnected') return host.notice(`speech recognition reconnected; replayed ${ev.replayedSeconds.toFixed(1)} s of caller audio`);
+  if (ev.type === 'reconnecting') {
+    host.emit({ type: 'reconnect', service: 'stt', phase: 'reconnecting', attempt: ev.attempt });
+    return host.notice(`speech recognition reconnecting (attempt ${ev.attempt}, close ${ev.close.code})`);
+  }
+  if (ev.type === 'reconnected') {
+    host.emit({ type: 'reconnect', service: 'stt', phase: 'reconnected' });
+    return host.notice(`speech recognition reconnected; replayed ${ev.replayedSeconds.toFixed(1)} s of caller audio`);
+  }
   const f = closeFailure(ev.close, 'stt', ev.close.retryable);
   host.fail('stt', f, true, ev.message);
   // Whatever stopped recognition for good, the caller hears the out-of-service line, not silence.

@@ -27,13 +27,14 @@ export interface ReplyRecordHost {
   handoff(h: Handoff): void;
 }
 
-/** Handles one event of the reply running. */
-export function onReplyEvent(host: ReplyRecordHost, e: ReplyStageEvent): void {
+/** Handles one event of reply number `reply` (0: the stage's own, outside any numbered reply). */
+export function onReplyEvent(host: ReplyRecordHost, e: ReplyStageEvent, reply = 0): void {
+  const id = reply ? { reply } : {};
   if (e.type === 'speaking') host.setState('speaking');
-  else if (e.type === 'agent_chunk') host.emit(e);
+  else if (e.type === 'agent_chunk') host.emit({ ...e, ...id });
   else if (e.type === 'tool') {
     host.report.tool({ name: e.outcome.call.name, ms: e.outcome.ms, error: e.outcome.error });
-    host.emit(e);
+    host.emit({ ...e, ...id });
     if (e.outcome.threw) host.threw(`tool ${e.outcome.call.name}`, e.outcome.error);
     // A tool that returns a handoff hands the call over once this reply is spoken.
     if (e.outcome.result instanceof Handoff) host.handoff(e.outcome.result);
@@ -41,8 +42,8 @@ export function onReplyEvent(host: ReplyRecordHost, e: ReplyStageEvent): void {
   else host.fail('tts', classifyFailure(e.error, 'tts'), false, e.error);
 }
 
-/** Records a reply that is over: the report's agent turn, the agent's `onAgentTurn` hook, the events. */
-export function recordReply(host: ReplyRecordHost, agent: Agent, req: LaneRequest & { task?: string }, r: ReplyOutcome): void {
+/** Records reply number `reply`, which is over: the report's agent turn, the agent's `onAgentTurn` hook, the events. */
+export function recordReply(host: ReplyRecordHost, agent: Agent, req: LaneRequest & { task?: string }, r: ReplyOutcome, reply: number): void {
   const turn = req.turn;
   const metrics: TurnMetrics = { interrupted: r.interrupted };
   if (turn) {
@@ -51,9 +52,9 @@ export function recordReply(host: ReplyRecordHost, agent: Agent, req: LaneReques
   const { report } = host;
   report.agent({ text: r.text, heardText: r.heard, interrupted: r.interrupted, startedAt: report.since(r.times.firstSent), agent: agent.name, task: req.task, ...(turn ? { metrics } : {}) });
   guarded('onAgentTurn', () => agent.hooks?.onAgentTurn?.(r.text, r.heard, r.interrupted), host.threw);
-  host.emit({ type: 'agent_turn', text: r.text, heardText: r.heard, interrupted: r.interrupted });
+  host.emit({ type: 'agent_turn', text: r.text, heardText: r.heard, interrupted: r.interrupted, reply });
   if (turn) {
-    host.emit({ type: 'metrics', metrics });
+    host.emit({ type: 'metrics', metrics, reply });
     host.log.info({ agent: agent.name, metrics }, 'turn');
   }
 }
