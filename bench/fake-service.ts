@@ -3,11 +3,11 @@
  * WebSocket servers on a local port, near-zero engine cost and fixed delays, so a bench measures
  * hiwar and not the sandbox's espeak-ng and recognizer.
  *
- * - `/listen`: end of speech is found by energy (a frame whose mean absolute sample is above
+ * - `/listen` (fake-listen.ts): end of speech is found by energy (a frame whose mean absolute sample is above
  *   `SPEECH_LEVEL` is speech). SpeechStarted when speech starts, an interim every 200 ms of
  *   speech, and the final (is_final + speech_final, then UtteranceEnd) `sttMs` after the first
  *   silent audio after speech arrived.
- * - `/websocket/text-to-speech` and `POST /text-to-speech/{model}`: first audio `ttsMs` after the
+ * - `/websocket/text-to-speech` and `POST /text-to-speech/{model}` (fake-tts.ts): first audio `ttsMs` after the
  *   text, then `chunkMs` pieces of a quiet tone, `audioMsPerChar` of audio per character, sent
  *   `realtimeFactor` times faster than real time.
  * - `POST /v1/chat/completions` (streaming): the first token `llmMs` after the request, then the
@@ -27,8 +27,10 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
+import { fakeListen } from './fake-listen.ts';
 import { streamedChat } from './fake-stream-reply.ts';
+import { fakeRestTts, fakeTtsSocket, toneCache } from './fake-tts.ts';
 
 export interface FakeDelays {
   /** Final transcript after the end of speech (first silent audio received). @default 200 */
@@ -58,13 +60,10 @@ export interface FakeDelays {
 
 export const FAKE_DELAYS: FakeDelays = { sttMs: 200, llmMs: 200, ttsMs: 100, audioMsPerChar: 25, chunkMs: 100, realtimeFactor: 2, streamReply: 0, tokenGapMinMs: 10, tokenGapMaxMs: 40 };
 
-/** The caller's words in every final transcript, and the model's reply. */
-export const FAKE_TRANSCRIPT = 'أريد معرفة رصيد حسابي';
+/** The model's reply (the caller's words are `FAKE_TRANSCRIPT`, fake-listen.ts). */
 export const FAKE_REPLY = ['حسنًا،', ' رصيدك', ' متاح', ' الآن', ' في', ' التطبيق.'];
 export { STREAM_REPLY, STREAM_TOOL, STREAM_AFTER_TOOL } from './fake-stream-reply.ts';
-
-/** Mean absolute sample above which a frame is speech. */
-export const SPEECH_LEVEL = 500;
+export { FAKE_TRANSCRIPT, SPEECH_LEVEL } from './fake-listen.ts';
 
 /** Delays held, and `speech`: when SpeechStarted was sent (the event a barge-in is decided on). */
 export type HoldKind = 'stt' | 'llm' | 'tts' | 'speech';
@@ -79,15 +78,11 @@ export interface Hold {
   tokensAt?: number[];
 }
 
+/** Records a hold of `call` that started at `started` (epoch ms) and ends now; returns the ms held. */
+export type RecordHold = (call: string, kind: HoldKind, nominalMs: number, started: number, tokensAt?: number[]) => number;
+
 const epochNow = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Quiet tone samples (not silence, so a recording of the call shows the agent). */
-function tone(samples: number, rate: number): Int16Array {
-  const out = new Int16Array(samples);
-  for (let i = 0; i < samples; i++) out[i] = Math.round(300 * Math.sin((2 * Math.PI * 440 * i) / rate));
-  return out;
-}
 
 export interface FakeService {
   port: number;
@@ -101,7 +96,7 @@ export interface FakeService {
 export async function startFakeService(delays: Partial<FakeDelays> = {}): Promise<FakeService> {
   const d: FakeDelays = { ...FAKE_DELAYS, ...delays };
   const holds = new Map<string, Hold[]>();
-  const record = (call: string, kind: HoldKind, nominalMs: number, started: number, tokensAt?: number[]): number => {
+  const record: RecordHold = (call, kind, nominalMs, started, tokensAt) => {
     const at = epochNow();
     const heldMs = at - started;
     let list = holds.get(call);
@@ -109,17 +104,7 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
     list.push({ kind, nominalMs, heldMs: Math.round(heldMs * 100) / 100, at, ...(tokensAt ? { tokensAt } : {}) });
     return heldMs;
   };
-  // Tones are cached per rate and length so the fake spends nothing per message on them.
-  const tones = new Map<string, Buffer>();
-  const toneBytes = (rate: number, ms: number): Buffer => {
-    const key = `${rate}:${ms}`;
-    let b = tones.get(key);
-    if (!b) {
-      const t = tone(Math.round((rate * ms) / 1000), rate);
-      tones.set(key, (b = Buffer.from(t.buffer, t.byteOffset, t.byteLength)));
-    }
-    return b;
-  };
+  const toneBytes = toneCache();
 
   const server = createServer((req, res) => {
     // Holds are counted from the request's arrival: reading and parsing it is the fake's time.
@@ -160,7 +145,7 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
     }
     if (req.method === 'POST' && url.pathname === '/v1/chat/completions') return chat(await body(req), res, arrived);
     const tts = /^\/api\/v1\/text-to-speech\/[^/]+$/.exec(url.pathname);
-    if (req.method === 'POST' && tts) return restTts(await body(req), res, arrived);
+    if (req.method === 'POST' && tts) return fakeRestTts(await body(req), res, arrived, d, record, toneBytes);
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ errorCode: 40401, errorMessage: `no route ${req.method} ${url.pathname}` }));
   }
@@ -185,149 +170,13 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
     res.end(end);
   }
 
-  async function restTts(b: Record<string, unknown>, res: ServerResponse, started: number): Promise<void> {
-    const rate = Number(b.sample_rate ?? 24000);
-    const text = String(b.text ?? '');
-    await sleep(d.ttsMs);
-    const held = record(String(b.voice_id ?? ''), 'tts', d.ttsMs, started);
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'x-held-ms': held.toFixed(2) });
-    let left = Math.max(d.chunkMs, text.length * d.audioMsPerChar);
-    while (left > 0 && !res.destroyed) {
-      const ms = Math.min(d.chunkMs, left);
-      res.write(toneBytes(rate, ms));
-      left -= ms;
-      if (left > 0) await sleep(ms / d.realtimeFactor);
-    }
-    res.end();
-  }
-
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname === '/api/v1/listen') wss.handleUpgrade(req, socket, head, (ws) => listen(ws, url.searchParams));
-    else if (url.pathname === '/api/v1/websocket/text-to-speech') wss.handleUpgrade(req, socket, head, (ws) => ttsSocket(ws));
+    if (url.pathname === '/api/v1/listen') wss.handleUpgrade(req, socket, head, (ws) => fakeListen(ws, url.searchParams, d, record));
+    else if (url.pathname === '/api/v1/websocket/text-to-speech') wss.handleUpgrade(req, socket, head, (ws) => fakeTtsSocket(ws, d, record, toneBytes));
     else socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
   });
-
-  function listen(ws: WebSocket, q: URLSearchParams): void {
-    const call = q.get('hotwords')?.split(',')[0] ?? '';
-    const rate = Number(q.get('sample_rate') ?? 16000);
-    const send = (m: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
-    let samples = 0;
-    let speechStart: number | undefined;
-    let speechEnd = 0;
-    let lastInterim = 0;
-    let turnId = 0;
-    let turns = 0;
-    send({ type: 'Metadata', session_id: `bench-${call}`, model: q.get('model') ?? 'asr', sample_rate: rate, dropped_hotwords: [] });
-    ws.on('message', (data, isBinary) => {
-      // The hold counts from here: the fake's own reading of the audio is not the agent's time.
-      const arrived = epochNow();
-      if (!isBinary) {
-        const msg = JSON.parse(data.toString()) as { type?: string };
-        if (msg.type === 'CloseStream') {
-          send({ type: 'Metadata', session_id: `bench-${call}`, audio_seconds_billed: samples / rate, turn_count: turns });
-          ws.close(1000);
-        }
-        return;
-      }
-      // A frame read together with an odd-length one before it can start at an odd offset
-      // (it crashed the fake at load 28): a view needs two-byte alignment, else a copy.
-      const buf = (data as Buffer).byteOffset % 2 ? Buffer.from(data as Buffer) : (data as Buffer);
-      const pcm = new Int16Array(buf.buffer, buf.byteOffset, buf.byteLength >> 1);
-      // Energy on every 4th sample: enough to tell a tone from silence, and nearly free.
-      let sum = 0;
-      for (let i = 0; i < pcm.length; i += 4) sum += Math.abs(pcm[i]!);
-      const loud = pcm.length > 0 && sum / Math.ceil(pcm.length / 4) > SPEECH_LEVEL;
-      const t0 = samples / rate;
-      samples += pcm.length;
-      const t1 = samples / rate;
-      if (loud) {
-        if (speechStart === undefined) {
-          speechStart = t0;
-          lastInterim = t0;
-          send({ type: 'SpeechStarted', channel: 0, ts: t0 });
-          record(call, 'speech', 0, epochNow());
-        }
-        speechEnd = t1;
-        if (t1 - lastInterim >= 0.2) {
-          lastInterim = t1;
-          send({ type: 'Results', channel: 0, turn_id: turnId, transcript: FAKE_TRANSCRIPT.split(' ')[0], words: [{ word: 'أريد', start: speechStart, end: t1 }], is_final: false, speech_final: false, confidence: 0.9 });
-        }
-        return;
-      }
-      if (speechStart === undefined) return;
-      const start = speechStart;
-      const end = speechEnd;
-      const id = turnId++;
-      speechStart = undefined;
-      turns++;
-      const words = FAKE_TRANSCRIPT.split(' ').map((word, i, all) => ({
-        word, start: start + ((end - start) * i) / all.length, end: start + ((end - start) * (i + 1)) / all.length, confidence: 0.95,
-      }));
-      setTimeout(() => {
-        send({ type: 'Results', channel: 0, turn_id: id, transcript: FAKE_TRANSCRIPT, words, is_final: true, speech_final: true, confidence: 0.95, held_ms: epochNow() - arrived });
-        // Ended once the final is written (see `Hold`); UtteranceEnd follows it, off the turn's path.
-        record(call, 'stt', d.sttMs, arrived);
-        send({ type: 'UtteranceEnd', channel: 0, turn_id: id, last_word_end: end });
-      }, d.sttMs);
-    });
-  }
-
-  function ttsSocket(ws: WebSocket): void {
-    let call = '';
-    let rate = 24000;
-    let epoch = 0;
-    // Generations run one after the other, as the service voices text in order.
-    let chain = Promise.resolve();
-    let utteranceStarted = true;
-    const send = (m: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
-    const generate = (text: string, mine: number, arrived: number) => async () => {
-      const first = utteranceStarted;
-      utteranceStarted = false;
-      // The first text of an utterance finds the socket idle: its hold counts from its arrival.
-      const started = first ? arrived : epochNow();
-      await sleep(d.ttsMs);
-      if (mine !== epoch) return;
-      let left = Math.max(d.chunkMs, text.length * d.audioMsPerChar);
-      let firstPiece = true;
-      while (left > 0 && mine === epoch) {
-        const ms = Math.min(d.chunkMs, left);
-        send({ audio: toneBytes(rate, ms).toString('base64'), sampleRate: rate, isFinal: false, ...(firstPiece ? { held_ms: epochNow() - started, first_of_utterance: first } : {}) });
-        // Only the first generation of an utterance is on the caller's wait (later ones overlap
-        // playout); its hold ends once its first audio is written (see `Hold`).
-        if (firstPiece && first) record(call, 'tts', d.ttsMs, started);
-        firstPiece = false;
-        left -= ms;
-        if (left > 0) await sleep(ms / d.realtimeFactor);
-      }
-    };
-    ws.on('message', (data) => {
-      const arrived = epochNow();
-      const m = JSON.parse(data.toString()) as { type?: string; text?: string; flush?: boolean; voice_id?: string; output_format?: string };
-      if (m.type === 'initConnection') {
-        call = m.voice_id ?? '';
-        rate = Number((m.output_format ?? 'pcm_24000').slice(4));
-        send({ type: 'connectionInitialized' });
-      } else if (m.type === 'text') {
-        const mine = epoch;
-        if (m.text?.trim()) chain = chain.then(generate(m.text, mine, arrived));
-        if (m.flush) {
-          chain = chain.then(() => {
-            if (mine !== epoch) return;
-            send({ audio: '', sampleRate: rate, isFinal: true });
-            utteranceStarted = true;
-          });
-        }
-      } else if (m.type === 'clear') {
-        epoch++;
-        utteranceStarted = true;
-        send({ audio: '', sampleRate: rate, isFinal: true });
-      } else if (m.type === 'closeConnection') {
-        ws.close(1000);
-      }
-    });
-  }
 
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;

@@ -16,7 +16,8 @@ export class CliError extends Error {
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
-type Values<O extends Options> = ReturnType<typeof parseArgs<{ options: O; strict: true }>>['values'];
+/** What `parseCommand` returns for the options `O`. */
+export type Values<O extends Options> = ReturnType<typeof parseArgs<{ options: O; strict: true }>>['values'];
 
 /**
  * Parses a subcommand's options strictly. Returns `undefined` after printing the usage when

@@ -136,13 +136,18 @@ async function checkWritable(dir: string, files: string[]): Promise<void> {
 const endOfTurn = (m: TurnMetrics): string =>
   m.endOfTurnReason ? `${m.endOfTurnReason}${m.endOfTurnCue ? ` (${m.endOfTurnCue})` : ''}${m.endOfTurnWaitMs ? ` ${m.endOfTurnWaitMs > 0 ? '+' : ''}${m.endOfTurnWaitMs} ms` : ''}` : '';
 
+/**
+ * The demo's per-turn latency table: the parts of each reply's wait in the order they happen
+ * (final transcript, turn decision, the model's first token and first sentence, synthesis'
+ * first audio, playout), which add up to its voice-to-voice.
+ */
 export function latencyTable(report: CallReport, speed = 1): string {
   const rows = report.turns.filter((t) => t.role === 'agent' && t.metrics);
   const f = (v: number | undefined) => (v === undefined ? '–' : String(v)).padStart(8);
-  const lines = ['', 'turn  stt-final  decision  llm-1st  tts-1st  playout  voice-to-voice (ms)  interrupted  end of turn'];
+  const lines = ['', 'turn  stt-final  decision  llm-1st llm-sent  tts-1st  playout  voice-to-voice (ms)  interrupted  end of turn'];
   rows.forEach((t, i) => {
     const m = t.metrics!;
-    lines.push(`${String(i + 1).padStart(4)} ${f(m.endOfSpeechToFinalMs)}  ${f(m.turnDecisionMs)} ${f(m.llmFirstTokenMs)} ${f(m.ttsFirstAudioMs)} ${f(m.playoutStartMs)} ${f(m.voiceToVoiceMs)}            ${m.interrupted ? 'yes' : 'no '}          ${endOfTurn(m)}`.trimEnd());
+    lines.push(`${String(i + 1).padStart(4)} ${f(m.endOfSpeechToFinalMs)}  ${f(m.turnDecisionMs)} ${f(m.llmFirstTokenMs)} ${f(m.llmFirstSentenceMs)} ${f(m.ttsFirstAudioMs)} ${f(m.playoutStartMs)} ${f(m.voiceToVoiceMs)}            ${m.interrupted ? 'yes' : 'no '}          ${endOfTurn(m)}`.trimEnd());
   });
   if (speed !== 1) {
     lines.push(`(times in ms of call time: the clock ran ${speed}× real time, so network and model times count ${speed}× their real length; use --speed 1 for real-time figures)`);

@@ -23,6 +23,8 @@ export interface ServeOutbound {
   callEnded(call: CallInfo, report: CallReport | undefined): void;
   /** Where records and campaigns are kept, for the start-up lines. */
   where: string;
+  /** Closes the outbound calls, the queue and Redis (the plugin's close does too; once is enough). */
+  close(): Promise<void>;
 }
 
 /**
@@ -71,13 +73,18 @@ export async function serveOutbound(o: { publicUrl?: string; redisUrl?: string; 
       },
       async close() {
         for (const p of parts) await p.close?.();
-        await outbound.close();
-        await closeQueue?.();
-        redis?.disconnect();
+        await close();
       },
     };
   };
-  return { outbound, routes, callEnded: (call, report) => outbound.callEnded(call, report), where: redis ? 'Redis' : 'this process' };
+  let closed: Promise<void> | undefined;
+  const close = () =>
+    (closed ??= (async () => {
+      await outbound.close();
+      await closeQueue?.();
+      redis?.disconnect();
+    })());
+  return { outbound, routes, callEnded: (call, report) => outbound.callEnded(call, report), where: redis ? 'Redis' : 'this process', close };
 }
 
 /**

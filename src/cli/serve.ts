@@ -11,7 +11,7 @@ import { traceSessions } from '../observability/trace-sessions.ts';
 import { serveLive } from './serve-live.ts';
 import { generateKey } from '../sandbox/keys.ts';
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
-import { numberOption, parseCommand, UsageError } from './args.ts';
+import { numberOption, parseCommand, UsageError, type Values } from './args.ts';
 import { cliLogger } from './log.ts';
 import { checkServiceKey, connectService } from './connect.ts';
 import { loadServeConfig } from './serve-config.ts';
@@ -79,32 +79,50 @@ prints pino's JSON lines instead.
 
 ${CLUSTER_USAGE}`;
 
+/** The options of `hiwar serve`. */
+const SERVE_FLAGS = {
+  config: { type: 'string' },
+  agent: { type: 'string' },
+  phrasebook: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'public-url': { type: 'string' },
+  'max-calls': { type: 'string' },
+  'media-token': { type: 'string' },
+  'audiosocket-port': { type: 'string' },
+  'model-ids': { type: 'string' },
+  ...CLUSTER_FLAGS,
+  ...WORKERS_FLAG,
+  analytics: { type: 'boolean', default: false },
+  recordings: { type: 'string' },
+  otel: { type: 'boolean', default: false },
+  docs: { type: 'boolean', default: false },
+  open: { type: 'boolean', default: false },
+} as const;
+
 /** `hiwar serve`: the agent behind every telephony platform (and WebRTC), on one port. */
 export async function serveCommand(args: string[]): Promise<number> {
-  const values = parseCommand(
-    args,
-    {
-      config: { type: 'string' },
-      agent: { type: 'string' },
-      phrasebook: { type: 'string' },
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'public-url': { type: 'string' },
-      'max-calls': { type: 'string' },
-      'media-token': { type: 'string' },
-      'audiosocket-port': { type: 'string' },
-      'model-ids': { type: 'string' },
-      ...CLUSTER_FLAGS,
-      ...WORKERS_FLAG,
-      analytics: { type: 'boolean', default: false },
-      recordings: { type: 'string' },
-      otel: { type: 'boolean', default: false },
-      docs: { type: 'boolean', default: false },
-      open: { type: 'boolean', default: false },
-    },
-    SERVE_USAGE,
-  );
+  const values = parseCommand(args, SERVE_FLAGS, SERVE_USAGE);
   if (!values) return 0;
+  // What start-up opened, closed (last first) when a later step fails: a sandbox, ledger or
+  // socket left open kept the process up after the error was printed (a port in use).
+  const opened: (() => unknown)[] = [];
+  try {
+    return await serve(values, opened);
+  } catch (err) {
+    for (const close of opened.splice(0).reverse()) {
+      try {
+        await close();
+      } catch {
+        // The start-up's error is the one to tell.
+      }
+    }
+    throw err;
+  }
+}
+
+/** `hiwar serve` with its options parsed; `opened` gets what start-up opens until the server is up. */
+async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)[]): Promise<number> {
   const num = (flag: string, raw: string | undefined, min: number, max: number) => (raw === undefined ? undefined : numberOption(flag, raw, min, max, SERVE_USAGE, true));
   const portFlag = num('port', values.port, 0, 65535);
   const maxCallsFlag = num('max-calls', values['max-calls'], 1, 100_000);
@@ -118,6 +136,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   // First: a missing tracing package stops here, before the sandbox starts; and the SDK must be
   // registered before any call for the sessions' traces to record.
   const otel = otelRequested(values.otel!) ? await startOtel() : undefined;
+  if (otel) opened.push(() => otel.shutdown());
   // Flags win over the config module, which wins over the defaults.
   const config = values.config ? await loadServeConfig(values.config) : {};
   const say = worker?.say ?? ((m: string) => process.stdout.write(`${m}\n`));
@@ -140,6 +159,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const service = config.client
     ? { client: config.client, close: async () => {}, sandbox: false }
     : await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }], phrasebook: phrases });
+  opened.push(() => service.close());
   if (!service.sandbox && !config.client) await checkServiceKey(service.client, (m) => say(`(${m})`));
   const cluster = clusterOptions ? lateCluster() : undefined;
   // Closed unless told otherwise: never inferred from the bind address.
@@ -147,16 +167,20 @@ export async function serveCommand(args: string[]): Promise<number> {
   // The config's own ledger is used as given; otherwise this process's, or Redis's with REDIS_URL.
   const own = config.ledger ? undefined : worker && !process.env.REDIS_URL ? worker.ledger() : await serveLedger(process.env.REDIS_URL, logger);
   const ledger = config.ledger ?? own!;
+  opened.push(() => ledger.close?.());
   const ledgerWhere = own?.where ?? "the config's ledger";
   const mediaToken = values['media-token'] ?? config.mediaToken ?? process.env.HIWAR_MEDIA_TOKEN;
   const live = serveLive(logger, worker?.liveCalls);
+  opened.push(() => live.close());
   const analytics = await serveAnalytics({ enabled: values.analytics!, client: service.client, logger, recordingsDir: values.recordings });
+  opened.push(() => analytics?.close());
   const telephony = await import('../../transports/telephony/index.ts');
   let webrtcMessage = 'WebRTC is off';
   let webrtcOn = false;
   let telephonyAccess: { line: string }[] = [];
   // Outbound calls (POST /calls) and campaigns (GET /campaigns/:id): closed without HIWAR_CALLS_SECRET, --open or not; on Redis with REDIS_URL.
   const outbound = await (await import('./serve-outbound.ts')).serveOutbound({ publicUrl, redisUrl: process.env.REDIS_URL, logger });
+  opened.push(() => outbound.close());
   const outboundPlatforms = Object.keys(telephony.platformsFromEnv());
   let machineMetrics: (() => Promise<string>) | undefined;
   const app = await createAgentServer({
@@ -216,12 +240,8 @@ export async function serveCommand(args: string[]): Promise<number> {
       },
       ...(config.plugins ?? []),
     ],
-  }).catch(async (err: unknown) => {
-    await otel?.shutdown().catch(() => {});
-    await ledger.close?.();
-    await service.close();
-    throw err;
   });
+  opened.push(() => app.close());
   machineMetrics = worker?.metrics(app.server.metrics.registry);
   const { url } = await app.listen();
   const member = clusterOptions
@@ -233,19 +253,17 @@ export async function serveCommand(args: string[]): Promise<number> {
           load: () => ({ calls: app.activeCalls, maxCalls, draining: app.server.calls.draining }),
           logger,
         })
-        .catch(async (err: Error) => {
-          await app.close();
-          await service.close();
-          throw err;
-        })
     : undefined;
   if (member) {
+    opened.push(() => member.leave());
     cluster!.joined(member);
     await live.joined(process.env.REDIS_URL!, member.options.prefix, member.id);
     await member.prepareBusyLine(busyLineSynth(service.client, agent!, logger));
     member.startupFinished();
   } else if (agent) await prepareLines(service.client, agent, logger);
   app.startupFinished();
+  // Up: from here the drain below closes them.
+  opened.length = 0;
   say(`hiwar serve: ${agent && !config.agentFor ? `agent "${agent.name}"` : `agents chosen per call by ${values.config}`} at ${url}`);
   if (member) say(`  cluster: instance ${member.id}, ${member.options.keySessions} sessions of the key shared (${member.options.sessionsPerCall} per call), queue ${member.options.queueSize} for ${member.options.queueWaitMs} ms`);
   say(`  telephony: ${telephony.providers.map((p) => `/telephony/${p.name}`).join(' ')}`);

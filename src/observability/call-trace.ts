@@ -17,6 +17,8 @@ export interface CallTraceOptions {
 
 /** One reply in flight: its span and those of its parts, ended when the reply ends. */
 interface Reply {
+  /** Its number in the call (`reply_started`). */
+  id: number;
   span: Span;
   ctx: Context;
   start: number;
@@ -28,10 +30,6 @@ interface Reply {
   /** The last moment the model gave something (a chunk, a tool's result): where its span ends. */
   modelUntil: number;
 }
-
-/** Session notices that say recognition is reconnecting, and that it did (see AgentSession.onStt). */
-const RECONNECTING = /^speech recognition reconnecting \(attempt (\d+)/;
-const RECONNECTED = /^speech recognition reconnected/;
 
 /**
  * One call as an OpenTelemetry trace, built from the session's typed events alone: a `hiwar.call`
@@ -46,8 +44,10 @@ export class CallTrace {
   private readonly now: () => number;
   private readonly call: Span;
   private readonly callCtx: Context;
-  /** Replies asked and not ended, oldest first: the lane runs them one at a time in this order. */
-  private readonly replies: Reply[] = [];
+  /** Replies begun and not ended, by their number (`reply_started`), in the order they began. */
+  private readonly replies = new Map<number, Reply>();
+  /** Caller turns no reply has taken up yet, by their number (`user_turn`'s `turn`). */
+  private readonly pendingTurns = new Map<number, Span>();
   /** The reply that ended and waits for its turn's `metrics` event (which follows it at once). */
   private awaiting: { reply: Reply; at: number; e: Extract<SessionEvent, { type: 'agent_turn' }> } | undefined;
   /** When the caller's next turn began to be heard (its first transcript). */
@@ -56,6 +56,8 @@ export class CallTrace {
   private readonly tasks = new Map<string, Span>();
   private agent: string | undefined;
   private turns = 0;
+  /** Replies opened without a number (events of a session older than `reply_started`). */
+  private unnumbered = 0;
   private ended = false;
 
   constructor(o: CallTraceOptions) {
@@ -91,20 +93,24 @@ export class CallTrace {
         this.nextTurnAt ??= at;
         break;
       case 'user_turn':
-        this.userTurn(at, e.source ?? 'speech');
+        this.userTurn(at, e.source ?? 'speech', e.turn);
+        break;
+      case 'reply_started':
+        this.replyStarted(at, e.reply, e.turn);
         break;
       case 'agent_chunk':
-        this.chunk(at, e.text.length);
+        this.chunk(at, e.text.length, e.reply);
         break;
       case 'state':
         if (e.state === 'speaking') this.speaking(at);
         break;
       case 'tool':
-        this.tool(at, e.outcome.call.name, e.outcome.ms, !!e.outcome.error, !!e.outcome.threw);
+        this.tool(at, e.outcome.call.name, e.outcome.ms, !!e.outcome.error, !!e.outcome.threw, e.reply);
         break;
       case 'agent_turn': {
-        const reply = this.replies.shift();
+        const reply = this.replyOf(e.reply);
         if (!reply) break;
+        this.replies.delete(reply.id);
         // A caller turn's reply: its metrics come in the next event, before anything else.
         if (reply.turn) this.awaiting = { reply, at, e };
         else this.endReply(reply, at, e, undefined);
@@ -113,11 +119,13 @@ export class CallTrace {
       case 'metrics':
         this.finish(e.metrics);
         break;
-      case 'interruption':
-        (this.replies[0]?.playout ?? this.replies[0]?.span ?? this.call).addEvent(`interruption.${e.kind}`, at);
+      case 'interruption': {
+        const playing = this.playing();
+        (playing?.playout ?? playing?.span ?? this.call).addEvent(`interruption.${e.kind}`, at);
         break;
-      case 'notice':
-        this.notice(at, e.message);
+      }
+      case 'reconnect':
+        this.reconnected(at, e.phase, e.attempt);
         break;
       case 'error':
         this.failure(at, e);
@@ -152,42 +160,64 @@ export class CallTrace {
     }
   }
 
-  private userTurn(at: number, source: string): void {
+  private userTurn(at: number, source: string, number: number | undefined): void {
     this.turns++;
+    // A turn still waiting for its reply when the next one comes was dropped or taken by a task.
+    for (const [n, waiting] of this.pendingTurns) {
+      waiting.end(at);
+      this.pendingTurns.delete(n);
+    }
     const turn = this.tracer.startSpan('hiwar.turn', { startTime: Math.min(this.nextTurnAt ?? at, at), attributes: { 'hiwar.turn.index': this.turns, 'hiwar.turn.source': source } }, this.callCtx);
     this.nextTurnAt = undefined;
-    const reply = this.openReply(at, trace.setSpan(ROOT_CONTEXT, turn), 'turn');
+    this.pendingTurns.set(number ?? this.turns, turn);
+  }
+
+  private replyStarted(at: number, id: number, turnNumber: number | undefined): void {
+    const turn = turnNumber !== undefined ? this.pendingTurns.get(turnNumber) : undefined;
+    if (turnNumber !== undefined) this.pendingTurns.delete(turnNumber);
+    const reply = this.openReply(at, id, turn ? trace.setSpan(ROOT_CONTEXT, turn) : this.callCtx, turn ? 'turn' : 'line');
+    if (!turn) return;
     reply.turn = turn;
     // A reply to a caller turn asks the model: its request starts with the reply.
     reply.llm = this.tracer.startSpan('hiwar.llm', { startTime: at }, reply.ctx);
   }
 
-  private openReply(at: number, parent: Context, kind: 'turn' | 'line'): Reply {
+  private openReply(at: number, id: number, parent: Context, kind: 'turn' | 'line'): Reply {
     const span = this.tracer.startSpan('hiwar.reply', { startTime: at, attributes: { 'hiwar.reply.kind': kind, ...(this.agent ? { 'hiwar.agent': this.agent } : {}) } }, parent);
-    const reply: Reply = { span, ctx: trace.setSpan(ROOT_CONTEXT, span), start: at, chunks: [], modelUntil: at };
-    this.replies.push(reply);
+    const reply: Reply = { id, span, ctx: trace.setSpan(ROOT_CONTEXT, span), start: at, chunks: [], modelUntil: at };
+    this.replies.set(id, reply);
     return reply;
   }
 
-  /** The reply running now; a fixed line (the greeting, `say`, a task's line) has no event before its first chunk. */
-  private running(at: number): Reply {
-    return this.replies[0] ?? this.openReply(at, this.callCtx, 'line');
+  /** The reply an event names; without a number (an older session), the one playing. */
+  private replyOf(id: number | undefined): Reply | undefined {
+    return id !== undefined ? this.replies.get(id) : this.playing();
   }
 
-  private chunk(at: number, chars: number): void {
-    const reply = this.running(at);
+  /** The reply begun last and not ended: the one the caller hears (a task's line plays inside the reply whose tool runs the task). */
+  private playing(): Reply | undefined {
+    return [...this.replies.values()].at(-1);
+  }
+
+  /** The reply a chunk or tool belongs to; one not begun (an older session's fixed line) is opened here. */
+  private running(at: number, id: number | undefined): Reply {
+    return this.replyOf(id) ?? this.openReply(at, id ?? -++this.unnumbered, this.callCtx, 'line');
+  }
+
+  private chunk(at: number, chars: number, id: number | undefined): void {
+    const reply = this.running(at, id);
     reply.modelUntil = at;
     const span = this.tracer.startSpan('hiwar.tts', { startTime: at, attributes: { 'hiwar.tts.chunk': reply.chunks.length, 'hiwar.tts.chars': chars } }, reply.ctx);
     reply.chunks.push({ span, start: at });
   }
 
   private speaking(at: number): void {
-    const reply = this.replies[0];
+    const reply = this.playing();
     if (reply && !reply.playout) reply.playout = this.tracer.startSpan('hiwar.playout', { startTime: at }, reply.ctx);
   }
 
-  private tool(at: number, name: string, ms: number, error: boolean, threw: boolean): void {
-    const reply = this.replies[0];
+  private tool(at: number, name: string, ms: number, error: boolean, threw: boolean, id: number | undefined): void {
+    const reply = this.replyOf(id);
     // The tool's duration is wall time; on a faster clock it is clamped inside its reply.
     const start = Math.max(reply?.start ?? 0, at - ms);
     const span = this.tracer.startSpan('hiwar.tool', { startTime: start, attributes: { 'hiwar.tool.name': name, 'hiwar.tool.ms': ms, 'hiwar.tool.error': error } }, reply?.ctx ?? this.callCtx);
@@ -196,12 +226,11 @@ export class CallTrace {
     if (reply) reply.modelUntil = at;
   }
 
-  private notice(at: number, message: string): void {
-    const m = RECONNECTING.exec(message);
-    if (m) {
+  private reconnected(at: number, phase: 'reconnecting' | 'reconnected', attempt: number | undefined): void {
+    if (phase === 'reconnecting') {
       this.reconnect ??= this.tracer.startSpan('hiwar.reconnect', { startTime: at, attributes: { 'hiwar.reconnect.service': 'stt' } }, this.callCtx);
-      this.reconnect.setAttribute('hiwar.reconnect.attempt', Number(m[1]));
-    } else if (RECONNECTED.test(message) && this.reconnect) {
+      if (attempt !== undefined) this.reconnect.setAttribute('hiwar.reconnect.attempt', attempt);
+    } else if (this.reconnect) {
       this.reconnect.end(at);
       this.reconnect = undefined;
     }
@@ -209,7 +238,7 @@ export class CallTrace {
 
   private failure(at: number, e: Extract<SessionEvent, { type: 'error' }>): void {
     const attributes: Attributes = { 'hiwar.failure.source': e.source, 'hiwar.failure.kind': e.kind, 'hiwar.failure.fatal': e.fatal };
-    const span = this.tracer.startSpan('hiwar.failure', { startTime: at, attributes }, this.replies[0]?.ctx ?? this.callCtx);
+    const span = this.tracer.startSpan('hiwar.failure', { startTime: at, attributes }, this.playing()?.ctx ?? this.callCtx);
     span.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
     span.end(at);
     if (e.fatal) {
@@ -270,7 +299,10 @@ export class CallTrace {
   end(at = this.now(), reason?: string): void {
     if (this.ended) return;
     this.finish(undefined);
-    for (const r of this.replies.splice(0)) this.endReply(r, at, undefined, undefined);
+    for (const r of this.replies.values()) this.endReply(r, at, undefined, undefined);
+    this.replies.clear();
+    for (const turn of this.pendingTurns.values()) turn.end(at);
+    this.pendingTurns.clear();
     this.endReconnect(at, 'the call ended first');
     for (const span of this.tasks.values()) span.end(at);
     this.tasks.clear();

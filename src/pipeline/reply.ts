@@ -80,6 +80,8 @@ export interface ReplyRequest {
   text?: string;
   /** Extra instructions for this model reply only (not kept in the history). */
   instructions?: string;
+  /** This reply's events (default: the stage's `events`): a task's line may run inside a reply, each tells its own. */
+  events?: (e: ReplyStageEvent) => void;
 }
 
 /** Clock times of a reply's milestones (0 / undefined when not reached). */
@@ -147,6 +149,7 @@ export class ReplyStage {
   /** Runs one reply (model, tools, speech) until it ends or `signal` aborts it. */
   async run(req: ReplyRequest, signal: AbortSignal): Promise<ReplyOutcome> {
     const { deps } = this;
+    const tell = req.events ?? deps.events;
     if (req.turn) deps.history.addUser(req.turn.text);
     // The model's request goes out first: the playout and the voice are set up while it travels.
     const messages: ChatMessage[] = [...deps.history.messages(), ...(req.instructions ? [{ role: 'system' as const, content: req.instructions }] : [])];
@@ -166,18 +169,18 @@ export class ReplyStage {
     this.current = playout;
     const times: ReplyTimes = { firstToken: 0, firstChunk: 0, firstAudio: 0, firstSent: undefined };
     let endCall = false;
-    const chunks = this.chunks(req, answer, signal, times, () => (endCall = true));
+    const chunks = this.chunks(req, answer, signal, times, () => (endCall = true), tell);
     let fatal: SpeakerFatal | undefined;
     const speaking = deps.voice
       .speak(chunks, playout, signal, (at) => (times.firstAudio ||= at))
       .catch((err) => {
         if (err instanceof SpeakerFatal) fatal = err;
-        else if (!signal.aborted) deps.events({ type: 'tts_error', message: String(err?.message ?? err), error: err });
+        else if (!signal.aborted) tell({ type: 'tts_error', message: String(err?.message ?? err), error: err });
       })
       .finally(() => playout.end());
     playout.onFirstSent((at) => {
       times.firstSent = at;
-      deps.events({ type: 'speaking' });
+      tell({ type: 'speaking' });
     });
     const aborted = new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener('abort', () => r(), { once: true })));
     await Promise.race([Promise.all([speaking, playout.finished]), aborted]);
@@ -191,11 +194,11 @@ export class ReplyStage {
   }
 
   /** The reply's text as chunks with their spoken form, as the model writes it. */
-  private async *chunks(req: ReplyRequest, answer: AsyncIterable<StreamEvent> | undefined, signal: AbortSignal, times: ReplyTimes, onEndCall: () => void): AsyncGenerator<SpeechChunk> {
+  private async *chunks(req: ReplyRequest, answer: AsyncIterable<StreamEvent> | undefined, signal: AbortSignal, times: ReplyTimes, onEndCall: () => void, tell: (e: ReplyStageEvent) => void): AsyncGenerator<SpeechChunk> {
     const { deps } = this;
     const emit = async (text: string): Promise<SpeechChunk> => {
       times.firstChunk ||= deps.clock.now();
-      deps.events({ type: 'agent_chunk', text });
+      tell({ type: 'agent_chunk', text });
       return { text, spoken: await deps.spoken.speak(deps.transform ? deps.transform(text) : text, signal) };
     };
     if (!answer) {
@@ -226,14 +229,14 @@ export class ReplyStage {
           if (!toolFillerSaid) yield await emit(e.line);
           toolFillerSaid = true;
         } else if (e.type === 'tool_finished') {
-          deps.events({ type: 'tool', outcome: e.outcome });
+          tell({ type: 'tool', outcome: e.outcome });
           if (this.o.endCallAfterTools.includes(e.outcome.call.name)) onEndCall();
         } else if (e.type === 'messages') deps.history.addToolRound(e.added);
       }
     } catch (err) {
       if (signal.aborted) return;
       // The model failed: the caller hears an apology instead of silence, and the call goes on.
-      deps.events({ type: 'llm_error', message: `model failed: ${(err as Error).message}`, error: err });
+      tell({ type: 'llm_error', message: `model failed: ${(err as Error).message}`, error: err });
       for (const rest of chunker.end()) yield await emit(rest);
       yield await emit(this.o.modelErrorLine);
       return;

@@ -104,11 +104,26 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     servers.push(server);
     return server;
   };
-  const port = await listen(make(), opts.port ?? 8787, host);
-  if (opts.uaePort !== undefined) await listen(make('uae'), opts.uaePort, host);
-  state.fileBase = `http://${host}:${port}/files`;
-  for (const v of state.voices.values()) v.record.sample_url = `${state.fileBase}/voices/${v.record.voice_id}.wav`;
-  for (const phrase of opts.phrasebook ?? []) await state.learnPhrase(phrase, opts.phrasebookVoices);
+  const close = async () => {
+    for (const wss of socketServers) for (const c of wss.clients) c.terminate();
+    for (const s of servers) {
+      s.closeAllConnections();
+      // A server that never listened (its port was taken) has nothing to close.
+      if (s.listening) await new Promise<void>((r) => s.close(() => r()));
+    }
+  };
+  let port: number;
+  try {
+    port = await listen(make(), opts.port ?? 8787, host);
+    if (opts.uaePort !== undefined) await listen(make('uae'), opts.uaePort, host);
+    state.fileBase = `http://${host}:${port}/files`;
+    for (const v of state.voices.values()) v.record.sample_url = `${state.fileBase}/voices/${v.record.voice_id}.wav`;
+    for (const phrase of opts.phrasebook ?? []) await state.learnPhrase(phrase, opts.phrasebookVoices);
+  } catch (err) {
+    // A port in use or a phrase it cannot learn: the ports it did open must not keep the process up.
+    await close();
+    throw err;
+  }
   const url = `http://${host}:${port}/api/v1`;
   return {
     url,
@@ -116,12 +131,6 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     uaeUrl: opts.uaePort !== undefined ? `http://${host}:${(servers[1]!.address() as AddressInfo).port}/api/v1` : `http://${host}:${port}/uae/api/v1`,
     keys,
     state,
-    close: async () => {
-      for (const wss of socketServers) for (const c of wss.clients) c.terminate();
-      for (const s of servers) {
-        s.closeAllConnections();
-        await new Promise<void>((r) => s.close(() => r()));
-      }
-    },
+    close,
   };
 }

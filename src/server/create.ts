@@ -163,12 +163,26 @@ export interface AgentServerApp {
  * server.listen(8080);
  */
 export async function createAgentServer(options: CreateAgentServerOptions): Promise<AgentServerApp> {
-  const o = { ...AGENT_SERVER_DEFAULTS, ...withoutUndefined(options) };
+  const o = resolved(options);
   if (!o.agent && !o.agentFor) throw new TypeError('createAgentServer needs an agent: give `agent`, or `agentFor(call)` choosing one per call');
   if (o.agent && !o.agent.name) throw new TypeError('createAgentServer: `agent` is not an Agent (it has no name)');
   if (o.agentFor && typeof o.agentFor !== 'function') throw new TypeError('createAgentServer: `agentFor` must be a function of the call');
   const logger = options.logger ?? createLogger(process.env.HIWAR_LOG_LEVEL ?? o.logLevel);
   const service = await serviceOf(options, o.maxCalls * o.sessionsPerCall + o.sessionsPerCall);
+  const opened: { server?: AgentServer } = {};
+  try {
+    return await compose(o, logger, service, opened);
+  } catch (err) {
+    // Whatever start-up opened closes before the error reaches the caller (an embedded sandbox
+    // left listening kept a newcomer's process up after the error); the start-up's error is the one told.
+    await opened.server?.close().catch((e: Error) => logger.warn({ err: e.message }, 'closing the server after a failed start-up failed'));
+    await service.close().catch((e: Error) => logger.warn({ err: e.message }, 'closing the embedded sandbox after a failed start-up failed'));
+    throw err;
+  }
+}
+
+/** The server of `createAgentServer` on its service; `opened.server` is set as soon as there is one to close. */
+async function compose(o: Resolved, logger: Logger, service: Service, opened: { server?: AgentServer }): Promise<AgentServerApp> {
   const events = new Subject<ServerEvent>();
   const emit = (e: ServerEvent) => {
     // A subscriber that throws is the user's bug; it must not end a call.
@@ -244,6 +258,7 @@ export async function createAgentServer(options: CreateAgentServerOptions): Prom
       }
     },
   });
+  opened.server = server;
 
   const ctx: PluginContext = {
     host: server.host,
@@ -255,15 +270,9 @@ export async function createAgentServer(options: CreateAgentServerOptions): Prom
     providerHooks: o.providerHooks ?? {},
     agentOf: async (call) => (await o.agentFor?.(call)) ?? o.agent,
   };
-  try {
-    for (const p of o.plugins ?? []) {
-      const plugin = typeof p === 'function' ? await p(ctx) : p;
-      if (plugin) server.use(plugin);
-    }
-  } catch (err) {
-    await server.close();
-    await service.close();
-    throw err;
+  for (const p of o.plugins ?? []) {
+    const plugin = typeof p === 'function' ? await p(ctx) : p;
+    if (plugin) server.use(plugin);
   }
 
   let closed: Promise<void> | undefined;
@@ -299,8 +308,20 @@ export async function createAgentServer(options: CreateAgentServerOptions): Prom
   return app;
 }
 
+/** The options over their defaults. */
+const resolved = (options: CreateAgentServerOptions) => ({ ...AGENT_SERVER_DEFAULTS, ...withoutUndefined(options) });
+type Resolved = ReturnType<typeof resolved>;
+
+/** The voice service the server's sessions use, and how to let it go. */
+interface Service {
+  client: ServiceClient;
+  /** The embedded sandbox's URL, when it runs. */
+  url?: string;
+  close(): Promise<void>;
+}
+
 /** The given client, a client from HIWAR_API_KEY, or the embedded sandbox with room for the server's calls. */
-async function serviceOf(o: CreateAgentServerOptions, sandboxSessions: number): Promise<{ client: ServiceClient; url?: string; close(): Promise<void> }> {
+async function serviceOf(o: CreateAgentServerOptions, sandboxSessions: number): Promise<Service> {
   if (o.client) return { client: o.client, close: async () => {} };
   if (process.env.HIWAR_API_KEY) return { client: new ServiceClient(), close: async () => {} };
   if (o.sandbox === false) throw new Error('createAgentServer: no `client` and no HIWAR_API_KEY, and `sandbox: false` forbids the embedded sandbox');

@@ -232,15 +232,31 @@ export class AgentServer {
     this.attach(http, { requests: true });
     // Before the first call can arrive: the first replies would pay the normalizer's cold start.
     warmUpNormalizer();
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', reject);
-      http.listen(at.port ?? this.o.port ?? 8080, host, () => {
-        http.off('error', reject);
-        resolve();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        http.once('error', reject);
+        http.listen(at.port ?? this.o.port ?? 8080, host, () => {
+          http.off('error', reject);
+          resolve();
+        });
       });
-    });
+    } catch (err) {
+      // A port in use: nothing of the attempt stays attached, so `listen` may be tried again elsewhere.
+      this.http = undefined;
+      this.detach(http);
+      throw err;
+    }
     const port = (http.address() as AddressInfo).port;
     return { port, host, url: `http://${host.includes(':') ? `[${host}]` : host}:${port}` };
+  }
+
+  /** Undoes `attach(server)`. */
+  private detach(server: Server): void {
+    const i = this.attached.findIndex((a) => a.server === server);
+    if (i < 0) return;
+    const [a] = this.attached.splice(i, 1);
+    a!.server.off('upgrade', a!.upgrade);
+    if (a!.request) a!.server.off('request', a!.request);
   }
 
   /** Sockets open now on the server's own port (requests, idle keep-alives, WebSockets); 0 before `listen()`. */
@@ -279,11 +295,9 @@ export class AgentServer {
    */
   close(): Promise<void> {
     this.closed ??= (async () => {
-      for (const p of this.plugins) await p.close?.().catch((err: Error) => this.o.logger.warn({ plugin: p.name, err: err.message }, 'plugin close failed'));
-      for (const a of this.attached.splice(0)) {
-        a.server.off('upgrade', a.upgrade);
-        if (a.request) a.server.off('request', a.request);
-      }
+      // Async: a plain-JS plugin's close may throw at once or return nothing; the others still close.
+      for (const p of this.plugins) await (async () => p.close?.())().catch((err: Error) => this.o.logger.warn({ plugin: p.name, err: err?.message }, 'plugin close failed'));
+      for (const a of [...this.attached]) this.detach(a.server);
       const http = this.http;
       if (http) {
         http.closeAllConnections();

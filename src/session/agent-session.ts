@@ -1,38 +1,37 @@
 import { Subscription } from 'rxjs';
 import type { Llm } from '../llm/types.ts';
-import { DtmfCollector } from '../pipeline/dtmf.ts';
 import { LocalVad } from '../pipeline/local-vad.ts';
-import type { ReplyStageEvent } from '../pipeline/reply.ts';
 import { SpeakerFatal } from '../pipeline/speaker.ts';
 import { SpokenForm } from '../pipeline/spoken.ts';
-import type { SttEvent } from '../pipeline/stt.ts';
 import type { Recognizer, SessionStages } from './stage-types.ts';
-import type { UserTurn } from '../pipeline/turns.ts';
 import type { ServiceClient } from '../service/client.ts';
-import type { ListenEvent } from '../service/ws/listen-events.ts';
-import type { CollectTask, TaskInput, TaskResult } from '../tasks/types.ts';
+import type { CollectTask, TaskResult } from '../tasks/types.ts';
 import { realClock, type Clock } from '../transport/clock.ts';
 import { ResamplingOutput } from '../transport/resampling-output.ts';
-import type { CallControl, CallInfo, Transport, TransportEvent } from '../transport/types.ts';
+import type { CallControl, CallInfo, Transport } from '../transport/types.ts';
 import { Subject, type Observable } from 'rxjs';
 import type { Agent } from './agent.ts';
 import { AnswerDetection } from './answer-detection.ts';
 import { CallActions } from './call-actions.ts';
 import type { GenerateReplyOptions, SessionControl } from './control.ts';
-import type { CallReport, ReportTask, SessionEvent, SessionState, TurnMetrics } from './events.ts';
-import { classifyFailure, closeFailure, failureMessage, type Failure, type FailureSource } from './failure.ts';
+import type { CallReport, ReportTask, SessionEvent, SessionState } from './events.ts';
+import { classifyFailure, failureMessage, type Failure, type FailureSource } from './failure.ts';
 import { guarded } from './guarded.ts';
 import { Hearing } from './hearing.ts';
 import { Flow, toolControl } from './flow.ts';
-import { Handoff, type HandoffOptions } from './handoff.ts';
+import type { HandoffOptions } from './handoff.ts';
 import { ChatHistory } from './history.ts';
+import { CallerTurns } from './caller-turns.ts';
+import { Keypad } from './keypad.ts';
 import { OutOfServiceLine } from './out-of-service.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { turnMetrics } from './metrics.ts';
+import { onRecognition, type RecognitionHost } from './recognition-events.ts';
 import { ReplyLane, type LaneRequest } from './reply-lane.ts';
+import { onReplyEvent, recordReply, type ReplyRecordHost } from './reply-record.ts';
 import { ReportBuilder } from './report.ts';
 import { buildStt, defaultLlm, listenEndpointing, type AgentStages, type StageContext } from './stages.ts';
 import type { TaskRun } from './task-runner.ts';
+import { callerAudio, onTransportEvent, type TransportHost } from './transport-events.ts';
 
 export { defaultLlm };
 
@@ -76,7 +75,12 @@ export class AgentSession implements SessionControl {
   private readonly actions: CallActions;
   private readonly clock: Clock;
   private readonly output: ResamplingOutput;
-  private readonly dtmf: DtmfCollector;
+  private readonly keypad: Keypad;
+  private readonly turns: CallerTurns;
+  /** Replies begun so far (`reply_started`'s numbers). */
+  private replies = 0;
+  /** The session as the reply handlers see it (reply-record.ts). */
+  private readonly replyHost: ReplyRecordHost;
   private readonly log: Logger;
   private readonly history: ChatHistory;
   private readonly stt: Recognizer;
@@ -112,10 +116,29 @@ export class AgentSession implements SessionControl {
     this.log = opts.logger ?? createLogger();
     this.report = new ReportBuilder(this.clock);
     this.history = new ChatHistory(agent.instructions);
+    this.replyHost = {
+      report: this.report,
+      log: this.log,
+      emit: (e) => this.emit(e),
+      setState: (state) => this.setState(state),
+      fail: (source, f, fatal, cause) => this.fail(source, f, fatal, cause),
+      threw: (hook, err) => this.threw(hook, err),
+      handoff: (h) => void this.flow.handoff(true, h.agent, { carry: h.carry }),
+    };
     this.stt = opts.stages?.recognizer ?? buildStt(agent, client, transport.inputRate, this.clock);
     this.localVad = agent.interruption?.localVad ? new LocalVad(transport.inputRate, this.clock) : undefined;
     this.output = new ResamplingOutput(transport.output);
-    this.dtmf = new DtmfCollector(this.clock, agent.dtmf);
+    this.keypad = new Keypad(agent.dtmf, {
+      clock: this.clock,
+      agent: () => this.agent,
+      control: () => this.control,
+      task: () => this.task,
+      isEnding: () => !!this.ending,
+      emit: (e) => this.emit(e),
+      threw: this.threw,
+      callerSaid: (text, input) => this.turns.said(text, 'dtmf', input),
+      answer: (req) => this.lane.answer({ ...req, turnNumber: this.turns.last }),
+    });
     this.actions = new CallActions(transport, {
       isEnding: () => !!this.ending,
       end: (reason) => this.end(reason),
@@ -127,7 +150,7 @@ export class AgentSession implements SessionControl {
       clock: this.clock,
       stages: () => this.stages,
       isEnding: () => !!this.ending,
-      turn: (t) => this.onUserTurn(t),
+      turn: (t) => this.turns.spoken(t),
       heard: () => this.task?.heard(),
       interrupt: () => this.interrupt(),
       emit: (e) => this.emit(e),
@@ -153,6 +176,18 @@ export class AgentSession implements SessionControl {
       ending: () => !!this.ending,
       notice: (m) => this.notice(m),
     });
+    this.turns = new CallerTurns({
+      report: this.report,
+      history: this.history,
+      stt: this.stt,
+      amd: this.amd,
+      agent: () => this.agent,
+      task: () => this.task,
+      isEnding: () => !!this.ending,
+      emit: (e) => this.emit(e),
+      threw: this.threw,
+      answer: (req) => this.lane.answer(req),
+    });
     const stageContext: StageContext = {
       client,
       clock: this.clock,
@@ -162,7 +197,7 @@ export class AgentSession implements SessionControl {
       notice: (m) => this.notice(m),
       listenEndpointingMs: opts.stages?.recognizer ? undefined : listenEndpointing(agent),
       turnContext: () => ({ expect: this.task?.task.expecting?.(), lastAgentLine: this.lastAgentLine }),
-      reply: { output: this.output, clock: this.clock, history: this.history, spoken: this.spoken, call: this.control, session: toolControl(this, () => this.flow), events: (e) => this.onReplyEvent(e) },
+      reply: { output: this.output, clock: this.clock, history: this.history, spoken: this.spoken, call: this.control, session: toolControl(this, () => this.flow), events: (e) => onReplyEvent(this.replyHost, e) },
     };
     this.flow = new Flow(agent, {
       lane: this.lane,
@@ -271,21 +306,13 @@ export class AgentSession implements SessionControl {
     void this.outOfServiceLine.prepare(this.stages.speaker);
     this.amd?.start();
     this.subs.add(
-      transport.audio$.subscribe({
-        next: (f) => {
+      transport.audio$.subscribe(
+        callerAudio(this.transportHost, (f) => {
           this.amd?.push(f);
           this.stt.push(f);
           this.localVad?.push(f);
-        },
-        error: (err) => {
-          this.fail('transport', { kind: 'network', message: 'the caller audio failed' }, true, err);
-          void this.end('transport failed');
-        },
-        complete: () => {
-          this.callerGone = true;
-          void this.end('caller audio ended');
-        },
-      }),
+        }),
+      ),
     );
     if (this.localVad) {
       // Local speech start counts like the service's SpeechStarted; words still come from /listen.
@@ -296,9 +323,17 @@ export class AgentSession implements SessionControl {
         }),
       );
     }
-    this.subs.add(transport.events$.subscribe((e) => this.onTransportEvent(e)));
-    this.subs.add(this.dtmf.entries$.subscribe((digits) => this.onDtmfEntry(digits)));
-    this.subs.add(this.stt.events$.subscribe((e) => this.onStt(e)));
+    this.subs.add(transport.events$.subscribe((e) => onTransportEvent(this.transportHost, e)));
+    this.subs.add(this.keypad.start());
+    const recognition: RecognitionHost = {
+      hearing: this.hearing,
+      amd: this.amd,
+      emit: (e) => this.emit(e),
+      notice: (m) => this.notice(m),
+      fail: (source, f, fatal, cause) => this.fail(source, f, fatal, cause),
+      outOfService: (reason) => this.outOfService(reason),
+    };
+    this.subs.add(this.stt.events$.subscribe((e) => onRecognition(recognition, e)));
     this.setState('listening');
     if (this.amd) void this.amd.run().catch((err: Error) => this.log.error({ err: err.message }, 'answering-machine detection failed'));
     else if (agent.greeting) this.lane.enqueue({ text: agent.greeting });
@@ -337,62 +372,13 @@ export class AgentSession implements SessionControl {
 
   // ── The caller ──
 
-  private onTransportEvent(e: TransportEvent): void {
-    if (e.type === 'hangup') {
-      this.callerGone = true;
-      void this.end(e.reason ?? 'hangup');
-    } else if (e.type === 'error') {
-      this.fail('transport', { kind: 'network', message: `the call connection failed: ${e.message}` }, true);
-      void this.end(`transport error: ${e.message}`);
-    } else if (e.type === 'dtmf') {
-      this.emit({ type: 'dtmf', digit: e.digit });
-      const handled = guarded('onDtmf', () => this.agent.hooks?.onDtmf?.(e.digit, this.control), this.threw) === true;
-      // A task reads keys whether or not the model would.
-      if (!handled && (this.dtmf.o.toModel || this.task)) this.dtmf.push(e.digit);
-    }
-  }
-
-  /** Keys the caller entered reach the task running, else the model as a user turn. */
-  private onDtmfEntry(digits: string): void {
-    if (this.ending) return;
-    const text = this.dtmf.o.format(digits);
-    const now = this.clock.now();
-    this.callerSaid(text, 'dtmf', { kind: 'dtmf', digits }) || this.lane.answer({ turn: { text, lastWordEnd: undefined, finalAt: now, decidedAt: now } });
-  }
-
-  /**
-   * A caller turn, reported and given to the hook; a task running takes it (returns true),
-   * else it is for the model.
-   */
-  private callerSaid(text: string, source: 'speech' | 'dtmf', input: TaskInput, span: { from?: number; to?: number } = {}): boolean {
-    const task = this.task;
-    this.report.user(text, { agent: this.agent.name, task: task?.task.name, startedAt: this.report.since(span.from), speechEndedAt: this.report.since(span.to) });
-    guarded('onUserTurn', () => this.agent.hooks?.onUserTurn?.(text), this.threw);
-    this.emit({ type: 'user_turn', text, source });
-    if (!task) return false;
-    this.history.addUser(text);
-    task.input(input);
-    return true;
-  }
-
-  private onStt(ev: SttEvent): void {
-    if (ev.type === 'listen') return this.onListen(ev.event, ev.at);
-    if (ev.type === 'reconnecting') return this.notice(`speech recognition reconnecting (attempt ${ev.attempt}, close ${ev.close.code})`);
-    if (ev.type === 'reconnected') return this.notice(`speech recognition reconnected; replayed ${ev.replayedSeconds.toFixed(1)} s of caller audio`);
-    const f = closeFailure(ev.close, 'stt', ev.close.retryable);
-    this.fail('stt', f, true, ev.message);
-    // Whatever stopped recognition for good, the caller hears the out-of-service line, not silence.
-    void this.outOfService(f.message);
-  }
-
-  private onListen(e: ListenEvent, at: number): void {
-    this.amd?.onListen(e);
-    // The recognizer heard speech it could not put into words (the sandbox's closed set): said
-    // once per utterance, or a caller the sandbox does not know looks like a line that takes no turns.
-    if (e.type === 'Metadata' && e.phase === 'warning') this.notice(`caller speech without words: ${e.warning}`);
-    if (e.type === 'Results' && e.transcript) this.emit({ type: 'transcript', text: e.transcript, final: e.is_final });
-    this.hearing.listen(e, at);
-  }
+  /** The session as the transport's handlers see it (transport-events.ts). */
+  private readonly transportHost: TransportHost = {
+    callerGone: () => (this.callerGone = true),
+    end: (reason) => this.end(reason),
+    fail: (source, f, fatal, cause) => this.fail(source, f, fatal, cause),
+    key: (digit) => this.keypad.key(digit),
+  };
 
   /** A confirmed barge-in. Over a task's line only that line stops (the reply whose tool runs the task goes on). */
   private interrupt(): void {
@@ -400,52 +386,20 @@ export class AgentSession implements SessionControl {
     else void this.lane.cancel(); // the speaker clears what the service still generates
   }
 
-  private onUserTurn(turn: UserTurn): void {
-    if (this.ending) return;
-    // Stamped now: the recognizer's timeline is mapped while its checkpoints are fresh.
-    const speechEndAt = turn.lastWordEnd !== undefined ? this.stt.timeOf(turn.lastWordEnd) : undefined;
-    if (this.amd?.swallows(speechEndAt)) return; // the "ألو" the detection decided on is no turn
-    const speechStartAt = turn.firstWordStart !== undefined ? this.stt.timeOf(turn.firstWordStart) : undefined;
-    this.callerSaid(turn.text, 'speech', { kind: 'speech', text: turn.text }, { from: speechStartAt, to: speechEndAt }) || this.lane.answer({ turn, speechEndAt });
-  }
-
   // ── The agent ──
 
-  private onReplyEvent(e: ReplyStageEvent): void {
-    if (e.type === 'speaking') this.setState('speaking');
-    else if (e.type === 'agent_chunk') this.emit(e);
-    else if (e.type === 'tool') {
-      this.report.tool({ name: e.outcome.call.name, ms: e.outcome.ms, error: e.outcome.error });
-      this.emit(e);
-      if (e.outcome.threw) this.threw(`tool ${e.outcome.call.name}`, e.outcome.error);
-      // A tool that returns a handoff hands the call over once this reply is spoken.
-      if (e.outcome.result instanceof Handoff) void this.flow.handoff(true, e.outcome.result.agent, { carry: e.outcome.result.carry });
-    } else if (e.type === 'llm_error') this.fail('llm', classifyFailure(e.error, 'llm'), false, e.error);
-    else this.fail('tts', classifyFailure(e.error, 'tts'), false, e.error);
-  }
 
   private async reply(req: Request, signal: AbortSignal): Promise<void> {
     const { agent, replies, interruption } = this.stages;
-    const turn = req.turn;
     interruption.reset();
-    if (turn) this.setState('thinking');
-    const r = await replies.run(req, signal);
+    if (req.turn) this.setState('thinking');
+    // Numbered, and its events told as its own: a task's line may run inside a reply whose tool waits.
+    const id = ++this.replies;
+    this.emit({ type: 'reply_started', reply: id, ...(req.turn && req.turnNumber ? { turn: req.turnNumber } : {}) });
+    const r = await replies.run({ ...req, events: (e) => onReplyEvent(this.replyHost, e, id) }, signal);
     if (r.text) this.lastAgentLine = r.text;
     this.hearing.schedule();
-    const metrics: TurnMetrics = { interrupted: r.interrupted };
-    if (turn) {
-      Object.assign(
-        metrics,
-        turnMetrics({ speechEnd: req.speechEndAt, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...r.times }, turn.endOfTurn),
-      );
-    }
-    this.report.agent({ text: r.text, heardText: r.heard, interrupted: r.interrupted, startedAt: this.report.since(r.times.firstSent), agent: agent.name, task: req.task, ...(turn ? { metrics } : {}) });
-    guarded('onAgentTurn', () => agent.hooks?.onAgentTurn?.(r.text, r.heard, r.interrupted), this.threw);
-    this.emit({ type: 'agent_turn', text: r.text, heardText: r.heard, interrupted: r.interrupted });
-    if (turn) {
-      this.emit({ type: 'metrics', metrics });
-      this.log.info({ agent: agent.name, metrics }, 'turn');
-    }
+    recordReply(this.replyHost, agent, req, r, id);
     if (!this.stages.replies.current) this.setState('listening');
     if (r.fatal) {
       const f = classifyFailure(r.fatal.error, 'tts');
@@ -494,7 +448,7 @@ export class AgentSession implements SessionControl {
       this.localVad?.close();
       this.amd?.close();
       await this.stages.speaker.close().catch(() => {});
-      this.dtmf.close();
+      this.keypad.close();
       await this.output.close().catch(() => {});
       // The session ends a call the caller is still on (a tool, out of service, a failure).
       if (!this.callerGone) await this.opts.transport.hangup?.(reason).catch((err: Error) => this.log.warn({ err: err.message }, 'transport hangup failed'));

@@ -100,16 +100,24 @@ export type SessionState = 'starting' | 'listening' | 'thinking' | 'speaking' | 
 export type SessionEvent =
   | { type: 'state'; state: SessionState }
   | { type: 'transcript'; text: string; final: boolean }
-  | { type: 'user_turn'; text: string; source?: 'speech' | 'dtmf' }
+  /** `turn`: the caller turn's number in the call (1, 2, …), which a reply answering it names. */
+  | { type: 'user_turn'; text: string; source?: 'speech' | 'dtmf'; turn?: number }
   | { type: 'dtmf'; digit: string }
-  | { type: 'agent_chunk'; text: string }
-  | { type: 'agent_turn'; text: string; heardText: string; interrupted: boolean }
+  /**
+   * A reply begins: `reply` numbers it in the call (its chunks, tools, end and metrics carry it);
+   * `turn` is the caller turn it answers (none for a fixed line, a task's line, `generateReply`).
+   */
+  | { type: 'reply_started'; reply: number; turn?: number }
+  | { type: 'agent_chunk'; text: string; reply?: number }
+  | { type: 'agent_turn'; text: string; heardText: string; interrupted: boolean; reply?: number }
   | { type: 'interruption'; kind: 'paused' | 'resumed' | 'confirmed' }
-  | { type: 'tool'; outcome: ToolOutcome }
+  | { type: 'tool'; outcome: ToolOutcome; reply?: number }
   /** The agent (a tool) hung up or transferred the call. */
   | { type: 'call_action'; action: 'hangup' | 'transfer'; target?: string; ok: boolean; message?: string }
-  | { type: 'metrics'; metrics: TurnMetrics }
+  | { type: 'metrics'; metrics: TurnMetrics; reply?: number }
   | { type: 'notice'; message: string }
+  /** Recognition's socket dropped and is being replaced (`attempt` 1, 2, …), or is back. */
+  | { type: 'reconnect'; service: 'stt'; phase: 'reconnecting' | 'reconnected'; attempt?: number }
   /** Who answered (answering-machine detection) and what the agent does about it. */
   | { type: 'amd'; decision: AmdDecision; action: AmdReport['action'] }
   /** `kind` says what failed in a way an operator acts on; `message` is clean text for people. */

@@ -7,6 +7,8 @@ export interface LaneRequest {
   turn?: UserTurn;
   /** Clock time the caller stopped speaking, stamped when the turn was decided. */
   speechEndAt?: number;
+  /** The caller turn's number (`user_turn`'s `turn`), for the reply's events. */
+  turnNumber?: number;
   /** A fixed line (the greeting, `say`): spoken without the model. */
   text?: string;
   /** One-off instructions for this model reply only (`generateReply`). */

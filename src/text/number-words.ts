@@ -1,7 +1,7 @@
 /**
- * The words callers use for numbers, in MSA and the Gulf, Egyptian and Levantine dialects, as
- * they look after `normalizeForMatch` (no hamza on alef, ة written ه, ى written ي). Sources for
- * the dialect forms: the parsers' page in docs/arabic-parsing.md.
+ * The words callers use for numbers, in MSA and the Gulf, Egyptian, Levantine and Maghrebi
+ * dialects, as they look after `normalizeForMatch` (no hamza on alef, ة written ه, ى written ي).
+ * Sources for the dialect forms: the parsers' page in docs/arabic-parsing.md.
  */
 
 /** 0–10 and their dialect and gender forms. */
@@ -17,7 +17,14 @@ export const UNIT_WORDS: Record<string, number> = {
   'ثمان': 8, 'ثماني': 8, 'ثمانيه': 8, 'تمان': 8, 'تمانيه': 8, 'تمنيه': 8, 'ثمنيه': 8, 'تماني': 8,
   'تسع': 9, 'تسعه': 9,
   'عشر': 10, 'عشره': 10,
+  // Maghrebi: Moroccan جوج/زوج (2), ربعة (4), تسعود (9) (Harrell, A Short Reference Grammar of
+  // Moroccan Arabic, 1962, numerals; Caubet, L'arabe marocain, 1993); Algerian زوج and Tunisian
+  // زوز (2) (Wiktionary, "زوز", Tunisian Arabic). زوج read bare or after و only: الزوج is "the husband".
+  'جوج': 2, 'زوج': 2, 'زوز': 2, 'ربعه': 4, 'تسعود': 9,
 };
+
+/** Number words read only as said or after و: with ال or بـ they are other words (الزوج). */
+export const BARE_ONLY = new Set(['زوج']);
 
 /** Units that occur only before عشر in MSA teens (أحد عشر، اثنا عشر، إحدى عشرة). */
 export const TEEN_UNITS: Record<string, number> = { 'احد': 1, 'احدي': 1, 'اثنا': 2, 'اثني': 2, 'اثنتا': 2, 'اثنتي': 2 };
@@ -25,7 +32,7 @@ export const TEEN_UNITS: Record<string, number> = { 'احد': 1, 'احدي': 1, 
 export const TENS_WORDS: Record<string, number> = {
   'عشرين': 20, 'عشرون': 20,
   'ثلاثين': 30, 'ثلاثون': 30, 'تلاتين': 30, 'تلتين': 30,
-  'اربعين': 40, 'اربعون': 40,
+  'اربعين': 40, 'اربعون': 40, 'ربعين': 40, // ربعين: Moroccan (Harrell 1962)
   'خمسين': 50, 'خمسون': 50,
   'ستين': 60, 'ستون': 60,
   'سبعين': 70, 'سبعون': 70,
@@ -51,7 +58,7 @@ export const HUNDRED_STEMS: Record<string, number> = {
 export const TEEN_STEMS: Record<string, number> = {
   'احد': 1, 'حد': 1, 'احدا': 1,
   'اتن': 2, 'اثن': 2, 'ثن': 2, 'اطن': 2, 'طن': 2, 'اتنا': 2,
-  'تلت': 3, 'تلات': 3, 'ثلث': 3, 'ثلاث': 3, 'ثل': 3, 'تل': 3,
+  'تلت': 3, 'تلات': 3, 'ثلث': 3, 'ثلاث': 3, 'ثل': 3, 'تل': 3, 'طل': 3, // طلطاش: Moroccan (Harrell 1962)
   'اربع': 4, 'ارب': 4, 'ربع': 4,
   'خمس': 5, 'ست': 6, 'سط': 6, 'س': 6,
   'سبع': 7, 'تمن': 8, 'ثمن': 8, 'تمان': 8, 'ثمان': 8, 'تسع': 9,

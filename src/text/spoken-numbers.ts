@@ -4,7 +4,7 @@
  * Shared by the digits, amount and date parsers; each decides what a group means to it.
  */
 import {
-  FRACTION_WORDS, HUNDRED_STEMS, HUNDRED_WORDS, REPEAT_WORDS, SCALE_WORDS, TEEN_STEMS, TEEN_UNITS, TENS_WORDS, UNIT_WORDS, asciiDigits,
+  BARE_ONLY, FRACTION_WORDS, HUNDRED_STEMS, HUNDRED_WORDS, REPEAT_WORDS, SCALE_WORDS, TEEN_STEMS, TEEN_UNITS, TENS_WORDS, UNIT_WORDS, asciiDigits,
 } from './number-words.ts';
 
 /** A word of the caller's text, normalized for lookup. */
@@ -82,7 +82,7 @@ function readWord(w: string): { tokens: NumToken[]; waw: boolean } {
     if (rest.tokens.length) return { tokens: rest.tokens, waw: true };
   }
   for (const prefix of ['ب', 'بال', 'ال']) {
-    if (w.length > prefix.length + 1 && w.startsWith(prefix)) {
+    if (w.length > prefix.length + 1 && w.startsWith(prefix) && !BARE_ONLY.has(w.slice(prefix.length))) {
       const t = numberTokens(w.slice(prefix.length));
       if (t.length) return { tokens: t, waw: false };
     }

@@ -1,7 +1,9 @@
 /**
- * Yes, no, "say again" and "I don't know" as callers say them in MSA, Gulf, Egyptian and
- * Levantine Arabic, written as `normalizeWord` leaves them (no hamza on alef, ة as ه, ى as ي).
- * Sources: docs/arabic-parsing.md.
+ * Yes, no, "say again" and "I don't know" as callers say them in MSA, Gulf, Egyptian, Levantine
+ * and Maghrebi Arabic, written as `normalizeWord` leaves them (no hamza on alef, ة as ه, ى as ي).
+ * Sources: docs/arabic-parsing.md. The Maghrebi forms: Harrell, A Short Reference Grammar of
+ * Moroccan Arabic (1962) and A Dictionary of Moroccan Arabic (1966); Caubet, L'arabe marocain
+ * (1993); Wiktionary's Moroccan, Algerian and Tunisian Arabic entries (واخا، واه، إييه، باهي).
  */
 
 /** Words that answer yes on their own. */
@@ -9,13 +11,19 @@ export const YES_WORDS = new Set([
   'نعم', 'اجل', 'بلي', 'ايوه', 'ايوا', 'ايو', 'اي', 'ايي', 'صح', 'صحيح', 'صحيحه', 'مضبوط', 'مظبوط', 'بالضبط', 'بالظبط', 'بالزبط', 'بالزبت',
   'تمام', 'تمم', 'موافق', 'موافقه', 'ماشي', 'زين', 'حاضر', 'ابشر', 'اوكي', 'اوكيه', 'اوك', 'ok', 'okay', 'yes', 'yeah', 'yep', 'يس', 'يب',
   'صحيحا', 'مظبوطه', 'مضبوطه',
+  // Maghrebi: واخا "all right" (Moroccan), واه and إييه "yes" (Moroccan, Algerian).
+  'واخا', 'واخه', 'واه', 'اييه',
 ]);
 
 /**
  * Words that say yes only when nothing says no: hesitations and intensifiers. "آه" is yes in
  * Egyptian and Levantine but also a hesitation ("اه لا"); "أكيد"/"طبعًا" strengthen a "لا" too.
  */
-export const WEAK_YES_WORDS = new Set(['اه', 'اها', 'ايه', 'طيب', 'اكيد', 'طبعا', 'بالتاكيد', 'والله', 'كده', 'كدا', 'كذا', 'هيك', 'ماشي']);
+export const WEAK_YES_WORDS = new Set([
+  'اه', 'اها', 'ايه', 'طيب', 'اكيد', 'طبعا', 'بالتاكيد', 'والله', 'كده', 'كدا', 'كذا', 'هيك', 'ماشي',
+  // Maghrebi: صافي "fine, that's it" (Moroccan), باهي "good, OK" (Tunisian, Algerian): agreement, or a close.
+  'صافي', 'باهي',
+]);
 
 /** Words that answer no on their own. */
 export const NO_WORDS = new Set(['لا', 'لاا', 'كلا', 'لع', 'no', 'nope', 'نو', 'ابدا', 'ابد', 'غلط', 'خطا', 'مو', 'مش', 'مب', 'موب', 'مهو', 'مهوب', 'مي']);
@@ -31,7 +39,9 @@ export const YES_PHRASES = [
 ];
 
 /** Phrases that mean no. */
-export const NO_PHRASES = ['لا شكرا', 'ليس هذا', 'ليس كذلك', 'مش هو ده', 'مو هو هذا', 'مب هو هذا', 'مش هو دا', 'مو هذا', 'مش هذا', 'مش ده', 'مب هذا', 'مش هو', 'مو هو', 'مب هو', 'ما ابي', 'مابي', 'ما ابغي', 'مابغي', 'ما بدي', 'مابدي', 'مش عايز', 'مش عاوز', 'لا اريد'];
+export const NO_PHRASES = ['لا شكرا', 'ليس هذا', 'ليس كذلك', 'مش هو ده', 'مو هو هذا', 'مب هو هذا', 'مش هو دا', 'مو هذا', 'مش هذا', 'مش ده', 'مب هذا', 'مش هو', 'مو هو', 'مب هو', 'ما ابي', 'مابي', 'ما ابغي', 'مابغي', 'ما بدي', 'مابدي', 'مش عايز', 'مش عاوز', 'لا اريد',
+  // Moroccan: "I don't want".
+  'ما بغيتش', 'مابغيتش'];
 
 /** The caller asks to hear it again. */
 export const REPEAT_PHRASES = [
@@ -39,6 +49,8 @@ export const REPEAT_PHRASES = [
   'مره كمان', 'كمان مره', 'ما سمعت', 'ماسمعت', 'ما سمعتك', 'مسمعتش', 'ما سمعتش', 'ما فهمت', 'مافهمت', 'مش فاهم', 'ما فهمتك', 'مفهمتش',
   'ايش قلت', 'وش قلت', 'شو قلت', 'شو قلتي', 'قلت ايه', 'قلتي ايه', 'بتقول ايه', 'بتقولي ايه', 'شو بتقول', 'وش تقول', 'ايش تقول', 'pardon',
   'say again', 'repeat', 'ما وضح', 'مو واضح', 'مش واضح',
+  // Maghrebi: عاود "say it again" (عاود عافاك), شنو/اش قلتي "what did you say", ما فهمتش.
+  'عاود', 'عاودي', 'عاودها', 'عاودلي', 'شنو قلتي', 'شنو قلت', 'اش قلتي', 'اش قلت', 'ما فهمتش',
 ];
 
 /** The caller does not know or is not sure. */
@@ -46,6 +58,8 @@ export const UNSURE_PHRASES = [
   'ما اعرف', 'مااعرف', 'ما ادري', 'مدري', 'مادري', 'ما بعرف', 'مابعرف', 'مش عارف', 'مش عارفه', 'معرفش', 'مش متاكد', 'مو متاكد',
   'مب متاكد', 'لست متاكدا', 'لست متاكد', 'لا اعرف', 'لا ادري', 'يمكن', 'ربما', 'الله اعلم', 'مش فاكر', 'ما اتذكر', 'مش متذكر', 'ما بتذكر',
   'لا اتذكر', 'dont know', 'don t know', 'not sure', 'maybe',
+  // Maghrebi: "I don't know" (Moroccan ما عرفتش، ما نعرف; Algerian and Tunisian ما نعرفش).
+  'ما عرفتش', 'معرفتش', 'ما نعرف', 'ما نعرفش', 'منعرفش',
 ];
 
 /** Words after which the caller corrects what they said: the answer after the last one counts. */

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { AGENT_HELP, loadAgent } from '../../src/cli/agent.ts';
+import { assertLatencyTable } from '../helpers/latency-table.ts';
 import { hiwar } from '../helpers/processes.ts';
 import { SHOP_AGENT as SHOP, userProject as project } from '../helpers/user-project.ts';
 
@@ -66,9 +67,11 @@ test('hiwar demo --agent runs a whole call with an agent from another folder, it
   assert.match(r.stdout, /hiwar demo: shop: one line for each intent of shop/);
   assert.match(r.stdout, /العميل {2}▸ أين طلبي/);
   assert.match(r.stdout, /\(tool order_status → \{"order":"A-17","status":"shipped"\}\)/);
-  const report = JSON.parse(readFileSync(join(dir, 'out/report.json'), 'utf8')) as { agent: string; turns: { role: string; text: string }[] };
+  const report = JSON.parse(readFileSync(join(dir, 'out/report.json'), 'utf8')) as { agent: string; turns: { role: string; text: string; metrics?: Record<string, unknown> }[] };
   assert.equal(report.agent, 'shop');
   assert.deepEqual(report.turns.map((t) => t.text), ['أهلًا بك في متجر الورد.', 'أين طلبي', 'طلبك في الطريق.']);
+  // The latency table: the report's figures, whose parts (the model's first sentence included) add up to voice-to-voice.
+  assertLatencyTable(r.stdout, report.turns);
 });
 
 test('an agent in a CommonJS package fails in one line that says how to fix it', async () => {

@@ -27,6 +27,21 @@ const start = (s: ReadableSpan) => ms(s.startTime);
 const end = (s: ReadableSpan) => ms(s.endTime);
 const children = (spans: ReadableSpan[], p: ReadableSpan, name?: string) => spans.filter((s) => parentOf(s) === id(p) && (!name || s.name === name));
 
+/** A call's trace fed by hand: `at(ms, event)` on a clock from T0; span times read back in ms from T0. */
+function timedTrace(callId: string) {
+  const { exporter, tracer } = tracing();
+  // Epoch milliseconds (OpenTelemetry reads small numbers as performance.now() instead).
+  const T0 = Date.UTC(2026, 0, 1);
+  let now = T0;
+  const t = new CallTrace({ call: { callId, provider: 'pcm', parameters: {} }, tracer, now: () => now });
+  return {
+    exporter,
+    at: (at: number, e: SessionEvent) => ((now = T0 + at), t.onEvent(e)),
+    start: (s: ReadableSpan) => ms(s.startTime) - T0,
+    end: (s: ReadableSpan) => ms(s.endTime) - T0,
+  };
+}
+
 function inside(child: ReadableSpan, parent: ReadableSpan): void {
   assert.ok(start(child) >= start(parent) && end(child) <= end(parent), `${child.name} [${start(child)}, ${end(child)}] inside ${parent.name} [${start(parent)}, ${end(parent)}]`);
 }
@@ -100,9 +115,12 @@ test('reconnects and failures: a span each, the fatal one marks the call', () =>
   let now = 1_000;
   const t = new CallTrace({ call: { callId: 'c1', provider: 'twilio', parameters: {} }, tracer, now: () => now });
   const feed = (e: SessionEvent, ms = 10) => ((now += ms), t.onEvent(e));
-  feed({ type: 'notice', message: 'speech recognition reconnecting (attempt 1, close 1006)' });
-  feed({ type: 'notice', message: 'speech recognition reconnected; replayed 1.2 s of caller audio' }, 200);
-  feed({ type: 'notice', message: 'speech recognition reconnecting (attempt 1, close 1006)' });
+  feed({ type: 'reconnect', service: 'stt', phase: 'reconnecting', attempt: 1 });
+  // The notice beside it is for people: its words start nothing.
+  feed({ type: 'notice', message: 'speech recognition reconnecting (attempt 1, close 1006)' }, 0);
+  feed({ type: 'reconnect', service: 'stt', phase: 'reconnected' }, 200);
+  feed({ type: 'notice', message: 'speech recognition reconnecting (attempt 7, close 1006)' });
+  feed({ type: 'reconnect', service: 'stt', phase: 'reconnecting', attempt: 1 }, 0);
   feed({ type: 'error', source: 'stt', kind: 'network', message: 'speech recognition failed', fatal: true });
   feed({ type: 'ended', reason: 'out of service: speech recognition failed' });
   const spans = exporter.getFinishedSpans();
@@ -110,6 +128,7 @@ test('reconnects and failures: a span each, the fatal one marks the call', () =>
   assert.equal(reconnects.length, 2);
   assert.equal(end(reconnects[0]!) - start(reconnects[0]!), 200, 'the reconnect lasted until recognition was back');
   assert.equal(reconnects[0]!.status.code, 0);
+  assert.deepEqual(reconnects.map((r) => r.attributes['hiwar.reconnect.attempt']), [1, 1], 'the attempt from the event, not the notice');
   assert.equal(reconnects[1]!.status.code, 2, 'the one that never came back is an error');
   const failure = spans.find((s) => s.name === 'hiwar.failure')!;
   assert.equal(failure.attributes['hiwar.failure.source'], 'stt');
@@ -132,25 +151,20 @@ test('without an SDK nothing is attached; traceparent parsing refuses malformed 
 });
 
 test('a barge-in: the cut-off reply ends interrupted in its own turn, the next turn’s reply gets what follows', () => {
-  const { exporter, tracer } = tracing();
-  // Epoch milliseconds (OpenTelemetry reads small numbers as performance.now() instead).
-  const T0 = Date.UTC(2026, 0, 1);
-  let now = T0;
-  const t = new CallTrace({ call: { callId: 'c2', provider: 'pcm', parameters: {} }, tracer, now: () => now });
-  const at = (ms: number, e: SessionEvent) => ((now = T0 + ms), t.onEvent(e));
-  const start = (s: ReadableSpan) => ms(s.startTime) - T0;
-  const end = (s: ReadableSpan) => ms(s.endTime) - T0;
+  const { exporter, at, start, end } = timedTrace('c2');
   at(100, { type: 'transcript', text: 'x', final: false });
-  at(400, { type: 'user_turn', text: 'x' });
-  at(900, { type: 'agent_chunk', text: 'أولًا،' });
+  at(400, { type: 'user_turn', text: 'x', turn: 1 });
+  at(400, { type: 'reply_started', reply: 1, turn: 1 });
+  at(900, { type: 'agent_chunk', text: 'أولًا،', reply: 1 });
   at(1000, { type: 'state', state: 'speaking' });
   at(1500, { type: 'transcript', text: 'y', final: false }); // the caller talks over the agent
-  at(1900, { type: 'user_turn', text: 'y' });
-  at(1950, { type: 'agent_turn', text: 'أولًا،', heardText: 'أو', interrupted: true });
-  at(1950, { type: 'metrics', metrics: { interrupted: true, llmFirstTokenMs: 300 } });
-  at(2400, { type: 'agent_chunk', text: 'حسنًا.' });
-  at(2500, { type: 'agent_turn', text: 'حسنًا.', heardText: 'حسنًا.', interrupted: false });
-  at(2500, { type: 'metrics', metrics: { interrupted: false, llmFirstTokenMs: 450 } });
+  at(1900, { type: 'user_turn', text: 'y', turn: 2 });
+  at(1950, { type: 'agent_turn', text: 'أولًا،', heardText: 'أو', interrupted: true, reply: 1 });
+  at(1950, { type: 'metrics', metrics: { interrupted: true, llmFirstTokenMs: 300 }, reply: 1 });
+  at(1950, { type: 'reply_started', reply: 2, turn: 2 });
+  at(2400, { type: 'agent_chunk', text: 'حسنًا.', reply: 2 });
+  at(2500, { type: 'agent_turn', text: 'حسنًا.', heardText: 'حسنًا.', interrupted: false, reply: 2 });
+  at(2500, { type: 'metrics', metrics: { interrupted: false, llmFirstTokenMs: 450 }, reply: 2 });
   at(2600, { type: 'ended', reason: 'hangup' });
   const spans = exporter.getFinishedSpans();
   const turns = spans.filter((s) => s.name === 'hiwar.turn').sort((a, b) => start(a) - start(b));
@@ -165,4 +179,51 @@ test('a barge-in: the cut-off reply ends interrupted in its own turn, the next t
   assert.equal(children(spans, second!, 'hiwar.llm')[0]!.attributes['hiwar.llm.first_token_ms'], 450);
   assert.equal(children(spans, first!, 'hiwar.playout').length, 1);
   assert.equal(children(spans, second!, 'hiwar.playout').length, 0, 'the second reply’s audio never started before the end here');
+});
+
+test('replies that overlap hang under their own turn by their numbers: a task line inside a reply, a barge-in reply after the interrupted one, a turn no reply took', () => {
+  const { exporter, at, start, end } = timedTrace('c3');
+  at(100, { type: 'transcript', text: 'a', final: false });
+  at(300, { type: 'user_turn', text: 'a', turn: 1 });
+  at(350, { type: 'reply_started', reply: 1, turn: 1 });
+  at(600, { type: 'agent_chunk', text: 'لحظة،', reply: 1 });
+  at(700, { type: 'state', state: 'speaking' });
+  at(800, { type: 'tool', outcome: { call: { id: 't1', name: 'collect', arguments: {} }, result: 'ok', ms: 20 }, reply: 1 } as SessionEvent);
+  // The tool runs a task: its line is a reply of its own, inside reply 1, and ends first.
+  at(900, { type: 'reply_started', reply: 2 });
+  at(950, { type: 'agent_chunk', text: 'قل رقمك.', reply: 2 });
+  at(1300, { type: 'agent_turn', text: 'قل رقمك.', heardText: 'قل رقمك.', interrupted: false, reply: 2 });
+  // The caller's answer went to the task (no reply takes turn 2); then they talk over reply 1.
+  at(1350, { type: 'user_turn', text: 'b', source: 'dtmf', turn: 2 });
+  at(1400, { type: 'transcript', text: 'c', final: false });
+  at(1500, { type: 'user_turn', text: 'c', turn: 3 });
+  at(1550, { type: 'agent_chunk', text: 'تم.', reply: 1 });
+  at(1600, { type: 'agent_turn', text: 'لحظة، تم.', heardText: 'لحظة،', interrupted: true, reply: 1 });
+  at(1600, { type: 'metrics', metrics: { interrupted: true, llmFirstTokenMs: 250, voiceToVoiceMs: 700 }, reply: 1 });
+  at(1650, { type: 'reply_started', reply: 3, turn: 3 });
+  at(1900, { type: 'agent_chunk', text: 'حسنًا.', reply: 3 });
+  at(2000, { type: 'agent_turn', text: 'حسنًا.', heardText: 'حسنًا.', interrupted: false, reply: 3 });
+  at(2000, { type: 'metrics', metrics: { interrupted: false, llmFirstTokenMs: 200, voiceToVoiceMs: 500 }, reply: 3 });
+  at(2100, { type: 'ended', reason: 'hangup' });
+  const spans = exporter.getFinishedSpans();
+  const callSpan = spans.find((s) => s.name === 'hiwar.call')!;
+  const turns = children(spans, callSpan, 'hiwar.turn').sort((a, b) => start(a) - start(b));
+  assert.deepEqual(turns.map((s) => [start(s), end(s)]), [[100, 1600], [1350, 1500], [1400, 2000]], 'turn 1 ends with its reply, turn 2 (taken by the task) when turn 3 comes, turn 3 with its reply');
+  const [first, taken, third] = turns.map((turn) => children(spans, turn, 'hiwar.reply'));
+  assert.equal(first!.length, 1);
+  assert.equal(taken!.length, 0, 'no reply under the turn the task took');
+  assert.equal(third!.length, 1);
+  const [r1] = first!;
+  const [r3] = third!;
+  assert.deepEqual(children(spans, r1!, 'hiwar.tts').map(start), [600, 1550], "reply 1's chunks, the late one included");
+  assert.deepEqual(children(spans, r1!, 'hiwar.tool').map((s) => s.attributes['hiwar.tool.name']), ['collect']);
+  assert.equal(r1!.attributes['hiwar.interrupted'], true);
+  assert.equal(r1!.attributes['hiwar.voice_to_voice_ms'], 700, "reply 1's metrics on reply 1");
+  assert.equal(end(r1!), 1600);
+  assert.deepEqual(children(spans, r3!, 'hiwar.tts').map(start), [1900]);
+  assert.equal(r3!.attributes['hiwar.voice_to_voice_ms'], 500);
+  const lines = children(spans, callSpan, 'hiwar.reply');
+  assert.equal(lines.length, 1, "the task's line: a reply under the call, no turn");
+  assert.deepEqual([start(lines[0]!), end(lines[0]!)], [900, 1300]);
+  assert.deepEqual(children(spans, lines[0]!, 'hiwar.tts').map(start), [950]);
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
+import { assertLatencyTable } from '../helpers/latency-table.ts';
 import { hiwar } from '../helpers/processes.ts';
 import { assertTurnsOnTheirSpeech, checkReviewPage, launchBrowser, phonePage, screenshotDir } from './page-checks.ts';
 
@@ -16,6 +17,7 @@ test('hiwar demo writes call.html beside call.wav and report.json, and Chromium 
     assert.match(r.stdout, /call\.html \(open it in a browser\)/);
     const html = await readFile(join(dir, 'call.html'), 'utf8');
     const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'));
+    assertLatencyTable(r.stdout, report.turns);
     // Self-contained: no address outside the file but its own data (the recording is inline).
     assert.doesNotMatch(html, /(src|href)="(https?:)?\/\//, 'nothing fetched from a server or CDN');
     assert.match(html, /<audio id="audio"[^>]* src="data:audio\/wav;base64,/);

@@ -1,0 +1,95 @@
+/**
+ * A server whose start-up fails closes what the start-up opened (the embedded sandbox, the
+ * plugins already made, its own port) before the error reaches the caller: a newcomer's process
+ * that got the error must be able to end.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { createAgentServer, type ServerPlugin } from '../../src/server/index.ts';
+import type { Agent } from '../../src/session/agent.ts';
+import { startSandbox } from '../../src/sandbox/index.ts';
+import { hiwar } from '../helpers/processes.ts';
+
+const agent: Agent = { name: 'startup', instructions: 'x', greeting: 'أهلًا', voice: { voice_id: 'ar-hijazi-female-1' } } as Agent;
+const silent = { level: 'silent' } as const;
+
+/** Runs `check` with a port some other server listens on. */
+async function withTakenPort(check: (port: number) => Promise<void>): Promise<void> {
+  const server: Server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    await check((server.address() as AddressInfo).port);
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+}
+
+/** Listening and connected sockets of this process (what would keep it up), once closing handles are gone. */
+async function handles(): Promise<{ servers: number; sockets: number }> {
+  // A closed handle leaves libuv's list in the loop's next close phase.
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  const info = process.getActiveResourcesInfo();
+  return { servers: info.filter((r) => r === 'TCPServerWrap').length, sockets: info.filter((r) => r === 'TCPSocketWrap').length };
+}
+
+test('a plugin factory that throws: the error reaches the caller with the sandbox and the plugins made before it closed', async () => {
+  const before = await handles();
+  const closed: string[] = [];
+  const earlier: ServerPlugin = { name: 'earlier', close: async () => void closed.push('earlier') };
+  await assert.rejects(
+    createAgentServer({ agent, plugins: [earlier, () => { throw new Error('plugin broke'); }] }),
+    /plugin broke/,
+  );
+  assert.deepEqual(closed, ['earlier'], 'the plugin made before the failing one was closed');
+  assert.deepEqual(await handles(), before, 'no listening socket left (the embedded sandbox closed)');
+});
+
+test('the other start-up failures after the sandbox started close it too: wrapSessions throws, a plugin whose close throws', async () => {
+  const before = await handles();
+  await assert.rejects(
+    createAgentServer({ agent, wrapSessions: () => { throw new Error('wrap broke'); } }),
+    /wrap broke/,
+  );
+  assert.deepEqual(await handles(), before, 'wrapSessions threw: the sandbox closed');
+  // A plugin written in plain JS whose close is not async and throws.
+  const rude = { name: 'rude', close: () => { throw new Error('close broke'); } } as unknown as ServerPlugin;
+  await assert.rejects(
+    createAgentServer({ agent, plugins: [rude, () => { throw new Error('plugin broke'); }] }),
+    /plugin broke/,
+    'the start-up error reaches the caller, not the close error',
+  );
+  assert.deepEqual(await handles(), before, "a plugin's failing close does not keep the sandbox open");
+});
+
+test('a sandbox whose second port is taken closes the first before the error reaches the caller', async () => {
+  await withTakenPort(async (port) => {
+    const before = await handles();
+    await assert.rejects(startSandbox({ port: 0, uaePort: port }), /EADDRINUSE/);
+    assert.deepEqual(await handles(), before, 'its main port closed');
+  });
+});
+
+test('listen() on a port in use: the error reaches the caller with nothing of the attempt left open; the app can listen elsewhere, then closes', async () => {
+  await withTakenPort(async (port) => {
+    const before = await handles();
+    const app = await createAgentServer({ agent });
+    await assert.rejects(app.listen({ port }), /EADDRINUSE/);
+    const { url } = await app.listen({ port: 0 });
+    assert.equal((await fetch(`${url}/healthz`)).status, 200, 'a second listen after the failed one works');
+    await app.close();
+    assert.deepEqual(await handles(), before, 'closed: nothing left');
+  });
+});
+
+test('hiwar serve on a port in use: it says so and its process ends by itself (sandbox, ledger and routes closed)', async () => {
+  await withTakenPort(async (port) => {
+    // runNode's failsafe rejects if the process is still up: what is checked is that it ends at all.
+    // (It teaches the sandbox the agent's phrases first: minutes on a loaded machine.)
+    const r = await hiwar(['serve', '--port', String(port)], { HIWAR_LOG_LEVEL: 'silent', REDIS_URL: '', HIWAR_PUBLIC_URL: '' }, 400_000);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already taken`));
+  });
+});
