@@ -96,9 +96,9 @@ const speechDir = join(audioDir, 'ar-speech-commands');
 if (!existsSync(speechDir)) console.log(`(no recordings in ${speechDir}: the human rows skipped; set HIWAR_AUDIO_DIR)`);
 else {
   console.log(`\nspoken words, leave-one-speaker-out over the recordings (load ${load()})`);
-  const { rows, cpuUsPerS } = await wordBench(speechDir, noiseDir);
+  const { rows, cpuUsPerS, trainS } = await wordBench(speechDir, noiseDir);
   for (const r of rows) {
     console.log(`${r.condition.padEnd(44)} ${((100 * r.right) / r.total).toFixed(1)}% (${r.right}/${r.total})  said nothing ${r.silent}`);
   }
-  console.log(`cost ${cpuUsPerS.toFixed(0)} µs of CPU per second of audio at 16 kHz (load ${load()})`);
+  console.log(`cost ${cpuUsPerS.toFixed(0)} µs of CPU per second of audio at 16 kHz; the training set and the folds' trainings took ${trainS.toFixed(0)} s (load ${load()})`);
 }

@@ -7,6 +7,8 @@ import { VOCABULARY_WORDS, builtInVocabulary } from '../../src/sandbox/engines/b
 import { voiceText, type EspeakVoice } from '../../src/sandbox/engines/espeak.ts';
 import { Recognizer } from '../../src/sandbox/engines/recognizer.ts';
 import { VOCABULARY_DATA } from '../../src/sandbox/engines/vocabulary-data.ts';
+import { UNKNOWN_CLASS } from '../../src/sandbox/engines/word-model.ts';
+import { WORD_MODEL_DATA } from '../../src/sandbox/engines/word-model-data.ts';
 
 // What the package ships: no recordings needed (the templates are derived features in src/).
 const rec = new Recognizer();
@@ -26,6 +28,11 @@ test('the shipped vocabulary loads: the 13 words, templates of six people and th
   const speakers = new Set(VOCABULARY_DATA.index.map(([, source]) => source).filter((s) => !s.startsWith('espeak:')));
   assert.equal(speakers.size, 6);
   assert.ok(VOCABULARY_DATA.bytes.length < 1_000_000, `${VOCABULARY_DATA.bytes.length} bytes`);
+  // The trained classifier of each band: the same words and one class for anything else, small.
+  for (const net of [WORD_MODEL_DATA.wide, WORD_MODEL_DATA.phone]) {
+    assert.deepEqual(net.classes, [...VOCABULARY_WORDS, UNKNOWN_CLASS]);
+    assert.ok(JSON.stringify(net).length < 100_000, `${JSON.stringify(net).length} characters`);
+  }
   const vocab = builtInVocabulary();
   for (const w of VOCABULARY_WORDS) for (const band of ['wide', 'phone']) assert.ok(vocab.limits.get(`${band}|${w}`)! > 0, `${band}|${w} has a limit`);
 });

@@ -42,18 +42,20 @@ export const WORD_FPS = RATE / HOP;
 const fft = new FFT(NFFT);
 
 type Bank = MelFilter[];
-const banks = new Map<WordBand, Bank>();
-const bankFor = (band: WordBand): Bank => {
-  let bank = banks.get(band);
-  if (!bank) banks.set(band, (bank = makeBank(band)));
+const banks = new Map<string, Bank>();
+const bankFor = (band: WordBand, warp: number): Bank => {
+  let bank = banks.get(`${band}|${warp}`);
+  if (!bank) banks.set(`${band}|${warp}`, (bank = makeBank(band, warp)));
   return bank;
 };
-const makeBank = (band: WordBand): Bank => {
+// `warp` scales the filters' centre frequencies (vocal tract length perturbation: training
+// hears each recording as if from a longer or shorter voice); 1 in use.
+const makeBank = (band: WordBand, warp: number): Bank => {
   const { bands } = WORD_FEATURES;
   const [lowHz, highHz] = WORD_FEATURES[band];
   const lo = mel(lowHz);
   const hi = mel(highHz);
-  const points = Array.from({ length: bands + 2 }, (_, i) => imel(lo + ((hi - lo) * i) / (bands + 1)));
+  const points = Array.from({ length: bands + 2 }, (_, i) => Math.min(RATE / 2 - 1, warp * imel(lo + ((hi - lo) * i) / (bands + 1))));
   const bin = (f: number) => (f * NFFT) / RATE;
   return Array.from({ length: bands }, (_, m) => {
     const [a, b, c] = [bin(points[m]!), bin(points[m + 1]!), bin(points[m + 2]!)];
@@ -76,9 +78,9 @@ export interface WordFrames {
   energy: Float32Array;
 }
 
-/** Mel powers and band energy of 16 kHz PCM through one mel bank. */
-export function wordFrames(samples: Int16Array, band: WordBand): WordFrames {
-  const filters = bankFor(band);
+/** Mel powers and band energy of 16 kHz PCM through one mel bank (`warp`: see makeBank). */
+export function wordFrames(samples: Int16Array, band: WordBand, warp = 1): WordFrames {
+  const filters = bankFor(band, warp);
   const n = samples.length < FRAME ? 0 : 1 + Math.floor((samples.length - FRAME) / HOP);
   const { bands } = WORD_FEATURES;
   const power: Float32Array[] = [];
