@@ -110,6 +110,9 @@ let cpuSeen = childrenCpuS();
  * condition, inherited by every process a test starts; the package's users get dist/.
  */
 const TEST_ENV = { ...process.env, NODE_OPTIONS: [process.env.NODE_OPTIONS, '--conditions=hiwar-source'].filter(Boolean).join(' ') };
+// Tells the files that this run type-checks the project (the package test then builds dist/
+// without checking the same sources again).
+if (process.env.HIWAR_TEST_TYPECHECK !== '0') TEST_ENV.HIWAR_TEST_TYPES_CHECKED = '1';
 
 /** Processes running now: a run stopped by a signal stops them and what they started. */
 const live = new Set();

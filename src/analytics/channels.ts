@@ -1,5 +1,5 @@
 import wavefile from 'wavefile';
-import { encodeWav } from '../audio/wav.ts';
+import { encodeWav, readPcm16Wav } from '../audio/wav.ts';
 import type { Role } from './summary.ts';
 
 /** The two sides of a stored call recording (caller left, agent right). */
@@ -11,6 +11,14 @@ export interface StereoCall {
 
 /** Reads a stereo recording made by `CallRecorder`; a clear error for anything else. */
 export function splitRecording(wav: Uint8Array): StereoCall {
+  const direct = readPcm16Wav(wav);
+  if (direct?.channels === 2) {
+    const n = direct.samples.length / 2;
+    const caller = new Int16Array(n);
+    const agent = new Int16Array(n);
+    for (let i = 0; i < n; i++) (caller[i] = direct.samples[2 * i]!), (agent[i] = direct.samples[2 * i + 1]!);
+    return { caller, agent, sampleRate: direct.sampleRate };
+  }
   let file: InstanceType<typeof wavefile.WaveFile>;
   try {
     file = new wavefile.WaveFile(wav);

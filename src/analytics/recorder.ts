@@ -25,19 +25,32 @@ interface Piece {
   at: number;
 }
 
+/** A caller frame: its arrival stamp and its position in the stream (ms of audio before it). */
+interface CallerPiece {
+  samples: Int16Array;
+  rate: number;
+  stamp: number;
+  pos: number;
+}
+
 /**
- * Where a frame goes on the recording's timeline. Frames are stamped when they arrive or are
- * written, which jitters, and a sender that fell behind (a busy machine, a congested network)
- * catches up with a burst: stamps alone would cut speech with slivers of silence, overwrite its
- * own tail, or push it seconds late. So a frame continues the previous one unless it starts more
- * than `gapMs` after it: a real pause.
+ * Where an agent frame goes on the recording's timeline. Frames are stamped when they are
+ * written, which jitters, and a sender that fell behind (a busy machine) catches up with a burst:
+ * stamps alone would cut speech with slivers of silence, overwrite its own tail, or push it late.
+ * So a frame continues the previous one unless it starts more than `gapMs` after it: a real pause.
  */
 const placed = (time: number, cursor: number, gapMs: number) => (time < cursor + gapMs ? cursor : time);
 /**
- * The caller's stream is continuous (every adapter sends silence too, at the line's pace), so its
- * frames are laid end to end; only a long hole (a stream on hold) is taken as a pause.
+ * The caller's stream is continuous (every adapter sends silence too, at the line's pace), so a
+ * frame can arrive late (jitter, a stall of this process or of the sender, then a catch-up burst)
+ * but never before its place: each frame goes at its position in the stream plus the smallest
+ * lateness of the frames that follow it within this much stream time. A hole in the stream (a
+ * call on hold, lost frames) raises that lateness for good and stays a pause; a late burst does
+ * not, however long the stall (laying frames end to end put a caller's line seconds early, into
+ * the agent's greeting, once a starved test's far end fell 5 s behind). The window bounds how far
+ * a drifting sender's clock can pull a frame.
  */
-const CALLER_GAP_MS = 5000;
+const CALLER_WINDOW_MS = 60_000;
 /** The agent's audio is written as it plays; beyond jitter, a gap is silence the caller heard. */
 const AGENT_GAP_MS = 60;
 
@@ -58,14 +71,15 @@ export interface Recording {
  */
 export class CallRecorder {
   readonly transport: Transport;
-  private readonly caller: Piece[] = [];
+  private readonly caller: CallerPiece[] = [];
+  /** Milliseconds of caller audio received: the next frame's position in the stream. */
+  private callerPos = 0;
   private readonly agent: Piece[] = [];
   private readonly o: Required<RecorderOptions>;
   private firstSeen: number | undefined;
   /** Latest clock time seen on either side: "now" for an interruption. */
   private latest = -Infinity;
   private agentCursor = -Infinity;
-  private callerCursor = -Infinity;
   private readonly seen = new WeakSet<AudioFrame>();
 
   constructor(inner: Transport, opts: RecorderOptions = {}) {
@@ -115,9 +129,30 @@ export class CallRecorder {
     if (this.seen.has(f)) return;
     this.seen.add(f);
     this.latest = Math.max(this.latest, f.time);
-    const at = placed(f.time, this.callerCursor, CALLER_GAP_MS);
-    this.callerCursor = at + (f.samples.length / f.sampleRate) * 1000;
-    if (this.fits(at)) this.caller.push({ samples: f.samples.slice(), rate: f.sampleRate, at });
+    if (this.fits(f.time)) this.caller.push({ samples: f.samples.slice(), rate: f.sampleRate, stamp: f.time, pos: this.callerPos });
+    this.callerPos += (f.samples.length / f.sampleRate) * 1000;
+  }
+
+  /**
+   * The caller's frames on the timeline (CALLER_WINDOW_MS): position plus the least lateness
+   * (stamp − position) from each frame on through the window, by a sliding minimum from the end.
+   */
+  private callerTrack(): Piece[] {
+    const out: Piece[] = new Array(this.caller.length);
+    const mins: number[] = []; // indices, their lateness increasing from the front
+    const late = (i: number) => this.caller[i]!.stamp - this.caller[i]!.pos;
+    let end = this.caller.length - 1;
+    for (let i = this.caller.length - 1; i >= 0; i--) {
+      const p = this.caller[i]!;
+      while (mins.length && late(mins.at(-1)!) >= late(i)) mins.pop();
+      mins.push(i);
+      while (this.caller[end]!.pos - p.pos > CALLER_WINDOW_MS) {
+        if (mins[0] === end) mins.shift();
+        end--;
+      }
+      out[i] = { samples: p.samples, rate: p.rate, at: p.pos + late(mins[0]!) };
+    }
+    return out;
   }
 
   private onAgent(f: AudioFrame): void {
@@ -146,35 +181,40 @@ export class CallRecorder {
    * Time 0 of the recording: the earlier side's first audio. (Caller frames held back until the
    * session subscribed can reach the recorder after the agent's first words, stamped earlier.)
    */
-  private get start(): number {
-    return Math.min(this.caller[0]?.at ?? Infinity, this.agent[0]?.at ?? Infinity);
+  private startOf(caller: Piece[]): number {
+    return Math.min(caller[0]?.at ?? Infinity, this.agent[0]?.at ?? Infinity);
   }
 
   /** Seconds recorded so far (the longer side). */
   get seconds(): number {
-    const start = this.start;
+    return this.secondsOf(this.callerTrack());
+  }
+
+  private secondsOf(caller: Piece[]): number {
+    const start = this.startOf(caller);
     if (start === Infinity) return 0;
     const end = (t: Piece[]) => t.reduce((n, p) => Math.max(n, p.at + (p.samples.length / p.rate) * 1000), start);
-    return (Math.max(end(this.caller), end(this.agent)) - start) / 1000;
+    return (Math.max(end(caller), end(this.agent)) - start) / 1000;
   }
 
   /** Both sides on one timeline as a stereo WAV (silence where a side said nothing). */
   async finish(): Promise<Recording> {
     const rate = this.o.sampleRate;
-    const len = Math.min(Math.ceil(this.seconds * rate), this.o.maxSeconds * rate);
-    const left = await this.track(this.caller, len);
-    const right = await this.track(this.agent, len);
+    const caller = this.callerTrack();
+    const start = this.startOf(caller);
+    const len = Math.min(Math.ceil(this.secondsOf(caller) * rate), this.o.maxSeconds * rate);
+    const left = await this.track(caller, len, start);
+    const right = await this.track(this.agent, len, start);
     const stereo = new Int16Array(len * 2);
     for (let i = 0; i < len; i++) {
       stereo[2 * i] = left[i]!;
       stereo[2 * i + 1] = right[i]!;
     }
-    return { wav: encodeWav(stereo, rate, 2), sampleRate: rate, seconds: len / rate, ...(this.start !== Infinity ? { startClock: this.start } : {}) };
+    return { wav: encodeWav(stereo, rate, 2), sampleRate: rate, seconds: len / rate, ...(start !== Infinity ? { startClock: start } : {}) };
   }
 
-  private async track(pieces: Piece[], len: number): Promise<Int16Array> {
+  private async track(pieces: Piece[], len: number, origin: number): Promise<Int16Array> {
     const rate = this.o.sampleRate;
-    const origin = this.start;
     const out = new Int16Array(len);
     // Pieces are joined into runs of contiguous audio first: resampling 20 ms frames one by one
     // would click at every frame edge.

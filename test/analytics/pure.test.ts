@@ -248,6 +248,33 @@ describe('call recorder', () => {
     assert.equal(at(c.agent, 0.75), 0, 'and 0.2 s long');
   });
 
+  it("the caller's frames keep their place in the stream through a long stall and its catch-up burst, and a hole stays a pause", async () => {
+    const f = fakeTransport();
+    const rec = new CallRecorder(f.t);
+    rec.transport.audio$.subscribe(() => {});
+    // 20 s of caller stream from 0 s, silence but for speech from 12 s to 13 s (frames 600–649).
+    // The sender stalls 8 s at 2 s (a starved process): frames 100–499 arrive at 10 s in one
+    // burst, then the stream runs on time again. Then the line goes quiet for 3 s (on hold) and
+    // comes back at 23 s with speech at once.
+    for (let k = 0; k < 1000; k++) {
+      const due = k * 20;
+      const arrives = k >= 100 && k < 500 ? Math.max(10_000, due) : due;
+      f.audio$.next(frame(k >= 600 && k < 650 ? 1000 : 0, arrives));
+    }
+    for (let k = 0; k < 50; k++) f.audio$.next(frame(1500, 23_000 + k * 20));
+    // The agent spoke from 11 s to 11.5 s, written as it played.
+    for (let k = 0; k < 25; k++) rec.transport.output.write(frame(2000, 11_000 + k * 20));
+    assert.ok(Math.abs(rec.seconds - 24) < 0.01, `${rec.seconds}`);
+    const c = splitRecording((await rec.finish()).wav);
+    const at = (pcm: Int16Array, s: number) => pcm[Math.round(s * 16000)]!;
+    assert.equal(at(c.caller, 11.9), 0, 'nothing of the line before it was said');
+    assert.ok(Math.abs(at(c.caller, 12.5) - 1000) < 50, 'the line where it was said, after the agent');
+    assert.equal(at(c.caller, 13.2), 0);
+    assert.ok(Math.abs(at(c.agent, 11.2) - 2000) < 50);
+    assert.equal(at(c.caller, 21), 0, 'the hold is silence');
+    assert.ok(Math.abs(at(c.caller, 23.5) - 1500) < 50, 'the speech after the hold where it came');
+  });
+
   it('an interruption drops what the agent had queued beyond that moment', async () => {
     const f = fakeTransport();
     const rec = new CallRecorder(f.t);

@@ -4,8 +4,11 @@ import { availableParallelism, loadavg } from 'node:os';
  * A test's wait limit that counts time the machine could give it: wall time divided by how
  * oversubscribed the cores are (load average per core, at least 1). On a quiet machine it is
  * the wall time; at load 28 on two cores a minute stretches to fourteen, since a starved
- * process is slow, not stuck. A hang still ends the wait.
+ * process is slow, not stuck. A hang still ends the wait. `HIWAR_TEST_MIN_SLOWDOWN` sets a
+ * smallest divisor: `scripts/starve.mjs` starves a run without raising the load average.
  */
+const MIN_SLOWDOWN = Math.max(1, Number(process.env.HIWAR_TEST_MIN_SLOWDOWN) || 1);
+
 export class Deadline {
   private spent = 0;
   private last = Date.now();
@@ -14,7 +17,7 @@ export class Deadline {
 
   get expired(): boolean {
     const now = Date.now();
-    this.spent += (now - this.last) / Math.max(1, loadavg()[0]! / availableParallelism());
+    this.spent += (now - this.last) / Math.max(MIN_SLOWDOWN, loadavg()[0]! / availableParallelism());
     this.last = now;
     return this.spent > this.ms;
   }

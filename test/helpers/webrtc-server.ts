@@ -62,7 +62,9 @@ export interface WebRtcServer {
 
 /** An HTTP server of the test's own with the WebRTC plugin mounted, as `hiwar serve` mounts it. */
 export async function startWebRtcServer(client: ServiceClient, opts: { agent?: Partial<Agent>; plugin?: Partial<WebRtcOptions> } = {}): Promise<WebRtcServer> {
-  const host = new SessionHost(client, { ...callCentre, ...opts.agent });
+  // The sandbox voices in this process on the CPU a loaded machine leaves it: the speaker's 3 s of
+  // wall time for the TTS socket's first audio would switch to HTTP (docs/testing.md).
+  const host = new SessionHost(client, { ...callCentre, voice: { ...callCentre.voice, firstAudioTimeoutMs: 20_000 }, ...opts.agent });
   const plugin = await createWebRtcPlugin({
     host,
     apiSecret: SECRET,

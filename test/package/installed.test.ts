@@ -54,7 +54,10 @@ async function startUntil(command: string, args: string[], env: NodeJS.ProcessEn
 const ok = (r: Finished, what: string) => assert.equal(r.code, 0, `${what} failed:\n${r.stdout}\n${r.stderr}`);
 
 before(async () => {
-  const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, timeoutMs: 300_000 });
+  // When this run of npm test type-checks the project (scripts/test.mjs says so), the build that
+  // `npm pack` runs emits without checking the same sources a second time (scripts/build.mjs).
+  const env = process.env.HIWAR_TEST_TYPES_CHECKED === '1' ? { ...process.env, HIWAR_BUILD_NO_CHECK: '1' } : process.env;
+  const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, env, timeoutMs: 300_000 });
   ok(packed, 'npm pack');
   const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
   tarball = join(work, info!.filename);
@@ -101,7 +104,7 @@ test('a whole simulated call on plain Node with the embedded sandbox, from the i
 test("a consumer's tsc (nodenext, strict, skipLibCheck false) type-checks every public entry", async () => {
   // The optional peers whose types the cluster/analytics and WebRTC entries name: a user of those
   // entries installs them. Their install scripts are not needed for types.
-  ok(await npm(['install', '--ignore-scripts', 'ioredis', 'bullmq', 'mediasoup'], project), 'npm install of the optional peers');
+  await optionalPeers();
   const lines = ENTRIES.map((e, i) => `import * as m${i} from '${e}';`);
   lines.push(`export const all = [${ENTRIES.map((_, i) => `m${i}`).join(', ')}];`);
   lines.push(`import { AgentSession, type Agent } from 'hiwar';`, `const agent: Agent = { name: 'x', instructions: 'y', voice: { voice_id: 'v' }, outOfServiceLine: 'z' };`, `export const s: typeof AgentSession = AgentSession; export { agent };`);
@@ -113,6 +116,20 @@ test("a consumer's tsc (nodenext, strict, skipLibCheck false) type-checks every 
   const tsc = await runCommand(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project, env: blankEnv, timeoutMs: 300_000 });
   assert.equal(tsc.code, 0, `tsc reported:\n${tsc.stdout}${tsc.stderr}`);
 });
+
+/** The repository's Opus codec package: its version is installed, its native build reused. */
+const opus = join(ROOT, 'node_modules/@discordjs/opus');
+let peers: Promise<void> | undefined;
+/**
+ * The optional peers, as a user of the cluster/analytics and WebRTC entries adds them: one
+ * `npm install` for the tests that need them (after the calls that run without them). Their
+ * install scripts are not needed: types, mediasoup's worker given by path, Opus's prebuilt addon.
+ */
+function optionalPeers(): Promise<void> {
+  const opusVersion = (JSON.parse(readFileSync(join(opus, 'package.json'), 'utf8')) as { version: string }).version;
+  peers ??= npm(['install', '--ignore-scripts', 'ioredis', 'bullmq', 'mediasoup', `@discordjs/opus@${opusVersion}`], project).then((r) => ok(r, 'npm install of the optional peers'));
+  return peers;
+}
 
 /** The runnable snippets of the README and docs/ by file name (test/helpers/snippets.ts). */
 const SNIPPETS = new Map(runnableSnippets(ROOT).map((s) => [s.name, s.body]));
@@ -150,9 +167,7 @@ test('WebRTC from the installed package: with mediasoup and the Opus codec added
   // put where the package looks for its prebuilt binary (the same version as the repository's).
   const worker = join(ROOT, 'node_modules/mediasoup/worker/out/Release/mediasoup-worker');
   const withNative = { ...blankEnv, MEDIASOUP_WORKER_BIN: worker };
-  const opus = join(ROOT, 'node_modules/@discordjs/opus');
-  const opusVersion = (JSON.parse(readFileSync(join(opus, 'package.json'), 'utf8')) as { version: string }).version;
-  ok(await npm(['install', '--ignore-scripts', 'mediasoup', `@discordjs/opus@${opusVersion}`], project, 600_000, withNative), 'npm install mediasoup @discordjs/opus');
+  await optionalPeers();
   cpSync(join(opus, 'prebuild'), join(project, 'node_modules/@discordjs/opus/prebuild'), { recursive: true });
   const serve = await startUntil(join(project, 'node_modules/.bin/hiwar'), ['serve', '--port', '0', '--open', '--docs'], withNative, /WebRTC is (on|off).*/);
   try {

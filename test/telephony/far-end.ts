@@ -43,7 +43,8 @@ export class FarEnd {
   playedSamples = 0;
   clears = 0;
   private queue: Item[] = [];
-  private outgoing: Int16Array[] = [];
+  /** Caller lines queued, each with the clock time it was said at (where it starts in the stream). */
+  private outgoing: { pcm: Int16Array; at: number }[] = [];
   /** Sequence number of the last caller frame sent. */
   seq = 0;
   private running = true;
@@ -85,9 +86,13 @@ export class FarEnd {
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send('text' in m ? m.text : m.binary, { binary: !('text' in m) });
   }
 
-  /** Queues caller speech; resolves once it has all been sent (at real-time pace). */
+  /**
+   * Queues caller speech; resolves once it has all been sent (at real-time pace). It starts in
+   * the stream at the moment it is said, as on a real line: a far end that fell behind (this
+   * process starved) sends the frames it owes for the time before as silence, not the line early.
+   */
   say(pcm: Int16Array): Promise<void> {
-    this.outgoing.push(pcm);
+    this.outgoing.push({ pcm, at: this.clock.now() });
     return this.until(() => this.outgoing.length === 0);
   }
 
@@ -127,15 +132,16 @@ export class FarEnd {
   private async sendLoop(): Promise<void> {
     const step = this.proto.rate / 50;
     let due = this.clock.now();
-    let current: Int16Array | undefined;
+    let current: { pcm: Int16Array; at: number } | undefined;
     let at = 0;
     while (this.running) {
       current ??= this.outgoing[0];
       const frame = new Int16Array(step);
-      if (current) {
-        frame.set(current.subarray(at, at + step));
+      // A frame due before the line was said (a late frame, sent while catching up) stays silent.
+      if (current && (at > 0 || due > current.at - 20)) {
+        frame.set(current.pcm.subarray(at, at + step));
         at += step;
-        if (at >= current.length) {
+        if (at >= current.pcm.length) {
           this.outgoing.shift();
           current = undefined;
           at = 0;

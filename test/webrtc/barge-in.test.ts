@@ -13,7 +13,9 @@ before(async () => {
 });
 after(() => sandbox?.close());
 
-test('barge-in over WebRTC: the agent’s packets stop when the caller speaks over it', { timeout: 90_000 }, async () => {
+// No test-level timeout: a fixed one is wall time, which a loaded machine stretches; each wait
+// below is load-scaled (test/helpers/deadline.ts) and names what it waited for.
+test('barge-in over WebRTC: the agent’s packets stop when the caller speaks over it', async () => {
   const greeting = 'مرحبًا بك في خدمة العملاء لدى البنك. يسعدنا أن نساعدك اليوم في كل ما يخص حساباتك وبطاقاتك وتحويلاتك. كيف يمكنني مساعدتك؟';
   const server = await startWebRtcServer(sandbox.client, { agent: { greeting } });
   let joined: WeriftPeer | undefined;
@@ -23,7 +25,9 @@ test('barge-in over WebRTC: the agent’s packets stop when the caller speaks ov
     await until(() => caller.from('agent').packets.length > 60, 'the greeting to be playing');
     caller.say(line);
     const call = () => server.host.calls[0]!;
-    await until(() => call().events.some((e) => e.type === 'interruption' && e.kind === 'confirmed'), 'the barge-in');
+    // What the call did, in the failure's message: which stage lost the line.
+    const story = () => call().events.map((e) => (e.type === 'notice' ? JSON.stringify(e) : 'text' in e && e.text ? `${e.type} ${String(e.text)}` : 'kind' in e ? `${e.type} ${String(e.kind)}` : e.type)).join(' | ');
+    await until(() => call().events.some((e) => e.type === 'interruption' && e.kind === 'confirmed'), 'the barge-in').catch((err: Error) => assert.fail(`${err.message}; the call's events: ${story()}`));
     const cutAt = Date.now();
     await until(() => call().events.some((e) => e.type === 'agent_turn'), 'the cut-off greeting turn');
     const greetingTurn = call().events.find((e) => e.type === 'agent_turn');
