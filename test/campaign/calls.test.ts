@@ -6,10 +6,9 @@
  * test/campaign/platforms.test.ts.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { startRedis } from '../helpers/redis.ts';
-import { runSandbox, type Running } from '../helpers/sandbox.ts';
-import { assertCampaign, farEndAudio, runCampaign, type PhoneBook } from './campaign-calls.ts';
+import { assertCampaign, campaignFixture, runCampaign, type PhoneBook } from './campaign-calls.ts';
 
 delete process.env.HIWAR_API_KEY;
 
@@ -32,16 +31,10 @@ const EXPECTED = {
   [DNC]: ['0:do-not-call:-:true'],
 };
 
-let sandbox: Running;
-let audio: Awaited<ReturnType<typeof farEndAudio>>;
-before(async () => {
-  sandbox = await runSandbox();
-  audio = await farEndAudio(sandbox);
-});
-after(() => sandbox?.close());
+const fixture = campaignFixture();
 
 test('hiwar campaign start in process: a person, a voicemail, a carrier announcement, no answer and busy, through Twilio with media streamed back; outcomes and who answered per contact (a person is human: the detector times frames by the stream, so a loaded machine cannot make them uncertain), retries per the rules, the person greeted by name', async () => {
-  const run = await runCampaign({ sandbox, audio, platform: 'twilio', phones: PHONES, dnc: DNC, mode: 'in-process', concurrency: 2 });
+  const run = await runCampaign({ sandbox: fixture.sandbox, audio: fixture.audio, platform: 'twilio', phones: PHONES, dnc: DNC, mode: 'in-process', concurrency: 2 });
   assertCampaign(run, PHONES, EXPECTED, DNC);
   const khaled = run.all.find((r) => r.number === '+966500000301')!;
   assert.equal(khaled.duration_s, '20', "the platform's duration");
@@ -50,7 +43,7 @@ test('hiwar campaign start in process: a person, a voicemail, a carrier announce
 test('the same campaign on Redis: hiwar campaign start enqueues it, hiwar campaign worker (BullMQ) places the calls; the calls\' records in Redis carry who answered', async () => {
   const redis = await startRedis();
   try {
-    const run = await runCampaign({ sandbox, audio, platform: 'twilio', phones: PHONES, dnc: DNC, mode: 'bullmq', redisUrl: redis.url, concurrency: 2 });
+    const run = await runCampaign({ sandbox: fixture.sandbox, audio: fixture.audio, platform: 'twilio', phones: PHONES, dnc: DNC, mode: 'bullmq', redisUrl: redis.url, concurrency: 2 });
     assertCampaign(run, PHONES, EXPECTED, DNC);
   } finally {
     await redis.stop();

@@ -9,6 +9,7 @@
  * retries) runs at a minute a second.
  */
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { appendFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,7 +28,7 @@ import { sleepFor, type Clock } from '../../src/transport/clock.ts';
 import type { OutboundPlatformName } from '../../transports/telephony/index.ts';
 import { compose } from '../helpers/amd-audio.ts';
 import { freePort } from '../helpers/redis.ts';
-import { pad, voiced, type Running } from '../helpers/sandbox.ts';
+import { pad, runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
 import { FarEnd } from '../telephony/far-end.ts';
 import { FakePlatforms, testKeys, type MediaLeg, type Scenario } from '../telephony/outbound/fake-platforms.ts';
 
@@ -58,6 +59,17 @@ export async function farEndAudio(sandbox: Running): Promise<(rate: number) => P
     if (!byRate.has(rate)) byRate.set(rate, Object.fromEntries(await Promise.all(Object.entries(at8).map(async ([k, v]) => [k, await resample(v, 8000, rate)] as const))));
     return byRate.get(rate)!;
   };
+}
+
+/** A campaign test file's sandbox and far-end recordings: made before its tests, closed after them. */
+export function campaignFixture(): { readonly sandbox: Running; readonly audio: Awaited<ReturnType<typeof farEndAudio>> } {
+  const f = {} as { sandbox: Running; audio: Awaited<ReturnType<typeof farEndAudio>> };
+  before(async () => {
+    f.sandbox = await runSandbox();
+    f.audio = await farEndAudio(f.sandbox);
+  });
+  after(() => f.sandbox?.close());
+  return f;
 }
 
 /** Writes the campaign's agent: the call centre's, greeting the contact by name, detecting who answered, leaving `VOICEMAIL`. */

@@ -17,7 +17,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { verifyWebhook } from '../../src/analytics/webhook.ts';
 import { CampaignQueue, jobIdOf } from '../../src/campaign/queue.ts';
 import type { CampaignResult } from '../../src/campaign/results.ts';
@@ -26,10 +26,9 @@ import { isOpen, parseWindow } from '../../src/campaign/window.ts';
 import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import { Deadline } from '../helpers/deadline.ts';
 import { freePort, startRedis } from '../helpers/redis.ts';
-import { runSandbox, type Running } from '../helpers/sandbox.ts';
 import { FarEnd } from '../telephony/far-end.ts';
 import { FakePlatforms, testKeys, type MediaLeg, type Scenario } from '../telephony/outbound/fake-platforms.ts';
-import { farEndAudio, writeAgent } from './campaign-calls.ts';
+import { campaignFixture, writeAgent } from './campaign-calls.ts';
 import { CAIRO_INDEX, contacts, DNC_INDEX, expected, numberOf, outcomeOf } from './script.ts';
 
 delete process.env.HIWAR_API_KEY;
@@ -89,13 +88,7 @@ async function balancer(ports: number[]): Promise<{ port: number; close(): Promi
   };
 }
 
-let sandbox: Running;
-let audio: Awaited<ReturnType<typeof farEndAudio>>;
-before(async () => {
-  sandbox = await runSandbox();
-  audio = await farEndAudio(sandbox);
-});
-after(() => sandbox?.close());
+const fixture = campaignFixture();
 
 test('on Redis and BullMQ with real calls: two hiwar campaign worker processes behind a balancer, one killed (SIGKILL) mid-call; 20 contacts, window, concurrency 3; every outcome and who answered right, nothing dialled twice or lost (the platform\'s log), retries at the right times, the do-not-call number never dialled', async () => {
   const redis = await startRedis();
@@ -112,7 +105,7 @@ test('on Redis and BullMQ with real calls: two hiwar campaign worker processes b
   async function farEnd(leg: MediaLeg): Promise<void> {
     const call = calls.get(leg.platformCallId)!;
     call.answered = true;
-    const a = await audio(leg.protocol.rate);
+    const a = await fixture.audio(leg.protocol.rate);
     const far = new FarEnd(leg.streamUrl, leg.protocol, clock);
     call.media = 'opening';
     try {
@@ -196,8 +189,8 @@ test('on Redis and BullMQ with real calls: two hiwar campaign worker processes b
       env: {
         ...process.env,
         REDIS_URL: redis.url,
-        SANDBOX_URL: sandbox.sandbox.url,
-        SANDBOX_KEY: sandbox.key,
+        SANDBOX_URL: fixture.sandbox.sandbox.url,
+        SANDBOX_KEY: fixture.sandbox.key,
         AGENT_FILE: agentFile,
         WORKER_NAME: name,
         WORKER_FROM: FROM[name],

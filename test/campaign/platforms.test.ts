@@ -6,9 +6,8 @@
  * A smaller list than Twilio's (test/campaign/calls.test.ts), all real calls: a person, a
  * voicemail with its beep, and a busy line retried by the rules.
  */
-import { after, before, test } from 'node:test';
-import { runSandbox, type Running } from '../helpers/sandbox.ts';
-import { assertCampaign, farEndAudio, runCampaign, type PhoneBook } from './campaign-calls.ts';
+import { test } from 'node:test';
+import { assertCampaign, campaignFixture, runCampaign, type PhoneBook } from './campaign-calls.ts';
 
 delete process.env.HIWAR_API_KEY;
 
@@ -23,17 +22,11 @@ const EXPECTED = {
   '+966500000403': ['1:busy:-:false', '2:busy:-:false', '3:busy:-:true'],
 };
 
-let sandbox: Running;
-let audio: Awaited<ReturnType<typeof farEndAudio>>;
-before(async () => {
-  sandbox = await runSandbox();
-  audio = await farEndAudio(sandbox);
-});
-after(() => sandbox?.close());
+const fixture = campaignFixture();
 
 for (const platform of ['telnyx', 'plivo', 'vonage'] as const) {
   test(`hiwar campaign start through ${platform}: a person greeted by name, a voicemail given the message after its beep, a busy line retried; each dialled once per attempt`, async () => {
-    const run = await runCampaign({ sandbox, audio, platform, phones: PHONES, mode: 'in-process', concurrency: 3 });
+    const run = await runCampaign({ sandbox: fixture.sandbox, audio: fixture.audio, platform, phones: PHONES, mode: 'in-process', concurrency: 3 });
     assertCampaign(run, PHONES, EXPECTED);
   });
 }
