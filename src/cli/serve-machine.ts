@@ -1,8 +1,9 @@
 /**
- * The concurrent-call limit of one machine when `hiwar serve --workers N` runs several processes:
- * the primary holds the count (`MachineCalls`), each worker asks it for a place over the cluster's
- * IPC channel before a call's session opens anything (`MachineAdmission`). A worker that dies
- * gives its places back at once (the primary drops everything it held).
+ * What the workers of `hiwar serve --workers N` share through the primary, over the cluster's IPC
+ * channel (`MachineRequests` matches each question to its answer): the machine's call limit (the
+ * primary holds the count, `MachineCalls`; a worker asks for a place before a call's session opens
+ * anything, `MachineAdmission`; a worker that dies gives its places back at once), the ledger of
+ * spent tokens, and the machine-wide `/metrics` and `/calls/live`.
  */
 import { randomUUID } from 'node:crypto';
 import type { AdmissionLease, CallAdmission } from '../server/calls.ts';
@@ -28,6 +29,49 @@ export type MachineMessage =
 
 /** Whether an IPC message is one of serve's own. */
 export const isMachineMessage = (m: unknown): m is MachineMessage => typeof m === 'object' && m !== null && typeof (m as { hiwar?: unknown }).hiwar === 'string';
+
+/** A worker's question to the primary, and the primary's answer, which carries the question's id. */
+type Question = Extract<MachineMessage, { hiwar: 'acquire' | 'spend' | 'metrics' | 'live' }>;
+type Answer = Extract<MachineMessage, { hiwar: 'acquired' | 'spent' | 'metrics-text' | 'live-all' }>;
+const ANSWERS = new Set<string>(['acquired', 'spent', 'metrics-text', 'live-all']);
+type Without<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+
+/** A worker's questions to the primary over the IPC channel, each matched to its answer by id. */
+export class MachineRequests {
+  private readonly waiting = new Map<string, (m: Answer | undefined) => void>();
+
+  constructor(private readonly channel: MachineChannel) {
+    channel.on('message', (m) => {
+      if (!isMachineMessage(m) || !ANSWERS.has(m.hiwar)) return;
+      const a = m as Answer;
+      this.waiting.get(a.id)?.(a);
+      this.waiting.delete(a.id);
+    });
+  }
+
+  /**
+   * Asks `q` (given a new id) and resolves with the answer; undefined when `timeoutMs` passes
+   * first. Throws when the channel is closed (the primary is gone).
+   */
+  async ask(q: Without<Question, 'id'>, timeoutMs?: number): Promise<Answer | undefined> {
+    const id = randomUUID();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await new Promise<Answer | undefined>((resolve, reject) => {
+        this.waiting.set(id, resolve);
+        if (timeoutMs !== undefined) timer = setTimeout(() => resolve(undefined), timeoutMs);
+        try {
+          this.channel.send({ ...q, id } as Question);
+        } catch (err) {
+          reject(err as Error);
+        }
+      });
+    } finally {
+      clearTimeout(timer);
+      this.waiting.delete(id);
+    }
+  }
+}
 
 /** The primary's count of the machine's calls, by worker. Pure: the IPC is the caller's. */
 export class MachineCalls {
@@ -71,27 +115,11 @@ export class MachineCalls {
  * connection reaches (without REDIS_URL; with it, the ledger is Redis's).
  */
 export class MachineLedger implements TokenLedger {
-  private readonly waiting = new Map<string, (ok: boolean) => void>();
+  constructor(private readonly requests: MachineRequests) {}
 
-  constructor(private readonly channel: MachineChannel) {
-    channel.on('message', (m) => {
-      if (!isMachineMessage(m) || m.hiwar !== 'spent') return;
-      this.waiting.get(m.id)?.(m.ok);
-      this.waiting.delete(m.id);
-    });
-  }
-
-  spend(key: string, ttlMs: number): Promise<boolean> {
-    const id = randomUUID();
-    return new Promise<boolean>((resolve, reject) => {
-      this.waiting.set(id, resolve);
-      try {
-        this.channel.send({ hiwar: 'spend', id, key, ttlMs });
-      } catch (err) {
-        this.waiting.delete(id);
-        reject(err as Error);
-      }
-    });
+  async spend(key: string, ttlMs: number): Promise<boolean> {
+    const a = await this.requests.ask({ hiwar: 'spend', key, ttlMs });
+    return a?.hiwar === 'spent' && a.ok;
   }
 }
 
@@ -107,23 +135,17 @@ export interface MachineChannel {
  * cluster's key budget with REDIS_URL). The place is given back when the call ends.
  */
 export class MachineAdmission implements CallAdmission {
-  private readonly waiting = new Map<string, (ok: boolean) => void>();
   /** The machine's calls as the primary last said (for `/readyz`). */
   machineCalls = 0;
 
   constructor(
     private readonly channel: MachineChannel,
+    private readonly requests: MachineRequests,
     private readonly maxCalls: number,
     private readonly inner?: CallAdmission,
   ) {
     channel.on('message', (m) => {
-      if (!isMachineMessage(m)) return;
-      if (m.hiwar === 'calls') this.machineCalls = m.calls;
-      if (m.hiwar === 'acquired') {
-        this.machineCalls = m.calls;
-        this.waiting.get(m.id)?.(m.ok);
-        this.waiting.delete(m.id);
-      }
+      if (isMachineMessage(m) && (m.hiwar === 'calls' || m.hiwar === 'acquired')) this.machineCalls = m.calls;
     });
   }
 
@@ -133,25 +155,16 @@ export class MachineAdmission implements CallAdmission {
   }
 
   async admit(transport: Transport): Promise<AdmissionLease | undefined> {
-    const id = randomUUID();
-    const ok = await new Promise<boolean>((resolve) => {
-      this.waiting.set(id, resolve);
-      try {
-        this.channel.send({ hiwar: 'acquire', id, max: this.maxCalls });
-      } catch {
-        // The primary is gone (the worker is about to stop): no place can be given.
-        this.waiting.delete(id);
-        resolve(false);
-      }
-    });
-    if (!ok) {
+    // The primary gone (the worker is about to stop): no place can be given.
+    const answer = await this.requests.ask({ hiwar: 'acquire', max: this.maxCalls }).catch(() => undefined);
+    if (answer?.hiwar !== 'acquired' || !answer.ok) {
       await transport.hangup?.('full').catch(() => {});
       await transport.output.close().catch(() => {});
       return undefined;
     }
     const release = () => {
       try {
-        this.channel.send({ hiwar: 'release', id });
+        this.channel.send({ hiwar: 'release', id: answer.id });
       } catch {
         // The primary is gone: it gave every place of this worker back when it noticed.
       }
@@ -186,37 +199,21 @@ export class MachineAdmission implements CallAdmission {
  * Falls back to this worker's own figures when the primary does not answer in time.
  */
 export class MachineMetrics {
-  private readonly waiting = new Map<string, (m: { text?: string; error?: string }) => void>();
-
   constructor(
-    private readonly channel: MachineChannel,
+    private readonly requests: MachineRequests,
     private readonly own: () => Promise<string>,
     private readonly timeoutMs = 5_000,
-  ) {
-    channel.on('message', (m) => {
-      if (!isMachineMessage(m) || m.hiwar !== 'metrics-text') return;
-      this.waiting.get(m.id)?.(m);
-      this.waiting.delete(m.id);
-    });
-  }
+  ) {}
 
   /** The machine's metrics in Prometheus' text format. */
   async text(): Promise<string> {
-    const id = randomUUID();
-    let timer: NodeJS.Timeout | undefined;
-    const answer = await new Promise<{ text?: string; error?: string }>((resolve) => {
-      this.waiting.set(id, resolve);
-      timer = setTimeout(() => resolve({ error: 'the primary did not answer in time' }), this.timeoutMs);
-      try {
-        this.channel.send({ hiwar: 'metrics', id });
-      } catch (err) {
-        resolve({ error: (err as Error).message });
-      }
-    });
-    clearTimeout(timer);
-    this.waiting.delete(id);
-    if (answer.text !== undefined) return answer.text;
-    return `# this worker's figures only: ${answer.error ?? 'no answer'}\n${await this.own()}`;
+    let why = 'the primary did not answer in time';
+    const answer = await this.requests.ask({ hiwar: 'metrics' }, this.timeoutMs).catch((err: Error) => void (why = err.message));
+    if (answer?.hiwar === 'metrics-text') {
+      if (answer.text !== undefined) return answer.text;
+      why = answer.error ?? 'no answer';
+    }
+    return `# this worker's figures only: ${why}\n${await this.own()}`;
   }
 }
 
@@ -256,36 +253,18 @@ export class MachineLive {
 }
 
 /** A worker's side of the live calls view: answers the primary with its calls, asks for the machine's. */
-export function workerLive(channel: MachineChannel, index: number, local: () => LiveCall[], timeoutMs = 3_000): () => Promise<LiveCall[]> {
+export function workerLive(channel: MachineChannel, requests: MachineRequests, index: number, local: () => LiveCall[], timeoutMs = 3_000): () => Promise<LiveCall[]> {
   const own = () => local().map((c) => ({ ...c, instance: `worker ${index}` }));
-  const waiting = new Map<string, (calls: LiveCall[]) => void>();
   channel.on('message', (m) => {
-    if (!isMachineMessage(m)) return;
-    if (m.hiwar === 'live-ask') {
-      try {
-        channel.send({ hiwar: 'live-calls', id: m.id, calls: own() });
-      } catch {
-        // The primary is gone: nobody is waiting for the answer.
-      }
-    } else if (m.hiwar === 'live-all') {
-      waiting.get(m.id)?.(m.calls);
-      waiting.delete(m.id);
+    if (!isMachineMessage(m) || m.hiwar !== 'live-ask') return;
+    try {
+      channel.send({ hiwar: 'live-calls', id: m.id, calls: own() });
+    } catch {
+      // The primary is gone: nobody is waiting for the answer.
     }
   });
   return async () => {
-    const id = randomUUID();
-    let timer: NodeJS.Timeout | undefined;
-    const calls = await new Promise<LiveCall[] | undefined>((resolve) => {
-      waiting.set(id, resolve);
-      timer = setTimeout(() => resolve(undefined), timeoutMs);
-      try {
-        channel.send({ hiwar: 'live', id });
-      } catch {
-        resolve(undefined);
-      }
-    });
-    clearTimeout(timer);
-    waiting.delete(id);
-    return calls ?? own();
+    const answer = await requests.ask({ hiwar: 'live' }, timeoutMs).catch(() => undefined);
+    return answer?.hiwar === 'live-all' ? answer.calls : own();
   };
 }

@@ -15,7 +15,7 @@ import { MemoryTokenLedger, type TokenLedger } from '../server/token-ledger.ts';
 import { numberOption, UsageError } from './args.ts';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { LiveCall } from '../observability/live-calls.ts';
-import { isMachineMessage, MachineAdmission, MachineCalls, MachineLedger, MachineLive, MachineMetrics, workerLive, type MachineChannel, type MachineMessage } from './serve-machine.ts';
+import { isMachineMessage, MachineAdmission, MachineCalls, MachineLedger, MachineLive, MachineMetrics, MachineRequests, workerLive, type MachineChannel, type MachineMessage } from './serve-machine.ts';
 
 /** `hiwar serve`'s `--workers` flag (parsed with the rest of serve's options). */
 export const WORKERS_FLAG = { workers: { type: 'string' } } as const;
@@ -178,6 +178,7 @@ export function workerSide(env: NodeJS.ProcessEnv = process.env): WorkerSide | u
     },
     on: (event, listener) => process.on(event, listener),
   };
+  const requests = new MachineRequests(channel);
   let speaking = index === 1 && !env.HIWAR_SERVE_WORKER_RESTARTED;
   let machine: MachineAdmission | undefined;
   // The primary gone (killed): this worker no longer gets connections; it drains and stops.
@@ -187,8 +188,8 @@ export function workerSide(env: NodeJS.ProcessEnv = process.env): WorkerSide | u
     say: (m) => {
       if (speaking) process.stdout.write(`${m}\n`);
     },
-    admission: (maxCalls, inner) => (machine = new MachineAdmission(channel, maxCalls, inner)),
-    ledger: () => Object.assign(new MachineLedger(channel), { where: 'this machine (the primary process)' }),
+    admission: (maxCalls, inner) => (machine = new MachineAdmission(channel, requests, maxCalls, inner)),
+    ledger: () => Object.assign(new MachineLedger(requests), { where: 'this machine (the primary process)' }),
     health: (inner, activeCalls) => () => {
       const base = inner?.() ?? { ready: true, body: { status: 'ok', activeCalls: activeCalls() } };
       const full = machine?.full ?? false;
@@ -201,10 +202,10 @@ export function workerSide(env: NodeJS.ProcessEnv = process.env): WorkerSide | u
       // is added by the first AggregatorRegistry made in this process).
       AggregatorRegistry.setRegistries([registry]);
       new AggregatorRegistry();
-      const machine = new MachineMetrics(channel, () => registry.metrics());
+      const machine = new MachineMetrics(requests, () => registry.metrics());
       return () => machine.text();
     },
-    liveCalls: (local) => workerLive(channel, index, local),
+    liveCalls: (local) => workerLive(channel, requests, index, local),
     ready: (url) => {
       speaking = false;
       channel.send({ hiwar: 'ready', url });
