@@ -17,7 +17,8 @@ import { builtInVoices } from '../src/sandbox/catalogue.ts';
 import { voiceText, type EspeakVoice } from '../src/sandbox/engines/espeak.ts';
 import { wordStatics } from '../src/sandbox/engines/vocabulary.ts';
 import { UNKNOWN_CLASS, WORD_MODEL, wordVector } from '../src/sandbox/engines/word-model.ts';
-import { telephoneBand, type Clip } from '../bench/recognizer-words.ts';
+import type { Clip } from '../bench/recognizer-words.ts';
+import { telephoneBand } from '../bench/telephone-band.ts';
 import { seeded } from './word-mlp.ts';
 
 /** How much of everything the training set holds. */
