@@ -35,10 +35,39 @@ function checkRates(fromRate: number, toRate: number): void {
   }
 }
 
-const create = (fromRate: number, toRate: number) =>
-  lsr.create(1, fromRate, toRate, { converterType: lsr.ConverterType.SRC_SINC_MEDIUM_QUALITY });
+type Src = Awaited<ReturnType<typeof lsr.create>>;
 
-type Src = Awaited<ReturnType<typeof create>>;
+/**
+ * Converters at rest, by rates. Each `lsr.create` instantiates a new copy of libsamplerate's
+ * module (26 MB of memory, its filter tables decoded from base64: 20 to 70 ms of CPU), which was
+ * most of what a short line's resampling cost; a converter that is done is reset instead (its
+ * filter state made anew, as a new one's is: the same output sample for sample) and given to the
+ * next conversion at the same rates. At most IDLE_MAX are kept, the oldest released first.
+ */
+const idle = new Map<string, Src[]>();
+let idleCount = 0;
+const IDLE_MAX = 4;
+
+async function acquire(fromRate: number, toRate: number): Promise<Src> {
+  const kept = idle.get(`${fromRate}>${toRate}`)?.pop();
+  if (kept) {
+    idleCount--;
+    return kept;
+  }
+  return lsr.create(1, fromRate, toRate, { converterType: lsr.ConverterType.SRC_SINC_MEDIUM_QUALITY });
+}
+
+function release(src: Src): void {
+  // The setter frees the converter's state and builds a new one at the same settings.
+  src.inputSampleRate = src.inputSampleRate;
+  const key = `${src.inputSampleRate}>${src.outputSampleRate}`;
+  idle.set(key, [...(idle.get(key) ?? []), src]);
+  if (++idleCount <= IDLE_MAX) return;
+  // Over the limit: the first kept of the fullest rates goes (its module's memory with it).
+  const [, fullest] = [...idle].reduce((a, b) => (b[1].length > a[1].length ? b : a));
+  fullest.shift()!.destroy();
+  idleCount--;
+}
 
 /** One block in, its converted samples appended to `out` from `at`; returns the new end. */
 function convertBlock(src: Src, block: Int16Array, input: Float32Array, output: Float32Array, out: Int16Array, at: number): number {
@@ -74,7 +103,7 @@ export async function createResampler(fromRate: number, toRate: number, opts: Re
     return { fromRate, toRate, push: (s) => s, close: () => {} };
   }
   if ((opts.engine ?? 'auto') === 'auto' && integerFactor(fromRate, toRate)) return createPolyphaseResampler(fromRate, toRate);
-  const src = await create(fromRate, toRate);
+  const src = await acquire(fromRate, toRate);
   const { input, output } = buffersFor(src, fromRate, toRate);
   let closed = false;
   return {
@@ -88,7 +117,7 @@ export async function createResampler(fromRate: number, toRate: number, opts: Re
       return out.subarray(0, end);
     },
     close: () => {
-      if (!closed) src.destroy();
+      if (!closed) release(src);
       closed = true;
     },
   };
@@ -98,7 +127,7 @@ export async function createResampler(fromRate: number, toRate: number, opts: Re
 export async function resample(samples: Int16Array, fromRate: number, toRate: number): Promise<Int16Array> {
   checkRates(fromRate, toRate);
   if (fromRate === toRate || samples.length === 0) return samples;
-  const src = await create(fromRate, toRate);
+  const src = await acquire(fromRate, toRate);
   try {
     const { input, output } = buffersFor(src, fromRate, toRate);
     const out = new Int16Array(Math.round((samples.length * toRate) / fromRate));
@@ -110,6 +139,6 @@ export async function resample(samples: Int16Array, fromRate: number, toRate: nu
     for (let k = 0; k < 16 && end < out.length; k++) end = convertBlock(src, zeros, input, output, out, end);
     return out;
   } finally {
-    src.destroy();
+    release(src);
   }
 }
