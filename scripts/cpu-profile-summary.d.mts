@@ -3,6 +3,8 @@
 /** A V8 CPU profile as scripts/cpu-profile-hook.mjs writes it. */
 export interface Profile {
   argv?: string[];
+  /** Microseconds between samples (else the report's default). */
+  intervalUs?: number;
   nodes: { id: number; callFrame: CallFrame; children?: number[] }[];
   samples: number[];
   timeDeltas: number[];
@@ -31,5 +33,6 @@ export interface Aggregate {
 }
 export function placeOf(callFrame: CallFrame): Place | undefined;
 export function processKind(argv?: string[]): string;
-export function aggregate(profiles: Profile[]): Aggregate;
-export function summarize(profiles: Profile[], options?: { top?: number }): string;
+export const DEFAULT_INTERVAL_US: number;
+export function aggregate(profiles: Profile[], options?: { intervalUs?: number }): Aggregate;
+export function summarize(profiles: Profile[], options?: { top?: number; intervalUs?: number | undefined }): string;

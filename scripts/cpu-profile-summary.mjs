@@ -3,8 +3,14 @@
 // function. Pure functions of the profiles, so test/scripts/cpu-profile.test.ts checks them on
 // profiles made by hand.
 
-/** Samples of these frames are not CPU time of the process's JavaScript thread. */
-const IDLE = new Set(['(idle)', '(root)']);
+/**
+ * Samples of these frames are not CPU time of the process's JavaScript thread. `(program)` is
+ * time outside JavaScript that V8 cannot name, and a profile taken through the inspector (as
+ * the hook takes it) has no `(idle)`: a thread waiting on its event loop is `(program)`.
+ */
+const IDLE = new Set(['(idle)', '(root)', '(program)']);
+/** Frames whose samples are a wait on another process (`execSync`, `spawnSync`): its CPU is its own. */
+const WAITING = (frame) => frame.functionName === 'spawnSync' && frame.url.startsWith('node:');
 
 /**
  * Where a frame's code lives: `{ group, place }`, the group one of `ours`, `package`, `node`,
@@ -49,26 +55,35 @@ export function processKind(argv = []) {
   return script ? script.split('/').slice(-2).join('/') : `node ${argv.slice(2, 4).join(' ')}`.trim();
 }
 
-/** Seconds each node of one profile spent itself (its samples' time deltas), by node id. */
-function selfTimes(profile) {
+/**
+ * Seconds each node of one profile spent itself, by node id: its samples times the sampling
+ * interval. Not the samples' time deltas: on a loaded machine a delta also holds the time the
+ * process waited for a core (at load 25 the deltas added up to three times the CPU the process
+ * used; the samples times the interval to within a tenth of it).
+ */
+function selfTimes(profile, defaultIntervalUs) {
   const self = new Map();
   const { samples = [], timeDeltas = [] } = profile;
-  for (let i = 0; i < samples.length; i++) {
-    // A sample's time is the gap to the next one (the last one gets the gap before it).
-    const dt = (timeDeltas[i + 1] ?? timeDeltas[i] ?? 0) / 1e6;
-    self.set(samples[i], (self.get(samples[i]) ?? 0) + dt);
-  }
+  const interval = (profile.intervalUs ?? defaultIntervalUs) / 1e6;
+  for (const id of samples) self.set(id, (self.get(id) ?? 0) + interval);
   return self;
 }
+
 
 /** True for the frames of Node's module loader: under them, modules load and run their top level. */
 const LOADING = (frame) => frame.url.startsWith('node:internal/modules/') && !frame.url.startsWith('node:internal/modules/helpers');
 
 /**
+ * `node --cpu-prof`'s sampling interval (µs), for a profile that does not say its own (the hook's
+ * profiles do): `report --interval-us N` for one taken with `--cpu-prof-interval N`.
+ */
+export const DEFAULT_INTERVAL_US = 1000;
+
+/**
  * Adds up a set of profiles: `{ total, loading, byKind, byGroup, byPlace, byFunction, processes }`,
  * every time in seconds of CPU (idle left out), each `by…` a Map from a name to seconds.
  */
-export function aggregate(profiles) {
+export function aggregate(profiles, { intervalUs = DEFAULT_INTERVAL_US } = {}) {
   const add = (map, key, s) => map.set(key, (map.get(key) ?? 0) + s);
   const out = { total: 0, loading: 0, byKind: new Map(), byGroup: new Map(), byPlace: new Map(), byFunction: new Map(), processes: profiles.length };
   for (const profile of profiles) {
@@ -88,9 +103,9 @@ export function aggregate(profiles) {
       return r;
     };
     const kind = processKind(profile.argv);
-    for (const [id, s] of selfTimes(profile)) {
+    for (const [id, s] of selfTimes(profile, intervalUs)) {
       const node = nodes.get(id);
-      if (!node || IDLE.has(node.callFrame.functionName)) continue;
+      if (!node || IDLE.has(node.callFrame.functionName) || WAITING(node.callFrame)) continue;
       const { where = { group: 'v8', place: '(no file)' }, frame, loading } = resolveNode(id);
       out.total += s;
       if (loading) out.loading += s;
@@ -110,9 +125,9 @@ const table = (title, map, top, total) => {
 };
 
 /** The report's text: totals, then each table's `top` rows. */
-export function summarize(profiles, { top = 40 } = {}) {
-  const a = aggregate(profiles);
-  let text = `${a.processes} processes, ${a.total.toFixed(1)} s of CPU sampled (JavaScript threads, idle left out)\n`;
+export function summarize(profiles, { top = 40, intervalUs } = {}) {
+  const a = aggregate(profiles, { intervalUs });
+  let text = `${a.processes} processes, ${a.total.toFixed(1)} s of CPU sampled (the JavaScript threads' samples times the interval, idle left out)\n`;
   text += `loading modules (import, link, top level): ${a.loading.toFixed(1)} s (${((a.loading / a.total) * 100).toFixed(1)} %)\n`;
   text += table('by kind of process', a.byKind, top, a.total);
   text += table('by group', a.byGroup, top, a.total);

@@ -3,7 +3,7 @@
 // goes"). Two steps:
 //
 //   node scripts/cpu-profile.mjs record DIR -- npm test -- FILE…   (or any command)
-//   node scripts/cpu-profile.mjs report DIR [--top 40]
+//   node scripts/cpu-profile.mjs report DIR [--top 40] [--interval-us 1000]
 //
 // `record` runs the command with every Node process under it (the runner, each test file, every
 // `hiwar` or example child that inherits the environment) profiled by V8's sampling profiler
@@ -13,7 +13,9 @@
 //
 // `report` adds up the self time of every profile: by kind of process, by package
 // (node_modules/<name>), by our own modules (src/<dir>, transports/<dir>, test/<dir>…), by
-// Node's internals, and the top functions; plus the time spent loading modules (importing,
+// Node's internals, and the top functions (a profile counts its samples times its sampling
+// interval: the hook's say theirs, `--interval-us` gives it for others, default 1000 as
+// `node --cpu-prof` samples); plus the time spent loading modules (importing,
 // linking and running modules' top level). A frame of V8's own without a file (a builtin such as
 // JSON.parse or a regular expression) counts for the nearest caller that has one. CPU time is
 // the figure to compare between runs: the wall time changes with the load, the CPU far less.
@@ -35,12 +37,12 @@ if (mode === 'record' && dir && rest[0] === '--' && rest.length > 1) {
     process.exitCode = code ?? (signal ? 1 : 0);
   });
 } else if (mode === 'report' && dir) {
-  const topIndex = rest.indexOf('--top');
-  const top = topIndex >= 0 ? Number(rest[topIndex + 1]) : 40;
+  const option = (name) => (rest.includes(name) ? Number(rest[rest.indexOf(name) + 1]) : undefined);
+  const top = option('--top') ?? 40;
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
   const profiles = files.map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
-  process.stdout.write(summarize(profiles, { top }));
+  process.stdout.write(summarize(profiles, { top, intervalUs: option('--interval-us') }));
 } else {
-  process.stderr.write('usage: node scripts/cpu-profile.mjs record DIR -- COMMAND [ARG…]\n       node scripts/cpu-profile.mjs report DIR [--top N]\n');
+  process.stderr.write('usage: node scripts/cpu-profile.mjs record DIR -- COMMAND [ARG…]\n       node scripts/cpu-profile.mjs report DIR [--top N] [--interval-us N]\n');
   process.exitCode = 2;
 }

@@ -34,35 +34,38 @@ test('a process is named by its argv: a test file, a hiwar subcommand, npm, the 
 
 test('self time adds up over processes by kind, place and function; idle is left out; a builtin counts for its caller; loading is what ran under the module loader', () => {
   // root → loader (node:internal/modules) → our module's top level → JSON.parse (no file);
-  // root → a package's function; root → (idle); root → (garbage collector).
+  // root → a package's function; root → (idle); root → (garbage collector); root → spawnSync.
   const profile = (argv: string[]): Profile => ({
     argv,
     nodes: [
-      { id: 1, callFrame: frame('(root)'), children: [2, 5, 6, 7] },
+      { id: 1, callFrame: frame('(root)'), children: [2, 5, 6, 7, 8] },
       { id: 2, callFrame: frame('run', 'node:internal/modules/esm/module_job'), children: [3] },
       { id: 3, callFrame: frame('', 'file:///r/.tmp/test-tree-q/src/text/numbers.js', 9), children: [4] },
       { id: 4, callFrame: frame('JSON.parse') },
       { id: 5, callFrame: frame('process', 'file:///r/node_modules/pkg/index.js', 41) },
       { id: 6, callFrame: frame('(idle)') },
       { id: 7, callFrame: frame('(garbage collector)') },
+      { id: 8, callFrame: frame('spawnSync', 'node:internal/child_process') },
     ],
-    // Each sample's time is the delta after it (µs); the last one takes the delta before it.
-    samples: [3, 4, 4, 5, 6, 6, 7, 5],
-    timeDeltas: [0, 100_000, 200_000, 300_000, 400_000, 500_000, 600_000, 700_000],
+    // Each sample counts for the interval (its time delta also holds any wait for a core).
+    samples: [3, 4, 4, 5, 6, 6, 7, 5, 8],
+    timeDeltas: [0, 100_000, 900_000, 100_000, 100_000, 3_000_000, 100_000, 100_000, 100_000],
+    intervalUs: 100_000,
   });
   const a = aggregate([profile(['node', '/r/t/test/text/x.test.js']), profile(['node', '/r/bin/hiwar.js', 'demo'])]);
   const close = (actual: number | undefined, expected: number, what: string) => assert.ok(Math.abs((actual ?? NaN) - expected) < 1e-9, `${what}: ${actual} ≠ ${expected}`);
   assert.equal(a.processes, 2);
-  // Per profile: src/text 0.1 + 0.2 + 0.3 (JSON.parse twice, for its caller), pkg 0.4 + 0.7, idle 0.5 + 0.6 out, GC 0.7.
-  close(a.total, 2 * (0.6 + 1.1 + 0.7), 'total');
-  close(a.loading, 2 * 0.6, 'under the loader');
-  close(a.byPlace.get('src/text'), 1.2, 'our module');
-  close(a.byPlace.get('package: pkg'), 2.2, 'a package');
-  close(a.byPlace.get('v8: (garbage collector)'), 1.4, 'V8');
-  close(a.byKind.get('test files'), 2.4, 'the test file');
-  close(a.byKind.get('hiwar children'), 2.4, 'the hiwar child');
-  close(a.byFunction.get('process node_modules/pkg/index.js:42'), 2.2, 'a function, by its file and line');
-  assert.match(summarize([profile(['node', 'x'])], { top: 3 }), /^1 processes, 2\.4 s of CPU sampled/);
+  // Per profile: src/text 3 samples (JSON.parse twice, for its caller), pkg 2, GC 1; idle 2 and
+  // the wait in spawnSync (the child's CPU, not this process's) left out.
+  close(a.total, 2 * 0.6, 'total');
+  close(a.loading, 2 * 0.3, 'under the loader');
+  close(a.byPlace.get('src/text'), 0.6, 'our module');
+  close(a.byPlace.get('package: pkg'), 0.4, 'a package');
+  close(a.byPlace.get('v8: (garbage collector)'), 0.2, 'V8');
+  close(a.byKind.get('test files'), 0.6, 'the test file');
+  close(a.byKind.get('hiwar children'), 0.6, 'the hiwar child');
+  close(a.byFunction.get('process node_modules/pkg/index.js:42'), 0.4, 'a function, by its file and line');
+  assert.match(summarize([profile(['node', 'x'])], { top: 3 }), /^1 processes, 0\.6 s of CPU sampled/);
 });
 
 test('the hook writes a profile of a process that exits, and of one ended by SIGTERM without a handler of its own (which still dies by it)', () => {
