@@ -1,4 +1,4 @@
-import lsr from '@alexanderolsen/libsamplerate-js';
+import type libsamplerate from '@alexanderolsen/libsamplerate-js';
 import { createPolyphaseResampler, integerFactor } from './polyphase.ts';
 
 /**
@@ -35,7 +35,15 @@ function checkRates(fromRate: number, toRate: number): void {
   }
 }
 
-type Src = Awaited<ReturnType<typeof lsr.create>>;
+type Src = Awaited<ReturnType<typeof libsamplerate.create>>;
+
+/**
+ * libsamplerate, loaded by the first conversion that needs it: its module is 2 MB of JavaScript
+ * (compiling it costs about a quarter of a second of CPU), which a process that converts only at
+ * integer factors, or not at all, never needs.
+ */
+let library: Promise<typeof libsamplerate> | undefined;
+const loadLibrary = () => (library ??= import('@alexanderolsen/libsamplerate-js').then((m) => m.default));
 
 /**
  * Converters at rest, by rates. Each `lsr.create` instantiates a new copy of libsamplerate's
@@ -54,6 +62,7 @@ async function acquire(fromRate: number, toRate: number): Promise<Src> {
     idleCount--;
     return kept;
   }
+  const lsr = await loadLibrary();
   return lsr.create(1, fromRate, toRate, { converterType: lsr.ConverterType.SRC_SINC_MEDIUM_QUALITY });
 }
 

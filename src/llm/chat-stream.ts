@@ -2,7 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+// The error classes' own module, not the package's main entry (src/session/failure.ts says why).
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
 import type OpenAI from 'openai';
 import { sleep } from '../service/retry.ts';
 

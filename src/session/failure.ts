@@ -1,4 +1,6 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+// The error classes' own module: the package's main entry is about 150 modules, a third of what
+// importing hiwar loads (the same classes: the main entry re-exports this module).
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai/core/error';
 import type { CloseInfo } from '../service/ws/close-codes.ts';
 import {
   AuthenticationError,
