@@ -5,21 +5,29 @@
 //
 // The tree mirrors the repository file for file under one new directory inside it (so that
 // node_modules resolves as from the repository): every `.ts` module becomes a `.js` module
-// beside it, its relative `.ts` imports rewritten to `.js` (as `npm run build` does); every
-// other file, the `.ts` files included, is a link to the repository's own (fixtures, docs, and
-// whatever a test runs through tsx in a child process), but `.js`/`.mjs`/`.cjs` files are copied
+// beside it with its source map (`.js.map`), its relative `.ts` imports rewritten to `.js` (as
+// `npm run build` does); every other file, the `.ts` files included, is a link to the
+// repository's own (fixtures, docs, and whatever a test runs through tsx in a child process),
+// but `.js`/`.mjs`/`.cjs` files are copied
 // (bin/hiwar.js picks the compiled CLI from where it lies). package.json's `hiwar-source`
 // condition points at the compiled modules, and the web page's script and font are built into
 // place as `npm run build` does, since compiled code serves them from beside itself.
 import { transform } from 'esbuild';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 
 /** Top-level entries of the repository the tree leaves out: not part of what tests read. */
 const SKIP = new Set(['.git', 'node_modules', 'dist', 'out', '.tmp']);
 /** Relative `.ts` specifiers in static and dynamic imports (the same rewrite as scripts/build.mjs). */
 const SPECIFIER = /((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]+?)\.ts(['"])/g;
+/**
+ * Each module's source map in a file beside it (`x.js.map`), without the sources' text (the
+ * `.ts` file is linked beside it): under `--enable-source-maps` Node walks every character of
+ * each module it loads to index its lines, and an inline map with the sources made a module
+ * nearly four times as long (that walk was 3 % of the suite's CPU, docs/testing.md).
+ */
+const SOURCE_MAP = { sourcemap: 'external', sourcesContent: false };
 /** The compiler settings tsx would take from tsconfig.json that change what esbuild emits. */
 const TSCONFIG = { compilerOptions: { target: 'ES2022', verbatimModuleSyntax: true, useDefineForClassFields: true } };
 
@@ -45,8 +53,10 @@ export async function buildTestTree(root, out) {
       if (/\.[cm]?js$/.test(file)) return copyFileSync(file, dst);
       symlinkSync(file, dst);
       if (!file.endsWith('.ts') || file.endsWith('.d.ts') || rel === 'package.json') return;
-      const { code } = await transform(await readFile(file, 'utf8'), { loader: 'ts', format: 'esm', target: 'node20', sourcemap: 'inline', sourcefile: file, tsconfigRaw: TSCONFIG });
-      await writeFile(dst.replace(/\.ts$/, '.js'), code.replace(SPECIFIER, (_, a, p, b) => `${a}${p}.js${b}`));
+      const { code, map } = await transform(await readFile(file, 'utf8'), { loader: 'ts', format: 'esm', target: 'node20', ...SOURCE_MAP, sourcefile: file, tsconfigRaw: TSCONFIG });
+      const js = dst.replace(/\.ts$/, '.js');
+      await writeFile(`${js}.map`, map);
+      await writeFile(js, `${code.replace(SPECIFIER, (_, a, p, b) => `${a}${p}.js${b}`)}//# sourceMappingURL=${basename(js)}.map\n`);
       compiled++;
     }),
   );
