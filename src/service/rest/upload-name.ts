@@ -1,4 +1,3 @@
-import { fileTypeFromBuffer } from 'file-type';
 import type { Upload } from '../types.ts';
 
 /**
@@ -32,7 +31,14 @@ const SNIFF_BYTES = 4100;
 
 const family = (ext: string) => SAME.find((g) => g.includes(ext)) ?? [ext];
 
+/**
+ * file-type, loaded by the first upload that needs it: about 30 modules that every process
+ * importing hiwar loaded before, uploads or not.
+ */
+let sniffer: Promise<typeof import('file-type')> | undefined;
+
 export async function detectExtension(head: Uint8Array, mime?: string): Promise<string | undefined> {
+  const { fileTypeFromBuffer } = await (sniffer ??= import('file-type'));
   const found = await fileTypeFromBuffer(head).catch(() => undefined);
   if (found) return PREFERRED[found.ext] ?? found.ext;
   return mime ? FROM_MIME[mime.split(';')[0]!.trim().toLowerCase()] : undefined;
