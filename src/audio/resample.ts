@@ -43,7 +43,8 @@ type Src = Awaited<ReturnType<typeof libsamplerate.create>>;
  * integer factors, or not at all, never needs.
  */
 let library: Promise<typeof libsamplerate> | undefined;
-const loadLibrary = () => (library ??= import('@alexanderolsen/libsamplerate-js').then((m) => m.default));
+// CommonJS: on plain Node its exports arrive as the default; through tsx, as the namespace itself.
+const loadLibrary = () => (library ??= import('@alexanderolsen/libsamplerate-js').then((m) => (m as { default?: typeof libsamplerate }).default ?? (m as unknown as typeof libsamplerate)));
 
 /**
  * Converters at rest, by rates. Each `lsr.create` instantiates a new copy of libsamplerate's
