@@ -89,20 +89,21 @@ export class CampaignQueue {
  * outcome is known; the instances taking the call's callbacks and media keep it too, so a worker
  * that dies does not free the slot of a call still live.
  */
-class RedisGate implements CampaignGate {
-  constructor(private readonly keeper: SlotKeeper) {}
-  async tryAcquire(_id: string, concurrency: number, dialId: string) {
-    const took = await this.keeper.slots.take(dialId, concurrency);
-    if (took === 'full') return undefined;
-    this.keeper.keep(dialId, 'placed');
-    // Held already: by a worker that died between taking it and claiming the dial, or by the dial's live call (the claim then fails): not ours to free.
-    return async () => (took === 'taken' ? this.keeper.free(dialId) : this.keeper.letGo(dialId, 'placed'));
-  }
-  async hold(dialId: string) {
-    await this.keeper.slots.reclaim(dialId);
-    this.keeper.keep(dialId, 'recovered');
-    return () => this.keeper.free(dialId);
-  }
+export function slotGate(keeper: SlotKeeper): CampaignGate {
+  return {
+    async tryAcquire(_id, concurrency, dialId) {
+      const took = await keeper.slots.take(dialId, concurrency);
+      if (took === 'full') return undefined;
+      keeper.keep(dialId, 'placed');
+      // Held already: by a worker that died between taking it and claiming the dial, or by the dial's live call (the claim then fails): not ours to free.
+      return async () => (took === 'taken' ? keeper.free(dialId) : keeper.letGo(dialId, 'placed'));
+    },
+    async hold(dialId) {
+      await keeper.slots.reclaim(dialId);
+      keeper.keep(dialId, 'recovered');
+      return () => keeper.free(dialId);
+    },
+  };
 }
 
 /**
@@ -147,7 +148,7 @@ export class CampaignWorker {
     this.store = new RedisCampaignStore(this.connection, opts.prefix);
     const clock = deps.clock ?? { now: () => Date.now(), speed: 1 };
     this.keeper = new SlotKeeper(new CallSlots(this.connection, { prefix: opts.prefix, leaseMs: opts.leaseMs }), { onError: (err) => deps.logger?.warn({ worker: deps.holder ?? `worker-${process.pid}`, err: err.message }, 'campaign: slot leases not renewed') });
-    const gate = new RedisGate(this.keeper);
+    const gate = slotGate(this.keeper);
     if (opts.leaseMs <= opts.lockDurationMs + opts.stalledIntervalMs) deps.logger?.warn({ leaseMs: opts.leaseMs, lockDurationMs: opts.lockDurationMs, stalledIntervalMs: opts.stalledIntervalMs }, 'campaign: a slot lease shorter than a dead worker\'s job takes to come back lets a dead worker\'s call lose its slot before it is recovered');
     const step = { store: this.store, dialer: deps.dialer, now: () => clock.now(), gates: [gate, ...(deps.gates ?? [])], sinks: deps.sinks, logger: deps.logger };
     this.worker = new BullWorker(

@@ -23,6 +23,7 @@ export const CALL_SLOTS_DEFAULTS = {
 } as const;
 
 // `now`: ARGV[1] when the caller runs a clock of its own (tests), else Redis's own clock (instances' clocks may differ).
+// The set's own expiry is only ever pushed later: a holder with a shorter lease never cuts another's.
 const NOW = `
 local now = tonumber(ARGV[1])
 if now < 0 then local t = redis.call('TIME'); now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) end
@@ -38,7 +39,7 @@ if redis.call('ZSCORE', KEYS[1], ARGV[4]) then
 end
 if redis.call('ZCARD', KEYS[1]) >= limit then return 0 end
 redis.call('ZADD', KEYS[1], now + lease, ARGV[4])
-redis.call('PEXPIRE', KEYS[1], lease * 2)
+if redis.call('PTTL', KEYS[1]) < lease * 2 then redis.call('PEXPIRE', KEYS[1], lease * 2) end
 return 1
 `;
 

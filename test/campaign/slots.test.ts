@@ -7,7 +7,8 @@ import { Redis } from 'ioredis';
 import { newMeta } from '../../src/campaign/in-process.ts';
 import { campaignSettings, started } from '../../src/campaign/schedule.ts';
 import { CallSlots, SlotKeeper } from '../../src/campaign/slots.ts';
-import { runStep, type CampaignGate } from '../../src/campaign/step.ts';
+import { runStep } from '../../src/campaign/step.ts';
+import { slotGate } from '../../src/campaign/queue.ts';
 import { MemoryCampaignStore } from '../../src/campaign/store.ts';
 import { OutboundCalls, twilioOutbound, type OutboundPlatform } from '../../transports/telephony/index.ts';
 import { CallTokens } from '../../src/server/tokens.ts';
@@ -147,19 +148,7 @@ test("a campaign step: the dial's slot is its dial id's, held while the call las
   try {
     const keeper = r.keeper();
     // The worker's gate, as CampaignWorker makes it, over the rig's slots.
-    const gate: CampaignGate = {
-      async tryAcquire(_id, concurrency, dialId) {
-        const took = await r.slots.take(dialId, concurrency);
-        if (took === 'full') return undefined;
-        keeper.keep(dialId, 'placed');
-        return async () => (took === 'taken' ? keeper.free(dialId) : keeper.letGo(dialId, 'placed'));
-      },
-      async hold(dialId) {
-        await r.slots.reclaim(dialId);
-        keeper.keep(dialId, 'recovered');
-        return () => keeper.free(dialId);
-      },
-    };
+    const gate = slotGate(keeper);
     const store = new MemoryCampaignStore();
     const contacts = [0, 1].map((i) => ({ number: `+96650000000${i}`, variables: {} }));
     const meta = newMeta({ id: 'cmp', contacts, settings: campaignSettings({ concurrency: 1, retries: 0 }) }, new Date(0).toISOString());
