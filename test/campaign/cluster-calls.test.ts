@@ -278,7 +278,7 @@ test('on Redis and BullMQ with real calls: two hiwar campaign worker processes b
     };
     for (const s of states) {
       const want = wanted(s.index);
-      assert.equal(s.status === 'do-not-call' ? 'do-not-call' : s.attempts.at(-1)?.outcome, want.outcome, `contact ${s.index}`);
+      assert.equal(s.status === 'do-not-call' ? 'do-not-call' : s.attempts.at(-1)?.outcome, want.outcome, `contact ${s.index}: ${JSON.stringify(s.attempts)}; dialled ${dialled.filter((d) => d.startsWith(`${s.index}:`)).join(' ')}`);
       assert.deepEqual(s.attempts.map((x) => x.attempt), Array.from({ length: want.attempts }, (_, k) => k + 1), `contact ${s.index}'s attempts`);
       assert.equal(dialled.filter((d) => d.startsWith(`${s.index}:`)).length, want.attempts - (unplaced.has(s.index) ? 1 : 0), `contact ${s.index} dialled as often as attempted`);
       for (const x of s.attempts) {
