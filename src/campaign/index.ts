@@ -12,5 +12,6 @@ export { RedisCampaignStore } from './redis-store.ts';
 export { csvCell, csvRow, csvSink, resultOf, RESULT_COLUMNS, resultsCsv, webhookSink, type CampaignResult, type ResultSink } from './results.ts';
 export { dialOf, runStep, type CampaignGate, type StepDeps, type StepOutcome } from './step.ts';
 export { controlCampaign, InProcessCampaigns, newMeta, type CampaignSpec } from './in-process.ts';
-export { budgetGate, CAMPAIGN_QUEUE_DEFAULTS, CampaignQueue, CampaignWorker, jobIdOf, type CampaignQueueOptions, type CampaignWorkerDeps } from './queue.ts';
+export { budgetGate, CAMPAIGN_QUEUE_DEFAULTS, slotGate, CampaignQueue, CampaignWorker, jobIdOf, type CampaignQueueOptions, type CampaignWorkerDeps } from './queue.ts';
 export { campaignRoutes, type CampaignRoutesOptions } from './routes.ts';
+export { CALL_SLOTS_DEFAULTS, CallSlots, campaignOfDial, isDialId, SlotKeeper, type SlotTake } from './slots.ts';

@@ -1,12 +1,13 @@
 import type { Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { redisConnection } from '../analytics/queue.ts';
-import { RedisSemaphore } from '../cluster/semaphore.ts';
+import type { RedisSemaphore } from '../cluster/semaphore.ts';
 import { requireOptional } from '../optional.ts';
 import type { Logger } from '../session/logger.ts';
 import { newMeta, type CampaignSpec } from './in-process.ts';
 import { RedisCampaignStore } from './redis-store.ts';
 import type { ResultSink } from './results.ts';
+import { CALL_SLOTS_DEFAULTS, CallSlots, SlotKeeper } from './slots.ts';
 import { runStep, type CampaignGate } from './step.ts';
 import type { CampaignMeta } from './store.ts';
 import type { Dialer } from './types.ts';
@@ -21,8 +22,12 @@ export const CAMPAIGN_QUEUE_DEFAULTS = {
   /** A worker's hold on a job; a dead worker's job goes back in line after it. */
   lockDurationMs: 30_000,
   stalledIntervalMs: 30_000,
-  /** A campaign slot's lease: a dead worker's slot comes back after it. */
-  leaseMs: 15_000,
+  /**
+   * A campaign slot's lease (`CALL_SLOTS_DEFAULTS.leaseMs`): the slot of a call nobody keeps
+   * (nobody knows it is live) comes back after it. Keep it longer than `lockDurationMs +
+   * stalledIntervalMs`, so the worker recovering a dead worker's call finds its slot held.
+   */
+  leaseMs: CALL_SLOTS_DEFAULTS.leaseMs,
   /** Real ms at least between two looks of a job waiting for a free slot or a resumed campaign. */
   slotPollMs: 1_000,
 } as const;
@@ -78,17 +83,27 @@ export class CampaignQueue {
   }
 }
 
-/** The campaign's concurrency across every worker: a lease per call in Redis (a dead worker's comes back after `leaseMs`). */
-class RedisGate implements CampaignGate {
-  private readonly sems = new Map<string, RedisSemaphore>();
-  constructor(private readonly redis: Redis, private readonly o: { prefix: string; leaseMs: number; holder: string }) {}
-  async tryAcquire(id: string, concurrency: number) {
-    let sem = this.sems.get(id);
-    if (!sem) this.sems.set(id, (sem = new RedisSemaphore({ redis: this.redis, key: `${this.o.prefix}:campaign:${id}:slots`, limit: concurrency, leaseMs: this.o.leaseMs, holder: this.o.holder })));
-    const lease = await sem.tryAcquire(1);
-    return lease && (() => lease.release());
-  }
-  renew = () => Promise.all([...this.sems.values()].map((s) => s.renew().catch(() => {})));
+/**
+ * The campaign's concurrency across every worker: a slot per call, named by its dial id
+ * (`CallSlots`). This worker keeps the slot of each call it places, or recovers, until the call's
+ * outcome is known; the instances taking the call's callbacks and media keep it too, so a worker
+ * that dies does not free the slot of a call still live.
+ */
+export function slotGate(keeper: SlotKeeper): CampaignGate {
+  return {
+    async tryAcquire(_id, concurrency, dialId) {
+      const took = await keeper.slots.take(dialId, concurrency);
+      if (took === 'full') return undefined;
+      keeper.keep(dialId, 'placed');
+      // Held already: by a worker that died between taking it and claiming the dial, or by the dial's live call (the claim then fails): not ours to free.
+      return async () => (took === 'taken' ? keeper.free(dialId) : keeper.letGo(dialId, 'placed'));
+    },
+    async hold(dialId) {
+      await keeper.slots.reclaim(dialId);
+      keeper.keep(dialId, 'recovered');
+      return () => keeper.free(dialId);
+    },
+  };
 }
 
 /**
@@ -109,7 +124,7 @@ export interface CampaignWorkerDeps {
   /** Further gates (the service key's budget: `budgetGate`). */
   gates?: CampaignGate[];
   logger?: Logger;
-  /** Names this worker in its slot leases. */
+  /** Names this worker in its logs. */
   holder?: string;
 }
 
@@ -123,7 +138,7 @@ export class CampaignWorker {
   readonly worker: Worker;
   readonly store: RedisCampaignStore;
   private readonly connection: Redis;
-  private readonly heartbeat: NodeJS.Timeout;
+  private readonly keeper: SlotKeeper;
 
   constructor(redisUrl: string, deps: CampaignWorkerDeps, o: CampaignQueueOptions = {}) {
     const opts = { ...CAMPAIGN_QUEUE_DEFAULTS, ...o };
@@ -132,9 +147,9 @@ export class CampaignWorker {
     this.connection.on('error', () => {});
     this.store = new RedisCampaignStore(this.connection, opts.prefix);
     const clock = deps.clock ?? { now: () => Date.now(), speed: 1 };
-    const gate = new RedisGate(this.connection, { prefix: opts.prefix, leaseMs: opts.leaseMs, holder: deps.holder ?? `worker-${process.pid}` });
-    this.heartbeat = setInterval(() => void gate.renew(), Math.max(100, Math.floor(opts.leaseMs / 3)));
-    this.heartbeat.unref();
+    this.keeper = new SlotKeeper(new CallSlots(this.connection, { prefix: opts.prefix, leaseMs: opts.leaseMs }), { onError: (err) => deps.logger?.warn({ worker: deps.holder ?? `worker-${process.pid}`, err: err.message }, 'campaign: slot leases not renewed') });
+    const gate = slotGate(this.keeper);
+    if (opts.leaseMs <= opts.lockDurationMs + opts.stalledIntervalMs) deps.logger?.warn({ leaseMs: opts.leaseMs, lockDurationMs: opts.lockDurationMs, stalledIntervalMs: opts.stalledIntervalMs }, 'campaign: a slot lease shorter than a dead worker\'s job takes to come back lets a dead worker\'s call lose its slot before it is recovered');
     const step = { store: this.store, dialer: deps.dialer, now: () => clock.now(), gates: [gate, ...(deps.gates ?? [])], sinks: deps.sinks, logger: deps.logger };
     this.worker = new BullWorker(
       opts.queueName,
@@ -163,7 +178,7 @@ export class CampaignWorker {
 
   /** Finishes the calls in hand (or leaves them when `force`), then disconnects. */
   async close(force = false): Promise<void> {
-    clearInterval(this.heartbeat);
+    this.keeper.stop();
     await this.worker.close(force);
     this.connection.disconnect();
   }

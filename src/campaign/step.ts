@@ -6,7 +6,10 @@ import type { CallResult, ContactState, Dialer } from './types.ts';
 
 /** A slot to place one call in; `undefined` from `tryAcquire` when none is free now. */
 export interface CampaignGate {
-  tryAcquire(campaignId: string, concurrency: number): Promise<(() => Promise<void>) | undefined>;
+  /** Takes a slot for the dial `dialId` of campaign `campaignId`; resolves with its release, or undefined when none is free. */
+  tryAcquire(campaignId: string, concurrency: number, dialId: string): Promise<(() => Promise<void>) | undefined>;
+  /** Holds the slot of a dial found started without an outcome while it is recovered (its call may be live); resolves with its release. */
+  hold?(dialId: string): Promise<() => Promise<void>>;
 }
 
 /** What running a contact's next step takes: shared by the in-process and the BullMQ runners. */
@@ -56,7 +59,15 @@ export async function runStep(d: StepDeps, campaignId: string, index: number): P
         return finish(d, campaignId, { ...c, status: 'do-not-call' });
       case 'recover': {
         const attempt = c.attempts.at(-1)!;
-        const r = (await d.dialer.recover?.(dialOf(campaignId, c, decision.attempt)).catch(() => undefined)) ?? { outcome: 'failed-unknown' as const, error: 'the worker placing this call stopped before its outcome was known' };
+        const dial = dialOf(campaignId, c, decision.attempt);
+        // The call may still be live: its slot is taken back (the same dial's, not a new one) until its outcome is known.
+        const held = await Promise.all(d.gates.map((g) => g.hold?.(dial.dialId).catch(() => undefined)));
+        let r: CallResult;
+        try {
+          r = (await d.dialer.recover?.(dial).catch(() => undefined)) ?? { outcome: 'failed-unknown' as const, error: 'the worker placing this call stopped before its outcome was known' };
+        } finally {
+          for (const release of held) await release?.().catch(() => {});
+        }
         d.logger?.warn({ campaign: campaignId, contact: index, attempt: attempt.attempt, outcome: r.outcome }, 'campaign: an attempt found started without an outcome was resolved');
         c = await record(d, campaignId, c, r, s);
         continue;
@@ -68,8 +79,9 @@ export async function runStep(d: StepDeps, campaignId: string, index: number): P
         if (meta.state === 'cancelled') return finish(d, campaignId, { ...c, status: 'cancelled' });
         if (meta.state !== 'running') return { next: 'later', at: now + poll, why: 'poll' };
         const releases: (() => Promise<void>)[] = [];
+        const dialId = dialOf(campaignId, c, decision.attempt).dialId;
         for (const g of d.gates) {
-          const r = await g.tryAcquire(campaignId, s.concurrency);
+          const r = await g.tryAcquire(campaignId, s.concurrency, dialId);
           if (!r) break;
           releases.push(r);
         }

@@ -51,7 +51,7 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
   // Otherwise each contact is dialled in turn and ends as "invalid", for good.
   await checkDialling(values.from, platform);
   const logger = deps.logger ?? cliLogger('info');
-  const calls = await serveOutbound({ publicUrl, redisUrl: o.redisUrl, logger, campaigns: o.campaigns });
+  const calls = await serveOutbound({ publicUrl, redisUrl: o.redisUrl, logger, campaigns: o.campaigns, ...(deps.queue?.leaseMs ? { slotLeaseMs: deps.queue.leaseMs } : {}) });
   const app = await createAgentServer({
     agent,
     publicUrl,
@@ -64,6 +64,12 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
     tokens: { secret: process.env.HIWAR_MEDIA_SECRET },
     plugins: [telephonyRoutes(deps.clock ? { media: { clock: deps.clock } } : {}), calls.routes],
     onTransportEnded: (t, report) => calls.callEnded(t.call, report),
+    // A campaign call's session here keeps its slot while it runs.
+    wrapSessions: (inner) => async (t) => {
+      const s = await inner(t);
+      calls.callStarted(t.call);
+      return s;
+    },
   });
   const { url } = await app.listen();
   say(`agent "${agent.name}" at ${url}, reached as ${publicUrl}; calls' records and campaigns in ${calls.where}`);

@@ -5,6 +5,7 @@
  * callbacks and answers for any campaign; without, they are this process's.
  */
 import type { Redis } from 'ioredis';
+import type { SlotKeeper } from '../campaign/slots.ts';
 import type { CampaignStore } from '../campaign/store.ts';
 import type { PluginFactory, ServerPlugin } from '../server/types.ts';
 import type { CallReport } from '../session/events.ts';
@@ -21,6 +22,8 @@ export interface ServeOutbound {
   routes: PluginFactory;
   /** For the server's `onTransportEnded`: an outbound call's session summary (who answered, what was said) into its record. */
   callEnded(call: CallInfo, report: CallReport | undefined): void;
+  /** For the server's `wrapSessions`: an outbound call's session started here (a campaign call's slot is kept while it runs). */
+  callStarted(call: CallInfo): void;
   /** Where records and campaigns are kept, for the start-up lines. */
   where: string;
   /** Closes the outbound calls, the queue and Redis (the plugin's close does too; once is enough). */
@@ -31,7 +34,7 @@ export interface ServeOutbound {
  * Outbound calls and the campaigns API. `campaigns`: the store of an in-process campaign (its
  * `hiwar campaign start` process answers for it); default Redis's with `redisUrl`, else none.
  */
-export async function serveOutbound(o: { publicUrl?: string; redisUrl?: string; logger: Logger; campaigns?: CampaignStore; options?: OutboundOptions }): Promise<ServeOutbound> {
+export async function serveOutbound(o: { publicUrl?: string; redisUrl?: string; logger: Logger; campaigns?: CampaignStore; options?: OutboundOptions; /** The campaign slots' lease. @default CALL_SLOTS_DEFAULTS.leaseMs */ slotLeaseMs?: number }): Promise<ServeOutbound> {
   const [{ outboundCalls, RedisCallRecords }, { campaignRoutes }, { MemoryCampaignStore }] = await Promise.all([
     import('../../transports/telephony/index.ts'),
     import('../campaign/routes.ts'),
@@ -41,9 +44,12 @@ export async function serveOutbound(o: { publicUrl?: string; redisUrl?: string; 
   let store = o.campaigns;
   let onControl: ((id: string) => Promise<void>) | undefined;
   let closeQueue: (() => Promise<void>) | undefined;
+  let slots: SlotKeeper | undefined;
   if (o.redisUrl) {
-    const [{ connectRedis }, { RedisCampaignStore }] = await Promise.all([import('../cluster/redis.ts'), import('../campaign/redis-store.ts')]);
+    const [{ connectRedis }, { RedisCampaignStore }, { CallSlots, SlotKeeper }] = await Promise.all([import('../cluster/redis.ts'), import('../campaign/redis-store.ts'), import('../campaign/slots.ts')]);
     redis = connectRedis(o.redisUrl);
+    // Campaign calls whose callbacks or sessions reach this instance keep their slots from here (docs/campaigns.md#on-a-cluster).
+    slots = new SlotKeeper(new CallSlots(redis, o.slotLeaseMs ? { leaseMs: o.slotLeaseMs } : {}), { onError: (err) => o.logger.warn({ err: err.message }, 'campaign slots not renewed') });
     redis.on('error', (err: Error) => o.logger.warn({ err: err.message }, 'outbound: Redis unreachable, calls\' callbacks are answered 503 until it is back'));
     store ??= new RedisCampaignStore(redis);
     // A resume or a cancel wakes the campaign's delayed jobs (BullMQ, made on first use).
@@ -57,7 +63,7 @@ export async function serveOutbound(o: { publicUrl?: string; redisUrl?: string; 
       await onControl!(id);
     };
   }
-  const outbound = outboundCalls({ publicUrl: o.publicUrl, ...o.options, ...(redis ? { records: new RedisCallRecords(redis) } : {}) });
+  const outbound = outboundCalls({ publicUrl: o.publicUrl, ...o.options, ...(redis ? { records: new RedisCallRecords(redis), slots } : {}) });
   const campaigns = campaignRoutes({
     store: store ?? new MemoryCampaignStore(),
     ...(onControl ? { onControl: (id: string, action: string) => (action === 'pause' ? Promise.resolve() : onControl!(id)) } : {}),
@@ -81,10 +87,11 @@ export async function serveOutbound(o: { publicUrl?: string; redisUrl?: string; 
   const close = () =>
     (closed ??= (async () => {
       await outbound.close();
+      slots?.stop();
       await closeQueue?.();
       redis?.disconnect();
     })());
-  return { outbound, routes, callEnded: (call, report) => outbound.callEnded(call, report), where: redis ? 'Redis' : 'this process', close };
+  return { outbound, routes, callEnded: (call, report) => outbound.callEnded(call, report), callStarted: (call) => outbound.callStarted(call), where: redis ? 'Redis' : 'this process', close };
 }
 
 /**

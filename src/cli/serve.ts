@@ -203,7 +203,13 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
     deferReady: true,
     wrapSessions: (inner) => {
       const own = config.wrapSessions ? config.wrapSessions(inner) : inner;
-      return traceSessions(live.calls.sessions(analytics ? analytics.sessions(own) : own));
+      const traced = traceSessions(live.calls.sessions(analytics ? analytics.sessions(own) : own));
+      // A campaign call's session here keeps its slot while it runs (docs/campaigns.md#on-a-cluster).
+      return async (t) => {
+        const s = await traced(t);
+        outbound.callStarted(t.call);
+        return s;
+      };
     },
     onTransportEnded: (transport, report, outcome) => {
       analytics?.onCallEnded(transport, report, outcome);

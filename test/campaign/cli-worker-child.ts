@@ -4,7 +4,7 @@
  * outbound dialler on the platform the test fakes, BullMQ on the test's Redis, results to the
  * signed webhook. What the test gives instead of the defaults: the sandbox as the speech service,
  * the stall-free clock for the calls, the campaign clock (a start time and a speed shared by
- * every process) and short queue timings, so a killed worker's job and slot come back in seconds.
+ * every process) and short queue timings, so a killed worker's job comes back in seconds.
  */
 import { campaignCommand } from '../../src/cli/campaign.ts';
 import { ServiceClient } from '../../src/service/client.ts';
@@ -27,7 +27,8 @@ const code = await campaignCommand(
     campaignClock,
     logger: createLogger('silent'),
     holder: name,
-    queue: { lockDurationMs: 3000, stalledIntervalMs: 1000, leaseMs: 3000, slotPollMs: 100 },
+        // A slot's lease outlasts a dead worker's job's return (lock + stalled check), as the defaults do.
+    queue: { lockDurationMs: 3000, stalledIntervalMs: 1000, leaseMs: 10_000, slotPollMs: 100 },
   },
 );
 process.exit(code);

@@ -118,3 +118,25 @@ test('in process: a paused campaign dials nothing until resumed; a cancelled one
   assert.equal(status.state, 'cancelled');
   assert.deepEqual(status.contacts, { done: 2, cancelled: 2 });
 });
+
+test('in process: a number added to the do-not-call list mid-campaign is not dialled again, its pending retry included', async () => {
+  const clock = new VirtualClock(Date.parse('2026-11-29T07:00:00Z'));
+  const runner = new InProcessCampaigns({
+    clock,
+    dialer: {
+      async dial(d: DialAttempt): Promise<CallResult> {
+        dials.push(`${d.index}:${d.attempt}`);
+        await clock.sleep(CALL_MS);
+        // The person asks, on the first call, never to be called again: the number goes on the list the campaign reads.
+        if (d.index === 0) await runner.store.addDoNotCall([d.contact.number]);
+        return { outcome: 'busy' };
+      },
+    },
+  });
+  const dials: string[] = [];
+  const run = runner.run({ contacts: contacts().slice(0, 2), settings: campaignSettings({ concurrency: 2, retries: 2, retryAfterMs: H }) });
+  await clock.advance(6 * H);
+  const status = await run;
+  assert.deepEqual(dials.sort(), ['0:1', '1:1', '1:2', '1:3'], 'contact 0 was not called again; contact 1 was retried as usual');
+  assert.deepEqual(status.contacts, { done: 1, 'do-not-call': 1 });
+});

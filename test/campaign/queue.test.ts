@@ -13,12 +13,12 @@ test("the key's budget gate lets a call through only while the cluster's slots h
   try {
     const semaphore = new RedisSemaphore({ redis: client, key: 'hiwar:slots:test', limit: 6, leaseMs: 60_000, holder: 'serve-1' });
     const gate = budgetGate(semaphore, 3);
-    assert.ok(await gate.tryAcquire('c', 1), 'an empty budget: room');
+    assert.ok(await gate.tryAcquire('c', 1, 'c:0:1'), 'an empty budget: room');
     const held = await semaphore.tryAcquire(4);
     assert.ok(held);
-    assert.equal(await gate.tryAcquire('c', 1), undefined, '4 of 6 taken: no room for a call of 3');
+    assert.equal(await gate.tryAcquire('c', 1, 'c:0:1'), undefined, '4 of 6 taken: no room for a call of 3');
     await held.release();
-    assert.ok(await gate.tryAcquire('c', 1));
+    assert.ok(await gate.tryAcquire('c', 1, 'c:0:1'));
     assert.equal(await semaphore.used(), 0, 'the gate checks, it holds nothing');
   } finally {
     client.disconnect();

@@ -95,6 +95,8 @@ export class FakePlatforms {
   readonly ended = new Map<string, { scenario: Scenario; durationS: number }>();
   /** The call resources asked for (`GET`), by path. */
   readonly fetched: string[] = [];
+  /** The platform's own log of each call's life: dialled (the REST request taken), answered (as its answered callback goes), hung up (as its last one goes). */
+  readonly log: { id: string; event: 'dialled' | 'answered' | 'hangup'; at: number }[] = [];
   url = '';
   private server!: Server;
   private n = 0;
@@ -284,11 +286,13 @@ export class FakePlatforms {
   private async twilioLife(sid: string, form: URLSearchParams): Promise<void> {
     const [to, from, url] = [form.get('To')!, form.get('From')!, form.get('StatusCallback')!];
     const send = (status: string, seq: number, d?: number) => this.callback('twilio', url, status, F.twilioStatus(sid, this.keys.twilio.accountSid, to, from, status, seq, d), { form: true });
+    this.note(sid, 'dialled');
     await send('initiated', 0);
     await send('ringing', 1);
     const s = this.o.scenario(to, sid);
     if (this.o.lost?.(to)) return this.lose(sid, s);
     if (s !== 'answer') return this.end(sid, send(s, 2), s);
+    this.note(sid, 'answered');
     await send('in-progress', 2);
     const twiml = form.get('Twiml')!;
     const streamUrl = xmlText(/<Stream url="([^"]+)"/.exec(twiml)![1]!);
@@ -303,11 +307,13 @@ export class FakePlatforms {
 
   private async telnyxLife(ccid: string, dial: any): Promise<void> {
     const send = (event: string, extra: Record<string, string> = {}) => this.callback('telnyx', dial.webhook_url, event, F.telnyxEvent(event, ccid, dial.client_state, dial.to, dial.from, extra));
+    this.note(ccid, 'dialled');
     await send('call.initiated');
     const s = this.o.scenario(dial.to, ccid);
     if (this.o.lost?.(dial.to)) return this.lose(ccid, s);
     const cause = { busy: 'user_busy', 'no-answer': 'timeout', failed: 'unspecified', answer: 'normal_clearing' }[s];
     if (s !== 'answer') return this.end(ccid, send('call.hangup', { hangup_cause: cause, hangup_source: 'callee' }), s);
+    this.note(ccid, 'answered');
     await send('call.answered');
     await this.o.onMedia({ platform: 'telnyx', platformCallId: ccid, streamUrl: dial.stream_url, protocol: telnyxProtocol(ccid) });
     await this.end(ccid, send('call.hangup', { hangup_cause: cause, hangup_source: 'callee', start_time: '2018-02-02T22:25:27.521992Z', end_time: '2018-02-02T22:25:39.521992Z' }), s);
@@ -315,12 +321,14 @@ export class FakePlatforms {
 
   private async plivoLife(callUuid: string, requestUuid: string, call: any): Promise<void> {
     const send = (url: string, status: string, extra: Record<string, string> = {}) => this.callback('plivo', url, status, F.plivoCallback(callUuid, requestUuid, call.to, call.from, status, extra), { form: true });
+    this.note(callUuid, 'dialled');
     await send(call.ring_url, 'ringing');
     const s = this.o.scenario(`+${call.to}`, callUuid);
     if (this.o.lost?.(`+${call.to}`)) return this.lose(callUuid, s);
     const hangupCause = { busy: 'USER_BUSY', 'no-answer': 'NO_ANSWER', failed: 'CALL_REJECTED', answer: 'NORMAL_CLEARING' }[s];
     if (s !== 'answer') return this.end(callUuid, send(call.hangup_url, s, { HangupCause: hangupCause, Duration: '0', BillDuration: '0' }), s);
     // Answered: Plivo fetches the answer URL and runs the XML it returns.
+    this.note(callUuid, 'answered');
     const { body: xml } = await send(call.answer_url, 'in-progress');
     const streamUrl = xmlText(/<Stream [^>]*>([^<]+)<\/Stream>/.exec(xml)![1]!);
     await this.o.onMedia({ platform: 'plivo', platformCallId: callUuid, streamUrl, protocol: plivoProtocol(callUuid) });
@@ -331,18 +339,25 @@ export class FakePlatforms {
   private async vonageLife(uuid: string, call: any): Promise<void> {
     const [to, from, url] = [call.to[0].number, call.from.number, call.event_url[0]];
     const send = (status: string, extra: Record<string, string> = {}) => this.callback('vonage', url, status, F.vonageEvent(uuid, to, from, status, extra));
+    this.note(uuid, 'dialled');
     await send('started');
     await send('ringing');
     const s = this.o.scenario(`+${to}`, uuid);
     if (this.o.lost?.(`+${to}`)) return this.lose(uuid, s);
     if (s !== 'answer') return this.end(uuid, send({ busy: 'busy', 'no-answer': 'timeout', failed: 'failed' }[s]), s);
+    this.note(uuid, 'answered');
     await send('answered');
     const ep = call.ncco[0].endpoint[0];
     await this.o.onMedia({ platform: 'vonage', platformCallId: uuid, streamUrl: ep.uri, protocol: vonageProtocol(ep.headers) });
     await this.end(uuid, send('completed', { duration: String(this.o.durationS ?? 12), start_time: '2020-01-01T12:00:00.000Z', end_time: '2020-01-01T12:00:12.000Z' }), s);
   }
 
+  private note(id: string, event: 'dialled' | 'answered' | 'hangup'): void {
+    this.log.push({ id, event, at: performance.now() });
+  }
+
   private async end(id: string, last: Promise<unknown>, scenario: Scenario): Promise<void> {
+    this.note(id, 'hangup');
     this.over.add(id);
     await last;
     this.ended.set(id, { scenario, durationS: this.o.durationS ?? 12 });
@@ -351,6 +366,7 @@ export class FakePlatforms {
 
   /** The call ends as scripted, but its callbacks never arrive (no media either): only its resource says how. */
   private async lose(id: string, scenario: Exclude<Scenario, 'answer'> | 'answer'): Promise<void> {
+    this.note(id, 'hangup');
     this.ended.set(id, { scenario, durationS: this.o.durationS ?? 12 });
     this.finished.add(id);
   }

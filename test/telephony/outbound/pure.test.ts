@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import { CallTokens } from '../../../src/server/tokens.ts';
 import type { Agent } from '../../../src/session/agent.ts';
 import { agentWithVariables, fillVariables, MissingVariablesError, placeholders } from '../../../src/session/variables.ts';
-import { OutboundCalls, plivoOutbound, PlaceCallError, telnyxOutbound, twilioOutbound, vonageOutbound, type OutboundPlatform } from '../../../transports/telephony/index.ts';
+import type { CallReport } from '../../../src/session/events.ts';
+import { OutboundCalls, plivoOutbound, PlaceCallError, summaryOf, telnyxOutbound, twilioOutbound, vonageOutbound, type OutboundPlatform } from '../../../transports/telephony/index.ts';
 import * as F from './fixtures.ts';
 
 const agent = { name: 'reminder', instructions: 'ذكّر {name} بموعد {due}. أجب بصيغة {"ok": true}.', greeting: 'مرحبًا {name}، معك سارة من بنك الواحة.' } as Agent;
@@ -81,4 +82,32 @@ test('the registry: checked before dialling; a call never goes back, a final out
   assert.deepEqual(seen, ['answered', 'completed'], 'told of each change once');
   assert.equal(await calls.report(c.id, 'plivo', { CallStatus: 'busy' }), false, "another platform's callback names no call");
   assert.equal(await calls.report('out-unknown', 'twilio', { CallStatus: 'busy' }), false);
+});
+
+test("a call report as a campaign reads it: who answered and when it was decided, what the caller heard, and each task's value (a failed task none)", () => {
+  const report = {
+    agent: 'reminder',
+    handoffs: [],
+    llm: 'test',
+    ended: 'caller hung up',
+    durationSeconds: 30,
+    notices: [],
+    amd: { class: 'human', decisionMs: 1800, reason: 'short greeting then silence', action: 'greeted', retry: false, signals: { speechMs: 500, transcript: 'ألو' } },
+    turns: [
+      { role: 'agent', text: 'مرحبًا سارة، هل تؤكدين موعدك يوم الأحد؟', at: 3 },
+      { role: 'user', text: 'نعم أؤكد', at: 6 },
+      { role: 'agent', text: 'تم تأكيد موعدك، شكرًا لك وإلى اللقاء', heardText: 'تم تأكيد موعدك', interrupted: true, at: 9 },
+    ],
+    tasks: [
+      { name: 'confirm_appointment', agent: 'reminder', at: 3, endedAt: 6, result: { ok: true, value: { confirmed: true, day: 'الأحد' } } },
+      { name: 'new_date', agent: 'reminder', at: 6, endedAt: 8, result: { ok: false, reason: 'not asked' } },
+    ],
+  } as unknown as CallReport;
+  assert.deepEqual(summaryOf(report), {
+    amd: { class: 'human', action: 'greeted', decisionMs: 1800 },
+    transcript: 'agent: مرحبًا سارة، هل تؤكدين موعدك يوم الأحد؟\ncaller: نعم أؤكد\nagent: تم تأكيد موعدك',
+    toolResults: { confirm_appointment: { confirmed: true, day: 'الأحد' } },
+    ended: 'caller hung up',
+  });
+  assert.deepEqual(summaryOf({ ...report, amd: undefined, turns: [], tasks: [] }), { ended: 'caller hung up' }, 'an unanswered call: nothing to carry');
 });

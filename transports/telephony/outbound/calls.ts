@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isDialId, type SlotKeeper } from '../../../src/campaign/slots.ts';
 import type { CallTokens } from '../../../src/server/tokens.ts';
 import type { Agent } from '../../../src/session/agent.ts';
 import type { Logger } from '../../../src/session/logger.ts';
@@ -113,16 +114,18 @@ export class OutboundCalls {
   /** The last known record of calls placed or read here, for `get` and the waiters. */
   private readonly known = new Map<string, OutboundCall>();
   private readonly waiting = new Map<string, Waiter[]>();
+  /** Campaign calls known live here (their callbacks came here, or their session runs here): id → dial id. */
+  private readonly live = new Map<string, string>();
   readonly records: CallRecords;
 
   constructor(
     private readonly ctx: OutboundContext,
-    private readonly o: { platforms: Partial<Record<OutboundPlatformName, OutboundPlatform>>; from?: string; platform?: OutboundPlatformName; ringTimeoutS?: number; records?: CallRecords; sessionWaitMs?: number; onStatus?(call: OutboundCall): void },
+    private readonly o: { platforms: Partial<Record<OutboundPlatformName, OutboundPlatform>>; from?: string; platform?: OutboundPlatformName; ringTimeoutS?: number; records?: CallRecords; sessionWaitMs?: number; onStatus?(call: OutboundCall): void; slots?: SlotKeeper },
   ) {
     this.records = o.records ?? new MemoryCallRecords();
     // Another instance took a callback (or ran the session) of a call awaited here.
     void this.records.watch?.((id) => {
-      if (this.waiting.has(id)) void this.refresh(id).catch(() => {});
+      if (this.waiting.has(id) || this.live.has(id)) void this.refresh(id).catch(() => {});
     }).catch((err: Error) => this.ctx.logger?.warn({ err: err.message }, 'outbound: cannot follow other instances\' changes'));
   }
 
@@ -196,8 +199,30 @@ export class OutboundCalls {
     const known = this.known.get(id) ?? (await this.lookup(id));
     if (!known || known.platform !== platform) return false;
     const update = this.o.platforms[platform]?.status(params);
-    if (update) await this.change(id, { kind: 'status', at: new Date().toISOString(), update });
+    const call = update ? await this.change(id, { kind: 'status', at: new Date().toISOString(), update }) : known;
+    // A campaign call heard of here is live: its slot is kept from here until its outcome is known (whichever worker placed it).
+    if (!call.outcome) this.keepLive(call, 'callbacks');
     return true;
+  }
+
+  /** An outbound call's session started here: its campaign slot (if any) is kept while the session runs. */
+  async sessionStarted(id: string): Promise<void> {
+    if (!this.o.slots) return;
+    const call = this.known.get(id) ?? (await this.lookup(id));
+    if (call && !call.outcome) this.keepLive(call, 'session');
+  }
+
+  /** The call's session here ended: this instance no longer keeps its slot for it (its callbacks may). */
+  sessionEnded(id: string): void {
+    const ref = this.live.get(id);
+    if (ref) this.o.slots?.letGo(ref, 'session');
+  }
+
+  private keepLive(call: OutboundCall, reason: string): void {
+    if (!this.o.slots || !call.reference || !isDialId(call.reference)) return;
+    this.live.set(call.id, call.reference);
+    if (this.live.size > CALL_RECORDS_DEFAULTS.maxCalls) this.live.delete(this.live.keys().next().value!);
+    this.o.slots.keep(call.reference, reason);
   }
 
   /** Records what the call's session learnt (its report, once it ended); false when no outbound call has that id. */
@@ -274,6 +299,7 @@ export class OutboundCalls {
     this.known.set(id, call);
     // The view is bounded as the records are: the oldest read go first.
     if (this.known.size > CALL_RECORDS_DEFAULTS.maxCalls) this.known.delete(this.known.keys().next().value!);
+    if (call.outcome && !before?.outcome) await this.ended(call);
     if (call.outcome) this.settle(id, call);
     if (before && before.status === call.status && before.outcome === call.outcome && !!before.session === !!call.session) return call;
     try {
@@ -282,6 +308,13 @@ export class OutboundCalls {
       this.ctx.logger?.warn({ call: id, err: (err as Error).message }, 'onStatus hook failed');
     }
     return call;
+  }
+
+  /** The call's outcome is known here: a campaign call's slot is freed for the whole campaign. */
+  private async ended(call: OutboundCall): Promise<void> {
+    this.live.delete(call.id);
+    if (!this.o.slots || !call.reference || !isDialId(call.reference)) return;
+    await this.o.slots.free(call.reference).catch((err: Error) => this.ctx.logger?.warn({ call: call.id, err: err.message }, 'outbound: a campaign slot could not be freed (its lease runs out)'));
   }
 
   private settle(id: string, call: OutboundCall): void {

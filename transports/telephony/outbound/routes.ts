@@ -7,6 +7,7 @@ import { plivo } from '../plivo.ts';
 import { telnyx } from '../telnyx.ts';
 import { twilio } from '../twilio.ts';
 import { vonage } from '../vonage.ts';
+import type { SlotKeeper } from '../../../src/campaign/slots.ts';
 import type { CallReport } from '../../../src/session/events.ts';
 import type { CallInfo } from '../../../src/transport/types.ts';
 import { OUTBOUND_DEFAULTS, OutboundCalls, PlaceCallError, type CallUrls, type OutboundCall, type PlaceCallRequest } from './calls.ts';
@@ -40,6 +41,11 @@ export interface OutboundOptions {
    * calls). On a cluster, `RedisCallRecords`: any instance takes any call's callbacks and media.
    */
   records?: CallRecords;
+  /**
+   * A campaign's slots on a cluster (`SlotKeeper` on Redis): the slot of a campaign call whose
+   * callbacks or session reach this instance is kept here until its outcome is known, then freed.
+   */
+  slots?: SlotKeeper;
 }
 
 /** Outbound calling on an agent server: its routes as a plugin factory, and the calls API for your code. */
@@ -63,6 +69,8 @@ export interface Outbound {
    * `createAgentServer`'s `onCallEnded`. Other calls are ignored; what fails is logged.
    */
   callEnded(call: CallInfo, report: CallReport | undefined): void;
+  /** Tells that an outbound call's session started here (give it the session's call): a campaign call's slot is kept while it runs. */
+  callStarted(call: CallInfo): void;
   /** Stops following other instances' changes (Redis records). */
   close(): Promise<void>;
 }
@@ -105,7 +113,7 @@ export function outboundCalls(opts: OutboundOptions = {}): Outbound {
     ctx = c;
     calls = new OutboundCalls(
       { tokens: c.tokens, logger: c.logger, agentOf: c.agentOf },
-      { platforms: opts.platforms ?? platformsFromEnv(), from: opts.from ?? process.env.HIWAR_CALL_FROM, platform: opts.platform ?? (process.env.HIWAR_CALL_PLATFORM as OutboundPlatformName | undefined), ringTimeoutS: opts.ringTimeoutS, onStatus: opts.onStatus, records: opts.records },
+      { platforms: opts.platforms ?? platformsFromEnv(), from: opts.from ?? process.env.HIWAR_CALL_FROM, platform: opts.platform ?? (process.env.HIWAR_CALL_PLATFORM as OutboundPlatformName | undefined), ringTimeoutS: opts.ringTimeoutS, onStatus: opts.onStatus, records: opts.records, ...(opts.slots ? { slots: opts.slots } : {}) },
     );
     const baseOf = (request: IncomingMessage) => (opts.publicUrl ? publicUrl() : c.host.publicUrl(request));
     return plugin(c, calls, opts, baseOf, (req, request) => place(req, baseOf(request)));
@@ -119,7 +127,12 @@ export function outboundCalls(opts: OutboundOptions = {}): Outbound {
     lookup: async (id) => calls?.lookup(id),
     byReference: async (reference) => calls?.byReference(reference),
     ask: async (id) => calls?.ask(id),
+    callStarted(call) {
+      if (!calls || call.direction !== 'outbound') return;
+      void calls.sessionStarted(call.callId).catch((err: Error) => ctx?.logger.warn({ call: call.callId, err: err.message }, 'outbound: a campaign slot could not be kept'));
+    },
     callEnded(call, report) {
+      if (calls && call.direction === 'outbound') calls.sessionEnded(call.callId);
       if (!calls || call.direction !== 'outbound' || !report) return;
       void calls.noteSession(call.callId, summaryOf(report)).catch((err: Error) => ctx?.logger.warn({ call: call.callId, err: err.message }, 'outbound: the session summary could not be recorded'));
     },
