@@ -50,7 +50,7 @@ export { LocalFolderStore, type RecordingStore } from './analytics/store.ts';
 export { verifyWebhook, signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER, DELIVERY_HEADER } from './analytics/webhook.ts';
 export type { CallSummary, SummaryTurn } from './analytics/summary.ts';
 export type { AnalyticsJob } from './analytics/job.ts';
-// Campaigns: the scheduler and the in-process runner (the BullMQ runner is in hiwar/campaign).
+// Campaigns: the scheduler and the in-process runner (the BullMQ runner and the Redis store: `hiwar/campaign`).
 export { campaignSettings, CAMPAIGN_DEFAULTS, decide, parseDuration, type CampaignSettings, type Decision } from './campaign/schedule.ts';
 export { parseWindow, nextOpening, isOpen, WindowError, type CallingWindow } from './campaign/window.ts';
 export { parseContacts, parseDoNotCall, type BadRow, type ParsedContacts } from './campaign/contacts.ts';

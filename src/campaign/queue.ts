@@ -77,6 +77,7 @@ export class CampaignQueue {
     }
   }
 
+  /** Closes the queue's connection (jobs stay in Redis). */
   async close(): Promise<void> {
     await this.queue.close();
     this.connection.disconnect();
@@ -119,7 +120,11 @@ export function budgetGate(semaphore: RedisSemaphore, sessionsPerCall: number): 
 export interface CampaignWorkerDeps {
   dialer: Dialer;
   /** The campaigns' clock: ms on it, and how many of them pass per real ms. @default real time */
-  clock?: { now(): number; readonly speed: number };
+  clock?: {
+    /** The campaign clock's time, in ms. */
+    now(): number;
+    readonly speed: number;
+  };
   sinks?: ResultSink[];
   /** Further gates (the service key's budget: `budgetGate`). */
   gates?: CampaignGate[];
