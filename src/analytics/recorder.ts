@@ -81,6 +81,8 @@ export class CallRecorder {
   private latest = -Infinity;
   private agentCursor = -Infinity;
   private readonly seen = new WeakSet<AudioFrame>();
+  /** The caller's track as last laid out, for as many frames as it held: `seconds` then `finish()` lay it out once. */
+  private laidOut: { frames: number; track: Piece[] } | undefined;
 
   constructor(inner: Transport, opts: RecorderOptions = {}) {
     this.o = { ...RECORDER_DEFAULTS, ...opts };
@@ -138,6 +140,8 @@ export class CallRecorder {
    * (stamp − position) from each frame on through the window, by a sliding minimum from the end.
    */
   private callerTrack(): Piece[] {
+    // Frames are only ever added: the same count is the same track.
+    if (this.laidOut?.frames === this.caller.length) return this.laidOut.track;
     const out: Piece[] = new Array(this.caller.length);
     const mins: number[] = []; // indices, their lateness increasing from the front
     const late = (i: number) => this.caller[i]!.stamp - this.caller[i]!.pos;
@@ -152,6 +156,7 @@ export class CallRecorder {
       }
       out[i] = { samples: p.samples, rate: p.rate, at: p.pos + late(mins[0]!) };
     }
+    this.laidOut = { frames: this.caller.length, track: out };
     return out;
   }
 

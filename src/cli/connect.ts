@@ -18,7 +18,9 @@ export async function connectService(
   if (process.env.HIWAR_API_KEY) return { client: new ServiceClient(config), close: async () => {}, sandbox: false };
   const { startSandbox } = await import('../sandbox/index.ts');
   const taught = sandboxOptions.phrasebook?.length ?? 0;
-  if (taught) log(`no HIWAR_API_KEY: starting the embedded sandbox and teaching its recognizer ${taught} phrases…`);
+  // Voicing the phrases is most of a start (a minute on a busy machine); the lines kept on disk make the next start take seconds.
+  const keep = process.env.HIWAR_SANDBOX_RENDER_CACHE ? '' : ' (HIWAR_SANDBOX_RENDER_CACHE=DIR keeps the voiced lines for the next start)';
+  if (taught) log(`no HIWAR_API_KEY: starting the embedded sandbox and teaching its recognizer ${taught} phrases…${keep}`);
   const sandbox = await startSandbox({ port: 0, ...sandboxOptions });
   log(`no HIWAR_API_KEY: using the embedded sandbox at ${sandbox.url} (it recognizes only phrases it voiced or was given)`);
   return { client: new ServiceClient({ ...config, apiKey: sandbox.keys[0]!.key, baseUrl: sandbox.url }), close: sandbox.close, sandbox: true };

@@ -10,7 +10,8 @@ Usage:
              [--model-ids vendor|spec]
       A whole simulated call with an agent (the Arabic call-centre agent unless --agent names
       yours); prints the transcript and per-turn latency, writes DIR/call.wav (caller left,
-      agent right) and DIR/report.json. Testing your own agent: docs/testing-your-agent.md.
+      agent right), DIR/report.json and DIR/call.html (the call to review in a browser).
+      Testing your own agent: docs/testing-your-agent.md.
       Uses the real service when HIWAR_API_KEY is set, else the embedded sandbox. Model ids:
       the vendor's (munsit, faseeh-v1-preview) unless --model-ids spec or HIWAR_MODEL_IDS=spec.
   hiwar console [--agent DIR|FILE] [--input DEVICE] [--output DEVICE] [--rate 16000] [--phrasebook FILE]

@@ -15,6 +15,7 @@ import { MemoryTokenLedger, type TokenLedger } from '../server/token-ledger.ts';
 import { numberOption, UsageError } from './args.ts';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { LiveCall } from '../observability/live-calls.ts';
+import { PARENT_GONE, watchParent } from './serve-preflight.ts';
 import { isMachineMessage, MachineAdmission, MachineCalls, MachineLedger, MachineLive, MachineMetrics, MachineRequests, workerLive, type MachineChannel, type MachineMessage } from './serve-machine.ts';
 
 /** `hiwar serve`'s `--workers` flag (parsed with the rest of serve's options). */
@@ -64,6 +65,7 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
   const everReady = new Set<number>();
   let stopping = false;
   let failed = false;
+  let unwatch = () => {};
   const live = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
   const send = (w: Worker, m: MachineMessage) => {
     if (w.isConnected()) w.send(m, undefined, () => {});
@@ -127,11 +129,12 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
         setTimeout(() => !stopping && fork(index, true), delay);
       }
       if (live().length === 0 && (stopping || failed)) {
+        unwatch();
         if (!failed) say('drained; bye');
         resolve(failed ? 1 : 0);
       }
     });
-    const onSignal = (signal: NodeJS.Signals) => {
+    const onSignal = (signal: string) => {
       if (stopping) return;
       say(`${signal}: draining ${live().length} workers (${calls.calls} calls running, no new calls)`);
       stopAll('SIGTERM');
@@ -139,8 +142,16 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
     process.on('SIGTERM', () => onSignal('SIGTERM'));
     // Ctrl-C reaches the workers as well (one process group); a second one ends everything at once.
     process.once('SIGINT', () => onSignal('SIGINT'));
+    // Started by npm, whose killing leaves this process orphaned without a signal: the workers
+    // follow this process (their channel closes), so this process follows npm.
+    unwatch = watchParent(() => onSignal(PARENT_GONE));
     for (let i = 1; i <= n; i++) fork(i, false);
   });
+}
+
+/** Whether this process is a worker forked by `hiwar serve --workers N` (its primary checked the ports). */
+export function isServeWorker(env: NodeJS.ProcessEnv = process.env): boolean {
+  return cluster.isWorker && !!env.HIWAR_SERVE_WORKER;
 }
 
 /** What a worker of `--workers N` changes in `hiwar serve`. */
@@ -167,7 +178,7 @@ export interface WorkerSide {
 
 /** This process's role as a worker of `hiwar serve --workers N`; undefined when it is not one. */
 export function workerSide(env: NodeJS.ProcessEnv = process.env): WorkerSide | undefined {
-  if (!cluster.isWorker || !env.HIWAR_SERVE_WORKER) return undefined;
+  if (!isServeWorker(env)) return undefined;
   const index = Number(env.HIWAR_SERVE_WORKER);
   // process.send without a callback turns a closed channel into an 'error' event on process (a
   // crash): a closed channel throws here instead, which the admission and the ledger handle.

@@ -17,7 +17,8 @@ import { checkServiceKey, connectService } from './connect.ts';
 import { loadServeConfig } from './serve-config.ts';
 import { loadWebRtc } from './serve-webrtc.ts';
 import { busyLineSynth, prepareLines, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptionsOf, lateCluster } from './serve-cluster.ts';
-import { serveWorkers, workerSide, WORKERS_FLAG, WORKERS_HELP } from './serve-workers.ts';
+import { isServeWorker, serveWorkers, workerSide, WORKERS_FLAG, WORKERS_HELP } from './serve-workers.ts';
+import { ensurePortsFree, PARENT_GONE, watchParent } from './serve-preflight.ts';
 import { docPath } from '../docs-path.ts';
 import { docsRoutes } from '../docs-site/routes.ts';
 
@@ -129,6 +130,9 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   const audioSocketPort = num('audiosocket-port', values['audiosocket-port'], 0, 65535);
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
+  // A port in use is said before anything slow starts (the sandbox voices the agent's phrases
+  // first); the primary of --workers checks for its workers. A --config's port is known below.
+  if (!isServeWorker() && !values.config) await ensurePortsFree(values.host ?? AGENT_SERVER_DEFAULTS.host, portFlag ?? AGENT_SERVER_DEFAULTS.port, audioSocketPort);
   // --workers N: this process forks N servers and waits for them (serve-workers.ts).
   const primary = await serveWorkers(values.workers, SERVE_USAGE, (m) => process.stdout.write(`${m}\n`));
   if (primary !== undefined) return primary;
@@ -139,6 +143,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   if (otel) opened.push(() => otel.shutdown());
   // Flags win over the config module, which wins over the defaults.
   const config = values.config ? await loadServeConfig(values.config) : {};
+  if (!worker && values.config) await ensurePortsFree(values.host ?? config.host ?? AGENT_SERVER_DEFAULTS.host, portFlag ?? config.port ?? AGENT_SERVER_DEFAULTS.port, audioSocketPort);
   const say = worker?.say ?? ((m: string) => process.stdout.write(`${m}\n`));
   // Each worker's lines say which worker wrote them.
   const logger = worker ? (config.logger ?? cliLogger('info')).child({ worker: worker.index }) : (config.logger ?? cliLogger('info'));
@@ -307,6 +312,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
     };
     signals.then(stop);
   });
+  signals.stop();
   say('drained; bye');
   worker?.done();
   return 0;
@@ -324,8 +330,11 @@ function audioSocketPlugin(telephony: typeof import('../../transports/telephony/
   };
 }
 
-/** SIGTERM/SIGINT from now on, handed to `then` (at once if one came already). */
-function earlySignals(inWorker: boolean): { then(stop: (signal: string) => void): void } {
+/**
+ * SIGTERM/SIGINT from now on, handed to `then` (at once if one came already); and, started by
+ * npm, the npm process going away (serve-preflight.ts): a worker goes with its primary instead.
+ */
+function earlySignals(inWorker: boolean): { then(stop: (signal: string) => void): void; stop(): void } {
   let got: string | undefined;
   let handler: ((signal: string) => void) | undefined;
   const on = (signal: string) => () => (handler ? handler(signal) : (got ??= signal));
@@ -333,10 +342,12 @@ function earlySignals(inWorker: boolean): { then(stop: (signal: string) => void)
   // listening for SIGTERM. A second SIGINT (Ctrl-C again) ends the process at once, as Node's default does.
   process[inWorker ? 'on' : 'once']('SIGTERM', on('SIGTERM'));
   process.once('SIGINT', on('SIGINT'));
+  const unwatch = inWorker ? () => {} : watchParent(on(PARENT_GONE));
   return {
     then(stop) {
       handler = stop;
       if (got) stop(got);
     },
+    stop: unwatch,
   };
 }

@@ -49,7 +49,18 @@ export interface SpeakerOptions {
 /** Defaults of the speaker: 3 s for the socket's first audio, three retries on 429. */
 export const SPEAKER_DEFAULTS = { firstAudioTimeoutMs: 3000, rateLimitRetries: 3 } satisfies Partial<SpeakerOptions>;
 
-export type SpeakerNotice = { type: 'fallback'; reason: string };
+/**
+ * Why the socket was given up for HTTP: it did not open, it said nothing within
+ * `firstAudioTimeoutMs` of the text (a busy machine or a slow service), its audio stopped
+ * mid-sentence, it reported an error, or it closed.
+ */
+export type FallbackCause = 'open-failed' | 'no-audio' | 'stalled' | 'socket-error' | 'socket-closed';
+
+/** What the speaker tells its owner: the switch to HTTP, with its cause and a line a reader acts on. */
+export type SpeakerNotice = { type: 'fallback'; cause: FallbackCause; reason: string };
+
+/** A cause and its line, as the notice carries them. */
+type Failure = { cause: FallbackCause; reason: string };
 
 /** Thrown when the service refuses to speak at all (wallet, access). */
 export class SpeakerFatal extends Error {
@@ -109,7 +120,7 @@ export class Speaker {
       });
     } catch (err) {
       if (err instanceof InsufficientBalanceError || err instanceof PermissionDeniedError) throw new SpeakerFatal(err);
-      this.fallback(openFailure(err as Error));
+      this.fallback({ cause: 'open-failed', reason: openFailure(err as Error) });
     }
   }
 
@@ -117,10 +128,10 @@ export class Speaker {
     return this.opts.model_id ?? this.client.config.models.tts;
   }
 
-  private fallback(reason: string): void {
+  private fallback({ cause, reason }: Failure): void {
     if (this.mode === 'http') return;
     this.mode = 'http';
-    this.notify({ type: 'fallback', reason });
+    this.notify({ type: 'fallback', cause, reason });
     void this.socket?.close().catch(() => {});
     this.socket = undefined;
   }
@@ -180,7 +191,7 @@ export class Speaker {
     const socket = this.socket!;
     let segmentOpen = false;
     let segmentSeconds = 0;
-    let failed: string | undefined;
+    let failed: Failure | undefined;
     let fatal: ServiceError | undefined;
     let wake: () => void = () => {};
     let timer: NodeJS.Timeout | undefined;
@@ -230,24 +241,27 @@ export class Speaker {
           if (pending.length) armTimer();
         } else if (e.type === 'error') {
           if (e.error instanceof InsufficientBalanceError || e.error instanceof PermissionDeniedError) fatal = e.error;
-          else if (e.error instanceof AuthenticationError) failed = openFailure(e.error);
-          else failed = `socket error: ${e.error.errorMessage}`;
-        } else if (e.type === 'closed') failed ??= `socket closed (${e.close.code})`;
+          else if (e.error instanceof AuthenticationError) failed = { cause: 'socket-error', reason: openFailure(e.error) };
+          else failed = { cause: 'socket-error', reason: `socket error: ${e.error.errorMessage || e.error.message}` };
+        } else if (e.type === 'closed') failed ??= { cause: 'socket-closed', reason: `socket closed (${e.close.code}${e.close.reason ? ` ${e.close.reason}` : ''})` };
         wake();
       }),
     );
     const stopMidSentence = () => {
       clearTimeout(timer);
       this.stalled = { chunk: pending[0]!, seconds: segmentSeconds };
-      failed ??= `audio stopped mid-sentence after ${segmentSeconds.toFixed(1)} s`;
+      failed ??= { cause: 'stalled', reason: `audio stopped mid-sentence after ${segmentSeconds.toFixed(1)} s` };
     };
     const armTimer = () => {
       clearTimeout(timer);
+      const waitMs = (this.opts.firstAudioTimeoutMs ?? SPEAKER_DEFAULTS.firstAudioTimeoutMs) * (voiced ? 2 : 1);
       timer = setTimeout(() => {
         if (segmentOpen && pending.length) stopMidSentence();
-        failed ??= 'no audio from the socket in time';
+        // The wait is wall time: a machine too busy to run this process (or the service's own
+        // delay) shows here, so the line says how long it waited and what sets it.
+        failed ??= { cause: 'no-audio', reason: `no audio from the socket ${waitMs} ms after the text was sent (firstAudioTimeoutMs: a slow service or a busy machine)` };
         wake();
-      }, (this.opts.firstAudioTimeoutMs ?? SPEAKER_DEFAULTS.firstAudioTimeoutMs) * (voiced ? 2 : 1));
+      }, waitMs);
     };
     const iterator = chunks[Symbol.asyncIterator]();
     try {

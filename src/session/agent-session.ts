@@ -14,7 +14,7 @@ import type { Agent } from './agent.ts';
 import { AnswerDetection } from './answer-detection.ts';
 import { CallActions } from './call-actions.ts';
 import type { GenerateReplyOptions, SessionControl } from './control.ts';
-import type { CallReport, ReportTask, SessionEvent, SessionState } from './events.ts';
+import type { CallReport, SessionEvent, SessionState } from './events.ts';
 import { classifyFailure, failureMessage, type Failure, type FailureSource } from './failure.ts';
 import { guarded } from './guarded.ts';
 import { Hearing } from './hearing.ts';

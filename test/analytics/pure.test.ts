@@ -275,6 +275,22 @@ describe('call recorder', () => {
     assert.ok(Math.abs(at(c.caller, 23.5) - 1500) < 50, 'the speech after the hold where it came');
   });
 
+  it("`seconds` and `finish()` agree, and a caller frame after `seconds` was read is in both (the track laid out once is laid out again)", async () => {
+    const f = fakeTransport();
+    const rec = new CallRecorder(f.t);
+    rec.transport.audio$.subscribe(() => {});
+    assert.equal(rec.seconds, 0, 'nothing yet');
+    for (let k = 0; k < 25; k++) f.audio$.next(frame(1000, k * 20));
+    assert.ok(Math.abs(rec.seconds - 0.5) < 0.01, `${rec.seconds}`);
+    assert.ok(Math.abs(rec.seconds - 0.5) < 0.01, 'read twice, the same');
+    for (let k = 25; k < 50; k++) f.audio$.next(frame(1500, k * 20));
+    assert.ok(Math.abs(rec.seconds - 1) < 0.01, `the later frames count: ${rec.seconds}`);
+    const done = await rec.finish();
+    assert.equal(done.seconds, 1);
+    const c = splitRecording(done.wav);
+    assert.ok(Math.abs(c.caller[Math.round(0.75 * 16000)]! - 1500) < 50, 'the frames after the first read are in the recording');
+  });
+
   it('an interruption drops what the agent had queued beyond that moment', async () => {
     const f = fakeTransport();
     const rec = new CallRecorder(f.t);

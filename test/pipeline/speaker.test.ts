@@ -77,7 +77,8 @@ async function* chunks(...texts: string[]): AsyncGenerator<SpeechChunk> {
 }
 
 function speaker(notices: string[], sampleRate = 48000) {
-  return new Speaker(fake.client(), { voice_id: 'v', sampleRate, firstAudioTimeoutMs: 300 }, realClock(), (n) => notices.push(n.reason));
+  // Each notice as `cause: reason`: the typed cause and the line a reader acts on.
+  return new Speaker(fake.client(), { voice_id: 'v', sampleRate, firstAudioTimeoutMs: 300 }, realClock(), (n) => notices.push(`${n.cause}: ${n.reason}`));
 }
 
 test('speaker: a 48 kHz transport gets the socket at 24 kHz, one segment per chunk, rates kept', async () => {
@@ -100,7 +101,8 @@ test('speaker: a silent socket falls back to HTTP for the rest, at the transport
   await s.start();
   const sink = new Sink();
   await s.speak(chunks('واحد', 'اثنان', 'ثلاثة'), sink, new AbortController().signal);
-  assert.match(notices.join(), /no audio from the socket in time/);
+  // Why, in words: how long it waited and what sets the wait (a busy machine shows here).
+  assert.match(notices.join(), /^no-audio: no audio from the socket 300 ms after the text was sent \(firstAudioTimeoutMs: a slow service or a busy machine\)$/);
   assert.equal(s.mode, 'http');
   assert.deepEqual(httpTexts, ['واحد', 'اثنان', 'ثلاثة']);
   assert.deepEqual(sink.segments.map((x) => [x.text, [...x.rates]]), [['واحد', [48000]], ['اثنان', [48000]], ['ثلاثة', [48000]]]);
@@ -114,7 +116,7 @@ test('speaker: the socket dying mid-reply hands only the unvoiced chunks to HTTP
   await s.start();
   const sink = new Sink();
   await s.speak(chunks('واحد', 'اثنان'), sink, new AbortController().signal);
-  assert.match(notices.join(), /socket closed/);
+  assert.match(notices.join(), /^socket-closed: socket closed \(\d+/);
   assert.deepEqual(httpTexts, ['اثنان']);
   assert.deepEqual(sink.segments.map((x) => x.text), ['واحد', 'اثنان']);
   await s.close();

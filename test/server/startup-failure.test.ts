@@ -84,12 +84,27 @@ test('listen() on a port in use: the error reaches the caller with nothing of th
   });
 });
 
-test('hiwar serve on a port in use: it says so and its process ends by itself (sandbox, ledger and routes closed)', async () => {
+test('hiwar serve on a port in use: it says so before anything slow starts, and its process ends by itself', async () => {
   await withTakenPort(async (port) => {
     // runNode's failsafe rejects if the process is still up: what is checked is that it ends at all.
-    // (It teaches the sandbox the agent's phrases first: minutes on a loaded machine.)
     const r = await hiwar(['serve', '--port', String(port)], { HIWAR_LOG_LEVEL: 'silent', REDIS_URL: '', HIWAR_PUBLIC_URL: '' }, 400_000);
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stderr, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already taken`));
+    // The port is checked first: the sandbox (which voices the agent's phrases, a minute on a busy machine) never started.
+    assert.doesNotMatch(r.stdout, /embedded sandbox/, r.stdout);
+  });
+});
+
+test('hiwar serve --workers 2 on a port in use: the primary says so and forks no worker; so does a taken --audiosocket-port', async () => {
+  await withTakenPort(async (port) => {
+    const env = { HIWAR_LOG_LEVEL: 'silent', REDIS_URL: '', HIWAR_PUBLIC_URL: '' };
+    const workers = await hiwar(['serve', '--workers', '2', '--port', String(port)], env, 120_000);
+    assert.equal(workers.code, 1, workers.stdout + workers.stderr);
+    assert.match(workers.stderr, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already taken`));
+    assert.doesNotMatch(workers.stdout, /embedded sandbox|workers:/, workers.stdout);
+    const audioSocket = await hiwar(['serve', '--port', '0', '--audiosocket-port', String(port)], env, 120_000);
+    assert.equal(audioSocket.code, 1, audioSocket.stdout + audioSocket.stderr);
+    assert.match(audioSocket.stderr, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already taken`));
+    assert.doesNotMatch(audioSocket.stdout, /embedded sandbox/, audioSocket.stdout);
   });
 });

@@ -4,7 +4,7 @@
  */
 export { outboundCalls, platformsFromEnv, type Outbound, type OutboundOptions } from './routes.ts';
 export { OutboundCalls, OUTBOUND_DEFAULTS, PlaceCallError, type OutboundCall, type PlaceCallRequest } from './calls.ts';
-export { CALL_RECORDS_DEFAULTS, fold, MemoryCallRecords, RedisCallRecords, summaryOf, type CallChange, type CallRecords, type CallSessionSummary } from './records.ts';
+export { CALL_RECORDS_DEFAULTS, fold, MemoryCallRecords, RedisCallRecords, summaryOf, type CallChange, type CallRecords, type CallSessionSummary, type RecordsRedis, type RecordsRedisMulti, type RecordsRedisSubscriber } from './records.ts';
 export { twilioOutbound, type TwilioOutboundOptions } from './twilio.ts';
 export { telnyxOutbound, type TelnyxOutboundOptions } from './telnyx.ts';
 export { plivoOutbound, type PlivoOutboundOptions } from './plivo.ts';

@@ -6,7 +6,6 @@
  * balancer); appending never overwrites, so two instances' callbacks never undo each other.
  * In memory for one process (`MemoryCallRecords`), in Redis for a cluster (`RedisCallRecords`).
  */
-import type { Redis } from 'ioredis';
 import type { AmdClass } from '../../../src/amd/options.ts';
 import type { AmdReport } from '../../../src/session/answer-detection.ts';
 import type { CallReport } from '../../../src/session/events.ts';
@@ -147,6 +146,46 @@ redis.call('PUBLISH', KEYS[3], ARGV[2])
 return 1
 `;
 
+/** The queued commands of `RecordsRedis.multi()` that the records use. */
+export interface RecordsRedisMulti {
+  /** SET key value PX ms, queued. */
+  set(key: string, value: string, px: 'PX', ms: number): RecordsRedisMulti;
+  /** GET key, queued. */
+  get(key: string): RecordsRedisMulti;
+  /** LRANGE key start stop, queued. */
+  lrange(key: string, start: number, stop: number): RecordsRedisMulti;
+  /** Runs the queued commands: `[error, result]` for each. */
+  exec(): Promise<unknown>;
+}
+
+/**
+ * The part of an ioredis client (`new Redis(url)` from the `ioredis` package) that
+ * `RedisCallRecords` uses. Named here rather than imported from ioredis, an optional package:
+ * the telephony entry's types then check in a project that has not installed it.
+ */
+export interface RecordsRedis {
+  /** A transaction of queued commands. */
+  multi(): RecordsRedisMulti;
+  /** EVAL script numkeys key… arg…. */
+  eval(script: string, numKeys: number, ...args: string[]): Promise<unknown>;
+  /** GET key. */
+  get(key: string): Promise<string | null>;
+  /** A second connection to the same server (a subscriber takes no other command). */
+  duplicate(): RecordsRedisSubscriber;
+}
+
+/** The subscriber connection `RecordsRedis.duplicate()` gives. */
+export interface RecordsRedisSubscriber {
+  /** Its errors (a lost connection: ioredis reconnects). */
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  /** A message published on a channel it subscribed to. */
+  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  /** SUBSCRIBE channel. */
+  subscribe(channel: string): Promise<unknown>;
+  /** Closes the connection. */
+  disconnect(): void;
+}
+
 /**
  * A cluster's records in Redis: `<prefix>:outbound:<id>` (the call as placed), `…:<id>:changes`
  * (a list), `<prefix>:outbound-ref:<reference>` (a campaign dial's call), each kept `keepMs`;
@@ -154,11 +193,11 @@ return 1
  * outcome learns it at once.
  */
 export class RedisCallRecords implements CallRecords {
-  private sub: Redis | undefined;
+  private sub: RecordsRedisSubscriber | undefined;
   private readonly o: { prefix: string; keepMs: number };
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RecordsRedis,
     o: { prefix?: string; keepMs?: number } = {},
   ) {
     this.o = { prefix: o.prefix ?? CALL_RECORDS_DEFAULTS.prefix, keepMs: o.keepMs ?? CALL_RECORDS_DEFAULTS.keepMs };
