@@ -14,7 +14,7 @@ import { AgentSession } from '../src/session/agent-session.ts';
 import type { SessionEvent, TurnMetrics } from '../src/session/events.ts';
 import { createLogger } from '../src/session/logger.ts';
 import { CallerAudio } from '../src/transport/caller-audio.ts';
-import { sleepFor, type Clock } from '../src/transport/clock.ts';
+import { realTimeAfter, sleepFor, type Clock } from '../src/transport/clock.ts';
 import { PacedOutput } from '../src/transport/paced-output.ts';
 import type { CallInfo, Transport, TransportEvent, TransportOutput } from '../src/transport/types.ts';
 import { z } from 'zod';
@@ -43,6 +43,7 @@ export const perfClock: Clock = {
   speed: 1,
   now: () => performance.now(),
   sleep: (ms, signal) => sleepFor(ms, signal),
+  after: (ms, fire) => realTimeAfter(ms, fire),
 };
 
 /**
