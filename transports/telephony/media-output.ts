@@ -83,6 +83,8 @@ export class MediaStreamOutput implements TransportOutput {
   private readonly wakeMs: number;
   private readonly o: Required<Omit<MediaStreamOptions, 'reorder' | 'sendEveryMs'>>;
   private readonly hasMarks: boolean;
+  /** The frame `take` fills (a short tail is padded with silence). */
+  private readonly scratch: Int16Array;
   private chunks: Int16Array[] = [];
   private head = 0;
   private queued = 0;
@@ -117,6 +119,7 @@ export class MediaStreamOutput implements TransportOutput {
     this.sampleRate = edgeRate(format.sampleRate);
     if (this.sampleRate !== this.wireRate) this.toWire = new EdgeResampler(this.sampleRate, this.wireRate);
     this.frame = frameSamples(format);
+    this.scratch = new Int16Array(this.frame);
     // k frames per step. One frame: wake at the lead, send what brings it back over (as always).
     // k frames: wake half a frame under the lead (the buffer never falls further below it than
     // before), fill k − 1 frames over it, so a step on time or up to half a frame late sends k.
@@ -225,6 +228,8 @@ export class MediaStreamOutput implements TransportOutput {
     const at = Math.min(pos, this.cursor);
     if (at <= this.played) return;
     this.played = at;
+    // Most acknowledgements (one per markEveryMs) have no mark waiting on them: nothing to sort.
+    if (this.waiters.every((w) => w.at > at)) return this.push();
     const ready = this.waiters.filter((w) => w.at <= at);
     this.waiters = this.waiters.filter((w) => w.at > at);
     for (const w of ready) {
@@ -239,8 +244,13 @@ export class MediaStreamOutput implements TransportOutput {
     this.updates.next({ sent: this.wireSent / this.wireRate, played: this.position(), queued: this.queued / this.wireRate, at: this.o.clock.now() });
   }
 
+  /**
+   * The next frame, in a buffer reused for every frame: `encode` copies it into the wire's bytes
+   * (G.711 or L16) before anything else runs, so no frame keeps it.
+   */
   private take(n: number): Int16Array {
-    const out = new Int16Array(this.frame);
+    const out = this.scratch;
+    out.fill(0, n);
     let filled = 0;
     while (filled < n && this.chunks.length) {
       const c = this.chunks[0]!;
