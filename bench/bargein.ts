@@ -9,14 +9,17 @@
  *   server's `clear`: what the caller's platform received of the reply after the caller spoke
  *   (its own playout buffer aside).
  *
- * Usage: npm run bench -- bargein [--quick] [calls=100] [transport=both|local|twilio] [seconds=30] [vad=service|energy]
+ * Usage: npm run bench -- bargein [--quick] [calls=100] [transport=both|local|twilio] [seconds=30] [vad=service|energy] [vadMs=40]
  * (`vad=energy`: the agent's `interruption.localVad: 'energy'`, speech start heard in hiwar's
- * process from the caller's frame levels; `service`, the default: the service's SpeechStarted.)
+ * process from the caller's frame levels, after `vadMs` of loud audio (its `minSpeechMs`, 40 by
+ * default: two frames, so never under 40 ms here); `service`, the default: the service's
+ * SpeechStarted, which the fake sends on the first loud frame.)
  */
 import { performance } from 'node:perf_hooks';
 import { spawnFakeService } from './fake-service.ts';
 import { benchOptions, FrameClock, pcts, round, startCall, table, type BenchAgentOptions, type BenchArgs } from './harness.ts';
 import { conditions } from './conditions.ts';
+import { ENERGY_VAD_DEFAULTS } from '../src/pipeline/energy-vad.ts';
 import { telephonyRig } from './telephony-density.ts';
 
 export const BARGEIN_TARGETS = { decisionToInterruptP99: 20, speechToLastAudioOnWireP99: 30, atCalls: 100 };
@@ -46,6 +49,7 @@ async function bargeinTwilio(calls: number, seconds: number, agent: BenchAgentOp
     const res = {
       transport: 'twilio',
       vad: agent.localVad ?? 'service',
+      vadMinSpeechMs: agent.localVad ? (agent.localVadMinSpeechMs ?? ENERGY_VAD_DEFAULTS.minSpeechMs) : null,
       seconds,
       conditions: conds.end(),
       bargeIns: st.bargeInToLastAudioMs.length,
@@ -55,7 +59,7 @@ async function bargeinTwilio(calls: number, seconds: number, agent: BenchAgentOp
       callerLoopP99Ms: round(st.loopP99Ms, 1),
     };
     const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
-    table(`bargein over the Twilio route (speech start from ${res.vad === 'energy' ? "hiwar's energy detector and the service" : "the service's SpeechStarted"}): ${res.bargeIns} barge-ins in ${calls} concurrent calls over ${seconds} s (p50 / p95 / p99, ms); load ${res.conditions.loadBefore} → ${res.conditions.loadAfter}, run-queue wait ${res.conditions.runQueueWaitMs ?? '–'} ms`, [
+    table(`bargein over the Twilio route (speech start from ${res.vad === 'energy' ? `hiwar's energy detector after ${res.vadMinSpeechMs} ms of loud audio, and the service` : "the service's SpeechStarted"}): ${res.bargeIns} barge-ins in ${calls} concurrent calls over ${seconds} s (p50 / p95 / p99, ms); load ${res.conditions.loadBefore} → ${res.conditions.loadAfter}, run-queue wait ${res.conditions.runQueueWaitMs ?? '–'} ms`, [
       ['speech start → last agent audio on the wire', f(res.speechToLastAudioOnWireMs), `p99 ≤ ${BARGEIN_TARGETS.speechToLastAudioOnWireP99} at ${BARGEIN_TARGETS.atCalls} calls (includes the first speech frame's 20 ms capture)`],
       ['barge-ins without a clear within 2 s', res.notCleared, '0'],
       ['caller process loop delay p99, ms', res.callerLoopP99Ms, 'the far end: a stalled caller reads late'],

@@ -310,6 +310,8 @@ export interface BenchAgentOptions {
   tool?: boolean;
   /** `interruption.localVad`: speech start heard in hiwar's process too (`vad=energy`). */
   localVad?: 'energy';
+  /** `interruption.energyVad.minSpeechMs` (`vadMs=20`: one loud frame starts speech). */
+  localVadMinSpeechMs?: number;
 }
 
 /** The bench's tool: the fake's streamed reply calls it after its text; it answers at once. */
@@ -334,7 +336,7 @@ export function benchAgent(tag: string, o: BenchAgentOptions = {}): Agent {
     // silence is the service's either way. The policy's effect is `npm run bench -- turns`'s.
     turn: { endDelayMs: 0, policy: false },
     ...(o.tool ? { tools: [BALANCE_TOOL] } : {}),
-    ...(o.localVad ? { interruption: { localVad: o.localVad } } : {}),
+    ...(o.localVad ? { interruption: { localVad: o.localVad, energyVad: { minSpeechMs: o.localVadMinSpeechMs } } } : {}),
   };
 }
 
@@ -395,6 +397,7 @@ export function benchOptions(rest: string[]): { numbers: number[]; named: Record
     if (named.vad !== 'energy' && named.vad !== 'service') throw new Error(`vad= is energy (hiwar's own detector of speech start) or service (the service's SpeechStarted alone), not ${named.vad}`);
     if (named.vad === 'energy') agent.localVad = 'energy';
   }
+  if (named.vadMs !== undefined) agent.localVadMinSpeechMs = Number(named.vadMs);
   return { numbers, named, agent };
 }
 
