@@ -9,33 +9,38 @@
  *   server's `clear`: what the caller's platform received of the reply after the caller spoke
  *   (its own playout buffer aside).
  *
- * Usage: npm run bench -- bargein [--quick] [calls=100] [transport=both|local|twilio] [seconds=30]
+ * Usage: npm run bench -- bargein [--quick] [calls=100] [transport=both|local|twilio] [seconds=30] [vad=service|energy] [vadMs=40]
+ * (`vad=energy`: the agent's `interruption.localVad: 'energy'`, speech start heard in hiwar's
+ * process from the caller's frame levels, after `vadMs` of loud audio (its `minSpeechMs`, 40 by
+ * default: two frames, so never under 40 ms here); `service`, the default: the service's
+ * SpeechStarted, which the fake sends on the first loud frame.)
  */
 import { performance } from 'node:perf_hooks';
 import { spawnFakeService } from './fake-service.ts';
-import { benchOptions, FrameClock, pcts, round, startCall, table, type BenchArgs } from './harness.ts';
+import { benchOptions, FrameClock, pcts, round, startCall, table, type BenchAgentOptions, type BenchArgs } from './harness.ts';
 import { conditions } from './conditions.ts';
+import { ENERGY_VAD_DEFAULTS } from '../src/pipeline/energy-vad.ts';
 import { telephonyRig } from './telephony-density.ts';
 
 export const BARGEIN_TARGETS = { decisionToInterruptP99: 20, speechToLastAudioOnWireP99: 30, atCalls: 100 };
 
 export async function bargein({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
-  const { numbers, named } = benchOptions(rest);
+  const { numbers, named, agent } = benchOptions(rest);
   const calls = numbers[0] ?? (quick ? 10 : 100);
   const transport = named.transport ?? 'both';
   if (!['both', 'local', 'twilio'].includes(transport)) throw new Error(`transport= is both, local or twilio, not ${transport}`);
   const local = transport !== 'twilio' ? await bargeinLocal(calls, quick) : undefined;
-  const twilio = transport !== 'local' ? await bargeinTwilio(calls, Number(named.seconds ?? (quick ? 15 : 30))) : undefined;
+  const twilio = transport !== 'local' ? await bargeinTwilio(calls, Number(named.seconds ?? (quick ? 15 : 30)), agent) : undefined;
   return { bench: 'bargein', quick, calls, ...(local ?? {}), ...(twilio ? { twilio } : {}), targets: BARGEIN_TARGETS };
 }
 
 /** Through the Twilio route: speech start → the last agent audio on the caller's wire. */
-async function bargeinTwilio(calls: number, seconds: number): Promise<Record<string, unknown>> {
+async function bargeinTwilio(calls: number, seconds: number, agent: BenchAgentOptions): Promise<Record<string, unknown>> {
   const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100, audioMsPerChar: 60 });
   const conds = conditions();
   // Read by the caller process the rig forks (bench/telephony-callers.ts).
   process.env.HIWAR_BENCH_BARGE_IN = '300,1500';
-  const rig = await telephonyRig(fake, {}, 4);
+  const rig = await telephonyRig(fake, agent, 4);
   try {
     await rig.start(calls, 'tb');
     await new Promise((r) => setTimeout(r, seconds * 1000));
@@ -43,6 +48,8 @@ async function bargeinTwilio(calls: number, seconds: number): Promise<Record<str
     await rig.stop();
     const res = {
       transport: 'twilio',
+      vad: agent.localVad ?? 'service',
+      vadMinSpeechMs: agent.localVad ? (agent.localVadMinSpeechMs ?? ENERGY_VAD_DEFAULTS.minSpeechMs) : null,
       seconds,
       conditions: conds.end(),
       bargeIns: st.bargeInToLastAudioMs.length,
@@ -52,7 +59,7 @@ async function bargeinTwilio(calls: number, seconds: number): Promise<Record<str
       callerLoopP99Ms: round(st.loopP99Ms, 1),
     };
     const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
-    table(`bargein over the Twilio route: ${res.bargeIns} barge-ins in ${calls} concurrent calls over ${seconds} s (p50 / p95 / p99, ms); load ${res.conditions.loadBefore} → ${res.conditions.loadAfter}, run-queue wait ${res.conditions.runQueueWaitMs ?? '–'} ms`, [
+    table(`bargein over the Twilio route (speech start from ${res.vad === 'energy' ? `hiwar's energy detector after ${res.vadMinSpeechMs} ms of loud audio, and the service` : "the service's SpeechStarted"}): ${res.bargeIns} barge-ins in ${calls} concurrent calls over ${seconds} s (p50 / p95 / p99, ms); load ${res.conditions.loadBefore} → ${res.conditions.loadAfter}, run-queue wait ${res.conditions.runQueueWaitMs ?? '–'} ms`, [
       ['speech start → last agent audio on the wire', f(res.speechToLastAudioOnWireMs), `p99 ≤ ${BARGEIN_TARGETS.speechToLastAudioOnWireP99} at ${BARGEIN_TARGETS.atCalls} calls (includes the first speech frame's 20 ms capture)`],
       ['barge-ins without a clear within 2 s', res.notCleared, '0'],
       ['caller process loop delay p99, ms', res.callerLoopP99Ms, 'the far end: a stalled caller reads late'],

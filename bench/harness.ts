@@ -14,7 +14,7 @@ import { AgentSession } from '../src/session/agent-session.ts';
 import type { SessionEvent, TurnMetrics } from '../src/session/events.ts';
 import { createLogger } from '../src/session/logger.ts';
 import { CallerAudio } from '../src/transport/caller-audio.ts';
-import { sleepFor, type Clock } from '../src/transport/clock.ts';
+import { realTimeAfter, sleepFor, type Clock } from '../src/transport/clock.ts';
 import { PacedOutput } from '../src/transport/paced-output.ts';
 import type { CallInfo, Transport, TransportEvent, TransportOutput } from '../src/transport/types.ts';
 import { z } from 'zod';
@@ -43,6 +43,7 @@ export const perfClock: Clock = {
   speed: 1,
   now: () => performance.now(),
   sleep: (ms, signal) => sleepFor(ms, signal),
+  after: (ms, fire) => realTimeAfter(ms, fire),
 };
 
 /**
@@ -307,6 +308,10 @@ export interface BenchAgentOptions {
   uplinkFrameMs?: number;
   /** The tool the fake's streamed reply calls (`STREAM_TOOL`), answering at once. */
   tool?: boolean;
+  /** `interruption.localVad`: speech start heard in hiwar's process too (`vad=energy`). */
+  localVad?: 'energy';
+  /** `interruption.energyVad.minSpeechMs` (`vadMs=20`: one loud frame starts speech). */
+  localVadMinSpeechMs?: number;
 }
 
 /** The bench's tool: the fake's streamed reply calls it after its text; it answers at once. */
@@ -331,6 +336,7 @@ export function benchAgent(tag: string, o: BenchAgentOptions = {}): Agent {
     // silence is the service's either way. The policy's effect is `npm run bench -- turns`'s.
     turn: { endDelayMs: 0, policy: false },
     ...(o.tool ? { tools: [BALANCE_TOOL] } : {}),
+    ...(o.localVad ? { interruption: { localVad: o.localVad, energyVad: { minSpeechMs: o.localVadMinSpeechMs } } } : {}),
   };
 }
 
@@ -385,7 +391,14 @@ export interface BenchArgs {
 export function benchOptions(rest: string[]): { numbers: number[]; named: Record<string, string>; agent: BenchAgentOptions } {
   const named = Object.fromEntries(rest.filter((a) => a.includes('=')).map((a) => a.split('=') as [string, string]));
   const numbers = rest.filter((a) => !a.includes('=')).map(Number);
-  return { numbers, named, agent: named.uplink !== undefined ? { uplinkFrameMs: Number(named.uplink) } : {} };
+  const agent: BenchAgentOptions = {};
+  if (named.uplink !== undefined) agent.uplinkFrameMs = Number(named.uplink);
+  if (named.vad !== undefined) {
+    if (named.vad !== 'energy' && named.vad !== 'service') throw new Error(`vad= is energy (hiwar's own detector of speech start) or service (the service's SpeechStarted alone), not ${named.vad}`);
+    if (named.vad === 'energy') agent.localVad = 'energy';
+  }
+  if (named.vadMs !== undefined) agent.localVadMinSpeechMs = Number(named.vadMs);
+  return { numbers, named, agent };
 }
 
 /** Prints a table with the target beside each figure. */

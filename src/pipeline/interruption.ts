@@ -1,5 +1,6 @@
 import { withDefaults } from '../options.ts';
 import type { ListenEvent } from '../service/ws/listen-events.ts';
+import type { EnergyVadOptions } from './energy-vad.ts';
 
 /**
  * Barge-in decisions while the agent speaks. Pure, for virtual-time tests.
@@ -16,11 +17,15 @@ export interface InterruptionOptions {
    */
   enabled?: boolean;
   /**
-   * Also listen with a local Silero VAD (hears speech start before the service does; loads
-   * onnxruntime for the call).
+   * Also hear speech start in this process, before the service's SpeechStarted arrives: `'energy'`
+   * (frame levels, next to no CPU: see `energyVad`) or `'silero'` (`true`: the Silero model,
+   * loads onnxruntime for the call, far more CPU per call). Either only pauses the agent; words
+   * from the recognizer still confirm the interruption.
    * @default false
    */
-  localVad?: boolean;
+  localVad?: boolean | 'silero' | 'energy';
+  /** The energy detector's level and durations, with `localVad: 'energy'`. @default ENERGY_VAD_DEFAULTS */
+  energyVad?: EnergyVadOptions;
   /**
    * Words that confirm an interruption.
    * @default 1
@@ -44,9 +49,10 @@ export interface InterruptionOptions {
 }
 
 /** Defaults of barge-in: how much caller speech, and how many words, interrupt the agent. */
-export const INTERRUPTION_DEFAULTS: Required<Omit<InterruptionOptions, 'minSpeechMs'>> & Pick<InterruptionOptions, 'minSpeechMs'> = {
+export const INTERRUPTION_DEFAULTS: Required<Omit<InterruptionOptions, 'minSpeechMs' | 'energyVad'>> & Pick<InterruptionOptions, 'minSpeechMs' | 'energyVad'> = {
   enabled: true,
   localVad: false,
+  energyVad: undefined,
   minWords: 1,
   minSpeechMs: undefined,
   pauseOnSpeech: true,

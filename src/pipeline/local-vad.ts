@@ -4,14 +4,34 @@ import { Endpointer } from '../audio/endpointer.ts';
 import { createResampler, type StreamResampler } from '../audio/resample.ts';
 import type { SileroStream } from '../audio/silero-vad.ts';
 import type { Clock } from '../transport/clock.ts';
+import { EnergyVad } from './energy-vad.ts';
+import type { InterruptionOptions } from './interruption.ts';
 
 export type LocalSpeech = { type: 'start' | 'end'; at: number };
+
+/** A detector of the caller's speech in this process (Silero or frame energy). */
+export interface CallerVad {
+  /** Speech starts and ends, stamped on the session's clock. */
+  readonly speech$: Subject<LocalSpeech>;
+  /** Loads what the detector needs (before the first frame). */
+  start(): Promise<void>;
+  /** One caller frame. */
+  push(frame: AudioFrame): void;
+  /** Frees the detector; `speech$` completes. */
+  close(): void;
+}
+
+/** The detector `interruption.localVad` asks for, or none. */
+export function createLocalVad(o: InterruptionOptions | undefined, inputRate: number, clock: Clock): CallerVad | undefined {
+  if (!o?.localVad) return undefined;
+  return o.localVad === 'energy' ? new EnergyVad(clock, o.energyVad) : new LocalVad(inputRate, clock);
+}
 
 /**
  * Silero VAD on the caller's audio, in this process: it hears the caller start talking a
  * network round trip before the service's SpeechStarted does, which makes barge-in quicker.
  */
-export class LocalVad {
+export class LocalVad implements CallerVad {
   readonly speech$ = new Subject<LocalSpeech>();
   private vad: SileroStream | undefined;
   private resampler: StreamResampler | undefined;

@@ -1,6 +1,6 @@
 import { Subscription } from 'rxjs';
 import type { Llm } from '../llm/types.ts';
-import { LocalVad } from '../pipeline/local-vad.ts';
+import { createLocalVad, type CallerVad } from '../pipeline/local-vad.ts';
 import { SpeakerFatal } from '../pipeline/speaker.ts';
 import { SpokenForm } from '../pipeline/spoken.ts';
 import type { Recognizer, SessionStages } from './stage-types.ts';
@@ -84,7 +84,7 @@ export class AgentSession implements SessionControl {
   private readonly log: Logger;
   private readonly history: ChatHistory;
   private readonly stt: Recognizer;
-  private readonly localVad: LocalVad | undefined;
+  private readonly localVad: CallerVad | undefined;
   /** Who answered (outbound calls): holds the greeting until it decides. */
   private readonly amd: AnswerDetection | undefined;
   private readonly spoken: SpokenForm;
@@ -126,7 +126,7 @@ export class AgentSession implements SessionControl {
       handoff: (h) => void this.flow.handoff(true, h.agent, { carry: h.carry }),
     };
     this.stt = opts.stages?.recognizer ?? buildStt(agent, client, transport.inputRate, this.clock);
-    this.localVad = agent.interruption?.localVad ? new LocalVad(transport.inputRate, this.clock) : undefined;
+    this.localVad = createLocalVad(agent.interruption, transport.inputRate, this.clock);
     this.output = new ResamplingOutput(transport.output);
     this.keypad = new Keypad(agent.dtmf, {
       clock: this.clock,

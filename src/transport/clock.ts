@@ -15,6 +15,31 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** Clock milliseconds per real millisecond (1 for real time). */
   readonly speed: number;
+  /**
+   * Optional: runs `fire` after `ms` of this clock's time and returns its cancel, with no promise
+   * and no AbortSignal (see `armTimer`). A clock without it is driven through `sleep`.
+   */
+  after?(ms: number, fire: () => void): () => void;
+}
+
+/**
+ * A one-shot timer on any clock, for code that re-arms one per audio frame (the telephony
+ * output's pacing, 50 a second per call while it talks): on a clock with `after` it is one Node
+ * timer and its cancel; otherwise (a virtual clock in tests) a `sleep` with an AbortController.
+ * The sleep way cost an AbortController, its signal, an abort listener and two promises per arm.
+ */
+export function armTimer(clock: Clock, ms: number, fire: () => void): () => void {
+  if (clock.after) return clock.after(ms, fire);
+  const ctrl = new AbortController();
+  // Cancelled after the sleep resolved but before this callback ran: it must not fire.
+  clock.sleep(ms, ctrl.signal).then(() => ctrl.signal.aborted || fire(), () => {});
+  return () => cancelTimer(ctrl);
+}
+
+/** `Clock.after` for clocks that wait in real time: `setTimeout` at `ms / speed`. */
+export function realTimeAfter(ms: number, fire: () => void, speed = 1): () => void {
+  const t = setTimeout(fire, Math.max(0, ms / speed));
+  return () => clearTimeout(t);
 }
 
 /**
@@ -44,6 +69,9 @@ export class ScaledClock implements Clock {
   }
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return sleepFor(ms / this.speed, signal);
+  }
+  after(ms: number, fire: () => void): () => void {
+    return realTimeAfter(ms, fire, this.speed);
   }
 }
 
@@ -120,7 +148,7 @@ export class VirtualClock implements Clock {
  * while no deadline is set.
  */
 export class Alarm {
-  private armed: { at: number; ctrl: AbortController } | undefined;
+  private armed: { at: number; cancel: () => void } | undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -130,18 +158,15 @@ export class Alarm {
   /** Rings at `at` (clock ms); `undefined` disarms. Setting the same time again changes nothing. */
   set(at: number | undefined): void {
     if (this.armed?.at === at) return;
-    cancelTimer(this.armed?.ctrl);
+    this.armed?.cancel();
     this.armed = undefined;
     if (at === undefined) return;
-    const ctrl = new AbortController();
-    this.armed = { at, ctrl };
-    this.clock.sleep(Math.max(0, at - this.clock.now()), ctrl.signal).then(
-      () => {
-        if (this.armed?.ctrl === ctrl) this.armed = undefined;
-        this.ring();
-      },
-      () => {},
-    );
+    const armed = { at, cancel: () => {} };
+    this.armed = armed;
+    armed.cancel = armTimer(this.clock, Math.max(0, at - this.clock.now()), () => {
+      if (this.armed === armed) this.armed = undefined;
+      this.ring();
+    });
   }
 
   /** Cancels the alarm if it is set. */

@@ -16,7 +16,10 @@ import type { Clock } from '../../src/transport/clock.ts';
 
 const RATE = 16000;
 
-/** Hears loudness, not words: each burst of caller audio is the next line of its script. */
+/**
+ * Hears loudness, not words: each burst of caller audio is the next line of its script. Without
+ * `speechStarted` it never says SpeechStarted, only the words once the burst has ended.
+ */
 class ScriptRecognizer implements Recognizer {
   private readonly subject = new Subject<SttEvent>();
   readonly events$ = this.subject.asObservable();
@@ -25,6 +28,7 @@ class ScriptRecognizer implements Recognizer {
   constructor(
     private readonly clock: Clock,
     private readonly script: string[],
+    private readonly speechStarted = true,
   ) {}
   async start(): Promise<void> {}
   push(frame: AudioFrame): void {
@@ -32,7 +36,7 @@ class ScriptRecognizer implements Recognizer {
     const at = this.clock.now();
     if (loud) {
       this.quietMs = 0;
-      if (!this.speaking) this.subject.next({ type: 'listen', at, event: { type: 'SpeechStarted', channel: 0, ts: 0 } });
+      if (!this.speaking && this.speechStarted) this.subject.next({ type: 'listen', at, event: { type: 'SpeechStarted', channel: 0, ts: 0 } });
       this.speaking = true;
     } else if (this.speaking && (this.quietMs += (frame.samples.length / frame.sampleRate) * 1000) >= 300) {
       this.speaking = false;
@@ -103,4 +107,44 @@ test('a session runs on a recognizer and a voice of its own (no service), with a
   } finally {
     clock.stop();
   }
+});
+
+/** The caller cuts into the greeting; when each interruption event came (caller seconds), and the caller's line. */
+async function bargeIn(localVad: 'energy' | false) {
+  const clock = new SteadyScaledClock(3);
+  const line = 'لحظة من فضلك';
+  const caller = new SimulatedCaller(RATE, [{ say: line, bargeInAfterMs: 400 }, { hangup: true }], new Map([[line, new Int16Array(RATE * 0.6).fill(4000)]]), clock);
+  const session = new AgentSession({
+    client: new ServiceClient({ apiKey: 'unused', baseUrl: 'http://127.0.0.1:9/api/v1' }),
+    transport: caller,
+    agent: { ...callCentre, interruption: { ...callCentre.interruption, localVad } },
+    clock,
+    logger: createLogger('silent'),
+    stages: { recognizer: new ScriptRecognizer(clock, [line], false), voice: () => new HumVoice() },
+  });
+  const events: { kind: string; at: number }[] = [];
+  session.events$.subscribe((e) => {
+    if (e.type === 'interruption') events.push({ kind: e.kind, at: caller.elapsed() });
+  });
+  try {
+    await session.run();
+    caller.callerHangsUp();
+    return { events, line: caller.lines.find((l) => l.text === line)! };
+  } finally {
+    clock.stop();
+  }
+}
+
+test("localVad 'energy': the agent pauses on the caller's first loud frames, before any event of the recognizer; its words still confirm the cut", async () => {
+  const { events, line } = await bargeIn('energy');
+  assert.ok(line, 'the caller spoke');
+  assert.deepEqual(events.map((e) => e.kind).slice(0, 2), ['paused', 'confirmed'], JSON.stringify(events));
+  const paused = events[0]!.at;
+  assert.ok(paused >= line.start && paused < line.end, `paused at ${paused.toFixed(3)} s, inside the caller's line ${line.start.toFixed(3)}–${line.end.toFixed(3)} s (the recognizer answers only after it)`);
+});
+
+test('without a local VAD the same recognizer (no SpeechStarted) pauses nothing: the cut waits for its words', async () => {
+  const { events, line } = await bargeIn(false);
+  assert.deepEqual(events.map((e) => e.kind), ['confirmed'], JSON.stringify(events));
+  assert.ok(events[0]!.at >= line.end, 'after the line');
 });

@@ -4,7 +4,7 @@
  */
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { AudioFrame } from '../../src/audio/frame.ts';
-import { cancelTimer, realClock, type Clock } from '../../src/transport/clock.ts';
+import { armTimer, realClock, type Clock } from '../../src/transport/clock.ts';
 import type { PlaybackUpdate, TransportOutput } from '../../src/transport/types.ts';
 import { dtmfTones, encode, frameSamples } from './codec.ts';
 import { EdgeResampler, edgeRate } from './edge-rate.ts';
@@ -39,6 +39,14 @@ export interface MediaStreamOptions {
 }
 
 export const MEDIA_STREAM_DEFAULTS = { leadMs: 160, markEveryMs: 100, maxUnackedMs: 3000 } as const;
+
+/**
+ * A pacing timer wakes when the far end's buffer is down to the lead, where a step sends only
+ * below it; Node's timers fire on whole milliseconds of the loop's clock, so up to about 1 ms
+ * before that time (and exactly on it on a virtual clock). A woken step therefore sends within
+ * this of the lead, instead of arming another timer 1 ms later: that doubled the timers per frame.
+ */
+const TIMER_SLACK_MS = 1;
 
 /** Where the transport's messages go: a WebSocket, a TCP socket, a benchmark's counter. */
 export interface MediaSink {
@@ -75,6 +83,8 @@ export class MediaStreamOutput implements TransportOutput {
   private readonly wakeMs: number;
   private readonly o: Required<Omit<MediaStreamOptions, 'reorder' | 'sendEveryMs'>>;
   private readonly hasMarks: boolean;
+  /** The frame `take` fills (a short tail is padded with silence). */
+  private readonly scratch: Int16Array;
   private chunks: Int16Array[] = [];
   private head = 0;
   private queued = 0;
@@ -90,7 +100,8 @@ export class MediaStreamOutput implements TransportOutput {
   private partialSince: number | undefined;
   private paused = false;
   private closed = false;
-  private timer: AbortController | undefined;
+  /** Cancels the pacing timer that is armed, if any. */
+  private cancelTimer: (() => void) | undefined;
   private timerAt = Infinity;
   private readonly updates: BehaviorSubject<PlaybackUpdate>;
   readonly playback$: Observable<PlaybackUpdate>;
@@ -108,6 +119,7 @@ export class MediaStreamOutput implements TransportOutput {
     this.sampleRate = edgeRate(format.sampleRate);
     if (this.sampleRate !== this.wireRate) this.toWire = new EdgeResampler(this.sampleRate, this.wireRate);
     this.frame = frameSamples(format);
+    this.scratch = new Int16Array(this.frame);
     // k frames per step. One frame: wake at the lead, send what brings it back over (as always).
     // k frames: wake half a frame under the lead (the buffer never falls further below it than
     // before), fill k − 1 frames over it, so a step on time or up to half a frame late sends k.
@@ -198,7 +210,8 @@ export class MediaStreamOutput implements TransportOutput {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    cancelTimer(this.timer);
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
     for (const w of this.waiters.splice(0)) w.resolve();
     this.chunks = [];
     this.queued = 0;
@@ -215,6 +228,8 @@ export class MediaStreamOutput implements TransportOutput {
     const at = Math.min(pos, this.cursor);
     if (at <= this.played) return;
     this.played = at;
+    // Most acknowledgements (one per markEveryMs) have no mark waiting on them: nothing to sort.
+    if (this.waiters.every((w) => w.at > at)) return this.push();
     const ready = this.waiters.filter((w) => w.at <= at);
     this.waiters = this.waiters.filter((w) => w.at > at);
     for (const w of ready) {
@@ -229,8 +244,13 @@ export class MediaStreamOutput implements TransportOutput {
     this.updates.next({ sent: this.wireSent / this.wireRate, played: this.position(), queued: this.queued / this.wireRate, at: this.o.clock.now() });
   }
 
+  /**
+   * The next frame, in a buffer reused for every frame: `encode` copies it into the wire's bytes
+   * (G.711 or L16) before anything else runs, so no frame keeps it.
+   */
   private take(n: number): Int16Array {
-    const out = new Int16Array(this.frame);
+    const out = this.scratch;
+    out.fill(0, n);
     let filled = 0;
     while (filled < n && this.chunks.length) {
       const c = this.chunks[0]!;
@@ -248,13 +268,15 @@ export class MediaStreamOutput implements TransportOutput {
   }
 
   /** Sends what the lead allows, then sleeps until more may go (event-driven, no idle ticking). */
-  private pump(): void {
+  private pump(woke = false): void {
     if (this.closed) return;
     const now = this.o.clock.now();
     if (!this.hasMarks) this.advanceByClock();
     let corked = false;
     try {
-      while (!this.paused && this.queued > 0 && this.farEndEnd - now < this.fillMs) {
+      // A step woken by its timer may run up to TIMER_SLACK_MS before the wake time it was armed for.
+      const fill = woke ? this.fillMs + TIMER_SLACK_MS : this.fillMs;
+      while (!this.paused && this.queued > 0 && this.farEndEnd - now < fill) {
         if (this.hasMarks && this.ms(this.cursor - this.played) >= this.o.maxUnackedMs) break;
         if (this.queued < this.frame) {
           // A short tail waits one frame for more audio before it goes out padded with silence.
@@ -297,20 +319,17 @@ export class MediaStreamOutput implements TransportOutput {
     }
     if (!this.hasMarks && this.cursor > this.played) wake = Math.min(wake, now + this.format.frameMs);
     if (wake === Infinity || wake >= this.timerAt) return;
-    cancelTimer(this.timer);
-    const ctrl = new AbortController();
-    this.timer = ctrl;
+    this.cancelTimer?.();
     this.timerAt = wake;
-    this.o.clock.sleep(wake - now, ctrl.signal).then(
-      () => {
-        if (this.timer !== ctrl) return;
-        this.timer = undefined;
-        this.timerAt = Infinity;
-        this.pump();
-      },
-      () => {},
-    );
+    this.cancelTimer = armTimer(this.o.clock, wake - now, this.wake);
   }
+
+  /** The pacing timer fired (one function for every arm, not a closure per step). */
+  private readonly wake = (): void => {
+    this.cancelTimer = undefined;
+    this.timerAt = Infinity;
+    this.pump(true);
+  };
 }
 
 

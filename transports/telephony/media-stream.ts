@@ -98,10 +98,14 @@ export class MediaStreamTransport implements Transport {
     if (!payload.byteLength) return;
     this.stats.framesIn++;
     const samples = decode(this.input, payload);
-    const push = (s: Int16Array) => this.caller.push({ samples: s, sampleRate: this.inputRate, time: this.clock.now() });
-    if (this.fromWire) this.fromWire.push(samples, push);
-    else push(samples);
+    if (this.fromWire) this.fromWire.push(samples, this.pushSamples);
+    else this.pushSamples(samples);
   }
+
+  /** Hands decoded caller samples to the session (one function for every frame, not a closure each). */
+  private readonly pushSamples = (samples: Int16Array): void => {
+    this.caller.push({ samples, sampleRate: this.inputRate, time: this.clock.now() });
+  };
 
   /** The caller or the connection is gone: audio completes, the session hears a hang-up. */
   end(reason: string): void {
