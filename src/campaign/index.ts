@@ -14,4 +14,4 @@ export { dialOf, runStep, type CampaignGate, type StepDeps, type StepOutcome } f
 export { controlCampaign, InProcessCampaigns, newMeta, type CampaignSpec } from './in-process.ts';
 export { budgetGate, CAMPAIGN_QUEUE_DEFAULTS, slotGate, CampaignQueue, CampaignWorker, jobIdOf, type CampaignQueueOptions, type CampaignWorkerDeps } from './queue.ts';
 export { campaignRoutes, type CampaignRoutesOptions } from './routes.ts';
-export { CALL_SLOTS_DEFAULTS, CallSlots, campaignOfDial, isDialId, SlotKeeper, type SlotTake } from './slots.ts';
+export { CALL_SLOTS_DEFAULTS, CallSlots, campaignOfDial, isDialId, SlotKeeper, type SlotTake, type SlotsRedis } from './slots.ts';

@@ -6,7 +6,6 @@
  * its callbacks or running its session, the worker recovering it. Whoever learns its final
  * outcome frees it. The lease's expiry is only the safety net for a call nobody knows of.
  */
-import type { Redis } from 'ioredis';
 
 /** Defaults of the campaign slots, in one place. */
 export const CALL_SLOTS_DEFAULTS = {
@@ -73,12 +72,20 @@ export const isDialId = (reference: string) => /^[\w-]{1,64}:\d+:\d+$/.test(refe
 /** How `take` went: a new slot, the slot this dial already held, or none (the campaign is at its limit). */
 export type SlotTake = 'taken' | 'held' | 'full';
 
+/** The Redis commands the slots use (an ioredis client fits); structural, so the telephony entry needs no ioredis types. */
+export interface SlotsRedis {
+  /** EVAL script numkeys key… arg…. */
+  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
+  /** ZREM key member. */
+  zrem(key: string, member: string): Promise<unknown>;
+}
+
 /** The campaigns' slots in Redis, one per live call, by dial id. */
 export class CallSlots {
   private readonly o: { prefix: string; leaseMs: number; now?: () => number };
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: SlotsRedis,
     o: { prefix?: string; leaseMs?: number; /** A clock of the caller's (tests): default Redis's own. */ now?: () => number } = {},
   ) {
     this.o = { prefix: o.prefix ?? CALL_SLOTS_DEFAULTS.prefix, leaseMs: o.leaseMs ?? CALL_SLOTS_DEFAULTS.leaseMs, ...(o.now ? { now: o.now } : {}) };

@@ -19,7 +19,7 @@ const OPTIONAL = Object.entries(PKG.peerDependenciesMeta)
   .map(([name]) => name);
 
 /** The entries that are an optional feature, and the optional packages whose types they name. */
-const FEATURE_ENTRIES: Record<string, string[]> = { './transports/webrtc': ['mediasoup'], './analytics': ['bullmq', 'ioredis'] };
+const FEATURE_ENTRIES: Record<string, string[]> = { './transports/webrtc': ['mediasoup'], './analytics': ['bullmq', 'ioredis'], './campaign': ['bullmq', 'ioredis'] };
 
 /** The optional packages imported (statically, types included) by the modules `entry` reaches through relative imports. */
 function optionalImports(entry: string): string[] {
