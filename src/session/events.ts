@@ -80,6 +80,11 @@ export interface ReportTool {
   ms: number;
   /** The error the model read instead of a result. */
   error?: string;
+  /**
+   * What it returned, as JSON would carry it (a campaign's results show it): left out when it
+   * failed, handed the call over, or takes more than `REPORT_TOOL_RESULT_MAX` characters as JSON.
+   */
+  result?: unknown;
 }
 
 /** One task in the call report: what it collected, or why it gave up. */

@@ -13,7 +13,7 @@ import { Handoff } from './handoff.ts';
 import type { Logger } from './logger.ts';
 import { turnMetrics } from './metrics.ts';
 import type { LaneRequest } from './reply-lane.ts';
-import type { ReportBuilder } from './report.ts';
+import { reportedToolResult, type ReportBuilder } from './report.ts';
 
 /** What the reply handlers need of their session. */
 export interface ReplyRecordHost {
@@ -33,7 +33,8 @@ export function onReplyEvent(host: ReplyRecordHost, e: ReplyStageEvent, reply = 
   if (e.type === 'speaking') host.setState('speaking');
   else if (e.type === 'agent_chunk') host.emit({ ...e, ...id });
   else if (e.type === 'tool') {
-    host.report.tool({ name: e.outcome.call.name, ms: e.outcome.ms, error: e.outcome.error });
+    const kept = e.outcome.error || e.outcome.result instanceof Handoff ? {} : reportedToolResult(e.outcome.result);
+    host.report.tool({ name: e.outcome.call.name, ms: e.outcome.ms, error: e.outcome.error, ...kept });
     host.emit({ ...e, ...id });
     if (e.outcome.threw) host.threw(`tool ${e.outcome.call.name}`, e.outcome.error);
     // A tool that returns a handoff hands the call over once this reply is spoken.

@@ -1,6 +1,20 @@
 import type { Clock } from '../transport/clock.ts';
 import type { CallReport, ReportHandoff, ReportTask, ReportTool, ReportTurn } from './events.ts';
 
+/** The longest tool result, as JSON characters, a call report keeps (a report is sent whole to webhooks and stores). */
+export const REPORT_TOOL_RESULT_MAX = 2000;
+
+/** A tool's return value as the report keeps it: a JSON copy, or nothing when it is not JSON or too long. */
+export function reportedToolResult(value: unknown): { result?: unknown } {
+  if (value === undefined) return {};
+  try {
+    const json = JSON.stringify(value);
+    return json !== undefined && json.length <= REPORT_TOOL_RESULT_MAX ? { result: JSON.parse(json) as unknown } : {};
+  } catch {
+    return {}; // a cycle or a BigInt: the model got its own rendering; the report keeps none
+  }
+}
+
 /**
  * The call report, built in one place: every turn (with the agent that spoke it and the task it
  * belongs to), every handoff and task, the notices; `build` gives the finished report.

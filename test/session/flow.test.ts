@@ -95,6 +95,8 @@ test('say() speaks a line without the model, and a slow tool gets the filler lin
   assert.ok(reply.text.startsWith(filler), `the filler came first in the reply: ${reply.text}`);
   assert.equal(reply.text.split(filler).length - 1, 1, 'said once');
   assert.ok(call.agentTurns.every((t) => t.agent === 'slow-bank'));
+  const used = call.report.tools?.find((t) => t.name === 'get_balance');
+  assert.deepEqual(used?.result, { account: 'current', balance: 12500, currency: 'SAR' }, 'the report keeps what the tool returned');
 });
 
 // The agent ends these calls with a transfer: the caller waits for it (a busy machine makes the

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { InterruptionPolicy } from '../../src/pipeline/interruption.ts';
 import { TurnDetector } from '../../src/pipeline/turns.ts';
 import type { ListenEvent } from '../../src/service/ws/listen-events.ts';
+import { REPORT_TOOL_RESULT_MAX, reportedToolResult } from '../../src/session/report.ts';
 
 const results = (transcript: string, is_final: boolean, speech_final: boolean, end = 1): ListenEvent => ({
   type: 'Results', channel: 0, turn_id: 0, transcript, is_final, speech_final, confidence: null,
@@ -128,4 +129,19 @@ test('deadlines: the detectors say when they next need the time, so nothing tick
   assert.equal(p.deadline, 800, 'the long-speech confirmation comes before the false-alarm timeout');
   assert.equal(p.tick(800, true), 'interrupt');
   assert.equal(p.deadline, undefined);
+});
+
+test("a tool's result in the call report: a JSON copy, nothing when it is too long or not JSON", () => {
+  const value = { balance: 12500, when: new Date(0), skip: undefined };
+  const kept = reportedToolResult(value);
+  assert.deepEqual(kept, { result: { balance: 12500, when: '1970-01-01T00:00:00.000Z' } }, 'as JSON carries it');
+  value.balance = 1;
+  assert.equal((kept.result as { balance: number }).balance, 12500, 'a copy: the tool changing its object later does not change the report');
+  assert.deepEqual(reportedToolResult('x'.repeat(REPORT_TOOL_RESULT_MAX)), {}, 'over the limit once quoted');
+  assert.deepEqual(reportedToolResult('x'.repeat(REPORT_TOOL_RESULT_MAX - 2)), { result: 'x'.repeat(REPORT_TOOL_RESULT_MAX - 2) }, 'at the limit');
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  assert.deepEqual(reportedToolResult(cyclic), {});
+  assert.deepEqual(reportedToolResult(10n), {});
+  assert.deepEqual(reportedToolResult(undefined), {});
 });

@@ -111,3 +111,17 @@ test("a call report as a campaign reads it: who answered and when it was decided
   });
   assert.deepEqual(summaryOf({ ...report, amd: undefined, turns: [], tasks: [] }), { ended: 'caller hung up' }, 'an unanswered call: nothing to carry');
 });
+
+test('a campaign reads what the tools returned too: the last result of each tool, a task of the same name over it, a failed tool nothing', () => {
+  const report = {
+    agent: 'reminder', handoffs: [], llm: 'test', ended: 'agent hung up', durationSeconds: 20, notices: [], turns: [],
+    tasks: [{ name: 'confirm', agent: 'reminder', at: 1, endedAt: 2, result: { ok: true, value: 'yes' } }],
+    tools: [
+      { name: 'book_slot', at: 3, ms: 40, result: { slot: 'الأحد 10:00', booked: false } },
+      { name: 'book_slot', at: 5, ms: 35, result: { slot: 'الأحد 11:00', booked: true } },
+      { name: 'confirm', at: 6, ms: 5, result: 'from the tool' },
+      { name: 'send_sms', at: 7, ms: 900, error: 'timeout' },
+    ],
+  } as unknown as CallReport;
+  assert.deepEqual(summaryOf(report).toolResults, { book_slot: { slot: 'الأحد 11:00', booked: true }, confirm: 'yes' });
+});

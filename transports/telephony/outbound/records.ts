@@ -84,9 +84,15 @@ function status(call: OutboundCall, u: StatusUpdate, at: string): void {
   }
 }
 
-/** What a call report tells a campaign: who answered, what was said, what the tasks collected. */
+/**
+ * What a call report tells a campaign: who answered, what was said, what the tools returned and
+ * the tasks collected, by name (a tool called twice: its last result; a task's value over a tool
+ * of the same name).
+ */
 export function summaryOf(report: CallReport): CallSessionSummary {
-  const toolResults = Object.fromEntries(report.tasks.filter((t) => t.result.ok).map((t) => [t.name, (t.result as { value: unknown }).value]));
+  const fromTools = (report.tools ?? []).filter((t) => t.result !== undefined).map((t) => [t.name, t.result] as const);
+  const fromTasks = report.tasks.filter((t) => t.result.ok).map((t) => [t.name, (t.result as { value: unknown }).value] as const);
+  const toolResults = Object.fromEntries([...fromTools, ...fromTasks]);
   return {
     ...(report.amd ? { amd: { class: report.amd.class, action: report.amd.action, decisionMs: report.amd.decisionMs } } : {}),
     // What the caller heard of an agent turn cut short; a whole turn as said.
