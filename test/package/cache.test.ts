@@ -19,7 +19,7 @@ function repository(): string {
     'package-lock.json': '{}',
     'src/index.ts': 'export const a = 1;\n',
     'bin/x.js': '#!/usr/bin/env node\n',
-    'docs/guide.md': '# Guide\n',
+    'docs/README.md': '# Guide\n',
     'README.md': '# x\n',
     'dist/src/index.js': 'export const a = 1;\n',
     'test/a.test.ts': '// a test\n',
@@ -34,7 +34,7 @@ function repository(): string {
 
 test('the key covers what is shipped and what builds dist/, not the tests nor dist/ itself', () => {
   const root = repository();
-  assert.deepEqual(packageInputs(root), ['README.md', 'bin/x.js', 'docs/guide.md', 'package-lock.json', 'package.json', 'src/index.ts']);
+  assert.deepEqual(packageInputs(root), ['README.md', 'bin/x.js', 'docs/README.md', 'package-lock.json', 'package.json', 'src/index.ts']);
   const key = packageKey(root);
   assert.match(key, /^[0-9a-f]{16}$/);
   assert.equal(packageKey(root), key, 'the same files, the same key');
@@ -43,7 +43,7 @@ test('the key covers what is shipped and what builds dist/, not the tests nor di
   assert.equal(packageKey(root), key, 'a test or a stale build is not in the tarball key');
   const changes: [string, string][] = [
     ['src/index.ts', 'export const a = 2;\n'],
-    ['docs/guide.md', '# Guide, changed\n'],
+    ['docs/README.md', '# Guide, changed\n'],
     ['bin/x.js', '#!/usr/bin/env node\n// changed\n'],
     ['package-lock.json', '{"lockfileVersion":3}'],
     ['src/new.ts', 'export {};\n'],
