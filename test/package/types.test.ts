@@ -1,0 +1,30 @@
+// A consumer's own compiler against the installed package's declarations
+// (test/package/blank-project.ts: packed and installed once for all of test/package/'s files).
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { runCommand } from '../helpers/processes.ts';
+import { blankProject, ENTRIES, type BlankProject } from './blank-project.ts';
+
+let blank: BlankProject;
+before(async () => {
+  // The optional peers whose types the cluster/analytics and WebRTC entries name: a user of those
+  // entries installs them.
+  blank = await blankProject('peers');
+});
+after(() => blank?.remove());
+
+test("a consumer's tsc (nodenext, strict, skipLibCheck false) type-checks every public entry", async () => {
+  const { project, env } = blank;
+  const lines = ENTRIES.map((e, i) => `import * as m${i} from '${e}';`);
+  lines.push(`export const all = [${ENTRIES.map((_, i) => `m${i}`).join(', ')}];`);
+  lines.push(`import { AgentSession, type Agent } from 'hiwar';`, `const agent: Agent = { name: 'x', instructions: 'y', voice: { voice_id: 'v' }, outOfServiceLine: 'z' };`, `export const s: typeof AgentSession = AgentSession; export { agent };`);
+  writeFileSync(join(project, 'consumer.ts'), lines.join('\n') + '\n');
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: ['node'] }, files: ['consumer.ts'] }),
+  );
+  const tsc = await runCommand(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project, env, timeoutMs: 300_000 });
+  assert.equal(tsc.code, 0, `tsc reported:\n${tsc.stdout}${tsc.stderr}`);
+});
