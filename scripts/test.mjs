@@ -85,7 +85,14 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
  */
 const RENDERS = mkdtempSync(join(tmpdir(), 'hiwar-test-renders-'));
 process.env.HIWAR_SANDBOX_RENDER_CACHE ??= RENDERS;
-process.on('exit', () => rmSync(RENDERS, { recursive: true, force: true }));
+// The package test's tarball and blank projects (test/package/blank-project.ts): made once in this
+// run, shared by its files, removed with the run, so every run packs and installs afresh.
+const PACKAGE_CACHE = mkdtempSync(join(tmpdir(), 'hiwar-test-package-'));
+process.env.HIWAR_TEST_PACKAGE_CACHE ??= PACKAGE_CACHE;
+process.on('exit', () => {
+  rmSync(RENDERS, { recursive: true, force: true });
+  rmSync(PACKAGE_CACHE, { recursive: true, force: true });
+});
 
 /**
  * CPU (user + system, s) of this process's children that have ended, their own children

@@ -25,9 +25,11 @@ export const ENTRIES = Object.keys(PKG.exports).filter((k) => k !== './package.j
 const KEY = packageKey(ROOT);
 /**
  * Outside the repository: Node looks for a package missing from the blank project in every
- * directory above it, and one inside the clone would find the repository's node_modules.
+ * directory above it, and one inside the clone would find the repository's node_modules. `npm test`
+ * gives each run its own (HIWAR_TEST_PACKAGE_CACHE, removed at the run's end), so a run never
+ * installs what an earlier one packed; a file run by `node --test` alone shares one across runs.
  */
-const CACHE = join(tmpdir(), 'hiwar-package-cache');
+const CACHE = process.env.HIWAR_TEST_PACKAGE_CACHE ?? join(tmpdir(), 'hiwar-package-cache');
 const HERE = join(CACHE, KEY);
 
 /**

@@ -1,6 +1,6 @@
 // The package test's shared work: the packed tarball and the blank projects it is installed into,
-// made once for all of test/package/'s files (and the runs after them while nothing shipped has
-// changed) instead of once per file. A directory per key, filled by whichever process needs it
+// made once for all of test/package/'s files of a run (npm test gives each run its own directory)
+// instead of once per file. A directory per key, filled by whichever process needs it
 // first while holding a lock; the others wait for it (docs/testing.md, "The package test").
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
