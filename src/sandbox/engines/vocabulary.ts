@@ -1,4 +1,4 @@
-import { WORD_FPS, bandOf, cepstraOf, normalizeWord, withDeltas, wordFrames, wordSegments, type WordBand } from './word-features.ts';
+import { WORD_FPS, bandOf, cepstraOf, normalizeWord, warpedFrames, withDeltas, wordFrames, wordSegments, type WordBand } from './word-features.ts';
 import { UNKNOWN_CLASS, wordVector, type WordNet } from './word-model.ts';
 
 /**
@@ -34,8 +34,23 @@ export const VOCABULARY_DEFAULTS = {
   maxLengthRatio: 2.2,
   /** A stretch of speech this long or longer is no single word of the vocabulary. */
   maxWordS: 1.4,
-  /** With a trained model: the least probability of its best word for the word to be said. */
-  minProbability: 0.3,
+  /**
+   * Vocal-tract-length normalization by search: the heard word's mel bank is warped by each of
+   * these factors and each word's templates are matched at the warp that fits them best, so a
+   * voice higher or lower than the six recorded ones still lands near its word. The first is 1.
+   */
+  warps: [1, 0.9, 0.95, 1.05, 1.1] as number[],
+  /** Template distances become a probability per word as softmax(-distance / temperature). */
+  temperature: 1,
+  /** Weight of the classifier's log probabilities against the templates' in the fused opinion. */
+  modelWeight: 0.5,
+  /**
+   * With a trained model: the least score for a word to be said, the fused probability of the
+   * best word times the classifier's probability that the sound is a word of the vocabulary at
+   * all. Calibrated on words left out of training and words voiced by espeak-ng
+   * (docs/sandbox.md#words-in-anyones-voice).
+   */
+  minScore: 0.5,
 };
 /** Options of a `Vocabulary` (see VOCABULARY_DEFAULTS). */
 export type VocabularyOptions = Partial<typeof VOCABULARY_DEFAULTS>;
@@ -113,46 +128,67 @@ export class Vocabulary {
     return symmetricDtw(q, t);
   }
 
-  /** Nearest distance per word for one word's normalized statics, heard through `band`. */
-  scores(statics: Float32Array[], band: WordBand): Map<string, number> {
-    const q = withDeltas(statics);
+  /**
+   * Nearest distance per word for one word's normalized statics heard through `band`, one set
+   * per warp of the mel bank (`warps` of the options; a single set: no search).
+   */
+  scores(warped: readonly Float32Array[][], band: WordBand): Map<string, number> {
+    const qs = warped.map((statics) => withDeltas(statics));
     const best = new Map<string, number>();
     for (const t of this.templates) {
       if (t.band !== band) continue;
-      const d = this.distance(q, t.feats);
-      if (d < (best.get(t.word) ?? Number.POSITIVE_INFINITY)) best.set(t.word, d);
+      for (const q of qs) {
+        const d = this.distance(q, t.feats);
+        if (d < (best.get(t.word) ?? Number.POSITIVE_INFINITY)) best.set(t.word, d);
+      }
     }
     return best;
   }
 
-  /** The word these features are, or undefined when none is clearly and closely it. */
-  classify(statics: Float32Array[], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
-    if (statics.length < 5 || statics.length > this.opts.maxWordS * WORD_FPS) return undefined;
+  /** The word these features are (per warp, warp 1 first), or undefined when none is clearly and closely it. */
+  classify(warped: readonly Float32Array[][], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
+    const n = warped[0]?.length ?? 0;
+    if (n < 5 || n > this.opts.maxWordS * WORD_FPS) return undefined;
     const net = this.nets[band];
-    if (net) return this.decide(net, statics, band);
-    return this.nearest(statics, band);
+    if (net) return this.decide(net, warped, band);
+    return this.nearest(warped, band);
   }
 
   /**
-   * With a trained model: its word, when it is a word at all, likely enough, and also the word
-   * whose templates lie nearest (within that word's limit). Two opinions that err differently:
-   * on a voice neither has heard, each alone names the right word about three times in four,
-   * and a word outside the vocabulary rarely fools both the same way.
+   * With a trained model: two opinions fused, the classifier's probability per word and the
+   * templates' (their distances through a softmax), as a weighted mean of log probabilities.
+   * On a voice neither has heard each alone names the right word about three times in four,
+   * and they err on different words; the score that decides is the fused probability of the
+   * best word times the classifier's probability that the sound is a word of the vocabulary.
    */
-  private decide(net: WordNet, statics: Float32Array[], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
-    const p = net.probabilities(wordVector(statics));
+  private decide(net: WordNet, warped: readonly Float32Array[][], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
+    const p = net.probabilities(wordVector(warped[0]!));
+    const unknown = net.classes.indexOf(UNKNOWN_CLASS);
+    const dist = this.scores(warped, band);
+    const { temperature, modelWeight } = this.opts;
+    let nearest = Number.POSITIVE_INFINITY;
+    for (const d of dist.values()) nearest = Math.min(nearest, d);
+    if (!Number.isFinite(nearest)) return undefined;
+    const fused = net.classes.map((w, k) => {
+      const d = dist.get(w);
+      if (k === unknown || d === undefined) return Number.NEGATIVE_INFINITY;
+      return modelWeight * Math.log(p[k]! + 1e-9) - ((1 - modelWeight) * (d - nearest)) / temperature;
+    });
     let best = 0;
-    for (let k = 1; k < p.length; k++) if (p[k]! > p[best]!) best = k;
-    const word = net.classes[best]!;
-    if (word === UNKNOWN_CLASS || p[best]! < this.opts.minProbability) return undefined;
-    const near = [...this.scores(statics, band)].sort((a, b) => a[1] - b[1])[0];
-    if (!near || near[0] !== word || near[1] > (this.limits.get(key(band, word)) ?? 0) * this.opts.thresholdScale) return undefined;
-    return { word, confidence: round(Math.min(0.99, p[best]!)), cost: round(near[1]) };
+    let total = 0;
+    const top = Math.max(...fused);
+    for (let k = 0; k < fused.length; k++) {
+      total += Math.exp(fused[k]! - top);
+      if (fused[k]! > fused[best]!) best = k;
+    }
+    const score = (1 / total) * (unknown < 0 ? 1 : 1 - p[unknown]!);
+    if (score < this.opts.minScore) return undefined;
+    return { word: net.classes[best]!, confidence: round(Math.min(0.99, score)), cost: round(dist.get(net.classes[best]!)!) };
   }
 
   /** The templates' word: nearest by DTW, clearly nearer than the next word and within its limit. */
-  private nearest(statics: Float32Array[], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
-    const ranked = [...this.scores(statics, band)].sort((a, b) => a[1] - b[1]);
+  private nearest(warped: readonly Float32Array[][], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
+    const ranked = [...this.scores(warped, band)].sort((a, b) => a[1] - b[1]);
     const [first, second] = ranked;
     if (!first || !Number.isFinite(first[1])) return undefined;
     const ratio = second ? first[1] / second[1] : 0;
@@ -167,13 +203,13 @@ export class Vocabulary {
    * from an 8 kHz line (else told from the audio, which misses lines that filter hard).
    */
   recognize(samples16k: Int16Array, partial = false, band: WordBand = bandOf(samples16k)): HeardWord[] | undefined {
-    const { power, energy } = wordFrames(samples16k, band);
+    const { powers, energy } = warpedFrames(samples16k, band, this.opts.warps);
     let segments = wordSegments(energy);
     if (partial) segments = segments.filter(([, b]) => b < energy.length - 0.3 * WORD_FPS);
     if (!segments.length) return undefined;
     const words: HeardWord[] = [];
     for (const [a, b] of segments) {
-      const hit = this.classify(normalizeWord(cepstraOf(power, a, b)), band);
+      const hit = this.classify(powers.map((power) => normalizeWord(cepstraOf(power, a, b))), band);
       if (!hit) return undefined;
       // Frame f covers samples [f, f + 2.5) hops: the word ends where its last frame does.
       words.push({ ...hit, start: round(a / WORD_FPS), end: round((b + 1.5) / WORD_FPS) });
