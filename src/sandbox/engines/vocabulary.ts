@@ -39,16 +39,20 @@ export const VOCABULARY_DEFAULTS = {
    * these factors and each word's templates are matched at the warp that fits them best, so a
    * voice higher or lower than the six recorded ones still lands near its word. The first is 1.
    */
-  warps: [1, 0.9, 0.95, 1.05, 1.1] as number[],
-  /** Template distances become a probability per word as softmax(-distance / temperature). */
+  warps: [1, 0.88, 0.92, 0.96, 1.04, 1.08, 1.12] as number[],
+  /** Template distances become log probabilities as -distance / temperature. */
   temperature: 1,
-  /** Weight of the classifier's log probabilities against the templates' in the fused opinion. */
-  modelWeight: 0.5,
+  /** Weight of the classifier's log probabilities against the templates' (1 - this) in the fused opinion. */
+  modelWeight: 0.3,
   /**
-   * With a trained model: the least score for a word to be said, the fused probability of the
-   * best word times the classifier's probability that the sound is a word of the vocabulary at
-   * all. Calibrated on words left out of training and words voiced by espeak-ng
-   * (docs/sandbox.md#words-in-anyones-voice).
+   * The templates' "no word" sits at this many times the nearest word's calibrated limit: a
+   * sound far from every template leans to no word, as the classifier's unknown class does.
+   */
+  unknownScale: 1,
+  /**
+   * With a trained model: the least fused probability of the best word for it to be said.
+   * Chosen on words left out of training and words voiced by espeak-ng, for at least 90 % of
+   * them unheard (docs/sandbox.md#words-in-anyones-voice).
    */
   minScore: 0.5,
 };
@@ -155,35 +159,35 @@ export class Vocabulary {
   }
 
   /**
-   * With a trained model: two opinions fused, the classifier's probability per word and the
-   * templates' (their distances through a softmax), as a weighted mean of log probabilities.
-   * On a voice neither has heard each alone names the right word about three times in four,
-   * and they err on different words; the score that decides is the fused probability of the
-   * best word times the classifier's probability that the sound is a word of the vocabulary.
+   * With a trained model: two opinions fused, the classifier's probability per word and "no
+   * word", and the templates' (distances as log probabilities, "no word" at `unknownScale`
+   * times the nearest word's limit), as a weighted sum of log probabilities. On a voice neither
+   * has heard they err on different words; the fused probability of the best word decides.
    */
   private decide(net: WordNet, warped: readonly Float32Array[][], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
     const p = net.probabilities(wordVector(warped[0]!));
-    const unknown = net.classes.indexOf(UNKNOWN_CLASS);
     const dist = this.scores(warped, band);
-    const { temperature, modelWeight } = this.opts;
-    let nearest = Number.POSITIVE_INFINITY;
-    for (const d of dist.values()) nearest = Math.min(nearest, d);
-    if (!Number.isFinite(nearest)) return undefined;
-    const fused = net.classes.map((w, k) => {
-      const d = dist.get(w);
-      if (k === unknown || d === undefined) return Number.NEGATIVE_INFINITY;
-      return modelWeight * Math.log(p[k]! + 1e-9) - ((1 - modelWeight) * (d - nearest)) / temperature;
+    const { temperature, modelWeight, unknownScale } = this.opts;
+    let nearest: [string, number] | undefined;
+    for (const [w, d] of dist) if (!nearest || d < nearest[1]) nearest = [w, d];
+    if (!nearest || !Number.isFinite(nearest[1])) return undefined;
+    const noWord = unknownScale * (this.limits.get(key(band, nearest[0])) ?? 0);
+    const log = net.classes.map((w, k) => {
+      const d = w === UNKNOWN_CLASS ? noWord : dist.get(w);
+      if (d === undefined) return Number.NEGATIVE_INFINITY;
+      return modelWeight * Math.log(p[k]! + 1e-9) - ((1 - modelWeight) * (d - nearest[1])) / temperature;
     });
-    let best = 0;
+    const top = Math.max(...log);
     let total = 0;
-    const top = Math.max(...fused);
-    for (let k = 0; k < fused.length; k++) {
-      total += Math.exp(fused[k]! - top);
-      if (fused[k]! > fused[best]!) best = k;
+    let best = -1;
+    for (let k = 0; k < log.length; k++) {
+      total += Math.exp(log[k]! - top);
+      if (net.classes[k] !== UNKNOWN_CLASS && (best < 0 || log[k]! > log[best]!)) best = k;
     }
-    const score = (1 / total) * (unknown < 0 ? 1 : 1 - p[unknown]!);
+    const score = Math.exp(log[best]! - top) / total;
     if (score < this.opts.minScore) return undefined;
-    return { word: net.classes[best]!, confidence: round(Math.min(0.99, score)), cost: round(dist.get(net.classes[best]!)!) };
+    const word = net.classes[best]!;
+    return { word, confidence: round(Math.min(0.99, score)), cost: round(dist.get(word)!) };
   }
 
   /** The templates' word: nearest by DTW, clearly nearer than the next word and within its limit. */
