@@ -37,7 +37,8 @@ export const VOCABULARY_DEFAULTS = {
   /**
    * Vocal-tract-length normalization by search: the heard word's mel bank is warped by each of
    * these factors and each word's templates are matched at the warp that fits them best, so a
-   * voice higher or lower than the six recorded ones still lands near its word. The first is 1.
+   * voice higher or lower than the six recorded ones still lands near its word. The first is 1;
+   * interim (partial) results use it alone.
    */
   warps: [1, 0.88, 0.92, 0.96, 1.04, 1.08, 1.12] as number[],
   /** Template distances become log probabilities as -distance / temperature. */
@@ -51,10 +52,11 @@ export const VOCABULARY_DEFAULTS = {
   unknownScale: 1,
   /**
    * With a trained model: the least fused probability of the best word for it to be said.
-   * Chosen on words left out of training and words voiced by espeak-ng, for at least 90 % of
-   * them unheard (docs/sandbox.md#words-in-anyones-voice).
+   * Chosen from the bench's curve (docs/sandbox.md#words-in-anyones-voice) as the lowest that
+   * leaves at least 90 % of people's words outside the vocabulary unheard: a caller saying
+   * another word gets nothing rather than a wrong digit.
    */
-  minScore: 0.5,
+  minScore: 0.7,
 };
 /** Options of a `Vocabulary` (see VOCABULARY_DEFAULTS). */
 export type VocabularyOptions = Partial<typeof VOCABULARY_DEFAULTS>;
@@ -207,7 +209,9 @@ export class Vocabulary {
    * from an 8 kHz line (else told from the audio, which misses lines that filter hard).
    */
   recognize(samples16k: Int16Array, partial = false, band: WordBand = bandOf(samples16k)): HeardWord[] | undefined {
-    const { powers, energy } = warpedFrames(samples16k, band, this.opts.warps);
+    // The warp search (about five times the cost) for a turn's final words only: interim results,
+    // recognized again and again while the caller speaks, match at warp 1.
+    const { powers, energy } = warpedFrames(samples16k, band, partial ? [1] : this.opts.warps);
     let segments = wordSegments(energy);
     if (partial) segments = segments.filter(([, b]) => b < energy.length - 0.3 * WORD_FPS);
     if (!segments.length) return undefined;
