@@ -11,12 +11,12 @@ import { resample } from '../src/audio/resample.ts';
 import { decodeWav } from '../src/audio/wav.ts';
 import { builtInVoices } from '../src/sandbox/catalogue.ts';
 import { voiceText } from '../src/sandbox/engines/espeak.ts';
-import { Vocabulary, templatesOf, type VocabularyOptions, type WordTemplate } from '../src/sandbox/engines/vocabulary.ts';
+import { VOCABULARY_DEFAULTS, Vocabulary, templatesOf, type HeardWord, type VocabularyOptions, type WordTemplate } from '../src/sandbox/engines/vocabulary.ts';
 import type { WordBand } from '../src/sandbox/engines/word-features.ts';
 import { WordNet } from '../src/sandbox/engines/word-model.ts';
 import { telephoneBand } from './telephone-band.ts';
-import { benchHalf, loadNoises, trainingHalf, trainingSet, type WordSample } from '../scripts/word-data.ts';
-import { trainNets } from '../scripts/word-train.ts';
+import { benchHalf, loadNoises, trainingHalf, trainingSet, trainingSetName, type WordSample } from '../scripts/word-data.ts';
+import { cachedNets } from '../scripts/word-train.ts';
 
 export const KEYWORDS: Record<string, string> = {
   zero: 'صفر', one: 'واحد', two: 'اثنان', three: 'ثلاثة', four: 'أربعة', five: 'خمسة', six: 'ستة',
@@ -75,15 +75,71 @@ export interface WordBenchRow {
   silent: number;
 }
 
+/** One case of the bench: what was heard at any score, and the lowest score among its words. */
+interface Heard {
+  fold: string;
+  condition: string;
+  expected: string | undefined;
+  words: string[] | undefined;
+  score: number;
+}
+
+const KNOWN_16K = '16 kHz';
+const HELD_OUT = 'unknown: human word held out';
+const ESPEAK_OUT = 'unknown: espeak words';
+
+/** The rows at one score threshold: a case is right when heard as expected, or unheard when unknown. */
+function rowsAt(cases: readonly Heard[], threshold: (c: Heard) => number): WordBenchRow[] {
+  const rows = new Map<string, WordBenchRow>();
+  for (const c of cases) {
+    const r = rows.get(c.condition) ?? { condition: c.condition, right: 0, total: 0, silent: 0 };
+    rows.set(c.condition, r);
+    const heard = c.words && c.score >= threshold(c) ? c.words : undefined;
+    r.total++;
+    if (c.expected === undefined ? !heard : heard?.length === 1 && heard[0] === c.expected) r.right++;
+    if (!heard) r.silent++;
+  }
+  return [...rows.values()];
+}
+
+/**
+ * Per fold, the lowest threshold at which `target` of the other folds' unknown words (held out
+ * and espeak) are rejected: calibrated without anything of the held-out speaker's.
+ */
+function calibrated(cases: readonly Heard[], target: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const fold of new Set(cases.map((c) => c.fold))) {
+    const unknown = cases.filter((c) => c.fold !== fold && c.expected === undefined);
+    const scores = unknown.map((c) => (c.words ? c.score : 0)).sort((a, b) => a - b);
+    // Rejected: score below the threshold; the threshold just above the target's quantile.
+    const at = scores[Math.min(scores.length - 1, Math.ceil(target * scores.length) - 1)] ?? 0;
+    out.set(fold, at + 1e-6);
+  }
+  return out;
+}
+
+/** The bench's figures: rows at the shipped threshold, per fold calibrated, and a curve. */
+export interface WordBenchResult {
+  rows: WordBenchRow[];
+  /** With each fold's threshold calibrated on the other folds (and those thresholds). */
+  calibratedRows: WordBenchRow[];
+  thresholds: number[];
+  /** Rows at a few thresholds: the accuracy against rejection trade-off. */
+  curve: { threshold: number; rows: WordBenchRow[] }[];
+  cpuUsPerS: number;
+  trainS: number;
+}
+
 /**
  * Leave-one-speaker-out over the recordings: for each speaker, the classifier trained and the
  * templates taken without anything of theirs (their recordings, and every version or nonword
  * made from them); accuracy at 16 kHz and through a phone line; words outside the set rejected:
  * each of the 13 in turn left out of training altogether (said by the held-out speaker), and
  * espeak words that training never voiced. Training noise is the first half of each noise
- * recording, the phone line's noise here the second half.
+ * recording, the phone line's noise here the second half. Every case is heard at any score and
+ * the threshold applied after, so one run gives the whole curve.
  */
-export async function wordBench(audioDir: string, noiseDir: string, opts: VocabularyOptions = {}): Promise<{ rows: WordBenchRow[]; cpuUsPerS: number; trainS: number }> {
+export async function wordBench(audioDir: string, noiseDir: string, opts: VocabularyOptions = {}): Promise<WordBenchResult> {
   const clips = loadClips(audioDir);
   const words = [...new Set(Object.values(KEYWORDS))];
   const voiced = await espeakTemplates(words);
@@ -92,37 +148,36 @@ export async function wordBench(audioDir: string, noiseDir: string, opts: Vocabu
   const noises = await Promise.all(noises16.map((n) => resample(benchHalf(n), 16000, 8000)));
   const t0 = performance.now();
   // Made once and kept in .tmp/ (minutes of work); the same set the shipped weights come from.
-  const samples = await trainingSet(clips, noises16.map(trainingHalf), words, fileURLToPath(new URL('../.tmp/', import.meta.url)));
+  const cache = fileURLToPath(new URL('../.tmp/', import.meta.url));
+  const samples = await trainingSet(clips, noises16.map(trainingHalf), words, cache);
+  const setName = trainingSetName(clips, noises16.map(trainingHalf), words);
   const unknownAudio = await Promise.all(
     builtInVoices('').map(async (v, i) => {
       const r = await voiceText(ESPEAK_UNKNOWN[i % ESPEAK_UNKNOWN.length]!, v.espeak);
       return resample(r.samples, r.sampleRate, 16000);
     }),
   );
-  const rows: Record<string, WordBenchRow> = {};
-  const row = (condition: string) => (rows[condition] ??= { condition, right: 0, total: 0, silent: 0 });
-  const score = (condition: string, heard: { word: string }[] | undefined, expected: string | undefined) => {
-    const r = row(condition);
-    r.total++;
-    if (expected === undefined ? !heard : heard?.length === 1 && heard[0]!.word === expected) r.right++;
-    if (!heard) r.silent++;
-  };
-  const nets = (train: WordSample[], known: string[], bands?: WordBand[]) =>
-    Object.fromEntries(Object.entries(trainNets(train, known, bands)).map(([b, n]) => [b, new WordNet(n)]));
+  const cases: Heard[] = [];
+  const hear = (fold: string, condition: string, heard: HeardWord[] | undefined, expected: string | undefined) =>
+    cases.push({ fold, condition, expected, words: heard?.map((w) => w.word), score: heard ? Math.min(...heard.map((w) => w.confidence)) : 0 });
+  // The folds' networks are kept in .tmp/ too: a rerun with other decision settings reuses them.
+  const nets = (name: string, train: WordSample[], known: string[], bands?: WordBand[]) =>
+    Object.fromEntries(Object.entries(cachedNets(`${setName} ${name}`, train, known, bands, {}, cache)).map(([b, n]) => [b, new WordNet(n)]));
+  const any = { ...opts, minScore: 0 };
   let cpuMs = 0;
   let audioS = 0;
   let k = 0;
   let speakerIndex = 0;
   for (const speaker of [...new Set(clips.map((c) => c.speaker))]) {
     const train = samples.filter((s) => s.speaker !== speaker);
-    const vocab = new Vocabulary([...human.filter((t) => t.source !== speaker), ...voiced], opts, undefined, nets(train, words));
+    const vocab = new Vocabulary([...human.filter((t) => t.source !== speaker), ...voiced], any, undefined, nets(`without ${speaker}`, train, words));
     for (const c of clips.filter((c) => c.speaker === speaker)) {
       const t0 = performance.now();
-      score('16 kHz', vocab.recognize(c.samples), c.word);
+      hear(speaker, KNOWN_16K, vocab.recognize(c.samples), c.word);
       cpuMs += performance.now() - t0;
       audioS += c.samples.length / 16000;
       const line = await phoneLine(c.samples, noises[k % Math.max(1, noises.length)], 7919 * k++);
-      score(`8 kHz mu-law, 300–3400 Hz${noises.length ? ', noise 20 dB' : ''}`, vocab.recognize(line, false, 'phone'), c.word);
+      hear(speaker, `8 kHz mu-law, 300–3400 Hz${noises.length ? ', noise 20 dB' : ''}`, vocab.recognize(line, false, 'phone'), c.word);
     }
     // Every word left out in turn costs one training per word and speaker (78): by default two
     // words per speaker, a different pair each time (HIWAR_BENCH_HELD_OUT=all: every word).
@@ -131,11 +186,20 @@ export async function wordBench(audioDir: string, noiseDir: string, opts: Vocabu
     for (const word of held) {
       const known = words.filter((w) => w !== word);
       const rest = train.filter((s) => !s.from.includes(word));
-      const without = new Vocabulary([...human.filter((t) => t.source !== speaker && t.word !== word), ...voiced.filter((t) => t.word !== word)], opts, undefined, nets(rest, known, ['wide']));
+      const without = new Vocabulary([...human.filter((t) => t.source !== speaker && t.word !== word), ...voiced.filter((t) => t.word !== word)], any, undefined, nets(`without ${speaker} and ${word}`, rest, known, ['wide']));
       const clip = clips.find((c) => c.speaker === speaker && c.word === word)!;
-      score('unknown: human word held out', without.recognize(clip.samples), undefined);
+      hear(speaker, HELD_OUT, without.recognize(clip.samples), undefined);
     }
-    for (const audio of unknownAudio) score('unknown: espeak words', vocab.recognize(audio), undefined);
+    for (const audio of unknownAudio) hear(speaker, ESPEAK_OUT, vocab.recognize(audio), undefined);
   }
-  return { rows: Object.values(rows), cpuUsPerS: (1000 * cpuMs) / audioS, trainS: (performance.now() - t0) / 1000 };
+  const shipped = opts.minScore ?? VOCABULARY_DEFAULTS.minScore;
+  const perFold = calibrated(cases, 0.9);
+  return {
+    rows: rowsAt(cases, () => shipped),
+    calibratedRows: rowsAt(cases, (c) => perFold.get(c.fold)!),
+    thresholds: [...perFold.values()].map((t) => Math.round(t * 1000) / 1000),
+    curve: [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8].map((threshold) => ({ threshold, rows: rowsAt(cases, () => threshold) })),
+    cpuUsPerS: (1000 * cpuMs) / audioS,
+    trainS: (performance.now() - t0) / 1000,
+  };
 }

@@ -15,6 +15,7 @@ import { decodeWav } from '../src/audio/wav.ts';
 import { builtInVoices } from '../src/sandbox/catalogue.ts';
 import { voiceText } from '../src/sandbox/engines/espeak.ts';
 import { Recognizer } from '../src/sandbox/engines/recognizer.ts';
+import { VOCABULARY_DEFAULTS } from '../src/sandbox/engines/vocabulary.ts';
 import { wordBench } from './recognizer-words.ts';
 
 const PHRASES = [
@@ -96,9 +97,15 @@ const speechDir = join(audioDir, 'ar-speech-commands');
 if (!existsSync(speechDir)) console.log(`(no recordings in ${speechDir}: the human rows skipped; set HIWAR_AUDIO_DIR)`);
 else {
   console.log(`\nspoken words, leave-one-speaker-out over the recordings (load ${load()})`);
-  const { rows, cpuUsPerS, trainS } = await wordBench(speechDir, noiseDir);
-  for (const r of rows) {
-    console.log(`${r.condition.padEnd(44)} ${((100 * r.right) / r.total).toFixed(1)}% (${r.right}/${r.total})  said nothing ${r.silent}`);
-  }
+  const { rows, calibratedRows, thresholds, curve, cpuUsPerS, trainS } = await wordBench(speechDir, noiseDir);
+  const print = (rs: typeof rows) => {
+    for (const r of rs) console.log(`  ${r.condition.padEnd(44)} ${((100 * r.right) / r.total).toFixed(1)}% (${r.right}/${r.total})  said nothing ${r.silent}`);
+  };
+  console.log(`at the shipped threshold (${VOCABULARY_DEFAULTS.minScore})`);
+  print(rows);
+  console.log(`each fold's threshold calibrated on the other folds' unknown words for 90 % rejected (${thresholds.join(', ')})`);
+  print(calibratedRows);
+  console.log('the trade-off: threshold, then the rows in the same order');
+  for (const c of curve) console.log(`  ${c.threshold.toFixed(2)}  ${c.rows.map((r) => `${((100 * r.right) / r.total).toFixed(1)}%`).join('  ')}`);
   console.log(`cost ${cpuUsPerS.toFixed(0)} µs of CPU per second of audio at 16 kHz; the training set and the folds' trainings took ${trainS.toFixed(0)} s (load ${load()})`);
 }

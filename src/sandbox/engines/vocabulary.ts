@@ -1,4 +1,4 @@
-import { WORD_FPS, bandOf, cepstraOf, normalizeWord, withDeltas, wordFrames, wordSegments, type WordBand } from './word-features.ts';
+import { WORD_FPS, bandOf, cepstraOf, normalizeWord, warpedFrames, withDeltas, wordFrames, wordSegments, type WordBand } from './word-features.ts';
 import { UNKNOWN_CLASS, wordVector, type WordNet } from './word-model.ts';
 
 /**
@@ -34,8 +34,29 @@ export const VOCABULARY_DEFAULTS = {
   maxLengthRatio: 2.2,
   /** A stretch of speech this long or longer is no single word of the vocabulary. */
   maxWordS: 1.4,
-  /** With a trained model: the least probability of its best word for the word to be said. */
-  minProbability: 0.3,
+  /**
+   * Vocal-tract-length normalization by search: the heard word's mel bank is warped by each of
+   * these factors and each word's templates are matched at the warp that fits them best, so a
+   * voice higher or lower than the six recorded ones still lands near its word. The first is 1;
+   * interim (partial) results use it alone.
+   */
+  warps: [1, 0.88, 0.92, 0.96, 1.04, 1.08, 1.12] as number[],
+  /** Template distances become log probabilities as -distance / temperature. */
+  temperature: 1,
+  /** Weight of the classifier's log probabilities against the templates' (1 - this) in the fused opinion. */
+  modelWeight: 0.3,
+  /**
+   * The templates' "no word" sits at this many times the nearest word's calibrated limit: a
+   * sound far from every template leans to no word, as the classifier's unknown class does.
+   */
+  unknownScale: 1,
+  /**
+   * With a trained model: the least fused probability of the best word for it to be said.
+   * Chosen from the bench's curve (docs/sandbox.md#words-in-anyones-voice) as the lowest that
+   * leaves at least 90 % of people's words outside the vocabulary unheard: a caller saying
+   * another word gets nothing rather than a wrong digit.
+   */
+  minScore: 0.7,
 };
 /** Options of a `Vocabulary` (see VOCABULARY_DEFAULTS). */
 export type VocabularyOptions = Partial<typeof VOCABULARY_DEFAULTS>;
@@ -113,46 +134,67 @@ export class Vocabulary {
     return symmetricDtw(q, t);
   }
 
-  /** Nearest distance per word for one word's normalized statics, heard through `band`. */
-  scores(statics: Float32Array[], band: WordBand): Map<string, number> {
-    const q = withDeltas(statics);
+  /**
+   * Nearest distance per word for one word's normalized statics heard through `band`, one set
+   * per warp of the mel bank (`warps` of the options; a single set: no search).
+   */
+  scores(warped: readonly Float32Array[][], band: WordBand): Map<string, number> {
+    const qs = warped.map((statics) => withDeltas(statics));
     const best = new Map<string, number>();
     for (const t of this.templates) {
       if (t.band !== band) continue;
-      const d = this.distance(q, t.feats);
-      if (d < (best.get(t.word) ?? Number.POSITIVE_INFINITY)) best.set(t.word, d);
+      for (const q of qs) {
+        const d = this.distance(q, t.feats);
+        if (d < (best.get(t.word) ?? Number.POSITIVE_INFINITY)) best.set(t.word, d);
+      }
     }
     return best;
   }
 
-  /** The word these features are, or undefined when none is clearly and closely it. */
-  classify(statics: Float32Array[], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
-    if (statics.length < 5 || statics.length > this.opts.maxWordS * WORD_FPS) return undefined;
+  /** The word these features are (per warp, warp 1 first), or undefined when none is clearly and closely it. */
+  classify(warped: readonly Float32Array[][], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
+    const n = warped[0]?.length ?? 0;
+    if (n < 5 || n > this.opts.maxWordS * WORD_FPS) return undefined;
     const net = this.nets[band];
-    if (net) return this.decide(net, statics, band);
-    return this.nearest(statics, band);
+    if (net) return this.decide(net, warped, band);
+    return this.nearest(warped, band);
   }
 
   /**
-   * With a trained model: its word, when it is a word at all, likely enough, and also the word
-   * whose templates lie nearest (within that word's limit). Two opinions that err differently:
-   * on a voice neither has heard, each alone names the right word about three times in four,
-   * and a word outside the vocabulary rarely fools both the same way.
+   * With a trained model: two opinions fused, the classifier's probability per word and "no
+   * word", and the templates' (distances as log probabilities, "no word" at `unknownScale`
+   * times the nearest word's limit), as a weighted sum of log probabilities. On a voice neither
+   * has heard they err on different words; the fused probability of the best word decides.
    */
-  private decide(net: WordNet, statics: Float32Array[], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
-    const p = net.probabilities(wordVector(statics));
-    let best = 0;
-    for (let k = 1; k < p.length; k++) if (p[k]! > p[best]!) best = k;
+  private decide(net: WordNet, warped: readonly Float32Array[][], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
+    const p = net.probabilities(wordVector(warped[0]!));
+    const dist = this.scores(warped, band);
+    const { temperature, modelWeight, unknownScale } = this.opts;
+    let nearest: [string, number] | undefined;
+    for (const [w, d] of dist) if (!nearest || d < nearest[1]) nearest = [w, d];
+    if (!nearest || !Number.isFinite(nearest[1])) return undefined;
+    const noWord = unknownScale * (this.limits.get(key(band, nearest[0])) ?? 0);
+    const log = net.classes.map((w, k) => {
+      const d = w === UNKNOWN_CLASS ? noWord : dist.get(w);
+      if (d === undefined) return Number.NEGATIVE_INFINITY;
+      return modelWeight * Math.log(p[k]! + 1e-9) - ((1 - modelWeight) * (d - nearest[1])) / temperature;
+    });
+    const top = Math.max(...log);
+    let total = 0;
+    let best = -1;
+    for (let k = 0; k < log.length; k++) {
+      total += Math.exp(log[k]! - top);
+      if (net.classes[k] !== UNKNOWN_CLASS && (best < 0 || log[k]! > log[best]!)) best = k;
+    }
+    const score = Math.exp(log[best]! - top) / total;
+    if (score < this.opts.minScore) return undefined;
     const word = net.classes[best]!;
-    if (word === UNKNOWN_CLASS || p[best]! < this.opts.minProbability) return undefined;
-    const near = [...this.scores(statics, band)].sort((a, b) => a[1] - b[1])[0];
-    if (!near || near[0] !== word || near[1] > (this.limits.get(key(band, word)) ?? 0) * this.opts.thresholdScale) return undefined;
-    return { word, confidence: round(Math.min(0.99, p[best]!)), cost: round(near[1]) };
+    return { word, confidence: round(Math.min(0.99, score)), cost: round(dist.get(word)!) };
   }
 
   /** The templates' word: nearest by DTW, clearly nearer than the next word and within its limit. */
-  private nearest(statics: Float32Array[], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
-    const ranked = [...this.scores(statics, band)].sort((a, b) => a[1] - b[1]);
+  private nearest(warped: readonly Float32Array[][], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
+    const ranked = [...this.scores(warped, band)].sort((a, b) => a[1] - b[1]);
     const [first, second] = ranked;
     if (!first || !Number.isFinite(first[1])) return undefined;
     const ratio = second ? first[1] / second[1] : 0;
@@ -167,13 +209,15 @@ export class Vocabulary {
    * from an 8 kHz line (else told from the audio, which misses lines that filter hard).
    */
   recognize(samples16k: Int16Array, partial = false, band: WordBand = bandOf(samples16k)): HeardWord[] | undefined {
-    const { power, energy } = wordFrames(samples16k, band);
+    // The warp search (about five times the cost) for a turn's final words only: interim results,
+    // recognized again and again while the caller speaks, match at warp 1.
+    const { powers, energy } = warpedFrames(samples16k, band, partial ? [1] : this.opts.warps);
     let segments = wordSegments(energy);
     if (partial) segments = segments.filter(([, b]) => b < energy.length - 0.3 * WORD_FPS);
     if (!segments.length) return undefined;
     const words: HeardWord[] = [];
     for (const [a, b] of segments) {
-      const hit = this.classify(normalizeWord(cepstraOf(power, a, b)), band);
+      const hit = this.classify(powers.map((power) => normalizeWord(cepstraOf(power, a, b))), band);
       if (!hit) return undefined;
       // Frame f covers samples [f, f + 2.5) hops: the word ends where its last frame does.
       words.push({ ...hit, start: round(a / WORD_FPS), end: round((b + 1.5) / WORD_FPS) });

@@ -80,25 +80,37 @@ export interface WordFrames {
 
 /** Mel powers and band energy of 16 kHz PCM through one mel bank (`warp`: see makeBank). */
 export function wordFrames(samples: Int16Array, band: WordBand, warp = 1): WordFrames {
-  const filters = bankFor(band, warp);
+  const { powers, energy } = warpedFrames(samples, band, [warp]);
+  return { power: powers[0]!, energy };
+}
+
+/**
+ * Mel powers of 16 kHz PCM through the bank at each of `warps` (one spectrum per frame for all
+ * of them), and the band energy through the first: a voice heard as if its vocal tract were
+ * shorter or longer, to find the warp at which it best matches other speakers' templates.
+ */
+export function warpedFrames(samples: Int16Array, band: WordBand, warps: readonly number[]): { powers: Float32Array[][]; energy: Float32Array } {
+  const filters = warps.map((w) => bankFor(band, w));
   const n = samples.length < FRAME ? 0 : 1 + Math.floor((samples.length - FRAME) / HOP);
   const { bands } = WORD_FEATURES;
-  const power: Float32Array[] = [];
+  const powers: Float32Array[][] = warps.map(() => []);
   const energy = new Float32Array(n);
   const { input, out } = frameBuffers();
   for (let f = 0; f < n; f++) {
     frameSpectrum(samples, f * HOP, input, out);
-    const p = new Float32Array(bands);
-    let total = 0;
-    for (let m = 0; m < bands; m++) {
-      const s = filterPower(out, filters[m]!);
-      p[m] = s;
-      total += s;
+    for (const [w, bank] of filters.entries()) {
+      const p = new Float32Array(bands);
+      let total = 0;
+      for (let m = 0; m < bands; m++) {
+        const s = filterPower(out, bank[m]!);
+        p[m] = s;
+        total += s;
+      }
+      if (w === 0) energy[f] = 10 * Math.log10(total + 1e-12);
+      powers[w]!.push(p);
     }
-    energy[f] = 10 * Math.log10(total + 1e-12);
-    power.push(p);
   }
-  return { power, energy };
+  return { powers, energy };
 }
 
 /**
