@@ -3,7 +3,8 @@
  * on other machines. A test whose product part runs on the real clock (WebRTC) keeps the
  * sandbox's recognition and voicing off the CPU share of the process under test: starved
  * (scripts/starve.mjs), a sandbox in the test's process runs behind real time and the product
- * hears the caller late for the rig's sake, not its own.
+ * hears the caller late for the rig's sake, not its own. scripts/starve.mjs leaves this process
+ * running (HIWAR_STARVE_EXEMPT): it starves the product's machine, not the service's.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ServiceClient } from '../../src/service/index.ts';
@@ -22,7 +23,9 @@ export interface SandboxProcess {
 
 /** Starts `hiwar sandbox` on a free port and waits for the URL and key it prints. */
 export async function runSandboxProcess(): Promise<SandboxProcess> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Exempt from scripts/starve.mjs: the service is not on the starved machine.
+  const env = { ...process.env, HIWAR_STARVE_EXEMPT: '1' };
+  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
