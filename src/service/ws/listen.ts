@@ -9,7 +9,7 @@ import {
   checkListenSampleRate,
   checkModelId,
 } from '../validate.ts';
-import { processRunTime } from '../run-time.ts';
+import { processRunTime, runTimers } from '../run-time.ts';
 import { classifyClose } from './close-codes.ts';
 import { toListenEvent, type ListenCloseMetadata, type ListenEvent, type ListenOpenMetadata } from './listen-events.ts';
 import { EventChannel } from './channel.ts';
@@ -263,7 +263,8 @@ export class ListenSocket {
 
   /**
    * Sends CloseStream and resolves with the closing Metadata once the server has closed
-   * (undefined when it closed without one). Times out by terminating the socket.
+   * (undefined when it closed without one). Times out by terminating the socket, after
+   * `timeoutMs` of run time (time this process was starved of CPU does not count).
    */
   async finish(timeoutMs = 10_000): Promise<ListenCloseMetadata | undefined> {
     if (!this.isOpen) return undefined;
@@ -275,9 +276,10 @@ export class ListenSocket {
     this.flushAudio();
     this.ws.send(JSON.stringify({ type: 'CloseStream' }));
     clearTimeout(this.keepAliveTimer);
-    const timer = setTimeout(() => this.ws.terminate(), timeoutMs);
+    // Run time: the server's last results and close may be waiting unread while this process is starved.
+    const timer = runTimers.set(() => this.ws.terminate(), timeoutMs);
     await done;
-    clearTimeout(timer);
+    runTimers.clear(timer);
     sub.unsubscribe();
     return closing;
   }
