@@ -8,7 +8,9 @@
 //   node scripts/starve.mjs npm test -- test/analytics/in-process.test.ts
 //   ON=10 OFF=40 node scripts/starve.mjs npm test -- FILE…
 //
-// Used to find what breaks under load (docs/testing.md, "Stable under load").
+// A process started with HIWAR_STARVE_EXEMPT=1 (and all under it) is left to run: a test's
+// stand-in for the remote service. Used to find what breaks under load (docs/testing.md,
+// "Stable under load").
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -35,8 +37,25 @@ function tree() {
     } catch {} // gone meanwhile
   }
   const out = [child.pid];
-  for (let i = 0; i < out.length; i++) out.push(...(kids.get(out[i]) ?? []));
+  for (let i = 0; i < out.length; i++) out.push(...(kids.get(out[i]) ?? []).filter((p) => !exempt(p)));
   return out;
+}
+
+/**
+ * A process started with HIWAR_STARVE_EXEMPT=1 in its environment runs freely, with all under
+ * it: a test's stand-in for the remote service (test/helpers/sandbox-process.ts), which in a
+ * deployment runs on its own machines, not on the starved one.
+ */
+const exempted = new Map();
+function exempt(pid) {
+  if (!exempted.has(pid)) {
+    let env = '';
+    try {
+      env = readFileSync(`/proc/${pid}/environ`, 'latin1');
+    } catch {} // gone meanwhile
+    exempted.set(pid, env.split('\0').includes('HIWAR_STARVE_EXEMPT=1'));
+  }
+  return exempted.get(pid);
 }
 let pids = [child.pid];
 let stopped = false;

@@ -4,6 +4,7 @@ import { collectPcm } from '../service/rest/audio-stream.ts';
 import type { ServiceClient } from '../service/client.ts';
 import { AuthenticationError, InsufficientBalanceError, PermissionDeniedError, RateLimitError, ServiceError } from '../service/errors.ts';
 import { backoffDelay, sleep } from '../service/retry.ts';
+import { runTimers } from '../service/run-time.ts';
 import type { TtsEvent, TtsOutputFormat, TtsSocket } from '../service/ws/tts.ts';
 import type { GenerationEndOptions } from '../service/ws/tts-generation.ts';
 import type { Clock } from '../transport/clock.ts';
@@ -32,7 +33,8 @@ export interface SpeakerOptions {
   speed?: number;
   /**
    * Without audio this long (real milliseconds: the service's latency does not scale with a
-   * simulated clock) after text was sent, the socket is given up for HTTP. Twice this for the
+   * simulated clock; time this process was starved of CPU does not count) after text was sent,
+   * the socket is given up for HTTP. Twice this for the
    * later chunks of a reply: the socket has already answered, and each chunk waits for the
    * previous one's audio to end before it goes out.
    * @default 3000
@@ -194,7 +196,7 @@ export class Speaker {
     let failed: Failure | undefined;
     let fatal: ServiceError | undefined;
     let wake: () => void = () => {};
-    let timer: NodeJS.Timeout | undefined;
+    let timer: unknown;
     let voiced = 0;
     const sub = new Subscription();
     // Chunks of `pending` already sent. One generation in flight until the socket knows its
@@ -214,7 +216,7 @@ export class Speaker {
           // Re-armed on every piece: audio that stops mid-sentence is caught too. Once a piece
           // says it is the last, the socket's generation-end rule (quiet gap, or its stall rule)
           // decides: the watchdog must not take that gap for a stall.
-          if (e.isFinal) clearTimeout(timer);
+          if (e.isFinal) runTimers.clear(timer);
           else armTimer();
           if (!segmentOpen) sink.beginSegment(pending[0]!.text, pending[0]!.spoken);
           if (!segmentOpen) segmentSeconds = 0;
@@ -223,7 +225,7 @@ export class Speaker {
           onFirst();
           sink.append(e.pcm, e.sampleRate);
         } else if (e.type === 'final') {
-          clearTimeout(timer);
+          runTimers.clear(timer);
         } else if (e.type === 'generationEnd' && e.stalled && segmentOpen && pending.length) {
           // Audio that stopped with no end mark is a sentence cut off, not a finished one: the
           // rest of it comes over HTTP from where it stopped (the socket's stall rule may fire
@@ -237,7 +239,7 @@ export class Speaker {
           sent = Math.max(0, sent - 1);
           voiced++;
           sendMore();
-          clearTimeout(timer);
+          runTimers.clear(timer);
           if (pending.length) armTimer();
         } else if (e.type === 'error') {
           if (e.error instanceof InsufficientBalanceError || e.error instanceof PermissionDeniedError) fatal = e.error;
@@ -248,17 +250,18 @@ export class Speaker {
       }),
     );
     const stopMidSentence = () => {
-      clearTimeout(timer);
+      runTimers.clear(timer);
       this.stalled = { chunk: pending[0]!, seconds: segmentSeconds };
       failed ??= { cause: 'stalled', reason: `audio stopped mid-sentence after ${segmentSeconds.toFixed(1)} s` };
     };
     const armTimer = () => {
-      clearTimeout(timer);
+      runTimers.clear(timer);
       const waitMs = (this.opts.firstAudioTimeoutMs ?? SPEAKER_DEFAULTS.firstAudioTimeoutMs) * (voiced ? 2 : 1);
-      timer = setTimeout(() => {
+      // Run time: while this process is starved, audio that has come waits unread.
+      timer = runTimers.set(() => {
         if (segmentOpen && pending.length) stopMidSentence();
-        // The wait is wall time: a machine too busy to run this process (or the service's own
-        // delay) shows here, so the line says how long it waited and what sets it.
+        // Counted in this process's run time, so a slow service (or a machine too busy to give
+        // the service its CPU) shows here: the line says how long it waited and what sets it.
         failed ??= { cause: 'no-audio', reason: `no audio from the socket ${waitMs} ms after the text was sent (firstAudioTimeoutMs: a slow service or a busy machine)` };
         wake();
       }, waitMs);
@@ -295,7 +298,7 @@ export class Speaker {
       }
       return undefined;
     } finally {
-      clearTimeout(timer);
+      runTimers.clear(timer);
       sub.unsubscribe();
     }
   }

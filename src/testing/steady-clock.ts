@@ -1,9 +1,5 @@
 import { sleepFor, type Clock } from '../transport/clock.ts';
-
-/** How often the clock looks at the wall clock while the process is idle (ms). */
-const TICK_MS = 10;
-/** A gap between looks longer than TICK_MS by more than this is a stall (ms). */
-const GRACE_MS = 15;
+import { STALL_TICK_MS, StallMeter } from '../service/run-time.ts';
 
 /**
  * A scaled clock for whole simulated calls that stands still while this process does not run.
@@ -20,34 +16,25 @@ const GRACE_MS = 15;
  */
 export class SteadyScaledClock implements Clock {
   private readonly start = Date.now();
-  private readonly wallStart = performance.now();
-  private lastLook = this.wallStart;
-  private stalled = 0;
+  /** The stall rule the client's watchdogs use too (a gap longer than a tick plus a grace). */
+  private readonly meter = new StallMeter();
+  private readonly wallStart = this.meter.now();
   private readonly ticker: NodeJS.Timeout;
 
   constructor(readonly speed = 1) {
-    // The ticker is what keeps `lastLook` fresh while the process idles on its sockets, so that a
-    // long gap between looks can only be a stall.
-    this.ticker = setInterval(() => this.look(), TICK_MS);
+    // The ticker is what keeps the meter's last look fresh while the process idles on its
+    // sockets, so that a long gap between looks can only be a stall.
+    this.ticker = setInterval(() => this.meter.now(), STALL_TICK_MS);
     this.ticker.unref();
-  }
-
-  /** Wall milliseconds since the start, less the stalls. */
-  private look(): number {
-    const wall = performance.now();
-    const gap = wall - this.lastLook;
-    if (gap > TICK_MS + GRACE_MS) this.stalled += gap - TICK_MS;
-    this.lastLook = wall;
-    return wall - this.wallStart - this.stalled;
   }
 
   /** Total wall time not counted as call time (ms), for diagnostics. */
   get stalledMs(): number {
-    return this.stalled;
+    return this.meter.stalledMs;
   }
 
   now(): number {
-    return this.start + this.look() * this.speed;
+    return this.start + (this.meter.now() - this.wallStart) * this.speed;
   }
 
   async sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -20,9 +20,6 @@ const readings = [
   { name: 'isFinal on every batch, no end message', quirks: { ttsIsFinalOnBatches: true, ttsNoEndMarker: true } },
 ];
 
-/** This file is about chunk boundaries, not the socket's first-audio timeout: a loaded machine must not trip it. */
-const patientVoice = { ...callCentre.voice, firstAudioTimeoutMs: 20_000 };
-
 for (const reading of readings) {
   describe(`TTS socket: ${reading.name}`, () => {
     let sb: Running;
@@ -42,7 +39,7 @@ for (const reading of readings) {
       const c = await call(client(), [
         { say: 'بطاقتي ضاعت أرجو إيقافها' },
         { say: 'انتظر من فضلك أريد التحدث مع موظف', bargeInAfterMs: 1500 },
-      ], { llm, clock, agent: { voice: patientVoice } });
+      ], { llm, clock });
       assert.ok(!c.events.some((e) => e.type === 'notice' && /switched to HTTP/.test(e.message)), 'stayed on the socket');
       const greeting = agentTurns(c)[0]!;
       assert.equal(greeting.heardText, greeting.text);

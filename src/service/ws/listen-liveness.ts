@@ -16,7 +16,8 @@ export interface ListenLiveness {
   pingIntervalMs: number;
   /**
    * Dead when a ping has no pong within this, confirmed at the next check (a quarter of the
-   * shortest period later); time this process spent starved of CPU does not count. @default 5000
+   * shortest period later: a pong that came during a stall is read after the timer that finds
+   * it overdue); time this process spent starved of CPU does not count. @default 5000
    */
   pongTimeoutMs: number;
   /**
@@ -40,7 +41,6 @@ export type LivenessAction = { type: 'ping' } | { type: 'dead'; reason: string }
 export class ListenWatchdog {
   private pingSentAt: number | undefined;
   private lastPingAt: number;
-  private lastTickAt: number | undefined;
   /** The pong was overdue at the last tick: dead if it still is at the next one. */
   private pongOverdue = false;
   /** Milliseconds of speech sent since the last event from the server. */
@@ -86,13 +86,12 @@ export class ListenWatchdog {
     this.pongOverdue = false;
   }
 
+  /**
+   * One check at `now`, in run time (src/service/run-time.ts): a stall of this process is not
+   * time the peer failed to answer in.
+   */
   tick(now: number, open: boolean): LivenessAction {
     const { pingIntervalMs, pongTimeoutMs, eventTimeoutMs } = this.o;
-    // A tick far later than its period means this process was starved (a loaded machine): a
-    // pong that came meanwhile waits unread behind this timer, so the stall is not the peer's.
-    const stall = this.lastTickAt === undefined ? 0 : now - this.lastTickAt - this.periodMs;
-    this.lastTickAt = now;
-    if (stall > this.periodMs && this.pingSentAt !== undefined) this.pingSentAt += stall;
     if (this.pingSentAt !== undefined && now - this.pingSentAt > pongTimeoutMs) {
       // Overdue: decided at the next tick, after the socket's pending input has been read.
       if (this.pongOverdue) return { type: 'dead', reason: `no pong within ${pongTimeoutMs} ms` };

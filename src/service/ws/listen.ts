@@ -9,6 +9,7 @@ import {
   checkListenSampleRate,
   checkModelId,
 } from '../validate.ts';
+import { processRunTime, runTimers } from '../run-time.ts';
 import { classifyClose } from './close-codes.ts';
 import { toListenEvent, type ListenCloseMetadata, type ListenEvent, type ListenOpenMetadata } from './listen-events.ts';
 import { EventChannel } from './channel.ts';
@@ -108,7 +109,7 @@ export class ListenSocket {
       this.lastSentAt = performance.now();
     });
     this.events$ = this.subject.events$;
-    this.watchdog = new ListenWatchdog(liveness, Date.now());
+    this.watchdog = new ListenWatchdog(liveness, processRunTime.now());
     this.openMeta = new Promise((resolve) => (this.resolveOpen = resolve));
     ws.on('message', (data, isBinary) => {
       if (isBinary) return;
@@ -129,7 +130,7 @@ export class ListenSocket {
       this.closed = true;
       this.uplink.clear();
       clearTimeout(this.keepAliveTimer);
-      clearInterval(this.livenessTimer);
+      this.stopLiveness();
       const why = this.deadReason ?? redact(reason.toString(), secret);
       this.subject.next({ type: 'Closed', close: classifyClose(this.deadReason ? 1006 : code, why, this.lastError) });
       this.subject.complete();
@@ -145,19 +146,27 @@ export class ListenSocket {
 
   private watchLiveness(): void {
     if (!this.watchdog.enabled) return;
+    processRunTime.hold();
     this.livenessTimer = setInterval(() => {
-      const action = this.watchdog.tick(Date.now(), this.isOpen);
+      const action = this.watchdog.tick(processRunTime.now(), this.isOpen);
       if (action?.type === 'dead') this.dead(action.reason);
       else if (action?.type === 'ping') this.ws.ping();
     }, this.watchdog.periodMs);
     this.livenessTimer.unref();
   }
 
+  private stopLiveness(): void {
+    if (this.livenessTimer === undefined) return;
+    clearInterval(this.livenessTimer);
+    this.livenessTimer = undefined;
+    processRunTime.release();
+  }
+
   /** The connection is open but carries nothing: end it as a dropped one. */
   private dead(reason: string): void {
     if (this.closed || this.deadReason) return;
     this.deadReason = `connection dead: ${reason}`;
-    clearInterval(this.livenessTimer);
+    this.stopLiveness();
     this.ws.terminate();
   }
 
@@ -254,7 +263,8 @@ export class ListenSocket {
 
   /**
    * Sends CloseStream and resolves with the closing Metadata once the server has closed
-   * (undefined when it closed without one). Times out by terminating the socket.
+   * (undefined when it closed without one). Times out by terminating the socket, after
+   * `timeoutMs` of run time (time this process was starved of CPU does not count).
    */
   async finish(timeoutMs = 10_000): Promise<ListenCloseMetadata | undefined> {
     if (!this.isOpen) return undefined;
@@ -266,9 +276,10 @@ export class ListenSocket {
     this.flushAudio();
     this.ws.send(JSON.stringify({ type: 'CloseStream' }));
     clearTimeout(this.keepAliveTimer);
-    const timer = setTimeout(() => this.ws.terminate(), timeoutMs);
+    // Run time: the server's last results and close may be waiting unread while this process is starved.
+    const timer = runTimers.set(() => this.ws.terminate(), timeoutMs);
     await done;
-    clearTimeout(timer);
+    runTimers.clear(timer);
     sub.unsubscribe();
     return closing;
   }
@@ -276,7 +287,7 @@ export class ListenSocket {
   /** Closes at once; buffered audio on the server is lost (use finish() to keep it). */
   close(): void {
     clearTimeout(this.keepAliveTimer);
-    clearInterval(this.livenessTimer);
+    this.stopLiveness();
     if (!this.closed) this.ws.close(1000);
   }
 }

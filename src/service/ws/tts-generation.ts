@@ -7,8 +7,11 @@
  * the default rule the tracker also learns: once a generation has ended with an empty
  * `isFinal` message after its audio (the vendor's documented end marker), such a message ends
  * a generation at once and generations may overlap (`trustsMarkers`), which removes the gap
- * and the wait between chunks. Pure logic: timers are injected so tests run on virtual time.
+ * and the wait between chunks. Pure logic: timers are injected so tests run on virtual time;
+ * the socket's are run-time timers (a stall of this process is not a quiet gap or a stall of
+ * the service's audio: the audio may be waiting unread).
  */
+import { runTimers, type Timers } from '../run-time.ts';
 
 export type GenerationEndRule =
   /** Quiet gap until the server has shown an empty end marker after audio, then that marker. */
@@ -31,15 +34,6 @@ export interface GenerationEndOptions {
 /** Defaults of the end-of-generation rule: learnt from the socket, 300 ms quiet gap, 3 s stall. */
 export const GENERATION_END_DEFAULTS: Required<GenerationEndOptions> = { rule: 'learn', quietGapMs: 300, stallMs: 3000 };
 
-export interface Timers {
-  set(fn: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-}
-
-export const realTimers: Timers = {
-  set: (fn, ms) => setTimeout(fn, ms),
-  clear: (h) => clearTimeout(h as NodeJS.Timeout),
-};
 
 export class GenerationEnd {
   private readonly opts: Required<GenerationEndOptions>;
@@ -54,7 +48,7 @@ export class GenerationEnd {
     /** `stalled`: ended by `stallMs`, audio that stopped with no isFinal (maybe cut off mid-sentence). */
     private readonly onEnd: (stalled: boolean) => void,
     opts: GenerationEndOptions = {},
-    private readonly timers: Timers = realTimers,
+    private readonly timers: Timers = runTimers,
   ) {
     this.opts = { ...GENERATION_END_DEFAULTS, ...opts };
   }

@@ -2,6 +2,7 @@ import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type WebSocket from 'ws';
 import type { ServiceConfig } from '../config.ts';
 import { ProtocolError, errorForStatus, redact, type ServiceError } from '../errors.ts';
+import { runTimers } from '../run-time.ts';
 import { checkOutputFormat, checkSpeed, checkStability, inRange, required } from '../validate.ts';
 import { EventChannel } from './channel.ts';
 import { classifyClose, type CloseInfo } from './close-codes.ts';
@@ -230,8 +231,9 @@ export class TtsSocket {
     if (!this.isOpen) return;
     const closed = new Promise<void>((resolve) => this.ws.once('close', () => resolve()));
     this.ws.send(JSON.stringify({ type: 'closeConnection' }));
-    const timer = setTimeout(() => this.ws.terminate(), timeoutMs);
+    // Run time, as the other watchdogs (src/service/run-time.ts).
+    const timer = runTimers.set(() => this.ws.terminate(), timeoutMs);
     await closed;
-    clearTimeout(timer);
+    runTimers.clear(timer);
   }
 }
