@@ -1,3 +1,5 @@
+import { runTimers, type Timers } from '../run-time.ts';
+
 /**
  * Where one flushed generation's audio ends on the TTS socket. The spec's end marker is an
  * `isFinal` message, but the live socket has been seen setting `isFinal` on intermediate
@@ -11,8 +13,6 @@
  * the socket's are run-time timers (a stall of this process is not a quiet gap or a stall of
  * the service's audio: the audio may be waiting unread).
  */
-import { runTimers, type Timers } from '../run-time.ts';
-
 export type GenerationEndRule =
   /** Quiet gap until the server has shown an empty end marker after audio, then that marker. */
   | 'learn'
