@@ -71,7 +71,9 @@ function release(src: Src): void {
   // The setter frees the converter's state and builds a new one at the same settings.
   src.inputSampleRate = src.inputSampleRate;
   const key = `${src.inputSampleRate}>${src.outputSampleRate}`;
-  idle.set(key, [...(idle.get(key) ?? []), src]);
+  const kept = idle.get(key);
+  if (kept) kept.push(src);
+  else idle.set(key, [src]);
   if (++idleCount <= IDLE_MAX) return;
   // Over the limit: the first kept of the fullest rates goes (its module's memory with it).
   const [, fullest] = [...idle].reduce((a, b) => (b[1].length > a[1].length ? b : a));

@@ -112,7 +112,12 @@ export class CallSlots {
   /** Pushes the leases of these dials' slots (any campaigns); returns how many were still held. */
   async keep(dialIds: Iterable<string>): Promise<number> {
     const byCampaign = new Map<string, string[]>();
-    for (const d of dialIds) byCampaign.set(campaignOfDial(d), [...(byCampaign.get(campaignOfDial(d)) ?? []), d]);
+    for (const d of dialIds) {
+      const id = campaignOfDial(d);
+      const dials = byCampaign.get(id);
+      if (dials) dials.push(d);
+      else byCampaign.set(id, [d]);
+    }
     let kept = 0;
     for (const [id, dials] of byCampaign) kept += (await this.redis.eval(KEEP, 1, this.key(id), this.now(), this.o.leaseMs, ...dials)) as number;
     return kept;
