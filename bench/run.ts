@@ -25,6 +25,8 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   resample: async () => (await import('./resample-cost.ts')).resampleCost,
   peer: async () => (await import('./peer.ts')).peer,
   'peer-run': async () => (await import('./peer.ts')).peerRun,
+  'ws-frames': async () => (await import('./ws-frames.ts')).wsFrames,
+  'ws-frames-run': async () => (await import('./ws-frames.ts')).wsFramesRun,
 };
 const SCRIPTS = ['normalize', 'recognizer', 'call'];
 

@@ -86,3 +86,14 @@ test('npm run bench -- latency ends with its JSON figures, held delays included'
   assert.equal(typeof last.slowest[0].worst.name, 'string');
   assert.ok(last.slowest[0].addedMs >= last.added.p50 - 0.1, 'the slowest turn is at least the median');
 });
+
+test('npm run bench -- ws-frames measures both maskings, and ws finds the native one installed', async () => {
+  const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', run, 'ws-frames', '--quick', 'messages=500'], { timeout: 240_000 });
+  const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
+  // bufferutil is an optional dependency of the package: a plain install has it.
+  assert.equal(last.bufferutil, true);
+  for (const k of ['nativeUs', 'jsUs']) assert.ok(last[k] > 0, `${k} measured`);
+  assert.match(stdout, /JavaScript masking \(WS_NO_BUFFER_UTIL=1\)/);
+  assert.match(stdout, /load \d/);
+});

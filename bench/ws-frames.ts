@@ -1,0 +1,95 @@
+/**
+ * `npm run bench -- ws-frames [size=1920] [messages=20000] [passes=5]`: what one WebSocket message
+ * costs in CPU on loopback, sent by a client (masked, as every client frame is) and received by a
+ * server (unmasked) in one process, with ws's native masking (the optional `bufferutil` package)
+ * and without it (`WS_NO_BUFFER_UTIL=1`, ws's own JavaScript loop). 1,920 bytes is one /listen
+ * uplink batch (60 ms of 16 kHz audio); a Twilio media message is about 350. Each variant runs in a
+ * child process of its own, alternated, best of `passes` (the least disturbed by other work).
+ */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { WebSocket, WebSocketServer } from 'ws';
+import { loadNote } from './conditions.ts';
+import { table, type BenchArgs } from './harness.ts';
+
+interface RunResult {
+  native: boolean;
+  usPerMessage: number;
+}
+
+const named = (rest: string[]) => Object.fromEntries(rest.filter((a) => a.includes('=')).map((a) => a.split('=') as [string, string]));
+
+/** True when ws can load `bufferutil` in this process (installed, and not turned off). */
+function nativeMasking(): boolean {
+  if (process.env.WS_NO_BUFFER_UTIL) return false;
+  try {
+    createRequire(import.meta.url).resolve('bufferutil');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One variant, in the current process: `messages` binary messages of `size` bytes, client to server. */
+export async function wsFramesRun({ rest }: BenchArgs): Promise<Record<string, unknown>> {
+  const o = named(rest);
+  const size = Number(o.size ?? 1920);
+  const messages = Number(o.messages ?? 20000);
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise((r) => wss.once('listening', r));
+  let received = 0;
+  let allIn = () => {};
+  wss.on('connection', (s) => s.on('message', () => ++received === messages && allIn()));
+  const ws = new WebSocket(`ws://127.0.0.1:${(wss.address() as { port: number }).port}`);
+  await new Promise((r) => ws.once('open', r));
+  const frame = Buffer.alloc(size, 7);
+  const done = new Promise<void>((r) => (allIn = r));
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < messages; i++) {
+    ws.send(frame);
+    // Let the socket drain now and then, as calls' 20 ms ticks would.
+    if (i % 200 === 199) await new Promise((r) => setImmediate(r));
+  }
+  await done;
+  const cpu = process.cpuUsage(cpu0);
+  ws.terminate();
+  wss.close();
+  const result: RunResult = { native: nativeMasking(), usPerMessage: Math.round(((cpu.user + cpu.system) / messages) * 100) / 100 };
+  return { ...result };
+}
+
+function runChild(native: boolean, rest: string[]): Promise<RunResult> {
+  const run = new URL('./run.ts', import.meta.url).pathname;
+  const env = { ...process.env };
+  if (native) delete env.WS_NO_BUFFER_UTIL;
+  else env.WS_NO_BUFFER_UTIL = '1';
+  const child = spawn(process.execPath, [...process.execArgv, run, 'ws-frames-run', ...rest], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) =>
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as RunResult) : reject(new Error(`ws-frames run exited ${code}`)))),
+  );
+}
+
+/** The bench: both variants alternated, best pass of each, and the saving per message. */
+export async function wsFrames({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
+  const o = named(rest);
+  const passes = Number(o.passes ?? (quick ? 2 : 5));
+  const args = [`size=${o.size ?? 1920}`, `messages=${o.messages ?? (quick ? 2000 : 20000)}`];
+  const before = loadNote();
+  let native: RunResult | undefined;
+  let js: RunResult | undefined;
+  for (let p = 0; p < passes; p++) {
+    const n = await runChild(true, args);
+    const j = await runChild(false, args);
+    if (!native || n.usPerMessage < native.usPerMessage) native = n;
+    if (!js || j.usPerMessage < js.usPerMessage) js = j;
+  }
+  const conditions = `${before} → ${loadNote()}, ${passes} passes alternated, best of each, each pass a fresh process`;
+  table(`one WebSocket message of ${args[0]!.slice(5)} bytes, client send + server receive, CPU µs`, [
+    [native!.native ? 'native masking (bufferutil)' : 'native masking: bufferutil NOT installed', native!.usPerMessage, 'µs'],
+    ['JavaScript masking (WS_NO_BUFFER_UTIL=1)', js!.usPerMessage, 'µs'],
+  ]);
+  console.log(conditions);
+  return { bufferutil: native!.native, nativeUs: native!.usPerMessage, jsUs: js!.usPerMessage, conditions };
+}
