@@ -6,6 +6,7 @@
  * its callbacks or running its session, the worker recovering it. Whoever learns its final
  * outcome frees it. The lease's expiry is only the safety net for a call nobody knows of.
  */
+import { LeaseSets, type LeaseRedis, type LeaseTake } from '../cluster/lease-set.ts';
 
 /** Defaults of the campaign slots, in one place. */
 export const CALL_SLOTS_DEFAULTS = {
@@ -21,48 +22,6 @@ export const CALL_SLOTS_DEFAULTS = {
   maxKeepMs: 4 * 3600_000,
 } as const;
 
-// `now`: ARGV[1] when the caller runs a clock of its own (tests), else Redis's own clock (instances' clocks may differ).
-// The set's own expiry is only ever pushed later: a holder with a shorter lease never cuts another's.
-const NOW = `
-local now = tonumber(ARGV[1])
-if now < 0 then local t = redis.call('TIME'); now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-`;
-
-/** 1: taken; 2: this dial holds a slot already (lease pushed); 0: the campaign is at its limit. */
-const TAKE = `${NOW}
-local lease, limit = tonumber(ARGV[2]), tonumber(ARGV[3])
-if redis.call('ZSCORE', KEYS[1], ARGV[4]) then
-  redis.call('ZADD', KEYS[1], now + lease, ARGV[4])
-  return 2
-end
-if redis.call('ZCARD', KEYS[1]) >= limit then return 0 end
-redis.call('ZADD', KEYS[1], now + lease, ARGV[4])
-if redis.call('PTTL', KEYS[1]) < lease * 2 then redis.call('PEXPIRE', KEYS[1], lease * 2) end
-return 1
-`;
-
-/** Pushes the leases of the dials still holding a slot; a freed (or expired) one is never brought back. */
-const KEEP = `${NOW}
-local lease = tonumber(ARGV[2])
-local kept = 0
-for i = 3, #ARGV do kept = kept + redis.call('ZADD', KEYS[1], 'XX', 'CH', now + lease, ARGV[i]) end
-if kept > 0 and redis.call('PTTL', KEYS[1]) < lease * 2 then redis.call('PEXPIRE', KEYS[1], lease * 2) end
-return kept
-`;
-
-/** The slot of a call found live (a recovered dial), taken back whatever the limit: the call is live, so it counts. */
-const RECLAIM = `${NOW}
-local lease = tonumber(ARGV[2])
-redis.call('ZADD', KEYS[1], now + lease, ARGV[3])
-if redis.call('PTTL', KEYS[1]) < lease * 2 then redis.call('PEXPIRE', KEYS[1], lease * 2) end
-return redis.call('ZCARD', KEYS[1])
-`;
-
-const USED = `${NOW}
-return redis.call('ZCARD', KEYS[1])
-`;
-
 /** The campaign a dial id belongs to (campaign ids have no `:`). */
 export const campaignOfDial = (dialId: string) => dialId.split(':')[0]!;
 
@@ -70,43 +29,34 @@ export const campaignOfDial = (dialId: string) => dialId.split(':')[0]!;
 export const isDialId = (reference: string) => /^[\w-]{1,64}:\d+:\d+$/.test(reference);
 
 /** How `take` went: a new slot, the slot this dial already held, or none (the campaign is at its limit). */
-export type SlotTake = 'taken' | 'held' | 'full';
+export type SlotTake = LeaseTake;
 
 /** The Redis commands the slots use (an ioredis client fits); structural, so the telephony entry needs no ioredis types. */
-export interface SlotsRedis {
-  /** EVAL script numkeys key… arg…. */
-  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
-  /** ZREM key member. */
-  zrem(key: string, member: string): Promise<unknown>;
-}
+export type SlotsRedis = LeaseRedis;
 
 /** The campaigns' slots in Redis, one per live call, by dial id. */
 export class CallSlots {
-  private readonly o: { prefix: string; leaseMs: number; now?: () => number };
+  private readonly prefix: string;
+  private readonly sets: LeaseSets;
 
-  constructor(
-    private readonly redis: SlotsRedis,
-    o: { prefix?: string; leaseMs?: number; /** A clock of the caller's (tests): default Redis's own. */ now?: () => number } = {},
-  ) {
-    this.o = { prefix: o.prefix ?? CALL_SLOTS_DEFAULTS.prefix, leaseMs: o.leaseMs ?? CALL_SLOTS_DEFAULTS.leaseMs, ...(o.now ? { now: o.now } : {}) };
+  constructor(redis: SlotsRedis, o: { prefix?: string; leaseMs?: number; /** A clock of the caller's (tests): default Redis's own. */ now?: () => number } = {}) {
+    this.prefix = o.prefix ?? CALL_SLOTS_DEFAULTS.prefix;
+    this.sets = new LeaseSets(redis, { leaseMs: o.leaseMs ?? CALL_SLOTS_DEFAULTS.leaseMs, ...(o.now ? { now: o.now } : {}) });
   }
 
   /** The lease time of these slots. */
   get leaseMs(): number {
-    return this.o.leaseMs;
+    return this.sets.leaseMs;
   }
 
   /** The set holding campaign `id`'s slots. */
   key(campaignId: string): string {
-    return `${this.o.prefix}:campaign:${campaignId}:slots`;
+    return `${this.prefix}:campaign:${campaignId}:slots`;
   }
 
-  private now = () => (this.o.now ? Math.round(this.o.now()) : -1);
-
   /** Takes a slot for the dial when fewer than `limit` of the campaign's calls hold one. */
-  async take(dialId: string, limit: number): Promise<SlotTake> {
-    const r = (await this.redis.eval(TAKE, 1, this.key(campaignOfDial(dialId)), this.now(), this.o.leaseMs, limit, dialId)) as number;
-    return r === 1 ? 'taken' : r === 2 ? 'held' : 'full';
+  take(dialId: string, limit: number): Promise<SlotTake> {
+    return this.sets.take(this.key(campaignOfDial(dialId)), limit, [dialId]);
   }
 
   /** Pushes the leases of these dials' slots (any campaigns); returns how many were still held. */
@@ -119,23 +69,23 @@ export class CallSlots {
       else byCampaign.set(id, [d]);
     }
     let kept = 0;
-    for (const [id, dials] of byCampaign) kept += (await this.redis.eval(KEEP, 1, this.key(id), this.now(), this.o.leaseMs, ...dials)) as number;
+    for (const [id, dials] of byCampaign) kept += await this.sets.keep(this.key(id), dials);
     return kept;
   }
 
   /** Takes the dial's slot back whatever the limit (its call is live: a recovered dial); returns the campaign's slots in use. */
-  async reclaim(dialId: string): Promise<number> {
-    return (await this.redis.eval(RECLAIM, 1, this.key(campaignOfDial(dialId)), this.now(), this.o.leaseMs, dialId)) as number;
+  reclaim(dialId: string): Promise<number> {
+    return this.sets.reclaim(this.key(campaignOfDial(dialId)), [dialId]);
   }
 
   /** Frees the dial's slot: its call's final outcome is known. */
-  async free(dialId: string): Promise<void> {
-    await this.redis.zrem(this.key(campaignOfDial(dialId)), dialId);
+  free(dialId: string): Promise<void> {
+    return this.sets.free(this.key(campaignOfDial(dialId)), [dialId]);
   }
 
   /** The campaign's calls holding a slot now (expired leases not counted). */
-  async used(campaignId: string): Promise<number> {
-    return (await this.redis.eval(USED, 1, this.key(campaignId), this.now())) as number;
+  used(campaignId: string): Promise<number> {
+    return this.sets.used(this.key(campaignId));
   }
 }
 

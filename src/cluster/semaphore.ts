@@ -1,42 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { LeaseSets } from './lease-set.ts';
 
-/**
- * The cluster-wide budget of one service key: a sorted set of leases in Redis, each member one
- * session slot, scored by its expiry on Redis's own clock (instances' clocks may differ). Taking
- * slots drops expired leases first, so the slots of an instance that died come back after one
- * lease time. A Lua script makes "count, then add" atomic; hand-written because the semaphore
- * libraries on npm take one slot at a time and keep their own client-side clocks.
- */
-const ACQUIRE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local limit, weight, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local used = redis.call('ZCARD', KEYS[1])
-if used + weight > limit then return {0, used} end
-for i = 1, weight do redis.call('ZADD', KEYS[1], now + lease, ARGV[4] .. '#' .. i) end
-redis.call('PEXPIRE', KEYS[1], lease * 2)
-return {1, used + weight}
-`;
-
-/** Pushes the expiry of the members still held; returns how many were still there. */
-const RENEW = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local lease = tonumber(ARGV[1])
-local kept = 0
-for i = 2, #ARGV do kept = kept + redis.call('ZADD', KEYS[1], 'XX', 'CH', now + lease, ARGV[i]) end
-if kept > 0 then redis.call('PEXPIRE', KEYS[1], lease * 2) end
-return kept
-`;
-
-const USED = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-return redis.call('ZCARD', KEYS[1])
-`;
+// The cluster-wide budget of one service key: a lease set (./lease-set.ts), each member one
+// session slot, so the slots of an instance that died come back after one lease time.
 
 /** Slots held for one call (or the busy line's one synthesis); give them back with `release`. */
 export interface Lease {
@@ -64,7 +31,11 @@ export class RedisSemaphore {
   private readonly held = new Map<string, Lease>();
   private readonly released = new Set<() => void>();
 
-  constructor(private readonly o: SemaphoreOptions) {}
+  private readonly sets: LeaseSets;
+
+  constructor(private readonly o: SemaphoreOptions) {
+    this.sets = new LeaseSets(o.redis, { leaseMs: o.leaseMs });
+  }
 
   get limit(): number {
     return this.o.limit;
@@ -78,15 +49,14 @@ export class RedisSemaphore {
   /** Takes `weight` slots if they are free now; undefined when the budget is spent. */
   async tryAcquire(weight: number): Promise<Lease | undefined> {
     const id = `${this.o.holder}:${randomUUID()}`;
-    const [ok] = (await this.o.redis.eval(ACQUIRE, 1, this.o.key, this.o.limit, weight, this.o.leaseMs, id)) as [number, number];
-    if (!ok) return undefined;
+    if ((await this.sets.take(this.o.key, this.o.limit, members(id, weight))) !== 'taken') return undefined;
     const lease: Lease = {
       id,
       weight,
       release: async () => {
         if (!this.held.delete(id)) return;
         try {
-          await this.o.redis.zrem(this.o.key, ...members(id, weight));
+          await this.sets.free(this.o.key, members(id, weight));
         } finally {
           for (const r of this.released) r();
         }
@@ -107,7 +77,7 @@ export class RedisSemaphore {
     const all = [...this.held.values()];
     if (all.length === 0) return;
     for (const lease of all) {
-      const kept = (await this.o.redis.eval(RENEW, 1, this.o.key, this.o.leaseMs, ...members(lease.id, lease.weight))) as number;
+      const kept = await this.sets.keep(this.o.key, members(lease.id, lease.weight));
       // Reported once: the call goes on (cutting it would be worse), outside the budget.
       if (kept < lease.weight && this.held.delete(lease.id)) this.o.onLost?.(lease);
     }
@@ -115,7 +85,7 @@ export class RedisSemaphore {
 
   /** Slots taken across the cluster now (expired leases not counted). */
   async used(): Promise<number> {
-    return (await this.o.redis.eval(USED, 1, this.o.key)) as number;
+    return this.sets.used(this.o.key);
   }
 
   /** Gives back every lease this instance still holds (draining, shutting down). */
