@@ -15,7 +15,12 @@ export { parseKeysFile } from './keys.ts';
 
 /** Options of `startSandbox`: address, keys, phrasebook and optional engines. */
 export interface SandboxOptions {
+  /**
+   * Port of the global region. Default 0: a free one (read it from `url`), so an embedded sandbox
+   * never collides with another program; `hiwar sandbox` listens on 8787 by default.
+   */
   port?: number;
+  /** Address to listen on (default 127.0.0.1: this machine only). */
   host?: string;
   /** Keys accepted; default: one global key with plenty of credits. */
   keys?: KeySpec[];
@@ -114,7 +119,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   };
   let port: number;
   try {
-    port = await listen(make(), opts.port ?? 8787, host);
+    port = await listen(make(), opts.port ?? 0, host);
     if (opts.uaePort !== undefined) await listen(make('uae'), opts.uaePort, host);
     state.fileBase = `http://${host}:${port}/files`;
     for (const v of state.voices.values()) v.record.sample_url = `${state.fileBase}/voices/${v.record.voice_id}.wav`;
