@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { Deadline } from './deadline.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
@@ -9,7 +10,11 @@ export interface Finished {
   stderr: string;
 }
 
-/** Any command in a child process, from `cwd`, with what it printed (rejects after `timeoutMs`). */
+/**
+ * Any command in a child process, from `cwd`, with what it printed. Rejects once it has run
+ * `timeoutMs` of the time the machine could give it (a load-scaled `Deadline`: a starved command
+ * is slow, not stuck), killed.
+ */
 export function runCommand(command: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Finished> {
   const timeoutMs = opts.timeoutMs ?? 60_000;
   return new Promise((resolve, reject) => {
@@ -18,13 +23,17 @@ export function runCommand(command: string, args: string[], opts: { cwd: string;
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => {
+    const deadline = new Deadline(timeoutMs);
+    const started = Date.now();
+    const timer = setInterval(() => {
+      if (!deadline.expired) return;
+      clearInterval(timer);
       child.kill('SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} still running after ${timeoutMs} ms\n${stdout}\n${stderr}`));
-    }, timeoutMs);
-    child.on('error', (err) => (clearTimeout(timer), reject(err)));
+      reject(new Error(`${command} ${args.join(' ')} still running after ${timeoutMs} ms of the machine's time (${Date.now() - started} ms of wall time)\n${stdout}\n${stderr}`));
+    }, Math.min(1000, timeoutMs));
+    child.on('error', (err) => (clearInterval(timer), reject(err)));
     child.on('close', (code) => {
-      clearTimeout(timer);
+      clearInterval(timer);
       resolve({ code, stdout, stderr });
     });
   });
