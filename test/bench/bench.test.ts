@@ -48,7 +48,7 @@ test('the fake /listen finalizes after speech then silence, reporting its hold',
 test('the fake /listen hears speech 20 ms at a time: quiet audio sent with the first speech frame in one message does not hide it', async () => {
   // hiwar's uplink sends the start of speech at once with the quiet audio gathered before it:
   // 60 ms of silence and 20 ms of speech in one message (at 8 kHz, 160 samples a frame).
-  const ws = new WebSocket(`${fake.baseUrl.replace('http', 'ws')}/listen?sample_rate=8000&hotwords=t2`);
+  const ws = new WebSocket(`${fake.baseUrl.replace('http', 'ws')}/listen?sample_rate=8000&hotwords=edge20`);
   const got = messages(ws);
   await new Promise((r) => ws.once('open', r));
   const msg = new Int16Array(640);
@@ -66,7 +66,7 @@ test('the fake /listen hears speech 20 ms at a time: quiet audio sent with the f
   assert.equal(final.words.at(-1)!.end, 0.1, 'the speech ended after its second frame (0.08–0.10 s)');
   ws.close();
   const holds = await fake.holds();
-  assert.deepEqual(holds.t2!.map((h) => h.kind), ['speech', 'stt']);
+  assert.deepEqual(holds.edge20!.map((h) => h.kind), ['speech', 'stt']);
 });
 
 test('the fake TTS socket, REST TTS and chat report their holds', async () => {
