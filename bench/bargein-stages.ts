@@ -76,7 +76,9 @@ export class BargeStageRecorder {
       const a = firstAfter(this.loudAt.get(b.call), b.sentAt - 1);
       const p = a === undefined ? undefined : firstAfter(this.pausedAt.get(b.call), a);
       const speech = (holds[b.call] ?? []).filter((h) => h.kind === 'speech').map((h) => ({ sent: h.at - fakeClockOffset, arrived: h.at - h.heldMs - fakeClockOffset }));
-      const f = a === undefined ? undefined : speech.find((h) => h.arrived >= a - 1);
+      // The fake's SpeechStarted for this speech: read after the frame reached the session, sent
+      // before the pause (a later one belongs to a later turn: this speech was heard otherwise).
+      const f = a === undefined || p === undefined ? undefined : speech.find((h) => h.arrived >= a - 1 && h.sent <= p + 1);
       if (a === undefined || p === undefined || p - a > 2000 || (vad === 'service' && f === undefined)) {
         unmatched++;
         continue;
