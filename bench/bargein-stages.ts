@@ -78,7 +78,8 @@ export class BargeStageRecorder {
       const speech = (holds[b.call] ?? []).filter((h) => h.kind === 'speech').map((h) => ({ sent: h.at - fakeClockOffset, arrived: h.at - h.heldMs - fakeClockOffset }));
       // The fake's SpeechStarted for this speech: read after the frame reached the session, sent
       // before the pause (a later one belongs to a later turn: this speech was heard otherwise).
-      const f = a === undefined || p === undefined ? undefined : speech.find((h) => h.arrived >= a - 1 && h.sent <= p + 1);
+      // With the energy detector the pause does not wait for it: no service stages then.
+      const f = a === undefined || p === undefined || vad === 'energy' ? undefined : speech.find((h) => h.arrived >= a - 1 && h.sent <= p + 1);
       if (a === undefined || p === undefined || p - a > 2000 || (vad === 'service' && f === undefined)) {
         unmatched++;
         continue;
