@@ -8,6 +8,8 @@
  *   speech frame) to the last agent media message that reached the caller's socket before the
  *   server's `clear`: what the caller's platform received of the reply after the caller spoke
  *   (its own playout buffer aside).
+ *   Below it, where each barge-in's milliseconds went, stage by stage (bench/bargein-stages.ts),
+ *   with the server's loop delay and collections over the window.
  *
  * Usage: npm run bench -- bargein [--quick] [calls=100] [transport=both|local|twilio] [seconds=30] [vad=service|energy] [vadMs=40]
  * (`vad=energy`: the agent's `interruption.localVad: 'energy'`, speech start heard in hiwar's
