@@ -8,6 +8,8 @@
  *   speech frame) to the last agent media message that reached the caller's socket before the
  *   server's `clear`: what the caller's platform received of the reply after the caller spoke
  *   (its own playout buffer aside).
+ *   Below it, where each barge-in's milliseconds went, stage by stage (bench/bargein-stages.ts),
+ *   with the server's loop delay and collections over the window.
  *
  * Usage: npm run bench -- bargein [--quick] [calls=100] [transport=both|local|twilio] [seconds=30] [vad=service|energy] [vadMs=40]
  * (`vad=energy`: the agent's `interruption.localVad: 'energy'`, speech start heard in hiwar's
@@ -21,6 +23,7 @@ import { benchOptions, FrameClock, pcts, round, startCall, table, type BenchAgen
 import { conditions } from './conditions.ts';
 import { ENERGY_VAD_DEFAULTS } from '../src/pipeline/energy-vad.ts';
 import { telephonyRig } from './telephony-density.ts';
+import { BargeStageRecorder, stageRows } from './bargein-stages.ts';
 
 export const BARGEIN_TARGETS = { decisionToInterruptP99: 20, speechToLastAudioOnWireP99: 30, atCalls: 100 };
 
@@ -40,15 +43,20 @@ async function bargeinTwilio(calls: number, seconds: number, agent: BenchAgentOp
   const conds = conditions();
   // Read by the caller process the rig forks (bench/telephony-callers.ts).
   process.env.HIWAR_BENCH_BARGE_IN = '300,1500';
-  const rig = await telephonyRig(fake, agent, 4);
+  const stamps = new BargeStageRecorder();
+  const rig = await telephonyRig(fake, agent, 4, undefined, stamps);
   try {
     await rig.start(calls, 'tb');
+    stamps.start();
     await new Promise((r) => setTimeout(r, seconds * 1000));
     const st = await rig.stats();
+    stamps.stop();
     await rig.stop();
+    const vad = agent.localVad ?? 'service';
+    const stages = stamps.explain(st.bargeIns, await fake.holds(), fake.clockOffset, vad);
     const res = {
       transport: 'twilio',
-      vad: agent.localVad ?? 'service',
+      vad,
       vadMinSpeechMs: agent.localVad ? (agent.localVadMinSpeechMs ?? ENERGY_VAD_DEFAULTS.minSpeechMs) : null,
       seconds,
       conditions: conds.end(),
@@ -57,12 +65,17 @@ async function bargeinTwilio(calls: number, seconds: number, agent: BenchAgentOp
       speechToLastAudioOnWireMs: pcts(st.bargeInToLastAudioMs),
       lateAgentFrames: st.lateAgentFrames,
       callerLoopP99Ms: round(st.loopP99Ms, 1),
+      stages,
     };
     const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
     table(`bargein over the Twilio route (speech start from ${res.vad === 'energy' ? `hiwar's energy detector after ${res.vadMinSpeechMs} ms of loud audio, and the service` : "the service's SpeechStarted"}): ${res.bargeIns} barge-ins in ${calls} concurrent calls over ${seconds} s (p50 / p95 / p99, ms); load ${res.conditions.loadBefore} → ${res.conditions.loadAfter}, run-queue wait ${res.conditions.runQueueWaitMs ?? '–'} ms`, [
       ['speech start → last agent audio on the wire', f(res.speechToLastAudioOnWireMs), `p99 ≤ ${BARGEIN_TARGETS.speechToLastAudioOnWireP99} at ${BARGEIN_TARGETS.atCalls} calls (includes the first speech frame's 20 ms capture)`],
       ['barge-ins without a clear within 2 s', res.notCleared, '0'],
       ['caller process loop delay p99, ms', res.callerLoopP99Ms, 'the far end: a stalled caller reads late'],
+    ]);
+    table(`where the milliseconds go (${stages.matched} barge-ins matched to the server's and the fake's stamps, ${stages.unmatched} not); server loop delay p50 / p99 / max ${stages.serverLoopDelayMs.p50} / ${stages.serverLoopDelayMs.p99} / ${stages.serverLoopDelayMs.max} ms; server collections ${stages.serverGc.n} (${stages.serverGc.scavenges} scavenges, ${stages.serverGc.ms} ms, longest ${stages.serverGc.maxMs} ms)`, [
+      ['stage (ms)', 'p50 / p95 / p99', 'slowest 5 %: mean'],
+      ...stageRows(stages),
     ]);
     return res;
   } finally {

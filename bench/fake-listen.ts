@@ -1,6 +1,6 @@
 /**
- * The fake service's `/listen` (see fake-service.ts): end of speech found by energy (a frame
- * whose mean absolute sample is above `SPEECH_LEVEL` is speech); SpeechStarted when speech
+ * The fake service's `/listen` (see fake-service.ts): end of speech found by energy (a 20 ms
+ * piece of a message whose mean absolute sample is above `SPEECH_LEVEL` is speech); SpeechStarted when speech
  * starts, an interim every 200 ms of speech, and the final (is_final + speech_final, then
  * UtteranceEnd) `sttMs` after the first silent audio after speech arrived.
  */
@@ -20,6 +20,8 @@ const epochNow = () => performance.timeOrigin + performance.now();
 export function fakeListen(ws: WebSocket, q: URLSearchParams, d: FakeDelays, record: RecordHold): void {
   const call = q.get('hotwords')?.split(',')[0] ?? '';
   const rate = Number(q.get('sample_rate') ?? 16000);
+  /** Samples in 20 ms: the piece whose level decides speech. */
+  const piece = Math.max(1, Math.round(rate / 50));
   const send = (m: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
   let samples = 0;
   let speechStart: number | undefined;
@@ -43,41 +45,50 @@ export function fakeListen(ws: WebSocket, q: URLSearchParams, d: FakeDelays, rec
     // (it crashed the fake at load 28): a view needs two-byte alignment, else a copy.
     const buf = (data as Buffer).byteOffset % 2 ? Buffer.from(data as Buffer) : (data as Buffer);
     const pcm = new Int16Array(buf.buffer, buf.byteOffset, buf.byteLength >> 1);
-    // Energy on every 4th sample: enough to tell a tone from silence, and nearly free.
-    let sum = 0;
-    for (let i = 0; i < pcm.length; i += 4) sum += Math.abs(pcm[i]!);
-    const loud = pcm.length > 0 && sum / Math.ceil(pcm.length / 4) > SPEECH_LEVEL;
-    const t0 = samples / rate;
-    samples += pcm.length;
-    const t1 = samples / rate;
-    if (loud) {
-      if (speechStart === undefined) {
-        speechStart = t0;
-        lastInterim = t0;
-        send({ type: 'SpeechStarted', channel: 0, ts: t0 });
-        record(call, 'speech', 0, epochNow());
+    // Judged 20 ms at a time, as a streaming recognizer's own VAD hears the stream, whatever the
+    // message size: hiwar's uplink sends the start of speech at once together with the quiet audio
+    // gathered before it (up to 80 ms), and judging such a message as one piece heard the speech
+    // only in the next message, 100 ms later (about half the barge-ins in the Twilio bench).
+    for (let off = 0; off < pcm.length; off += piece) {
+      const end = Math.min(pcm.length, off + piece);
+      // Energy on every 4th sample: enough to tell a tone from silence, and nearly free.
+      let sum = 0;
+      let n = 0;
+      for (let i = off; i < end; i += 4, n++) sum += Math.abs(pcm[i]!);
+      const loud = n > 0 && sum / n > SPEECH_LEVEL;
+      const t0 = samples / rate;
+      samples += end - off;
+      const t1 = samples / rate;
+      if (loud) {
+        if (speechStart === undefined) {
+          speechStart = t0;
+          lastInterim = t0;
+          send({ type: 'SpeechStarted', channel: 0, ts: t0 });
+          // Held from the message's arrival: the fake's own reading of it.
+          record(call, 'speech', 0, arrived);
+        }
+        speechEnd = t1;
+        if (t1 - lastInterim >= 0.2) {
+          lastInterim = t1;
+          send({ type: 'Results', channel: 0, turn_id: turnId, transcript: FAKE_TRANSCRIPT.split(' ')[0], words: [{ word: 'أريد', start: speechStart, end: t1 }], is_final: false, speech_final: false, confidence: 0.9 });
+        }
+        continue;
       }
-      speechEnd = t1;
-      if (t1 - lastInterim >= 0.2) {
-        lastInterim = t1;
-        send({ type: 'Results', channel: 0, turn_id: turnId, transcript: FAKE_TRANSCRIPT.split(' ')[0], words: [{ word: 'أريد', start: speechStart, end: t1 }], is_final: false, speech_final: false, confidence: 0.9 });
-      }
-      return;
+      if (speechStart === undefined) continue;
+      const start = speechStart;
+      const last = speechEnd;
+      const id = turnId++;
+      speechStart = undefined;
+      turns++;
+      const words = FAKE_TRANSCRIPT.split(' ').map((word, i, all) => ({
+        word, start: start + ((last - start) * i) / all.length, end: start + ((last - start) * (i + 1)) / all.length, confidence: 0.95,
+      }));
+      setTimeout(() => {
+        send({ type: 'Results', channel: 0, turn_id: id, transcript: FAKE_TRANSCRIPT, words, is_final: true, speech_final: true, confidence: 0.95, held_ms: epochNow() - arrived });
+        // Ended once the final is written (see `Hold`); UtteranceEnd follows it, off the turn's path.
+        record(call, 'stt', d.sttMs, arrived);
+        send({ type: 'UtteranceEnd', channel: 0, turn_id: id, last_word_end: last });
+      }, d.sttMs);
     }
-    if (speechStart === undefined) return;
-    const start = speechStart;
-    const end = speechEnd;
-    const id = turnId++;
-    speechStart = undefined;
-    turns++;
-    const words = FAKE_TRANSCRIPT.split(' ').map((word, i, all) => ({
-      word, start: start + ((end - start) * i) / all.length, end: start + ((end - start) * (i + 1)) / all.length, confidence: 0.95,
-    }));
-    setTimeout(() => {
-      send({ type: 'Results', channel: 0, turn_id: id, transcript: FAKE_TRANSCRIPT, words, is_final: true, speech_final: true, confidence: 0.95, held_ms: epochNow() - arrived });
-      // Ended once the final is written (see `Hold`); UtteranceEnd follows it, off the turn's path.
-      record(call, 'stt', d.sttMs, arrived);
-      send({ type: 'UtteranceEnd', channel: 0, turn_id: id, last_word_end: end });
-    }, d.sttMs);
   });
 }

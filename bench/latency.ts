@@ -16,7 +16,8 @@ import { benchOptions, type BenchAgentOptions, FRAME_MS, FrameClock, holdsPerTur
 import { performance } from 'node:perf_hooks';
 import { writeFileSync } from 'node:fs';
 import { spawnFakeService, type FakeServiceProcess } from './fake-service.ts';
-import { explainTurn, GcLog, slowest, type Span, type TurnTail } from './tail.ts';
+import { explainTurn, GcLog, meanSpans, slowest, type Span, type TurnTail } from './tail.ts';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { SentenceChunker } from '../src/text/chunker.ts';
 import { conditions } from './conditions.ts';
 import { STREAM_REPLY } from './fake-service.ts';
@@ -117,6 +118,9 @@ async function row(calls: number, turnsPerCall: number, { phases, warmup, stream
     const t0 = performance.now();
     const gc = new GcLog();
     gc.start();
+    // How long the loop was held (a timer due now ran this late): the busy loop's share of a tail.
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    loop.enable();
     const cpu0 = process.cpuUsage();
     const frames = new FrameClock(phases);
     const running = Array.from({ length: calls }, (_, i) =>
@@ -127,6 +131,7 @@ async function row(calls: number, turnsPerCall: number, { phases, warmup, stream
     // runs even on a loaded machine, where the timings are not.
     const cpu = process.cpuUsage(cpu0);
     gc.stop();
+    loop.disable();
     const tails: TurnTail[] = [];
     const holds = await fake.holds();
     const v2v: number[] = [];
@@ -232,6 +237,8 @@ async function row(calls: number, turnsPerCall: number, { phases, warmup, stream
       gc: { all: gc.total(), scavenge: gc.total('scavenge'), markCompact: gc.total('mark-compact'), longest: [...gc.entries].sort((a, b) => b.ms - a.ms).slice(0, 5).map((e) => ({ what: e.what, ms: round(e.ms, 2) })) },
       frameTicks: { ms: Math.round(frames.tickMs), long: frames.longTicks.length, maxMs: round(Math.max(0, ...frames.longTicks.map((t) => t.ms)), 2) },
       slowest: slowest(tails, 0.05),
+      loopDelayMs: { p50: round(loop.percentile(50) / 1e6, 2), p99: round(loop.percentile(99) / 1e6, 2), max: round(loop.max / 1e6, 2) },
+      spansMean: { all: meanSpans(tails), slowest5pc: meanSpans(slowest(tails, 0.05)) },
     };
     const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
     table(`latency: ${res.turns} turns in ${calls} concurrent calls, ${stream ? 'streamed reply (10–40 ms token gaps, tool call)' : 'whole reply after the first token (stream=0)'}, ${res.conditions.loadBefore} → ${res.conditions.loadAfter} load, run-queue wait ${res.conditions.runQueueWaitMs ?? '–'} ms${phases > 1 ? ` on ${phases} frame phases` : ', every frame in one tick (phases=1)'}, ${warm ? `after ${warm.turns} unmeasured turns of ${warm.calls} calls (warmup=)` : 'cold process (warmup=0)'}, fake delays stt ${delays.sttMs} llm ${delays.llmMs} tts ${delays.ttsMs} ms (p50 / p95 / p99, ms)`, [
@@ -260,7 +267,10 @@ async function row(calls: number, turnsPerCall: number, { phases, warmup, stream
       ['collections: mark-compact (n / ms / max)', `${res.gc.markCompact.n} / ${round(res.gc.markCompact.ms)} / ${round(res.gc.markCompact.maxMs, 2)}`, ''],
       ['collections: the longest (ms)', res.gc.longest.map((e) => `${e.what} ${e.ms}`).join(', '), ''],
       ['frame ticks: ms in all / ≥ 0.5 ms / max', `${res.frameTicks.ms} / ${res.frameTicks.long} / ${res.frameTicks.maxMs}`, 'the bench line\'s tick, every call\'s frame to /listen'],
+      ['event-loop delay p50 / p99 / max, ms', `${res.loopDelayMs.p50} / ${res.loopDelayMs.p99} / ${res.loopDelayMs.max}`, 'hiwar\'s process over the run (monitorEventLoopDelay)'],
     ]);
+    console.log('\nwhere the turns\' hiwar-side time went, mean ms per span: all turns → the slowest 5 %');
+    for (const [k, v] of Object.entries(res.spansMean.slowest5pc)) console.log(`  ${k}: ${res.spansMean.all[k] ?? '–'} → ${v}`);
     console.log(`\nthe slowest ${res.slowest.length} turns (5 %): what held hiwar's loop during the turn's own spans`);
     for (const t of res.slowest) {
       const gcs = Object.entries(t.gc).map(([k, v]) => `${k} ${round(v, 2)}`).join(', ') || 'none';

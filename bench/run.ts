@@ -21,6 +21,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   llm: async () => (await import('./llm-cost.ts')).llmCost,
   'webrtc-density': async () => (await import('./webrtc-density.ts')).webrtcDensity,
   amd: async () => (await import('./amd.ts')).amd,
+  'energy-vad': async () => (await import('./energy-vad-ab.ts')).energyVadAb,
   turns: async () => (await import('./turns.ts')).turns,
   resample: async () => (await import('./resample-cost.ts')).resampleCost,
   peer: async () => (await import('./peer.ts')).peer,

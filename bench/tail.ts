@@ -67,6 +67,8 @@ export interface TurnTail {
   addedMs: number;
   /** The turn's largest hiwar-side span. */
   worst: { name: string; ms: number };
+  /** Every hiwar-side span of the turn, ms (where a slow turn's time went, stage by stage). */
+  spans: Record<string, number>;
   /** Milliseconds of the turn's hiwar-side spans during which a collection ran, per kind. */
   gc: Record<string, number>;
   /** Same for long frame-clock ticks (the caller frames of every call pushed through to /listen). */
@@ -98,7 +100,21 @@ export function explainTurn(call: number, at: number, turn: number, addedMs: num
     busy.push({ what: b.what, at, ms: Math.round(b.ms * 100) / 100 });
   }
   busy.sort((a, b) => b.ms - a.ms);
-  return { call, at, turn, addedMs, worst: { name: worst.name, ms: Math.round(worst.ms * 100) / 100 }, gc, frameTickMs, busy: busy.slice(0, 4) };
+  const ms = Object.fromEntries(valid.map((s) => [s.name, Math.round((s.to - s.from) * 100) / 100]));
+  return { call, at, turn, addedMs, worst: { name: worst.name, ms: Math.round(worst.ms * 100) / 100 }, spans: ms, gc, frameTickMs, busy: busy.slice(0, 4) };
+}
+
+/** The mean of each span over `turns` (the slowest turns', or all turns'), ms. */
+export function meanSpans(turns: Pick<TurnTail, 'spans'>[]): Record<string, number> {
+  const sum: Record<string, { ms: number; n: number }> = {};
+  for (const t of turns) {
+    for (const [k, v] of Object.entries(t.spans)) {
+      const e = (sum[k] ??= { ms: 0, n: 0 });
+      e.ms += v;
+      e.n++;
+    }
+  }
+  return Object.fromEntries(Object.entries(sum).map(([k, e]) => [k, Math.round((e.ms / e.n) * 100) / 100]));
 }
 
 /** The slowest `share` of the turns (at least one), slowest first. */

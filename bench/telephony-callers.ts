@@ -81,6 +81,21 @@ export interface CallerStats {
    */
   bargeInToLastAudioMs: number[];
   bargeInsNotCleared: number;
+  /** Each cleared barge-in's moments on this process's clock (epoch ms), for the stage breakdown (bench/bargein-stages.ts). */
+  bargeIns: CallerBarge[];
+}
+
+/** One barge-in as the caller saw it (epoch ms). */
+export interface CallerBarge {
+  call: string;
+  /** Capture start of the first speech frame. */
+  speechStart: number;
+  /** When that frame was written to the socket (its capture ends 20 ms after `speechStart`). */
+  sentAt: number;
+  /** The last agent media message read before the clear. */
+  lastMedia: number;
+  /** When the clear was read. */
+  clearAt: number;
 }
 
 /** `HIWAR_BENCH_BARGE_IN=min,max` (set by the barge-in bench): when into each reply callers barge in. */
@@ -107,8 +122,9 @@ class TwilioCaller {
   closed = false;
   /** When to barge into the reply playing now, and the barge-in under way. */
   private bargeAt: number | undefined;
-  private barge: { speechStart: number; lastMedia: number } | undefined;
+  private barge: { speechStart: number; sentAt: number; lastMedia: number } | undefined;
   readonly bargeResults: number[] = [];
+  readonly bargeDetails: CallerBarge[] = [];
   bargeMissed = 0;
 
   constructor(
@@ -165,6 +181,7 @@ class TwilioCaller {
       if (this.barge) {
         // The wire only: what the platform had buffered before the clear is its own.
         this.bargeResults.push(Math.max(0, this.barge.lastMedia - this.barge.speechStart));
+        this.bargeDetails.push({ call: this.tag, speechStart: this.barge.speechStart, sentAt: this.barge.sentAt, lastMedia: this.barge.lastMedia, clearAt: now });
         this.barge = undefined;
       }
       this.playingUntil = now;
@@ -188,7 +205,7 @@ class TwilioCaller {
     if (this.bargeAt !== undefined && this.speakingLeft <= 0 && due >= this.bargeAt) {
       // Barge in: this frame is the first of the caller's speech, captured from due − 20 ms.
       this.bargeAt = undefined;
-      this.barge = { speechStart: due - FRAME_MS, lastMedia: due - FRAME_MS };
+      this.barge = { speechStart: due - FRAME_MS, sentAt: epochNow(), lastMedia: due - FRAME_MS };
       this.waitingReply = false;
       this.speakingLeft = this.speechMs;
     }
@@ -297,6 +314,7 @@ function stats(): CallerStats {
     loopMaxMs: loop.max / 1e6,
     bargeInToLastAudioMs: callers.flatMap((c) => c.bargeResults),
     bargeInsNotCleared: callers.reduce((n, c) => n + c.bargeMissed, 0),
+    bargeIns: callers.flatMap((c) => c.bargeDetails),
   };
 }
 

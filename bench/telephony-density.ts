@@ -15,6 +15,7 @@ import { ServiceClient } from '../src/service/client.ts';
 import { AgentSession } from '../src/session/agent-session.ts';
 import { createLogger } from '../src/session/logger.ts';
 import type { Transport } from '../src/transport/types.ts';
+import type { AudioFrame } from '../src/audio/frame.ts';
 import { telephonyPlugin } from '../transports/telephony/index.ts';
 import type { FakeServiceProcess } from './fake-service.ts';
 import { benchAgent, perfClock, type BenchAgentOptions } from './harness.ts';
@@ -25,12 +26,17 @@ export class ArrivalCounter {
   frames = 0;
   late = 0;
 
+  /** Also sees each call's frames (the barge-in bench's stage stamps); off in the density benches. */
+  constructor(private readonly onFrame?: (call: string, f: AudioFrame) => void) {}
+
   /** The transport, with its caller audio counted on the way to the session. */
   watch(t: Transport): Transport {
     const t0 = Number(t.call.parameters?.t0);
     let k = 0;
+    const call = t.call.callId;
     const audio$ = t.audio$.pipe(
-      tap(() => {
+      tap((f) => {
+        this.onFrame?.(call, f);
         const due = t0 + FRAME_MS * ++k;
         this.frames++;
         if (epochNow() - due > LATE_MS) this.late++;
@@ -78,8 +84,14 @@ const ask = <T>(child: ChildProcess, msg: object, reply: string) =>
     child.send(msg);
   });
 
-export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>, agentOpts: BenchAgentOptions = {}, phases = 1, sendEveryMs?: number): Promise<TelephonyRig> {
-  const arrivals = new ArrivalCounter();
+/** What a bench may watch in the in-process rig: each call's frames on their way in, each session. */
+export interface RigWatch {
+  frame(call: string, f: AudioFrame): void;
+  session(call: string, s: AgentSession): void;
+}
+
+export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>, agentOpts: BenchAgentOptions = {}, phases = 1, sendEveryMs?: number, watch?: RigWatch): Promise<TelephonyRig> {
+  const arrivals = new ArrivalCounter(watch && ((call, f) => watch.frame(call, f)));
   const logger = createLogger('silent');
   const server = new AgentServer({
     port: 0,
@@ -88,7 +100,7 @@ export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'l
     metrics: false,
     sessions: (transport) => {
       const tag = transport.call.callId;
-      return new AgentSession({
+      const session = new AgentSession({
         client: new ServiceClient({ apiKey: 'bench-key', baseUrl: fake.baseUrl }),
         transport: arrivals.watch(transport),
         agent: benchAgent(tag, agentOpts),
@@ -96,6 +108,8 @@ export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'l
         logger,
         clock: perfClock,
       });
+      watch?.session(tag, session);
+      return session;
     },
   });
   server.use(telephonyPlugin(server.host, { tokens: new CallTokens({ secret: 'bench' }), open: true, logger, media: { clock: perfClock, sendEveryMs } }));

@@ -308,9 +308,11 @@ export class AgentSession implements SessionControl {
     this.subs.add(
       transport.audio$.subscribe(
         callerAudio(this.transportHost, (f) => {
+          // The local detector first: a frame that starts speech pauses the agent (the platform's
+          // clear written) before the same frame's uplink write and answer detection.
+          this.localVad?.push(f);
           this.amd?.push(f);
           this.stt.push(f);
-          this.localVad?.push(f);
         }),
       ),
     );

@@ -45,6 +45,30 @@ test('the fake /listen finalizes after speech then silence, reporting its hold',
   assert.deepEqual(holds.t1!.map((h) => h.kind), ['speech', 'stt']);
 });
 
+test('the fake /listen hears speech 20 ms at a time: quiet audio sent with the first speech frame in one message does not hide it', async () => {
+  // hiwar's uplink sends the start of speech at once with the quiet audio gathered before it:
+  // 60 ms of silence and 20 ms of speech in one message (at 8 kHz, 160 samples a frame).
+  const ws = new WebSocket(`${fake.baseUrl.replace('http', 'ws')}/listen?sample_rate=8000&hotwords=edge20`);
+  const got = messages(ws);
+  await new Promise((r) => ws.once('open', r));
+  const msg = new Int16Array(640);
+  for (let i = 480; i < 640; i++) msg[i] = i % 2 ? 3000 : -3000;
+  ws.send(msg);
+  await until(() => got.some((m) => m.type === 'SpeechStarted'));
+  const started = got.find((m) => m.type === 'SpeechStarted')!;
+  assert.equal(started.ts, 0.06, 'speech starts at its own frame, 60 ms into the message');
+  // The first quiet frame after it, in the same message as more speech, ends it: the final follows.
+  const tail = new Int16Array(480);
+  for (let i = 0; i < 160; i++) tail[i] = i % 2 ? 3000 : -3000;
+  ws.send(tail);
+  await until(() => got.some((m) => m.type === 'Results' && m.is_final));
+  const final = got.find((m) => m.type === 'Results' && m.is_final)! as { words: { end: number }[] };
+  assert.equal(final.words.at(-1)!.end, 0.1, 'the speech ended after its second frame (0.08–0.10 s)');
+  ws.close();
+  const holds = await fake.holds();
+  assert.deepEqual(holds.edge20!.map((h) => h.kind), ['speech', 'stt']);
+});
+
 test('the fake TTS socket, REST TTS and chat report their holds', async () => {
   const ws = new WebSocket(`${fake.baseUrl.replace('http', 'ws')}/websocket/text-to-speech`);
   const got = messages(ws);
@@ -85,6 +109,9 @@ test('npm run bench -- latency ends with its JSON figures, held delays included'
   assert.ok(last.slowest.length >= 1 && last.slowest.length <= last.turns);
   assert.equal(typeof last.slowest[0].worst.name, 'string');
   assert.ok(last.slowest[0].addedMs >= last.added.p50 - 0.1, 'the slowest turn is at least the median');
+  // where the slowest turns' time went, span by span, and the loop's delay over the run
+  assert.ok(Object.keys(last.spansMean.slowest5pc).length >= 1);
+  for (const p of ['p50', 'p99', 'max']) assert.equal(typeof last.loopDelayMs[p], 'number');
 });
 
 test('npm run bench -- ws-frames measures both maskings, and ws finds the native one installed', async () => {

@@ -9,6 +9,7 @@ import type { SttEvent } from '../../src/pipeline/stt.ts';
 import { ServiceClient } from '../../src/service/client.ts';
 import { AgentSession } from '../../src/session/agent-session.ts';
 import { createLogger } from '../../src/session/logger.ts';
+import { ENERGY_VAD_DEFAULTS } from '../../src/pipeline/energy-vad.ts';
 import type { AgentVoice, Recognizer } from '../../src/session/stage-types.ts';
 import { SimulatedCaller } from '../../src/testing/simulated-caller.ts';
 import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
@@ -109,8 +110,23 @@ test('a session runs on a recognizer and a voice of its own (no service), with a
   }
 });
 
+/** Writes down, in order, each loud frame the recognizer is handed (and its length, ms). */
+class LoggingRecognizer extends ScriptRecognizer {
+  constructor(
+    clock: Clock,
+    script: string[],
+    private readonly log: string[],
+  ) {
+    super(clock, script, false);
+  }
+  override push(frame: AudioFrame): void {
+    if (frame.samples.some((s) => Math.abs(s) > 1000)) this.log.push(`loud ${(frame.samples.length / frame.sampleRate) * 1000}`);
+    super.push(frame);
+  }
+}
+
 /** The caller cuts into the greeting; when each interruption event came (caller seconds), and the caller's line. */
-async function bargeIn(localVad: 'energy' | false) {
+async function bargeIn(localVad: 'energy' | false, log?: string[]) {
   const clock = new SteadyScaledClock(3);
   const line = 'لحظة من فضلك';
   const caller = new SimulatedCaller(RATE, [{ say: line, bargeInAfterMs: 400 }, { hangup: true }], new Map([[line, new Int16Array(RATE * 0.6).fill(4000)]]), clock);
@@ -120,11 +136,12 @@ async function bargeIn(localVad: 'energy' | false) {
     agent: { ...callCentre, interruption: { ...callCentre.interruption, localVad } },
     clock,
     logger: createLogger('silent'),
-    stages: { recognizer: new ScriptRecognizer(clock, [line], false), voice: () => new HumVoice() },
+    stages: { recognizer: log ? new LoggingRecognizer(clock, [line], log) : new ScriptRecognizer(clock, [line], false), voice: () => new HumVoice() },
   });
   const events: { kind: string; at: number }[] = [];
   session.events$.subscribe((e) => {
     if (e.type === 'interruption') events.push({ kind: e.kind, at: caller.elapsed() });
+    if (e.type === 'interruption' && log) log.push(e.kind);
   });
   try {
     await session.run();
@@ -141,6 +158,18 @@ test("localVad 'energy': the agent pauses on the caller's first loud frames, bef
   assert.deepEqual(events.map((e) => e.kind).slice(0, 2), ['paused', 'confirmed'], JSON.stringify(events));
   const paused = events[0]!.at;
   assert.ok(paused >= line.start && paused < line.end, `paused at ${paused.toFixed(3)} s, inside the caller's line ${line.start.toFixed(3)}–${line.end.toFixed(3)} s (the recognizer answers only after it)`);
+});
+
+test("localVad 'energy': the frame that completes the detector's minSpeechMs pauses the agent before the recognizer is handed that frame", async () => {
+  const log: string[] = [];
+  await bargeIn('energy', log);
+  const paused = log.indexOf('paused');
+  assert.ok(paused > 0, log.slice(0, 10).join(', '));
+  // The loud audio handed to the recognizer before the pause is less than the detector needs: the
+  // deciding frame went to the detector (and the clear out) first, its uplink write after.
+  const loudMs = log.slice(0, paused).reduce((ms, e) => ms + Number(e.split(' ')[1]), 0);
+  assert.ok(loudMs < ENERGY_VAD_DEFAULTS.minSpeechMs, `${loudMs} ms of loud audio reached the recognizer before the pause: ${log.slice(0, paused + 1).join(', ')}`);
+  assert.ok(loudMs >= ENERGY_VAD_DEFAULTS.minSpeechMs - 20, `${loudMs} ms: the frames before the deciding one`);
 });
 
 test('without a local VAD the same recognizer (no SpeechStarted) pauses nothing: the cut waits for its words', async () => {
