@@ -21,11 +21,11 @@ export interface SandboxProcess {
   close(): Promise<void>;
 }
 
-/** Starts `hiwar sandbox` on a free port and waits for the URL and key it prints. */
-export async function runSandboxProcess(): Promise<SandboxProcess> {
+/** Starts `hiwar sandbox` on a free port (with `args`, e.g. `--ahead-limit`) and waits for the URL and key it prints. */
+export async function runSandboxProcess(args: string[] = []): Promise<SandboxProcess> {
   // Exempt from scripts/starve.mjs: the service is not on the starved machine.
   const env = { ...process.env, HIWAR_STARVE_EXEMPT: '1' };
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
