@@ -32,7 +32,8 @@ ${optionLine('--agent DIR|FILE', AGENT_HELP, 19)}
   --out DIR        where call.wav, report.json and call.html go (default out)
   --speed N        call clock speed, 1 to ${MAX_SPEED} (default 1). Above 1 the call runs faster than
                    real time and its latencies are on that scaled clock (network and model times
-                   count N times their real length).
+                   count N times their real length); time this process is stalled (a busy
+                   machine) is not call time then.
 ${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 19)}
   --model-ids ID   vendor (munsit, faseeh-v1-preview; default) or spec model names (HIWAR_MODEL_IDS)
   -h, --help       this text
@@ -65,8 +66,9 @@ export async function demoCommand(args: string[]): Promise<number> {
   const say = (m: string) => process.stdout.write(`${m}\n`);
   // The call's modules only now that the command line is known good: --help and a wrong option
   // answer without loading the agent, the session and the sandbox (about a second of start-up).
-  const [{ ScaledClock }, { connectService }, { simulateCall }, { describeLlm, llmFromEnv, loggerFromEnv }] = await Promise.all([
+  const [{ ScaledClock }, { SteadyScaledClock }, { connectService }, { simulateCall }, { describeLlm, llmFromEnv, loggerFromEnv }] = await Promise.all([
     import('../transport/clock.ts'),
+    import('../testing/steady-clock.ts'),
     import('./connect.ts'),
     import('../testing/simulate.ts'),
     import('./llm.ts'),
@@ -75,6 +77,10 @@ export async function demoCommand(args: string[]): Promise<number> {
   say(`(model ids: ${service.client.config.models.stt}, ${service.client.config.models.tts})`);
   const llm = llmFromEnv(agent);
   say(`(language model: ${describeLlm(llm)})`);
+  // Faster than real time the call is a simulation in this one process (caller, agent and, without
+  // a key, the sandbox): a stall counted as call time, N times over, spread the recording's speech
+  // against the report's times on a busy machine. At 1× the latencies are the wall's, stalls too.
+  const callClock = speed === 1 ? new ScaledClock(1) : new SteadyScaledClock(speed);
   try {
     say(`hiwar demo: ${agent.name}: ${scenario.description ?? source}${speed !== 1 ? ` (clock ×${speed})` : ''}`);
     const { report, caller } = await simulateCall({
@@ -83,7 +89,7 @@ export async function demoCommand(args: string[]): Promise<number> {
       llm,
       logger: loggerFromEnv(),
       scenario,
-      clock: new ScaledClock(speed),
+      clock: callClock,
       onEvent: (e) => {
         if (e.type === 'user_turn') say(`  العميل  ▸ ${e.text}`);
         // (A reply the service failed to voice has no words: the out-of-service line follows.)
@@ -111,6 +117,7 @@ export async function demoCommand(args: string[]): Promise<number> {
     if (report.ended.startsWith(OUT_OF_SERVICE)) throw new CliError(`the call ended out of service: ${report.ended.slice(OUT_OF_SERVICE.length)}`);
     return 0;
   } finally {
+    if (callClock instanceof SteadyScaledClock) callClock.stop();
     await service.close();
   }
 }

@@ -17,6 +17,7 @@ Usage:
   hiwar console [--agent DIR|FILE] [--input DEVICE] [--output DEVICE] [--rate 16000] [--phrasebook FILE]
       Talk to an agent with the microphone and loudspeaker (sox).
   hiwar sandbox [--port 8787] [--host 127.0.0.1] [--keys FILE] [--uae-port N] [--phrasebook FILE]
+                [--ahead-limit S] [--listen-idle S]
       Serve a local stand-in of the voice service (HTTP, SSE and WebSockets on one port).
   hiwar serve [--config FILE] [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
       Serve the agent to telephony platforms (/telephony/<provider>), with /healthz, /readyz and /metrics.

@@ -1,6 +1,7 @@
 import { CliError, numberOption, parseCommand, readText } from './args.ts';
 
 export const SANDBOX_USAGE = `Usage: hiwar sandbox [--port 8787] [--host 127.0.0.1] [--keys FILE] [--uae-port N] [--phrasebook FILE]
+                    [--ahead-limit S] [--listen-idle S]
 
 Serves a local stand-in of the voice service (HTTP, SSE and WebSockets on one port) until Ctrl-C.
 Clients send the key in the x-api-key header, as with the real service.
@@ -18,6 +19,10 @@ Options:
   --uae-port N       also serve the UAE region on its own port (always under /uae/api/v1)
   --phrasebook FILE  phrases the recognizer knows from the start, one per line (it also knows
                      everything it has voiced itself)
+  --ahead-limit S    /listen closes 4008 when audio runs more than S seconds ahead of real time
+                     (default 60, as the service; raise it to stream files as fast as they decode)
+  --listen-idle S    /listen closes 1011 after S seconds without audio or KeepAlive (default 12,
+                     as the service)
   -h, --help         this text
 `;
 
@@ -31,12 +36,18 @@ export async function sandboxCommand(args: string[]): Promise<number> {
       keys: { type: 'string' },
       'uae-port': { type: 'string' },
       phrasebook: { type: 'string' },
+      'ahead-limit': { type: 'string' },
+      'listen-idle': { type: 'string' },
     },
     SANDBOX_USAGE,
   );
   if (!values) return 0;
   const port = numberOption('port', values.port, 0, 65535, SANDBOX_USAGE, true);
   const uaePort = values['uae-port'] === undefined ? undefined : numberOption('uae-port', values['uae-port'], 0, 65535, SANDBOX_USAGE, true);
+  // The service's /listen limits by default; a user streaming files or driving a slow client lifts them.
+  const timing: { aheadLimitS?: number; listenIdleMs?: number } = {};
+  if (values['ahead-limit'] !== undefined) timing.aheadLimitS = numberOption('ahead-limit', values['ahead-limit'], 1, 1e6, SANDBOX_USAGE);
+  if (values['listen-idle'] !== undefined) timing.listenIdleMs = 1000 * numberOption('listen-idle', values['listen-idle'], 0.1, 1e6, SANDBOX_USAGE);
   const keysText = values.keys ? await readText(values.keys, '--keys') : undefined;
   // The sandbox's modules only once the command line is known good (see demo.ts).
   const keys = keysText === undefined ? undefined : (await import('../sandbox/keys.ts')).parseKeysFile(keysText);
@@ -51,6 +62,7 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     keys,
     uaePort,
     phrasebook,
+    timing,
     log: (m) => process.stderr.write(`${m}\n`),
   });
   process.stdout.write(`hiwar sandbox serving ${sandbox.url} (UAE region: ${sandbox.uaeUrl})\n`);

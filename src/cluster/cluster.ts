@@ -125,13 +125,13 @@ export async function joinCluster(j: JoinOptions): Promise<ClusterMember> {
     await registry.publish(await record(), o.leaseMs);
   };
   await beat();
-  let beating = false;
+  /** The heartbeat in progress: `leave()` waits for it, or its publish would put the instance back. */
+  let beating: Promise<void> | undefined;
   const heartbeat = setInterval(() => {
     if (beating) return;
-    beating = true;
-    beat()
+    beating = beat()
       .catch((err: Error) => log.warn({ err: err.message }, 'cluster heartbeat failed; retrying at the next one'))
-      .finally(() => (beating = false));
+      .finally(() => (beating = undefined));
   }, o.heartbeatMs);
   heartbeat.unref();
 
@@ -170,6 +170,9 @@ export async function joinCluster(j: JoinOptions): Promise<ClusterMember> {
       stopped = true;
       admission.close();
       clearInterval(heartbeat);
+      // A beat that started before the interval was cleared republishes the record when it ends
+      // (a starved worker's drain left it in the registry for a lease): let it end first.
+      await beating;
       loop.disable();
       await semaphore.releaseAll().catch(() => {});
       await rooms.releaseAll().catch(() => {});

@@ -50,25 +50,34 @@ export async function transcribeSamples(recognizer: Recognizer, samples16k: Int1
 
 /**
  * Speakers told apart by pitch: turns whose median F0 differ by more than 20 % belong to
- * different speakers. When a turn has no measurable pitch, speakers cannot be told apart and
- * the answer is undefined (the service's diarization.status "unavailable").
+ * different speakers. A turn with no measurable pitch (a syllable alone between two silences,
+ * a click) is given the speaker of the nearest turn in time that has one, as a diarizer would
+ * not fail a call for a blip. When no turn has a pitch, speakers cannot be told apart and the
+ * answer is undefined (the service's diarization.status "unavailable").
  */
 export function speakersByPitch(turns: FileTurn[], cap = 8): { speakers: number[]; capReached: boolean } | undefined {
-  if (!turns.length || turns.some((t) => t.f0 === undefined)) return undefined;
+  const voiced = turns.filter((t) => t.f0 !== undefined);
+  if (!voiced.length) return undefined;
   const centres: number[] = [];
-  const speakers = turns.map((t) => {
-    const i = centres.findIndex((c) => Math.abs(t.f0! - c) / c < 0.2);
-    if (i >= 0) return i;
-    if (centres.length >= cap) {
-      // Nearest existing speaker once the cap is reached.
-      let best = 0;
-      centres.forEach((c, k) => (Math.abs(t.f0! - c) < Math.abs(t.f0! - centres[best]!) ? (best = k) : 0));
-      return best;
-    }
-    centres.push(t.f0!);
-    return centres.length - 1;
-  });
+  const ofVoiced = new Map<FileTurn, number>();
+  for (const t of voiced) ofVoiced.set(t, speakerOf(t.f0!, centres, cap));
+  const gap = (a: FileTurn, b: FileTurn) => Math.max(0, a.start - b.end, b.start - a.end);
+  const speakers = turns.map((t) => ofVoiced.get(t) ?? ofVoiced.get(voiced.reduce((best, v) => (gap(t, v) < gap(t, best) ? v : best)))!);
   return { speakers, capReached: centres.length >= cap };
+}
+
+/** The speaker whose pitch centre is within 20 % of `f0`, a new one, or past the cap the nearest. */
+function speakerOf(f0: number, centres: number[], cap: number): number {
+  const i = centres.findIndex((c) => Math.abs(f0 - c) / c < 0.2);
+  if (i >= 0) return i;
+  if (centres.length >= cap) {
+    // Nearest existing speaker once the cap is reached.
+    let best = 0;
+    centres.forEach((c, k) => (Math.abs(f0 - c) < Math.abs(f0 - centres[best]!) ? (best = k) : 0));
+    return best;
+  }
+  centres.push(f0);
+  return centres.length - 1;
 }
 
 export const turnGender = (t: FileTurn) => genderFromPitch(t.f0);

@@ -16,17 +16,18 @@ import { CallTokens } from '../../src/server/tokens.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import { ScaledClock } from '../../src/transport/clock.ts';
 import { telephonyPlugin } from '../../transports/telephony/index.ts';
-import { runSandbox, type Running } from '../helpers/sandbox.ts';
+import { runSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.ts';
 import { balanceCall, callerLine, startReceiver, until, type Receiver } from './harness.ts';
 
 const SECRET = 'whsec-test-0123456789';
-let sandbox: Running;
+let sandbox: SandboxProcess;
 let receiver: Receiver;
 let dir: string;
-const wallet = () => sandbox.sandbox.state.keys.lookup(sandbox.key, 'global')!.credits;
 
 before(async () => {
-  sandbox = await runSandbox();
+  // The service in a process of its own, as in a deployment: scripts/starve.mjs starves the
+  // product's process, not the service's (docs/testing.md, "Starving one run").
+  sandbox = await runSandboxProcess();
   receiver = await startReceiver();
   dir = await mkdtemp(join(tmpdir(), 'hiwar-analytics-'));
 });
@@ -54,7 +55,6 @@ test('without Redis: a served call is recorded, analyzed in-process, and its sig
   server.use(telephonyPlugin(server.host, { open: true, logger, media: { clock }, tokens: new CallTokens() }));
   const { url } = await server.listen();
   try {
-    const spentBefore = wallet();
     await balanceCall(url, 'call-in-process-1', await callerLine(sandbox.client), clock);
     await until(() => receiver.deliveries.length > 0, 'the webhook got the summary', 90_000);
     await analytics.flush();
@@ -70,7 +70,7 @@ test('without Redis: a served call is recorded, analyzed in-process, and its sig
     assert.equal(s.type, 'call.analyzed');
     assert.equal(s.call.callId, 'call-in-process-1');
     assert.equal(s.call.from, '+971500000001');
-    assert.equal(s.diarization, 'ok', 'the service told the speakers apart');
+    assert.equal(s.diarization, 'ok', `the service told the speakers apart: ${JSON.stringify(s.turns)}`);
     const callerTurns = s.turns.filter((t) => t.role === 'caller');
     const agentTurns = s.turns.filter((t) => t.role === 'agent');
     assert.ok(callerTurns.some((t) => /رصيدي/.test(t.text)), `the caller's question among the caller's turns: ${JSON.stringify(s.turns)}`);
@@ -91,8 +91,7 @@ test('without Redis: a served call is recorded, analyzed in-process, and its sig
     const loud = (pcm: Int16Array) => pcm.reduce((n, v) => n + (Math.abs(v) > 2000 ? 1 : 0), 0) / wav.sampleRate;
     assert.ok(loud(wav.caller) > 0.2 && loud(wav.agent) > 1, 'speech on both channels');
     assert.ok(s.recording.seconds > 3);
-    const spent = spentBefore - wallet();
-    assert.ok(spent > 0, 'the analytics were paid for');
+    // What the analytics cost is test/analytics/kill.test.ts's: its workers have a key of their own.
   } finally {
     await server.close();
   }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -11,7 +11,7 @@ import { verifyWebhook } from '../../src/analytics/webhook.ts';
 import { audioCost } from '../../src/sandbox/pricing.ts';
 import { realClock } from '../../src/transport/clock.ts';
 import { startRedis } from '../helpers/redis.ts';
-import { runSandbox } from '../helpers/sandbox.ts';
+import { runSandboxProcess, walletOf } from '../helpers/sandbox-process.ts';
 import { FarEnd } from '../telephony/far-end.ts';
 import { agentDone, callerLine, gateway, hiwar, startReceiver, until, type Child } from './harness.ts';
 
@@ -19,20 +19,27 @@ const SECRET = 'whsec-kill-test';
 // The workers have their own key, so that its wallet shows what the analytics cost.
 const SERVE_KEY = 'sk-sandbox-serve-key-000001';
 const WORKER_KEY = 'sk-sandbox-worker-key-00001';
+/** The workers' wallet: ample for one call's analysis (two credits a second of recording). */
+const WORKER_CREDITS = 100_000;
 
 test('a job outlives the serve that queued it (SIGKILL) and the worker that held it (SIGKILL): another worker finishes it, paying once, delivering once', async () => {
   const redis = await startRedis();
-  const sandbox = await runSandbox({ keys: [{ key: SERVE_KEY, credits: 10_000_000, concurrency: 32 }, { key: WORKER_KEY, credits: 10_000_000 }] });
-  const receiver = await startReceiver();
   const dir = await mkdtemp(join(tmpdir(), 'hiwar-kill-'));
+  // The service in a process of its own, as in a deployment, and not starved with this one
+  // (scripts/starve.mjs): in this process it took the CPU the far end needed to send the
+  // caller's line at the line's pace. Its wallets are read as a client reads them (walletOf).
+  const keys = join(dir, 'keys.json');
+  await writeFile(keys, JSON.stringify([{ key: SERVE_KEY, credits: 10_000_000, concurrency: 32 }, { key: WORKER_KEY, credits: WORKER_CREDITS }]));
+  const sandbox = await runSandboxProcess(['--keys', keys]);
+  const receiver = await startReceiver();
   const store = new LocalFolderStore(dir);
   const queue = new Queue('hiwar-analytics', { connection: { url: redis.url } });
-  const wallet = () => sandbox.sandbox.state.keys.lookup(WORKER_KEY, 'global')!.credits;
+  const wallet = () => walletOf(sandbox, WORKER_KEY, WORKER_CREDITS);
   const env = {
     REDIS_URL: redis.url,
     // With REDIS_URL the server is in cluster mode: it must be told what the key allows.
     HIWAR_KEY_SESSIONS: '32',
-    HIWAR_BASE_URL: sandbox.sandbox.url,
+    HIWAR_BASE_URL: sandbox.url,
     HIWAR_RECORDINGS_DIR: dir,
     HIWAR_ANALYTICS_WEBHOOK_URL: receiver.url,
     HIWAR_ANALYTICS_SECRET: SECRET,
@@ -52,7 +59,7 @@ test('a job outlives the serve that queued it (SIGKILL) and the worker that held
     const port = (await serve.waitFor(/agent "call-centre" at http:\/\/127\.0\.0\.1:(\d+)/, 'serve started'))[1];
     await serve.waitFor(/analytics: recordings in .* jobs on the Redis queue/, 'serve queues analytics on Redis');
     await first.waitFor(/hiwar worker: taking jobs/, 'the first worker started');
-    const spent0 = wallet();
+    const spent0 = await wallet();
 
     // A short call: the greeting, the caller's question, and a hang-up.
     const far = new FarEnd(`ws://127.0.0.1:${port}/telephony/pcm?rate=16000&call_id=killed-serve-1`, gateway(), realClock());
@@ -71,7 +78,7 @@ test('a job outlives the serve that queued it (SIGKILL) and the worker that held
     await until(() => receiver.requests > 0, 'the first worker reached the webhook', 40_000);
     assert.equal(await queue.getJobState(job!.id!), 'active');
     assert.ok(await store.has(resultKey(job!.id!, 'summary')));
-    const paid = spent0 - wallet();
+    const paid = spent0 - (await wallet());
     await first.kill('SIGKILL');
 
     // A second worker finds the job stalled (its lock expired) and runs it to the end.
@@ -88,7 +95,7 @@ test('a job outlives the serve that queued it (SIGKILL) and the worker that held
     assert.ok(s.turns.some((t) => t.role === 'caller' && /رصيدي/.test(t.text)), JSON.stringify(s.turns));
     assert.ok(s.turns.some((t) => t.role === 'agent'), JSON.stringify(s.turns));
     assert.equal(paid, 2 * audioCost(s.recording.seconds), 'the first worker paid for transcription and minutes');
-    assert.equal(spent0 - wallet(), paid, 'the second worker paid nothing again');
+    assert.equal(spent0 - (await wallet()), paid, 'the second worker paid nothing again');
     second.process.kill('SIGTERM');
     await second.waitFor(/stopped; bye/, 'the worker stopped on SIGTERM', 20_000);
   } finally {

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
+import { filter, firstValueFrom } from 'rxjs';
+import { hiwar } from '../helpers/processes.ts';
+import { runSandboxProcess } from '../helpers/sandbox-process.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -38,4 +41,25 @@ test('with a keys file and a phrasebook: which keys to use, never a key printed,
   assert.match(out, /Use it: HIWAR_BASE_URL=\S+ HIWAR_API_KEY=<a key of examples\/sandbox\/keys\.json> npx hiwar demo/);
   assert.doesNotMatch(out, /sk-example/);
   assert.match(out, /^\d+ phrase\(s\) of examples\/sandbox\/phrases\.txt recognizable from the start$/m);
+});
+
+test('--ahead-limit and --listen-idle set /listen\'s limits in a sandbox process; a bad value is a usage error', async () => {
+  const sb = await runSandboxProcess(['--ahead-limit', '2', '--listen-idle', '0.5']);
+  try {
+    // Five seconds of audio at once: more than 2 s ahead of real time.
+    const ahead = await sb.client.openListen({ liveness: { eventTimeoutMs: 0, pingIntervalMs: 0 } });
+    const aheadClosed = firstValueFrom(ahead.events$.pipe(filter((e) => e.type === 'Closed')));
+    for (let i = 0; i < 50; i++) ahead.sendAudio(new Int16Array(1600));
+    const a = await aheadClosed;
+    assert.ok(a.type === 'Closed' && a.close.code === 4008 && /more than 2 s ahead/.test(a.close.reason), JSON.stringify(a));
+    // Nothing sent, no KeepAlive: closed as idle, the reason naming the limit given.
+    const idle = await sb.client.openListen({ keepAliveMs: 0, liveness: { eventTimeoutMs: 0, pingIntervalMs: 0 } });
+    const i = await firstValueFrom(idle.events$.pipe(filter((e) => e.type === 'Closed')));
+    assert.ok(i.type === 'Closed' && i.close.code === 1011 && /for 0\.5 s/.test(i.close.reason), JSON.stringify(i));
+  } finally {
+    await sb.close();
+  }
+  const bad = await hiwar(['sandbox', '--port', '0', '--ahead-limit', 'none']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--ahead-limit must be a number from 1 to 1000000, got "none"[\s\S]*Usage: hiwar sandbox/);
 });

@@ -17,11 +17,21 @@ export const SPEED = 3;
 export function call(
   client: ServiceClient,
   steps: unknown[],
-  opts: { agent?: Partial<Agent>; llm?: Llm; voiceClient?: ServiceClient; onSession?: (s: AgentSession, c: SimulatedCaller) => void; maxWaitMs?: number; clock?: SteadyScaledClock } = {},
+  opts: { agent?: Partial<Agent>; llm?: Llm; voiceClient?: ServiceClient; onSession?: (s: AgentSession, c: SimulatedCaller) => void; maxWaitMs?: number; clock?: SteadyScaledClock; ceilingMs?: number } = {},
 ): Promise<SimulatedCall> {
   // Stall-free: on a loaded machine the process's stalls do not count as call time (steady-clock.ts).
   const clock = opts.clock ?? new SteadyScaledClock(SPEED);
-  return simulateCall({
+  // A ceiling in call time, where a test would set a wall-time limit: a call that never ends
+  // fails at it however fast the machine, and a starved run is never failed for being slow.
+  const stop = new AbortController();
+  const ceiling =
+    opts.ceilingMs === undefined
+      ? new Promise<never>(() => {})
+      : clock.sleep(opts.ceilingMs, stop.signal).then(
+          () => Promise.reject(new Error(`the call did not end within ${opts.ceilingMs! / 1000} s of call time`)),
+          () => new Promise<never>(() => {}),
+        );
+  const ended = simulateCall({
     client,
     voiceClient: opts.voiceClient,
     agent: { ...callCentre, ...opts.agent },
@@ -31,7 +41,11 @@ export function call(
     logger: createLogger('silent'),
     onSession: opts.onSession,
     maxWaitMs: opts.maxWaitMs,
-  }).finally(() => clock.stop());
+  });
+  return Promise.race([ended, ceiling]).finally(() => {
+    stop.abort();
+    clock.stop();
+  });
 }
 
 export const agentTurns = (c: SimulatedCall) => c.report.turns.filter((t) => t.role === 'agent');

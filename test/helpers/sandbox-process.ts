@@ -7,6 +7,7 @@
  * running (HIWAR_STARVE_EXEMPT): it starves the product's machine, not the service's.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { ServiceClient } from '../../src/service/index.ts';
 import { Deadline } from './deadline.ts';
 
@@ -21,16 +22,18 @@ export interface SandboxProcess {
   close(): Promise<void>;
 }
 
-/** Starts `hiwar sandbox` on a free port and waits for the URL and key it prints. */
-export async function runSandboxProcess(): Promise<SandboxProcess> {
+/** Starts `hiwar sandbox` on a free port (with `args`, e.g. `--ahead-limit`) and waits for the URL and key it prints. */
+export async function runSandboxProcess(args: string[] = []): Promise<SandboxProcess> {
   // Exempt from scripts/starve.mjs: the service is not on the starved machine.
   const env = { ...process.env, HIWAR_STARVE_EXEMPT: '1' };
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const deadline = new Deadline(60_000);
-  const found = () => /serving (http:\/\/\S+)/.exec(out) && /API key: (\S+)/.exec(out);
+  // A generated key is printed; with --keys FILE, the file's first key is the client's.
+  const keysFile = args.includes('--keys') ? args[args.indexOf('--keys') + 1] : undefined;
+  const found = () => /serving (http:\/\/\S+)/.exec(out) && (keysFile ? /key\(s\) loaded/.exec(out) : /API key: (\S+)/.exec(out));
   while (!found()) {
     if (child.exitCode !== null || deadline.expired) {
       child.kill('SIGKILL');
@@ -39,7 +42,7 @@ export async function runSandboxProcess(): Promise<SandboxProcess> {
     await new Promise((r) => setTimeout(r, 50));
   }
   const url = /serving (http:\/\/\S+)/.exec(out)![1]!;
-  const key = /API key: (\S+)/.exec(out)![1]!;
+  const key = keysFile ? (JSON.parse(readFileSync(keysFile, 'utf8')) as { key: string }[])[0]!.key : /API key: (\S+)/.exec(out)![1]!;
   return {
     url,
     key,
@@ -52,4 +55,22 @@ export async function runSandboxProcess(): Promise<SandboxProcess> {
       await exited;
     },
   };
+}
+
+/**
+ * A key's wallet as a client sees it, for a sandbox in another process: a synthesis costing more
+ * than `above` credits is refused (402) with the balance in its message, and charges nothing.
+ * The key's wallet must hold less than `above`.
+ */
+export async function walletOf(sb: SandboxProcess, key: string, above: number): Promise<number> {
+  const client = new ServiceClient({ apiKey: key, baseUrl: sb.url, maxRetries: 0 });
+  try {
+    // Two credits a character: this text costs more than `above`.
+    await client.synthesizeWav(client.config.models.tts, { voice_id: 'ar-najdi-male-2', text: 'ا'.repeat(Math.ceil(above / 2) + 1) });
+  } catch (err) {
+    const m = /Available: (\d+) credits/.exec((err as Error).message);
+    if (m) return Number(m[1]);
+    throw err;
+  }
+  throw new Error(`a synthesis costing more than ${above} credits was not refused: the wallet holds more`);
 }

@@ -115,6 +115,28 @@ test('idle: no audio closes 1011; KeepAlive keeps the stream open', async () => 
   await kept.finish();
 });
 
+test('idle is judged on what the client sent: audio waiting unread, and a backlog after CloseStream, are not idle', async () => {
+  sb.sandbox.state.timing.listenIdleMs = 300;
+  after(() => (sb.sandbox.state.timing.listenIdleMs = 12_000));
+  const off = { keepAliveMs: 0, liveness: { eventTimeoutMs: 0, pingIntervalMs: 0 } };
+  const sock = await sb.client.openListen(off);
+  const events = collect(sock);
+  // A minute of audio and CloseStream at once, then this process (the sandbox's too) held for
+  // longer than the idle limit before the sandbox reads any of it: a busy or starved server. Its
+  // idle timer comes due before the socket is read, and the audio is there to be read.
+  for (let i = 0; i < 60; i++) sock.sendAudio(new Int16Array(16000));
+  sock.flushAudio();
+  const closing = sock.finish(60_000);
+  const held = Date.now() + 600;
+  while (Date.now() < held); // eslint-disable-line no-empty
+  // The minute's recognition runs well past 300 ms after CloseStream: the client is waiting
+  // for the close it asked for, not idle.
+  const meta = await closing;
+  const last = (await events).at(-1);
+  assert.ok(last?.type === 'Closed' && last.close.code === 1000, JSON.stringify(last));
+  assert.equal(meta?.audio_seconds_billed, 60);
+});
+
 test('audio too far ahead of real time closes 4008', async () => {
   sb.sandbox.state.timing.aheadLimitS = 3; // the service's 60 s, shortened
   after(() => (sb.sandbox.state.timing.aheadLimitS = 60));

@@ -6,6 +6,7 @@ import { normalizeForMatch, tokenize } from '../../src/sandbox/engines/tokenize.
 import { KeyStore, parseKeysFile } from '../../src/sandbox/keys.ts';
 import { keywordsOf, sentimentOf } from '../../src/sandbox/text-analysis.ts';
 import { listenParams } from '../../src/sandbox/ws/listen.ts';
+import { speakersByPitch, type FileTurn } from '../../src/sandbox/transcriber.ts';
 
 /** Feeds probabilities as 32 ms windows on virtual time. */
 function run(ep: Endpointer, probs: number[]) {
@@ -117,4 +118,14 @@ test('text analysis: lexicon sentiment and keywords without stop words', () => {
   const k = keywordsOf('البطاقة البطاقة في الفرع من الفرع البطاقة');
   assert.equal(k[0]!.keyword, 'البطاقه');
   assert.ok(!k.some((x) => x.keyword === 'في'));
+});
+
+test('diarization by pitch: a blip with no pitch takes the nearest voiced turn\'s speaker; no pitch anywhere is unavailable', () => {
+  const turn = (start: number, end: number, f0: number | undefined): FileTurn => ({ start, end, f0, text: '', words: [], recognized: false });
+  // A call's recording on a starved machine: the greeting's first syllable alone, a second
+  // before the rest of it (the playout ran dry), too short to measure a pitch.
+  const turns = [turn(3.01, 3.1, undefined), turn(4.13, 7.55, 211), turn(11.39, 13.02, 81), turn(13.5, 13.6, undefined), turn(18.56, 23.3, 198)];
+  assert.deepEqual(speakersByPitch(turns)?.speakers, [0, 0, 1, 1, 0]);
+  assert.equal(speakersByPitch([turn(1, 1.1, undefined)]), undefined);
+  assert.equal(speakersByPitch([]), undefined);
 });

@@ -29,6 +29,18 @@ function listenPeer(ws: WebSocket, req: Recorded): void {
     const msg = JSON.parse(data.toString());
     if (msg.type === 'KeepAlive') send({ type: 'Echo', saw: 'KeepAlive' });
     if (msg.type === 'Garbage') ws.send('{not json');
+    if (msg.type === 'CloseStream' && req.query.get('model') === 'backlog') {
+      // A server working through audio sent ahead of real time: results every 100 ms for 1.5 s.
+      let left = 15;
+      const t = setInterval(() => {
+        if (--left > 0) return send({ type: 'Results', channel: 0, turn_id: 0, transcript: 'مرحبا', words: [], is_final: true, speech_final: true, language: 'ar', confidence: 0.9 });
+        clearInterval(t);
+        send({ type: 'Metadata', session_id: 's1', audio_seconds_billed: bytes / 32000, turn_count: 14 });
+        ws.close(1000);
+      }, 100);
+      return;
+    }
+    if (msg.type === 'CloseStream' && req.query.get('model') === 'mute') return; // never answers
     if (msg.type === 'CloseStream') {
       send({ type: 'Results', channel: 0, turn_id: 0, transcript: ' مرحبا كيف حالك ', words: [], is_final: true, speech_final: true, language: 'ar', confidence: 0.91 });
       send({ type: 'UtteranceEnd', channel: 0, turn_id: 0, last_word_end: 1.28 });
@@ -73,6 +85,21 @@ test('open → audio → CloseStream: events in protocol order, final trimmed, c
   assert.equal(rec.query.get('encoding'), 'linear16');
   assert.equal(rec.query.get('hotwords'), 'مدى,سداد');
   assert.equal(rec.query.get('api_key'), null, 'header auth keeps the key out of the URL');
+});
+
+test('finish() waits while the server is still sending its results, and gives up on one that sends nothing', async () => {
+  const busy = await fake.client().openListen({ model: 'backlog', liveness: { eventTimeoutMs: 0, pingIntervalMs: 0 } });
+  await busy.opened();
+  busy.sendAudio(new Int16Array(1600));
+  // The server's results take 1.5 s in all, a message every 100 ms: never a second without one.
+  const closing = await busy.finish(1000);
+  assert.equal(closing?.turn_count, 14);
+  const mute = await fake.client().openListen({ model: 'mute', liveness: { eventTimeoutMs: 0, pingIntervalMs: 0 } });
+  await mute.opened();
+  const closed = firstValueFrom(mute.events$.pipe(filter((e) => e.type === 'Closed')));
+  assert.equal(await mute.finish(300), undefined);
+  const c = await closed;
+  assert.ok(c.type === 'Closed' && c.close.kind === 'dropped', JSON.stringify(c));
 });
 
 test('query auth puts the key in api_key', async () => {

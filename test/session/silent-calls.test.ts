@@ -27,7 +27,13 @@ const APOLOGY = 'عذرًا، حدث خلل مؤقت. هل يمكنك إعادة
  * covers a loaded one, where a stalled socket's fallback can take tens of seconds of call time.
  */
 const WAIT = { hangup: true, pauseMs: 120_000 };
-const PATIENT = { onSession: hangUpOnce((e) => e.type === 'agent_turn'), maxWaitMs: 120_000 };
+/**
+ * Every call here ends within this much call time or fails (the caller's waits above and its
+ * lines fit in it): a limit on the call's stall-free clock, not the wall's, so that a hung call
+ * still fails and a loaded machine does not.
+ */
+const CEILING_MS = 600_000;
+const PATIENT = { onSession: hangUpOnce((e) => e.type === 'agent_turn'), maxWaitMs: 120_000, ceilingMs: CEILING_MS };
 const agentAudioSeconds = (c: Awaited<ReturnType<typeof call>>) => c.caller.agentSpans.reduce((n, s) => n + s.end - s.start, 0);
 /**
  * Seconds of agent audio the caller was played, counted in samples: unlike the spans (clock
@@ -36,12 +42,13 @@ const agentAudioSeconds = (c: Awaited<ReturnType<typeof call>>) => c.caller.agen
 const agentAudioPlayed = (c: Awaited<ReturnType<typeof call>>) =>
   (c.caller as unknown as { agentTrack: { samples: Int16Array }[] }).agentTrack.reduce((n, f) => n + f.samples.length, 0) / c.caller.inputRate;
 
-test('black-holed /listen: ping/pong notices it, the call reconnects with replay, no caller line is lost', { timeout: 120_000 }, async () => {
+test('black-holed /listen: ping/pong notices it, the call reconnects with replay, no caller line is lost', async () => {
   // The connection goes dark two seconds into the call (during the greeting) and stays open.
   sb.sandbox.state.faults.listenBlackhole = { afterAudioS: 2, times: 1 };
   try {
     const c = await call(client(), [{ say: 'أريد معرفة رصيد حسابي' }, { say: 'متى يفتح الفرع غدا' }], {
       agent: { stt: { liveness: { pingIntervalMs: 300, pongTimeoutMs: 700, eventTimeoutMs: 0 } } },
+      ceilingMs: CEILING_MS,
     });
     assert.ok(c.events.some((e) => e.type === 'notice' && /reconnecting/.test(e.message)), 'the dead socket was noticed');
     assert.ok(c.events.some((e) => e.type === 'notice' && /reconnected/.test(e.message)));
@@ -54,8 +61,8 @@ test('black-holed /listen: ping/pong notices it, the call reconnects with replay
   }
 });
 
-test('TTS audio stops mid-sentence: the rest comes over HTTP from where it stopped; heard once, recorded as heard', { timeout: 120_000 }, async () => {
-  const clean = await call(client(), [{ say: 'متى يفتح الفرع غدا' }], { agent: { greeting: undefined } });
+test('TTS audio stops mid-sentence: the rest comes over HTTP from where it stopped; heard once, recorded as heard', async () => {
+  const clean = await call(client(), [{ say: 'متى يفتح الفرع غدا' }], { agent: { greeting: undefined }, ceilingMs: CEILING_MS });
   sb.sandbox.state.faults.ttsStall = { afterAudioS: 0.8, times: 1 };
   try {
     // The caller stays on the line through the stall instead of hanging up.
@@ -90,7 +97,7 @@ function stallingModel(firstMs: number, thenMs = 0): Llm {
   };
 }
 
-test('a model that never answers: a filler line, then the apology at the first-token deadline, and a typed timeout', { timeout: 120_000 }, async () => {
+test('a model that never answers: a filler line, then the apology at the first-token deadline, and a typed timeout', async () => {
   const c = await call(client(), [{ say: 'متى يفتح الفرع غدا' }, WAIT], {
     llm: stallingModel(600_000),
     ...PATIENT,
@@ -104,7 +111,7 @@ test('a model that never answers: a filler line, then the apology at the first-t
   assert.ok(err && err.type === 'error' && err.source === 'llm' && err.kind === 'timeout' && !err.fatal, JSON.stringify(err));
 });
 
-test('a model that stalls after its first token times out at the idle deadline; the caller hears the apology', { timeout: 120_000 }, async () => {
+test('a model that stalls after its first token times out at the idle deadline; the caller hears the apology', async () => {
   const c = await call(client(), [{ say: 'متى يفتح الفرع غدا' }, WAIT], {
     llm: stallingModel(0, 600_000),
     ...PATIENT,
@@ -116,7 +123,7 @@ test('a model that stalls after its first token times out at the idle deadline; 
   assert.ok(c.events.some((e) => e.type === 'error' && e.source === 'llm' && e.kind === 'timeout'));
 });
 
-test('recognition down for good: reconnects give up, the out-of-service line is spoken once, then the call ends', { timeout: 120_000 }, async () => {
+test('recognition down for good: reconnects give up, the out-of-service line is spoken once, then the call ends', async () => {
   let downed = false;
   try {
     const c = await call(client(), [{ say: 'أريد معرفة رصيد حسابي' }, { say: 'متى يفتح الفرع غدا' }], {
@@ -130,6 +137,7 @@ test('recognition down for good: reconnects give up, the out-of-service line is 
         }, 10);
         timer.unref();
       },
+      ceilingMs: CEILING_MS,
     });
     assert.ok(downed);
     assert.match(c.report.ended, /^out of service/);

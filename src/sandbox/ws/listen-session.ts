@@ -75,6 +75,9 @@ export class ListenSession {
   private lastInterimText = '';
   private readonly openedAt = Date.now();
   private idleTimer: NodeJS.Timeout | undefined;
+  /** Messages read so far (the idle timer's check); CloseStream read (no idle close after it). */
+  private touches = 0;
+  private closing = false;
   private closed = false;
 
   constructor(
@@ -99,8 +102,18 @@ export class ListenSession {
 
   private touch(): void {
     clearTimeout(this.idleTimer);
+    // After CloseStream the client waits for the server: not idle, however long the backlog takes.
+    if (this.closing) return;
     const ms = this.timing.listenIdleMs;
-    this.idleTimer = setTimeout(() => this.fail(1011, `no audio or KeepAlive for ${ms / 1000} s`, false), ms);
+    const touches = ++this.touches;
+    this.idleTimer = setTimeout(() => {
+      // Node runs due timers before it reads the sockets: when this process was busy or off the
+      // CPU, the client's audio may be waiting unread. Judge after the next read (setImmediate
+      // runs after the poll phase); a message read meanwhile has re-armed the timer.
+      setImmediate(() => {
+        if (touches === this.touches) this.fail(1011, `no audio or KeepAlive for ${ms / 1000} s`, false);
+      });
+    }, ms);
   }
 
   private fail(code: number, message: string, sendError = true): void {
@@ -153,7 +166,11 @@ export class ListenSession {
     }
     this.touch();
     if (msg.type === 'KeepAlive') return;
-    if (msg.type === 'CloseStream') return void this.closeStream();
+    if (msg.type === 'CloseStream') {
+      this.closing = true;
+      clearTimeout(this.idleTimer);
+      return void this.closeStream();
+    }
     if (msg.type === 'Finalize') return this.io.send({ type: 'Error', code: 4002, message: 'Finalize is not supported', recoverable: true });
     this.io.send({ type: 'Error', code: 4002, message: `unknown control message ${JSON.stringify(msg.type)}`, recoverable: true });
   }

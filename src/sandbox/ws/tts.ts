@@ -53,7 +53,12 @@ export function serveTts(ws: WebSocket, handshakeKey: string | undefined, region
         if (!key!.spend(ttsCost(text))) return fatal(40201, 'Insufficient wallet balance');
         const out = await state.synthesize(text, voiceId, { speed, sampleRate: rate });
         const step = Math.round(rate * CHUNK_S);
-        for (let at = 0; at < out.pcm.length; at += step) {
+        // Paced on the wall clock from the first chunk, not by a sleep per chunk: on a loaded
+        // machine a 12 ms timer fires hundreds of ms late, and one chunk per wake-up ran slower
+        // than real time (the client's playout ran dry a syllable into the greeting). A late
+        // wake-up sends every chunk that is due.
+        const started = performance.now();
+        for (let at = 0, i = 1; at < out.pcm.length; at += step, i++) {
           if (mine !== epoch || ws.readyState !== ws.OPEN || stalled) return;
           if (stall && (audioSent += step / rate) > stall.afterAudioS) {
             stalled = true;
@@ -63,7 +68,8 @@ export function serveTts(ws: WebSocket, handshakeKey: string | undefined, region
           const last = at + step >= out.pcm.length;
           const isFinal = state.quirks.ttsIsFinalOnBatches || (final && last && state.quirks.ttsNoEndMarker);
           send({ audio: Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString('base64'), sampleRate: rate, isFinal });
-          await sleep((CHUNK_S * 1000) / PACE);
+          const wait = started + (i * CHUNK_S * 1000) / PACE - performance.now();
+          if (wait > 0) await sleep(wait);
         }
       }
       if (final && mine === epoch && !stalled && !state.quirks.ttsNoEndMarker) send({ audio: '', sampleRate: rate, isFinal: true });

@@ -263,21 +263,28 @@ export class ListenSocket {
 
   /**
    * Sends CloseStream and resolves with the closing Metadata once the server has closed
-   * (undefined when it closed without one). Times out by terminating the socket, after
-   * `timeoutMs` of run time (time this process was starved of CPU does not count).
+   * (undefined when it closed without one). Times out by terminating the socket when the server
+   * has sent nothing for `timeoutMs` of run time (time this process was starved of CPU does not
+   * count): a server still sending the results of audio sent ahead of real time is working.
    */
   async finish(timeoutMs = 10_000): Promise<ListenCloseMetadata | undefined> {
     if (!this.isOpen) return undefined;
     let closing: ListenCloseMetadata | undefined;
+    // Run time: the server's last results and close may be waiting unread while this process is starved.
+    let timer: unknown;
+    const arm = () => {
+      runTimers.clear(timer);
+      timer = runTimers.set(() => this.ws.terminate(), timeoutMs);
+    };
     const sub = this.events$.subscribe((e) => {
       if (e.type === 'Metadata' && e.phase === 'close') closing = e;
+      if (e.type !== 'Closed') arm();
     });
     const done = firstValueFrom(this.events$.pipe(filter((e) => e.type === 'Closed')), { defaultValue: undefined });
     this.flushAudio();
     this.ws.send(JSON.stringify({ type: 'CloseStream' }));
     clearTimeout(this.keepAliveTimer);
-    // Run time: the server's last results and close may be waiting unread while this process is starved.
-    const timer = runTimers.set(() => this.ws.terminate(), timeoutMs);
+    arm();
     await done;
     runTimers.clear(timer);
     sub.unsubscribe();
