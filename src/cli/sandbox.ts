@@ -1,4 +1,5 @@
 import { CliError, numberOption, parseCommand, readText } from './args.ts';
+import { keepVoicedLines } from './voiced-lines.ts';
 
 export const SANDBOX_USAGE = `Usage: hiwar sandbox [--port 8787] [--host 127.0.0.1] [--keys FILE] [--uae-port N] [--phrasebook FILE]
 
@@ -45,6 +46,7 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     ? (await readText(values.phrasebook, '--phrasebook')).split('\n').map((l) => l.trim()).filter(Boolean)
     : undefined;
   const { startSandbox } = await import('../sandbox/index.ts');
+  await keepVoicedLines();
   const sandbox = await startSandbox({
     port,
     host: values.host,
