@@ -5,8 +5,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mulaw } from '../src/audio/g711.ts';
-import { mixAtSnr } from '../src/audio/pcm.ts';
 import { resample } from '../src/audio/resample.ts';
 import { decodeWav } from '../src/audio/wav.ts';
 import { builtInVoices } from '../src/sandbox/catalogue.ts';
@@ -14,7 +12,7 @@ import { voiceText } from '../src/sandbox/engines/espeak.ts';
 import { VOCABULARY_DEFAULTS, Vocabulary, templatesOf, type HeardWord, type VocabularyOptions, type WordTemplate } from '../src/sandbox/engines/vocabulary.ts';
 import type { WordBand } from '../src/sandbox/engines/word-features.ts';
 import { WordNet } from '../src/sandbox/engines/word-model.ts';
-import { telephoneBand } from './telephone-band.ts';
+import { phoneLine8k } from './telephone-band.ts';
 import { benchHalf, loadNoises, trainingHalf, trainingSet, trainingSetName, type WordSample } from '../scripts/word-data.ts';
 import { cachedNets } from '../scripts/word-train.ts';
 
@@ -52,9 +50,7 @@ export async function espeakTemplates(words: string[]): Promise<WordTemplate[]> 
 
 /** 16 kHz speech as heard through a phone line: 8 kHz, 300–3400 Hz, line noise (20 dB SNR unless told), mu-law. */
 export async function phoneLine(s16: Int16Array, noise8k?: Int16Array, offset = 0, snrDb = 20): Promise<Int16Array> {
-  let s8 = telephoneBand(await resample(s16, 16000, 8000), 8000);
-  if (noise8k) s8 = mixAtSnr(s8, noise8k.subarray(offset % Math.max(1, noise8k.length - s8.length)), snrDb);
-  return resample(mulaw.decode(mulaw.encode(s8)), 8000, 16000);
+  return resample(phoneLine8k(await resample(s16, 16000, 8000), noise8k, offset, snrDb), 8000, 16000);
 }
 
 /** Templates of recordings, the telephone band's from the recording through a clean phone line. */

@@ -1,7 +1,10 @@
 /**
- * The telephone band of the recognizer's bench and of its training data (scripts/word-data.ts,
- * which the bench imports): kept here so the training data need not import the bench back.
+ * The telephone band and the phone line of the recognizer's bench and of its training data
+ * (scripts/word-data.ts, which the bench imports): kept here so the training data need not
+ * import the bench back, and so both hear one line.
  */
+import { mulaw } from '../src/audio/g711.ts';
+import { mixAtSnr } from '../src/audio/pcm.ts';
 
 /** Butterworth biquads: 300 Hz high-pass then 3400 Hz low-pass, at `rate`. */
 export function telephoneBand(x: Int16Array, rate: number): Int16Array {
@@ -27,4 +30,15 @@ export function telephoneBand(x: Int16Array, rate: number): Int16Array {
   for (let k = 0; k < 2; k++) s = biquad(s, 300, true);
   for (let k = 0; k < 2; k++) s = biquad(s, 3400, false);
   return Int16Array.from(s, (v) => Math.max(-32768, Math.min(32767, Math.round(v))));
+}
+
+/**
+ * The phone line at 8 kHz: the telephone band, line noise (`noise8k` from `offset`, at `snrDb`)
+ * and mu-law there and back. The 16 ↔ 8 kHz conversions around it are the caller's: the bench
+ * uses libsamplerate (async), the training data a faster polyphase filter (sync).
+ */
+export function phoneLine8k(s8: Int16Array, noise8k: Int16Array | undefined, offset: number, snrDb: number): Int16Array {
+  let line = telephoneBand(s8, 8000);
+  if (noise8k) line = mixAtSnr(line, noise8k.subarray(offset % Math.max(1, noise8k.length - line.length)), snrDb);
+  return mulaw.decode(mulaw.encode(line));
 }

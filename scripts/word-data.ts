@@ -8,8 +8,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { mulaw } from '../src/audio/g711.ts';
-import { mixAtSnr } from '../src/audio/pcm.ts';
 import { createPolyphaseResampler } from '../src/audio/polyphase.ts';
 import { resample } from '../src/audio/resample.ts';
 import { decodeWav } from '../src/audio/wav.ts';
@@ -18,7 +16,7 @@ import { voiceText, type EspeakVoice } from '../src/sandbox/engines/espeak.ts';
 import { wordStatics } from '../src/sandbox/engines/vocabulary.ts';
 import { UNKNOWN_CLASS, WORD_MODEL, wordVector } from '../src/sandbox/engines/word-model.ts';
 import type { Clip } from '../bench/recognizer-words.ts';
-import { telephoneBand } from '../bench/telephone-band.ts';
+import { phoneLine8k } from '../bench/telephone-band.ts';
 import { seeded } from './word-mlp.ts';
 
 /** How much of everything the training set holds. */
@@ -100,11 +98,9 @@ function faster(x: Int16Array, speed: number): Int16Array {
   });
 }
 
-/** A phone line as the bench's phoneLine: 8 kHz, 300–3400 Hz, line noise, mu-law. */
+/** The bench's phone line (phoneLine8k), through the polyphase conversions. */
 function line(s16: Int16Array, noise: Int16Array | undefined, offset: number, snrDb: number): Int16Array {
-  let s8 = telephoneBand(convert(s16, 16000, 8000), 8000);
-  if (noise) s8 = mixAtSnr(s8, noise.subarray(offset % Math.max(1, noise.length - s8.length)), snrDb);
-  return convert(mulaw.decode(mulaw.encode(s8)), 8000, 16000);
+  return convert(phoneLine8k(convert(s16, 16000, 8000), noise, offset, snrDb), 8000, 16000);
 }
 const between = (rnd: Rnd, [a, b]: readonly [number, number]) => a + (b - a) * rnd();
 

@@ -3,6 +3,7 @@ import { ServiceClient } from '../service/client.ts';
 import type { ServiceConfigInput } from '../service/config.ts';
 import { AuthenticationError, InsufficientBalanceError, PermissionDeniedError, ServiceError } from '../service/errors.ts';
 import { regionHint } from './explain.ts';
+import { keepVoicedLines } from './voiced-lines.ts';
 
 /**
  * The real service when HIWAR_API_KEY is set, otherwise a sandbox started in this process.
@@ -19,7 +20,8 @@ export async function connectService(
   const { startSandbox } = await import('../sandbox/index.ts');
   const taught = sandboxOptions.phrasebook?.length ?? 0;
   // Voicing the phrases is most of a start (a minute on a busy machine); the lines kept on disk make the next start take seconds.
-  const keep = process.env.HIWAR_SANDBOX_RENDER_CACHE ? '' : ' (HIWAR_SANDBOX_RENDER_CACHE=DIR keeps the voiced lines for the next start)';
+  const dir = await keepVoicedLines();
+  const keep = dir ? ` (voiced lines kept in ${dir} for the next start; HIWAR_SANDBOX_RENDER_CACHE=off keeps none)` : '';
   if (taught) log(`no HIWAR_API_KEY: starting the embedded sandbox and teaching its recognizer ${taught} phrases…${keep}`);
   const sandbox = await startSandbox({ port: 0, ...sandboxOptions });
   log(`no HIWAR_API_KEY: using the embedded sandbox at ${sandbox.url} (it recognizes only phrases it voiced or was given)`);

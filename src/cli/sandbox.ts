@@ -1,4 +1,5 @@
 import { CliError, numberOption, parseCommand, readText } from './args.ts';
+import { keepVoicedLines } from './voiced-lines.ts';
 
 export const SANDBOX_USAGE = `Usage: hiwar sandbox [--port 8787] [--host 127.0.0.1] [--keys FILE] [--uae-port N] [--phrasebook FILE]
                     [--ahead-limit S] [--listen-idle S]
@@ -56,6 +57,7 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     ? (await readText(values.phrasebook, '--phrasebook')).split('\n').map((l) => l.trim()).filter(Boolean)
     : undefined;
   const { startSandbox } = await import('../sandbox/index.ts');
+  await keepVoicedLines();
   const sandbox = await startSandbox({
     port,
     host: values.host,

@@ -2,7 +2,7 @@ import type { Agent } from '../session/agent.ts';
 import type { Logger } from '../session/logger.ts';
 import { serveAnalytics } from '../analytics/serve-setup.ts';
 import { reviewRoutes } from '../review/routes.ts';
-import { AGENT_SERVER_DEFAULTS, createAgentServer } from '../server/create.ts';
+import { AGENT_SERVER_DEFAULTS, createAgentServer, type CreateAgentServerOptions } from '../server/create.ts';
 import { SERVER_LIMITS } from '../server/limits.ts';
 import type { CallHost, PluginFactory, ProviderHooks } from '../server/types.ts';
 import { accessLines, serveLedger } from './serve-security.ts';
@@ -130,9 +130,13 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   const audioSocketPort = num('audiosocket-port', values['audiosocket-port'], 0, 65535);
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
+  // Flags win over the config module, which wins over the defaults.
+  const loadConfig = () => (values.config ? loadServeConfig(values.config) : Promise.resolve({} as CreateAgentServerOptions));
   // A port in use is said before anything slow starts (the sandbox voices the agent's phrases
-  // first); the primary of --workers checks for its workers. A --config's port is known below.
-  if (!isServeWorker() && !values.config) await ensurePortsFree(values.host ?? AGENT_SERVER_DEFAULTS.host, portFlag ?? AGENT_SERVER_DEFAULTS.port, audioSocketPort);
+  // first), in one place for one process and for the primary of --workers, which checks for its
+  // workers before forking any: so the primary reads a --config too, for its port and host.
+  const checked = isServeWorker() ? undefined : await loadConfig();
+  if (checked) await ensurePortsFree(values.host ?? checked.host ?? AGENT_SERVER_DEFAULTS.host, portFlag ?? checked.port ?? AGENT_SERVER_DEFAULTS.port, audioSocketPort);
   // --workers N: this process forks N servers and waits for them (serve-workers.ts).
   const primary = await serveWorkers(values.workers, SERVE_USAGE, (m) => process.stdout.write(`${m}\n`));
   if (primary !== undefined) return primary;
@@ -141,9 +145,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   // registered before any call for the sessions' traces to record.
   const otel = otelRequested(values.otel!) ? await startOtel() : undefined;
   if (otel) opened.push(() => otel.shutdown());
-  // Flags win over the config module, which wins over the defaults.
-  const config = values.config ? await loadServeConfig(values.config) : {};
-  if (!worker && values.config) await ensurePortsFree(values.host ?? config.host ?? AGENT_SERVER_DEFAULTS.host, portFlag ?? config.port ?? AGENT_SERVER_DEFAULTS.port, audioSocketPort);
+  const config = checked ?? (await loadConfig());
   const say = worker?.say ?? ((m: string) => process.stdout.write(`${m}\n`));
   // Each worker's lines say which worker wrote them.
   const logger = worker ? (config.logger ?? cliLogger('info')).child({ worker: worker.index }) : (config.logger ?? cliLogger('info'));

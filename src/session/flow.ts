@@ -127,7 +127,9 @@ export class Flow {
     }
     host.report.handoff({ from: from.agent.name, to: h.agent.name, carry: h.carry });
     host.emit({ type: 'agent_handoff', from: from.agent.name, to: h.agent.name, carry: h.carry });
-    await guardedAsync('onEnter', () => h.agent.hooks?.onEnter?.(host.session, host.control), host.threw);
+    // Not awaited: a handoff asked by a tool is taken over inside the reply that ran the tool, and
+    // an onEnter that awaits `say` or `runTask` waits for that reply to end (a deadlock before).
+    void guardedAsync('onEnter', () => h.agent.hooks?.onEnter?.(host.session, host.control), host.threw);
   }
 
   /** Runs `task` to its result; from outside a reply, after the greeting and once nothing is being said. */

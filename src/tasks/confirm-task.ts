@@ -5,6 +5,8 @@ import type { CollectTask, TaskStep } from './types.ts';
 
 /** A task whose value is the caller's answer: true for yes, false for no. */
 export function confirmTask(question: string, options: TaskOptions = {}): CollectTask<boolean> {
+  // From plain JavaScript an options object may come first (as digitsTask takes one): say so.
+  if (typeof question !== 'string') throw new TypeError(`confirmTask: the question must be a string (confirmTask(question, options)), got ${question === null ? 'null' : typeof question}`);
   if (!question.trim()) throw new TypeError('confirmTask: the question is empty');
   const lines = { ...TASK_DEFAULTS.lines, ...options.lines };
   const max = options.maxAttempts ?? TASK_DEFAULTS.maxAttempts;

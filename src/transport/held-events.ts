@@ -1,4 +1,5 @@
 import { Observable, Subject } from 'rxjs';
+import type { TransportEvent } from './types.ts';
 
 /**
  * A transport's events for the session. What happens before anyone subscribes (a key pressed
@@ -7,7 +8,7 @@ import { Observable, Subject } from 'rxjs';
  * must not take them from it); from the first subscription on, events flow live. A plain Subject
  * would drop the early ones; a ReplaySubject would also replay live events to later subscribers.
  */
-export class HeldEvents<T> {
+export class HeldEvents<T = TransportEvent> {
   private readonly live = new Subject<T>();
   private readonly early: T[] = [];
   private subscribed = false;

@@ -22,10 +22,10 @@ export interface SandboxProcess {
   close(): Promise<void>;
 }
 
-/** Starts `hiwar sandbox` on a free port (with `args`, e.g. `--ahead-limit`) and waits for the URL and key it prints. */
-export async function runSandboxProcess(args: string[] = []): Promise<SandboxProcess> {
+/** Starts `hiwar sandbox` on a free port (with `args`, e.g. `--ahead-limit`, and `extraEnv` on top of this process's) and waits for the URL and key it prints. */
+export async function runSandboxProcess(args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}): Promise<SandboxProcess> {
   // Exempt from scripts/starve.mjs: the service is not on the starved machine.
-  const env = { ...process.env, HIWAR_STARVE_EXEMPT: '1' };
+  const env = { ...process.env, ...extraEnv, HIWAR_STARVE_EXEMPT: '1' };
   const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));

@@ -4,8 +4,11 @@
  * that got the error must be able to end.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { createAgentServer, type ServerPlugin } from '../../src/server/index.ts';
 import type { Agent } from '../../src/session/agent.ts';
@@ -106,5 +109,22 @@ test('hiwar serve --workers 2 on a port in use: the primary says so and forks no
     assert.equal(audioSocket.code, 1, audioSocket.stdout + audioSocket.stderr);
     assert.match(audioSocket.stderr, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already taken`));
     assert.doesNotMatch(audioSocket.stdout, /embedded sandbox/, audioSocket.stdout);
+  });
+});
+
+test('hiwar serve --workers 2 --config FILE whose port is taken (no --port): the primary says so and forks no worker', async () => {
+  await withTakenPort(async (port) => {
+    const dir = mkdtempSync(join(tmpdir(), 'hiwar-config-port-'));
+    try {
+      const config = join(dir, 'hiwar.config.mjs');
+      writeFileSync(config, `export default { port: ${port} };\n`);
+      const env = { HIWAR_LOG_LEVEL: 'silent', REDIS_URL: '', HIWAR_PUBLIC_URL: '' };
+      const r = await hiwar(['serve', '--workers', '2', '--config', config], env, 120_000);
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stderr, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already taken`));
+      assert.doesNotMatch(r.stdout, /embedded sandbox|workers:/, r.stdout);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

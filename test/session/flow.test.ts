@@ -6,6 +6,8 @@ import callCentre, { HUMAN_DESK } from '../../agents/call-centre/index.ts';
 import greeter from '../../agents/call-centre/flow.ts';
 import { defineTool } from '../../src/llm/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
+import { handoff } from '../../src/session/handoff.ts';
+import { confirmTask } from '../../src/tasks/index.ts';
 import { expectAgentSaid, expectToolCall, runCall, startTestSandbox, type TestSandbox } from '../../src/testing/index.ts';
 
 let sandbox: TestSandbox;
@@ -134,4 +136,31 @@ test('the flow: three wrong account numbers end the task with max_attempts and a
   assert.equal(call.toolCalls.length, 0, 'the model was never asked');
   assert.equal(call.endedByAgent?.transfer, HUMAN_DESK);
   assert.match(call.endedByAgent?.summary ?? '', /max_attempts/);
+});
+
+test("a handed-off agent's async onEnter awaits say and runs a task (it used to wait for the reply that handed off, for ever)", async () => {
+  const desk: Agent = {
+    ...callCentre,
+    name: 'desk',
+    greeting: undefined,
+    intents: [],
+    hooks: {
+      onEnter: async (session) => {
+        await session.say('معك قسم البطاقات.');
+        const block = await session.runTask(confirmTask('هل تريد إيقاف البطاقة؟'));
+        if (block.ok && block.value) await session.say('تم إيقاف البطاقة.');
+      },
+    },
+  };
+  const front: Agent = {
+    ...callCentre,
+    name: 'front',
+    tools: [defineTool({ name: 'to_desk', description: 'Hands the caller to the cards desk', parameters: z.object({}), execute: () => handoff(desk, { carry: 'none' }) })],
+    intents: [{ name: 'cards', examples: ['بطاقتي ضاعت'], tool: { name: 'to_desk', args: () => ({}) }, reply: 'أحولك إلى قسم البطاقات.' }],
+  };
+  const call = await runCall(front, [{ say: 'بطاقتي ضاعت' }, { say: 'نعم' }, { hangup: true }], { sandbox });
+  assert.deepEqual(call.report.handoffs.map((h) => [h.from, h.to]), [['front', 'desk']]);
+  assert.deepEqual(call.report.tasks.map((t) => ({ name: t.name, agent: t.agent, result: t.result })), [{ name: 'confirm', agent: 'desk', result: { ok: true, value: true } }]);
+  const said = call.agentTurns.map((t) => t.text);
+  for (const line of ['معك قسم البطاقات.', 'هل تريد إيقاف البطاقة؟', 'تم إيقاف البطاقة.']) assert.ok(said.includes(line), `the desk said "${line}": ${said.join(' | ')}`);
 });

@@ -164,6 +164,7 @@ test('bad options are refused with a clear error; a finished task refuses more i
   assert.throws(() => digitsTask({ kind: 'otp', length: 0 }), /length must be a positive whole number/);
   assert.throws(() => digitsTask({ kind: 'otp', maxAttempts: 0 }), /maxAttempts must be a whole number of at least 1/);
   assert.throws(() => confirmTask('  '), /question is empty/);
+  assert.throws(() => confirmTask({ prompt: 'هل تريد إيقاف البطاقة؟' } as unknown as string), /the question must be a string \(confirmTask\(question, options\)\), got object/);
   const task = digitsTask({ kind: 'card_last4' });
   run(task, [say('1234'), say('نعم')]);
   assert.throws(() => task.next(say('نعم')), /the task is over/);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HeldEvents } from '../../src/transport/held-events.ts';
+import type { Transport } from '../../src/transport/types.ts';
 
 test('events before the first subscription reach every subscriber; later ones flow live', () => {
   const ev = new HeldEvents<string>();
@@ -26,4 +27,14 @@ test('a hang-up before anyone listens is delivered with the completion; the hold
   ev.events$.subscribe({ next: (e) => got.push(e), complete: () => (done = true) });
   assert.deepEqual(got, [3, 4, 5], 'the oldest went past the bound');
   assert.ok(done);
+});
+
+test("without a type argument it holds a transport's events, so a transport of your own type-checks as the guide writes it", () => {
+  const ev = new HeldEvents();
+  // The type check of the tests is the assertion: events$ is what Transport['events$'] asks for.
+  const events$: Transport['events$'] = ev.events$;
+  const got: string[] = [];
+  events$.subscribe((e) => got.push(e.type));
+  ev.next({ type: 'dtmf', digit: '5' });
+  assert.deepEqual(got, ['dtmf']);
 });

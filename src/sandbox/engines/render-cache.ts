@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { resample } from '../../audio/resample.ts';
+import { lineWritten, touchLine } from '../line-dir.ts';
 import { AudioTooLongError, voiceText, type EspeakVoice, type TimedWord, type Voiced } from './espeak.ts';
 
 /**
@@ -20,11 +21,22 @@ export const RENDER_CACHE_DEFAULTS = {
   /** Audio kept in memory, in bytes; the least recently used line goes first. @default 64 MiB */
   memoryBytes: 64 * 2 ** 20,
   /**
-   * A directory shared by processes, created if missing.
-   * @default the environment's HIWAR_SANDBOX_RENDER_CACHE, or none (memory only)
+   * A directory shared by processes, created if missing (readable by its owner only). The CLI
+   * sets one in the user's cache by default (src/cli/voiced-lines.ts).
+   * @default the environment's HIWAR_SANDBOX_RENDER_CACHE (`off`: none), or none (memory only)
    */
-  dir: process.env.HIWAR_SANDBOX_RENDER_CACHE || undefined,
+  dir: lineDirOf(process.env.HIWAR_SANDBOX_RENDER_CACHE),
+  /**
+   * The directory's bound; past it the least recently used lines go (line-dir.ts). A demo's
+   * start voices about 1 MiB; a reply of a few seconds at 24 kHz is about 150 KiB. @default 128 MiB
+   */
+  diskBytes: 128 * 2 ** 20,
 };
+
+/** The directory HIWAR_SANDBOX_RENDER_CACHE names: none when unset, empty or `off`. */
+export function lineDirOf(value: string | undefined): string | undefined {
+  return value && value !== 'off' ? value : undefined;
+}
 
 /** A line voiced at one sample rate, with its words' times (the same at every rate). */
 export interface Rendered {
@@ -96,7 +108,9 @@ async function fromDisk(key: string): Promise<Rendered | undefined> {
   const dir = RENDER_CACHE_DEFAULTS.dir;
   if (!dir) return undefined;
   try {
-    const buf = await readFile(join(dir, `${key}.line`));
+    const file = join(dir, `${key}.line`);
+    const buf = await readFile(file);
+    void touchLine(file);
     const headLength = buf.readUInt32LE(0);
     const head = JSON.parse(buf.subarray(4, 4 + headLength).toString('utf8')) as Omit<Rendered, 'samples'>;
     const body = buf.subarray(4 + headLength);
@@ -119,9 +133,12 @@ async function toDisk(key: string, r: Rendered): Promise<void> {
   const file = join(dir, `${key}.line`);
   const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.partial`;
   try {
-    await mkdir(dir, { recursive: true });
-    await writeFile(partial, Buffer.concat([length, head, Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)]));
+    // The lines may say what a test call's caller or agent said: the owner's alone.
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const bytes = Buffer.concat([length, head, Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)]);
+    await writeFile(partial, bytes, { mode: 0o600 });
     await rename(partial, file);
+    await lineWritten(dir, bytes.length, RENDER_CACHE_DEFAULTS.diskBytes);
   } catch {
     // A full or read-only disk loses only the sharing: the line stays in memory.
   }
