@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- <name> [--quick] [args]`: runs one bench. The benches against the fake
  * service print a table and, as their very last line, one JSON object of their figures.
- * The older scripts (normalize, recognizer, call) run as they always did, with their own args.
+ * The older scripts (normalize, recognizer, recognizer-errors, call) run as they always did, with their own args.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   'ws-frames': async () => (await import('./ws-frames.ts')).wsFrames,
   'ws-frames-run': async () => (await import('./ws-frames.ts')).wsFramesRun,
 };
-const SCRIPTS = ['normalize', 'recognizer', 'call'];
+const SCRIPTS = ['normalize', 'recognizer', 'recognizer-errors', 'call'];
 
 const [name, ...rest] = process.argv.slice(2);
 if (name && SCRIPTS.includes(name)) {
