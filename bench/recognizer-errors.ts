@@ -3,8 +3,8 @@
  * recordings, the templates alone (nearest word by DTW at the best of the warps, no threshold,
  * no classifier: nothing to train, so it runs in minutes), at 16 kHz and through the bench's
  * phone line with and without line noise. Prints, per band, the right words per held-out
- * speaker, how many stretches of speech each clip was cut into (a word split or merged by the
- * endpointing would show here), and every confusion with its three nearest words.
+ * speaker, how many stretches of speech each clip was cut into (the recognizer says nothing for a
+ * word the endpointing splits in two or misses: those clips are named), and every confusion with its three nearest words.
  * Usage: npm run bench -- recognizer-errors   (the recordings: HIWAR_AUDIO_DIR, as bench/recognizer.ts)
  */
 import { existsSync } from 'node:fs';
@@ -32,8 +32,8 @@ console.log(`load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; templates alo
 
 interface Miss { speaker: string; word: string; ranked: [string, number][] }
 const conditions = ['16 kHz', 'phone line, noise 20 dB', 'phone line, no noise'] as const;
-const tally = new Map<string, { right: Map<string, number>; stretches: Map<number, number>; misses: Miss[] }>(
-  conditions.map((c) => [c, { right: new Map(), stretches: new Map(), misses: [] }]),
+const tally = new Map<string, { right: Map<string, number>; stretches: Map<number, number>; cut: string[]; misses: Miss[] }>(
+  conditions.map((c) => [c, { right: new Map(), stretches: new Map(), cut: [], misses: [] }]),
 );
 let k = 0;
 for (const speaker of [...new Set(clips.map((c) => c.speaker))]) {
@@ -52,6 +52,7 @@ for (const speaker of [...new Set(clips.map((c) => c.speaker))]) {
       const { powers, energy } = warpedFrames(audio, band, VOCABULARY_DEFAULTS.warps);
       const segments = wordSegments(energy);
       t.stretches.set(segments.length, (t.stretches.get(segments.length) ?? 0) + 1);
+      if (segments.length !== 1) t.cut.push(`${speaker} ${c.word}: ${segments.length}`);
       // The clip's speech from its first stretch to its last, as one word: errors of the match alone.
       const [a, b] = segments.length ? [segments[0]![0], segments.at(-1)![1]] : [0, energy.length];
       const ranked = [...vocab.scores(powers.map((p) => normalizeWord(cepstraOf(p, a, b))), band)].sort((x, y) => x[1] - y[1]);
@@ -63,6 +64,6 @@ for (const speaker of [...new Set(clips.map((c) => c.speaker))]) {
 for (const [condition, t] of tally) {
   const right = [...t.right.values()].reduce((s, v) => s + v, 0);
   const perSpeaker = [...new Set(clips.map((c) => c.speaker))].map((s) => `${s}: ${t.right.get(s) ?? 0}`).join(', ');
-  console.log(`\n${condition}: ${right}/${clips.length} right (${perSpeaker}); stretches per clip ${[...t.stretches].map(([n, c]) => `${n}: ${c}`).join(', ')}`);
+  console.log(`\n${condition}: ${right}/${clips.length} right (${perSpeaker}); stretches per clip ${[...t.stretches].map(([n, c]) => `${n}: ${c}`).join(', ')}${t.cut.length ? ` (not one: ${t.cut.join(', ')})` : ''}`);
   for (const m of t.misses) console.log(`  ${m.speaker} ${m.word} -> ${m.ranked.slice(0, 3).map(([w, d]) => `${w} ${d.toFixed(1)}`).join(', ')}`);
 }
