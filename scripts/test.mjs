@@ -24,6 +24,11 @@
 // there on plain Node, as do the `hiwar` processes the tests start. HIWAR_TEST_SOURCES=1 runs the
 // sources through tsx instead, as `node --import tsx --test FILE` does.
 //
+// Light files share processes: the light lane runs them in groups, several files in one Node
+// process, each file's tests in a suite of its own and its report printed as its own
+// (scripts/test-groups.mjs says which files may share one); HIWAR_TEST_GROUP=0 gives every file
+// its own process, HIWAR_TEST_GROUP=1 groups the light files among named ones too.
+//
 // Knobs: HIWAR_TEST_CONCURRENCY (heavy files at once, 2), HIWAR_TEST_MAX_CONCURRENCY (at most,
 // on idle cores, 4), HIWAR_TEST_LIGHT=0 (no light lane: all
 // files in the heavy lane, slowest first), HIWAR_TEST_FILE_TIMEOUT_S (a file still running after
@@ -36,6 +41,7 @@ import { createRequire } from 'node:module';
 import { cpus, setPriority, tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { buildTestTree } from './test-build.mjs';
+import { COUNTS, groupEntry, groupFiles, ownProcessReason, splitGroupReport } from './test-groups.mjs';
 
 /**
  * Heavy files at once. Two: three finished sooner only while the machine had CPU to spare; on a
@@ -60,6 +66,8 @@ const DEFAULT_RATE = 0.5;
 const LIGHT_LANE = process.env.HIWAR_TEST_LIGHT !== '0';
 /** Run the TypeScript sources through tsx, each module transformed in each process (no compiled tree). */
 const FROM_SOURCES = process.env.HIWAR_TEST_SOURCES === '1';
+/** Light files in shared processes: in full runs unless 0, among named files only if 1. */
+const GROUPING = process.env.HIWAR_TEST_GROUP ?? 'full';
 const FILE_TIMEOUT_MS = Number(process.env.HIWAR_TEST_FILE_TIMEOUT_S ?? '900') * 1000;
 /**
  * Niceness of the light lane and the type checks: neither times anything against a clock, so
@@ -207,18 +215,39 @@ const expected = (f) => schedule[f]?.s ?? Infinity;
 const light = (f) => schedule[f]?.lane === 'light';
 const expectedRate = (f) => (schedule[f]?.cpu && schedule[f]?.s ? schedule[f].cpu / schedule[f].s : DEFAULT_RATE);
 const slowestFirst = (a, b) => expected(b) - expected(a) || a.localeCompare(b);
+/**
+ * A lane's queue: files, and groups of light files that share one process (`{ files }`), in the
+ * order given. Only light files (schedule) that touch no process-wide state are grouped.
+ */
+let groupCount = 0;
+const grouped = (queue) => {
+  const shareable = queue.filter((f) => light(f) && !ownProcessReason(ROOT, f));
+  const groups = groupFiles(shareable, expected).filter((g) => g.length > 1);
+  const first = new Map(groups.map((g) => [g[0], { files: g, n: ++groupCount }]));
+  const inGroup = new Set(groups.flat());
+  return queue.flatMap((f) => (first.has(f) ? [first.get(f)] : inGroup.has(f) ? [] : [f]));
+};
+const group = (queue, on) => (on && !FROM_SOURCES ? grouped(queue) : queue);
 const lanes = named
-  ? [{ name: 'heavy', width: CONCURRENCY, files }]
+  ? [{ name: 'heavy', width: CONCURRENCY, files: group(files, GROUPING === '1') }]
   : LIGHT_LANE
     ? [
         { name: 'heavy', width: CONCURRENCY, maxWidth: MAX_CONCURRENCY, files: files.filter((f) => !light(f)).sort(slowestFirst) },
-        { name: 'light', width: 1, files: files.filter(light).sort(slowestFirst) },
+        { name: 'light', width: 1, files: group(files.filter(light).sort(slowestFirst), GROUPING !== '0') },
       ]
     : [{ name: 'heavy', width: CONCURRENCY, maxWidth: MAX_CONCURRENCY, files: [...files].sort(slowestFirst) }];
+/** A queue entry's expected CPU rate (cores): a group's is its files' CPU over their time. */
+const unitRate = (u) => {
+  if (typeof u === 'string') return expectedRate(u);
+  const s = u.files.reduce((n, f) => n + (schedule[f]?.s ?? 0), 0);
+  const cpu = u.files.reduce((n, f) => n + (schedule[f]?.cpu ?? 0), 0);
+  return s && cpu ? cpu / s : DEFAULT_RATE;
+};
 
-const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const totals = Object.fromEntries(COUNTS.map((k) => [k, 0]));
 const results = [];
+/** Groups that failed outside their files' suites. */
+const failedGroups = [];
 const lingered = [];
 const started = performance.now();
 
@@ -245,6 +274,42 @@ async function runFile(file, lane) {
   const summary = `${counts.tests} tests, ${counts.pass} pass, ${counts.fail} fail`;
   const cpu = r.cpuS === undefined ? '' : ` (CPU ${r.cpuS.toFixed(1)} s)`;
   process.stdout.write(`# file ${file} (${lane} lane): ${s.toFixed(1)} s${cpu}, ${summary}, ${status}\n${report.replace(/\n?$/, '\n')}`);
+}
+
+/**
+ * A group of light files in one process (scripts/test-groups.mjs): its entry module imports each
+ * file in a suite named after it; its report is split back into one report per file, each
+ * printed under its own `# file` line as if it had run alone, the file's time being its suite's
+ * (the group's start-up and CPU are on the group's own line).
+ */
+async function runGroup({ files: members, n }, lane) {
+  const t0 = performance.now();
+  const entry = join(tree, '.groups', `group-${n}.mjs`);
+  mkdirSync(join(tree, '.groups'), { recursive: true });
+  writeFileSync(entry, groupEntry(members, (f) => join(tree, f.replace(/\.ts$/, '.js'))));
+  const r = await run(['--enable-source-maps', '--test-reporter=tap', entry], { detached: true, timeoutMs: FILE_TIMEOUT_MS, niceness: lane === 'light' ? BACKGROUND : 0, cwd: tree });
+  const s = (performance.now() - t0) / 1000;
+  const { reports, rest } = splitGroupReport(r.out, members);
+  const fileS = reports.reduce((t, f) => t + f.s, 0);
+  let out = '';
+  for (const f of reports) {
+    for (const k of COUNTS) totals[k] += f.counts[k];
+    // The group's CPU shared out by the files' times (for the schedule: what each file costs in a group).
+    const cpuS = r.cpuS === undefined ? undefined : Math.round((r.cpuS * (fileS ? f.s / fileS : 1 / reports.length)) * 10) / 10;
+    results.push({ file: f.file, s: Math.round(f.s * 10) / 10, cpuS, lane, tests: f.counts.tests, failed: f.failed, group: n });
+    const status = f.done ? (f.failed ? 'FAILED' : 'ok') : r.timedOut ? `KILLED with its group after ${FILE_TIMEOUT_MS / 1000} s` : `did not finish: its group's process ended (exit ${r.code})`;
+    out += `# file ${f.file} (${lane} lane, group ${n}): ${f.s.toFixed(1)} s, ${f.counts.tests} tests, ${f.counts.pass} pass, ${f.counts.fail} fail, ${status}\n${f.report}`;
+  }
+  // An error outside every file's suite (the process exited non-zero, all of them passed): one failure, the group's.
+  const groupFailed = (r.code !== 0 || r.timedOut) && !reports.some((f) => f.failed);
+  if (groupFailed) {
+    totals.fail++;
+    failedGroups.push(`group ${n} (${members.join(' ')})`);
+  }
+  const cpu = r.cpuS === undefined ? '' : ` (CPU ${r.cpuS.toFixed(1)} s)`;
+  out += `# group ${n} (${lane} lane): ${members.length} files in one process, ${s.toFixed(1)} s${cpu}, ${groupFailed ? `FAILED (exit ${r.code})` : 'ok'}\n${rest ? rest.replace(/\n?$/, '\n') : ''}`;
+  if (r.lingerS > LINGER_S) lingered.push(`group ${n} ${r.lingerS.toFixed(0)} s`);
+  process.stdout.write(out);
 }
 
 /** Idle cores over the last few calls (one a second: a 3 s window); niced time counts as idle. */
@@ -275,7 +340,7 @@ async function runLane({ name, width, maxWidth = width, files: queue }) {
       running++;
       widest[name] = Math.max(widest[name] ?? 0, running);
       lastStart = performance.now();
-      void runFile(file, name).then(() => {
+      void (typeof file === 'string' ? runFile(file, name) : runGroup(file, name)).then(() => {
         running--;
         fill();
       });
@@ -289,7 +354,7 @@ async function runLane({ name, width, maxWidth = width, files: queue }) {
       const idle = idleCores();
       if (next >= queue.length) return clearInterval(spare);
       if (running < width || running >= maxWidth || performance.now() - lastStart < RAMP_S * 1000) return;
-      if (idle >= expectedRate(queue[next]) + IDLE_MARGIN) start();
+      if (idle >= unitRate(queue[next]) + IDLE_MARGIN) start();
     }, 1000);
     fill();
   });
@@ -321,7 +386,7 @@ process.stdout.write(`# duration_ms ${wall.toFixed(0)}\n`);
 process.stdout.write(`# files at once, at most: ${Object.entries(widest).map(([lane, n]) => `${lane} ${n}`).join(', ')}\n`);
 const bySlowest = [...results].sort((a, b) => b.s - a.s);
 process.stdout.write(`# slowest files (s): ${bySlowest.slice(0, 8).map((r) => `${r.file} ${r.s}`).join(', ')}\n`);
-const failedFiles = results.filter((r) => r.failed).map((r) => r.file);
+const failedFiles = [...results.filter((r) => r.failed).map((r) => r.file), ...failedGroups];
 if (failedFiles.length) process.stdout.write(`# failed files: ${failedFiles.join(' ')}\n`);
 if (lingered.length) process.stdout.write(`# files whose process stayed up after their tests ended (a handle left open): ${lingered.join(', ')}\n`);
 if (!named) {
