@@ -64,7 +64,7 @@ export function ownProcessReason(root, file, read = (path) => readFileSync(path,
 }
 
 /** Limits of one group: expected wall time in all (s) and files. */
-export const GROUP_LIMITS = { maxS: 8, maxFiles: 12 };
+export const GROUP_LIMITS = { maxS: 15, maxFiles: 16 };
 
 /**
  * Packs `files` (in the order they should start) into groups of at most `maxFiles` whose

@@ -4,8 +4,8 @@
 //
 // - the heavy lane, slowest first: whole calls on scaled clocks, Chromium, mediasoup, child
 //   processes; these spend their time waiting on clocks and sockets, but each needs its share of
-//   the CPU to keep up with its clock, so two at once, and more only while cores are measured
-//   idle (MAX_CONCURRENCY below);
+//   the CPU to keep up with its clock, so two at once, and more while their expected CPU fits the
+//   cores that other processes leave (MAX_CONCURRENCY below);
 // - the light lane, one file at a time beside it: files that took a few seconds at most
 //   (the lane in scripts/test-times.json): no call, clock, browser or server process, a few
 //   seconds at most, mostly loading the sources; at a lower CPU priority (as are the
@@ -30,7 +30,8 @@
 // its own process, HIWAR_TEST_GROUP=1 groups the light files among named ones too.
 //
 // Knobs: HIWAR_TEST_CONCURRENCY (heavy files at once, 2), HIWAR_TEST_MAX_CONCURRENCY (at most,
-// on idle cores, 4), HIWAR_TEST_LIGHT=0 (no light lane: all
+// within the CPU budget, 8), HIWAR_TEST_CPU_BUDGET (cores the heavy files' expected rates may
+// add up to, the machine's cores), HIWAR_TEST_LIGHT=0 (no light lane: all
 // files in the heavy lane, slowest first), HIWAR_TEST_FILE_TIMEOUT_S (a file still running after
 // this is killed and counted as failed, 900), HIWAR_TEST_TYPECHECK=0 (no type checks),
 // HIWAR_TEST_SOURCES=1 (above). Arguments, if any, replace the list of test files
@@ -49,18 +50,24 @@ import { COUNTS, groupEntry, groupFiles, ownProcessReason, splitGroupReport } fr
  */
 const CONCURRENCY = Number(process.env.HIWAR_TEST_CONCURRENCY ?? '2');
 /**
- * Heavy files at once while the machine has CPU to spare. Most heavy files spend two thirds of
- * their time waiting on scaled clocks and sockets (a whole call uses about a third of a core), so
- * two at once leave most of two cores idle; but two is all a loaded machine can take (see
- * CONCURRENCY). Beyond two, a file starts only when the cores measured idle over the last
- * moments (`os.cpus()`; niced work counts as idle, it yields) cover its expected CPU rate with a
- * margin, and not within a moment of the last start (a file's start-up is a burst of CPU).
+ * Heavy files at once at most. Most heavy files spend two thirds of their time waiting on scaled
+ * clocks and sockets (a whole call uses about a third of a core), so two at once leave most of
+ * two cores idle; but two is all a loaded machine can take (see CONCURRENCY). Beyond two, the
+ * next file starts while the expected CPU rates (cores: `cpu` ÷ `s` in the schedule) of the
+ * running heavy files and its own add up to no more than the cores the machine's other processes
+ * leave (CPU_BUDGET); scripts/test-simulate.mjs chose this (docs/testing.md, "Choosing the
+ * schedule"): on the last quiet run's times, 512 s of predicted wall where measuring idle cores
+ * with a margin and a pause between starts (the policy before) gave 686 s, at the same share of
+ * CPU per file.
  */
-const MAX_CONCURRENCY = Math.max(CONCURRENCY, Number(process.env.HIWAR_TEST_MAX_CONCURRENCY ?? '4'));
-/** Cores left idle beyond a new file's expected rate before it may start beyond CONCURRENCY. */
-const IDLE_MARGIN = 0.4;
-/** Seconds after a start before another file may start beyond CONCURRENCY. */
-const RAMP_S = 4;
+const MAX_CONCURRENCY = Math.max(CONCURRENCY, Number(process.env.HIWAR_TEST_MAX_CONCURRENCY ?? '8'));
+/** Cores the heavy lane's expected rates may add up to on an otherwise idle machine: all of them. */
+const CPU_BUDGET = Number(process.env.HIWAR_TEST_CPU_BUDGET ?? String(cpus().length));
+/**
+ * Seconds over which the cores other processes use are averaged (their busy time, niced time
+ * apart, less the heavy files' expected rates): what the budget gives up on a loaded machine.
+ */
+const OTHERS_WINDOW_S = 3;
 /** A file's CPU rate (cores) when the schedule has no CPU time for it. */
 const DEFAULT_RATE = 0.5;
 const LIGHT_LANE = process.env.HIWAR_TEST_LIGHT !== '0';
@@ -312,17 +319,22 @@ async function runGroup({ files: members, n }, lane) {
   process.stdout.write(out);
 }
 
-/** Idle cores over the last few calls (one a second: a 3 s window); niced time counts as idle. */
-const idleMeter = (window = 3) => {
+/**
+ * Cores the machine's other processes used over the last few calls (one a second:
+ * OTHERS_WINDOW_S): the cores busy at normal priority (niced time counts as idle: it yields)
+ * less what the heavy lane was expected to use (`ours`, cores, at each call), never below 0.
+ */
+const othersMeter = () => {
   const sample = () => cpus().reduce((t, c) => ({ idle: t.idle + c.times.idle + c.times.nice, total: t.total + c.times.user + c.times.nice + c.times.sys + c.times.idle + c.times.irq }), { idle: 0, total: 0 });
-  const history = [sample()];
-  return () => {
+  let then = sample();
+  const seen = [];
+  return (ours) => {
     const now = sample();
-    const then = history[0];
-    history.push(now);
-    if (history.length > window) history.shift();
     const dTotal = now.total - then.total;
-    return dTotal > 0 ? ((now.idle - then.idle) / dTotal) * cpus().length : 0;
+    if (dTotal > 0) seen.push(Math.max(0, (1 - (now.idle - then.idle) / dTotal) * cpus().length - ours));
+    then = now;
+    if (seen.length > OTHERS_WINDOW_S) seen.shift();
+    return seen.length ? seen.reduce((n, x) => n + x, 0) / seen.length : 0;
   };
 };
 
@@ -331,30 +343,30 @@ const widest = {};
 
 async function runLane({ name, width, maxWidth = width, files: queue }) {
   let next = 0;
-  let running = 0;
-  let lastStart = 0;
-  const idleCores = idleMeter();
+  const running = new Set();
+  const ours = () => [...running].reduce((n, u) => n + unitRate(u), 0);
+  const othersCores = othersMeter();
+  // Nothing beyond `width` before the meter's first reading: the machine's load is not known yet.
+  let others = Infinity;
   await new Promise((resolve) => {
     const start = () => {
-      const file = queue[next++];
-      running++;
-      widest[name] = Math.max(widest[name] ?? 0, running);
-      lastStart = performance.now();
-      void (typeof file === 'string' ? runFile(file, name) : runGroup(file, name)).then(() => {
-        running--;
+      const unit = queue[next++];
+      running.add(unit);
+      widest[name] = Math.max(widest[name] ?? 0, running.size);
+      void (typeof unit === 'string' ? runFile(unit, name) : runGroup(unit, name)).then(() => {
+        running.delete(unit);
         fill();
       });
     };
-    // Up to `width` at once always; beyond it, only onto idle cores (MAX_CONCURRENCY).
+    // Up to `width` at once always; beyond it, up to `maxWidth` within the cores others leave.
     const fill = () => {
-      while (next < queue.length && running < width) start();
-      if (next >= queue.length && running === 0) resolve();
+      while (next < queue.length && (running.size < width || (running.size < maxWidth && ours() + unitRate(queue[next]) <= CPU_BUDGET - others))) start();
+      if (next >= queue.length && running.size === 0) resolve();
     };
-    const spare = setInterval(() => {
-      const idle = idleCores();
-      if (next >= queue.length) return clearInterval(spare);
-      if (running < width || running >= maxWidth || performance.now() - lastStart < RAMP_S * 1000) return;
-      if (idle >= unitRate(queue[next]) + IDLE_MARGIN) start();
+    const meter = setInterval(() => {
+      others = othersCores(ours());
+      if (next >= queue.length) return clearInterval(meter);
+      fill();
     }, 1000);
     fill();
   });
