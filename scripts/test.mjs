@@ -24,10 +24,10 @@
 // there on plain Node, as do the `hiwar` processes the tests start. HIWAR_TEST_SOURCES=1 runs the
 // sources through tsx instead, as `node --import tsx --test FILE` does.
 //
-// Light files share processes: the light lane runs them in groups, several files in one Node
-// process, each file's tests in a suite of its own and its report printed as its own
-// (scripts/test-groups.mjs says which files may share one); HIWAR_TEST_GROUP=0 gives every file
-// its own process, HIWAR_TEST_GROUP=1 groups the light files among named ones too.
+// Short files share processes: each lane runs its light files, and heavy files of a few seconds,
+// in groups, several files in one Node process, each file's tests in a suite of its own and its
+// report printed as its own (scripts/test-groups.mjs says which files may share one);
+// HIWAR_TEST_GROUP=0 gives every file its own process, HIWAR_TEST_GROUP=1 groups named files too.
 //
 // Knobs: HIWAR_TEST_CONCURRENCY (heavy files at once, 2), HIWAR_TEST_MAX_CONCURRENCY (at most,
 // within the CPU budget, 8), HIWAR_TEST_CPU_BUDGET (cores the heavy files' expected rates may
@@ -75,6 +75,12 @@ const LIGHT_LANE = process.env.HIWAR_TEST_LIGHT !== '0';
 const FROM_SOURCES = process.env.HIWAR_TEST_SOURCES === '1';
 /** Light files in shared processes: in full runs unless 0, among named files only if 1. */
 const GROUPING = process.env.HIWAR_TEST_GROUP ?? 'full';
+/**
+ * A heavy file that took at most this (s, in the schedule) shares a process too: its start-up
+ * (about half a second of CPU) is a good part of its cost, and grouped it still runs at normal
+ * priority beside the other heavy files.
+ */
+const HEAVY_GROUP_S = 4;
 const FILE_TIMEOUT_MS = Number(process.env.HIWAR_TEST_FILE_TIMEOUT_S ?? '900') * 1000;
 /**
  * Niceness of the light lane and the type checks: neither times anything against a clock, so
@@ -223,12 +229,14 @@ const light = (f) => schedule[f]?.lane === 'light';
 const expectedRate = (f) => (schedule[f]?.cpu && schedule[f]?.s ? schedule[f].cpu / schedule[f].s : DEFAULT_RATE);
 const slowestFirst = (a, b) => expected(b) - expected(a) || a.localeCompare(b);
 /**
- * A lane's queue: files, and groups of light files that share one process (`{ files }`), in the
- * order given. Only light files (schedule) that touch no process-wide state are grouped.
+ * A lane's queue: files, and groups of files that share one process (`{ files }`), in the order
+ * given. Grouped: the light files, and the heavy ones that took at most HEAVY_GROUP_S, that touch
+ * no process-wide state (scripts/test-groups.mjs); a group is started where its first file was.
  */
 let groupCount = 0;
+const shortOrLight = (f) => light(f) || expected(f) <= HEAVY_GROUP_S;
 const grouped = (queue) => {
-  const shareable = queue.filter((f) => light(f) && !ownProcessReason(ROOT, f));
+  const shareable = queue.filter((f) => shortOrLight(f) && !ownProcessReason(ROOT, f));
   const groups = groupFiles(shareable, expected).filter((g) => g.length > 1);
   const first = new Map(groups.map((g) => [g[0], { files: g, n: ++groupCount }]));
   const inGroup = new Set(groups.flat());
@@ -239,7 +247,7 @@ const lanes = named
   ? [{ name: 'heavy', width: CONCURRENCY, files: group(files, GROUPING === '1') }]
   : LIGHT_LANE
     ? [
-        { name: 'heavy', width: CONCURRENCY, maxWidth: MAX_CONCURRENCY, files: files.filter((f) => !light(f)).sort(slowestFirst) },
+        { name: 'heavy', width: CONCURRENCY, maxWidth: MAX_CONCURRENCY, files: group(files.filter((f) => !light(f)).sort(slowestFirst), GROUPING !== '0') },
         { name: 'light', width: 1, files: group(files.filter(light).sort(slowestFirst), GROUPING !== '0') },
       ]
     : [{ name: 'heavy', width: CONCURRENCY, maxWidth: MAX_CONCURRENCY, files: [...files].sort(slowestFirst) }];
