@@ -95,11 +95,13 @@ export function groupFiles(files, expected, { maxS, maxFiles } = GROUP_LIMITS) {
  * The entry module of a group: each file (repository-relative, `test/x.test.ts`) imported in
  * a `describe` named after it, from its compiled module (`compiled(file)`, a path). node:test
  * attaches what the module registers while it loads (its tests, `before`/`after` hooks, suites)
- * to that suite, so its hooks run around its own tests only; the files run one after the other.
+ * to that suite, so its hooks run around its own tests only. The files run one after the other,
+ * each loaded only when the one before has ended (a top-level suite's `describe` resolves when
+ * it has run): what a file starts at its top level runs right before its tests, as alone.
  */
 export function groupEntry(files, compiled) {
   const lines = ["import { describe } from 'node:test';"];
-  for (const file of files) lines.push(`describe(${JSON.stringify(file)}, async () => { await import(${JSON.stringify(pathToFileURL(compiled(file)).href)}); });`);
+  for (const file of files) lines.push(`await describe(${JSON.stringify(file)}, async () => { await import(${JSON.stringify(pathToFileURL(compiled(file)).href)}); });`);
   return lines.join('\n') + '\n';
 }
 

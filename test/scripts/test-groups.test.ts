@@ -69,25 +69,27 @@ const FIXTURES: Record<string, string> = {
   'test/one.test.mjs': `import { after, before, describe, test } from 'node:test';
 import { appendFileSync } from 'node:fs';
 const log = (s) => appendFileSync(process.env.GROUP_LOG, s + '\\n');
+log('one load');
 const ready = await new Promise((resolve) => setTimeout(() => resolve(true), 20));
 before(() => log('one before'));
 after(() => log('one after'));
 test('one: first', () => { log('one test'); if (!ready) throw new Error('not ready'); });
 describe('one: a suite', () => { test('one: nested', () => {}); test('one: skipped', { skip: true }, () => {}); });
 `,
+  'test/three.test.mjs': `import { test } from 'node:test';
+test('three: never registered', () => {});
+throw new Error('three cannot load');
+`,
   'test/two.test.mjs': `import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 const log = (s) => appendFileSync(process.env.GROUP_LOG, s + '\\n');
+log('two load');
 before(() => log('two before'));
 after(() => log('two after'));
 test('two: fails', () => { log('two test'); assert.equal(1, 2); });
 test('two: passes', () => {});
 test('two: todo', { todo: true }, () => {});
-`,
-  'test/three.test.mjs': `import { test } from 'node:test';
-test('three: never registered', () => {});
-throw new Error('three cannot load');
 `,
 };
 
@@ -102,13 +104,14 @@ test('a group process runs each file in a suite of its own; its report splits in
     const node = (file: string) => spawnSync(process.execPath, ['--test-reporter=tap', file], { cwd: dir, env: { ...process.env, GROUP_LOG: log }, encoding: 'utf8' });
     const group = node(entry);
     assert.equal(group.status, 1, 'a failed test fails the group process');
-    // Hooks run around their own file's tests, the files one after the other.
-    assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n'), ['one before', 'one test', 'one after', 'two before', 'two test', 'two after']);
+    // Each file loads when the one before it has ended, its hooks around its own tests.
+    assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n'), ['one load', 'one before', 'one test', 'one after', 'two load', 'two before', 'two test', 'two after']);
     const { reports, rest } = splitGroupReport(group.stdout, files);
+    // A file that cannot load fails alone: the files after it still run.
     assert.deepEqual(reports.map((r) => [r.file, r.done, r.failed]), [
       ['test/one.test.mjs', true, false],
-      ['test/two.test.mjs', true, true],
       ['test/three.test.mjs', true, true],
+      ['test/two.test.mjs', true, true],
     ]);
     assert.doesNotMatch(rest, /Subtest|ok \d/, 'every result belongs to a file');
     // Each file alone: its own process's counts are the counts of its part of the group's report.
@@ -129,8 +132,8 @@ test('a group process runs each file in a suite of its own; its report splits in
     }
     assert.deepEqual(reports[0]?.counts, { tests: 3, suites: 1, pass: 2, fail: 0, cancelled: 0, skipped: 1, todo: 0 });
     // The file's report reads as its own process's: top-level results un-indented, with the failure's details.
-    assert.match(reports[1]?.report ?? '', /^not ok 1 - two: fails$/m);
-    assert.match(reports[1]?.report ?? '', /^ {2}expected: 2$/m);
+    assert.match(reports[2]?.report ?? '', /^not ok 1 - two: fails$/m);
+    assert.match(reports[2]?.report ?? '', /^ {2}expected: 2$/m);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
