@@ -100,8 +100,17 @@ export function groupFiles(files, expected, { maxS, maxFiles } = GROUP_LIMITS) {
  * it has run): what a file starts at its top level runs right before its tests, as alone.
  */
 export function groupEntry(files, compiled) {
-  const lines = ["import { describe } from 'node:test';"];
-  for (const file of files) lines.push(`await describe(${JSON.stringify(file)}, async () => { await import(${JSON.stringify(pathToFileURL(compiled(file)).href)}); });`);
+  const lines = [
+    "import { describe } from 'node:test';",
+    // Alone, a file's top-level `after` hooks run when its event loop has emptied; in a group its
+    // hooks end its suite, and one that waits on an unref'd handle (a worker's close) would leave
+    // an empty loop with files still to run, which node:test ends by cancelling them: the group
+    // keeps its loop up until its last file has run.
+    'const alive = setInterval(() => {}, 1 << 30);',
+    'try {',
+  ];
+  for (const file of files) lines.push(`  await describe(${JSON.stringify(file)}, async () => { await import(${JSON.stringify(pathToFileURL(compiled(file)).href)}); });`);
+  lines.push('} finally {', '  clearInterval(alive);', '}');
   return lines.join('\n') + '\n';
 }
 

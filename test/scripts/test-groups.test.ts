@@ -72,7 +72,8 @@ const log = (s) => appendFileSync(process.env.GROUP_LOG, s + '\\n');
 log('one load');
 const ready = await new Promise((resolve) => setTimeout(() => resolve(true), 20));
 before(() => log('one before'));
-after(() => log('one after'));
+// An after hook that waits on an unref'd timer: alone, the loop has emptied by then; in a group, the files after it still run.
+after(() => new Promise((resolve) => setTimeout(resolve, 30).unref()).then(() => log('one after')));
 test('one: first', () => { log('one test'); if (!ready) throw new Error('not ready'); });
 describe('one: a suite', () => { test('one: nested', () => {}); test('one: skipped', { skip: true }, () => {}); });
 `,
