@@ -73,7 +73,7 @@ const DEFAULT_RATE = 0.5;
 const LIGHT_LANE = process.env.HIWAR_TEST_LIGHT !== '0';
 /** Run the TypeScript sources through tsx, each module transformed in each process (no compiled tree). */
 const FROM_SOURCES = process.env.HIWAR_TEST_SOURCES === '1';
-/** Light files in shared processes: in full runs unless 0, among named files only if 1. */
+/** Short files in shared processes: in full runs unless 0, among named files only if 1. */
 const GROUPING = process.env.HIWAR_TEST_GROUP ?? 'full';
 /**
  * A heavy file that took at most this (s, in the schedule) shares a process too: its start-up
@@ -292,7 +292,7 @@ async function runFile(file, lane) {
 }
 
 /**
- * A group of light files in one process (scripts/test-groups.mjs): its entry module imports each
+ * A group of short files in one process (scripts/test-groups.mjs): its entry module imports each
  * file in a suite named after it; its report is split back into one report per file, each
  * printed under its own `# file` line as if it had run alone, the file's time being its suite's
  * (the group's start-up and CPU are on the group's own line).
