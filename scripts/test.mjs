@@ -4,8 +4,8 @@
 //
 // - the heavy lane, slowest first: whole calls on scaled clocks, Chromium, mediasoup, child
 //   processes; these spend their time waiting on clocks and sockets, but each needs its share of
-//   the CPU to keep up with its clock, so two at once, and more only while cores are measured
-//   idle (MAX_CONCURRENCY below);
+//   the CPU to keep up with its clock, so two at once, and more while their expected CPU fits the
+//   cores that other processes leave (MAX_CONCURRENCY below);
 // - the light lane, one file at a time beside it: files that took a few seconds at most
 //   (the lane in scripts/test-times.json): no call, clock, browser or server process, a few
 //   seconds at most, mostly loading the sources; at a lower CPU priority (as are the
@@ -24,8 +24,14 @@
 // there on plain Node, as do the `hiwar` processes the tests start. HIWAR_TEST_SOURCES=1 runs the
 // sources through tsx instead, as `node --import tsx --test FILE` does.
 //
+// Short files share processes: each lane runs its light files, and heavy files of a few seconds,
+// in groups, several files in one Node process, each file's tests in a suite of its own and its
+// report printed as its own (scripts/test-groups.mjs says which files may share one);
+// HIWAR_TEST_GROUP=0 gives every file its own process, HIWAR_TEST_GROUP=1 groups named files too.
+//
 // Knobs: HIWAR_TEST_CONCURRENCY (heavy files at once, 2), HIWAR_TEST_MAX_CONCURRENCY (at most,
-// on idle cores, 4), HIWAR_TEST_LIGHT=0 (no light lane: all
+// within the CPU budget, 8), HIWAR_TEST_CPU_BUDGET (cores the heavy files' expected rates may
+// add up to, the machine's cores), HIWAR_TEST_LIGHT=0 (no light lane: all
 // files in the heavy lane, slowest first), HIWAR_TEST_FILE_TIMEOUT_S (a file still running after
 // this is killed and counted as failed, 900), HIWAR_TEST_TYPECHECK=0 (no type checks),
 // HIWAR_TEST_SOURCES=1 (above). Arguments, if any, replace the list of test files
@@ -36,6 +42,7 @@ import { createRequire } from 'node:module';
 import { cpus, setPriority, tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { buildTestTree } from './test-build.mjs';
+import { COUNTS, groupEntry, groupFiles, ownProcessReason, splitGroupReport } from './test-groups.mjs';
 
 /**
  * Heavy files at once. Two: three finished sooner only while the machine had CPU to spare; on a
@@ -43,23 +50,37 @@ import { buildTestTree } from './test-build.mjs';
  */
 const CONCURRENCY = Number(process.env.HIWAR_TEST_CONCURRENCY ?? '2');
 /**
- * Heavy files at once while the machine has CPU to spare. Most heavy files spend two thirds of
- * their time waiting on scaled clocks and sockets (a whole call uses about a third of a core), so
- * two at once leave most of two cores idle; but two is all a loaded machine can take (see
- * CONCURRENCY). Beyond two, a file starts only when the cores measured idle over the last
- * moments (`os.cpus()`; niced work counts as idle, it yields) cover its expected CPU rate with a
- * margin, and not within a moment of the last start (a file's start-up is a burst of CPU).
+ * Heavy files at once at most. Most heavy files spend two thirds of their time waiting on scaled
+ * clocks and sockets (a whole call uses about a third of a core), so two at once leave most of
+ * two cores idle; but two is all a loaded machine can take (see CONCURRENCY). Beyond two, the
+ * next file starts while the expected CPU rates (cores: `cpu` ÷ `s` in the schedule) of the
+ * running heavy files and its own add up to no more than the cores the machine's other processes
+ * leave (CPU_BUDGET); scripts/test-simulate.mjs chose this (docs/testing.md, "Choosing the
+ * schedule"): on the last quiet run's times, 512 s of predicted wall where measuring idle cores
+ * with a margin and a pause between starts (the policy before) gave 686 s, at the same share of
+ * CPU per file.
  */
-const MAX_CONCURRENCY = Math.max(CONCURRENCY, Number(process.env.HIWAR_TEST_MAX_CONCURRENCY ?? '4'));
-/** Cores left idle beyond a new file's expected rate before it may start beyond CONCURRENCY. */
-const IDLE_MARGIN = 0.4;
-/** Seconds after a start before another file may start beyond CONCURRENCY. */
-const RAMP_S = 4;
+const MAX_CONCURRENCY = Math.max(CONCURRENCY, Number(process.env.HIWAR_TEST_MAX_CONCURRENCY ?? '8'));
+/** Cores the heavy lane's expected rates may add up to on an otherwise idle machine: all of them. */
+const CPU_BUDGET = Number(process.env.HIWAR_TEST_CPU_BUDGET ?? String(cpus().length));
+/**
+ * Seconds over which the cores other processes use are averaged (their busy time, niced time
+ * apart, less the heavy files' expected rates): what the budget gives up on a loaded machine.
+ */
+const OTHERS_WINDOW_S = 3;
 /** A file's CPU rate (cores) when the schedule has no CPU time for it. */
 const DEFAULT_RATE = 0.5;
 const LIGHT_LANE = process.env.HIWAR_TEST_LIGHT !== '0';
 /** Run the TypeScript sources through tsx, each module transformed in each process (no compiled tree). */
 const FROM_SOURCES = process.env.HIWAR_TEST_SOURCES === '1';
+/** Short files in shared processes: in full runs unless 0, among named files only if 1. */
+const GROUPING = process.env.HIWAR_TEST_GROUP ?? 'full';
+/**
+ * A heavy file that took at most this (s, in the schedule) shares a process too: its start-up
+ * (about half a second of CPU) is a good part of its cost, and grouped it still runs at normal
+ * priority beside the other heavy files.
+ */
+const HEAVY_GROUP_S = 4;
 const FILE_TIMEOUT_MS = Number(process.env.HIWAR_TEST_FILE_TIMEOUT_S ?? '900') * 1000;
 /**
  * Niceness of the light lane and the type checks: neither times anything against a clock, so
@@ -207,18 +228,41 @@ const expected = (f) => schedule[f]?.s ?? Infinity;
 const light = (f) => schedule[f]?.lane === 'light';
 const expectedRate = (f) => (schedule[f]?.cpu && schedule[f]?.s ? schedule[f].cpu / schedule[f].s : DEFAULT_RATE);
 const slowestFirst = (a, b) => expected(b) - expected(a) || a.localeCompare(b);
+/**
+ * A lane's queue: files, and groups of files that share one process (`{ files }`), in the order
+ * given. Grouped: the light files, and the heavy ones that took at most HEAVY_GROUP_S, that touch
+ * no process-wide state (scripts/test-groups.mjs); a group is started where its first file was.
+ */
+let groupCount = 0;
+const shortOrLight = (f) => light(f) || expected(f) <= HEAVY_GROUP_S;
+const grouped = (queue) => {
+  const shareable = queue.filter((f) => shortOrLight(f) && !ownProcessReason(ROOT, f));
+  const groups = groupFiles(shareable, expected).filter((g) => g.length > 1);
+  const first = new Map(groups.map((g) => [g[0], { files: g, n: ++groupCount }]));
+  const inGroup = new Set(groups.flat());
+  return queue.flatMap((f) => (first.has(f) ? [first.get(f)] : inGroup.has(f) ? [] : [f]));
+};
+const group = (queue, on) => (on && !FROM_SOURCES ? grouped(queue) : queue);
 const lanes = named
-  ? [{ name: 'heavy', width: CONCURRENCY, files }]
+  ? [{ name: 'heavy', width: CONCURRENCY, files: group(files, GROUPING === '1') }]
   : LIGHT_LANE
     ? [
-        { name: 'heavy', width: CONCURRENCY, maxWidth: MAX_CONCURRENCY, files: files.filter((f) => !light(f)).sort(slowestFirst) },
-        { name: 'light', width: 1, files: files.filter(light).sort(slowestFirst) },
+        { name: 'heavy', width: CONCURRENCY, maxWidth: MAX_CONCURRENCY, files: group(files.filter((f) => !light(f)).sort(slowestFirst), GROUPING !== '0') },
+        { name: 'light', width: 1, files: group(files.filter(light).sort(slowestFirst), GROUPING !== '0') },
       ]
     : [{ name: 'heavy', width: CONCURRENCY, maxWidth: MAX_CONCURRENCY, files: [...files].sort(slowestFirst) }];
+/** A queue entry's expected CPU rate (cores): a group's is its files' CPU over their time. */
+const unitRate = (u) => {
+  if (typeof u === 'string') return expectedRate(u);
+  const s = u.files.reduce((n, f) => n + (schedule[f]?.s ?? 0), 0);
+  const cpu = u.files.reduce((n, f) => n + (schedule[f]?.cpu ?? 0), 0);
+  return s && cpu ? cpu / s : DEFAULT_RATE;
+};
 
-const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const totals = Object.fromEntries(COUNTS.map((k) => [k, 0]));
 const results = [];
+/** Groups that failed outside their files' suites. */
+const failedGroups = [];
 const lingered = [];
 const started = performance.now();
 
@@ -247,17 +291,58 @@ async function runFile(file, lane) {
   process.stdout.write(`# file ${file} (${lane} lane): ${s.toFixed(1)} s${cpu}, ${summary}, ${status}\n${report.replace(/\n?$/, '\n')}`);
 }
 
-/** Idle cores over the last few calls (one a second: a 3 s window); niced time counts as idle. */
-const idleMeter = (window = 3) => {
+/**
+ * A group of short files in one process (scripts/test-groups.mjs): its entry module imports each
+ * file in a suite named after it; its report is split back into one report per file, each
+ * printed under its own `# file` line as if it had run alone, the file's time being its suite's
+ * (the group's start-up and CPU are on the group's own line).
+ */
+async function runGroup({ files: members, n }, lane) {
+  const t0 = performance.now();
+  const entry = join(tree, '.groups', `group-${n}.mjs`);
+  mkdirSync(join(tree, '.groups'), { recursive: true });
+  writeFileSync(entry, groupEntry(members, (f) => join(tree, f.replace(/\.ts$/, '.js'))));
+  const r = await run(['--enable-source-maps', '--test-reporter=tap', entry], { detached: true, timeoutMs: FILE_TIMEOUT_MS, niceness: lane === 'light' ? BACKGROUND : 0, cwd: tree });
+  const s = (performance.now() - t0) / 1000;
+  const { reports, rest } = splitGroupReport(r.out, members);
+  const fileS = reports.reduce((t, f) => t + f.s, 0);
+  let out = '';
+  for (const f of reports) {
+    for (const k of COUNTS) totals[k] += f.counts[k];
+    // The group's CPU shared out by the files' times (for the schedule: what each file costs in a group).
+    const cpuS = r.cpuS === undefined ? undefined : Math.round((r.cpuS * (fileS ? f.s / fileS : 1 / reports.length)) * 10) / 10;
+    results.push({ file: f.file, s: Math.round(f.s * 10) / 10, cpuS, lane, tests: f.counts.tests, failed: f.failed, group: n });
+    const status = f.done ? (f.failed ? 'FAILED' : 'ok') : r.timedOut ? `KILLED with its group after ${FILE_TIMEOUT_MS / 1000} s` : `did not finish: its group's process ended (exit ${r.code})`;
+    out += `# file ${f.file} (${lane} lane, group ${n}): ${f.s.toFixed(1)} s, ${f.counts.tests} tests, ${f.counts.pass} pass, ${f.counts.fail} fail, ${status}\n${f.report}`;
+  }
+  // An error outside every file's suite (the process exited non-zero, all of them passed): one failure, the group's.
+  const groupFailed = (r.code !== 0 || r.timedOut) && !reports.some((f) => f.failed);
+  if (groupFailed) {
+    totals.fail++;
+    failedGroups.push(`group ${n} (${members.join(' ')})`);
+  }
+  const cpu = r.cpuS === undefined ? '' : ` (CPU ${r.cpuS.toFixed(1)} s)`;
+  out += `# group ${n} (${lane} lane): ${members.length} files in one process, ${s.toFixed(1)} s${cpu}, ${groupFailed ? `FAILED (exit ${r.code})` : 'ok'}\n${rest ? rest.replace(/\n?$/, '\n') : ''}`;
+  if (r.lingerS > LINGER_S) lingered.push(`group ${n} ${r.lingerS.toFixed(0)} s`);
+  process.stdout.write(out);
+}
+
+/**
+ * Cores the machine's other processes used over the last few calls (one a second:
+ * OTHERS_WINDOW_S): the cores busy at normal priority (niced time counts as idle: it yields)
+ * less what the heavy lane was expected to use (`ours`, cores, at each call), never below 0.
+ */
+const othersMeter = () => {
   const sample = () => cpus().reduce((t, c) => ({ idle: t.idle + c.times.idle + c.times.nice, total: t.total + c.times.user + c.times.nice + c.times.sys + c.times.idle + c.times.irq }), { idle: 0, total: 0 });
-  const history = [sample()];
-  return () => {
+  let then = sample();
+  const seen = [];
+  return (ours) => {
     const now = sample();
-    const then = history[0];
-    history.push(now);
-    if (history.length > window) history.shift();
     const dTotal = now.total - then.total;
-    return dTotal > 0 ? ((now.idle - then.idle) / dTotal) * cpus().length : 0;
+    if (dTotal > 0) seen.push(Math.max(0, (1 - (now.idle - then.idle) / dTotal) * cpus().length - ours));
+    then = now;
+    if (seen.length > OTHERS_WINDOW_S) seen.shift();
+    return seen.length ? seen.reduce((n, x) => n + x, 0) / seen.length : 0;
   };
 };
 
@@ -266,30 +351,30 @@ const widest = {};
 
 async function runLane({ name, width, maxWidth = width, files: queue }) {
   let next = 0;
-  let running = 0;
-  let lastStart = 0;
-  const idleCores = idleMeter();
+  const running = new Set();
+  const ours = () => [...running].reduce((n, u) => n + unitRate(u), 0);
+  const othersCores = othersMeter();
+  // Nothing beyond `width` before the meter's first reading: the machine's load is not known yet.
+  let others = Infinity;
   await new Promise((resolve) => {
     const start = () => {
-      const file = queue[next++];
-      running++;
-      widest[name] = Math.max(widest[name] ?? 0, running);
-      lastStart = performance.now();
-      void runFile(file, name).then(() => {
-        running--;
+      const unit = queue[next++];
+      running.add(unit);
+      widest[name] = Math.max(widest[name] ?? 0, running.size);
+      void (typeof unit === 'string' ? runFile(unit, name) : runGroup(unit, name)).then(() => {
+        running.delete(unit);
         fill();
       });
     };
-    // Up to `width` at once always; beyond it, only onto idle cores (MAX_CONCURRENCY).
+    // Up to `width` at once always; beyond it, up to `maxWidth` within the cores others leave.
     const fill = () => {
-      while (next < queue.length && running < width) start();
-      if (next >= queue.length && running === 0) resolve();
+      while (next < queue.length && (running.size < width || (running.size < maxWidth && ours() + unitRate(queue[next]) <= CPU_BUDGET - others))) start();
+      if (next >= queue.length && running.size === 0) resolve();
     };
-    const spare = setInterval(() => {
-      const idle = idleCores();
-      if (next >= queue.length) return clearInterval(spare);
-      if (running < width || running >= maxWidth || performance.now() - lastStart < RAMP_S * 1000) return;
-      if (idle >= expectedRate(queue[next]) + IDLE_MARGIN) start();
+    const meter = setInterval(() => {
+      others = othersCores(ours());
+      if (next >= queue.length) return clearInterval(meter);
+      fill();
     }, 1000);
     fill();
   });
@@ -321,7 +406,7 @@ process.stdout.write(`# duration_ms ${wall.toFixed(0)}\n`);
 process.stdout.write(`# files at once, at most: ${Object.entries(widest).map(([lane, n]) => `${lane} ${n}`).join(', ')}\n`);
 const bySlowest = [...results].sort((a, b) => b.s - a.s);
 process.stdout.write(`# slowest files (s): ${bySlowest.slice(0, 8).map((r) => `${r.file} ${r.s}`).join(', ')}\n`);
-const failedFiles = results.filter((r) => r.failed).map((r) => r.file);
+const failedFiles = [...results.filter((r) => r.failed).map((r) => r.file), ...failedGroups];
 if (failedFiles.length) process.stdout.write(`# failed files: ${failedFiles.join(' ')}\n`);
 if (lingered.length) process.stdout.write(`# files whose process stayed up after their tests ended (a handle left open): ${lingered.join(', ')}\n`);
 if (!named) {
