@@ -7,6 +7,7 @@
  */
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import { lineDirOf } from '../sandbox/line-dir.ts';
 
 /**
  * The directory of voiced lines for the CLI: HIWAR_SANDBOX_RENDER_CACHE when set (`off`: none, memory
@@ -16,7 +17,8 @@ import { isAbsolute, join } from 'node:path';
  */
 export function voicedLinesDir(env: NodeJS.ProcessEnv = process.env, home: string = safeHome()): string | undefined {
   const own = env.HIWAR_SANDBOX_RENDER_CACHE;
-  if (own) return own === 'off' ? undefined : own;
+  // Set (even to `off`), it decides alone: `off` is no directory, not the default one.
+  if (own) return lineDirOf(own);
   const xdg = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? join(env.XDG_CACHE_HOME, 'hiwar') : undefined;
   const cache = env.HIWAR_CACHE || xdg || (home ? join(home, '.cache', 'hiwar') : undefined);
   return cache ? join(cache, 'voiced-lines') : undefined;

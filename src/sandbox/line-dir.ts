@@ -13,6 +13,11 @@
 import { readdir, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 
+/** The directory HIWAR_SANDBOX_RENDER_CACHE names: none when unset, empty or `off`. */
+export function lineDirOf(value: string | undefined): string | undefined {
+  return value && value !== 'off' ? value : undefined;
+}
+
 /** How the directory is kept within its bound. */
 export const LINE_DIR_DEFAULTS = {
   /** A pruned directory keeps at most this share of the bound, so that pruning is not redone at every write. */

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { resample } from '../../audio/resample.ts';
-import { lineWritten, touchLine } from '../line-dir.ts';
+import { lineDirOf, lineWritten, touchLine } from '../line-dir.ts';
 import { AudioTooLongError, voiceText, type EspeakVoice, type TimedWord, type Voiced } from './espeak.ts';
 
 /**
@@ -32,11 +32,6 @@ export const RENDER_CACHE_DEFAULTS = {
    */
   diskBytes: 128 * 2 ** 20,
 };
-
-/** The directory HIWAR_SANDBOX_RENDER_CACHE names: none when unset, empty or `off`. */
-export function lineDirOf(value: string | undefined): string | undefined {
-  return value && value !== 'off' ? value : undefined;
-}
 
 /** A line voiced at one sample rate, with its words' times (the same at every rate). */
 export interface Rendered {
