@@ -10,14 +10,12 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { WebSocket, WebSocketServer } from 'ws';
 import { loadNote } from './conditions.ts';
-import { table, type BenchArgs } from './harness.ts';
+import { benchOptions, table, type BenchArgs } from './harness.ts';
 
 interface RunResult {
   native: boolean;
   usPerMessage: number;
 }
-
-const named = (rest: string[]) => Object.fromEntries(rest.filter((a) => a.includes('=')).map((a) => a.split('=') as [string, string]));
 
 /** True when ws can load `bufferutil` in this process (installed, and not turned off). */
 function nativeMasking(): boolean {
@@ -32,7 +30,7 @@ function nativeMasking(): boolean {
 
 /** One variant, in the current process: `messages` binary messages of `size` bytes, client to server. */
 export async function wsFramesRun({ rest }: BenchArgs): Promise<Record<string, unknown>> {
-  const o = named(rest);
+  const o = benchOptions(rest).named;
   const size = Number(o.size ?? 1920);
   const messages = Number(o.messages ?? 20000);
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
@@ -73,7 +71,7 @@ function runChild(native: boolean, rest: string[]): Promise<RunResult> {
 
 /** The bench: both variants alternated, best pass of each, and the saving per message. */
 export async function wsFrames({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
-  const o = named(rest);
+  const o = benchOptions(rest).named;
   const passes = Number(o.passes ?? (quick ? 2 : 5));
   const args = [`size=${o.size ?? 1920}`, `messages=${o.messages ?? (quick ? 2000 : 20000)}`];
   const before = loadNote();
