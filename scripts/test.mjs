@@ -33,13 +33,14 @@
 // within the CPU budget, 8), HIWAR_TEST_CPU_BUDGET (cores the heavy files' expected rates may
 // add up to, the machine's cores), HIWAR_TEST_LIGHT=0 (no light lane: all
 // files in the heavy lane, slowest first), HIWAR_TEST_FILE_TIMEOUT_S (a file still running after
-// this is killed and counted as failed, 900), HIWAR_TEST_TYPECHECK=0 (no type checks),
+// this many seconds of the machine's time is killed and counted as failed, 900), HIWAR_TEST_TYPECHECK=0 (no type checks),
 // HIWAR_TEST_SOURCES=1 (above). Arguments, if any, replace the list of test files
 // (npm test -- test/session/scenarios.test.ts) and run in the order given.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, setPriority, tmpdir } from 'node:os';
+import { machineTime } from './machine-time.mjs';
 import { join, sep } from 'node:path';
 import { buildTestTree } from './test-build.mjs';
 import { COUNTS, groupEntry, groupFiles, ownProcessReason, splitGroupReport } from './test-groups.mjs';
@@ -151,6 +152,9 @@ const stopAll = () => {
 };
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => (stopAll(), process.exit(130)));
 
+/** scripts/starve.mjs starves a run without raising the load: the limit per file then stretches too. */
+const MIN_SLOWDOWN = Math.max(1, Number(process.env.HIWAR_TEST_MIN_SLOWDOWN) || 1);
+
 function run(args, { detached = false, timeoutMs = 0, niceness = 0, cwd = ROOT } = {}) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd, env: TEST_ENV, stdio: ['ignore', 'pipe', 'pipe'], detached });
@@ -173,11 +177,16 @@ function run(args, { detached = false, timeoutMs = 0, niceness = 0, cwd = ROOT }
       if (/^(not )?ok \d+ - /m.test(String(c))) reported = performance.now();
     });
     child.stderr.on('data', (c) => (out += c));
-    // A file's process group: the servers and browsers a hung test started go with it.
-    const timer = timeoutMs > 0 ? setTimeout(() => {
+    // A file's process group: the servers and browsers a hung test started go with it. The limit
+    // counts the machine's time, as the tests' own waits do (test/helpers/deadline.ts): at load
+    // 40 on two cores a file is twenty times slower, not stuck.
+    const limit = timeoutMs > 0 ? machineTime(timeoutMs, { minSlowdown: MIN_SLOWDOWN }) : undefined;
+    const timer = limit ? setInterval(() => {
+      if (!limit.expired()) return;
+      clearInterval(timer);
       timedOut = true;
       try { process.kill(-child.pid, 'SIGKILL'); } catch { child.kill('SIGKILL'); }
-    }, timeoutMs) : undefined;
+    }, Math.min(5000, timeoutMs)) : undefined;
     let cpuS;
     child.on('exit', () => {
       const now = childrenCpuS();
@@ -185,7 +194,7 @@ function run(args, { detached = false, timeoutMs = 0, niceness = 0, cwd = ROOT }
       cpuSeen = now;
     });
     child.on('close', (code, signal) => {
-      clearTimeout(timer);
+      clearInterval(timer);
       resolve({ code: code ?? (signal ? 1 : 0), out, timedOut, cpuS, lingerS: reported ? (performance.now() - reported) / 1000 : 0 });
     });
   });
@@ -283,7 +292,7 @@ async function runFile(file, lane) {
   for (const k of COUNTS) totals[k] += counts[k];
   results.push({ file, s: Math.round(s * 10) / 10, cpuS: r.cpuS, lane, tests: counts.tests, failed });
   // node's runner prints each file's report whole too, so that files running at once never interleave.
-  const status = r.timedOut ? `KILLED after ${FILE_TIMEOUT_MS / 1000} s` : failed ? `FAILED (exit ${r.code})` : 'ok';
+  const status = r.timedOut ? `KILLED after ${FILE_TIMEOUT_MS / 1000} s of the machine's time` : failed ? `FAILED (exit ${r.code})` : 'ok';
   // Something the file left open (a socket, a timer) kept its process up after its tests ended.
   if (r.lingerS > LINGER_S) lingered.push(`${file} ${r.lingerS.toFixed(0)} s`);
   const summary = `${counts.tests} tests, ${counts.pass} pass, ${counts.fail} fail`;
@@ -312,7 +321,7 @@ async function runGroup({ files: members, n }, lane) {
     // The group's CPU shared out by the files' times (for the schedule: what each file costs in a group).
     const cpuS = r.cpuS === undefined ? undefined : Math.round((r.cpuS * (fileS ? f.s / fileS : 1 / reports.length)) * 10) / 10;
     results.push({ file: f.file, s: Math.round(f.s * 10) / 10, cpuS, lane, tests: f.counts.tests, failed: f.failed, group: n });
-    const status = f.done ? (f.failed ? 'FAILED' : 'ok') : r.timedOut ? `KILLED with its group after ${FILE_TIMEOUT_MS / 1000} s` : `did not finish: its group's process ended (exit ${r.code})`;
+    const status = f.done ? (f.failed ? 'FAILED' : 'ok') : r.timedOut ? `KILLED with its group after ${FILE_TIMEOUT_MS / 1000} s of the machine's time` : `did not finish: its group's process ended (exit ${r.code})`;
     out += `# file ${f.file} (${lane} lane, group ${n}): ${f.s.toFixed(1)} s, ${f.counts.tests} tests, ${f.counts.pass} pass, ${f.counts.fail} fail, ${status}\n${f.report}`;
   }
   // An error outside every file's suite (the process exited non-zero, all of them passed): one failure, the group's.

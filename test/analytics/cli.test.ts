@@ -6,7 +6,7 @@ import { BIN, hiwar } from './harness.ts';
 const run = (args: string[], env: NodeJS.ProcessEnv = {}) => {
   const e: NodeJS.ProcessEnv = { ...process.env, ...env };
   delete e.REDIS_URL;
-  const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...e, ...env }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...e, ...env }, encoding: 'utf8' });
   return { code: r.status, out: r.stdout + r.stderr };
 };
 

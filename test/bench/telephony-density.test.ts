@@ -3,14 +3,13 @@
  * Streams from a caller process. Two calls for one short level; shapes only, never timings.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { execOk } from '../helpers/processes.ts';
 
 test('npm run bench -- density transport=twilio: calls over the real protocol, answered, counted', async () => {
   const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', run, 'density', '--quick', '2', 'transport=twilio'], { timeout: 90_000 });
+  const { stdout } = await execOk(process.execPath, ['--import', 'tsx', run, 'density', '--quick', '2', 'transport=twilio'], { timeoutMs: 90_000 });
   const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
   assert.equal(last.bench, 'density');
   assert.equal(last.transport, 'twilio');
@@ -32,7 +31,7 @@ test('npm run bench -- density transport=twilio: calls over the real protocol, a
 
 test('npm run bench -- telephony-density workers=2: the Twilio row against a real hiwar serve --workers 2, then the local row', async () => {
   const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', run, 'telephony-density', '--quick', '2', 'seconds=4', 'workers=2'], { timeout: 300_000 });
+  const { stdout } = await execOk(process.execPath, ['--import', 'tsx', run, 'telephony-density', '--quick', '2', 'seconds=4', 'workers=2'], { timeoutMs: 300_000 });
   const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
   assert.equal(last.bench, 'telephony-density');
   assert.equal(last.twilio.workers, 2);

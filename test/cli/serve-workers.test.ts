@@ -18,6 +18,7 @@ import { FarEnd } from '../telephony/far-end.ts';
 import { twilioProtocol } from '../telephony/twilio-protocol.ts';
 import { twilioSignature } from '../../transports/telephony/twilio.ts';
 import { waitFor } from '../telephony/serve.ts';
+import { within } from '../helpers/deadline.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const MAX_CALLS = 3;
@@ -105,14 +106,8 @@ const heard = (f: FarEnd) => f.agentAudio.length > 0;
 
 /** The exit code, or a failure with what the process printed if it does not exit in time. */
 async function exitOf(s: Serve, ms = 120_000): Promise<number | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`serve did not exit\n${s.out().slice(-3000)}`)), ms)));
-  try {
-    const [code] = (await Promise.race([once(s.child, 'exit'), late])) as [number | null];
-    return code;
-  } finally {
-    clearTimeout(timer);
-  }
+  const [code] = (await within(once(s.child, 'exit'), ms, () => `serve did not exit within ${ms} ms of the machine's time\n${s.out().slice(-3000)}`)) as [number | null];
+  return code;
 }
 
 before(async () => {

@@ -13,7 +13,7 @@ import { hiwar } from '../helpers/processes.ts';
  */
 const ROOT = new URL('../..', import.meta.url).pathname;
 
-describe('hiwar demo against the example keys', { timeout: 400_000 }, () => {
+describe('hiwar demo against the example keys', () => {
   let sandbox: ChildProcess;
   let url: string;
   let dir: string;

@@ -10,6 +10,7 @@ import WebSocket from 'ws';
 import { concatPcm, silence } from '../../src/audio/pcm.ts';
 import { encodeWav, pcmToBytes } from '../../src/audio/wav.ts';
 import { runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
+import { within } from '../helpers/deadline.ts';
 
 const KEY = 'sk-conform-main-01';
 let sb: Running;
@@ -32,20 +33,18 @@ function record(url: string, headers: Record<string, string> = {}) {
   });
   ws.on('message', (d, binary) => !binary && frames.push(JSON.parse(d.toString())));
   const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
-  const until = (pred: (f: any) => boolean, ms = 20_000) =>
-    new Promise<any>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`timed out; frames: ${JSON.stringify(frames).slice(0, 400)}`)), ms);
-      const check = () => {
+  const until = (pred: (f: any) => boolean, ms = 20_000) => {
+    let check = () => {};
+    const found = new Promise<any>((resolve) => {
+      check = () => {
         const f = frames.find(pred);
-        if (f) {
-          clearTimeout(t);
-          ws.off('message', check);
-          resolve(f);
-        }
+        if (f) resolve(f);
       };
       ws.on('message', check);
       check();
     });
+    return within(found, ms, () => `timed out after ${ms} ms of the machine's time; frames: ${JSON.stringify(frames).slice(0, 400)}`).finally(() => ws.off('message', check));
+  };
   return { ws, frames, opened, closed, until };
 }
 

@@ -22,3 +22,20 @@ export class Deadline {
     return this.spent > this.ms;
   }
 }
+
+/**
+ * `p`, or a rejection once `ms` of the machine's time (a `Deadline`) have passed, naming `what`
+ * was waited for (or with the message `what()` gives then): a limit on a wait that a loaded
+ * machine stretches. Waits with their own wall-time timeout (a browser page's) get `timeout: 0`.
+ */
+export function within<T>(p: Promise<T>, ms: number, what: string | (() => string)): Promise<T> {
+  const deadline = new Deadline(ms);
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    const message = () => (typeof what === 'function' ? what() : `${what}: not within ${ms} ms of the machine's time`);
+    timer = setInterval(() => deadline.expired && reject(new Error(message())), Math.min(250, ms));
+  });
+  // A wait given up on may still reject later (its page closed by the test's cleanup).
+  p.catch(() => {});
+  return Promise.race([p, expired]).finally(() => clearInterval(timer));
+}

@@ -40,6 +40,17 @@ export function runCommand(command: string, args: string[], opts: { cwd: string;
 }
 
 /**
+ * `execFile` with its wall-time `timeout` replaced by the load-scaled one of `runCommand`:
+ * resolves with what the command printed when it exits 0, rejects with its code and output
+ * otherwise (from the repository root unless `cwd` is given).
+ */
+export async function execOk(command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<{ stdout: string; stderr: string }> {
+  const r = await runCommand(command, args, { cwd: opts.cwd ?? ROOT, env: opts.env, timeoutMs: opts.timeoutMs });
+  if (r.code !== 0) throw Object.assign(new Error(`${command} ${args.join(' ')} exited ${r.code}\n${r.stdout}\n${r.stderr}`), r);
+  return { stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
  * Runs `node ARGS` from the repository root (or `cwd`), as a user would, and collects what it printed.
  * HIWAR_API_KEY is cleared unless `env` sets it (a key in the test's shell must not reach the
  * service). A process still running after `timeoutMs` is killed and the promise rejects with its

@@ -11,6 +11,7 @@ import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import { WavFileTransport } from '../../transports/local/wav-file.ts';
 import { launchChromium, type Chromium } from '../helpers/chromium.ts';
 import { pad, runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
+import { within } from '../helpers/deadline.ts';
 
 // The callbacks given to page.evaluate/waitForFunction run in the page; the Node program that
 // type-checks this file has no DOM library.
@@ -56,7 +57,7 @@ after(async () => {
   await sb?.close();
 });
 
-test('the live calls page in headless Chromium during a running call: listed with its state and the caller’s line, right to left, no console errors, fits a phone', { timeout: 180_000 }, async () => {
+test('the live calls page in headless Chromium during a running call: listed with its state and the caller’s line, right to left, no console errors, fits a phone', async () => {
   const { url } = await app.listen({ port: 0, host: '127.0.0.1' });
   const transport = await WavFileTransport.open(`${OUT}live-caller.wav`, { clock, tailMs: 600_000 });
   const outcome = app.host.runCall(transport);
@@ -66,9 +67,9 @@ test('the live calls page in headless Chromium during a running call: listed wit
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
   // The secret in the fragment: never sent to the server, dropped from the address bar by the page.
   await page.goto(`${url}/calls/live#secret=${SECRET}`);
-  await page.waitForSelector('li.call', { timeout: 30_000 });
+  await within(page.waitForSelector('li.call', { timeout: 0 }), 30_000, 'the call listed on the page');
   // The caller's line recognized and answered: the card shows it and a latency bar.
-  await page.waitForFunction((line: string) => document.querySelector('li.call .line')?.textContent === line && document.querySelectorAll('li.call .bars span').length >= 1, LINE, { timeout: 120_000 });
+  await within(page.waitForFunction((line: string) => document.querySelector('li.call .line')?.textContent === line && document.querySelectorAll('li.call .bars span').length >= 1, LINE, { timeout: 0 }), 120_000, "the caller's line and a latency bar on the card");
   const seen = await page.evaluate(() => {
     const card = document.querySelector('li.call');
     return {
@@ -103,6 +104,6 @@ test('the live calls page in headless Chromium during a running call: listed wit
   // The call ends: it leaves the page.
   await sessions[0]!.end('the supervisor saw enough');
   await outcome;
-  await page.waitForSelector('#empty:not([hidden])', { timeout: 30_000 });
+  await within(page.waitForSelector('#empty:not([hidden])', { timeout: 0 }), 30_000, 'the empty list after the call ended');
   await page.close();
 });

@@ -5,6 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM } from '../helpers/chromium.ts';
 import { splitRecording } from '../../src/analytics/channels.ts';
 import type { ReviewModel } from '../../src/review/types.ts';
+import { within } from '../helpers/deadline.ts';
 
 // The callbacks given to page.evaluate run in the page; this file's program has no DOM library.
 declare const document: any;
@@ -47,7 +48,7 @@ export async function phonePage(browser: Browser, credentials?: { username: stri
  * fits a phone's width, and nothing went wrong on the console. Returns the page's model.
  */
 export async function checkReviewPage(page: Page, errors: string[], screenshot: string): Promise<ReviewModel> {
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  await within(page.waitForSelector('body[data-ready="true"]', { timeout: 0 }), 30_000, 'the review page ready');
   const model = JSON.parse((await page.textContent('#call-model'))!) as ReviewModel;
   assert.ok(model.turns.length >= 3, `turns in the model: ${model.turns.length}`);
 
@@ -84,7 +85,7 @@ export async function checkReviewPage(page: Page, errors: string[], screenshot: 
     audio.addEventListener('seeking', () => (globalThis as any).seeks.push(audio.currentTime));
   });
   await page.click(`#turns [data-turn="${turn.index}"]`);
-  await page.waitForFunction(() => (globalThis as any).seeks.length > 0, undefined, { timeout: 15_000 });
+  await within(page.waitForFunction(() => (globalThis as any).seeks.length > 0, undefined, { timeout: 0 }), 15_000, 'a seek of the recording');
   const at = await page.evaluate(() => (globalThis as any).seeks[0] as number);
   assert.ok(Math.abs(at - turn.start) < 0.1, `the audio seeked to the turn's start: ${at} vs ${turn.start}`);
   assert.ok(turn.start > 1, 'a turn well into the call');

@@ -121,7 +121,7 @@ async function pool<T>(items: T[], width: number, run: (item: T) => Promise<void
   }));
 }
 
-test(`HTTP: ${HTTP_INPUTS} seeded requests over every route answer in the envelope; the process stays up`, { timeout: 120_000 }, async () => {
+test(`HTTP: ${HTTP_INPUTS} seeded requests over every route answer in the envelope; the process stays up`, async () => {
   const r = rng(SEED);
   const paths = routePaths();
   const inputs = Array.from({ length: HTTP_INPUTS }, (_, i) => i);
@@ -172,7 +172,7 @@ test(`HTTP: ${HTTP_INPUTS} seeded requests over every route answer in the envelo
   assert.equal(models.status, 200);
 });
 
-test(`sockets: ${SOCKETS} connections of ${FRAMES_PER_SOCKET} seeded frames each; errors are typed, the process stays up`, { timeout: 120_000 }, async () => {
+test(`sockets: ${SOCKETS} connections of ${FRAMES_PER_SOCKET} seeded frames each; errors are typed, the process stays up`, async () => {
   const r = rng(SEED + 1);
   const kinds = ['/listen?sample_rate=16000', '/listen?sample_rate=8000&language=xx', '/websocket/text-to-speech', '/websocket/speech-to-text'] as const;
   const jobs = Array.from({ length: SOCKETS }, (_, i) => ({ i, path: kinds[i % kinds.length]!, frames: FRAMES_PER_SOCKET }));

@@ -28,7 +28,7 @@ async function stream(listen: { sendAudio(p: Int16Array): void; isOpen: boolean 
   }
 }
 
-test('a black-holed /listen is noticed by ping/pong and reported as a dropped, retryable close', { timeout: 30_000 }, async () => {
+test('a black-holed /listen is noticed by ping/pong and reported as a dropped, retryable close', async () => {
   sb.sandbox.state.faults.listenBlackhole = { afterAudioS: 0.5, times: 1 };
   const listen = await sb.client.openListen({ liveness: { pingIntervalMs: 200, pongTimeoutMs: 400, eventTimeoutMs: 0 } });
   await listen.opened();
@@ -40,7 +40,7 @@ test('a black-holed /listen is noticed by ping/pong and reported as a dropped, r
   assert.match(close.reason, /no pong/);
 });
 
-test('speech sent with no event back for too long is a dead connection too (pings off)', { timeout: 30_000 }, async () => {
+test('speech sent with no event back for too long is a dead connection too (pings off)', async () => {
   sb.sandbox.state.faults.listenBlackhole = { afterAudioS: 0.3, times: 1 };
   const listen = await sb.client.openListen({ liveness: { pingIntervalMs: 0, eventTimeoutMs: 800 } });
   await listen.opened();
@@ -51,7 +51,7 @@ test('speech sent with no event back for too long is a dead connection too (ping
   assert.match(close.reason, /speech sent with no event back/);
 });
 
-test('a long silence is not a dead connection: the sandbox sends nothing, and nothing reconnects', { timeout: 30_000 }, async () => {
+test('a long silence is not a dead connection: the sandbox sends nothing, and nothing reconnects', async () => {
   // 40 s of a silent line at 20x (2 s of wall time), against a watchdog that gives up after one
   // second of unanswered speech: silence never counts. Pings stay on and are answered.
   const listen = await sb.client.openListen({ liveness: { pingIntervalMs: 100, pongTimeoutMs: 2000, eventTimeoutMs: 1000 } });
@@ -64,7 +64,7 @@ test('a long silence is not a dead connection: the sandbox sends nothing, and no
   assert.ok(await listen.finish(), 'closing Metadata');
 });
 
-test('behind a proxy that answers pings for a backend that is gone: silence keeps the socket, speech finds it dead', { timeout: 30_000 }, async () => {
+test('behind a proxy that answers pings for a backend that is gone: silence keeps the socket, speech finds it dead', async () => {
   // The proxy: a real WebSocket server that answers pings (ws does) and opens like the service,
   // then forwards nothing.
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
@@ -89,7 +89,7 @@ test('behind a proxy that answers pings for a backend that is gone: silence keep
   }
 });
 
-test('a healthy /listen answers its pings and is not closed by the watchdog', { timeout: 30_000 }, async () => {
+test('a healthy /listen answers its pings and is not closed by the watchdog', async () => {
   const listen = await sb.client.openListen({ liveness: { pingIntervalMs: 100, pongTimeoutMs: 1000, eventTimeoutMs: 0 } });
   await listen.opened();
   await stream(listen, 1.5);

@@ -17,7 +17,7 @@ import { createLogger } from '../../src/session/logger.ts';
 import type { Transport, TransportEvent } from '../../src/transport/types.ts';
 import { startAudioSocketServer } from '../../transports/telephony/audiosocket-server.ts';
 import { telephonyPlugin } from '../../transports/telephony/index.ts';
-import { Deadline } from '../helpers/deadline.ts';
+import { Deadline, within } from '../helpers/deadline.ts';
 
 export { g711Table, platformFixture, shape } from './fixture-files.ts';
 
@@ -159,14 +159,11 @@ export class PlatformPeer {
     else this.tcp!.write(data);
   }
 
-  /** The next message hiwar sent (fails the test after 20 s). */
+  /** The next message hiwar sent (fails the test after 20 s of the machine's time). */
   next(): Promise<Sent> {
     const m = this.inbox.shift();
     if (m) return Promise.resolve(m);
-    return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error('no message from hiwar within 20 s')), 20_000);
-      this.waiters.push((x) => (clearTimeout(t), resolve(x)));
-    });
+    return within(new Promise<Sent>((resolve) => this.waiters.push(resolve)), 20_000, 'a message from hiwar');
   }
 
   /** The next message, which must be JSON text. */

@@ -26,7 +26,7 @@ interface Summary {
   hangup: string | null;
 }
 
-describe('the reference PCM gateway', { timeout: 300_000 }, () => {
+describe('the reference PCM gateway', () => {
   let served: Served;
   let dir: string;
   /** What the telephony side logged at warn and above. */

@@ -26,7 +26,7 @@ async function callerProducer(): Promise<ms.Producer> {
   return direct.produce({ kind: 'audio', rtpParameters: { codecs: [{ ...AGENT_CODEC, parameters: { ...AGENT_CODEC.parameters } }], encodings: [{ ssrc: 4242 }] } });
 }
 
-test('the agent participant holds its events until the session subscribes: a caller who leaves first still hangs the call up', { timeout: 20_000 }, async () => {
+test('the agent participant holds its events until the session subscribes: a caller who leaves first still hangs the call up', async () => {
   const producer = await callerProducer();
   const agent = await AgentParticipant.join(router, producer.id, { callId: 'c1', provider: 'webrtc', parameters: {} }, senders, () => {});
   // The caller goes before the session has subscribed (it is still opening its sockets).

@@ -5,6 +5,7 @@ import { encodeWav } from '../../src/audio/wav.ts';
 import { launchChromium, type Chromium } from '../helpers/chromium.ts';
 import { pad, runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
 import { startWebRtcServer, type WebRtcServer } from '../helpers/webrtc-server.ts';
+import { within } from '../helpers/deadline.ts';
 
 // The callbacks given to page.evaluate/waitForFunction run in the page; the Node program that
 // type-checks this file has no DOM library.
@@ -36,18 +37,18 @@ after(async () => {
   await sandbox?.close();
 });
 
-test('a caller in headless Chromium talks to the agent: the agent hears the line, answers aloud, and both captions show right to left', { timeout: 90_000 }, async () => {
+test('a caller in headless Chromium talks to the agent: the agent hears the line, answers aloud, and both captions show right to left', async () => {
   const { joinUrl } = await server.token({ parameters: { customer: 'web-visitor-1' } });
   const page = await chrome.context.newPage();
   const consoleErrors: string[] = [];
   page.on('pageerror', (e) => consoleErrors.push(e.message));
   await page.goto(joinUrl);
   await page.click('#join');
-  await page.waitForFunction(() => window.hiwar.stats.joined === true, undefined, { timeout: 20_000 });
+  await within(page.waitForFunction(() => window.hiwar.stats.joined === true, undefined, { timeout: 0 }), 20_000, 'the page joined');
 
   // The agent's answer: a finished agent caption after the caller's recognized line.
-  await page.waitForSelector('.caption.agent:not(.interim)', { timeout: 45_000 });
-  await page.waitForFunction(() => window.hiwar.stats.state === 'listening' && window.hiwar.stats.received.agent?.audibleSeconds > 1, undefined, { timeout: 30_000 });
+  await within(page.waitForSelector('.caption.agent:not(.interim)', { timeout: 0 }), 45_000, "the agent's finished caption");
+  await within(page.waitForFunction(() => window.hiwar.stats.state === 'listening' && window.hiwar.stats.received.agent?.audibleSeconds > 1, undefined, { timeout: 0 }), 30_000, "the agent's answer heard, the page listening again");
   const stats = await page.evaluate(() => window.hiwar.stats);
   const userCaption = await page.textContent('.caption.user bdi');
   const agentCaption = await page.textContent('.caption.agent bdi');

@@ -13,7 +13,7 @@ before(async () => {
 });
 after(() => sandbox?.close());
 
-test('multi-party: a supervisor hears both sides, takes over, and the caller then hears the supervisor', { timeout: 90_000 }, async () => {
+test('multi-party: a supervisor hears both sides, takes over, and the caller then hears the supervisor', async () => {
   const server = await startWebRtcServer(sandbox.client, { agent: { greeting: 'أهلًا بك.' } });
   try {
     const { token, room } = await server.token();

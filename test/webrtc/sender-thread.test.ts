@@ -131,7 +131,7 @@ function busyWhileReceived(packets: number, limitMs = 30_000): boolean {
   return true;
 }
 
-test('agent packets keep their 20 ms clock while the main thread is blocked', { timeout: 60_000 }, async () => {
+test('agent packets keep their 20 ms clock while the main thread is blocked', async () => {
   const senders = new SenderPool();
   const call = await agentCall(senders, 'blocked');
   try {
@@ -162,7 +162,7 @@ test('agent packets keep their 20 ms clock while the main thread is blocked', { 
   }
 });
 
-test('interrupt drops the queued packets at once, and the played position is what left on the clock', { timeout: 60_000 }, async () => {
+test('interrupt drops the queued packets at once, and the played position is what left on the clock', async () => {
   const senders = new SenderPool();
   const call = await agentCall(senders, 'interrupted');
   const out = call.agent.output;
@@ -202,7 +202,7 @@ test('interrupt drops the queued packets at once, and the played position is wha
   }
 });
 
-test('a sender thread that fails ends its own calls with a clear error; other calls go on', { timeout: 60_000 }, async () => {
+test('a sender thread that fails ends its own calls with a clear error; other calls go on', async () => {
   const failures: Error[] = [];
   const senders = new SenderPool({ callsPerThread: 1, onFailure: (err) => failures.push(err) });
   const a = await agentCall(senders, 'a');

@@ -11,7 +11,7 @@ before(async () => {
 });
 after(() => sandbox?.close());
 
-test('teardown: 20 joins and leaves leave no transports, producers, consumers or routers in the worker', { timeout: 90_000 }, async () => {
+test('teardown: 20 joins and leaves leave no transports, producers, consumers or routers in the worker', async () => {
   const server = await startWebRtcServer(sandbox.client, { agent: { greeting: undefined } });
   try {
     // Four rounds of five callers at once: 20 joins and leaves, in parallel as real ones come.

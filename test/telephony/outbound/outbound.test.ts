@@ -19,6 +19,7 @@ import { pad, runSandbox, voiced, type Running } from '../../helpers/sandbox.ts'
 import { FarEnd } from '../far-end.ts';
 import { waitFor } from '../serve.ts';
 import { FakePlatforms, testKeys, type MediaLeg, type Scenario } from './fake-platforms.ts';
+import { within } from '../../helpers/deadline.ts';
 
 delete process.env.HIWAR_API_KEY;
 
@@ -243,13 +244,7 @@ describe('outbound calls through the four platforms', () => {
 
 /** The call's final record; fails (instead of waiting for ever) when the platform's last callback never came. */
 async function settled(outbound: Outbound, id: string, explain: () => string[] = () => [], ms = 150_000): Promise<OutboundCall> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no outcome for ${id}: ${JSON.stringify(outbound.get(id))} ${explain().join('; ')}`)), ms)));
-  try {
-    return await Promise.race([outbound.outcome(id), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return within(outbound.outcome(id), ms, () => `no outcome for ${id} within ${ms} ms of the machine's time: ${JSON.stringify(outbound.get(id))} ${explain().join('; ')}`);
 }
 
 const NUMBERS_BY = Object.fromEntries(Object.entries(NUMBERS).map(([n, s]) => [s, n])) as Record<Exclude<Scenario, 'answer'>, string>;
