@@ -101,10 +101,13 @@ test('a flood of audio before start is held within a few kilobytes per connectio
     for (const ws of sockets) for (let i = 0; i < MESSAGES; i++) ws.send(media);
     await Promise.all(sockets.map(delivered));
     const flood = SOCKETS * MESSAGES * 4096;
-    const held = retained() - base;
     const allowance = SOCKETS * MEDIA_CONNECTION_DEFAULTS.maxEarlyAudioBytes;
     // 40 MB of audio sent; what stays is each connection's allowance plus the sockets' own buffers.
-    assert.ok(held < 8 * 1024 * 1024, `held ${(held / 1048576).toFixed(1)} MB after ${(flood / 1048576).toFixed(0)} MB sent (allowance ${(allowance / 1024).toFixed(0)} KB)`);
+    // V8 frees the memory of collected buffers on a helper thread after the collection, which a
+    // loaded machine runs late (11.8 MB read at load 40): what is retained must come down to the
+    // limit, and never does if it is still referenced.
+    let held = retained() - base;
+    await waitFor(() => (held = retained() - base) < 8 * 1024 * 1024, 'the flood let go', 20_000, () => `held ${(held / 1048576).toFixed(1)} MB after ${(flood / 1048576).toFixed(0)} MB sent (allowance ${(allowance / 1024).toFixed(0)} KB)`);
     assert.equal(s.server.calls.held, SOCKETS);
     for (const ws of sockets) ws.close();
     await waitFor(() => s.server.calls.held === 0 && s.connections() === 0, 'connections gone, places given back');
