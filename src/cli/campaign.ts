@@ -161,8 +161,30 @@ async function spec(file: string, values: Values, say: (m: string) => void): Pro
   }
   for (const b of bad.sort((x, y) => x.line - y.line)) process.stderr.write(`${file}:${b.line}: ${b.message}; not called\n`);
   if (!contacts.length) throw new CliError(`${file}: no contact can be called`);
-  say(`${contacts.length} contact${contacts.length > 1 ? 's' : ''} to call${bad.length ? `, ${bad.length} row${bad.length > 1 ? 's' : ''} skipped` : ''}${doNotCall.size ? `, ${doNotCall.size} number(s) on the do-not-call list` : ''}`);
+  // Contacts on the list stay in the campaign (their result says do-not-call) but are never dialled.
+  const listed = onDoNotCall({ contacts, doNotCall });
+  if (listed === contacts.length) throw new CliError(`${file}: no contact can be called (every one is on the do-not-call list ${values.dnc})`);
+  say(toCallLine(contacts.length - listed, bad.length, listed));
   return { ...(values.id ? { id: values.id } : {}), contacts, settings, doNotCall, agent: agent.name };
+}
+
+/** How many of a campaign's contacts are on its do-not-call list. */
+function onDoNotCall(s: Pick<CampaignSpec, 'contacts' | 'doNotCall'>): number {
+  const list = new Set(s.doNotCall ?? []);
+  return s.contacts.filter((c) => list.has(c.number)).length;
+}
+
+/**
+ * What `campaign start` says before it starts: the contacts it will dial, then those it will not
+ * and why (rows that cannot be called, listed above it; contacts on the do-not-call list).
+ */
+export function toCallLine(toCall: number, badRows: number, listed: number): string {
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const skipped = [
+    ...(badRows ? [`${count(badRows, 'row')} that cannot be called (above)`] : []),
+    ...(listed ? [`${count(listed, 'contact')} on the do-not-call list`] : []),
+  ];
+  return `${count(toCall, 'contact')} to call${skipped.length ? `; not called: ${skipped.join(', ')}` : ''}`;
 }
 
 async function start(file: string, values: Values, say: (m: string) => void, deps: CampaignRunDeps): Promise<number> {
@@ -179,7 +201,9 @@ async function start(file: string, values: Values, say: (m: string) => void, dep
     const meta = await queue.start(s).catch((err: Error) => {
       throw new CliError(err.message);
     });
-    say(`campaign ${meta.id}: ${meta.total} contacts queued; \`hiwar campaign worker\` processes place the calls (hiwar campaign status ${meta.id})`);
+    const listed = onDoNotCall(s);
+    const marked = listed ? ` (${listed} on the do-not-call list: marked so, never dialled)` : '';
+    say(`campaign ${meta.id}: ${meta.total} contacts queued${marked}; \`hiwar campaign worker\` processes place the calls (hiwar campaign status ${meta.id})`);
   } finally {
     await queue.close();
   }

@@ -35,8 +35,9 @@ test('hiwar campaign start on Redis: bad rows reported by line and not queued; s
     assert.match(started.stderr, /contacts\.csv:3: "12345" is not a phone number.*not called/);
     assert.match(started.stderr, /contacts\.csv:5: \+966500000001 is already on line 2/);
     assert.match(started.stderr, /contacts\.csv:6: 1 fields where the header has 2/);
-    assert.match(started.stdout, /2 contacts to call, 3 rows skipped, 1 number\(s\) on the do-not-call list/);
-    assert.match(started.stdout, /campaign spring: 2 contacts queued/);
+    // What it will really dial: +966500000002 is on the do-not-call list, so one of the two contacts.
+    assert.match(started.stdout, /^1 contact to call; not called: 3 rows that cannot be called \(above\), 1 contact on the do-not-call list$/m);
+    assert.match(started.stdout, /campaign spring: 2 contacts queued \(1 on the do-not-call list: marked so, never dialled\)/);
 
     const status = await hiwar(['campaign', 'status', 'spring', '--json', '--csv', join(dir, 'out.csv')], env);
     assert.equal(status.code, 0, status.stderr);
@@ -72,6 +73,11 @@ test('hiwar campaign: usage errors and --help', async () => {
     const here = await hiwar(['campaign', 'start', join(dir, 'c.csv')], { REDIS_URL: '', HIWAR_PUBLIC_URL: '' });
     assert.equal(here.code, 2, 'in process, the platform must reach this process');
     assert.match(here.stderr, /give --public-url \(or HIWAR_PUBLIC_URL\)/);
+    // Every contact on the do-not-call list: nothing to call, said before anything starts.
+    await writeFile(join(dir, 'dnc.txt'), '00966 50 000 0001\n');
+    const listed = await hiwar(['campaign', 'start', join(dir, 'c.csv'), '--dnc', join(dir, 'dnc.txt')], { REDIS_URL: '' });
+    assert.equal(listed.code, 1, listed.stderr);
+    assert.match(listed.stderr, /c\.csv: no contact can be called \(every one is on the do-not-call list .*dnc\.txt\)/);
     const retry = await hiwar(['campaign', 'start', join(dir, 'c.csv'), '--retry-after', 'soon'], { REDIS_URL: '' });
     assert.match(retry.stderr, /--retry-after: a duration reads like 90s, 15m, 2h or 1d, got "soon"/);
   } finally {
