@@ -114,6 +114,40 @@ test('hiwar campaign start in process stops before dialling anyone when no call 
   }
 });
 
+test('hiwar campaign start in process says what it does before the slow start: the count to call, then the server and the embedded sandbox starting', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'hiwar-campaign-start-'));
+  try {
+    const csv = join(dir, 'c.csv');
+    await writeFile(csv, 'number\n+966500000001\n+966500000002\n');
+    await writeFile(join(dir, 'dnc.txt'), '+966500000002\n');
+    // The platform's API cannot be reached: the one dial fails, and without retries the campaign ends.
+    const env = {
+      REDIS_URL: '',
+      HIWAR_LOG_LEVEL: 'silent',
+      HIWAR_PUBLIC_URL: 'https://calls.example.com',
+      HIWAR_CALL_FROM: '+966110000000',
+      HIWAR_CALL_PLATFORM: '',
+      TWILIO_ACCOUNT_SID: 'AC0123456789abcdef0123456789abcdef',
+      TWILIO_AUTH_TOKEN: 'token',
+      HIWAR_TWILIO_API_URL: 'http://127.0.0.1:9',
+      TELNYX_API_KEY: '',
+      PLIVO_AUTH_ID: '',
+      VONAGE_APPLICATION_ID: '',
+    };
+    const r = await hiwar(['campaign', 'start', csv, '--dnc', join(dir, 'dnc.txt'), '--retries', '0', '--port', '0', '--id', 'quiet', '--results', join(dir, 'results.csv')], env, 300_000);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.equal(lines[0], '1 contact to call; not called: 1 contact on the do-not-call list');
+    assert.match(lines[1]!, /^hiwar campaign: starting a server for the campaign's calls, with the embedded sandbox \(no HIWAR_API_KEY\); seconds, up to a minute on a busy machine…$/);
+    assert.match(lines[2]!, /^agent "call-centre" at http:\/\/127\.0\.0\.1:\d+, reached as https:\/\/calls\.example\.com; .*; the embedded sandbox at http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+    assert.match(lines[3]!, /^campaign quiet: running in this process/);
+    const results = await readFile(join(dir, 'results.csv'), 'utf8');
+    assert.match(results, /\+966500000002,0,do-not-call/, 'the listed contact is recorded, never dialled');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('GET /campaigns/:id and POST …/pause need the calls secret', async () => {
   const store = new MemoryCampaignStore();
   await store.create({ id: 'c1', state: 'running', createdAt: new Date(0).toISOString(), total: 1, concurrency: 1, retries: 0, retryAfterMs: 0, retryOn: [] }, [{ number: '+966500000001', variables: {} }]);
