@@ -1,6 +1,7 @@
 import type { CampaignSpec } from '../campaign/in-process.ts';
 import type { CampaignStatus } from '../campaign/store.ts';
 import type { AttemptOutcome, Contact } from '../campaign/types.ts';
+import { missingPackages } from '../optional.ts';
 import { AGENT_HELP, loadAgent, optionLine } from './agent.ts';
 import { CliError, numberOption, parseCommand, readText, UsageError } from './args.ts';
 import type { CampaignRunDeps } from './campaign-run.ts';
@@ -104,6 +105,9 @@ export async function campaignCommand(args: string[], deps: CampaignRunDeps = {}
 function redisUrl(values: Values, required: boolean): string | undefined {
   const url = values.redis ?? (process.env.REDIS_URL || undefined);
   if (!url && required) throw new UsageError('no Redis: set REDIS_URL or pass --redis (campaigns without Redis run in the `hiwar campaign start` process itself)', CAMPAIGN_USAGE);
+  // Before Redis is tried: a missing package is no "cannot reach Redis", and both are named at once.
+  const missing = url ? missingPackages('A campaign on Redis (REDIS_URL)', ['ioredis', 'bullmq'], 'docs/campaigns.md#on-a-cluster') : undefined;
+  if (missing) throw new CliError(missing);
   return url;
 }
 

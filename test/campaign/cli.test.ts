@@ -12,7 +12,7 @@ import { campaignRoutes } from '../../src/campaign/routes.ts';
 import { MemoryCampaignStore } from '../../src/campaign/store.ts';
 import { createAgentServer } from '../../src/server/index.ts';
 import { createLogger } from '../../src/session/logger.ts';
-import { hiwar } from '../helpers/processes.ts';
+import { hiwar, runNode } from '../helpers/processes.ts';
 import { startRedis } from '../helpers/redis.ts';
 import { runSandbox } from '../helpers/sandbox.ts';
 
@@ -85,6 +85,19 @@ test('hiwar campaign: usage errors and --help', async () => {
   }
   const unknown = await hiwar(['campaign', 'launch']);
   assert.match(unknown.stderr, /unknown campaign command "launch"/);
+});
+
+test('hiwar campaign on Redis and hiwar worker without ioredis and bullmq installed: they name both packages and the page, not "cannot reach Redis"', async () => {
+  const NO_REDIS = new URL('../helpers/no-redis-packages.cjs', import.meta.url).pathname;
+  const env = { REDIS_URL: 'redis://127.0.0.1:9' };
+  const status = await runNode(['--require', NO_REDIS, BIN, 'campaign', 'status', 'spring'], env);
+  assert.equal(status.code, 1, status.stderr);
+  assert.match(status.stderr, /A campaign on Redis \(REDIS_URL\) needs ioredis and bullmq: npm install ioredis bullmq; see \S+docs\/campaigns\.md#on-a-cluster/);
+  assert.doesNotMatch(status.stderr, /cannot reach Redis/);
+  const worker = await runNode(['--require', NO_REDIS, BIN, 'worker'], env);
+  assert.equal(worker.code, 1, worker.stderr);
+  assert.match(worker.stderr, /Call analytics jobs \(hiwar worker\) needs ioredis and bullmq: npm install ioredis bullmq; see \S+docs\/analytics\.md/);
+  assert.doesNotMatch(worker.stderr, /cannot reach Redis/);
 });
 
 test('hiwar campaign start in process stops before dialling anyone when no call could be placed (caller ID, platform)', async () => {
