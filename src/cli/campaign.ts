@@ -172,6 +172,9 @@ async function spec(file: string, values: Values, say: (m: string) => void): Pro
   return { ...(values.id ? { id: values.id } : {}), contacts, settings, doNotCall, agent: agent.name };
 }
 
+/** `n` things, singular or plural: "1 contact", "2 contacts". */
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
 /** How many of a campaign's contacts are on its do-not-call list. */
 function onDoNotCall(s: Pick<CampaignSpec, 'contacts' | 'doNotCall'>): number {
   const list = new Set(s.doNotCall ?? []);
@@ -183,7 +186,6 @@ function onDoNotCall(s: Pick<CampaignSpec, 'contacts' | 'doNotCall'>): number {
  * and why (rows that cannot be called, listed above it; contacts on the do-not-call list).
  */
 export function toCallLine(toCall: number, badRows: number, listed: number): string {
-  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   const skipped = [
     ...(badRows ? [`${count(badRows, 'row')} that cannot be called (above)`] : []),
     ...(listed ? [`${count(listed, 'contact')} on the do-not-call list`] : []),
@@ -261,5 +263,5 @@ function retryOutcomes(text: string): AttemptOutcome[] {
 /** A campaign's status for a person. */
 export function describe(s: CampaignStatus): string {
   const list = (r: Record<string, number>) => Object.entries(r).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
-  return [`campaign ${s.id}: ${s.state}, ${s.total} contacts, ${s.dials} calls placed`, `  contacts: ${list(s.contacts)}`, `  outcomes: ${list(s.outcomes)}`].join('\n');
+  return [`campaign ${s.id}: ${s.state}, ${count(s.total, 'contact')}, ${count(s.dials, 'call')} placed`, `  contacts: ${list(s.contacts)}`, `  outcomes: ${list(s.outcomes)}`].join('\n');
 }

@@ -12,6 +12,7 @@ import { campaignRoutes } from '../../src/campaign/routes.ts';
 import { MemoryCampaignStore } from '../../src/campaign/store.ts';
 import { createAgentServer } from '../../src/server/index.ts';
 import { createLogger } from '../../src/session/logger.ts';
+import { describe, toCallLine } from '../../src/cli/campaign.ts';
 import { hiwar, runNode } from '../helpers/processes.ts';
 import { startRedis } from '../helpers/redis.ts';
 import { runSandbox } from '../helpers/sandbox.ts';
@@ -154,11 +155,21 @@ test('hiwar campaign start in process says what it does before the slow start: t
     assert.match(lines[1]!, /^hiwar campaign: starting a server for the campaign's calls, with the embedded sandbox \(no HIWAR_API_KEY\); seconds, up to a minute on a busy machine…$/);
     assert.match(lines[2]!, /^agent "call-centre" at http:\/\/127\.0\.0\.1:\d+, reached as https:\/\/calls\.example\.com; .*; the embedded sandbox at http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
     assert.match(lines[3]!, /^campaign quiet: running in this process/);
+    // Counted in words that agree with the number, whatever the unreachable API made of the dial.
+    assert.match(r.stdout, /^campaign quiet: done, 2 contacts, (0 calls|1 call) placed$/m);
     const results = await readFile(join(dir, 'results.csv'), 'utf8');
     assert.match(results, /\+966500000002,0,do-not-call/, 'the listed contact is recorded, never dialled');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test("a campaign's status and its count to call read in words that agree with their numbers", () => {
+  const meta = { id: 'c', state: 'done' as const, createdAt: new Date(0).toISOString(), concurrency: 1, retries: 0, retryAfterMs: 0, retryOn: [] };
+  assert.equal(describe({ ...meta, total: 1, dials: 1, contacts: { done: 1 }, outcomes: { completed: 1 } }).split('\n')[0], 'campaign c: done, 1 contact, 1 call placed');
+  assert.equal(describe({ ...meta, total: 3, dials: 0, contacts: {}, outcomes: {} }).split('\n')[0], 'campaign c: done, 3 contacts, 0 calls placed');
+  assert.equal(toCallLine(2, 0, 0), '2 contacts to call');
+  assert.equal(toCallLine(1, 1, 2), '1 contact to call; not called: 1 row that cannot be called (above), 2 contacts on the do-not-call list');
 });
 
 test('GET /campaigns/:id and POST …/pause need the calls secret', async () => {
