@@ -22,6 +22,7 @@ import type { AmdClass } from '../src/amd/index.ts';
 import { builtInVoices } from '../src/sandbox/catalogue.ts';
 import { voiceText, type EspeakVoice } from '../src/sandbox/engines/espeak.ts';
 import { Recognizer } from '../src/sandbox/engines/recognizer.ts';
+import { recordingsDir } from '../test/helpers/recordings.ts';
 
 const RATE = 8000;
 /** The set's recipe version: a change to the recipes below must change it (the cache is rebuilt). */
@@ -132,9 +133,13 @@ function tone(freq: number, ms: number): Int16Array {
   return Int16Array.from({ length: n }, (_, i) => Math.round(7000 * Math.min(1, i / ramp, (n - 1 - i) / ramp) * Math.sin((2 * Math.PI * freq * i) / RATE)));
 }
 
-/** The shared folder of real recordings (HIWAR_AUDIO_DIR, else ../shared/audio beside the repository). */
-export function audioDir(): string {
-  return process.env.HIWAR_AUDIO_DIR ?? new URL('../../shared/audio/', import.meta.url).pathname;
+/**
+ * The shared folder of real recordings, by the tests' rule (test/helpers/recordings.ts):
+ * HIWAR_AUDIO_DIR, else a `shared/audio` folder above the repository, also from a git worktree.
+ * Undefined when there is none.
+ */
+export function audioDir(): string | undefined {
+  return recordingsDir();
 }
 
 async function render(recipe: Recipe, dir: string, rec: Recognizer, rnd: () => number, noises: Record<string, Int16Array>) {
@@ -189,6 +194,7 @@ const seedOf = (id: string) => [...id].reduce((h, c) => Math.imul(h ^ c.charCode
  */
 export async function amdSet(quick: boolean): Promise<{ recordings: AmdRecording[]; built: number; dir: string }> {
   const audio = audioDir();
+  if (!audio) throw new Error('the AMD set needs the real recordings (ar-speech-commands/ and noise/): no shared/audio folder above the repository; set HIWAR_AUDIO_DIR (docs/amd.md#the-labelled-set)');
   const clipsDir = join(audio, 'ar-speech-commands');
   if (!existsSync(clipsDir) || !existsSync(join(audio, 'noise'))) {
     throw new Error(`the AMD set needs the real recordings (ar-speech-commands/ and noise/) in ${audio}: set HIWAR_AUDIO_DIR (docs/amd.md#the-labelled-set)`);

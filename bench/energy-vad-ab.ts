@@ -64,7 +64,7 @@ export async function energyVadAb({ rest }: BenchArgs): Promise<Record<string, u
   const mins = (named.minSpeechMs ?? '20,40,80').split(',').map(Number);
   const level = Number(named.level ?? ENERGY_VAD_DEFAULTS.level);
   if (mins.some((m) => !(m > 0)) || !(level > 0)) throw new Error('minSpeechMs= is a list of ms above 0 and level= a mean sample above 0');
-  const dir = audioDir();
+  const dir = audioDir() ?? '(no shared/audio folder above the repository)';
   if (!existsSync(join(dir, 'noise')) || !existsSync(join(dir, 'vad'))) throw new Error(`the energy-vad bench needs the real recordings (noise/, vad/, ar-speech-commands/) in ${dir}: set HIWAR_AUDIO_DIR`);
   const noises = await Promise.all(readdirSync(join(dir, 'noise')).filter((f) => f.endsWith('.wav')).sort().map(async (f) => ({ name: f.replace('.wav', ''), pcm: await load8k(join(dir, 'noise', f)) })));
   // The agent's voice: every recorded word of two speakers, 300 ms apart, as a reply's audio.

@@ -15,8 +15,10 @@ import { VOCABULARY_DEFAULTS, Vocabulary } from '../src/sandbox/engines/vocabula
 import { cepstraOf, normalizeWord, warpedFrames, wordSegments, type WordBand } from '../src/sandbox/engines/word-features.ts';
 import { benchHalf, loadNoises } from '../scripts/word-data.ts';
 import { espeakTemplates, humanTemplates, KEYWORDS, loadClips, phoneLine } from './recognizer-words.ts';
+import { recordingsDir } from '../test/helpers/recordings.ts';
 
-const audioDir = process.env.HIWAR_AUDIO_DIR ?? new URL('../../shared/audio/', import.meta.url).pathname;
+// HIWAR_AUDIO_DIR, else a shared/audio folder above the repository (also from a git worktree).
+const audioDir = recordingsDir() ?? '(no shared/audio folder above the repository)';
 const speechDir = join(audioDir, 'ar-speech-commands');
 if (!existsSync(speechDir)) {
   console.log(`no recordings in ${speechDir}: set HIWAR_AUDIO_DIR (docs/sandbox.md#real-recordings-for-the-recognizer-bench)`);

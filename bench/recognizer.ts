@@ -17,6 +17,7 @@ import { voiceText } from '../src/sandbox/engines/espeak.ts';
 import { Recognizer } from '../src/sandbox/engines/recognizer.ts';
 import { VOCABULARY_DEFAULTS } from '../src/sandbox/engines/vocabulary.ts';
 import { wordBench } from './recognizer-words.ts';
+import { recordingsDir } from '../test/helpers/recordings.ts';
 
 const PHRASES = [
   'مرحبا بكم في خدمة العملاء', 'أريد معرفة رصيد حسابي', 'أرجو إيقاف بطاقتي فورا', 'متى يفتح الفرع غدا',
@@ -41,7 +42,8 @@ for (const [i, voice] of callers.entries()) {
 }
 
 // Real noise recordings are not in the repository (docs/sandbox.md#real-recordings-for-the-recognizer-bench).
-const audioDir = process.env.HIWAR_AUDIO_DIR ?? new URL('../../shared/audio/', import.meta.url).pathname;
+// HIWAR_AUDIO_DIR, else a shared/audio folder above the repository (also from a git worktree).
+const audioDir = recordingsDir() ?? '(no shared/audio folder above the repository)';
 const noiseDir = process.env.HIWAR_NOISE_DIR ?? join(audioDir, 'noise');
 const noises = existsSync(noiseDir) ? readdirSync(noiseDir).filter((f) => f.endsWith('.wav')) : [];
 if (!noises.length) console.log(`(no noise recordings in ${noiseDir}: noise conditions skipped; set HIWAR_NOISE_DIR)`);

@@ -6,7 +6,8 @@
  * beside them (first half of each) and the sandbox's own espeak-ng voices. The package ships
  * the output, derived features and weights only, never the recordings.
  * Usage: node --import tsx scripts/build-vocabulary.ts [folder of <keyword>_<speaker>.wav]
- *   (default: HIWAR_AUDIO_DIR/ar-speech-commands, else ../shared/audio/ar-speech-commands;
+ *   (default: HIWAR_AUDIO_DIR/ar-speech-commands, else shared/audio/ar-speech-commands in a folder
+ *   above the repository, as the tests find it;
  *   the noise: the folder's sibling noise/). The training set is kept in .tmp/ once made.
  */
 import { existsSync, writeFileSync } from 'node:fs';
@@ -17,9 +18,10 @@ import { Vocabulary } from '../src/sandbox/engines/vocabulary.ts';
 import { packVocabulary } from '../src/sandbox/engines/vocabulary-store.ts';
 import { loadNoises, trainingHalf, trainingSet } from './word-data.ts';
 import { trainNets } from './word-train.ts';
+import { recordingsDir } from '../test/helpers/recordings.ts';
 
 const root = new URL('../', import.meta.url);
-const audioRoot = process.env.HIWAR_AUDIO_DIR ?? fileURLToPath(new URL('../shared/audio/', root));
+const audioRoot = recordingsDir() ?? '(no shared/audio folder above the repository)';
 const dir = process.argv[2] ?? `${audioRoot}/ar-speech-commands`;
 if (!existsSync(dir)) {
   console.error(`no recordings in ${dir}: give the folder of <keyword>_<speaker>.wav files`);

@@ -24,13 +24,28 @@ const copy = (from, to) => {
   copyFileSync(from, to);
 };
 
+// `npm pack` shows nothing else while this runs (minutes on a busy machine): each step says what
+// it does before it starts and how long it took, on stderr (npm pack --json keeps stdout for JSON).
+const began = performance.now();
+const seconds = (from) => `${Math.round((performance.now() - from) / 1000)} s`;
+const STEPS = 3;
+let stepNo = 0;
+let stepStart = began;
+const step = (what) => {
+  if (stepNo) console.error(`build: ${stepNo}/${STEPS} done in ${seconds(stepStart)}`);
+  stepStart = performance.now();
+  console.error(`build: ${++stepNo}/${STEPS} ${what}…`);
+};
+
 rmSync(dist, { recursive: true, force: true });
 // HIWAR_BUILD_NO_CHECK=1: emit without type-checking (tsc --noCheck, about 40 % of the build's CPU),
 // for a caller that type-checks the same sources itself: npm test's package test, whose run has
 // its own `tsc --noEmit` of the project. The output is the same (union members' order aside).
 const noCheck = process.env.HIWAR_BUILD_NO_CHECK === '1' ? ['--noCheck'] : [];
+step(`compiling src/, transports/ and agents/ into dist/ with tsc${noCheck.length ? ' (no type check)' : ', type-checking them'}: the longest step, a minute or more on a busy machine`);
 run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', ...noCheck]);
 
+step("rewriting the declarations' .ts specifiers, copying the assets beside the sources");
 const specifier = /((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]+?)\.ts(['"])/g;
 let rewritten = 0;
 for (const file of walk(dist).filter((f) => f.endsWith('.d.ts'))) {
@@ -43,6 +58,7 @@ for (const file of walk(dist).filter((f) => f.endsWith('.d.ts'))) {
 // the page's HTML and CSS), but the page's own compiler settings.
 const assets = ['src', 'transports', 'agents'].flatMap((d) => walk(join(root, d))).filter((f) => !f.endsWith('.ts') && !f.endsWith('/tsconfig.json'));
 for (const file of assets) copy(file, join(dist, relative(root, file)));
+step('bundling the web call page, the call review page and the live calls page for browsers (esbuild)');
 const pageOut = join(dist, 'transports/webrtc/page');
 run(process.execPath, [
   '--import', 'tsx', '--input-type=module', '-e',
@@ -52,4 +68,5 @@ run(process.execPath, [
    await (await import(${JSON.stringify(join(root, 'src/review/bundle.ts'))})).bundleReviewScript(${JSON.stringify(join(dist, 'src/review/page/review.js'))});
    await (await import(${JSON.stringify(join(root, 'src/observability/live-bundle.ts'))})).bundleLivePage(${JSON.stringify(join(dist, 'src/observability/live-page/app.js'))});`,
 ]);
-console.error(`build: dist/ written (${walk(dist).length} files; ${rewritten} declaration files' specifiers rewritten)`);
+console.error(`build: ${stepNo}/${STEPS} done in ${seconds(stepStart)}`);
+console.error(`build: dist/ written (${walk(dist).length} files; ${rewritten} declaration files' specifiers rewritten) in ${seconds(began)}`);

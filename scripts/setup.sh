@@ -48,9 +48,12 @@ fi
 export ONNXRUNTIME_NODE_INSTALL=skip
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   start=$(date +%s)
-  # npm ci prints nothing until it ends (minutes on a busy machine, with the native builds): say so first.
-  echo "setup: npm ci: installing the dependencies (a few minutes; it prints nothing until it ends)…" >&2
-  npm ci --no-audit --no-fund --loglevel=error
+  # npm ci prints nothing until it ends (minutes on a busy machine, with the native builds): say so
+  # first, then a line a minute while it runs.
+  echo "setup: npm ci: installing the dependencies (a few minutes; it prints nothing itself until it ends)…" >&2
+  # shellcheck disable=SC1091
+  . scripts/heartbeat.sh
+  with_heartbeat "npm ci" npm ci --no-audit --no-fund --loglevel=error
   echo "setup: npm ci took $(( $(date +%s) - start )) s" >&2
 fi
 

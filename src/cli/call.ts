@@ -89,6 +89,15 @@ export function callVariables(vars: string[]): Record<string, string> {
   return out;
 }
 
+/**
+ * The line a command that serves calls says before it starts their server (`hiwar call`,
+ * `hiwar campaign`): loading the modules, the agent and the embedded sandbox takes seconds, a
+ * minute on a busy machine, and nothing else is printed until the server listens.
+ */
+export function startingServerLine(command: string, forWhat: string, embeddedSandbox: boolean): string {
+  return `${command}: starting a server for ${forWhat}${embeddedSandbox ? ', with the embedded sandbox (no HIWAR_API_KEY)' : ''}; seconds, up to a minute on a busy machine…`;
+}
+
 /** Places the call on a running `hiwar serve` and follows it there. */
 async function onServer(server: string, request: PlaceCallRequest, say: (m: string) => void): Promise<OutboundCall> {
   const secret = process.env.HIWAR_CALLS_SECRET;
@@ -121,8 +130,10 @@ async function here(values: { agent?: string; 'public-url'?: string; port?: stri
   const publicUrl = values['public-url'] ?? process.env.HIWAR_PUBLIC_URL;
   if (!publicUrl) throw new UsageError('the platform must reach this process: give --public-url (or HIWAR_PUBLIC_URL), or --server URL of a running hiwar serve', CALL_USAGE);
   const port = values.port === undefined ? 8080 : numberOption('port', values.port, 0, 65535, CALL_USAGE, true);
-  const { agent } = await loadAgent(values.agent);
+  // Whether a call can be placed at all, before anything slow starts.
   await (await import('./serve-outbound.ts')).checkDialling(request.from, request.platform);
+  say(startingServerLine('hiwar call', 'the call', !process.env.HIWAR_API_KEY));
+  const { agent } = await loadAgent(values.agent);
   const { createAgentServer } = await import('../server/create.ts');
   const { telephonyRoutes, outboundCalls } = await import('../../transports/telephony/index.ts');
   const outbound = outboundCalls({ publicUrl, ringTimeoutS });
@@ -145,7 +156,7 @@ async function here(values: { agent?: string; 'public-url'?: string; port?: stri
   });
   try {
     const { url } = await app.listen();
-    say(`hiwar call: agent "${agent.name}" at ${url}, reached as ${publicUrl}`);
+    say(`hiwar call: agent "${agent.name}" at ${url}, reached as ${publicUrl}${app.sandboxUrl ? `; the embedded sandbox at ${app.sandboxUrl}` : ''}`);
     const placed = await outbound.placeCall(request).catch((err: Error) => {
       throw new CliError(err.message);
     });

@@ -8,6 +8,7 @@ import type { Clock } from '../transport/clock.ts';
 import { loadAgent } from './agent.ts';
 import { numberOption, UsageError } from './args.ts';
 import { CAMPAIGN_USAGE, describe } from './campaign.ts';
+import { startingServerLine } from './call.ts';
 import { cliLogger } from './log.ts';
 
 interface RunValues {
@@ -46,10 +47,12 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
   const platform = values.platform;
   if (platform !== undefined && !['twilio', 'telnyx', 'plivo', 'vonage'].includes(platform)) throw new UsageError(`--platform must be twilio, telnyx, plivo or vonage, got "${platform}"`, CAMPAIGN_USAGE);
   const port = values.port === undefined ? 8080 : numberOption('port', values.port, 0, 65535, CAMPAIGN_USAGE, true);
-  const { agent } = await loadAgent(values.agent);
-  const [{ createAgentServer }, { telephonyRoutes, outboundDialer }, { serveOutbound, checkDialling }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts'), import('./serve-outbound.ts')]);
+  const { serveOutbound, checkDialling } = await import('./serve-outbound.ts');
   // Otherwise each contact is dialled in turn and ends as "invalid", for good.
   await checkDialling(values.from, platform);
+  say(startingServerLine('hiwar campaign', "the campaign's calls", !deps.client && !process.env.HIWAR_API_KEY));
+  const { agent } = await loadAgent(values.agent);
+  const [{ createAgentServer }, { telephonyRoutes, outboundDialer }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts')]);
   const logger = deps.logger ?? cliLogger('info');
   const calls = await serveOutbound({ publicUrl, redisUrl: o.redisUrl, logger, campaigns: o.campaigns, ...(deps.queue?.leaseMs ? { slotLeaseMs: deps.queue.leaseMs } : {}) });
   const app = await createAgentServer({
@@ -72,7 +75,7 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
     },
   });
   const { url } = await app.listen();
-  say(`agent "${agent.name}" at ${url}, reached as ${publicUrl}; calls' records and campaigns in ${calls.where}`);
+  say(`agent "${agent.name}" at ${url}, reached as ${publicUrl}; calls' records and campaigns in ${calls.where}${app.sandboxUrl ? `; the embedded sandbox at ${app.sandboxUrl}` : ''}`);
   const dialer = outboundDialer(calls.outbound, { ...(values.from ? { from: values.from } : {}), ...(platform ? { platform: platform as 'twilio' } : {}) });
   return { dialer, logger, close: () => app.close() };
 }

@@ -1,6 +1,7 @@
 import type { CampaignSpec } from '../campaign/in-process.ts';
 import type { CampaignStatus } from '../campaign/store.ts';
 import type { AttemptOutcome, Contact } from '../campaign/types.ts';
+import { missingPackages } from '../optional.ts';
 import { AGENT_HELP, loadAgent, optionLine } from './agent.ts';
 import { CliError, numberOption, parseCommand, readText, UsageError } from './args.ts';
 import type { CampaignRunDeps } from './campaign-run.ts';
@@ -104,6 +105,9 @@ export async function campaignCommand(args: string[], deps: CampaignRunDeps = {}
 function redisUrl(values: Values, required: boolean): string | undefined {
   const url = values.redis ?? (process.env.REDIS_URL || undefined);
   if (!url && required) throw new UsageError('no Redis: set REDIS_URL or pass --redis (campaigns without Redis run in the `hiwar campaign start` process itself)', CAMPAIGN_USAGE);
+  // Before Redis is tried: a missing package is no "cannot reach Redis", and both are named at once.
+  const missing = url ? missingPackages('A campaign on Redis (REDIS_URL)', ['ioredis', 'bullmq'], 'docs/campaigns.md#on-a-cluster') : undefined;
+  if (missing) throw new CliError(missing);
   return url;
 }
 
@@ -161,8 +165,32 @@ async function spec(file: string, values: Values, say: (m: string) => void): Pro
   }
   for (const b of bad.sort((x, y) => x.line - y.line)) process.stderr.write(`${file}:${b.line}: ${b.message}; not called\n`);
   if (!contacts.length) throw new CliError(`${file}: no contact can be called`);
-  say(`${contacts.length} contact${contacts.length > 1 ? 's' : ''} to call${bad.length ? `, ${bad.length} row${bad.length > 1 ? 's' : ''} skipped` : ''}${doNotCall.size ? `, ${doNotCall.size} number(s) on the do-not-call list` : ''}`);
+  // Contacts on the list stay in the campaign (their result says do-not-call) but are never dialled.
+  const listed = onDoNotCall({ contacts, doNotCall });
+  if (listed === contacts.length) throw new CliError(`${file}: no contact can be called (every one is on the do-not-call list ${values.dnc})`);
+  say(toCallLine(contacts.length - listed, bad.length, listed));
   return { ...(values.id ? { id: values.id } : {}), contacts, settings, doNotCall, agent: agent.name };
+}
+
+/** `n` things, singular or plural: "1 contact", "2 contacts". */
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/** How many of a campaign's contacts are on its do-not-call list. */
+function onDoNotCall(s: Pick<CampaignSpec, 'contacts' | 'doNotCall'>): number {
+  const list = new Set(s.doNotCall ?? []);
+  return s.contacts.filter((c) => list.has(c.number)).length;
+}
+
+/**
+ * What `campaign start` says before it starts: the contacts it will dial, then those it will not
+ * and why (rows that cannot be called, listed above it; contacts on the do-not-call list).
+ */
+export function toCallLine(toCall: number, badRows: number, listed: number): string {
+  const skipped = [
+    ...(badRows ? [`${count(badRows, 'row')} that cannot be called (above)`] : []),
+    ...(listed ? [`${count(listed, 'contact')} on the do-not-call list`] : []),
+  ];
+  return `${count(toCall, 'contact')} to call${skipped.length ? `; not called: ${skipped.join(', ')}` : ''}`;
 }
 
 async function start(file: string, values: Values, say: (m: string) => void, deps: CampaignRunDeps): Promise<number> {
@@ -179,7 +207,9 @@ async function start(file: string, values: Values, say: (m: string) => void, dep
     const meta = await queue.start(s).catch((err: Error) => {
       throw new CliError(err.message);
     });
-    say(`campaign ${meta.id}: ${meta.total} contacts queued; \`hiwar campaign worker\` processes place the calls (hiwar campaign status ${meta.id})`);
+    const listed = onDoNotCall(s);
+    const marked = listed ? ` (${listed} on the do-not-call list: marked so, never dialled)` : '';
+    say(`campaign ${meta.id}: ${meta.total} contacts queued${marked}; \`hiwar campaign worker\` processes place the calls (hiwar campaign status ${meta.id})`);
   } finally {
     await queue.close();
   }
@@ -233,5 +263,5 @@ function retryOutcomes(text: string): AttemptOutcome[] {
 /** A campaign's status for a person. */
 export function describe(s: CampaignStatus): string {
   const list = (r: Record<string, number>) => Object.entries(r).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
-  return [`campaign ${s.id}: ${s.state}, ${s.total} contacts, ${s.dials} calls placed`, `  contacts: ${list(s.contacts)}`, `  outcomes: ${list(s.outcomes)}`].join('\n');
+  return [`campaign ${s.id}: ${s.state}, ${count(s.total, 'contact')}, ${count(s.dials, 'call')} placed`, `  contacts: ${list(s.contacts)}`, `  outcomes: ${list(s.outcomes)}`].join('\n');
 }

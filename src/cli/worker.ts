@@ -65,6 +65,9 @@ export async function workerCommand(args: string[]): Promise<number> {
     import('./connect.ts'),
   ]);
   const logger = cliLogger('info');
+  // A missing package is no "cannot reach Redis": both are named at once, before Redis is tried.
+  const missing = (await import('../optional.ts')).missingPackages('Call analytics jobs (hiwar worker)', ['ioredis', 'bullmq'], 'docs/analytics.md');
+  if (missing) throw new CliError(missing);
   // Before anything waits on Redis: BullMQ's worker would retry a refused connection for ever.
   const { probeRedis } = await import('../cluster/redis.ts');
   await probeRedis(redisUrl).catch((err: Error) => {

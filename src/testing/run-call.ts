@@ -1,4 +1,5 @@
 import type { Llm } from '../llm/types.ts';
+import { RENDER_CACHE_DEFAULTS } from '../sandbox/engines/render-cache.ts';
 import type { ServiceClient } from '../service/client.ts';
 import type { Agent } from '../session/agent.ts';
 import type { AgentSession } from '../session/agent-session.ts';
@@ -6,6 +7,7 @@ import type { CallReport, ReportTurn, SessionEvent, TurnMetrics } from '../sessi
 import type { Logger } from '../session/logger.ts';
 import { agentProblem } from './check-agent.ts';
 import { agentPhrases } from './phrases.ts';
+import { progressOf, stderrProgress, untaught, voicingLine, type TestProgress } from './progress.ts';
 import { startTestSandbox, type TestSandbox } from './sandbox.ts';
 import { parseScenario, type ScenarioInput } from './scenario.ts';
 import type { CallerLine, CallerStep, SimulatedCaller } from './simulated-caller.ts';
@@ -25,6 +27,8 @@ export const TESTING_DEFAULTS = {
   maxSpeed: 3,
   /** The longest the caller waits for the agent at one step, in call time (ms). */
   maxWaitMs: 30_000,
+  /** Where it says what it is doing before the call (starting the sandbox, voicing phrases): stderr. */
+  progress: stderrProgress,
 } as const;
 
 /** Options of `runCall`. */
@@ -47,6 +51,13 @@ export interface RunCallOptions {
   maxWaitMs?: number;
   /** The model; default the agent's `llm`, else its scripted intents (no network). */
   llm?: Llm;
+  /**
+   * Where it says what it is doing before the call starts: starting its own sandbox, voicing the
+   * phrases the recognizer does not know yet (a minute on a busy machine the first time). A line
+   * each; `false`: nothing.
+   * @default TESTING_DEFAULTS.progress (a line on stderr)
+   */
+  progress?: TestProgress;
   /** Logs of the session; default none. */
   logger?: Logger;
   /** Every event of the session as it happens (the same list is in the result). */
@@ -113,12 +124,16 @@ export async function runCall(agent: Agent, script: CallScript, options: RunCall
   const speed = options.speed ?? TESTING_DEFAULTS.speed;
   if (!(speed >= 1 && speed <= TESTING_DEFAULTS.maxSpeed)) throw new RangeError(`runCall: speed must be from 1 to ${TESTING_DEFAULTS.maxSpeed}, got ${speed}`);
   if (options.sandbox && options.client) throw new TypeError('runCall: give a sandbox or a client, not both');
-  const own = options.sandbox || options.client ? undefined : await startTestSandbox();
+  const say = progressOf(options.progress ?? TESTING_DEFAULTS.progress);
+  const own = options.sandbox || options.client ? undefined : await startTestSandbox({ progress: say });
   const sandbox = options.sandbox ?? own;
   const clock = new SteadyScaledClock(speed);
   try {
     // In the caller's voice only: the one this call speaks with.
-    await sandbox?.learn([...agentPhrases(agent), ...(options.phrases ?? [])], [scenario.callerVoice]);
+    const phrases = [...agentPhrases(agent), ...(options.phrases ?? [])];
+    const count = sandbox ? untaught(phrases, [scenario.callerVoice], (p, v) => sandbox.knows(p, v)) : 0;
+    if (count) say(voicingLine(count, [scenario.callerVoice], RENDER_CACHE_DEFAULTS.dir));
+    await sandbox?.learn(phrases, [scenario.callerVoice]);
     const { report, caller, events } = await simulateCall({
       client: options.client ?? sandbox!.client,
       agent,

@@ -1,5 +1,7 @@
 import { startSandbox, type SandboxOptions } from '../sandbox/index.ts';
+import { RENDER_CACHE_DEFAULTS } from '../sandbox/engines/render-cache.ts';
 import { ServiceClient } from '../service/client.ts';
+import { progressOf, untaught, voicingLine, type TestProgress } from './progress.ts';
 
 /** Options of `startTestSandbox`. */
 export interface TestSandboxOptions {
@@ -10,6 +12,12 @@ export interface TestSandboxOptions {
    * one unless set here.
    */
   sandbox?: SandboxOptions;
+  /**
+   * Where it says what it is doing while it starts and voices phrases (a line each; they take a
+   * minute on a busy machine the first time). `false`: nothing.
+   * @default a line on stderr
+   */
+  progress?: TestProgress;
 }
 
 /** A local stand-in of the voice service for tests, in this process. Share one between calls. */
@@ -36,6 +44,8 @@ export interface TestSandbox {
  * limit on audio sent ahead of real time lifted (test calls run on a clock faster than real time).
  */
 export async function startTestSandbox(options: TestSandboxOptions = {}): Promise<TestSandbox> {
+  const say = progressOf(options.progress);
+  say('starting the embedded sandbox…');
   const sandbox = await startSandbox({
     port: 0,
     ...options.sandbox,
@@ -61,7 +71,10 @@ export async function startTestSandbox(options: TestSandboxOptions = {}): Promis
     }
   };
   try {
-    await learn(options.phrases ?? []);
+    const phrases = options.phrases ?? [];
+    const count = untaught(phrases, allVoices, knows);
+    if (count) say(voicingLine(count, allVoices, RENDER_CACHE_DEFAULTS.dir));
+    await learn(phrases);
   } catch (err) {
     await sandbox.close();
     throw err;

@@ -12,7 +12,8 @@ import { campaignRoutes } from '../../src/campaign/routes.ts';
 import { MemoryCampaignStore } from '../../src/campaign/store.ts';
 import { createAgentServer } from '../../src/server/index.ts';
 import { createLogger } from '../../src/session/logger.ts';
-import { hiwar } from '../helpers/processes.ts';
+import { describe, toCallLine } from '../../src/cli/campaign.ts';
+import { hiwar, runNode } from '../helpers/processes.ts';
 import { startRedis } from '../helpers/redis.ts';
 import { runSandbox } from '../helpers/sandbox.ts';
 
@@ -35,8 +36,9 @@ test('hiwar campaign start on Redis: bad rows reported by line and not queued; s
     assert.match(started.stderr, /contacts\.csv:3: "12345" is not a phone number.*not called/);
     assert.match(started.stderr, /contacts\.csv:5: \+966500000001 is already on line 2/);
     assert.match(started.stderr, /contacts\.csv:6: 1 fields where the header has 2/);
-    assert.match(started.stdout, /2 contacts to call, 3 rows skipped, 1 number\(s\) on the do-not-call list/);
-    assert.match(started.stdout, /campaign spring: 2 contacts queued/);
+    // What it will really dial: +966500000002 is on the do-not-call list, so one of the two contacts.
+    assert.match(started.stdout, /^1 contact to call; not called: 3 rows that cannot be called \(above\), 1 contact on the do-not-call list$/m);
+    assert.match(started.stdout, /campaign spring: 2 contacts queued \(1 on the do-not-call list: marked so, never dialled\)/);
 
     const status = await hiwar(['campaign', 'status', 'spring', '--json', '--csv', join(dir, 'out.csv')], env);
     assert.equal(status.code, 0, status.stderr);
@@ -72,6 +74,11 @@ test('hiwar campaign: usage errors and --help', async () => {
     const here = await hiwar(['campaign', 'start', join(dir, 'c.csv')], { REDIS_URL: '', HIWAR_PUBLIC_URL: '' });
     assert.equal(here.code, 2, 'in process, the platform must reach this process');
     assert.match(here.stderr, /give --public-url \(or HIWAR_PUBLIC_URL\)/);
+    // Every contact on the do-not-call list: nothing to call, said before anything starts.
+    await writeFile(join(dir, 'dnc.txt'), '00966 50 000 0001\n');
+    const listed = await hiwar(['campaign', 'start', join(dir, 'c.csv'), '--dnc', join(dir, 'dnc.txt')], { REDIS_URL: '' });
+    assert.equal(listed.code, 1, listed.stderr);
+    assert.match(listed.stderr, /c\.csv: no contact can be called \(every one is on the do-not-call list .*dnc\.txt\)/);
     const retry = await hiwar(['campaign', 'start', join(dir, 'c.csv'), '--retry-after', 'soon'], { REDIS_URL: '' });
     assert.match(retry.stderr, /--retry-after: a duration reads like 90s, 15m, 2h or 1d, got "soon"/);
   } finally {
@@ -79,6 +86,19 @@ test('hiwar campaign: usage errors and --help', async () => {
   }
   const unknown = await hiwar(['campaign', 'launch']);
   assert.match(unknown.stderr, /unknown campaign command "launch"/);
+});
+
+test('hiwar campaign on Redis and hiwar worker without ioredis and bullmq installed: they name both packages and the page, not "cannot reach Redis"', async () => {
+  const NO_REDIS = new URL('../helpers/no-redis-packages.cjs', import.meta.url).pathname;
+  const env = { REDIS_URL: 'redis://127.0.0.1:9' };
+  const status = await runNode(['--require', NO_REDIS, BIN, 'campaign', 'status', 'spring'], env);
+  assert.equal(status.code, 1, status.stderr);
+  assert.match(status.stderr, /A campaign on Redis \(REDIS_URL\) needs ioredis and bullmq: npm install ioredis bullmq; see \S+docs\/campaigns\.md#on-a-cluster/);
+  assert.doesNotMatch(status.stderr, /cannot reach Redis/);
+  const worker = await runNode(['--require', NO_REDIS, BIN, 'worker'], env);
+  assert.equal(worker.code, 1, worker.stderr);
+  assert.match(worker.stderr, /Call analytics jobs \(hiwar worker\) needs ioredis and bullmq: npm install ioredis bullmq; see \S+docs\/analytics\.md/);
+  assert.doesNotMatch(worker.stderr, /cannot reach Redis/);
 });
 
 test('hiwar campaign start in process stops before dialling anyone when no call could be placed (caller ID, platform)', async () => {
@@ -106,6 +126,50 @@ test('hiwar campaign start in process stops before dialling anyone when no call 
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('hiwar campaign start in process says what it does before the slow start: the count to call, then the server and the embedded sandbox starting', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'hiwar-campaign-start-'));
+  try {
+    const csv = join(dir, 'c.csv');
+    await writeFile(csv, 'number\n+966500000001\n+966500000002\n');
+    await writeFile(join(dir, 'dnc.txt'), '+966500000002\n');
+    // The platform's API cannot be reached: the one dial fails, and without retries the campaign ends.
+    const env = {
+      REDIS_URL: '',
+      HIWAR_LOG_LEVEL: 'silent',
+      HIWAR_PUBLIC_URL: 'https://calls.example.com',
+      HIWAR_CALL_FROM: '+966110000000',
+      HIWAR_CALL_PLATFORM: '',
+      TWILIO_ACCOUNT_SID: 'AC0123456789abcdef0123456789abcdef',
+      TWILIO_AUTH_TOKEN: 'token',
+      HIWAR_TWILIO_API_URL: 'http://127.0.0.1:9',
+      TELNYX_API_KEY: '',
+      PLIVO_AUTH_ID: '',
+      VONAGE_APPLICATION_ID: '',
+    };
+    const r = await hiwar(['campaign', 'start', csv, '--dnc', join(dir, 'dnc.txt'), '--retries', '0', '--port', '0', '--id', 'quiet', '--results', join(dir, 'results.csv')], env, 300_000);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.equal(lines[0], '1 contact to call; not called: 1 contact on the do-not-call list');
+    assert.match(lines[1]!, /^hiwar campaign: starting a server for the campaign's calls, with the embedded sandbox \(no HIWAR_API_KEY\); seconds, up to a minute on a busy machine…$/);
+    assert.match(lines[2]!, /^agent "call-centre" at http:\/\/127\.0\.0\.1:\d+, reached as https:\/\/calls\.example\.com; .*; the embedded sandbox at http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+    assert.match(lines[3]!, /^campaign quiet: running in this process/);
+    // Counted in words that agree with the number, whatever the unreachable API made of the dial.
+    assert.match(r.stdout, /^campaign quiet: done, 2 contacts, (0 calls|1 call) placed$/m);
+    const results = await readFile(join(dir, 'results.csv'), 'utf8');
+    assert.match(results, /\+966500000002,0,do-not-call/, 'the listed contact is recorded, never dialled');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("a campaign's status and its count to call read in words that agree with their numbers", () => {
+  const meta = { id: 'c', state: 'done' as const, createdAt: new Date(0).toISOString(), concurrency: 1, retries: 0, retryAfterMs: 0, retryOn: [] };
+  assert.equal(describe({ ...meta, total: 1, dials: 1, contacts: { done: 1 }, outcomes: { completed: 1 } }).split('\n')[0], 'campaign c: done, 1 contact, 1 call placed');
+  assert.equal(describe({ ...meta, total: 3, dials: 0, contacts: {}, outcomes: {} }).split('\n')[0], 'campaign c: done, 3 contacts, 0 calls placed');
+  assert.equal(toCallLine(2, 0, 0), '2 contacts to call');
+  assert.equal(toCallLine(1, 1, 2), '1 contact to call; not called: 1 row that cannot be called (above), 2 contacts on the do-not-call list');
 });
 
 test('GET /campaigns/:id and POST …/pause need the calls secret', async () => {

@@ -40,8 +40,8 @@ const blank: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).
 export const npm = (args: string[], cwd: string, timeoutMs = 600_000) => runCommand('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, env: blank, timeoutMs });
 export const ok = (r: Finished, what: string) => assert.equal(r.code, 0, `${what} failed:\n${r.stdout}\n${r.stderr}`);
 
-/** The tarball `npm pack` made of the repository and the files it holds. */
-export async function packed(): Promise<{ tarball: string; files: string[] }> {
+/** The tarball `npm pack` made of the repository, the files it holds and the lines its build printed. */
+export async function packed(): Promise<{ tarball: string; files: string[]; buildLines: string[] }> {
   const dir = await fillOnce(join(HERE, 'pack'), async (dir) => {
     pruneStale(CACHE, KEY);
     // When this run of npm test type-checks the project (scripts/test.mjs says so), the build that
@@ -50,10 +50,12 @@ export async function packed(): Promise<{ tarball: string; files: string[] }> {
     const r = await runCommand('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, env, timeoutMs: 300_000 });
     ok(r, 'npm pack');
     const [info] = JSON.parse(r.stdout.slice(r.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
-    writeFileSync(join(dir, 'pack.json'), JSON.stringify({ tarball: info!.filename, files: info!.files.map((f) => f.path) }));
+    // The build's own lines (scripts/build.mjs writes them on stderr), as a user of npm pack sees them.
+    const buildLines = r.stderr.split('\n').filter((l) => l.startsWith('build: '));
+    writeFileSync(join(dir, 'pack.json'), JSON.stringify({ tarball: info!.filename, files: info!.files.map((f) => f.path), buildLines }));
   });
-  const info = JSON.parse(readFileSync(join(dir, 'pack.json'), 'utf8')) as { tarball: string; files: string[] };
-  return { tarball: join(dir, info.tarball), files: info.files };
+  const info = JSON.parse(readFileSync(join(dir, 'pack.json'), 'utf8')) as { tarball: string; files: string[]; buildLines?: string[] };
+  return { tarball: join(dir, info.tarball), files: info.files, buildLines: info.buildLines ?? [] };
 }
 
 /** The repository's Opus codec package: its version is installed, its native build reused. */

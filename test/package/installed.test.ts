@@ -28,6 +28,21 @@ test('the tarball holds the compiled package and nothing of the repository', asy
   assert.deepEqual(stray, [], 'no tests, benches, scripts, recordings or sources');
 });
 
+test('npm pack says what its build does: each step before it starts and when it is done, then what it wrote', async () => {
+  const { buildLines } = await packed();
+  const expected = [
+    /^build: 1\/3 compiling src\/, transports\/ and agents\/ into dist\/ with tsc.*…$/,
+    /^build: 1\/3 done in \d+ s$/,
+    /^build: 2\/3 rewriting the declarations' \.ts specifiers.*…$/,
+    /^build: 2\/3 done in \d+ s$/,
+    /^build: 3\/3 bundling the web call page.*…$/,
+    /^build: 3\/3 done in \d+ s$/,
+    /^build: dist\/ written \(\d+ files; \d+ declaration files' specifiers rewritten\) in \d+ s$/,
+  ];
+  assert.equal(buildLines.length, expected.length, buildLines.join('\n'));
+  for (const [i, line] of buildLines.entries()) assert.match(line, expected[i]!);
+});
+
 test('the installed command runs on plain Node, without tsx', async () => {
   const { project, env } = blank;
   const help = await runCommand(join(project, 'node_modules/.bin/hiwar'), ['--help'], { cwd: project, env });

@@ -16,6 +16,7 @@ import {
   TESTING_DEFAULTS,
   type TestSandbox,
 } from '../../src/testing/index.ts';
+import { progressOf, untaught, voicingLine } from '../../src/testing/progress.ts';
 
 /** A user's agent as plain data: one tool, two intents (one of them keys). */
 const florist: Agent = {
@@ -62,7 +63,11 @@ test('bad input is refused before anything starts, saying what is wrong', async 
 
 test('a call against a shared sandbox: phrases taught in the caller voice, the typed result, assertions that fail with what happened', async () => {
   const events: string[] = [];
-  const call = await runCall(florist, [{ say: 'أين طلبي' }, { hangup: true }], { sandbox, onEvent: (e) => events.push(e.type) });
+  const said: string[] = [];
+  const call = await runCall(florist, [{ say: 'أين طلبي' }, { hangup: true }], { sandbox, onEvent: (e) => events.push(e.type), progress: (l) => said.push(l) });
+  // The shared sandbox was started before: only the voicing of the two phrases it did not know is said.
+  assert.equal(said.length, 1, said.join('\n'));
+  assert.match(said[0]!, /^voicing 2 phrases for the sandbox's recognizer in ar-uae-male-1 \(.*\)…$/);
 
   // Taught in the voice this caller speaks with, not in every voice (a fifth of the work).
   assert.ok(sandbox.knows('متى تفتحون', 'ar-uae-male-1'));
@@ -90,4 +95,34 @@ test('a call against a shared sandbox: phrases taught in the caller voice, the t
   assert.throws(() => expectAgentSaid(call, 'وداعًا'), /it said:\n {2}- أهلًا بك في متجر الورد\.\n {2}- طلبك في الطريق\./);
   assert.throws(() => expectHeard(call, 'متى'), /it heard:\n {2}- أين طلبي/);
   assert.throws(() => expectNoToolCall(call, 'order_status'), /expected no call of tool order_status/);
+});
+
+test('a call on its own sandbox says what it does before the call starts: the sandbox starting, the phrases voiced', async () => {
+  const log: string[] = [];
+  const call = await runCall(florist, [{ hangup: true }], { progress: (l) => log.push(`progress: ${l}`), onEvent: (e) => log.push(`event: ${e.type}`) });
+  assert.equal(call.ended, 'caller hung up');
+  const first = log.findIndex((l) => l.startsWith('event: '));
+  assert.ok(first > 0, log.join('\n'));
+  // Both lines come before anything of the call, in the order the steps run.
+  assert.deepEqual(
+    log.slice(0, first).map((l) => l.replace(/ \(.*$/, '')),
+    ['progress: starting the embedded sandbox…', "progress: voicing 2 phrases for the sandbox's recognizer in ar-uae-male-1"],
+  );
+  assert.ok(!log.slice(first).some((l) => l.startsWith('progress: ')), 'nothing said once the call runs');
+});
+
+test('progress: the default writes a named line on stderr; false says nothing', () => {
+  const written: string[] = [];
+  const write = process.stderr.write;
+  process.stderr.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stderr.write;
+  try {
+    progressOf(undefined)('starting the embedded sandbox…');
+    progressOf(false)('not this');
+  } finally {
+    process.stderr.write = write;
+  }
+  assert.deepEqual(written, ['hiwar/testing: starting the embedded sandbox…\n']);
+  assert.match(voicingLine(1, ['ar-uae-male-1'], undefined), /^voicing 1 phrase for .* in ar-uae-male-1 \(.*HIWAR_SANDBOX_RENDER_CACHE=DIR keeps them on disk\)…$/);
+  assert.match(voicingLine(3, ['a', 'b'], '/tmp/lines'), /^voicing 3 phrases .* in 2 voices \(.*kept in \/tmp\/lines\)…$/);
+  assert.equal(untaught([' أين طلبي ', 'أين طلبي', '', 'متى'], ['v1', 'v2'], (p, v) => p === 'متى' || v === 'v1'), 1, 'trimmed, each once, unknown in some voice');
 });
