@@ -97,15 +97,20 @@ const speechDir = join(audioDir, 'ar-speech-commands');
 if (!existsSync(speechDir)) console.log(`(no recordings in ${speechDir}: the human rows skipped; set HIWAR_AUDIO_DIR)`);
 else {
   console.log(`\nspoken words, leave-one-speaker-out over the recordings (load ${load()})`);
-  const { rows, calibratedRows, thresholds, curve, cpuUsPerS, trainS } = await wordBench(speechDir, noiseDir);
+  const { rows, nestedRows, choices, curve, sweep, cpuUsPerS, trainS } = await wordBench(speechDir, noiseDir);
+  const pct = (r: { right: number; total: number }) => `${((100 * r.right) / r.total).toFixed(1)}%`;
   const print = (rs: typeof rows) => {
-    for (const r of rs) console.log(`  ${r.condition.padEnd(44)} ${((100 * r.right) / r.total).toFixed(1)}% (${r.right}/${r.total})  said nothing ${r.silent}`);
+    for (const r of rs) console.log(`  ${r.condition.padEnd(44)} ${pct(r)} (${r.right}/${r.total})  said nothing ${r.silent}`);
   };
-  console.log(`at the shipped threshold (${VOCABULARY_DEFAULTS.minScore})`);
+  const { modelWeight, minScore } = VOCABULARY_DEFAULTS;
+  console.log(`at the shipped settings (classifier weight ${modelWeight.wide} whole band, ${modelWeight.phone} phone; threshold ${minScore.wide}, ${minScore.phone})`);
   print(rows);
-  console.log(`each fold's threshold calibrated on the other folds' unknown words for 90 % rejected (${thresholds.join(', ')})`);
-  print(calibratedRows);
-  console.log('the trade-off: threshold, then the rows in the same order');
-  for (const c of curve) console.log(`  ${c.threshold.toFixed(2)}  ${c.rows.map((r) => `${((100 * r.right) / r.total).toFixed(1)}%`).join('  ')}`);
+  console.log('each fold\'s weight and threshold per band chosen on the other five speakers (threshold: 90 % of their people\'s unknown words rejected)');
+  for (const c of choices) console.log(`  ${c.fold}: whole band weight ${c.settings.weight.wide} threshold ${c.settings.threshold.wide}; phone weight ${c.settings.weight.phone} threshold ${c.settings.threshold.phone}`);
+  print(nestedRows);
+  console.log('the trade-off at the shipped weights: threshold (both bands), then the rows in the same order');
+  for (const c of curve) console.log(`  ${c.threshold.toFixed(2)}  ${c.rows.map(pct).join('  ')}`);
+  console.log('no threshold (the best word, whatever its score), per classifier weight: 16 kHz, phone line');
+  for (const w of sweep) console.log(`  ${w.weight.toFixed(2)}  ${w.rows.map((r) => `${pct(r)} (${r.right})`).join('  ')}`);
   console.log(`cost ${cpuUsPerS.toFixed(0)} µs of CPU per second of audio at 16 kHz; the training set and the folds' trainings took ${trainS.toFixed(0)} s (load ${load()})`);
 }

@@ -1,5 +1,6 @@
 import { WORD_FPS, bandOf, cepstraOf, normalizeWord, warpedFrames, withDeltas, wordFrames, wordSegments, type WordBand } from './word-features.ts';
-import { UNKNOWN_CLASS, wordVector, type WordNet } from './word-model.ts';
+import { fuseOpinions, perBand, type PerBand, type WordOpinions } from './word-fusion.ts';
+import { wordVector, type WordNet } from './word-model.ts';
 
 /**
  * A closed vocabulary of single words (the digits, yes, no) matched in anyone's voice: each
@@ -43,8 +44,13 @@ export const VOCABULARY_DEFAULTS = {
   warps: [1, 0.88, 0.92, 0.96, 1.04, 1.08, 1.12] as number[],
   /** Template distances become log probabilities as -distance / temperature. */
   temperature: 1,
-  /** Weight of the classifier's log probabilities against the templates' (1 - this) in the fused opinion. */
-  modelWeight: 0.3,
+  /**
+   * Weight of the classifier's log probabilities against the templates' (1 - this) in the fused
+   * opinion, per band. On a voice neither has heard the templates are the stronger opinion, the
+   * more so over the whole band (docs/sandbox.md#words-in-anyones-voice: chosen per held-out
+   * speaker on the other five).
+   */
+  modelWeight: { wide: 0.1, phone: 0.3 } as PerBand<number>,
   /**
    * The templates' "no word" sits at this many times the nearest word's calibrated limit: a
    * sound far from every template leans to no word, as the classifier's unknown class does.
@@ -56,10 +62,13 @@ export const VOCABULARY_DEFAULTS = {
    * leaves at least 90 % of people's words outside the vocabulary unheard: a caller saying
    * another word gets nothing rather than a wrong digit.
    */
-  minScore: 0.7,
+  minScore: { wide: 0.7, phone: 0.7 } as PerBand<number>,
 };
-/** Options of a `Vocabulary` (see VOCABULARY_DEFAULTS). */
-export type VocabularyOptions = Partial<typeof VOCABULARY_DEFAULTS>;
+/** Options of a `Vocabulary` (see VOCABULARY_DEFAULTS); the per-band ones also as one number for both bands. */
+export type VocabularyOptions = Partial<Omit<typeof VOCABULARY_DEFAULTS, 'modelWeight' | 'minScore'>> & {
+  modelWeight?: number | Partial<PerBand<number>>;
+  minScore?: number | Partial<PerBand<number>>;
+};
 
 /** One word heard, with its time in seconds from the start of the audio. */
 export interface HeardWord {
@@ -99,7 +108,12 @@ export class Vocabulary {
     limits?: Readonly<Record<string, number>>,
     private readonly nets: Partial<Record<WordBand, WordNet>> = {},
   ) {
-    this.opts = { ...VOCABULARY_DEFAULTS, ...opts };
+    this.opts = {
+      ...VOCABULARY_DEFAULTS,
+      ...opts,
+      modelWeight: perBand(opts.modelWeight, VOCABULARY_DEFAULTS.modelWeight),
+      minScore: perBand(opts.minScore, VOCABULARY_DEFAULTS.minScore),
+    };
     this.templates = templates.map((t) => ({ ...t, feats: withDeltas(t.statics) }));
     this.words = [...new Set(templates.map((t) => t.word))];
     if (limits) for (const [k, v] of Object.entries(limits)) this.limits.set(k, v);
@@ -153,43 +167,33 @@ export class Vocabulary {
 
   /** The word these features are (per warp, warp 1 first), or undefined when none is clearly and closely it. */
   classify(warped: readonly Float32Array[][], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
+    if (!this.nets[band]) return this.fits(warped) ? this.nearest(warped, band) : undefined;
+    const o = this.opinions(warped, band);
+    const fused = o && fuseOpinions(o, this.opts.modelWeight[band], this.opts.temperature);
+    if (!fused || fused.score < this.opts.minScore[band]) return undefined;
+    return { word: fused.word, confidence: round(Math.min(0.99, fused.score)), cost: round(fused.cost) };
+  }
+
+  private fits(warped: readonly Float32Array[][]): boolean {
     const n = warped[0]?.length ?? 0;
-    if (n < 5 || n > this.opts.maxWordS * WORD_FPS) return undefined;
-    const net = this.nets[band];
-    if (net) return this.decide(net, warped, band);
-    return this.nearest(warped, band);
+    return n >= 5 && n <= this.opts.maxWordS * WORD_FPS;
   }
 
   /**
-   * With a trained model: two opinions fused, the classifier's probability per word and "no
-   * word", and the templates' (distances as log probabilities, "no word" at `unknownScale`
-   * times the nearest word's limit), as a weighted sum of log probabilities. On a voice neither
-   * has heard they err on different words; the fused probability of the best word decides.
+   * With a trained model for the band, both opinions of one stretch (fused by word-fusion.ts):
+   * the classifier's probabilities and the templates' distances, their "no word" at
+   * `unknownScale` times the nearest word's calibrated limit. Undefined for a stretch too short
+   * or too long to be one word, or without a model.
    */
-  private decide(net: WordNet, warped: readonly Float32Array[][], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
-    const p = net.probabilities(wordVector(warped[0]!));
-    const dist = this.scores(warped, band);
-    const { temperature, modelWeight, unknownScale } = this.opts;
+  opinions(warped: readonly Float32Array[][], band: WordBand): WordOpinions | undefined {
+    const net = this.nets[band];
+    if (!net || !this.fits(warped)) return undefined;
+    const distances = this.scores(warped, band);
     let nearest: [string, number] | undefined;
-    for (const [w, d] of dist) if (!nearest || d < nearest[1]) nearest = [w, d];
+    for (const [w, d] of distances) if (!nearest || d < nearest[1]) nearest = [w, d];
     if (!nearest || !Number.isFinite(nearest[1])) return undefined;
-    const noWord = unknownScale * (this.limits.get(key(band, nearest[0])) ?? 0);
-    const log = net.classes.map((w, k) => {
-      const d = w === UNKNOWN_CLASS ? noWord : dist.get(w);
-      if (d === undefined) return Number.NEGATIVE_INFINITY;
-      return modelWeight * Math.log(p[k]! + 1e-9) - ((1 - modelWeight) * (d - nearest[1])) / temperature;
-    });
-    const top = Math.max(...log);
-    let total = 0;
-    let best = -1;
-    for (let k = 0; k < log.length; k++) {
-      total += Math.exp(log[k]! - top);
-      if (net.classes[k] !== UNKNOWN_CLASS && (best < 0 || log[k]! > log[best]!)) best = k;
-    }
-    const score = Math.exp(log[best]! - top) / total;
-    if (score < this.opts.minScore) return undefined;
-    const word = net.classes[best]!;
-    return { word, confidence: round(Math.min(0.99, score)), cost: round(dist.get(word)!) };
+    const noWord = this.opts.unknownScale * (this.limits.get(key(band, nearest[0])) ?? 0);
+    return { band, classes: net.classes, probabilities: net.probabilities(wordVector(warped[0]!)), distances, noWord };
   }
 
   /** The templates' word: nearest by DTW, clearly nearer than the next word and within its limit. */
@@ -209,20 +213,42 @@ export class Vocabulary {
    * from an 8 kHz line (else told from the audio, which misses lines that filter hard).
    */
   recognize(samples16k: Int16Array, partial = false, band: WordBand = bandOf(samples16k)): HeardWord[] | undefined {
+    const words: HeardWord[] = [];
+    for (const s of this.stretches(samples16k, partial, band) ?? []) {
+      const hit = this.classify(s.warped, band);
+      if (!hit) return undefined;
+      words.push({ ...hit, start: s.start, end: s.end });
+    }
+    return words.length ? words : undefined;
+  }
+
+  /**
+   * Both opinions of each stretch of speech (see `opinions`), for a bench that decides them at
+   * other settings: undefined when there is no speech or a stretch cannot be a word.
+   */
+  hear(samples16k: Int16Array, partial = false, band: WordBand = bandOf(samples16k)): WordOpinions[] | undefined {
+    const out: WordOpinions[] = [];
+    for (const s of this.stretches(samples16k, partial, band) ?? []) {
+      const o = this.opinions(s.warped, band);
+      if (!o) return undefined;
+      out.push(o);
+    }
+    return out.length ? out : undefined;
+  }
+
+  /** The stretches of speech between pauses, each as normalized statics per warp and its time in seconds. */
+  private stretches(samples16k: Int16Array, partial: boolean, band: WordBand): { warped: Float32Array[][]; start: number; end: number }[] | undefined {
     // The warp search (about five times the cost) for a turn's final words only: interim results,
     // recognized again and again while the caller speaks, match at warp 1.
     const { powers, energy } = warpedFrames(samples16k, band, partial ? [1] : this.opts.warps);
     let segments = wordSegments(energy);
     if (partial) segments = segments.filter(([, b]) => b < energy.length - 0.3 * WORD_FPS);
-    if (!segments.length) return undefined;
-    const words: HeardWord[] = [];
-    for (const [a, b] of segments) {
-      const hit = this.classify(powers.map((power) => normalizeWord(cepstraOf(power, a, b))), band);
-      if (!hit) return undefined;
-      // Frame f covers samples [f, f + 2.5) hops: the word ends where its last frame does.
-      words.push({ ...hit, start: round(a / WORD_FPS), end: round((b + 1.5) / WORD_FPS) });
-    }
-    return words;
+    // Frame f covers samples [f, f + 2.5) hops: a word ends where its last frame does.
+    return segments.map(([a, b]) => ({
+      warped: powers.map((power) => normalizeWord(cepstraOf(power, a, b))),
+      start: round(a / WORD_FPS),
+      end: round((b + 1.5) / WORD_FPS),
+    }));
   }
 }
 

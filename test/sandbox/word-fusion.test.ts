@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { VOCABULARY_DEFAULTS } from '../../src/sandbox/engines/vocabulary.ts';
+import { fuseOpinions, perBand, type WordOpinions } from '../../src/sandbox/engines/word-fusion.ts';
+import { UNKNOWN_CLASS } from '../../src/sandbox/engines/word-model.ts';
+
+// The classifier leans to نعم, the templates to لا: the weight decides whose opinion wins.
+const split: WordOpinions = {
+  band: 'wide',
+  classes: ['نعم', 'لا', UNKNOWN_CLASS],
+  probabilities: Float32Array.from([0.9, 0.05, 0.05]),
+  distances: new Map([['نعم', 6], ['لا', 4]]),
+  noWord: 8,
+};
+
+test('the fused opinion follows the templates at a low classifier weight and the classifier at a high one', () => {
+  assert.equal(fuseOpinions(split, 0, 1)?.word, 'لا');
+  assert.equal(fuseOpinions(split, 0.1, 1)?.word, 'لا');
+  assert.equal(fuseOpinions(split, 1, 1)?.word, 'نعم');
+  const s = fuseOpinions(split, 1, 1)!.score;
+  assert.ok(Math.abs(s - 0.9) < 1e-6, `the classifier alone gives its own probability: ${s}`);
+});
+
+test('a sound far from every template, that the classifier calls no word, gets a low score for its best word', () => {
+  const far: WordOpinions = { ...split, probabilities: Float32Array.from([0.1, 0.1, 0.8]), distances: new Map([['نعم', 12], ['لا', 11]]), noWord: 5 };
+  const fused = fuseOpinions(far, VOCABULARY_DEFAULTS.modelWeight.wide, VOCABULARY_DEFAULTS.temperature)!;
+  assert.equal(fused.word, 'لا', 'the best word is never "no word"');
+  assert.ok(fused.score < VOCABULARY_DEFAULTS.minScore.wide, `score ${fused.score}`);
+  assert.equal(fuseOpinions({ ...split, distances: new Map() }, 0.3, 1), undefined, 'no template of any word');
+});
+
+test('a per-band option: one number sets both bands, an object only the bands it names', () => {
+  const defaults = { wide: 0.1, phone: 0.3 };
+  assert.deepEqual(perBand(0.5, defaults), { wide: 0.5, phone: 0.5 });
+  assert.deepEqual(perBand({ phone: 0.2 }, defaults), { wide: 0.1, phone: 0.2 });
+  assert.deepEqual(perBand(undefined, defaults), defaults);
+});
