@@ -5,7 +5,8 @@
  * each held-out speaker on the other five alone (nested: nothing of the held-out speaker's
  * decides their settings).
  */
-import { fuseOpinions, type PerBand, type WordOpinions } from '../src/sandbox/engines/word-fusion.ts';
+import type { HeardStretches } from '../src/sandbox/engines/vocabulary.ts';
+import { fuseOpinions, wordsOf, type PerBand, type WordOpinions } from '../src/sandbox/engines/word-fusion.ts';
 import type { WordBand } from '../src/sandbox/engines/word-features.ts';
 
 /** One case of the bench: the stretches' opinions, and the word expected (undefined: an unknown word, to be rejected). */
@@ -15,7 +16,7 @@ export interface BenchCase {
   /** The band the case's row is about (which settings decide it). */
   band: WordBand;
   expected: string | undefined;
-  opinions: WordOpinions[] | undefined;
+  heard: HeardStretches;
 }
 
 /** Decision settings per band. */
@@ -33,18 +34,27 @@ export interface WordBenchRow {
   silent: number;
 }
 
-/** The words heard in a case at these settings and the lowest fused score among them. */
-export function decide(c: BenchCase, s: Settings): { words: string[]; score: number } | undefined {
-  if (!c.opinions) return undefined;
-  const words: string[] = [];
-  let score = 1;
-  for (const o of c.opinions) {
-    const f = fuseOpinions(o, s.weight[o.band], s.temperature);
-    if (!f) return undefined;
-    words.push(f.word);
-    score = Math.min(score, f.score);
+/** The words heard in a case at these settings, as the recognizer would say them (undefined: nothing). */
+export function decide(c: BenchCase, s: Settings): string[] | undefined {
+  const one = (o: WordOpinions | undefined) => {
+    const f = o && fuseOpinions(o, s.weight[o.band], s.temperature);
+    // Confidence as the recognizer reports it (rounded, at most 0.99): wordsOf compares them.
+    return f && f.score >= s.threshold[o.band] ? { word: f.word, confidence: Math.min(0.99, Math.round(f.score * 1000) / 1000) } : undefined;
+  };
+  return wordsOf(c.heard.singles.length, (i) => one(c.heard.singles[i]), (i) => one(c.heard.joins[i]))?.map((w) => w.word);
+}
+
+/** The highest threshold (to 0.001) at which the case is still heard; 0 when it never is. */
+export function scoreOf(c: BenchCase, weight: PerBand<number>, temperature: number): number {
+  const at = (t: number) => decide(c, { weight, threshold: { wide: t, phone: t }, temperature }) !== undefined;
+  if (!at(0)) return 0;
+  let [lo, hi] = [0, 1.001];
+  while (hi - lo > 0.001) {
+    const mid = (lo + hi) / 2;
+    if (at(mid)) lo = mid;
+    else hi = mid;
   }
-  return { words, score };
+  return lo;
 }
 
 const isRight = (c: BenchCase, heard: string[] | undefined) => (c.expected === undefined ? !heard : heard?.length === 1 && heard[0] === c.expected);
@@ -55,9 +65,7 @@ export function rowsAt(cases: readonly BenchCase[], settings: (c: BenchCase) => 
   for (const c of cases) {
     const r = rows.get(c.condition) ?? { condition: c.condition, right: 0, total: 0, silent: 0 };
     rows.set(c.condition, r);
-    const s = settings(c);
-    const d = decide(c, s);
-    const heard = d && d.score >= s.threshold[c.band] ? d.words : undefined;
+    const heard = decide(c, settings(c));
     r.total++;
     if (isRight(c, heard)) r.right++;
     if (!heard) r.silent++;
@@ -70,10 +78,10 @@ export function rowsAt(cases: readonly BenchCase[], settings: (c: BenchCase) => 
  * above the score of the last one that must go), 0 when there are none.
  */
 export function thresholdFor(unknown: readonly BenchCase[], weight: PerBand<number>, temperature: number, target: number): number {
-  const scores = unknown.map((c) => decide(c, { weight, threshold: { wide: 0, phone: 0 }, temperature })?.score ?? 0).sort((a, b) => a - b);
+  const scores = unknown.map((c) => scoreOf(c, weight, temperature)).sort((a, b) => a - b);
   if (!scores.length) return 0;
   const at = scores[Math.min(scores.length - 1, Math.ceil(target * scores.length) - 1)]!;
-  return Math.round((at + 1e-3) * 1000) / 1000;
+  return Math.ceil((at + 1e-3) * 1000) / 1000;
 }
 
 /** The settings each fold gets, chosen on the other folds, and why. */

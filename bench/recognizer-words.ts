@@ -9,8 +9,8 @@ import { resample } from '../src/audio/resample.ts';
 import { decodeWav } from '../src/audio/wav.ts';
 import { builtInVoices } from '../src/sandbox/catalogue.ts';
 import { voiceText } from '../src/sandbox/engines/espeak.ts';
-import { VOCABULARY_DEFAULTS, Vocabulary, templatesOf, type WordTemplate } from '../src/sandbox/engines/vocabulary.ts';
-import type { PerBand, WordOpinions } from '../src/sandbox/engines/word-fusion.ts';
+import { VOCABULARY_DEFAULTS, Vocabulary, templatesOf, type HeardStretches, type WordTemplate } from '../src/sandbox/engines/vocabulary.ts';
+import type { PerBand } from '../src/sandbox/engines/word-fusion.ts';
 import type { WordBand } from '../src/sandbox/engines/word-features.ts';
 import { WordNet } from '../src/sandbox/engines/word-model.ts';
 import { phoneLine8k } from './telephone-band.ts';
@@ -116,8 +116,8 @@ export async function wordBench(audioDir: string, noiseDir: string): Promise<Wor
     }),
   );
   const cases: BenchCase[] = [];
-  const hear = (fold: string, condition: string, band: WordBand, opinions: WordOpinions[] | undefined, expected: string | undefined) =>
-    cases.push({ fold, condition, band, expected, opinions });
+  const hear = (fold: string, condition: string, band: WordBand, heard: HeardStretches, expected: string | undefined) =>
+    cases.push({ fold, condition, band, expected, heard });
   // The folds' networks are kept in .tmp/ too: a rerun with other decision settings reuses them.
   const nets = (name: string, train: WordSample[], known: string[], bands?: WordBand[]) =>
     Object.fromEntries(Object.entries(cachedNets(`${setName} ${name}`, train, known, bands, {}, cache)).map(([b, n]) => [b, new WordNet(n)]));

@@ -1,5 +1,5 @@
 import { WORD_FPS, bandOf, cepstraOf, normalizeWord, warpedFrames, withDeltas, wordFrames, wordSegments, type WordBand } from './word-features.ts';
-import { fuseOpinions, perBand, type PerBand, type WordOpinions } from './word-fusion.ts';
+import { fuseOpinions, perBand, wordsOf, type PerBand, type WordOpinions } from './word-fusion.ts';
 import { wordVector, type WordNet } from './word-model.ts';
 
 /**
@@ -36,6 +36,12 @@ export const VOCABULARY_DEFAULTS = {
   /** A stretch of speech this long or longer is no single word of the vocabulary. */
   maxWordS: 1.4,
   /**
+   * A stretch that is no word is tried joined with the next one across a pause this short (s,
+   * between the stretches as cut): the stop inside ستة can outlast the silence the endpointing
+   * bridges (`bridgeS`), while digits said one by one leave longer pauses.
+   */
+  joinS: 0.2,
+  /**
    * Vocal-tract-length normalization by search: the heard word's mel bank is warped by each of
    * these factors and each word's templates are matched at the warp that fits them best, so a
    * voice higher or lower than the six recorded ones still lands near its word. The first is 1;
@@ -69,6 +75,12 @@ export type VocabularyOptions = Partial<Omit<typeof VOCABULARY_DEFAULTS, 'modelW
   modelWeight?: number | Partial<PerBand<number>>;
   minScore?: number | Partial<PerBand<number>>;
 };
+
+/** What `Vocabulary.hear` found: each stretch's opinions alone, and joined with the next (undefined: no word's length, or too far apart). */
+export interface HeardStretches {
+  singles: (WordOpinions | undefined)[];
+  joins: (WordOpinions | undefined)[];
+}
 
 /** One word heard, with its time in seconds from the start of the audio. */
 export interface HeardWord {
@@ -213,42 +225,43 @@ export class Vocabulary {
    * from an 8 kHz line (else told from the audio, which misses lines that filter hard).
    */
   recognize(samples16k: Int16Array, partial = false, band: WordBand = bandOf(samples16k)): HeardWord[] | undefined {
-    const words: HeardWord[] = [];
-    for (const s of this.stretches(samples16k, partial, band) ?? []) {
-      const hit = this.classify(s.warped, band);
-      if (!hit) return undefined;
-      words.push({ ...hit, start: s.start, end: s.end });
-    }
-    return words.length ? words : undefined;
+    const { segments, features, near } = this.stretches(samples16k, partial, band);
+    const hit = (a: number, b: number): HeardWord | undefined => {
+      const c = this.classify(features(a, b), band);
+      // Frame f covers samples [f, f + 2.5) hops: a word ends where its last frame does.
+      return c && { ...c, start: round(segments[a]![0] / WORD_FPS), end: round((segments[b]![1] + 1.5) / WORD_FPS) };
+    };
+    return wordsOf(segments.length, (i) => hit(i, i), (i) => (near(i) ? hit(i, i + 1) : undefined));
   }
 
   /**
-   * Both opinions of each stretch of speech (see `opinions`), for a bench that decides them at
-   * other settings: undefined when there is no speech or a stretch cannot be a word.
+   * Both opinions of each stretch of speech alone (see `opinions`) and of each joined with the
+   * next across a short pause, for a bench that decides them at other settings (with wordsOf).
    */
-  hear(samples16k: Int16Array, partial = false, band: WordBand = bandOf(samples16k)): WordOpinions[] | undefined {
-    const out: WordOpinions[] = [];
-    for (const s of this.stretches(samples16k, partial, band) ?? []) {
-      const o = this.opinions(s.warped, band);
-      if (!o) return undefined;
-      out.push(o);
-    }
-    return out.length ? out : undefined;
+  hear(samples16k: Int16Array, partial = false, band: WordBand = bandOf(samples16k)): HeardStretches {
+    const { segments, features, near } = this.stretches(samples16k, partial, band);
+    return {
+      singles: segments.map((_, i) => this.opinions(features(i, i), band)),
+      joins: segments.slice(1).map((_, i) => (near(i) ? this.opinions(features(i, i + 1), band) : undefined)),
+    };
   }
 
-  /** The stretches of speech between pauses, each as normalized statics per warp and its time in seconds. */
-  private stretches(samples16k: Int16Array, partial: boolean, band: WordBand): { warped: Float32Array[][]; start: number; end: number }[] | undefined {
+  /**
+   * The stretches of speech between pauses; `features(a, b)`: the normalized statics per warp
+   * from the start of stretch a to the end of stretch b; `near(i)`: stretch i + 1 follows i
+   * closely enough to be tried as one word with it.
+   */
+  private stretches(samples16k: Int16Array, partial: boolean, band: WordBand) {
     // The warp search (about five times the cost) for a turn's final words only: interim results,
     // recognized again and again while the caller speaks, match at warp 1.
     const { powers, energy } = warpedFrames(samples16k, band, partial ? [1] : this.opts.warps);
     let segments = wordSegments(energy);
     if (partial) segments = segments.filter(([, b]) => b < energy.length - 0.3 * WORD_FPS);
-    // Frame f covers samples [f, f + 2.5) hops: a word ends where its last frame does.
-    return segments.map(([a, b]) => ({
-      warped: powers.map((power) => normalizeWord(cepstraOf(power, a, b))),
-      start: round(a / WORD_FPS),
-      end: round((b + 1.5) / WORD_FPS),
-    }));
+    return {
+      segments,
+      features: (a: number, b: number) => powers.map((power) => normalizeWord(cepstraOf(power, segments[a]![0], segments[b]![1]))),
+      near: (i: number) => segments[i + 1]![0] - segments[i]![1] <= this.opts.joinS * WORD_FPS,
+    };
   }
 }
 

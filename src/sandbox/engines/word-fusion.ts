@@ -51,3 +51,33 @@ export function perBand(value: number | Partial<PerBand<number>> | undefined, de
   if (typeof value === 'number') return { wide: value, phone: value };
   return { ...defaults, ...value };
 }
+
+/**
+ * The words of a turn's `n` stretches of speech, in order, or undefined unless every stretch
+ * ends up in a word. Each stretch is a word on its own (`single`), except where it and the next,
+ * close behind it, are more surely one word together (`joined(i)`: stretches i and i + 1 as one,
+ * undefined when the pause between is too long or the join is no word) than the less sure of
+ * the two alone: a word's inner silence, the stop of ت in ستة, can outlast the pause the
+ * endpointing bridges, and its halves alone may pass for other words (س for صفر).
+ */
+export function wordsOf<R extends { confidence: number }>(n: number, single: (i: number) => R | undefined, joined: (i: number) => R | undefined): R[] | undefined {
+  const singles = new Map<number, R | undefined>();
+  const one = (i: number) => {
+    if (!singles.has(i)) singles.set(i, single(i));
+    return singles.get(i);
+  };
+  const out: R[] = [];
+  for (let i = 0; i < n; ) {
+    const s = one(i);
+    const j = i + 1 < n ? joined(i) : undefined;
+    if (j && j.confidence > Math.min(s?.confidence ?? 0, one(i + 1)?.confidence ?? 0)) {
+      out.push(j);
+      i += 2;
+      continue;
+    }
+    if (!s) return undefined;
+    out.push(s);
+    i++;
+  }
+  return out.length ? out : undefined;
+}
