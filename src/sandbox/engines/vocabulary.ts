@@ -36,9 +36,10 @@ export const VOCABULARY_DEFAULTS = {
   /** A stretch of speech this long or longer is no single word of the vocabulary. */
   maxWordS: 1.4,
   /**
-   * A stretch that is no word is tried joined with the next one across a pause this short (s,
-   * between the stretches as cut): the stop inside ستة can outlast the silence the endpointing
-   * bridges (`bridgeS`), while digits said one by one leave longer pauses.
+   * Two stretches of speech this close (s, between them as cut) are also tried as one word, and
+   * heard so when that is surer than the less sure of them alone (word-fusion.ts `wordsOf`): the
+   * stop inside ستة can outlast the silence the endpointing bridges (`bridgeS`), while digits
+   * said one by one leave longer pauses.
    */
   joinS: 0.2,
   /**
@@ -52,21 +53,21 @@ export const VOCABULARY_DEFAULTS = {
   temperature: 1,
   /**
    * Weight of the classifier's log probabilities against the templates' (1 - this) in the fused
-   * opinion, per band. On a voice neither has heard the templates are the stronger opinion, the
-   * more so over the whole band (docs/sandbox.md#words-in-anyones-voice: chosen per held-out
-   * speaker on the other five).
+   * opinion, per band: on a voice neither has heard the templates are the stronger opinion, the
+   * more so over the whole band. Chosen by the bench as the weight that hears the most words
+   * (docs/sandbox.md#words-in-anyones-voice).
    */
-  modelWeight: { wide: 0.1, phone: 0.3 } as PerBand<number>,
+  modelWeight: { wide: 0.1, phone: 0.2 } as PerBand<number>,
   /**
    * The templates' "no word" sits at this many times the nearest word's calibrated limit: a
    * sound far from every template leans to no word, as the classifier's unknown class does.
    */
   unknownScale: 1,
   /**
-   * With a trained model: the least fused probability of the best word for it to be said.
-   * Chosen from the bench's curve (docs/sandbox.md#words-in-anyones-voice) as the lowest that
-   * leaves at least 90 % of people's words outside the vocabulary unheard: a caller saying
-   * another word gets nothing rather than a wrong digit.
+   * With a trained model: the least fused probability of the best word for it to be said, per
+   * band. Set from the bench's trade-off (docs/sandbox.md#words-in-anyones-voice): a caller
+   * saying another word should get nothing rather than a wrong digit, but rejecting 90 % of
+   * people's words outside the vocabulary would leave a third of the words heard.
    */
   minScore: { wide: 0.7, phone: 0.7 } as PerBand<number>,
 };
