@@ -9,12 +9,14 @@ import { resample } from '../src/audio/resample.ts';
 import { decodeWav } from '../src/audio/wav.ts';
 import { builtInVoices } from '../src/sandbox/catalogue.ts';
 import { voiceText } from '../src/sandbox/engines/espeak.ts';
-import { VOCABULARY_DEFAULTS, Vocabulary, templatesOf, type HeardWord, type VocabularyOptions, type WordTemplate } from '../src/sandbox/engines/vocabulary.ts';
+import { VOCABULARY_DEFAULTS, Vocabulary, templatesOf, type HeardStretches, type WordTemplate } from '../src/sandbox/engines/vocabulary.ts';
+import type { PerBand } from '../src/sandbox/engines/word-fusion.ts';
 import type { WordBand } from '../src/sandbox/engines/word-features.ts';
 import { WordNet } from '../src/sandbox/engines/word-model.ts';
 import { phoneLine8k } from './telephone-band.ts';
 import { benchHalf, loadNoises, trainingHalf, trainingSet, trainingSetName, type WordSample } from '../scripts/word-data.ts';
 import { cachedNets } from '../scripts/word-train.ts';
+import { choose, nestedChoice, rowsAt, weightSweep, type BenchCase, type FoldChoice, type Settings, type WordBenchRow } from './recognizer-choice.ts';
 
 export const KEYWORDS: Record<string, string> = {
   zero: 'صفر', one: 'واحد', two: 'اثنان', three: 'ثلاثة', four: 'أربعة', five: 'خمسة', six: 'ستة',
@@ -63,65 +65,29 @@ export async function humanTemplates(clips: Clip[]): Promise<WordTemplate[]> {
 /** Words voiced by the sandbox that are not in the vocabulary. */
 const ESPEAK_UNKNOWN = ['مرحبا', 'شكرا', 'عشرة', 'سبعين', 'كلا', 'ربما', 'الرصيد', 'بطاقة', 'أحد عشر', 'مئة', 'صباح الخير', 'طيب'];
 
-export interface WordBenchRow {
-  condition: string;
-  right: number;
-  total: number;
-  /** Said nothing (rather than a wrong word). */
-  silent: number;
-}
-
-/** One case of the bench: what was heard at any score, and the lowest score among its words. */
-interface Heard {
-  fold: string;
-  condition: string;
-  expected: string | undefined;
-  words: string[] | undefined;
-  score: number;
-}
-
-const KNOWN_16K = '16 kHz';
-const HELD_OUT = 'unknown: human word held out';
+const KNOWN: PerBand<string> = { wide: '16 kHz', phone: '8 kHz mu-law, 300–3400 Hz, noise 20 dB' };
+const HELD_OUT: PerBand<string> = { wide: 'unknown: human word held out', phone: 'unknown: human word held out, phone line' };
 const ESPEAK_OUT = 'unknown: espeak words';
+/** Classifier weights tried per held-out speaker. */
+const WEIGHTS = [0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5];
 
-/** The rows at one score threshold: a case is right when heard as expected, or unheard when unknown. */
-function rowsAt(cases: readonly Heard[], threshold: (c: Heard) => number): WordBenchRow[] {
-  const rows = new Map<string, WordBenchRow>();
-  for (const c of cases) {
-    const r = rows.get(c.condition) ?? { condition: c.condition, right: 0, total: 0, silent: 0 };
-    rows.set(c.condition, r);
-    const heard = c.words && c.score >= threshold(c) ? c.words : undefined;
-    r.total++;
-    if (c.expected === undefined ? !heard : heard?.length === 1 && heard[0] === c.expected) r.right++;
-    if (!heard) r.silent++;
-  }
-  return [...rows.values()];
-}
-
-/**
- * Per fold, the lowest threshold at which `target` of the other folds' unknown words (held out
- * and espeak) are rejected: calibrated without anything of the held-out speaker's.
- */
-function calibrated(cases: readonly Heard[], target: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const fold of new Set(cases.map((c) => c.fold))) {
-    const unknown = cases.filter((c) => c.fold !== fold && c.expected === undefined);
-    const scores = unknown.map((c) => (c.words ? c.score : 0)).sort((a, b) => a - b);
-    // Rejected: score below the threshold; the threshold just above the target's quantile.
-    const at = scores[Math.min(scores.length - 1, Math.ceil(target * scores.length) - 1)] ?? 0;
-    out.set(fold, at + 1e-6);
-  }
-  return out;
-}
-
-/** The bench's figures: rows at the shipped threshold, per fold calibrated, and a curve. */
+/** The bench's figures: rows at the shipped settings, with settings chosen per fold on the others, and curves. */
 export interface WordBenchResult {
   rows: WordBenchRow[];
-  /** With each fold's threshold calibrated on the other folds (and those thresholds). */
-  calibratedRows: WordBenchRow[];
-  thresholds: number[];
-  /** Rows at a few thresholds: the accuracy against rejection trade-off. */
+  /** With each fold's weights chosen on the other folds, at the shipped thresholds (and those settings). */
+  weightRows: WordBenchRow[];
+  weightChoices: FoldChoice[];
+  /** With each fold's weight and threshold per band chosen on the other folds (bench/recognizer-choice.ts `choose`), and those settings. */
+  nestedRows: WordBenchRow[];
+  choices: FoldChoice[];
+  /** The settings chosen the same way on all six speakers (the weights are VOCABULARY_DEFAULTS'; the thresholds are set from the trade-off). */
+  chosen: Settings;
+  /** Rows at a few thresholds (the same for both bands, shipped weights): the accuracy against rejection trade-off. */
   curve: { threshold: number; rows: WordBenchRow[] }[];
+  /** Right words with no threshold per classifier weight, all six speakers. */
+  sweep: { weight: number; rows: WordBenchRow[] }[];
+  /** Every case with its opinions, for deciding at other settings. */
+  cases: BenchCase[];
   cpuUsPerS: number;
   trainS: number;
 }
@@ -130,12 +96,13 @@ export interface WordBenchResult {
  * Leave-one-speaker-out over the recordings: for each speaker, the classifier trained and the
  * templates taken without anything of theirs (their recordings, and every version or nonword
  * made from them); accuracy at 16 kHz and through a phone line; words outside the set rejected:
- * each of the 13 in turn left out of training altogether (said by the held-out speaker), and
- * espeak words that training never voiced. Training noise is the first half of each noise
- * recording, the phone line's noise here the second half. Every case is heard at any score and
- * the threshold applied after, so one run gives the whole curve.
+ * words of the 13 left out of training altogether (said by the held-out speaker, at 16 kHz and
+ * through the phone line), and espeak words that training never voiced. Training noise is the
+ * first half of each noise recording, the phone line's noise here the second half. Every case's
+ * opinions are kept and decided after (bench/recognizer-choice.ts), so one run gives the rows
+ * at any settings.
  */
-export async function wordBench(audioDir: string, noiseDir: string, opts: VocabularyOptions = {}): Promise<WordBenchResult> {
+export async function wordBench(audioDir: string, noiseDir: string): Promise<WordBenchResult> {
   const clips = loadClips(audioDir);
   const words = [...new Set(Object.values(KEYWORDS))];
   const voiced = await espeakTemplates(words);
@@ -153,48 +120,61 @@ export async function wordBench(audioDir: string, noiseDir: string, opts: Vocabu
       return resample(r.samples, r.sampleRate, 16000);
     }),
   );
-  const cases: Heard[] = [];
-  const hear = (fold: string, condition: string, heard: HeardWord[] | undefined, expected: string | undefined) =>
-    cases.push({ fold, condition, expected, words: heard?.map((w) => w.word), score: heard ? Math.min(...heard.map((w) => w.confidence)) : 0 });
+  const cases: BenchCase[] = [];
+  const hear = (fold: string, condition: string, band: WordBand, heard: HeardStretches, expected: string | undefined) =>
+    cases.push({ fold, condition, band, expected, heard });
   // The folds' networks are kept in .tmp/ too: a rerun with other decision settings reuses them.
   const nets = (name: string, train: WordSample[], known: string[], bands?: WordBand[]) =>
     Object.fromEntries(Object.entries(cachedNets(`${setName} ${name}`, train, known, bands, {}, cache)).map(([b, n]) => [b, new WordNet(n)]));
-  const any = { ...opts, minScore: 0 };
+  const line = (samples: Int16Array, k: number) => phoneLine(samples, noises[k % Math.max(1, noises.length)], 7919 * k);
   let cpuMs = 0;
   let audioS = 0;
   let k = 0;
   let speakerIndex = 0;
+  let heldK = 0;
   for (const speaker of [...new Set(clips.map((c) => c.speaker))]) {
     const train = samples.filter((s) => s.speaker !== speaker);
-    const vocab = new Vocabulary([...human.filter((t) => t.source !== speaker), ...voiced], any, undefined, nets(`without ${speaker}`, train, words));
+    const vocab = new Vocabulary([...human.filter((t) => t.source !== speaker), ...voiced], {}, undefined, nets(`without ${speaker}`, train, words));
     for (const c of clips.filter((c) => c.speaker === speaker)) {
       const t0 = performance.now();
-      hear(speaker, KNOWN_16K, vocab.recognize(c.samples), c.word);
+      hear(speaker, KNOWN.wide, 'wide', vocab.hear(c.samples), c.word);
       cpuMs += performance.now() - t0;
       audioS += c.samples.length / 16000;
-      const line = await phoneLine(c.samples, noises[k % Math.max(1, noises.length)], 7919 * k++);
-      hear(speaker, `8 kHz mu-law, 300–3400 Hz${noises.length ? ', noise 20 dB' : ''}`, vocab.recognize(line, false, 'phone'), c.word);
+      hear(speaker, KNOWN.phone, 'phone', vocab.hear(await line(c.samples, k++), false, 'phone'), c.word);
     }
-    // Every word left out in turn costs one training per word and speaker (78): by default two
-    // words per speaker, a different pair each time (HIWAR_BENCH_HELD_OUT=all: every word).
-    const held = process.env.HIWAR_BENCH_HELD_OUT === 'all' ? words : [0, 1].map((i) => words[(2 * speakerIndex + i) % words.length]!);
+    // Every word left out in turn costs two trainings per word and speaker (156): by default four
+    // words per speaker, each speaker other ones (HIWAR_BENCH_HELD_OUT=all: every word).
+    const held = process.env.HIWAR_BENCH_HELD_OUT === 'all' ? words : [0, 1, 6, 7].map((i) => words[(2 * speakerIndex + i) % words.length]!);
     speakerIndex++;
     for (const word of held) {
       const known = words.filter((w) => w !== word);
       const rest = train.filter((s) => !s.from.includes(word));
-      const without = new Vocabulary([...human.filter((t) => t.source !== speaker && t.word !== word), ...voiced.filter((t) => t.word !== word)], any, undefined, nets(`without ${speaker} and ${word}`, rest, known, ['wide']));
+      // Each band's network is its own training (and cache file): the whole band's came first.
+      const heldNets = { ...nets(`without ${speaker} and ${word}`, rest, known, ['wide']), ...nets(`without ${speaker} and ${word}`, rest, known, ['phone']) };
+      const without = new Vocabulary([...human.filter((t) => t.source !== speaker && t.word !== word), ...voiced.filter((t) => t.word !== word)], {}, undefined, heldNets);
       const clip = clips.find((c) => c.speaker === speaker && c.word === word)!;
-      hear(speaker, HELD_OUT, without.recognize(clip.samples), undefined);
+      hear(speaker, HELD_OUT.wide, 'wide', without.hear(clip.samples), undefined);
+      hear(speaker, HELD_OUT.phone, 'phone', without.hear(await line(clip.samples, 1000 + heldK++), false, 'phone'), undefined);
     }
-    for (const audio of unknownAudio) hear(speaker, ESPEAK_OUT, vocab.recognize(audio), undefined);
+    for (const audio of unknownAudio) hear(speaker, ESPEAK_OUT, 'wide', vocab.hear(audio), undefined);
   }
-  const shipped = opts.minScore ?? VOCABULARY_DEFAULTS.minScore;
-  const perFold = calibrated(cases, 0.9);
+  const { modelWeight, minScore, temperature } = VOCABULARY_DEFAULTS;
+  const shipped: Settings = { weight: modelWeight, threshold: minScore, temperature };
+  const choice = { grid: WEIGHTS, temperature, target: 0.9, known: KNOWN, unknown: HELD_OUT };
+  const choices = nestedChoice(cases, choice);
+  const perFold = new Map(choices.map((c) => [c.fold, c.settings]));
+  const weightChoices = nestedChoice(cases, choice, minScore);
+  const weightPerFold = new Map(weightChoices.map((c) => [c.fold, c.settings]));
   return {
     rows: rowsAt(cases, () => shipped),
-    calibratedRows: rowsAt(cases, (c) => perFold.get(c.fold)!),
-    thresholds: [...perFold.values()].map((t) => Math.round(t * 1000) / 1000),
-    curve: [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8].map((threshold) => ({ threshold, rows: rowsAt(cases, () => threshold) })),
+    weightRows: rowsAt(cases, (c) => weightPerFold.get(c.fold)!),
+    weightChoices,
+    nestedRows: rowsAt(cases, (c) => perFold.get(c.fold)!),
+    choices,
+    chosen: choose(cases, choice),
+    curve: [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9].map((t) => ({ threshold: t, rows: rowsAt(cases, () => ({ ...shipped, threshold: { wide: t, phone: t } })) })),
+    sweep: weightSweep(cases, WEIGHTS, temperature),
+    cases,
     cpuUsPerS: (1000 * cpuMs) / audioS,
     trainS: (performance.now() - t0) / 1000,
   };

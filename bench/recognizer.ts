@@ -99,15 +99,25 @@ const speechDir = join(audioDir, 'ar-speech-commands');
 if (!existsSync(speechDir)) console.log(`(no recordings in ${speechDir}: the human rows skipped; set HIWAR_AUDIO_DIR)`);
 else {
   console.log(`\nspoken words, leave-one-speaker-out over the recordings (load ${load()})`);
-  const { rows, calibratedRows, thresholds, curve, cpuUsPerS, trainS } = await wordBench(speechDir, noiseDir);
+  const { rows, weightRows, weightChoices, nestedRows, choices, chosen, curve, sweep, cpuUsPerS, trainS } = await wordBench(speechDir, noiseDir);
+  const pct = (r: { right: number; total: number }) => `${((100 * r.right) / r.total).toFixed(1)}%`;
   const print = (rs: typeof rows) => {
-    for (const r of rs) console.log(`  ${r.condition.padEnd(44)} ${((100 * r.right) / r.total).toFixed(1)}% (${r.right}/${r.total})  said nothing ${r.silent}`);
+    for (const r of rs) console.log(`  ${r.condition.padEnd(44)} ${pct(r)} (${r.right}/${r.total})  said nothing ${r.silent}`);
   };
-  console.log(`at the shipped threshold (${VOCABULARY_DEFAULTS.minScore})`);
+  const { modelWeight, minScore } = VOCABULARY_DEFAULTS;
+  console.log(`at the shipped settings (classifier weight ${modelWeight.wide} whole band, ${modelWeight.phone} phone; threshold ${minScore.wide}, ${minScore.phone})`);
   print(rows);
-  console.log(`each fold's threshold calibrated on the other folds' unknown words for 90 % rejected (${thresholds.join(', ')})`);
-  print(calibratedRows);
-  console.log('the trade-off: threshold, then the rows in the same order');
-  for (const c of curve) console.log(`  ${c.threshold.toFixed(2)}  ${c.rows.map((r) => `${((100 * r.right) / r.total).toFixed(1)}%`).join('  ')}`);
+  const show = (cs: typeof choices) => console.log(`  ${cs.map((c) => `${c.fold}: ${c.settings.weight.wide}/${c.settings.weight.phone} at ${c.settings.threshold.wide}/${c.settings.threshold.phone}`).join(', ')}`);
+  console.log('each fold\'s weights (whole band/phone) chosen on the other five speakers (the most words heard with no threshold), at the shipped thresholds');
+  show(weightChoices);
+  print(weightRows);
+  console.log('and each fold\'s thresholds too: those that reject 90 % of the other five\'s people\'s unknown words');
+  show(choices);
+  print(nestedRows);
+  console.log(`chosen the same way on all six: weight ${chosen.weight.wide} whole band, ${chosen.weight.phone} phone (VOCABULARY_DEFAULTS.modelWeight); for 90 % of people's unknown words rejected, threshold ${chosen.threshold.wide}, ${chosen.threshold.phone}`);
+  console.log('the trade-off at the shipped weights: threshold (both bands), then the rows in the same order');
+  for (const c of curve) console.log(`  ${c.threshold.toFixed(2)}  ${c.rows.map(pct).join('  ')}`);
+  console.log('no threshold (the best word, whatever its score), per classifier weight: 16 kHz, phone line');
+  for (const w of sweep) console.log(`  ${w.weight.toFixed(2)}  ${w.rows.map((r) => `${pct(r)} (${r.right})`).join('  ')}`);
   console.log(`cost ${cpuUsPerS.toFixed(0)} µs of CPU per second of audio at 16 kHz; the training set and the folds' trainings took ${trainS.toFixed(0)} s (load ${load()})`);
 }

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { decodeWav } from '../../src/audio/wav.ts';
 import { mulaw } from '../../src/audio/g711.ts';
 import { resample } from '../../src/audio/resample.ts';
 import { builtInVoices } from '../../src/sandbox/catalogue.ts';
@@ -8,7 +11,9 @@ import { voiceText, type EspeakVoice } from '../../src/sandbox/engines/espeak.ts
 import { Recognizer } from '../../src/sandbox/engines/recognizer.ts';
 import { VOCABULARY_DATA } from '../../src/sandbox/engines/vocabulary-data.ts';
 import { UNKNOWN_CLASS } from '../../src/sandbox/engines/word-model.ts';
+import { wordFrames, wordSegments } from '../../src/sandbox/engines/word-features.ts';
 import { WORD_MODEL_DATA } from '../../src/sandbox/engines/word-model-data.ts';
+import { recordingsDir } from '../helpers/recordings.ts';
 
 // What the package ships: no recordings needed (the templates are derived features in src/).
 const rec = new Recognizer();
@@ -64,4 +69,21 @@ test('partial audio: the words already finished, not the one under way', async (
   const cut = v.words[2]!.start + 0.1; // into ثلاثة
   const pcm = await resample(v.samples.subarray(0, Math.round(cut * v.sampleRate)), v.sampleRate, 16000);
   assert.equal(rec.recognize(pcm, true)?.text, 'واحد اثنان');
+});
+
+// Real recordings are not in the repository (docs/sandbox.md#real-recordings-for-the-recognizer-bench).
+const SPEECH = join(recordingsDir() ?? '.', 'ar-speech-commands');
+const noRecordings = existsSync(SPEECH) ? false : `no recordings of real speech in ${SPEECH} (set HIWAR_AUDIO_DIR)`;
+
+test('a word the endpointing cuts in two (the stop inside ستة) is heard as one word', { skip: noRecordings }, () => {
+  for (const speaker of ['00000010', '00000026']) {
+    const pcm = decodeWav(readFileSync(join(SPEECH, `six_${speaker}.wav`))).samples;
+    assert.equal(wordSegments(wordFrames(pcm, 'wide').energy).length, 2, `${speaker}: two stretches of speech`);
+    // Said twice with a pause between: two words, each one joined back.
+    const twice = new Int16Array(2 * pcm.length + 8000);
+    twice.set(pcm);
+    twice.set(pcm, pcm.length + 8000);
+    assert.equal(rec.recognize(pcm)?.text, 'ستة', speaker);
+    assert.equal(rec.recognize(twice)?.text, 'ستة ستة', `${speaker}, twice`);
+  }
 });

@@ -1,5 +1,6 @@
 import { WORD_FPS, bandOf, cepstraOf, normalizeWord, warpedFrames, withDeltas, wordFrames, wordSegments, type WordBand } from './word-features.ts';
-import { UNKNOWN_CLASS, wordVector, type WordNet } from './word-model.ts';
+import { fuseOpinions, perBand, wordsOf, type PerBand, type WordOpinions } from './word-fusion.ts';
+import { wordVector, type WordNet } from './word-model.ts';
 
 /**
  * A closed vocabulary of single words (the digits, yes, no) matched in anyone's voice: each
@@ -35,6 +36,13 @@ export const VOCABULARY_DEFAULTS = {
   /** A stretch of speech this long or longer is no single word of the vocabulary. */
   maxWordS: 1.4,
   /**
+   * Two stretches of speech this close (s, between them as cut) are also tried as one word, and
+   * heard so when that is surer than the less sure of them alone (word-fusion.ts `wordsOf`): the
+   * stop inside ستة can outlast the silence the endpointing bridges (`bridgeS`), while digits
+   * said one by one leave longer pauses.
+   */
+  joinS: 0.2,
+  /**
    * Vocal-tract-length normalization by search: the heard word's mel bank is warped by each of
    * these factors and each word's templates are matched at the warp that fits them best, so a
    * voice higher or lower than the six recorded ones still lands near its word. The first is 1;
@@ -43,23 +51,37 @@ export const VOCABULARY_DEFAULTS = {
   warps: [1, 0.88, 0.92, 0.96, 1.04, 1.08, 1.12] as number[],
   /** Template distances become log probabilities as -distance / temperature. */
   temperature: 1,
-  /** Weight of the classifier's log probabilities against the templates' (1 - this) in the fused opinion. */
-  modelWeight: 0.3,
+  /**
+   * Weight of the classifier's log probabilities against the templates' (1 - this) in the fused
+   * opinion, per band: on a voice neither has heard the templates are the stronger opinion, the
+   * more so over the whole band. Chosen by the bench as the weight that hears the most words
+   * (docs/sandbox.md#words-in-anyones-voice).
+   */
+  modelWeight: { wide: 0.1, phone: 0.2 } as PerBand<number>,
   /**
    * The templates' "no word" sits at this many times the nearest word's calibrated limit: a
    * sound far from every template leans to no word, as the classifier's unknown class does.
    */
   unknownScale: 1,
   /**
-   * With a trained model: the least fused probability of the best word for it to be said.
-   * Chosen from the bench's curve (docs/sandbox.md#words-in-anyones-voice) as the lowest that
-   * leaves at least 90 % of people's words outside the vocabulary unheard: a caller saying
-   * another word gets nothing rather than a wrong digit.
+   * With a trained model: the least fused probability of the best word for it to be said, per
+   * band. Set from the bench's trade-off (docs/sandbox.md#words-in-anyones-voice): a caller
+   * saying another word should get nothing rather than a wrong digit, but rejecting 90 % of
+   * people's words outside the vocabulary would leave a third of the words heard.
    */
-  minScore: 0.7,
+  minScore: { wide: 0.7, phone: 0.7 } as PerBand<number>,
 };
-/** Options of a `Vocabulary` (see VOCABULARY_DEFAULTS). */
-export type VocabularyOptions = Partial<typeof VOCABULARY_DEFAULTS>;
+/** Options of a `Vocabulary` (see VOCABULARY_DEFAULTS); the per-band ones also as one number for both bands. */
+export type VocabularyOptions = Partial<Omit<typeof VOCABULARY_DEFAULTS, 'modelWeight' | 'minScore'>> & {
+  modelWeight?: number | Partial<PerBand<number>>;
+  minScore?: number | Partial<PerBand<number>>;
+};
+
+/** What `Vocabulary.hear` found: each stretch's opinions alone, and joined with the next (undefined: no word's length, or too far apart). */
+export interface HeardStretches {
+  singles: (WordOpinions | undefined)[];
+  joins: (WordOpinions | undefined)[];
+}
 
 /** One word heard, with its time in seconds from the start of the audio. */
 export interface HeardWord {
@@ -99,7 +121,12 @@ export class Vocabulary {
     limits?: Readonly<Record<string, number>>,
     private readonly nets: Partial<Record<WordBand, WordNet>> = {},
   ) {
-    this.opts = { ...VOCABULARY_DEFAULTS, ...opts };
+    this.opts = {
+      ...VOCABULARY_DEFAULTS,
+      ...opts,
+      modelWeight: perBand(opts.modelWeight, VOCABULARY_DEFAULTS.modelWeight),
+      minScore: perBand(opts.minScore, VOCABULARY_DEFAULTS.minScore),
+    };
     this.templates = templates.map((t) => ({ ...t, feats: withDeltas(t.statics) }));
     this.words = [...new Set(templates.map((t) => t.word))];
     if (limits) for (const [k, v] of Object.entries(limits)) this.limits.set(k, v);
@@ -153,43 +180,33 @@ export class Vocabulary {
 
   /** The word these features are (per warp, warp 1 first), or undefined when none is clearly and closely it. */
   classify(warped: readonly Float32Array[][], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
+    if (!this.nets[band]) return this.fits(warped) ? this.nearest(warped, band) : undefined;
+    const o = this.opinions(warped, band);
+    const fused = o && fuseOpinions(o, this.opts.modelWeight[band], this.opts.temperature);
+    if (!fused || fused.score < this.opts.minScore[band]) return undefined;
+    return { word: fused.word, confidence: round(Math.min(0.99, fused.score)), cost: round(fused.cost) };
+  }
+
+  private fits(warped: readonly Float32Array[][]): boolean {
     const n = warped[0]?.length ?? 0;
-    if (n < 5 || n > this.opts.maxWordS * WORD_FPS) return undefined;
-    const net = this.nets[band];
-    if (net) return this.decide(net, warped, band);
-    return this.nearest(warped, band);
+    return n >= 5 && n <= this.opts.maxWordS * WORD_FPS;
   }
 
   /**
-   * With a trained model: two opinions fused, the classifier's probability per word and "no
-   * word", and the templates' (distances as log probabilities, "no word" at `unknownScale`
-   * times the nearest word's limit), as a weighted sum of log probabilities. On a voice neither
-   * has heard they err on different words; the fused probability of the best word decides.
+   * With a trained model for the band, both opinions of one stretch (fused by word-fusion.ts):
+   * the classifier's probabilities and the templates' distances, their "no word" at
+   * `unknownScale` times the nearest word's calibrated limit. Undefined for a stretch too short
+   * or too long to be one word, or without a model.
    */
-  private decide(net: WordNet, warped: readonly Float32Array[][], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
-    const p = net.probabilities(wordVector(warped[0]!));
-    const dist = this.scores(warped, band);
-    const { temperature, modelWeight, unknownScale } = this.opts;
+  opinions(warped: readonly Float32Array[][], band: WordBand): WordOpinions | undefined {
+    const net = this.nets[band];
+    if (!net || !this.fits(warped)) return undefined;
+    const distances = this.scores(warped, band);
     let nearest: [string, number] | undefined;
-    for (const [w, d] of dist) if (!nearest || d < nearest[1]) nearest = [w, d];
+    for (const [w, d] of distances) if (!nearest || d < nearest[1]) nearest = [w, d];
     if (!nearest || !Number.isFinite(nearest[1])) return undefined;
-    const noWord = unknownScale * (this.limits.get(key(band, nearest[0])) ?? 0);
-    const log = net.classes.map((w, k) => {
-      const d = w === UNKNOWN_CLASS ? noWord : dist.get(w);
-      if (d === undefined) return Number.NEGATIVE_INFINITY;
-      return modelWeight * Math.log(p[k]! + 1e-9) - ((1 - modelWeight) * (d - nearest[1])) / temperature;
-    });
-    const top = Math.max(...log);
-    let total = 0;
-    let best = -1;
-    for (let k = 0; k < log.length; k++) {
-      total += Math.exp(log[k]! - top);
-      if (net.classes[k] !== UNKNOWN_CLASS && (best < 0 || log[k]! > log[best]!)) best = k;
-    }
-    const score = Math.exp(log[best]! - top) / total;
-    if (score < this.opts.minScore) return undefined;
-    const word = net.classes[best]!;
-    return { word, confidence: round(Math.min(0.99, score)), cost: round(dist.get(word)!) };
+    const noWord = this.opts.unknownScale * (this.limits.get(key(band, nearest[0])) ?? 0);
+    return { band, classes: net.classes, probabilities: net.probabilities(wordVector(warped[0]!)), distances, noWord };
   }
 
   /** The templates' word: nearest by DTW, clearly nearer than the next word and within its limit. */
@@ -209,20 +226,43 @@ export class Vocabulary {
    * from an 8 kHz line (else told from the audio, which misses lines that filter hard).
    */
   recognize(samples16k: Int16Array, partial = false, band: WordBand = bandOf(samples16k)): HeardWord[] | undefined {
+    const { segments, features, near } = this.stretches(samples16k, partial, band);
+    const hit = (a: number, b: number): HeardWord | undefined => {
+      const c = this.classify(features(a, b), band);
+      // Frame f covers samples [f, f + 2.5) hops: a word ends where its last frame does.
+      return c && { ...c, start: round(segments[a]![0] / WORD_FPS), end: round((segments[b]![1] + 1.5) / WORD_FPS) };
+    };
+    return wordsOf(segments.length, (i) => hit(i, i), (i) => (near(i) ? hit(i, i + 1) : undefined));
+  }
+
+  /**
+   * Both opinions of each stretch of speech alone (see `opinions`) and of each joined with the
+   * next across a short pause, for a bench that decides them at other settings (with wordsOf).
+   */
+  hear(samples16k: Int16Array, partial = false, band: WordBand = bandOf(samples16k)): HeardStretches {
+    const { segments, features, near } = this.stretches(samples16k, partial, band);
+    return {
+      singles: segments.map((_, i) => this.opinions(features(i, i), band)),
+      joins: segments.slice(1).map((_, i) => (near(i) ? this.opinions(features(i, i + 1), band) : undefined)),
+    };
+  }
+
+  /**
+   * The stretches of speech between pauses; `features(a, b)`: the normalized statics per warp
+   * from the start of stretch a to the end of stretch b; `near(i)`: stretch i + 1 follows i
+   * closely enough to be tried as one word with it.
+   */
+  private stretches(samples16k: Int16Array, partial: boolean, band: WordBand) {
     // The warp search (about five times the cost) for a turn's final words only: interim results,
     // recognized again and again while the caller speaks, match at warp 1.
     const { powers, energy } = warpedFrames(samples16k, band, partial ? [1] : this.opts.warps);
     let segments = wordSegments(energy);
     if (partial) segments = segments.filter(([, b]) => b < energy.length - 0.3 * WORD_FPS);
-    if (!segments.length) return undefined;
-    const words: HeardWord[] = [];
-    for (const [a, b] of segments) {
-      const hit = this.classify(powers.map((power) => normalizeWord(cepstraOf(power, a, b))), band);
-      if (!hit) return undefined;
-      // Frame f covers samples [f, f + 2.5) hops: the word ends where its last frame does.
-      words.push({ ...hit, start: round(a / WORD_FPS), end: round((b + 1.5) / WORD_FPS) });
-    }
-    return words;
+    return {
+      segments,
+      features: (a: number, b: number) => powers.map((power) => normalizeWord(cepstraOf(power, segments[a]![0], segments[b]![1]))),
+      near: (i: number) => segments[i + 1]![0] - segments[i]![1] <= this.opts.joinS * WORD_FPS,
+    };
   }
 }
 
