@@ -22,18 +22,21 @@ export async function callerLine(client: ServiceClient): Promise<Int16Array> {
   return pad(await voiced(client, CALLER_LINE, 16000, CALLER_VOICE), 16000, 0.2, 1.0);
 }
 
-/** Waits until the agent has spoken and then been quiet for `quietMs` (its turn is over). */
+/**
+ * Waits until the agent has spoken and then been quiet for `quietMs` of call time (its turn is
+ * over): on the far end's clock, since a stall of this process is no silence on the line.
+ */
 export async function agentDone(far: FarEnd, heardAtLeast: number, quietMs = 1000, timeoutMs = 60_000): Promise<void> {
   const deadline = new Deadline(timeoutMs);
   let last = far.played;
-  let still = Date.now();
+  let still = far.clock.now();
   for (;;) {
     if (deadline.expired) throw new Error(`timed out: the agent did not finish speaking (heard ${far.played.toFixed(1)} s)`);
     await new Promise((r) => setTimeout(r, 50));
     if (far.played !== last || far.buffered > 0) {
       last = far.played;
-      still = Date.now();
-    } else if (far.played >= heardAtLeast && Date.now() - still >= quietMs) return;
+      still = far.clock.now();
+    } else if (far.played >= heardAtLeast && far.clock.now() - still >= quietMs) return;
   }
 }
 
