@@ -89,10 +89,13 @@ const activeOn = async (i: Instance) => (await health(i)).activeCalls;
 const waitingOn = async (i: Instance) => (await health(i)).waiting;
 const busyHangup = (far: FarEnd) => far.said.some((s) => s.type === 'other' && (s.raw as { type?: string; reason?: string }).type === 'hangup' && (s.raw as { reason?: string }).reason === 'all lines busy');
 
+/** What the instances logged (warnings and errors: a lost lease is one), for a failure's message. */
+const logs = () => instances.map((i) => `--- ${i.name}\n${i.out().slice(-1500)}`).join('\n');
+
 async function until(cond: () => Promise<boolean>, what: string, ms = 60_000): Promise<void> {
   const deadline = new Deadline(ms);
   while (!(await cond())) {
-    if (deadline.expired) throw new Error(`timed out: ${what}`);
+    if (deadline.expired) throw new Error(`timed out: ${what}\n${logs()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
