@@ -44,18 +44,24 @@ function tree() {
 /**
  * A process started with HIWAR_STARVE_EXEMPT=1 in its environment runs freely, with all under
  * it: a test's stand-in for the remote service (test/helpers/sandbox-process.ts), which in a
- * deployment runs on its own machines, not on the starved one.
+ * deployment runs on its own machines, not on the starved one. Only a yes is kept: a child seen
+ * between its fork and its exec still shows its parent's environment, and a no kept from then
+ * starved the service for the whole run.
  */
-const exempted = new Map();
+const exempted = new Set();
 function exempt(pid) {
-  if (!exempted.has(pid)) {
-    let env = '';
-    try {
-      env = readFileSync(`/proc/${pid}/environ`, 'latin1');
-    } catch {} // gone meanwhile
-    exempted.set(pid, env.split('\0').includes('HIWAR_STARVE_EXEMPT=1'));
-  }
-  return exempted.get(pid);
+  if (exempted.has(pid)) return true;
+  let env = '';
+  try {
+    env = readFileSync(`/proc/${pid}/environ`, 'latin1');
+  } catch {} // gone meanwhile
+  if (!env.split('\0').includes('HIWAR_STARVE_EXEMPT=1')) return false;
+  exempted.add(pid);
+  // It may have been stopped while it still looked like its parent.
+  try {
+    process.kill(pid, 'SIGCONT');
+  } catch {} // exited
+  return true;
 }
 let pids = [child.pid];
 let stopped = false;

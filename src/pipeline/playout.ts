@@ -7,8 +7,9 @@ import { withDefaults } from '../options.ts';
 /** How agent audio is handed to the transport: how far ahead, in what pieces. */
 export interface PlayoutOptions {
   /**
-   * Audio handed to the transport ahead of what the caller has heard. Small, so that a pause or
-   * an interruption leaves little in flight; large enough to ride out the transport's jitter.
+   * Audio handed to the transport ahead of what it has sent toward the caller. Small, so that a
+   * pause or an interruption leaves little queued; large enough to ride out the transport's
+   * jitter. (What the far end holds is the transport's own lead, paced on its clock.)
    * @default 200
    */
   leadMs?: number;
@@ -19,7 +20,7 @@ export interface PlayoutOptions {
   frameMs?: number;
 }
 
-/** Defaults of playout: 200 ms ahead of the caller's ear, in 20 ms frames. */
+/** Defaults of playout: 200 ms ahead of what the transport has sent, in 20 ms frames. */
 export const PLAYOUT_DEFAULTS: Required<PlayoutOptions> = { leadMs: 200, frameMs: 20 };
 
 /** Where speech audio goes as it is synthesized: one segment per chunk of text. */
@@ -51,10 +52,16 @@ const EPS = 1e-6;
 /**
  * One reply's audio on its way to the caller. Driven by events only: audio arriving, the
  * transport's playback updates, pause/resume/stop. It hands the transport a little more than
- * what has been heard (`leadMs`), so a pause or an interruption stops the voice at once, and it
- * maps the heard position onto the text: whole segments (chunks) before it, and the heard share
- * of the current segment, cut at a word boundary. Times are in seconds of this reply's audio,
- * so pieces at different rates mix freely.
+ * what the transport has sent (`leadMs`), so a pause or an interruption stops the voice at once,
+ * and it maps the heard position onto the text: whole segments (chunks) before it, and the heard
+ * share of the current segment, cut at a word boundary. Times are in seconds of this reply's
+ * audio, so pieces at different rates mix freely.
+ *
+ * The lead counts from what was sent, not from what was heard: a platform's acknowledgements of
+ * playback come a round trip late (and later from a busy far end), and a lead counted from them
+ * left the caller's buffer empty whenever they lagged by more than the lead (a 0.3 s round trip
+ * to the platform made every other frame silence). How much the far end holds is the
+ * transport's to pace (its own lead on its send clock, and a ceiling of unacknowledged audio).
  */
 export class ReplyPlayout implements SpeechSink {
   private readonly o: Required<PlayoutOptions>;
@@ -126,6 +133,12 @@ export class ReplyPlayout implements SpeechSink {
     return Math.min(this.fed, this.heardBase + Math.max(0, this.last.played - this.origin.played));
   }
 
+  /** Seconds of this reply that have left the transport (heard or on their way). */
+  private sent(): number {
+    if (!this.origin) return this.heardBase;
+    return Math.min(this.fed, this.heardBase + Math.max(0, this.last.sent - this.origin.sent));
+  }
+
   /** Seconds of audio received so far. */
   get duration(): number {
     return this.total;
@@ -156,7 +169,7 @@ export class ReplyPlayout implements SpeechSink {
     this.feeding = true;
     try {
       const lead = this.o.leadMs / 1000;
-      while (this.fed < this.total - EPS && this.fed - this.played() < lead - EPS && !this.paused && !this.stopped) {
+      while (this.fed < this.total - EPS && this.fed - Math.max(this.sent(), this.played()) < lead - EPS && !this.paused && !this.stopped) {
         const piece = this.pieceAt(this.fed);
         const offset = Math.round((this.fed - piece.start) * piece.rate);
         const n = Math.min(Math.max(1, Math.round((piece.rate * this.o.frameMs) / 1000)), piece.samples.length - offset);

@@ -22,22 +22,40 @@ export interface FileTranscript {
 }
 
 const PAD_S = 0.15;
+/**
+ * A segment the recognizer cannot match is tried again as the parts between its shorter pauses:
+ * two speakers a half second apart (a quick answer) make one segment at the file's endpointing,
+ * and the closed-set recognizer, which matches one phrase at a time, knew neither.
+ */
+const SPLIT_ENDPOINTING_MS = 250;
+
+type Span = { start: number; end: number };
+
+/** One segment as a turn: its padded audio matched by the recognizer. */
+function turnOf(recognizer: Recognizer, samples16k: Int16Array, seg: Span): FileTurn {
+  const from = Math.max(0, Math.floor((seg.start - PAD_S) * 16000));
+  const to = Math.min(samples16k.length, Math.ceil((seg.end + PAD_S) * 16000));
+  const audio = samples16k.subarray(from, to);
+  const r = recognizer.recognize(audio);
+  const offset = from / 16000;
+  const words = (r?.words ?? []).map((w) => ({ ...w, start: round(w.start + offset), end: round(w.end + offset) }));
+  return { start: round(seg.start), end: round(seg.end), text: r?.text ?? '', words, f0: medianPitch(audio, 16000), recognized: !!r };
+}
 
 /**
- * A whole recording: speech segments from the VAD, each matched by the closed-set recognizer.
- * Segments it cannot match keep their times with an empty text.
+ * A whole recording: speech segments from the VAD, each matched by the closed-set recognizer
+ * (one it cannot match, as its parts between shorter pauses when it knows one of them).
+ * Segments it still cannot match keep their times with an empty text.
  */
 export async function transcribeSamples(recognizer: Recognizer, samples16k: Int16Array, endpointingMs = 700): Promise<FileTranscript> {
-  const segments = await speechSegments(samples16k, endpointingMs);
   const turns: FileTurn[] = [];
-  for (const seg of segments) {
-    const from = Math.max(0, Math.floor((seg.start - PAD_S) * 16000));
-    const to = Math.min(samples16k.length, Math.ceil((seg.end + PAD_S) * 16000));
-    const audio = samples16k.subarray(from, to);
-    const r = recognizer.recognize(audio);
-    const offset = from / 16000;
-    const words = (r?.words ?? []).map((w) => ({ ...w, start: round(w.start + offset), end: round(w.end + offset) }));
-    turns.push({ start: round(seg.start), end: round(seg.end), text: r?.text ?? '', words, f0: medianPitch(audio, 16000), recognized: !!r });
+  for (const seg of await speechSegments(samples16k, endpointingMs)) {
+    const whole = turnOf(recognizer, samples16k, seg);
+    const spans = whole.recognized || endpointingMs <= SPLIT_ENDPOINTING_MS ? [] : await speechSegments(samples16k.subarray(Math.floor(seg.start * 16000), Math.ceil(seg.end * 16000)), SPLIT_ENDPOINTING_MS);
+    const parts = spans.length < 2 ? [] : spans.map((p) => turnOf(recognizer, samples16k, { start: seg.start + p.start, end: seg.start + p.end }));
+    // Unknown speech stays one turn: the parts only when the recognizer knows one of them.
+    if (parts.some((t) => t.recognized)) turns.push(...parts);
+    else turns.push(whole);
   }
   return {
     text: turns.map((t) => t.text).filter(Boolean).join(' '),

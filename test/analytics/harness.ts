@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
 import { encodeWav } from '../../src/audio/wav.ts';
+import { splitRecording } from '../../src/analytics/channels.ts';
 import type { AnalyticsJob } from '../../src/analytics/job.ts';
 import type { RecordingStore } from '../../src/analytics/store.ts';
 import type { ServiceClient } from '../../src/service/client.ts';
@@ -22,18 +24,51 @@ export async function callerLine(client: ServiceClient): Promise<Int16Array> {
   return pad(await voiced(client, CALLER_LINE, 16000, CALLER_VOICE), 16000, 0.2, 1.0);
 }
 
-/** Waits until the agent has spoken and then been quiet for `quietMs` (its turn is over). */
+/**
+ * Where the speech is on each channel of a stored recording, for a failure's message: spans of
+ * 20 ms frames above a speech level, a pause of 0.3 s or more ending one (a greeting missing
+ * from the turns: absent, or there but broken up).
+ */
+export async function recordingProfile(location: string): Promise<string> {
+  const wav = splitRecording(new Uint8Array(await readFile(location)));
+  const frame = wav.sampleRate / 50;
+  const spans = (pcm: Int16Array) => {
+    const out: string[] = [];
+    let from = -1;
+    let quiet = 0;
+    for (let f = 0; f * frame < pcm.length; f++) {
+      let peak = 0;
+      for (let i = f * frame; i < Math.min(pcm.length, (f + 1) * frame); i++) peak = Math.max(peak, Math.abs(pcm[i]!));
+      if (peak > 1000) {
+        if (from < 0) from = f;
+        quiet = 0;
+      } else if (from >= 0 && ++quiet >= 15) {
+        out.push(`${(from * 0.02).toFixed(2)}–${((f - quiet + 1) * 0.02).toFixed(2)} s`);
+        from = -1;
+        quiet = 0;
+      }
+    }
+    if (from >= 0) out.push(`${(from * 0.02).toFixed(2)} s to the end`);
+    return out.join(', ') || 'silent';
+  };
+  return `speech of the caller: ${spans(wav.caller)}; of the agent: ${spans(wav.agent)}`;
+}
+
+/**
+ * Waits until the agent has spoken and then been quiet for `quietMs` of call time (its turn is
+ * over): on the far end's clock, since a stall of this process is no silence on the line.
+ */
 export async function agentDone(far: FarEnd, heardAtLeast: number, quietMs = 1000, timeoutMs = 60_000): Promise<void> {
   const deadline = new Deadline(timeoutMs);
   let last = far.played;
-  let still = Date.now();
+  let still = far.clock.now();
   for (;;) {
     if (deadline.expired) throw new Error(`timed out: the agent did not finish speaking (heard ${far.played.toFixed(1)} s)`);
     await new Promise((r) => setTimeout(r, 50));
     if (far.played !== last || far.buffered > 0) {
       last = far.played;
-      still = Date.now();
-    } else if (far.played >= heardAtLeast && Date.now() - still >= quietMs) return;
+      still = far.clock.now();
+    } else if (far.played >= heardAtLeast && far.clock.now() - still >= quietMs) return;
   }
 }
 

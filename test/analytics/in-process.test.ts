@@ -14,7 +14,7 @@ import { agentSessions } from '../../src/server/agent-sessions.ts';
 import { AgentServer } from '../../src/server/server.ts';
 import { CallTokens } from '../../src/server/tokens.ts';
 import { createLogger } from '../../src/session/logger.ts';
-import { ScaledClock } from '../../src/transport/clock.ts';
+import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import { telephonyPlugin } from '../../transports/telephony/index.ts';
 import { runSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.ts';
 import { balanceCall, callerLine, startReceiver, until, type Receiver } from './harness.ts';
@@ -38,9 +38,10 @@ after(async () => {
 });
 
 test('without Redis: a served call is recorded, analyzed in-process, and its signed summary reaches the webhook once', async () => {
-  // Real time: the sandbox then voices ahead of playout even on a loaded machine, and the
-  // recording has no holes its closed-set recognizer would stumble on.
-  const clock = new ScaledClock(1);
+  // Real-time pace on the stall-free clock, as every whole call in the suite: the sandbox (a
+  // process of its own) voices ahead of playout, and a stall of this process, where the server,
+  // the far end and the recorder all stand still, is no hole in the recording.
+  const clock = new SteadyScaledClock(1);
   const logger = createLogger('silent');
   const store = new LocalFolderStore(dir);
   const runner = new InProcessAnalytics({ client: sandbox.client, store, webhook: { url: receiver.url, secret: SECRET }, logger });
@@ -94,5 +95,6 @@ test('without Redis: a served call is recorded, analyzed in-process, and its sig
     // What the analytics cost is test/analytics/kill.test.ts's: its workers have a key of their own.
   } finally {
     await server.close();
+    clock.stop();
   }
 });

@@ -13,7 +13,7 @@ import { realClock } from '../../src/transport/clock.ts';
 import { startRedis } from '../helpers/redis.ts';
 import { runSandboxProcess, walletOf } from '../helpers/sandbox-process.ts';
 import { FarEnd } from '../telephony/far-end.ts';
-import { agentDone, callerLine, gateway, hiwar, startReceiver, until, type Child } from './harness.ts';
+import { agentDone, callerLine, gateway, hiwar, recordingProfile, startReceiver, until, type Child } from './harness.ts';
 
 const SECRET = 'whsec-kill-test';
 // The workers have their own key, so that its wallet shows what the analytics cost.
@@ -92,8 +92,10 @@ test('a job outlives the serve that queued it (SIGKILL) and the worker that held
     assert.ok(verifyWebhook(d.body, d.headers, SECRET));
     const s = JSON.parse(d.body) as CallSummary;
     assert.equal(s.call.callId, 'killed-serve-1');
-    assert.ok(s.turns.some((t) => t.role === 'caller' && /رصيدي/.test(t.text)), JSON.stringify(s.turns));
-    assert.ok(s.turns.some((t) => t.role === 'agent'), JSON.stringify(s.turns));
+    // The recording's speech in the message of a failure: holes in the agent's line tell a starved server.
+    const heard = async () => `${JSON.stringify(s.turns)}\n  ${await recordingProfile(s.recording.location)}`;
+    if (!s.turns.some((t) => t.role === 'caller' && /رصيدي/.test(t.text))) assert.fail(`the caller's line among the turns: ${await heard()}`);
+    if (!s.turns.some((t) => t.role === 'agent')) assert.fail(`an agent turn: ${await heard()}`);
     assert.equal(paid, 2 * audioCost(s.recording.seconds), 'the first worker paid for transcription and minutes');
     assert.equal(spent0 - (await wallet()), paid, 'the second worker paid nothing again');
     second.process.kill('SIGTERM');

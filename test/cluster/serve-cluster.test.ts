@@ -16,11 +16,18 @@ import { runSandbox, type Running } from '../helpers/sandbox.ts';
 import { FarEnd } from '../telephony/far-end.ts';
 import { waitFor } from '../telephony/serve.ts';
 import { pcmGateway } from './pcm-gateway.ts';
-import { Deadline } from '../helpers/deadline.ts';
+import { Deadline, slowdown } from '../helpers/deadline.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const CALLS = 3;
-const LEASE_MS = 1_500;
+// A lease must outlast the longest stall of an instance, or its call's slots expire while the
+// call runs and another instance's waiter takes them (over the key's limit, or the counts below
+// never settle): 1.5 s on a quiet machine, as many times that as the machine is oversubscribed
+// when the file starts (a process at load 50 on two cores runs 25 times slower). The same for
+// the delay before a finished call's slots go back (the sandbox here sees its sockets close late).
+const SLOWER = slowdown();
+const LEASE_MS = Math.round(1_500 * SLOWER);
+const RELEASE_DELAY_MS = Math.round(3_000 * SLOWER);
 
 interface Instance {
   name: string;
@@ -46,10 +53,10 @@ async function serve(name: string): Promise<Instance> {
     HIWAR_QUEUE_SIZE: '1',
     HIWAR_QUEUE_WAIT_MS: '120000',
     HIWAR_CLUSTER_LEASE_MS: String(LEASE_MS),
-    HIWAR_CLUSTER_HEARTBEAT_MS: '300',
+    HIWAR_CLUSTER_HEARTBEAT_MS: String(Math.round(LEASE_MS / 5)),
     // The sandbox runs in this (busy) test process and may see a socket close late: a slot is
     // handed on only well after the call that held it closed its sockets.
-    HIWAR_CLUSTER_RELEASE_DELAY_MS: '3000',
+    HIWAR_CLUSTER_RELEASE_DELAY_MS: String(RELEASE_DELAY_MS),
     // A short busy line: the far end plays it at real-time pace before it is hung up.
     HIWAR_BUSY_LINE: 'جميع الخطوط مشغولة، يرجى الاتصال لاحقاً.',
   };
@@ -82,10 +89,13 @@ const activeOn = async (i: Instance) => (await health(i)).activeCalls;
 const waitingOn = async (i: Instance) => (await health(i)).waiting;
 const busyHangup = (far: FarEnd) => far.said.some((s) => s.type === 'other' && (s.raw as { type?: string; reason?: string }).type === 'hangup' && (s.raw as { reason?: string }).reason === 'all lines busy');
 
+/** What the instances logged (warnings and errors: a lost lease is one), for a failure's message. */
+const logs = () => instances.map((i) => `--- ${i.name}\n${i.out().slice(-1500)}`).join('\n');
+
 async function until(cond: () => Promise<boolean>, what: string, ms = 60_000): Promise<void> {
   const deadline = new Deadline(ms);
   while (!(await cond())) {
-    if (deadline.expired) throw new Error(`timed out: ${what}`);
+    if (deadline.expired) throw new Error(`timed out: ${what}\n${logs()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

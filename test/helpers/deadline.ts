@@ -9,6 +9,14 @@ import { availableParallelism, loadavg } from 'node:os';
  */
 const MIN_SLOWDOWN = Math.max(1, Number(process.env.HIWAR_TEST_MIN_SLOWDOWN) || 1);
 
+/**
+ * How many times slower than on a quiet machine this process runs now: the cores'
+ * oversubscription (load average per core, at least 1, or `HIWAR_TEST_MIN_SLOWDOWN`).
+ */
+export function slowdown(): number {
+  return Math.max(MIN_SLOWDOWN, loadavg()[0]! / availableParallelism());
+}
+
 export class Deadline {
   private spent = 0;
   private last = Date.now();
@@ -17,7 +25,7 @@ export class Deadline {
 
   get expired(): boolean {
     const now = Date.now();
-    this.spent += (now - this.last) / Math.max(MIN_SLOWDOWN, loadavg()[0]! / availableParallelism());
+    this.spent += (now - this.last) / slowdown();
     this.last = now;
     return this.spent > this.ms;
   }

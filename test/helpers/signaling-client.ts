@@ -1,5 +1,6 @@
 import { WebSocket } from 'ws';
 import type { Notification, RequestMethod, Requests, ResponseMessage } from '../../transports/webrtc/protocol.ts';
+import { Deadline } from './deadline.ts';
 
 /** The page's side of the signaling protocol, in Node: for werift peers in tests and the bench. */
 export class SignalingClient {
@@ -55,15 +56,21 @@ export class SignalingClient {
     return () => this.listeners.delete(listener);
   }
 
-  /** The next notification of a kind (or one already received that matches). */
+  /**
+   * The next notification of a kind (or one already received that matches), within `timeoutMs`
+   * of the time the machine could give (load-scaled, test/helpers/deadline.ts).
+   */
   waitFor<K extends Notification['notification']>(kind: K, match: (n: Extract<Notification, { notification: K }>) => boolean = () => true, timeoutMs = 30_000): Promise<Extract<Notification, { notification: K }>> {
     const seen = this.notifications.find((n): n is Extract<Notification, { notification: K }> => n.notification === kind && match(n as Extract<Notification, { notification: K }>));
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const deadline = new Deadline(timeoutMs);
+      const check = () => {
+        if (!deadline.expired) return void (timer = setTimeout(check, 250));
         off();
-        reject(new Error(`no ${kind} notification within ${timeoutMs} ms`));
-      }, timeoutMs);
+        reject(new Error(`no ${kind} notification within ${timeoutMs} ms (load-scaled)`));
+      };
+      let timer = setTimeout(check, 250);
       const off = this.on((n) => {
         if (n.notification === kind && match(n as Extract<Notification, { notification: K }>)) {
           clearTimeout(timer);

@@ -56,6 +56,18 @@ test('diarize: two speakers told apart by pitch; silence makes diarization unava
   assert.equal(quiet.utterances, undefined);
 });
 
+test('a quick answer, half a second after the caller, is two turns with both lines, not one unknown segment', async () => {
+  // One segment at the file's endpointing (0.7 s): the recognizer, which matches one phrase at a
+  // time, knew neither line in it until the segment was tried again at its shorter pauses.
+  const caller = await voiced(sb.client, LINES[0]!, 16000, 'ar-najdi-male-2');
+  const agent = await voiced(sb.client, LINES[1]!, 16000, 'ar-hijazi-female-1');
+  const quick = encodeWav(concatPcm([silence(0.4, 16000), caller, silence(0.5, 16000), agent, silence(0.6, 16000)]), 16000);
+  const r = await sb.client.transcribe({ file: { data: quick, filename: 'quick.wav' }, return_turns: true, return_gender: true });
+  assert.equal(r.transcription, LINES.join(' '));
+  assert.deepEqual(r.turns.map((t) => t.text), LINES);
+  assert.deepEqual(r.turns.map((t) => t.gender.label), ['male', 'female']);
+});
+
 test('unknown speech is kept as a turn with an empty text, never invented', async () => {
   const { voiceText } = await import('../../src/sandbox/engines/espeak.ts');
   const { resample } = await import('../../src/audio/resample.ts');

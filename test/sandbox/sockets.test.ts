@@ -115,6 +115,33 @@ test('legacy socket: WAV first, transcriptions only when the text changes (the f
   assert.equal(got.filter((e) => e.type === 'finalized').length, 1);
 });
 
+test('legacy socket: idle is judged on what the client sent: messages waiting unread, and the answer to end_of_stream, are not idle', async () => {
+  const limits = sb.sandbox.state.limits;
+  limits.legacyIdleMs = 300;
+  after(() => (limits.legacyIdleMs = 30_000));
+  const line = 'أرجو إيقاف بطاقتي فورا';
+  const pcm = concatPcm([silence(25, 16000), await voiced(sb.client, line, 16000), silence(0.5, 16000)]);
+  const wav = encodeWav(pcm, 16000);
+  const s = await sb.client.openLegacyStt({ min_buffer_seconds: 5 });
+  const events = firstValueFrom(s.events$.pipe(toArray()));
+  const chunk = 5 * 32000; // 5 s of PCM16: one interim transcription each, of everything so far
+  s.sendAudio(wav.subarray(0, 44 + chunk));
+  for (let at = 44 + chunk; at < wav.length; at += chunk) s.sendAudio(wav.subarray(at, at + chunk));
+  const final = s.end(300_000);
+  // This process (the sandbox's too) held for twice the idle limit before the sandbox reads any
+  // of it, as on a busy or starved server: its idle timer comes due with the audio there to read.
+  const held = Date.now() + 600;
+  while (Date.now() < held); // eslint-disable-line no-empty
+  // Then the backlog (six interims over the growing stream, and the final) takes longer than
+  // 300 ms: the client is waiting for the answer it asked for, not idle.
+  assert.equal(await final, line);
+  // Once answered, a client that stays silent is idle again: closed, its session freed.
+  const got = await events;
+  const last = got.at(-1);
+  assert.ok(last?.type === 'closed' && last.close.code === 1011, JSON.stringify(last));
+  assert.equal(got.filter((e) => e.type === 'finalized').length, 1);
+});
+
 test('legacy socket: raw first chunk is an error; bad key refused 401 at the handshake; token auth works', async () => {
   const ws = new WebSocket(`${sb.sandbox.wsUrl}/websocket/speech-to-text?token=sk-sock-main-001`);
   await new Promise((r) => ws.once('open', r));

@@ -22,6 +22,18 @@ function legacyPeer(ws: WebSocket, req: Recorded): void {
       bytes += buf.length;
       ws.send(JSON.stringify({ event: 'transcription', data: 'نعم', isFinal: false }));
     }
+    if (m.event === 'end_of_stream' && req.query.get('model') === 'mute') return;
+    if (m.event === 'end_of_stream' && req.query.get('model') === 'backlog') {
+      // A long stream's transcriptions still coming: 1.5 s in all, one every 100 ms.
+      let n = 0;
+      const next = () => {
+        if (++n < 15) {
+          ws.send(JSON.stringify({ event: 'transcription', data: `نعم ${n}`, isFinal: false }));
+          setTimeout(next, 100);
+        } else ws.send(JSON.stringify({ event: 'finalized', data: 'نعم كلها' }));
+      };
+      return next();
+    }
     if (m.event === 'end_of_stream') {
       ws.send(JSON.stringify({ event: 'transcription', data: `نعم ${bytes} ${shapes.join(',')}`, isFinal: true }));
       ws.send(JSON.stringify({ event: 'finalized', data: `نعم ${bytes} ${shapes.join(',')}` }));
@@ -86,4 +98,15 @@ test('a rejected key closes the socket; end() reports it instead of hanging', as
     })(),
     /closed/,
   );
+});
+
+test('end() waits while the service is still sending transcriptions, and gives up on one that sends nothing', async () => {
+  const busy = await fake.client().openLegacyStt({ model: 'backlog' });
+  busy.sendAudio(wav);
+  assert.equal(await busy.end(1000), 'نعم كلها', 'never a second without a message: still working');
+  busy.close();
+  const mute = await fake.client().openLegacyStt({ model: 'mute' });
+  mute.sendAudio(wav);
+  await assert.rejects(mute.end(300), /no finalized, and nothing from the service for 300 ms/);
+  mute.close();
 });

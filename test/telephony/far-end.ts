@@ -54,7 +54,8 @@ export class FarEnd {
   constructor(
     url: string,
     readonly proto: PlatformProtocol,
-    private readonly clock: Clock,
+    /** The call's clock: the far end's pace, and a test's measure of the line's silences. */
+    readonly clock: Clock,
     wsOptions: WebSocket.ClientOptions & { protocols?: string[] } = {},
   ) {
     this.ws = new WebSocket(url, wsOptions.protocols, wsOptions);

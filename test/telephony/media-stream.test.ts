@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { ReplyPlayout } from '../../src/pipeline/playout.ts';
 import { VirtualClock } from '../../src/transport/clock.ts';
 import { MediaStreamOutput, MediaStreamTransport } from '../../transports/telephony/media-stream.ts';
 import type { TransportEvent } from '../../src/transport/types.ts';
@@ -111,6 +112,39 @@ describe('media-stream output', () => {
     await played;
     assert.deepEqual(r.played, ['m1']);
   });
+
+  for (const oneWayMs of [150, 250]) {
+    test(`a reply reaches a platform ${2 * oneWayMs} ms away without holes: the playout's lead counts from what was sent, not from the late acknowledgements`, async () => {
+      // A platform that plays what it is sent in real time and echoes each mark once the audio
+      // before it has played, with the network's delay each way (a busy far end is the same).
+      const clock = new VirtualClock();
+      const conn: ProviderConnection = { parse: () => [], encodeAudio: (p) => ({ binary: p }), clear: () => ({ text: 'clear' }), mark: (name) => ({ text: `mark:${name}` }) };
+      const buffer: ({ frame: true } | { mark: string })[] = [];
+      const later = (fn: () => void) => void clock.sleep(oneWayMs).then(fn);
+      const sink = { send: (m: WireMessage) => later(() => buffer.push('binary' in m ? { frame: true } : { mark: m.text.slice(5) })), close: () => {} };
+      const out = new MediaStreamOutput(FORMAT, conn, sink, { clock });
+      const playout = new ReplyPlayout(out, clock);
+      playout.beginSegment('رد طويل');
+      playout.append(new Int16Array(3 * 8000).fill(1000), 8000);
+      playout.end();
+      let heard = 0;
+      const holes: number[] = [];
+      for (let t = 20; t <= 6000; t += 20) {
+        await clock.advance(20);
+        let frame = false;
+        while (buffer.length && !frame) {
+          const head = buffer.shift()!;
+          if ('mark' in head) later(() => out.acknowledge(head.mark));
+          else frame = true;
+        }
+        if (frame) heard++;
+        else if (heard > 0 && heard < 150) holes.push(t);
+      }
+      assert.equal(heard, 150, 'all 3 s heard');
+      assert.deepEqual(holes, [], 'no 20 ms slot without agent audio inside the reply');
+      assert.equal(await playout.finished, 'done', 'the reply ended on its acknowledged end mark');
+    });
+  }
 
   test('a short tail waits one frame for more audio, then goes out padded; flow control holds sending', async () => {
     const r = rig(false);

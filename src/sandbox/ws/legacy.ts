@@ -73,9 +73,10 @@ export function refuseUpgrade(socket: Duplex, r: Refusal): void {
 /**
  * The deprecated socket: a WAV header first, byte arrays, cumulative transcripts, end_of_stream.
  * Each later chunk may be raw PCM or a whole WAV file (both seen from real clients), and a
- * transcription (interim or final) goes out only when the transcript has changed.
+ * transcription (interim or final) goes out only when the transcript has changed. `wire` is the
+ * upgraded connection (its bytes read tell the idle rule a long message is still arriving).
  */
-export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, state: SandboxState): void {
+export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, state: SandboxState, wire: { readonly bytesRead: number } = { bytesRead: 0 }): void {
   const refusal = legacyRefusal(key);
   if (refusal || !key) return void ws.close(1008, closeReason(refusal?.errorMessage ?? 'authentication failed'));
   const release = key.acquire();
@@ -101,11 +102,29 @@ export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, 
   const enqueue = (job: () => Promise<void>) => {
     chain = chain.then(job).catch((err) => send({ event: 'transcription_error', data: `transcription failed: ${(err as Error).message}` }));
   };
-  // An idle socket would hold one of its key's concurrent sessions for ever.
+  // An idle socket would hold one of its key's concurrent sessions for ever. Idle is judged on
+  // what the client sent: Node runs due timers before it reads the sockets, so when this process
+  // was busy or off the CPU the client's next message may be waiting unread. A due timer decides
+  // after the next read (setImmediate runs after the poll phase): a message read meanwhile has
+  // re-armed it, and bytes read of one still arriving (a 5 s chunk is 600 kB of JSON) count as
+  // the client sending. While an end_of_stream is being answered the client is waiting for the
+  // service, not idle, however long the backlog takes (as on /listen after CloseStream).
   let idle: NodeJS.Timeout | undefined;
+  let touches = 0;
+  let ending = 0;
   const touch = () => {
     clearTimeout(idle);
-    idle = setTimeout(() => ws.close(1011, `no message for ${state.limits.legacyIdleMs / 1000} s`), state.limits.legacyIdleMs);
+    if (ending > 0 || ws.readyState !== ws.OPEN) return;
+    const ms = state.limits.legacyIdleMs;
+    const seen = ++touches;
+    const bytes = wire.bytesRead;
+    idle = setTimeout(() => {
+      setImmediate(() => {
+        if (seen !== touches || ending > 0) return;
+        if (wire.bytesRead > bytes) touch();
+        else ws.close(1011, `no message for ${ms / 1000} s`);
+      });
+    }, ms);
   };
   touch();
 
@@ -119,6 +138,8 @@ export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, 
       return send({ event: 'transcription_error', data: 'messages must be JSON objects' });
     }
     if (m.event === 'end_of_stream') {
+      ending++;
+      clearTimeout(idle);
       enqueue(async () => {
         const text = await transcript();
         if (format) key.spend(audioCost(samples / format.rate));
@@ -128,6 +149,11 @@ export function serveLegacy(ws: WebSocket, url: URL, key: KeyState | undefined, 
         if (text !== lastSent) send({ event: 'transcription', data: text, isFinal: true });
         lastSent = text;
         send({ event: 'finalized', data: text });
+      });
+      // Answered (or failed): from here a silent client is idle again.
+      chain = chain.finally(() => {
+        ending--;
+        touch();
       });
       return;
     }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { regionOf, requestUrl } from '../http/server.ts';
@@ -46,7 +47,7 @@ export function attachSockets(server: Server, state: SandboxState, fixedRegion?:
     wss.handleUpgrade(req, socket, head, (ws) => {
       if (where.path === '/listen') serveListen(ws, url, state.keys.lookup(listenKey(creds), where.region), state);
       else if (where.path === '/websocket/text-to-speech') serveTts(ws, ttsKey(creds), where.region, state);
-      else serveLegacy(ws, url, state.keys.lookup(legacyKey(creds), where.region), state);
+      else serveLegacy(ws, url, state.keys.lookup(legacyKey(creds), where.region), state, socket as Socket);
     });
   });
   return wss;

@@ -3,6 +3,7 @@ import type WebSocket from 'ws';
 import type { ServiceConfig } from '../config.ts';
 import { ProtocolError, ValidationError, redact } from '../errors.ts';
 import { encodeWav } from '../../audio/wav.ts';
+import { runTimers } from '../run-time.ts';
 import { checkModelId } from '../validate.ts';
 import { EventChannel } from './channel.ts';
 import { classifyClose, type CloseInfo } from './close-codes.ts';
@@ -109,25 +110,35 @@ export class LegacySttSocket {
     this.ws.send(JSON.stringify(msg));
   }
 
-  /** Sends end_of_stream and resolves with the finalized transcript. */
+  /**
+   * Sends end_of_stream and resolves with the finalized transcript. Gives up when the service has
+   * sent nothing for `timeoutMs` of run time (time this process was starved of CPU does not
+   * count): a service still sending transcriptions of a long stream is working.
+   */
   async end(timeoutMs = 30_000): Promise<string> {
     if (this.closed) throw new ProtocolError('speech-to-text socket is closed');
     this.ended = true;
     const result = firstValueFrom(
       this.events$.pipe(filter((e) => e.type === 'finalized' || e.type === 'closed' || e.type === 'transcription_error')),
     );
+    let timer: unknown;
+    let giveUp!: (err: Error) => void;
+    const timeout = new Promise<never>((_, reject) => (giveUp = reject));
+    const arm = () => {
+      runTimers.clear(timer);
+      timer = runTimers.set(() => giveUp(new ProtocolError(`${ENDPOINT}: no finalized, and nothing from the service for ${timeoutMs} ms`)), timeoutMs);
+    };
+    const sub = this.events$.subscribe(() => arm());
     this.ws.send(JSON.stringify({ event: 'end_of_stream' }));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ProtocolError(`${ENDPOINT}: no finalized within ${timeoutMs} ms`)), timeoutMs);
-    });
+    arm();
     try {
       const e = await Promise.race([result, timeout]);
       if (e.type === 'finalized') return e.text;
       if (e.type === 'transcription_error') throw new ProtocolError(`transcription error: ${e.message}`);
       throw new ProtocolError(`${ENDPOINT}: closed before finalized (${e.type === 'closed' ? e.close.code : ''})`);
     } finally {
-      clearTimeout(timer);
+      runTimers.clear(timer);
+      sub.unsubscribe();
     }
   }
 
