@@ -1,10 +1,7 @@
 // prism-media (ffmpeg's transcoder, the Ogg demuxer, the Opus decoder), loaded by the first
-// decode that needs it rather than by every import of hiwar or the sandbox (docs/testing.md,
-// "Start-up"). The same CommonJS module `import prism from 'prism-media'` would give.
-import { createRequire } from 'node:module';
+// decode that needs it rather than by every import of hiwar or the sandbox (src/lazy-require.ts).
 import type Prism from 'prism-media';
-
-let prism: typeof Prism | undefined;
+import { lazyRequire } from '../lazy-require.ts';
 
 /** The `prism-media` module, loaded on first use. */
-export const loadPrism = (): typeof Prism => (prism ??= createRequire(import.meta.url)('prism-media') as typeof Prism);
+export const loadPrism = lazyRequire<typeof Prism>('prism-media');

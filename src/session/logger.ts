@@ -1,10 +1,8 @@
-import { createRequire } from 'node:module';
 import type pino from 'pino';
+import { lazyRequire } from '../lazy-require.ts';
 
-// pino (about 30 files with its own dependencies) loads with the first logger, not with
-// `import 'hiwar'` (docs/testing.md, "Start-up"); the same CommonJS module an import would give.
-let loaded: typeof pino | undefined;
-const pinoModule = (): typeof pino => (loaded ??= createRequire(import.meta.url)('pino') as typeof pino);
+/** pino (about 30 files with its own dependencies), loaded with the first logger. */
+const pinoModule = lazyRequire<typeof pino>('pino');
 
 /**
  * Structured logs. Keys are redacted wherever they could appear, by field name; the service
