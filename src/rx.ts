@@ -1,10 +1,10 @@
-// The parts of rxjs hiwar's code uses, each loaded from its own file. `import … from 'rxjs'`
-// runs the package's whole CommonJS index under Node (223 files, every operator and scheduler),
-// about a fifth of what `import 'hiwar'` cost; these few classes and operators with what they
-// need are about 50 files (docs/testing.md, "Start-up"). They are the very modules that index
-// re-exports, so an Observable made here is the one a user's own `import … from 'rxjs'` knows,
-// and the types are rxjs's own. `require` rather than `import`: Node's ES-module view of each
-// CommonJS file costs a lexing pass and a wrapper module of its own, twice what the file does.
+// The parts of rxjs hiwar's code uses, each loaded from its own file. `import … from 'rxjs'` runs
+// the package's whole CommonJS index under Node (223 files, every operator and scheduler), about a
+// fifth of what `import 'hiwar'` cost; these few classes and operators with what they need are
+// about 50 files (docs/testing.md, "Figures: start-up"). They are the very modules that index
+// re-exports, so an Observable made here is the one a user's own `import … from 'rxjs'` knows, and
+// the types are rxjs's own. `require` rather than `import`: Node's ES-module view of each CommonJS
+// file costs a lexing pass and a wrapper module of its own, twice what the file does.
 import { createRequire } from 'node:module';
 import type * as Rx from 'rxjs';
 

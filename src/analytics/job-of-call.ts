@@ -1,5 +1,6 @@
 // The job a call that just ended makes, apart from job.ts's schema that checks one read from a
-// queue: a session's analytics builds jobs without loading zod (docs/testing.md, "Start-up").
+// queue: a session's analytics builds jobs without loading zod (docs/testing.md, "Figures:
+// start-up").
 import type { CallReport } from '../session/events.ts';
 import type { CallInfo } from '../transport/types.ts';
 import type { AnalyticsJob } from './job.ts';

@@ -88,7 +88,8 @@ export const vonage: TelephonyProvider = {
     const auth = String(ctx.req.headers.authorization ?? '');
     const token = /^Bearer (.+)$/i.exec(auth)?.[1];
     if (!token) return false;
-    // jose (46 modules) loads with the first Vonage webhook, not with every server (docs/testing.md, "Start-up").
+    // jose (46 modules) loads with the first Vonage webhook, not with every server
+    // (docs/testing.md, "Figures: start-up").
     const { jwtVerify } = await import('jose');
     let jti: string | undefined;
     try {
