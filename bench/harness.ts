@@ -5,7 +5,7 @@
  * The bench caller is hand-written rather than the local `SimulatedCaller` because a bench must
  * see every due time (late frames) and every interrupt, and must cost next to nothing itself.
  */
-import { Subject } from 'rxjs';
+import { Subject } from '../src/rx.ts';
 import { performance } from 'node:perf_hooks';
 import { OpenAiLlm } from '../src/llm/openai.ts';
 import { ServiceClient } from '../src/service/client.ts';

@@ -7,7 +7,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { tap } from 'rxjs';
+import { tap } from '../src/rx.ts';
 import { OpenAiLlm } from '../src/llm/openai.ts';
 import { AgentServer } from '../src/server/server.ts';
 import { CallTokens } from '../src/server/tokens.ts';

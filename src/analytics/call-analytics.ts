@@ -4,7 +4,8 @@ import type { CallReport } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Transport } from '../transport/types.ts';
 import { putCallRecord } from './call-record.ts';
-import { jobForCall, type AnalyticsJob } from './job.ts';
+import type { AnalyticsJob } from './job.ts';
+import { jobForCall } from './job-of-call.ts';
 import { CallRecorder, type RecorderOptions } from './recorder.ts';
 import type { RecordingStore } from './store.ts';
 

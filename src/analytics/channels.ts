@@ -1,5 +1,5 @@
-import wavefile from 'wavefile';
-import { encodeWav, readPcm16Wav } from '../audio/wav.ts';
+import type Wavefile from 'wavefile';
+import { encodeWav, loadWavefile, readPcm16Wav } from '../audio/wav.ts';
 import type { Role } from './summary.ts';
 
 /** The two sides of a stored call recording (caller left, agent right). */
@@ -19,9 +19,9 @@ export function splitRecording(wav: Uint8Array): StereoCall {
     for (let i = 0; i < n; i++) (caller[i] = direct.samples[2 * i]!), (agent[i] = direct.samples[2 * i + 1]!);
     return { caller, agent, sampleRate: direct.sampleRate };
   }
-  let file: InstanceType<typeof wavefile.WaveFile>;
+  let file: Wavefile.WaveFile;
   try {
-    file = new wavefile.WaveFile(wav);
+    file = new (loadWavefile().WaveFile)(wav);
   } catch (err) {
     throw new Error(`the call recording is not a readable WAV file: ${(err as Error).message}`);
   }

@@ -1,4 +1,4 @@
-import { tap } from 'rxjs';
+import { tap } from '../rx.ts';
 import type { AudioFrame } from '../audio/frame.ts';
 import { resample } from '../audio/resample.ts';
 import { encodeWav } from '../audio/wav.ts';

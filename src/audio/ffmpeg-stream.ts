@@ -3,8 +3,9 @@ import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import prism from 'prism-media';
+import type Prism from 'prism-media';
 import { AudioDecodeError, FFMPEG_MISSING } from './decode-error.ts';
+import { loadPrism } from './prism.ts';
 
 let found = false;
 
@@ -60,9 +61,9 @@ export function ffmpegPcm(input: FfmpegInput, rate: number, maxSeconds?: number)
   const limit = maxSeconds !== undefined ? ['-t', String(maxSeconds)] : [];
   const args = ['-hide_banner', '-loglevel', 'error', ...from, ...limit, '-vn', '-ac', '1', '-ar', String(rate), '-f', 's16le'];
   if (!ffmpegAvailable()) throw new AudioDecodeError(FFMPEG_MISSING);
-  let ff: InstanceType<typeof prism.FFmpeg>;
+  let ff: Prism.FFmpeg;
   try {
-    ff = new prism.FFmpeg({ args });
+    ff = new (loadPrism().FFmpeg)({ args });
   } catch (err) {
     // prism looks for the binary once (`ffmpeg -h`) and throws when there is none.
     throw new AudioDecodeError(/not found/i.test((err as Error).message) ? FFMPEG_MISSING : (err as Error).message);

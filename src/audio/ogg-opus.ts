@@ -1,5 +1,5 @@
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
-import prism from 'prism-media';
+import { loadPrism } from './prism.ts';
 import { createResampler, type StreamResampler } from './resample.ts';
 
 /** Rates libopus decodes to directly; any other rate is decoded at 48 kHz and resampled. */
@@ -17,7 +17,7 @@ export function isOggOpus(head: Uint8Array): boolean {
  */
 function opusDecoder(rate: number): Transform | undefined {
   try {
-    return new prism.opus.Decoder({ rate, channels: 1, frameSize: rate / 50 });
+    return new (loadPrism().opus.Decoder)({ rate, channels: 1, frameSize: rate / 50 });
   } catch {
     return undefined;
   }
@@ -33,7 +33,7 @@ export async function oggOpusPcm(file: Readable, rate: number, highWaterMark: nu
   const decoder = opusDecoder(decodeRate);
   if (!decoder) return undefined;
   const resampler = await createResampler(decodeRate, rate);
-  const demuxer = new prism.opus.OggDemuxer();
+  const demuxer = new (loadPrism().opus.OggDemuxer)();
   const shaper = new OpusPcm(resampler, highWaterMark);
   demuxer.once('head', (head: Buffer) => {
     if (head.length >= 12) shaper.skip = Math.round((head.readUInt16LE(10) * decodeRate) / 48000);

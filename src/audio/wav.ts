@@ -1,4 +1,8 @@
-import wavefile from 'wavefile';
+import type Wavefile from 'wavefile';
+import { lazyRequire } from '../lazy-require.ts';
+
+/** wavefile, for the layouts read and written below without it (most files never need it). */
+export const loadWavefile = lazyRequire<typeof Wavefile>('wavefile');
 
 export interface PcmAudio {
   samples: Int16Array;
@@ -12,7 +16,7 @@ export interface PcmAudio {
  */
 export function encodeWav(samples: Int16Array, sampleRate: number, channels = 1): Uint8Array {
   if (channels > 2 || !LITTLE_ENDIAN) {
-    const wav = new wavefile.WaveFile();
+    const wav = new (loadWavefile().WaveFile)();
     wav.fromScratch(channels, sampleRate, '16', samples);
     return wav.toBuffer();
   }
@@ -84,9 +88,9 @@ export function readPcm16Wav(bytes: Uint8Array): { samples: Int16Array; sampleRa
 export function decodeWav(bytes: Uint8Array): PcmAudio {
   const direct = readPcm16Wav(bytes);
   if (direct) return { samples: toMono(direct.samples, direct.channels), sampleRate: direct.sampleRate };
-  let wav: InstanceType<typeof wavefile.WaveFile>;
+  let wav: Wavefile.WaveFile;
   try {
-    wav = new wavefile.WaveFile(bytes);
+    wav = new (loadWavefile().WaveFile)(bytes);
   } catch (err) {
     throw new Error(`not a readable WAV file: ${(err as Error).message}`);
   }

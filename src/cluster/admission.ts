@@ -1,4 +1,4 @@
-import { filter, take } from 'rxjs';
+import { filter, take } from '../rx.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Transport } from '../transport/types.ts';
 import type { AdmissionLease, CallAdmission } from '../server/calls.ts';

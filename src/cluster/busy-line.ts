@@ -1,4 +1,4 @@
-import { firstValueFrom, filter, timer, race, map } from 'rxjs';
+import { firstValueFrom, filter, timer, race, map } from '../rx.ts';
 import { ResamplingOutput } from '../transport/resampling-output.ts';
 import type { RenderedAudio } from '../pipeline/fixed-lines.ts';
 import type { Transport } from '../transport/types.ts';

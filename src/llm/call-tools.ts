@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { defineTool, type Tool, type ToolContext } from './types.ts';
+import { loadZod } from './zod.ts';
 
 /** Options of the call tools. */
 export interface CallToolOptions {
@@ -25,6 +25,7 @@ const callOf = (ctx: ToolContext) => {
  * `[DTMF: 123]` turns (see the agent's `dtmf` options).
  */
 export function callTools(opts: CallToolOptions = {}): Tool[] {
+  const { z } = loadZod();
   const tools: Tool[] = [
     defineTool({
       name: 'end_call',

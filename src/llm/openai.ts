@@ -1,8 +1,8 @@
 import type OpenAI from 'openai';
-import { z } from 'zod';
 import { MODELS } from '../models.ts';
 import { streamChatBatches } from './chat-stream.ts';
 import type { ChatMessage, Llm, LlmEvent, LlmRequest, Tool, ToolCall } from './types.ts';
+import { loadZod } from './zod.ts';
 
 /** Options of `OpenAiLlm`: the model, key, base URL and what to send with each request. */
 export interface OpenAiOptions {
@@ -67,7 +67,7 @@ const converted = new WeakMap<Tool, OpenAiTool>();
 function toOpenAiTool(t: Tool): OpenAiTool {
   let c = converted.get(t);
   if (!c) {
-    c = { type: 'function', function: { name: t.name, description: t.description, parameters: z.toJSONSchema(t.parameters) as Record<string, unknown> } };
+    c = { type: 'function', function: { name: t.name, description: t.description, parameters: loadZod().z.toJSONSchema(t.parameters) as Record<string, unknown> } };
     converted.set(t, c);
   }
   return c;

@@ -1,4 +1,5 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
+import { otel } from './otel-api.ts';
 import type { SessionEvent, TurnMetrics } from '../session/events.ts';
 import type { CallInfo } from '../transport/types.ts';
 import { callParentContext, TRACE_PARAMETERS, TRACER_NAME } from './trace-context.ts';
@@ -61,14 +62,14 @@ export class CallTrace {
   private ended = false;
 
   constructor(o: CallTraceOptions) {
-    this.tracer = o.tracer ?? trace.getTracer(TRACER_NAME);
+    this.tracer = o.tracer ?? otel().trace.getTracer(TRACER_NAME);
     this.now = o.now ?? Date.now;
     this.agent = o.agent;
     const requestId = o.call.parameters[TRACE_PARAMETERS.requestId];
     this.call = this.tracer.startSpan(
       'hiwar.call',
       {
-        kind: SpanKind.SERVER,
+        kind: otel().SpanKind.SERVER,
         startTime: this.now(),
         attributes: {
           'hiwar.call.id': o.call.callId,
@@ -80,7 +81,7 @@ export class CallTrace {
       },
       callParentContext(o.call.parameters),
     );
-    this.callCtx = trace.setSpan(ROOT_CONTEXT, this.call);
+    this.callCtx = otel().trace.setSpan(otel().ROOT_CONTEXT, this.call);
   }
 
   /** Feeds one session event (subscribe it to `session.events$`). */
@@ -175,7 +176,7 @@ export class CallTrace {
   private replyStarted(at: number, id: number, turnNumber: number | undefined): void {
     const turn = turnNumber !== undefined ? this.pendingTurns.get(turnNumber) : undefined;
     if (turnNumber !== undefined) this.pendingTurns.delete(turnNumber);
-    const reply = this.openReply(at, id, turn ? trace.setSpan(ROOT_CONTEXT, turn) : this.callCtx, turn ? 'turn' : 'line');
+    const reply = this.openReply(at, id, turn ? otel().trace.setSpan(otel().ROOT_CONTEXT, turn) : this.callCtx, turn ? 'turn' : 'line');
     if (!turn) return;
     reply.turn = turn;
     // A reply to a caller turn asks the model: its request starts with the reply.
@@ -184,7 +185,7 @@ export class CallTrace {
 
   private openReply(at: number, id: number, parent: Context, kind: 'turn' | 'line'): Reply {
     const span = this.tracer.startSpan('hiwar.reply', { startTime: at, attributes: { 'hiwar.reply.kind': kind, ...(this.agent ? { 'hiwar.agent': this.agent } : {}) } }, parent);
-    const reply: Reply = { id, span, ctx: trace.setSpan(ROOT_CONTEXT, span), start: at, chunks: [], modelUntil: at };
+    const reply: Reply = { id, span, ctx: otel().trace.setSpan(otel().ROOT_CONTEXT, span), start: at, chunks: [], modelUntil: at };
     this.replies.set(id, reply);
     return reply;
   }
@@ -221,7 +222,7 @@ export class CallTrace {
     // The tool's duration is wall time; on a faster clock it is clamped inside its reply.
     const start = Math.max(reply?.start ?? 0, at - ms);
     const span = this.tracer.startSpan('hiwar.tool', { startTime: start, attributes: { 'hiwar.tool.name': name, 'hiwar.tool.ms': ms, 'hiwar.tool.error': error } }, reply?.ctx ?? this.callCtx);
-    if (threw || error) span.setStatus({ code: SpanStatusCode.ERROR, message: threw ? 'the tool threw' : 'the tool call was refused' });
+    if (threw || error) span.setStatus({ code: otel().SpanStatusCode.ERROR, message: threw ? 'the tool threw' : 'the tool call was refused' });
     span.end(at);
     if (reply) reply.modelUntil = at;
   }
@@ -239,16 +240,16 @@ export class CallTrace {
   private failure(at: number, e: Extract<SessionEvent, { type: 'error' }>): void {
     const attributes: Attributes = { 'hiwar.failure.source': e.source, 'hiwar.failure.kind': e.kind, 'hiwar.failure.fatal': e.fatal };
     const span = this.tracer.startSpan('hiwar.failure', { startTime: at, attributes }, this.playing()?.ctx ?? this.callCtx);
-    span.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
+    span.setStatus({ code: otel().SpanStatusCode.ERROR, message: e.message });
     span.end(at);
     if (e.fatal) {
-      this.call.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
+      this.call.setStatus({ code: otel().SpanStatusCode.ERROR, message: e.message });
       if (e.source === 'stt') this.endReconnect(at, 'recognition did not come back');
     }
   }
 
   private endReconnect(at: number, why: string): void {
-    this.reconnect?.setStatus({ code: SpanStatusCode.ERROR, message: why });
+    this.reconnect?.setStatus({ code: otel().SpanStatusCode.ERROR, message: why });
     this.reconnect?.end(at);
     this.reconnect = undefined;
   }

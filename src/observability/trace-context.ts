@@ -1,4 +1,5 @@
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Context, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+import type { Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
+import { otel } from './otel-api.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** The name hiwar's spans are recorded under (the instrumentation scope). */
@@ -19,18 +20,18 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$
 export function parseTraceparent(value: string | undefined): SpanContext | undefined {
   const m = TRACEPARENT.exec((value ?? '').trim().toLowerCase());
   if (!m || m[1] === 'ff' || /^0+$/.test(m[2]!) || /^0+$/.test(m[3]!)) return undefined;
-  return { traceId: m[2]!, spanId: m[3]!, traceFlags: parseInt(m[4]!, 16) & TraceFlags.SAMPLED, isRemote: true };
+  return { traceId: m[2]!, spanId: m[3]!, traceFlags: parseInt(m[4]!, 16) & otel().TraceFlags.SAMPLED, isRemote: true };
 }
 
 /** A span context as a W3C `traceparent` value. */
 export function formatTraceparent(sc: SpanContext): string {
-  return `00-${sc.traceId}-${sc.spanId}-0${(sc.traceFlags & TraceFlags.SAMPLED).toString(16)}`;
+  return `00-${sc.traceId}-${sc.spanId}-0${(sc.traceFlags & otel().TraceFlags.SAMPLED).toString(16)}`;
 }
 
 /** The context a call's trace starts in: a child of the `traceparent` among its parameters, else a new trace. */
 export function callParentContext(parameters: Record<string, string>): Context {
   const sc = parseTraceparent(parameters[TRACE_PARAMETERS.traceparent]);
-  return sc ? trace.setSpanContext(ROOT_CONTEXT, sc) : ROOT_CONTEXT;
+  return sc ? otel().trace.setSpanContext(otel().ROOT_CONTEXT, sc) : otel().ROOT_CONTEXT;
 }
 
 /** The first request id header of a webhook request, if any (trimmed to a sane length). */
@@ -55,11 +56,11 @@ export interface WebhookTrace {
  * Starts the span of a telephony webhook (a child of its `traceparent` header, if any). Without
  * an SDK the span records nothing, but an incoming `traceparent` still passes through to the call.
  */
-export function traceWebhook(headers: IncomingHttpHeaders, provider: string, tracer: Tracer = trace.getTracer(TRACER_NAME)): WebhookTrace {
+export function traceWebhook(headers: IncomingHttpHeaders, provider: string, tracer: Tracer = otel().trace.getTracer(TRACER_NAME)): WebhookTrace {
   const incoming = parseTraceparent(headerValue(headers.traceparent));
-  const parent = incoming ? trace.setSpanContext(context.active(), incoming) : ROOT_CONTEXT;
+  const parent = incoming ? otel().trace.setSpanContext(otel().context.active(), incoming) : otel().ROOT_CONTEXT;
   const requestId = requestIdOf(headers);
-  const span: Span = tracer.startSpan('hiwar.webhook', { kind: SpanKind.SERVER, attributes: { 'hiwar.provider': provider, ...(requestId ? { 'hiwar.request_id': requestId } : {}) } }, parent);
+  const span: Span = tracer.startSpan('hiwar.webhook', { kind: otel().SpanKind.SERVER, attributes: { 'hiwar.provider': provider, ...(requestId ? { 'hiwar.request_id': requestId } : {}) } }, parent);
   const sc = span.spanContext();
   const carried = span.isRecording() ? sc : incoming;
   return {
@@ -69,7 +70,7 @@ export function traceWebhook(headers: IncomingHttpHeaders, provider: string, tra
     },
     end(status) {
       span.setAttribute('http.response.status_code', status);
-      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      if (status >= 500) span.setStatus({ code: otel().SpanStatusCode.ERROR });
       span.end();
     },
   };

@@ -1,10 +1,11 @@
-import { trace, type Tracer } from '@opentelemetry/api';
+import type { Tracer } from '@opentelemetry/api';
+import { otel } from './otel-api.ts';
 import type { SessionFactory } from '../server/calls.ts';
 import { CallTrace } from './call-trace.ts';
 import { TRACER_NAME } from './trace-context.ts';
 
 /** Whether spans of `tracer` are recorded (an SDK is registered): a no-op tracer costs nothing, so nothing is attached. */
-export function tracingActive(tracer: Tracer = trace.getTracer(TRACER_NAME)): boolean {
+export function tracingActive(tracer: Tracer = otel().trace.getTracer(TRACER_NAME)): boolean {
   const probe = tracer.startSpan('hiwar.probe');
   const on = probe.isRecording();
   // Not ended: an unended span is never exported, so the probe leaves no trace behind.
@@ -17,7 +18,7 @@ export function tracingActive(tracer: Tracer = trace.getTracer(TRACER_NAME)): bo
  * records spans.
  */
 export function traceSessions(inner: SessionFactory, o: { tracer?: Tracer } = {}): SessionFactory {
-  const tracer = o.tracer ?? trace.getTracer(TRACER_NAME);
+  const tracer = o.tracer ?? otel().trace.getTracer(TRACER_NAME);
   if (!tracingActive(tracer)) return inner;
   return async (transport) => {
     const session = await inner(transport);

@@ -1,4 +1,4 @@
-import { Subject } from 'rxjs';
+import { Subject } from '../rx.ts';
 import type { Clock } from '../transport/clock.ts';
 import { withDefaults } from '../options.ts';
 

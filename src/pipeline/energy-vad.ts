@@ -1,4 +1,4 @@
-import { Subject } from 'rxjs';
+import { Subject } from '../rx.ts';
 import type { AudioFrame } from '../audio/frame.ts';
 import { withDefaults } from '../options.ts';
 import { meanLevel } from '../service/ws/listen-uplink.ts';

@@ -1,4 +1,4 @@
-import { Subject } from 'rxjs';
+import { Subject } from '../rx.ts';
 import type { AudioFrame } from '../audio/frame.ts';
 import { Endpointer } from '../audio/endpointer.ts';
 import { createResampler, type StreamResampler } from '../audio/resample.ts';

@@ -1,4 +1,4 @@
-import { Subscription } from 'rxjs';
+import { Subscription } from '../rx.ts';
 import { bytesToPcm } from '../audio/wav.ts';
 import { collectPcm } from '../service/rest/audio-stream.ts';
 import type { ServiceClient } from '../service/client.ts';

@@ -1,4 +1,4 @@
-import { Subject, type Observable, type Subscription } from 'rxjs';
+import { Subject, type Observable, type Subscription } from '../rx.ts';
 import type { AudioFrame } from '../audio/frame.ts';
 import { createResampler, type StreamResampler } from '../audio/resample.ts';
 import type { ServiceClient } from '../service/client.ts';

@@ -1,18 +1,41 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
 
-/** A key the sandbox accepts, as written in a --keys file. */
-export const keySpecSchema = z.object({
-  key: z.string().min(8),
-  region: z.enum(['global', 'uae']).default('global'),
-  credits: z.number().nonnegative().default(1_000_000),
-  /** Endpoint path prefixes this key may call; absent = every endpoint. */
-  allow: z.array(z.string()).optional(),
-  concurrency: z.number().int().positive().default(4),
-});
-/** One key the sandbox accepts: the key, its region, credits, concurrency and allowed endpoints. */
-export type KeySpec = z.input<typeof keySpecSchema>;
 export type Region = 'global' | 'uae';
+const REGIONS: readonly Region[] = ['global', 'uae'];
+
+/** One key the sandbox accepts: the key, its region, credits, concurrency and allowed endpoints. */
+export interface KeySpec {
+  key: string;
+  region?: Region | undefined;
+  credits?: number | undefined;
+  /** Endpoint path prefixes this key may call; absent = every endpoint. */
+  allow?: string[] | undefined;
+  concurrency?: number | undefined;
+}
+/** A key with its defaults filled in. */
+type FullKeySpec = Required<Omit<KeySpec, 'allow'>> & Pick<KeySpec, 'allow'>;
+
+/**
+ * A key as written in a --keys file or given to `startSandbox`, checked and with its defaults
+ * (region global, a million credits, 4 sessions at once); the error names the bad field. Checked
+ * by hand rather than with zod: every sandbox checks its keys, and zod is 95 modules to load.
+ */
+function keySpec(raw: unknown, where: string): FullKeySpec {
+  const bad = (field: string, what: string): never => {
+    throw new Error(`${where}.${field}: ${what}`);
+  };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${where}: expected an object with a "key"`);
+  const r = raw as Record<string, unknown>;
+  if (typeof r.key !== 'string' || r.key.length < 8) bad('key', 'expected a string of at least 8 characters');
+  const region = r.region ?? 'global';
+  if (!REGIONS.includes(region as Region)) bad('region', `expected one of ${REGIONS.map((x) => `"${x}"`).join(', ')}`);
+  const credits = r.credits ?? 1_000_000;
+  if (typeof credits !== 'number' || !Number.isFinite(credits) || credits < 0) bad('credits', 'expected a number of at least 0');
+  if (r.allow !== undefined && (!Array.isArray(r.allow) || r.allow.some((a) => typeof a !== 'string'))) bad('allow', 'expected an array of endpoint paths');
+  const concurrency = r.concurrency ?? 4;
+  if (typeof concurrency !== 'number' || !Number.isInteger(concurrency) || concurrency <= 0) bad('concurrency', 'expected a whole number above 0');
+  return { key: r.key as string, region: region as Region, credits: credits as number, concurrency: concurrency as number, ...(r.allow ? { allow: r.allow as string[] } : {}) };
+}
 
 export class KeyState {
   credits: number;
@@ -20,7 +43,7 @@ export class KeyState {
   /** Most sessions held at once, and sessions refused at the limit (429 / 42901): for tests of callers' budgets. */
   peak = 0;
   refused = 0;
-  constructor(readonly spec: z.output<typeof keySpecSchema>) {
+  constructor(readonly spec: FullKeySpec) {
     this.credits = spec.credits;
   }
 
@@ -62,10 +85,10 @@ export class KeyStore {
   private readonly keys = new Map<string, KeyState>();
 
   constructor(specs: KeySpec[]) {
-    for (const s of specs) {
-      const spec = keySpecSchema.parse(s);
+    specs.forEach((s, i) => {
+      const spec = keySpec(s, `sandbox key ${i}`);
       this.keys.set(spec.key, new KeyState(spec));
-    }
+    });
   }
 
   /** The key's state when it exists in this region. */
@@ -92,10 +115,6 @@ export function parseKeysFile(json: string): KeySpec[] {
   } catch (err) {
     throw new Error(`keys file is not valid JSON: ${(err as Error).message}`);
   }
-  const parsed = z.array(keySpecSchema).safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`keys file: entry ${issue.path.join('.')}: ${issue.message}`);
-  }
-  return parsed.data;
+  if (!Array.isArray(data)) throw new Error('keys file: expected an array of keys');
+  return data.map((entry, i) => keySpec(entry, `keys file: entry ${i}`));
 }

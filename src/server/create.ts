@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Subject, type Observable } from 'rxjs';
+import { Subject, type Observable } from '../rx.ts';
 import type { Llm } from '../llm/types.ts';
 import type { SandboxOptions } from '../sandbox/index.ts';
 import { ServiceClient } from '../service/client.ts';

@@ -1,4 +1,4 @@
-import { Subscription } from 'rxjs';
+import { Subject, Subscription, type Observable } from '../rx.ts';
 import type { Llm } from '../llm/types.ts';
 import { createLocalVad, type CallerVad } from '../pipeline/local-vad.ts';
 import { SpeakerFatal } from '../pipeline/speaker.ts';
@@ -9,7 +9,6 @@ import type { CollectTask, TaskResult } from '../tasks/types.ts';
 import { realClock, type Clock } from '../transport/clock.ts';
 import { ResamplingOutput } from '../transport/resampling-output.ts';
 import type { CallControl, CallInfo, Transport } from '../transport/types.ts';
-import { Subject, type Observable } from 'rxjs';
 import type { Agent } from './agent.ts';
 import { AnswerDetection } from './answer-detection.ts';
 import { CallActions } from './call-actions.ts';

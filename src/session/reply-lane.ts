@@ -1,4 +1,4 @@
-import { Observable, Subject, Subscription, switchMap } from 'rxjs';
+import { Observable, Subject, Subscription, switchMap } from '../rx.ts';
 import type { UserTurn } from '../pipeline/turns.ts';
 
 /** What the session is asked to say: a reply to a caller turn, a fixed line, or a model reply. */

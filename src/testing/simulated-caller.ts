@@ -1,4 +1,4 @@
-import { Subject } from 'rxjs';
+import { Subject } from '../rx.ts';
 import { encodeWav } from '../audio/wav.ts';
 import { CallerAudio } from '../transport/caller-audio.ts';
 import type { Clock } from '../transport/clock.ts';

@@ -1,4 +1,4 @@
-import { Observable, Subject } from 'rxjs';
+import { Observable, Subject } from '../rx.ts';
 import type { AudioFrame } from '../audio/frame.ts';
 
 /** How much caller audio is kept until the session listens. */

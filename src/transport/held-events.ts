@@ -1,4 +1,4 @@
-import { Observable, Subject } from 'rxjs';
+import { Observable, Subject } from '../rx.ts';
 import type { TransportEvent } from './types.ts';
 
 /**

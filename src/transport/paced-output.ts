@@ -1,4 +1,4 @@
-import { BehaviorSubject, type Observable } from 'rxjs';
+import { BehaviorSubject, type Observable } from '../rx.ts';
 import type { AudioFrame } from '../audio/frame.ts';
 import type { Clock } from './clock.ts';
 import type { PlaybackUpdate, TransportOutput } from './types.ts';

@@ -4,7 +4,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { Subject } from 'rxjs';
+import { Subject } from '../helpers/rx.ts';
 import { mixdown, rolesOf, splitRecording } from '../../src/analytics/channels.ts';
 import { AnalyticsError, verdictOf } from '../../src/analytics/failures.ts';
 import { jobIdFor, parseJob } from '../../src/analytics/job.ts';

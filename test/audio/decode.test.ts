@@ -8,7 +8,7 @@ import { AudioDecodeError, readAudioFile } from '../../src/audio/decode.ts';
 import { encodeWav } from '../../src/audio/wav.ts';
 import { ScaledClock } from '../../src/transport/clock.ts';
 import { WavFileTransport } from '../../transports/local/wav-file.ts';
-import { firstValueFrom, toArray } from 'rxjs';
+import { firstValueFrom, toArray } from '../helpers/rx.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hiwar-decode-'));
 // One second: a 440 Hz tone for 0.5 s, then silence; at 44.1 kHz stereo (the right channel quieter).

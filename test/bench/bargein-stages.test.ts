@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { performance } from 'node:perf_hooks';
-import { Subject } from 'rxjs';
+import { Subject } from '../helpers/rx.ts';
 import type { AgentSession } from '../../src/session/agent-session.ts';
 import type { SessionEvent } from '../../src/session/events.ts';
 import { BargeStageRecorder, stageRows } from '../../bench/bargein-stages.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { filter, firstValueFrom } from 'rxjs';
+import { filter, firstValueFrom } from '../helpers/rx.ts';
 import { hiwar } from '../helpers/processes.ts';
 import { runSandboxProcess } from '../helpers/sandbox-process.ts';
 

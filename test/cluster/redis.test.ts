@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Subject } from 'rxjs';
+import { Subject } from '../helpers/rx.ts';
 import type { Redis } from 'ioredis';
 import { ClusterAdmission } from '../../src/cluster/admission.ts';
 import { connectRedis } from '../../src/cluster/redis.ts';

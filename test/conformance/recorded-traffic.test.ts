@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { firstValueFrom, toArray } from 'rxjs';
+import { firstValueFrom, toArray } from '../helpers/rx.ts';
 import WebSocket from 'ws';
 import { concatPcm, silence } from '../../src/audio/pcm.ts';
 import { encodeWav, pcmToBytes } from '../../src/audio/wav.ts';

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { filter, firstValueFrom, toArray } from 'rxjs';
+import { filter, firstValueFrom, toArray } from '../helpers/rx.ts';
 import type { WebSocket } from 'ws';
 import { encodeWav } from '../../src/audio/wav.ts';
 import { AuthenticationError, type ListenEvent, type TtsEvent } from '../../src/service/index.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { filter, firstValueFrom, toArray } from 'rxjs';
+import { filter, firstValueFrom, toArray } from '../helpers/rx.ts';
 import WebSocket from 'ws';
 import { mulaw } from '../../src/audio/g711.ts';
 import { concatPcm, silence } from '../../src/audio/pcm.ts';

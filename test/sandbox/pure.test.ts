@@ -91,6 +91,14 @@ test('keys file: clear errors for bad JSON and bad entries', () => {
   assert.throws(() => parseKeysFile('[{"key":"k"}]'), /entry 0\.key/);
   assert.throws(() => parseKeysFile('[{"key":"long-enough","region":"mars"}]'), /entry 0\.region/);
   assert.equal(parseKeysFile('[{"key":"long-enough"}]')[0]!.key, 'long-enough');
+  assert.throws(() => parseKeysFile('{"key":"long-enough"}'), /expected an array/);
+  assert.throws(() => parseKeysFile('[{"key":"long-enough"}, 7]'), /entry 1: expected an object/);
+  assert.throws(() => parseKeysFile('[{"key":"long-enough","credits":-1}]'), /entry 0\.credits/);
+  assert.throws(() => parseKeysFile('[{"key":"long-enough","concurrency":1.5}]'), /entry 0\.concurrency/);
+  assert.throws(() => parseKeysFile('[{"key":"long-enough","allow":"/listen"}]'), /entry 0\.allow/);
+  // The defaults a key without them gets, and nothing the file adds beyond the known fields.
+  assert.deepEqual(parseKeysFile('[{"key":"long-enough","note":"x"}]'), [{ key: 'long-enough', region: 'global', credits: 1_000_000, concurrency: 4 }]);
+  assert.throws(() => new KeyStore([{ key: 'short' }]), /sandbox key 0\.key: expected a string of at least 8 characters/);
 });
 
 test('listen parameters: the live service rules', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { filter, firstValueFrom } from 'rxjs';
+import { filter, firstValueFrom } from '../helpers/rx.ts';
 import type { WebSocket } from 'ws';
 import { encodeWav } from '../../src/audio/wav.ts';
 import { ServiceClient } from '../../src/service/index.ts';

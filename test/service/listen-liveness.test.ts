@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { filter, firstValueFrom } from 'rxjs';
+import { filter, firstValueFrom } from '../helpers/rx.ts';
 import { WebSocketServer } from 'ws';
 import { ServiceClient, type ListenEvent } from '../../src/service/index.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';

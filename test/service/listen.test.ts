@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { firstValueFrom, filter, toArray } from 'rxjs';
+import { firstValueFrom, filter, toArray } from '../helpers/rx.ts';
 import type { WebSocket } from 'ws';
 import { AuthenticationError, ServiceClient, ValidationError, type ListenEvent } from '../../src/service/index.ts';
 import { KEY, startFake, type Fake, type Recorded } from '../helpers/fake-service.ts';

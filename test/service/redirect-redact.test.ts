@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { firstValueFrom, toArray } from 'rxjs';
+import { firstValueFrom, toArray } from '../helpers/rx.ts';
 import { ProtocolError, redact } from '../../src/service/index.ts';
 import { KEY, json, startFake, type Fake } from '../helpers/fake-service.ts';
 

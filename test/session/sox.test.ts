@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { firstValueFrom, toArray } from 'rxjs';
+import { firstValueFrom, toArray } from '../helpers/rx.ts';
 import { concatPcm } from '../../src/audio/pcm.ts';
 import { decodeWav, encodeWav } from '../../src/audio/wav.ts';
 import { ScaledClock } from '../../src/transport/clock.ts';

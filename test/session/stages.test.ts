@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Subject } from 'rxjs';
+import { Subject } from '../helpers/rx.ts';
 import callCentre from '../../agents/call-centre/index.ts';
 import type { AudioFrame } from '../../src/audio/frame.ts';
 import type { SpeechSink } from '../../src/pipeline/playout.ts';

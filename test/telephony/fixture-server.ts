@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before } from 'node:test';
-import { Subject } from 'rxjs';
+import { Subject } from '../helpers/rx.ts';
 import WebSocket from 'ws';
 import { AgentServer } from '../../src/server/server.ts';
 import { CallTokens } from '../../src/server/tokens.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { firstValueFrom, toArray } from 'rxjs';
+import { firstValueFrom, toArray } from '../helpers/rx.ts';
 import type { AudioFrame } from '../../src/audio/frame.ts';
 import { DtmfCollector } from '../../src/pipeline/dtmf.ts';
 import { CallerAudio } from '../../src/transport/caller-audio.ts';

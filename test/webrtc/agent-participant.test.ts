@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { firstValueFrom, toArray } from 'rxjs';
+import { firstValueFrom, toArray } from '../helpers/rx.ts';
 import type { TransportEvent } from '../../src/transport/types.ts';
 import { AGENT_CODEC, AgentParticipant } from '../../transports/webrtc/agent-participant.ts';
 import { requireMediasoup, type ms } from '../../transports/webrtc/mediasoup.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { lastValueFrom } from 'rxjs';
+import { lastValueFrom } from '../helpers/rx.ts';
 import type { TransportEvent } from '../../src/transport/types.ts';
 import { AGENT_CODEC, AgentParticipant } from '../../transports/webrtc/agent-participant.ts';
 import { requireMediasoup, type ms } from '../../transports/webrtc/mediasoup.ts';

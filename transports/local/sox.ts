@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ReplaySubject } from 'rxjs';
+import { ReplaySubject } from '../../src/rx.ts';
 import { CallerAudio } from '../../src/transport/caller-audio.ts';
 import type { Clock } from '../../src/transport/clock.ts';
 import { PacedOutput } from '../../src/transport/paced-output.ts';

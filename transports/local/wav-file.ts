@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { Subject } from 'rxjs';
+import { Subject } from '../../src/rx.ts';
 import { openAudioStream, type AudioStream } from '../../src/audio/decode.ts';
 import { encodeWav } from '../../src/audio/wav.ts';
 import { CallerAudio } from '../../src/transport/caller-audio.ts';

@@ -2,7 +2,7 @@
  * The agent's side of a media stream (its options, where its messages go, and the paced output
  * itself), shared by every platform's `MediaStreamTransport` (`media-stream.ts`).
  */
-import { BehaviorSubject, type Observable } from 'rxjs';
+import { BehaviorSubject, type Observable } from '../../src/rx.ts';
 import type { AudioFrame } from '../../src/audio/frame.ts';
 import { armTimer, realClock, type Clock } from '../../src/transport/clock.ts';
 import type { PlaybackUpdate, TransportOutput } from '../../src/transport/types.ts';

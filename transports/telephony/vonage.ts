@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { jwtVerify } from 'jose';
 import { safeEqual } from '../../src/server/tokens.ts';
 import { dtmfDigit, json, parseJson, SUMMARY_HEADER, summaryHeaderValue, WEBHOOK_CLOCK_SKEW_S, WEBHOOK_MAX_AGE_S, type Inbound, type MediaFormat, type TelephonyProvider } from './provider.ts';
 
@@ -89,6 +88,9 @@ export const vonage: TelephonyProvider = {
     const auth = String(ctx.req.headers.authorization ?? '');
     const token = /^Bearer (.+)$/i.exec(auth)?.[1];
     if (!token) return false;
+    // jose (46 modules) loads with the first Vonage webhook, not with every server
+    // (docs/testing.md, "Figures: start-up").
+    const { jwtVerify } = await import('jose');
     let jti: string | undefined;
     try {
       // Issued within the last five minutes (a captured JWT is useless after), unexpired when it

@@ -1,4 +1,4 @@
-import { Subject, type Observable } from 'rxjs';
+import { Subject, type Observable } from '../../src/rx.ts';
 import type { AudioFrame } from '../../src/audio/frame.ts';
 import { PlayoutMarks } from '../../src/transport/playout-marks.ts';
 import type { PlaybackUpdate, TransportOutput } from '../../src/transport/types.ts';

@@ -1,4 +1,4 @@
-import { Observable, Subject } from 'rxjs';
+import { Observable, Subject } from '../../rx.ts';
 
 /**
  * A Subject that holds events until someone subscribes. A socket's first frames (Metadata on

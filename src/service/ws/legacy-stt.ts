@@ -1,4 +1,4 @@
-import { filter, firstValueFrom, type Observable } from 'rxjs';
+import { filter, firstValueFrom, type Observable } from '../../rx.ts';
 import type WebSocket from 'ws';
 import type { ServiceConfig } from '../config.ts';
 import { ProtocolError, ValidationError, redact } from '../errors.ts';

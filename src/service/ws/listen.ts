@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { filter, firstValueFrom, type Observable } from 'rxjs';
+import { filter, firstValueFrom, type Observable } from '../../rx.ts';
 import type WebSocket from 'ws';
 import type { ServiceConfig } from '../config.ts';
 import { ProtocolError, ValidationError, redact } from '../errors.ts';

@@ -1,4 +1,5 @@
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
+import { lazyRequire } from '../../lazy-require.ts';
 import type { ServiceConfig, WsAuthMode } from '../config.ts';
 import {
   AuthenticationError,
@@ -8,6 +9,9 @@ import {
   parseErrorBody,
   redact,
 } from '../errors.ts';
+
+/** ws and its native bufferutil, loaded with the first socket. */
+const loadWs = lazyRequire<typeof WebSocket>('ws');
 
 export interface SocketCallOptions {
   /** How the key travels; each socket accepts the forms the spec lists for it. */
@@ -49,7 +53,7 @@ export function openSocket(cfg: ServiceConfig, spec: OpenSpec, opts: SocketCallO
   if (spec.auth === 'token') url.searchParams.set('token', cfg.apiKey);
 
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers, handshakeTimeout: opts.timeoutMs ?? cfg.timeoutMs });
+    const ws = new (loadWs())(url, { headers, handshakeTimeout: opts.timeoutMs ?? cfg.timeoutMs });
     ws.binaryType = 'nodebuffer';
     const fail = (err: Error) => {
       cleanup();

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { importPKCS8, SignJWT } from 'jose';
 import { platformRequest, readStatus, required } from './http.ts';
 import type { OutboundPlatform, OutboundStatus } from './types.ts';
 
@@ -84,6 +83,8 @@ export function vonageOutbound(o: VonageOutboundOptions = {}): OutboundPlatform 
   async function token(): Promise<string> {
     const appId = required('vonage', o.applicationId ?? process.env.VONAGE_APPLICATION_ID, 'application id', 'VONAGE_APPLICATION_ID');
     const pem = required('vonage', o.privateKey ?? process.env.VONAGE_PRIVATE_KEY ?? keyFile(), 'application private key', 'VONAGE_PRIVATE_KEY or VONAGE_PRIVATE_KEY_PATH');
+    // jose loads with the first outbound Vonage call, not with every server that could make one.
+    const { importPKCS8, SignJWT } = await import('jose');
     try {
       return await new SignJWT({ application_id: appId })
         .setProtectedHeader({ alg: 'RS256', typ: 'JWT' })
