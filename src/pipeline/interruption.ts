@@ -24,7 +24,7 @@ export interface InterruptionOptions {
    * @default false
    */
   localVad?: boolean | 'silero' | 'energy';
-  /** The energy detector's level and durations, with `localVad: 'energy'`. @default ENERGY_VAD_DEFAULTS */
+  /** The energy detector's level, noise floor, echo and durations, with `localVad: 'energy'`. @default ENERGY_VAD_DEFAULTS */
   energyVad?: EnergyVadOptions;
   /**
    * Words that confirm an interruption.

@@ -17,6 +17,8 @@ export interface CallerVad {
   start(): Promise<void>;
   /** One caller frame. */
   push(frame: AudioFrame): void;
+  /** One frame of the agent's voice as it is written to the line, for a detector that tells its echo from the caller. */
+  playing?(frame: AudioFrame): void;
   /** Frees the detector; `speech$` completes. */
   close(): void;
 }

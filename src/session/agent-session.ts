@@ -126,7 +126,8 @@ export class AgentSession implements SessionControl {
     };
     this.stt = opts.stages?.recognizer ?? buildStt(agent, client, transport.inputRate, this.clock);
     this.localVad = createLocalVad(agent.interruption, transport.inputRate, this.clock);
-    this.output = new ResamplingOutput(transport.output);
+    // What goes to the line is what can come back as echo: the local detector hears it (energy only).
+    this.output = new ResamplingOutput(transport.output, this.localVad?.playing ? (f) => this.localVad!.playing!(f) : undefined);
     this.keypad = new Keypad(agent.dtmf, {
       clock: this.clock,
       agent: () => this.agent,

@@ -24,7 +24,14 @@ export class ResamplingOutput implements TransportOutput {
   private failure: Error | undefined;
   private lastTime = 0;
 
-  constructor(readonly inner: TransportOutput) {}
+  /**
+   * @param onWrite sees each frame as it goes to the transport, at its rate (the energy detector
+   *   hears the agent's echo by it)
+   */
+  constructor(
+    readonly inner: TransportOutput,
+    private readonly onWrite?: (frame: AudioFrame) => void,
+  ) {}
 
   /** The transport's rate; `write` takes frames at any rate. */
   get sampleRate(): number {
@@ -72,11 +79,16 @@ export class ResamplingOutput implements TransportOutput {
   }
 
   private forward(frame: AudioFrame): void {
-    if (frame.sampleRate === this.sampleRate) return this.inner.write(frame);
+    if (frame.sampleRate === this.sampleRate) return this.send(frame);
     const samples = this.ready.get(frame.sampleRate)!.push(frame.samples);
     this.dirty.add(frame.sampleRate);
     this.lastTime = frame.time;
-    if (samples.length) this.inner.write({ samples, sampleRate: this.sampleRate, time: frame.time });
+    if (samples.length) this.send({ samples, sampleRate: this.sampleRate, time: frame.time });
+  }
+
+  private send(frame: AudioFrame): void {
+    this.inner.write(frame);
+    this.onWrite?.(frame);
   }
 
   /** Brings out what the filters still hold (a few ms), then marks the transport. */
@@ -84,7 +96,7 @@ export class ResamplingOutput implements TransportOutput {
     if (this.waiting) await this.chain;
     for (const rate of this.dirty) {
       const tail = this.ready.get(rate)!.push(new Int16Array(Math.round((rate * FLUSH_MS) / 1000)));
-      if (tail.length) this.inner.write({ samples: tail, sampleRate: this.sampleRate, time: this.lastTime });
+      if (tail.length) this.send({ samples: tail, sampleRate: this.sampleRate, time: this.lastTime });
     }
     this.dirty.clear();
     return this.inner.mark(id);

@@ -57,6 +57,7 @@ class ScriptRecognizer implements Recognizer {
 class HumVoice implements AgentVoice {
   readonly socketRate = RATE;
   readonly said: string[] = [];
+  constructor(private readonly level = 300) {}
   async start(): Promise<void> {}
   async close(): Promise<void> {}
   async render(text: string) {
@@ -73,7 +74,7 @@ class HumVoice implements AgentVoice {
     }
   }
   private audio(text: string): Int16Array {
-    return new Int16Array(Math.round((text.length * 40 * RATE) / 1000)).fill(300);
+    return new Int16Array(Math.round((text.length * 40 * RATE) / 1000)).fill(this.level);
   }
 }
 
@@ -126,7 +127,7 @@ class LoggingRecognizer extends ScriptRecognizer {
 }
 
 /** The caller cuts into the greeting; when each interruption event came (caller seconds), and the caller's line. */
-async function bargeIn(localVad: 'energy' | false, log?: string[]) {
+async function bargeIn(localVad: 'energy' | false, log?: string[], humLevel?: number) {
   const clock = new SteadyScaledClock(3);
   const line = 'لحظة من فضلك';
   const caller = new SimulatedCaller(RATE, [{ say: line, bargeInAfterMs: 400 }, { hangup: true }], new Map([[line, new Int16Array(RATE * 0.6).fill(4000)]]), clock);
@@ -136,7 +137,7 @@ async function bargeIn(localVad: 'energy' | false, log?: string[]) {
     agent: { ...callCentre, interruption: { ...callCentre.interruption, localVad } },
     clock,
     logger: createLogger('silent'),
-    stages: { recognizer: log ? new LoggingRecognizer(clock, [line], log) : new ScriptRecognizer(clock, [line], false), voice: () => new HumVoice() },
+    stages: { recognizer: log ? new LoggingRecognizer(clock, [line], log) : new ScriptRecognizer(clock, [line], false), voice: () => new HumVoice(humLevel) },
   });
   const events: { kind: string; at: number }[] = [];
   session.events$.subscribe((e) => {
@@ -170,6 +171,13 @@ test("localVad 'energy': the frame that completes the detector's minSpeechMs pau
   const loudMs = log.slice(0, paused).reduce((ms, e) => ms + Number(e.split(' ')[1]), 0);
   assert.ok(loudMs < ENERGY_VAD_DEFAULTS.minSpeechMs, `${loudMs} ms of loud audio reached the recognizer before the pause: ${log.slice(0, paused + 1).join(', ')}`);
   assert.ok(loudMs >= ENERGY_VAD_DEFAULTS.minSpeechMs - 20, `${loudMs} ms: the frames before the deciding one`);
+});
+
+test("localVad 'energy': the session tells the detector what the agent plays; a caller no louder than its echo could be does not pause it (words still cut)", async () => {
+  // The agent hums at 16000 (84 dB); the caller's 4000 (72 dB) is 12 dB under it: as loud as the
+  // echo the detector assumes (echoReturnLossDb), so not the caller by level alone.
+  const { events } = await bargeIn('energy', undefined, 16000);
+  assert.deepEqual(events.map((e) => e.kind).slice(0, 1), ['confirmed'], JSON.stringify(events));
 });
 
 test('without a local VAD the same recognizer (no SpeechStarted) pauses nothing: the cut waits for its words', async () => {
