@@ -198,6 +198,8 @@ export interface SpanConditions {
   loadBefore: number;
   loadAfter: number;
   runQueueWaitMs: number | null;
+  /** That wait as a share of the process's runnable time (null off Linux). */
+  runQueueWaitShare: number | null;
   affinity: Affinity;
   rig: RigWait | null;
 }
@@ -212,13 +214,15 @@ export function conditions(rigPids: number[] = []): { end(): SpanConditions } {
   return {
     end() {
       const w = waitOf(start.sched, schedstat());
-      return { loadBefore, loadAfter: loadAvg(), runQueueWaitMs: w ? Math.round(w.waitNs / 1e6) : null, affinity: affinityNow([process.pid], rigPids), rig: rigWaitOf(start) };
+      const share = w?.share === undefined ? null : round2(w.share);
+      return { loadBefore, loadAfter: loadAvg(), runQueueWaitMs: w ? Math.round(w.waitNs / 1e6) : null, runQueueWaitShare: share, affinity: affinityNow([process.pid], rigPids), rig: rigWaitOf(start) };
     },
   };
 }
 
 /** The conditions of a span in a few words: load, hiwar's run-queue wait, the CPUs, the rig's wait. */
 export function spanLine(c: SpanConditions): string {
-  return `load ${c.loadBefore} → ${c.loadAfter}, run-queue wait ${c.runQueueWaitMs ?? '–'} ms; ${affinityLine(c.affinity)}${c.rig ? `; ${rigLine(c.rig)}` : ''}`;
+  const share = c.runQueueWaitShare === null ? '' : ` (${Math.round(c.runQueueWaitShare * 100)} %${c.runQueueWaitShare > STARVED_WAIT_SHARE ? ', STARVED' : ''})`;
+  return `load ${c.loadBefore} → ${c.loadAfter}, run-queue wait ${c.runQueueWaitMs ?? '–'} ms${share}; ${affinityLine(c.affinity)}${c.rig ? `; ${rigLine(c.rig)}` : ''}`;
 }
 

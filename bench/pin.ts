@@ -13,7 +13,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 
 /** What `pin=` asked for: the automatic split, none, or explicit CPU lists. */
 export type PinOption = { mode: 'auto' } | { mode: 'off' } | { mode: 'cpus'; server: number[]; rig: number[] };
@@ -124,6 +124,17 @@ function pinnedNote(server: number[], rig: number[], how: string): string {
   return `pin: hiwar on CPU ${formatCpuList(server)}, the rig (callers, fake service) on CPU ${formatCpuList(rig)} (${how})`;
 }
 
+/**
+ * A warning for the pin line when the machine is busy with other work (1-minute load at or above
+ * its CPUs): pinning keeps the rig off hiwar's CPU, not the rest of the machine, and a pinned
+ * process can no longer move to another CPU when its own is taken.
+ */
+export function busyNote(load1: number, cpus: number, pinned: boolean): string {
+  if (load1 < cpus) return '';
+  const what = pinned ? 'other work shares hiwar\'s CPU, which it cannot leave' : 'other work shares every CPU';
+  return `; load ${load1.toFixed(2)} on ${cpus} CPUs: ${what}, so these figures are the machine's before they are hiwar's`;
+}
+
 /** The value of `pin=` that gives a child process this same plan (it re-pins itself and its own rig). */
 export function pinArg(plan: PinPlan): string {
   return plan.pinned ? `pin=${formatCpuList(plan.server)}/${formatCpuList(plan.rig)}` : 'pin=off';
@@ -182,7 +193,7 @@ export function pinBench(value: string | undefined, o: { self: 'server' | 'rig' 
   const plan = planPin(parsePin(value), machine(), o.serverCores ?? 1);
   if (plan.pinned && o.self !== 'none') pinProcess(process.pid, o.self === 'server' ? plan.server : plan.rig);
   // Once per bench: the latency rows and the headline's two routes resolve it again.
-  if (plan.note !== active?.note) console.log(plan.note);
+  if (plan.note !== active?.note) console.log(`${plan.note}${busyNote(loadavg()[0]!, machine().cpus.length, plan.pinned)}`);
   active = plan;
   return plan;
 }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { affinityLine, conditionsOf, conditionsStart, rigLine } from '../../bench/conditions.ts';
-import { affinityOf, chooseSplit, formatCpuList, machine, parseCpuList, parsePin, pinArg, pinProcess, planPin, tasksetPidArgv, tasksetSpawnArgv } from '../../bench/pin.ts';
+import { affinityOf, busyNote, chooseSplit, formatCpuList, machine, parseCpuList, parsePin, pinArg, pinProcess, planPin, tasksetPidArgv, tasksetSpawnArgv } from '../../bench/pin.ts';
 
 test('pin= parses auto (the default), off and <server cpus>/<rig cpus>; bad values say what is expected', () => {
   assert.deepEqual(parsePin(undefined), { mode: 'auto' });
@@ -66,6 +66,12 @@ test('the plan: pinned with its split printed, or unpinned with the reason in on
   assert.deepEqual([explicit.pinned, explicit.server, explicit.rig], [true, [0], [1]]);
   assert.match(explicit.note, /\(pin=0\/1\)/);
   assert.throws(() => planPin({ mode: 'cpus', server: [0], rig: [1] }, { cpus: [0, 1], taskset: false }), /needs taskset/);
+});
+
+test('the pin line warns when other work loads the machine (load at or above its CPUs)', () => {
+  assert.equal(busyNote(1.9, 2, true), '');
+  assert.match(busyNote(7.5, 2, true), /; load 7\.50 on 2 CPUs: other work shares hiwar's CPU, which it cannot leave, so these figures are the machine's/);
+  assert.match(busyNote(2, 2, false), /other work shares every CPU/);
 });
 
 test("taskset's argv: a child started on a list, a running process moved with all its threads", () => {
