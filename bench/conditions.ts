@@ -154,7 +154,7 @@ export function affinityLine(a: Affinity): string {
 export function rigLine(r: RigWait): string {
   if (r.runQueueWaitShare === null) return 'rig run-queue wait unknown';
   const pct = `${r.runQueueWaitMs} ms (${Math.round(r.runQueueWaitShare * 100)} %)`;
-  return r.starved ? `rig run-queue wait ${pct}: RIG STARVED, its callers sent and read late through no fault of hiwar` : `rig run-queue wait ${pct}`;
+  return r.starved ? `rig run-queue wait ${pct}: RIG STARVED, the far end (callers, fake service) ran late through no fault of hiwar` : `rig run-queue wait ${pct}`;
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;

@@ -245,7 +245,7 @@ async function row(calls: number, turnsPerCall: number, { phases, warmup, stream
       spansMean: { all: meanSpans(tails), slowest5pc: meanSpans(slowest(tails, 0.05)) },
     };
     const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
-    table(`latency: ${res.turns} turns in ${calls} concurrent calls, ${stream ? 'streamed reply (10–40 ms token gaps, tool call)' : 'whole reply after the first token (stream=0)'}, ${spanLine(res.conditions)}${phases > 1 ? ` on ${phases} frame phases` : ', every frame in one tick (phases=1)'}, ${warm ? `after ${warm.turns} unmeasured turns of ${warm.calls} calls (warmup=)` : 'cold process (warmup=0)'}, fake delays stt ${delays.sttMs} llm ${delays.llmMs} tts ${delays.ttsMs} ms (p50 / p95 / p99, ms)`, [
+    table(`latency: ${res.turns} turns in ${calls} concurrent calls, ${stream ? 'streamed reply (10–40 ms token gaps, tool call)' : 'whole reply after the first token (stream=0)'}, ${spanLine(res.conditions)}; ${phases > 1 ? `on ${phases} frame phases` : 'every frame in one tick (phases=1)'}, ${warm ? `after ${warm.turns} unmeasured turns of ${warm.calls} calls (warmup=)` : 'cold process (warmup=0)'}, fake delays stt ${delays.sttMs} llm ${delays.llmMs} tts ${delays.ttsMs} ms (p50 / p95 / p99, ms)`, [
       ['voice-to-voice', f(res.voiceToVoice), ''],
       ['framework-added', f(res.added), warm ? `p50 ≤ ${LATENCY_TARGETS.addedP50}, p99 ≤ ${LATENCY_TARGETS.addedP99}` : `p99 ≤ ${LATENCY_TARGETS.coldP99} (cold)`],
       ['added, caller stopwatch', f(res.addedAtCaller), 'same, measured at the line'],
