@@ -11,7 +11,9 @@
  *   Below it, where each barge-in's milliseconds went, stage by stage (bench/bargein-stages.ts),
  *   with the server's loop delay and collections over the window.
  *
- * Usage: npm run bench -- bargein [--quick] [calls=100] [transport=both|local|twilio] [seconds=30] [vad=service|energy] [vadMs=40]
+ * Usage: npm run bench -- bargein [--quick] [calls=100] [transport=both|local|twilio] [seconds=30] [vad=service|energy] [vadMs=40] [pin=auto|off|1/0]
+ * (`pin=`, bench/pin.ts: hiwar, in this process, on its own core; the callers' process and the
+ * fake on the rest; `auto` by default where the machine has two cores and taskset.)
  * (`vad=energy`: the agent's `interruption.localVad: 'energy'`, speech start heard in hiwar's
  * process from the caller's frame levels, after `vadMs` of loud audio (its `minSpeechMs`, 40 by
  * default: two frames, so never under 40 ms here); `service`, the default: the service's
@@ -20,7 +22,8 @@
 import { performance } from 'node:perf_hooks';
 import { spawnFakeService } from './fake-service.ts';
 import { benchOptions, FrameClock, pcts, round, startCall, table, type BenchAgentOptions, type BenchArgs } from './harness.ts';
-import { conditions } from './conditions.ts';
+import { conditions, spanLine } from './conditions.ts';
+import { pinBench } from './pin.ts';
 import { ENERGY_VAD_DEFAULTS } from '../src/pipeline/energy-vad.ts';
 import { telephonyRig } from './telephony-density.ts';
 import { BargeStageRecorder, stageRows } from './bargein-stages.ts';
@@ -32,24 +35,29 @@ export async function bargein({ quick, rest }: BenchArgs): Promise<Record<string
   const calls = numbers[0] ?? (quick ? 10 : 100);
   const transport = named.transport ?? 'both';
   if (!['both', 'local', 'twilio'].includes(transport)) throw new Error(`transport= is both, local or twilio, not ${transport}`);
+  // hiwar runs in this process (both transports): it takes the server's CPUs, the fake and the callers the rig's.
+  const pin = pinBench(named.pin, { self: 'server' });
   const local = transport !== 'twilio' ? await bargeinLocal(calls, quick) : undefined;
   const twilio = transport !== 'local' ? await bargeinTwilio(calls, Number(named.seconds ?? (quick ? 15 : 30)), agent) : undefined;
-  return { bench: 'bargein', quick, calls, ...(local ?? {}), ...(twilio ? { twilio } : {}), targets: BARGEIN_TARGETS };
+  return { bench: 'bargein', quick, calls, pin: { pinned: pin.pinned, server: pin.server, rig: pin.rig }, ...(local ?? {}), ...(twilio ? { twilio } : {}), targets: BARGEIN_TARGETS };
 }
 
 /** Through the Twilio route: speech start → the last agent audio on the caller's wire. */
 async function bargeinTwilio(calls: number, seconds: number, agent: BenchAgentOptions): Promise<Record<string, unknown>> {
   const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100, audioMsPerChar: 60 });
-  const conds = conditions();
   // Read by the caller process the rig forks (bench/telephony-callers.ts).
   process.env.HIWAR_BENCH_BARGE_IN = '300,1500';
   const stamps = new BargeStageRecorder();
   const rig = await telephonyRig(fake, agent, 4, undefined, stamps);
   try {
     await rig.start(calls, 'tb');
+    // The window: every caller connected. The rig (callers, fake) has its own run-queue wait.
+    const conds = conditions([fake.pid, ...rig.rigPids()]);
+    const st0 = await rig.stats();
     stamps.start();
     await new Promise((r) => setTimeout(r, seconds * 1000));
     const st = await rig.stats();
+    const windowConds = conds.end();
     stamps.stop();
     await rig.stop();
     const vad = agent.localVad ?? 'service';
@@ -59,7 +67,9 @@ async function bargeinTwilio(calls: number, seconds: number, agent: BenchAgentOp
       vad,
       vadMinSpeechMs: agent.localVad ? (agent.localVadMinSpeechMs ?? ENERGY_VAD_DEFAULTS.minSpeechMs) : null,
       seconds,
-      conditions: conds.end(),
+      conditions: windowConds,
+      /** Caller frames the callers' process itself sent over 20 ms late in the window: the rig's lateness. */
+      callerFramesSentLate: st.lateTicks - st0.lateTicks,
       bargeIns: st.bargeInToLastAudioMs.length,
       notCleared: st.bargeInsNotCleared,
       speechToLastAudioOnWireMs: pcts(st.bargeInToLastAudioMs),
@@ -68,10 +78,11 @@ async function bargeinTwilio(calls: number, seconds: number, agent: BenchAgentOp
       stages,
     };
     const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
-    table(`bargein over the Twilio route (speech start from ${res.vad === 'energy' ? `hiwar's energy detector after ${res.vadMinSpeechMs} ms of loud audio, and the service` : "the service's SpeechStarted"}): ${res.bargeIns} barge-ins in ${calls} concurrent calls over ${seconds} s (p50 / p95 / p99, ms); load ${res.conditions.loadBefore} → ${res.conditions.loadAfter}, run-queue wait ${res.conditions.runQueueWaitMs ?? '–'} ms`, [
+    table(`bargein over the Twilio route (speech start from ${res.vad === 'energy' ? `hiwar's energy detector after ${res.vadMinSpeechMs} ms of loud audio, and the service` : "the service's SpeechStarted"}): ${res.bargeIns} barge-ins in ${calls} concurrent calls over ${seconds} s (p50 / p95 / p99, ms); ${spanLine(res.conditions)}`, [
       ['speech start → last agent audio on the wire', f(res.speechToLastAudioOnWireMs), `p99 ≤ ${BARGEIN_TARGETS.speechToLastAudioOnWireP99} at ${BARGEIN_TARGETS.atCalls} calls (includes the first speech frame's 20 ms capture)`],
       ['barge-ins without a clear within 2 s', res.notCleared, '0'],
       ['caller process loop delay p99, ms', res.callerLoopP99Ms, 'the far end: a stalled caller reads late'],
+      ['caller frames the callers sent > 20 ms late', res.callerFramesSentLate, 'the far end: the rig\'s own lateness, not hiwar\'s'],
     ]);
     table(`where the milliseconds go (${stages.matched} barge-ins matched to the server's and the fake's stamps, ${stages.unmatched} not); server loop delay p50 / p99 / max ${stages.serverLoopDelayMs.p50} / ${stages.serverLoopDelayMs.p99} / ${stages.serverLoopDelayMs.max} ms; server collections ${stages.serverGc.n} (${stages.serverGc.scavenges} scavenges, ${stages.serverGc.ms} ms, longest ${stages.serverGc.maxMs} ms)`, [
       ['stage (ms)', 'p50 / p95 / p99', 'slowest 5 %: mean'],
@@ -91,6 +102,7 @@ async function bargeinLocal(calls: number, quick: boolean): Promise<Record<strin
   // Longer replies (about 1.8 s) so there is time to barge into.
   const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100, audioMsPerChar: 60 });
   try {
+    const conds = conditions([fake.pid]);
     const frames = new FrameClock();
     const running = Array.from({ length: calls }, (_, i) =>
       startCall(fake, `barge${i}`, { turns, speechMs: 400, gapMs: 300, bargeIn: { minMs: 100, maxMs: 1200 } }, frames),
@@ -114,6 +126,7 @@ async function bargeinLocal(calls: number, quick: boolean): Promise<Record<strin
       }
     });
     const res = {
+      conditions: conds.end(),
       bargeIns: toInterrupt.length,
       notInterrupted: missed,
       decisionToInterruptMs: pcts(toInterrupt),
@@ -122,7 +135,7 @@ async function bargeinLocal(calls: number, quick: boolean): Promise<Record<strin
       lateAgentFrames: running.reduce((n, c) => n + c.caller.lateAgentFrames, 0),
     };
     const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
-    table(`bargein: ${res.bargeIns} barge-ins in ${calls} concurrent calls (p50 / p95 / p99, ms)`, [
+    table(`bargein: ${res.bargeIns} barge-ins in ${calls} concurrent calls (p50 / p95 / p99, ms); ${spanLine(res.conditions)}`, [
       ['SpeechStarted sent → interrupt()', f(res.decisionToInterruptMs), `p99 ≤ ${BARGEIN_TARGETS.decisionToInterruptP99} at ${BARGEIN_TARGETS.atCalls} calls`],
       ['agent audio after interrupt()', f(res.agentAudioAfterInterruptMs), 'none'],
       ['barge-ins not interrupted', missed, '0'],

@@ -7,6 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { activePin, affinityOf, formatCpuList } from './pin.ts';
 
 /**
  * A process is starved when it spent more than this share of its runnable time waiting for a core
@@ -38,6 +39,29 @@ export interface ConditionsStart {
   load1: number;
   sched: { runNs: number; waitNs: number } | undefined;
   pids: number[];
+  /** The rig's processes (callers, fake service) and their schedstat at the start. */
+  rigPids: number[];
+  rigSched: { runNs: number; waitNs: number } | undefined;
+}
+
+/**
+ * Which CPUs the processes had at the end of a window (bench/pin.ts): read from
+ * `/proc/<pid>/task/<tid>/status` of every thread, not taken from the plan.
+ */
+export interface Affinity {
+  /** Whether the bench pinned (pin=auto or explicit lists) or ran unpinned. */
+  pinned: boolean;
+  /** CPU list of the measured process(es), and of the rig's (null when not read). */
+  server: string | null;
+  rig: string | null;
+}
+
+/** The rig's own run-queue wait over a window: a starved rig sends late and reads late, through no fault of hiwar. */
+export interface RigWait {
+  runQueueWaitMs: number | null;
+  runQueueWaitShare: number | null;
+  /** Over `STARVED_WAIT_SHARE` (unknown counts as not starved: the rig is not the process measured). */
+  starved: boolean;
 }
 
 /** The conditions of one measured window. */
@@ -55,20 +79,50 @@ export interface Conditions {
   warm: boolean;
   calls: number;
   transport: string;
+  /** The CPUs the server and the rig had. */
+  affinity: Affinity;
+  /** The rig's run-queue wait (null when the bench named no rig process). */
+  rig: RigWait | null;
 }
 
-/** Starts a window for the given processes (this one by default). */
-export function conditionsStart(pids: number[] = [process.pid]): ConditionsStart {
-  return { load1: loadavg()[0]!, sched: schedstat(pids), pids };
+/** Starts a window for the given processes (this one by default) and, apart, the rig's. */
+export function conditionsStart(pids: number[] = [process.pid], rigPids: number[] = []): ConditionsStart {
+  return { load1: loadavg()[0]!, sched: schedstat(pids), pids, rigPids, rigSched: rigPids.length ? schedstat(rigPids) : undefined };
+}
+
+/** wait / (run + wait) between two schedstat readings. */
+function waitOf(a: { runNs: number; waitNs: number } | undefined, b: { runNs: number; waitNs: number } | undefined): { waitNs: number; share: number | undefined } | undefined {
+  if (!a || !b) return undefined;
+  const waitNs = b.waitNs - a.waitNs;
+  const runNs = b.runNs - a.runNs;
+  return { waitNs, share: runNs + waitNs > 0 ? waitNs / (runNs + waitNs) : undefined };
+}
+
+/** The CPUs the server's and the rig's processes have now (every thread), and whether the bench pinned them. */
+export function affinityNow(pids: number[], rigPids: number[]): Affinity {
+  const list = (ps: number[]) => {
+    const a = ps.length ? affinityOf(ps) : undefined;
+    return a ? formatCpuList(a) : null;
+  };
+  return { pinned: activePin()?.pinned ?? false, server: list(pids), rig: list(rigPids) };
+}
+
+/** The rig's wait over a window started with `conditionsStart(…, rigPids)`; null without rig processes. */
+function rigWaitOf(start: ConditionsStart): RigWait | null {
+  if (!start.rigPids.length) return null;
+  const w = waitOf(start.rigSched, schedstat(start.rigPids));
+  return {
+    runQueueWaitMs: w ? Math.round(w.waitNs / 1e6) : null,
+    runQueueWaitShare: w?.share === undefined ? null : round2(w.share),
+    starved: w?.share !== undefined && w.share > STARVED_WAIT_SHARE,
+  };
 }
 
 /** Closes a window: load after, run-queue wait during it, starved or not. */
 export function conditionsOf(start: ConditionsStart, o: { warm: boolean; calls: number; transport: string }): Conditions {
-  const end = schedstat(start.pids);
-  const s = start.sched;
-  const waitNs = end && s ? end.waitNs - s.waitNs : undefined;
-  const runNs = end && s ? end.runNs - s.runNs : undefined;
-  const share = waitNs !== undefined && runNs !== undefined && runNs + waitNs > 0 ? waitNs / (runNs + waitNs) : undefined;
+  const w = waitOf(start.sched, schedstat(start.pids));
+  const waitNs = w?.waitNs;
+  const share = w?.share;
   return {
     loadBefore: round2(start.load1),
     loadAfter: round2(loadavg()[0]!),
@@ -79,13 +133,28 @@ export function conditionsOf(start: ConditionsStart, o: { warm: boolean; calls: 
     warm: o.warm,
     calls: o.calls,
     transport: o.transport,
+    affinity: affinityNow(start.pids, start.rigPids),
+    rig: rigWaitOf(start),
   };
 }
 
 /** One line of conditions, printed under every table of figures. */
 export function conditionsLine(c: Conditions): string {
   const wait = c.runQueueWaitShare === null ? 'run-queue wait unknown' : `run-queue wait ${c.runQueueWaitMs} ms (${Math.round(c.runQueueWaitShare * 100)} % of runnable time${c.starved ? ', STARVED' : ''})`;
-  return `${c.calls} calls, ${c.transport}, ${c.warm ? 'warm' : 'cold'} process, load ${c.loadBefore} → ${c.loadAfter}, ${wait}`;
+  return `${c.calls} calls, ${c.transport}, ${c.warm ? 'warm' : 'cold'} process, load ${c.loadBefore} → ${c.loadAfter}, ${wait}; ${affinityLine(c.affinity)}${c.rig ? `; ${rigLine(c.rig)}` : ''}`;
+}
+
+/** "hiwar on CPU 1, rig on CPU 0 (pinned)" or "unpinned: hiwar on CPU 0-1, rig on CPU 0-1". */
+export function affinityLine(a: Affinity): string {
+  const where = `hiwar on CPU ${a.server ?? '?'}${a.rig !== null ? `, rig on CPU ${a.rig}` : ''}`;
+  return a.pinned ? `${where} (pinned)` : `unpinned: ${where}`;
+}
+
+/** "rig run-queue wait 120 ms (3 %)", with a warning when the rig was starved. */
+export function rigLine(r: RigWait): string {
+  if (r.runQueueWaitShare === null) return 'rig run-queue wait unknown';
+  const pct = `${r.runQueueWaitMs} ms (${Math.round(r.runQueueWaitShare * 100)} %)`;
+  return r.starved ? `rig run-queue wait ${pct}: RIG STARVED, the far end (callers, fake service) ran late through no fault of hiwar` : `rig run-queue wait ${pct}`;
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -124,15 +193,36 @@ export const loadAvg = (): number => Math.round(loadavg()[0]! * 100) / 100;
 /** "load 1.23": the load average as a figure's condition. */
 export const loadNote = (): string => `load ${loadAvg().toFixed(2)}`;
 
-/** Load and this process's run-queue wait over a span (all its threads): `end()` after. */
-export function conditions(): { end(): { loadBefore: number; loadAfter: number; runQueueWaitMs: number | null } } {
+/** A span's conditions, as the simpler benches print them. */
+export interface SpanConditions {
+  loadBefore: number;
+  loadAfter: number;
+  runQueueWaitMs: number | null;
+  /** That wait as a share of the process's runnable time (null off Linux). */
+  runQueueWaitShare: number | null;
+  affinity: Affinity;
+  rig: RigWait | null;
+}
+
+/**
+ * Load, this process's run-queue wait over a span (all its threads), the CPUs it and the rig's
+ * processes (`rigPids`, the callers and the fake) had, and the rig's own wait: `end()` after.
+ */
+export function conditions(rigPids: number[] = []): { end(): SpanConditions } {
   const loadBefore = loadAvg();
-  const q0 = schedstat();
+  const start = conditionsStart([process.pid], rigPids);
   return {
     end() {
-      const q1 = schedstat();
-      return { loadBefore, loadAfter: loadAvg(), runQueueWaitMs: q0 === undefined || q1 === undefined ? null : Math.round((q1.waitNs - q0.waitNs) / 1e6) };
+      const w = waitOf(start.sched, schedstat());
+      const share = w?.share === undefined ? null : round2(w.share);
+      return { loadBefore, loadAfter: loadAvg(), runQueueWaitMs: w ? Math.round(w.waitNs / 1e6) : null, runQueueWaitShare: share, affinity: affinityNow([process.pid], rigPids), rig: rigWaitOf(start) };
     },
   };
+}
+
+/** The conditions of a span in a few words: load, hiwar's run-queue wait, the CPUs, the rig's wait. */
+export function spanLine(c: SpanConditions): string {
+  const share = c.runQueueWaitShare === null ? '' : ` (${Math.round(c.runQueueWaitShare * 100)} %${c.runQueueWaitShare > STARVED_WAIT_SHARE ? ', STARVED' : ''})`;
+  return `load ${c.loadBefore} → ${c.loadAfter}, run-queue wait ${c.runQueueWaitMs ?? '–'} ms${share}; ${affinityLine(c.affinity)}${c.rig ? `; ${rigLine(c.rig)}` : ''}`;
 }
 

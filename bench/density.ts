@@ -12,20 +12,24 @@ import { FrameClock, benchOptions, largestClean, round, startCall, table, type B
 import { telephonyRig, type TelephonyRig } from './telephony-density.ts';
 import { serveRig } from './telephony-serve-rig.ts';
 import { conditionsLine, conditionsOf, conditionsStart, cpuUsOf, rssOf, STARVED_WAIT_SHARE, type Conditions } from './conditions.ts';
+import { pinBench } from './pin.ts';
 
 export const DENSITY_TARGETS = { callsPerCore: 100, rssPerCallMb: 10 };
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
 /**
- * `npm run bench -- density [--quick] [N …] [transport=local|twilio] [workers=N] [seconds=20] [uplink=ms] [phases=1|4…] [step=40]`: `local`
+ * `npm run bench -- density [--quick] [N …] [transport=local|twilio] [workers=N] [seconds=20] [uplink=ms] [phases=1|4…] [step=40] [pin=auto|off|1/0]`: `local`
  * drives each session through an in-process transport (hiwar's pipeline alone); `twilio` runs
  * `hiwar serve`'s server in this process and the callers as Twilio Media Streams over real
  * WebSockets from another process (bench/telephony-density.ts); `phases` spreads those callers over
  * the 20 ms clock (1: every call on one tick, the worst case); `workers=N` (twilio only) runs the
  * server as a real `hiwar serve --workers N` in processes of its own (bench/telephony-serve-rig.ts).
- * Every level is printed with its conditions (bench/conditions.ts); "calls per core" only from
- * levels whose processes were not starved.
+ * `pin=` (bench/pin.ts; `auto` by default): the server on its own core(s) (this process, or the
+ * `hiwar serve` processes with `workers=N`, one core each), the callers and the fake on the rest.
+ * Every level is printed with its conditions (bench/conditions.ts: the CPUs each side had, and
+ * the rig's own run-queue wait); "calls per core" only from levels where neither the server nor
+ * the rig was starved.
  */
 export async function density({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
   const { numbers, named, agent: agentOpts } = benchOptions(rest);
@@ -36,6 +40,8 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   if (!(seconds > 0)) throw new Error(`seconds must be a positive number, not ${named.seconds}`);
   const workers = named.workers !== undefined ? Number(named.workers) : undefined;
   if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || transport !== 'twilio')) throw new Error(`workers=N needs transport=twilio and a whole number of processes, not ${named.workers}`);
+  // Before any child starts: the fake and the callers then start on the rig's CPUs.
+  const pin = pinBench(named.pin, workers !== undefined ? { self: 'rig', serverCores: workers } : { self: 'server' });
   const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100 });
   const phases = Number(named.phases ?? 1);
   if (!Number.isInteger(phases) || phases < 1 || 20 % phases) throw new Error(`phases must divide 20 (1, 2, 4, 5, 10, 20), not ${named.phases}`);
@@ -45,6 +51,8 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   // The server in processes of its own (workers=N): its CPU and memory are read from /proc.
   const external = rig !== undefined && workers !== undefined;
   const pids = () => rig?.pids() ?? [process.pid];
+  // The far end: a starved rig sends late and reads late, which is not hiwar's to answer for.
+  const rigPids = () => [fake.pid, ...(rig?.rigPids() ?? [])];
   const cpuUs = () => {
     if (external) return cpuUsOf(pids()) ?? 0;
     const c = process.cpuUsage();
@@ -77,7 +85,7 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
       const io0 = syscalls();
-      const window = conditionsStart(pids());
+      const window = conditionsStart(pids(), rigPids());
       const cpu0 = cpuUs();
       const t0 = performance.now();
       await sleep(seconds * 1000);
@@ -134,10 +142,11 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   // Twilio: the same, leaving out late frames the caller process read while it was stalled itself.
   const okServer = largestClean(rows, (r) => r.lateAgentFrames! - (r.lateAgentCallerStalled ?? 0)).best?.calls;
   // What the CPU alone allows (100 % of a core / CPU per call at the largest N whose process was
-  // not starved): a starved process's CPU share says how little it was given, not what it needs.
-  const fed = rows.map((r, i) => ({ r, c: conditions[i]! })).filter(({ c }) => !c.starved).at(-1)?.r;
+  // not starved): a starved process's CPU share says how little it was given, not what it needs;
+  // a starved rig sent it less work than the calls make.
+  const fed = rows.map((r, i) => ({ r, c: conditions[i]! })).filter(({ c }) => !c.starved && !c.rig?.starved).at(-1)?.r;
   const byCpu = fed?.cpuPct ? Math.floor((100 * fed.calls!) / fed.cpuPct) : null;
-  const res = { bench: 'density', transport, workers: workers ?? null, phases: rig ? phases : null, sendEveryMs: rig ? (step ?? null) : null, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, conditions, starvedAbove: STARVED_WAIT_SHARE, maxCallsPerCoreNoLateAgentFrames: ok ?? 0, maxCallsNoLateAgentFramesCallerNotStalled: rig ? (okServer ?? 0) : null, callsPerCoreByCpu: byCpu, callsPerCoreByCpuFrom: fed?.calls ?? null, targets: DENSITY_TARGETS };
+  const res = { bench: 'density', transport, workers: workers ?? null, pin: { pinned: pin.pinned, server: pin.server, rig: pin.rig }, phases: rig ? phases : null, sendEveryMs: rig ? (step ?? null) : null, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, conditions, starvedAbove: STARVED_WAIT_SHARE, maxCallsPerCoreNoLateAgentFrames: ok ?? 0, maxCallsNoLateAgentFramesCallerNotStalled: rig ? (okServer ?? 0) : null, callsPerCoreByCpu: byCpu, callsPerCoreByCpuFrom: fed?.calls ?? null, targets: DENSITY_TARGETS };
   const where = rig ? `${rig.where}, Twilio Media Streams over WebSocket, callers in another process` : 'local transport';
   console.log(`\ndensity (${where}): ${seconds} s per level, fake service in another process (caller frames late / total, agent frames late / total)`);
   const cols: [string, (r: Record<string, number | null>) => string][] = [
@@ -170,7 +179,7 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   table('density: summary', [
     ['calls per core, zero late agent frames', res.maxCallsPerCoreNoLateAgentFrames, `≥ ${DENSITY_TARGETS.callsPerCore}`],
     ...(rig ? ([['… not counting those read by a stalled caller', res.maxCallsNoLateAgentFramesCallerNotStalled, `≥ ${DENSITY_TARGETS.callsPerCore}`]] as [string, number | null, string][]) : []),
-    [byCpu === null ? `calls per core the CPU allows: not reported, every level starved (run-queue wait > ${STARVED_WAIT_SHARE * 100} %)` : `calls per core the CPU allows (${fed!.calls} calls, not starved)`, byCpu, `≥ ${DENSITY_TARGETS.callsPerCore}`],
+    [byCpu === null ? `calls per core the CPU allows: not reported, every level starved, hiwar or its rig (run-queue wait > ${STARVED_WAIT_SHARE * 100} %)` : `calls per core the CPU allows (${fed!.calls} calls, not starved)`, byCpu, `≥ ${DENSITY_TARGETS.callsPerCore}`],
     ['RSS per call (largest N), MB', rows.at(-1)?.rssPerCallMb ?? null, `≤ ${DENSITY_TARGETS.rssPerCallMb}`],
   ]);
   return res;

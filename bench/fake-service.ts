@@ -31,6 +31,7 @@ import { WebSocketServer } from 'ws';
 import { fakeListen } from './fake-listen.ts';
 import { streamedChat } from './fake-stream-reply.ts';
 import { fakeRestTts, fakeTtsSocket, toneCache } from './fake-tts.ts';
+import { rigCommand } from './pin.ts';
 
 export interface FakeDelays {
   /** Final transcript after the end of speech (first silent audio received). @default 200 */
@@ -194,6 +195,8 @@ export async function startFakeService(delays: Partial<FakeDelays> = {}): Promis
 }
 
 export interface FakeServiceProcess {
+  /** The fake's process: part of the rig (bench/pin.ts puts it on the rig's CPUs). */
+  pid: number;
   port: number;
   baseUrl: string;
   llmBaseUrl: string;
@@ -211,10 +214,13 @@ export interface FakeServiceProcess {
   close(): Promise<void>;
 }
 
-/** Starts the fake in a child process, so its work is not counted in the measured process. */
+/**
+ * Starts the fake in a child process, so its work is not counted in the measured process; with
+ * a bench's pin in force (bench/pin.ts), on the rig's CPUs.
+ */
 export async function spawnFakeService(delays: Partial<FakeDelays> = {}): Promise<FakeServiceProcess> {
   const args = Object.entries(delays).flatMap(([k, v]) => [`--${k}`, String(v)]);
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), ...args], {
+  const child: ChildProcess = spawn(...rigCommand(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), ...args]), {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, HIWAR_FAKE_EXIT_WITH_PARENT: '1' },
   });
@@ -232,6 +238,7 @@ export async function spawnFakeService(delays: Partial<FakeDelays> = {}): Promis
     if (t1 - t0 < best.rtt) best = { rtt: t1 - t0, offset: now - (t0 + t1) / 2 };
   }
   return {
+    pid: child.pid!,
     clockOffset: best.offset,
     port,
     baseUrl: `${origin}/api/v1`,

@@ -8,13 +8,17 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { LATENCY_TARGETS, latency } from './latency.ts';
 import { table } from './harness.ts';
+import { affinityLine } from './conditions.ts';
+import { activePin, pinArg } from './pin.ts';
 
 type Row = Record<string, any>;
 
 /** Runs the cold row in a fresh process and returns its JSON figures. */
 async function coldRow(calls: number, turns: number, rest: string[], quick: boolean): Promise<Row> {
   const run = fileURLToPath(new URL(`./run.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
-  const args = [...process.execArgv, run, 'latency', String(calls), String(turns), 'warmup=0', ...rest.filter((a) => /^(stream|phases|uplink)=/.test(a)), ...(quick ? ['--quick'] : [])];
+  // The pin already resolved here (latency() pinned this process): the child splits the same CPUs.
+  const pin = activePin();
+  const args = [...process.execArgv, run, 'latency', String(calls), String(turns), 'warmup=0', ...rest.filter((a) => /^(stream|phases|uplink)=/.test(a)), ...(pin ? [pinArg(pin)] : []), ...(quick ? ['--quick'] : [])];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => {
@@ -40,10 +44,10 @@ export async function latencyRows(named: Record<string, string>, quick: boolean,
     results.push({ name: `warm, ${n} call${n > 1 ? 's' : ''}`, r: await latency({ quick, rest: [String(n), String(turns(n)), ...passOn] }) });
   }
   const f = (p: { p50: number | null; p99: number | null }) => `${p.p50} / ${p.p99}`;
-  table('latency, all rows: framework-added p50 / p99 ms (conditions: load before → after, run-queue wait of hiwar\'s process)', results.map(({ name, r }) => [
+  table('latency, all rows: framework-added p50 / p99 ms (conditions: load before → after, run-queue wait of hiwar\'s process, its CPUs and the fake\'s)', results.map(({ name, r }) => [
     `${name} (${r.turns} turns${r.stream ? ', streamed' : ''})`,
     f(r.added),
-    `${name.startsWith('cold') ? `p99 ≤ ${LATENCY_TARGETS.coldP99}` : `p50 ≤ ${LATENCY_TARGETS.addedP50}, p99 ≤ ${LATENCY_TARGETS.addedP99}`}; load ${r.conditions.loadBefore} → ${r.conditions.loadAfter}, run-queue ${r.conditions.runQueueWaitMs ?? '–'} ms, CPU ${r.cpuMs} ms`,
+    `${name.startsWith('cold') ? `p99 ≤ ${LATENCY_TARGETS.coldP99}` : `p50 ≤ ${LATENCY_TARGETS.addedP50}, p99 ≤ ${LATENCY_TARGETS.addedP99}`}; load ${r.conditions.loadBefore} → ${r.conditions.loadAfter}, run-queue ${r.conditions.runQueueWaitMs ?? '–'} ms, CPU ${r.cpuMs} ms, ${affinityLine(r.conditions.affinity)}`,
   ]));
   return { bench: 'latency', rows: results.map(({ name, r }) => ({ name, calls: r.calls, turns: r.turns, stream: r.stream, added: r.added, voiceToVoice: r.voiceToVoice, modelTextMs: r.modelTextMs, cpuMs: r.cpuMs, conditions: r.conditions, warmup: r.warmup })), targets: LATENCY_TARGETS };
 }

@@ -19,7 +19,8 @@ import { spawnFakeService, type FakeServiceProcess } from './fake-service.ts';
 import { explainTurn, GcLog, meanSpans, slowest, type Span, type TurnTail } from './tail.ts';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { SentenceChunker } from '../src/text/chunker.ts';
-import { conditions } from './conditions.ts';
+import { conditions, spanLine } from './conditions.ts';
+import { pinBench } from './pin.ts';
 import { STREAM_REPLY } from './fake-service.ts';
 import { latencyRows as rows } from './latency-rows.ts';
 
@@ -59,7 +60,7 @@ export const DEFAULT_PHASES = 10;
 
 /**
  * Usage: npm run bench -- latency [--quick] [calls] [turns per call] [rows=1,10,100] [cold=10]
- * [stream=1] [uplink=ms] [phases=10] [warmup=3] [dump=file.json].
+ * [stream=1] [uplink=ms] [phases=10] [warmup=3] [dump=file.json] [pin=auto|off|1/0].
  * Without `calls`: one row per number of concurrent calls in `rows=` (default 1, 10 and 100; quick
  * 1 and 10), each in this process after its warm-up, and a cold row: `cold=` calls (default 10,
  * quick 3) in a fresh process with no warm-up; a summary table of all rows at the end. With
@@ -73,10 +74,13 @@ export const DEFAULT_PHASES = 10;
  * run's collections and long frame ticks (bench/tail.ts). `uplink=` sets the agent's /listen
  * message size (`stt.uplinkFrameMs`): what it adds to the end of speech shows as framework-added
  * time. `phases=` spreads the calls' frame clocks over the 20 ms (see FrameClock and
- * DEFAULT_PHASES); 1 hands every call's frame over in the same tick, the worst case.
+ * DEFAULT_PHASES); 1 hands every call's frame over in the same tick, the worst case. `pin=`
+ * (bench/pin.ts): this process (hiwar and the bench's callers, which live in it and cost next to
+ * nothing) on its own core, the fake service on the rest; the cold row's process gets the same.
  */
 export async function latency({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
   const { numbers, named, agent } = benchOptions(rest);
+  pinBench(named.pin, { self: 'server' });
   const stream = Number(named.stream ?? 1) === 1;
   const warmup = Number(named.warmup ?? (quick ? 1 : WARMUP_TURNS));
   if (!Number.isInteger(warmup) || warmup < 0) throw new Error(`warmup= is a number of turns per call (0 for a cold process), not ${named.warmup}`);
@@ -107,10 +111,10 @@ export function firstChunkToken(tokens: readonly string[]): number {
 
 /** One row: `calls` concurrent calls of `turnsPerCall` turns in this process. */
 async function row(calls: number, turnsPerCall: number, { phases, warmup, stream, agent, dump: dumpFile, quick }: RowOptions): Promise<Record<string, unknown>> {
-  const conds = conditions();
   const firstChunk = firstChunkToken(STREAM_REPLY);
   const delays = { sttMs: 200, llmMs: 200, ttsMs: 100 };
   const fake = await spawnFakeService({ ...delays, streamReply: stream ? 1 : 0 });
+  const conds = conditions([fake.pid]);
   try {
     // The process warmed up first (see WARMUP): its start-up garbage collected and the turn's
     // code compiled before the measured calls begin, as in a server that has taken calls before.
@@ -241,7 +245,7 @@ async function row(calls: number, turnsPerCall: number, { phases, warmup, stream
       spansMean: { all: meanSpans(tails), slowest5pc: meanSpans(slowest(tails, 0.05)) },
     };
     const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
-    table(`latency: ${res.turns} turns in ${calls} concurrent calls, ${stream ? 'streamed reply (10–40 ms token gaps, tool call)' : 'whole reply after the first token (stream=0)'}, ${res.conditions.loadBefore} → ${res.conditions.loadAfter} load, run-queue wait ${res.conditions.runQueueWaitMs ?? '–'} ms${phases > 1 ? ` on ${phases} frame phases` : ', every frame in one tick (phases=1)'}, ${warm ? `after ${warm.turns} unmeasured turns of ${warm.calls} calls (warmup=)` : 'cold process (warmup=0)'}, fake delays stt ${delays.sttMs} llm ${delays.llmMs} tts ${delays.ttsMs} ms (p50 / p95 / p99, ms)`, [
+    table(`latency: ${res.turns} turns in ${calls} concurrent calls, ${stream ? 'streamed reply (10–40 ms token gaps, tool call)' : 'whole reply after the first token (stream=0)'}, ${spanLine(res.conditions)}; ${phases > 1 ? `on ${phases} frame phases` : 'every frame in one tick (phases=1)'}, ${warm ? `after ${warm.turns} unmeasured turns of ${warm.calls} calls (warmup=)` : 'cold process (warmup=0)'}, fake delays stt ${delays.sttMs} llm ${delays.llmMs} tts ${delays.ttsMs} ms (p50 / p95 / p99, ms)`, [
       ['voice-to-voice', f(res.voiceToVoice), ''],
       ['framework-added', f(res.added), warm ? `p50 ≤ ${LATENCY_TARGETS.addedP50}, p99 ≤ ${LATENCY_TARGETS.addedP99}` : `p99 ≤ ${LATENCY_TARGETS.coldP99} (cold)`],
       ['added, caller stopwatch', f(res.addedAtCaller), 'same, measured at the line'],

@@ -15,12 +15,14 @@
  * HIWAR_BENCH_PEER_DIR) with `npm install --prefix .bench-peer @livekit/agents@~1.9.0`. Without it
  * the bench runs hiwar alone and says so in one line.
  *
- * Usage: npm run bench -- peer [--quick] [calls=10] [turns=11] [runs=2]
+ * Usage: npm run bench -- peer [--quick] [calls=10] [turns=11] [runs=2] [pin=auto|off|1/0]
+ * (`pin=`, bench/pin.ts: each framework's process on its own core, its fake on the rest.)
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { conditions } from './conditions.ts';
+import { conditions, spanLine } from './conditions.ts';
+import { pinArg, pinBench, type PinPlan } from './pin.ts';
 import { spawnFakeService } from './fake-service.ts';
 import { benchOptions, FRAME_MS, FrameClock, holdsPerTurn, pcts, round, startCall, table, type BenchArgs, type BenchCaller, type CallerPlan } from './harness.ts';
 import { livekitRunner, PEER_INSTALL, peerDir, peerInstalled } from './peer-livekit.ts';
@@ -34,6 +36,7 @@ export async function peerRun({ rest }: BenchArgs): Promise<Record<string, unkno
   const framework = named.framework as Framework;
   const calls = Number(named.calls ?? 10);
   const turns = Number(named.turns ?? 11);
+  pinBench(named.pin, { self: 'server' });
   const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100 });
   try {
     const lk = framework === 'livekit' ? await livekitRunner(fake) : undefined;
@@ -47,7 +50,7 @@ export async function peerRun({ rest }: BenchArgs): Promise<Record<string, unkno
     const rss0 = process.memoryUsage().rss;
     let rssMax = rss0;
     const sampler = setInterval(() => (rssMax = Math.max(rssMax, process.memoryUsage().rss)), 250);
-    const conds = conditions();
+    const conds = conditions([fake.pid]);
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const frames = new FrameClock(10);
@@ -86,9 +89,9 @@ export async function peerRun({ rest }: BenchArgs): Promise<Record<string, unkno
   }
 }
 
-async function child(framework: Framework, calls: number, turns: number): Promise<RunResult> {
+async function child(framework: Framework, calls: number, turns: number, pin: PinPlan): Promise<RunResult> {
   const run = fileURLToPath(new URL(`./run.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
-  const p = spawn(process.execPath, [...process.execArgv, run, 'peer-run', `framework=${framework}`, `calls=${calls}`, `turns=${turns}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const p = spawn(process.execPath, [...process.execArgv, run, 'peer-run', `framework=${framework}`, `calls=${calls}`, `turns=${turns}`, pinArg(pin)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   p.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((r) => p.once('exit', r));
@@ -102,19 +105,21 @@ export async function peer({ quick, rest }: BenchArgs): Promise<Record<string, u
   const calls = Number(named.calls ?? (quick ? 3 : 10));
   const turns = Number(named.turns ?? (quick ? 4 : 11));
   const runs = Number(named.runs ?? (quick ? 1 : 2));
+  // Resolved here, applied by each run's process to itself (the framework) and its fake.
+  const pin = pinBench(named.pin, { self: 'none' });
   const withPeer = peerInstalled();
   if (!withPeer) console.log(`peer: LiveKit Agents is not installed in ${peerDir()}: hiwar alone (install: ${PEER_INSTALL})`);
   const frameworks: Framework[] = withPeer ? ['hiwar', 'livekit'] : ['hiwar'];
   const results: RunResult[] = [];
   for (let r = 0; r < runs; r++) {
     // Alternated, and the order flipped every run, so neither always runs first.
-    for (const f of r % 2 ? [...frameworks].reverse() : frameworks) results.push(await child(f, calls, turns));
+    for (const f of r % 2 ? [...frameworks].reverse() : frameworks) results.push(await child(f, calls, turns, pin));
   }
   const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
   table(`peer: ${calls} concurrent calls × ${turns} turns per run, 8 kHz callers, fake delays stt 200 llm 200 tts 100 ms; framework-added p50 / p95 / p99 ms · CPU % of a core per call · RSS MB per call`, results.map((r) => [
     `${r.framework}${r.version ? ` ${r.version}` : ''}`,
     `${f(r.added)} · ${r.cpuPctPerCall} % · ${r.rssMbPerCall} MB`,
-    `${r.turns} turns${r.errors ? `, ${r.errors} session errors (${r.firstErrors.join('; ')})` : ''}; load ${r.conditions.loadBefore} → ${r.conditions.loadAfter}, run-queue ${r.conditions.runQueueWaitMs ?? '–'} ms`,
+    `${r.turns} turns${r.errors ? `, ${r.errors} session errors (${r.firstErrors.join('; ')})` : ''}; ${spanLine(r.conditions)}`,
   ]));
   return { bench: 'peer', calls, turnsPerCall: turns, runs: results, livekitInstalled: withPeer };
 }

@@ -20,6 +20,7 @@ import { telephonyPlugin } from '../transports/telephony/index.ts';
 import type { FakeServiceProcess } from './fake-service.ts';
 import { benchAgent, perfClock, type BenchAgentOptions } from './harness.ts';
 import { FRAME_MS, LATE_MS, epochNow, type CallerStats, type CallersStart } from './telephony-callers.ts';
+import { rigCommand } from './pin.ts';
 
 /** Caller frames as they reach the session, counted late against the capture time the caller sent. */
 export class ArrivalCounter {
@@ -60,6 +61,8 @@ export interface TelephonyRig {
   arrivals: { readonly frames: number; readonly late: number };
   /** The server's processes (for CPU, RSS and run-queue wait); this one when in-process. */
   pids(): number[];
+  /** The callers' process once started (the rig: its run-queue wait says when the far end was starved). */
+  rigPids(): number[];
   /** Where the server runs: "in the bench process" or "hiwar serve --workers N". */
   readonly where: string;
   /** Starts N callers (spread over a second) and resolves once all are connected. */
@@ -118,6 +121,7 @@ export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'l
   return {
     arrivals,
     pids: () => [process.pid],
+    rigPids: callers.rigPids,
     where: 'hiwar serve\'s server in the bench process',
     start: callers.start,
     stats: callers.stats,
@@ -132,14 +136,19 @@ export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'l
   };
 }
 
-/** The Twilio callers' process (bench/telephony-callers.ts), started on first use, against `url`. */
-export function callerProcess(url: string, phases: number): Pick<TelephonyRig, 'start' | 'stats'> & { stop(): Promise<void>; kill(): void } {
+/**
+ * The Twilio callers' process (bench/telephony-callers.ts), started on first use, against `url`;
+ * with a bench's pin in force (bench/pin.ts), on the rig's CPUs (`taskset -c` in front of node).
+ */
+export function callerProcess(url: string, phases: number): Pick<TelephonyRig, 'start' | 'stats' | 'rigPids'> & { stop(): Promise<void>; kill(): void } {
   let child: ChildProcess | undefined;
   const callers = () => {
-    child ??= fork(fileURLToPath(new URL('./telephony-callers.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const [execPath, execArgv] = rigCommand(process.execPath, ['--import', 'tsx']);
+    child ??= fork(fileURLToPath(new URL('./telephony-callers.ts', import.meta.url)), [], { execPath, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     return child;
   };
   return {
+    rigPids: () => (child?.pid !== undefined && child.exitCode === null ? [child.pid] : []),
     start: async (calls, prefix) => {
       const msg: CallersStart = { type: 'start', url: `${url.replace('http', 'ws')}/telephony/twilio`, calls, prefix, speechMs: 600, phases };
       await ask(callers(), msg, 'started');

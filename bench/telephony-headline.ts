@@ -1,13 +1,14 @@
 /**
- * `npm run bench -- telephony-density [--quick] [N …] [workers=N] [seconds=60] [phases=1|4…]`: the
+ * `npm run bench -- telephony-density [--quick] [N …] [workers=N] [seconds=60] [phases=1|4…] [pin=auto|off|1/0]`: the
  * density headline. First the Twilio route (`hiwar serve`'s telephony server, Twilio Media
  * Streams over real WebSockets from a callers' process; with `workers=N` a real
  * `hiwar serve --workers N`), then the local transport at the same levels as the second row: per
  * call CPU (% of a core) and RSS, late agent frames (gaps inside a reply included), late caller
- * frames, each row with its conditions. "Calls per core" is printed only from a row whose
- * processes were not starved (bench/conditions.ts).
+ * frames, each row with its conditions (the CPUs the server and the rig had: `pin=`, bench/pin.ts).
+ * "Calls per core" is printed only from a row where neither the server's processes nor the rig's
+ * (callers, fake service) were starved (bench/conditions.ts).
  */
-import { STARVED_WAIT_SHARE, type Conditions } from './conditions.ts';
+import { affinityLine, STARVED_WAIT_SHARE, type Conditions } from './conditions.ts';
 import { density } from './density.ts';
 import type { BenchArgs } from './harness.ts';
 
@@ -36,11 +37,13 @@ export async function telephonyDensity({ quick, rest }: BenchArgs): Promise<Reco
   console.log(head.join(' | '));
   for (const { route, row, c } of lines) {
     const callerShare = row.callerFrames ? (100 * row.lateCallerFrames!) / row.callerFrames : 0;
-    // Calls per core from this row alone, and only when its processes got the cores they asked for.
-    const perCore = c.starved || !row.cpuPct ? 'starved: not reported' : String(Math.floor((100 * row.calls) / row.cpuPct));
+    // Calls per core from this row alone, and only when its processes got the cores they asked
+    // for and the rig sent them the calls' whole work.
+    const perCore = c.starved || !row.cpuPct ? 'starved: not reported' : c.rig?.starved ? 'rig starved: not reported' : String(Math.floor((100 * row.calls) / row.cpuPct));
     const wait = c.runQueueWaitShare === null ? 'wait ?' : `wait ${Math.round(c.runQueueWaitShare * 100)} %`;
-    console.log([route, row.calls, row.cpuPerCallPct, row.rssPerCallMb, `${row.lateAgentFrames}/${row.agentFrames}`, callerShare.toFixed(2), perCore, `load ${c.loadBefore}→${c.loadAfter}, ${wait}, ${c.warm ? 'warm' : 'cold'}`].join(' | '));
+    const rigWait = c.rig?.runQueueWaitShare == null ? '' : `, rig wait ${Math.round(c.rig.runQueueWaitShare * 100)} %${c.rig.starved ? ' (RIG STARVED)' : ''}`;
+    console.log([route, row.calls, row.cpuPerCallPct, row.rssPerCallMb, `${row.lateAgentFrames}/${row.agentFrames}`, callerShare.toFixed(2), perCore, `load ${c.loadBefore}→${c.loadAfter}, ${wait}${rigWait}, ${c.warm ? 'warm' : 'cold'}, ${affinityLine(c.affinity)}`].join(' | '));
   }
-  console.log(`(starved: the processes waited for a core more than ${STARVED_WAIT_SHARE * 100} % of the time they were runnable; targets per core: ${TELEPHONY_TARGETS.callsPerCore} calls, ≤ ${TELEPHONY_TARGETS.cpuPerCallPct} % of a core and ≤ ${TELEPHONY_TARGETS.rssPerCallMb} MB per call, 0 late agent frames, ≤ ${TELEPHONY_TARGETS.lateCallerShare * 100} % late caller frames)`);
+  console.log(`(starved: the processes waited for a core more than ${STARVED_WAIT_SHARE * 100} % of the time they were runnable; a starved rig (callers, fake) sends and reads late: its late frames are not hiwar's; targets per core: ${TELEPHONY_TARGETS.callsPerCore} calls, ≤ ${TELEPHONY_TARGETS.cpuPerCallPct} % of a core and ≤ ${TELEPHONY_TARGETS.rssPerCallMb} MB per call, 0 late agent frames, ≤ ${TELEPHONY_TARGETS.lateCallerShare * 100} % late caller frames)`);
   return { bench: 'telephony-density', twilio, local, targets: TELEPHONY_TARGETS };
 }

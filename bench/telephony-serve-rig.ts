@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FakeServiceProcess } from './fake-service.ts';
 import { callerProcess, type TelephonyRig } from './telephony-density.ts';
+import { serverCommand } from './pin.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -18,7 +19,8 @@ export async function serveRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBa
   const bin = fileURLToPath(new URL('../bin/hiwar.js', import.meta.url));
   const config = fileURLToPath(new URL(`./density-serve${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url));
   const env = { ...process.env, HIWAR_API_KEY: '', HIWAR_BENCH_DIR: dir, HIWAR_BENCH_FAKE_URL: fake.baseUrl, HIWAR_BENCH_FAKE_LLM: fake.llmBaseUrl };
-  const child = spawn(process.execPath, [bin, 'serve', '--config', config, '--port', '0', '--open', '--max-calls', '10000', '--workers', String(workers)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  // With a pin in force, `hiwar serve` and the workers it forks start on the server's CPUs.
+  const child = spawn(...serverCommand(process.execPath, [bin, 'serve', '--config', config, '--port', '0', '--open', '--max-calls', '10000', '--workers', String(workers)]), { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   const up = () => /at (http:\/\/[\d.]+:\d+)/.exec(out) && (workers === 1 || /workers: \d+ processes/.test(out));
@@ -51,6 +53,7 @@ export async function serveRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBa
     },
     // The primary (it accepts every connection and hands it on) and the live workers.
     pids: () => [child.pid!, ...counts().map((c) => c.pid).filter((p) => p !== child.pid && alive(p))],
+    rigPids: callers.rigPids,
     where: `hiwar serve --workers ${workers} (processes of its own)`,
     start: callers.start,
     stats: callers.stats,

@@ -111,6 +111,12 @@ test('npm run bench -- latency ends with its JSON figures, held delays included'
   // where the slowest turns' time went, span by span, and the loop's delay over the run
   assert.ok(Object.keys(last.spansMean.slowest5pc).length >= 1);
   for (const p of ['p50', 'p99', 'max']) assert.equal(typeof last.loopDelayMs[p], 'number');
+  // the CPUs hiwar's process and the fake had (pin=auto by default, bench/pin.ts), and the fake's own wait
+  assert.match(last.conditions.affinity.server, /^[\d,-]+$/);
+  assert.match(last.conditions.affinity.rig, /^[\d,-]+$/);
+  assert.equal(last.conditions.affinity.server === last.conditions.affinity.rig, !last.conditions.affinity.pinned);
+  assert.equal(typeof last.conditions.rig.starved, 'boolean');
+  assert.match(stdout, /hiwar on CPU [\d,-]+, rig on CPU [\d,-]+/);
 });
 
 test('npm run bench -- ws-frames measures both maskings, and ws finds the native one installed', async () => {
