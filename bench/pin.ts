@@ -19,7 +19,7 @@ import { availableParallelism, loadavg } from 'node:os';
 export type PinOption = { mode: 'auto' } | { mode: 'off' } | { mode: 'cpus'; server: number[]; rig: number[] };
 
 /** The usage of `pin=`, in every error about it. */
-export const PIN_USAGE = 'pin= is auto (the server on its own core(s), the callers and the fake on the rest; the default), off (every process on every core), or <server cpus>/<rig cpus> such as 1/0 or 2-3/0-1';
+export const PIN_USAGE = 'pin= is auto (the server on its own core(s), the callers and the fake on the rest when they keep two or more; the default), off (every process on every core), or <server cpus>/<rig cpus> such as 1/0 or 2-3/0-1';
 
 /** A Linux CPU list ("0-2,5") as numbers, ascending; throws on anything else. */
 export function parseCpuList(s: string): number[] {
@@ -105,6 +105,9 @@ export interface PinPlan {
   note: string;
 }
 
+/** `pin=auto` splits only when the callers and the fake keep at least this many CPUs. */
+export const AUTO_MIN_RIG_CPUS = 2;
+
 /** Resolves `pin=` against the machine: `auto` pins when it can and says why not otherwise; explicit lists need `taskset`. */
 export function planPin(opt: PinOption, machine: Machine, serverCores = 1): PinPlan {
   const all = machine.cpus;
@@ -117,6 +120,10 @@ export function planPin(opt: PinOption, machine: Machine, serverCores = 1): PinP
   if (!machine.taskset) return unpinned('no taskset (util-linux) here');
   const split = chooseSplit(all, serverCores);
   if (!split) return unpinned(all.length < 2 ? `one CPU only (${formatCpuList(all)})` : `${serverCores} server processes leave no CPU of ${formatCpuList(all)} for the rig`);
+  // On two CPUs a rig of one starved (100 Twilio calls: its processes waited a third of the
+  // window) and hiwar's own helper threads shared its one CPU: p99 worse pinned than not
+  // (docs/performance.md). An explicit split still does it.
+  if (split.rig.length < AUTO_MIN_RIG_CPUS) return unpinned(`pin=auto leaves the rig ${split.rig.length} CPU of ${formatCpuList(all)}, which measured worse than sharing (pin=${formatCpuList(split.server)}/${formatCpuList(split.rig)} splits them anyway)`);
   return { pinned: true, ...split, note: pinnedNote(split.server, split.rig, 'pin=auto; pin=off to share every CPU') };
 }
 

@@ -45,11 +45,16 @@ test('the automatic split: the server on the last CPU(s), the rig keeps at least
 
 test('the plan: pinned with its split printed, or unpinned with the reason in one line', () => {
   const two = { cpus: [0, 1], taskset: true };
-  const auto = planPin({ mode: 'auto' }, two);
+  const four = { cpus: [0, 1, 2, 3], taskset: true };
+  const auto = planPin({ mode: 'auto' }, four);
   assert.equal(auto.pinned, true);
-  assert.deepEqual([auto.server, auto.rig], [[1], [0]]);
-  assert.match(auto.note, /hiwar on CPU 1, the rig \(callers, fake service\) on CPU 0 \(pin=auto; pin=off/);
-  assert.equal(pinArg(auto), 'pin=1/0');
+  assert.deepEqual([auto.server, auto.rig], [[3], [0, 1, 2]]);
+  assert.match(auto.note, /hiwar on CPU 3, the rig \(callers, fake service\) on CPU 0-2 \(pin=auto; pin=off/);
+  assert.equal(pinArg(auto), 'pin=3/0-2');
+  // Two CPUs: a rig of one measured worse than sharing, so auto shares them and says how to split.
+  const autoTwo = planPin({ mode: 'auto' }, two);
+  assert.equal(autoTwo.pinned, false);
+  assert.match(autoTwo.note, /unpinned, pin=auto leaves the rig 1 CPU of 0-1, .*pin=1\/0 splits them/);
 
   const off = planPin({ mode: 'off' }, two);
   assert.equal(off.pinned, false);
@@ -60,7 +65,8 @@ test('the plan: pinned with its split printed, or unpinned with the reason in on
   assert.match(planPin({ mode: 'auto' }, { cpus: [0], taskset: true }).note, /unpinned, one CPU only \(0\)/);
   assert.match(planPin({ mode: 'auto' }, { cpus: [0, 1], taskset: false }).note, /unpinned, no taskset/);
   assert.match(planPin({ mode: 'auto' }, two, 2).note, /2 server processes leave no CPU of 0-1 for the rig/);
-  assert.equal(planPin({ mode: 'auto' }, { cpus: [0, 1, 2], taskset: true }, 2).server.length, 2);
+  assert.equal(planPin({ mode: 'auto' }, { cpus: [0, 1, 2, 3], taskset: true }, 2).server.length, 2);
+  assert.equal(planPin({ mode: 'auto' }, { cpus: [0, 1, 2], taskset: true }, 2).pinned, false, 'a rig of one CPU');
 
   const explicit = planPin({ mode: 'cpus', server: [0], rig: [1] }, two);
   assert.deepEqual([explicit.pinned, explicit.server, explicit.rig], [true, [0], [1]]);
