@@ -42,6 +42,8 @@ export function within<T>(p: Promise<T>, ms: number, what: string | (() => strin
   const expired = new Promise<never>((_, reject) => {
     const message = () => (typeof what === 'function' ? what() : `${what}: not within ${ms} ms of the machine's time`);
     timer = setInterval(() => deadline.expired && reject(new Error(message())), Math.min(250, ms));
+    // A wait nobody awaits any more (lost a race) must not hold the test's process open.
+    timer.unref();
   });
   // A wait given up on may still reject later (its page closed by the test's cleanup).
   p.catch(() => {});
