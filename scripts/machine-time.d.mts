@@ -4,6 +4,9 @@ export interface MachineTimeLimit {
   expired(): boolean;
 }
 
+/** The smallest slowdown HIWAR_TEST_MIN_SLOWDOWN sets (scripts/starve.mjs), at least 1. */
+export function envMinSlowdown(): number;
+
 /** A limit of `ms` of the machine's time: wall time divided by the load per core, at least `minSlowdown`. */
 export function machineTime(
   ms: number,

@@ -152,9 +152,6 @@ const stopAll = () => {
 };
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => (stopAll(), process.exit(130)));
 
-/** scripts/starve.mjs starves a run without raising the load: the limit per file then stretches too. */
-const MIN_SLOWDOWN = Math.max(1, Number(process.env.HIWAR_TEST_MIN_SLOWDOWN) || 1);
-
 function run(args, { detached = false, timeoutMs = 0, niceness = 0, cwd = ROOT } = {}) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd, env: TEST_ENV, stdio: ['ignore', 'pipe', 'pipe'], detached });
@@ -180,7 +177,7 @@ function run(args, { detached = false, timeoutMs = 0, niceness = 0, cwd = ROOT }
     // A file's process group: the servers and browsers a hung test started go with it. The limit
     // counts the machine's time, as the tests' own waits do (test/helpers/deadline.ts): at load
     // 40 on two cores a file is twenty times slower, not stuck.
-    const limit = timeoutMs > 0 ? machineTime(timeoutMs, { minSlowdown: MIN_SLOWDOWN }) : undefined;
+    const limit = timeoutMs > 0 ? machineTime(timeoutMs) : undefined;
     const timer = limit ? setInterval(() => {
       if (!limit.expired()) return;
       clearInterval(timer);

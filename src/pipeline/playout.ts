@@ -129,14 +129,18 @@ export class ReplyPlayout implements SpeechSink {
 
   /** Seconds of this reply the caller has heard. */
   played(): number {
-    if (!this.origin) return this.heardBase;
-    return Math.min(this.fed, this.heardBase + Math.max(0, this.last.played - this.origin.played));
+    return this.reached('played');
   }
 
   /** Seconds of this reply that have left the transport (heard or on their way). */
   private sent(): number {
+    return this.reached('sent');
+  }
+
+  /** Seconds of this reply the output's `played` or `sent` position has passed since it (re)started. */
+  private reached(k: 'played' | 'sent'): number {
     if (!this.origin) return this.heardBase;
-    return Math.min(this.fed, this.heardBase + Math.max(0, this.last.sent - this.origin.sent));
+    return Math.min(this.fed, this.heardBase + Math.max(0, this.last[k] - this.origin[k]));
   }
 
   /** Seconds of audio received so far. */

@@ -1,4 +1,13 @@
 import { availableParallelism, loadavg } from 'node:os';
+import { envMinSlowdown, machineTime, type MachineTimeLimit } from '../../scripts/machine-time.mjs';
+
+/**
+ * How many times slower than on a quiet machine this process runs now: the cores'
+ * oversubscription (load average per core, at least 1, or `HIWAR_TEST_MIN_SLOWDOWN`).
+ */
+export function slowdown(): number {
+  return Math.max(envMinSlowdown(), loadavg()[0]! / availableParallelism());
+}
 
 /**
  * A test's wait limit that counts time the machine could give it: wall time divided by how
@@ -6,28 +15,17 @@ import { availableParallelism, loadavg } from 'node:os';
  * the wall time; at load 28 on two cores a minute stretches to fourteen, since a starved
  * process is slow, not stuck. A hang still ends the wait. `HIWAR_TEST_MIN_SLOWDOWN` sets a
  * smallest divisor: `scripts/starve.mjs` starves a run without raising the load average.
+ * The rule is the test runner's own limit per file (scripts/machine-time.mjs).
  */
-const MIN_SLOWDOWN = Math.max(1, Number(process.env.HIWAR_TEST_MIN_SLOWDOWN) || 1);
-
-/**
- * How many times slower than on a quiet machine this process runs now: the cores'
- * oversubscription (load average per core, at least 1, or `HIWAR_TEST_MIN_SLOWDOWN`).
- */
-export function slowdown(): number {
-  return Math.max(MIN_SLOWDOWN, loadavg()[0]! / availableParallelism());
-}
-
 export class Deadline {
-  private spent = 0;
-  private last = Date.now();
+  private readonly limit: MachineTimeLimit;
 
-  constructor(private readonly ms: number) {}
+  constructor(ms: number) {
+    this.limit = machineTime(ms);
+  }
 
   get expired(): boolean {
-    const now = Date.now();
-    this.spent += (now - this.last) / slowdown();
-    this.last = now;
-    return this.spent > this.ms;
+    return this.limit.expired();
   }
 }
 
