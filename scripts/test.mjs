@@ -41,6 +41,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { createRequire } from 'node:module';
 import { cpus, setPriority, tmpdir } from 'node:os';
 import { machineTime } from './machine-time.mjs';
+import { runQueueMeter } from './run-queue.mjs';
 import { join, sep } from 'node:path';
 import { buildTestTree } from './test-build.mjs';
 import { COUNTS, groupEntry, groupFiles, ownProcessReason, splitGroupReport } from './test-groups.mjs';
@@ -69,6 +70,14 @@ const CPU_BUDGET = Number(process.env.HIWAR_TEST_CPU_BUDGET ?? String(cpus().len
  * apart, less the heavy files' expected rates): what the budget gives up on a loaded machine.
  */
 const OTHERS_WINDOW_S = 3;
+/**
+ * Beyond CONCURRENCY, no heavy file starts while this many processes or more wanted the CPU at
+ * normal priority over the last seconds (scripts/run-queue.mjs): the CPU meter above cannot see
+ * past a full machine, and with another suite (or any job) beside it both runners read the
+ * other's work as spare and piled on (two copies reached a load of 20–43, docs/testing.md). One
+ * above the budget: a quiet run's own files, which fill the cores in bursts, are not held back.
+ */
+const RUNNABLE_LIMIT = CPU_BUDGET + 1;
 /** A file's CPU rate (cores) when the schedule has no CPU time for it. */
 const DEFAULT_RATE = 0.5;
 const LIGHT_LANE = process.env.HIWAR_TEST_LIGHT !== '0';
@@ -354,14 +363,19 @@ const othersMeter = () => {
 
 /** The most files each lane ran at once. */
 const widest = {};
+/** Seconds each lane's budget had room for another file but the run queue held it back. */
+const heldS = {};
 
 async function runLane({ name, width, maxWidth = width, files: queue }) {
   let next = 0;
   const running = new Set();
   const ours = () => [...running].reduce((n, u) => n + unitRate(u), 0);
   const othersCores = othersMeter();
-  // Nothing beyond `width` before the meter's first reading: the machine's load is not known yet.
+  let runQueue = runQueueMeter();
+  let readAt = 0;
+  // Nothing beyond `width` before the meters' first reading: the machine's load is not known yet.
   let others = Infinity;
+  let runnable = Infinity;
   await new Promise((resolve) => {
     const start = () => {
       const unit = queue[next++];
@@ -372,14 +386,23 @@ async function runLane({ name, width, maxWidth = width, files: queue }) {
         fill();
       });
     };
-    // Up to `width` at once always; beyond it, up to `maxWidth` within the cores others leave.
+    // Up to `width` at once always; beyond it, up to `maxWidth` within the cores others leave, while the run queue is short.
+    const room = () => running.size < maxWidth && ours() + unitRate(queue[next]) <= CPU_BUDGET - others;
     const fill = () => {
-      while (next < queue.length && (running.size < width || (running.size < maxWidth && ours() + unitRate(queue[next]) <= CPU_BUDGET - others))) start();
+      while (next < queue.length && (running.size < width || (room() && runnable < RUNNABLE_LIMIT))) start();
       if (next >= queue.length && running.size === 0) resolve();
     };
     const meter = setInterval(() => {
       others = othersCores(ours());
       if (next >= queue.length) return clearInterval(meter);
+      // Read only while it can decide something: a scan of /proc costs a few milliseconds.
+      if (running.size >= width && room()) {
+        // Readings from before a pause in reading are stale: start the mean again.
+        if (performance.now() - readAt > 3000) runQueue = runQueueMeter();
+        readAt = performance.now();
+        runnable = runQueue();
+        if (runnable >= RUNNABLE_LIMIT) heldS[name] = (heldS[name] ?? 0) + 1;
+      }
       fill();
     }, 1000);
     fill();
@@ -409,7 +432,7 @@ const typeResult = await types;
 
 for (const k of COUNTS) process.stdout.write(`# ${k} ${totals[k]}\n`);
 process.stdout.write(`# duration_ms ${wall.toFixed(0)}\n`);
-process.stdout.write(`# files at once, at most: ${Object.entries(widest).map(([lane, n]) => `${lane} ${n}`).join(', ')}\n`);
+process.stdout.write(`# files at once, at most: ${Object.entries(widest).map(([lane, n]) => `${lane} ${n}`).join(', ')}${Object.keys(heldS).length ? `; held back by a busy machine: ${Object.entries(heldS).map(([lane, n]) => `${lane} ${n} s`).join(', ')}` : ''}\n`);
 const bySlowest = [...results].sort((a, b) => b.s - a.s);
 process.stdout.write(`# slowest files (s): ${bySlowest.slice(0, 8).map((r) => `${r.file} ${r.s}`).join(', ')}\n`);
 const failedFiles = [...results.filter((r) => r.failed).map((r) => r.file), ...failedGroups];
