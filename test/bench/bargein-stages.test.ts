@@ -37,8 +37,8 @@ test('a barge-in is split into stages from the caller, server and fake stamps; a
   const holds = { c1: [{ kind: 'speech' as const, nominalMs: 0, heldMs: fakeSent - fakeArrived, at: fakeSent }] };
   const s = rec.explain(
     [
-      { call: 'c1', speechStart, sentAt, lastMedia, clearAt },
-      { call: 'c2', speechStart, sentAt, lastMedia, clearAt },
+      { call: 'c1', speechStart, sentAt, lastBefore: undefined, lastMedia, mediaAfter: 1, mediaBeforeSent: 0, clearAt },
+      { call: 'c2', speechStart, sentAt, lastBefore: undefined, lastMedia, mediaAfter: 1, mediaBeforeSent: 0, clearAt },
     ],
     holds,
     0,
@@ -63,7 +63,7 @@ test('with the energy detector no fake hold is needed: the decision runs from th
   const sentAt = epoch();
   rec.frame('c1', loud);
   events.next({ type: 'interruption', kind: 'paused' });
-  const s = rec.explain([{ call: 'c1', speechStart: sentAt - 20, sentAt, lastMedia: epoch(), clearAt: epoch() }], {}, 0, 'energy');
+  const s = rec.explain([{ call: 'c1', speechStart: sentAt - 20, sentAt, lastBefore: undefined, lastMedia: epoch(), mediaAfter: 1, mediaBeforeSent: 0, clearAt: epoch() }], {}, 0, 'energy');
   assert.equal(s.matched, 1);
   assert.equal(s.stages.uplink.n, 0, 'no service stage');
   assert.equal(stageRows(s).length, 6);
