@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { Subject } from '../helpers/rx.ts';
 import type { AgentSession } from '../../src/session/agent-session.ts';
 import type { SessionEvent } from '../../src/session/events.ts';
+import type { PlaybackUpdate, TransportOutput } from '../../src/transport/types.ts';
 import { BargeStageRecorder, stageRows } from '../../bench/bargein-stages.ts';
 
 const epoch = () => performance.timeOrigin + performance.now();
@@ -67,4 +68,20 @@ test('with the energy detector no fake hold is needed: the decision runs from th
   assert.equal(s.matched, 1);
   assert.equal(s.stages.uplink.n, 0, 'no service stage');
   assert.equal(stageRows(s).length, 6);
+});
+
+test('each interrupt of a call\'s output is stamped with the audio it still had to send, and found by the barge-in whose clear it sent', async () => {
+  const rec = new BargeStageRecorder();
+  const playback = new Subject<PlaybackUpdate>();
+  let interrupted = 0;
+  const out = { playback$: playback, interrupt: async () => ++interrupted } as unknown as TransportOutput;
+  rec.output('c1', out);
+  const sentAt = epoch();
+  playback.next({ sent: 1, played: 0.8, queued: 0.18, at: 0 });
+  assert.equal(await out.interrupt(), 1, 'the output still interrupts');
+  const clearAt = epoch();
+  const barge = { call: 'c1', speechStart: sentAt - 20, sentAt, lastBefore: undefined, lastMedia: undefined, mediaAfter: 0, mediaBeforeSent: 0, clearAt };
+  assert.equal(rec.interruptOf(barge)?.unsentMs, 180);
+  assert.equal(rec.interruptOf({ ...barge, call: 'c2' }), undefined);
+  assert.equal(rec.interruptOf({ ...barge, sentAt: clearAt + 10, clearAt: clearAt + 20 }), undefined, 'an interrupt before the speech frame left is not its');
 });
