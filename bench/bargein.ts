@@ -89,6 +89,7 @@ async function bargeinTwilio(calls: number, seconds: number, agent: BenchAgentOp
       ['… of them, no agent audio reached the caller after it spoke', wire.duringReply.noAudioAfterSpeech, 'the server had audio left but sent none in time'],
       [`speech start → the caller reads the clear: ${wire.afterLastByte.n} barge-ins after the reply's last byte had left`, f(wire.afterLastByte.speechToClearMs), 'nothing left on the wire; the clear empties the platform\'s buffer'],
       ['barge-ins sorted by the caller\'s reads alone (no server stamp matched)', wire.callerOnly, '0'],
+      [`the figure of before (agent audio counted from the first speech frame leaving), all ${res.bargeIns}: read 0 for ${wire.legacy.readZero}, ${wire.legacy.readZeroWithAudioAfterSpeech} of them with agent audio after speech start`, f(wire.legacy.speechToLastAudioOnWireMs), 'for comparison with figures taken before'],
       ['barge-ins without a clear within 2 s', res.notCleared, '0'],
       ['caller process loop delay p99, ms', res.callerLoopP99Ms, 'the far end: a stalled caller reads late'],
       ['caller frames the callers sent > 20 ms late', res.callerFramesSentLate, 'the far end: the rig\'s own lateness, not hiwar\'s'],
