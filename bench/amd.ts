@@ -5,13 +5,15 @@
  * sandbox recognizer's transcripts at the times they would arrive; accuracy per class and the
  * time from the answer to the decision (on the audio's timeline, so the machine's load cannot
  * change it). `vad=silero` gives the detector Silero VAD's probabilities instead of its own
- * level VAD. `--quick`: every third recording.
+ * level VAD. `--quick`: every third recording. No `pin=` (bench/pin.ts): one process on the
+ * audio's own timeline, whose figures the machine's load cannot change.
  */
 import os from 'node:os';
 import { AMD_DEFAULTS, AmdDetector, type AmdClass, type AmdDecision, type AmdOptions } from '../src/amd/index.ts';
 import { resample } from '../src/audio/resample.ts';
 import { amdSet, type AmdRecording } from './amd-set.ts';
 import { benchOptions, percentile, round, table, type BenchArgs } from './harness.ts';
+import { refusePin } from './pin.ts';
 
 const FRAME = 160; // 20 ms at 8 kHz
 const CLASSES: AmdRecording['label'][] = ['human', 'machine-voicemail', 'machine-unavailable'];
@@ -53,6 +55,7 @@ function detect(rec: AmdRecording, windows: Windows | undefined, opts: AmdOption
 
 export async function amd({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
   const { named } = benchOptions(rest);
+  refusePin(named.pin, 'amd', `it feeds recordings to the detector in this one process on the audio's own timeline, so the machine's load cannot change its figures and there is nothing to pin`);
   const vad = named.vad ?? 'energy';
   if (vad !== 'energy' && vad !== 'silero') throw new Error(`vad= is energy or silero, not ${vad}`);
   // Any numeric detector option may be tried: humanSilenceMs=800 …

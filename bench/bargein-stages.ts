@@ -8,7 +8,7 @@
  *   A  the first loud frame reaches the session (server: its WebSocket read, parse, μ-law decode)
  *   F  the fake sends SpeechStarted (fake process; its hold starts when the /listen message arrived: U)
  *   P  the session pauses the reply: the clear is written in the same synchronous step (server)
- *   R  the caller reads the clear; L the last agent media it read before it (the figure is L − S)
+ *   R  the caller reads the clear (the stages add up to R − S; the wire figures are bench/barge-wire.ts's)
  *
  * Stages: capture (C − S), to the session (A − C: socket and the server's loop), the uplink to the
  * fake (U − A), the fake (F − U), back to the session and its decision (P − F) — or with the energy
@@ -30,7 +30,8 @@ import type { Hold } from './fake-service.ts';
 import { SPEECH_LEVEL } from './fake-listen.ts';
 import { pcts, round } from './harness.ts';
 import { GcLog, type Busy } from './tail.ts';
-import type { CallerBarge } from './telephony-callers.ts';
+import type { TransportOutput } from '../src/transport/types.ts';
+import type { CallerBarge, ServerInterrupt } from './barge-wire.ts';
 
 const epochNow = () => performance.timeOrigin + performance.now();
 
@@ -39,6 +40,7 @@ export class BargeStageRecorder {
   private readonly loudAt = new Map<string, number[]>();
   private readonly wasLoud = new Map<string, boolean>();
   private readonly pausedAt = new Map<string, number[]>();
+  private readonly interrupts = new Map<string, ServerInterrupt[]>();
   private readonly gc = new GcLog();
   private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 1 });
 
@@ -58,6 +60,26 @@ export class BargeStageRecorder {
     const loud = meanLevel(f.samples) > SPEECH_LEVEL;
     if (loud && !this.wasLoud.get(call)) push(this.loudAt, call, epochNow());
     this.wasLoud.set(call, loud);
+  }
+
+  /**
+   * A call's output: each `interrupt()` is stamped with the agent audio it still had to send (the
+   * latest playback update's `queued`), which says whether a barge-in came during the reply or
+   * after its last byte had left (bench/barge-wire.ts). The one method is wrapped on this object.
+   */
+  output(call: string, out: TransportOutput): void {
+    let unsent = 0;
+    out.playback$.subscribe((u) => (unsent = u.queued));
+    const interrupt = out.interrupt.bind(out);
+    out.interrupt = () => {
+      push(this.interrupts, call, { at: epochNow(), unsentMs: unsent * 1000 });
+      return interrupt();
+    };
+  }
+
+  /** The interrupt that sent a barge-in's clear: the last one after its speech frame left and before the clear was read. */
+  interruptOf(b: CallerBarge): ServerInterrupt | undefined {
+    return this.interrupts.get(b.call)?.findLast((i) => i.at >= b.sentAt - 1 && i.at <= b.clearAt + 1);
   }
 
   /** A session of the rig: its pauses (speech start heard while the agent spoke) are stamped. */
@@ -86,7 +108,7 @@ export class BargeStageRecorder {
       }
       const gcMs = gcs.reduce((s, g) => s + Math.max(0, Math.min(p, g.start + g.ms) - Math.max(a, g.start)), 0);
       rows.push({
-        total: b.lastMedia - b.speechStart,
+        total: b.clearAt - b.speechStart,
         capture: b.sentAt - b.speechStart,
         toSession: a - b.sentAt,
         uplink: f ? f.arrived - a : undefined,
@@ -142,7 +164,7 @@ export interface BargeStages {
 /** The stage table's rows: name, p50 / p95 / p99, the slowest 5 %'s mean. */
 export function stageRows(s: BargeStages): [string, string, string][] {
   const names: [keyof BargeRow, string][] = [
-    ['total', 'speech start → last agent audio on the wire (the figure)'],
+    ['total', 'speech start → the caller reads the clear (the stages below add up to it)'],
     ['capture', 'capture: speech start → first speech frame sent (20 ms + the caller late)'],
     ['toSession', 'to the session: caller socket → session (server loop, parse, decode)'],
     ['uplink', 'uplink: session → the fake reads the /listen message'],
@@ -157,7 +179,7 @@ export function stageRows(s: BargeStages): [string, string, string][] {
     .map(([k, name]) => [name, `${s.stages[k].p50} / ${s.stages[k].p95} / ${s.stages[k].p99}`, String(s.slowest5pc[k] ?? '–')]);
 }
 
-function push(m: Map<string, number[]>, k: string, v: number): void {
+function push<T>(m: Map<string, T[]>, k: string, v: T): void {
   const xs = m.get(k);
   if (xs) xs.push(v);
   else m.set(k, [v]);

@@ -138,15 +138,8 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
     await rig?.close();
     await fake.close();
   }
-  const ok = largestClean(rows, (r) => r.lateAgentFrames!).best?.calls;
-  // Twilio: the same, leaving out late frames the caller process read while it was stalled itself.
-  const okServer = largestClean(rows, (r) => r.lateAgentFrames! - (r.lateAgentCallerStalled ?? 0)).best?.calls;
-  // What the CPU alone allows (100 % of a core / CPU per call at the largest N whose process was
-  // not starved): a starved process's CPU share says how little it was given, not what it needs;
-  // a starved rig sent it less work than the calls make.
-  const fed = rows.map((r, i) => ({ r, c: conditions[i]! })).filter(({ c }) => !c.starved && !c.rig?.starved).at(-1)?.r;
-  const byCpu = fed?.cpuPct ? Math.floor((100 * fed.calls!) / fed.cpuPct) : null;
-  const res = { bench: 'density', transport, workers: workers ?? null, pin: { pinned: pin.pinned, server: pin.server, rig: pin.rig }, phases: rig ? phases : null, sendEveryMs: rig ? (step ?? null) : null, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, conditions, starvedAbove: STARVED_WAIT_SHARE, maxCallsPerCoreNoLateAgentFrames: ok ?? 0, maxCallsNoLateAgentFramesCallerNotStalled: rig ? (okServer ?? 0) : null, callsPerCoreByCpu: byCpu, callsPerCoreByCpuFrom: fed?.calls ?? null, targets: DENSITY_TARGETS };
+  const { ok, okServer, fed, byCpu } = densitySummary(rows, conditions);
+  const res = { bench: 'density', transport, workers: workers ?? null, pin: { pinned: pin.pinned, server: pin.server, rig: pin.rig }, phases: rig ? phases : null, sendEveryMs: rig ? (step ?? null) : null, uplinkFrameMs: agentOpts.uplinkFrameMs ?? null, quick, seconds, levels: rows, conditions, starvedAbove: STARVED_WAIT_SHARE, maxCallsPerCoreNoLateAgentFrames: ok, maxCallsNoLateAgentFramesCallerNotStalled: rig ? okServer : null, callsPerCoreByCpu: byCpu, callsPerCoreByCpuFrom: fed?.calls ?? null, targets: DENSITY_TARGETS };
   const where = rig ? `${rig.where}, Twilio Media Streams over WebSocket, callers in another process` : 'local transport';
   console.log(`\ndensity (${where}): ${seconds} s per level, fake service in another process (caller frames late / total, agent frames late / total)`);
   const cols: [string, (r: Record<string, number | null>) => string][] = [
@@ -176,13 +169,37 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
     console.log('(sent late: caller frames the caller process itself sent more than 20 ms past due: they arrive late through no fault of hiwar;');
     console.log(' late agent, caller stalled: late agent frames read while the caller process was itself over 20 ms behind its clock)');
   }
+  const starvedAll = `not reported, every level starved, hiwar or its rig (run-queue wait > ${STARVED_WAIT_SHARE * 100} %)`;
   table('density: summary', [
-    ['calls per core, zero late agent frames', res.maxCallsPerCoreNoLateAgentFrames, `≥ ${DENSITY_TARGETS.callsPerCore}`],
-    ...(rig ? ([['… not counting those read by a stalled caller', res.maxCallsNoLateAgentFramesCallerNotStalled, `≥ ${DENSITY_TARGETS.callsPerCore}`]] as [string, number | null, string][]) : []),
-    [byCpu === null ? `calls per core the CPU allows: not reported, every level starved, hiwar or its rig (run-queue wait > ${STARVED_WAIT_SHARE * 100} %)` : `calls per core the CPU allows (${fed!.calls} calls, not starved)`, byCpu, `≥ ${DENSITY_TARGETS.callsPerCore}`],
+    [ok === null ? `calls per core, zero late agent frames: ${starvedAll}` : 'calls per core, zero late agent frames (levels not starved)', ok, `≥ ${DENSITY_TARGETS.callsPerCore}`],
+    ...(rig ? ([['… not counting those read by a stalled caller', okServer, `≥ ${DENSITY_TARGETS.callsPerCore}`]] as [string, number | null, string][]) : []),
+    [byCpu === null ? `calls per core the CPU allows: ${starvedAll}` : `calls per core the CPU allows (${fed!.calls} calls, not starved)`, byCpu, `≥ ${DENSITY_TARGETS.callsPerCore}`],
     ['RSS per call (largest N), MB', rows.at(-1)?.rssPerCallMb ?? null, `≤ ${DENSITY_TARGETS.rssPerCallMb}`],
   ]);
   return res;
+}
+
+/**
+ * The summary's figures, from the levels where neither hiwar nor its rig was starved (the per-level
+ * lines say which): a starved level's late agent frames say the machine was busy, and its CPU
+ * share how little it was given, not what the calls need. `ok`: the largest such level with no
+ * late agent frame up to it (`okServer`: not counting those a stalled caller read), null when
+ * every level was starved; `byCpu`: what the CPU allows, 100 % of a core over the CPU per call
+ * at the largest such level.
+ */
+export function densitySummary<R extends { calls: number } & Record<string, number | null>>(
+  rows: R[],
+  conditions: Pick<Conditions, 'starved' | 'rig'>[],
+): { ok: number | null; okServer: number | null; fed: R | undefined; byCpu: number | null } {
+  const fedRows = rows.filter((_, i) => !conditions[i]!.starved && !conditions[i]!.rig?.starved);
+  if (!fedRows.length) return { ok: null, okServer: null, fed: undefined, byCpu: null };
+  const fed = fedRows.at(-1)!;
+  return {
+    ok: largestClean(fedRows, (r) => r.lateAgentFrames!).best?.calls ?? 0,
+    okServer: largestClean(fedRows, (r) => r.lateAgentFrames! - (r.lateAgentCallerStalled ?? 0)).best?.calls ?? 0,
+    fed,
+    byCpu: fed.cpuPct ? Math.floor((100 * fed.calls) / fed.cpuPct) : null,
+  };
 }
 
 /** Read and write system calls of this process so far (Linux `/proc/self/io`), or undefined. */

@@ -9,10 +9,18 @@ import OpenAI from 'openai';
 import { OpenAiLlm } from '../src/llm/openai.ts';
 import { spawnFakeService } from './fake-service.ts';
 import { benchOptions, pcts, table, type BenchArgs } from './harness.ts';
+import { pinBench } from './pin.ts';
 
-/** Usage: npm run bench -- llm [--quick] [requests=300] */
+/**
+ * Usage: npm run bench -- llm [--quick] [requests=300] [pin=auto|off|1/0]
+ * (`pin=`, bench/pin.ts: the requests in this process on the server's core(s), the fake model on
+ * the rest; `auto` by default, which on two CPUs shares them.)
+ */
 export async function llmCost({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
-  const n = benchOptions(rest).numbers[0] ?? (quick ? 60 : 300);
+  const { numbers, named } = benchOptions(rest);
+  const n = Number(named.requests ?? numbers[0] ?? (quick ? 60 : 300));
+  if (!(Number.isInteger(n) && n > 0)) throw new Error('usage: npm run bench -- llm [--quick] [requests=300] [pin=auto|off|1/0]');
+  pinBench(named.pin, { self: 'server' });
   const messages = [{ role: 'system' as const, content: 'أنت موظف خدمة عملاء.' }, { role: 'user' as const, content: 'أريد معرفة رصيد حسابي' }];
   const out: Record<string, { cpuUsPerRequest: number[]; firstChunk: ReturnType<typeof pcts> }> = {};
   for (const llmMs of [0, 50]) {

@@ -142,6 +142,14 @@ export function busyNote(load1: number, cpus: number, pinned: boolean): string {
   return `; load ${load1.toFixed(2)} on ${cpus} CPUs: ${what}, so these figures are the machine's before they are hiwar's`;
 }
 
+/**
+ * For a bench with nothing to pin (one process, no rig apart from hiwar): `pin=` given is an
+ * error that says why, not an option silently ignored.
+ */
+export function refusePin(value: string | undefined, bench: string, why: string): void {
+  if (value !== undefined) throw new Error(`${bench} takes no pin=: ${why}`);
+}
+
 /** The value of `pin=` that gives a child process this same plan (it re-pins itself and its own rig). */
 export function pinArg(plan: PinPlan): string {
   return plan.pinned ? `pin=${formatCpuList(plan.server)}/${formatCpuList(plan.rig)}` : 'pin=off';

@@ -2,12 +2,15 @@
  * Soak: one process starts and ends calls on a loop (K at a time, one turn each) for a bounded
  * time, sampling RSS, heap and open handles after a GC. Growth per 1,000 calls is the slope of
  * a least-squares line through (calls ended, memory), so a warm-up step does not count as a leak.
- * Usage: npm run bench -- soak [seconds=600] [concurrent=20]   (--quick: 25 s, 10 at a time)
+ * Usage: npm run bench -- soak [seconds=600] [concurrent=20] [pin=auto|off|1/0]   (--quick: 25 s, 10 at a time)
+ * (`pin=`, bench/pin.ts: hiwar and its callers in this process on the server's core(s), the fake
+ * service on the rest; `auto` by default, which on two CPUs shares them.)
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnFakeService } from './fake-service.ts';
-import { FrameClock, round, startCall, table, type BenchArgs } from './harness.ts';
+import { benchOptions, FrameClock, round, startCall, table, type BenchArgs } from './harness.ts';
+import { pinBench } from './pin.ts';
 
 export const SOAK_TARGETS = { growthPer1000CallsMb: 5 };
 
@@ -28,8 +31,12 @@ function slope(xs: number[], ys: number[]): number {
 }
 
 export async function soak({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
-  const seconds = Number(rest[0] ?? (quick ? 25 : 600));
-  const concurrent = Number(rest[1] ?? (quick ? 10 : 20));
+  const { numbers, named } = benchOptions(rest);
+  const seconds = Number(named.seconds ?? numbers[0] ?? (quick ? 25 : 600));
+  const concurrent = Number(named.concurrent ?? numbers[1] ?? (quick ? 10 : 20));
+  if (!(seconds > 0) || !(Number.isInteger(concurrent) && concurrent > 0)) throw new Error('usage: npm run bench -- soak [seconds=600] [concurrent=20] [pin=auto|off|1/0]');
+  // Before the fake starts: it then starts on the rig's CPUs.
+  const pin = pinBench(named.pin, { self: 'server' });
   const fake = await spawnFakeService({ sttMs: 50, llmMs: 50, ttsMs: 50, audioMsPerChar: 10 });
   const frames = new FrameClock();
   const samples: { calls: number; rssMb: number; heapMb: number; handles: number; s: number }[] = [];
@@ -77,6 +84,7 @@ export async function soak({ quick, rest }: BenchArgs): Promise<Record<string, u
     quick,
     seconds,
     concurrent,
+    pin: { pinned: pin.pinned, server: pin.server, rig: pin.rig },
     calls: ended,
     callsWithoutReply: failed,
     rssMb: { first: round(samples[0]!.rssMb), last: round(samples.at(-1)!.rssMb) },

@@ -13,6 +13,9 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { mulaw } from '../src/audio/g711.ts';
+import { BargeWire, type CallerBarge } from './barge-wire.ts';
+
+export type { CallerBarge } from './barge-wire.ts';
 
 export const FRAME_MS = 20;
 export const LATE_MS = 20;
@@ -75,27 +78,12 @@ export interface CallerStats {
   loopMaxMs: number;
   /**
    * Barge-ins (`HIWAR_BENCH_BARGE_IN=min,max`: each caller speaks from min to max ms into every
-   * reply): per barge-in, the caller's speech start (the capture start of its first speech frame)
-   * → the last agent media message that reached this socket before the server's `clear`, ms; and
-   * the barge-ins that got no `clear` within 2 s.
+   * reply): those that got no `clear` within 2 s, and each cleared one's moments on this
+   * process's clock (epoch ms): the agent media it read around its speech start and the clear
+   * (bench/barge-wire.ts says which figure each belongs to; bench/bargein-stages.ts its stages).
    */
-  bargeInToLastAudioMs: number[];
   bargeInsNotCleared: number;
-  /** Each cleared barge-in's moments on this process's clock (epoch ms), for the stage breakdown (bench/bargein-stages.ts). */
   bargeIns: CallerBarge[];
-}
-
-/** One barge-in as the caller saw it (epoch ms). */
-export interface CallerBarge {
-  call: string;
-  /** Capture start of the first speech frame. */
-  speechStart: number;
-  /** When that frame was written to the socket (its capture ends 20 ms after `speechStart`). */
-  sentAt: number;
-  /** The last agent media message read before the clear. */
-  lastMedia: number;
-  /** When the clear was read. */
-  clearAt: number;
 }
 
 /** `HIWAR_BENCH_BARGE_IN=min,max` (set by the barge-in bench): when into each reply callers barge in. */
@@ -122,8 +110,7 @@ class TwilioCaller {
   closed = false;
   /** When to barge into the reply playing now, and the barge-in under way. */
   private bargeAt: number | undefined;
-  private barge: { speechStart: number; sentAt: number; lastMedia: number } | undefined;
-  readonly bargeResults: number[] = [];
+  private readonly barge: BargeWire;
   readonly bargeDetails: CallerBarge[] = [];
   bargeMissed = 0;
 
@@ -136,6 +123,7 @@ class TwilioCaller {
     nextDue: () => number,
   ) {
     this.sid = `MZ${tag}`;
+    this.barge = new BargeWire(tag);
     this.nextSpeakAt = epochNow() + 300;
     this.ws = new WebSocket(url);
     this.ws.on('open', () => {
@@ -167,7 +155,7 @@ class TwilioCaller {
         if (stalled(now)) this.lateAgentWhileStalled++;
       }
       this.playingUntil = Math.max(this.playingUntil, now) + FRAME_MS;
-      if (this.barge) this.barge.lastMedia = now;
+      if (BARGE_IN) this.barge.media(now);
       if (this.waitingReply && !this.replyStarted) {
         this.replyStarted = true;
         this.answeredTurns++;
@@ -178,12 +166,8 @@ class TwilioCaller {
     const m = JSON.parse(text) as { event: string; mark?: { name: string } };
     if (m.event === 'mark' && m.mark) this.marks.push({ at: Math.max(now, this.playingUntil), name: m.mark.name });
     else if (m.event === 'clear') {
-      if (this.barge) {
-        // The wire only: what the platform had buffered before the clear is its own.
-        this.bargeResults.push(Math.max(0, this.barge.lastMedia - this.barge.speechStart));
-        this.bargeDetails.push({ call: this.tag, speechStart: this.barge.speechStart, sentAt: this.barge.sentAt, lastMedia: this.barge.lastMedia, clearAt: now });
-        this.barge = undefined;
-      }
+      const b = this.barge.clear(now);
+      if (b) this.bargeDetails.push(b);
       this.playingUntil = now;
       for (const k of this.marks.splice(0)) this.echo(k.name);
     }
@@ -198,14 +182,11 @@ class TwilioCaller {
     if (!this.open || this.closed || this.ws.readyState !== WebSocket.OPEN) return false;
     while (this.marks.length && this.marks[0]!.at <= due) this.echo(this.marks.shift()!.name);
     let speech = false;
-    if (this.barge && due - this.barge.speechStart > 2000) {
-      this.bargeMissed++;
-      this.barge = undefined;
-    }
+    if (this.barge.expire(due, 2000)) this.bargeMissed++;
     if (this.bargeAt !== undefined && this.speakingLeft <= 0 && due >= this.bargeAt) {
       // Barge in: this frame is the first of the caller's speech, captured from due − 20 ms.
       this.bargeAt = undefined;
-      this.barge = { speechStart: due - FRAME_MS, sentAt: epochNow(), lastMedia: due - FRAME_MS };
+      this.barge.speak(due - FRAME_MS, epochNow());
       this.waitingReply = false;
       this.speakingLeft = this.speechMs;
     }
@@ -312,7 +293,6 @@ function stats(): CallerStats {
     cpuUs: cpu.user + cpu.system,
     loopP99Ms: loop.percentile(99) / 1e6,
     loopMaxMs: loop.max / 1e6,
-    bargeInToLastAudioMs: callers.flatMap((c) => c.bargeResults),
     bargeInsNotCleared: callers.reduce((n, c) => n + c.bargeMissed, 0),
     bargeIns: callers.flatMap((c) => c.bargeDetails),
   };

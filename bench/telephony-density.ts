@@ -14,7 +14,7 @@ import { CallTokens } from '../src/server/tokens.ts';
 import { ServiceClient } from '../src/service/client.ts';
 import { AgentSession } from '../src/session/agent-session.ts';
 import { createLogger } from '../src/session/logger.ts';
-import type { Transport } from '../src/transport/types.ts';
+import type { Transport, TransportOutput } from '../src/transport/types.ts';
 import type { AudioFrame } from '../src/audio/frame.ts';
 import { telephonyPlugin } from '../transports/telephony/index.ts';
 import type { FakeServiceProcess } from './fake-service.ts';
@@ -27,14 +27,18 @@ export class ArrivalCounter {
   frames = 0;
   late = 0;
 
-  /** Also sees each call's frames (the barge-in bench's stage stamps); off in the density benches. */
-  constructor(private readonly onFrame?: (call: string, f: AudioFrame) => void) {}
+  /** Also sees each call's frames and its output (the barge-in bench's stamps); off in the density benches. */
+  constructor(
+    private readonly onFrame?: (call: string, f: AudioFrame) => void,
+    private readonly onOutput?: (call: string, out: TransportOutput) => void,
+  ) {}
 
   /** The transport, with its caller audio counted on the way to the session. */
   watch(t: Transport): Transport {
     const t0 = Number(t.call.parameters?.t0);
     let k = 0;
     const call = t.call.callId;
+    this.onOutput?.(call, t.output);
     const audio$ = t.audio$.pipe(
       tap((f) => {
         this.onFrame?.(call, f);
@@ -87,14 +91,15 @@ const ask = <T>(child: ChildProcess, msg: object, reply: string) =>
     child.send(msg);
   });
 
-/** What a bench may watch in the in-process rig: each call's frames on their way in, each session. */
+/** What a bench may watch in the in-process rig: each call's frames on their way in, its output, each session. */
 export interface RigWatch {
   frame(call: string, f: AudioFrame): void;
+  output(call: string, out: TransportOutput): void;
   session(call: string, s: AgentSession): void;
 }
 
 export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>, agentOpts: BenchAgentOptions = {}, phases = 1, sendEveryMs?: number, watch?: RigWatch): Promise<TelephonyRig> {
-  const arrivals = new ArrivalCounter(watch && ((call, f) => watch.frame(call, f)));
+  const arrivals = new ArrivalCounter(watch && ((call, f) => watch.frame(call, f)), watch && ((call, out) => watch.output(call, out)));
   const logger = createLogger('silent');
   const server = new AgentServer({
     port: 0,

@@ -6,6 +6,8 @@
  *   turn decision, and what ended the turn (`endOfTurnReason`);
  * - for a 10-digit number dictated in three groups with 800 ms pauses: how many turns it made.
  * Figures are wall-clock under the machine's load, printed beside them; no target is asserted.
+ * No `pin=` (bench/pin.ts): the agent, the embedded sandbox and the callers run in this one
+ * process on the stall-free clock, so there is no rig to put on other CPUs.
  */
 import os from 'node:os';
 import callCentre from '../agents/call-centre/index.ts';
@@ -18,6 +20,7 @@ import { scenarioSchema } from '../src/testing/scenario.ts';
 import { simulateCall } from '../src/testing/simulate.ts';
 import { SteadyScaledClock } from '../src/testing/steady-clock.ts';
 import { benchOptions, percentile, round, table, type BenchArgs } from './harness.ts';
+import { refusePin } from './pin.ts';
 
 const QUESTION = [{ say: 'كم رصيدي؟' }];
 const DICTATED = [
@@ -42,8 +45,9 @@ async function oneCall(client: Client, steps: unknown[], agent: Partial<Agent>):
 
 /** Runs the two calls of each mode `calls` times: "with" is the default policy, "without" turns it off. */
 export async function turns(args: BenchArgs): Promise<Record<string, unknown>> {
-  const { numbers } = benchOptions(args.rest);
-  const calls = numbers[0] ?? (args.quick ? 1 : 3);
+  const { numbers, named } = benchOptions(args.rest);
+  refusePin(named.pin, 'turns', `each call runs in this one process (the agent, its caller and the embedded sandbox service; or the real service, elsewhere) on the stall-free clock, so there is no rig to put on other CPUs`);
+  const calls = Number(named.calls ?? numbers[0] ?? (args.quick ? 1 : 3));
   if (!(Number.isInteger(calls) && calls > 0)) throw new Error('usage: npm run bench -- turns [calls=3] [--quick]');
   const service = await connectService(() => {});
   const loads: number[] = [];

@@ -13,8 +13,10 @@
  * first and is shown but not counted. The answer is the largest N such that every level up to it
  * had zero late agent packets.
  *
- * `npm run bench -- webrtc-density [--quick] [N…] [--seconds=S] [--warmup=N] [--warmup-seconds=S] [--rate=24000|48000] [--workers=W] [--complexity=C] [--nice=N] [--calls-per-thread=N]`
- * or `npx tsx bench/webrtc-density.ts` with the same arguments. Prints a table, then (through
+ * `npm run bench -- webrtc-density [--quick] [N…] [--seconds=S] [--warmup=N] [--warmup-seconds=S] [--rate=24000|48000] [--workers=W] [--complexity=C] [--nice=N] [--calls-per-thread=N] [--pin=auto|off|1/0]`
+ * or `npx tsx bench/webrtc-density.ts` with the same arguments. `--pin=` (bench/pin.ts): the
+ * server process and the mediasoup workers it starts on the server's core(s), the werift callers'
+ * processes on the rest; `auto` by default, which on two CPUs shares them. Prints a table, then (through
  * bench/run.ts, or directly) one JSON object of every figure as its last line.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -36,6 +38,7 @@ import type { ThreadedOutput } from '../transports/webrtc/threaded-output.ts';
 import type { AgentParticipant } from '../transports/webrtc/agent-participant.ts';
 import { createWebRtcPlugin, type WebRtcPlugin } from '../transports/webrtc/index.ts';
 import { round, table, type BenchArgs } from './harness.ts';
+import { pinBench, rigCommand } from './pin.ts';
 import type { CallersReport } from './webrtc-callers.ts';
 import type { TraceReport } from './webrtc-trace.ts';
 
@@ -149,7 +152,8 @@ interface Options {
 
 /** Forks one process of werift callers; resolves once they have all joined. */
 async function spawnCallers(url: string, n: number): Promise<{ child: ChildProcess; request: (type: 'mark' | 'stop') => Promise<CallersReport> }> {
-  const child = fork(fileURLToPath(new URL('./webrtc-callers.ts', import.meta.url)), [url, SECRET, String(n)], { execArgv: ['--import', 'tsx'] });
+  const [execPath, execArgv] = rigCommand(process.execPath, ['--import', 'tsx']);
+  const child = fork(fileURLToPath(new URL('./webrtc-callers.ts', import.meta.url)), [url, SECRET, String(n)], { execPath, execArgv });
   // Joining has its own limit per caller (webrtc-callers.ts); a process too starved to answer
   // at all fails the level instead of holding the bench forever (seen at load 13).
   const waitFor = <T>(type: string, limitMs = Infinity) =>
@@ -281,6 +285,8 @@ async function measure(n: number, o: Options, voice: Int16Array): Promise<WebRtc
 
 export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
   const opt = (name: string) => rest.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+  // Before the first mediasoup worker and callers start: they inherit their side's CPUs.
+  const pin = pinBench(opt('pin'), { self: 'server' });
   const levels = rest.filter((a) => /^\d+$/.test(a)).map(Number);
   if (!levels.length) levels.push(...(quick ? [10, 20] : [20, 40, 60]));
   levels.sort((a, b) => a - b);
@@ -319,6 +325,7 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
     opusInputRate: o.rate,
     opusComplexity: o.complexity ?? AGENT_OUTPUT_DEFAULTS.complexity,
     nice: o.nice ?? null,
+    pin: { pinned: pin.pinned, server: pin.server, rig: pin.rig },
     warmup,
     levels: rows,
     maxCallsNoLatePackets: best?.calls ?? 0,

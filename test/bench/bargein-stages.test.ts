@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { Subject } from '../helpers/rx.ts';
 import type { AgentSession } from '../../src/session/agent-session.ts';
 import type { SessionEvent } from '../../src/session/events.ts';
+import type { PlaybackUpdate, TransportOutput } from '../../src/transport/types.ts';
 import { BargeStageRecorder, stageRows } from '../../bench/bargein-stages.ts';
 
 const epoch = () => performance.timeOrigin + performance.now();
@@ -37,8 +38,8 @@ test('a barge-in is split into stages from the caller, server and fake stamps; a
   const holds = { c1: [{ kind: 'speech' as const, nominalMs: 0, heldMs: fakeSent - fakeArrived, at: fakeSent }] };
   const s = rec.explain(
     [
-      { call: 'c1', speechStart, sentAt, lastMedia, clearAt },
-      { call: 'c2', speechStart, sentAt, lastMedia, clearAt },
+      { call: 'c1', speechStart, sentAt, lastBefore: undefined, lastMedia, mediaAfter: 1, mediaBeforeSent: 0, clearAt },
+      { call: 'c2', speechStart, sentAt, lastBefore: undefined, lastMedia, mediaAfter: 1, mediaBeforeSent: 0, clearAt },
     ],
     holds,
     0,
@@ -63,8 +64,24 @@ test('with the energy detector no fake hold is needed: the decision runs from th
   const sentAt = epoch();
   rec.frame('c1', loud);
   events.next({ type: 'interruption', kind: 'paused' });
-  const s = rec.explain([{ call: 'c1', speechStart: sentAt - 20, sentAt, lastMedia: epoch(), clearAt: epoch() }], {}, 0, 'energy');
+  const s = rec.explain([{ call: 'c1', speechStart: sentAt - 20, sentAt, lastBefore: undefined, lastMedia: epoch(), mediaAfter: 1, mediaBeforeSent: 0, clearAt: epoch() }], {}, 0, 'energy');
   assert.equal(s.matched, 1);
   assert.equal(s.stages.uplink.n, 0, 'no service stage');
   assert.equal(stageRows(s).length, 6);
+});
+
+test('each interrupt of a call\'s output is stamped with the audio it still had to send, and found by the barge-in whose clear it sent', async () => {
+  const rec = new BargeStageRecorder();
+  const playback = new Subject<PlaybackUpdate>();
+  let interrupted = 0;
+  const out = { playback$: playback, interrupt: async () => ++interrupted } as unknown as TransportOutput;
+  rec.output('c1', out);
+  const sentAt = epoch();
+  playback.next({ sent: 1, played: 0.8, queued: 0.18, at: 0 });
+  assert.equal(await out.interrupt(), 1, 'the output still interrupts');
+  const clearAt = epoch();
+  const barge = { call: 'c1', speechStart: sentAt - 20, sentAt, lastBefore: undefined, lastMedia: undefined, mediaAfter: 0, mediaBeforeSent: 0, clearAt };
+  assert.equal(rec.interruptOf(barge)?.unsentMs, 180);
+  assert.equal(rec.interruptOf({ ...barge, call: 'c2' }), undefined);
+  assert.equal(rec.interruptOf({ ...barge, sentAt: clearAt + 10, clearAt: clearAt + 20 }), undefined, 'an interrupt before the speech frame left is not its');
 });

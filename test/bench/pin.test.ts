@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { affinityLine, conditionsOf, conditionsStart, rigLine } from '../../bench/conditions.ts';
-import { affinityOf, busyNote, chooseSplit, formatCpuList, machine, parseCpuList, parsePin, pinArg, pinProcess, planPin, tasksetPidArgv, tasksetSpawnArgv } from '../../bench/pin.ts';
+import { affinityOf, busyNote, chooseSplit, formatCpuList, machine, parseCpuList, parsePin, pinArg, pinProcess, planPin, refusePin, tasksetPidArgv, tasksetSpawnArgv } from '../../bench/pin.ts';
 
 test('pin= parses auto (the default), off and <server cpus>/<rig cpus>; bad values say what is expected', () => {
   assert.deepEqual(parsePin(undefined), { mode: 'auto' });
@@ -21,6 +21,11 @@ test('pin= parses auto (the default), off and <server cpus>/<rig cpus>; bad valu
   assert.deepEqual(parsePin('2-3/0,1'), { mode: 'cpus', server: [2, 3], rig: [0, 1] });
   for (const bad of ['on', '1', '/0', '1/', 'a/0', '1/0/2', '3-1/0']) assert.throws(() => parsePin(bad), /pin= is auto .*off .*<server cpus>\/<rig cpus>/, bad);
   assert.throws(() => parsePin('0-1/1'), /CPU 1 is both the server's and the rig's/);
+});
+
+test('a bench with nothing to pin refuses pin= with its reason instead of ignoring it', () => {
+  assert.doesNotThrow(() => refusePin(undefined, 'amd', 'one process'));
+  assert.throws(() => refusePin('1/0', 'amd', 'one process on the audio\'s own timeline'), /amd takes no pin=: one process on the audio's own timeline/);
 });
 
 test('CPU lists read and write as Linux prints them', () => {

@@ -1,0 +1,40 @@
+/**
+ * The barge-in bench over the Twilio route, run for real with a few calls: every barge-in is in
+ * exactly one of the two wire figures, each figure says how many it covers, and `trace=FILE`
+ * writes one line per barge-in. Shapes and counts only, never timings.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { execOk } from '../helpers/processes.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'hiwar-bargein-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+test('npm run bench -- bargein transport=twilio: two wire figures with their counts, and a trace line per barge-in', async () => {
+  const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
+  const trace = join(dir, 'trace.jsonl');
+  const { stdout } = await execOk(process.execPath, ['--import', 'tsx', run, 'bargein', '--quick', '3', 'transport=twilio', 'seconds=15', `trace=${trace}`], { timeoutMs: 300_000 });
+  const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
+  const t = last.twilio;
+  assert.ok(t.bargeIns >= 1, 'the callers barged in');
+  assert.equal(t.duringReply.n + t.afterLastByte.n, t.bargeIns, 'each barge-in in one figure');
+  assert.equal(t.duringReply.speechToLastAudioOnWireMs.n, t.duringReply.n);
+  assert.equal(t.afterLastByte.speechToClearMs.n, t.afterLastByte.n);
+  assert.ok(t.duringReply.noAudioAfterSpeech <= t.duringReply.n);
+  assert.ok(t.legacy.readZeroWithAudioAfterSpeech <= t.legacy.readZero);
+  assert.match(stdout, new RegExp(`${t.duringReply.n} barge-ins while agent audio was still to be sent`));
+  assert.match(stdout, new RegExp(`${t.afterLastByte.n} barge-ins after the reply's last byte had left`));
+  const lines = readFileSync(trace, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  assert.equal(lines.length, t.bargeIns);
+  assert.equal(lines.filter((l) => l.kind === 'during').length, t.duringReply.n);
+  for (const l of lines) {
+    // A barge-in during the reply read agent audio after speech start, or the server still had some to send.
+    if (l.kind === 'during') assert.ok(l.mediaAfter > 0 || l.unsentMs > 0);
+    else assert.equal(l.mediaAfter, 0);
+    assert.ok(l.mediaBeforeFrameSent <= l.mediaAfter);
+  }
+});
