@@ -19,6 +19,7 @@ interface RunValues {
   'public-url'?: string;
   port?: string;
   host?: string;
+  phrasebook?: string;
 }
 
 /** What a test (or an embedding program) may give the campaign's server instead of the defaults. */
@@ -52,6 +53,8 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
   await checkDialling(values.from, platform);
   say(startingServerLine('hiwar campaign', "the campaign's calls", !deps.client && !process.env.HIWAR_API_KEY));
   const { agent } = await loadAgent(values.agent);
+  // Taught as `hiwar serve`'s is: the agent's intent examples and --phrasebook.
+  const sandbox = deps.client ? undefined : await (await import('./connect.ts')).taughtSandbox(agent, values.phrasebook, (m) => say(`(${m})`));
   const [{ createAgentServer }, { telephonyRoutes, outboundDialer }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts')]);
   const logger = deps.logger ?? cliLogger('info');
   const calls = await serveOutbound({ publicUrl, redisUrl: o.redisUrl, logger, campaigns: o.campaigns, ...(deps.queue?.leaseMs ? { slotLeaseMs: deps.queue.leaseMs } : {}) });
@@ -62,6 +65,7 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
     port,
     logger,
     ...(deps.client ? { client: deps.client } : {}),
+    ...(sandbox ? { sandbox } : {}),
     ...(deps.clock ? { clock: deps.clock } : {}),
     // Every instance of a cluster must take the media tokens any of them minted.
     tokens: { secret: process.env.HIWAR_MEDIA_SECRET },

@@ -2,7 +2,7 @@ import type { CampaignSpec } from '../campaign/in-process.ts';
 import type { CampaignStatus } from '../campaign/store.ts';
 import type { AttemptOutcome, Contact } from '../campaign/types.ts';
 import { missingPackages } from '../optional.ts';
-import { AGENT_HELP, loadAgent, optionLine } from './agent.ts';
+import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP } from './agent.ts';
 import { CliError, numberOption, parseCommand, readText, UsageError } from './args.ts';
 import type { CampaignRunDeps } from './campaign-run.ts';
 
@@ -10,9 +10,9 @@ import type { CampaignRunDeps } from './campaign-run.ts';
 export const CAMPAIGN_USAGE = `Usage: hiwar campaign start CONTACTS.csv [--agent DIR|FILE] [--window "Sun-Thu 09:00-21:00 Asia/Riyadh"]
                       [--concurrency 1] [--retries 2] [--retry-after 2h] [--retry-on LIST] [--dnc FILE] [--id NAME]
                       [--results FILE] [--redis URL] [--from NUMBER] [--platform NAME]
-                      [--public-url URL] [--port 8080] [--host 127.0.0.1]
+                      [--public-url URL] [--port 8080] [--host 127.0.0.1] [--phrasebook FILE]
        hiwar campaign worker [--agent DIR|FILE] [--redis URL] [--from NUMBER] [--platform NAME]
-                      [--public-url URL] [--port 8080] [--host 127.0.0.1]
+                      [--public-url URL] [--port 8080] [--host 127.0.0.1] [--phrasebook FILE]
        hiwar campaign status|pause|resume|cancel ID [--redis URL] [--json] [--csv FILE]
 
 Call a list of contacts with an agent: within a calling window (in each contact's time zone),
@@ -48,6 +48,7 @@ ${optionLine('--agent DIR|FILE', AGENT_HELP, 22)}
   --public-url URL    the address the platform reaches this process at (default HIWAR_PUBLIC_URL)
   --port N            where this process listens (default 8080)
   --host ADDR         (default 127.0.0.1)
+${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 22)}
   --json              status as JSON
   --csv FILE          status: write every contact's result to FILE
   -h, --help          this text
@@ -73,6 +74,7 @@ const OPTIONS = {
   host: { type: 'string' },
   json: { type: 'boolean', default: false },
   csv: { type: 'string' },
+  phrasebook: { type: 'string' },
 } as const;
 
 type Values = NonNullable<ReturnType<typeof parseCommand<typeof OPTIONS>>>;
