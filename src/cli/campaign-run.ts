@@ -10,6 +10,7 @@ import { numberOption, UsageError } from './args.ts';
 import { CAMPAIGN_USAGE, describe } from './campaign.ts';
 import { startingServerLine } from './call.ts';
 import { cliLogger } from './log.ts';
+import { onStop, untilStopped } from './stop.ts';
 
 interface RunValues {
   agent?: string;
@@ -103,12 +104,11 @@ export async function inProcess(spec: CampaignSpec, values: RunValues, say: (m: 
   // One CSV writer, made once the id (and so the default file name) is known.
   let csv: ResultSink | undefined;
   const runner = new InProcessCampaigns({ dialer: server.dialer, clock: deps.campaignClock ?? realClock(), logger: server.logger, store, sinks: [{ write: (r) => (csv ??= csvSink(resultsFile!)).write(r) }, ...sinks] });
-  const stop = () => {
-    say('stopping: the calls under way finish, nothing more is dialled');
+  // SIGINT, SIGTERM, or the npm process that started it going away (stop.ts).
+  const unwatch = onStop('campaign', (why) => {
+    say(`${why}: stopping; the calls under way finish, nothing more is dialled`);
     runner.close();
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  });
   try {
     const status = await runner.run(spec, (id) => {
       resultsFile ??= `campaign-${id}.csv`;
@@ -117,8 +117,7 @@ export async function inProcess(spec: CampaignSpec, values: RunValues, say: (m: 
     say(describe(status));
     return 0;
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    unwatch();
     await server.close();
   }
 }
@@ -136,18 +135,9 @@ export async function worker(values: RunValues, redisUrl: string, say: (m: strin
   );
   await w.ready();
   say(`hiwar campaign worker: taking campaign calls from Redis${budget ? `, within the key's ${budget.semaphore.limit} sessions` : ''}`);
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
-      say(`${signal}: finishing the calls under way`);
-      void w.close().then(resolve);
-    };
-    const onTerm = () => stop('SIGTERM');
-    const onInt = () => stop('SIGINT');
-    process.once('SIGTERM', onTerm);
-    process.once('SIGINT', onInt);
-  });
+  // SIGTERM, SIGINT, or the npm process that started it going away (stop.ts).
+  say(`${await untilStopped('campaign worker')}: finishing the calls under way`);
+  await w.close();
   await server.close();
   budget?.redis.disconnect();
   say('stopped; bye');
