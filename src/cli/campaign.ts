@@ -5,6 +5,7 @@ import { missingPackages } from '../optional.ts';
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP } from './agent.ts';
 import { CliError, numberOption, parseCommand, readText, UsageError } from './args.ts';
 import type { CampaignRunDeps } from './campaign-run.ts';
+import { docPath } from '../docs-path.ts';
 
 /** `hiwar campaign --help`: every subcommand and option. */
 export const CAMPAIGN_USAGE = `Usage: hiwar campaign start CONTACTS.csv [--agent DIR|FILE] [--window "Sun-Thu 09:00-21:00 Asia/Riyadh"]
@@ -265,5 +266,7 @@ function retryOutcomes(text: string): AttemptOutcome[] {
 /** A campaign's status for a person. */
 export function describe(s: CampaignStatus): string {
   const list = (r: Record<string, number>) => Object.entries(r).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
-  return [`campaign ${s.id}: ${s.state}, ${count(s.total, 'contact')}, ${count(s.dials, 'call')} placed`, `  contacts: ${list(s.contacts)}`, `  outcomes: ${list(s.outcomes)}`].join('\n');
+  // Dials that reached no phone, and why: a platform out of reach shows here, not as calls placed.
+  const notPlaced = s.notPlaced ? [`  not dialled: ${list(s.notPlaced)} (${docPath('docs/campaigns.md#results')})`] : [];
+  return [`campaign ${s.id}: ${s.state}, ${count(s.total, 'contact')}, ${count(s.dials, 'call')} placed`, `  contacts: ${list(s.contacts)}`, `  outcomes: ${list(s.outcomes)}`, ...notPlaced].join('\n');
 }

@@ -18,7 +18,9 @@ export async function platformRequest(
   try {
     res = await fetch(url, { method: init.method ?? 'POST', headers: init.headers, body: init.body, signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) });
   } catch (err) {
-    throw new DialError(platform, 0, scrub(`could not reach ${new URL(url).origin}: ${(err as Error).message}`, secrets));
+    // A malformed API address (HIWAR_TWILIO_API_URL without its scheme) is out of reach too, said as such.
+    const where = URL.canParse(url) ? new URL(url).origin : `"${url}" (not a URL: check the platform's API address)`;
+    throw new DialError(platform, 0, scrub(`could not reach ${where}: ${(err as Error).message}`, secrets));
   }
   const text = await res.text().catch(() => '');
   let body: Record<string, any> = {};
