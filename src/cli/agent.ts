@@ -46,7 +46,9 @@ export async function loadAgent(path: string | undefined, cwd = process.cwd()): 
   if (path === undefined) return { agent: (await import('../../agents/call-centre/index.ts')).default };
   const where = `--agent ${path}`;
   const target = resolve(cwd, path);
-  if (!existsSync(target)) throw new CliError(`${where}: no such file or folder`);
+  // `agents/call-centre` is the repository's folder, not a user project's: the built-in agent needs no --agent.
+  const builtIn = /^(\.\/)?agents\/call-centre\/?$/.test(path) ? ' (the built-in call-centre agent is the default: leave out --agent to use it)' : '';
+  if (!existsSync(target)) throw new CliError(`${where}: no such file or folder${builtIn}`);
   let file = target;
   const dir = statSync(target).isDirectory() ? target : dirname(target);
   if (statSync(target).isDirectory()) {
