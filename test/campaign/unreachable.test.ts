@@ -2,7 +2,8 @@
  * A campaign whose platform's REST API cannot be reached ends the same way however it runs (in
  * the `hiwar campaign start` process, or queued on Redis for `hiwar campaign worker`): each
  * attempt `failed` (retried as `failed` is), `notPlaced: 'platform-unreachable'`, and no call
- * counted as placed, since none reached the platform. Only a request wrong as given is `invalid`.
+ * counted as placed, since none reached the platform. Only a request wrong as given is `invalid`;
+ * an empty HIWAR_CALL_PLATFORM (set, blank) is no setting, not "several platforms are configured".
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -64,7 +65,9 @@ test("an unreachable Twilio API: failed, not dialled, 0 calls placed, in process
     // fetch's bare "fetch failed" comes with its cause: what a user can act on.
     assert.match(row, /^here,2,\+966500000001,1,failed,true,.*the call could not be placed through twilio: could not reach http:\/\/127\.0\.0\.1:\d+: fetch failed \(ECONNREFUSED\)/);
 
-    const onRedis = { ...env, REDIS_URL: redis.url };
+    // The other setup of this bug: HIWAR_CALL_PLATFORM set but empty (an .env line left blank) made every
+    // dial "several platforms are configured (twilio)", invalid; the CLI's own check reads it as unset.
+    const onRedis = { ...env, REDIS_URL: redis.url, HIWAR_CALL_PLATFORM: '' };
     const queued = await hiwar(['campaign', 'start', join(dir, 'contacts.csv'), '--retries', '0', '--id', 'queued'], onRedis);
     assert.equal(queued.code, 0, queued.stderr);
     const worker = spawn(process.execPath, [BIN, 'campaign', 'worker', ...common], { env: { ...process.env, HIWAR_API_KEY: '', ...onRedis }, stdio: ['ignore', 'pipe', 'pipe'] });
