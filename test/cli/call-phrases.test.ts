@@ -55,7 +55,7 @@ async function caller(leg: MediaLeg): Promise<void> {
       const before = far.played;
       await far.say(line);
       // An answer is the proof the line became a turn; the limit only ends a broken build's wait.
-      heard.push(await far.until(() => far.played > before + 0.3, 60_000).then(() => true, () => false));
+      heard.push(await far.until(() => far.played > before + 0.3, 30_000).then(() => true, () => false));
       await quietAfter(far, 0);
     }
   } finally {
