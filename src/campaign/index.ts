@@ -3,7 +3,7 @@
  * at most one dial per (contact, attempt), in this process or by BullMQ workers on a cluster
  * (docs/campaigns.md).
  */
-export type { AttemptOutcome, AttemptRecord, CallResult, CampaignState, Contact, ContactState, ContactStatus, DialAttempt, Dialer } from './types.ts';
+export type { AttemptOutcome, AttemptRecord, CallResult, NotPlaced, CampaignState, Contact, ContactState, ContactStatus, DialAttempt, Dialer } from './types.ts';
 export { checkZone, isOpen, localTime, localToUtc, nextOpening, parseWindow, WindowError, type CallingWindow } from './window.ts';
 export { afterOutcome, CAMPAIGN_DEFAULTS, campaignSettings, decide, inWindow, parseDuration, retryable, started, type CampaignSettings, type Decision } from './schedule.ts';
 export { csvRows, normalizeNumber, parseContacts, parseDoNotCall, type BadRow, type ParsedContacts } from './contacts.ts';

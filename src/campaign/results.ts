@@ -1,6 +1,6 @@
 import { appendFile, stat } from 'node:fs/promises';
 import { postWebhook, type WebhookOptions } from '../analytics/webhook.ts';
-import type { AttemptRecord, ContactState } from './types.ts';
+import type { AttemptRecord, ContactState, NotPlaced } from './types.ts';
 
 /** One attempt's result as it is streamed (a CSV row, a webhook body). */
 export interface CampaignResult {
@@ -20,6 +20,8 @@ export interface CampaignResult {
   transcript?: string;
   toolResults?: Record<string, unknown>;
   error?: string;
+  /** Set when nothing was dialled for this attempt, and why (`NotPlaced`). */
+  notPlaced?: NotPlaced;
   startedAt?: string;
   endedAt?: string;
   /** When the retry may be dialled, if one follows. */
@@ -51,6 +53,7 @@ export function resultOf(campaignId: string, s: ContactState, toIso: (ms: number
     ...(a?.transcript ? { transcript: a.transcript } : {}),
     ...(a?.toolResults ? { toolResults: a.toolResults } : {}),
     ...(a?.error ? { error: a.error } : {}),
+    ...(a?.notPlaced ? { notPlaced: a.notPlaced } : {}),
     ...(a ? { startedAt: toIso(a.startedAt) } : {}),
     ...(a?.endedAt !== undefined ? { endedAt: toIso(a.endedAt) } : {}),
     ...(s.status === 'pending' && s.notBefore ? { retryAt: toIso(s.notBefore) } : {}),

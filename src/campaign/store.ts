@@ -1,5 +1,5 @@
 import { campaignSettings, type CampaignSettings } from './schedule.ts';
-import type { AttemptOutcome, CampaignState, Contact, ContactState } from './types.ts';
+import type { AttemptOutcome, CampaignState, Contact, ContactState, NotPlaced } from './types.ts';
 import { parseWindow } from './window.ts';
 
 /** A campaign as stored: its settings in plain JSON (the window as its text). */
@@ -24,8 +24,10 @@ export interface CampaignStatus extends CampaignMeta {
   contacts: Record<string, number>;
   /** Final outcomes of finished contacts (completed, busy, no-answer…). */
   outcomes: Record<string, number>;
-  /** Calls placed so far, retries included. */
+  /** Calls placed so far, retries included: dials the platform took (not those refused, unreachable or invalid). */
   dials: number;
+  /** Attempts for which nothing was dialled, by why (`NotPlaced`); absent when every dial was placed. */
+  notPlaced?: Partial<Record<NotPlaced, number>>;
 }
 
 /**
@@ -64,14 +66,17 @@ export function settingsOf(m: CampaignMeta): CampaignSettings {
 export function statusOf(meta: CampaignMeta, states: ContactState[]): CampaignStatus {
   const contacts: Record<string, number> = {};
   const outcomes: Record<string, number> = {};
+  const notPlaced: Partial<Record<NotPlaced, number>> = {};
   let dials = 0;
   for (const s of states) {
     contacts[s.status] = (contacts[s.status] ?? 0) + 1;
-    dials += s.attempts.filter((a) => a.outcome !== 'invalid').length;
+    // A dial the platform never took is no call placed (records from before `notPlaced` say `invalid` alone).
+    dials += s.attempts.filter((a) => a.outcome !== 'invalid' && !a.notPlaced).length;
+    for (const a of s.attempts) if (a.notPlaced) notPlaced[a.notPlaced] = (notPlaced[a.notPlaced] ?? 0) + 1;
     const o = s.status === 'done' ? s.attempts.at(-1)?.outcome : undefined;
     if (o) outcomes[o] = (outcomes[o] ?? 0) + 1;
   }
-  return { ...meta, contacts, outcomes, dials };
+  return { ...meta, contacts, outcomes, dials, ...(Object.keys(notPlaced).length ? { notPlaced } : {}) };
 }
 
 /** The in-process runner's store: one machine, nothing survives the process. */

@@ -34,9 +34,23 @@ export type AttemptOutcome =
   | 'invalid'
   | 'failed-unknown';
 
+/**
+ * Why nothing was dialled for an attempt, when nothing was: the request was wrong as given
+ * (`invalid-request`: outcome `invalid`, never retried); the platform's REST API refused the
+ * dial request (`platform-refused`: an HTTP error) or could not be reached for it
+ * (`platform-unreachable`: network, DNS, time-out, a malformed API address); or something else
+ * stopped it before the platform (`dial-error`: a credential missing, the calls' records out of
+ * reach). All but the first are outcome `failed`, retried as `failed` is. The same in process
+ * and on a cluster's workers; such an attempt is not counted among a campaign's calls placed
+ * (`dials`).
+ */
+export type NotPlaced = 'invalid-request' | 'platform-refused' | 'platform-unreachable' | 'dial-error';
+
 /** What a dialler reports once a call has ended. */
 export interface CallResult {
   outcome: AttemptOutcome;
+  /** Set when nothing was dialled, and why; absent for a call the platform took. */
+  notPlaced?: NotPlaced;
   /** The call's id (hiwar's), when one was placed. */
   callId?: string;
   /** Answering-machine detection's class, when it ran (`human`, `machine-voicemail`…). */

@@ -6,7 +6,7 @@ import { importUserModule, type UserModule } from './user-module.ts';
 
 /** The one description of `--agent`, in every command's --help and in the docs. */
 export const AGENT_HELP = 'your agent: a .ts or .js module that default-exports an Agent, or a folder with its index.ts or index.js, relative to the current directory (default: the built-in call-centre agent)';
-/** `--phrasebook`, likewise (demo, console, serve). */
+/** `--phrasebook`, likewise (demo, console, serve, call, campaign). */
 export const PHRASEBOOK_HELP = "more phrases for the embedded sandbox's recognizer, one per line (it is taught the agent's intent examples already)";
 
 /** An option's line in a usage text: the flag padded to `column`, the text wrapped at 100 columns. */
@@ -46,7 +46,9 @@ export async function loadAgent(path: string | undefined, cwd = process.cwd()): 
   if (path === undefined) return { agent: (await import('../../agents/call-centre/index.ts')).default };
   const where = `--agent ${path}`;
   const target = resolve(cwd, path);
-  if (!existsSync(target)) throw new CliError(`${where}: no such file or folder`);
+  // `agents/call-centre` is the repository's folder, not a user project's: the built-in agent needs no --agent.
+  const builtIn = /^(\.\/)?agents\/call-centre\/?$/.test(path) ? ' (the built-in call-centre agent is the default: leave out --agent to use it)' : '';
+  if (!existsSync(target)) throw new CliError(`${where}: no such file or folder${builtIn}`);
   let file = target;
   const dir = statSync(target).isDirectory() ? target : dirname(target);
   if (statSync(target).isDirectory()) {

@@ -1,5 +1,5 @@
 import type { OutboundCall, PlaceCallRequest } from '../../transports/telephony/outbound/index.ts';
-import { AGENT_HELP, loadAgent, optionLine } from './agent.ts';
+import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP } from './agent.ts';
 import { E164 } from '../../transports/telephony/outbound/types.ts';
 import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
 import { cliLogger } from './log.ts';
@@ -7,7 +7,7 @@ import { cliLogger } from './log.ts';
 /** The text of `hiwar call --help`. */
 export const CALL_USAGE = `Usage: hiwar call NUMBER [--agent DIR|FILE] [--from NUMBER] [--platform twilio|telnyx|plivo|vonage]
                   [--var name=value …] [--server URL] [--public-url URL] [--port 8080] [--host 127.0.0.1]
-                  [--ring-timeout 30]
+                  [--ring-timeout 30] [--phrasebook FILE]
 
 Place one outbound call to NUMBER (E.164, +9665…) through the platform's REST API, with the call's
 audio streamed back to an agent, and wait for its outcome (completed, busy, no-answer, failed,
@@ -31,6 +31,7 @@ ${optionLine('--agent DIR|FILE', AGENT_HELP, 25)}
   --public-url URL       the address the platform reaches this process at (or HIWAR_PUBLIC_URL)
   --port N, --host ADDR  where this process listens (default 8080, 127.0.0.1)
   --ring-timeout S       seconds the phone rings before the call counts as no-answer (default 30)
+${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 25)}
   -h, --help             this text
 
 Credentials (environment): TWILIO_ACCOUNT_SID + TWILIO_AUTH_TOKEN; TELNYX_API_KEY +
@@ -56,6 +57,7 @@ export async function callCommand(args: string[]): Promise<number> {
       port: { type: 'string' },
       host: { type: 'string' },
       'ring-timeout': { type: 'string' },
+      phrasebook: { type: 'string' },
     },
     CALL_USAGE,
   );
@@ -126,7 +128,7 @@ async function onServer(server: string, request: PlaceCallRequest, say: (m: stri
 }
 
 /** Starts a server in this process for this one call, places it, waits for its outcome and its session's end. */
-async function here(values: { agent?: string; 'public-url'?: string; port?: string; host?: string }, request: PlaceCallRequest, ringTimeoutS: number | undefined, say: (m: string) => void): Promise<OutboundCall> {
+async function here(values: { agent?: string; 'public-url'?: string; port?: string; host?: string; phrasebook?: string }, request: PlaceCallRequest, ringTimeoutS: number | undefined, say: (m: string) => void): Promise<OutboundCall> {
   const publicUrl = values['public-url'] ?? process.env.HIWAR_PUBLIC_URL;
   if (!publicUrl) throw new UsageError('the platform must reach this process: give --public-url (or HIWAR_PUBLIC_URL), or --server URL of a running hiwar serve', CALL_USAGE);
   const port = values.port === undefined ? 8080 : numberOption('port', values.port, 0, 65535, CALL_USAGE, true);
@@ -134,6 +136,8 @@ async function here(values: { agent?: string; 'public-url'?: string; port?: stri
   await (await import('./serve-outbound.ts')).checkDialling(request.from, request.platform);
   say(startingServerLine('hiwar call', 'the call', !process.env.HIWAR_API_KEY));
   const { agent } = await loadAgent(values.agent);
+  // Taught as `hiwar serve`'s is: the agent's intent examples and --phrasebook.
+  const sandbox = await (await import('./connect.ts')).taughtSandbox(agent, values.phrasebook, (m) => say(`(${m})`));
   const { createAgentServer } = await import('../server/create.ts');
   const { telephonyRoutes, outboundCalls } = await import('../../transports/telephony/index.ts');
   const outbound = outboundCalls({ publicUrl, ringTimeoutS });
@@ -145,6 +149,7 @@ async function here(values: { agent?: string; 'public-url'?: string; port?: stri
     host: values.host,
     port,
     logger: cliLogger('info'),
+    ...(sandbox ? { sandbox } : {}),
     plugins: [telephonyRoutes(), outbound.routes],
     onCallEnded: (c) => ended.add(c.callId),
     // Counted once made: a session refused before it exists never ends.

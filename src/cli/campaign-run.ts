@@ -10,6 +10,7 @@ import { numberOption, UsageError } from './args.ts';
 import { CAMPAIGN_USAGE, describe } from './campaign.ts';
 import { startingServerLine } from './call.ts';
 import { cliLogger } from './log.ts';
+import { onStop, untilStopped } from './stop.ts';
 
 interface RunValues {
   agent?: string;
@@ -19,6 +20,7 @@ interface RunValues {
   'public-url'?: string;
   port?: string;
   host?: string;
+  phrasebook?: string;
 }
 
 /** What a test (or an embedding program) may give the campaign's server instead of the defaults. */
@@ -52,6 +54,8 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
   await checkDialling(values.from, platform);
   say(startingServerLine('hiwar campaign', "the campaign's calls", !deps.client && !process.env.HIWAR_API_KEY));
   const { agent } = await loadAgent(values.agent);
+  // Taught as `hiwar serve`'s is: the agent's intent examples and --phrasebook.
+  const sandbox = deps.client ? undefined : await (await import('./connect.ts')).taughtSandbox(agent, values.phrasebook, (m) => say(`(${m})`));
   const [{ createAgentServer }, { telephonyRoutes, outboundDialer }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts')]);
   const logger = deps.logger ?? cliLogger('info');
   const calls = await serveOutbound({ publicUrl, redisUrl: o.redisUrl, logger, campaigns: o.campaigns, ...(deps.queue?.leaseMs ? { slotLeaseMs: deps.queue.leaseMs } : {}) });
@@ -62,6 +66,7 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
     port,
     logger,
     ...(deps.client ? { client: deps.client } : {}),
+    ...(sandbox ? { sandbox } : {}),
     ...(deps.clock ? { clock: deps.clock } : {}),
     // Every instance of a cluster must take the media tokens any of them minted.
     tokens: { secret: process.env.HIWAR_MEDIA_SECRET },
@@ -99,12 +104,11 @@ export async function inProcess(spec: CampaignSpec, values: RunValues, say: (m: 
   // One CSV writer, made once the id (and so the default file name) is known.
   let csv: ResultSink | undefined;
   const runner = new InProcessCampaigns({ dialer: server.dialer, clock: deps.campaignClock ?? realClock(), logger: server.logger, store, sinks: [{ write: (r) => (csv ??= csvSink(resultsFile!)).write(r) }, ...sinks] });
-  const stop = () => {
-    say('stopping: the calls under way finish, nothing more is dialled');
+  // SIGINT, SIGTERM, or the npm process that started it going away (stop.ts).
+  const unwatch = onStop('campaign', (why) => {
+    say(`${why}: stopping; the calls under way finish, nothing more is dialled`);
     runner.close();
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  });
   try {
     const status = await runner.run(spec, (id) => {
       resultsFile ??= `campaign-${id}.csv`;
@@ -113,8 +117,7 @@ export async function inProcess(spec: CampaignSpec, values: RunValues, say: (m: 
     say(describe(status));
     return 0;
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    unwatch();
     await server.close();
   }
 }
@@ -132,18 +135,9 @@ export async function worker(values: RunValues, redisUrl: string, say: (m: strin
   );
   await w.ready();
   say(`hiwar campaign worker: taking campaign calls from Redis${budget ? `, within the key's ${budget.semaphore.limit} sessions` : ''}`);
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
-      say(`${signal}: finishing the calls under way`);
-      void w.close().then(resolve);
-    };
-    const onTerm = () => stop('SIGTERM');
-    const onInt = () => stop('SIGINT');
-    process.once('SIGTERM', onTerm);
-    process.once('SIGINT', onInt);
-  });
+  // SIGTERM, SIGINT, or the npm process that started it going away (stop.ts).
+  say(`${await untilStopped('campaign worker')}: finishing the calls under way`);
+  await w.close();
   await server.close();
   budget?.redis.disconnect();
   say('stopped; bye');

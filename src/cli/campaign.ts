@@ -2,17 +2,18 @@ import type { CampaignSpec } from '../campaign/in-process.ts';
 import type { CampaignStatus } from '../campaign/store.ts';
 import type { AttemptOutcome, Contact } from '../campaign/types.ts';
 import { missingPackages } from '../optional.ts';
-import { AGENT_HELP, loadAgent, optionLine } from './agent.ts';
+import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP } from './agent.ts';
 import { CliError, numberOption, parseCommand, readText, UsageError } from './args.ts';
 import type { CampaignRunDeps } from './campaign-run.ts';
+import { docPath } from '../docs-path.ts';
 
 /** `hiwar campaign --help`: every subcommand and option. */
 export const CAMPAIGN_USAGE = `Usage: hiwar campaign start CONTACTS.csv [--agent DIR|FILE] [--window "Sun-Thu 09:00-21:00 Asia/Riyadh"]
                       [--concurrency 1] [--retries 2] [--retry-after 2h] [--retry-on LIST] [--dnc FILE] [--id NAME]
                       [--results FILE] [--redis URL] [--from NUMBER] [--platform NAME]
-                      [--public-url URL] [--port 8080] [--host 127.0.0.1]
+                      [--public-url URL] [--port 8080] [--host 127.0.0.1] [--phrasebook FILE]
        hiwar campaign worker [--agent DIR|FILE] [--redis URL] [--from NUMBER] [--platform NAME]
-                      [--public-url URL] [--port 8080] [--host 127.0.0.1]
+                      [--public-url URL] [--port 8080] [--host 127.0.0.1] [--phrasebook FILE]
        hiwar campaign status|pause|resume|cancel ID [--redis URL] [--json] [--csv FILE]
 
 Call a list of contacts with an agent: within a calling window (in each contact's time zone),
@@ -48,6 +49,7 @@ ${optionLine('--agent DIR|FILE', AGENT_HELP, 22)}
   --public-url URL    the address the platform reaches this process at (default HIWAR_PUBLIC_URL)
   --port N            where this process listens (default 8080)
   --host ADDR         (default 127.0.0.1)
+${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 22)}
   --json              status as JSON
   --csv FILE          status: write every contact's result to FILE
   -h, --help          this text
@@ -73,6 +75,7 @@ const OPTIONS = {
   host: { type: 'string' },
   json: { type: 'boolean', default: false },
   csv: { type: 'string' },
+  phrasebook: { type: 'string' },
 } as const;
 
 type Values = NonNullable<ReturnType<typeof parseCommand<typeof OPTIONS>>>;
@@ -263,5 +266,7 @@ function retryOutcomes(text: string): AttemptOutcome[] {
 /** A campaign's status for a person. */
 export function describe(s: CampaignStatus): string {
   const list = (r: Record<string, number>) => Object.entries(r).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
-  return [`campaign ${s.id}: ${s.state}, ${count(s.total, 'contact')}, ${count(s.dials, 'call')} placed`, `  contacts: ${list(s.contacts)}`, `  outcomes: ${list(s.outcomes)}`].join('\n');
+  // Dials that reached no phone, and why: a platform out of reach shows here, not as calls placed.
+  const notPlaced = s.notPlaced ? [`  not dialled: ${list(s.notPlaced)} (${docPath('docs/campaigns.md#results')})`] : [];
+  return [`campaign ${s.id}: ${s.state}, ${count(s.total, 'contact')}, ${count(s.dials, 'call')} placed`, `  contacts: ${list(s.contacts)}`, `  outcomes: ${list(s.outcomes)}`, ...notPlaced].join('\n');
 }

@@ -1,8 +1,10 @@
 import type { SandboxOptions } from '../sandbox/index.ts';
+import type { Agent } from '../session/agent.ts';
 import { ServiceClient } from '../service/client.ts';
 import type { ServiceConfigInput } from '../service/config.ts';
 import { AuthenticationError, InsufficientBalanceError, PermissionDeniedError, ServiceError } from '../service/errors.ts';
 import { regionHint } from './explain.ts';
+import { sandboxPhrases } from './agent.ts';
 import { keepVoicedLines } from './voiced-lines.ts';
 
 /**
@@ -18,14 +20,31 @@ export async function connectService(
 ): Promise<{ client: ServiceClient; close: () => Promise<void>; sandbox: boolean }> {
   if (process.env.HIWAR_API_KEY) return { client: new ServiceClient(config), close: async () => {}, sandbox: false };
   const { startSandbox } = await import('../sandbox/index.ts');
-  const taught = sandboxOptions.phrasebook?.length ?? 0;
-  // Voicing the phrases is most of a start (a minute on a busy machine); the lines kept on disk make the next start take seconds.
-  const dir = await keepVoicedLines();
-  const keep = dir ? ` (voiced lines kept in ${dir} for the next start; HIWAR_SANDBOX_RENDER_CACHE=off keeps none)` : '';
-  if (taught) log(`no HIWAR_API_KEY: starting the embedded sandbox and teaching its recognizer ${taught} phrases…${keep}`);
+  await teaching(sandboxOptions.phrasebook?.length ?? 0, log);
   const sandbox = await startSandbox({ port: 0, ...sandboxOptions });
   log(`no HIWAR_API_KEY: using the embedded sandbox at ${sandbox.url} (it recognizes only phrases it voiced or was given)`);
   return { client: new ServiceClient({ ...config, apiKey: sandbox.keys[0]!.key, baseUrl: sandbox.url }), close: sandbox.close, sandbox: true };
+}
+
+/**
+ * The embedded sandbox of a command whose server starts its own (`hiwar call`, `hiwar campaign
+ * start|worker`), taught what `hiwar serve`'s is: the agent's intent examples and the lines of
+ * `--phrasebook`, voiced lines kept on disk for the next start. Undefined with HIWAR_API_KEY (the
+ * real service answers). Without it a caller's words that only the agent's intents name were
+ * never heard in a placed call, though the same agent heard them served.
+ */
+export async function taughtSandbox(agent: Agent, phrasebook: string | undefined, log: (m: string) => void): Promise<{ phrasebook: string[] } | undefined> {
+  if (process.env.HIWAR_API_KEY) return undefined;
+  const phrases = await sandboxPhrases(agent, phrasebook);
+  await teaching(phrases.length, log);
+  return { phrasebook: phrases };
+}
+
+/** Keeps the voiced lines on disk and says what is being taught: voicing is most of a start (a minute on a busy machine), the kept lines make the next one take seconds. */
+async function teaching(phrases: number, log: (m: string) => void): Promise<void> {
+  const dir = await keepVoicedLines();
+  const keep = dir ? ` (voiced lines kept in ${dir} for the next start; HIWAR_SANDBOX_RENDER_CACHE=off keeps none)` : '';
+  if (phrases) log(`no HIWAR_API_KEY: starting the embedded sandbox and teaching its recognizer ${phrases} phrases…${keep}`);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
 import { parseCommand, UsageError } from './args.ts';
 import type { connectService } from './connect.ts';
+import { onStop } from './stop.ts';
 
 export const CONSOLE_USAGE = `Usage: hiwar console [--agent DIR|FILE] [--input DEVICE] [--output DEVICE] [--rate 16000] [--phrasebook FILE]
 
@@ -43,6 +44,7 @@ export async function consoleCommand(args: string[]): Promise<number> {
   // The devices first: without them there is no call, and nothing else should start or speak.
   const transport = await SoxTransport.open(Number(values.rate), clock, { input: values.input, output: values.output });
   let service: Awaited<ReturnType<typeof connectService>> | undefined;
+  let unwatch = () => {};
   try {
     const [{ AgentSession }, { connectService }, { llmFromEnv, loggerFromEnv }] = await Promise.all([
       import('../session/agent-session.ts'),
@@ -71,9 +73,10 @@ export async function consoleCommand(args: string[]): Promise<number> {
       if (e.type === 'error' || e.type === 'notice') say(`  (${e.message})`);
     });
     let stopped = false;
-    process.once('SIGINT', () => {
+    // Ctrl-C, SIGTERM, or the npm process that started it going away: the call ends, the devices close.
+    unwatch = onStop('console', (why) => {
       stopped = true;
-      void session.end('stopped by user');
+      void session.end(why === 'SIGINT' ? 'stopped by user' : why);
     });
     say('Speak after the greeting; Ctrl-C ends the call.');
     const report = await session.run();
@@ -86,6 +89,7 @@ export async function consoleCommand(args: string[]): Promise<number> {
     // The service stopped serving the call (wallet, key): not a success either.
     return report.ended.startsWith('out of service: ') ? 1 : 0;
   } finally {
+    unwatch();
     await transport.close();
     await service?.close();
   }

@@ -1,10 +1,12 @@
 import { CliError, numberOption, parseCommand, readText } from './args.ts';
 import { keepVoicedLines } from './voiced-lines.ts';
+import { untilStopped } from './stop.ts';
 
 export const SANDBOX_USAGE = `Usage: hiwar sandbox [--port 8787] [--host 127.0.0.1] [--keys FILE] [--uae-port N] [--phrasebook FILE]
                     [--ahead-limit S] [--listen-idle S]
 
-Serves a local stand-in of the voice service (HTTP, SSE and WebSockets on one port) until Ctrl-C.
+Serves a local stand-in of the voice service (HTTP, SSE and WebSockets on one port) until Ctrl-C
+(or SIGTERM, or the end of the npm process that started it: npx hiwar sandbox).
 Clients send the key in the x-api-key header, as with the real service.
 
 Options:
@@ -78,10 +80,9 @@ export async function sandboxCommand(args: string[]): Promise<number> {
   }
   if (phrasebook) process.stdout.write(`${phrasebook.length} phrase(s) of ${values.phrasebook} recognizable from the start\n`);
   process.stdout.write('The sandbox recognizes only phrases it has voiced or that are in its phrasebook, and the digits, نعم, لا and موافق in anyone\'s voice.\n');
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  // Until Ctrl-C, SIGTERM, or the npm process that started it (`npx hiwar sandbox`) going away.
+  const why = await untilStopped('sandbox');
+  process.stdout.write(`${why}: stopping the sandbox\n`);
   await sandbox.close();
   return 0;
 }

@@ -1,5 +1,6 @@
 import { ANALYTICS_DEFAULTS, analyticsEnv } from '../analytics/options.ts';
 import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
+import { onStop } from './stop.ts';
 
 export const WORKER_USAGE = `Usage: hiwar worker [--redis URL] [--recordings DIR] [--webhook URL] [--concurrency 2]
                     [--lock-ms 30000] [--stalled-ms 30000] [--retry-parked]
@@ -108,8 +109,8 @@ export async function workerCommand(args: string[]): Promise<number> {
         resolveStop();
       });
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    // SIGTERM, SIGINT, or the npm process that started it going away (stop.ts).
+    onStop('worker', stop);
   });
   say('stopped; bye');
   return 0;

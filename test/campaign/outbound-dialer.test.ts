@@ -34,16 +34,21 @@ test('the outbound dialler places the contact with its variables and reads the f
   assert.deepEqual([failed.outcome, failed.error], ['failed', 'carrier said no'], 'a details hook that throws leaves the outcome');
 });
 
-test('a request wrong as given is invalid (never retried); a platform refusal is failed (retried)', async () => {
+test('a request wrong as given is invalid (never retried); a platform refusal or its API out of reach is failed (retried); each says nothing was dialled, and why', async () => {
   const invalid = await outboundDialer(placer(new PlaceCallError('missing call variable: amount')).p).dial(dial(1));
-  assert.deepEqual(invalid, { outcome: 'invalid', error: 'missing call variable: amount' });
+  assert.deepEqual(invalid, { outcome: 'invalid', notPlaced: 'invalid-request', error: 'missing call variable: amount' });
   const refused = await outboundDialer(placer(new DialError('twilio', 503, 'unavailable')).p).dial(dial(1));
-  assert.equal(refused.outcome, 'failed');
+  assert.deepEqual([refused.outcome, refused.notPlaced], ['failed', 'platform-refused']);
   assert.match(refused.error!, /twilio refused the call \(HTTP 503\)/);
   // Not reached at all is not a refusal: the message says the call could not be placed.
   const unreached = await outboundDialer(placer(new DialError('twilio', 0, 'could not reach https://api.twilio.com: ECONNREFUSED')).p).dial(dial(1));
-  assert.equal(unreached.outcome, 'failed');
+  assert.deepEqual([unreached.outcome, unreached.notPlaced], ['failed', 'platform-unreachable']);
   assert.equal(unreached.error, 'the call could not be placed through twilio: could not reach https://api.twilio.com: ECONNREFUSED');
+  // Anything else before the platform (a credential missing) dialled nothing either.
+  const other = await outboundDialer(placer(new Error('twilio: no auth token (set TWILIO_AUTH_TOKEN, or pass it in the platform\'s options)')).p).dial(dial(1));
+  assert.deepEqual([other.outcome, other.notPlaced], ['failed', 'dial-error']);
+  // A call the platform took says nothing of the kind.
+  assert.equal((await outboundDialer(placer({ outcome: 'failed', error: 'carrier said no' }).p).dial(dial(1))).notPlaced, undefined);
 });
 
 test("who answered decides an answered call's outcome: a voicemail or a carrier's announcement is the detector's class, a person or an unclear answer is completed", async () => {

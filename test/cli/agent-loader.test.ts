@@ -49,6 +49,8 @@ test('a missing file, a folder without an index, no default export and a non-age
   writeFileSync(join(dir, 'notes.txt'), 'hello');
   writeFileSync(join(dir, 'broken.ts'), "import { nothing } from 'no-such-package';\nexport default nothing;\n");
   assert.equal(await message(loadAgent('nope', dir)), 'CliError: --agent nope: no such file or folder');
+  // The docs' `--agent agents/call-centre` names the repository's folder; in a project of one's own the built-in agent is the default.
+  assert.equal(await message(loadAgent('agents/call-centre', dir)), 'CliError: --agent agents/call-centre: no such file or folder (the built-in call-centre agent is the default: leave out --agent to use it)');
   assert.equal(await message(loadAgent('empty', dir)), 'CliError: --agent empty: the folder has no index.ts, index.mts, index.js, index.mjs');
   assert.equal(await message(loadAgent('notes.txt', dir)), 'CliError: --agent notes.txt: not a .ts or .js module');
   assert.equal(await message(loadAgent('none.ts', dir)), `CliError: --agent none.ts: ${join(dir, 'none.ts')} has no default export (export default your Agent)`);

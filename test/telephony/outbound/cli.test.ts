@@ -94,10 +94,12 @@ test('hiwar call with a server of its own: credentials from the environment, the
     [BIN, 'call', '+966500000003', '--port', String(port), '--public-url', `http://127.0.0.1:${port}`, '--ring-timeout', '20'],
     { env: env({ TWILIO_ACCOUNT_SID: keys.twilio.accountSid, TWILIO_AUTH_TOKEN: keys.twilio.authToken, HIWAR_TWILIO_API_URL: fake.url, HIWAR_CALL_FROM: '+966110000000' }) },
   );
-  // Said first, before the seconds of loading and the sandbox: then where it runs, then the outcome.
+  // Said first, before the seconds of loading and the sandbox: then what the sandbox is taught, where it runs, then the outcome.
   const lines = stdout.trim().split('\n');
   assert.match(lines[0]!, /^hiwar call: starting a server for the call, with the embedded sandbox \(no HIWAR_API_KEY\); seconds, up to a minute on a busy machine…$/);
-  assert.match(lines[1]!, /^hiwar call: agent "call-centre" at http:\/\/127\.0\.0\.1:\d+, reached as http:\/\/127\.0\.0\.1:\d+; the embedded sandbox at http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+  // The embedded sandbox is taught the agent's intent examples, as hiwar serve's is.
+  assert.match(lines[1]!, /^\(no HIWAR_API_KEY: starting the embedded sandbox and teaching its recognizer \d+ phrases…/);
+  assert.match(lines[2]!, /^hiwar call: agent "call-centre" at http:\/\/127\.0\.0\.1:\d+, reached as http:\/\/127\.0\.0\.1:\d+; the embedded sandbox at http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
   assert.match(stdout, /out-[\w-]+: no-answer \(twilio: no-answer\)/);
   const sent = fake.received.at(-1)!;
   assert.equal(sent.form!.get('Timeout'), '20');

@@ -1,8 +1,8 @@
-import type { AttemptOutcome, CallResult, DialAttempt, Dialer } from '../../../src/campaign/types.ts';
+import type { AttemptOutcome, CallResult, DialAttempt, Dialer, NotPlaced } from '../../../src/campaign/types.ts';
 import { sleepFor } from '../../../src/transport/clock.ts';
 import type { OutboundCall, PlaceCallRequest } from '../outbound/calls.ts';
 import { OUTBOUND_DEFAULTS, PlaceCallError } from '../outbound/calls.ts';
-import type { StatusUpdate } from '../outbound/types.ts';
+import { DialError, type StatusUpdate } from '../outbound/types.ts';
 
 /** What the campaign dialler needs of outbound calling: `outboundCalls()`'s calls. */
 export interface CallPlacer {
@@ -42,7 +42,9 @@ export interface OutboundDialerOptions {
  * session's summary. Who answered decides the outcome of an answered call: a voicemail greeting
  * or a carrier's announcement is `machine-voicemail` / `machine-unavailable`, retried as the
  * campaign's `retryOn` says. A request that is wrong as given (a variable the agent needs and
- * the row lacks) is `invalid`: nothing was dialled, and it is not retried. `recover` finds a dead
+ * the row lacks) is `invalid`: nothing was dialled, and it is not retried. A dial request the
+ * platform refused or could not be reached for is `failed` (retried), with `notPlaced` saying
+ * nothing was dialled (`NotPlaced`). `recover` finds a dead
  * worker's call by its dial id and asks the platform how it ended.
  */
 export function outboundDialer(calls: CallPlacer, o: OutboundDialerOptions = {}): Dialer {
@@ -81,7 +83,9 @@ export function outboundDialer(calls: CallPlacer, o: OutboundDialerOptions = {})
       try {
         placed = await calls.placeCall({ to: d.contact.number, variables: d.contact.variables, reference: d.dialId, ...(o.from ? { from: o.from } : {}), ...(o.platform ? { platform: o.platform } : {}) });
       } catch (err) {
-        return { outcome: err instanceof PlaceCallError ? 'invalid' : 'failed', error: (err as Error).message };
+        // Nothing was dialled, whichever way it failed: said, typed, and never counted as a call.
+        const notPlaced = notPlacedOf(err);
+        return { outcome: notPlaced === 'invalid-request' ? 'invalid' : 'failed', notPlaced, error: (err as Error).message };
       }
       // A call whose last callback never comes (lost by the platform or on the way) is asked of the platform after a while.
       const stop = new AbortController();
@@ -121,4 +125,15 @@ export function resultOfCall(call: OutboundCall): CallResult {
     ...(call.session?.toolResults ? { toolResults: call.session.toolResults } : {}),
     ...(call.error ? { error: call.error } : {}),
   };
+}
+
+/**
+ * Why `placeCall` dialled nothing: a request wrong as given (`PlaceCallError`), the platform's
+ * refusal (a `DialError` with its HTTP status) or its API out of reach (a `DialError` with status
+ * 0), or anything else before the platform (a credential missing, the records' store down).
+ */
+export function notPlacedOf(err: unknown): NotPlaced {
+  if (err instanceof PlaceCallError) return 'invalid-request';
+  if (err instanceof DialError) return err.status > 0 ? 'platform-refused' : 'platform-unreachable';
+  return 'dial-error';
 }

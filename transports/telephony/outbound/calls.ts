@@ -261,10 +261,11 @@ export class OutboundCalls {
     if (!req || typeof req !== 'object') throw new PlaceCallError('a call needs {"to": "+9665…"}');
     const to = String(req.to ?? '');
     if (!E164.test(to)) throw new PlaceCallError(`"to" must be an E.164 number (+ then 8 to 15 digits), got "${to}"`);
-    const from = String(req.from ?? this.o.from ?? '');
+    // An empty setting is no setting (HIWAR_CALL_FROM= or HIWAR_CALL_PLATFORM= in an environment), as the CLI's checks read it.
+    const from = String(req.from || this.o.from || '');
     if (!E164.test(from)) throw new PlaceCallError(from ? `"from" must be an E.164 number, got "${from}"` : 'no caller ID: give "from" (or set HIWAR_CALL_FROM)');
     const names = this.platforms;
-    const platform = req.platform ?? this.o.platform ?? (names.length === 1 ? names[0] : undefined);
+    const platform = req.platform || this.o.platform || (names.length === 1 ? names[0] : undefined);
     if (!platform) throw new PlaceCallError(names.length ? `several platforms are configured (${names.join(', ')}): say which ("platform")` : "no platform is configured for outbound calls (hiwar's docs/outbound.md)");
     const client = this.o.platforms[platform];
     if (!client) throw new PlaceCallError(`platform "${platform}" is not configured for outbound calls${names.length ? ` (configured: ${names.join(', ')})` : ''}`);

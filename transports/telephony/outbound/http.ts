@@ -18,7 +18,9 @@ export async function platformRequest(
   try {
     res = await fetch(url, { method: init.method ?? 'POST', headers: init.headers, body: init.body, signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) });
   } catch (err) {
-    throw new DialError(platform, 0, scrub(`could not reach ${new URL(url).origin}: ${(err as Error).message}`, secrets));
+    // A malformed API address (HIWAR_TWILIO_API_URL without its scheme) is out of reach too, said as such.
+    const where = URL.canParse(url) ? new URL(url).origin : `"${url}" (not a URL: check the platform's API address)`;
+    throw new DialError(platform, 0, scrub(`could not reach ${where}: ${reason(err)}`, secrets));
   }
   const text = await res.text().catch(() => '');
   let body: Record<string, any> = {};
@@ -30,6 +32,13 @@ export async function platformRequest(
   }
   if (!res.ok) throw new DialError(platform, res.status, scrub(errorMessage(body) ?? (text.slice(0, 200) || res.statusText), secrets));
   return body;
+}
+
+/** Why a request got no answer: fetch's own message is "fetch failed", its cause says why (ENOTFOUND, ECONNREFUSED…). */
+function reason(err: unknown): string {
+  const e = err as Error & { cause?: { code?: string; message?: string } };
+  const why = e.cause?.code ?? e.cause?.message;
+  return why && !e.message.includes(why) ? `${e.message} (${why})` : e.message;
 }
 
 /** The message of the four platforms' error bodies. */

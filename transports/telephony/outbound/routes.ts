@@ -113,7 +113,7 @@ export function outboundCalls(opts: OutboundOptions = {}): Outbound {
     ctx = c;
     calls = new OutboundCalls(
       { tokens: c.tokens, logger: c.logger, agentOf: c.agentOf },
-      { platforms: opts.platforms ?? platformsFromEnv(), from: opts.from ?? process.env.HIWAR_CALL_FROM, platform: opts.platform ?? (process.env.HIWAR_CALL_PLATFORM as OutboundPlatformName | undefined), ringTimeoutS: opts.ringTimeoutS, onStatus: opts.onStatus, records: opts.records, ...(opts.slots ? { slots: opts.slots } : {}) },
+      { platforms: opts.platforms ?? platformsFromEnv(), from: opts.from ?? (process.env.HIWAR_CALL_FROM || undefined), platform: opts.platform ?? ((process.env.HIWAR_CALL_PLATFORM || undefined) as OutboundPlatformName | undefined), ringTimeoutS: opts.ringTimeoutS, onStatus: opts.onStatus, records: opts.records, ...(opts.slots ? { slots: opts.slots } : {}) },
     );
     const baseOf = (request: IncomingMessage) => (opts.publicUrl ? publicUrl() : c.host.publicUrl(request));
     return plugin(c, calls, opts, baseOf, (req, request) => place(req, baseOf(request)));
