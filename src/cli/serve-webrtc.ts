@@ -28,6 +28,8 @@ export async function loadWebRtc(opts: {
   tokens?: { signingKey: string };
   /** What the embedded sandbox's recognizer knows, listed on the call page. */
   phrases?: readonly string[];
+  /** When the mediasoup workers start (`--webrtc-start`). */
+  start?: 'first-use' | 'eager';
 }): Promise<ServeWebRtc> {
   // Both packages are named at once: a user who installs one should not meet the other next.
   const missing = missingPackages('WebRTC', ['mediasoup', '@discordjs/opus'], 'docs/webrtc.md');
