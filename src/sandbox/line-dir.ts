@@ -68,7 +68,7 @@ export async function pruneLineDir(dir: string, maxBytes: number, now = Date.now
     if (!s?.isFile()) continue;
     if (name.endsWith('.partial')) {
       if (now - s.mtimeMs > LINE_DIR_DEFAULTS.partialAgeMs && (await remove(file))) removed++;
-    } else if (name.endsWith('.line')) {
+    } else if (name.endsWith('.line') || name.endsWith('.mel')) {
       lines.push({ file, size: s.size, used: s.mtimeMs });
     }
   }

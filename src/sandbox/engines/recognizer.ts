@@ -1,5 +1,5 @@
 import { dtw, frameMatrix, type FrameMatrix } from './dtw.ts';
-import { HOP_S, cepstra, melPower, noiseFloor, speechBounds, totalPower } from './features.ts';
+import { HOP_S, cepstra, melPower, noiseFloor, speechBounds, totalPower, type MelFrames } from './features.ts';
 import { normalizeForMatch } from './tokenize.ts';
 import { builtInVocabulary } from './builtin-vocabulary.ts';
 import type { Vocabulary } from './vocabulary.ts';
@@ -80,11 +80,14 @@ export class Recognizer {
     return !norm || this.templates.has(`${voiceKey}|${norm}`);
   }
 
-  /** Adds a phrase from 16 kHz audio and its word times. Re-adding the same audio is a no-op. */
-  add(text: string, samples16k: Int16Array, words: TemplateWord[], voiceKey = ''): void {
+  /**
+   * Adds a phrase from 16 kHz audio and its word times. Re-adding the same audio is a no-op.
+   * `mel`: the audio's `melPower`, when the caller has it already (mel-cache.ts).
+   */
+  add(text: string, samples16k: Int16Array, words: TemplateWord[], voiceKey = '', mel?: MelFrames): void {
     if (this.knows(text, voiceKey)) return;
     const key = `${voiceKey}|${normalizeForMatch(text)}`;
-    const { power, energy } = melPower(samples16k);
+    const { power, energy } = mel ?? melPower(samples16k);
     const [a, b] = speechBounds(energy);
     if (b - a < 10) return;
     const trimmed = power.slice(a, b);
