@@ -31,6 +31,21 @@ export function frameMatrix(frames: readonly Float32Array[], reversed = false): 
   return { data, count, dim };
 }
 
+/** Cells of the cost matrices kept between warps (8 MB); a larger warp gets its own. */
+const KEPT_CELLS = 2 ** 20;
+let kept: { D: Float32Array; L: Uint16Array } | undefined;
+
+/**
+ * The cumulative costs and path lengths, `cells` long at least: one pair reused from warp to warp
+ * (a recognition warps against every template, each pair of fresh arrays was garbage at once).
+ * Only cells written in this warp are read from `L`, so it needs no clearing; `D` is filled.
+ */
+function matrices(cells: number): { D: Float32Array; L: Uint16Array } {
+  if (cells > KEPT_CELLS) return { D: new Float32Array(cells), L: new Uint16Array(cells) };
+  if (!kept || kept.D.length < cells) kept = { D: new Float32Array(Math.max(cells, 4096)), L: new Uint16Array(Math.max(cells, 4096)) };
+  return kept;
+}
+
 /** The recognizer's frames: cepstra c1..c12 (features.ts). */
 const CEPSTRA = 12;
 
@@ -81,8 +96,8 @@ export function dtw(query: FrameMatrix, template: FrameMatrix, openEnd = false):
   const q = query.data;
   const t = template.data;
   const INF = Number.POSITIVE_INFINITY;
-  const D = new Float32Array(n * m).fill(INF);
-  const L = new Uint16Array(n * m); // path length, for normalization
+  const { D, L } = matrices(n * m);
+  D.fill(INF, 0, n * m);
   const slope = 2.5;
   // Each cell takes the cheapest of its diagonal, upper and left neighbours, in that order, the
   // first of equals; a neighbour outside the band is infinite. Row 0 and column 0 have fewer.
