@@ -62,10 +62,10 @@ ${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 25)}
   --docs                 serve the guide shipped with the package (its docs/ pages) as HTML at
                          /docs, for reading in a browser offline; public, no secret (docs/server.md)
 ${WORKERS_HELP}
-  --webrtc-start WHEN    first-use (default): mediasoup's workers start with the first browser call
-                         (a room token, the call page or a join), so telephony alone never starts
-                         them; eager: at start-up, a worker that cannot start turning WebRTC off
-                         there (docs/webrtc.md#when-the-media-workers-start)
+  --webrtc-start WHEN    first-use (default): mediasoup is loaded and its workers started by the
+                         first browser call (the call page, a room token or a join), so telephony
+                         alone never pays for them; eager: at start-up, a worker that cannot start
+                         turning WebRTC off there (docs/webrtc.md#when-the-media-workers-start)
   --open                 development only: routes with no secret configured are open (unsigned
                          webhooks, media without a token, /webrtc/token without a secret)
   -h, --help             this text

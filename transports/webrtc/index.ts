@@ -12,7 +12,7 @@ import { RateLimiter, type RateLimitOptions } from '../../src/server/limits.ts';
 import type { CallHost, ServerPlugin } from '../../src/server/types.ts';
 import { createLogger, type Logger } from '../../src/session/logger.ts';
 import type { AgentParticipantOptions } from './agent-participant.ts';
-import { webrtcAvailability, type ms } from './mediasoup.ts';
+import { webrtcAvailability, webrtcOnLine, type ms } from './mediasoup.ts';
 import type { PacketClockOptions } from './packet-clock.ts';
 import { SenderPool, type SenderPoolOptions } from './sender-thread.ts';
 import { PageAssets } from './page-bundle.ts';
@@ -380,7 +380,7 @@ export async function webrtcForServe(opts: WebRtcOptions): Promise<{ plugin?: We
     const secret = opts.apiSecret ?? process.env.HIWAR_WEBRTC_SECRET;
     return {
       plugin,
-      message: `WebRTC is on (mediasoup ${a.version}, ${plugin.workers.length ? `${plugin.workers.length} workers` : 'its workers start with the first browser call'}): call page at /, room tokens at POST /webrtc/token${secret ? '' : opts.open === true ? ' (OPEN: --open and no HIWAR_WEBRTC_SECRET)' : ' (closed: set HIWAR_WEBRTC_SECRET to issue them)'}`,
+      message: webrtcOnLine(a.version, plugin.workers.length ? `${plugin.workers.length} workers` : 'its workers start with the first browser call', opts.open === true, secret),
     };
   } catch (err) {
     return { message: `WebRTC is off: ${(err as Error).message.replace(/^WebRTC is off: /, '')}` };
