@@ -24,7 +24,8 @@ import { docsRoutes } from '../docs-site/routes.ts';
 
 export const SERVE_USAGE = `Usage: hiwar serve [--config FILE] [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
                    [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
-                   [--analytics] [--recordings DIR] [--phrasebook FILE] [--otel] [--docs] [--workers N|auto] [--open]
+                   [--analytics] [--recordings DIR] [--phrasebook FILE] [--otel] [--docs] [--workers N|auto]
+                   [--webrtc-start first-use|eager] [--open]
 
 Serve an agent to telephony platforms (/telephony/<provider>) and, when mediasoup is installed, to
 browsers (a call page at /, docs/webrtc.md), with /healthz, /readyz, /metrics and the calls in
@@ -61,6 +62,10 @@ ${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 25)}
   --docs                 serve the guide shipped with the package (its docs/ pages) as HTML at
                          /docs, for reading in a browser offline; public, no secret (docs/server.md)
 ${WORKERS_HELP}
+  --webrtc-start WHEN    first-use (default): mediasoup is loaded and its workers started by the
+                         first browser call (the call page, a room token or a join), so telephony
+                         alone never pays for them; eager: at start-up, a worker that cannot start
+                         turning WebRTC off there (docs/webrtc.md#when-the-media-workers-start)
   --open                 development only: routes with no secret configured are open (unsigned
                          webhooks, media without a token, /webrtc/token without a secret)
   -h, --help             this text
@@ -98,6 +103,7 @@ const SERVE_FLAGS = {
   recordings: { type: 'string' },
   otel: { type: 'boolean', default: false },
   docs: { type: 'boolean', default: false },
+  'webrtc-start': { type: 'string' },
   open: { type: 'boolean', default: false },
 } as const;
 
@@ -130,6 +136,8 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   const audioSocketPort = num('audiosocket-port', values['audiosocket-port'], 0, 65535);
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
+  const webrtcStart = values['webrtc-start'];
+  if (webrtcStart !== undefined && webrtcStart !== 'first-use' && webrtcStart !== 'eager') throw new UsageError(`--webrtc-start must be "first-use" or "eager", got "${webrtcStart}"`, SERVE_USAGE);
   // Flags win over the config module, which wins over the defaults.
   const loadConfig = () => (values.config ? loadServeConfig(values.config) : Promise.resolve({} as CreateAgentServerOptions));
   // A port in use is said before anything slow starts (the sandbox voices the agent's phrases
@@ -246,6 +254,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
           tokens: process.env.HIWAR_WEBRTC_TOKEN_KEY ? { signingKey: process.env.HIWAR_WEBRTC_TOKEN_KEY } : undefined,
           // The page lists what the offline recognizer hears: the phrases, then the words it hears in anyone's voice.
           phrases: service.sandbox ? [...new Set([...phrases, ...(await import('../sandbox/engines/builtin-vocabulary.ts')).VOCABULARY_WORDS])] : [],
+          start: webrtcStart,
         });
         webrtcMessage = webrtc.message;
         webrtcOn = !!webrtc.plugin;

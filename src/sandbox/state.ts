@@ -2,7 +2,8 @@ import { builtInVoices, findModel, type SandboxModel, type SandboxVoice } from '
 import { AudioTooLongError, type TimedWord, type Voiced } from './engines/espeak.ts';
 import { renderLine, type Rendered } from './engines/render-cache.ts';
 import { FileSigner } from './files.ts';
-import { Recognizer } from './engines/recognizer.ts';
+import { learnedMelPower } from './engines/mel-cache.ts';
+import { Recognizer, type TemplateWord } from './engines/recognizer.ts';
 import { tokenize } from './engines/tokenize.ts';
 import { badRequest, notFound } from './http/errors.ts';
 import { KeyStore } from './keys.ts';
@@ -165,14 +166,18 @@ export class SandboxState {
     const parts = clauses.length < 2 ? [] : clauses;
     if ([text, ...parts.map((c) => c.text)].every((t) => this.recognizer.knows(t, voiceKey))) return;
     const pcm16 = (await at16k()).samples;
-    this.recognizer.add(text, pcm16, words, voiceKey);
+    const pieces: { text: string; pcm: Int16Array; words: TemplateWord[] }[] = [{ text, pcm: pcm16, words }];
     for (const c of parts) {
       const from = Math.max(0, Math.floor((c.words[0]!.start - 0.02) * 16000));
       const to = Math.min(pcm16.length, Math.ceil((c.words.at(-1)!.end + 0.02) * 16000));
       const offset = from / 16000;
       const cw = c.words.map((w) => ({ word: w.word, start: w.start - offset, end: w.end - offset }));
-      this.recognizer.add(c.text, pcm16.subarray(from, to), cw, voiceKey);
+      pieces.push({ text: c.text, pcm: pcm16.subarray(from, to), words: cw });
     }
+    // The features of a line or clause a sandbox learnt before are read, not computed; all are
+    // added at once, in order, as before.
+    const mels = await Promise.all(pieces.map((p) => (this.recognizer.knows(p.text, voiceKey) ? undefined : learnedMelPower(p.pcm))));
+    pieces.forEach((p, i) => this.recognizer.add(p.text, p.pcm, p.words, voiceKey, mels[i]));
   }
 }
 

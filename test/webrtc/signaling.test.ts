@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { RoomTokens } from '../../transports/webrtc/tokens.ts';
+import { Deadline, within } from '../helpers/deadline.ts';
 import { SignalingClient } from '../helpers/signaling-client.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 import { SECRET, startWebRtcServer, type WebRtcServer } from '../helpers/webrtc-server.ts';
@@ -132,6 +133,47 @@ test('signaling: bad messages get an error and the socket lives on; a token join
   await sig.closed;
   for (let i = 0; i < 50 && server.plugin.rooms > 0; i++) await new Promise((r) => setTimeout(r, 100));
   assert.equal(server.plugin.rooms, 0, 'a dropped socket leaves no room behind');
+});
+
+test('first use: no media worker before a browser call; the first join starts them and is answered; the call page starts them ahead; eager starts them with the plugin', async () => {
+  const signingKey = 'first-use-test-key';
+  const fresh = await startWebRtcServer(sandbox.client, { plugin: { tokens: { signingKey } } });
+  try {
+    assert.equal(fresh.plugin.workers.length, 0);
+    assert.deepEqual(await fresh.plugin.resources(), { workers: 0, routers: 0, transports: 0, producers: 0, consumers: 0 });
+    assert.equal(((await (await fetch(`${fresh.url}/webrtc/status`)).json()) as { workers: number }).workers, 0);
+    // A token the backend signed elsewhere (a cluster's shared key): nothing here ran before the join.
+    const { token } = new RoomTokens({ signingKey }).issue('first-room', 'caller');
+    const sig = await SignalingClient.connect(fresh.url);
+    const joined = (await within(sig.request('join', { token }), 60_000, 'the first join')) as { room: string; routerRtpCapabilities: { codecs?: { mimeType: string }[] } };
+    assert.equal(joined.room, 'first-room');
+    assert.ok(joined.routerRtpCapabilities.codecs?.some((c) => c.mimeType === 'audio/opus'), 'a router with Opus');
+    assert.equal(fresh.plugin.workers.length, 1);
+    assert.equal((await fresh.plugin.resources()).routers, 1);
+    sig.close();
+    await sig.closed;
+  } finally {
+    await fresh.close();
+  }
+  const paged = await startWebRtcServer(sandbox.client);
+  try {
+    const page = await fetch(`${paged.url}/`);
+    assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+    await page.arrayBuffer();
+    const deadline = new Deadline(60_000);
+    while (paged.plugin.workers.length === 0) {
+      assert.ok(!deadline.expired, 'the workers start once the call page is fetched');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    await paged.close();
+  }
+  const eager = await startWebRtcServer(sandbox.client, { plugin: { start: 'eager' } });
+  try {
+    assert.equal(eager.plugin.workers.length, 1, 'started with the plugin');
+  } finally {
+    await eager.close();
+  }
 });
 
 test('without a mediasoup worker, WebRTC says it is off and why, and nothing throws', async () => {

@@ -12,7 +12,7 @@ import { RateLimiter, type RateLimitOptions } from '../../src/server/limits.ts';
 import type { CallHost, ServerPlugin } from '../../src/server/types.ts';
 import { createLogger, type Logger } from '../../src/session/logger.ts';
 import type { AgentParticipantOptions } from './agent-participant.ts';
-import { webrtcAvailability, type ms } from './mediasoup.ts';
+import { webrtcAvailability, webrtcOnLine, type ms } from './mediasoup.ts';
 import type { PacketClockOptions } from './packet-clock.ts';
 import { SenderPool, type SenderPoolOptions } from './sender-thread.ts';
 import { PageAssets } from './page-bundle.ts';
@@ -62,6 +62,15 @@ export interface WebRtcOptions {
   /** Serve the web page at `/`. @default true */
   servePage?: boolean;
   /**
+   * When the mediasoup workers and the agents' sender thread start. `first-use`: with the first
+   * browser call (a room token issued, the call page fetched, or a join), so a server that takes
+   * telephony only never starts them; the first call waits for them if nothing came before its
+   * join (docs/webrtc.md#when-the-media-workers-start). `eager`: before the plugin is returned,
+   * and a worker that cannot start turns WebRTC off at once.
+   * @default WEBRTC_DEFAULTS.start ('first-use')
+   */
+  start?: 'first-use' | 'eager';
+  /**
    * The phrases an offline recognizer (the embedded sandbox) knows, listed on the page so a
    * visitor knows what to say (`GET /webrtc/phrases`). Empty with the real service.
    * @default []
@@ -92,6 +101,8 @@ export const WEBRTC_DEFAULTS = {
   listenIp: '0.0.0.0',
   maxSupervisors: 3,
   servePage: true,
+  /** The mediasoup workers and the sender thread start with the first browser call, not with the server. */
+  start: 'first-use',
   /** Per client address on `POST /webrtc/token`: 20 at once, then one a second. */
   tokenRate: { burst: 20, perMinute: 60 },
 } as const;
@@ -110,8 +121,10 @@ export interface WebRtcPlugin extends ServerPlugin {
   readonly rooms: number;
   /** The sender threads that carry the agents' packet clock, encoders and RTP sends. */
   readonly senders: SenderPool;
-  /** The mediasoup workers (for resource usage and dumps). */
+  /** The mediasoup workers (for resource usage and dumps); none before they start (`WebRtcOptions.start`). */
   readonly workers: readonly ms.Worker[];
+  /** Starts the mediasoup workers and the sender thread now if they have not started (once; a failed start is tried again by the next call). */
+  startMedia(): Promise<void>;
   /** What mediasoup's workers hold (for leak checks and `/webrtc/status`). */
   resources(): Promise<WebRtcResources>;
 }
@@ -147,8 +160,9 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /**
- * Starts the mediasoup workers and returns the plugin. Throws "WebRTC is off: …" when mediasoup
- * or its worker is missing; check `webrtcAvailability()` first to say so and carry on without it.
+ * Returns the plugin; its mediasoup workers start with the first browser call, or here with
+ * `start: 'eager'`. Throws "WebRTC is off: …" when mediasoup or its worker binary is missing (or,
+ * eager, a worker does not start); check `webrtcAvailability()` first to say so and carry on without it.
  *
  * @example
  * const voice = await createAgentServer({
@@ -161,15 +175,38 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
   const availability = await webrtcAvailability();
   if (!availability.available) throw new Error(`WebRTC is off: ${availability.reason}`);
   const rooms = new Map<string, Promise<Room>>();
-  const pool = await WorkerPool.create(opts.workers, (worker, error) => {
-    log.error({ pid: worker.pid, err: error.message }, 'mediasoup worker died; its rooms are closed');
-  });
   const senders = new SenderPool({
     ...opts.senders,
     clock: opts.clock,
     onFailure: (err) => log.error({ err: err.message }, 'an agent audio sender thread failed; its calls end'),
   });
-  senders.warm();
+  // The workers (a process each) and the sender thread: about a third of a second of CPU, which a
+  // server that never takes a browser call need not pay (docs/webrtc.md#when-the-media-workers-start).
+  let pool: WorkerPool | undefined;
+  let starting: Promise<WorkerPool> | undefined;
+  const startMedia = (): Promise<WorkerPool> => {
+    starting ??= WorkerPool.create(opts.workers, (worker, error) => {
+      log.error({ pid: worker.pid, err: error.message }, 'mediasoup worker died; its rooms are closed');
+    }).then((made) => {
+      if (closing) {
+        made.close();
+        throw new Error('the server is shutting down');
+      }
+      pool = made;
+      senders.warm();
+      return made;
+    });
+    // A start that failed is tried again by the next call, and said once per attempt.
+    starting.catch((err: Error) => {
+      starting = undefined;
+      if (!closing) log.error({ err: err.message }, 'the mediasoup workers did not start');
+    });
+    return starting;
+  };
+  /** A browser call is coming (a token, the page): its workers start now rather than at its join. */
+  const expectCall = () => void startMedia().catch(() => {});
+  let closing = false;
+  if ((opts.start ?? WEBRTC_DEFAULTS.start) === 'eager') await startMedia();
   const tokens = new RoomTokens(opts.tokens);
   const apiSecret = opts.apiSecret ?? process.env.HIWAR_WEBRTC_SECRET;
   const listenInfos: ms.TransportListenInfo[] = (['udp', 'tcp'] as const).map((protocol) => ({
@@ -180,7 +217,6 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
   const page = new PageAssets();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const logFn = (msg: string, fields: Record<string, unknown> = {}) => log.warn(fields, msg);
-  let closing = false;
 
   const roomCtx = {
     host: opts.host,
@@ -194,8 +230,8 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
   const room = (id: string): Promise<Room> => {
     let r = rooms.get(id);
     if (!r) {
-      r = pool
-        .createRouter([{ kind: 'audio', mimeType: 'audio/opus', clockRate: 48_000, channels: 2 }])
+      r = startMedia()
+        .then((workers) => workers.createRouter([{ kind: 'audio', mimeType: 'audio/opus', clockRate: 48_000, channels: 2 }]))
         .then((router) => {
           const made = new Room(id, router, roomCtx, (gone) => {
             if (rooms.get(gone.id) === r) rooms.delete(gone.id);
@@ -242,6 +278,7 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
     }
     const roomId = (body.room as string | undefined) ?? randomBytes(9).toString('base64url');
     const { token, expiresAt } = tokens.issue(roomId, role, parameters);
+    expectCall();
     json(res, 200, { token, room: roomId, role, expiresAt: new Date(expiresAt).toISOString(), joinUrl: `${opts.host.publicUrl(req)}/?token=${encodeURIComponent(token)}` });
   }
 
@@ -249,7 +286,10 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
     name: 'webrtc',
     senders,
     get workers() {
-      return pool.all;
+      return pool?.all ?? [];
+    },
+    async startMedia() {
+      await startMedia();
     },
     get rooms() {
       return rooms.size;
@@ -267,13 +307,15 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
         return true;
       }
       if (path === '/webrtc/status' && req.method === 'GET') {
-        json(res, 200, { webrtc: 'on', mediasoup: availability.version, workers: pool.size, rooms: rooms.size });
+        json(res, 200, { webrtc: 'on', mediasoup: availability.version, workers: pool?.size ?? 0, rooms: rooms.size });
         return true;
       }
       if (!(opts.servePage ?? WEBRTC_DEFAULTS.servePage) || req.method !== 'GET') return false;
       if (path !== '/' && path !== '/index.html' && path !== '/favicon.ico' && !path.startsWith('/webrtc/')) return false;
       const asset = await page.get(path === '/index.html' ? '/' : path);
       if (!asset) return false;
+      // The call page: a call is likely to follow.
+      if (asset.type.startsWith('text/html')) expectCall();
       res.writeHead(200, { 'content-type': asset.type, 'content-length': asset.body.length, 'cache-control': 'no-cache' });
       res.end(asset.body);
       return true;
@@ -298,12 +340,12 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
     },
 
     async resources() {
-      const out: WebRtcResources = { workers: pool.size, routers: 0, transports: 0, producers: 0, consumers: 0 };
-      for (const w of pool.all) {
+      const out: WebRtcResources = { workers: pool?.size ?? 0, routers: 0, transports: 0, producers: 0, consumers: 0 };
+      for (const w of pool?.all ?? []) {
         const wd = await w.dump();
         out.routers += wd.routerIds.length;
       }
-      for (const router of pool.routers) {
+      for (const router of pool?.routers ?? []) {
         const rd = await router.dump().catch(() => undefined);
         if (!rd) continue;
         out.transports += rd.transportIds.length;
@@ -316,8 +358,9 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
     async close() {
       closing = true;
       for (const c of wss.clients) c.close(1001, 'server closing');
-      await Promise.all([...rooms.values()].map(async (r) => (await r).close('the server is shutting down')));
-      pool.close();
+      await Promise.all([...rooms.values()].map(async (r) => (await r.catch(() => undefined))?.close('the server is shutting down')));
+      await starting?.catch(() => {});
+      pool?.close();
       await senders.close();
     },
   };
@@ -337,7 +380,7 @@ export async function webrtcForServe(opts: WebRtcOptions): Promise<{ plugin?: We
     const secret = opts.apiSecret ?? process.env.HIWAR_WEBRTC_SECRET;
     return {
       plugin,
-      message: `WebRTC is on (mediasoup ${a.version}, ${plugin.workers.length} workers): call page at /, room tokens at POST /webrtc/token${secret ? '' : opts.open === true ? ' (OPEN: --open and no HIWAR_WEBRTC_SECRET)' : ' (closed: set HIWAR_WEBRTC_SECRET to issue them)'}`,
+      message: webrtcOnLine(a.version, plugin.workers.length ? `${plugin.workers.length} workers` : 'its workers start with the first browser call', opts.open === true, secret),
     };
   } catch (err) {
     return { message: `WebRTC is off: ${(err as Error).message.replace(/^WebRTC is off: /, '')}` };

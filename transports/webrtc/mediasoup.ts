@@ -3,7 +3,9 @@
  * missing. Everything that needs it loads it through here, so a missing package or worker
  * becomes one clear reason ("WebRTC is off: …") instead of a crash at import.
  */
-import { access, constants } from 'node:fs/promises';
+import { access, constants, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type * as Mediasoup from 'mediasoup';
 import { importOptional } from '../../src/optional.ts';
 import { docPath } from '../../src/docs-path.ts';
@@ -23,13 +25,8 @@ async function probe(): Promise<WebRtcAvailability> {
   } catch (err) {
     return { available: false, reason: (err as Error).message.split('\n')[0]! };
   }
-  const bin = process.env.MEDIASOUP_WORKER_BIN || mod.workerBin;
-  try {
-    await access(bin, constants.X_OK);
-  } catch {
-    return { available: false, reason: `mediasoup ${mod.version} is installed but its worker binary is missing (${bin}); rebuild it as ${docPath('docs/webrtc.md')} says` };
-  }
-  return { available: true, mediasoup: mod, version: mod.version };
+  const missing = await missingWorker(mod.version, process.env.MEDIASOUP_WORKER_BIN || mod.workerBin);
+  return missing ? { available: false, reason: missing } : { available: true, mediasoup: mod, version: mod.version };
 }
 
 /** Whether WebRTC can run here, and mediasoup when it can. Probed once per process. */
@@ -43,4 +40,39 @@ export async function requireMediasoup(): Promise<MediasoupModule> {
   const a = await webrtcAvailability();
   if (!a.available) throw new Error(`WebRTC is off: ${a.reason}`);
   return a.mediasoup;
+}
+
+/**
+ * What `webrtcAvailability()` checks but loading mediasoup (about a third of a second of CPU, its
+ * ~260 modules): its version and whether its worker binary is there and runnable, found where
+ * mediasoup itself looks (`MEDIASOUP_WORKER_BIN`, else `worker/out/Release/mediasoup-worker` in
+ * its package; `Debug` with `MEDIASOUP_BUILDTYPE=Debug`). For a server that loads mediasoup with
+ * its first browser call and still says at its start whether WebRTC can run.
+ */
+export async function mediasoupInstalled(): Promise<{ available: true; version: string } | { available: false; reason: string }> {
+  let root: string;
+  let version: string;
+  try {
+    root = join(dirname(createRequire(import.meta.url).resolve('mediasoup')), '..', '..');
+    version = (JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch (err) {
+    return { available: false, reason: `mediasoup cannot be found: ${(err as Error).message.split('\n')[0]}` };
+  }
+  const missing = await missingWorker(version, process.env.MEDIASOUP_WORKER_BIN || join(root, 'worker', 'out', process.env.MEDIASOUP_BUILDTYPE === 'Debug' ? 'Debug' : 'Release', 'mediasoup-worker'));
+  return missing ? { available: false, reason: missing } : { available: true, version };
+}
+
+/** Why the worker binary at `bin` cannot run, or undefined when it can. */
+async function missingWorker(version: string, bin: string): Promise<string | undefined> {
+  try {
+    await access(bin, constants.X_OK);
+    return undefined;
+  } catch {
+    return `mediasoup ${version} is installed but its worker binary is missing (${bin}); rebuild it as ${docPath('docs/webrtc.md')} says`;
+  }
+}
+
+/** `hiwar serve`'s start-up line for WebRTC that runs: the version, when the workers start, and the token route's state. */
+export function webrtcOnLine(version: string, workers: string, open: boolean, secret: string | undefined): string {
+  return `WebRTC is on (mediasoup ${version}, ${workers}): call page at /, room tokens at POST /webrtc/token${secret ? '' : open ? ' (OPEN: --open and no HIWAR_WEBRTC_SECRET)' : ' (closed: set HIWAR_WEBRTC_SECRET to issue them)'}`;
 }

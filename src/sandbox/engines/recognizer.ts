@@ -1,5 +1,5 @@
-import { dtw } from './dtw.ts';
-import { HOP_S, cepstra, melPower, noiseFloor, speechBounds, totalPower } from './features.ts';
+import { dtw, frameMatrix, type FrameMatrix } from './dtw.ts';
+import { HOP_S, cepstra, melPower, noiseFloor, speechBounds, totalPower, type MelFrames } from './features.ts';
 import { normalizeForMatch } from './tokenize.ts';
 import { builtInVocabulary } from './builtin-vocabulary.ts';
 import type { Vocabulary } from './vocabulary.ts';
@@ -23,8 +23,8 @@ export interface TemplateWord {
 interface Template {
   text: string;
   key: string;
-  /** Clean cepstra, and the mel powers to recompute them as heard through noise. */
-  frames: Float32Array[];
+  /** Clean cepstra (one flat matrix, as the warp reads them), and the mel powers to recompute them as heard through noise. */
+  frames: FrameMatrix;
   power: Float32Array[];
   meanPower: number;
   /** Frame offset removed by trimming, to map word times. */
@@ -80,11 +80,14 @@ export class Recognizer {
     return !norm || this.templates.has(`${voiceKey}|${norm}`);
   }
 
-  /** Adds a phrase from 16 kHz audio and its word times. Re-adding the same audio is a no-op. */
-  add(text: string, samples16k: Int16Array, words: TemplateWord[], voiceKey = ''): void {
+  /**
+   * Adds a phrase from 16 kHz audio and its word times. Re-adding the same audio is a no-op.
+   * `mel`: the audio's `melPower`, when the caller has it already (mel-cache.ts).
+   */
+  add(text: string, samples16k: Int16Array, words: TemplateWord[], voiceKey = '', mel?: MelFrames): void {
     if (this.knows(text, voiceKey)) return;
     const key = `${voiceKey}|${normalizeForMatch(text)}`;
-    const { power, energy } = melPower(samples16k);
+    const { power, energy } = mel ?? melPower(samples16k);
     const [a, b] = speechBounds(energy);
     if (b - a < 10) return;
     const trimmed = power.slice(a, b);
@@ -92,7 +95,7 @@ export class Recognizer {
     this.templates.set(key, {
       text: text.trim(),
       key,
-      frames: cepstra(trimmed),
+      frames: frameMatrix(cepstra(trimmed)),
       power: trimmed,
       meanPower: trimmed.reduce((n, f) => n + totalPower(f), 0) / trimmed.length,
       offset: a,
@@ -133,7 +136,7 @@ export class Recognizer {
     const [a, b] = partial ? [speechBounds(energy)[0], energy.length] : speechBounds(energy);
     if (b - a < 10) return undefined;
     const speech = power.slice(a, b);
-    const query = cepstra(speech);
+    const query = frameMatrix(cepstra(speech));
     // Templates are clean; the caller may not be. Each template is compared as it would sound
     // in the noise measured on this audio, at this audio's speech level.
     const noise = noiseFloor(power);
@@ -143,14 +146,14 @@ export class Recognizer {
     let best: { t: Template; cost: number; map: Int32Array; end: number } | undefined;
     let second = Number.POSITIVE_INFINITY;
     for (const t of this.templates.values()) {
-      if (partial && t.frames.length < query.length * 0.4) continue;
-      if (!partial && (query.length > 2.5 * t.frames.length || t.frames.length > 2.5 * query.length)) continue;
-      const frames = noisy ? cepstra(t.power, noise, Math.max(speechPower, 1e-9) / t.meanPower) : t.frames;
+      if (partial && t.frames.count < query.count * 0.4) continue;
+      if (!partial && (query.count > 2.5 * t.frames.count || t.frames.count > 2.5 * query.count)) continue;
+      const frames = noisy ? frameMatrix(cepstra(t.power, noise, Math.max(speechPower, 1e-9) / t.meanPower)) : t.frames;
       const r = dtw(query, frames, partial);
       if (!r) continue;
       // A phrase that is only part of a template (لا vs لا شكرا) warps cheaply but not evenly:
       // a duration mismatch costs extra, more than any speaking-rate difference would.
-      const cost = partial ? r.cost : r.cost + LENGTH_PENALTY * Math.abs(Math.log(query.length / t.frames.length));
+      const cost = partial ? r.cost : r.cost + LENGTH_PENALTY * Math.abs(Math.log(query.count / t.frames.count));
       if (!best || cost < best.cost) {
         if (best && best.t.text !== t.text) second = best.cost;
         best = { t, cost, map: r.queryToTemplate, end: r.templateEnd };
@@ -160,9 +163,9 @@ export class Recognizer {
     // Noise makes every template look closer. What tells a real match is how much better it is
     // than the next phrase, and than the same template played backwards (same sounds, wrong
     // order): a phrase that was never voiced is about as close to either.
-    const reversed = noisy ? cepstra([...best.t.power].reverse(), noise, Math.max(speechPower, 1e-9) / best.t.meanPower) : [...best.t.frames].reverse();
+    const reversed = noisy ? frameMatrix(cepstra([...best.t.power].reverse(), noise, Math.max(speechPower, 1e-9) / best.t.meanPower)) : reversedFrames(best.t.frames);
     const back = dtw(query, reversed, partial);
-    const backCost = back ? back.cost + (partial ? 0 : LENGTH_PENALTY * Math.abs(Math.log(query.length / reversed.length))) : Number.POSITIVE_INFINITY;
+    const backCost = back ? back.cost + (partial ? 0 : LENGTH_PENALTY * Math.abs(Math.log(query.count / reversed.count))) : Number.POSITIVE_INFINITY;
     const ratio = best.cost / Math.min(second, backCost);
     if (ratio > MAX_RATIO) return undefined;
     const confidence = Math.max(0.05, Math.min(0.99, 1.1 - ratio));
@@ -184,6 +187,13 @@ export class Recognizer {
     const text = partial ? words.map((w) => w.word).join(' ') : best.t.text;
     return { text, words, cost: round(best.cost), confidence: round(confidence) };
   }
+}
+
+/** A template's frames, last first (the same sounds in the wrong order). */
+function reversedFrames({ data, count, dim }: FrameMatrix): FrameMatrix {
+  const out = new Float32Array(data.length);
+  for (let f = 0; f < count; f++) out.set(data.subarray(f * dim, (f + 1) * dim), (count - 1 - f) * dim);
+  return { data: out, count, dim };
 }
 
 const LENGTH_PENALTY = 5;
