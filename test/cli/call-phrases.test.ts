@@ -5,10 +5,10 @@
  * against a faked Twilio whose answered call streams a caller back over Twilio's media protocol.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import { realClock } from '../../src/transport/clock.ts';
 import { hiwar } from '../helpers/processes.ts';
+import { freePort } from '../helpers/redis.ts';
 import { pad, runSandbox, voiced } from '../helpers/sandbox.ts';
 import { SHOP_AGENT, userProject } from '../helpers/user-project.ts';
 import { FarEnd } from '../telephony/far-end.ts';
@@ -90,12 +90,3 @@ test('hiwar campaign start (in this process): the embedded sandbox is taught the
   assert.deepEqual(answered, [[true, true]], `${r.stdout}\n${r.stderr}`);
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { PARENT_GONE, watchParent } from '../../src/cli/serve-preflight.ts';
 import { Deadline } from '../helpers/deadline.ts';
+import { alive } from '../helpers/processes.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
@@ -73,14 +74,6 @@ function underShell(args: string[], npm: boolean) {
   };
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('hiwar serve started by npm, whose shell is killed', () => {
   it('one process: it says its parent is gone, drains and ends', async () => {

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { after, test } from 'node:test';
 import { onStop, parentGone } from '../../src/cli/stop.ts';
 import { Deadline } from '../helpers/deadline.ts';
+import { alive } from '../helpers/processes.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const started: ChildProcess[] = [];
@@ -27,14 +28,6 @@ after(() => {
   for (const s of started) if (s.exitCode === null && s.signalCode === null) s.kill('SIGKILL');
 });
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 test('onStop: the first of SIGTERM, SIGINT and the npm parent gone, once; its listeners and watch go with it', async () => {
   const before = [process.listenerCount('SIGTERM'), process.listenerCount('SIGINT')];

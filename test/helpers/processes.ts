@@ -62,3 +62,13 @@ export function runNode(args: string[], env: Record<string, string | undefined> 
 
 /** The real `hiwar` command in a child process (from `cwd`, the repository root by default). */
 export const hiwar = (args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000, cwd = ROOT): Promise<Finished> => runNode([BIN, ...args], env, timeoutMs, cwd);
+
+/** Whether a process with this id is still there (signal 0 checks without sending anything). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

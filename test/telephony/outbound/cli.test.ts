@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import callCentre from '../../../agents/call-centre/index.ts';
 import { createAgentServer, type AgentServerApp } from '../../../src/server/index.ts';
 import { createLogger } from '../../../src/session/logger.ts';
 import { outboundCalls, telephonyRoutes, twilioOutbound } from '../../../transports/telephony/index.ts';
+import { freePort } from '../../helpers/redis.ts';
 import { runSandbox, type Running } from '../../helpers/sandbox.ts';
 import { FakePlatforms, testKeys } from './fake-platforms.ts';
 
@@ -107,12 +107,3 @@ test('hiwar call with a server of its own: credentials from the environment, the
   assert.ok(!stdout.includes(keys.twilio.authToken));
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
