@@ -14,7 +14,8 @@ import type { PerBand } from '../src/sandbox/engines/word-fusion.ts';
 import type { WordBand } from '../src/sandbox/engines/word-features.ts';
 import { WordNet } from '../src/sandbox/engines/word-model.ts';
 import { phoneLine8k } from './telephone-band.ts';
-import { benchHalf, loadNoises, trainingHalf, trainingSet, trainingSetName, type WordSample } from '../scripts/word-data.ts';
+import { benchHalf, loadNoises, trainingHalf, trainingSet, trainingSetName, type DATA_DEFAULTS, type WordSample } from '../scripts/word-data.ts';
+import type { MlpOptions } from '../scripts/word-mlp.ts';
 import { cachedNets } from '../scripts/word-train.ts';
 import { choose, nestedChoice, rowsAt, weightSweep, type BenchCase, type FoldChoice, type Settings, type WordBenchRow } from './recognizer-choice.ts';
 
@@ -92,6 +93,18 @@ export interface WordBenchResult {
   trainS: number;
 }
 
+/** What a trial of the word bench changes (bench/recognizer-trials.ts); the shipped bench passes none. */
+export interface WordBenchOptions {
+  /** More templates made of the recordings (each named by its speaker, so a fold leaves its held-out speaker's out), and of the espeak voices. */
+  extraTemplates?: (clips: Clip[], words: string[], trainingNoises: Int16Array[]) => Promise<WordTemplate[]>;
+  /** The training set's augmentation (scripts/word-data.ts DATA_DEFAULTS). */
+  data?: Partial<typeof DATA_DEFAULTS>;
+  /** The networks' training (scripts/word-mlp.ts MLP_DEFAULTS). */
+  mlp?: MlpOptions;
+  /** Also the people's unknown words (two trainings per held-out word); default true. */
+  heldOut?: boolean;
+}
+
 /**
  * Leave-one-speaker-out over the recordings: for each speaker, the classifier trained and the
  * templates taken without anything of theirs (their recordings, and every version or nonword
@@ -102,18 +115,20 @@ export interface WordBenchResult {
  * opinions are kept and decided after (bench/recognizer-choice.ts), so one run gives the rows
  * at any settings.
  */
-export async function wordBench(audioDir: string, noiseDir: string): Promise<WordBenchResult> {
+export async function wordBench(audioDir: string, noiseDir: string, opts: WordBenchOptions = {}): Promise<WordBenchResult> {
   const clips = loadClips(audioDir);
   const words = [...new Set(Object.values(KEYWORDS))];
-  const voiced = await espeakTemplates(words);
-  const human = await humanTemplates(clips);
   const noises16 = existsSync(noiseDir) ? loadNoises(noiseDir) : [];
+  const extra = opts.extraTemplates ? await opts.extraTemplates(clips, words, noises16.map(trainingHalf)) : [];
+  const speakers = new Set(clips.map((c) => c.speaker));
+  const voiced = [...(await espeakTemplates(words)), ...extra.filter((t) => !speakers.has(t.source))];
+  const human = [...(await humanTemplates(clips)), ...extra.filter((t) => speakers.has(t.source))];
   const noises = await Promise.all(noises16.map((n) => resample(benchHalf(n), 16000, 8000)));
   const t0 = performance.now();
   // Made once and kept in .tmp/ (minutes of work); the same set the shipped weights come from.
   const cache = fileURLToPath(new URL('../.tmp/', import.meta.url));
-  const samples = await trainingSet(clips, noises16.map(trainingHalf), words, cache);
-  const setName = trainingSetName(clips, noises16.map(trainingHalf), words);
+  const samples = await trainingSet(clips, noises16.map(trainingHalf), words, cache, opts.data);
+  const setName = trainingSetName(clips, noises16.map(trainingHalf), words, opts.data);
   const unknownAudio = await Promise.all(
     builtInVoices('').map(async (v, i) => {
       const r = await voiceText(ESPEAK_UNKNOWN[i % ESPEAK_UNKNOWN.length]!, v.espeak);
@@ -125,7 +140,7 @@ export async function wordBench(audioDir: string, noiseDir: string): Promise<Wor
     cases.push({ fold, condition, band, expected, heard });
   // The folds' networks are kept in .tmp/ too: a rerun with other decision settings reuses them.
   const nets = (name: string, train: WordSample[], known: string[], bands?: WordBand[]) =>
-    Object.fromEntries(Object.entries(cachedNets(`${setName} ${name}`, train, known, bands, {}, cache)).map(([b, n]) => [b, new WordNet(n)]));
+    Object.fromEntries(Object.entries(cachedNets(`${setName} ${name}`, train, known, bands, opts.mlp, cache)).map(([b, n]) => [b, new WordNet(n)]));
   const line = (samples: Int16Array, k: number) => phoneLine(samples, noises[k % Math.max(1, noises.length)], 7919 * k);
   let cpuMs = 0;
   let audioS = 0;
@@ -144,7 +159,7 @@ export async function wordBench(audioDir: string, noiseDir: string): Promise<Wor
     }
     // Every word left out in turn costs two trainings per word and speaker (156): by default four
     // words per speaker, each speaker other ones (HIWAR_BENCH_HELD_OUT=all: every word).
-    const held = process.env.HIWAR_BENCH_HELD_OUT === 'all' ? words : [0, 1, 6, 7].map((i) => words[(2 * speakerIndex + i) % words.length]!);
+    const held = opts.heldOut === false ? [] : process.env.HIWAR_BENCH_HELD_OUT === 'all' ? words : [0, 1, 6, 7].map((i) => words[(2 * speakerIndex + i) % words.length]!);
     speakerIndex++;
     for (const word of held) {
       const known = words.filter((w) => w !== word);
