@@ -4,7 +4,7 @@
  * more espeak-ng voices, or the classifier's training set augmented differently. Each trial is
  * leave-one-speaker-out as the bench is (a fold's extra templates and training never hold the
  * held-out speaker: they carry the speaker's name, and the fold leaves that name out).
- * Usage: node --import tsx bench/recognizer-trials.ts <trial> [--known]   (--known: the 13
+ * Usage: npm run bench -- recognizer-trials <trial> [--known]   (--known: the 13
  * words only, no held-out words: two trainings fewer per held-out word)
  */
 import { loadavg } from 'node:os';
@@ -69,7 +69,7 @@ const TRIALS: Record<string, WordBenchOptions> = {
 const [name, ...flags] = process.argv.slice(2);
 const trial = name ? TRIALS[name] : undefined;
 if (!trial) {
-  console.error(`usage: node --import tsx bench/recognizer-trials.ts <${Object.keys(TRIALS).join('|')}> [--known]`);
+  console.error(`usage: npm run bench -- recognizer-trials <${Object.keys(TRIALS).join('|')}> [--known]`);
   process.exit(2);
 }
 const audioDir = recordingsDir() ?? '(no shared/audio folder above the repository)';
