@@ -14,7 +14,7 @@ import type { PerBand } from '../src/sandbox/engines/word-fusion.ts';
 import type { WordBand } from '../src/sandbox/engines/word-features.ts';
 import { WordNet } from '../src/sandbox/engines/word-model.ts';
 import { phoneLine8k } from './telephone-band.ts';
-import { benchHalf, loadNoises, trainingHalf, trainingSet, trainingSetName, type DATA_DEFAULTS, type WordSample } from '../scripts/word-data.ts';
+import { BAND_DATA, benchHalf, loadNoises, trainingHalf, trainingSet, trainingSetName, type DATA_DEFAULTS, type WordSample } from '../scripts/word-data.ts';
 import type { MlpOptions } from '../scripts/word-mlp.ts';
 import { cachedNets } from '../scripts/word-train.ts';
 import { choose, nestedChoice, rowsAt, weightSweep, type BenchCase, type FoldChoice, type Settings, type WordBenchRow } from './recognizer-choice.ts';
@@ -127,8 +127,12 @@ export async function wordBench(audioDir: string, noiseDir: string, opts: WordBe
   const t0 = performance.now();
   // Made once and kept in .tmp/ (minutes of work); the same set the shipped weights come from.
   const cache = fileURLToPath(new URL('../.tmp/', import.meta.url));
-  const samples = await trainingSet(clips, noises16.map(trainingHalf), words, cache, opts.data);
-  const setName = trainingSetName(clips, noises16.map(trainingHalf), words, opts.data);
+  // Each band's network from its own training set (BAND_DATA: the phone band's hears each recording more ways).
+  const sets = {} as Record<WordBand, { name: string; samples: WordSample[] }>;
+  for (const band of ['wide', 'phone'] as const) {
+    const data = { ...BAND_DATA[band], ...opts.data };
+    sets[band] = { name: trainingSetName(clips, noises16.map(trainingHalf), words, data), samples: await trainingSet(clips, noises16.map(trainingHalf), words, cache, data) };
+  }
   const unknownAudio = await Promise.all(
     builtInVoices('').map(async (v, i) => {
       const r = await voiceText(ESPEAK_UNKNOWN[i % ESPEAK_UNKNOWN.length]!, v.espeak);
@@ -139,8 +143,16 @@ export async function wordBench(audioDir: string, noiseDir: string, opts: WordBe
   const hear = (fold: string, condition: string, band: WordBand, heard: HeardStretches, expected: string | undefined) =>
     cases.push({ fold, condition, band, expected, heard });
   // The folds' networks are kept in .tmp/ too: a rerun with other decision settings reuses them.
-  const nets = (name: string, train: WordSample[], known: string[], bands?: WordBand[]) =>
-    Object.fromEntries(Object.entries(cachedNets(`${setName} ${name}`, train, known, bands, opts.mlp, cache)).map(([b, n]) => [b, new WordNet(n)]));
+  // `pair`: both bands trained and kept in one file, as the folds' networks were first (a band of
+  // its own training set keeps the pair made of that set, and uses its band).
+  const nets = (name: string, keep: (s: WordSample) => boolean, known: string[], pair: boolean) => {
+    const out: Partial<Record<WordBand, WordNet>> = {};
+    for (const band of ['wide', 'phone'] as const) {
+      const { name: set, samples } = sets[band];
+      out[band] = new WordNet(cachedNets(`${set} ${name}`, samples.filter(keep), known, pair ? ['wide', 'phone'] : [band], opts.mlp, cache)[band]!);
+    }
+    return out;
+  };
   const line = (samples: Int16Array, k: number) => phoneLine(samples, noises[k % Math.max(1, noises.length)], 7919 * k);
   let cpuMs = 0;
   let audioS = 0;
@@ -148,8 +160,8 @@ export async function wordBench(audioDir: string, noiseDir: string, opts: WordBe
   let speakerIndex = 0;
   let heldK = 0;
   for (const speaker of [...new Set(clips.map((c) => c.speaker))]) {
-    const train = samples.filter((s) => s.speaker !== speaker);
-    const vocab = new Vocabulary([...human.filter((t) => t.source !== speaker), ...voiced], {}, undefined, nets(`without ${speaker}`, train, words));
+    const theirs = (s: WordSample) => s.speaker !== speaker;
+    const vocab = new Vocabulary([...human.filter((t) => t.source !== speaker), ...voiced], {}, undefined, nets(`without ${speaker}`, theirs, words, true));
     for (const c of clips.filter((c) => c.speaker === speaker)) {
       const t0 = performance.now();
       hear(speaker, KNOWN.wide, 'wide', vocab.hear(c.samples), c.word);
@@ -163,9 +175,8 @@ export async function wordBench(audioDir: string, noiseDir: string, opts: WordBe
     speakerIndex++;
     for (const word of held) {
       const known = words.filter((w) => w !== word);
-      const rest = train.filter((s) => !s.from.includes(word));
-      // Each band's network is its own training (and cache file): the whole band's came first.
-      const heldNets = { ...nets(`without ${speaker} and ${word}`, rest, known, ['wide']), ...nets(`without ${speaker} and ${word}`, rest, known, ['phone']) };
+      // Each band's network is its own training (and cache file).
+      const heldNets = nets(`without ${speaker} and ${word}`, (s) => theirs(s) && !s.from.includes(word), known, false);
       const without = new Vocabulary([...human.filter((t) => t.source !== speaker && t.word !== word), ...voiced.filter((t) => t.word !== word)], {}, undefined, heldNets);
       const clip = clips.find((c) => c.speaker === speaker && c.word === word)!;
       hear(speaker, HELD_OUT.wide, 'wide', without.hear(clip.samples), undefined);

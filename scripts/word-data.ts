@@ -15,6 +15,7 @@ import { builtInVoices } from '../src/sandbox/catalogue.ts';
 import { voiceText, type EspeakVoice } from '../src/sandbox/engines/espeak.ts';
 import { wordStatics } from '../src/sandbox/engines/vocabulary.ts';
 import { UNKNOWN_CLASS, WORD_MODEL, wordVector } from '../src/sandbox/engines/word-model.ts';
+import type { WordBand } from '../src/sandbox/engines/word-features.ts';
 import type { Clip } from '../bench/recognizer-words.ts';
 import { phoneLine8k } from '../bench/telephone-band.ts';
 import { seeded } from './word-mlp.ts';
@@ -30,6 +31,12 @@ export const DATA_DEFAULTS = {
   lineSnr: [12, 35] as const,
   seed: 29,
 };
+
+/**
+ * What each band's training set changes from DATA_DEFAULTS: the phone band's network hears each
+ * recording twice as many ways (docs/sandbox.md#words-in-anyones-voice, the fourth round).
+ */
+export const BAND_DATA: Record<WordBand, Partial<typeof DATA_DEFAULTS>> = { wide: {}, phone: { perClip: 48 } };
 
 /** One training example: its label, where it came from, and its vector in each band. */
 export interface WordSample {
