@@ -14,7 +14,8 @@ import type { PerBand } from '../src/sandbox/engines/word-fusion.ts';
 import type { WordBand } from '../src/sandbox/engines/word-features.ts';
 import { WordNet } from '../src/sandbox/engines/word-model.ts';
 import { phoneLine8k } from './telephone-band.ts';
-import { benchHalf, loadNoises, trainingHalf, trainingSet, trainingSetName, type WordSample } from '../scripts/word-data.ts';
+import { BAND_DATA, benchHalf, loadNoises, trainingHalf, trainingSet, trainingSetName, type DATA_DEFAULTS, type WordSample } from '../scripts/word-data.ts';
+import type { MlpOptions } from '../scripts/word-mlp.ts';
 import { cachedNets } from '../scripts/word-train.ts';
 import { choose, nestedChoice, rowsAt, weightSweep, type BenchCase, type FoldChoice, type Settings, type WordBenchRow } from './recognizer-choice.ts';
 
@@ -92,6 +93,18 @@ export interface WordBenchResult {
   trainS: number;
 }
 
+/** What a trial of the word bench changes (bench/recognizer-trials.ts); the shipped bench passes none. */
+export interface WordBenchOptions {
+  /** More templates made of the recordings (each named by its speaker, so a fold leaves its held-out speaker's out), and of the espeak voices. */
+  extraTemplates?: (clips: Clip[], words: string[], trainingNoises: Int16Array[]) => Promise<WordTemplate[]>;
+  /** The training set's augmentation (scripts/word-data.ts DATA_DEFAULTS). */
+  data?: Partial<typeof DATA_DEFAULTS>;
+  /** The networks' training (scripts/word-mlp.ts MLP_DEFAULTS). */
+  mlp?: MlpOptions;
+  /** Also the people's unknown words (two trainings per held-out word); default true. */
+  heldOut?: boolean;
+}
+
 /**
  * Leave-one-speaker-out over the recordings: for each speaker, the classifier trained and the
  * templates taken without anything of theirs (their recordings, and every version or nonword
@@ -102,18 +115,24 @@ export interface WordBenchResult {
  * opinions are kept and decided after (bench/recognizer-choice.ts), so one run gives the rows
  * at any settings.
  */
-export async function wordBench(audioDir: string, noiseDir: string): Promise<WordBenchResult> {
+export async function wordBench(audioDir: string, noiseDir: string, opts: WordBenchOptions = {}): Promise<WordBenchResult> {
   const clips = loadClips(audioDir);
   const words = [...new Set(Object.values(KEYWORDS))];
-  const voiced = await espeakTemplates(words);
-  const human = await humanTemplates(clips);
   const noises16 = existsSync(noiseDir) ? loadNoises(noiseDir) : [];
+  const extra = opts.extraTemplates ? await opts.extraTemplates(clips, words, noises16.map(trainingHalf)) : [];
+  const speakers = new Set(clips.map((c) => c.speaker));
+  const voiced = [...(await espeakTemplates(words)), ...extra.filter((t) => !speakers.has(t.source))];
+  const human = [...(await humanTemplates(clips)), ...extra.filter((t) => speakers.has(t.source))];
   const noises = await Promise.all(noises16.map((n) => resample(benchHalf(n), 16000, 8000)));
   const t0 = performance.now();
   // Made once and kept in .tmp/ (minutes of work); the same set the shipped weights come from.
   const cache = fileURLToPath(new URL('../.tmp/', import.meta.url));
-  const samples = await trainingSet(clips, noises16.map(trainingHalf), words, cache);
-  const setName = trainingSetName(clips, noises16.map(trainingHalf), words);
+  // Each band's network from its own training set (BAND_DATA: the phone band's hears each recording more ways).
+  const sets = {} as Record<WordBand, { name: string; samples: WordSample[] }>;
+  for (const band of ['wide', 'phone'] as const) {
+    const data = { ...BAND_DATA[band], ...opts.data };
+    sets[band] = { name: trainingSetName(clips, noises16.map(trainingHalf), words, data), samples: await trainingSet(clips, noises16.map(trainingHalf), words, cache, data) };
+  }
   const unknownAudio = await Promise.all(
     builtInVoices('').map(async (v, i) => {
       const r = await voiceText(ESPEAK_UNKNOWN[i % ESPEAK_UNKNOWN.length]!, v.espeak);
@@ -124,8 +143,16 @@ export async function wordBench(audioDir: string, noiseDir: string): Promise<Wor
   const hear = (fold: string, condition: string, band: WordBand, heard: HeardStretches, expected: string | undefined) =>
     cases.push({ fold, condition, band, expected, heard });
   // The folds' networks are kept in .tmp/ too: a rerun with other decision settings reuses them.
-  const nets = (name: string, train: WordSample[], known: string[], bands?: WordBand[]) =>
-    Object.fromEntries(Object.entries(cachedNets(`${setName} ${name}`, train, known, bands, {}, cache)).map(([b, n]) => [b, new WordNet(n)]));
+  // `pair`: both bands trained and kept in one file, as the folds' networks were first (a band of
+  // its own training set keeps the pair made of that set, and uses its band).
+  const nets = (name: string, keep: (s: WordSample) => boolean, known: string[], pair: boolean) => {
+    const out: Partial<Record<WordBand, WordNet>> = {};
+    for (const band of ['wide', 'phone'] as const) {
+      const { name: set, samples } = sets[band];
+      out[band] = new WordNet(cachedNets(`${set} ${name}`, samples.filter(keep), known, pair ? ['wide', 'phone'] : [band], opts.mlp, cache)[band]!);
+    }
+    return out;
+  };
   const line = (samples: Int16Array, k: number) => phoneLine(samples, noises[k % Math.max(1, noises.length)], 7919 * k);
   let cpuMs = 0;
   let audioS = 0;
@@ -133,8 +160,8 @@ export async function wordBench(audioDir: string, noiseDir: string): Promise<Wor
   let speakerIndex = 0;
   let heldK = 0;
   for (const speaker of [...new Set(clips.map((c) => c.speaker))]) {
-    const train = samples.filter((s) => s.speaker !== speaker);
-    const vocab = new Vocabulary([...human.filter((t) => t.source !== speaker), ...voiced], {}, undefined, nets(`without ${speaker}`, train, words));
+    const theirs = (s: WordSample) => s.speaker !== speaker;
+    const vocab = new Vocabulary([...human.filter((t) => t.source !== speaker), ...voiced], {}, undefined, nets(`without ${speaker}`, theirs, words, true));
     for (const c of clips.filter((c) => c.speaker === speaker)) {
       const t0 = performance.now();
       hear(speaker, KNOWN.wide, 'wide', vocab.hear(c.samples), c.word);
@@ -144,13 +171,12 @@ export async function wordBench(audioDir: string, noiseDir: string): Promise<Wor
     }
     // Every word left out in turn costs two trainings per word and speaker (156): by default four
     // words per speaker, each speaker other ones (HIWAR_BENCH_HELD_OUT=all: every word).
-    const held = process.env.HIWAR_BENCH_HELD_OUT === 'all' ? words : [0, 1, 6, 7].map((i) => words[(2 * speakerIndex + i) % words.length]!);
+    const held = opts.heldOut === false ? [] : process.env.HIWAR_BENCH_HELD_OUT === 'all' ? words : [0, 1, 6, 7].map((i) => words[(2 * speakerIndex + i) % words.length]!);
     speakerIndex++;
     for (const word of held) {
       const known = words.filter((w) => w !== word);
-      const rest = train.filter((s) => !s.from.includes(word));
-      // Each band's network is its own training (and cache file): the whole band's came first.
-      const heldNets = { ...nets(`without ${speaker} and ${word}`, rest, known, ['wide']), ...nets(`without ${speaker} and ${word}`, rest, known, ['phone']) };
+      // Each band's network is its own training (and cache file).
+      const heldNets = nets(`without ${speaker} and ${word}`, (s) => theirs(s) && !s.from.includes(word), known, false);
       const without = new Vocabulary([...human.filter((t) => t.source !== speaker && t.word !== word), ...voiced.filter((t) => t.word !== word)], {}, undefined, heldNets);
       const clip = clips.find((c) => c.speaker === speaker && c.word === word)!;
       hear(speaker, HELD_OUT.wide, 'wide', without.hear(clip.samples), undefined);

@@ -15,6 +15,7 @@ import { builtInVoices } from '../src/sandbox/catalogue.ts';
 import { voiceText, type EspeakVoice } from '../src/sandbox/engines/espeak.ts';
 import { wordStatics } from '../src/sandbox/engines/vocabulary.ts';
 import { UNKNOWN_CLASS, WORD_MODEL, wordVector } from '../src/sandbox/engines/word-model.ts';
+import type { WordBand } from '../src/sandbox/engines/word-features.ts';
 import type { Clip } from '../bench/recognizer-words.ts';
 import { phoneLine8k } from '../bench/telephone-band.ts';
 import { seeded } from './word-mlp.ts';
@@ -30,6 +31,12 @@ export const DATA_DEFAULTS = {
   lineSnr: [12, 35] as const,
   seed: 29,
 };
+
+/**
+ * What each band's training set changes from DATA_DEFAULTS: the phone band's network hears each
+ * recording twice as many ways (docs/sandbox.md#words-in-anyones-voice, the fourth round).
+ */
+export const BAND_DATA: Record<WordBand, Partial<typeof DATA_DEFAULTS>> = { wide: {}, phone: { perClip: 48 } };
 
 /** One training example: its label, where it came from, and its vector in each band. */
 export interface WordSample {
@@ -71,7 +78,7 @@ export const benchHalf = (noise: Int16Array) => noise.subarray(noise.length >> 1
 type Rnd = () => number;
 const at8k = new WeakMap<Int16Array, Int16Array>();
 /** A noise recording at 8 kHz for phone lines (converted once). */
-function noise8k(noise: Int16Array): Int16Array {
+export function noise8k(noise: Int16Array): Int16Array {
   let r = at8k.get(noise);
   if (!r) at8k.set(noise, (r = convert(noise, 16000, 8000)));
   return r;
@@ -90,7 +97,7 @@ function convert(x: Int16Array, from: number, to: number): Int16Array {
 }
 
 /** The audio played `speed` times faster (pitch rises with it, as with a tape). */
-function faster(x: Int16Array, speed: number): Int16Array {
+export function faster(x: Int16Array, speed: number): Int16Array {
   return Int16Array.from({ length: Math.floor((x.length - 1) / speed) }, (_, i) => {
     const t = i * speed;
     const k = Math.floor(t);
@@ -99,12 +106,12 @@ function faster(x: Int16Array, speed: number): Int16Array {
 }
 
 /** The bench's phone line (phoneLine8k), through the polyphase conversions. */
-function line(s16: Int16Array, noise: Int16Array | undefined, offset: number, snrDb: number): Int16Array {
+export function line(s16: Int16Array, noise: Int16Array | undefined, offset: number, snrDb: number): Int16Array {
   return convert(phoneLine8k(convert(s16, 16000, 8000), noise, offset, snrDb), 8000, 16000);
 }
 const between = (rnd: Rnd, [a, b]: readonly [number, number]) => a + (b - a) * rnd();
 
-function mix(speech: Int16Array, noise: Int16Array, snrDb: number, offset: number): Int16Array {
+export function mix(speech: Int16Array, noise: Int16Array, snrDb: number, offset: number): Int16Array {
   let s = 0;
   let n = 0;
   for (const v of speech) if (Math.abs(v) > 50) (s += v * v), n++;
@@ -117,19 +124,19 @@ function mix(speech: Int16Array, noise: Int16Array, snrDb: number, offset: numbe
 }
 
 /** One version of a recording, and its vectors through both bands (undefined: no speech found). */
-function version(samples: Int16Array, rnd: Rnd, noises: Int16Array[], clean: boolean): { wide: Float32Array; phone: Float32Array } | undefined {
+function version(samples: Int16Array, rnd: Rnd, noises: Int16Array[], clean: boolean, o: typeof DATA_DEFAULTS = DATA_DEFAULTS): { wide: Float32Array; phone: Float32Array } | undefined {
   let audio = samples;
   let warp = 1;
   if (!clean) {
-    const speed = between(rnd, DATA_DEFAULTS.speed);
+    const speed = between(rnd, o.speed);
     audio = faster(audio, speed);
-    warp = between(rnd, DATA_DEFAULTS.warp);
+    warp = between(rnd, o.warp);
     const gain = 10 ** ((rnd() * 24 - 12) / 20);
     audio = Int16Array.from(audio, (v) => Math.max(-32768, Math.min(32767, Math.round(v * gain))));
-    if (noises.length && rnd() < 0.5) audio = mix(audio, noises[Math.floor(rnd() * noises.length)]!, between(rnd, DATA_DEFAULTS.snr), Math.floor(rnd() * 1e7));
+    if (noises.length && rnd() < 0.5) audio = mix(audio, noises[Math.floor(rnd() * noises.length)]!, between(rnd, o.snr), Math.floor(rnd() * 1e7));
   }
   const line8k = noises.length ? noise8k(noises[Math.floor(rnd() * noises.length)]!) : undefined;
-  const phoneAudio = line(audio, line8k, Math.floor(rnd() * 1e6), clean ? 20 : between(rnd, DATA_DEFAULTS.lineSnr));
+  const phoneAudio = line(audio, line8k, Math.floor(rnd() * 1e6), clean ? 20 : between(rnd, o.lineSnr));
   const wide = wordStatics(audio, 'wide', warp);
   const phone = wordStatics(phoneAudio, 'phone', warp);
   if (!wide || !phone) return undefined;
@@ -162,7 +169,7 @@ export async function humanSamples(clips: Clip[], noises: Int16Array[], opts: Pa
   const out: WordSample[] = [];
   for (const c of clips) {
     for (let k = 0; k < o.perClip; k++) {
-      const v = version(c.samples, rnd, noises, k === 0);
+      const v = version(c.samples, rnd, noises, k === 0, o);
       if (v) out.push({ label: c.word, speaker: c.speaker, from: [c.word], clean: k === 0, ...v });
     }
   }
@@ -178,7 +185,7 @@ export async function humanSamples(clips: Clip[], noises: Int16Array[], opts: Pa
     const made: [Int16Array, string[]][] = [[cut.slice().reverse(), [c.word]], [joined, [c.word, d.word]]];
     for (const [audio, from] of made) {
       for (let k = 0; k < 3; k++) {
-        const v = version(audio, rnd, noises, k === 0);
+        const v = version(audio, rnd, noises, k === 0, o);
         if (v) out.push({ label: UNKNOWN_CLASS, speaker: c.speaker, from, clean: k === 0, ...v });
       }
     }
@@ -196,7 +203,7 @@ export async function espeakSamples(words: string[], noises: Int16Array[], opts:
     const r = await voiceText(text, voice);
     const s16 = new Int16Array(Math.round(r.samples.length * (16000 / r.sampleRate)) + 9600);
     s16.set(await resample(r.samples, r.sampleRate, 16000), 4800);
-    const v = version(s16, rnd, noises, clean);
+    const v = version(s16, rnd, noises, clean, o);
     if (v) out.push({ label, speaker: 'espeak', from, clean, ...v });
   };
   for (const [i, voice] of voices.entries()) {
@@ -217,15 +224,15 @@ export async function espeakSamples(words: string[], noises: Int16Array[], opts:
  * `cacheDir` once made: making it takes minutes, and the bench and the build need the same one.
  * The cache's name changes with everything that shapes it.
  */
-export async function trainingSet(clips: Clip[], noises: Int16Array[], words: string[], cacheDir?: string): Promise<WordSample[]> {
-  const file = cacheDir && join(cacheDir, trainingSetName(clips, noises, words));
+export async function trainingSet(clips: Clip[], noises: Int16Array[], words: string[], cacheDir?: string, opts: Partial<typeof DATA_DEFAULTS> = {}): Promise<WordSample[]> {
+  const file = cacheDir && join(cacheDir, trainingSetName(clips, noises, words, opts));
   if (file && existsSync(`${file}.bin`)) {
     const { D, meta } = JSON.parse(readFileSync(`${file}.json`, 'utf8')) as { D: number; meta: [string, string, string[], boolean][] };
     const raw = readFileSync(`${file}.bin`);
     const buf = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
     return meta.map(([label, speaker, from, clean], i) => ({ label, speaker, from, clean, wide: buf.subarray(2 * i * D, (2 * i + 1) * D), phone: buf.subarray((2 * i + 1) * D, (2 * i + 2) * D) }));
   }
-  const all = [...(await humanSamples(clips, noises)), ...(await espeakSamples(words, noises))];
+  const all = [...(await humanSamples(clips, noises, opts)), ...(await espeakSamples(words, noises, opts))];
   if (file) {
     const D = all[0]!.wide.length;
     const buf = new Float32Array(all.length * 2 * D);
@@ -241,7 +248,7 @@ export async function trainingSet(clips: Clip[], noises: Int16Array[], words: st
 }
 
 /** The cache's file name (without .bin/.json) for these inputs. */
-export function trainingSetName(clips: Clip[], noises: Int16Array[], words: string[]): string {
-  const parts = [DATA_DEFAULTS, WORD_MODEL, OOV_WORDS, ESPEAK_VARIANTS, words, clips.map((c) => [c.word, c.speaker, c.samples.length]), noises.map((n) => n.length)];
+export function trainingSetName(clips: Clip[], noises: Int16Array[], words: string[], opts: Partial<typeof DATA_DEFAULTS> = {}): string {
+  const parts = [{ ...DATA_DEFAULTS, ...opts }, WORD_MODEL, OOV_WORDS, ESPEAK_VARIANTS, words, clips.map((c) => [c.word, c.speaker, c.samples.length]), noises.map((n) => n.length)];
   return `word-samples-${createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 12)}`;
 }
