@@ -2,7 +2,8 @@
  * Where the benches find the real recordings: the tests' rule (test/helpers/recordings.ts),
  * HIWAR_AUDIO_DIR, else the nearest `shared/audio` folder above the repository, so a bench run
  * from a git worktree (/work/wt/NAME/bench) or from the compiled test tree (.tmp/…/bench) finds the
- * same folder as one run from the main checkout.
+ * same folder as one run from the main checkout (docs/testing.md, "The real recordings the tests
+ * and benches read").
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
