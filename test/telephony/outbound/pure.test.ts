@@ -84,6 +84,41 @@ test('the registry: checked before dialling; a call never goes back, a final out
   assert.equal(await calls.report('out-unknown', 'twilio', { CallStatus: 'busy' }), false);
 });
 
+test("an answered call's outcome waits for a session still running here, however long; one that ran nowhere here is given without its summary after the wait", async () => {
+  const fakeClient: OutboundPlatform = { ...twilioOutbound(), dial: async () => ({ platformCallId: `CA${Math.random()}` }) };
+  const calls = new OutboundCalls({ tokens: new CallTokens(), agentOf: async () => agent }, { platforms: { twilio: fakeClient }, from: '+966110000000', sessionWaitMs: 20 });
+  const urls = () => ({ stream: 'ws://x/s', answer: 'http://x/a', status: 'http://x/st', after: 'http://x/af' });
+  const answered = async () => {
+    const c = await calls.place({ to: '+966500000001', variables: { name: 'x', due: 'y' } }, urls);
+    const sid = c.platformCallId!;
+    await calls.report(c.id, 'twilio', { CallSid: sid, CallStatus: 'in-progress' });
+    return { c, done: () => calls.report(c.id, 'twilio', { CallSid: sid, CallStatus: 'completed', CallDuration: '9' }) };
+  };
+  // Timers fire in the order they are due: a 20 ms wait, had it started, fires before this one.
+  const afterTheWait = () => new Promise((r) => setTimeout(r, 100));
+
+  const here = await answered();
+  await calls.sessionStarted(here.c.id);
+  await here.done();
+  let settled: Awaited<ReturnType<typeof calls.outcome>> | undefined;
+  void calls.outcome(here.c.id, { session: true }).then((c) => (settled = c));
+  const seen = () => settled;
+  await afterTheWait();
+  assert.equal(seen(), undefined, 'the session is still running here: its summary is waited for');
+  calls.sessionEnded(here.c.id);
+  await calls.noteSession(here.c.id, { ended: 'caller hung up', transcript: 'agent: مرحبًا', toolResults: {} });
+  await afterTheWait();
+  assert.equal(seen()?.outcome, 'completed');
+  assert.equal(seen()?.session?.transcript, 'agent: مرحبًا', 'given with what the session learnt');
+
+  const elsewhere = await answered();
+  await elsewhere.done();
+  const keepAlive = setInterval(() => {}, 1000); // the wait's own timer does not hold a process open
+  const alone = await calls.outcome(elsewhere.c.id, { session: true }).finally(() => clearInterval(keepAlive));
+  assert.equal(alone.outcome, 'completed');
+  assert.equal(alone.session, undefined, 'no session ran here: given without a summary once the wait is over');
+});
+
 test("a call report as a campaign reads it: who answered and when it was decided, what the caller heard, and each task's value (a failed task none)", () => {
   const report = {
     agent: 'reminder',

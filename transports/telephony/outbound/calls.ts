@@ -12,7 +12,11 @@ import { DialError, E164, type OutboundPlatform, type OutboundPlatformName, type
 export const OUTBOUND_DEFAULTS = {
   /** Seconds the phone rings before the call counts as `no-answer`. */
   ringTimeoutS: 30,
-  /** How long the outcome of an answered call waits for its session's summary (the instance running it may have died). */
+  /**
+   * How long the outcome of an answered call waits for its session's summary (the instance running
+   * it may have died). A session still running in this process is waited for to its end, however
+   * long a starved machine makes it; this wait then starts when it ends.
+   */
   sessionWaitMs: 15_000,
   /** A dead worker's call is asked of the platform this often until it has ended, for at most `recoverMaxMs`. */
   recoverPollMs: 10_000,
@@ -116,6 +120,10 @@ export class OutboundCalls {
   private readonly waiting = new Map<string, Waiter[]>();
   /** Campaign calls known live here (their callbacks came here, or their session runs here): id → dial id. */
   private readonly live = new Map<string, string>();
+  /** Calls whose session runs in this process: their summary is written here when it ends. */
+  private readonly sessionsHere = new Set<string>();
+  /** The pending wait for each call's summary (one per call). */
+  private readonly deadlines = new Map<string, NodeJS.Timeout>();
   readonly records: CallRecords;
 
   constructor(
@@ -207,6 +215,7 @@ export class OutboundCalls {
 
   /** An outbound call's session started here: its campaign slot (if any) is kept while the session runs. */
   async sessionStarted(id: string): Promise<void> {
+    this.sessionsHere.add(id);
     if (!this.o.slots) return;
     const call = this.known.get(id) ?? (await this.lookup(id));
     if (call && !call.outcome) this.keepLive(call, 'session');
@@ -214,6 +223,8 @@ export class OutboundCalls {
 
   /** The call's session here ended: this instance no longer keeps its slot for it (its callbacks may). */
   sessionEnded(id: string): void {
+    this.sessionsHere.delete(id);
+    if (this.waiting.has(id)) this.sessionDeadline(id);
     const ref = this.live.get(id);
     if (ref) this.o.slots?.letGo(ref, 'session');
   }
@@ -329,16 +340,26 @@ export class OutboundCalls {
     if (left.length) {
       this.waiting.set(id, left);
       this.sessionDeadline(id);
-    } else this.waiting.delete(id);
+    } else {
+      this.waiting.delete(id);
+      clearTimeout(this.deadlines.get(id));
+      this.deadlines.delete(id);
+    }
   }
 
-  /** An answered call's session may have died with its instance: its outcome is given without the summary after a while. */
+  /**
+   * An answered call's session may have died with its instance: its outcome is given without the
+   * summary after a while. Not while the session runs here: its end starts the wait.
+   */
   private sessionDeadline(id: string): void {
-    setTimeout(() => {
+    if (this.sessionsHere.has(id) || this.deadlines.has(id)) return;
+    const timer = setTimeout(() => {
+      this.deadlines.delete(id);
       const call = this.known.get(id);
       for (const w of this.waiting.get(id) ?? []) w.resolve({ ...call! });
       this.waiting.delete(id);
     }, this.o.sessionWaitMs ?? OUTBOUND_DEFAULTS.sessionWaitMs).unref();
+    this.deadlines.set(id, timer);
   }
 }
 
