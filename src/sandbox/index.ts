@@ -48,6 +48,14 @@ export interface SandboxOptions {
   quirks?: Partial<SandboxState['quirks']>;
   /** Resource limits and timeouts (see SandboxState.limits). */
   limits?: Partial<SandboxState['limits']>;
+  /**
+   * Load the voice activity model (and the resampler) as soon as the sandbox listens, in the
+   * background, so that the first `/listen` socket does not load it mid-call (about a second of
+   * CPU on the event loop, which held up the first call's audio). For a sandbox that takes calls;
+   * off by default, since a sandbox used only for synthesis never needs the model.
+   * @default false
+   */
+  warmUp?: boolean;
 }
 
 /** A running sandbox: its URLs, its keys and its state. */
@@ -59,7 +67,9 @@ export interface Sandbox {
   uaeUrl: string;
   keys: KeySpec[];
   state: SandboxState;
-  /** Stops the sandbox and closes its connections. */
+  /** Resolves once the `warmUp` load is done (at once without `warmUp`). */
+  warmedUp: Promise<void>;
+  /** Stops the sandbox and closes its connections (after a `warmUp` load under way). */
   close(): Promise<void>;
 }
 
@@ -130,12 +140,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     throw err;
   }
   const url = `http://${host}:${port}/api/v1`;
+  const warmedUp = opts.warmUp ? import('./warm-up.ts').then((m) => m.warmUpListen()) : Promise.resolve();
   return {
     url,
     wsUrl: url.replace(/^http/, 'ws'),
     uaeUrl: opts.uaePort !== undefined ? `http://${host}:${(servers[1]!.address() as AddressInfo).port}/api/v1` : `http://${host}:${port}/uae/api/v1`,
     keys,
     state,
-    close,
+    warmedUp,
+    close: async () => {
+      await warmedUp;
+      await close();
+    },
   };
 }

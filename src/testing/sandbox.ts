@@ -48,6 +48,7 @@ export async function startTestSandbox(options: TestSandboxOptions = {}): Promis
   say('starting the embedded sandbox…');
   const sandbox = await startSandbox({
     port: 0,
+    warmUp: true, // test calls follow: their first must not load the VAD model mid-call
     ...options.sandbox,
     timing: { aheadLimitS: 3600, ...options.sandbox?.timing },
   });
