@@ -74,6 +74,8 @@ export async function demoCommand(args: string[]): Promise<number> {
     import('../testing/simulate.ts'),
     import('./llm.ts'),
   ]);
+  // One call, then the process ends: no background optimizing of the VAD's WebAssembly to wait for at exit.
+  (await import('../audio/onnx.ts')).baselineWasm();
   const service = await connectService((m) => say(`(${m})`), { modelIds }, { phrasebook: phrases, phrasebookVoices: [scenario.callerVoice] });
   say(`(model ids: ${service.client.config.models.stt}, ${service.client.config.models.tts})`);
   const llm = llmFromEnv(agent);

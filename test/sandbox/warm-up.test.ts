@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { wasmCompilation } from '../../src/audio/onnx.ts';
 import { sileroLoaded } from '../../src/audio/silero-vad.ts';
 import { startSandbox } from '../../src/sandbox/index.ts';
 import { createAgentServer } from '../../src/server/index.ts';
@@ -26,6 +27,7 @@ test("createAgentServer's embedded sandbox has the model loaded before the first
   const app = await createAgentServer({ agent, logger: createLogger('silent') });
   try {
     assert.equal(sileroLoaded(), true, 'loaded by the start, before any call could arrive');
+    assert.equal(wasmCompilation(), 'tiered', 'a server runs for hours: V8 keeps optimizing its WebAssembly');
   } finally {
     await app.close();
   }
