@@ -37,12 +37,12 @@
 // HIWAR_TEST_SOURCES=1 (above). Arguments, if any, replace the list of test files
 // (npm test -- test/session/scenarios.test.ts) and run in the order given.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, setPriority, tmpdir } from 'node:os';
 import { machineTime } from './machine-time.mjs';
 import { runQueueMeter } from './run-queue.mjs';
-import { join, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { buildTestTree } from './test-build.mjs';
 import { COUNTS, groupEntry, groupFiles, ownProcessReason, splitGroupReport } from './test-groups.mjs';
 
@@ -236,6 +236,14 @@ const files = named
       .filter((f) => f.endsWith('.test.ts') && f.includes('/'))
       .map((f) => `test/${f}`)
       .sort();
+
+// A named file that is not there is said now, by the name given: after the build it would fail as
+// the compiled tree's MODULE_NOT_FOUND, a path the user never typed.
+const missing = named ? files.filter((f) => !existsSync(resolve(ROOT, f))) : [];
+if (missing.length) {
+  process.stderr.write(`npm test: no such test file: ${missing.join(', ')} (paths from the repository's root, such as test/session/scenarios.test.ts)\n`);
+  process.exit(2);
+}
 
 // A file not in the schedule yet (new) is heavy and counts as slow: it starts early, not last.
 const schedule = readJson(SCHEDULE, {});

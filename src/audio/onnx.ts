@@ -1,4 +1,5 @@
 import type * as Ort from 'onnxruntime-common';
+import v8 from 'node:v8';
 import { isInstalled } from '../optional.ts';
 
 /**
@@ -16,6 +17,26 @@ export interface OnnxRuntime {
 }
 
 let loaded: Promise<OnnxRuntime> | undefined;
+let compilation: 'tiered' | 'baseline' = 'tiered';
+
+/**
+ * For a short-lived process (a test run, `hiwar demo`): the WebAssembly runtime, when it is the
+ * one loaded, is compiled by V8's baseline compiler only (Liftoff), not also optimized in the
+ * background. Node waits for V8's background compilations before a process exits, with no handle
+ * to show for it: a user's `node --test` file stayed up 1.3–1.6 s after its last test at load 3–5,
+ * more on a busy machine; Liftoff's code also costs less CPU than tiering up over a test run's
+ * first minutes of audio (a server, which runs for hours, keeps the tiering). A V8 setting of the
+ * whole process, so it is taken only before anything loaded the runtime; returns whether it was.
+ */
+export function baselineWasm(): boolean {
+  if (loaded || compilation === 'baseline') return compilation === 'baseline';
+  v8.setFlagsFromString('--liftoff-only');
+  compilation = 'baseline';
+  return true;
+}
+
+/** How this process compiles WebAssembly: V8's default tiering, or the baseline compiler only. */
+export const wasmCompilation = (): 'tiered' | 'baseline' => compilation;
 
 /** The runtime, loaded once per process; `HIWAR_ONNX=web` picks the WebAssembly one. */
 export function onnxRuntime(env: NodeJS.ProcessEnv = process.env): Promise<OnnxRuntime> {

@@ -16,10 +16,15 @@ interface Loaded {
   session: Ort.InferenceSession;
 }
 let session: Promise<Loaded> | undefined;
+let loaded = false;
+/** Whether the model is loaded in this process (a stream made now does not pay for it). */
+export const sileroLoaded = (): boolean => loaded;
 function loadSession(): Promise<Loaded> {
   session ??= (async () => {
     const [ort, model] = await Promise.all([onnxRuntime(), readFile(MODEL)]);
-    return { ort, session: await ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1 }) };
+    const l = { ort, session: await ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1 }) };
+    loaded = true;
+    return l;
   })();
   session.catch(() => (session = undefined)); // a failed load is tried again by the next call
   return session;

@@ -21,7 +21,7 @@ export async function connectService(
   if (process.env.HIWAR_API_KEY) return { client: new ServiceClient(config), close: async () => {}, sandbox: false };
   const { startSandbox } = await import('../sandbox/index.ts');
   await teaching(sandboxOptions.phrasebook?.length ?? 0, log);
-  const sandbox = await startSandbox({ port: 0, ...sandboxOptions });
+  const sandbox = await startSandbox({ port: 0, warmUp: true, ...sandboxOptions });
   log(`no HIWAR_API_KEY: using the embedded sandbox at ${sandbox.url} (it recognizes only phrases it voiced or was given)`);
   return { client: new ServiceClient({ ...config, apiKey: sandbox.keys[0]!.key, baseUrl: sandbox.url }), close: sandbox.close, sandbox: true };
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { CallReport, TurnMetrics } from '../session/events.ts';
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
 import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
+import { demoTranscript } from './demo-transcript.ts';
 
 /**
  * Fastest simulated clock the demo accepts. The service closes a /listen socket whose audio runs
@@ -73,6 +74,8 @@ export async function demoCommand(args: string[]): Promise<number> {
     import('../testing/simulate.ts'),
     import('./llm.ts'),
   ]);
+  // One call, then the process ends: no background optimizing of the VAD's WebAssembly to wait for at exit.
+  (await import('../audio/onnx.ts')).baselineWasm();
   const service = await connectService((m) => say(`(${m})`), { modelIds }, { phrasebook: phrases, phrasebookVoices: [scenario.callerVoice] });
   say(`(model ids: ${service.client.config.models.stt}, ${service.client.config.models.tts})`);
   const llm = llmFromEnv(agent);
@@ -90,14 +93,7 @@ export async function demoCommand(args: string[]): Promise<number> {
       logger: loggerFromEnv(),
       scenario,
       clock: callClock,
-      onEvent: (e) => {
-        if (e.type === 'user_turn') say(`  العميل  ▸ ${e.text}`);
-        // (A reply the service failed to voice has no words: the out-of-service line follows.)
-        else if (e.type === 'agent_turn' && (e.text || e.heardText)) say(`  الوكيل  ◂ ${e.interrupted ? `${e.heardText || '…'} [قوطع]` : e.text}`);
-        else if (e.type === 'interruption' && e.kind !== 'paused') say(`  (${e.kind === 'confirmed' ? 'barge-in: the agent stops, history keeps only what was heard' : 'false alarm: the agent resumes'})`);
-        else if (e.type === 'tool') say(`  (tool ${e.outcome.call.name} → ${JSON.stringify(e.outcome.result)})`);
-        else if (e.type === 'notice' || e.type === 'error') say(`  (${e.type === 'error' ? 'error: ' : ''}${e.message})`);
-      },
+      onEvent: demoTranscript(say),
     });
     // The closing line is played by the session without a turn event: shown from the report.
     // (A reply cut by the failure may be recorded after it.)

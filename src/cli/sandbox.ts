@@ -68,6 +68,7 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     phrasebook,
     timing,
     log: (m) => process.stderr.write(`${m}\n`),
+    warmUp: true,
   });
   process.stdout.write(`hiwar sandbox serving ${sandbox.url} (UAE region: ${sandbox.uaeUrl})\n`);
   if (!keys) {

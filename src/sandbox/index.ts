@@ -48,6 +48,14 @@ export interface SandboxOptions {
   quirks?: Partial<SandboxState['quirks']>;
   /** Resource limits and timeouts (see SandboxState.limits). */
   limits?: Partial<SandboxState['limits']>;
+  /**
+   * Load the voice activity model (and the resampler) before `startSandbox` resolves, beside the
+   * start's other work, so that the first `/listen` socket does not load it mid-call (about a
+   * second of CPU on the event loop, which held up the first call's audio). For a sandbox that
+   * takes calls; off by default, since a sandbox used only for synthesis never needs the model.
+   * @default false
+   */
+  warmUp?: boolean;
 }
 
 /** A running sandbox: its URLs, its keys and its state. */
@@ -117,6 +125,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       if (s.listening) await new Promise<void>((r) => s.close(() => r()));
     }
   };
+  // Beside listening and learning the phrasebook (espeak runs in processes of its own); never rejects.
+  const warming = opts.warmUp ? import('./warm-up.ts').then((m) => m.warmUpListen()).catch(() => {}) : undefined;
   let port: number;
   try {
     port = await listen(make(), opts.port ?? 0, host);
@@ -124,8 +134,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     state.fileBase = `http://${host}:${port}/files`;
     for (const v of state.voices.values()) v.record.sample_url = `${state.fileBase}/voices/${v.record.voice_id}.wav`;
     for (const phrase of opts.phrasebook ?? []) await state.learnPhrase(phrase, opts.phrasebookVoices);
+    await warming;
   } catch (err) {
     // A port in use or a phrase it cannot learn: the ports it did open must not keep the process up.
+    await warming;
     await close();
     throw err;
   }

@@ -327,7 +327,8 @@ async function serviceOf(o: CreateAgentServerOptions, sandboxSessions: number): 
   if (o.sandbox === false) throw new Error('createAgentServer: no `client` and no HIWAR_API_KEY, and `sandbox: false` forbids the embedded sandbox');
   const { startSandbox } = await import('../sandbox/index.ts');
   const { generateKey } = await import('../sandbox/keys.ts');
-  const sandbox = await startSandbox({ port: 0, keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }], phrasebook: o.sandbox?.phrasebook });
+  // warmUp: the server is there to take calls; the first must not load the VAD model mid-greeting.
+  const sandbox = await startSandbox({ port: 0, keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }], phrasebook: o.sandbox?.phrasebook, warmUp: true });
   return { client: new ServiceClient({ apiKey: sandbox.keys[0]!.key, baseUrl: sandbox.url }), url: sandbox.url, close: sandbox.close };
 }
 

@@ -1,3 +1,4 @@
+import { baselineWasm } from '../audio/onnx.ts';
 import { startSandbox, type SandboxOptions } from '../sandbox/index.ts';
 import { RENDER_CACHE_DEFAULTS } from '../sandbox/engines/render-cache.ts';
 import { ServiceClient } from '../service/client.ts';
@@ -45,9 +46,12 @@ export interface TestSandbox {
  */
 export async function startTestSandbox(options: TestSandboxOptions = {}): Promise<TestSandbox> {
   const say = progressOf(options.progress);
+  // A test process is short-lived: no background optimizing of the VAD's WebAssembly to wait for at exit.
+  baselineWasm();
   say('starting the embedded sandbox…');
   const sandbox = await startSandbox({
     port: 0,
+    warmUp: true, // test calls follow: their first must not load the VAD model mid-call
     ...options.sandbox,
     timing: { aheadLimitS: 3600, ...options.sandbox?.timing },
   });

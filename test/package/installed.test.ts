@@ -93,6 +93,13 @@ test("the README's server.mjs runs as written: the agent's routes on the user's 
     const twiml = await fetch(`${base}/telephony/twilio`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'CallSid=CA1&From=%2B966500000000&To=%2B966110000000' });
     assert.equal(twiml.status, 200, 'the Twilio webhook answers');
     assert.match(await twiml.text(), new RegExp(`<Stream url="ws://127\\.0\\.0\\.1:${port}/telephony/twilio`), 'with a media stream back to this server');
+    // docs/telephony.md's phone.mjs: a whole call on that route, the script playing Twilio's side.
+    assert.ok(SNIPPETS.has('phone.mjs'), 'docs/telephony.md shows phone.mjs');
+    writeFileSync(join(blank.project, 'phone.mjs'), SNIPPETS.get('phone.mjs')!);
+    const call = await runCommand(process.execPath, ['phone.mjs'], { cwd: blank.project, env: { ...blank.env, BASE: base }, timeoutMs: 300_000 });
+    ok(call, 'node phone.mjs');
+    const heard = /^heard ([\d.]+) s of the agent's audio, then hung up$/m.exec(call.stdout);
+    assert.ok(heard && Number(heard[1]) > 1, `the agent's greeting came back over the media stream: ${call.stdout}`);
   } finally {
     server.stop();
   }
@@ -107,4 +114,21 @@ test("docs/writing-agents.md's session.mjs runs as written: a session on the use
   assert.match(r.stdout, /^agent_turn رصيدك/m, 'the agent answered');
   const audio = /([\d.]+) s of agent audio/.exec(r.stdout);
   assert.ok(audio && Number(audio[1]) > 1, `the agent's audio came out of the transport: ${r.stdout}`);
+});
+
+test("docs/outbound.md's fake-twilio.mjs places a whole call with hiwar call, no account", async () => {
+  assert.ok(SNIPPETS.has('fake-twilio.mjs'), 'docs/outbound.md shows fake-twilio.mjs');
+  writeFileSync(join(blank.project, 'fake-twilio.mjs'), SNIPPETS.get('fake-twilio.mjs')!);
+  writeFileSync(join(blank.project, 'reminder.mjs'), "export default { name: 'reminder', instructions: 'x', greeting: 'مرحبًا {name}، نذكرك بموعدك غدًا.', voice: { voice_id: 'ar-hijazi-female-1' }, outOfServiceLine: 'الخدمة غير متاحة.' };\n");
+  const [fakePort, port] = [await freePort(), await freePort()];
+  const fake = await startUntil(blank.project, process.execPath, ['fake-twilio.mjs'], { ...blank.env, FAKE_PORT: String(fakePort), TWILIO_AUTH_TOKEN: 'test-token' }, /fake Twilio on (http:\/\/\S+)/);
+  try {
+    const env = { ...blank.env, TWILIO_ACCOUNT_SID: 'AC0123456789abcdef0123456789abcdef', TWILIO_AUTH_TOKEN: 'test-token', HIWAR_CALL_FROM: '+966110000000', HIWAR_TWILIO_API_URL: fake.match[1]! };
+    const hiwar = join(blank.project, 'node_modules/.bin/hiwar');
+    const r = await runCommand(hiwar, ['call', '+966500000001', '--agent', './reminder.mjs', '--var', 'name=خالد', '--port', String(port), '--public-url', `http://127.0.0.1:${port}`], { cwd: blank.project, env, timeoutMs: 300_000 });
+    ok(r, 'hiwar call against fake-twilio.mjs');
+    assert.match(r.stdout, /: completed after \d+ s \(twilio: completed\)$/m, 'the call was dialled, answered, streamed and ended through the fake');
+  } finally {
+    fake.stop();
+  }
 });

@@ -191,3 +191,29 @@ test('without a mediasoup worker, WebRTC says it is off and why, and nothing thr
   assert.equal(result.plugin, undefined);
   assert.match(result.message, /^WebRTC is off: mediasoup .* worker binary is missing \(\/nonexistent\/mediasoup-worker\)/);
 });
+
+test("a missing worker names the one a clone's setup.sh kept in hiwar's cache, with the variable that uses it", async () => {
+  const { execFile } = await import('node:child_process');
+  const { mkdtempSync, writeFileSync, mkdirSync, readFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const cache = mkdtempSync(join(tmpdir(), 'hiwar-cache-'));
+  try {
+    const root = new URL('../..', import.meta.url).pathname;
+    const version = (JSON.parse(readFileSync(join(root, 'node_modules/mediasoup/package.json'), 'utf8')) as { version: string }).version;
+    const kept = join(cache, `mediasoup-worker-${version}-0123abcd`);
+    writeFileSync(kept, '#!/bin/sh\n', { mode: 0o755 });
+    mkdirSync(join(cache, 'mediasoup-worker-0.0.1-other')); // another version: not offered
+    const script = `const m = await import('./transports/webrtc/mediasoup.ts'); console.log(JSON.stringify(await m.mediasoupInstalled()));`;
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, MEDIASOUP_WORKER_BIN: '/nonexistent/mediasoup-worker', HIWAR_CACHE: cache }, cwd: root }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+      ),
+    );
+    const result = JSON.parse(out.trim().split('\n').at(-1)!) as { available: boolean; reason: string };
+    assert.equal(result.available, false);
+    assert.ok(result.reason.includes(`set MEDIASOUP_WORKER_BIN=${kept}, or rebuild it`), result.reason);
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+});

@@ -3,7 +3,8 @@
  * missing. Everything that needs it loads it through here, so a missing package or worker
  * becomes one clear reason ("WebRTC is off: …") instead of a crash at import.
  */
-import { access, constants, readFile } from 'node:fs/promises';
+import { access, constants, readdir, readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as Mediasoup from 'mediasoup';
@@ -68,8 +69,31 @@ async function missingWorker(version: string, bin: string): Promise<string | und
     await access(bin, constants.X_OK);
     return undefined;
   } catch {
-    return `mediasoup ${version} is installed but its worker binary is missing (${bin}); rebuild it as ${docPath('docs/webrtc.md')} says`;
+    const cached = await cachedWorker(version);
+    const reuse = cached ? `a worker built for ${version} by a clone's scripts/setup.sh is at ${cached}: set MEDIASOUP_WORKER_BIN=${cached}, or ` : '';
+    return `mediasoup ${version} is installed but its worker binary is missing (${bin}); ${reuse}rebuild it as ${docPath('docs/webrtc.md')} says`;
   }
+}
+
+/**
+ * A worker for this mediasoup version that a clone's scripts/setup.sh built and kept in hiwar's
+ * cache (`$HIWAR_CACHE`, else `~/.cache/hiwar`: `mediasoup-worker-VERSION-KIT`). A newcomer who set
+ * up a clone and then installed mediasoup in a project of their own (whose install skips the
+ * build when told of it) had one on the disk and no word of it: rebuilding takes minutes.
+ */
+async function cachedWorker(version: string): Promise<string | undefined> {
+  const dir = process.env.HIWAR_CACHE || join(homedir(), '.cache', 'hiwar');
+  try {
+    for (const name of (await readdir(dir)).sort()) {
+      if (!name.startsWith(`mediasoup-worker-${version}-`)) continue;
+      const path = join(dir, name);
+      const runnable = await access(path, constants.X_OK).then(async () => (await stat(path)).isFile(), () => false);
+      if (runnable) return path;
+    }
+  } catch {
+    // no cache directory
+  }
+  return undefined;
 }
 
 /** `hiwar serve`'s start-up line for WebRTC that runs: the version, when the workers start, and the token route's state. */

@@ -1,0 +1,27 @@
+import type { SessionEvent } from '../session/events.ts';
+
+/**
+ * The transcript `hiwar demo` prints as the call goes. The agent's words are printed as it
+ * starts saying them (each sentence when it goes to synthesis), not when it has finished: a
+ * greeting plays for several seconds, and printing it at its end left the terminal silent
+ * through the start of the call. A reply the caller cut off is followed by what they heard of
+ * it; one the service could not voice, by a note saying so.
+ */
+export function demoTranscript(say: (line: string) => void): (e: SessionEvent) => void {
+  /** Replies some of whose words were printed. */
+  const printed = new Set<number | undefined>();
+  return (e) => {
+    if (e.type === 'user_turn') say(`  العميل  ▸ ${e.text}`);
+    else if (e.type === 'agent_chunk') {
+      printed.add(e.reply);
+      say(`  الوكيل  ◂ ${e.text}`);
+    } else if (e.type === 'agent_turn') {
+      if (e.interrupted) say(`  (cut off [قوطع]: the caller heard ${e.heardText ? `«${e.heardText}»` : 'none of it'})`);
+      else if (!e.text && !e.heardText && printed.has(e.reply)) say('  (not heard: the service did not voice this reply)');
+      else if (!printed.has(e.reply) && e.text) say(`  الوكيل  ◂ ${e.text}`);
+      printed.delete(e.reply);
+    } else if (e.type === 'interruption' && e.kind !== 'paused') say(`  (${e.kind === 'confirmed' ? 'barge-in: the agent stops, history keeps only what was heard' : 'false alarm: the agent resumes'})`);
+    else if (e.type === 'tool') say(`  (tool ${e.outcome.call.name} → ${JSON.stringify(e.outcome.result)})`);
+    else if (e.type === 'notice' || e.type === 'error') say(`  (${e.type === 'error' ? 'error: ' : ''}${e.message})`);
+  };
+}

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { demoTranscript } from '../../src/cli/demo-transcript.ts';
+import type { SessionEvent } from '../../src/session/events.ts';
+
+/** Feeds events one by one and returns the lines printed after each. */
+function feed(events: SessionEvent[]): string[][] {
+  const lines: string[] = [];
+  const on = demoTranscript((l) => lines.push(l));
+  return events.map((e) => {
+    const before = lines.length;
+    on(e);
+    return lines.slice(before);
+  });
+}
+
+const greeting = 'أهلًا بك في بنك الواحة، معك سارة. كيف أخدمك؟';
+
+test("the agent's words print as it starts saying them, not once it has finished", () => {
+  const out = feed([
+    { type: 'reply_started', reply: 1 },
+    { type: 'agent_chunk', text: greeting, reply: 1 },
+    { type: 'state', state: 'speaking' },
+    { type: 'agent_turn', text: greeting, heardText: greeting, interrupted: false, reply: 1 },
+    { type: 'user_turn', text: 'كم رصيدي', turn: 1 },
+  ]);
+  assert.deepEqual(out[1], [`  الوكيل  ◂ ${greeting}`], 'the greeting is on screen while it plays');
+  assert.deepEqual(out[3], [], 'and not printed a second time when it ends');
+  assert.deepEqual(out[4], ['  العميل  ▸ كم رصيدي']);
+});
+
+test('a reply the caller cut off is followed by what they heard of it', () => {
+  const out = feed([
+    { type: 'agent_chunk', text: 'تم إيقاف بطاقتك، وستصلك بطاقة جديدة خلال خمسة أيام.', reply: 3 },
+    { type: 'interruption', kind: 'paused' },
+    { type: 'interruption', kind: 'confirmed' },
+    { type: 'agent_turn', text: 'تم إيقاف بطاقتك، وستصلك بطاقة جديدة خلال خمسة أيام.', heardText: 'تم إيقاف بطاقتك', interrupted: true, reply: 3 },
+    { type: 'agent_chunk', text: 'سأحولك الآن.', reply: 4 },
+    { type: 'agent_turn', text: 'سأحولك الآن.', heardText: '', interrupted: true, reply: 4 },
+  ]);
+  assert.deepEqual(out[1], [], 'a pause is not a barge-in yet');
+  assert.match(out[2]![0]!, /barge-in: the agent stops/);
+  assert.deepEqual(out[3], ['  (cut off [قوطع]: the caller heard «تم إيقاف بطاقتك»)']);
+  assert.deepEqual(out[5], ['  (cut off [قوطع]: the caller heard none of it)']);
+});
+
+test('a reply the service could not voice says so; a turn with no chunk before it is printed whole', () => {
+  const out = feed([
+    { type: 'agent_chunk', text: greeting, reply: 1 },
+    { type: 'agent_turn', text: '', heardText: '', interrupted: false, reply: 1 },
+    { type: 'agent_turn', text: 'مع السلامة', heardText: 'مع السلامة', interrupted: false, reply: 2 },
+  ]);
+  assert.deepEqual(out[1], ['  (not heard: the service did not voice this reply)']);
+  assert.deepEqual(out[2], ['  الوكيل  ◂ مع السلامة']);
+});
