@@ -1,7 +1,7 @@
 // The whole-call scenarios of the call-centre agent (test/session/scenarios*.test.ts) share this
 // rig: one sandbox per file with a rich key and a poor one. The two false alarms, on a real-time
 // clock, are a file of their own so that the heavy lane runs them beside the rest (docs/testing.md,
-// "The longest files split"); each file starts its own sandbox, as the one file did.
+// "Figures: the longest file split"); each file starts its own sandbox, as the one file did.
 import { after, before } from 'node:test';
 import { ServiceClient } from '../../src/service/index.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
