@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runCommand, type Finished } from '../helpers/processes.ts';
@@ -64,7 +64,7 @@ const opus = join(ROOT, 'node_modules/@discordjs/opus');
 /**
  * A blank project with the tarball installed (`base`), or with the optional peers added too
  * (`peers`), as a user of the cluster/analytics and WebRTC entries adds them: a copy of `base`
- * and one `npm install` more, so that the calls of `base` run without them. Their install
+ * (its files linked) and one `npm install` more, so that the calls of `base` run without them. Their install
  * scripts are not needed: types, mediasoup's worker given by path, Opus's prebuilt addon (the
  * repository's build, copied where that package looks for a prebuilt binary: a minute of
  * compiling C that is not what is tested here). Returns the install's directory.
@@ -79,12 +79,37 @@ export async function installed(kind: 'base' | 'peers'): Promise<string> {
   }
   const base = await installed('base');
   return fillOnce(join(HERE, 'peers'), async (dir) => {
-    for (const name of ['package.json', 'package-lock.json', 'node_modules']) cpSync(join(base, name), join(dir, name), { recursive: true, verbatimSymlinks: true });
+    // base's node_modules linked file by file, not copied (252 MB, most of it onnxruntime-web: the
+    // copy took 1.4 to 8 s of system time, the links 0.2 s): npm adds the peers as new files and
+    // writes in place only the project's files and its lock in node_modules, which are copies.
+    const started = Date.now();
+    for (const name of ['package.json', 'package-lock.json']) copyFileSync(join(base, name), join(dir, name));
+    linkTree(join(base, 'node_modules'), join(dir, 'node_modules'));
+    const lock = join(dir, 'node_modules/.package-lock.json');
+    rmSync(lock);
+    copyFileSync(join(base, 'node_modules/.package-lock.json'), lock);
     const opusVersion = (JSON.parse(readFileSync(join(opus, 'package.json'), 'utf8')) as { version: string }).version;
     ok(await npm(['install', '--ignore-scripts', 'ioredis', 'bullmq', 'mediasoup', `@discordjs/opus@${opusVersion}`], dir), 'npm install of the optional peers');
+    const written = filesOf(join(base, 'node_modules')).filter((f) => lstatSync(f).mtimeMs >= started);
+    assert.deepEqual(written, [], 'npm wrote into files the peers project shares with the base project by a link');
     cpSync(join(opus, 'prebuild'), join(dir, 'node_modules/@discordjs/opus/prebuild'), { recursive: true });
   });
 }
+
+/** `to` made as a copy of the tree `from` whose files are hard links to `from`'s (symbolic links copied as links). */
+function linkTree(from: string, to: string): void {
+  mkdirSync(to);
+  for (const e of readdirSync(from, { withFileTypes: true })) {
+    const [src, dst] = [join(from, e.name), join(to, e.name)];
+    if (e.isDirectory()) linkTree(src, dst);
+    else if (e.isSymbolicLink()) symlinkSync(readlinkSync(src), dst);
+    else linkSync(src, dst);
+  }
+}
+
+/** Every file under `dir` (not directories or symbolic links). */
+const filesOf = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesOf(join(dir, e.name)) : e.isFile() ? [join(dir, e.name)] : []));
 
 /** A test file's own blank project on one of the shared installs; `remove()` in its `after`. */
 export interface BlankProject {
