@@ -5,6 +5,7 @@
  * each held-out speaker on the other five alone (nested: nothing of the held-out speaker's
  * decides their settings).
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { HeardStretches } from '../src/sandbox/engines/vocabulary.ts';
 import { fuseOpinions, wordsOf, type PerBand, type WordOpinions } from '../src/sandbox/engines/word-fusion.ts';
 import type { WordBand } from '../src/sandbox/engines/word-features.ts';
@@ -131,4 +132,32 @@ export function nestedChoice(cases: readonly BenchCase[], opts: ChoiceOptions, t
 /** Right answers with no threshold (the best word, whatever its score) per weight of `grid`, per condition. */
 export function weightSweep(cases: readonly BenchCase[], grid: number[], temperature: number): { weight: number; rows: WordBenchRow[] }[] {
   return grid.map((w) => ({ weight: w, rows: rowsAt(cases.filter((c) => c.expected !== undefined), () => ({ weight: { wide: w, phone: w }, threshold: { wide: 0, phone: 0 }, temperature })) }));
+}
+
+/** The length of a template in frames, for rules on the heard word's length (a fold leaves its own speaker's out). */
+export interface TemplateLength {
+  word: string;
+  source: string;
+  band: WordBand;
+  frames: number;
+}
+
+/** Stored cases and template lengths, for trying decision rules without hearing anything again (bench/recognizer-rules.ts). */
+export interface StoredCases {
+  cases: BenchCase[];
+  lengths: TemplateLength[];
+}
+
+/** Writes the cases as JSON (the probabilities as arrays, the distances as pairs). */
+export function saveCases(file: string, stored: StoredCases): void {
+  writeFileSync(file, JSON.stringify(stored, (_, v: unknown) => (v instanceof Float32Array ? Array.from(v) : v instanceof Map ? [...v] : v)));
+}
+
+/** Reads what saveCases wrote. */
+export function loadCases(file: string): StoredCases {
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as StoredCases;
+  const revive = (o: WordOpinions | null | undefined): WordOpinions | undefined =>
+    o ? { ...o, probabilities: Float32Array.from(o.probabilities as unknown as number[]), distances: new Map(o.distances as unknown as [string, number][]) } : undefined;
+  for (const c of raw.cases) c.heard = { singles: c.heard.singles.map(revive), joins: c.heard.joins.map(revive) };
+  return raw;
 }

@@ -208,7 +208,7 @@ export class Vocabulary {
     for (const [w, d] of distances) if (!nearest || d < nearest[1]) nearest = [w, d];
     if (!nearest || !Number.isFinite(nearest[1])) return undefined;
     const noWord = this.opts.unknownScale * (this.limits.get(key(band, nearest[0])) ?? 0);
-    return { band, classes: net.classes, probabilities: net.probabilities(wordVector(warped[0]!)), distances, noWord };
+    return { band, classes: net.classes, probabilities: net.probabilities(wordVector(warped[0]!)), distances, noWord, frames: warped[0]!.length };
   }
 
   /** The templates' word: nearest by DTW, clearly nearer than the next word and within its limit. */

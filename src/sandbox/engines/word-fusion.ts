@@ -19,6 +19,8 @@ export interface WordOpinions {
   distances: ReadonlyMap<string, number>;
   /** The templates' "no word", as a distance: a sound farther than this from every word leans to it. */
   noWord: number;
+  /** The stretch's length in feature frames. */
+  frames?: number;
 }
 
 /** A value for each band, the whole band of 16 kHz audio and the telephone band. */
