@@ -30,8 +30,12 @@ interface FrontEnd {
   subtract: number;
   /** Sinusoidal lifter (1 + L/2 sin(pi n / L)); 0: none. */
   lifter: number;
+  /** Weight of the deltas in the distance. */
+  deltaWeight: number;
+  /** c0 (the loudness contour) left out. */
+  dropC0: boolean;
 }
-const BASE: FrontEnd = { edges: { wide: WORD_FEATURES.wide, phone: WORD_FEATURES.phone }, bands: WORD_FEATURES.bands, cepstra: WORD_FEATURES.cepstra, floorDb: 60, subtract: 0, lifter: 0 };
+const BASE: FrontEnd = { edges: { wide: WORD_FEATURES.wide, phone: WORD_FEATURES.phone }, bands: WORD_FEATURES.bands, cepstra: WORD_FEATURES.cepstra, floorDb: 60, subtract: 0, lifter: 0, deltaWeight: WORD_FEATURES.deltaWeight, dropC0: false };
 
 const VARIANTS: Record<string, Partial<FrontEnd>> = {
   base: {},
@@ -47,6 +51,9 @@ const VARIANTS: Record<string, Partial<FrontEnd>> = {
   'cepstra-10': { cepstra: 10 },
   'lifter-22': { lifter: 22 },
   'subtract-1-floor-45': { subtract: 1, floorDb: 45 },
+  'delta-2': { deltaWeight: 2 },
+  'delta-5': { deltaWeight: 5 },
+  'no-c0': { dropC0: true },
 };
 
 function bank(fe: FrontEnd, band: WordBand, warp: number): MelFilter[] {
@@ -92,7 +99,8 @@ function frontEnd(fe: FrontEnd, samples: Int16Array, band: WordBand, warps: read
     const floor = loudest * 10 ** (-fe.floorDb / 10) + 1e-12;
     return power.slice(a, b).map((p) => {
       const logMel = Float32Array.from(p, (v) => Math.log(v + floor));
-      return Float32Array.from(dct, (row, k) => lift[k]! * row.reduce((s, w, m) => s + w * logMel[m]!, 0));
+      const c = Float32Array.from(dct, (row, k) => lift[k]! * row.reduce((s, w, m) => s + w * logMel[m]!, 0));
+      return fe.dropC0 ? c.subarray(1) : c;
     });
   };
   return { segments: wordSegments(energy), statics: (a: number, b: number) => powers.map((p) => normalizeWord(cepstra(p, a, b))) };
@@ -138,7 +146,7 @@ for (const name of names) {
   const tpl: { word: string; source: string; band: WordBand; feats: Float32Array[] }[] = [];
   const add = (word: string, source: string, band: WordBand, audio: Int16Array) => {
     const s = template(fe, audio, band);
-    if (s) tpl.push({ word, source, band, feats: withDeltas(s) });
+    if (s) tpl.push({ word, source, band, feats: withDeltas(s, fe.deltaWeight) });
   };
   clips.forEach((c, i) => {
     add(c.word, c.speaker, 'wide', c.samples);
@@ -156,7 +164,7 @@ for (const name of names) {
     heard.forEach(([audio, band], h) => {
       const { segments, statics } = frontEnd(fe, audio, band, VOCABULARY_DEFAULTS.warps);
       const [a, b] = segments.length ? [segments[0]![0], segments.at(-1)![1]] : [0, 1];
-      const qs = statics(a, b).map((s) => withDeltas(s));
+      const qs = statics(a, b).map((s) => withDeltas(s, fe.deltaWeight));
       let best: [string, number] = ['', Number.POSITIVE_INFINITY];
       for (const t of tpl) {
         if (t.band !== band || t.source === c.speaker) continue;

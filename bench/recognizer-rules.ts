@@ -12,7 +12,7 @@
  * Usage: npm run bench -- recognizer-rules [cases.json] [--target 0.9]
  */
 import { fileURLToPath } from 'node:url';
-import { fuseOpinions, wordsOf, type WordOpinions } from '../src/sandbox/engines/word-fusion.ts';
+import { fuseOpinions, fusedLogs as fused, wordsOf, type WordOpinions } from '../src/sandbox/engines/word-fusion.ts';
 import type { WordBand } from '../src/sandbox/engines/word-features.ts';
 import { UNKNOWN_CLASS } from '../src/sandbox/engines/word-model.ts';
 import { VOCABULARY_DEFAULTS } from '../src/sandbox/engines/vocabulary.ts';
@@ -35,20 +35,8 @@ interface Rule {
   score: (o: WordOpinions, p: number, ctx: Context) => { word: string; score: number } | undefined;
 }
 
-/** The fused log probabilities per class, normalized (word-fusion.ts fuseOpinions, every class). */
-function fusedLogs(o: WordOpinions, weight: number, temperature = VOCABULARY_DEFAULTS.temperature): number[] {
-  let nearest = Number.POSITIVE_INFINITY;
-  for (const d of o.distances.values()) nearest = Math.min(nearest, d);
-  const log = o.classes.map((w, k) => {
-    const d = w === UNKNOWN_CLASS ? o.noWord : o.distances.get(w);
-    if (d === undefined) return Number.NEGATIVE_INFINITY;
-    return weight * Math.log(o.probabilities[k]! + 1e-9) - ((1 - weight) * (d - nearest)) / temperature;
-  });
-  const top = Math.max(...log);
-  const z = top + Math.log(log.reduce((s, l) => s + Math.exp(l - top), 0));
-  return log.map((l) => l - z);
-}
-
+/** Every class's fused log probability (word-fusion.ts fusedLogs; the stored opinions always have a template). */
+const fusedLogs = (o: WordOpinions, weight: number, temperature = VOCABULARY_DEFAULTS.temperature) => fused(o, weight, temperature)!;
 const shippedWeight = (o: WordOpinions) => VOCABULARY_DEFAULTS.modelWeight[o.band];
 
 /** The features of one stretch the combined rules use (the fused opinion at the shipped weight). */
@@ -89,10 +77,32 @@ const plus = (name: string, f: (x: Features) => number, params: number[]): Rule 
   },
 });
 
+const PAIRS = [0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8].flatMap((w) => [1, 1.5, 2].map((t) => [w, t] as const));
 const RULES: Rule[] = [
   { name: 'shipped (fused probability, shipped weights)', params: [0], score: (o) => { const f = fuseOpinions(o, shippedWeight(o), 1); return f && { word: f.word, score: f.score }; } },
-  { name: 'fused probability, weight per fold', params: [0.05, 0.1, 0.2, 0.3, 0.5], score: (o, w) => { const f = fuseOpinions(o, w, 1); return f && { word: f.word, score: f.score }; } },
+  { name: 'fused probability, weight per fold', params: [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9], score: (o, w) => { const f = fuseOpinions(o, w, 1); return f && { word: f.word, score: f.score }; } },
   { name: 'fused probability, temperature per fold', params: [0.5, 0.75, 1, 1.5, 2, 3], score: (o, t) => { const f = fuseOpinions(o, shippedWeight(o), t); return f && { word: f.word, score: f.score }; } },
+  {
+    name: 'word at the shipped weight, its probability at weight p',
+    params: [0.2, 0.3, 0.5, 0.7, 0.9],
+    score: (o, w) => {
+      const f = fuseOpinions(o, shippedWeight(o), 1);
+      if (!f) return undefined;
+      const logs = fusedLogs(o, w);
+      return { word: f.word, score: Math.exp(logs[o.classes.indexOf(f.word)]!) };
+    },
+  },
+  {
+    // The parameter indexes PAIRS: a weight and a temperature for the probability.
+    name: 'word at the shipped weight, its probability at a weight and temperature per fold',
+    params: PAIRS.map((_, i) => i),
+    score: (o, i) => {
+      const f = fuseOpinions(o, shippedWeight(o), 1);
+      if (!f) return undefined;
+      const [w, t] = PAIRS[i]!;
+      return { word: f.word, score: Math.exp(fusedLogs(o, w, t)[o.classes.indexOf(f.word)]!) };
+    },
+  },
   plus('fused + λ·margin to the second word', (x) => x.margin, [0.25, 0.5, 1, 2]),
   plus('fused + λ·cohort gap (3 nearest other words)', (x) => x.cohort, [1, 3, 10, 30]),
   plus('fused + λ·both opinions agree', (x) => x.agree, [0.5, 1, 3, 10]),
@@ -110,7 +120,11 @@ const RULES: Rule[] = [
   },
 ];
 
-/** A case's outcome as a step function of the threshold: the breakpoints and what is heard above each. */
+/**
+ * A case's outcome as a step function of the threshold t: `at` holds its stretches' distinct
+ * scores, ascending, then +Infinity; outcome i holds for t in (at[i - 1], at[i]] (the opinions
+ * scoring at least at[i] pass; above every score none does).
+ */
 interface Steps {
   c: BenchCase;
   at: number[];
@@ -122,7 +136,7 @@ function steps(c: BenchCase, score: (o: WordOpinions) => { word: string; score: 
   const singles = c.heard.singles.map((o) => (o ? score(o) : undefined));
   const joins = c.heard.joins.map((o) => (o ? score(o) : undefined));
   const all = [...singles, ...joins].filter((s) => s !== undefined).map((s) => s.score);
-  const at = [Number.NEGATIVE_INFINITY, ...[...new Set(all)].sort((a, b) => a - b)];
+  const at = [...[...new Set(all)].sort((a, b) => a - b), Number.POSITIVE_INFINITY];
   const right: boolean[] = [];
   const heard: boolean[] = [];
   for (const t of at) {
@@ -134,14 +148,14 @@ function steps(c: BenchCase, score: (o: WordOpinions) => { word: string; score: 
   return { c, at, right, heard };
 }
 
-/** Index of the step in force at threshold t (the last breakpoint not above t). */
+/** Index of the step in force at threshold t (the first breakpoint at or above t). */
 function stepAt(s: Steps, t: number): number {
   let lo = 0;
   let hi = s.at.length - 1;
   while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (s.at[mid]! <= t) lo = mid;
-    else hi = mid - 1;
+    const mid = (lo + hi) >> 1;
+    if (s.at[mid]! >= t) hi = mid;
+    else lo = mid + 1;
   }
   return lo;
 }
@@ -150,7 +164,7 @@ const above = (x: number) => x + 1e-9 * Math.max(1, Math.abs(x));
 
 /** The lowest threshold that rejects `target` of the unknown cases (thresholds just above a breakpoint). */
 function thresholdFor(unknown: Steps[], target: number): number {
-  const candidates = [Number.NEGATIVE_INFINITY, ...[...new Set(unknown.flatMap((s) => s.at.slice(1)))].sort((a, b) => a - b).map(above)];
+  const candidates = [Number.NEGATIVE_INFINITY, ...[...new Set(unknown.flatMap((s) => s.at.slice(0, -1)))].sort((a, b) => a - b).map(above)];
   const need = Math.ceil(target * unknown.length - 1e-9);
   for (const t of candidates) if (rightAt(unknown, t) >= need) return t;
   return Number.POSITIVE_INFINITY;
@@ -174,7 +188,7 @@ function contextOf(lengths: TemplateLength[], fold: string): Context {
 const args = process.argv.slice(2);
 const ti = args.indexOf('--target');
 const target = ti >= 0 ? Number(args[ti + 1]) : 0.9;
-const file = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--target') ?? fileURLToPath(new URL('../.tmp/word-cases.json', import.meta.url));
+const file = args.find((a, i) => !a.startsWith('--') && !['--target', '--curve'].includes(args[i - 1] ?? '')) ?? fileURLToPath(new URL('../.tmp/word-cases.json', import.meta.url));
 const { cases, lengths } = loadCases(file);
 const folds = [...new Set(cases.map((c) => c.fold))];
 const contexts = new Map(folds.map((f) => [f, contextOf(lengths, f)]));
@@ -192,7 +206,7 @@ for (const rule of RULES) {
       const known = sel(byParam[pi]!, KNOWN[band]);
       const unknown = sel(byParam[pi]!, HELD[band]);
       const best = new Map<number, number>();
-      for (const t of [Number.NEGATIVE_INFINITY, ...new Set(unknown.flatMap((s) => s.at.slice(1)).map(above))]) {
+      for (const t of [Number.NEGATIVE_INFINITY, ...new Set(unknown.flatMap((s) => s.at.slice(0, -1)).map(above))]) {
         const r = rightAt(unknown, t);
         best.set(r, Math.max(best.get(r) ?? 0, rightAt(known, t)));
       }
@@ -320,4 +334,21 @@ function logistic(rows: { x: number[]; y: number }[], l2 = 0.1, epochs = 300): (
     if (band === 'wide') console.log(`\nlogistic regression on ${FEATURE_NAMES.join(', ')} (nested twice)`);
     console.log(`  ${band}: nested: known ${pct(known, knownN)}, unknown rejected ${pct(rejected, unknownN)}${band === 'wide' ? `, espeak rejected ${pct(espeak, espeakN)}` : ''}  [thresholds ${weightsSeen.join(' ')}]`);
   }
+}
+
+// --curve <weight>: the fused probability at one classifier weight (both bands), all six: each threshold's rows.
+const ci = args.indexOf('--curve');
+if (ci >= 0) {
+  // <weight> or <rank weight>:<score weight>[:<score temperature>] (the word from the first, its probability from the second).
+  const parts = (args[ci + 1] ?? '').split(':').map(Number);
+  const [r, w, temp] = [parts[0]!, parts[1] ?? parts[0]!, parts[2] ?? 1];
+  const ss = cases.map((c) =>
+    steps(c, (o) => {
+      const f = fuseOpinions(o, r, 1);
+      return f && { word: f.word, score: Math.exp(fusedLogs(o, w, temp)[o.classes.indexOf(f.word)]!) };
+    }),
+  );
+  const conds = [KNOWN.wide, KNOWN.phone, HELD.wide, HELD.phone, ESPEAK];
+  console.log(`\nweight ${r}:${w}:${temp}, all six: threshold, then ${conds.join(' | ')}`);
+  for (let t = 0.2; t < 0.996; t += 0.05) console.log(`  ${t.toFixed(2)}  ${conds.map((cond) => rightAt(ss.filter((s) => s.c.condition === cond), t)).join('  ')}`);
 }

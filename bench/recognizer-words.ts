@@ -187,9 +187,10 @@ export async function wordBench(audioDir: string, noiseDir: string, opts: WordBe
     for (const audio of unknownAudio) hear(speaker, ESPEAK_OUT, 'wide', vocab.hear(audio), undefined);
   }
   if (opts.casesFile) saveCases(opts.casesFile, { cases, lengths: [...human, ...voiced].map((t) => ({ word: t.word, source: t.source, band: t.band, frames: t.statics.length })) });
-  const { modelWeight, minScore, temperature } = VOCABULARY_DEFAULTS;
-  const shipped: Settings = { weight: modelWeight, threshold: minScore, temperature };
-  const choice = { grid: WEIGHTS, temperature, target: 0.9, known: KNOWN, unknown: HELD_OUT };
+  const { modelWeight, minScore, temperature, surenessWeight, surenessTemperature } = VOCABULARY_DEFAULTS;
+  const sureness = { wide: { weight: surenessWeight.wide, temperature: surenessTemperature.wide }, phone: { weight: surenessWeight.phone, temperature: surenessTemperature.phone } };
+  const shipped: Settings = { weight: modelWeight, threshold: minScore, temperature, sureness };
+  const choice = { grid: WEIGHTS, temperature, target: 0.9, known: KNOWN, unknown: HELD_OUT, sureness };
   const choices = nestedChoice(cases, choice);
   const perFold = new Map(choices.map((c) => [c.fold, c.settings]));
   const weightChoices = nestedChoice(cases, choice, minScore);
