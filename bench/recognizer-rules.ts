@@ -9,7 +9,9 @@
  * - nested, the honest figure: for each held-out speaker, the rule's parameter and the band's
  *   threshold chosen on the other five alone (the lowest threshold that rejects `target` of their
  *   unknown words, the parameter that then hears the most of their known words).
- * Usage: npm run bench -- recognizer-rules [cases.json] [--target 0.9]
+ * `--curve r:w:t` also prints the rows on all six at each threshold, the word ranked at
+ * classifier weight r, its sureness at weight w and temperature t (word-fusion.ts `Sureness`).
+ * Usage: npm run bench -- recognizer-rules [cases.json] [--target 0.9] [--curve 0.1:0.7:1]
  */
 import { fileURLToPath } from 'node:url';
 import { fuseOpinions, fusedLogs as fused, wordsOf, type WordOpinions } from '../src/sandbox/engines/word-fusion.ts';
@@ -17,6 +19,7 @@ import type { WordBand } from '../src/sandbox/engines/word-features.ts';
 import { UNKNOWN_CLASS } from '../src/sandbox/engines/word-model.ts';
 import { VOCABULARY_DEFAULTS } from '../src/sandbox/engines/vocabulary.ts';
 import { loadCases, type BenchCase, type TemplateLength } from './recognizer-choice.ts';
+import { above, rightAt, stepAt, steps, thresholdFor, type Steps } from './rule-steps.ts';
 
 const KNOWN: Record<WordBand, string> = { wide: '16 kHz', phone: '8 kHz mu-law, 300–3400 Hz, noise 20 dB' };
 const HELD: Record<WordBand, string> = { wide: 'unknown: human word held out', phone: 'unknown: human word held out, phone line' };
@@ -79,7 +82,7 @@ const plus = (name: string, f: (x: Features) => number, params: number[]): Rule 
 
 const PAIRS = [0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8].flatMap((w) => [1, 1.5, 2].map((t) => [w, t] as const));
 const RULES: Rule[] = [
-  { name: 'shipped (fused probability, shipped weights)', params: [0], score: (o) => { const f = fuseOpinions(o, shippedWeight(o), 1); return f && { word: f.word, score: f.score }; } },
+  { name: 'the fourth round\'s: the best word\'s fused probability at the ranking weights (modelWeight)', params: [0], score: (o) => { const f = fuseOpinions(o, shippedWeight(o), 1); return f && { word: f.word, score: f.score }; } },
   { name: 'fused probability, weight per fold', params: [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9], score: (o, w) => { const f = fuseOpinions(o, w, 1); return f && { word: f.word, score: f.score }; } },
   { name: 'fused probability, temperature per fold', params: [0.5, 0.75, 1, 1.5, 2, 3], score: (o, t) => { const f = fuseOpinions(o, shippedWeight(o), t); return f && { word: f.word, score: f.score }; } },
   {
@@ -119,56 +122,6 @@ const RULES: Rule[] = [
     },
   },
 ];
-
-/**
- * A case's outcome as a step function of the threshold t: `at` holds its stretches' distinct
- * scores, ascending, then +Infinity; outcome i holds for t in (at[i - 1], at[i]] (the opinions
- * scoring at least at[i] pass; above every score none does).
- */
-interface Steps {
-  c: BenchCase;
-  at: number[];
-  right: boolean[];
-  heard: boolean[];
-}
-
-function steps(c: BenchCase, score: (o: WordOpinions) => { word: string; score: number } | undefined): Steps {
-  const singles = c.heard.singles.map((o) => (o ? score(o) : undefined));
-  const joins = c.heard.joins.map((o) => (o ? score(o) : undefined));
-  const all = [...singles, ...joins].filter((s) => s !== undefined).map((s) => s.score);
-  const at = [...[...new Set(all)].sort((a, b) => a - b), Number.POSITIVE_INFINITY];
-  const right: boolean[] = [];
-  const heard: boolean[] = [];
-  for (const t of at) {
-    const pass = (s: { word: string; score: number } | undefined) => (s && s.score >= t ? { word: s.word, confidence: s.score } : undefined);
-    const words = wordsOf(singles.length, (i) => pass(singles[i]), (i) => pass(joins[i]))?.map((w) => w.word);
-    heard.push(words !== undefined);
-    right.push(c.expected === undefined ? !words : words?.length === 1 && words[0] === c.expected);
-  }
-  return { c, at, right, heard };
-}
-
-/** Index of the step in force at threshold t (the first breakpoint at or above t). */
-function stepAt(s: Steps, t: number): number {
-  let lo = 0;
-  let hi = s.at.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (s.at[mid]! >= t) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-const rightAt = (ss: Steps[], t: number) => ss.reduce((n, s) => n + (s.right[stepAt(s, t)] ? 1 : 0), 0);
-const above = (x: number) => x + 1e-9 * Math.max(1, Math.abs(x));
-
-/** The lowest threshold that rejects `target` of the unknown cases (thresholds just above a breakpoint). */
-function thresholdFor(unknown: Steps[], target: number): number {
-  const candidates = [Number.NEGATIVE_INFINITY, ...[...new Set(unknown.flatMap((s) => s.at.slice(0, -1)))].sort((a, b) => a - b).map(above)];
-  const need = Math.ceil(target * unknown.length - 1e-9);
-  for (const t of candidates) if (rightAt(unknown, t) >= need) return t;
-  return Number.POSITIVE_INFINITY;
-}
 
 function contextOf(lengths: TemplateLength[], fold: string): Context {
   const by = new Map<string, number[]>();
@@ -350,5 +303,59 @@ if (ci >= 0) {
   );
   const conds = [KNOWN.wide, KNOWN.phone, HELD.wide, HELD.phone, ESPEAK];
   console.log(`\nweight ${r}:${w}:${temp}, all six: threshold, then ${conds.join(' | ')}`);
-  for (let t = 0.2; t < 0.996; t += 0.05) console.log(`  ${t.toFixed(2)}  ${conds.map((cond) => rightAt(ss.filter((s) => s.c.condition === cond), t)).join('  ')}`);
+  // Known words: right, and in brackets wrong (heard as another word).
+  const wrongAt = (sel: Steps[], t: number) => sel.reduce((n, s) => n + (s.heard[stepAt(s, t)] && !s.right[stepAt(s, t)] ? 1 : 0), 0);
+  const cell = (cond: string, t: number) => {
+    const sel = ss.filter((s) => s.c.condition === cond);
+    return cond === KNOWN.wide || cond === KNOWN.phone ? `${rightAt(sel, t)} (${wrongAt(sel, t)})` : `${rightAt(sel, t)}`;
+  };
+  for (let t = 0.2; t < 0.996; t += 0.05) console.log(`  ${t.toFixed(2)}  ${conds.map((cond) => cell(cond, t)).join('  ')}`);
+}
+
+/**
+ * Per-word thresholds on the shipped sureness (nested): for the held-out speaker F, each word's
+ * threshold is the lowest that rejects every one of the other five's unknown words heard as that
+ * word, and at least `floor` (the band's threshold rejecting `floorTarget` of them); words no
+ * unknown word was heard as keep the floor.
+ */
+{
+  const { modelWeight, temperature, surenessWeight, surenessTemperature } = VOCABULARY_DEFAULTS;
+  const score = (o: WordOpinions) => {
+    const f = fuseOpinions(o, modelWeight[o.band], temperature, { weight: surenessWeight[o.band], temperature: surenessTemperature[o.band] });
+    return f && { word: f.word, score: f.score };
+  };
+  const heardAs = (c: BenchCase, threshold: (word: string) => number) => {
+    const pass = (o: WordOpinions | undefined) => {
+      const s = o && score(o);
+      return s && s.score >= threshold(s.word) ? { word: s.word, confidence: s.score } : undefined;
+    };
+    return wordsOf(c.heard.singles.length, (i) => pass(c.heard.singles[i]), (i) => pass(c.heard.joins[i]))?.map((w) => w.word);
+  };
+  const isRight = (c: BenchCase, words: string[] | undefined) => (c.expected === undefined ? !words : words?.length === 1 && words[0] === c.expected);
+  console.log('\nper-word thresholds on the shipped sureness (nested): floor for the share of unknown words rejected, then each word above every unknown word heard as it');
+  for (const floorTarget of [0.5, 0.67, 0.75]) {
+    const out: string[] = [];
+    for (const band of ['wide', 'phone'] as const) {
+      let known = 0;
+      let rejected = 0;
+      let espeak = 0;
+      for (const fold of folds) {
+        const others = cases.filter((c) => c.fold !== fold);
+        const unknown = others.filter((c) => c.condition === HELD[band]);
+        const floor = thresholdFor(unknown.map((c) => steps(c, score)), floorTarget);
+        const per = new Map<string, number>();
+        for (const c of unknown) {
+          const s = c.heard.singles.map((o) => o && score(o)).filter((x) => x !== undefined);
+          for (const x of s) per.set(x.word, Math.max(per.get(x.word) ?? floor, x.score + 1e-6));
+        }
+        const threshold = (w: string) => per.get(w) ?? floor;
+        const mine = cases.filter((c) => c.fold === fold);
+        known += mine.filter((c) => c.condition === KNOWN[band] && isRight(c, heardAs(c, threshold))).length;
+        rejected += mine.filter((c) => c.condition === HELD[band] && isRight(c, heardAs(c, threshold))).length;
+        if (band === 'wide') espeak += mine.filter((c) => c.condition === ESPEAK && isRight(c, heardAs(c, threshold))).length;
+      }
+      out.push(`${band}: known ${known}/78, unknown rejected ${rejected}/24${band === 'wide' ? `, espeak ${espeak}/30` : ''}`);
+    }
+    console.log(`  floor ${floorTarget}: ${out.join('; ')}`);
+  }
 }
