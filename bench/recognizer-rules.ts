@@ -123,6 +123,23 @@ const RULES: Rule[] = [
   },
 ];
 
+/** Sums over the held-out folds at each fold's threshold: known words right, unknown words rejected, the sandbox's unknown words rejected. */
+function tally() {
+  const n = { known: 0, knownN: 0, rejected: 0, unknownN: 0, espeak: 0, espeakN: 0 };
+  const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(0)} % (${a}/${b})`;
+  return {
+    add(known: Steps[], unknown: Steps[], espeak: Steps[], t: number) {
+      n.known += rightAt(known, t);
+      n.knownN += known.length;
+      n.rejected += rightAt(unknown, t);
+      n.unknownN += unknown.length;
+      n.espeak += rightAt(espeak, t);
+      n.espeakN += espeak.length;
+    },
+    line: (band: WordBand) => `known ${pct(n.known, n.knownN)}, unknown rejected ${pct(n.rejected, n.unknownN)}${band === 'wide' ? `, espeak rejected ${pct(n.espeak, n.espeakN)}` : ''}`,
+  };
+}
+
 function contextOf(lengths: TemplateLength[], fold: string): Context {
   const by = new Map<string, number[]>();
   for (const l of lengths) {
@@ -168,12 +185,7 @@ for (const rule of RULES) {
       points.push(`${p}: ${row.join('/')}`);
     }
     // Nested: per held-out fold, parameter and threshold from the other five.
-    let known = 0;
-    let knownN = 0;
-    let rejected = 0;
-    let unknownN = 0;
-    let espeak = 0;
-    let espeakN = 0;
+    const sum = tally();
     const chosen: string[] = [];
     for (const fold of folds) {
       let pick: { pi: number; t: number; right: number } | undefined;
@@ -183,22 +195,11 @@ for (const rule of RULES) {
         if (!pick || right > pick.right) pick = { pi, t, right };
       }
       const ss = byParam[pick!.pi]!;
-      const k = sel(ss, KNOWN[band], fold);
-      const u = sel(ss, HELD[band], fold);
-      known += rightAt(k, pick!.t);
-      knownN += k.length;
-      rejected += rightAt(u, pick!.t);
-      unknownN += u.length;
-      if (band === 'wide') {
-        const e = sel(ss, ESPEAK, fold);
-        espeak += rightAt(e, pick!.t);
-        espeakN += e.length;
-      }
+      sum.add(sel(ss, KNOWN[band], fold), sel(ss, HELD[band], fold), band === 'wide' ? sel(ss, ESPEAK, fold) : [], pick!.t);
       chosen.push(`${rule.params[pick!.pi]}@${pick!.t.toFixed(3)}`);
     }
-    const pct = (a: number, n: number) => `${((100 * a) / n).toFixed(0)} % (${a}/${n})`;
     console.log(`  ${band}: all six, known heard at 16/18/20/21/22 of 24 unknown rejected, per parameter: ${points.join('  ')}`);
-    console.log(`  ${band}: nested: known ${pct(known, knownN)}, unknown rejected ${pct(rejected, unknownN)}${band === 'wide' ? `, espeak rejected ${pct(espeak, espeakN)}` : ''}  [${chosen.join(' ')}]`);
+    console.log(`  ${band}: nested: ${sum.line(band)}  [${chosen.join(' ')}]`);
   }
 }
 
@@ -240,12 +241,7 @@ function logistic(rows: { x: number[]; y: number }[], l2 = 0.1, epochs = 300): (
     return f;
   };
   for (const band of ['wide', 'phone'] as const) {
-    let known = 0;
-    let knownN = 0;
-    let rejected = 0;
-    let unknownN = 0;
-    let espeak = 0;
-    let espeakN = 0;
+    const sum = tally();
     const weightsSeen: string[] = [];
     for (const fold of folds) {
       const inBand = (c: BenchCase) => c.band === band;
@@ -270,22 +266,12 @@ function logistic(rows: { x: number[]; y: number }[], l2 = 0.1, epochs = 300): (
       const t = thresholdFor(otherSteps.filter((s) => s.c.condition === HELD[band]), target);
       const own = model([fold]);
       const mine = cases.filter((c) => c.fold === fold && (inBand(c) || c.condition === ESPEAK)).map((c) => steps(c, scorer(own, fold)));
-      const k = mine.filter((s) => s.c.condition === KNOWN[band]);
-      const u = mine.filter((s) => s.c.condition === HELD[band]);
-      known += rightAt(k, t);
-      knownN += k.length;
-      rejected += rightAt(u, t);
-      unknownN += u.length;
-      if (band === 'wide') {
-        const e = mine.filter((s) => s.c.condition === ESPEAK);
-        espeak += rightAt(e, t);
-        espeakN += e.length;
-      }
+      const of = (cond: string) => mine.filter((s) => s.c.condition === cond);
+      sum.add(of(KNOWN[band]), of(HELD[band]), band === 'wide' ? of(ESPEAK) : [], t);
       weightsSeen.push(t.toFixed(2));
     }
-    const pct = (a: number, n: number) => `${((100 * a) / n).toFixed(0)} % (${a}/${n})`;
     if (band === 'wide') console.log(`\nlogistic regression on ${FEATURE_NAMES.join(', ')} (nested twice)`);
-    console.log(`  ${band}: nested: known ${pct(known, knownN)}, unknown rejected ${pct(rejected, unknownN)}${band === 'wide' ? `, espeak rejected ${pct(espeak, espeakN)}` : ''}  [thresholds ${weightsSeen.join(' ')}]`);
+    console.log(`  ${band}: nested: ${sum.line(band)}  [thresholds ${weightsSeen.join(' ')}]`);
   }
 }
 
