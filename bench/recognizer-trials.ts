@@ -64,6 +64,8 @@ const TRIALS: Record<string, WordBenchOptions> = {
   // 48 ways (the phone band's since the fourth round; the whole band's stays at 24).
   'no-augmentation': { data: { perClip: 1 } },
   'more-versions': { data: { perClip: 48 } },
+  // The classifier with twice the hidden units (64), both bands: its "no word" class decides the sureness.
+  'hidden-64': { mlp: { hidden: 64 } },
 };
 
 const [name, ...flags] = process.argv.slice(2);

@@ -64,9 +64,9 @@ export const VOCABULARY_DEFAULTS = {
    */
   unknownScale: 1,
   /**
-   * How sure the best word must be to be said, per band: its fused probability recomputed with
-   * the classifier weighed `surenessWeight` and the templates' distances at
-   * `surenessTemperature` (word-fusion.ts `Sureness`). The word is still the one ranked first at
+   * How sure the best word is, per band (`minScore` says how sure it must be to be said): its
+   * fused probability recomputed with the classifier weighed `surenessWeight` and the templates'
+   * distances at `surenessTemperature` (word-fusion.ts `Sureness`). The word is still the one ranked first at
    * `modelWeight`: the templates rank a new voice's words best, but the classifier's "no word"
    * class is the better judge of a word outside the vocabulary (a rhyme of a digit in a new
    * voice). Over the whole band the classifier decides at 0.7 (it ranks at 0.1); on the phone
