@@ -9,6 +9,7 @@
  */
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { resample } from '../src/audio/resample.ts';
 import { voiceText } from '../src/sandbox/engines/espeak.ts';
 import { VOCABULARY_DEFAULTS, templatesOf, type WordTemplate } from '../src/sandbox/engines/vocabulary.ts';
@@ -63,6 +64,8 @@ const TRIALS: Record<string, WordBenchOptions> = {
   // 48 ways (the phone band's since the fourth round; the whole band's stays at 24).
   'no-augmentation': { data: { perClip: 1 } },
   'more-versions': { data: { perClip: 48 } },
+  // The classifier with twice the hidden units (64), both bands: its "no word" class decides the sureness.
+  'hidden-64': { mlp: { hidden: 64 } },
 };
 
 const [name, ...flags] = process.argv.slice(2);
@@ -74,7 +77,7 @@ if (!trial) {
 const audioDir = recordingsDir() ?? '(no shared/audio folder above the repository)';
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
 console.log(`trial ${name} (load ${load()})`);
-const r = await wordBench(join(audioDir, 'ar-speech-commands'), process.env.HIWAR_NOISE_DIR ?? join(audioDir, 'noise'), { ...trial, heldOut: !flags.includes('--known') });
+const r = await wordBench(join(audioDir, 'ar-speech-commands'), process.env.HIWAR_NOISE_DIR ?? join(audioDir, 'noise'), { ...trial, heldOut: !flags.includes('--known'), casesFile: join(fileURLToPath(new URL('../.tmp/', import.meta.url)), `word-cases-${name}.json`) });
 const pct = (x: WordBenchRow) => `${((100 * x.right) / x.total).toFixed(1)}% (${x.right}/${x.total})`;
 const print = (rows: WordBenchRow[]) => rows.forEach((x) => console.log(`  ${x.condition.padEnd(44)} ${pct(x)}  said nothing ${x.silent}`));
 console.log('shipped settings');

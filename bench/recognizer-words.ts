@@ -17,7 +17,7 @@ import { phoneLine8k } from './telephone-band.ts';
 import { BAND_DATA, benchHalf, loadNoises, trainingHalf, trainingSet, trainingSetName, type DATA_DEFAULTS, type WordSample } from '../scripts/word-data.ts';
 import type { MlpOptions } from '../scripts/word-mlp.ts';
 import { cachedNets } from '../scripts/word-train.ts';
-import { choose, nestedChoice, rowsAt, weightSweep, type BenchCase, type FoldChoice, type Settings, type WordBenchRow } from './recognizer-choice.ts';
+import { choose, nestedChoice, rowsAt, saveCases, weightSweep, type BenchCase, type FoldChoice, type Settings, type WordBenchRow } from './recognizer-choice.ts';
 
 export const KEYWORDS: Record<string, string> = {
   zero: 'صفر', one: 'واحد', two: 'اثنان', three: 'ثلاثة', four: 'أربعة', five: 'خمسة', six: 'ستة',
@@ -103,6 +103,8 @@ export interface WordBenchOptions {
   mlp?: MlpOptions;
   /** Also the people's unknown words (two trainings per held-out word); default true. */
   heldOut?: boolean;
+  /** Where to keep every case's opinions and the templates' lengths (bench/recognizer-rules.ts decides them again). */
+  casesFile?: string;
 }
 
 /**
@@ -184,9 +186,11 @@ export async function wordBench(audioDir: string, noiseDir: string, opts: WordBe
     }
     for (const audio of unknownAudio) hear(speaker, ESPEAK_OUT, 'wide', vocab.hear(audio), undefined);
   }
-  const { modelWeight, minScore, temperature } = VOCABULARY_DEFAULTS;
-  const shipped: Settings = { weight: modelWeight, threshold: minScore, temperature };
-  const choice = { grid: WEIGHTS, temperature, target: 0.9, known: KNOWN, unknown: HELD_OUT };
+  if (opts.casesFile) saveCases(opts.casesFile, { cases, lengths: [...human, ...voiced].map((t) => ({ word: t.word, source: t.source, band: t.band, frames: t.statics.length })) });
+  const { modelWeight, minScore, temperature, surenessWeight, surenessTemperature } = VOCABULARY_DEFAULTS;
+  const sureness = { wide: { weight: surenessWeight.wide, temperature: surenessTemperature.wide }, phone: { weight: surenessWeight.phone, temperature: surenessTemperature.phone } };
+  const shipped: Settings = { weight: modelWeight, threshold: minScore, temperature, sureness };
+  const choice = { grid: WEIGHTS, temperature, target: 0.9, known: KNOWN, unknown: HELD_OUT, sureness };
   const choices = nestedChoice(cases, choice);
   const perFold = new Map(choices.map((c) => [c.fold, c.settings]));
   const weightChoices = nestedChoice(cases, choice, minScore);

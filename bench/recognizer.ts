@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { mulaw } from '../src/audio/g711.ts';
 import { mixAtSnr } from '../src/audio/pcm.ts';
 import { resample } from '../src/audio/resample.ts';
@@ -99,7 +100,7 @@ const speechDir = join(audioDir, 'ar-speech-commands');
 if (!existsSync(speechDir)) console.log(`(no recordings in ${speechDir}: the human rows skipped; set HIWAR_AUDIO_DIR)`);
 else {
   console.log(`\nspoken words, leave-one-speaker-out over the recordings (load ${load()})`);
-  const { rows, weightRows, weightChoices, nestedRows, choices, chosen, curve, sweep, cpuUsPerS, trainS } = await wordBench(speechDir, noiseDir);
+  const { rows, weightRows, weightChoices, nestedRows, choices, chosen, curve, sweep, cpuUsPerS, trainS } = await wordBench(speechDir, noiseDir, { casesFile: fileURLToPath(new URL('../.tmp/word-cases.json', import.meta.url)) });
   const pct = (r: { right: number; total: number }) => `${((100 * r.right) / r.total).toFixed(1)}%`;
   const print = (rs: typeof rows) => {
     for (const r of rs) console.log(`  ${r.condition.padEnd(44)} ${pct(r)} (${r.right}/${r.total})  said nothing ${r.silent}`);

@@ -29,7 +29,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   'ws-frames': async () => (await import('./ws-frames.ts')).wsFrames,
   'ws-frames-run': async () => (await import('./ws-frames.ts')).wsFramesRun,
 };
-const SCRIPTS = ['normalize', 'recognizer', 'recognizer-errors', 'recognizer-trials', 'call'];
+const SCRIPTS = ['normalize', 'recognizer', 'recognizer-errors', 'recognizer-trials', 'recognizer-rules', 'recognizer-features', 'call'];
 
 const [name, ...rest] = process.argv.slice(2);
 if (name && SCRIPTS.includes(name)) {

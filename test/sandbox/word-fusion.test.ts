@@ -23,10 +23,25 @@ test('the fused opinion follows the templates at a low classifier weight and the
 
 test('a sound far from every template, that the classifier calls no word, gets a low score for its best word', () => {
   const far: WordOpinions = { ...split, probabilities: Float32Array.from([0.1, 0.1, 0.8]), distances: new Map([['نعم', 12], ['لا', 11]]), noWord: 5 };
-  const fused = fuseOpinions(far, VOCABULARY_DEFAULTS.modelWeight.wide, VOCABULARY_DEFAULTS.temperature)!;
-  assert.equal(fused.word, 'لا', 'the best word is never "no word"');
-  assert.ok(fused.score < VOCABULARY_DEFAULTS.minScore.wide, `score ${fused.score}`);
+  const { modelWeight, temperature, surenessWeight, surenessTemperature, minScore } = VOCABULARY_DEFAULTS;
+  for (const band of ['wide', 'phone'] as const) {
+    const fused = fuseOpinions(far, modelWeight[band], temperature, { weight: surenessWeight[band], temperature: surenessTemperature[band] })!;
+    assert.equal(fused.word, 'لا', 'the best word is never "no word"');
+    assert.ok(fused.score < minScore[band], `${band}: score ${fused.score}`);
+  }
   assert.equal(fuseOpinions({ ...split, distances: new Map() }, 0.3, 1), undefined, 'no template of any word');
+});
+
+test('sureness: the word is ranked at one classifier weight, its probability taken at another', () => {
+  // Near both words' templates (لا the nearer), but the classifier calls it no word.
+  const rhyme: WordOpinions = { ...split, probabilities: Float32Array.from([0.1, 0.1, 0.8]), distances: new Map([['نعم', 4.5], ['لا', 4]]), noWord: 7 };
+  const ranked = fuseOpinions(rhyme, 0.1, 1)!;
+  const judged = fuseOpinions(rhyme, 0.1, 1, { weight: 0.7, temperature: 1 })!;
+  assert.equal(judged.word, ranked.word, 'the same word');
+  assert.equal(judged.word, 'لا');
+  assert.ok(judged.score < ranked.score - 0.2, `the classifier's "no word" makes it less sure: ${judged.score} against ${ranked.score}`);
+  const same = fuseOpinions(rhyme, 0.1, 1, { weight: 0.1, temperature: 1 })!;
+  assert.ok(Math.abs(same.score - ranked.score) < 1e-9, 'at the ranking settings, the ranking probability');
 });
 
 test('a per-band option: one number sets both bands, an object only the bands it names', () => {

@@ -64,20 +64,28 @@ export const VOCABULARY_DEFAULTS = {
    */
   unknownScale: 1,
   /**
-   * With a trained model: the least fused probability of the best word for it to be said, per
-   * band. Set from the bench's trade-off (docs/sandbox.md#words-in-anyones-voice): a caller
-   * saying another word should get nothing rather than a wrong digit, but rejecting 90 % of
-   * people's words outside the vocabulary would leave a third of the words heard. The phone
-   * band's classifier, trained on twice the versions, hears as many words at 0.8 as the one
-   * before at 0.7 and lets fewer unknown words through.
+   * How sure the best word is, per band (`minScore` says how sure it must be to be said): its
+   * fused probability recomputed with the classifier weighed `surenessWeight` and the templates'
+   * distances at `surenessTemperature` (word-fusion.ts `Sureness`). The word is still the one ranked first at
+   * `modelWeight`: the templates rank a new voice's words best, but the classifier's "no word"
+   * class is the better judge of a word outside the vocabulary (a rhyme of a digit in a new
+   * voice). Over the whole band the classifier decides at 0.7 (it ranks at 0.1); on the phone
+   * line the weight stays and the templates' distances count a little less. Chosen by the
+   * bench (docs/sandbox.md#words-in-anyones-voice, the fifth round).
    */
-  minScore: { wide: 0.7, phone: 0.8 } as PerBand<number>,
+  surenessWeight: { wide: 0.7, phone: 0.2 } as PerBand<number>,
+  surenessTemperature: { wide: 1, phone: 1.5 } as PerBand<number>,
+  /**
+   * With a trained model: the least sureness of the best word for it to be said, per band. Set
+   * from the bench's trade-off (docs/sandbox.md#words-in-anyones-voice): a caller saying another
+   * word should get nothing rather than a wrong digit; at these, seven in eight of people's
+   * words outside the vocabulary are rejected in both bands.
+   */
+  minScore: { wide: 0.35, phone: 0.65 } as PerBand<number>,
 };
 /** Options of a `Vocabulary` (see VOCABULARY_DEFAULTS); the per-band ones also as one number for both bands. */
-export type VocabularyOptions = Partial<Omit<typeof VOCABULARY_DEFAULTS, 'modelWeight' | 'minScore'>> & {
-  modelWeight?: number | Partial<PerBand<number>>;
-  minScore?: number | Partial<PerBand<number>>;
-};
+export type VocabularyOptions = Partial<Omit<typeof VOCABULARY_DEFAULTS, PerBandOption>> & Partial<Record<PerBandOption, number | Partial<PerBand<number>>>>;
+type PerBandOption = 'modelWeight' | 'surenessWeight' | 'surenessTemperature' | 'minScore';
 
 /** What `Vocabulary.hear` found: each stretch's opinions alone, and joined with the next (undefined: no word's length, or too far apart). */
 export interface HeardStretches {
@@ -127,6 +135,8 @@ export class Vocabulary {
       ...VOCABULARY_DEFAULTS,
       ...opts,
       modelWeight: perBand(opts.modelWeight, VOCABULARY_DEFAULTS.modelWeight),
+      surenessWeight: perBand(opts.surenessWeight, VOCABULARY_DEFAULTS.surenessWeight),
+      surenessTemperature: perBand(opts.surenessTemperature, VOCABULARY_DEFAULTS.surenessTemperature),
       minScore: perBand(opts.minScore, VOCABULARY_DEFAULTS.minScore),
     };
     this.templates = templates.map((t) => ({ ...t, feats: withDeltas(t.statics) }));
@@ -184,7 +194,8 @@ export class Vocabulary {
   classify(warped: readonly Float32Array[][], band: WordBand): { word: string; confidence: number; cost: number } | undefined {
     if (!this.nets[band]) return this.fits(warped) ? this.nearest(warped, band) : undefined;
     const o = this.opinions(warped, band);
-    const fused = o && fuseOpinions(o, this.opts.modelWeight[band], this.opts.temperature);
+    const sureness = { weight: this.opts.surenessWeight[band], temperature: this.opts.surenessTemperature[band] };
+    const fused = o && fuseOpinions(o, this.opts.modelWeight[band], this.opts.temperature, sureness);
     if (!fused || fused.score < this.opts.minScore[band]) return undefined;
     return { word: fused.word, confidence: round(Math.min(0.99, fused.score)), cost: round(fused.cost) };
   }
@@ -208,7 +219,7 @@ export class Vocabulary {
     for (const [w, d] of distances) if (!nearest || d < nearest[1]) nearest = [w, d];
     if (!nearest || !Number.isFinite(nearest[1])) return undefined;
     const noWord = this.opts.unknownScale * (this.limits.get(key(band, nearest[0])) ?? 0);
-    return { band, classes: net.classes, probabilities: net.probabilities(wordVector(warped[0]!)), distances, noWord };
+    return { band, classes: net.classes, probabilities: net.probabilities(wordVector(warped[0]!)), distances, noWord, frames: warped[0]!.length };
   }
 
   /** The templates' word: nearest by DTW, clearly nearer than the next word and within its limit. */

@@ -19,13 +19,30 @@ export interface WordOpinions {
   distances: ReadonlyMap<string, number>;
   /** The templates' "no word", as a distance: a sound farther than this from every word leans to it. */
   noWord: number;
+  /** The stretch's length in feature frames. */
+  frames?: number;
 }
 
 /** A value for each band, the whole band of 16 kHz audio and the telephone band. */
 export type PerBand<T> = Record<WordBand, T>;
 
-/** The fused opinion: the best word (never "no word") and its fused probability. */
-export function fuseOpinions(o: WordOpinions, modelWeight: number, temperature: number): { word: string; score: number; cost: number } | undefined {
+/**
+ * How sure the fused opinion is of its word: the word's fused probability with the classifier
+ * weighed `weight` and the templates' distances at `temperature`. It may differ from the
+ * ranking's: the templates rank a new voice's words best, the classifier's "no word" class tells
+ * words outside the vocabulary better (docs/sandbox.md#words-in-anyones-voice).
+ */
+export interface Sureness {
+  weight: number;
+  temperature: number;
+}
+
+/**
+ * Every class's fused log probability (normalized): the classifier's log probability weighed
+ * `modelWeight`, the templates' distance to the nearest word (over `temperature`) the rest;
+ * "no word" at the templates' `noWord` distance. Undefined when no word has a template.
+ */
+export function fusedLogs(o: WordOpinions, modelWeight: number, temperature: number): number[] | undefined {
   let nearest = Number.POSITIVE_INFINITY;
   for (const d of o.distances.values()) nearest = Math.min(nearest, d);
   if (!Number.isFinite(nearest)) return undefined;
@@ -36,14 +53,24 @@ export function fuseOpinions(o: WordOpinions, modelWeight: number, temperature: 
   });
   const top = Math.max(...log);
   let total = 0;
+  for (const l of log) total += Math.exp(l - top);
+  const z = top + Math.log(total);
+  return log.map((l) => l - z);
+}
+
+/**
+ * The fused opinion: the best word (never "no word") at `modelWeight` and `temperature`, and
+ * its fused probability, as sure as `sureness` says (default: at the ranking's settings).
+ */
+export function fuseOpinions(o: WordOpinions, modelWeight: number, temperature: number, sureness?: Sureness): { word: string; score: number; cost: number } | undefined {
+  const log = fusedLogs(o, modelWeight, temperature);
+  if (!log) return undefined;
   let best = -1;
-  for (let k = 0; k < log.length; k++) {
-    total += Math.exp(log[k]! - top);
-    if (o.classes[k] !== UNKNOWN_CLASS && (best < 0 || log[k]! > log[best]!)) best = k;
-  }
+  for (let k = 0; k < log.length; k++) if (o.classes[k] !== UNKNOWN_CLASS && (best < 0 || log[k]! > log[best]!)) best = k;
   if (best < 0) return undefined;
   const word = o.classes[best]!;
-  return { word, score: Math.exp(log[best]! - top) / total, cost: o.distances.get(word)! };
+  const sure = sureness ? fusedLogs(o, sureness.weight, sureness.temperature)! : log;
+  return { word, score: Math.exp(sure[best]!), cost: o.distances.get(word)! };
 }
 
 /** A per-band option given as one number for both bands, or per band (a band not named keeps its default). */
