@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import { MODELS } from '../models.ts';
-import { streamChatBatches } from './chat-stream.ts';
+import { requestHeaders, streamChatBatches, targetOf } from './chat-stream.ts';
+import { PrimedRequests } from './primed-requests.ts';
 import type { ChatMessage, Llm, LlmEvent, LlmRequest, Tool, ToolCall } from './types.ts';
 import { loadZod } from './zod.ts';
 
@@ -85,6 +86,8 @@ function toOpenAiTool(t: Tool): OpenAiTool {
 export class OpenAiLlm implements Llm {
   readonly name: string;
   private readonly model: string;
+  /** The built-in path's requests made ahead (src/llm/primed-requests.ts). */
+  private primed: PrimedRequests | undefined;
 
   /** Configured only by its options; the CLI maps the environment onto them (`src/cli/llm.ts`). */
   constructor(private readonly opts: OpenAiOptions = {}) {
@@ -158,14 +161,20 @@ export class OpenAiLlm implements Llm {
   private batches(body: StreamingBody, signal: AbortSignal): AsyncIterable<Chunk[]> {
     const { client } = this.opts;
     if (client) return clientStream(client, body, signal);
+    const baseURL = this.opts.baseURL ?? 'https://api.openai.com/v1';
+    const apiKey = this.opts.apiKey ?? 'not-needed';
+    const headers = this.opts.defaultHeaders;
+    const query = this.opts.defaultQuery;
+    this.primed ??= new PrimedRequests(targetOf(baseURL, query), requestHeaders({ apiKey, headers }));
     return streamChatBatches(body, {
-      baseURL: this.opts.baseURL ?? 'https://api.openai.com/v1',
-      apiKey: this.opts.apiKey ?? 'not-needed',
+      baseURL,
+      apiKey,
       timeoutMs: this.opts.timeoutMs ?? 30_000,
       maxRetries: 1,
       signal,
-      ...(this.opts.defaultHeaders ? { headers: this.opts.defaultHeaders } : {}),
-      ...(this.opts.defaultQuery ? { query: this.opts.defaultQuery } : {}),
+      primed: this.primed,
+      ...(headers ? { headers } : {}),
+      ...(query ? { query } : {}),
     });
   }
 }
