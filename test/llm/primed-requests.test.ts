@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, globalAgent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { requestHeaders, streamChatCompletion, targetOf, type ChatStreamOptions } from '../../src/llm/chat-stream.ts';
+import { OpenAiLlm } from '../../src/llm/openai.ts';
 import { PrimedRequests } from '../../src/llm/primed-requests.ts';
 import { Deadline } from '../helpers/deadline.ts';
 
@@ -119,4 +120,22 @@ test('no ready request on a connection the server closes, and none kept past idl
   await until('dropped after idleMs', () => primed.size === 0);
   assert.equal(await ask(primed), 'نعم');
   primed.close();
+});
+
+test('OpenAiLlm makes its next request ready by default; primedRequests: false leaves the connection free in the pool', async () => {
+  closeAfter = false;
+  const freeHere = () => Object.values(globalAgent.freeSockets).flat().filter((s) => s?.remotePort === (server.address() as AddressInfo).port).length;
+  const reply = async (llm: OpenAiLlm) => {
+    for await (const _ of llm.stream({ messages: [{ role: 'user', content: 'سلام' }], tools: [], signal: new AbortController().signal }));
+  };
+  server.closeIdleConnections();
+  await until('no connection left from before', () => connections.size === 0);
+  await reply(new OpenAiLlm({ baseURL, apiKey: 'k', model: 'm', primedRequests: false }));
+  await until('its connection free in the pool', () => freeHere() === 1);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(freeHere(), 1, 'not taken by a ready request');
+  await reply(new OpenAiLlm({ baseURL, apiKey: 'k', model: 'm' }));
+  await until('the free connection held by a ready request', () => freeHere() === 0);
+  assert.equal(connections.size, 1, 'the same one connection');
+  server.closeIdleConnections();
 });
