@@ -48,15 +48,21 @@ const until = async (what: string, ok: () => boolean) => {
     await new Promise((r) => setTimeout(r, 5));
   }
 };
-/** Sockets that keep this process alive (a ready request's must not). */
-const liveSockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
-
-test('a response read to its end makes the next request ready on its connection; that request is sent as it is, body and headers', async () => {
+/** A fresh primer after one request read to its end, with its next request ready. */
+async function readyAfterOneRequest(): Promise<PrimedRequests> {
   seen = [];
   closeAfter = false;
   const primed = primer();
   assert.equal(await ask(primed), 'نعم');
   await until('a ready request', () => primed.size === 1);
+  return primed;
+}
+/** Sockets that keep this process alive (a ready request's must not). */
+const liveSockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+
+test('a response read to its end makes the next request ready on its connection; that request is sent as it is, body and headers', async () => {
+  const primed = await readyAfterOneRequest();
+  assert.equal(seen[0]!.body.includes('سلام'), true);
   const open = connections.size;
   assert.equal(await ask(primed, 'ثانية'), 'نعم');
   assert.equal(seen.length, 2);
@@ -69,11 +75,7 @@ test('a response read to its end makes the next request ready on its connection;
 });
 
 test('a ready request is written at once: its bytes are on the socket when end() returns', async () => {
-  seen = [];
-  closeAfter = false;
-  const primed = primer();
-  await ask(primed);
-  await until('a ready request', () => primed.size === 1);
+  const primed = await readyAfterOneRequest();
   const req = primed.take()!;
   assert.ok(req, 'one ready request');
   await until('its socket', () => !!req.socket);
@@ -87,11 +89,7 @@ test('a ready request is written at once: its bytes are on the socket when end()
 });
 
 test('unused, a ready request keeps nothing alive and fails no one: the server closing its connection drops it, and the next request is made as before', async () => {
-  seen = [];
-  closeAfter = false;
-  const primed = primer();
-  await ask(primed);
-  await until('a ready request', () => primed.size === 1);
+  const primed = await readyAfterOneRequest();
   const idle = liveSockets();
   const req = primed.take()!;
   await until('its socket', () => !!req.socket);
