@@ -27,8 +27,8 @@ interface Ready {
  * Model requests made ahead, on kept-alive connections, so that a turn's request is written the
  * moment its body is ready. node:http makes a request (0.2 ms of cold code on a turn's path, once
  * a second per call) and hands it its pooled socket only on the next tick, behind everything else
- * the turn's handler does first (0.1–0.4 ms, measured: docs/performance.md). A ready request has
- * its socket already: `end(body)` writes at once.
+ * the turn's handler does first (0.14 ms at the median; docs/history/performance-rounds.md, the
+ * fifth round). A ready request has its socket already: `end(body)` writes at once.
  *
  * A request is made ready only on a connection the pool has free (after a response ended), so
  * priming never opens a connection: it keeps one that node:http would have kept idle anyway.
