@@ -14,6 +14,7 @@ import { AgentSession } from '../src/session/agent-session.ts';
 import type { SessionEvent, TurnMetrics } from '../src/session/events.ts';
 import { createLogger } from '../src/session/logger.ts';
 import { CallerAudio } from '../src/transport/caller-audio.ts';
+import { warmUpNormalizer } from '../src/text/warm-up.ts';
 import { realTimeAfter, sleepFor, type Clock } from '../src/transport/clock.ts';
 import { PacedOutput } from '../src/transport/paced-output.ts';
 import type { CallInfo, Transport, TransportEvent, TransportOutput } from '../src/transport/types.ts';
@@ -348,6 +349,9 @@ export interface RunningCall {
 
 /** Starts one call of the bench agent against the fake service. */
 export function startCall(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>, tag: string, plan: CallerPlan, frames: FrameClock, agentOpts: BenchAgentOptions = {}): RunningCall {
+  // What `AgentServer` does before it takes a call (once per process): the bench's sessions are
+  // a server's, so their first replies do not pay the normalizer's cold start either.
+  warmUpNormalizer();
   const caller = new BenchCaller(tag, plan, frames);
   const client = new ServiceClient({ apiKey: 'bench-key', baseUrl: fake.baseUrl });
   const session = new AgentSession({

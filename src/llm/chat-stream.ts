@@ -6,6 +6,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
 import type OpenAI from 'openai';
 import { sleep } from '../service/retry.ts';
+import type { PrimedRequests, RequestTarget } from './primed-requests.ts';
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 
@@ -21,6 +22,11 @@ export interface ChatStreamOptions {
   headers?: Record<string, string | null>;
   /** Added to the URL's query (an Azure-style `api-version`, a gateway's parameters). */
   query?: Record<string, string>;
+  /**
+   * Requests made ahead on kept-alive connections (for this target and these headers): the first
+   * attempt takes one when there is one, and a response read to its end makes the next ready.
+   */
+  primed?: PrimedRequests;
 }
 
 /**
@@ -49,7 +55,7 @@ export async function* streamChatBatches(body: object, o: ChatStreamOptions): As
   const payload = JSON.stringify(body);
   let res: http.IncomingMessage | undefined;
   for (let retriesLeft = o.maxRetries; ; retriesLeft--) {
-    const attempt = await send(target, payload, o);
+    const attempt = await send(target, payload, o, retriesLeft === o.maxRetries);
     if (attempt instanceof Error) {
       if (o.signal.aborted) throw new APIUserAbortError();
       if (retriesLeft > 0) {
@@ -79,22 +85,19 @@ export async function* streamChatBatches(body: object, o: ChatStreamOptions): As
     }
     throw APIError.generate(status, json as object | undefined, json ? undefined : text || undefined, headers);
   }
+  const socket = res.socket;
   yield* events(res, o.signal);
+  // Read to its end: its connection goes back to the pool, and the next request is made ready on it.
+  o.primed?.primeAfter(socket);
 }
 
-/** The request; resolves with the response (any status) or the error that stopped it. */
-interface Target {
-  https: boolean;
-  options: http.RequestOptions;
-}
-
-const targets = new Map<string, Target>();
+const targets = new Map<string, RequestTarget>();
 
 /**
  * `{baseURL}/chat/completions` as node:http's options, parsed once per base URL: a request given
  * a URL parses and converts it again each time, on the path between a turn and the model.
  */
-function targetOf(baseURL: string, query?: Record<string, string>): Target {
+export function targetOf(baseURL: string, query?: Record<string, string>): RequestTarget {
   const key = query ? `${baseURL}\n${new URLSearchParams(query)}` : baseURL;
   let t = targets.get(key);
   if (!t) {
@@ -107,15 +110,22 @@ function targetOf(baseURL: string, query?: Record<string, string>): Target {
   return t;
 }
 
-function send(target: Target, payload: string, o: ChatStreamOptions): Promise<http.IncomingMessage | Error> {
+/**
+ * The request (the first attempt's made ahead when one is ready: its socket is assigned already,
+ * so `end` writes at once); resolves with the response (any status) or the error that stopped it.
+ */
+function send(target: RequestTarget, payload: string, o: ChatStreamOptions, first: boolean): Promise<http.IncomingMessage | Error> {
   return new Promise((resolve) => {
     if (o.signal.aborted) return resolve(abortError());
-    const request = target.https ? https.request : http.request;
-    const req = request({
-      ...target.options,
-      method: 'POST',
-      headers: { ...requestHeaders(o), 'content-length': Buffer.byteLength(payload) },
-    });
+    const ready = first ? o.primed?.take() : undefined;
+    let req: http.ClientRequest;
+    if (ready) {
+      req = ready;
+      req.setHeader('content-length', Buffer.byteLength(payload));
+    } else {
+      const request = target.https ? https.request : http.request;
+      req = request({ ...target.options, method: 'POST', headers: { ...requestHeaders(o), 'content-length': Buffer.byteLength(payload) } });
+    }
     const timer = setTimeout(() => req.destroy(Object.assign(new Error('request timed out'), { name: 'TimeoutError' })), o.timeoutMs);
     const onAbort = () => req.destroy(abortError());
     o.signal.addEventListener('abort', onAbort, { once: true });
@@ -131,7 +141,7 @@ function send(target: Target, payload: string, o: ChatStreamOptions): Promise<ht
 }
 
 /** The built-in headers, then the caller's (names compared in lower case, as HTTP does). */
-function requestHeaders(o: ChatStreamOptions): http.OutgoingHttpHeaders {
+export function requestHeaders(o: Pick<ChatStreamOptions, 'apiKey' | 'headers'>): http.OutgoingHttpHeaders {
   const h: http.OutgoingHttpHeaders = { authorization: `Bearer ${o.apiKey}`, 'content-type': 'application/json', accept: 'text/event-stream' };
   for (const [k, v] of Object.entries(o.headers ?? {})) {
     if (v === null) delete h[k.toLowerCase()];

@@ -117,15 +117,19 @@ export function withDeadlines(llm: Llm, deadlines: Pick<ModelDeadlines, 'firstTo
       const onAbort = () => ctrl.abort(req.signal.reason);
       req.signal.addEventListener('abort', onAbort, { once: true });
       const it = llm.stream({ ...req, signal: ctrl.signal })[Symbol.asyncIterator]();
-      const dog = limits.length ? new Watchdog(clock, Math.min(...limits)) : undefined;
+      // Made once the request is on its way (the first `next()` sends it): its timer and
+      // AbortController are not on the path between the turn and the model.
+      let dog: Watchdog | undefined;
       let started = false;
       try {
         for (;;) {
           const ms = started ? deadlines.idleMs : deadlines.firstTokenMs;
           let next: IteratorResult<LlmEvent> | typeof TIMEOUT;
-          if (dog && ms) {
+          if (limits.length && ms) {
+            const pending = it.next();
+            dog ??= new Watchdog(clock, Math.min(...limits));
             dog.begin(ms);
-            next = await Promise.race([it.next(), dog.expired]);
+            next = await Promise.race([pending, dog.expired]);
             dog.end();
           } else next = await it.next();
           if (next === TIMEOUT) {

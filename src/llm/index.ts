@@ -2,6 +2,7 @@ export * from './types.ts';
 export { runTools, toolMessages, type ToolOutcome } from './tools.ts';
 export { streamReply, type ReplyEvent, type StreamReplyOptions } from './run.ts';
 export { OpenAiLlm, type OpenAiOptions } from './openai.ts';
+export { PRIMED_REQUEST_DEFAULTS } from './primed-requests.ts';
 export { ScriptedLlm, matchIntent, type Intent, type ScriptedOptions } from './scripted.ts';
 export { callTools, type CallToolOptions } from './call-tools.ts';
 export { TOOL_FILLER_DEFAULTS, type ToolFiller } from './tool-filler.ts';

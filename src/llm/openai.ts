@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import { MODELS } from '../models.ts';
-import { streamChatBatches } from './chat-stream.ts';
+import { requestHeaders, streamChatBatches, targetOf } from './chat-stream.ts';
+import { PRIMED_REQUEST_DEFAULTS, PrimedRequests } from './primed-requests.ts';
 import type { ChatMessage, Llm, LlmEvent, LlmRequest, Tool, ToolCall } from './types.ts';
 import { loadZod } from './zod.ts';
 
@@ -25,18 +26,26 @@ export interface OpenAiOptions {
   /** Query parameters added to every request (Azure's `api-version`). @default none */
   defaultQuery?: Record<string, string>;
   /**
+   * The next model request made ready on the kept-alive connection after each response, so a
+   * turn's request is written the moment its body is built (`PRIMED_REQUEST_DEFAULTS`: how long
+   * an unused one is kept, how many); `false`: each request made when it is sent.
+   * @default PRIMED_REQUEST_DEFAULTS
+   */
+  primedRequests?: Partial<typeof PRIMED_REQUEST_DEFAULTS> | false;
+  /**
    * Your own `OpenAI` (or `AzureOpenAI`) instance from the `openai` package: requests then stream
    * through it (`chat.completions.create`), with everything it was configured with (key, URL,
    * headers, query, custom `fetch` or proxy, organization and project, Azure AD tokens, timeout,
    * retries). Slower per request than the built-in path (docs/llm.md); connection options
-   * (`apiKey`, `baseURL`, `timeoutMs`, `defaultHeaders`, `defaultQuery`) go on the client instead.
+   * (`apiKey`, `baseURL`, `timeoutMs`, `defaultHeaders`, `defaultQuery`, `primedRequests`) go on the
+   * client instead, or do not apply.
    * @default none: the built-in keep-alive path
    */
   client?: OpenAI;
 }
 
 /** The options that only the built-in path reads: with a `client`, its own settings apply. */
-const CONNECTION_OPTIONS = ['apiKey', 'baseURL', 'timeoutMs', 'defaultHeaders', 'defaultQuery'] as const;
+const CONNECTION_OPTIONS = ['apiKey', 'baseURL', 'timeoutMs', 'defaultHeaders', 'defaultQuery', 'primedRequests'] as const;
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 type StreamingBody = OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming;
@@ -85,6 +94,8 @@ function toOpenAiTool(t: Tool): OpenAiTool {
 export class OpenAiLlm implements Llm {
   readonly name: string;
   private readonly model: string;
+  /** The built-in path's requests made ahead (src/llm/primed-requests.ts). */
+  private primed: PrimedRequests | undefined;
 
   /** Configured only by its options; the CLI maps the environment onto them (`src/cli/llm.ts`). */
   constructor(private readonly opts: OpenAiOptions = {}) {
@@ -158,14 +169,21 @@ export class OpenAiLlm implements Llm {
   private batches(body: StreamingBody, signal: AbortSignal): AsyncIterable<Chunk[]> {
     const { client } = this.opts;
     if (client) return clientStream(client, body, signal);
+    const baseURL = this.opts.baseURL ?? 'https://api.openai.com/v1';
+    const apiKey = this.opts.apiKey ?? 'not-needed';
+    const headers = this.opts.defaultHeaders;
+    const query = this.opts.defaultQuery;
+    const primed = this.opts.primedRequests;
+    if (primed !== false) this.primed ??= new PrimedRequests(targetOf(baseURL, query), requestHeaders({ apiKey, headers }), primed);
     return streamChatBatches(body, {
-      baseURL: this.opts.baseURL ?? 'https://api.openai.com/v1',
-      apiKey: this.opts.apiKey ?? 'not-needed',
+      baseURL,
+      apiKey,
       timeoutMs: this.opts.timeoutMs ?? 30_000,
       maxRetries: 1,
       signal,
-      ...(this.opts.defaultHeaders ? { headers: this.opts.defaultHeaders } : {}),
-      ...(this.opts.defaultQuery ? { query: this.opts.defaultQuery } : {}),
+      ...(this.primed ? { primed: this.primed } : {}),
+      ...(headers ? { headers } : {}),
+      ...(query ? { query } : {}),
     });
   }
 }
