@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { after, test } from 'node:test';
 import { onStop, parentGone } from '../../src/cli/stop.ts';
 import { Deadline } from '../helpers/deadline.ts';
-import { alive } from '../helpers/processes.ts';
+import { alive, heldOpen } from '../helpers/processes.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const started: ChildProcess[] = [];
@@ -43,9 +43,7 @@ test('onStop: the first of SIGTERM, SIGINT and the npm parent gone, once; its li
   let ppid = 100;
   const gone = new Promise<string>((resolve) => onStop('campaign worker', resolve, { env: { npm_lifecycle_event: 'npx' }, ppid: () => ppid, everyMs: 5 }));
   ppid = 1;
-  // The watch's timer never holds a process up (as in a real command): this one must, while it waits.
-  const keepAlive = setInterval(() => {}, 1000);
-  assert.equal(await gone.finally(() => clearInterval(keepAlive)), 'the npm process that started hiwar campaign worker is gone');
+  assert.equal(await heldOpen(gone), 'the npm process that started hiwar campaign worker is gone');
   assert.deepEqual([process.listenerCount('SIGTERM'), process.listenerCount('SIGINT')], before);
 
   // Not started by npm (`nohup hiwar worker &`): only a signal stops it.

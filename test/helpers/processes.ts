@@ -72,3 +72,17 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * `p`, with the process held open until it settles: for awaiting code whose own timers are
+ * unref'd (as a library's watches must be), which alone would let the test's event loop empty
+ * and node:test cancel the test before the first tick.
+ */
+export async function heldOpen<T>(p: Promise<T>): Promise<T> {
+  const hold = setInterval(() => {}, 1000);
+  try {
+    return await p;
+  } finally {
+    clearInterval(hold);
+  }
+}
