@@ -6,6 +6,7 @@ import { agentWithVariables, fillVariables, MissingVariablesError, placeholders 
 import type { CallReport } from '../../../src/session/events.ts';
 import { OutboundCalls, plivoOutbound, PlaceCallError, summaryOf, telnyxOutbound, twilioOutbound, vonageOutbound, type OutboundPlatform } from '../../../transports/telephony/index.ts';
 import * as F from './fixtures.ts';
+import { heldOpen } from '../../helpers/processes.ts';
 
 const agent = { name: 'reminder', instructions: 'ذكّر {name} بموعد {due}. أجب بصيغة {"ok": true}.', greeting: 'مرحبًا {name}، معك سارة من بنك الواحة.' } as Agent;
 
@@ -111,10 +112,25 @@ test("an answered call's outcome waits for a session still running here, however
   assert.equal(seen()?.outcome, 'completed');
   assert.equal(seen()?.session?.transcript, 'agent: مرحبًا', 'given with what the session learnt');
 
+  // The session ends before the platform's last callback: its summary is in, the outcome is
+  // not, and no wait may hand the waiter a call without one.
+  const early = await answered();
+  await calls.sessionStarted(early.c.id);
+  let earlyDone: Awaited<ReturnType<typeof calls.outcome>> | undefined;
+  void calls.outcome(early.c.id, { session: true }).then((c) => (earlyDone = c));
+  const earlySeen = () => earlyDone;
+  calls.sessionEnded(early.c.id);
+  await calls.noteSession(early.c.id, { ended: 'caller hung up', transcript: 'caller: نعم', toolResults: {} });
+  await afterTheWait();
+  assert.equal(earlySeen(), undefined, 'the outcome is not known yet: still waited for');
+  await early.done();
+  await afterTheWait();
+  assert.equal(earlySeen()?.outcome, 'completed');
+  assert.equal(earlySeen()?.session?.transcript, 'caller: نعم');
+
   const elsewhere = await answered();
   await elsewhere.done();
-  const keepAlive = setInterval(() => {}, 1000); // the wait's own timer does not hold a process open
-  const alone = await calls.outcome(elsewhere.c.id, { session: true }).finally(() => clearInterval(keepAlive));
+  const alone = await heldOpen(calls.outcome(elsewhere.c.id, { session: true }));
   assert.equal(alone.outcome, 'completed');
   assert.equal(alone.session, undefined, 'no session ran here: given without a summary once the wait is over');
 });

@@ -224,7 +224,9 @@ export class OutboundCalls {
   /** The call's session here ended: this instance no longer keeps its slot for it (its callbacks may). */
   sessionEnded(id: string): void {
     this.sessionsHere.delete(id);
-    if (this.waiting.has(id)) this.sessionDeadline(id);
+    // Its summary follows; the wait for it starts now, unless the outcome is not known yet (the
+    // platform's last callback then starts it): a waiter must never get a call with no outcome.
+    if (this.waiting.has(id) && this.known.get(id)?.outcome) this.sessionDeadline(id);
     const ref = this.live.get(id);
     if (ref) this.o.slots?.letGo(ref, 'session');
   }
