@@ -82,8 +82,9 @@ async function missingWorker(version: string, bin: string): Promise<string | und
  * build when told of it) had one on the disk and no word of it: rebuilding takes minutes.
  */
 async function cachedWorker(version: string): Promise<string | undefined> {
-  const dir = process.env.HIWAR_CACHE || join(homedir(), '.cache', 'hiwar');
   try {
+    // homedir() throws without a home: no cache then, and the message goes on without it.
+    const dir = process.env.HIWAR_CACHE || join(homedir(), '.cache', 'hiwar');
     for (const name of (await readdir(dir)).sort()) {
       if (!name.startsWith(`mediasoup-worker-${version}-`)) continue;
       const path = join(dir, name);
@@ -91,7 +92,7 @@ async function cachedWorker(version: string): Promise<string | undefined> {
       if (runnable) return path;
     }
   } catch {
-    // no cache directory
+    // no cache directory, or no home
   }
   return undefined;
 }
