@@ -20,9 +20,9 @@ let loaded: Promise<OnnxRuntime> | undefined;
 let compilation: 'tiered' | 'baseline' = 'tiered';
 
 /**
- * For a short-lived process (a test run, `hiwar demo`): the WebAssembly runtime, when it is the
- * one loaded, is compiled by V8's baseline compiler only (Liftoff), not also optimized in the
- * background. Node waits for V8's background compilations before a process exits, with no handle
+ * For a short-lived process (a test run, `hiwar demo`): WebAssembly compiled from now on (the
+ * VAD's runtime when the WebAssembly one is loaded, and the resamplers' kernels) is compiled by
+ * V8's baseline compiler only (Liftoff), not also optimized in the background. Node waits for V8's background compilations before a process exits, with no handle
  * to show for it: a user's `node --test` file stayed up 1.3–1.6 s after its last test at load 3–5,
  * more on a busy machine; Liftoff's code also costs less CPU than tiering up over a test run's
  * first minutes of audio (a server, which runs for hours, keeps the tiering). A V8 setting of the
