@@ -1,9 +1,10 @@
 /**
  * Where the benches find the real recordings: the tests' rule (test/helpers/recordings.ts),
  * HIWAR_AUDIO_DIR, else the nearest `shared/audio` folder above the repository, so a bench run
- * from a git worktree (/work/wt/NAME/bench) or from the compiled test tree (.tmp/…/bench) finds the
- * same folder as one run from the main checkout (docs/testing.md, "The real recordings the tests
- * and benches read").
+ * from a git worktree or from the compiled test tree (.tmp/…/bench) finds the same folder as one
+ * run from the checkout itself. The rule, the folder's layout and what the recordings are:
+ * docs/testing.md ("The real recordings the tests and benches read") and docs/sandbox.md ("Real
+ * recordings for the recognizer bench").
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -36,8 +37,8 @@ test("bench/amd-set.ts's audioDir() is the tests' folder: HIWAR_AUDIO_DIR when s
   const saved = process.env.HIWAR_AUDIO_DIR;
   try {
     delete process.env.HIWAR_AUDIO_DIR;
-    // Here the repository is a worktree or the compiled tree: the old rule (../shared/audio beside
-    // the bench's folder) named a folder that is not there.
+    // Here the repository may be a worktree or the compiled tree: a fixed path relative to the
+    // bench's folder (the old rule) named a folder that is not there.
     assert.equal(audioDir(), recordingsDir());
     process.env.HIWAR_AUDIO_DIR = join(tmpdir(), 'some-recordings');
     assert.equal(audioDir(), join(tmpdir(), 'some-recordings'));

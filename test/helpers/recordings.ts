@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
  * The folder of real recordings (docs/sandbox.md#real-recordings-for-the-recognizer-bench):
  * `HIWAR_AUDIO_DIR`, else a `shared/audio` folder beside the repository or one of its parents,
  * found by walking up from this file, so a test or a bench finds it whether it runs from the
- * sources, from a git worktree (/work/wt/NAME) or from the compiled tree under `.tmp/`. Undefined
+ * sources, from a git worktree or from the compiled tree under `.tmp/`. Undefined
  * when there is none (a fresh clone).
  */
 export function recordingsDir(): string | undefined {
