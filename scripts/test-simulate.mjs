@@ -14,7 +14,7 @@
 // they weigh a tenth of a heavy file when the cores are short. Start-up bursts, memory and I/O are not modelled,
 // and the times in a log were measured with other files beside them (so a file's `s` already
 // holds some waiting): compare policies with it, and check the chosen one with a real run.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 /** Seconds per step of the simulation. */
 const DT = 0.05;
@@ -202,6 +202,11 @@ export const POLICIES = [
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const path = process.argv[2] ?? new URL('../node_modules/.cache/hiwar/test-times.json', import.meta.url).pathname;
+  if (!existsSync(path)) {
+    // No full run yet on this checkout: say what to give instead of a stack trace.
+    console.error(`test-simulate: no times at ${path}; run \`npm test\` once, or name a file: node scripts/test-simulate.mjs scripts/test-times.json`);
+    process.exit(2);
+  }
   const files = readTimes(readFileSync(path, 'utf8'));
   const cpu = files.reduce((n, f) => n + f.cpu, 0);
   const longest = files.reduce((m, f) => (f.s > m.s ? f : m), { s: 0 });

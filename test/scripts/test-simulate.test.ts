@@ -1,6 +1,8 @@
 // scripts/test-simulate.mjs: the model that chose the runner's schedule (docs/testing.md,
 // "Choosing the schedule"), checked on runs small enough to work out by hand.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { POLICIES, policy, readTimes, shareCores, simulate, type FileTimes } from '../../scripts/test-simulate.mjs';
 
@@ -62,4 +64,12 @@ test('times are read from the runner\'s saved times, the schedule, or a log\'s f
     '# group 2 (light lane): 5 files in one process, 3.1 s (CPU 2.2 s), ok',
   ].join('\n');
   assert.deepEqual(readTimes(log), [heavy('test/a.test.ts', 12.5, 4.5), { file: 'group 2', s: 3.1, cpu: 2.2, lane: 'light' }]);
+});
+
+test('run with no times to read, it says what to give instead of a stack trace (exit 2)', () => {
+  const script = fileURLToPath(new URL('../../scripts/test-simulate.mjs', import.meta.url));
+  const r = spawnSync(process.execPath, [script, '/nonexistent/test-times.json'], { encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /no times at \/nonexistent\/test-times\.json; run `npm test` once, or name a file/);
+  assert.doesNotMatch(r.stderr, /ENOENT|at readFileSync/);
 });
