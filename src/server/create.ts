@@ -5,6 +5,7 @@ import type { Llm } from '../llm/types.ts';
 import type { SandboxOptions } from '../sandbox/index.ts';
 import { ServiceClient } from '../service/client.ts';
 import type { Agent } from '../session/agent.ts';
+import { agentProblem } from '../session/check-agent.ts';
 import type { CallReport } from '../session/events.ts';
 import { createLogger, type Logger } from '../session/logger.ts';
 import type { Clock } from '../transport/clock.ts';
@@ -165,7 +166,8 @@ export interface AgentServerApp {
 export async function createAgentServer(options: CreateAgentServerOptions): Promise<AgentServerApp> {
   const o = resolved(options);
   if (!o.agent && !o.agentFor) throw new TypeError('createAgentServer needs an agent: give `agent`, or `agentFor(call)` choosing one per call');
-  if (o.agent && !o.agent.name) throw new TypeError('createAgentServer: `agent` is not an Agent (it has no name)');
+  const problem = o.agent && agentProblem(o.agent);
+  if (problem) throw new TypeError(`createAgentServer: \`agent\` is not an Agent (${problem})`);
   if (o.agentFor && typeof o.agentFor !== 'function') throw new TypeError('createAgentServer: `agentFor` must be a function of the call');
   const logger = options.logger ?? createLogger(process.env.HIWAR_LOG_LEVEL ?? o.logLevel);
   const service = await serviceOf(options, o.maxCalls * o.sessionsPerCall + o.sessionsPerCall);

@@ -15,7 +15,7 @@ import type { Agent } from '../../src/session/agent.ts';
 import { startSandbox } from '../../src/sandbox/index.ts';
 import { hiwar } from '../helpers/processes.ts';
 
-const agent: Agent = { name: 'startup', instructions: 'x', greeting: 'أهلًا', voice: { voice_id: 'ar-hijazi-female-1' } } as Agent;
+const agent: Agent = { name: 'startup', instructions: 'x', greeting: 'أهلًا', voice: { voice_id: 'ar-hijazi-female-1' }, outOfServiceLine: 'الخدمة غير متاحة.' };
 const silent = { level: 'silent' } as const;
 
 /** Runs `check` with a port some other server listens on. */

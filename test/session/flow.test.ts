@@ -24,6 +24,8 @@ after(async () => {
   await sandbox.close();
 });
 
+/** The bank's intents that need no tool but get_balance (an agent's intents may call only its own tools). */
+const balanceOnly = callCentre.intents!.filter((i) => !i.tool || i.tool.name === 'get_balance');
 const agentErrors = (events: { type: string }[]) => events.filter((e): e is { type: 'error'; source: string; message: string } & typeof e => e.type === 'error' && (e as { source?: string }).source === 'agent');
 
 test("one agent's throwing hooks and tool become error events; the other call in the same process completes", async () => {
@@ -39,6 +41,7 @@ test("one agent's throwing hooks and tool become error events; the other call in
     ...callCentre,
     name: 'broken',
     tools: [failing],
+    intents: balanceOnly,
     hooks: {
       onCallStart: () => {
         throw new Error('sync throw at start');
@@ -84,6 +87,7 @@ test('say() speaks a line without the model, and a slow tool gets the filler lin
     ...callCentre,
     name: 'slow-bank',
     tools: [slowBalance],
+    intents: balanceOnly,
     toolFiller: { line: filler, afterMs: 200 },
     hooks: { onEnter: (session) => void session.say('هذه المكالمة مسجلة لضمان الجودة.') },
   };
