@@ -33,18 +33,29 @@ export interface FlowHost {
   speakTaskLine(text: string, task: string, signal: AbortSignal): Promise<void>;
 }
 
-/** The session as tools see it (`ctx.session`): a handoff or a task waits for the tool's reply, not for idle. */
+/**
+ * The session as tools see it (`ctx.session`): a handoff or a task waits for the tool's reply, not
+ * for idle. A line, a model reply or a handoff asked by a tool comes after the tool's own reply,
+ * so its promise resolves once it is queued: awaited inside the tool, "once spoken" waited for
+ * the tool itself, and the call hung in silence until the caller hung up.
+ */
 export function toolControl(session: SessionControl, flow: () => Flow): SessionControl {
+  const queued = (request: Promise<void>) => (request.catch(() => {}), Promise.resolve());
   return {
     get agent() {
       return session.agent;
     },
-    say: (text) => session.say(text),
-    generateReply: (o) => session.generateReply(o),
-    handoff: (next, o) => flow().handoff(true, next, o),
+    say: (text) => (sayRefusal(text) ? session.say(text) : queued(session.say(text))),
+    generateReply: (o) => queued(session.generateReply(o)),
+    handoff: (next, o) => queued(flow().handoff(true, next, o)),
     runTask: (task) => flow().runTask(true, task),
     summarize: () => session.summarize(),
   };
+}
+
+/** Why `say(text)` is refused, if it is. */
+function sayRefusal(text: unknown): string | undefined {
+  return typeof text !== 'string' || !text.trim() ? 'say: the text to speak is empty' : undefined;
 }
 
 /**
@@ -68,7 +79,8 @@ export class Flow {
   }
 
   say(text: string): Promise<void> {
-    if (typeof text !== 'string' || !text.trim()) return Promise.reject(new TypeError('say: the text to speak is empty'));
+    const refused = sayRefusal(text);
+    if (refused) return Promise.reject(new TypeError(refused));
     return new Promise((done) => this.host.lane.enqueue({ text, done }));
   }
 

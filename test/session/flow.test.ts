@@ -168,3 +168,34 @@ test("a handed-off agent's async onEnter awaits say and runs a task (it used to 
   const said = call.agentTurns.map((t) => t.text);
   for (const line of ['معك قسم البطاقات.', 'هل تريد إيقاف البطاقة؟', 'تم إيقاف البطاقة.']) assert.ok(said.includes(line), `the desk said "${line}": ${said.join(' | ')}`);
 });
+
+test('a tool that awaits say, generateReply and handoff goes on at once; they come after its reply (the call hung until the caller left)', async () => {
+  const desk: Agent = { ...callCentre, name: 'desk', greeting: undefined, intents: [], hooks: { onEnter: (session) => void session.say('معك قسم البطاقات.') } };
+  const front: Agent = {
+    ...callCentre,
+    name: 'front',
+    toolFiller: false,
+    tools: [
+      defineTool({
+        name: 'look_up',
+        description: 'Looks the card up, then hands the caller to the desk',
+        parameters: z.object({}),
+        execute: async (_args, ctx) => {
+          await ctx.session!.say('سأحولك بعد قليل.');
+          await ctx.session!.generateReply();
+          await ctx.session!.handoff(desk, { carry: 'none' });
+          return { found: true };
+        },
+      }),
+    ],
+    intents: [{ name: 'cards', examples: ['بطاقتي ضاعت'], tool: { name: 'look_up', args: () => ({}) }, reply: 'وجدت بطاقتك.' }],
+  };
+  const call = await runCall(front, [{ say: 'بطاقتي ضاعت' }, { hangup: true }], { sandbox });
+  const said = call.agentTurns.map((t) => t.text);
+  const at = (line: string) => said.indexOf(line);
+  assert.ok(at('وجدت بطاقتك.') > 0 && at('سأحولك بعد قليل.') > at('وجدت بطاقتك.'), `the tool's reply, then its line: ${said.join(' | ')}`);
+  assert.ok(at('معك قسم البطاقات.') > at('سأحولك بعد قليل.'), `then the desk took over: ${said.join(' | ')}`);
+  assert.deepEqual(call.report.handoffs.map((h) => [h.from, h.to]), [['front', 'desk']]);
+  assert.equal(call.ended, 'caller hung up');
+});
+
