@@ -6,6 +6,7 @@ import { z } from 'zod';
 import callCentre from '../../agents/call-centre/index.ts';
 import { billing, cards, greeter } from '../../agents/call-centre/flow.ts';
 import { defineTool } from '../../src/llm/types.ts';
+import { handoff } from '../../src/session/handoff.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import { agentProblem } from '../../src/session/check-agent.ts';
 
@@ -26,3 +27,10 @@ test('tools that cannot run and intents calling a missing tool are named', () =>
   assert.equal(problem({ tools: [{ description: 'd' }] }), 'tools[0] has no name');
   assert.equal(problem({ tools: tool }), 'tools is not an array');
 });
+
+test('a handoff names what is wrong with the next agent (it is inside a tool, out of sight of the checks before the call)', () => {
+  assert.throws(() => handoff({ ...base, outOfServiceLine: undefined } as unknown as Agent), /^TypeError: handoff: the first argument is not an Agent \(missing outOfServiceLine\)$/);
+  assert.throws(() => handoff({ ...base, intents: [{ name: 'b', examples: ['x'], tool: { name: 'book' }, reply: 'ok' }] }), /handoff: the first argument is not an Agent \(intent b calls tool book, which the agent does not have \(its tools: none\)\)/);
+  assert.equal(handoff({ ...base, tools: [tool] }).agent.name, 'x');
+});
+
