@@ -128,3 +128,11 @@ test('hiwar serve --workers 2 --config FILE whose port is taken (no --port): the
     }
   });
 });
+
+test("a port or maxCalls of the wrong type is refused before anything starts, naming the option (a config file's port: 'x' reached Node's listen)", async () => {
+  const before = await handles();
+  await assert.rejects(createAgentServer({ agent, port: 'x' as never }), /^TypeError: createAgentServer: `port` must be a whole number from 0 to 65535, got "x"$/);
+  await assert.rejects(createAgentServer({ agent, maxCalls: 0 }), /`maxCalls` must be a whole number from 1, got 0/);
+  assert.deepEqual(await handles(), before, 'nothing was started');
+});
+
