@@ -11,7 +11,7 @@ import type { Logger } from './logger.ts';
 import type { ReplyLane } from './reply-lane.ts';
 import type { ReportBuilder } from './report.ts';
 import { buildStages, type AgentStages, type StageContext } from './stages.ts';
-import { TASK_RUN_DEFAULTS, TaskRun } from './task-runner.ts';
+import { TASK_RUN_DEFAULTS, TaskRun, type AnsweredTurn } from './task-runner.ts';
 
 /** What the flow needs from the session. */
 export interface FlowHost {
@@ -30,7 +30,7 @@ export interface FlowHost {
   emit(e: SessionEvent): void;
   threw: HookThrew;
   /** Speaks a task's line as a reply of the session (report, events, barge-in). */
-  speakTaskLine(text: string, task: string, signal: AbortSignal): Promise<void>;
+  speakTaskLine(text: string, task: string, signal: AbortSignal, answers?: AnsweredTurn): Promise<void>;
 }
 
 /**
@@ -155,7 +155,7 @@ export class Flow {
     }
     if (host.isEnding()) return { ok: false, reason: 'no_input' };
     const agent = this.stages.agent.name;
-    const run = new TaskRun<T>(task, { clock: host.clock, speak: (text, signal) => host.speakTaskLine(text, task.name, signal) }, this.stages.agent.taskSilenceMs ?? TASK_RUN_DEFAULTS.silenceMs);
+    const run = new TaskRun<T>(task, { clock: host.clock, speak: (text, signal, answers) => host.speakTaskLine(text, task.name, signal, answers) }, this.stages.agent.taskSilenceMs ?? TASK_RUN_DEFAULTS.silenceMs);
     this.task = run as TaskRun<unknown>;
     const at = host.report.elapsed();
     host.emit({ type: 'task_started', name: task.name });

@@ -7,7 +7,7 @@ import greeter from '../../agents/call-centre/flow.ts';
 import { defineTool } from '../../src/llm/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import { handoff } from '../../src/session/handoff.ts';
-import { confirmTask } from '../../src/tasks/index.ts';
+import { confirmTask, digitsTask } from '../../src/tasks/index.ts';
 import { expectAgentSaid, expectToolCall, runCall, startTestSandbox, type TestSandbox } from '../../src/testing/index.ts';
 
 let sandbox: TestSandbox;
@@ -190,12 +190,31 @@ test('a tool that awaits say, generateReply and handoff goes on at once; they co
     ],
     intents: [{ name: 'cards', examples: ['بطاقتي ضاعت'], tool: { name: 'look_up', args: () => ({}) }, reply: 'وجدت بطاقتك.' }],
   };
-  const call = await runCall(front, [{ say: 'بطاقتي ضاعت' }, { hangup: true }], { sandbox });
+  // The desk's line comes after the takeover, which may be slow on a busy machine: the caller waits.
+  const call = await runCall(front, [{ say: 'بطاقتي ضاعت' }, AGENT_ENDS], { sandbox });
   const said = call.agentTurns.map((t) => t.text);
   const at = (line: string) => said.indexOf(line);
   assert.ok(at('وجدت بطاقتك.') > 0 && at('سأحولك بعد قليل.') > at('وجدت بطاقتك.'), `the tool's reply, then its line: ${said.join(' | ')}`);
   assert.ok(at('معك قسم البطاقات.') > at('سأحولك بعد قليل.'), `then the desk took over: ${said.join(' | ')}`);
   assert.deepEqual(call.report.handoffs.map((h) => [h.from, h.to]), [['front', 'desk']]);
   assert.equal(call.ended, 'caller hung up');
+});
+
+test("a task's line answering a spoken turn is measured as that turn's reply (metrics, report, the trace's turn), as a model reply is", async () => {
+  const agent: Agent = {
+    ...callCentre,
+    name: 'file-desk',
+    hooks: { onEnter: (session) => void session.runTask(digitsTask({ kind: 'custom', length: 4, prompt: 'ما رقم ملفك؟' })) },
+  };
+  const call = await runCall(agent, [{ say: 'واحد اثنان ثلاثة أربعة' }, { say: 'نعم' }, { hangup: true }], { sandbox });
+  const readBack = call.agentTurns.find((t) => t.task === 'digits:custom' && t.text.startsWith('الرقم'));
+  assert.ok(readBack, `the number was read back: ${call.agentTurns.map((t) => t.text).join(' | ')}`);
+  const v2v = readBack.metrics?.voiceToVoiceMs;
+  assert.ok(typeof v2v === 'number' && v2v > 0, `the read-back has its voice-to-voice: ${JSON.stringify(readBack.metrics)}`);
+  assert.ok(readBack.metrics?.endOfSpeechToFinalMs !== undefined && readBack.metrics.endOfTurnReason, 'and the recognition and turn-end parts');
+  assert.ok(call.metrics.some((m) => m.voiceToVoiceMs === v2v), 'the metrics event told it');
+  const started = call.events.filter((e) => e.type === 'reply_started' && 'turn' in e && e.turn !== undefined);
+  assert.ok(started.length >= 1, 'the read-back reply names the caller turn it answers');
+  assert.equal(call.agentTurns.find((t) => t.text === 'ما رقم ملفك؟')?.metrics, undefined, 'the first prompt answers no turn');
 });
 
