@@ -1,5 +1,6 @@
 import type Wavefile from 'wavefile';
-import { encodeWav, loadWavefile, readPcm16Wav } from '../audio/wav.ts';
+import { encodeWav, readPcm16Wav } from '../audio/wav.ts';
+import { loadWavefile } from '../audio/wavefile.ts';
 import type { Role } from './summary.ts';
 
 /** The two sides of a stored call recording (caller left, agent right). */

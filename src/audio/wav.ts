@@ -1,8 +1,5 @@
 import type Wavefile from 'wavefile';
-import { lazyRequire } from '../lazy-require.ts';
-
-/** wavefile, for the layouts read and written below without it (most files never need it). */
-export const loadWavefile = lazyRequire<typeof Wavefile>('wavefile');
+import { loadWavefile } from './wavefile.ts';
 
 export interface PcmAudio {
   samples: Int16Array;

@@ -67,7 +67,7 @@ export async function loadAgent(path: string | undefined, cwd = process.cwd()): 
   // `agent` is the named export `hiwar serve` accepted before.
   const agent = mod.default ?? mod.named.agent;
   if (agent === undefined) throw new CliError(`${where}: ${file} has no default export (export default your Agent)`);
-  const problem = (await import('../testing/check-agent.ts')).agentProblem(agent);
+  const problem = (await import('../session/check-agent.ts')).agentProblem(agent);
   if (problem) throw new CliError(`${where}: the default export of ${file} is not an Agent (${problem})`);
   return { agent: agent as Agent, file, dir };
 }

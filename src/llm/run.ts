@@ -1,6 +1,6 @@
 import { runTools, toolMessages, type ToolOutcome } from './tools.ts';
 import type { CallControl } from '../transport/types.ts';
-import { fillerFor, stillRunningAfter, type ToolFiller } from './tool-filler.ts';
+import { fillerFor, noticingTasks, stillRunningAfter, type ToolFiller } from './tool-filler.ts';
 import type { ChatMessage, Llm, Tool, ToolContext } from './types.ts';
 
 /** What a reply streams: text, a tool starting or finishing, the end of the reply. */
@@ -49,10 +49,14 @@ export async function* streamReply(
     }
     if (!calls?.length || round === maxRounds) return;
     for (const c of calls) yield { type: 'tool_started', name: c.name, arguments: c.arguments };
-    const running = runTools(calls, tools, { signal, ...(call ? { call } : {}), ...(session ? { session } : {}) });
+    // A tool that runs a task talks with the caller meanwhile: no filler then ("one moment, I'm
+    // checking" said right after the task's question, while the caller was to answer it).
+    let asking = false;
+    const toolSession = session && noticingTasks(session, () => (asking = true));
+    const running = runTools(calls, tools, { signal, ...(call ? { call } : {}), ...(toolSession ? { session: toolSession } : {}) });
     // A slow tool: the caller hears the filler line once while it works, not silence.
     const filler = fillerFor(calls, tools, toolFiller);
-    if (filler && (await stillRunningAfter(running, filler.afterMs)) && !signal.aborted) yield { type: 'tool_slow', line: filler.line };
+    if (filler && (await stillRunningAfter(running, filler.afterMs)) && !signal.aborted && !asking) yield { type: 'tool_slow', line: filler.line };
     const outcomes = await running;
     for (const o of outcomes) yield { type: 'tool_finished', outcome: o };
     const added: ChatMessage[] = [{ role: 'assistant', content: '', tool_calls: calls }, ...toolMessages(outcomes)];

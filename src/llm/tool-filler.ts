@@ -1,3 +1,4 @@
+import type { SessionControl } from '../session/control.ts';
 import type { Tool } from './types.ts';
 
 /** A line said once while slow tools work, and after how long. */
@@ -37,4 +38,18 @@ export function stillRunningAfter(work: Promise<unknown>, ms: number): Promise<b
     };
     work.then(settled, settled);
   });
+}
+
+/** `session` as the tools of one model turn see it, calling `started` when one of them runs a task. */
+export function noticingTasks(session: SessionControl, started: () => void): SessionControl {
+  return {
+    get agent() {
+      return session.agent;
+    },
+    say: (text) => session.say(text),
+    generateReply: (o) => session.generateReply(o),
+    handoff: (next, o) => session.handoff(next, o),
+    runTask: (task) => (started(), session.runTask(task)),
+    summarize: () => session.summarize(),
+  };
 }

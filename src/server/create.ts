@@ -5,6 +5,7 @@ import type { Llm } from '../llm/types.ts';
 import type { SandboxOptions } from '../sandbox/index.ts';
 import { ServiceClient } from '../service/client.ts';
 import type { Agent } from '../session/agent.ts';
+import { agentProblem } from '../session/check-agent.ts';
 import type { CallReport } from '../session/events.ts';
 import { createLogger, type Logger } from '../session/logger.ts';
 import type { Clock } from '../transport/clock.ts';
@@ -165,8 +166,13 @@ export interface AgentServerApp {
 export async function createAgentServer(options: CreateAgentServerOptions): Promise<AgentServerApp> {
   const o = resolved(options);
   if (!o.agent && !o.agentFor) throw new TypeError('createAgentServer needs an agent: give `agent`, or `agentFor(call)` choosing one per call');
-  if (o.agent && !o.agent.name) throw new TypeError('createAgentServer: `agent` is not an Agent (it has no name)');
+  const problem = o.agent && agentProblem(o.agent);
+  if (problem) throw new TypeError(`createAgentServer: \`agent\` is not an Agent (${problem})`);
   if (o.agentFor && typeof o.agentFor !== 'function') throw new TypeError('createAgentServer: `agentFor` must be a function of the call');
+  // Said here, before anything starts: a config file's `port: '8080'` reached Node's listen, whose
+  // error named neither the option nor the file.
+  if (!isWhole(o.port, 0, 65535)) throw new TypeError(`createAgentServer: \`port\` must be a whole number from 0 to 65535, got ${JSON.stringify(o.port)}`);
+  if (!isWhole(o.maxCalls, 1, Infinity)) throw new TypeError(`createAgentServer: \`maxCalls\` must be a whole number from 1, got ${JSON.stringify(o.maxCalls)}`);
   const logger = options.logger ?? createLogger(process.env.HIWAR_LOG_LEVEL ?? o.logLevel);
   const service = await serviceOf(options, o.maxCalls * o.sessionsPerCall + o.sessionsPerCall);
   const opened: { server?: AgentServer } = {};
@@ -309,6 +315,8 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
 }
 
 /** The options over their defaults. */
+const isWhole = (v: unknown, min: number, max: number) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
+
 const resolved = (options: CreateAgentServerOptions) => ({ ...AGENT_SERVER_DEFAULTS, ...withoutUndefined(options) });
 type Resolved = ReturnType<typeof resolved>;
 

@@ -29,7 +29,7 @@ import { ReplyLane, type LaneRequest } from './reply-lane.ts';
 import { onReplyEvent, recordReply, type ReplyRecordHost } from './reply-record.ts';
 import { ReportBuilder } from './report.ts';
 import { buildStt, defaultLlm, listenEndpointing, type AgentStages, type StageContext } from './stages.ts';
-import type { TaskRun } from './task-runner.ts';
+import type { AnsweredTurn, TaskRun } from './task-runner.ts';
 import { callerAudio, onTransportEvent, type TransportHost } from './transport-events.ts';
 
 export { defaultLlm };
@@ -52,6 +52,8 @@ export interface SessionOptions {
 interface Request extends LaneRequest {
   /** The task whose line this is. */
   task?: string;
+  /** The caller's turn a task's line answers (its latency is measured as a model reply's). */
+  answers?: AnsweredTurn;
 }
 
 /**
@@ -212,7 +214,7 @@ export class AgentSession implements SessionControl {
       isEnding: () => !!this.ending,
       emit: (e) => this.emit(e),
       threw: this.threw,
-      speakTaskLine: (text, task, signal) => this.actions.during(() => this.reply({ text, task }, signal)),
+      speakTaskLine: (text, task, signal, answers) => this.actions.during(() => this.reply({ text, task, answers }, signal)),
     });
   }
 
@@ -397,11 +399,15 @@ export class AgentSession implements SessionControl {
     if (req.turn) this.setState('thinking');
     // Numbered, and its events told as its own: a task's line may run inside a reply whose tool waits.
     const id = ++this.replies;
-    this.emit({ type: 'reply_started', reply: id, ...(req.turn && req.turnNumber ? { turn: req.turnNumber } : {}) });
-    const r = await replies.run({ ...req, events: (e) => onReplyEvent(this.replyHost, e, id) }, signal);
+    const { answers, ...ask } = req;
+    // A task's line answering the caller's turn counts as that turn's reply (metrics, traces), but
+    // goes to the reply stage as a fixed line: the task already put the turn in the history.
+    const answered = answers ? { ...ask, turn: answers.turn, speechEndAt: answers.speechEndAt, turnNumber: answers.turnNumber } : ask;
+    this.emit({ type: 'reply_started', reply: id, ...(answered.turn && answered.turnNumber ? { turn: answered.turnNumber } : {}) });
+    const r = await replies.run({ ...ask, events: (e) => onReplyEvent(this.replyHost, e, id) }, signal);
     if (r.text) this.lastAgentLine = r.text;
     this.hearing.schedule();
-    recordReply(this.replyHost, agent, req, r, id);
+    recordReply(this.replyHost, agent, answered, r, id);
     if (!this.stages.replies.current) this.setState('listening');
     if (r.fatal) {
       const f = classifyFailure(r.fatal.error, 'tts');

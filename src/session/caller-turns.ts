@@ -14,7 +14,7 @@ import type { ChatHistory } from './history.ts';
 import type { LaneRequest } from './reply-lane.ts';
 import type { ReportBuilder } from './report.ts';
 import type { Recognizer } from './stage-types.ts';
-import type { TaskRun } from './task-runner.ts';
+import type { AnsweredTurn, TaskRun } from './task-runner.ts';
 
 /** What the caller's turns need of their session. */
 export interface CallerTurnsHost {
@@ -43,7 +43,7 @@ export class CallerTurns {
    * A caller turn, reported and given to the hook; a task running takes it (returns true),
    * else it is for the model.
    */
-  said(text: string, source: 'speech' | 'dtmf', input: TaskInput, span: { from?: number; to?: number } = {}): boolean {
+  said(text: string, source: 'speech' | 'dtmf', input: TaskInput, span: { from?: number; to?: number } = {}, spoken?: Omit<AnsweredTurn, 'turnNumber'>): boolean {
     const h = this.host;
     const task = h.task();
     const agent = h.agent();
@@ -52,7 +52,7 @@ export class CallerTurns {
     h.emit({ type: 'user_turn', text, source, turn: ++this.last });
     if (!task) return false;
     h.history.addUser(text);
-    task.input(input);
+    task.input(input, spoken && { ...spoken, turnNumber: this.last });
     return true;
   }
 
@@ -64,6 +64,6 @@ export class CallerTurns {
     const speechEndAt = turn.lastWordEnd !== undefined ? h.stt.timeOf(turn.lastWordEnd) : undefined;
     if (h.amd?.swallows(speechEndAt)) return; // the "ألو" the detection decided on is no turn
     const speechStartAt = turn.firstWordStart !== undefined ? h.stt.timeOf(turn.firstWordStart) : undefined;
-    this.said(turn.text, 'speech', { kind: 'speech', text: turn.text }, { from: speechStartAt, to: speechEndAt }) || h.answer({ turn, speechEndAt, turnNumber: this.last });
+    this.said(turn.text, 'speech', { kind: 'speech', text: turn.text }, { from: speechStartAt, to: speechEndAt }, { turn, speechEndAt }) || h.answer({ turn, speechEndAt, turnNumber: this.last });
   }
 }

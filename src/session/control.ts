@@ -18,14 +18,15 @@ export interface SessionControl {
   readonly agent: Agent;
   /**
    * Speaks `text` without the model, after the reply in flight; it goes into the history as the
-   * agent's and into the report. Resolves once spoken (or cut off by the caller).
+   * agent's and into the report. Resolves once spoken (or cut off by the caller); from a tool
+   * (`ctx.session`), once queued after the tool's reply.
    */
   say(text: string): Promise<void>;
-  /** A model reply now (after the reply in flight), with one-off extra instructions. */
+  /** A model reply now (after the reply in flight), with one-off extra instructions; from a tool, resolves once queued. */
   generateReply(opts?: GenerateReplyOptions): Promise<void>;
   /**
    * Hands the call to `next` at the next reply (from a tool: once the tool's reply is spoken).
-   * Resolves when the next agent has taken over.
+   * Resolves when the next agent has taken over; from a tool, once the handoff is asked for.
    */
   handoff(next: Agent, opts?: HandoffOptions): Promise<void>;
   /**

@@ -92,9 +92,19 @@ export function kindOfError(err: unknown, source: FailureSource): FailureKind {
   return source === 'llm' ? 'model' : 'protocol';
 }
 
+/** Longest service explanation of a refused request kept in a failure's message. */
+const REFUSAL_MAX_CHARS = 160;
+
 /** A typed, clean failure for an error met by `source`. */
 export function classifyFailure(err: unknown, source: FailureSource): Failure {
   const kind = kindOfError(err, source);
+  // A request the service refused as malformed (an unknown voice_id, a rate out of range): its
+  // own explanation is what the operator fixes, where "answered something it should not have"
+  // sent them looking at the service.
+  if (kind === 'protocol' && err instanceof ServiceError && err.status >= 400 && err.status < 500 && err.errorMessage) {
+    const why = err.errorMessage.length > REFUSAL_MAX_CHARS ? `${err.errorMessage.slice(0, REFUSAL_MAX_CHARS)}…` : err.errorMessage;
+    return { kind, message: `${WHAT[source]} refused the request (HTTP ${err.status}: ${why})` };
+  }
   const status = err instanceof ServiceError || (err instanceof APIError && err.status) ? ` ${(err as { status: number }).status}` : '';
   return { kind, message: failureMessage(source, kind, status ? `HTTP${status}` : undefined) };
 }

@@ -11,7 +11,7 @@ import type { Logger } from './logger.ts';
 import type { ReplyLane } from './reply-lane.ts';
 import type { ReportBuilder } from './report.ts';
 import { buildStages, type AgentStages, type StageContext } from './stages.ts';
-import { TASK_RUN_DEFAULTS, TaskRun } from './task-runner.ts';
+import { TASK_RUN_DEFAULTS, TaskRun, type AnsweredTurn } from './task-runner.ts';
 
 /** What the flow needs from the session. */
 export interface FlowHost {
@@ -30,21 +30,32 @@ export interface FlowHost {
   emit(e: SessionEvent): void;
   threw: HookThrew;
   /** Speaks a task's line as a reply of the session (report, events, barge-in). */
-  speakTaskLine(text: string, task: string, signal: AbortSignal): Promise<void>;
+  speakTaskLine(text: string, task: string, signal: AbortSignal, answers?: AnsweredTurn): Promise<void>;
 }
 
-/** The session as tools see it (`ctx.session`): a handoff or a task waits for the tool's reply, not for idle. */
+/**
+ * The session as tools see it (`ctx.session`): a handoff or a task waits for the tool's reply, not
+ * for idle. A line, a model reply or a handoff asked by a tool comes after the tool's own reply,
+ * so its promise resolves once it is queued: awaited inside the tool, "once spoken" waited for
+ * the tool itself, and the call hung in silence until the caller hung up.
+ */
 export function toolControl(session: SessionControl, flow: () => Flow): SessionControl {
+  const queued = (request: Promise<void>) => (request.catch(() => {}), Promise.resolve());
   return {
     get agent() {
       return session.agent;
     },
-    say: (text) => session.say(text),
-    generateReply: (o) => session.generateReply(o),
-    handoff: (next, o) => flow().handoff(true, next, o),
+    say: (text) => (sayRefusal(text) ? session.say(text) : queued(session.say(text))),
+    generateReply: (o) => queued(session.generateReply(o)),
+    handoff: (next, o) => queued(flow().handoff(true, next, o)),
     runTask: (task) => flow().runTask(true, task),
     summarize: () => session.summarize(),
   };
+}
+
+/** Why `say(text)` is refused, if it is. */
+function sayRefusal(text: unknown): string | undefined {
+  return typeof text !== 'string' || !text.trim() ? 'say: the text to speak is empty' : undefined;
 }
 
 /**
@@ -68,7 +79,8 @@ export class Flow {
   }
 
   say(text: string): Promise<void> {
-    if (typeof text !== 'string' || !text.trim()) return Promise.reject(new TypeError('say: the text to speak is empty'));
+    const refused = sayRefusal(text);
+    if (refused) return Promise.reject(new TypeError(refused));
     return new Promise((done) => this.host.lane.enqueue({ text, done }));
   }
 
@@ -143,7 +155,7 @@ export class Flow {
     }
     if (host.isEnding()) return { ok: false, reason: 'no_input' };
     const agent = this.stages.agent.name;
-    const run = new TaskRun<T>(task, { clock: host.clock, speak: (text, signal) => host.speakTaskLine(text, task.name, signal) }, this.stages.agent.taskSilenceMs ?? TASK_RUN_DEFAULTS.silenceMs);
+    const run = new TaskRun<T>(task, { clock: host.clock, speak: (text, signal, answers) => host.speakTaskLine(text, task.name, signal, answers) }, this.stages.agent.taskSilenceMs ?? TASK_RUN_DEFAULTS.silenceMs);
     this.task = run as TaskRun<unknown>;
     const at = host.report.elapsed();
     host.emit({ type: 'task_started', name: task.name });

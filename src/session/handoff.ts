@@ -1,5 +1,6 @@
 import type { ChatMessage, Llm } from '../llm/types.ts';
 import type { Agent } from './agent.ts';
+import { agentProblem } from './check-agent.ts';
 
 /** What the next agent is told of the conversation so far. */
 export type HandoffCarry = 'summary' | 'full' | 'none';
@@ -45,9 +46,9 @@ export class Handoff {
  * settings take over; its `hooks.onEnter` runs, the previous agent's `hooks.onExit` before it.
  */
 export function handoff(next: Agent, opts: HandoffOptions = {}): Handoff {
-  if (!next || typeof next !== 'object' || typeof next.name !== 'string' || typeof next.instructions !== 'string') {
-    throw new TypeError('handoff: the first argument is not an Agent (it needs a name and instructions)');
-  }
+  // The next agent is inside a tool's code, out of sight of the checks --agent and runCall make.
+  const problem = agentProblem(next);
+  if (problem) throw new TypeError(`handoff: the first argument is not an Agent (${problem})`);
   const carry = opts.carry ?? HANDOFF_DEFAULTS.carry;
   if (!['summary', 'full', 'none'].includes(carry)) throw new TypeError(`handoff: carry must be 'summary', 'full' or 'none', got ${String(carry)}`);
   return new Handoff(next, carry);

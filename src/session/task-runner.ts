@@ -1,3 +1,4 @@
+import type { UserTurn } from '../pipeline/turns.ts';
 import type { CollectTask, TaskInput, TaskResult, TaskStep } from '../tasks/types.ts';
 import { Alarm, type Clock } from '../transport/clock.ts';
 
@@ -7,11 +8,20 @@ export const TASK_RUN_DEFAULTS = {
   silenceMs: 8000,
 } as const;
 
+/** The caller's spoken turn a task's line answers: that line's latency is the turn's, as a model reply's is. */
+export interface AnsweredTurn {
+  turn: UserTurn;
+  /** Clock time the caller stopped speaking. */
+  speechEndAt: number | undefined;
+  /** The turn's number (`user_turn`'s `turn`). */
+  turnNumber: number;
+}
+
 /** What a running task needs from the session. */
 export interface TaskHost {
   clock: Clock;
-  /** Speaks one of the task's lines (open to barge-in); resolves once spoken or cut off. */
-  speak(text: string, signal: AbortSignal): Promise<void>;
+  /** Speaks one of the task's lines (open to barge-in), answering `answers` when given; resolves once spoken or cut off. */
+  speak(text: string, signal: AbortSignal, answers?: AnsweredTurn): Promise<void>;
 }
 
 /**
@@ -50,11 +60,11 @@ export class TaskRun<T> {
     this.step(() => this.task.start());
   }
 
-  /** The caller answered (a final turn or gathered keys): a line still playing stops. */
-  input(input: TaskInput): void {
+  /** The caller answered (a final turn or gathered keys; `answers`: the spoken turn): a line still playing stops. */
+  input(input: TaskInput, answers?: AnsweredTurn): void {
     this.cancelLine();
     this.quiet();
-    this.step(() => this.task.next(input));
+    this.step(() => this.task.next(input), answers);
   }
 
   /** The caller is speaking: the silence count starts again. */
@@ -83,7 +93,7 @@ export class TaskRun<T> {
   }
 
   /** One step of the task, after the steps before it: its line spoken, then done or waiting. */
-  private step(next: () => TaskStep<T>): void {
+  private step(next: () => TaskStep<T>, answers?: AnsweredTurn): void {
     this.chain = this.chain.then(async () => {
       if (this.over) return;
       let s: TaskStep<T>;
@@ -97,7 +107,7 @@ export class TaskRun<T> {
       if (s.say) {
         const ctrl = new AbortController();
         this.line = ctrl;
-        await this.host.speak(s.say, ctrl.signal).catch(() => {});
+        await this.host.speak(s.say, ctrl.signal, answers).catch(() => {});
         if (this.line === ctrl) this.line = undefined;
       }
       if (s.done) return this.finish(s.done);

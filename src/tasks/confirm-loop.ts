@@ -60,10 +60,10 @@ export function confirmLoop<T>(capture: Capture<T>): CollectTask<T> {
     phase = 'ask';
     return { say: `${why} ${lines.prompt}` };
   };
-  const heardSomething = (h: Heard<T>): TaskStep<T> => {
+  const heardSomething = (h: Heard<T>, keyed = false): TaskStep<T> => {
     if (h.heard !== undefined) lastHeard = h.heard;
     if (h.value !== undefined) return readBack(h.value);
-    return fail(h.problem === 'invalid' ? fill(lines.invalid, lines.label) : lines.notUnderstood);
+    return fail(h.problem === 'invalid' ? fill(keyed ? lines.invalidKeyed : lines.invalid, lines.label) : lines.notUnderstood);
   };
 
   return {
@@ -87,7 +87,7 @@ export function confirmLoop<T>(capture: Capture<T>): CollectTask<T> {
           return fail(lines.tryAgain);
         }
         if (!keys) return { say: phase === 'ask' ? lines.prompt : confirmLine() };
-        return heardSomething(capture.fromKeys(keys));
+        return heardSomething(capture.fromKeys(keys), true);
       }
       const text = input.text;
       if (isRepeatRequest(text)) return { say: phase === 'ask' ? lines.prompt : confirmLine() };

@@ -30,6 +30,8 @@ export const TASK_DEFAULTS = {
     notUnderstood: 'عذرًا، لم أفهم.',
     /** A value was heard but fails its check (length, checksum, format). */
     invalid: 'عذرًا، {label} الذي سمعته غير صحيح.',
+    /** A value was keyed but fails its check ("heard" would tell a caller who typed it that they were misheard). */
+    invalidKeyed: 'عذرًا، {label} الذي أدخلته غير صحيح.',
     /** After a "no" to the read-back. */
     tryAgain: 'حسنًا، لنحاول مرة أخرى.',
     /** Neither yes nor no heard after a read-back. */
@@ -48,6 +50,7 @@ export interface TaskLines {
   confirm: string;
   notUnderstood: string;
   invalid: string;
+  invalidKeyed: string;
   tryAgain: string;
   yesOrNo: string;
   noInput: string;
@@ -67,7 +70,7 @@ export interface TaskOptions {
 export function taskLines(kind: keyof typeof TASK_DEFAULTS.lines.prompts, options: TaskOptions): TaskLines {
   const d = TASK_DEFAULTS.lines;
   return {
-    prompt: options.prompt ?? d.prompts[kind], label: d.labels[kind], confirm: d.confirm, notUnderstood: d.notUnderstood, invalid: d.invalid,
+    prompt: options.prompt ?? d.prompts[kind], label: d.labels[kind], confirm: d.confirm, notUnderstood: d.notUnderstood, invalid: d.invalid, invalidKeyed: d.invalidKeyed,
     tryAgain: d.tryAgain, yesOrNo: d.yesOrNo, noInput: d.noInput, giveUp: d.giveUp,
     ...options.lines,
   };

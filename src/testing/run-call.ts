@@ -5,7 +5,7 @@ import type { Agent } from '../session/agent.ts';
 import type { AgentSession } from '../session/agent-session.ts';
 import type { CallReport, ReportTurn, SessionEvent, TurnMetrics } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
-import { agentProblem } from './check-agent.ts';
+import { agentProblem } from '../session/check-agent.ts';
 import { agentPhrases } from './phrases.ts';
 import { progressOf, stderrProgress, untaught, voicingLine, type TestProgress } from './progress.ts';
 import { startTestSandbox, type TestSandbox } from './sandbox.ts';

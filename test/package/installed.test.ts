@@ -117,9 +117,9 @@ test("docs/writing-agents.md's session.mjs runs as written: a session on the use
 });
 
 test("docs/outbound.md's fake-twilio.mjs places a whole call with hiwar call, no account", async () => {
-  assert.ok(SNIPPETS.has('fake-twilio.mjs'), 'docs/outbound.md shows fake-twilio.mjs');
+  assert.ok(SNIPPETS.has('fake-twilio.mjs') && SNIPPETS.has('reminder.mjs'), 'docs/outbound.md shows fake-twilio.mjs and the agent it calls, reminder.mjs');
   writeFileSync(join(blank.project, 'fake-twilio.mjs'), SNIPPETS.get('fake-twilio.mjs')!);
-  writeFileSync(join(blank.project, 'reminder.mjs'), "export default { name: 'reminder', instructions: 'x', greeting: 'مرحبًا {name}، نذكرك بموعدك غدًا.', voice: { voice_id: 'ar-hijazi-female-1' }, outOfServiceLine: 'الخدمة غير متاحة.' };\n");
+  writeFileSync(join(blank.project, 'reminder.mjs'), SNIPPETS.get('reminder.mjs')!);
   const [fakePort, port] = [await freePort(), await freePort()];
   const fake = await startUntil(blank.project, process.execPath, ['fake-twilio.mjs'], { ...blank.env, FAKE_PORT: String(fakePort), TWILIO_AUTH_TOKEN: 'test-token' }, /fake Twilio on (http:\/\/\S+)/);
   try {

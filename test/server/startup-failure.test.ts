@@ -15,7 +15,7 @@ import type { Agent } from '../../src/session/agent.ts';
 import { startSandbox } from '../../src/sandbox/index.ts';
 import { hiwar } from '../helpers/processes.ts';
 
-const agent: Agent = { name: 'startup', instructions: 'x', greeting: 'أهلًا', voice: { voice_id: 'ar-hijazi-female-1' } } as Agent;
+const agent: Agent = { name: 'startup', instructions: 'x', greeting: 'أهلًا', voice: { voice_id: 'ar-hijazi-female-1' }, outOfServiceLine: 'الخدمة غير متاحة.' };
 const silent = { level: 'silent' } as const;
 
 /** Runs `check` with a port some other server listens on. */
@@ -128,3 +128,11 @@ test('hiwar serve --workers 2 --config FILE whose port is taken (no --port): the
     }
   });
 });
+
+test("a port or maxCalls of the wrong type is refused before anything starts, naming the option (a config file's port: 'x' reached Node's listen)", async () => {
+  const before = await handles();
+  await assert.rejects(createAgentServer({ agent, port: 'x' as never }), /^TypeError: createAgentServer: `port` must be a whole number from 0 to 65535, got "x"$/);
+  await assert.rejects(createAgentServer({ agent, maxCalls: 0 }), /`maxCalls` must be a whole number from 1, got 0/);
+  assert.deepEqual(await handles(), before, 'nothing was started');
+});
+

@@ -7,7 +7,7 @@ import greeter from '../../agents/call-centre/flow.ts';
 import { defineTool } from '../../src/llm/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import { handoff } from '../../src/session/handoff.ts';
-import { confirmTask } from '../../src/tasks/index.ts';
+import { confirmTask, digitsTask } from '../../src/tasks/index.ts';
 import { expectAgentSaid, expectToolCall, runCall, startTestSandbox, type TestSandbox } from '../../src/testing/index.ts';
 
 let sandbox: TestSandbox;
@@ -24,6 +24,8 @@ after(async () => {
   await sandbox.close();
 });
 
+/** The bank's intents that need no tool but get_balance (an agent's intents may call only its own tools). */
+const balanceOnly = callCentre.intents!.filter((i) => !i.tool || i.tool.name === 'get_balance');
 const agentErrors = (events: { type: string }[]) => events.filter((e): e is { type: 'error'; source: string; message: string } & typeof e => e.type === 'error' && (e as { source?: string }).source === 'agent');
 
 test("one agent's throwing hooks and tool become error events; the other call in the same process completes", async () => {
@@ -39,6 +41,7 @@ test("one agent's throwing hooks and tool become error events; the other call in
     ...callCentre,
     name: 'broken',
     tools: [failing],
+    intents: balanceOnly,
     hooks: {
       onCallStart: () => {
         throw new Error('sync throw at start');
@@ -84,6 +87,7 @@ test('say() speaks a line without the model, and a slow tool gets the filler lin
     ...callCentre,
     name: 'slow-bank',
     tools: [slowBalance],
+    intents: balanceOnly,
     toolFiller: { line: filler, afterMs: 200 },
     hooks: { onEnter: (session) => void session.say('هذه المكالمة مسجلة لضمان الجودة.') },
   };
@@ -164,3 +168,53 @@ test("a handed-off agent's async onEnter awaits say and runs a task (it used to 
   const said = call.agentTurns.map((t) => t.text);
   for (const line of ['معك قسم البطاقات.', 'هل تريد إيقاف البطاقة؟', 'تم إيقاف البطاقة.']) assert.ok(said.includes(line), `the desk said "${line}": ${said.join(' | ')}`);
 });
+
+test('a tool that awaits say, generateReply and handoff goes on at once; they come after its reply (the call hung until the caller left)', async () => {
+  const desk: Agent = { ...callCentre, name: 'desk', greeting: undefined, intents: [], hooks: { onEnter: (session) => void session.say('معك قسم البطاقات.') } };
+  const front: Agent = {
+    ...callCentre,
+    name: 'front',
+    toolFiller: false,
+    tools: [
+      defineTool({
+        name: 'look_up',
+        description: 'Looks the card up, then hands the caller to the desk',
+        parameters: z.object({}),
+        execute: async (_args, ctx) => {
+          await ctx.session!.say('سأحولك بعد قليل.');
+          await ctx.session!.generateReply();
+          await ctx.session!.handoff(desk, { carry: 'none' });
+          return { found: true };
+        },
+      }),
+    ],
+    intents: [{ name: 'cards', examples: ['بطاقتي ضاعت'], tool: { name: 'look_up', args: () => ({}) }, reply: 'وجدت بطاقتك.' }],
+  };
+  // The desk's line comes after the takeover, which may be slow on a busy machine: the caller waits.
+  const call = await runCall(front, [{ say: 'بطاقتي ضاعت' }, AGENT_ENDS], { sandbox });
+  const said = call.agentTurns.map((t) => t.text);
+  const at = (line: string) => said.indexOf(line);
+  assert.ok(at('وجدت بطاقتك.') > 0 && at('سأحولك بعد قليل.') > at('وجدت بطاقتك.'), `the tool's reply, then its line: ${said.join(' | ')}`);
+  assert.ok(at('معك قسم البطاقات.') > at('سأحولك بعد قليل.'), `then the desk took over: ${said.join(' | ')}`);
+  assert.deepEqual(call.report.handoffs.map((h) => [h.from, h.to]), [['front', 'desk']]);
+  assert.equal(call.ended, 'caller hung up');
+});
+
+test("a task's line answering a spoken turn is measured as that turn's reply (metrics, report, the trace's turn), as a model reply is", async () => {
+  const agent: Agent = {
+    ...callCentre,
+    name: 'file-desk',
+    hooks: { onEnter: (session) => void session.runTask(digitsTask({ kind: 'custom', length: 4, prompt: 'ما رقم ملفك؟' })) },
+  };
+  const call = await runCall(agent, [{ say: 'واحد اثنان ثلاثة أربعة' }, { say: 'نعم' }, { hangup: true }], { sandbox });
+  const readBack = call.agentTurns.find((t) => t.task === 'digits:custom' && t.text.startsWith('الرقم'));
+  assert.ok(readBack, `the number was read back: ${call.agentTurns.map((t) => t.text).join(' | ')}`);
+  const v2v = readBack.metrics?.voiceToVoiceMs;
+  assert.ok(typeof v2v === 'number' && v2v > 0, `the read-back has its voice-to-voice: ${JSON.stringify(readBack.metrics)}`);
+  assert.ok(readBack.metrics?.endOfSpeechToFinalMs !== undefined && readBack.metrics.endOfTurnReason, 'and the recognition and turn-end parts');
+  assert.ok(call.metrics.some((m) => m.voiceToVoiceMs === v2v), 'the metrics event told it');
+  const started = call.events.filter((e) => e.type === 'reply_started' && 'turn' in e && e.turn !== undefined);
+  assert.ok(started.length >= 1, 'the read-back reply names the caller turn it answers');
+  assert.equal(call.agentTurns.find((t) => t.text === 'ما رقم ملفك؟')?.metrics, undefined, 'the first prompt answers no turn');
+});
+

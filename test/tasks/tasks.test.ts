@@ -83,6 +83,10 @@ test('card last four and OTP: lengths checked; custom validate refuses', () => {
   const custom = run(digitsTask({ kind: 'custom', validate: (d) => d.startsWith('9') }), [say('خمسة خمسة'), say('تسعة تسعة'), say('إيه')]);
   assert.match(custom[1]!.say!, /غير صحيح/);
   assert.deepEqual(custom[3]!.done, { ok: true, value: '99' });
+  // Keyed: the caller is told what they entered is wrong, not that it was misheard.
+  const keyedCustom = run(digitsTask({ kind: 'custom', validate: (d) => d.startsWith('9') }), [keys('55#')]);
+  assert.equal(keyedCustom[1]!.say, `${L.invalidKeyed.replace('{label}', L.labels.custom)} ${L.prompts.custom}`);
+  assert.match(keyedCustom[1]!.say!, /أدخلته/);
 });
 
 test('the caller declining the question ends the task as caller_declined', () => {

@@ -1,0 +1,38 @@
+import type { Agent } from './agent.ts';
+
+/**
+ * What makes a value not an Agent (the fields every agent needs), for a one-line error; undefined
+ * when it is one. Agents loaded from a user's JavaScript, or from TypeScript run without a type
+ * check, reach hiwar unchecked: a missing field would otherwise surface mid-call.
+ */
+export function agentProblem(v: unknown): string | undefined {
+  if (!v || typeof v !== 'object') return `it is ${v === null ? 'null' : typeof v}, not an object`;
+  const a = v as Partial<Agent>;
+  const missing = [
+    typeof a.name === 'string' && a.name ? undefined : 'name',
+    typeof a.instructions === 'string' ? undefined : 'instructions',
+    a.voice && typeof a.voice === 'object' && typeof a.voice.voice_id === 'string' ? undefined : 'voice: { voice_id }',
+    typeof a.outOfServiceLine === 'string' ? undefined : 'outOfServiceLine',
+  ].filter(Boolean);
+  if (missing.length) return `missing ${missing.join(', ')}`;
+  return toolsProblem(a);
+}
+
+/** Tools that cannot run, or intents that call a tool the agent lacks: found mid-call otherwise ("tool x → null"). */
+function toolsProblem(a: Partial<Agent>): string | undefined {
+  if (a.tools !== undefined && !Array.isArray(a.tools)) return 'tools is not an array';
+  const tools = a.tools ?? [];
+  for (const [i, t] of tools.entries()) {
+    const name = t && typeof t.name === 'string' && t.name ? t.name : undefined;
+    if (!name) return `tools[${i}] has no name`;
+    if (typeof t.execute !== 'function') return `tool ${name} has no execute function`;
+    if (typeof (t.parameters as { safeParse?: unknown } | undefined)?.safeParse !== 'function') return `tool ${name}: parameters is not a zod schema (z.object({…}); defineTool makes one)`;
+    if (tools.findIndex((o) => o.name === name) !== i) return `two tools are named ${name}`;
+  }
+  const names = tools.map((t) => t.name);
+  for (const intent of a.intents ?? []) {
+    const tool = intent?.tool?.name;
+    if (tool !== undefined && !names.includes(tool)) return `intent ${intent.name} calls tool ${tool}, which the agent does not have (its tools: ${names.join(', ') || 'none'})`;
+  }
+  return undefined;
+}

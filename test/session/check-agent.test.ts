@@ -1,0 +1,36 @@
+// What `hiwar demo|serve|call --agent` and `runCall` refuse before a call starts: an agent whose
+// tools cannot run, or whose scripted intents call a tool it lacks (before: "tool x → null" mid-call).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { z } from 'zod';
+import callCentre from '../../agents/call-centre/index.ts';
+import { billing, cards, greeter } from '../../agents/call-centre/flow.ts';
+import { defineTool } from '../../src/llm/types.ts';
+import { handoff } from '../../src/session/handoff.ts';
+import type { Agent } from '../../src/session/agent.ts';
+import { agentProblem } from '../../src/session/check-agent.ts';
+
+const base: Agent = { name: 'x', instructions: 'y', voice: { voice_id: 'ar-hijazi-female-1' }, outOfServiceLine: 'z' };
+const tool = defineTool({ name: 'book', description: 'Books', parameters: z.object({}), execute: () => ({ booked: true }) });
+
+test('the shipped agents pass', () => {
+  for (const agent of [callCentre, greeter, cards, billing, { ...base, tools: [tool], intents: [{ name: 'b', examples: ['موعد'], tool: { name: 'book' }, reply: 'تم.' }] }]) assert.equal(agentProblem(agent), undefined, agent.name);
+});
+
+test('tools that cannot run and intents calling a missing tool are named', () => {
+  const problem = (extra: object) => agentProblem({ ...base, ...extra });
+  assert.equal(problem({ intents: [{ name: 'balance', examples: ['كم رصيدي'], tool: { name: 'get_balance' }, reply: 'ok' }] }), 'intent balance calls tool get_balance, which the agent does not have (its tools: none)');
+  assert.equal(problem({ tools: [tool], intents: [{ name: 'b', examples: ['x'], tool: { name: 'bok' }, reply: 'ok' }] }), 'intent b calls tool bok, which the agent does not have (its tools: book)');
+  assert.equal(problem({ tools: [{ name: 't', description: 'd', parameters: { type: 'object' }, execute: () => 1 }] }), 'tool t: parameters is not a zod schema (z.object({…}); defineTool makes one)');
+  assert.equal(problem({ tools: [{ ...tool, execute: undefined }] }), 'tool book has no execute function');
+  assert.equal(problem({ tools: [tool, tool] }), 'two tools are named book');
+  assert.equal(problem({ tools: [{ description: 'd' }] }), 'tools[0] has no name');
+  assert.equal(problem({ tools: tool }), 'tools is not an array');
+});
+
+test('a handoff names what is wrong with the next agent (it is inside a tool, out of sight of the checks before the call)', () => {
+  assert.throws(() => handoff({ ...base, outOfServiceLine: undefined } as unknown as Agent), /^TypeError: handoff: the first argument is not an Agent \(missing outOfServiceLine\)$/);
+  assert.throws(() => handoff({ ...base, intents: [{ name: 'b', examples: ['x'], tool: { name: 'book' }, reply: 'ok' }] }), /handoff: the first argument is not an Agent \(intent b calls tool book, which the agent does not have \(its tools: none\)\)/);
+  assert.equal(handoff({ ...base, tools: [tool] }).agent.name, 'x');
+});
+

@@ -1,0 +1,16 @@
+// A failure's message says what an operator acts on: for a request the service refused as
+// malformed, the service's own reason (an unknown voice), not "answered something it should not have".
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { AuthenticationError, BadRequestError, ServiceError } from '../../src/service/errors.ts';
+import { classifyFailure } from '../../src/session/failure.ts';
+
+test("a refused request names the service's reason; other failures keep their plain sentence", () => {
+  const voice = new BadRequestError({ status: 400, errorCode: 40001, errorMessage: 'voice_id nope-voice does not exist', endpoint: 'POST /text-to-speech/faseeh-v1-preview' });
+  assert.deepEqual(classifyFailure(voice, 'tts'), { kind: 'protocol', message: 'speech synthesis refused the request (HTTP 400: voice_id nope-voice does not exist)' });
+  const long = classifyFailure(new ServiceError({ status: 422, errorMessage: 'x'.repeat(500) }), 'stt');
+  assert.equal(long.message, `speech recognition refused the request (HTTP 422: ${'x'.repeat(160)}…)`);
+  // The key's refusal says nothing of the service's text (it may echo what was sent).
+  assert.deepEqual(classifyFailure(new AuthenticationError({ status: 401, errorMessage: 'bad key sk-secret' }), 'tts'), { kind: 'auth', message: 'speech synthesis refused the API key or its access (HTTP 401)' });
+  assert.deepEqual(classifyFailure(new ServiceError({ status: 503, errorMessage: 'down' }), 'tts'), { kind: 'network', message: 'speech synthesis lost its connection (HTTP 503)' });
+});
