@@ -19,6 +19,8 @@ export function wireFigures(barges: CallerBarge[], serverOf: (b: CallerBarge) =>
       speechToLastAudioOnWireMs: pcts(during.map((x) => x.f.ms)),
       /** The server still had audio to send, but none reached the caller between its speech start and the clear. */
       noAudioAfterSpeech: during.filter((x) => x.b.mediaAfter === 0).length,
+      /** The same barge-ins timed to the server's last agent media write (bench/barge-wire.ts's `serverMs`): the callers' read delay out. */
+      speechToLastWriteMs: pcts(during.flatMap((x) => (x.f.serverMs === undefined ? [] : [x.f.serverMs]))),
     },
     afterLastByte: { n: after.length, speechToClearMs: pcts(after.map((x) => x.f.ms)) },
     callerOnly: all.filter((x) => x.f.callerOnly).length,
@@ -49,6 +51,8 @@ export function writeTrace(file: string, barges: CallerBarge[], serverOf: (b: Ca
       mediaAfter: b.mediaAfter,
       mediaBeforeFrameSent: b.mediaBeforeSent,
       interrupt: rel(server?.at, b.speechStart),
+      lastWrite: rel(server?.lastWrite, b.speechStart),
+      serverMs: f.serverMs === undefined ? null : round(f.serverMs, 2),
       unsentMs: server ? round(server.unsentMs, 1) : null,
       clearRead: rel(b.clearAt, b.speechStart),
     });

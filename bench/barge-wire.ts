@@ -92,6 +92,11 @@ export interface ServerInterrupt {
   at: number;
   /** Agent audio written to the output and not yet sent (ms). */
   unsentMs: number;
+  /**
+   * When the output last wrote agent media to the call's socket before the interrupt (epoch ms),
+   * if it had: the same moment as the caller's read, less the loopback and the callers' own loop.
+   */
+  lastWrite?: number;
 }
 
 /** Which figure a barge-in belongs to, and its value there (ms). */
@@ -102,6 +107,13 @@ export interface BargeFigure {
   callerOnly: boolean;
   /** The figure of before: media read only after the first speech frame left (for the record of the change). */
   legacyMs: number;
+  /**
+   * During the reply, the same figure from the server's side: speech start → its last agent media
+   * write before the interrupt (0 when that write came before speech start). The caller's reads
+   * add its own loop's delay to every read; this stamp is the socket write itself. Undefined
+   * after the last byte, or without the server's stamp.
+   */
+  serverMs: number | undefined;
 }
 
 /**
@@ -117,5 +129,6 @@ export function bargeFigure(b: CallerBarge, server?: ServerInterrupt): BargeFigu
     ms: during ? Math.max(0, (b.lastMedia ?? b.speechStart) - b.speechStart) : Math.max(0, b.clearAt - b.speechStart),
     callerOnly: server === undefined,
     legacyMs,
+    serverMs: during && server?.lastWrite !== undefined ? Math.max(0, server.lastWrite - b.speechStart) : undefined,
   };
 }

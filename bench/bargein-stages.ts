@@ -65,14 +65,22 @@ export class BargeStageRecorder {
   /**
    * A call's output: each `interrupt()` is stamped with the agent audio it still had to send (the
    * latest playback update's `queued`), which says whether a barge-in came during the reply or
-   * after its last byte had left (bench/barge-wire.ts). The one method is wrapped on this object.
+   * after its last byte had left (bench/barge-wire.ts), and with when the output last wrote agent
+   * media (the latest update whose `sent` grew). The one method is wrapped on this object.
    */
   output(call: string, out: TransportOutput): void {
     let unsent = 0;
-    out.playback$.subscribe((u) => (unsent = u.queued));
+    let sent = 0;
+    let lastWrite: number | undefined;
+    // An update whose `sent` grew follows the pacing step that wrote those frames, in the same synchronous step.
+    out.playback$.subscribe((u) => {
+      unsent = u.queued;
+      if (u.sent > sent) lastWrite = epochNow();
+      sent = u.sent;
+    });
     const interrupt = out.interrupt.bind(out);
     out.interrupt = () => {
-      push(this.interrupts, call, { at: epochNow(), unsentMs: unsent * 1000 });
+      push(this.interrupts, call, { at: epochNow(), unsentMs: unsent * 1000, lastWrite });
       return interrupt();
     };
   }

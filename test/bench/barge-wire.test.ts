@@ -94,3 +94,21 @@ test('the run\'s figures: each covers its own barge-ins and says how many', () =
   assert.equal(r.legacy.readZero, 2);
   assert.equal(r.legacy.readZeroWithAudioAfterSpeech, 1);
 });
+
+test('the server\'s side of the figure: its last agent media write, not the caller\'s late read of it', () => {
+  const w = new BargeWire('c1');
+  flow(w, 905, 1010);
+  w.speak(1000, 1020);
+  // The caller's loop was busy: the media the server wrote at 1025 and its clear are read together at 1060.
+  w.media(1060);
+  const b = w.clear(1060)!;
+  const f = bargeFigure(b, { at: 1030, unsentMs: 200, lastWrite: 1025 });
+  assert.deepEqual([f.kind, f.ms, f.serverMs], ['during', 60, 25]);
+  // A last write before speech start is 0 on the server's side; without the stamp there is no server figure.
+  assert.equal(bargeFigure(b, { at: 1030, unsentMs: 200, lastWrite: 990 }).serverMs, 0);
+  assert.equal(bargeFigure(b, { at: 1030, unsentMs: 200 }).serverMs, undefined);
+  // After the last byte only the clear is timed.
+  const r = wireFigures([b], () => ({ at: 1030, unsentMs: 200, lastWrite: 1025 }));
+  assert.equal(r.duringReply.speechToLastWriteMs.p50, 25);
+  assert.equal(r.duringReply.speechToLastWriteMs.n, 1);
+});

@@ -78,10 +78,15 @@ test('each interrupt of a call\'s output is stamped with the audio it still had 
   rec.output('c1', out);
   const sentAt = epoch();
   playback.next({ sent: 1, played: 0.8, queued: 0.18, at: 0 });
+  const wrote = epoch();
+  // An update that sent nothing more (a mark's acknowledgement) is not a write.
+  playback.next({ sent: 1, played: 0.9, queued: 0.18, at: 0 });
   assert.equal(await out.interrupt(), 1, 'the output still interrupts');
   const clearAt = epoch();
   const barge = { call: 'c1', speechStart: sentAt - 20, sentAt, lastBefore: undefined, lastMedia: undefined, mediaAfter: 0, mediaBeforeSent: 0, clearAt };
   assert.equal(rec.interruptOf(barge)?.unsentMs, 180);
+  const lastWrite = rec.interruptOf(barge)!.lastWrite!;
+  assert.ok(lastWrite >= sentAt && lastWrite <= wrote, 'stamped at the update whose sent grew, not at the later one');
   assert.equal(rec.interruptOf({ ...barge, call: 'c2' }), undefined);
   assert.equal(rec.interruptOf({ ...barge, sentAt: clearAt + 10, clearAt: clearAt + 20 }), undefined, 'an interrupt before the speech frame left is not its');
 });
