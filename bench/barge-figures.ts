@@ -1,9 +1,8 @@
 /**
  * The barge-in bench's wire figures over a run (bench/bargein.ts): each barge-in sorted by
  * bench/barge-wire.ts into during the reply or after its last byte, the two figures with the
- * number of barge-ins each covers, and, with `trace=FILE`, every barge-in's moments.
+ * number of barge-ins each covers, and, for `trace=FILE`, every barge-in's moments.
  */
-import { writeFileSync } from 'node:fs';
 import { bargeFigure, type CallerBarge, type ServerInterrupt } from './barge-wire.ts';
 import { pcts, round } from './harness.ts';
 
@@ -33,13 +32,14 @@ export function wireFigures(barges: CallerBarge[], serverOf: (b: CallerBarge) =>
   };
 }
 
-/** Every barge-in's moments, relative to its speech start (ms), one JSON line each: the evidence behind the figures. */
-export function writeTrace(file: string, barges: CallerBarge[], serverOf: (b: CallerBarge) => ServerInterrupt | undefined): void {
+/** Every barge-in's moments, relative to its speech start (ms), one JSON line each (with `extra`'s fields): the evidence behind the figures. */
+export function traceLines(barges: CallerBarge[], serverOf: (b: CallerBarge) => ServerInterrupt | undefined, extra: Record<string, string> = {}): string {
   const rel = (t: number | undefined, s: number) => (t === undefined ? null : round(t - s, 2));
   const lines = barges.map((b) => {
     const server = serverOf(b);
     const f = bargeFigure(b, server);
     return JSON.stringify({
+      ...extra,
       call: b.call,
       speechStart: round(b.speechStart, 2),
       kind: f.kind,
@@ -57,5 +57,5 @@ export function writeTrace(file: string, barges: CallerBarge[], serverOf: (b: Ca
       clearRead: rel(b.clearAt, b.speechStart),
     });
   });
-  writeFileSync(file, lines.join('\n') + '\n');
+  return lines.map((l) => `${l}\n`).join('');
 }

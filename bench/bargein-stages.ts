@@ -41,12 +41,14 @@ export class BargeStageRecorder {
   private readonly wasLoud = new Map<string, boolean>();
   private readonly pausedAt = new Map<string, number[]>();
   private readonly interrupts = new Map<string, ServerInterrupt[]>();
-  private readonly gc = new GcLog();
+  private gc = new GcLog();
   private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 1 });
 
-  /** Starts the loop and collection records (at the start of the measured window). */
+  /** Starts the loop and collection records afresh (at the start of each measured window). */
   start(): void {
+    this.gc = new GcLog();
     this.gc.start();
+    this.loop.reset();
     this.loop.enable();
   }
 

@@ -1,7 +1,8 @@
 /**
  * The barge-in bench over the Twilio route, run for real with a few calls: every barge-in is in
- * exactly one of the two wire figures, each figure says how many it covers, and `trace=FILE`
- * writes one line per barge-in. Shapes and counts only, never timings.
+ * exactly one of the two wire figures, each figure says how many it covers, the cold round is
+ * reported apart from the measured warm one, and `trace=FILE` writes one line per barge-in of
+ * either round. Shapes and counts only, never timings.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,7 +18,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 test('npm run bench -- bargein transport=twilio: two wire figures with their counts, and a trace line per barge-in', async () => {
   const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
   const trace = join(dir, 'trace.jsonl');
-  const { stdout } = await execOk(process.execPath, ['--import', 'tsx', run, 'bargein', '--quick', '3', 'transport=twilio', 'seconds=15', `trace=${trace}`], { timeoutMs: 300_000 });
+  const { stdout } = await execOk(process.execPath, ['--import', 'tsx', run, 'bargein', '--quick', '3', 'transport=twilio', 'seconds=15', 'warmup=8', `trace=${trace}`], { timeoutMs: 300_000 });
   const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
   const t = last.twilio;
   assert.ok(t.bargeIns >= 1, 'the callers barged in');
@@ -28,8 +29,16 @@ test('npm run bench -- bargein transport=twilio: two wire figures with their cou
   assert.ok(t.legacy.readZeroWithAudioAfterSpeech <= t.legacy.readZero);
   assert.match(stdout, new RegExp(`${t.duringReply.n} barge-ins while agent audio was still to be sent`));
   assert.match(stdout, new RegExp(`${t.afterLastByte.n} barge-ins after the reply's last byte had left`));
-  const lines = readFileSync(trace, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const all = readFileSync(trace, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  // Two rounds: the process's first calls (cold), then the measured round (warm), each barge-in with its round.
+  assert.equal(t.process, 'warm');
+  const lines = all.filter((l) => l.round === 'warm');
   assert.equal(lines.length, t.bargeIns);
+  assert.equal(all.filter((l) => l.round === 'cold').length, t.cold.bargeIns);
+  assert.ok(t.cold.bargeIns >= 1, 'the cold round barged in too');
+  assert.equal(t.cold.duringReply.n + t.cold.afterLastByte.n, t.cold.bargeIns);
+  assert.match(stdout, /in a warm process \(after a 8 s round of the same calls\)/);
+  assert.match(stdout, /the cold round \(the process's first calls, 8 s/);
   assert.equal(lines.filter((l) => l.kind === 'during').length, t.duringReply.n);
   for (const l of lines) {
     // A barge-in during the reply read agent audio after speech start, or the server still had some to send.

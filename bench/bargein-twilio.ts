@@ -1,0 +1,141 @@
+/**
+ * The barge-in bench over the Twilio route (bench/bargein.ts): `hiwar serve`'s server in this
+ * process, Twilio Media Streams callers in another (bench/telephony-callers.ts), in two rounds of
+ * the same calls:
+ *
+ * - **cold**: the process's first calls, `warmup` seconds from the moment every caller connected
+ *   (with the default, 30 s, this round is the measurement as it was taken before rounds existed);
+ * - **warm**: the callers hang up, the same number call again, and `seconds` are measured. Its
+ *   figures are the headline, as the latency bench's warm rows are: in a cold process the first
+ *   seconds run hiwar's code before it is compiled for speed, and the cold round's tail is mostly
+ *   those seconds (docs/performance.md, "The barge-in tail at 100 calls").
+ *
+ * `warmup=0` measures the cold round alone, the headline then as before. Each round's figures
+ * (bench/barge-figures.ts) and stages (bench/bargein-stages.ts) are its own; `trace=FILE` writes
+ * every barge-in of both rounds, one JSON line each, with its round.
+ */
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { ENERGY_VAD_DEFAULTS } from '../src/pipeline/energy-vad.ts';
+import { conditions, spanLine, type SpanConditions } from './conditions.ts';
+import { spawnFakeService, type FakeServiceProcess } from './fake-service.ts';
+import { round, table, type BenchAgentOptions } from './harness.ts';
+import { traceLines, wireFigures } from './barge-figures.ts';
+import { BargeStageRecorder, stageRows, type BargeStages } from './bargein-stages.ts';
+import { telephonyRig, type TelephonyRig } from './telephony-density.ts';
+
+export const BARGEIN_TWILIO_TARGET = { speechToLastAudioOnWireP99: 30, atCalls: 100 };
+
+interface Round {
+  seconds: number;
+  conditions: SpanConditions;
+  callerFramesSentLate: number;
+  bargeIns: number;
+  notCleared: number;
+  wire: ReturnType<typeof wireFigures>;
+  lateAgentFrames: number;
+  callerLoopP99Ms: number | null;
+  stages: BargeStages;
+}
+
+/** One round: `calls` callers connect, `seconds` are measured, the callers hang up. */
+async function measureRound(
+  rig: TelephonyRig,
+  fake: FakeServiceProcess,
+  stamps: BargeStageRecorder,
+  o: { calls: number; prefix: string; seconds: number; vad: 'service' | 'energy'; trace?: string },
+): Promise<Round> {
+  await rig.start(o.calls, o.prefix);
+  // The window: every caller connected. The rig (callers, fake) has its own run-queue wait.
+  const conds = conditions([fake.pid, ...rig.rigPids()]);
+  const st0 = await rig.stats();
+  stamps.start();
+  await new Promise((r) => setTimeout(r, o.seconds * 1000));
+  const st = await rig.stats();
+  const windowConds = conds.end();
+  stamps.stop();
+  await rig.stop();
+  const barges = st.bargeIns.filter((b) => b.call.startsWith(`${o.prefix}-`));
+  const serverOf = (b: (typeof barges)[number]) => stamps.interruptOf(b);
+  if (o.trace) appendFileSync(o.trace, traceLines(barges, serverOf, { round: o.prefix === 'tw' ? 'cold' : 'warm' }));
+  return {
+    seconds: o.seconds,
+    conditions: windowConds,
+    callerFramesSentLate: st.lateTicks - st0.lateTicks,
+    bargeIns: barges.length,
+    notCleared: st.bargeInsNotCleared,
+    wire: wireFigures(barges, serverOf),
+    lateAgentFrames: st.lateAgentFrames,
+    callerLoopP99Ms: round(st.loopP99Ms, 1),
+    stages: stamps.explain(barges, await fake.holds(), fake.clockOffset, o.vad),
+  };
+}
+
+/** Through the Twilio route: speech start → the last agent audio on the caller's wire, a cold round then a warm one. */
+export async function bargeinTwilio(calls: number, seconds: number, warmup: number, agent: BenchAgentOptions, trace: string | undefined): Promise<Record<string, unknown>> {
+  const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100, audioMsPerChar: 60 });
+  // Read by the caller process the rig forks (bench/telephony-callers.ts).
+  process.env.HIWAR_BENCH_BARGE_IN = '300,1500';
+  const stamps = new BargeStageRecorder();
+  const rig = await telephonyRig(fake, agent, 4, undefined, stamps);
+  const vad = agent.localVad ?? 'service';
+  if (trace) writeFileSync(trace, '');
+  try {
+    const cold = warmup > 0 ? await measureRound(rig, fake, stamps, { calls, prefix: 'tw', seconds: warmup, vad, trace }) : undefined;
+    const warm = await measureRound(rig, fake, stamps, { calls, prefix: 'tb', seconds, vad, trace });
+    const main = warm;
+    const res = {
+      transport: 'twilio',
+      vad,
+      vadMinSpeechMs: agent.localVad ? (agent.localVadMinSpeechMs ?? ENERGY_VAD_DEFAULTS.minSpeechMs) : null,
+      /** `warm`: the figures below are of a process that served a round of the same calls before; `cold`: of its first calls. */
+      process: cold ? 'warm' : 'cold',
+      seconds,
+      conditions: main.conditions,
+      /** Caller frames the callers' process itself sent over 20 ms late in the window: the rig's lateness. */
+      callerFramesSentLate: main.callerFramesSentLate,
+      bargeIns: main.bargeIns,
+      notCleared: main.notCleared,
+      ...main.wire,
+      lateAgentFrames: main.lateAgentFrames,
+      callerLoopP99Ms: main.callerLoopP99Ms,
+      stages: main.stages,
+      ...(cold ? { cold: { seconds: warmup, conditions: cold.conditions, bargeIns: cold.bargeIns, notCleared: cold.notCleared, ...cold.wire, stages: cold.stages } } : {}),
+    };
+    printRound(main, calls, vad, res.vadMinSpeechMs, cold);
+    return res;
+  } finally {
+    delete process.env.HIWAR_BENCH_BARGE_IN;
+    await rig.close();
+    await fake.close();
+  }
+}
+
+const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
+
+function printRound(r: Round, calls: number, vad: string, minSpeechMs: number | null, cold: Round | undefined): void {
+  const w = r.wire;
+  const which = cold ? `a warm process (after a ${cold.seconds} s round of the same calls)` : 'a cold process (its first calls)';
+  const coldRows: [string, string | number | null, string][] = cold
+    ? [
+        [`the cold round (the process's first calls, ${cold.seconds} s; the measurement of before): ${cold.wire.duringReply.n} barge-ins during the reply, ${spanLine(cold.conditions)}`, f(cold.wire.duringReply.speechToLastAudioOnWireMs), 'for comparison'],
+        ['… the cold round to the server\'s last write', f(cold.wire.duringReply.speechToLastWriteMs), 'for comparison'],
+      ]
+    : [];
+  table(`bargein over the Twilio route (speech start from ${vad === 'energy' ? `hiwar's energy detector after ${minSpeechMs} ms of loud audio, and the service` : "the service's SpeechStarted"}): ${r.bargeIns} barge-ins in ${calls} concurrent calls over ${r.seconds} s in ${which} (p50 / p95 / p99, ms); ${spanLine(r.conditions)}`, [
+    [`speech start → last agent audio on the wire: ${w.duringReply.n} barge-ins while agent audio was still to be sent`, f(w.duringReply.speechToLastAudioOnWireMs), `p99 ≤ ${BARGEIN_TWILIO_TARGET.speechToLastAudioOnWireP99} at ${BARGEIN_TWILIO_TARGET.atCalls} calls (includes the first speech frame's 20 ms capture)`],
+    [`… the same barge-ins to the server's last agent media write before the clear (${w.duringReply.speechToLastWriteMs.n} stamped): the callers' own read delay out`, f(w.duringReply.speechToLastWriteMs), 'the line above, less what the callers\' loop added to its reads'],
+    ...coldRows,
+    ['… of them, no agent audio reached the caller after it spoke', w.duringReply.noAudioAfterSpeech, 'the server had audio left but sent none in time'],
+    [`speech start → the caller reads the clear: ${w.afterLastByte.n} barge-ins after the reply's last byte had left`, f(w.afterLastByte.speechToClearMs), 'nothing left on the wire; the clear empties the platform\'s buffer'],
+    ['barge-ins sorted by the caller\'s reads alone (no server stamp matched)', w.callerOnly, '0'],
+    [`the figure of before (agent audio counted from the first speech frame leaving), all ${r.bargeIns}: read 0 for ${w.legacy.readZero}, ${w.legacy.readZeroWithAudioAfterSpeech} of them with agent audio after speech start`, f(w.legacy.speechToLastAudioOnWireMs), 'for comparison with figures taken before'],
+    ['barge-ins without a clear within 2 s', r.notCleared, '0'],
+    ['caller process loop delay p99, ms', r.callerLoopP99Ms, 'the far end: a stalled caller reads late'],
+    ['caller frames the callers sent > 20 ms late', r.callerFramesSentLate, 'the far end: the rig\'s own lateness, not hiwar\'s'],
+  ]);
+  const s = r.stages;
+  table(`where the milliseconds go (${s.matched} barge-ins matched to the server's and the fake's stamps, ${s.unmatched} not); server loop delay p50 / p99 / max ${s.serverLoopDelayMs.p50} / ${s.serverLoopDelayMs.p99} / ${s.serverLoopDelayMs.max} ms; server collections ${s.serverGc.n} (${s.serverGc.scavenges} scavenges, ${s.serverGc.ms} ms, longest ${s.serverGc.maxMs} ms)`, [
+    ['stage (ms)', 'p50 / p95 / p99', 'slowest 5 %: mean'],
+    ...stageRows(s),
+  ]);
+}
