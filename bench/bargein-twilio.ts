@@ -34,8 +34,17 @@ interface Round {
   wire: ReturnType<typeof wireFigures>;
   lateAgentFrames: number;
   callerLoopP99Ms: number | null;
+  /** hiwar's process CPU (ms per second of the window) in its first `firstS` seconds and after. */
+  cpuMsPerS: { first: number | null; rest: number | null; firstS: number };
   stages: BargeStages;
 }
+
+/** The round's first seconds, where a cold process's tail was (docs/performance.md). */
+const FIRST_S = 10;
+const cpuMs = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
 
 /** One round: `calls` callers connect, `seconds` are measured, the callers hang up. */
 async function measureRound(
@@ -49,7 +58,13 @@ async function measureRound(
   const conds = conditions([fake.pid, ...rig.rigPids()]);
   const st0 = await rig.stats();
   stamps.start();
-  await new Promise((r) => setTimeout(r, o.seconds * 1000));
+  // hiwar's CPU per second in the round's first seconds and after: what a cold process costs more (CPU time, so the load barely moves it).
+  const cpu0 = cpuMs();
+  const firstS = Math.min(FIRST_S, o.seconds);
+  await new Promise((r) => setTimeout(r, firstS * 1000));
+  const cpu1 = cpuMs();
+  await new Promise((r) => setTimeout(r, (o.seconds - firstS) * 1000));
+  const cpu2 = cpuMs();
   const st = await rig.stats();
   const windowConds = conds.end();
   stamps.stop();
@@ -66,6 +81,7 @@ async function measureRound(
     wire: wireFigures(barges, serverOf),
     lateAgentFrames: st.lateAgentFrames,
     callerLoopP99Ms: round(st.loopP99Ms, 1),
+    cpuMsPerS: { first: round((cpu1 - cpu0) / firstS, 1), rest: o.seconds > firstS ? round((cpu2 - cpu1) / (o.seconds - firstS), 1) : null, firstS },
     stages: stamps.explain(barges, await fake.holds(), fake.clockOffset, o.vad),
   };
 }
@@ -98,8 +114,9 @@ export async function bargeinTwilio(calls: number, seconds: number, warmup: numb
       ...main.wire,
       lateAgentFrames: main.lateAgentFrames,
       callerLoopP99Ms: main.callerLoopP99Ms,
+      cpuMsPerS: main.cpuMsPerS,
       stages: main.stages,
-      ...(cold ? { cold: { seconds: warmup, conditions: cold.conditions, bargeIns: cold.bargeIns, notCleared: cold.notCleared, ...cold.wire, stages: cold.stages } } : {}),
+      ...(cold ? { cold: { seconds: warmup, conditions: cold.conditions, bargeIns: cold.bargeIns, notCleared: cold.notCleared, ...cold.wire, cpuMsPerS: cold.cpuMsPerS, stages: cold.stages } } : {}),
     };
     printRound(main, calls, vad, res.vadMinSpeechMs, cold);
     return res;
@@ -117,7 +134,7 @@ function printRound(r: Round, calls: number, vad: string, minSpeechMs: number | 
   const which = cold ? `a warm process (after a ${cold.seconds} s round of the same calls)` : 'a cold process (its first calls)';
   const coldRows: [string, string | number | null, string][] = cold
     ? [
-        [`the cold round (the process's first calls, ${cold.seconds} s; the measurement of before): ${cold.wire.duringReply.n} barge-ins during the reply, ${spanLine(cold.conditions)}`, f(cold.wire.duringReply.speechToLastAudioOnWireMs), 'for comparison'],
+        [`the same in the cold round (the process's first calls, ${cold.seconds} s: the measurement of before), ${cold.wire.duringReply.n} barge-ins`, f(cold.wire.duringReply.speechToLastAudioOnWireMs), `load ${cold.conditions.loadBefore} → ${cold.conditions.loadAfter}, run-queue wait ${cold.conditions.runQueueWaitMs ?? '–'} ms`],
         ['… the cold round to the server\'s last write', f(cold.wire.duringReply.speechToLastWriteMs), 'for comparison'],
       ]
     : [];
@@ -130,6 +147,7 @@ function printRound(r: Round, calls: number, vad: string, minSpeechMs: number | 
     ['barge-ins sorted by the caller\'s reads alone (no server stamp matched)', w.callerOnly, '0'],
     [`the figure of before (agent audio counted from the first speech frame leaving), all ${r.bargeIns}: read 0 for ${w.legacy.readZero}, ${w.legacy.readZeroWithAudioAfterSpeech} of them with agent audio after speech start`, f(w.legacy.speechToLastAudioOnWireMs), 'for comparison with figures taken before'],
     ['barge-ins without a clear within 2 s', r.notCleared, '0'],
+    [`hiwar's CPU, ms per second: the first ${r.cpuMsPerS.firstS} s / the rest${cold ? ' (the cold round beside)' : ''}`, `${r.cpuMsPerS.first} / ${r.cpuMsPerS.rest ?? '–'}${cold ? ` (cold ${cold.cpuMsPerS.first} / ${cold.cpuMsPerS.rest ?? '–'})` : ''}`, 'CPU time: what the same calls cost, whatever the load'],
     ['caller process loop delay p99, ms', r.callerLoopP99Ms, 'the far end: a stalled caller reads late'],
     ['caller frames the callers sent > 20 ms late', r.callerFramesSentLate, 'the far end: the rig\'s own lateness, not hiwar\'s'],
   ]);

@@ -38,7 +38,10 @@ test('npm run bench -- bargein transport=twilio: two wire figures with their cou
   assert.ok(t.cold.bargeIns >= 1, 'the cold round barged in too');
   assert.equal(t.cold.duringReply.n + t.cold.afterLastByte.n, t.cold.bargeIns);
   assert.match(stdout, /in a warm process \(after a 8 s round of the same calls\)/);
-  assert.match(stdout, /the cold round \(the process's first calls, 8 s/);
+  // hiwar's CPU per second over each round's first seconds (all 8 of the cold round) and the rest.
+  assert.ok(t.cpuMsPerS.first > 0 && t.cpuMsPerS.rest > 0 && t.cold.cpuMsPerS.first > 0);
+  assert.deepEqual([t.cpuMsPerS.firstS, t.cold.cpuMsPerS.firstS, t.cold.cpuMsPerS.rest], [10, 8, null]);
+  assert.match(stdout, /the same in the cold round \(the process's first calls, 8 s/);
   assert.equal(lines.filter((l) => l.kind === 'during').length, t.duringReply.n);
   for (const l of lines) {
     // A barge-in during the reply read agent audio after speech start, or the server still had some to send.
