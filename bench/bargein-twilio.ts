@@ -1,20 +1,17 @@
 /**
  * The barge-in bench over the Twilio route (bench/bargein.ts): `hiwar serve`'s server in this
- * process, Twilio Media Streams callers in another (bench/telephony-callers.ts), in two rounds of
- * the same calls:
+ * process, Twilio Media Streams callers in another (bench/telephony-callers.ts). `seconds` are
+ * measured from the moment every caller connected, in the process's first calls (cold), as ever.
  *
- * - **cold**: the process's first calls, `warmup` seconds from the moment every caller connected
- *   (with the default, 30 s, this round is the measurement as it was taken before rounds existed);
- * - **warm**: the callers hang up, the same number call again, and `seconds` are measured. Its
- *   figures are the headline, as the latency bench's warm rows are: in a cold process the first
- *   seconds run hiwar's code before it is compiled for speed, and the cold round's tail is mostly
- *   those seconds (docs/performance.md, "The barge-in tail at 100 calls").
- *
- * `warmup=0` measures the cold round alone, the headline then as before. Each round's figures
- * (bench/barge-figures.ts) and stages (bench/bargein-stages.ts) are its own; `trace=FILE` writes
- * every barge-in of both rounds, one JSON line each, with its round.
+ * With `warmup=SECONDS` that round comes first and is reported beside (cold), then the callers
+ * hang up, the same number call again and the headline is that second round's (warm): to see
+ * what a process that has served calls does. Each round's figures (bench/barge-figures.ts),
+ * stages (bench/bargein-stages.ts) and CPU are its own, and each is also split at its first 10 s
+ * (the calls' first turns, which start together: docs/performance.md, "The barge-in tail at 100
+ * calls"). `trace=FILE` writes every barge-in of the run, one JSON line each, with its round.
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { ENERGY_VAD_DEFAULTS } from '../src/pipeline/energy-vad.ts';
 import { conditions, spanLine, type SpanConditions } from './conditions.ts';
 import { spawnFakeService, type FakeServiceProcess } from './fake-service.ts';
@@ -32,6 +29,8 @@ interface Round {
   bargeIns: number;
   notCleared: number;
   wire: ReturnType<typeof wireFigures>;
+  /** The figure during the reply over the barge-ins of the window's first `FIRST_S` seconds and after. */
+  split: { first: ReturnType<typeof wireFigures>['duringReply']; rest: ReturnType<typeof wireFigures>['duringReply'] };
   lateAgentFrames: number;
   callerLoopP99Ms: number | null;
   /** hiwar's process CPU (ms per second of the window) in its first `firstS` seconds and after. */
@@ -39,7 +38,7 @@ interface Round {
   stages: BargeStages;
 }
 
-/** The round's first seconds, where a cold process's tail was (docs/performance.md). */
+/** A round's first seconds: its calls' first turns, which start together (docs/performance.md). */
 const FIRST_S = 10;
 const cpuMs = () => {
   const c = process.cpuUsage();
@@ -51,7 +50,7 @@ async function measureRound(
   rig: TelephonyRig,
   fake: FakeServiceProcess,
   stamps: BargeStageRecorder,
-  o: { calls: number; prefix: string; seconds: number; vad: 'service' | 'energy'; trace?: string },
+  o: { calls: number; prefix: string; name: 'cold' | 'warm'; seconds: number; vad: 'service' | 'energy'; trace?: string },
 ): Promise<Round> {
   await rig.start(o.calls, o.prefix);
   // The window: every caller connected. The rig (callers, fake) has its own run-queue wait.
@@ -60,6 +59,7 @@ async function measureRound(
   stamps.start();
   // hiwar's CPU per second in the round's first seconds and after: what a cold process costs more (CPU time, so the load barely moves it).
   const cpu0 = cpuMs();
+  const splitAt = performance.timeOrigin + performance.now() + FIRST_S * 1000;
   const firstS = Math.min(FIRST_S, o.seconds);
   await new Promise((r) => setTimeout(r, firstS * 1000));
   const cpu1 = cpuMs();
@@ -71,7 +71,7 @@ async function measureRound(
   await rig.stop();
   const barges = st.bargeIns.filter((b) => b.call.startsWith(`${o.prefix}-`));
   const serverOf = (b: (typeof barges)[number]) => stamps.interruptOf(b);
-  if (o.trace) appendFileSync(o.trace, traceLines(barges, serverOf, { round: o.prefix === 'tw' ? 'cold' : 'warm' }));
+  if (o.trace) appendFileSync(o.trace, traceLines(barges, serverOf, { round: o.name }));
   return {
     seconds: o.seconds,
     conditions: windowConds,
@@ -79,6 +79,10 @@ async function measureRound(
     bargeIns: barges.length,
     notCleared: st.bargeInsNotCleared,
     wire: wireFigures(barges, serverOf),
+    split: {
+      first: wireFigures(barges.filter((b) => b.speechStart < splitAt), serverOf).duringReply,
+      rest: wireFigures(barges.filter((b) => b.speechStart >= splitAt), serverOf).duringReply,
+    },
     lateAgentFrames: st.lateAgentFrames,
     callerLoopP99Ms: round(st.loopP99Ms, 1),
     cpuMsPerS: { first: round((cpu1 - cpu0) / firstS, 1), rest: o.seconds > firstS ? round((cpu2 - cpu1) / (o.seconds - firstS), 1) : null, firstS },
@@ -86,7 +90,7 @@ async function measureRound(
   };
 }
 
-/** Through the Twilio route: speech start → the last agent audio on the caller's wire, a cold round then a warm one. */
+/** Through the Twilio route: speech start → the last agent audio on the caller's wire; with `warmup`, a cold round first. */
 export async function bargeinTwilio(calls: number, seconds: number, warmup: number, agent: BenchAgentOptions, trace: string | undefined): Promise<Record<string, unknown>> {
   const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100, audioMsPerChar: 60 });
   // Read by the caller process the rig forks (bench/telephony-callers.ts).
@@ -96,9 +100,8 @@ export async function bargeinTwilio(calls: number, seconds: number, warmup: numb
   const vad = agent.localVad ?? 'service';
   if (trace) writeFileSync(trace, '');
   try {
-    const cold = warmup > 0 ? await measureRound(rig, fake, stamps, { calls, prefix: 'tw', seconds: warmup, vad, trace }) : undefined;
-    const warm = await measureRound(rig, fake, stamps, { calls, prefix: 'tb', seconds, vad, trace });
-    const main = warm;
+    const cold = warmup > 0 ? await measureRound(rig, fake, stamps, { calls, prefix: 'tw', name: 'cold', seconds: warmup, vad, trace }) : undefined;
+    const main = await measureRound(rig, fake, stamps, { calls, prefix: 'tb', name: cold ? 'warm' : 'cold', seconds, vad, trace });
     const res = {
       transport: 'twilio',
       vad,
@@ -115,8 +118,9 @@ export async function bargeinTwilio(calls: number, seconds: number, warmup: numb
       lateAgentFrames: main.lateAgentFrames,
       callerLoopP99Ms: main.callerLoopP99Ms,
       cpuMsPerS: main.cpuMsPerS,
+      firstSeconds: main.split,
       stages: main.stages,
-      ...(cold ? { cold: { seconds: warmup, conditions: cold.conditions, bargeIns: cold.bargeIns, notCleared: cold.notCleared, ...cold.wire, cpuMsPerS: cold.cpuMsPerS, stages: cold.stages } } : {}),
+      ...(cold ? { cold: { seconds: warmup, conditions: cold.conditions, bargeIns: cold.bargeIns, notCleared: cold.notCleared, ...cold.wire, cpuMsPerS: cold.cpuMsPerS, firstSeconds: cold.split, stages: cold.stages } } : {}),
     };
     printRound(main, calls, vad, res.vadMinSpeechMs, cold);
     return res;
@@ -141,6 +145,7 @@ function printRound(r: Round, calls: number, vad: string, minSpeechMs: number | 
   table(`bargein over the Twilio route (speech start from ${vad === 'energy' ? `hiwar's energy detector after ${minSpeechMs} ms of loud audio, and the service` : "the service's SpeechStarted"}): ${r.bargeIns} barge-ins in ${calls} concurrent calls over ${r.seconds} s in ${which} (p50 / p95 / p99, ms); ${spanLine(r.conditions)}`, [
     [`speech start → last agent audio on the wire: ${w.duringReply.n} barge-ins while agent audio was still to be sent`, f(w.duringReply.speechToLastAudioOnWireMs), `p99 ≤ ${BARGEIN_TWILIO_TARGET.speechToLastAudioOnWireP99} at ${BARGEIN_TWILIO_TARGET.atCalls} calls (includes the first speech frame's 20 ms capture)`],
     [`… the same barge-ins to the server's last agent media write before the clear (${w.duringReply.speechToLastWriteMs.n} stamped): the callers' own read delay out`, f(w.duringReply.speechToLastWriteMs), 'the line above, less what the callers\' loop added to its reads'],
+    [`… the same, barge-ins in the window's first ${r.cpuMsPerS.firstS} s (${r.split.first.n}) | after (${r.split.rest.n})`, `${f(r.split.first.speechToLastAudioOnWireMs)} | ${f(r.split.rest.speechToLastAudioOnWireMs)}`, 'the calls\' first turns start together'],
     ...coldRows,
     ['… of them, no agent audio reached the caller after it spoke', w.duringReply.noAudioAfterSpeech, 'the server had audio left but sent none in time'],
     [`speech start → the caller reads the clear: ${w.afterLastByte.n} barge-ins after the reply's last byte had left`, f(w.afterLastByte.speechToClearMs), 'nothing left on the wire; the clear empties the platform\'s buffer'],

@@ -4,8 +4,8 @@
  *   so socket transit and parsing count) to the session calling the transport's `interrupt()`,
  *   and the agent audio still handed to the line after that while the caller speaks;
  * - Twilio route (bench/bargein-twilio.ts: `hiwar serve`'s server here, Twilio Media Streams
- *   callers in another process, bench/telephony-callers.ts; a cold round of the process's first
- *   calls, `warmup` seconds, then the measured warm round), two figures, each with the number of barge-ins it covers
+ *   callers in another process, bench/telephony-callers.ts; with `warmup=SECONDS`, a cold round
+ *   of the process's first calls first, then the measured warm round), two figures, each with the number of barge-ins it covers
  *   (bench/barge-wire.ts): for barge-ins while agent audio was still to be sent, the caller's
  *   speech start (the capture start of its first speech frame) → the last agent media message
  *   that reached the caller's socket before the server's `clear` (what the caller's platform
@@ -15,7 +15,7 @@
  *   with the server's loop delay and collections over the window. `trace=FILE` writes every
  *   barge-in's moments, one JSON line each, with its round (cold or warm).
  *
- * Usage: npm run bench -- bargein [--quick] [calls=100] [transport=both|local|twilio] [seconds=30] [warmup=SECONDS, as seconds] [vad=service|energy] [vadMs=40] [pin=auto|off|1/0] [trace=FILE]
+ * Usage: npm run bench -- bargein [--quick] [calls=100] [transport=both|local|twilio] [seconds=30] [warmup=0|SECONDS] [vad=service|energy] [vadMs=40] [pin=auto|off|1/0] [trace=FILE]
  * (`pin=`, bench/pin.ts: hiwar, in this process, on its own core; the callers' process and the
  * fake on the rest; `auto` by default where the machine has two cores and taskset.)
  * (`vad=energy`: the agent's `interruption.localVad: 'energy'`, speech start heard in hiwar's
@@ -41,8 +41,8 @@ export async function bargein({ quick, rest }: BenchArgs): Promise<Record<string
   const pin = pinBench(named.pin, { self: 'server' });
   const local = transport !== 'twilio' ? await bargeinLocal(calls, quick) : undefined;
   const seconds = Number(named.seconds ?? (quick ? 15 : 30));
-  // The cold round as long as the warm one by default: the cold figure then is the measurement of before.
-  const warmup = Number(named.warmup ?? seconds);
+  // 0: the process's first calls alone, as ever; more: those first (reported beside), then the measured warm round.
+  const warmup = Number(named.warmup ?? 0);
   if (!Number.isFinite(warmup) || warmup < 0) throw new Error(`warmup= is seconds (0 or more), not ${named.warmup}`);
   const twilio = transport !== 'local' ? await bargeinTwilio(calls, seconds, warmup, agent, named.trace) : undefined;
   return { bench: 'bargein', quick, calls, pin: { pinned: pin.pinned, server: pin.server, rig: pin.rig }, ...(local ?? {}), ...(twilio ? { twilio } : {}), targets: BARGEIN_TARGETS };
