@@ -8,7 +8,8 @@
  * what a process that has served calls does. Each round's figures (bench/barge-figures.ts),
  * stages (bench/bargein-stages.ts) and CPU are its own, and each is also split at its first 10 s
  * (the calls' first turns, which start together: docs/performance.md, "The barge-in tail at 100
- * calls"). `trace=FILE` writes every barge-in of the run, one JSON line each, with its round.
+ * calls"); `spread=SECONDS` spreads the callers' first speech over that many seconds instead.
+ * `trace=FILE` writes every barge-in of the run, one JSON line each, with its round.
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -91,10 +92,11 @@ async function measureRound(
 }
 
 /** Through the Twilio route: speech start → the last agent audio on the caller's wire; with `warmup`, a cold round first. */
-export async function bargeinTwilio(calls: number, seconds: number, warmup: number, agent: BenchAgentOptions, trace: string | undefined): Promise<Record<string, unknown>> {
+export async function bargeinTwilio(calls: number, seconds: number, warmup: number, spread: number, agent: BenchAgentOptions, trace: string | undefined): Promise<Record<string, unknown>> {
   const fake = await spawnFakeService({ sttMs: 200, llmMs: 200, ttsMs: 100, audioMsPerChar: 60 });
   // Read by the caller process the rig forks (bench/telephony-callers.ts).
   process.env.HIWAR_BENCH_BARGE_IN = '300,1500';
+  process.env.HIWAR_BENCH_FIRST_SPEECH_MS = String(spread * 1000);
   const stamps = new BargeStageRecorder();
   const rig = await telephonyRig(fake, agent, 4, undefined, stamps);
   const vad = agent.localVad ?? 'service';
@@ -109,6 +111,8 @@ export async function bargeinTwilio(calls: number, seconds: number, warmup: numb
       /** `warm`: the figures below are of a process that served a round of the same calls before; `cold`: of its first calls. */
       process: cold ? 'warm' : 'cold',
       seconds,
+      /** The callers' first speech spread over this many seconds (0: all 300 ms after connecting, as before). */
+      spread,
       conditions: main.conditions,
       /** Caller frames the callers' process itself sent over 20 ms late in the window: the rig's lateness. */
       callerFramesSentLate: main.callerFramesSentLate,
@@ -122,10 +126,11 @@ export async function bargeinTwilio(calls: number, seconds: number, warmup: numb
       stages: main.stages,
       ...(cold ? { cold: { seconds: warmup, conditions: cold.conditions, bargeIns: cold.bargeIns, notCleared: cold.notCleared, ...cold.wire, cpuMsPerS: cold.cpuMsPerS, firstSeconds: cold.split, stages: cold.stages } } : {}),
     };
-    printRound(main, calls, vad, res.vadMinSpeechMs, cold);
+    printRound(main, calls, vad, res.vadMinSpeechMs, cold, spread);
     return res;
   } finally {
     delete process.env.HIWAR_BENCH_BARGE_IN;
+    delete process.env.HIWAR_BENCH_FIRST_SPEECH_MS;
     await rig.close();
     await fake.close();
   }
@@ -133,7 +138,7 @@ export async function bargeinTwilio(calls: number, seconds: number, warmup: numb
 
 const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
 
-function printRound(r: Round, calls: number, vad: string, minSpeechMs: number | null, cold: Round | undefined): void {
+function printRound(r: Round, calls: number, vad: string, minSpeechMs: number | null, cold: Round | undefined, spread: number): void {
   const w = r.wire;
   const which = cold ? `a warm process (after a ${cold.seconds} s round of the same calls)` : 'a cold process (its first calls)';
   const coldRows: [string, string | number | null, string][] = cold
@@ -142,10 +147,10 @@ function printRound(r: Round, calls: number, vad: string, minSpeechMs: number | 
         ['… the cold round to the server\'s last write', f(cold.wire.duringReply.speechToLastWriteMs), 'for comparison'],
       ]
     : [];
-  table(`bargein over the Twilio route (speech start from ${vad === 'energy' ? `hiwar's energy detector after ${minSpeechMs} ms of loud audio, and the service` : "the service's SpeechStarted"}): ${r.bargeIns} barge-ins in ${calls} concurrent calls over ${r.seconds} s in ${which} (p50 / p95 / p99, ms); ${spanLine(r.conditions)}`, [
+  table(`bargein over the Twilio route (speech start from ${vad === 'energy' ? `hiwar's energy detector after ${minSpeechMs} ms of loud audio, and the service` : "the service's SpeechStarted"}): ${r.bargeIns} barge-ins in ${calls} concurrent calls over ${r.seconds} s in ${which}, ${spread ? `their first speech spread over ${spread} s` : 'all first speaking 300 ms after connecting'} (p50 / p95 / p99, ms); ${spanLine(r.conditions)}`, [
     [`speech start → last agent audio on the wire: ${w.duringReply.n} barge-ins while agent audio was still to be sent`, f(w.duringReply.speechToLastAudioOnWireMs), `p99 ≤ ${BARGEIN_TWILIO_TARGET.speechToLastAudioOnWireP99} at ${BARGEIN_TWILIO_TARGET.atCalls} calls (includes the first speech frame's 20 ms capture)`],
     [`… the same barge-ins to the server's last agent media write before the clear (${w.duringReply.speechToLastWriteMs.n} stamped): the callers' own read delay out`, f(w.duringReply.speechToLastWriteMs), 'the line above, less what the callers\' loop added to its reads'],
-    [`… the same, barge-ins in the window's first ${r.cpuMsPerS.firstS} s (${r.split.first.n}) | after (${r.split.rest.n})`, `${f(r.split.first.speechToLastAudioOnWireMs)} | ${f(r.split.rest.speechToLastAudioOnWireMs)}`, 'the calls\' first turns start together'],
+    [`… the same, barge-ins in the window's first ${r.cpuMsPerS.firstS} s (${r.split.first.n}) | after (${r.split.rest.n})`, `${f(r.split.first.speechToLastAudioOnWireMs)} | ${f(r.split.rest.speechToLastAudioOnWireMs)}`, spread ? 'the calls\' first turns spread' : 'the calls\' first turns start together'],
     ...coldRows,
     ['… of them, no agent audio reached the caller after it spoke', w.duringReply.noAudioAfterSpeech, 'the server had audio left but sent none in time'],
     [`speech start → the caller reads the clear: ${w.afterLastByte.n} barge-ins after the reply's last byte had left`, f(w.afterLastByte.speechToClearMs), 'nothing left on the wire; the clear empties the platform\'s buffer'],

@@ -15,7 +15,7 @@
  *   with the server's loop delay and collections over the window. `trace=FILE` writes every
  *   barge-in's moments, one JSON line each, with its round (cold or warm).
  *
- * Usage: npm run bench -- bargein [--quick] [calls=100] [transport=both|local|twilio] [seconds=30] [warmup=0|SECONDS] [vad=service|energy] [vadMs=40] [pin=auto|off|1/0] [trace=FILE]
+ * Usage: npm run bench -- bargein [--quick] [calls=100] [transport=both|local|twilio] [seconds=30] [warmup=0|SECONDS] [spread=0|SECONDS] [vad=service|energy] [vadMs=40] [pin=auto|off|1/0] [trace=FILE]
  * (`pin=`, bench/pin.ts: hiwar, in this process, on its own core; the callers' process and the
  * fake on the rest; `auto` by default where the machine has two cores and taskset.)
  * (`vad=energy`: the agent's `interruption.localVad: 'energy'`, speech start heard in hiwar's
@@ -44,7 +44,10 @@ export async function bargein({ quick, rest }: BenchArgs): Promise<Record<string
   // 0: the process's first calls alone, as ever; more: those first (reported beside), then the measured warm round.
   const warmup = Number(named.warmup ?? 0);
   if (!Number.isFinite(warmup) || warmup < 0) throw new Error(`warmup= is seconds (0 or more), not ${named.warmup}`);
-  const twilio = transport !== 'local' ? await bargeinTwilio(calls, seconds, warmup, agent, named.trace) : undefined;
+  // 0: every caller first speaks 300 ms after connecting, as ever; more: their first speech spread over that many seconds.
+  const spread = Number(named.spread ?? 0);
+  if (!Number.isFinite(spread) || spread < 0) throw new Error(`spread= is seconds (0 or more), not ${named.spread}`);
+  const twilio = transport !== 'local' ? await bargeinTwilio(calls, seconds, warmup, spread, agent, named.trace) : undefined;
   return { bench: 'bargein', quick, calls, pin: { pinned: pin.pinned, server: pin.server, rig: pin.rig }, ...(local ?? {}), ...(twilio ? { twilio } : {}), targets: BARGEIN_TARGETS };
 }
 

@@ -89,6 +89,13 @@ export interface CallerStats {
 /** `HIWAR_BENCH_BARGE_IN=min,max` (set by the barge-in bench): when into each reply callers barge in. */
 const BARGE_IN = process.env.HIWAR_BENCH_BARGE_IN?.split(',').map(Number) as [number, number] | undefined;
 
+/**
+ * `HIWAR_BENCH_FIRST_SPEECH_MS=N` (the barge-in bench's `spread=`): each caller first speaks at a
+ * random moment up to N ms after the first 300, instead of all at 300 ms (their first turns then
+ * do not all run together).
+ */
+const FIRST_SPEECH_SPREAD_MS = Number(process.env.HIWAR_BENCH_FIRST_SPEECH_MS ?? 0);
+
 class TwilioCaller {
   private readonly ws: WebSocket;
   private readonly sid: string;
@@ -124,7 +131,7 @@ class TwilioCaller {
   ) {
     this.sid = `MZ${tag}`;
     this.barge = new BargeWire(tag);
-    this.nextSpeakAt = epochNow() + 300;
+    this.nextSpeakAt = epochNow() + 300 + Math.random() * FIRST_SPEECH_SPREAD_MS;
     this.ws = new WebSocket(url);
     this.ws.on('open', () => {
       // Frame k (from 0) is due at t0 + 20·(k + 1): the server counts late arrivals from it.

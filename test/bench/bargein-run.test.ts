@@ -18,7 +18,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 test('npm run bench -- bargein transport=twilio: two wire figures with their counts, and a trace line per barge-in', async () => {
   const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
   const trace = join(dir, 'trace.jsonl');
-  const { stdout } = await execOk(process.execPath, ['--import', 'tsx', run, 'bargein', '--quick', '3', 'transport=twilio', 'seconds=15', 'warmup=8', `trace=${trace}`], { timeoutMs: 300_000 });
+  const { stdout } = await execOk(process.execPath, ['--import', 'tsx', run, 'bargein', '--quick', '3', 'transport=twilio', 'seconds=15', 'warmup=8', 'spread=2', `trace=${trace}`], { timeoutMs: 300_000 });
   const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
   const t = last.twilio;
   assert.ok(t.bargeIns >= 1, 'the callers barged in');
@@ -37,7 +37,8 @@ test('npm run bench -- bargein transport=twilio: two wire figures with their cou
   assert.equal(all.filter((l) => l.round === 'cold').length, t.cold.bargeIns);
   assert.ok(t.cold.bargeIns >= 1, 'the cold round barged in too');
   assert.equal(t.cold.duringReply.n + t.cold.afterLastByte.n, t.cold.bargeIns);
-  assert.match(stdout, /in a warm process \(after a 8 s round of the same calls\)/);
+  assert.match(stdout, /in a warm process \(after a 8 s round of the same calls\), their first speech spread over 2 s/);
+  assert.equal(t.spread, 2);
   // hiwar's CPU per second over each round's first seconds (all 8 of the cold round) and the rest.
   assert.ok(t.cpuMsPerS.first > 0 && t.cpuMsPerS.rest > 0 && t.cold.cpuMsPerS.first > 0);
   assert.deepEqual([t.cpuMsPerS.firstS, t.cold.cpuMsPerS.firstS, t.cold.cpuMsPerS.rest], [10, 8, null]);
