@@ -58,7 +58,7 @@ async function measureRound(
   const conds = conditions([fake.pid, ...rig.rigPids()]);
   const st0 = await rig.stats();
   stamps.start();
-  // hiwar's CPU per second in the round's first seconds and after: what a cold process costs more (CPU time, so the load barely moves it).
+  // hiwar's CPU per second in the round's first seconds and after (CPU time: the load moves it only through the work a starved rig sends).
   const cpu0 = cpuMs();
   const splitAt = performance.timeOrigin + performance.now() + FIRST_S * 1000;
   const firstS = Math.min(FIRST_S, o.seconds);
@@ -157,7 +157,7 @@ function printRound(r: Round, calls: number, vad: string, minSpeechMs: number | 
     ['barge-ins sorted by the caller\'s reads alone (no server stamp matched)', w.callerOnly, '0'],
     [`the figure of before (agent audio counted from the first speech frame leaving), all ${r.bargeIns}: read 0 for ${w.legacy.readZero}, ${w.legacy.readZeroWithAudioAfterSpeech} of them with agent audio after speech start`, f(w.legacy.speechToLastAudioOnWireMs), 'for comparison with figures taken before'],
     ['barge-ins without a clear within 2 s', r.notCleared, '0'],
-    [`hiwar's CPU, ms per second: the first ${r.cpuMsPerS.firstS} s / the rest${cold ? ' (the cold round beside)' : ''}`, `${r.cpuMsPerS.first} / ${r.cpuMsPerS.rest ?? '–'}${cold ? ` (cold ${cold.cpuMsPerS.first} / ${cold.cpuMsPerS.rest ?? '–'})` : ''}`, 'CPU time: what the same calls cost, whatever the load'],
+    [`hiwar's CPU, ms per second: the first ${r.cpuMsPerS.firstS} s / the rest${cold ? ' (the cold round beside)' : ''}`, `${r.cpuMsPerS.first} / ${r.cpuMsPerS.rest ?? '–'}${cold ? ` (cold ${cold.cpuMsPerS.first} / ${cold.cpuMsPerS.rest ?? '–'})` : ''}`, 'CPU time, so compare within a run: a starved rig sends less work'],
     ['caller process loop delay p99, ms', r.callerLoopP99Ms, 'the far end: a stalled caller reads late'],
     ['caller frames the callers sent > 20 ms late', r.callerFramesSentLate, 'the far end: the rig\'s own lateness, not hiwar\'s'],
   ]);
