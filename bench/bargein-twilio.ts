@@ -8,7 +8,8 @@
  * what a process that has served calls does. Each round's figures (bench/barge-figures.ts),
  * stages (bench/bargein-stages.ts) and CPU are its own, and each is also split at its first 10 s
  * (the calls' first turns, which start together: docs/performance.md, "The barge-in tail at 100
- * calls"); `spread=SECONDS` spreads the callers' first speech over that many seconds instead.
+ * calls"); `spread=SECONDS` spreads the callers' first speech over that many seconds, where
+ * otherwise every caller first speaks 300 ms after connecting.
  * `trace=FILE` writes every barge-in of the run, one JSON line each, with its round.
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -143,7 +144,7 @@ function printRound(r: Round, calls: number, vad: string, minSpeechMs: number | 
   const which = cold ? `a warm process (after a ${cold.seconds} s round of the same calls)` : 'a cold process (its first calls)';
   const coldRows: [string, string | number | null, string][] = cold
     ? [
-        [`the same in the cold round (the process's first calls, ${cold.seconds} s: the measurement of before), ${cold.wire.duringReply.n} barge-ins`, f(cold.wire.duringReply.speechToLastAudioOnWireMs), `load ${cold.conditions.loadBefore} → ${cold.conditions.loadAfter}, run-queue wait ${cold.conditions.runQueueWaitMs ?? '–'} ms`],
+        [`the same in the cold round (the process's first calls, ${cold.seconds} s, measured as before), ${cold.wire.duringReply.n} barge-ins`, f(cold.wire.duringReply.speechToLastAudioOnWireMs), `load ${cold.conditions.loadBefore} → ${cold.conditions.loadAfter}, run-queue wait ${cold.conditions.runQueueWaitMs ?? '–'} ms`],
         ['… the cold round to the server\'s last write', f(cold.wire.duringReply.speechToLastWriteMs), 'for comparison'],
       ]
     : [];
