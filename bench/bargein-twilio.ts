@@ -15,7 +15,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { ENERGY_VAD_DEFAULTS } from '../src/pipeline/energy-vad.ts';
-import { conditions, spanLine, type SpanConditions } from './conditions.ts';
+import { conditions, cpuUsOf, spanLine, type SpanConditions } from './conditions.ts';
 import { spawnFakeService, type FakeServiceProcess } from './fake-service.ts';
 import { round, table, type BenchAgentOptions } from './harness.ts';
 import { traceLines, wireFigures } from './barge-figures.ts';
@@ -37,6 +37,8 @@ interface Round {
   callerLoopP99Ms: number | null;
   /** hiwar's process CPU (ms per second of the window) in its first `firstS` seconds and after. */
   cpuMsPerS: { first: number | null; rest: number | null; firstS: number };
+  /** The fake service's CPU over the window, ms per second (its /proc figures: 10 ms ticks). */
+  fakeCpuMsPerS: number | null;
   stages: BargeStages;
 }
 
@@ -61,12 +63,15 @@ async function measureRound(
   stamps.start();
   // hiwar's CPU per second in the round's first seconds and after (CPU time: the load moves it only through the work a starved rig sends).
   const cpu0 = cpuMs();
+  // The fake's CPU too: one process for the whole run, so warm in a warm round (the callers' process is new each round).
+  const fake0 = cpuUsOf([fake.pid]);
   const splitAt = performance.timeOrigin + performance.now() + FIRST_S * 1000;
   const firstS = Math.min(FIRST_S, o.seconds);
   await new Promise((r) => setTimeout(r, firstS * 1000));
   const cpu1 = cpuMs();
   await new Promise((r) => setTimeout(r, (o.seconds - firstS) * 1000));
   const cpu2 = cpuMs();
+  const fake2 = cpuUsOf([fake.pid]);
   const st = await rig.stats();
   const windowConds = conds.end();
   stamps.stop();
@@ -88,6 +93,7 @@ async function measureRound(
     lateAgentFrames: st.lateAgentFrames,
     callerLoopP99Ms: round(st.loopP99Ms, 1),
     cpuMsPerS: { first: round((cpu1 - cpu0) / firstS, 1), rest: o.seconds > firstS ? round((cpu2 - cpu1) / (o.seconds - firstS), 1) : null, firstS },
+    fakeCpuMsPerS: fake0 === undefined || fake2 === undefined ? null : round((fake2 - fake0) / 1000 / o.seconds, 1),
     stages: stamps.explain(barges, await fake.holds(), fake.clockOffset, o.vad),
   };
 }
@@ -123,9 +129,10 @@ export async function bargeinTwilio(calls: number, seconds: number, warmup: numb
       lateAgentFrames: main.lateAgentFrames,
       callerLoopP99Ms: main.callerLoopP99Ms,
       cpuMsPerS: main.cpuMsPerS,
+      fakeCpuMsPerS: main.fakeCpuMsPerS,
       firstSeconds: main.split,
       stages: main.stages,
-      ...(cold ? { cold: { seconds: warmup, conditions: cold.conditions, bargeIns: cold.bargeIns, notCleared: cold.notCleared, ...cold.wire, cpuMsPerS: cold.cpuMsPerS, firstSeconds: cold.split, stages: cold.stages } } : {}),
+      ...(cold ? { cold: { seconds: warmup, conditions: cold.conditions, bargeIns: cold.bargeIns, notCleared: cold.notCleared, ...cold.wire, cpuMsPerS: cold.cpuMsPerS, fakeCpuMsPerS: cold.fakeCpuMsPerS, firstSeconds: cold.split, stages: cold.stages } } : {}),
     };
     printRound(main, calls, vad, res.vadMinSpeechMs, cold, spread);
     return res;
@@ -159,6 +166,7 @@ function printRound(r: Round, calls: number, vad: string, minSpeechMs: number | 
     [`the figure of before (agent audio counted from the first speech frame leaving), all ${r.bargeIns}: read 0 for ${w.legacy.readZero}, ${w.legacy.readZeroWithAudioAfterSpeech} of them with agent audio after speech start`, f(w.legacy.speechToLastAudioOnWireMs), 'for comparison with figures taken before'],
     ['barge-ins without a clear within 2 s', r.notCleared, '0'],
     [`hiwar's CPU, ms per second: the first ${r.cpuMsPerS.firstS} s / the rest${cold ? ' (the cold round beside)' : ''}`, `${r.cpuMsPerS.first} / ${r.cpuMsPerS.rest ?? '–'}${cold ? ` (cold ${cold.cpuMsPerS.first} / ${cold.cpuMsPerS.rest ?? '–'})` : ''}`, 'CPU time, so compare within a run: a starved rig sends less work'],
+    [`the fake service's CPU, ms per second${cold ? ' (the cold round beside)' : ''}`, `${r.fakeCpuMsPerS ?? '–'}${cold ? ` (cold ${cold.fakeCpuMsPerS ?? '–'})` : ''}`, 'the rig: what hiwar shares the cores with'],
     ['caller process loop delay p99, ms', r.callerLoopP99Ms, 'the far end: a stalled caller reads late'],
     ['caller frames the callers sent > 20 ms late', r.callerFramesSentLate, 'the far end: the rig\'s own lateness, not hiwar\'s'],
   ]);

@@ -42,6 +42,7 @@ test('npm run bench -- bargein transport=twilio: two wire figures with their cou
   // hiwar's CPU per second over each round's first seconds (all 8 of the cold round) and the rest.
   assert.ok(t.cpuMsPerS.first > 0 && t.cpuMsPerS.rest > 0 && t.cold.cpuMsPerS.first > 0);
   assert.deepEqual([t.cpuMsPerS.firstS, t.cold.cpuMsPerS.firstS, t.cold.cpuMsPerS.rest], [10, 8, null]);
+  assert.ok(t.fakeCpuMsPerS > 0 && t.cold.fakeCpuMsPerS > 0, 'the fake worked in both rounds');
   // The window split at its first 10 s: every barge-in during the reply on one side.
   assert.equal(t.firstSeconds.first.n + t.firstSeconds.rest.n, t.duringReply.n);
   assert.equal(t.cold.firstSeconds.rest.n, 0, 'the 8 s cold round is all first seconds');
