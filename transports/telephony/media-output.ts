@@ -328,8 +328,41 @@ export class MediaStreamOutput implements TransportOutput {
   private readonly wake = (): void => {
     this.cancelTimer = undefined;
     this.timerAt = Infinity;
-    this.pump(true);
+    // A clock without `after` (a virtual one) fires from a test's `advance`, not from the loop's timers.
+    if (this.o.clock.after) afterReadyInput(this.step);
+    else this.pump(true);
   };
+
+  private readonly step = (): void => this.pump(true);
+}
+
+/**
+ * Pacing steps whose timers fired in this turn of the event loop. A loop that wakes late runs its
+ * due timers before it reads the sockets that became readable meanwhile; a step sent there would
+ * put agent audio on the wire while the caller's speech (or the service's SpeechStarted), already
+ * arrived, is still unread, and the barge-in's `clear` would come after it. So the steps run
+ * after the loop's reads (`setImmediate`, one for all the calls' steps of the turn): what those
+ * reads interrupt is not sent. A step on time has nothing waiting to read, and sends as before.
+ */
+const wokenSteps: (() => void)[] = [];
+
+function afterReadyInput(step: () => void): void {
+  if (wokenSteps.push(step) === 1) setImmediate(runWokenSteps);
+}
+
+function runWokenSteps(): void {
+  const steps = wokenSteps.splice(0);
+  let failure: { error: unknown } | undefined;
+  for (const step of steps) {
+    // One call's failing step must not leave the others' audio unsent; the first error still
+    // surfaces as it did from its own timer.
+    try {
+      step();
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
+  if (failure) throw failure.error;
 }
 
 
