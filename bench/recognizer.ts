@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mulaw } from '../src/audio/g711.ts';
 import { mixAtSnr } from '../src/audio/pcm.ts';
-import { resample } from '../src/audio/resample.ts';
+import { createResampler, resample } from '../src/audio/resample.ts';
 import { decodeWav } from '../src/audio/wav.ts';
 import { builtInVoices } from '../src/sandbox/catalogue.ts';
 import { voiceText } from '../src/sandbox/engines/espeak.ts';
@@ -49,6 +49,14 @@ const noiseDir = process.env.HIWAR_NOISE_DIR ?? join(audioDir, 'noise');
 const noises = existsSync(noiseDir) ? readdirSync(noiseDir).filter((f) => f.endsWith('.wav')) : [];
 if (!noises.length) console.log(`(no noise recordings in ${noiseDir}: noise conditions skipped; set HIWAR_NOISE_DIR)`);
 
+/** 8 kHz audio brought to 16 kHz as the sandbox's `/listen` does (the polyphase filter, streaming). */
+async function as16kByListen(s8: Int16Array): Promise<Int16Array> {
+  const r = await createResampler(8000, 16000);
+  const out = r.push(s8);
+  r.close();
+  return out;
+}
+
 type Condition = { name: string; make: (pcm22: Int16Array, rate: number) => Promise<Int16Array> };
 const pad = (s: Int16Array) => {
   const out = new Int16Array(s.length + 8000);
@@ -57,7 +65,7 @@ const pad = (s: Int16Array) => {
 };
 const conditions: Condition[] = [
   { name: 'clean 16 kHz', make: async (s, r) => pad(await resample(s, r, 16000)) },
-  { name: '8 kHz mu-law', make: async (s, r) => pad(await resample(mulaw.decode(mulaw.encode(await resample(s, r, 8000))), 8000, 16000)) },
+  { name: '8 kHz mu-law', make: async (s, r) => pad(await as16kByListen(mulaw.decode(mulaw.encode(await resample(s, r, 8000))))) },
   ...noises.map((n) => {
     const noise = decodeWav(readFileSync(join(noiseDir, n))).samples;
     return { name: `noise ${n.replace('.wav', '')} 10 dB`, make: async (s: Int16Array, r: number) => mixAtSnr(pad(await resample(s, r, 16000)), noise, 10) };

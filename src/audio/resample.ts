@@ -101,8 +101,8 @@ export interface ResamplerOptions {
   /**
    * `auto`: the rates as they are when equal, a polyphase filter (WebAssembly SIMD, JavaScript
    * where SIMD is missing) at an integer factor up to 6 (8↔16 kHz, 16↔48 kHz, 24→48 kHz: one
-   * shared 128 KB memory, a fraction of the CPU), libsamplerate otherwise. `libsamplerate`: always the general converter (the sandbox
-   * keeps it, so its recognizer hears what it always heard).
+   * shared 128 KB memory, a fraction of the CPU), libsamplerate otherwise. `libsamplerate`: always the general converter (the resampling
+   * bench's comparison).
    * @default 'auto'
    */
   engine?: 'auto' | 'libsamplerate';

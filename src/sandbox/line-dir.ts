@@ -1,7 +1,7 @@
 /**
  * The bound of the sandbox's directory of voiced lines (engines/render-cache.ts writes one file
- * per line there, engines/mel-cache.ts one of features per line learnt; both count): past
- * `maxBytes` the least recently used files go, so a directory the CLI keeps
+ * per line there and one per word espeak-ng voiced, engines/mel-cache.ts one of features per line
+ * learnt; all count): past `maxBytes` the least recently used files go, so a directory the CLI keeps
  * by default in the user's cache never grows without end (a long `hiwar serve` voices every
  * reply, each a new line when it names a balance or a date). A line read from the directory gets
  * its modification time renewed (`touchLine`), so "least recently used" is the oldest mtime.
@@ -69,7 +69,7 @@ export async function pruneLineDir(dir: string, maxBytes: number, now = Date.now
     if (!s?.isFile()) continue;
     if (name.endsWith('.partial')) {
       if (now - s.mtimeMs > LINE_DIR_DEFAULTS.partialAgeMs && (await remove(file))) removed++;
-    } else if (name.endsWith('.line') || name.endsWith('.mel')) {
+    } else if (name.endsWith('.line') || name.endsWith('.mel') || name.endsWith('.word')) {
       lines.push({ file, size: s.size, used: s.mtimeMs });
     }
   }

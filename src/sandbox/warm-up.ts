@@ -12,7 +12,7 @@ export async function warmUpListen(): Promise<void> {
   try {
     const vad = await SileroStream.create();
     await vad.push(new Int16Array(512)); // the first window runs slower: the runtime's own first use
-    (await createResampler(8000, 16000, { engine: 'libsamplerate' })).close();
+    (await createResampler(8000, 16000)).close();
   } catch {
     // the first call tries again and says what failed
   }

@@ -1,6 +1,7 @@
 /**
- * The recognizer's warp (engines/dtw.ts) and the pitch (engines/pitch.ts) were rewritten for
- * speed: they must give what the first versions gave, to the bit, on the sandbox's own voices and
+ * The recognizer's warp (engines/dtw.ts), the pitch (engines/pitch.ts) and the vocabulary's
+ * warp (engines/vocabulary.ts `symmetricDtw`, which now gives up early on a template that cannot
+ * be the nearest) were rewritten for speed: they must give what the first versions gave, to the bit, on the sandbox's own voices and
  * on real recordings, clean and as heard through noise, closed and open-ended. The first versions
  * are kept in reference-engines.ts.
  */
@@ -14,8 +15,14 @@ import { dtw, frameMatrix } from '../../src/sandbox/engines/dtw.ts';
 import { voiceText, type EspeakVoice } from '../../src/sandbox/engines/espeak.ts';
 import { cepstra, melPower, noiseFloor, speechBounds } from '../../src/sandbox/engines/features.ts';
 import { medianPitch } from '../../src/sandbox/engines/pitch.ts';
+import { builtInVocabulary } from '../../src/sandbox/engines/builtin-vocabulary.ts';
+import { symmetricDtw, VOCABULARY_DEFAULTS } from '../../src/sandbox/engines/vocabulary.ts';
+import { VOCABULARY_DATA } from '../../src/sandbox/engines/vocabulary-data.ts';
+import { unpackVocabulary } from '../../src/sandbox/engines/vocabulary-store.ts';
+import { normalizeWord, cepstraOf, warpedFrames, withDeltas, wordSegments, type WordBand } from '../../src/sandbox/engines/word-features.ts';
+import { mulaw } from '../../src/audio/g711.ts';
 import { recordingsDir } from '../helpers/recordings.ts';
-import { referenceDtw, referenceMedianPitch } from './reference-engines.ts';
+import { referenceDtw, referenceMedianPitch, referenceSymmetricDtw } from './reference-engines.ts';
 
 const VOICES: EspeakVoice[] = [
   { name: 'ar', pitch: 40, wpm: 185 },
@@ -125,4 +132,73 @@ test('the pitch: the same on real recordings, and on silence and noise (none)', 
   let seed = 7;
   const noise = Int16Array.from({ length: 16000 }, () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 20000) - 10000);
   assert.equal(medianPitch(noise, 16000), referenceMedianPitch(noise, 16000));
+});
+
+/** The words the vocabulary hears, as its `scores` gets them: per stretch of speech, the normalized statics at each of `warps`. */
+function stretches(pcm16k: Int16Array, band: WordBand, warps = [1, 0.92]): Float32Array[][][] {
+  // Two warps, not the search's seven: the same matching a seventh of the reference's CPU.
+  const { powers, energy } = warpedFrames(pcm16k, band, warps);
+  return wordSegments(energy).map(([a, b]) => powers.map((power) => normalizeWord(cepstraOf(power, a, b))));
+}
+
+/** `Vocabulary.scores` as first written: every template of the band warped to its end by the first version. */
+const shipped = new Map<WordBand, { word: string; feats: Float32Array[] }[]>();
+function referenceScores(warped: Float32Array[][], band: WordBand): Map<string, number> {
+  let templates = shipped.get(band);
+  if (!templates) shipped.set(band, (templates = unpackVocabulary(VOCABULARY_DATA).filter((t) => t.band === band).map((t) => ({ word: t.word, feats: withDeltas(t.statics) }))));
+  const best = new Map<string, number>();
+  for (const t of templates) {
+    for (const q of warped.map((statics) => withDeltas(statics))) {
+      const r = q.length / t.feats.length;
+      const d = r > VOCABULARY_DEFAULTS.maxLengthRatio || r < 1 / VOCABULARY_DEFAULTS.maxLengthRatio ? Number.POSITIVE_INFINITY : referenceSymmetricDtw(q, t.feats);
+      if (d < (best.get(t.word) ?? Number.POSITIVE_INFINITY)) best.set(t.word, d);
+    }
+  }
+  return best;
+}
+
+test("the vocabulary's warp: the same nearest distance per word as warping every template to its end, on the sandbox's voices (whole band and phone line)", async () => {
+  const vocabulary = builtInVocabulary();
+  let compared = 0;
+  let givenUp = 0;
+  for (const v of (await voiced()).slice(0, PHRASES.length)) {
+    const wide = await resample(v.samples, v.sampleRate, 16000);
+    const phone = await resample(mulaw.decode(mulaw.encode(await resample(v.samples, v.sampleRate, 8000))), 8000, 16000);
+    for (const [band, pcm] of [['wide', wide], ['phone', phone]] as const) {
+      for (const warped of stretches(pcm, band)) {
+        const expected = referenceScores(warped, band);
+        const got = vocabulary.scores(warped, band);
+        assert.deepEqual([...got].sort(), [...expected].sort(), `${v.text} (${band})`);
+        compared++;
+        // The early end is taken: a template's warp given up at its word's nearest so far.
+        const q = withDeltas(warped[0]!);
+        for (const t of unpackVocabulary(VOCABULARY_DATA).filter((x) => x.band === band).slice(0, 12)) {
+          const feats = withDeltas(t.statics);
+          const full = referenceSymmetricDtw(q, feats);
+          assert.ok(Object.is(symmetricDtw(q, feats), full));
+          const bound = expected.get(t.word) ?? Number.POSITIVE_INFINITY;
+          const early = symmetricDtw(q, feats, bound);
+          if (full < bound) assert.ok(Object.is(early, full));
+          else assert.ok(early >= bound);
+          if (early === Number.POSITIVE_INFINITY && Number.isFinite(full)) givenUp++;
+        }
+      }
+    }
+  }
+  assert.ok(compared >= 8, `stretches compared: ${compared}`);
+  assert.ok(givenUp > 0, 'some warps end early');
+});
+
+test("the vocabulary's warp: the same on real recordings", { skip: noRecordings }, () => {
+  const vocabulary = builtInVocabulary();
+  let compared = 0;
+  for (const pcm of recordings(6)) {
+    for (const band of ['wide', 'phone'] as const) {
+      for (const warped of stretches(pcm, band)) {
+        assert.deepEqual([...vocabulary.scores(warped, band)].sort(), [...referenceScores(warped, band)].sort());
+        compared++;
+      }
+    }
+  }
+  assert.ok(compared >= 8, `stretches compared: ${compared}`);
 });

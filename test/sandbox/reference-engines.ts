@@ -1,6 +1,6 @@
 /**
- * The sandbox recognizer's warp and pitch as they were written first (one frame array per
- * frame, one lag per pass), kept to check that the faster versions in src/sandbox/engines give
+ * The sandbox recognizer's warps and pitch as they were written first (one frame array per
+ * frame, one lag per pass, a warp run to its end), kept to check that the faster versions in src/sandbox/engines give
  * the same results to the bit (test/sandbox/exact-engines.test.ts).
  */
 import type { DtwResult } from '../../src/sandbox/engines/dtw.ts';
@@ -112,4 +112,27 @@ export function referenceMedianPitch(samples: Int16Array, sampleRate: number): n
   if (f0s.length < 3) return undefined;
   f0s.sort((a, b) => a - b);
   return f0s[Math.floor(f0s.length / 2)];
+}
+
+/** The vocabulary's symmetric warp (engines/vocabulary.ts `symmetricDtw`), as first written: two fresh rows per call, no early end. */
+export function referenceSymmetricDtw(q: Float32Array[], t: Float32Array[]): number {
+  const n = q.length;
+  const m = t.length;
+  const band = Math.max(Math.abs(n - m) + 3, Math.round(0.4 * Math.max(n, m)));
+  let prev = new Float64Array(m + 1).fill(Number.POSITIVE_INFINITY);
+  let cur = new Float64Array(m + 1);
+  prev[0] = 0;
+  for (let i = 1; i <= n; i++) {
+    cur.fill(Number.POSITIVE_INFINITY);
+    const centre = Math.round((i * m) / n);
+    const lo = Math.max(1, centre - band);
+    const hi = Math.min(m, centre + band);
+    const a = q[i - 1]!;
+    for (let j = lo; j <= hi; j++) {
+      const d = dist(a, t[j - 1]!);
+      cur[j] = Math.min(prev[j - 1]! + 2 * d, prev[j]! + d, cur[j - 1]! + d);
+    }
+    [prev, cur] = [cur, prev];
+  }
+  return prev[m]! / (n + m);
 }

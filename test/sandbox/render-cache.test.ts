@@ -1,7 +1,8 @@
 /**
  * Lines the sandbox keeps once voiced (src/sandbox/engines/render-cache.ts): a kept line is the
  * audio a fresh voicing gives, another process sharing the directory reads it instead of voicing
- * it, and the synthesis limit still holds for a kept line.
+ * it (and voices a new line from the words kept there), and the synthesis limit still holds for a
+ * kept line.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -67,8 +68,29 @@ test('the synthesis limit holds for a kept line, and a refused line is not kept'
   await assert.rejects(renderLine(line, VOICE, 1, 24000, 1), AudioTooLongError);
   const other = 'هذا سطر لم يقل من قبل في هذا الاختبار';
   await assert.rejects(renderLine(other, VOICE, 1, 24000, 0.2), AudioTooLongError);
-  const files = readdirSync(dir).length;
+  const lines = () => readdirSync(dir).filter((f) => f.endsWith('.line')).length;
+  const files = lines();
   const voiced = await renderLine(other, VOICE, 1, 24000);
   assert.ok(voiced.seconds > 0.2);
-  assert.equal(readdirSync(dir).length, files + 1, 'voiced and kept once allowed');
+  assert.equal(lines(), files + 1, 'voiced and kept once allowed');
+});
+
+test("another process voices a new line from the words kept in the directory: espeak-ng's audio to the sample", async () => {
+  // Voiced here word by word (each word kept as a .word file), then said in another order.
+  await renderLine('واحد اثنان ثلاثة أربعة', VOICE, 1, 16000);
+  const line = 'أربعة ثلاثة، اثنان واحد';
+  const fresh = await voiceText(line, VOICE, 1);
+  const expected = await resample(fresh.samples, fresh.sampleRate, 8000);
+  // No espeak-ng on the child's PATH, and the line is new: only the kept words can voice it.
+  const script = `
+    const { renderLine } = await import(${JSON.stringify(new URL('../../src/sandbox/engines/render-cache.ts', import.meta.url).href)});
+    const r = await renderLine(${JSON.stringify(line)}, ${JSON.stringify(VOICE)}, 1, 8000);
+    const { createHash } = await import('node:crypto');
+    console.log(JSON.stringify({ digest: createHash('sha256').update(Buffer.from(r.samples.buffer, r.samples.byteOffset, r.samples.byteLength)).digest('hex'), words: r.words }));
+  `;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    env: { ...process.env, HIWAR_SANDBOX_RENDER_CACHE: dir, PATH: '/nonexistent' },
+  });
+  assert.deepEqual(JSON.parse(stdout), { digest: digest(expected), words: fresh.words });
+  assert.ok(readdirSync(dir).filter((f) => f.endsWith('.word')).length >= 4);
 });

@@ -114,7 +114,17 @@ function trim(s: Int16Array): Int16Array {
   return s.slice(Math.max(0, a - pad), Math.min(s.length, b + pad + 1));
 }
 
-function voiceWord(raw: string, voice: EspeakVoice, speed: number): Promise<Int16Array> {
+/**
+ * Voiced words kept beyond this process (render-cache.ts keeps them beside the voiced lines):
+ * processes that share it spawn espeak-ng once per word, not once each. Voicing is deterministic,
+ * so a kept word is the very audio espeak-ng would give again.
+ */
+export interface WordStore {
+  get(key: string): Promise<Int16Array | undefined>;
+  put(key: string, samples: Int16Array): Promise<void>;
+}
+
+function voiceWord(raw: string, voice: EspeakVoice, speed: number, store?: WordStore): Promise<Int16Array> {
   // Control characters (a NUL above all) cannot go into a process argument, and are not speech.
   const word = raw.replace(/\p{Cc}/gu, '');
   if (!word) return Promise.resolve(new Int16Array(0));
@@ -122,7 +132,14 @@ function voiceWord(raw: string, voice: EspeakVoice, speed: number): Promise<Int1
   let hit = cache.get(key);
   if (!hit) {
     if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
-    hit = runEspeak(word, voice, speed);
+    hit = store
+      ? store.get(key).then(async (kept) => {
+          if (kept) return kept;
+          const made = await runEspeak(word, voice, speed);
+          await store.put(key, made);
+          return made;
+        })
+      : runEspeak(word, voice, speed);
     hit.catch(() => cache.delete(key));
     cache.set(key, hit);
   }
@@ -131,16 +148,17 @@ function voiceWord(raw: string, voice: EspeakVoice, speed: number): Promise<Int1
 
 /**
  * Voices text word by word so that every word's time span is known exactly; punctuation and
- * break tags become pauses. Returns PCM16 at 22.05 kHz.
+ * break tags become pauses. Returns PCM16 at 22.05 kHz. `store`: where voiced words are also
+ * kept for other processes (see WordStore).
  */
-export async function voiceText(text: string, voice: EspeakVoice, speed = 1, maxSeconds = Infinity): Promise<Voiced> {
+export async function voiceText(text: string, voice: EspeakVoice, speed = 1, maxSeconds = Infinity, store?: WordStore): Promise<Voiced> {
   const pieces = tokenize(text);
   // Refuse before spawning espeak or allocating anything when even the shortest voicing of the
   // words plus the pauses (break tags) would pass the limit; the exact length is checked below.
   let floor = 0;
   for (const p of pieces) floor += p.kind === 'pause' ? p.seconds : p.kind === 'word' ? MIN_WORD_S / speed : 0;
   if (floor > maxSeconds) throw new AudioTooLongError(maxSeconds);
-  const audio = await Promise.all(pieces.map((p) => (p.kind === 'word' ? voiceWord(p.text, voice, speed) : undefined)));
+  const audio = await Promise.all(pieces.map((p) => (p.kind === 'word' ? voiceWord(p.text, voice, speed, store) : undefined)));
   const parts: Int16Array[] = [];
   const words: TimedWord[] = [];
   const spans: Voiced['spans'] = [];

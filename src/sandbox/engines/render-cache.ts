@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { resample } from '../../audio/resample.ts';
 import { lineDirOf, lineWritten, touchLine } from '../line-dir.ts';
-import { AudioTooLongError, voiceText, type EspeakVoice, type TimedWord, type Voiced } from './espeak.ts';
+import { AudioTooLongError, voiceText, type EspeakVoice, type TimedWord, type Voiced, type WordStore } from './espeak.ts';
 
 /**
  * Lines the sandbox has voiced, kept by what they are (text, voice, speed, sample rate), so that
@@ -45,6 +45,8 @@ export interface Rendered {
 
 /** Bump when what a key voices changes (the voicing, the resampler, the file layout). */
 const FORMAT = 'hiwar-render-1';
+/** The same for a voiced word (espeak.ts's key: voice, pitch, words per minute, speed, word). */
+const WORD_FORMAT = 'hiwar-word-1';
 
 const memory = new Map<string, Rendered>();
 let memoryBytes = 0;
@@ -80,7 +82,7 @@ export async function renderLine(text: string, voice: EspeakVoice, speed: number
 }
 
 async function voiceAt(text: string, voice: EspeakVoice, speed: number, sampleRate: number, maxSeconds: number): Promise<Rendered> {
-  const v = await voiceText(text, voice, speed, maxSeconds);
+  const v = await voiceText(text, voice, speed, maxSeconds, sharedWords);
   const samples = await resample(v.samples, v.sampleRate, sampleRate);
   return { samples, sampleRate, words: v.words, spans: v.spans, seconds: v.samples.length / v.sampleRate };
 }
@@ -119,18 +121,22 @@ async function fromDisk(key: string): Promise<Rendered | undefined> {
 }
 
 async function toDisk(key: string, r: Rendered): Promise<void> {
-  const dir = RENDER_CACHE_DEFAULTS.dir;
-  if (!dir) return;
   const { samples, ...rest } = r;
   const head = Buffer.from(JSON.stringify(rest), 'utf8');
   const length = Buffer.alloc(4);
   length.writeUInt32LE(head.length, 0);
-  const file = join(dir, `${key}.line`);
+  await writeShared(`${key}.line`, Buffer.concat([length, head, Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)]));
+}
+
+/** `bytes` as `name` in the shared directory, whole or not at all (written aside, renamed into place). */
+async function writeShared(name: string, bytes: Buffer): Promise<void> {
+  const dir = RENDER_CACHE_DEFAULTS.dir;
+  if (!dir) return;
+  const file = join(dir, name);
   const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.partial`;
   try {
     // The lines may say what a test call's caller or agent said: the owner's alone.
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const bytes = Buffer.concat([length, head, Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)]);
     await writeFile(partial, bytes, { mode: 0o600 });
     await rename(partial, file);
     await lineWritten(dir, bytes.length, RENDER_CACHE_DEFAULTS.diskBytes);
@@ -138,3 +144,28 @@ async function toDisk(key: string, r: Rendered): Promise<void> {
     // A full or read-only disk loses only the sharing: the line stays in memory.
   }
 }
+
+/**
+ * The words espeak-ng voiced (22.05 kHz, trimmed), kept in the shared directory beside the lines
+ * (`.word`, PCM16 LE): a line no process voiced yet is often made of words another one did.
+ */
+const sharedWords: WordStore = {
+  async get(key) {
+    const dir = RENDER_CACHE_DEFAULTS.dir;
+    if (!dir) return undefined;
+    try {
+      const file = join(dir, wordFile(key));
+      const buf = await readFile(file);
+      void touchLine(file);
+      // A copy: the file's bytes need not sit at an even offset, as an Int16Array's must.
+      const samples = new Int16Array(buf.length >> 1);
+      Buffer.from(samples.buffer).set(buf.subarray(0, samples.byteLength));
+      return samples;
+    } catch {
+      return undefined; // not there yet (or unreadable): voiced anew
+    }
+  },
+  put: (key, samples) => writeShared(wordFile(key), Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)),
+};
+
+const wordFile = (key: string) => `${createHash('sha256').update(JSON.stringify([WORD_FORMAT, key])).digest('hex')}.word`;

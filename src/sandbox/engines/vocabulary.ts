@@ -167,10 +167,10 @@ export class Vocabulary {
     }
   }
 
-  private distance(q: Float32Array[], t: Float32Array[]): number {
+  private distance(q: Float32Array[], t: Float32Array[], giveUpAt = Number.POSITIVE_INFINITY): number {
     const r = q.length / t.length;
     if (r > this.opts.maxLengthRatio || r < 1 / this.opts.maxLengthRatio) return Number.POSITIVE_INFINITY;
-    return symmetricDtw(q, t);
+    return symmetricDtw(q, t, giveUpAt);
   }
 
   /**
@@ -183,8 +183,11 @@ export class Vocabulary {
     for (const t of this.templates) {
       if (t.band !== band) continue;
       for (const q of qs) {
-        const d = this.distance(q, t.feats);
-        if (d < (best.get(t.word) ?? Number.POSITIVE_INFINITY)) best.set(t.word, d);
+        const nearest = best.get(t.word) ?? Number.POSITIVE_INFINITY;
+        // A template that cannot come nearer than the word's nearest so far is given up early:
+        // the same nearest distances as matching every template to its end (symmetricDtw).
+        const d = this.distance(q, t.feats, nearest);
+        if (d < nearest) best.set(t.word, d);
       }
     }
     return best;
@@ -307,33 +310,47 @@ export function wordStatics(audio: Int16Array, band: WordBand, warp = 1): Float3
   return normalizeWord(cepstraOf(power, near[0]![0], near.at(-1)![1]));
 }
 
+/** The two rows of symmetricDtw's cost matrix, reused from call to call (grown as needed). */
+let rows = [new Float64Array(64), new Float64Array(64)] as const;
+
 /**
  * Symmetric DTW (Sakoe and Chiba) within a band around the diagonal: a diagonal step counts
  * the frame distance twice, so the total over both lengths compares words of any length.
+ *
+ * `giveUpAt`: a caller that only wants a distance below it (the nearest template of a word so
+ * far) gets +Infinity as soon as a whole row of the matrix reaches it. Every path to the end
+ * crosses each row and only adds non-negative distances, so the distance would have been at
+ * least that: below `giveUpAt`, the result is the full computation's to the bit.
  */
-export function symmetricDtw(q: Float32Array[], t: Float32Array[]): number {
+export function symmetricDtw(q: Float32Array[], t: Float32Array[], giveUpAt = Number.POSITIVE_INFINITY): number {
   const n = q.length;
   const m = t.length;
   const band = Math.max(Math.abs(n - m) + 3, Math.round(0.4 * Math.max(n, m)));
-  let prev = new Float64Array(m + 1).fill(Number.POSITIVE_INFINITY);
-  let cur = new Float64Array(m + 1);
+  if (rows[0].length < m + 1) rows = [new Float64Array(2 * (m + 1)), new Float64Array(2 * (m + 1))];
+  let [prev, cur] = rows;
+  prev.fill(Number.POSITIVE_INFINITY, 0, m + 1);
   prev[0] = 0;
   for (let i = 1; i <= n; i++) {
-    cur.fill(Number.POSITIVE_INFINITY);
+    cur.fill(Number.POSITIVE_INFINITY, 0, m + 1);
     const centre = Math.round((i * m) / n);
     const lo = Math.max(1, centre - band);
     const hi = Math.min(m, centre + band);
     const a = q[i - 1]!;
+    const dim = a.length;
+    let rowMin = Number.POSITIVE_INFINITY;
     for (let j = lo; j <= hi; j++) {
       const b = t[j - 1]!;
       let d = 0;
-      for (let k = 0; k < a.length; k++) {
+      for (let k = 0; k < dim; k++) {
         const x = a[k]! - b[k]!;
         d += x * x;
       }
       d = Math.sqrt(d);
-      cur[j] = Math.min(prev[j - 1]! + 2 * d, prev[j]! + d, cur[j - 1]! + d);
+      const c = Math.min(prev[j - 1]! + 2 * d, prev[j]! + d, cur[j - 1]! + d);
+      cur[j] = c;
+      if (c < rowMin) rowMin = c;
     }
+    if (giveUpAt < Number.POSITIVE_INFINITY && rowMin / (n + m) >= giveUpAt) return Number.POSITIVE_INFINITY;
     [prev, cur] = [cur, prev];
   }
   return prev[m]! / (n + m);

@@ -92,7 +92,7 @@ export class ListenSession {
 
   async start(): Promise<void> {
     this.vad = await SileroStream.create();
-    this.resampler = await createResampler(this.params.sampleRate, 16000, { engine: 'libsamplerate' });
+    this.resampler = await createResampler(this.params.sampleRate, 16000);
     this.io.send({
       type: 'Metadata', session_id: this.sessionId, correlation_id: this.params.correlationId, model: this.params.model,
       protocol_version: 1, channels: 1, sample_rate: this.params.sampleRate, dropped_hotwords: this.params.droppedHotwords,
