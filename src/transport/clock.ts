@@ -84,8 +84,12 @@ interface Timer {
   resolve: () => void;
 }
 
-/** Lets every pending promise callback run (microtasks and I/O callbacks already due). */
-const settle = () => new Promise<void>((r) => setImmediate(r));
+/**
+ * Lets every pending promise callback run (microtasks and I/O callbacks already due), and the
+ * `setImmediate` callbacks they queue: code a timer wakes may finish its work there (the telephony
+ * output runs a woken pacing step after the loop's reads), so one turn of the loop is not enough.
+ */
+const settle = () => new Promise<void>((r) => setImmediate(() => setImmediate(r)));
 
 /**
  * A clock that stands still until `advance()` moves it: timers due on the way fire in order, and
