@@ -44,7 +44,7 @@ export async function taughtSandbox(agent: Agent, phrasebook: string | undefined
 async function teaching(phrases: number, log: (m: string) => void): Promise<void> {
   const dir = await keepVoicedLines();
   const keep = dir ? ` (voiced lines kept in ${dir} for the next start; HIWAR_SANDBOX_RENDER_CACHE=off keeps none)` : '';
-  if (phrases) log(`no HIWAR_API_KEY: starting the embedded sandbox and teaching its recognizer ${phrases} phrases…${keep}`);
+  if (phrases) log(`no HIWAR_API_KEY: starting the embedded sandbox and teaching its recognizer ${phrases} ${phrases === 1 ? 'phrase' : 'phrases'}…${keep}`);
 }
 
 /**

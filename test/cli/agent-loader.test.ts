@@ -65,7 +65,7 @@ test('hiwar demo --agent runs a whole call with an agent from another folder, it
   // From the user's project, with a relative path: resolved against the current directory.
   const r = await hiwar(['demo', '--agent', 'agents/shop', '--out', 'out', '--speed', '3'], { HIWAR_LOG_LEVEL: 'warn' }, 240_000, dir);
   assert.equal(r.code, 0, r.stderr + r.stdout);
-  assert.match(r.stdout, /teaching its recognizer 1 phrases/);
+  assert.match(r.stdout, /teaching its recognizer 1 phrase…/);
   assert.match(r.stdout, /hiwar demo: shop: one line for each intent of shop/);
   assert.match(r.stdout, /العميل {2}▸ أين طلبي/);
   assert.match(r.stdout, /\(tool order_status → \{"order":"A-17","status":"shipped"\}\)/);
