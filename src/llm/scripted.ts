@@ -72,13 +72,21 @@ export class ScriptedLlm implements Llm {
       text = intent ? render(intent, result, lastUser) : this.opts.fallback;
     } else {
       const intent = matchIntent(this.opts.intents, lastUser);
-      if (intent?.tool) {
+      const since = req.messages.slice(req.messages.findLastIndex((m) => m.role === 'user') + 1);
+      if (intent?.tool && since.some((m) => m.role === 'assistant')) {
+        // The caller's turn was answered already (a reply asked for again, `generateReply` from a
+        // tool): the answer is said again from the tool's result, not the tool run again (that
+        // tool asking for a reply would run for ever).
+        const earlier = since.findLast((m) => m.role === 'tool' && m.name === intent.tool!.name);
+        text = earlier ? render(intent, JSON.parse(earlier.content) as unknown, lastUser) : this.opts.fallback;
+      } else if (intent?.tool) {
         await sleep(this.opts.firstTokenDelayMs ?? 150, undefined, { signal: req.signal });
         const args = intent.tool.args?.(lastUser) ?? {};
         yield { type: 'tool_calls', calls: [{ id: `call_${++this.calls}`, name: intent.tool.name, arguments: JSON.stringify(args) }] };
         return;
+      } else {
+        text = intent ? render(intent, undefined, lastUser) : this.opts.fallback;
       }
-      text = intent ? render(intent, undefined, lastUser) : this.opts.fallback;
     }
     await sleep(this.opts.firstTokenDelayMs ?? 150, undefined, { signal: req.signal });
     const pieces = text.split(/(?<=\s)/);

@@ -149,3 +149,32 @@ test('scripted dialogue: intents matched after normalization, tools called, repl
   for await (const e of streamReply(scripted, [{ role: 'user', content: 'الطقس' }], tools, new AbortController().signal)) if (e.type === 'text') fallback += e.delta;
   assert.equal(fallback, 'عذرا لم أفهم.');
 });
+
+test('scripted model asked again for a turn it answered (generateReply from a tool): says the answer again from the tool result, the tool not run again', async () => {
+  const scripted = new ScriptedLlm({ intents, fallback: 'عذرا لم أفهم.', tokenDelayMs: 1, firstTokenDelayMs: 1 });
+  let runs = 0;
+  const counted = tools.map((t) => (t.name === 'get_balance' ? { ...t, execute: (...a: Parameters<typeof t.execute>) => (runs++, t.execute(...a)) } : t));
+  const answered: ChatMessage[] = [
+    { role: 'user', content: 'كم رصيدي' },
+    { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', name: 'get_balance', arguments: '{"account":"main"}' }] },
+    { role: 'tool', tool_call_id: 'call_1', name: 'get_balance', content: '{"balance":250}' },
+    { role: 'assistant', content: 'رصيدك 250 ريال.' },
+  ];
+  let again = '';
+  for await (const e of streamReply(scripted, answered, counted, new AbortController().signal)) {
+    assert.notEqual(e.type, 'tool_started', 'no tool call for a turn already answered');
+    if (e.type === 'text') again += e.delta;
+  }
+  assert.equal(again, 'رصيدك 250 ريال.');
+  assert.equal(runs, 0);
+  // Answered without the tool's result in the history: the fallback, still no tool.
+  let none = '';
+  for await (const e of streamReply(scripted, [answered[0]!, answered[3]!], counted, new AbortController().signal)) if (e.type === 'text') none += e.delta;
+  assert.equal(none, 'عذرا لم أفهم.');
+  assert.equal(runs, 0);
+  // A new caller turn after it: the tool runs as ever.
+  let fresh = '';
+  for await (const e of streamReply(scripted, [...answered, { role: 'user', content: 'رصيد حسابي' }], counted, new AbortController().signal)) if (e.type === 'text') fresh += e.delta;
+  assert.equal(fresh, 'رصيدك 250 ريال.');
+  assert.equal(runs, 1);
+});
