@@ -342,7 +342,8 @@ export class MediaStreamOutput implements TransportOutput {
  * put agent audio on the wire while the caller's speech (or the service's SpeechStarted), already
  * arrived, is still unread, and the barge-in's `clear` would come after it. So the steps run
  * after the loop's reads (`setImmediate`, one for all the calls' steps of the turn): what those
- * reads interrupt is not sent. A step on time has nothing waiting to read, and sends as before.
+ * reads interrupt is not sent. A step on time finds nothing to read and sends what it would
+ * have, a phase of the loop later (a reply's first audio is not a step: it goes at once).
  */
 const wokenSteps: (() => void)[] = [];
 
