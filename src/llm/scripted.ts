@@ -72,13 +72,13 @@ export class ScriptedLlm implements Llm {
       text = intent ? render(intent, result, lastUser) : this.opts.fallback;
     } else {
       const intent = matchIntent(this.opts.intents, lastUser);
+      // The intent's tool already ran for this caller turn (a reply asked for again: `generateReply`
+      // from that tool): the answer is said again from its result, not the tool run again (the tool
+      // would ask again, for ever). Another tool's round (a handoff) leaves the turn to answer.
       const since = req.messages.slice(req.messages.findLastIndex((m) => m.role === 'user') + 1);
-      if (intent?.tool && since.some((m) => m.role === 'assistant')) {
-        // The caller's turn was answered already (a reply asked for again, `generateReply` from a
-        // tool): the answer is said again from the tool's result, not the tool run again (that
-        // tool asking for a reply would run for ever).
-        const earlier = since.findLast((m) => m.role === 'tool' && m.name === intent.tool!.name);
-        text = earlier ? render(intent, JSON.parse(earlier.content) as unknown, lastUser) : this.opts.fallback;
+      const earlier = intent?.tool && since.findLast((m) => m.role === 'tool' && m.name === intent.tool!.name);
+      if (intent && earlier) {
+        text = render(intent, JSON.parse(earlier.content) as unknown, lastUser);
       } else if (intent?.tool) {
         await sleep(this.opts.firstTokenDelayMs ?? 150, undefined, { signal: req.signal });
         const args = intent.tool.args?.(lastUser) ?? {};

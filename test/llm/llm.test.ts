@@ -167,14 +167,21 @@ test('scripted model asked again for a turn it answered (generateReply from a to
   }
   assert.equal(again, 'رصيدك 250 ريال.');
   assert.equal(runs, 0);
-  // Answered without the tool's result in the history: the fallback, still no tool.
-  let none = '';
-  for await (const e of streamReply(scripted, [answered[0]!, answered[3]!], counted, new AbortController().signal)) if (e.type === 'text') none += e.delta;
-  assert.equal(none, 'عذرا لم أفهم.');
-  assert.equal(runs, 0);
-  // A new caller turn after it: the tool runs as ever.
+  // Another tool's round after the turn (a handoff to the agent now asked): the turn is still to
+  // answer, and its intent's tool runs.
+  const handedOff: ChatMessage[] = [
+    answered[0]!,
+    { role: 'assistant', content: '', tool_calls: [{ id: 'call_0', name: 'to_accounts', arguments: '{}' }] },
+    { role: 'tool', tool_call_id: 'call_0', name: 'to_accounts', content: '"ok"' },
+    { role: 'assistant', content: 'أحولك إلى قسم الحسابات.' },
+  ];
+  let after = '';
+  for await (const e of streamReply(scripted, handedOff, counted, new AbortController().signal)) if (e.type === 'text') after += e.delta;
+  assert.equal(after, 'رصيدك 250 ريال.');
+  assert.equal(runs, 1);
+  // A new caller turn after an answered one: the tool runs as ever.
   let fresh = '';
   for await (const e of streamReply(scripted, [...answered, { role: 'user', content: 'رصيد حسابي' }], counted, new AbortController().signal)) if (e.type === 'text') fresh += e.delta;
   assert.equal(fresh, 'رصيدك 250 ريال.');
-  assert.equal(runs, 1);
+  assert.equal(runs, 2);
 });
