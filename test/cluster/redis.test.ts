@@ -122,7 +122,9 @@ describe('cluster admission', () => {
     assert.ok(l1);
     const p2 = adm.admit(c2.t);
     const p3 = adm.admit(c3.t);
-    await sleep(50);
+    // Both queue once each has asked Redis for the slots: on a busy machine that took longer than
+    // a fixed 50 ms pause (CI: 0 waiting), so wait for it, with a deadline far above.
+    for (const give = Date.now() + 10_000; adm.waiting < 2 && Date.now() < give; ) await sleep(10);
     assert.equal(adm.waiting, 2);
     assert.equal(await adm.admit(c4.t), undefined, 'the queue is full');
     assert.deepEqual(c4.done, ['hangup:busy', 'closed']);
