@@ -36,7 +36,9 @@ if [ -n "$ms_version" ] && [ -z "${HIWAR_MEDIASOUP_PREBUILT:-}" ]; then
     echo "setup: the tools for mediasoup's offline worker build could not be installed; WebRTC will be off" >&2
   fi
   kit_hash=$(cat "$KIT"/prepare.sh "$KIT"/install-shims.sh "$KIT"/env.sh | sha256sum | cut -c1-12)
-  ms_cache="${HIWAR_CACHE:-$HOME/.cache/hiwar}/mediasoup-worker-$ms_version-$kit_hash"
+  # hiwar's cache directory, as src/cache-dir.ts picks it (HIWAR_CACHE, an absolute XDG_CACHE_HOME, ~/.cache).
+  case "${XDG_CACHE_HOME:-}" in /*) cache_root="$XDG_CACHE_HOME/hiwar" ;; *) cache_root="$HOME/.cache/hiwar" ;; esac
+  ms_cache="${HIWAR_CACHE:-$cache_root}/mediasoup-worker-$ms_version-$kit_hash"
   [ -x "$ms_cache" ] && export MEDIASOUP_WORKER_BIN="$ms_cache"
 fi
 

@@ -4,12 +4,12 @@
  * becomes one clear reason ("WebRTC is off: …") instead of a crash at import.
  */
 import { access, constants, readdir, readFile, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as Mediasoup from 'mediasoup';
 import { importOptional } from '../../src/optional.ts';
 import { docPath } from '../../src/docs-path.ts';
+import { hiwarCacheDir } from '../../src/cache-dir.ts';
 
 export type { types as ms } from 'mediasoup';
 export type MediasoupModule = typeof Mediasoup;
@@ -77,14 +77,14 @@ async function missingWorker(version: string, bin: string): Promise<string | und
 
 /**
  * A worker for this mediasoup version that a clone's scripts/setup.sh built and kept in hiwar's
- * cache (`$HIWAR_CACHE`, else `~/.cache/hiwar`: `mediasoup-worker-VERSION-KIT`). A newcomer who set
+ * cache (`hiwarCacheDir`: `mediasoup-worker-VERSION-KIT`). A newcomer who set
  * up a clone and then installed mediasoup in a project of their own (whose install skips the
  * build when told of it) had one on the disk and no word of it: rebuilding takes minutes.
  */
 async function cachedWorker(version: string): Promise<string | undefined> {
+  const dir = hiwarCacheDir();
+  if (!dir) return undefined;
   try {
-    // homedir() throws without a home: no cache then, and the message goes on without it.
-    const dir = process.env.HIWAR_CACHE || join(homedir(), '.cache', 'hiwar');
     for (const name of (await readdir(dir)).sort()) {
       if (!name.startsWith(`mediasoup-worker-${version}-`)) continue;
       const path = join(dir, name);
