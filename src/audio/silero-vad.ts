@@ -36,22 +36,64 @@ export interface VadWindow {
   p: number;
 }
 
+export interface SileroStreamOptions {
+  /**
+   * After this many whole windows of digital silence (every sample zero) in a row, the stream
+   * starts again as a new stream that has heard that much silence, and scores the silence that
+   * follows at 0 without running the model, until a sample is not zero. The model's state keeps
+   * drifting on zeros for thousands of windows, so no cached answer reproduces a long silence;
+   * starting again costs nothing while a line carries nothing (a muted microphone, a caller's
+   * silence while the agent speaks). 0 (the default) runs the model on every window.
+   */
+  restartAfterZeroWindows?: number;
+}
+
+/** The model's state after so many windows of zeros from a new stream's (once per process and count). */
+const settled = new Map<number, Promise<Float32Array>>();
+
 export class SileroStream {
   private state = new Float32Array(2 * 128);
   private context = new Float32Array(CONTEXT);
   private pending = new Float32Array(0);
   private consumed = 0;
+  private zeroRun = 0;
+  /** Windows scored 0 without the model (digital silence past `restartAfterZeroWindows`). */
+  skippedWindows = 0;
+  private readonly restartAfter: number;
+  private restartState: Float32Array | undefined;
   private readonly sr: Ort.Tensor;
   private readonly session: Ort.InferenceSession;
   private readonly ort: OnnxRuntime;
 
-  private constructor(loaded: Loaded) {
+  private constructor(loaded: Loaded, opts: SileroStreamOptions) {
     ({ session: this.session, ort: this.ort } = loaded);
+    this.restartAfter = opts.restartAfterZeroWindows ?? 0;
     this.sr = new this.ort.Tensor('int64', BigInt64Array.from([16000n]));
   }
 
-  static async create(): Promise<SileroStream> {
-    return new SileroStream(await loadSession());
+  static async create(opts: SileroStreamOptions = {}): Promise<SileroStream> {
+    const loaded = await loadSession();
+    const stream = new SileroStream(loaded, opts);
+    if (stream.restartAfter > 0) stream.restartState = await SileroStream.settledState(loaded, stream.restartAfter);
+    return stream;
+  }
+
+  private static settledState(loaded: Loaded, windows: number): Promise<Float32Array> {
+    let state = settled.get(windows);
+    if (!state) {
+      state = (async () => {
+        const stream = new SileroStream(loaded, {});
+        await stream.push(new Int16Array(windows * WINDOW));
+        return stream.modelState();
+      })();
+      settled.set(windows, state);
+    }
+    return state;
+  }
+
+  /** A copy of the model's recurrent state. */
+  modelState(): Float32Array {
+    return this.state.slice();
   }
 
   /** Feeds 16 kHz audio; returns one probability per complete 32 ms window. */
@@ -62,6 +104,13 @@ export class SileroStream {
     const out: VadWindow[] = [];
     let off = 0;
     for (; off + WINDOW <= joined.length; off += WINDOW) {
+      if (this.restartAfter > 0 && this.silentWindow(joined, off)) {
+        this.skippedWindows++;
+        const start = this.consumed / VAD_RATE;
+        this.consumed += WINDOW;
+        out.push({ start, end: this.consumed / VAD_RATE, p: 0 });
+        continue;
+      }
       const input = new Float32Array(CONTEXT + WINDOW);
       input.set(this.context);
       input.set(joined.subarray(off, off + WINDOW), CONTEXT);
@@ -79,6 +128,22 @@ export class SileroStream {
     }
     this.pending = joined.slice(off);
     return out;
+  }
+
+  /** Counts digital silence; true (and the stream started again) once it is past the limit. */
+  private silentWindow(samples: Float32Array, off: number): boolean {
+    for (let i = off; i < off + WINDOW; i++) {
+      if (samples[i] !== 0) {
+        this.zeroRun = 0;
+        return false;
+      }
+    }
+    if (++this.zeroRun <= this.restartAfter) return false;
+    if (this.zeroRun === this.restartAfter + 1) {
+      this.state = this.restartState!.slice();
+      this.context.fill(0);
+    }
+    return true;
   }
 }
 

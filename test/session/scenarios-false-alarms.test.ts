@@ -17,7 +17,7 @@ test('false interruption: a hum pauses the agent, no words come, the agent resum
   const c = await call(client(), [{ say: 'بطاقتي ضاعت أرجو إيقافها' }, { sound: 'hum', bargeInAfterMs: 1200, ms: 500 }], { clock: new SteadyScaledClock(1) });
   const kinds = c.events.filter((e) => e.type === 'interruption').map((e) => e.type === 'interruption' && e.kind);
   const notices = c.events.filter((e) => e.type === 'notice').map((e) => e.type === 'notice' && e.message);
-  const hum = c.caller.lines.find((l) => l.text === 'hum');
+  const hum = c.caller.lines.find((l) => l.text === '(hum)');
   assert.deepEqual(kinds, ['paused', 'resumed'], `hum at ${hum?.start?.toFixed(2)} s; agent spans ${JSON.stringify(c.caller.agentSpans)}; notices ${JSON.stringify(notices)}`);
   const reply = agentTurns(c).find((t) => /تم إيقاف/.test(t.text))!;
   assert.equal(reply.interrupted, false);
@@ -31,7 +31,7 @@ test('local VAD: a hum is caught in-process first; still a false alarm, and a re
   assert.deepEqual(
     hum.events.filter((e) => e.type === 'interruption').map((e) => e.type === 'interruption' && e.kind),
     ['paused', 'resumed'],
-    `hum at ${hum.caller.lines.find((l) => l.text === 'hum')?.start?.toFixed(2)} s; agent spans ${JSON.stringify(hum.caller.agentSpans)}; notices ${JSON.stringify(hum.events.filter((e) => e.type === 'notice').map((e) => e.type === 'notice' && e.message))}`,
+    `hum at ${hum.caller.lines.find((l) => l.text === '(hum)')?.start?.toFixed(2)} s; agent spans ${JSON.stringify(hum.caller.agentSpans)}; notices ${JSON.stringify(hum.events.filter((e) => e.type === 'notice').map((e) => e.type === 'notice' && e.message))}`,
   );
   assert.equal(agentTurns(hum).at(-1)!.interrupted, false);
   const cut = await call(client(), [{ say: 'بطاقتي ضاعت أرجو إيقافها' }, { say: 'انتظر من فضلك أريد التحدث مع موظف', bargeInAfterMs: 1200 }], { agent });
