@@ -91,9 +91,13 @@ test('hiwar serve --agent: the embedded sandbox hears the agent\'s intent exampl
   assert.match(out, /teaching its recognizer 2 phrases/);
 });
 
-/** Two agents: the first hands the call to the second, whose phrase only it knows (its intents are in no file the command reads). */
+/**
+ * Two agents: the first hands the call to the second, whose phrase only it knows (its intents are
+ * in no file the command reads). The tool returns the handoff made by the project's own hiwar,
+ * another copy of the module than the command's here (test runs compile a tree of their own).
+ */
 const FLOW_AGENTS = `import { z } from 'zod';
-import { defineTool, type Agent } from 'hiwar';
+import { defineTool, handoff, type Agent } from 'hiwar';
 
 const common = { instructions: 'متجر ورد', voice: { voice_id: 'ar-hijazi-female-1' }, outOfServiceLine: 'الخدمة غير متاحة.' };
 
@@ -108,17 +112,7 @@ const front: Agent = {
   ...common,
   name: 'front',
   greeting: 'أهلًا بك في متجر الورد.',
-  tools: [
-    defineTool({
-      name: 'to_orders',
-      description: 'Hands the caller to the orders desk',
-      parameters: z.object({}),
-      execute: async (_args, ctx) => {
-        await ctx.session?.handoff(orders, { carry: 'none' });
-        return { handedTo: 'orders' };
-      },
-    }),
-  ],
+  tools: [defineTool({ name: 'to_orders', description: 'Hands the caller to the orders desk', parameters: z.object({}), execute: () => handoff(orders, { carry: 'none' }) })],
   handoffs: [orders],
   intents: [{ name: 'orders', examples: ['أريد قسم الطلبات'], tool: { name: 'to_orders' }, reply: 'سأحولك إلى قسم الطلبات.' }],
 };

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import callCentre from '../../agents/call-centre/index.ts';
 import { billing, cards, greeter } from '../../agents/call-centre/flow.ts';
 import { defineTool } from '../../src/llm/types.ts';
-import { handoff } from '../../src/session/handoff.ts';
+import { Handoff, handoff } from '../../src/session/handoff.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import { agentProblem, reachableAgents } from '../../src/session/check-agent.ts';
 import { agentPhrases } from '../../src/testing/phrases.ts';
@@ -54,4 +54,16 @@ test("the offline recognizer is taught the examples of the agents a flow hands t
   assert.ok(!phrases.some((p) => p.includes('DTMF')));
   assert.equal(new Set(phrases).size, phrases.length, 'each once');
   assert.deepEqual(agentPhrases({ ...greeter, handoffs: undefined }), greeter.intents!.flatMap((i) => i.examples), 'without handoffs: its own');
+});
+
+test('a handoff made by another copy of hiwar is a handoff here (a global CLI running an agent that imports its own)', async () => {
+  // A query makes another module of the same file, as a second install of hiwar is (the file of
+  // this run: the sources, or the compiled tree scripts/test.mjs runs).
+  const own = new URL(`../../src/session/handoff.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
+  const copy = (await import(`${own.href}?copy`)) as typeof import('../../src/session/handoff.ts');
+  assert.notEqual(copy.Handoff, Handoff, 'two copies of the module');
+  const theirs = copy.handoff({ ...base, name: 'desk' }, { carry: 'none' });
+  assert.ok(theirs instanceof Handoff);
+  assert.ok(handoff({ ...base }) instanceof copy.Handoff);
+  for (const notOne of [{ agent: base, carry: 'none' }, null, undefined, 'handoff', JSON.parse(JSON.stringify(theirs))]) assert.equal(notOne instanceof Handoff, false, String(notOne));
 });
