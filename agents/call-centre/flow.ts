@@ -101,6 +101,8 @@ export const greeter: Agent = {
   instructions: 'أنت موظفة الاستقبال في بنك الواحة. بعد التحقق من الحساب اسألي عن الطلب وحوّلي العميل إلى قسم البطاقات أو قسم الحسابات بالأداة المناسبة.',
   greeting: 'أهلًا بك في بنك الواحة.',
   tools: routes,
+  // The desks its tools hand to: checked before a call, and their phrases taught offline.
+  handoffs: [cards, billing],
   intents: [
     { name: 'cards', examples: ['بطاقتي ضاعت', 'سرقت بطاقتي', 'أوقف البطاقة'], tool: { name: 'to_cards' }, reply: 'سأحولك إلى قسم البطاقات.' },
     { name: 'billing', examples: ['كم رصيدي', 'أريد معرفة الرصيد', 'رصيد حسابي'], tool: { name: 'to_billing' }, reply: 'سأحولك إلى قسم الحسابات.' },

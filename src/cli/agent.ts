@@ -7,7 +7,7 @@ import { importUserModule, type UserModule } from './user-module.ts';
 /** The one description of `--agent`, in every command's --help and in the docs. */
 export const AGENT_HELP = 'your agent: a .ts or .js module that default-exports an Agent, or a folder with its index.ts or index.js, relative to the current directory (default: the built-in call-centre agent)';
 /** `--phrasebook`, likewise (demo, console, serve, call, campaign). */
-export const PHRASEBOOK_HELP = "more phrases for the embedded sandbox's recognizer, one per line (it is taught the agent's intent examples already)";
+export const PHRASEBOOK_HELP = "more phrases for the embedded sandbox's recognizer, one per line (it is taught the intent examples of the agent and of the agents in its handoffs already)";
 
 /** An option's line in a usage text: the flag padded to `column`, the text wrapped at 100 columns. */
 export function optionLine(flag: string, help: string, column: number): string {

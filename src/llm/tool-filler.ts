@@ -1,4 +1,4 @@
-import type { SessionControl } from '../session/control.ts';
+import { controlWith, type SessionControl } from '../session/control.ts';
 import type { Tool } from './types.ts';
 
 /** A line said once while slow tools work, and after how long. */
@@ -42,14 +42,5 @@ export function stillRunningAfter(work: Promise<unknown>, ms: number): Promise<b
 
 /** `session` as the tools of one model turn see it, calling `started` when one of them runs a task. */
 export function noticingTasks(session: SessionControl, started: () => void): SessionControl {
-  return {
-    get agent() {
-      return session.agent;
-    },
-    say: (text) => session.say(text),
-    generateReply: (o) => session.generateReply(o),
-    handoff: (next, o) => session.handoff(next, o),
-    runTask: (task) => (started(), session.runTask(task)),
-    summarize: () => session.summarize(),
-  };
+  return controlWith(session, { runTask: (task) => (started(), session.runTask(task)) });
 }

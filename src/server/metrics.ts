@@ -10,11 +10,12 @@ const STAGES: [keyof TurnMetrics, string][] = [
   ['ttsFirstAudioMs', 'tts_first_audio'],
   ['playoutStartMs', 'playout_start'],
   ['voiceToVoiceMs', 'voice_to_voice'],
+  ['lineToVoiceMs', 'line_to_voice'],
 ];
 
 /**
  * The server's Prometheus metrics (prom-client), fed from each call's session events. Labels are
- * small closed sets (provider, outcome, stage, kind, status): never a call id or a caller number.
+ * small closed sets (provider, outcome, stage, turn, kind, status): never a call id or a caller number.
  */
 export class ServerMetrics {
   readonly registry = new Registry();
@@ -23,8 +24,8 @@ export class ServerMetrics {
   readonly turns = new Counter({ name: 'hiwar_turns_total', help: 'Agent replies to caller turns', labelNames: ['provider'], registers: [this.registry] });
   readonly stageSeconds = new Histogram({
     name: 'hiwar_turn_stage_seconds',
-    help: 'Per-turn latency of each stage (from the session per-turn metrics)',
-    labelNames: ['stage'],
+    help: 'Per-turn latency of each stage (from the session per-turn metrics), by kind of turn (spoken, keyed, line)',
+    labelNames: ['stage', 'turn'],
     buckets: [0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5],
     registers: [this.registry],
   });
@@ -46,11 +47,12 @@ export class ServerMetrics {
 
   /** Counts one session event of a call carried by `provider`. */
   observe(provider: string, e: SessionEvent): void {
-    if (e.type === 'metrics') {
-      this.turns.inc({ provider });
+    if (e.type === 'metrics' || e.type === 'line_metrics') {
+      if (e.type === 'metrics') this.turns.inc({ provider });
+      const turn = e.metrics.kind ?? (e.type === 'metrics' ? 'spoken' : 'line');
       for (const [key, stage] of STAGES) {
         const v = e.metrics[key];
-        if (typeof v === 'number' && v >= 0) this.stageSeconds.observe({ stage }, v / 1000);
+        if (typeof v === 'number' && v >= 0) this.stageSeconds.observe({ stage, turn }, v / 1000);
       }
     } else if (e.type === 'interruption') this.interruptions.inc({ kind: e.kind });
     else if (e.type === 'amd') {

@@ -138,7 +138,7 @@ export class AgentSession implements SessionControl {
       isEnding: () => !!this.ending,
       emit: (e) => this.emit(e),
       threw: this.threw,
-      callerSaid: (text, input) => this.turns.said(text, 'dtmf', input),
+      callerSaid: (text, input, answered) => this.turns.said(text, 'dtmf', input, {}, answered),
       answer: (req) => this.lane.answer({ ...req, turnNumber: this.turns.last }),
     });
     this.actions = new CallActions(transport, {
@@ -402,12 +402,13 @@ export class AgentSession implements SessionControl {
     const { answers, ...ask } = req;
     // A task's line answering the caller's turn counts as that turn's reply (metrics, traces), but
     // goes to the reply stage as a fixed line: the task already put the turn in the history.
-    const answered = answers ? { ...ask, turn: answers.turn, speechEndAt: answers.speechEndAt, turnNumber: answers.turnNumber } : ask;
+    const answered = answers ? { ...ask, turn: answers.turn, speechEndAt: answers.speechEndAt, turnNumber: answers.turnNumber, keyed: answers.keyed } : ask;
+    const startedAt = this.clock.now();
     this.emit({ type: 'reply_started', reply: id, ...(answered.turn && answered.turnNumber ? { turn: answered.turnNumber } : {}) });
     const r = await replies.run({ ...ask, events: (e) => onReplyEvent(this.replyHost, e, id) }, signal);
     if (r.text) this.lastAgentLine = r.text;
     this.hearing.schedule();
-    recordReply(this.replyHost, agent, answered, r, id);
+    recordReply(this.replyHost, agent, answered, r, id, startedAt);
     if (!this.stages.replies.current) this.setState('listening');
     if (r.fatal) {
       const f = classifyFailure(r.fatal.error, 'tts');

@@ -31,6 +31,13 @@ export interface Agent {
   tools?: Tool[];
   /** Offline dialogue: used by the scripted model. */
   intents?: Intent[];
+  /**
+   * The agents this one may hand the call to (what its tools' `handoff(next)` name, which no check
+   * can see inside their code): the checks before a call look at them too, and the embedded
+   * sandbox's recognizer is taught their intents' examples, so that a caller is heard after the
+   * handoff. The agents they list count as well; a flow may loop back.
+   */
+  handoffs?: Agent[];
   /** What the scripted model says when no intent matches. */
   didNotUnderstand?: string;
   /** Said when the model fails mid-call (the call goes on). */

@@ -6,6 +6,27 @@ import type { Agent } from './agent.ts';
  * check, reach hiwar unchecked: a missing field would otherwise surface mid-call.
  */
 export function agentProblem(v: unknown): string | undefined {
+  const own = oneAgentProblem(v);
+  if (own) return own;
+  for (const next of reachableAgents(v as Agent).slice(1)) {
+    const problem = oneAgentProblem(next);
+    if (problem) return `handoffs: ${typeof next?.name === 'string' && next.name ? `agent ${next.name}` : 'an agent'}: ${problem}`;
+  }
+  return undefined;
+}
+
+/**
+ * The agent and every agent its `handoffs` reach, each once, in the order found: what the checks
+ * before a call and the offline recognizer's phrases cover.
+ */
+export function reachableAgents(agent: Agent): Agent[] {
+  const seen = new Set<Agent>([agent]);
+  // A Set visits what is added while it is walked: each agent's handoffs are walked in turn.
+  for (const a of seen) for (const next of Array.isArray(a?.handoffs) ? a.handoffs : []) seen.add(next);
+  return [...seen];
+}
+
+function oneAgentProblem(v: unknown): string | undefined {
   if (!v || typeof v !== 'object') return `it is ${v === null ? 'null' : typeof v}, not an object`;
   const a = v as Partial<Agent>;
   const missing = [
@@ -15,6 +36,7 @@ export function agentProblem(v: unknown): string | undefined {
     typeof a.outOfServiceLine === 'string' ? undefined : 'outOfServiceLine',
   ].filter(Boolean);
   if (missing.length) return `missing ${missing.join(', ')}`;
+  if (a.handoffs !== undefined && !Array.isArray(a.handoffs)) return 'handoffs is not an array';
   return toolsProblem(a);
 }
 

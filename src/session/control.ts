@@ -41,3 +41,30 @@ export interface SessionControl {
    */
   summarize(): Promise<string>;
 }
+
+/** Every member of `SessionControl`: the compiler rejects this object when one is missing. */
+const CONTROL_MEMBERS: Record<keyof SessionControl, true> = {
+  agent: true,
+  say: true,
+  generateReply: true,
+  handoff: true,
+  runTask: true,
+  summarize: true,
+};
+
+/**
+ * `base` with some members replaced: every other member of `SessionControl` is read from `base`
+ * at each use (so `agent` follows a handoff), and nothing of `base` beyond the control shows.
+ */
+export function controlWith(base: SessionControl, replaced: Partial<Omit<SessionControl, 'agent'>>): SessionControl {
+  const control = {} as SessionControl;
+  for (const key of Object.keys(CONTROL_MEMBERS) as (keyof SessionControl)[]) {
+    const own = replaced[key as keyof typeof replaced];
+    const passed = () => {
+      const value: unknown = base[key];
+      return typeof value === 'function' ? value.bind(base) : value;
+    };
+    Object.defineProperty(control, key, { get: own ? () => own : passed, enumerable: true });
+  }
+  return control;
+}

@@ -5,7 +5,16 @@ import type { AmdReport } from './answer-detection.ts';
 import type { FailureKind, FailureSource } from './failure.ts';
 
 /** Latencies of one turn, each stage in milliseconds (defined in docs/architecture.md). */
+/**
+ * What a turn's latency figures are of: the caller spoke (`spoken`), the caller pressed keys
+ * (`keyed`: the "end of speech" is the last key), or the agent said something no caller turn
+ * asked for (`line`: the greeting, a `say` from a hook or a tool, a task's prompt, `generateReply`).
+ */
+export type TurnKind = 'spoken' | 'keyed' | 'line';
+
 export interface TurnMetrics {
+  /** What the figures are of (none in reports written before it was recorded). */
+  kind?: TurnKind;
   /** End of the caller's speech → final transcript. */
   endOfSpeechToFinalMs?: number;
   /** Final transcript → turn decided. */
@@ -24,6 +33,11 @@ export interface TurnMetrics {
    * caller feels, minus the network and the phone's own buffers, which no server can see.
    */
   voiceToVoiceMs?: number;
+  /**
+   * A line (`kind: 'line'`): the session took it up (after what was being said before it) → its
+   * first audio leaving the transport; the line's part of what `voiceToVoiceMs` is for a turn.
+   */
+  lineToVoiceMs?: number;
   /**
    * Why the caller's turn ended when it did (docs/arabic.md#turn-taking): `speech-final-complete`
    * (the turn policy heard a whole question or answer), `silence` (no cue: the ordinary wait),
@@ -120,6 +134,8 @@ export type SessionEvent =
   /** The agent (a tool) hung up or transferred the call. */
   | { type: 'call_action'; action: 'hangup' | 'transfer'; target?: string; ok: boolean; message?: string }
   | { type: 'metrics'; metrics: TurnMetrics; reply?: number }
+  /** The latency figures of a line no caller turn asked for (`kind: 'line'`); a caller turn's are `metrics`. */
+  | { type: 'line_metrics'; metrics: TurnMetrics; reply?: number }
   | { type: 'notice'; message: string }
   /** Recognition's socket dropped and is being replaced (`attempt` 1, 2, …), or is back. */
   | { type: 'reconnect'; service: 'stt'; phase: 'reconnecting' | 'reconnected'; attempt?: number }

@@ -2,7 +2,7 @@ import type { TaskResult, CollectTask } from '../tasks/types.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { CallControl } from '../transport/types.ts';
 import type { Agent } from './agent.ts';
-import type { GenerateReplyOptions, SessionControl } from './control.ts';
+import { controlWith, type GenerateReplyOptions, type SessionControl } from './control.ts';
 import type { ReportTask, SessionEvent } from './events.ts';
 import { guarded, guardedAsync, type HookThrew } from './guarded.ts';
 import { Handoff, carriedHistory, handoff, summarize, type HandoffOptions } from './handoff.ts';
@@ -41,16 +41,12 @@ export interface FlowHost {
  */
 export function toolControl(session: SessionControl, flow: () => Flow): SessionControl {
   const queued = (request: Promise<void>) => (request.catch(() => {}), Promise.resolve());
-  return {
-    get agent() {
-      return session.agent;
-    },
+  return controlWith(session, {
     say: (text) => (sayRefusal(text) ? session.say(text) : queued(session.say(text))),
     generateReply: (o) => queued(session.generateReply(o)),
     handoff: (next, o) => queued(flow().handoff(true, next, o)),
     runTask: (task) => flow().runTask(true, task),
-    summarize: () => session.summarize(),
-  };
+  });
 }
 
 /** Why `say(text)` is refused, if it is. */

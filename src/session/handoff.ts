@@ -27,12 +27,25 @@ export const HANDOFF_DEFAULTS = {
     'Summarize this phone call between a caller and an agent in two or three short sentences, in the language of the call: who the caller is, what they want, and what was done so far. Plain text only.',
 } as const;
 
+/** Marks a handoff whichever copy of hiwar made it (a global `hiwar` CLI running an agent that imports its own). */
+const BRAND = Symbol.for('hiwar.handoff');
+
 /** The call goes to another agent at the next reply: a tool returns this, or calls `ctx.session.handoff`. */
 export class Handoff {
+  readonly [BRAND] = true;
+
   constructor(
     readonly agent: Agent,
     readonly carry: HandoffCarry,
   ) {}
+
+  /**
+   * `x instanceof Handoff` holds for a handoff of another copy of this module too: by class
+   * alone, a tool's returned handoff was taken for a plain result and the call stayed put.
+   */
+  static [Symbol.hasInstance](value: unknown): value is Handoff {
+    return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+  }
 
   /** What the model reads as the tool's result. */
   toJSON(): { handoff: string } {

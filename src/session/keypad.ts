@@ -12,7 +12,7 @@ import type { Agent } from './agent.ts';
 import type { SessionEvent } from './events.ts';
 import { guarded } from './guarded.ts';
 import type { LaneRequest } from './reply-lane.ts';
-import type { TaskRun } from './task-runner.ts';
+import type { AnsweredTurn, TaskRun } from './task-runner.ts';
 
 /** What the keypad needs of its session. */
 export interface KeypadHost {
@@ -25,8 +25,8 @@ export interface KeypadHost {
   isEnding(): boolean;
   emit(e: SessionEvent): void;
   threw(hook: string, err: unknown): void;
-  /** A caller turn: true when the task running took it, false when it is for the model. */
-  callerSaid(text: string, input: TaskInput): boolean;
+  /** A caller turn: true when the task running took it (its line answering `answered`), false when it is for the model. */
+  callerSaid(text: string, input: TaskInput, answered: Omit<AnsweredTurn, 'turnNumber'>): boolean;
   /** Has the model answer a turn. */
   answer(req: LaneRequest): void;
 }
@@ -34,6 +34,8 @@ export interface KeypadHost {
 /** A session's keypad: keys in (`key`), entries out to the task or the model. */
 export class Keypad {
   private readonly collector: DtmfCollector;
+  /** When the last gathered key was pressed: a keyed turn's "end of speech". */
+  private lastKeyAt = 0;
 
   constructor(options: DtmfOptions | undefined, private readonly host: KeypadHost) {
     this.collector = new DtmfCollector(host.clock, options);
@@ -50,7 +52,10 @@ export class Keypad {
     h.emit({ type: 'dtmf', digit });
     const handled = guarded('onDtmf', () => h.agent().hooks?.onDtmf?.(digit, h.control()), h.threw) === true;
     // A task reads keys whether or not the model would.
-    if (!handled && (this.collector.o.toModel || h.task())) this.collector.push(digit);
+    if (!handled && (this.collector.o.toModel || h.task())) {
+      this.lastKeyAt = h.clock.now();
+      this.collector.push(digit);
+    }
   }
 
   /** Keys the caller entered reach the task running, else the model as a user turn. */
@@ -58,8 +63,10 @@ export class Keypad {
     const h = this.host;
     if (h.isEnding()) return;
     const text = this.collector.o.format(digits);
-    const now = h.clock.now();
-    h.callerSaid(text, { kind: 'dtmf', digits }) || h.answer({ turn: { text, lastWordEnd: undefined, finalAt: now, decidedAt: now } });
+    // Its "final" is the last key; decided now (at once after a terminator, after the pause else).
+    const turn = { text, lastWordEnd: undefined, finalAt: this.lastKeyAt, decidedAt: h.clock.now() };
+    const answered = { turn, speechEndAt: this.lastKeyAt, keyed: true };
+    h.callerSaid(text, { kind: 'dtmf', digits }, answered) || h.answer({ ...answered, turn });
   }
 
   /** The call ended: a pending entry's timer stops. */

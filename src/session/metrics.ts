@@ -1,6 +1,8 @@
 import type { EndOfTurn } from '../pipeline/turns.ts';
 import type { TurnMetrics } from './events.ts';
 
+const ms = (a: number | undefined, b: number | undefined) => (a && b ? Math.round((b - a) * 10) / 10 : undefined);
+
 /** Clock times of one turn's milestones (0 or undefined when not reached). */
 export interface TurnTimes {
   speechEnd: number | undefined;
@@ -18,10 +20,11 @@ export interface TurnTimes {
  * meaningful, and the latency budget is counted in single ms); a missing milestone leaves its
  * figures out.
  */
-export function turnMetrics(t: TurnTimes, end?: EndOfTurn): Omit<TurnMetrics, 'interrupted'> {
-  const ms = (a: number | undefined, b: number | undefined) => (a && b ? Math.round((b - a) * 10) / 10 : undefined);
+export function turnMetrics(t: TurnTimes, end?: EndOfTurn, keyed = false): Omit<TurnMetrics, 'interrupted'> {
   return {
-    endOfSpeechToFinalMs: ms(t.speechEnd, t.finalAt),
+    kind: keyed ? 'keyed' : 'spoken',
+    // Keys are not recognized: a keyed turn's "final" is its last key.
+    endOfSpeechToFinalMs: keyed ? undefined : ms(t.speechEnd, t.finalAt),
     turnDecisionMs: ms(t.finalAt, t.decidedAt),
     llmFirstTokenMs: ms(t.decidedAt, t.firstToken),
     llmFirstSentenceMs: ms(t.firstToken, t.firstChunk),
@@ -29,5 +32,20 @@ export function turnMetrics(t: TurnTimes, end?: EndOfTurn): Omit<TurnMetrics, 'i
     playoutStartMs: ms(t.firstAudio, t.firstSent),
     voiceToVoiceMs: ms(t.speechEnd, t.firstSent),
     ...(end ? { endOfTurnReason: end.reason, endOfTurnWaitMs: end.waitMs, ...(end.cue ? { endOfTurnCue: end.cue } : {}) } : {}),
+  };
+}
+
+/**
+ * The figures of a line no caller turn asked for, from `startedAt` (the session took it up): the
+ * model's parts when a model wrote it (`generateReply`), synthesis, playout, and the whole.
+ */
+export function lineMetrics(startedAt: number, t: Omit<TurnTimes, 'speechEnd' | 'finalAt' | 'decidedAt'>): Omit<TurnMetrics, 'interrupted'> {
+  return {
+    kind: 'line',
+    llmFirstTokenMs: ms(startedAt, t.firstToken),
+    llmFirstSentenceMs: ms(t.firstToken, t.firstChunk),
+    ttsFirstAudioMs: ms(t.firstChunk, t.firstAudio),
+    playoutStartMs: ms(t.firstAudio, t.firstSent),
+    lineToVoiceMs: ms(startedAt, t.firstSent),
   };
 }

@@ -5,8 +5,10 @@ import type { UserTurn } from '../pipeline/turns.ts';
 export interface LaneRequest {
   /** A caller turn to answer. */
   turn?: UserTurn;
-  /** Clock time the caller stopped speaking, stamped when the turn was decided. */
+  /** Clock time the caller stopped speaking (for keys: pressed the last one), stamped when the turn was decided. */
   speechEndAt?: number;
+  /** The turn is keys the caller pressed, not speech. */
+  keyed?: boolean;
   /** The caller turn's number (`user_turn`'s `turn`), for the reply's events. */
   turnNumber?: number;
   /** A fixed line (the greeting, `say`): spoken without the model. */

@@ -11,7 +11,7 @@ import { classifyFailure, type Failure, type FailureSource } from './failure.ts'
 import { guarded } from './guarded.ts';
 import { Handoff } from './handoff.ts';
 import type { Logger } from './logger.ts';
-import { turnMetrics } from './metrics.ts';
+import { lineMetrics, turnMetrics } from './metrics.ts';
 import type { LaneRequest } from './reply-lane.ts';
 import { reportedToolResult, type ReportBuilder } from './report.ts';
 
@@ -44,12 +44,12 @@ export function onReplyEvent(host: ReplyRecordHost, e: ReplyStageEvent, reply = 
 }
 
 /** Records reply number `reply`, which is over: the report's agent turn, the agent's `onAgentTurn` hook, the events. */
-export function recordReply(host: ReplyRecordHost, agent: Agent, req: LaneRequest & { task?: string }, r: ReplyOutcome, reply: number): void {
+export function recordReply(host: ReplyRecordHost, agent: Agent, req: LaneRequest & { task?: string }, r: ReplyOutcome, reply: number, startedAt: number): void {
   const turn = req.turn;
-  const metrics: TurnMetrics = { interrupted: r.interrupted };
-  if (turn) {
-    Object.assign(metrics, turnMetrics({ speechEnd: req.speechEndAt, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...r.times }, turn.endOfTurn));
-  }
+  const metrics: TurnMetrics = {
+    interrupted: r.interrupted,
+    ...(turn ? turnMetrics({ speechEnd: req.speechEndAt, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...r.times }, turn.endOfTurn, req.keyed) : lineMetrics(startedAt, r.times)),
+  };
   const { report } = host;
   report.agent({ text: r.text, heardText: r.heard, interrupted: r.interrupted, startedAt: report.since(r.times.firstSent), agent: agent.name, task: req.task, ...(turn ? { metrics } : {}) });
   guarded('onAgentTurn', () => agent.hooks?.onAgentTurn?.(r.text, r.heard, r.interrupted), host.threw);
@@ -57,5 +57,5 @@ export function recordReply(host: ReplyRecordHost, agent: Agent, req: LaneReques
   if (turn) {
     host.emit({ type: 'metrics', metrics, reply });
     host.log.info({ agent: agent.name, metrics }, 'turn');
-  }
+  } else host.emit({ type: 'line_metrics', metrics, reply });
 }

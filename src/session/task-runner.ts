@@ -11,8 +11,10 @@ export const TASK_RUN_DEFAULTS = {
 /** The caller's spoken turn a task's line answers: that line's latency is the turn's, as a model reply's is. */
 export interface AnsweredTurn {
   turn: UserTurn;
-  /** Clock time the caller stopped speaking. */
+  /** Clock time the caller stopped speaking (for keys: pressed the last one). */
   speechEndAt: number | undefined;
+  /** The turn is keys the caller pressed. */
+  keyed?: boolean;
   /** The turn's number (`user_turn`'s `turn`). */
   turnNumber: number;
 }

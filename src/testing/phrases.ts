@@ -1,16 +1,19 @@
 import type { Agent } from '../session/agent.ts';
+import { reachableAgents } from '../session/check-agent.ts';
 import type { ScenarioInput } from './scenario.ts';
 
 /** An intent example that stands for keys pressed (`[DTMF: 1]`), not for words spoken. */
 const KEYS = /^\s*\[DTMF:/i;
 
 /**
- * The phrases the offline recognizer is taught for an agent: its intents' spoken examples (what a
- * caller is expected to say). The sandbox's recognizer knows a closed set of phrases, so without
- * these a caller's words would never become a turn.
+ * The phrases the offline recognizer is taught for an agent: the spoken examples of its intents
+ * and of those of the agents it may hand the call to (`handoffs`, followed on): what a caller is
+ * expected to say. The sandbox's recognizer knows a closed set of phrases, so without these a
+ * caller's words would never become a turn.
  */
 export function agentPhrases(agent: Agent): string[] {
-  return [...new Set((agent.intents ?? []).flatMap((i) => i.examples).filter((e) => e.trim() && !KEYS.test(e)))];
+  const examples = reachableAgents(agent).flatMap((a) => (a.intents ?? []).flatMap((i) => i.examples));
+  return [...new Set(examples.filter((e) => e.trim() && !KEYS.test(e)))];
 }
 
 /**

@@ -9,20 +9,19 @@ const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const FRAME = 320; // 20 ms at 16 kHz
 
 /**
- * A caller on the generic PCM protocol (docs/telephony.md) whose speech reaches `hiwar serve`'s
- * embedded sandbox: it must be heard when it is one of the agent's intent examples or a line of
- * --phrasebook, which the sandbox never voiced itself.
+ * `hiwar serve --open` in `dir` with `args` and no service key (its embedded sandbox), called on the
+ * generic PCM protocol (docs/telephony.md) by a caller who says `texts` in turn, each voiced by
+ * another sandbox (audio the server's sandbox did not make) and each waited for until the agent
+ * answers: a reply is the proof the line became a turn. Returns what the server printed.
  */
-test('hiwar serve --agent: the embedded sandbox hears the agent\'s intent examples and the --phrasebook lines', async () => {
-  const dir = userProject({ 'agent.ts': SHOP_AGENT, 'phrases.txt': 'أريد التحدث مع موظف\n\n' });
-  // The caller's lines, voiced by another sandbox: audio the server's sandbox did not make.
+async function callServe(dir: string, args: string[], agentName: string, texts: string[], logLevel = 'warn'): Promise<string> {
   const voice = await runSandbox();
-  const lines = await Promise.all(['أريد التحدث مع موظف', 'أين طلبي'].map(async (t) => pad(await voiced(voice.client, t, 16000, 'ar-najdi-male-2'), 16000, 0.2, 1.5)));
+  const lines = await Promise.all(texts.map(async (t) => pad(await voiced(voice.client, t, 16000, 'ar-najdi-male-2'), 16000, 0.2, 1.5)));
   await voice.close();
 
-  const child = spawn(process.execPath, [BIN, 'serve', '--agent', 'agent.ts', '--phrasebook', 'phrases.txt', '--port', '0', '--open'], {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args, '--port', '0', '--open'], {
     cwd: dir,
-    env: { ...process.env, HIWAR_API_KEY: '', HIWAR_LOG_LEVEL: 'warn' },
+    env: { ...process.env, HIWAR_API_KEY: '', HIWAR_LOG_LEVEL: logLevel },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -32,13 +31,12 @@ test('hiwar serve --agent: the embedded sandbox hears the agent\'s intent exampl
   try {
     const url = await new Promise<string>((resolve, reject) => {
       const look = () => {
-        const m = /agent "shop" at (http:\/\/\S+)/.exec(out);
+        const m = new RegExp(`agent "${agentName}" at (http:\\/\\/\\S+)`).exec(out);
         if (m) resolve(m[1]!);
       };
       child.stdout.on('data', look);
       child.once('exit', () => reject(new Error(`serve exited:\n${out}`)));
     });
-    assert.match(out, /teaching its recognizer 2 phrases/);
 
     const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/telephony/pcm?rate=16000&marks=0`);
     let agentFrames = 0;
@@ -65,11 +63,10 @@ test('hiwar serve --agent: the embedded sandbox hears the agent\'s intent exampl
     };
     try {
       await untilAgentQuiet(); // the greeting
-      for (const [i, text] of ['أريد التحدث مع موظف', 'أين طلبي'].entries()) {
+      for (const [i, text] of texts.entries()) {
         const before = agentFrames;
         await send(lines[i]!);
-        // Silence until the agent answers: a reply is the proof the line became a turn. The
-        // ceiling only keeps a broken build from hanging the suite.
+        // Silence until the agent answers. The ceiling only keeps a broken build from hanging the suite.
         const give = performance.now() + 90_000;
         while (agentFrames === before) {
           if (performance.now() > give) assert.fail(`no reply after "${text}": the embedded sandbox did not hear it\n${out}`);
@@ -84,4 +81,48 @@ test('hiwar serve --agent: the embedded sandbox hears the agent\'s intent exampl
     child.kill('SIGTERM');
     await exited;
   }
+  return out;
+}
+
+/** The caller's lines must be heard when they are the agent's intent examples or lines of --phrasebook, which the sandbox never voiced itself. */
+test('hiwar serve --agent: the embedded sandbox hears the agent\'s intent examples and the --phrasebook lines', async () => {
+  const dir = userProject({ 'agent.ts': SHOP_AGENT, 'phrases.txt': 'أريد التحدث مع موظف\n\n' });
+  const out = await callServe(dir, ['--agent', 'agent.ts', '--phrasebook', 'phrases.txt'], 'shop', ['أريد التحدث مع موظف', 'أين طلبي']);
+  assert.match(out, /teaching its recognizer 2 phrases/);
+});
+
+/**
+ * Two agents: the first hands the call to the second, whose phrase only it knows (its intents are
+ * in no file the command reads). The tool returns the handoff made by the project's own hiwar,
+ * another copy of the module than the command's here (test runs compile a tree of their own).
+ */
+const FLOW_AGENTS = `import { z } from 'zod';
+import { defineTool, handoff, type Agent } from 'hiwar';
+
+const common = { instructions: 'متجر ورد', voice: { voice_id: 'ar-hijazi-female-1' }, outOfServiceLine: 'الخدمة غير متاحة.' };
+
+const orders: Agent = {
+  ...common,
+  name: 'orders',
+  tools: [defineTool({ name: 'order_status', description: 'Where an order is', parameters: z.object({}), execute: () => ({ status: 'shipped' }) })],
+  intents: [{ name: 'status', examples: ['أين طلبي'], tool: { name: 'order_status' }, reply: 'طلبك في الطريق.' }],
+};
+
+const front: Agent = {
+  ...common,
+  name: 'front',
+  greeting: 'أهلًا بك في متجر الورد.',
+  tools: [defineTool({ name: 'to_orders', description: 'Hands the caller to the orders desk', parameters: z.object({}), execute: () => handoff(orders, { carry: 'none' }) })],
+  handoffs: [orders],
+  intents: [{ name: 'orders', examples: ['أريد قسم الطلبات'], tool: { name: 'to_orders' }, reply: 'سأحولك إلى قسم الطلبات.' }],
+};
+export default front;
+`;
+
+test("hiwar serve --agent: after a handoff the next agent hears its own phrases (the agents in `handoffs` are taught too)", async () => {
+  const dir = userProject({ 'agent.ts': FLOW_AGENTS });
+  const out = await callServe(dir, ['--agent', 'agent.ts'], 'front', ['أريد قسم الطلبات', 'أين طلبي'], 'info');
+  assert.match(out, /teaching its recognizer 2 phrases/);
+  // The second line's turn is the orders desk's (a turn is logged with the agent that answered it).
+  assert.match(out, /turn.*agent=orders|agent=orders.*turn/, out);
 });

@@ -11,6 +11,7 @@ import { voicedLinesDir } from '../../src/cli/voiced-lines.ts';
 import type { EspeakVoice } from '../../src/sandbox/engines/espeak.ts';
 import { RENDER_CACHE_DEFAULTS, renderLine } from '../../src/sandbox/engines/render-cache.ts';
 import { LINE_DIR_DEFAULTS, pruneLineDir, touchLine } from '../../src/sandbox/line-dir.ts';
+import { espeakStub } from '../helpers/espeak-stub.ts';
 import { runSandboxProcess } from '../helpers/sandbox-process.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'hiwar-line-dir-test-'));
@@ -87,8 +88,8 @@ test('hiwar sandbox keeps its voiced lines in the user\'s cache by default, and 
   }
   const dir = join(xdg, 'hiwar', 'voiced-lines');
   assert.ok(readdirSync(dir).some((f) => f.endsWith('.line')), `a line in ${dir}`);
-  // The next start has no espeak-ng on its PATH: it can only answer from the directory.
-  const next = await runSandboxProcess([], { ...env, PATH: '/nonexistent' });
+  // The next start's espeak-ng only tells its version: it can only answer from the directory.
+  const next = await runSandboxProcess([], { ...env, PATH: espeakStub(root) });
   try {
     assert.deepEqual(await next.client.synthesizeWav('faseeh-v1-preview', line), wav);
   } finally {

@@ -14,14 +14,17 @@ import { after, test } from 'node:test';
 import { promisify } from 'node:util';
 import { resample } from '../../src/audio/resample.ts';
 import { AudioTooLongError, voiceText, type EspeakVoice } from '../../src/sandbox/engines/espeak.ts';
-import { RENDER_CACHE_DEFAULTS, renderLine } from '../../src/sandbox/engines/render-cache.ts';
+import { RENDER_CACHE_DEFAULTS, lineKey, renderLine, wordFile } from '../../src/sandbox/engines/render-cache.ts';
+import { espeakStub } from '../helpers/espeak-stub.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hiwar-render-cache-test-'));
+const stubs = mkdtempSync(join(tmpdir(), 'hiwar-render-cache-stubs-'));
 const saved = RENDER_CACHE_DEFAULTS.dir;
 RENDER_CACHE_DEFAULTS.dir = dir;
 after(() => {
   RENDER_CACHE_DEFAULTS.dir = saved;
   rmSync(dir, { recursive: true, force: true });
+  rmSync(stubs, { recursive: true, force: true });
 });
 
 const VOICE: EspeakVoice = { name: 'ar', pitch: 40, wpm: 150 };
@@ -48,7 +51,7 @@ test('a kept line is the audio and the word times a fresh voicing gives', async 
 test('another process sharing the directory reads the line rather than voicing it', async () => {
   const line = 'رصيدك الحالي اثنا عشر ألفا';
   const mine = await renderLine(line, VOICE, 1, 8000);
-  // The child has no espeak-ng on its PATH: it can only answer from the directory.
+  // The child's espeak-ng only tells its version: it can only answer from the directory.
   const script = `
     const { renderLine } = await import(${JSON.stringify(new URL('../../src/sandbox/engines/render-cache.ts', import.meta.url).href)});
     const r = await renderLine(${JSON.stringify(line)}, ${JSON.stringify(VOICE)}, 1, 8000);
@@ -56,7 +59,7 @@ test('another process sharing the directory reads the line rather than voicing i
     console.log(JSON.stringify({ digest: createHash('sha256').update(Buffer.from(r.samples.buffer, r.samples.byteOffset, r.samples.byteLength)).digest('hex'), words: r.words.length }));
   `;
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    env: { ...process.env, HIWAR_SANDBOX_RENDER_CACHE: dir, PATH: '/nonexistent' },
+    env: { ...process.env, HIWAR_SANDBOX_RENDER_CACHE: dir, PATH: espeakStub(stubs) },
   });
   assert.deepEqual(JSON.parse(stdout), { digest: digest(mine.samples), words: mine.words.length });
 });
@@ -81,7 +84,7 @@ test("another process voices a new line from the words kept in the directory: es
   const line = 'أربعة ثلاثة، اثنان واحد';
   const fresh = await voiceText(line, VOICE, 1);
   const expected = await resample(fresh.samples, fresh.sampleRate, 8000);
-  // No espeak-ng on the child's PATH, and the line is new: only the kept words can voice it.
+  // The child's espeak-ng only tells its version, and the line is new: only the kept words can voice it.
   const script = `
     const { renderLine } = await import(${JSON.stringify(new URL('../../src/sandbox/engines/render-cache.ts', import.meta.url).href)});
     const r = await renderLine(${JSON.stringify(line)}, ${JSON.stringify(VOICE)}, 1, 8000);
@@ -89,8 +92,35 @@ test("another process voices a new line from the words kept in the directory: es
     console.log(JSON.stringify({ digest: createHash('sha256').update(Buffer.from(r.samples.buffer, r.samples.byteOffset, r.samples.byteLength)).digest('hex'), words: r.words }));
   `;
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    env: { ...process.env, HIWAR_SANDBOX_RENDER_CACHE: dir, PATH: '/nonexistent' },
+    env: { ...process.env, HIWAR_SANDBOX_RENDER_CACHE: dir, PATH: espeakStub(stubs) },
   });
   assert.deepEqual(JSON.parse(stdout), { digest: digest(expected), words: fresh.words });
   assert.ok(readdirSync(dir).filter((f) => f.endsWith('.word')).length >= 4);
+});
+
+test("another espeak-ng version is another set: other keys, and a line kept by the old one is not served", async () => {
+  const line = 'هذا سطر قاله إصدار سابق';
+  await renderLine(line, VOICE, 1, 8000);
+  // A child whose espeak-ng says it is another version (and voices nothing): it computes other keys
+  // for the same line and word, and cannot answer with the kept line.
+  const script = `
+    const { lineKey, renderLine, wordFile } = await import(${JSON.stringify(new URL('../../src/sandbox/engines/render-cache.ts', import.meta.url).href)});
+    const line = await lineKey(${JSON.stringify(line)}, ${JSON.stringify(VOICE)}, 1, 8000);
+    const word = await wordFile('ar|40|150|1|سطر');
+    const said = await renderLine(${JSON.stringify(line)}, ${JSON.stringify(VOICE)}, 1, 8000).then(() => 'served', (err) => err.message);
+    console.log(JSON.stringify({ line, word, said }));
+  `;
+  const child = async (path: string) => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      env: { ...process.env, HIWAR_SANDBOX_RENDER_CACHE: dir, PATH: path },
+    });
+    return JSON.parse(stdout) as { line: string; word: string; said: string };
+  };
+  const mine = { line: await lineKey(line, VOICE, 1, 8000), word: await wordFile('ar|40|150|1|سطر') };
+  const same = await child(espeakStub(stubs));
+  assert.deepEqual(same, { ...mine, said: 'served' }, 'the same espeak-ng: the same keys, the kept line');
+  const upgraded = await child(espeakStub(stubs, 'eSpeak NG text-to-speech: 1.52  Data at: /usr/lib/x86_64-linux-gnu/espeak-ng-data'));
+  assert.notEqual(upgraded.line, mine.line);
+  assert.notEqual(upgraded.word, mine.word);
+  assert.match(upgraded.said, /espeak-ng failed \(3\): espeak-ng stand-in: voicing refused/);
 });

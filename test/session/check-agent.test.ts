@@ -6,9 +6,10 @@ import { z } from 'zod';
 import callCentre from '../../agents/call-centre/index.ts';
 import { billing, cards, greeter } from '../../agents/call-centre/flow.ts';
 import { defineTool } from '../../src/llm/types.ts';
-import { handoff } from '../../src/session/handoff.ts';
+import { Handoff, handoff } from '../../src/session/handoff.ts';
 import type { Agent } from '../../src/session/agent.ts';
-import { agentProblem } from '../../src/session/check-agent.ts';
+import { agentProblem, reachableAgents } from '../../src/session/check-agent.ts';
+import { agentPhrases } from '../../src/testing/phrases.ts';
 
 const base: Agent = { name: 'x', instructions: 'y', voice: { voice_id: 'ar-hijazi-female-1' }, outOfServiceLine: 'z' };
 const tool = defineTool({ name: 'book', description: 'Books', parameters: z.object({}), execute: () => ({ booked: true }) });
@@ -34,3 +35,35 @@ test('a handoff names what is wrong with the next agent (it is inside a tool, ou
   assert.equal(handoff({ ...base, tools: [tool] }).agent.name, 'x');
 });
 
+
+test('the agents in `handoffs` are checked too, followed on and each once (a flow may loop back)', () => {
+  const broken = { ...base, name: 'desk', outOfServiceLine: undefined } as unknown as Agent;
+  assert.equal(agentProblem({ ...base, handoffs: [{ ...base, name: 'mid', handoffs: [broken] }] }), 'handoffs: agent desk: missing outOfServiceLine');
+  assert.equal(agentProblem({ ...base, handoffs: [{ ...base, name: 'mid', handoffs: 'desk' }] }), 'handoffs: agent mid: handoffs is not an array');
+  assert.equal(agentProblem({ ...base, handoffs: [null] }), 'handoffs: an agent: it is null, not an object');
+  const a: Agent = { ...base, name: 'a' };
+  const b: Agent = { ...base, name: 'b', handoffs: [a] };
+  a.handoffs = [b, a];
+  assert.deepEqual(reachableAgents(a).map((x) => x.name), ['a', 'b']);
+  assert.equal(agentProblem(a), undefined);
+});
+
+test("the offline recognizer is taught the examples of the agents a flow hands to, keys left out", () => {
+  const phrases = agentPhrases(greeter);
+  for (const said of ['بطاقتي ضاعت', 'كم رصيدي', 'أريد التحدث مع موظف', 'موظف خدمة العملاء']) assert.ok(phrases.includes(said), said);
+  assert.ok(!phrases.some((p) => p.includes('DTMF')));
+  assert.equal(new Set(phrases).size, phrases.length, 'each once');
+  assert.deepEqual(agentPhrases({ ...greeter, handoffs: undefined }), greeter.intents!.flatMap((i) => i.examples), 'without handoffs: its own');
+});
+
+test('a handoff made by another copy of hiwar is a handoff here (a global CLI running an agent that imports its own)', async () => {
+  // A query makes another module of the same file, as a second install of hiwar is (the file of
+  // this run: the sources, or the compiled tree scripts/test.mjs runs).
+  const own = new URL(`../../src/session/handoff.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
+  const copy = (await import(`${own.href}?copy`)) as typeof import('../../src/session/handoff.ts');
+  assert.notEqual(copy.Handoff, Handoff, 'two copies of the module');
+  const theirs = copy.handoff({ ...base, name: 'desk' }, { carry: 'none' });
+  assert.ok(theirs instanceof Handoff);
+  assert.ok(handoff({ ...base }) instanceof copy.Handoff);
+  for (const notOne of [{ agent: base, carry: 'none' }, null, undefined, 'handoff', JSON.parse(JSON.stringify(theirs))]) assert.equal(notOne instanceof Handoff, false, String(notOne));
+});

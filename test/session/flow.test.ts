@@ -103,6 +103,9 @@ test('say() speaks a line without the model, and a slow tool gets the filler lin
   assert.ok(call.agentTurns.every((t) => t.agent === 'slow-bank'));
   const used = call.report.tools?.find((t) => t.name === 'get_balance');
   assert.deepEqual(used?.result, { account: 'current', balance: 12500, currency: 'SAR' }, 'the report keeps what the tool returned');
+  // The greeting and the hook's line are timed too, as lines (not caller turns).
+  const lines = call.events.flatMap((e) => (e.type === 'line_metrics' ? [e.metrics] : []));
+  assert.ok(lines.length >= 2 && lines.every((m) => m.kind === 'line' && typeof m.lineToVoiceMs === 'number'), `the lines are timed: ${JSON.stringify(lines)}`);
 });
 
 // The agent ends these calls with a transfer: the caller waits for it (a busy machine makes the
@@ -121,6 +124,8 @@ test('the call-centre flow: account task by keys, read back and confirmed, hando
   );
   const readBack = call.agentTurns.find((t) => t.task === 'digits:custom' && t.text.includes('أربعة ثمانية اثنان واحد'));
   assert.ok(readBack, 'the account number was read back digit by digit as part of the task');
+  assert.equal(readBack.metrics?.kind, 'keyed', `the read-back is the keyed turn's reply: ${JSON.stringify(readBack.metrics)}`);
+  assert.ok(typeof readBack.metrics.voiceToVoiceMs === 'number' && readBack.metrics.voiceToVoiceMs > 0, 'timed from the last key');
   assert.ok(call.turns.some((t) => t.role === 'user' && t.task === 'digits:custom' && t.text === '[DTMF: 4821]'), 'the keys went to the task');
   assert.ok(call.turns.some((t) => t.role === 'user' && t.task === 'digits:custom' && t.text === '[DTMF: 1]'), 'the confirmation went to the task');
   assert.ok(call.agentTurns.some((t) => t.agent === 'greeter' && t.text.includes('تم التحقق من حسابك')), 'the greeter thanked the caller once the task ended');

@@ -95,7 +95,7 @@ test('interruption: with a pause on speech start, speech that lasts still confir
 test('metrics: durations between the milestones of a turn; missing ones are left out', async () => {
   const { turnMetrics } = await import('../../src/session/metrics.ts');
   const m = turnMetrics({ speechEnd: 1000, finalAt: 1700, decidedAt: 1700, firstToken: 2000, firstChunk: 2100, firstAudio: 2400, firstSent: 2450 });
-  assert.deepEqual(m, { endOfSpeechToFinalMs: 700, turnDecisionMs: 0, llmFirstTokenMs: 300, llmFirstSentenceMs: 100, ttsFirstAudioMs: 300, playoutStartMs: 50, voiceToVoiceMs: 1450 });
+  assert.deepEqual(m, { kind: 'spoken', endOfSpeechToFinalMs: 700, turnDecisionMs: 0, llmFirstTokenMs: 300, llmFirstSentenceMs: 100, ttsFirstAudioMs: 300, playoutStartMs: 50, voiceToVoiceMs: 1450 });
   // The parts cover voice to voice without a gap.
   assert.equal(m.endOfSpeechToFinalMs! + m.turnDecisionMs! + m.llmFirstTokenMs! + m.llmFirstSentenceMs! + m.ttsFirstAudioMs! + m.playoutStartMs!, m.voiceToVoiceMs);
   const partial = turnMetrics({ speechEnd: undefined, finalAt: 1700, decidedAt: 1800, firstToken: 0, firstChunk: 0, firstAudio: 0, firstSent: undefined });

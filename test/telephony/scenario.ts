@@ -49,7 +49,7 @@ export async function wholeCall(s: Served, far: FarEnd, callId: string, lines: {
 /** The call's session events in brief, for a failure message: what happened instead. */
 function story(call: ServedCall): string {
   return call.events
-    .filter((e) => e.type !== 'metrics')
+    .filter((e) => e.type !== 'metrics' && e.type !== 'line_metrics')
     .map((e) => `${e.type}${'kind' in e ? `:${String(e.kind)}` : ''}${'state' in e ? `:${e.state}` : ''}${'text' in e ? ` "${String(e.text).slice(0, 30)}"` : ''}${'interrupted' in e ? ` interrupted=${e.interrupted}` : ''}${'message' in e ? ` ${String(e.message)}` : ''}${'reason' in e ? ` ${String(e.reason)}` : ''}`)
     .slice(-40)
     .join('\n  ');

@@ -72,7 +72,7 @@ describe('Twilio Media Streams against hiwar serve', () => {
     const metrics = await (await fetch(`${s.url}/metrics`)).text();
     assert.match(metrics, /hiwar_calls_total\{provider="twilio",outcome="caller-hangup"\} 1/);
     assert.match(metrics, /hiwar_turns_total\{provider="twilio"\} [1-9]/);
-    assert.match(metrics, /hiwar_turn_stage_seconds_count\{stage="voice_to_voice"\} [1-9]/);
+    assert.match(metrics, /hiwar_turn_stage_seconds_count\{stage="voice_to_voice",turn="spoken"\} [1-9]/);
     // Twilio asks the <Connect action> URL when the stream ends: nothing decided, so it hangs up.
     const next = await fetch(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'CallSid=CA0001' });
     assert.match(await next.text(), /<Hangup\/>/);

@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { resample } from '../../audio/resample.ts';
 import { lineDirOf, lineWritten, touchLine } from '../line-dir.ts';
+import { espeakFingerprint } from './espeak-version.ts';
 import { AudioTooLongError, voiceText, type EspeakVoice, type TimedWord, type Voiced, type WordStore } from './espeak.ts';
 
 /**
@@ -59,7 +60,7 @@ const pending = new Map<string, Promise<Rendered>>();
  * shortest voicing of the text is too long, as `voiceText` does).
  */
 export async function renderLine(text: string, voice: EspeakVoice, speed: number, sampleRate: number, maxSeconds = Infinity): Promise<Rendered> {
-  const key = createHash('sha256').update(JSON.stringify([FORMAT, voice.name, voice.pitch, voice.wpm, speed, sampleRate, text])).digest('hex');
+  const key = await lineKey(text, voice, speed, sampleRate);
   const kept = memory.get(key) ?? (await fromDisk(key));
   if (kept) {
     keep(key, kept);
@@ -80,6 +81,18 @@ export async function renderLine(text: string, voice: EspeakVoice, speed: number
   }
   return p;
 }
+
+/** The key of a voiced line: what it is, and which espeak-ng voices it (espeak-version.ts). */
+export async function lineKey(text: string, voice: EspeakVoice, speed: number, sampleRate: number): Promise<string> {
+  return sha256([FORMAT, await espeakFingerprint(), voice.name, voice.pitch, voice.wpm, speed, sampleRate, text]);
+}
+
+/** The file of a voiced word (espeak.ts's key: voice, pitch, words per minute, speed, word), for this espeak-ng. */
+export async function wordFile(key: string): Promise<string> {
+  return `${sha256([WORD_FORMAT, await espeakFingerprint(), key])}.word`;
+}
+
+const sha256 = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 
 async function voiceAt(text: string, voice: EspeakVoice, speed: number, sampleRate: number, maxSeconds: number): Promise<Rendered> {
   const v = await voiceText(text, voice, speed, maxSeconds, sharedWords);
@@ -154,7 +167,7 @@ const sharedWords: WordStore = {
     const dir = RENDER_CACHE_DEFAULTS.dir;
     if (!dir) return undefined;
     try {
-      const file = join(dir, wordFile(key));
+      const file = join(dir, await wordFile(key));
       const buf = await readFile(file);
       void touchLine(file);
       // A copy: the file's bytes need not sit at an even offset, as an Int16Array's must.
@@ -165,7 +178,5 @@ const sharedWords: WordStore = {
       return undefined; // not there yet (or unreadable): voiced anew
     }
   },
-  put: (key, samples) => writeShared(wordFile(key), Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)),
+  put: async (key, samples) => writeShared(await wordFile(key), Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)),
 };
-
-const wordFile = (key: string) => `${createHash('sha256').update(JSON.stringify([WORD_FORMAT, key])).digest('hex')}.word`;
