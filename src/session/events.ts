@@ -4,7 +4,6 @@ import type { ToolOutcome } from '../llm/tools.ts';
 import type { AmdReport } from './answer-detection.ts';
 import type { FailureKind, FailureSource } from './failure.ts';
 
-/** Latencies of one turn, each stage in milliseconds (defined in docs/architecture.md). */
 /**
  * What a turn's latency figures are of: the caller spoke (`spoken`), the caller pressed keys
  * (`keyed`: the "end of speech" is the last key), or the agent said something no caller turn
@@ -12,6 +11,7 @@ import type { FailureKind, FailureSource } from './failure.ts';
  */
 export type TurnKind = 'spoken' | 'keyed' | 'line';
 
+/** Latencies of one turn, each stage in milliseconds (defined in docs/architecture.md). */
 export interface TurnMetrics {
   /** What the figures are of (none in reports written before it was recorded). */
   kind?: TurnKind;
