@@ -1,5 +1,6 @@
 import { SileroStream } from '../audio/silero-vad.ts';
 import { createResampler } from '../audio/resample.ts';
+import { VAD_RESTART_AFTER_ZERO_WINDOWS } from './ws/listen-session.ts';
 
 /**
  * Loads what the first `/listen` socket of the process would otherwise load in the middle of the
@@ -10,7 +11,8 @@ import { createResampler } from '../audio/resample.ts';
  */
 export async function warmUpListen(): Promise<void> {
   try {
-    const vad = await SileroStream.create();
+    // With the streams' restart option, so the state they restart from is worked out here too.
+    const vad = await SileroStream.create({ restartAfterZeroWindows: VAD_RESTART_AFTER_ZERO_WINDOWS });
     await vad.push(new Int16Array(512)); // the first window runs slower: the runtime's own first use
     (await createResampler(8000, 16000)).close();
   } catch {

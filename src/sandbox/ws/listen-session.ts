@@ -52,7 +52,7 @@ const MAX_INTERIM_S = 20;
  * 32 ms, about a second.
  * A caller's line is mostly that while the agent speaks, in tests and on muted microphones.
  */
-const VAD_RESTART_AFTER_ZERO_WINDOWS = 31;
+export const VAD_RESTART_AFTER_ZERO_WINDOWS = 31;
 
 /**
  * One /listen stream: VAD turn-taking, closed-set recognition, and the protocol's events in
