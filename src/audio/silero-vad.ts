@@ -48,6 +48,13 @@ export interface SileroStreamOptions {
   restartAfterZeroWindows?: number;
 }
 
+/**
+ * The restart used by hiwar's streams (the sandbox's `/listen`, the session's local VAD): 31
+ * windows of 32 ms, about a second of digital silence. A caller's line is mostly that while the
+ * agent speaks (in tests, and on a muted microphone).
+ */
+export const DIGITAL_SILENCE_RESTART_WINDOWS = 31;
+
 /** The model's state after so many windows of zeros from a new stream's (once per process and count). */
 const settled = new Map<number, Promise<Float32Array>>();
 

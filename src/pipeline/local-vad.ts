@@ -44,8 +44,10 @@ export class LocalVad implements CallerVad {
 
   async start(): Promise<void> {
     // onnxruntime (hundreds of MB) is loaded only by calls that turn local VAD on.
-    const { SileroStream } = await import('../audio/silero-vad.ts');
-    [this.vad, this.resampler] = await Promise.all([SileroStream.create(), createResampler(this.inputRate, 16000)]);
+    const { SileroStream, DIGITAL_SILENCE_RESTART_WINDOWS } = await import('../audio/silero-vad.ts');
+    // A caller's digital silence (a muted microphone, a silent leg) costs no model runs past a second.
+    const vad = SileroStream.create({ restartAfterZeroWindows: DIGITAL_SILENCE_RESTART_WINDOWS });
+    [this.vad, this.resampler] = await Promise.all([vad, createResampler(this.inputRate, 16000)]);
   }
 
   push(frame: AudioFrame): void {

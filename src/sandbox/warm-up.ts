@@ -1,6 +1,5 @@
-import { SileroStream } from '../audio/silero-vad.ts';
+import { DIGITAL_SILENCE_RESTART_WINDOWS, SileroStream } from '../audio/silero-vad.ts';
 import { createResampler } from '../audio/resample.ts';
-import { VAD_RESTART_AFTER_ZERO_WINDOWS } from './ws/listen-session.ts';
 
 /**
  * Loads what the first `/listen` socket of the process would otherwise load in the middle of the
@@ -12,7 +11,7 @@ import { VAD_RESTART_AFTER_ZERO_WINDOWS } from './ws/listen-session.ts';
 export async function warmUpListen(): Promise<void> {
   try {
     // With the streams' restart option, so the state they restart from is worked out here too.
-    const vad = await SileroStream.create({ restartAfterZeroWindows: VAD_RESTART_AFTER_ZERO_WINDOWS });
+    const vad = await SileroStream.create({ restartAfterZeroWindows: DIGITAL_SILENCE_RESTART_WINDOWS });
     await vad.push(new Int16Array(512)); // the first window runs slower: the runtime's own first use
     (await createResampler(8000, 16000)).close();
   } catch {

@@ -4,7 +4,7 @@ import { concatPcm } from '../../audio/pcm.ts';
 import { Endpointer } from '../../audio/endpointer.ts';
 import { genderFromPitch, medianPitch } from '../engines/pitch.ts';
 import type { Recognition, Recognizer } from '../engines/recognizer.ts';
-import { SileroStream } from '../../audio/silero-vad.ts';
+import { DIGITAL_SILENCE_RESTART_WINDOWS, SileroStream } from '../../audio/silero-vad.ts';
 import type { KeyState } from '../keys.ts';
 import { CREDITS_PER_AUDIO_SECOND } from '../pricing.ts';
 import { sentimentOf } from '../text-analysis.ts';
@@ -46,13 +46,6 @@ const INTERIM_EVERY_S = 0.5;
 /** Audio kept while nobody speaks: the pre-roll, and the VAD's confirmation delay. */
 const KEEP_WHEN_SILENT_S = PRE_ROLL_S + 0.5;
 const MAX_INTERIM_S = 20;
-/**
- * Digital silence after which the VAD starts again (as a new stream that heard this much silence)
- * and stops running its model until a sample is not zero (audio/silero-vad.ts): 31 windows of
- * 32 ms, about a second.
- * A caller's line is mostly that while the agent speaks, in tests and on muted microphones.
- */
-export const VAD_RESTART_AFTER_ZERO_WINDOWS = 31;
 
 /**
  * One /listen stream: VAD turn-taking, closed-set recognition, and the protocol's events in
@@ -98,7 +91,7 @@ export class ListenSession {
   }
 
   async start(): Promise<void> {
-    this.vad = await SileroStream.create({ restartAfterZeroWindows: VAD_RESTART_AFTER_ZERO_WINDOWS });
+    this.vad = await SileroStream.create({ restartAfterZeroWindows: DIGITAL_SILENCE_RESTART_WINDOWS });
     this.resampler = await createResampler(this.params.sampleRate, 16000);
     this.io.send({
       type: 'Metadata', session_id: this.sessionId, correlation_id: this.params.correlationId, model: this.params.model,
