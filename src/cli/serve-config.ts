@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import type { CreateAgentServerOptions } from '../server/create.ts';
+import { serverOptionProblem } from '../server/option-checks.ts';
 import { CliError } from './args.ts';
 import { importUserModule } from './user-module.ts';
 import { docPath } from '../docs-path.ts';
@@ -33,5 +34,9 @@ export async function loadServeConfig(path: string): Promise<CreateAgentServerOp
   }
   const unknown = Object.keys(config).filter((k) => !KNOWN.has(k as keyof CreateAgentServerOptions));
   if (unknown.length) throw new CliError(`--config: ${path} has options the server does not know: ${unknown.join(', ')} (see ${docPath('docs/server.md')})`);
+  // Checked here, naming the file: a `maxCalls: -1` reached the embedded sandbox first, which said
+  // `sandbox key 0.concurrency: expected a whole number above 0`.
+  const problem = serverOptionProblem(config);
+  if (problem) throw new CliError(`--config: ${path}: ${problem}`);
   return config as CreateAgentServerOptions;
 }

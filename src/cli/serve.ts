@@ -11,7 +11,7 @@ import { traceSessions } from '../observability/trace-sessions.ts';
 import { serveLive } from './serve-live.ts';
 import { generateKey } from '../sandbox/keys.ts';
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
-import { numberOption, parseCommand, UsageError, type Values } from './args.ts';
+import { numberOption, parseCommand, publicUrlOption, UsageError, type Values } from './args.ts';
 import { cliLogger } from './log.ts';
 import { checkServiceKey, connectService } from './connect.ts';
 import { loadServeConfig } from './serve-config.ts';
@@ -134,6 +134,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   const portFlag = num('port', values.port, 0, 65535);
   const maxCallsFlag = num('max-calls', values['max-calls'], 1, 100_000);
   const audioSocketPort = num('audiosocket-port', values['audiosocket-port'], 0, 65535);
+  publicUrlOption(values['public-url'], SERVE_USAGE); // said before anything starts
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
   const webrtcStart = values['webrtc-start'];
@@ -161,7 +162,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   const phrases = [...new Set([...(await sandboxPhrases(agent, values.phrasebook)), ...((config.sandbox || undefined)?.phrasebook ?? [])])];
   const maxCalls = maxCallsFlag ?? config.maxCalls ?? AGENT_SERVER_DEFAULTS.maxCalls;
   const host = values.host ?? config.host ?? AGENT_SERVER_DEFAULTS.host;
-  const publicUrl = values['public-url'] ?? config.publicUrl ?? process.env.HIWAR_PUBLIC_URL;
+  const publicUrl = values['public-url'] ?? config.publicUrl ?? publicUrlOption(undefined, SERVE_USAGE);
   // Each call may hold up to three of the key's sessions (see CLUSTER_DEFAULTS.sessionsPerCall): its
   // recognition and synthesis sockets, and an HTTP synthesis or a socket being replaced.
   const sandboxSessions = AGENT_SERVER_DEFAULTS.sessionsPerCall * (maxCalls + 1);

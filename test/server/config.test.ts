@@ -74,6 +74,35 @@ test('a config with an option the server does not know, or none at the path: one
   assert.match(missing.stderr, /--config: no file at .*nothing\.config\.ts/);
 });
 
+test("a config's maxCalls, port or publicUrl out of range, and a --public-url or HIWAR_PUBLIC_URL without its scheme: one line naming it, exit 1, nothing started", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hiwar-config-'));
+  try {
+    const env = { HIWAR_LOG_LEVEL: 'silent', REDIS_URL: '', HIWAR_PUBLIC_URL: '' };
+    const tries: [string, RegExp][] = [
+      // The embedded sandbox said `sandbox key 0.concurrency: expected a whole number above 0`.
+      ['export default { maxCalls: -1 };', /--config: \S+bad\.config\.mjs: `maxCalls` must be a whole number from 1, got -1\n/],
+      ["export default { port: '8080' };", /--config: \S+bad\.config\.mjs: `port` must be a whole number from 0 to 65535, got "8080"\n/],
+      ["export default { publicUrl: 'agent.example.com' };", /--config: \S+bad\.config\.mjs: `publicUrl` must be an absolute http:\/\/ or https:\/\/ URL \(https:\/\/agent\.example\.com\), got "agent\.example\.com"\n/],
+    ];
+    for (const [text, expected] of tries) {
+      writeFileSync(join(dir, 'bad.config.mjs'), `${text}\n`);
+      const r = await hiwar(['serve', '--config', join(dir, 'bad.config.mjs')], env);
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stderr, expected);
+      assert.doesNotMatch(r.stdout, /embedded sandbox|hiwar serve: .* at http/, r.stdout);
+    }
+    const flag = await hiwar(['serve', '--public-url', 'agent.example.com:8443'], env);
+    assert.equal(flag.code, 2, flag.stderr);
+    assert.match(flag.stderr, /^hiwar serve: --public-url must be an absolute http:\/\/ or https:\/\/ URL \(https:\/\/agent\.example\.com:8443\), got "agent\.example\.com:8443"\n/);
+    assert.doesNotMatch(flag.stdout, /embedded sandbox/);
+    const fromEnv = await hiwar(['call', '+966500000001'], { ...env, HIWAR_PUBLIC_URL: 'calls.example.com' });
+    assert.equal(fromEnv.code, 2, fromEnv.stderr);
+    assert.match(fromEnv.stderr, /^hiwar call: HIWAR_PUBLIC_URL must be an absolute http:\/\/ or https:\/\/ URL \(https:\/\/calls\.example\.com\), got "calls\.example\.com"\n/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a .ts config in a CommonJS project (no "type": "module") that imports an ES module loads as it would in an ES-module project', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hiwar-config-'));
   try {
