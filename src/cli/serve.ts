@@ -212,7 +212,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
     mediaToken,
     ledger,
     tokens: config.tokens ?? { secret: process.env.HIWAR_MEDIA_SECRET },
-    admission: worker ? worker.admission(maxCalls, cluster?.admission ?? config.admission) : (cluster?.admission ?? config.admission),
+    admission: worker ? worker.admission(maxCalls, cluster?.admission ?? config.admission, logger) : (cluster?.admission ?? config.admission),
     health: worker ? worker.health(cluster?.health ?? config.health, (): number => app.activeCalls) : (cluster?.health ?? config.health),
     // With --workers, a scrape reaching any worker gets the machine's figures.
     metricsText: worker ? () => machineMetrics!() : config.metricsText,
