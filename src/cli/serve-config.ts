@@ -38,5 +38,20 @@ export async function loadServeConfig(path: string): Promise<CreateAgentServerOp
   // `sandbox key 0.concurrency: expected a whole number above 0`.
   const problem = serverOptionProblem(config);
   if (problem) throw new CliError(`--config: ${path}: ${problem}`);
+  const hooksProblem = await providerHooksProblem(config as CreateAgentServerOptions);
+  if (hooksProblem) throw new CliError(`--config: ${path}: ${hooksProblem}`);
   return config as CreateAgentServerOptions;
+}
+
+/**
+ * `providerHooks` under a name no platform of `hiwar serve` has (`twilo`): its transfer never ran,
+ * without a word. A config with plugins of its own may serve platforms of other names: left alone.
+ */
+async function providerHooksProblem(config: CreateAgentServerOptions): Promise<string | undefined> {
+  if (!config.providerHooks || config.plugins?.length) return undefined;
+  const names = (await import('../../transports/telephony/index.ts')).providers.map((p) => p.name);
+  const unknown = Object.keys(config.providerHooks).find((name) => !names.includes(name));
+  if (unknown === undefined) return undefined;
+  const audiosocket = unknown === 'audiosocket' ? ' (AudioSocket calls use the asterisk hooks)' : '';
+  return `providerHooks.${unknown} is no platform of hiwar serve${audiosocket}: ${names.join(', ')}`;
 }

@@ -74,7 +74,7 @@ test('a config with an option the server does not know, or none at the path: one
   assert.match(missing.stderr, /--config: no file at .*nothing\.config\.ts/);
 });
 
-test("a config's maxCalls, port or publicUrl out of range, and a --public-url or HIWAR_PUBLIC_URL without its scheme: one line naming it, exit 1, nothing started", async () => {
+test("a config's maxCalls, port or publicUrl out of range, its providerHooks under no platform's name, and a --public-url or HIWAR_PUBLIC_URL without its scheme: one line naming it, exit 1, nothing started", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hiwar-config-'));
   try {
     const env = { HIWAR_LOG_LEVEL: 'silent', REDIS_URL: '', HIWAR_PUBLIC_URL: '' };
@@ -82,6 +82,8 @@ test("a config's maxCalls, port or publicUrl out of range, and a --public-url or
       // The embedded sandbox said `sandbox key 0.concurrency: expected a whole number above 0`.
       ['export default { maxCalls: -1 };', /--config: \S+bad\.config\.mjs: `maxCalls` must be a whole number from 1, got -1\n/],
       ["export default { port: '8080' };", /--config: \S+bad\.config\.mjs: `port` must be a whole number from 0 to 65535, got "8080"\n/],
+      // A transfer hook under a misspelt platform never ran.
+      ["export default { providerHooks: { twilo: { transfer: async () => {} } } };", /--config: \S+bad\.config\.mjs: providerHooks\.twilo is no platform of hiwar serve: twilio, telnyx, plivo, vonage, exotel, freeswitch, jambonz, asterisk, pcm\n/],
       ["export default { publicUrl: 'agent.example.com' };", /--config: \S+bad\.config\.mjs: `publicUrl` must be an absolute http:\/\/ or https:\/\/ URL \(https:\/\/agent\.example\.com\), got "agent\.example\.com"\n/],
     ];
     for (const [text, expected] of tries) {
