@@ -21,7 +21,11 @@ export async function loadServeConfig(path: string): Promise<CreateAgentServerOp
   const file = resolve(path);
   if (!existsSync(file)) throw new CliError(`--config: no file at ${path}`);
   const ext = extname(file);
-  if (!['.ts', '.mts', '.js', '.mjs'].includes(ext)) throw new CliError(`--config: ${path} is not a .ts or .js module`);
+  if (!['.ts', '.mts', '.js', '.mjs'].includes(ext)) {
+    // A JSON file cannot hold an agent's tools or hooks: say what to write instead.
+    const json = ext === '.json' ? `: write its options as a module, hiwar.config.mjs with \`export default { … }\` (see ${docPath('docs/server.md')})` : '';
+    throw new CliError(`--config: ${path} is not a .ts or .js module${json}`);
+  }
   let config: unknown;
   try {
     config = (await importUserModule(file, 'config')).default;

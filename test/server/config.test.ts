@@ -74,7 +74,7 @@ test('a config with an option the server does not know, or none at the path: one
   assert.match(missing.stderr, /--config: no file at .*nothing\.config\.ts/);
 });
 
-test("a config's maxCalls, port or publicUrl out of range, its providerHooks under no platform's name, and a --public-url or HIWAR_PUBLIC_URL without its scheme: one line naming it, exit 1, nothing started", async () => {
+test("a config's maxCalls, port or publicUrl out of range, its providerHooks under no platform's name, a JSON config, and a --public-url or HIWAR_PUBLIC_URL without its scheme: one line naming it, exit 1, nothing started", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hiwar-config-'));
   try {
     const env = { HIWAR_LOG_LEVEL: 'silent', REDIS_URL: '', HIWAR_PUBLIC_URL: '' };
@@ -93,6 +93,10 @@ test("a config's maxCalls, port or publicUrl out of range, its providerHooks und
       assert.match(r.stderr, expected);
       assert.doesNotMatch(r.stdout, /embedded sandbox|hiwar serve: .* at http/, r.stdout);
     }
+    writeFileSync(join(dir, 'hiwar.config.json'), '{"maxCalls": 5}\n');
+    const json = await hiwar(['serve', '--config', join(dir, 'hiwar.config.json')], env);
+    assert.equal(json.code, 1, json.stderr);
+    assert.match(json.stderr, /--config: \S+hiwar\.config\.json is not a \.ts or \.js module: write its options as a module, hiwar\.config\.mjs with `export default \{ … \}` \(see \S+server\.md\)\n/);
     const flag = await hiwar(['serve', '--public-url', 'agent.example.com:8443'], env);
     assert.equal(flag.code, 2, flag.stderr);
     assert.match(flag.stderr, /^hiwar serve: --public-url must be an absolute http:\/\/ or https:\/\/ URL \(https:\/\/agent\.example\.com:8443\), got "agent\.example\.com:8443"\n/);
