@@ -136,6 +136,9 @@ async function here(values: { agent?: string; 'public-url'?: string; port?: stri
   await (await import('./serve-outbound.ts')).checkDialling(request.from, request.platform);
   say(startingServerLine('hiwar call', 'the call', !process.env.HIWAR_API_KEY));
   const { agent } = await loadAgent(values.agent);
+  // The model every call answers with (OPENAI_API_KEY, as `hiwar demo`'s); a malformed OPENAI_BASE_URL stops here.
+  const model = (await import('./llm.ts')).serverLlm({ agent });
+  if (model.line) say(`(language model: ${model.line})`);
   // Taught as `hiwar serve`'s is: the agent's intent examples and --phrasebook.
   const sandbox = await (await import('./connect.ts')).taughtSandbox(agent, values.phrasebook, (m) => say(`(${m})`));
   const { createAgentServer } = await import('../server/create.ts');
@@ -146,6 +149,7 @@ async function here(values: { agent?: string; 'public-url'?: string; port?: stri
   const app = await createAgentServer({
     agent,
     publicUrl,
+    llm: model.llm,
     host: values.host,
     port,
     logger: cliLogger('info'),

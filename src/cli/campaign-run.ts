@@ -54,6 +54,9 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
   await checkDialling(values.from, platform);
   say(startingServerLine('hiwar campaign', "the campaign's calls", !deps.client && !process.env.HIWAR_API_KEY));
   const { agent } = await loadAgent(values.agent);
+  // The model every call answers with (OPENAI_API_KEY, as `hiwar demo`'s); a malformed OPENAI_BASE_URL stops here.
+  const model = (await import('./llm.ts')).serverLlm({ agent });
+  if (model.line) say(`(language model: ${model.line})`);
   // Taught as `hiwar serve`'s is: the agent's intent examples and --phrasebook.
   const sandbox = deps.client ? undefined : await (await import('./connect.ts')).taughtSandbox(agent, values.phrasebook, (m) => say(`(${m})`));
   const [{ createAgentServer }, { telephonyRoutes, outboundDialer }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts')]);
@@ -62,6 +65,7 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
   const app = await createAgentServer({
     agent,
     publicUrl,
+    llm: model.llm,
     host: values.host,
     port,
     logger,

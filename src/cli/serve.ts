@@ -160,6 +160,8 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   const logger = worker ? (config.logger ?? cliLogger('info')).child({ worker: worker.index }) : (config.logger ?? cliLogger('info'));
   const agent: Agent | undefined = values.agent !== undefined ? (await loadAgent(values.agent)).agent : (config.agent ?? (config.agentFor ? undefined : (await loadAgent(undefined)).agent));
   const phrases = [...new Set([...(await sandboxPhrases(agent, values.phrasebook)), ...((config.sandbox || undefined)?.phrasebook ?? [])])];
+  // The model every call answers with; a malformed OPENAI_BASE_URL stops here, before the sandbox starts.
+  const model = (await import('./llm.ts')).serverLlm({ configLlm: config.llm, agent, agentFor: config.agentFor });
   const maxCalls = maxCallsFlag ?? config.maxCalls ?? AGENT_SERVER_DEFAULTS.maxCalls;
   const host = values.host ?? config.host ?? AGENT_SERVER_DEFAULTS.host;
   const publicUrl = values['public-url'] ?? config.publicUrl ?? publicUrlOption(undefined, SERVE_USAGE);
@@ -208,6 +210,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
     publicUrl,
     maxCalls,
     logger,
+    llm: model.llm,
     open,
     mediaToken,
     ledger,
@@ -290,6 +293,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   say(`hiwar serve: ${agent && !config.agentFor ? `agent "${agent.name}"` : `agents chosen per call by ${values.config}`} at ${url}`);
   if (member) say(`  cluster: instance ${member.id}, ${member.options.keySessions} sessions of the key shared (${member.options.sessionsPerCall} per call), queue ${member.options.queueSize} for ${member.options.queueWaitMs} ms`);
   say(`  telephony: ${telephony.providers.map((p) => `/telephony/${p.name}`).join(' ')}`);
+  if (model.line) say(`  language model: ${model.line}`);
   say(`  ${webrtcMessage}`);
   say(`  health: ${url}/healthz (live) ${url}/readyz (ready)   metrics: ${url}/metrics`);
   if (analytics) say(`  ${analytics.describe}`);

@@ -14,8 +14,8 @@ const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
 
 /** `hiwar serve ARGS` started as a user starts it; resolves once it says where it listens and what it serves. */
-async function startServe(args: string[]): Promise<{ child: ReturnType<typeof spawn>; output: () => string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HIWAR_LOG_LEVEL: 'silent' };
+async function startServe(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ child: ReturnType<typeof spawn>; output: () => string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, HIWAR_LOG_LEVEL: 'silent', ...extraEnv };
   delete env.HIWAR_API_KEY;
   delete env.HIWAR_PUBLIC_URL;
   delete env.REDIS_URL;
@@ -122,6 +122,21 @@ test('a .ts config in a CommonJS project (no "type": "module") that imports an E
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('OPENAI_API_KEY gives hiwar serve its model, said at start (serve ignored it and answered callers with the scripted intents); a malformed OPENAI_BASE_URL stops the start', async () => {
+  const { child, output } = await startServe(['--port', '0', '--open'], { OPENAI_API_KEY: 'sk-test-not-shown', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', HIWAR_LLM_MODEL: 'qwen2.5' });
+  try {
+    assert.match(output(), /^ {2}language model: openai:qwen2\.5 at http:\/\/127\.0\.0\.1:9\/v1$/m);
+    assert.doesNotMatch(output(), /sk-test-not-shown/);
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  }
+  const bad = await hiwar(['serve', '--port', '0'], { OPENAI_API_KEY: 'sk-test-not-shown', OPENAI_BASE_URL: 'user:secret@gateway/v1', HIWAR_LOG_LEVEL: 'silent', REDIS_URL: '', HIWAR_PUBLIC_URL: '' });
+  assert.equal(bad.code, 1, bad.stdout + bad.stderr);
+  assert.match(bad.stderr, /^hiwar serve: OPENAI_BASE_URL is not an http:\/\/ or https:\/\/ URL: give the server's address with its scheme/);
+  assert.doesNotMatch(bad.stdout + bad.stderr, /secret|embedded sandbox at/);
 });
 
 test('serve --help names --config', async () => {
