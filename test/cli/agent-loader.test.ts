@@ -50,6 +50,9 @@ test('a missing file, a folder without an index, no default export and a non-age
   writeFileSync(join(dir, 'broken.ts'), "import { nothing } from 'no-such-package';\nexport default nothing;\n");
   writeFileSync(join(dir, 'typo.ts'), "export default {\n  name: 'typo',,\n};\n");
   assert.equal(await message(loadAgent('nope', dir)), 'CliError: --agent nope: no such file or folder');
+  // campaigns.md said `--agent ./reminder` for reminder.mjs.
+  writeFileSync(join(dir, 'reminder.mjs'), 'export default {};\n');
+  assert.equal(await message(loadAgent('./reminder', dir)), 'CliError: --agent ./reminder: no such file or folder (there is ./reminder.mjs: name the file with its extension)');
   // The docs' `--agent agents/call-centre` names the repository's folder; in a project of one's own the built-in agent is the default.
   assert.equal(await message(loadAgent('agents/call-centre', dir)), 'CliError: --agent agents/call-centre: no such file or folder (the built-in call-centre agent is the default: leave out --agent to use it)');
   assert.equal(await message(loadAgent('empty', dir)), 'CliError: --agent empty: the folder has no index.ts, index.mts, index.js, index.mjs');
