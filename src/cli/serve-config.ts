@@ -3,6 +3,7 @@ import { extname, resolve } from 'node:path';
 import type { CreateAgentServerOptions } from '../server/create.ts';
 import { serverOptionProblem } from '../server/option-checks.ts';
 import { CliError } from './args.ts';
+import { firstLine } from './explain.ts';
 import { importUserModule } from './user-module.ts';
 import { docPath } from '../docs-path.ts';
 
@@ -32,7 +33,14 @@ export async function loadServeConfig(path: string): Promise<CreateAgentServerOp
   } catch (err) {
     throw new CliError(`--config: ${(err as Error).message}`);
   }
-  if (typeof config === 'function') config = await (config as () => unknown)();
+  if (typeof config === 'function') {
+    try {
+      config = await (config as () => unknown)();
+    } catch (err) {
+      // Said with the file: `hiwar serve: DB down` named neither the config nor its function.
+      throw new CliError(`--config: ${path}: its default export (a function) failed: ${firstLine(err)}`);
+    }
+  }
   if (!config || typeof config !== 'object' || Array.isArray(config)) {
     throw new CliError(`--config: ${path} must default-export an object of the server's options (see ${docPath('docs/server.md')})`);
   }

@@ -82,6 +82,8 @@ test("a config's maxCalls, port or publicUrl out of range, its providerHooks und
       // The embedded sandbox said `sandbox key 0.concurrency: expected a whole number above 0`.
       ['export default { maxCalls: -1 };', /--config: \S+bad\.config\.mjs: `maxCalls` must be a whole number from 1, got -1\n/],
       ["export default { port: '8080' };", /--config: \S+bad\.config\.mjs: `port` must be a whole number from 0 to 65535, got "8080"\n/],
+      // `hiwar serve: DB down` named neither the file nor its function.
+      ["export default async () => { throw new Error('DB down'); };", /--config: \S+bad\.config\.mjs: its default export \(a function\) failed: DB down\n/],
       // A transfer hook under a misspelt platform never ran.
       ["export default { providerHooks: { twilo: { transfer: async () => {} } } };", /--config: \S+bad\.config\.mjs: providerHooks\.twilo is no platform of hiwar serve: twilio, telnyx, plivo, vonage, exotel, freeswitch, jambonz, asterisk, pcm\n/],
       ["export default { publicUrl: 'agent.example.com' };", /--config: \S+bad\.config\.mjs: `publicUrl` must be an absolute http:\/\/ or https:\/\/ URL \(https:\/\/agent\.example\.com\), got "agent\.example\.com"\n/],
