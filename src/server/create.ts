@@ -222,6 +222,13 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
       emit({ type: 'call_refused', call, reason: 'no agent for this call' });
       throw new CallRefused('no agent');
     }
+    // An agent chosen per call is checked as the fixed one is at start (it failed mid-call otherwise).
+    const wrong = agent === o.agent ? undefined : agentProblem(agent);
+    if (wrong) {
+      logger.error({ call: call.callId, agent: agent.name, err: wrong }, 'agentFor gave something that is not an Agent; the call is refused');
+      emit({ type: 'call_refused', call, reason: `agentFor gave no Agent (${wrong})` });
+      throw new CallRefused('no agent');
+    }
     try {
       // `{name}` in the greeting and instructions, from the call's parameters (an outbound call's variables).
       agent = agentWithVariables(agent, call.parameters ?? {});
