@@ -27,7 +27,7 @@ test("serve, call and campaign take the environment's model when nothing else ch
   const fromEnv = serverLlm({ agent: callCentre }, env);
   assert.ok(fromEnv.llm instanceof OpenAiLlm);
   assert.equal(fromEnv.line, 'openai:qwen2.5 at http://127.0.0.1:11434/v1');
-  const own = new ScriptedLlm({ intents: [] });
+  const own = new ScriptedLlm({ intents: [], fallback: 'عذرًا' });
   assert.equal(serverLlm({ agent: { ...callCentre, llm: own } }, env).llm, undefined, "the agent's own model is left to it");
   assert.equal(serverLlm({ agent: callCentre, agentFor: () => undefined }, env).llm, undefined, 'agents chosen per call keep their own');
   assert.equal(serverLlm({ configLlm: own, agent: callCentre }, env).llm, own);
