@@ -28,6 +28,10 @@ export interface CampaignStatus extends CampaignMeta {
   dials: number;
   /** Attempts for which nothing was dialled, by why (`NotPlaced`); absent when every dial was placed. */
   notPlaced?: Partial<Record<NotPlaced, number>>;
+  /** Contacts waiting for a retry, by their last attempt's outcome (busy, no-answer…); absent when none is. */
+  retrying?: Record<string, number>;
+  /** When the first of those retries may be dialled (campaign-clock ms), the window permitting. */
+  nextRetryAt?: number;
 }
 
 /**
@@ -67,6 +71,8 @@ export function statusOf(meta: CampaignMeta, states: ContactState[]): CampaignSt
   const contacts: Record<string, number> = {};
   const outcomes: Record<string, number> = {};
   const notPlaced: Partial<Record<NotPlaced, number>> = {};
+  const retrying: Record<string, number> = {};
+  let nextRetryAt: number | undefined;
   let dials = 0;
   for (const s of states) {
     contacts[s.status] = (contacts[s.status] ?? 0) + 1;
@@ -75,8 +81,14 @@ export function statusOf(meta: CampaignMeta, states: ContactState[]): CampaignSt
     for (const a of s.attempts) if (a.notPlaced) notPlaced[a.notPlaced] = (notPlaced[a.notPlaced] ?? 0) + 1;
     const o = s.status === 'done' ? s.attempts.at(-1)?.outcome : undefined;
     if (o) outcomes[o] = (outcomes[o] ?? 0) + 1;
+    // A pending contact already tried waits for its retry: counted here, not among the final outcomes.
+    const tried = s.status === 'pending' ? s.attempts.at(-1)?.outcome : undefined;
+    if (tried) {
+      retrying[tried] = (retrying[tried] ?? 0) + 1;
+      nextRetryAt = Math.min(nextRetryAt ?? Infinity, s.notBefore);
+    }
   }
-  return { ...meta, contacts, outcomes, dials, ...(Object.keys(notPlaced).length ? { notPlaced } : {}) };
+  return { ...meta, contacts, outcomes, dials, ...(Object.keys(notPlaced).length ? { notPlaced } : {}), ...(nextRetryAt !== undefined ? { retrying, nextRetryAt } : {}) };
 }
 
 /** The in-process runner's store: one machine, nothing survives the process. */

@@ -24,7 +24,8 @@ export function optionLine(flag: string, help: string, column: number): string {
 }
 
 /** A folder's module, in the order looked for. */
-const INDEX_FILES = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
+const AGENT_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
+const INDEX_FILES = AGENT_EXTENSIONS.map((ext) => `index${ext}`);
 const TS = new Set(['.ts', '.mts', '.cts']);
 const JS = new Set(['.js', '.mjs', '.cjs']);
 
@@ -48,7 +49,11 @@ export async function loadAgent(path: string | undefined, cwd = process.cwd()): 
   const target = resolve(cwd, path);
   // `agents/call-centre` is the repository's folder, not a user project's: the built-in agent needs no --agent.
   const builtIn = /^(\.\/)?agents\/call-centre\/?$/.test(path) ? ' (the built-in call-centre agent is the default: leave out --agent to use it)' : '';
-  if (!existsSync(target)) throw new CliError(`${where}: no such file or folder${builtIn}`);
+  if (!existsSync(target)) {
+    // `--agent ./reminder` for reminder.mjs: named without its extension, as an import would not take it either.
+    const withExt = AGENT_EXTENSIONS.map((ext) => `${path.replace(/\/+$/, '')}${ext}`).find((p) => existsSync(resolve(cwd, p)));
+    throw new CliError(`${where}: no such file or folder${withExt ? ` (there is ${withExt}: name the file with its extension)` : builtIn}`);
+  }
   let file = target;
   const dir = statSync(target).isDirectory() ? target : dirname(target);
   if (statSync(target).isDirectory()) {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { docsHelpLine } from '../docs-path.ts';
+import { publicUrlProblem } from '../server/option-checks.ts';
 
 /** A wrong command line: the CLI prints the message and the command's usage, and exits 2. */
 export class UsageError extends Error {
@@ -57,4 +58,15 @@ export async function readText(path: string, option: string): Promise<string> {
     const e = err as NodeJS.ErrnoException;
     throw new CliError(`${option} ${path}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
   }
+}
+
+/**
+ * The address platforms reach this process at: `--public-url`, else HIWAR_PUBLIC_URL (undefined
+ * when neither is given); a value that is not an absolute http(s) URL is refused, naming where it came from.
+ */
+export function publicUrlOption(flag: string | undefined, usage: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const url = flag ?? (env.HIWAR_PUBLIC_URL || undefined);
+  const problem = url === undefined ? undefined : publicUrlProblem(url);
+  if (problem) throw new UsageError(`${flag !== undefined ? '--public-url' : 'HIWAR_PUBLIC_URL'} ${problem}`, usage);
+  return url;
 }

@@ -1,7 +1,7 @@
 import type { OutboundCall, PlaceCallRequest } from '../../transports/telephony/outbound/index.ts';
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP } from './agent.ts';
 import { E164 } from '../../transports/telephony/outbound/types.ts';
-import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
+import { CliError, numberOption, parseCommand, publicUrlOption, UsageError } from './args.ts';
 import { cliLogger } from './log.ts';
 
 /** The text of `hiwar call --help`. */
@@ -129,13 +129,16 @@ async function onServer(server: string, request: PlaceCallRequest, say: (m: stri
 
 /** Starts a server in this process for this one call, places it, waits for its outcome and its session's end. */
 async function here(values: { agent?: string; 'public-url'?: string; port?: string; host?: string; phrasebook?: string }, request: PlaceCallRequest, ringTimeoutS: number | undefined, say: (m: string) => void): Promise<OutboundCall> {
-  const publicUrl = values['public-url'] ?? process.env.HIWAR_PUBLIC_URL;
+  const publicUrl = publicUrlOption(values['public-url'], CALL_USAGE);
   if (!publicUrl) throw new UsageError('the platform must reach this process: give --public-url (or HIWAR_PUBLIC_URL), or --server URL of a running hiwar serve', CALL_USAGE);
   const port = values.port === undefined ? 8080 : numberOption('port', values.port, 0, 65535, CALL_USAGE, true);
   // Whether a call can be placed at all, before anything slow starts.
   await (await import('./serve-outbound.ts')).checkDialling(request.from, request.platform);
   say(startingServerLine('hiwar call', 'the call', !process.env.HIWAR_API_KEY));
   const { agent } = await loadAgent(values.agent);
+  // The model every call answers with (OPENAI_API_KEY, as `hiwar demo`'s); a malformed OPENAI_BASE_URL stops here.
+  const model = (await import('./llm.ts')).serverLlm({ agent });
+  if (model.line) say(`(language model: ${model.line})`);
   // Taught as `hiwar serve`'s is: the agent's intent examples and --phrasebook.
   const sandbox = await (await import('./connect.ts')).taughtSandbox(agent, values.phrasebook, (m) => say(`(${m})`));
   const { createAgentServer } = await import('../server/create.ts');
@@ -146,6 +149,7 @@ async function here(values: { agent?: string; 'public-url'?: string; port?: stri
   const app = await createAgentServer({
     agent,
     publicUrl,
+    llm: model.llm,
     host: values.host,
     port,
     logger: cliLogger('info'),

@@ -6,7 +6,7 @@ import type { ServiceClient } from '../service/client.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Clock } from '../transport/clock.ts';
 import { loadAgent } from './agent.ts';
-import { numberOption, UsageError } from './args.ts';
+import { numberOption, publicUrlOption, UsageError } from './args.ts';
 import { CAMPAIGN_USAGE, describe } from './campaign.ts';
 import { startingServerLine } from './call.ts';
 import { cliLogger } from './log.ts';
@@ -44,7 +44,7 @@ export interface CampaignRunDeps {
  * carry who answered and what was said, from each call's session.
  */
 async function callServer(values: RunValues, say: (m: string) => void, deps: CampaignRunDeps, o: { redisUrl?: string; campaigns?: CampaignStore } = {}) {
-  const publicUrl = values['public-url'] ?? process.env.HIWAR_PUBLIC_URL;
+  const publicUrl = publicUrlOption(values['public-url'], CAMPAIGN_USAGE);
   if (!publicUrl) throw new UsageError('the platform must reach this process: give --public-url (or HIWAR_PUBLIC_URL)', CAMPAIGN_USAGE);
   const platform = values.platform;
   if (platform !== undefined && !['twilio', 'telnyx', 'plivo', 'vonage'].includes(platform)) throw new UsageError(`--platform must be twilio, telnyx, plivo or vonage, got "${platform}"`, CAMPAIGN_USAGE);
@@ -54,6 +54,9 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
   await checkDialling(values.from, platform);
   say(startingServerLine('hiwar campaign', "the campaign's calls", !deps.client && !process.env.HIWAR_API_KEY));
   const { agent } = await loadAgent(values.agent);
+  // The model every call answers with (OPENAI_API_KEY, as `hiwar demo`'s); a malformed OPENAI_BASE_URL stops here.
+  const model = (await import('./llm.ts')).serverLlm({ agent });
+  if (model.line) say(`(language model: ${model.line})`);
   // Taught as `hiwar serve`'s is: the agent's intent examples and --phrasebook.
   const sandbox = deps.client ? undefined : await (await import('./connect.ts')).taughtSandbox(agent, values.phrasebook, (m) => say(`(${m})`));
   const [{ createAgentServer }, { telephonyRoutes, outboundDialer }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts')]);
@@ -62,6 +65,7 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
   const app = await createAgentServer({
     agent,
     publicUrl,
+    llm: model.llm,
     host: values.host,
     port,
     logger,

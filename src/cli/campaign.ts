@@ -268,5 +268,7 @@ export function describe(s: CampaignStatus): string {
   const list = (r: Record<string, number>) => Object.entries(r).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
   // Dials that reached no phone, and why: a platform out of reach shows here, not as calls placed.
   const notPlaced = s.notPlaced ? [`  not dialled: ${list(s.notPlaced)} (${docPath('docs/campaigns.md#results')})`] : [];
-  return [`campaign ${s.id}: ${s.state}, ${count(s.total, 'contact')}, ${count(s.dials, 'call')} placed`, `  contacts: ${list(s.contacts)}`, `  outcomes: ${list(s.outcomes)}`, ...notPlaced].join('\n');
+  // A busy contact waiting for its retry was in no line but `pending`.
+  const retrying = s.retrying && s.nextRetryAt !== undefined ? [`  retrying: ${list(s.retrying)} (the first not before ${new Date(s.nextRetryAt).toISOString().replace('T', ' ').slice(0, 19)} UTC)`] : [];
+  return [`campaign ${s.id}: ${s.state}, ${count(s.total, 'contact')}, ${count(s.dials, 'call')} placed`, `  contacts: ${list(s.contacts)}`, `  outcomes: ${list(s.outcomes)}`, ...retrying, ...notPlaced].join('\n');
 }

@@ -3,6 +3,7 @@ import type { Llm } from '../llm/types.ts';
 import { defaultLlm } from '../session/agent-session.ts';
 import type { Agent } from '../session/agent.ts';
 import type { Logger } from '../session/logger.ts';
+import { CliError } from './args.ts';
 import { cliLogger } from './log.ts';
 
 /**
@@ -11,9 +12,44 @@ import { cliLogger } from './log.ts';
  * The core never reads the environment: this is where it is read.
  */
 export function llmFromEnv(agent: Agent, env: NodeJS.ProcessEnv = process.env): Llm {
-  if (agent.llm) return agent.llm;
-  if (env.OPENAI_API_KEY) return new OpenAiLlm({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL || undefined, model: env.HIWAR_LLM_MODEL || undefined });
-  return defaultLlm(agent);
+  return agent.llm ?? envLlm(env) ?? defaultLlm(agent);
+}
+
+/**
+ * The OpenAI-compatible model OPENAI_API_KEY (OPENAI_BASE_URL, HIWAR_LLM_MODEL) names, or undefined
+ * without a key. A base URL that is no http(s) URL is refused here, at start: it failed each
+ * caller turn with `Invalid URL` mid-call. Its value is not repeated (it may hold credentials).
+ */
+export function envLlm(env: NodeJS.ProcessEnv = process.env): OpenAiLlm | undefined {
+  if (!env.OPENAI_API_KEY) return undefined;
+  const baseURL = env.OPENAI_BASE_URL || undefined;
+  if (baseURL !== undefined && !/^https?:$/.test(urlOf(baseURL)?.protocol ?? '')) {
+    throw new CliError('OPENAI_BASE_URL is not an http:// or https:// URL: give the server\'s address with its scheme (https://api.openai.com/v1, http://127.0.0.1:11434/v1), or unset it for OpenAI');
+  }
+  return new OpenAiLlm({ apiKey: env.OPENAI_API_KEY, baseURL, model: env.HIWAR_LLM_MODEL || undefined });
+}
+
+const urlOf = (text: string): URL | undefined => {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The model of `hiwar serve`, `call` and `campaign`, whose servers give one model to every call:
+ * the environment's when it names one and nothing else chose (the config's `llm`, the agent's own,
+ * or agents chosen per call by `agentFor`, which may each have theirs). Before, these commands
+ * ignored OPENAI_API_KEY and answered real callers with the scripted intents.
+ */
+export function serverLlm(o: { configLlm?: Llm; agent?: Agent; agentFor?: unknown }, env: NodeJS.ProcessEnv = process.env): { llm?: Llm; line?: string } {
+  if (o.configLlm) return { llm: o.configLlm, line: `the config's (${o.configLlm.name})` };
+  if (!env.OPENAI_API_KEY) return {};
+  if (o.agentFor) return { line: 'each agent\'s own or its scripted intents (OPENAI_API_KEY is not used with agentFor: give `llm` in the config)' };
+  if (o.agent?.llm) return { line: `the agent's own (${o.agent.llm.name}; OPENAI_API_KEY is not used)` };
+  const llm = envLlm(env);
+  return { llm, line: llm && describeLlm(llm, env) };
 }
 
 /**

@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import type { CreateAgentServerOptions } from '../server/create.ts';
+import { serverOptionProblem } from '../server/option-checks.ts';
 import { CliError } from './args.ts';
+import { firstLine } from './explain.ts';
 import { importUserModule } from './user-module.ts';
 import { docPath } from '../docs-path.ts';
 
@@ -20,18 +22,48 @@ export async function loadServeConfig(path: string): Promise<CreateAgentServerOp
   const file = resolve(path);
   if (!existsSync(file)) throw new CliError(`--config: no file at ${path}`);
   const ext = extname(file);
-  if (!['.ts', '.mts', '.js', '.mjs'].includes(ext)) throw new CliError(`--config: ${path} is not a .ts or .js module`);
+  if (!['.ts', '.mts', '.js', '.mjs'].includes(ext)) {
+    // A JSON file cannot hold an agent's tools or hooks: say what to write instead.
+    const json = ext === '.json' ? `: write its options as a module, hiwar.config.mjs with \`export default { … }\` (see ${docPath('docs/server.md')})` : '';
+    throw new CliError(`--config: ${path} is not a .ts or .js module${json}`);
+  }
   let config: unknown;
   try {
     config = (await importUserModule(file, 'config')).default;
   } catch (err) {
     throw new CliError(`--config: ${(err as Error).message}`);
   }
-  if (typeof config === 'function') config = await (config as () => unknown)();
+  if (typeof config === 'function') {
+    try {
+      config = await (config as () => unknown)();
+    } catch (err) {
+      // Said with the file: `hiwar serve: DB down` named neither the config nor its function.
+      throw new CliError(`--config: ${path}: its default export (a function) failed: ${firstLine(err)}`);
+    }
+  }
   if (!config || typeof config !== 'object' || Array.isArray(config)) {
     throw new CliError(`--config: ${path} must default-export an object of the server's options (see ${docPath('docs/server.md')})`);
   }
   const unknown = Object.keys(config).filter((k) => !KNOWN.has(k as keyof CreateAgentServerOptions));
   if (unknown.length) throw new CliError(`--config: ${path} has options the server does not know: ${unknown.join(', ')} (see ${docPath('docs/server.md')})`);
+  // Checked here, naming the file: a `maxCalls: -1` reached the embedded sandbox first, which said
+  // `sandbox key 0.concurrency: expected a whole number above 0`.
+  const problem = serverOptionProblem(config);
+  if (problem) throw new CliError(`--config: ${path}: ${problem}`);
+  const hooksProblem = await providerHooksProblem(config as CreateAgentServerOptions);
+  if (hooksProblem) throw new CliError(`--config: ${path}: ${hooksProblem}`);
   return config as CreateAgentServerOptions;
+}
+
+/**
+ * `providerHooks` under a name no platform of `hiwar serve` has (`twilo`): its transfer never ran,
+ * without a word. A config with plugins of its own may serve platforms of other names: left alone.
+ */
+async function providerHooksProblem(config: CreateAgentServerOptions): Promise<string | undefined> {
+  if (!config.providerHooks || config.plugins?.length) return undefined;
+  const names = (await import('../../transports/telephony/index.ts')).providers.map((p) => p.name);
+  const unknown = Object.keys(config.providerHooks).find((name) => !names.includes(name));
+  if (unknown === undefined) return undefined;
+  const audiosocket = unknown === 'audiosocket' ? ' (AudioSocket calls use the asterisk hooks)' : '';
+  return `providerHooks.${unknown} is no platform of hiwar serve${audiosocket}: ${names.join(', ')}`;
 }

@@ -6,6 +6,7 @@
  * spent tokens, and the machine-wide `/metrics` and `/calls/live`.
  */
 import { randomUUID } from 'node:crypto';
+import type { Logger } from '../session/logger.ts';
 import type { AdmissionLease, CallAdmission } from '../server/calls.ts';
 import type { TokenLedger } from '../server/token-ledger.ts';
 import type { Transport } from '../transport/types.ts';
@@ -143,6 +144,7 @@ export class MachineAdmission implements CallAdmission {
     private readonly requests: MachineRequests,
     private readonly maxCalls: number,
     private readonly inner?: CallAdmission,
+    private readonly logger?: Pick<Logger, 'warn'>,
   ) {
     channel.on('message', (m) => {
       if (isMachineMessage(m) && (m.hiwar === 'calls' || m.hiwar === 'acquired')) this.machineCalls = m.calls;
@@ -158,6 +160,10 @@ export class MachineAdmission implements CallAdmission {
     // The primary gone (the worker is about to stop): no place can be given.
     const answer = await this.requests.ask({ hiwar: 'acquire', max: this.maxCalls }).catch(() => undefined);
     if (answer?.hiwar !== 'acquired' || !answer.ok) {
+      // Said as one process says its own refusal (connection.ts): the operator's only trace of it but a counter.
+      const { provider, callId } = transport.call;
+      if (answer?.hiwar === 'acquired') this.logger?.warn({ provider, call: callId, reason: 'full', machineCalls: answer.calls, maxCalls: this.maxCalls }, 'call refused: the machine holds --max-calls calls');
+      else this.logger?.warn({ provider, call: callId, reason: 'no primary' }, 'call refused: the primary process did not answer');
       await transport.hangup?.('full').catch(() => {});
       await transport.output.close().catch(() => {});
       return undefined;

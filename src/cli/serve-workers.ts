@@ -11,6 +11,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { CallAdmission } from '../server/calls.ts';
+import type { Logger } from '../session/logger.ts';
 import { MemoryTokenLedger, type TokenLedger } from '../server/token-ledger.ts';
 import { numberOption, UsageError } from './args.ts';
 import { AggregatorRegistry, type Registry } from 'prom-client';
@@ -161,7 +162,7 @@ export interface WorkerSide {
   /** Prints start-up lines in the first worker only (the primary speaks for the others). */
   say(m: string): void;
   /** The machine's limit before `inner` (the cluster's key budget with REDIS_URL). */
-  admission(maxCalls: number, inner: CallAdmission | undefined): CallAdmission;
+  admission(maxCalls: number, inner: CallAdmission | undefined, logger?: Pick<Logger, 'warn'>): CallAdmission;
   /** `/readyz`: not ready when the machine is full, with the worker and the machine's calls in the body. */
   health(inner: (() => { ready: boolean; body: Record<string, unknown> }) | undefined, activeCalls: () => number): () => { ready: boolean; body: Record<string, unknown> };
   /** The machine's ledger of spent tokens (held by the primary). */
@@ -199,7 +200,7 @@ export function workerSide(env: NodeJS.ProcessEnv = process.env): WorkerSide | u
     say: (m) => {
       if (speaking) process.stdout.write(`${m}\n`);
     },
-    admission: (maxCalls, inner) => (machine = new MachineAdmission(channel, requests, maxCalls, inner)),
+    admission: (maxCalls, inner, logger) => (machine = new MachineAdmission(channel, requests, maxCalls, inner, logger)),
     ledger: () => Object.assign(new MachineLedger(requests), { where: 'this machine (the primary process)' }),
     health: (inner, activeCalls) => () => {
       const base = inner?.() ?? { ready: true, body: { status: 'ok', activeCalls: activeCalls() } };

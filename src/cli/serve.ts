@@ -11,7 +11,7 @@ import { traceSessions } from '../observability/trace-sessions.ts';
 import { serveLive } from './serve-live.ts';
 import { generateKey } from '../sandbox/keys.ts';
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
-import { numberOption, parseCommand, UsageError, type Values } from './args.ts';
+import { numberOption, parseCommand, publicUrlOption, UsageError, type Values } from './args.ts';
 import { cliLogger } from './log.ts';
 import { checkServiceKey, connectService } from './connect.ts';
 import { loadServeConfig } from './serve-config.ts';
@@ -134,6 +134,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   const portFlag = num('port', values.port, 0, 65535);
   const maxCallsFlag = num('max-calls', values['max-calls'], 1, 100_000);
   const audioSocketPort = num('audiosocket-port', values['audiosocket-port'], 0, 65535);
+  publicUrlOption(values['public-url'], SERVE_USAGE); // said before anything starts
   const modelIds = values['model-ids'];
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
   const webrtcStart = values['webrtc-start'];
@@ -159,9 +160,11 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   const logger = worker ? (config.logger ?? cliLogger('info')).child({ worker: worker.index }) : (config.logger ?? cliLogger('info'));
   const agent: Agent | undefined = values.agent !== undefined ? (await loadAgent(values.agent)).agent : (config.agent ?? (config.agentFor ? undefined : (await loadAgent(undefined)).agent));
   const phrases = [...new Set([...(await sandboxPhrases(agent, values.phrasebook)), ...((config.sandbox || undefined)?.phrasebook ?? [])])];
+  // The model every call answers with; a malformed OPENAI_BASE_URL stops here, before the sandbox starts.
+  const model = (await import('./llm.ts')).serverLlm({ configLlm: config.llm, agent, agentFor: config.agentFor });
   const maxCalls = maxCallsFlag ?? config.maxCalls ?? AGENT_SERVER_DEFAULTS.maxCalls;
   const host = values.host ?? config.host ?? AGENT_SERVER_DEFAULTS.host;
-  const publicUrl = values['public-url'] ?? config.publicUrl ?? process.env.HIWAR_PUBLIC_URL;
+  const publicUrl = values['public-url'] ?? config.publicUrl ?? publicUrlOption(undefined, SERVE_USAGE);
   // Each call may hold up to three of the key's sessions (see CLUSTER_DEFAULTS.sessionsPerCall): its
   // recognition and synthesis sockets, and an HTTP synthesis or a socket being replaced.
   const sandboxSessions = AGENT_SERVER_DEFAULTS.sessionsPerCall * (maxCalls + 1);
@@ -207,11 +210,12 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
     publicUrl,
     maxCalls,
     logger,
+    llm: model.llm,
     open,
     mediaToken,
     ledger,
     tokens: config.tokens ?? { secret: process.env.HIWAR_MEDIA_SECRET },
-    admission: worker ? worker.admission(maxCalls, cluster?.admission ?? config.admission) : (cluster?.admission ?? config.admission),
+    admission: worker ? worker.admission(maxCalls, cluster?.admission ?? config.admission, logger) : (cluster?.admission ?? config.admission),
     health: worker ? worker.health(cluster?.health ?? config.health, (): number => app.activeCalls) : (cluster?.health ?? config.health),
     // With --workers, a scrape reaching any worker gets the machine's figures.
     metricsText: worker ? () => machineMetrics!() : config.metricsText,
@@ -289,6 +293,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   say(`hiwar serve: ${agent && !config.agentFor ? `agent "${agent.name}"` : `agents chosen per call by ${values.config}`} at ${url}`);
   if (member) say(`  cluster: instance ${member.id}, ${member.options.keySessions} sessions of the key shared (${member.options.sessionsPerCall} per call), queue ${member.options.queueSize} for ${member.options.queueWaitMs} ms`);
   say(`  telephony: ${telephony.providers.map((p) => `/telephony/${p.name}`).join(' ')}`);
+  if (model.line) say(`  language model: ${model.line}`);
   say(`  ${webrtcMessage}`);
   say(`  health: ${url}/healthz (live) ${url}/readyz (ready)   metrics: ${url}/metrics`);
   if (analytics) say(`  ${analytics.describe}`);

@@ -27,12 +27,24 @@ export async function importUserModule(file: string, owner: 'agent' | 'config'):
   } catch (err) {
     const missing = /Cannot find (?:package|module) '([^']+)'/.exec(firstLine(err))?.[1];
     const install = missing && !missing.startsWith('.') && !missing.startsWith('/') ? ` (install it in the ${owner}'s project: npm install ${missing})` : '';
-    throw new Error(`could not load ${file}: ${firstLine(err)}${install}${commonJsHint(file, ext, owner)}`);
+    throw new Error(`could not load ${file}: ${compileError(err) ?? firstLine(err)}${install}${commonJsHint(file, ext, owner)}`);
   }
   const outer = mod.default as { default?: unknown; __esModule?: boolean } | undefined;
   const cjs = outer !== null && typeof outer === 'object' && ('__esModule' in outer || 'default' in outer);
   const named = cjs ? { ...(outer as Record<string, unknown>) } : { ...mod };
   return { default: cjs ? outer.default : mod.default, named };
+}
+
+/**
+ * esbuild (under tsx) reports a file it cannot compile as `Transform failed with 1 error:` and, on
+ * the lines after, `FILE:LINE:COL: ERROR: TEXT`: the first line alone named no file, line or fault.
+ * Said as `TEXT (FILE:LINE:COL)`, the first fault only (the others follow from it, usually).
+ */
+export function compileError(err: unknown): string | undefined {
+  const lines = String((err as Error)?.message ?? err).split('\n');
+  if (!/^Transform failed with \d+ errors?:/.test(lines[0] ?? '')) return undefined;
+  const fault = lines.slice(1).map((l) => /^(.+:\d+:\d+): ERROR: (.+)$/.exec(l.trim())).find((m) => m);
+  return fault ? `${fault[2]} (${fault[1]})` : undefined;
 }
 
 /**

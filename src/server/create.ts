@@ -19,6 +19,7 @@ import { agentWithVariables } from '../session/variables.ts';
 import { CallTokens, type CallTokenOptions } from './tokens.ts';
 import { MemoryTokenLedger, type TokenLedger } from './token-ledger.ts';
 import { CallRefused, type CallHost, type CallOutcome, type PluginContext, type PluginFactory, type ProviderHooks, type ServerPlugin } from './types.ts';
+import { serverOptionProblem } from './option-checks.ts';
 
 /** Defaults of `createAgentServer`'s options, in one place. */
 export const AGENT_SERVER_DEFAULTS = {
@@ -169,10 +170,9 @@ export async function createAgentServer(options: CreateAgentServerOptions): Prom
   const problem = o.agent && agentProblem(o.agent);
   if (problem) throw new TypeError(`createAgentServer: \`agent\` is not an Agent (${problem})`);
   if (o.agentFor && typeof o.agentFor !== 'function') throw new TypeError('createAgentServer: `agentFor` must be a function of the call');
-  // Said here, before anything starts: a config file's `port: '8080'` reached Node's listen, whose
-  // error named neither the option nor the file.
-  if (!isWhole(o.port, 0, 65535)) throw new TypeError(`createAgentServer: \`port\` must be a whole number from 0 to 65535, got ${JSON.stringify(o.port)}`);
-  if (!isWhole(o.maxCalls, 1, Infinity)) throw new TypeError(`createAgentServer: \`maxCalls\` must be a whole number from 1, got ${JSON.stringify(o.maxCalls)}`);
+  // Said here, before anything starts, naming the option.
+  const optionProblem = serverOptionProblem(o);
+  if (optionProblem) throw new TypeError(`createAgentServer: ${optionProblem}`);
   const logger = options.logger ?? createLogger(process.env.HIWAR_LOG_LEVEL ?? o.logLevel);
   const service = await serviceOf(options, o.maxCalls * o.sessionsPerCall + o.sessionsPerCall);
   const opened: { server?: AgentServer } = {};
@@ -220,6 +220,13 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     }
     if (!agent?.name) {
       emit({ type: 'call_refused', call, reason: 'no agent for this call' });
+      throw new CallRefused('no agent');
+    }
+    // An agent chosen per call is checked as the fixed one is at start (it failed mid-call otherwise).
+    const wrong = agent === o.agent ? undefined : agentProblem(agent);
+    if (wrong) {
+      logger.error({ call: call.callId, agent: agent.name, err: wrong }, 'agentFor gave something that is not an Agent; the call is refused');
+      emit({ type: 'call_refused', call, reason: `agentFor gave no Agent (${wrong})` });
       throw new CallRefused('no agent');
     }
     try {
@@ -315,8 +322,6 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
 }
 
 /** The options over their defaults. */
-const isWhole = (v: unknown, min: number, max: number) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
-
 const resolved = (options: CreateAgentServerOptions) => ({ ...AGENT_SERVER_DEFAULTS, ...withoutUndefined(options) });
 type Resolved = ReturnType<typeof resolved>;
 

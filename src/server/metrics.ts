@@ -30,7 +30,7 @@ export class ServerMetrics {
     registers: [this.registry],
   });
   readonly interruptions = new Counter({ name: 'hiwar_interruptions_total', help: 'Barge-ins, by kind (paused, resumed, confirmed)', labelNames: ['kind'], registers: [this.registry] });
-  readonly errors = new Counter({ name: 'hiwar_errors_total', help: 'Session errors, by source (stt, tts, llm, transport) and fatality', labelNames: ['source', 'fatal'], registers: [this.registry] });
+  readonly errors = new Counter({ name: 'hiwar_errors_total', help: 'Session errors, by source (stt, tts, llm, transport, agent: a tool or hook that threw) and fatality', labelNames: ['source', 'fatal'], registers: [this.registry] });
   readonly amdDecisions = new Counter({ name: 'hiwar_amd_decisions_total', help: 'Answering-machine detection decisions, by class (human, machine-voicemail, machine-unavailable, uncertain)', labelNames: ['class'], registers: [this.registry] });
   readonly amdDecisionSeconds = new Histogram({
     name: 'hiwar_amd_decision_seconds',

@@ -273,8 +273,10 @@ export class AgentServer {
   /** Whether the load balancer should send new calls here. */
   readiness(): { ready: boolean; body: Record<string, unknown> } {
     const calls = { activeCalls: this.calls.active };
-    if (this.calls.draining) return { ready: false, body: { status: 'draining', ...calls } };
-    if (this.starting) return { ready: false, body: { status: 'starting', ...calls } };
+    const state = this.calls.draining ? 'draining' : this.starting ? 'starting' : undefined;
+    // What the health hook adds (the worker that answered, the machine's calls, the cluster
+    // instance) is told while draining or starting too: a drain's 503 said only `activeCalls`.
+    if (state) return { ready: false, body: { ...this.o.health?.().body, status: state, ...calls } };
     return this.o.health?.() ?? { ready: true, body: { status: 'ok', ...calls } };
   }
 

@@ -37,7 +37,21 @@ function oneAgentProblem(v: unknown): string | undefined {
   ].filter(Boolean);
   if (missing.length) return `missing ${missing.join(', ')}`;
   if (a.handoffs !== undefined && !Array.isArray(a.handoffs)) return 'handoffs is not an array';
-  return toolsProblem(a);
+  return hooksProblem(a) ?? toolsProblem(a);
+}
+
+/** The hooks an agent may have: a `Record` so that a hook added to `Agent` must be named here. */
+const HOOKS: Record<keyof NonNullable<Agent['hooks']>, true> = { onCallStart: true, onUserTurn: true, onAgentTurn: true, onDtmf: true, onEnter: true, onExit: true };
+
+/** A hook under a name the session never calls (`onStart`) was kept and never ran, silently. */
+function hooksProblem(a: Partial<Agent>): string | undefined {
+  if (a.hooks === undefined) return undefined;
+  if (!a.hooks || typeof a.hooks !== 'object' || Array.isArray(a.hooks)) return 'hooks is not an object of functions';
+  for (const [name, hook] of Object.entries(a.hooks)) {
+    if (!Object.hasOwn(HOOKS, name)) return `hooks.${name} is not a hook (the hooks: ${Object.keys(HOOKS).join(', ')})`;
+    if (hook !== undefined && typeof hook !== 'function') return `hooks.${name} is not a function`;
+  }
+  return undefined;
 }
 
 /** Tools that cannot run, or intents that call a tool the agent lacks: found mid-call otherwise ("tool x → null"). */

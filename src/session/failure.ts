@@ -112,5 +112,15 @@ export function classifyFailure(err: unknown, source: FailureSource): Failure {
 /** A typed, clean failure for a socket that closed for good. */
 export function closeFailure(close: CloseInfo, source: FailureSource, giveUp = false): Failure {
   const kind = kindOfClose(close);
-  return { kind, message: failureMessage(source, kind, giveUp ? `close ${close.code}, reconnects gave up` : `close ${close.code}`) };
+  const code = giveUp ? `close ${close.code}, reconnects gave up` : `close ${close.code}`;
+  // The two closes a client causes say what it did: "answered something it should not have" sent
+  // the operator looking at the service (seen: a console whose input device had no clock).
+  if (close.kind === 'too_far_ahead') {
+    return { kind, message: `${WHAT[source]} closed the stream: the caller's audio ran too far ahead of real time (${code}); a live source sends it as it is spoken, a file or a device without a clock faster` };
+  }
+  if (close.kind === 'bad_parameter') {
+    const why = close.reason.length > REFUSAL_MAX_CHARS ? `${close.reason.slice(0, REFUSAL_MAX_CHARS)}…` : close.reason;
+    return { kind, message: `${WHAT[source]} refused the stream's parameters (${code}${why ? `: ${why}` : ''})` };
+  }
+  return { kind, message: failureMessage(source, kind, code) };
 }

@@ -48,13 +48,19 @@ test('a missing file, a folder without an index, no default export and a non-age
   writeFileSync(join(dir, 'half.ts'), "export default { name: 'half', voice: { voice_id: 'ar-uae-male-1' } };\n");
   writeFileSync(join(dir, 'notes.txt'), 'hello');
   writeFileSync(join(dir, 'broken.ts'), "import { nothing } from 'no-such-package';\nexport default nothing;\n");
+  writeFileSync(join(dir, 'typo.ts'), "export default {\n  name: 'typo',,\n};\n");
   assert.equal(await message(loadAgent('nope', dir)), 'CliError: --agent nope: no such file or folder');
+  // campaigns.md said `--agent ./reminder` for reminder.mjs.
+  writeFileSync(join(dir, 'reminder.mjs'), 'export default {};\n');
+  assert.equal(await message(loadAgent('./reminder', dir)), 'CliError: --agent ./reminder: no such file or folder (there is ./reminder.mjs: name the file with its extension)');
   // The docs' `--agent agents/call-centre` names the repository's folder; in a project of one's own the built-in agent is the default.
   assert.equal(await message(loadAgent('agents/call-centre', dir)), 'CliError: --agent agents/call-centre: no such file or folder (the built-in call-centre agent is the default: leave out --agent to use it)');
   assert.equal(await message(loadAgent('empty', dir)), 'CliError: --agent empty: the folder has no index.ts, index.mts, index.js, index.mjs');
   assert.equal(await message(loadAgent('notes.txt', dir)), 'CliError: --agent notes.txt: not a .ts or .js module');
   assert.equal(await message(loadAgent('none.ts', dir)), `CliError: --agent none.ts: ${join(dir, 'none.ts')} has no default export (export default your Agent)`);
   assert.equal(await message(loadAgent('half.ts', dir)), `CliError: --agent half.ts: the default export of ${join(dir, 'half.ts')} is not an Agent (missing instructions, outOfServiceLine)`);
+  // A file tsx cannot compile: the fault and where it is, not esbuild's "Transform failed with 1 error:" alone.
+  assert.match(await message(loadAgent('typo.ts', dir)), /^CliError: --agent typo\.ts: could not load \S+typo\.ts: Expected identifier but found "," \(\S+typo\.ts:2:15\)$/);
   assert.match(await message(loadAgent('broken.ts', dir)), /^CliError: --agent broken\.ts: could not load \S+broken\.ts: Cannot find package 'no-such-package' [^\n]*\(install it in the agent's project: npm install no-such-package\)$/);
 });
 

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
-import { MachineCalls } from '../../src/cli/serve-machine.ts';
+import { MachineAdmission, MachineCalls, MachineRequests, type MachineChannel, type MachineMessage } from '../../src/cli/serve-machine.ts';
+import type { Transport } from '../../src/transport/types.ts';
 import { workerCount } from '../../src/cli/serve-workers.ts';
 import { UsageError } from '../../src/cli/args.ts';
 
@@ -28,4 +29,25 @@ test('--workers takes a whole number or auto', () => {
   assert.equal(workerCount('3', 'u'), 3);
   assert.equal(workerCount('auto', 'u'), availableParallelism());
   for (const bad of ['0', '1.5', 'two', '-1', '', '1e2', '257']) assert.throws(() => workerCount(bad, 'u'), UsageError, bad);
+});
+
+test('a worker refusing a call past the machine\'s --max-calls says so in its log, as one process does (it was only a counter)', async () => {
+  // The primary's side of the channel: the machine count, with one place.
+  const count = new MachineCalls();
+  const listeners: ((m: unknown) => void)[] = [];
+  const channel: MachineChannel = {
+    send: (m: MachineMessage) => {
+      if (m.hiwar === 'acquire') queueMicrotask(() => listeners.forEach((l) => l({ hiwar: 'acquired', id: m.id, ok: count.acquire(1, m.id, m.max), calls: count.calls })));
+    },
+    on: (_event, listener) => listeners.push(listener),
+  };
+  const warned: [Record<string, unknown>, string][] = [];
+  const admission = new MachineAdmission(channel, new MachineRequests(channel), 1, undefined, { warn: ((o: Record<string, unknown>, msg: string) => void warned.push([o, msg])) as never });
+  let hungUp = 0;
+  const transport = (callId: string) => ({ call: { provider: 'audiosocket', callId }, hangup: async () => void hungUp++, output: { close: async () => {} } }) as unknown as Transport;
+  assert.ok(await admission.admit(transport('first')), 'the first call takes the one place');
+  assert.deepEqual(warned, []);
+  assert.equal(await admission.admit(transport('second')), undefined);
+  assert.equal(hungUp, 1);
+  assert.deepEqual(warned, [[{ provider: 'audiosocket', call: 'second', reason: 'full', machineCalls: 1, maxCalls: 1 }, 'call refused: the machine holds --max-calls calls']]);
 });

@@ -25,6 +25,7 @@ delete process.env.HIWAR_API_KEY;
 const CARDS = '+966920000001';
 const LOANS = '+966920000002';
 const BROKEN = '+966920000666';
+const HALF = '+966920000667';
 // A loaded machine can make the sandbox's first synthesis slow: these tests are about mounting.
 const line = (name: string): Agent => ({ ...callCentre, name, voice: { ...callCentre.voice, firstAudioTimeoutMs: 20_000 } });
 const agents: Record<string, Agent> = { [CARDS]: line('cards-line'), [LOANS]: line('loans-line') };
@@ -37,6 +38,8 @@ before(async () => {
   app = await createAgentServer({
     agentFor: (call) => {
       if (call.to === BROKEN) throw new Error('the number directory is down');
+      // A chooser's slip: an agent without its voice.
+      if (call.to === HALF) return { ...line('half-line'), voice: undefined } as unknown as Agent;
       return agents[call.to ?? ''];
     },
     // Loopback only in these tests: webhooks without signatures are fine here.
@@ -124,7 +127,7 @@ test('inside a Fastify 5 app: handle() in an onRequest hook, attach(app.server) 
   }
 });
 
-test('the agent per number: none for the number, or a chooser that throws, refuses that call only', async () => {
+test('the agent per number: none for the number, a chooser that throws, or one that gives no Agent, refuses that call only', async () => {
   const server = createServer(app.handler);
   app.attach(server);
   const base = await listening(server);
@@ -136,8 +139,12 @@ test('the agent per number: none for the number, or a chooser that throws, refus
   assert.match(refused('CAbroken')?.reason ?? '', /agentFor failed: the number directory is down/);
   const hookFailed = events.find((e) => e.type === 'hook_failed' && e.call.callId === 'CAbroken');
   assert.ok(hookFailed && hookFailed.type === 'hook_failed' && hookFailed.hook === 'agentFor', 'the throw is an event');
-  assert.equal(started('CAnobody') ?? started('CAbroken'), undefined, 'no session for a refused call');
-  assert.match(await (await fetch(`${base}/metrics`)).text(), /hiwar_calls_total\{provider="twilio",outcome="refused"\} 2/);
+  // Checked as the fixed agent is at start: it failed inside the session before.
+  const half = await twilioPhoneCall(base, 'CAhalf', HALF);
+  await half.closed;
+  assert.equal(refused('CAhalf')?.reason, 'agentFor gave no Agent (missing voice: { voice_id })');
+  assert.equal(started('CAnobody') ?? started('CAbroken') ?? started('CAhalf'), undefined, 'no session for a refused call');
+  assert.match(await (await fetch(`${base}/metrics`)).text(), /hiwar_calls_total\{provider="twilio",outcome="refused"\} 3/);
   // The server goes on taking calls.
   await greetedCall(base, 'CAafter', LOANS);
 });

@@ -136,3 +136,11 @@ test("a port or maxCalls of the wrong type is refused before anything starts, na
   assert.deepEqual(await handles(), before, 'nothing was started');
 });
 
+test('a publicUrl that is not an absolute http(s) URL is refused before anything starts (a bare host went out in every webhook answer as a stream URL no platform can open)', async () => {
+  const before = await handles();
+  await assert.rejects(createAgentServer({ agent, publicUrl: 'agent.example.com' }), /^TypeError: createAgentServer: `publicUrl` must be an absolute http:\/\/ or https:\/\/ URL \(https:\/\/agent\.example\.com\), got "agent\.example\.com"$/);
+  await assert.rejects(createAgentServer({ agent, publicUrl: 'wss://agent.example.com' }), /`publicUrl` must be an absolute http:\/\/ or https:\/\/ URL/);
+  await assert.rejects(createAgentServer({ agent, publicUrl: 'https://agent.example.com/?x=1' }), /`publicUrl` must be a plain address with no query, fragment or credentials/);
+  assert.deepEqual(await handles(), before, 'nothing was started');
+});
+

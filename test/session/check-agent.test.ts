@@ -29,6 +29,14 @@ test('tools that cannot run and intents calling a missing tool are named', () =>
   assert.equal(problem({ tools: tool }), 'tools is not an array');
 });
 
+test('a hook under a name the session never calls (it was kept and never ran) and a hook that is not a function are named', () => {
+  const problem = (extra: object) => agentProblem({ ...base, ...extra });
+  assert.equal(problem({ hooks: { onStart: () => {} } }), 'hooks.onStart is not a hook (the hooks: onCallStart, onUserTurn, onAgentTurn, onDtmf, onEnter, onExit)');
+  assert.equal(problem({ hooks: { onEnter: 'greet' } }), 'hooks.onEnter is not a function');
+  assert.equal(problem({ hooks: [] }), 'hooks is not an object of functions');
+  assert.equal(problem({ hooks: { onEnter: async () => {}, onExit: undefined } }), undefined);
+});
+
 test('a handoff names what is wrong with the next agent (it is inside a tool, out of sight of the checks before the call)', () => {
   assert.throws(() => handoff({ ...base, outOfServiceLine: undefined } as unknown as Agent), /^TypeError: handoff: the first argument is not an Agent \(missing outOfServiceLine\)$/);
   assert.throws(() => handoff({ ...base, intents: [{ name: 'b', examples: ['x'], tool: { name: 'book' }, reply: 'ok' }] }), /handoff: the first argument is not an Agent \(intent b calls tool book, which the agent does not have \(its tools: none\)\)/);

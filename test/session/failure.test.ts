@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AuthenticationError, BadRequestError, ServiceError } from '../../src/service/errors.ts';
-import { classifyFailure } from '../../src/session/failure.ts';
+import { classifyClose } from '../../src/service/ws/close-codes.ts';
+import { classifyFailure, closeFailure } from '../../src/session/failure.ts';
 
 test("a refused request names the service's reason; other failures keep their plain sentence", () => {
   const voice = new BadRequestError({ status: 400, errorCode: 40001, errorMessage: 'voice_id nope-voice does not exist', endpoint: 'POST /text-to-speech/faseeh-v1-preview' });
@@ -13,4 +14,13 @@ test("a refused request names the service's reason; other failures keep their pl
   // The key's refusal says nothing of the service's text (it may echo what was sent).
   assert.deepEqual(classifyFailure(new AuthenticationError({ status: 401, errorMessage: 'bad key sk-secret' }), 'tts'), { kind: 'auth', message: 'speech synthesis refused the API key or its access (HTTP 401)' });
   assert.deepEqual(classifyFailure(new ServiceError({ status: 503, errorMessage: 'down' }), 'tts'), { kind: 'network', message: 'speech synthesis lost its connection (HTTP 503)' });
+});
+
+test("the closes a client causes say what it did, not that the service answered something it should not have", () => {
+  assert.deepEqual(closeFailure(classifyClose(4008, 'too_far_ahead'), 'stt'), {
+    kind: 'protocol',
+    message: "speech recognition closed the stream: the caller's audio ran too far ahead of real time (close 4008); a live source sends it as it is spoken, a file or a device without a clock faster",
+  });
+  assert.equal(closeFailure(classifyClose(4002, 'sample_rate must be 8000 or 16000'), 'stt', true).message, "speech recognition refused the stream's parameters (close 4002, reconnects gave up: sample_rate must be 8000 or 16000)");
+  assert.equal(closeFailure(classifyClose(1006, ''), 'stt').message, 'speech recognition lost its connection (close 1006)');
 });

@@ -80,6 +80,8 @@ function asteriskProtocol(control: 'json' | 'plain') {
 
 const base = {
   provider: 'asterisk',
+  // As websocket_client.conf asks (`protocols = media`); the server names it back, or ws fails the handshake.
+  protocols: ['media'],
   rate: 8000,
   interrupts: true,
   dtmf: true,

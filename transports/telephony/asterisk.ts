@@ -153,5 +153,8 @@ class AsteriskConnection implements ProviderConnection {
 export const asterisk: TelephonyProvider = {
   name: 'asterisk',
   staticMediaToken: true,
+  // websocket_client.conf's `protocols = media`: Asterisk takes an answer without it, a strict
+  // client (ws, browsers) fails the handshake ("Server sent no subprotocol").
+  subprotocol: 'media',
   open: () => new AsteriskConnection(),
 };

@@ -1,0 +1,36 @@
+/**
+ * Checks of the server's plain options, said before anything starts and naming the option: one
+ * place for `createAgentServer`, a `hiwar serve --config` module and the CLI's `--public-url`.
+ */
+
+/** Why `url` cannot be the address platforms reach the server at, or undefined when it can. */
+export function publicUrlProblem(url: string): string | undefined {
+  // A bare host ("agent.example.com") was taken as is and handed to the platform as
+  // `agent.example.com/telephony/twilio/stream/…`, which no platform can open: the call failed there.
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  const example = /^[\w.-]+(:\d+)?(\/|$)/.test(url) ? `https://${url.replace(/\/+$/, '')}` : 'https://agent.example.com';
+  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || !parsed.hostname) {
+    return `must be an absolute http:// or https:// URL (${example}), got ${JSON.stringify(url)}`;
+  }
+  if (parsed.search || parsed.hash || parsed.username || parsed.password) return `must be a plain address with no query, fragment or credentials, got ${JSON.stringify(url)}`;
+  return undefined;
+}
+
+const isWhole = (v: unknown, min: number, max: number) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
+
+/** The first of `port`, `maxCalls` and `publicUrl` (where given) that is wrong, as `` `name` … ``. */
+export function serverOptionProblem(o: { port?: unknown; maxCalls?: unknown; publicUrl?: unknown }): string | undefined {
+  // A config file's `port: '8080'` reached Node's listen, whose error named neither the option nor the file.
+  if (o.port !== undefined && !isWhole(o.port, 0, 65535)) return `\`port\` must be a whole number from 0 to 65535, got ${JSON.stringify(o.port)}`;
+  if (o.maxCalls !== undefined && !isWhole(o.maxCalls, 1, Infinity)) return `\`maxCalls\` must be a whole number from 1, got ${JSON.stringify(o.maxCalls)}`;
+  if (o.publicUrl !== undefined) {
+    const problem = typeof o.publicUrl === 'string' ? publicUrlProblem(o.publicUrl) : `must be a string, got ${JSON.stringify(o.publicUrl)}`;
+    if (problem) return `\`publicUrl\` ${problem}`;
+  }
+  return undefined;
+}
