@@ -158,7 +158,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   // Each worker's lines say which worker wrote them.
   const logger = worker ? (config.logger ?? cliLogger('info')).child({ worker: worker.index }) : (config.logger ?? cliLogger('info'));
   const agent: Agent | undefined = values.agent !== undefined ? (await loadAgent(values.agent)).agent : (config.agent ?? (config.agentFor ? undefined : (await loadAgent(undefined)).agent));
-  const phrases = [...new Set([...(await sandboxPhrases(agent, values.phrasebook)), ...((config.sandbox || undefined)?.phrasebook ?? [])])];
+  const phrases = await sandboxPhrases(agent, values.phrasebook, (config.sandbox || undefined)?.phrasebook);
   const maxCalls = maxCallsFlag ?? config.maxCalls ?? AGENT_SERVER_DEFAULTS.maxCalls;
   const host = values.host ?? config.host ?? AGENT_SERVER_DEFAULTS.host;
   const publicUrl = values['public-url'] ?? config.publicUrl ?? process.env.HIWAR_PUBLIC_URL;

@@ -17,6 +17,14 @@ export function agentPhrases(agent: Agent): string[] {
 }
 
 /**
+ * What an embedded sandbox serving `agent` is taught: its phrases (`agentPhrases`) and `phrasebook`'s
+ * lines, trimmed, blank ones out, each once. `hiwar serve` and `createAgentServer` teach the same.
+ */
+export function sandboxPhrasebook(agent: Agent | undefined, phrasebook: Iterable<string> = []): string[] {
+  return [...new Set([...(agent ? agentPhrases(agent) : []), ...[...phrasebook].map((l) => l.trim())].filter(Boolean))];
+}
+
+/**
  * A call that tries each of the agent's intents once: the caller says the first spoken example of
  * each, in order, then hangs up. What `hiwar demo --agent` runs when no scenario is given; `null`
  * for an agent without spoken examples (nothing to say).
