@@ -172,7 +172,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   // library installed, which left the process running with nobody draining it.
   const signals = earlySignals(!!worker);
   const service = config.client
-    ? { client: config.client, close: async () => {}, sandbox: false }
+    ? { client: config.client, close: async () => {}, sandbox: false, embedded: undefined }
     : await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }], phrasebook: phrases });
   opened.push(() => service.close());
   if (!service.sandbox && !config.client) await checkServiceKey(service.client, (m) => say(`(${m})`));
@@ -202,6 +202,8 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
     ...config,
     agent,
     client: service.client,
+    // Agents `agentFor` chooses are taught to the embedded sandbox before their first call.
+    teachSandbox: service.embedded ? (await import('../server/sandbox-teacher.ts')).sandboxTeacher(service.embedded, phrases, logger) : undefined,
     port: portFlag ?? config.port ?? AGENT_SERVER_DEFAULTS.port,
     host,
     publicUrl,

@@ -64,6 +64,13 @@ export interface CreateAgentServerOptions {
    * agent's first call) and `phrasebook`'s. false: refuse to start without a key instead.
    */
   sandbox?: Pick<SandboxOptions, 'phrasebook'> | false;
+  /**
+   * With a `client` of an embedded sandbox started elsewhere in this process (`hiwar serve` starts
+   * its own): teaches it the phrases of an agent `agentFor` chose, before that agent's first call
+   * (`sandboxTeacher`, src/server/sandbox-teacher.ts). The embedded sandbox `createAgentServer`
+   * starts itself is taught without it.
+   */
+  teachSandbox?: (agent: Agent, callId: string) => Promise<void>;
   /** Adapters that bring calls in: plugins, or factories given the server (`telephonyRoutes()`). */
   plugins?: (ServerPlugin | PluginFactory)[];
   /** REST hooks by provider name (transfer on Telnyx Call Control, Exotel, FreeSWITCH, Asterisk). */
