@@ -76,6 +76,6 @@ export async function loadAgent(path: string | undefined, cwd = process.cwd()): 
 
 /** Phrases for the embedded sandbox: the agent's intent examples, the lines of `--phrasebook`, and `more` (a config's `sandbox.phrasebook`). */
 export async function sandboxPhrases(agent: Agent | undefined, phrasebook?: string, more: readonly string[] = []): Promise<string[]> {
-  const { sandboxPhrasebook } = await import('../testing/phrases.ts');
+  const { sandboxPhrasebook } = await import('../session/agent-phrases.ts');
   return sandboxPhrasebook(agent, [...(phrasebook ? (await readText(phrasebook, '--phrasebook')).split('\n') : []), ...more]);
 }

@@ -3,8 +3,8 @@ import { RENDER_CACHE_DEFAULTS } from '../sandbox/engines/render-cache.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { Agent } from '../session/agent.ts';
 import type { Logger } from '../session/logger.ts';
-import { agentPhrases } from '../testing/phrases.ts';
-import { voicingLine } from '../testing/progress.ts';
+import { agentPhrases } from '../session/agent-phrases.ts';
+import { voicingLine } from '../sandbox/voicing-line.ts';
 
 /**
  * The line said before voicing `count` phrases in the catalogue's voices (`voices`), with where

@@ -2,7 +2,7 @@ import type { SandboxOptions } from '../sandbox/index.ts';
 import { ServiceClient } from '../service/client.ts';
 import type { Agent } from '../session/agent.ts';
 import type { Logger } from '../session/logger.ts';
-import { sandboxPhrasebook } from '../testing/phrases.ts';
+import { sandboxPhrasebook } from '../session/agent-phrases.ts';
 
 /** The voice service of `createAgentServer`'s sessions, and how to let it go. */
 export interface Service {
