@@ -89,7 +89,10 @@ async function call(server: { url: string; events: ServerEvent[] }, callId: stri
 }
 
 /** The turns from the caller's first on, as text (none when the caller was never heard). */
-const exchange = (report: CallReport) => report.turns.slice(Math.max(0, report.turns.findIndex((t) => t.role === 'user')) || report.turns.length).map((t) => `${t.role}: ${t.text}`);
+function exchange(report: CallReport): string[] {
+  const first = report.turns.findIndex((t) => t.role === 'user');
+  return first < 0 ? [] : report.turns.slice(first).map((t) => `${t.role}: ${t.text}`);
+}
 
 test("createAgentServer({ agent }) offline: the caller is heard saying the agent's intent examples, and those of the agents in its handoffs", async () => {
   const server = await serve({ agent: shop });
