@@ -79,9 +79,8 @@ export async function loadAgent(path: string | undefined, cwd = process.cwd()): 
 
 
 
-/** Phrases for the embedded sandbox: the agent's intent examples and those of `--phrasebook`. */
-export async function sandboxPhrases(agent: Agent | undefined, phrasebook?: string): Promise<string[]> {
-  const { agentPhrases } = await import('../testing/phrases.ts');
-  const extra = phrasebook ? (await readText(phrasebook, '--phrasebook')).split('\n').map((l) => l.trim()).filter(Boolean) : [];
-  return [...new Set([...(agent ? agentPhrases(agent) : []), ...extra])];
+/** Phrases for the embedded sandbox: the agent's intent examples, the lines of `--phrasebook`, and `more` (a config's `sandbox.phrasebook`). */
+export async function sandboxPhrases(agent: Agent | undefined, phrasebook?: string, more: readonly string[] = []): Promise<string[]> {
+  const { sandboxPhrasebook } = await import('../session/agent-phrases.ts');
+  return sandboxPhrasebook(agent, [...(phrasebook ? (await readText(phrasebook, '--phrasebook')).split('\n') : []), ...more]);
 }

@@ -1,4 +1,4 @@
-import type { SandboxOptions } from '../sandbox/index.ts';
+import type { Sandbox, SandboxOptions } from '../sandbox/index.ts';
 import type { Agent } from '../session/agent.ts';
 import { ServiceClient } from '../service/client.ts';
 import type { ServiceConfigInput } from '../service/config.ts';
@@ -17,13 +17,13 @@ export async function connectService(
   log: (m: string) => void,
   config: Pick<ServiceConfigInput, 'modelIds' | 'models'> = {},
   sandboxOptions: SandboxOptions = {},
-): Promise<{ client: ServiceClient; close: () => Promise<void>; sandbox: boolean }> {
+): Promise<{ client: ServiceClient; close: () => Promise<void>; sandbox: boolean; embedded?: Sandbox }> {
   if (process.env.HIWAR_API_KEY) return { client: new ServiceClient(config), close: async () => {}, sandbox: false };
   const { startSandbox } = await import('../sandbox/index.ts');
   await teaching(sandboxOptions.phrasebook?.length ?? 0, log);
   const sandbox = await startSandbox({ port: 0, warmUp: true, ...sandboxOptions });
   log(`no HIWAR_API_KEY: using the embedded sandbox at ${sandbox.url} (it recognizes only phrases it voiced or was given)`);
-  return { client: new ServiceClient({ ...config, apiKey: sandbox.keys[0]!.key, baseUrl: sandbox.url }), close: sandbox.close, sandbox: true };
+  return { client: new ServiceClient({ ...config, apiKey: sandbox.keys[0]!.key, baseUrl: sandbox.url }), close: sandbox.close, sandbox: true, embedded: sandbox };
 }
 
 /**

@@ -159,7 +159,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   // Each worker's lines say which worker wrote them.
   const logger = worker ? (config.logger ?? cliLogger('info')).child({ worker: worker.index }) : (config.logger ?? cliLogger('info'));
   const agent: Agent | undefined = values.agent !== undefined ? (await loadAgent(values.agent)).agent : (config.agent ?? (config.agentFor ? undefined : (await loadAgent(undefined)).agent));
-  const phrases = [...new Set([...(await sandboxPhrases(agent, values.phrasebook)), ...((config.sandbox || undefined)?.phrasebook ?? [])])];
+  const phrases = await sandboxPhrases(agent, values.phrasebook, (config.sandbox || undefined)?.phrasebook);
   // The model every call answers with; a malformed OPENAI_BASE_URL stops here, before the sandbox starts.
   const model = (await import('./llm.ts')).serverLlm({ configLlm: config.llm, agent, agentFor: config.agentFor });
   const maxCalls = maxCallsFlag ?? config.maxCalls ?? AGENT_SERVER_DEFAULTS.maxCalls;
@@ -175,7 +175,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   // library installed, which left the process running with nobody draining it.
   const signals = earlySignals(!!worker);
   const service = config.client
-    ? { client: config.client, close: async () => {}, sandbox: false }
+    ? { client: config.client, close: async () => {}, sandbox: false, embedded: undefined }
     : await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }], phrasebook: phrases });
   opened.push(() => service.close());
   if (!service.sandbox && !config.client) await checkServiceKey(service.client, (m) => say(`(${m})`));
@@ -205,6 +205,8 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
     ...config,
     agent,
     client: service.client,
+    // Agents `agentFor` chooses are taught to the embedded sandbox before their first call.
+    teachSandbox: service.embedded ? (await import('../server/sandbox-teacher.ts')).sandboxTeacher(service.embedded, phrases, logger) : undefined,
     port: portFlag ?? config.port ?? AGENT_SERVER_DEFAULTS.port,
     host,
     publicUrl,

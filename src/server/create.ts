@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { Subject, type Observable } from '../rx.ts';
 import type { Llm } from '../llm/types.ts';
 import type { SandboxOptions } from '../sandbox/index.ts';
-import { ServiceClient } from '../service/client.ts';
+import type { ServiceClient } from '../service/client.ts';
 import type { Agent } from '../session/agent.ts';
 import { agentProblem } from '../session/check-agent.ts';
 import type { CallReport } from '../session/events.ts';
@@ -15,6 +15,7 @@ import type { CallAdmission, SessionFactory } from './calls.ts';
 import type { ServerMetrics } from './metrics.ts';
 import type { ServerLimits } from './limits.ts';
 import { AgentServer, type AttachOptions } from './server.ts';
+import { serviceOf, type Service } from './service.ts';
 import { agentWithVariables } from '../session/variables.ts';
 import { CallTokens, type CallTokenOptions } from './tokens.ts';
 import { MemoryTokenLedger, type TokenLedger } from './token-ledger.ts';
@@ -58,11 +59,19 @@ export interface CreateAgentServerOptions {
   /** The voice service. Default: `HIWAR_API_KEY` from the environment, else the embedded sandbox. */
   client?: ServiceClient;
   /**
-   * The embedded sandbox used when there is no client and no `HIWAR_API_KEY` (its `phrasebook`:
-   * phrases its offline recognizer knows besides those it voiced); false: refuse to start without
-   * a key instead.
+   * The embedded sandbox used when there is no client and no `HIWAR_API_KEY`. Its offline
+   * recognizer knows what it voiced, the phrases of `agent` (its intents' examples and those of
+   * the agents in its `handoffs`), those of each agent `agentFor` chooses (taught before that
+   * agent's first call) and `phrasebook`'s. false: refuse to start without a key instead.
    */
   sandbox?: Pick<SandboxOptions, 'phrasebook'> | false;
+  /**
+   * With a `client` of an embedded sandbox started elsewhere in this process (`hiwar serve` starts
+   * its own): teaches it the phrases of an agent `agentFor` chose, before that agent's first call
+   * (`sandboxTeacher`, src/server/sandbox-teacher.ts). The embedded sandbox `createAgentServer`
+   * starts itself is taught without it.
+   */
+  teachSandbox?: (agent: Agent, callId: string) => Promise<void>;
   /** Adapters that bring calls in: plugins, or factories given the server (`telephonyRoutes()`). */
   plugins?: (ServerPlugin | PluginFactory)[];
   /** REST hooks by provider name (transfer on Telnyx Call Control, Exotel, FreeSWITCH, Asterisk). */
@@ -174,7 +183,7 @@ export async function createAgentServer(options: CreateAgentServerOptions): Prom
   const optionProblem = serverOptionProblem(o);
   if (optionProblem) throw new TypeError(`createAgentServer: ${optionProblem}`);
   const logger = options.logger ?? createLogger(process.env.HIWAR_LOG_LEVEL ?? o.logLevel);
-  const service = await serviceOf(options, o.maxCalls * o.sessionsPerCall + o.sessionsPerCall);
+  const service = await serviceOf(options, o.maxCalls * o.sessionsPerCall + o.sessionsPerCall, logger);
   const opened: { server?: AgentServer } = {};
   try {
     return await compose(o, logger, service, opened);
@@ -229,6 +238,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
       emit({ type: 'call_refused', call, reason: `agentFor gave no Agent (${wrong})` });
       throw new CallRefused('no agent');
     }
+    const picked = agent;
     try {
       // `{name}` in the greeting and instructions, from the call's parameters (an outbound call's variables).
       agent = agentWithVariables(agent, call.parameters ?? {});
@@ -238,6 +248,9 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
       emit({ type: 'call_refused', call, reason });
       throw new CallRefused('missing variables');
     }
+    // Before the call's /listen opens: the embedded sandbox hears only phrases it was taught, and
+    // an agent chosen per call may have phrases it has not been taught yet (voiced once per phrase).
+    await service.teach?.(picked, call.callId);
     emit({ type: 'call_started', call, agent: agent.name });
     return sessionsOf(agent)(transport);
   };
@@ -324,26 +337,6 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
 /** The options over their defaults. */
 const resolved = (options: CreateAgentServerOptions) => ({ ...AGENT_SERVER_DEFAULTS, ...withoutUndefined(options) });
 type Resolved = ReturnType<typeof resolved>;
-
-/** The voice service the server's sessions use, and how to let it go. */
-interface Service {
-  client: ServiceClient;
-  /** The embedded sandbox's URL, when it runs. */
-  url?: string;
-  close(): Promise<void>;
-}
-
-/** The given client, a client from HIWAR_API_KEY, or the embedded sandbox with room for the server's calls. */
-async function serviceOf(o: CreateAgentServerOptions, sandboxSessions: number): Promise<Service> {
-  if (o.client) return { client: o.client, close: async () => {} };
-  if (process.env.HIWAR_API_KEY) return { client: new ServiceClient(), close: async () => {} };
-  if (o.sandbox === false) throw new Error('createAgentServer: no `client` and no HIWAR_API_KEY, and `sandbox: false` forbids the embedded sandbox');
-  const { startSandbox } = await import('../sandbox/index.ts');
-  const { generateKey } = await import('../sandbox/keys.ts');
-  // warmUp: the server is there to take calls; the first must not load the VAD model mid-greeting.
-  const sandbox = await startSandbox({ port: 0, keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }], phrasebook: o.sandbox?.phrasebook, warmUp: true });
-  return { client: new ServiceClient({ apiKey: sandbox.keys[0]!.key, baseUrl: sandbox.url }), url: sandbox.url, close: sandbox.close };
-}
 
 /** Options with their undefined fields dropped, so a default is not replaced by `undefined`. */
 function withoutUndefined<T extends object>(o: T): T {

@@ -8,7 +8,8 @@ export { runCall, TESTING_DEFAULTS, type RunCallOptions, type TestCall, type Tes
 export { startTestSandbox, type TestSandbox, type TestSandboxOptions } from './sandbox.ts';
 export type { TestProgress } from './progress.ts';
 export { expectToolCall, expectNoToolCall, expectAgentSaid, expectHeard, expectNoErrors } from './expect.ts';
-export { agentPhrases, scenarioFromIntents } from './phrases.ts';
+export { agentPhrases } from '../session/agent-phrases.ts';
+export { scenarioFromIntents } from './phrases.ts';
 export { parseScenario, loadScenario, type Scenario, type ScenarioInput } from './scenario.ts';
 export { simulateCall, type SimulatedCall } from './simulate.ts';
 export { SimulatedCaller, hum, type CallerStep, type CallerLine } from './simulated-caller.ts';

@@ -1,20 +1,6 @@
 import type { Agent } from '../session/agent.ts';
-import { reachableAgents } from '../session/check-agent.ts';
+import { KEYS_EXAMPLE } from '../session/agent-phrases.ts';
 import type { ScenarioInput } from './scenario.ts';
-
-/** An intent example that stands for keys pressed (`[DTMF: 1]`), not for words spoken. */
-const KEYS = /^\s*\[DTMF:/i;
-
-/**
- * The phrases the offline recognizer is taught for an agent: the spoken examples of its intents
- * and of those of the agents it may hand the call to (`handoffs`, followed on): what a caller is
- * expected to say. The sandbox's recognizer knows a closed set of phrases, so without these a
- * caller's words would never become a turn.
- */
-export function agentPhrases(agent: Agent): string[] {
-  const examples = reachableAgents(agent).flatMap((a) => (a.intents ?? []).flatMap((i) => i.examples));
-  return [...new Set(examples.filter((e) => e.trim() && !KEYS.test(e)))];
-}
 
 /**
  * A call that tries each of the agent's intents once: the caller says the first spoken example of
@@ -22,7 +8,7 @@ export function agentPhrases(agent: Agent): string[] {
  * for an agent without spoken examples (nothing to say).
  */
 export function scenarioFromIntents(agent: Agent): ScenarioInput | null {
-  const lines = (agent.intents ?? []).map((i) => i.examples.find((e) => e.trim() && !KEYS.test(e))).filter((e): e is string => e !== undefined);
+  const lines = (agent.intents ?? []).map((i) => i.examples.find((e) => e.trim() && !KEYS_EXAMPLE.test(e))).filter((e): e is string => e !== undefined);
   if (!lines.length) return null;
   return {
     description: `one line for each intent of ${agent.name}`,

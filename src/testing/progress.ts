@@ -19,12 +19,6 @@ export function progressOf(progress: TestProgress | undefined): (line: string) =
   return progress ?? stderrProgress;
 }
 
-/** The line before teaching phrases the recognizer does not know yet. */
-export function voicingLine(count: number, voices: readonly string[], dir: string | undefined): string {
-  const where = dir ? `kept in ${dir}` : 'kept in memory for this process; HIWAR_SANDBOX_RENDER_CACHE=DIR keeps them on disk';
-  return `voicing ${count} phrase${count === 1 ? '' : 's'} for the sandbox's recognizer in ${voices.length === 1 ? voices[0] : `${voices.length} voices`} (the first time: seconds each on a busy machine; ${where})…`;
-}
-
 /** How many of `phrases` (trimmed, each once) some voice of `voices` does not know yet. */
 export function untaught(phrases: Iterable<string>, voices: readonly string[], knows: (phrase: string, voice: string) => boolean): number {
   return new Set([...phrases].map((p) => p.trim()).filter((p) => p && voices.some((v) => !knows(p, v)))).size;

@@ -2,7 +2,8 @@ import { baselineWasm } from '../audio/onnx.ts';
 import { startSandbox, type SandboxOptions } from '../sandbox/index.ts';
 import { RENDER_CACHE_DEFAULTS } from '../sandbox/engines/render-cache.ts';
 import { ServiceClient } from '../service/client.ts';
-import { progressOf, untaught, voicingLine, type TestProgress } from './progress.ts';
+import { voicingLine } from '../sandbox/voicing-line.ts';
+import { progressOf, untaught, type TestProgress } from './progress.ts';
 
 /** Options of `startTestSandbox`. */
 export interface TestSandboxOptions {

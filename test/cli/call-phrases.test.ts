@@ -11,7 +11,7 @@ import { hiwar } from '../helpers/processes.ts';
 import { freePort } from '../helpers/redis.ts';
 import { pad, runSandbox, voiced } from '../helpers/sandbox.ts';
 import { SHOP_AGENT, userProject } from '../helpers/user-project.ts';
-import { FarEnd } from '../telephony/far-end.ts';
+import { FarEnd, quietAfter } from '../telephony/far-end.ts';
 import { FakePlatforms, testKeys, type MediaLeg } from '../telephony/outbound/fake-platforms.ts';
 
 const keys = testKeys();
@@ -32,16 +32,6 @@ before(async () => {
   fake = await new FakePlatforms(keys, { scenario: () => 'answer', onMedia: (leg) => onMedia(leg) }).start();
 });
 after(() => fake?.close());
-
-/** Waits until the agent has been quiet for `ms` after at least `least` seconds of its audio. */
-async function quietAfter(far: FarEnd, least: number, ms = 1000): Promise<void> {
-  let last = far.played;
-  let since = Date.now();
-  await far.until(() => {
-    if (far.played !== last) [last, since] = [far.played, Date.now()];
-    return last >= least && Date.now() - since >= ms;
-  });
-}
 
 /** The caller: after the greeting, says each line and notes whether the agent answered it; then hangs up. */
 async function caller(leg: MediaLeg): Promise<void> {

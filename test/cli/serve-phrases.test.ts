@@ -12,9 +12,10 @@ const FRAME = 320; // 20 ms at 16 kHz
  * `hiwar serve --open` in `dir` with `args` and no service key (its embedded sandbox), called on the
  * generic PCM protocol (docs/telephony.md) by a caller who says `texts` in turn, each voiced by
  * another sandbox (audio the server's sandbox did not make) and each waited for until the agent
- * answers: a reply is the proof the line became a turn. Returns what the server printed.
+ * answers: a reply is the proof the line became a turn. `serving`: what its ready line says it
+ * serves, before the address. Returns what the server printed.
  */
-async function callServe(dir: string, args: string[], agentName: string, texts: string[], logLevel = 'warn'): Promise<string> {
+async function callServe(dir: string, args: string[], serving: string, texts: string[], logLevel = 'warn'): Promise<string> {
   const voice = await runSandbox();
   const lines = await Promise.all(texts.map(async (t) => pad(await voiced(voice.client, t, 16000, 'ar-najdi-male-2'), 16000, 0.2, 1.5)));
   await voice.close();
@@ -31,7 +32,7 @@ async function callServe(dir: string, args: string[], agentName: string, texts: 
   try {
     const url = await new Promise<string>((resolve, reject) => {
       const look = () => {
-        const m = new RegExp(`agent "${agentName}" at (http:\\/\\/\\S+)`).exec(out);
+        const m = new RegExp(`${serving} at (http:\\/\\/\\S+)`).exec(out);
         if (m) resolve(m[1]!);
       };
       child.stdout.on('data', look);
@@ -87,7 +88,7 @@ async function callServe(dir: string, args: string[], agentName: string, texts: 
 /** The caller's lines must be heard when they are the agent's intent examples or lines of --phrasebook, which the sandbox never voiced itself. */
 test('hiwar serve --agent: the embedded sandbox hears the agent\'s intent examples and the --phrasebook lines', async () => {
   const dir = userProject({ 'agent.ts': SHOP_AGENT, 'phrases.txt': 'أريد التحدث مع موظف\n\n' });
-  const out = await callServe(dir, ['--agent', 'agent.ts', '--phrasebook', 'phrases.txt'], 'shop', ['أريد التحدث مع موظف', 'أين طلبي']);
+  const out = await callServe(dir, ['--agent', 'agent.ts', '--phrasebook', 'phrases.txt'], 'agent "shop"', ['أريد التحدث مع موظف', 'أين طلبي']);
   assert.match(out, /teaching its recognizer 2 phrases/);
 });
 
@@ -121,8 +122,15 @@ export default front;
 
 test("hiwar serve --agent: after a handoff the next agent hears its own phrases (the agents in `handoffs` are taught too)", async () => {
   const dir = userProject({ 'agent.ts': FLOW_AGENTS });
-  const out = await callServe(dir, ['--agent', 'agent.ts'], 'front', ['أريد قسم الطلبات', 'أين طلبي'], 'info');
+  const out = await callServe(dir, ['--agent', 'agent.ts'], 'agent "front"', ['أريد قسم الطلبات', 'أين طلبي'], 'info');
   assert.match(out, /teaching its recognizer 2 phrases/);
   // The second line's turn is the orders desk's (a turn is logged with the agent that answered it).
   assert.match(out, /turn.*agent=orders|agent=orders.*turn/, out);
+});
+
+test('hiwar serve --config with agentFor: the agent chosen for a call is taught to the embedded sandbox before that call', async () => {
+  const config = `import shop from './agent.ts';\nexport default { agentFor: () => shop };\n`;
+  const dir = userProject({ 'agent.ts': SHOP_AGENT, 'server.config.ts': config });
+  const out = await callServe(dir, ['--config', 'server.config.ts'], 'agents chosen per call by server.config.ts', ['أين طلبي']);
+  assert.match(out, /agent "shop" chosen for a call: voicing 1 phrase /, out);
 });

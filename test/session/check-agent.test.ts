@@ -9,7 +9,7 @@ import { defineTool } from '../../src/llm/types.ts';
 import { Handoff, handoff } from '../../src/session/handoff.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import { agentProblem, reachableAgents } from '../../src/session/check-agent.ts';
-import { agentPhrases } from '../../src/testing/phrases.ts';
+import { agentPhrases } from '../../src/session/agent-phrases.ts';
 
 const base: Agent = { name: 'x', instructions: 'y', voice: { voice_id: 'ar-hijazi-female-1' }, outOfServiceLine: 'z' };
 const tool = defineTool({ name: 'book', description: 'Books', parameters: z.object({}), execute: () => ({ booked: true }) });

@@ -214,3 +214,13 @@ export async function assertVoiceStoppedAtCut(far: FarEnd): Promise<void> {
   const after = far.played - atCut;
   if (far.clears < 1 && after >= 0.3) throw new Error(`agent audio went on after the cut (${after.toFixed(2)} s) with no interrupt message`);
 }
+
+/** Waits until the agent has been quiet for `ms` after at least `least` seconds of its audio. */
+export async function quietAfter(far: FarEnd, least: number, ms = 1000): Promise<void> {
+  let last = far.played;
+  let since = Date.now();
+  await far.until(() => {
+    if (far.played !== last) [last, since] = [far.played, Date.now()];
+    return last >= least && Date.now() - since >= ms;
+  });
+}

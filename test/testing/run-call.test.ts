@@ -16,7 +16,8 @@ import {
   TESTING_DEFAULTS,
   type TestSandbox,
 } from '../../src/testing/index.ts';
-import { progressOf, untaught, voicingLine } from '../../src/testing/progress.ts';
+import { voicingLine } from '../../src/sandbox/voicing-line.ts';
+import { progressOf, untaught } from '../../src/testing/progress.ts';
 
 /** A user's agent as plain data: one tool, two intents (one of them keys). */
 const florist: Agent = {
