@@ -63,7 +63,7 @@ after(async () => {
 
 const get = async (url: string) => {
   const res = await fetch(url);
-  return { status: res.status, body: (await res.json()) as { status: string; loopDelayMs?: number } };
+  return { status: res.status, body: (await res.json()) as { status: string; loopDelayMs?: number; activeCalls?: number; instance?: unknown; maxCalls?: unknown } };
 };
 
 test('cluster mode: alive at once, "starting" until start-up is over, then ready although start-up delayed the loop', async () => {
@@ -95,7 +95,13 @@ test('cluster mode: alive at once, "starting" until start-up is over, then ready
   assert.equal(child.exitCode, null, out);
   const live = await get(`${base}/healthz`);
   assert.equal(live.status, 200, 'alive while starting');
-  assert.deepEqual(await get(`${base}/readyz`), { status: 503, body: { status: 'starting', activeCalls: 0 } });
+  // While starting, the body still says which instance it is and its limits (as when ready).
+  const starting = await get(`${base}/readyz`);
+  assert.equal(starting.status, 503);
+  assert.deepEqual(
+    { status: starting.body.status, activeCalls: starting.body.activeCalls, instance: typeof starting.body.instance, maxCalls: typeof starting.body.maxCalls },
+    { status: 'starting', activeCalls: 0, instance: 'string', maxCalls: 'number' },
+  );
 
   // Start-up work stalls the event loop for longer than a heartbeat and the delay limit.
   child.kill('SIGSTOP');
