@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { decodeWav } from '../../audio/wav.ts';
 import { concatPcm, silence } from '../../audio/pcm.ts';
 import { tokenize } from './tokenize.ts';
+import { runEspeakProcess } from './espeak-process.ts';
 
 /** espeak-ng speaks at this rate; callers resample to what they need. */
 export const ESPEAK_RATE = 22050;
@@ -66,33 +66,14 @@ async function limited<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-interface EspeakRun {
-  code: number | null;
-  out: Buffer;
-  err: string;
-}
-
-function spawnEspeak(args: string[]): Promise<EspeakRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('espeak-ng', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('error', (e: NodeJS.ErrnoException) =>
-      reject(e.code === 'ENOENT' ? new EspeakMissingError('espeak-ng is not installed (apt-get install espeak-ng)') : e),
-    );
-    child.on('close', (code) => resolve({ code, out: Buffer.concat(out), err }));
-  });
-}
-
 function runEspeak(text: string, voice: EspeakVoice, speed: number): Promise<Int16Array> {
   const args = ['-v', voice.name, '-p', String(voice.pitch), '-s', String(Math.round(voice.wpm * speed)), '--stdout', '--', text];
   return limited(async () => {
     // An espeak-ng that exits 0 with no readable WAV was seen once in a busy test run (cause not
     // found; the same word voiced fine before and after), so such a voicing is tried once more.
     for (let attempt = 1; ; attempt++) {
-      const run = await spawnEspeak(args);
+      const run = await runEspeakProcess(args);
+      if (run.missing) throw new EspeakMissingError('espeak-ng is not installed (apt-get install espeak-ng)');
       if (run.code !== 0) throw new Error(`espeak-ng failed (${run.code}): ${run.err.trim()}`);
       try {
         return trim(decodeWav(run.out).samples);
