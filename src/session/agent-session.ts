@@ -14,6 +14,7 @@ import { AnswerDetection } from './answer-detection.ts';
 import { CallActions } from './call-actions.ts';
 import type { GenerateReplyOptions, SessionControl } from './control.ts';
 import type { CallReport, SessionEvent, SessionState } from './events.ts';
+import { debugRecord } from './debug-log.ts';
 import { classifyFailure, failureMessage, type Failure, type FailureSource } from './failure.ts';
 import { guarded } from './guarded.ts';
 import { Hearing } from './hearing.ts';
@@ -243,6 +244,10 @@ export class AgentSession implements SessionControl {
   }
 
   private emit(e: SessionEvent): void {
+    if (this.log.isLevelEnabled('debug')) {
+      const line = debugRecord(e);
+      if (line) this.log.debug({ session: this.stages?.agent.name, ...line.fields }, line.message);
+    }
     this.eventsSubject.next(e);
   }
 

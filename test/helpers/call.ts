@@ -5,7 +5,7 @@ import type { Llm, LlmEvent, LlmRequest } from '../../src/llm/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import type { AgentSession } from '../../src/session/agent-session.ts';
 import type { SessionEvent } from '../../src/session/events.ts';
-import { createLogger } from '../../src/session/logger.ts';
+import { createLogger, type Logger } from '../../src/session/logger.ts';
 import type { ServiceClient } from '../../src/service/client.ts';
 import type { Clock } from '../../src/transport/clock.ts';
 import type { SimulatedCaller } from '../../src/testing/simulated-caller.ts';
@@ -17,7 +17,7 @@ export const SPEED = 3;
 export function call(
   client: ServiceClient,
   steps: unknown[],
-  opts: { agent?: Partial<Agent>; llm?: Llm; voiceClient?: ServiceClient; onSession?: (s: AgentSession, c: SimulatedCaller) => void; maxWaitMs?: number; clock?: SteadyScaledClock; ceilingMs?: number } = {},
+  opts: { agent?: Partial<Agent>; llm?: Llm; logger?: Logger; voiceClient?: ServiceClient; onSession?: (s: AgentSession, c: SimulatedCaller) => void; maxWaitMs?: number; clock?: SteadyScaledClock; ceilingMs?: number } = {},
 ): Promise<SimulatedCall> {
   // Stall-free: on a loaded machine the process's stalls do not count as call time (steady-clock.ts).
   const clock = opts.clock ?? new SteadyScaledClock(SPEED);
@@ -38,7 +38,7 @@ export function call(
     scenario: scenarioSchema.parse({ steps }),
     clock,
     llm: opts.llm,
-    logger: createLogger('silent'),
+    logger: opts.logger ?? createLogger('silent'),
     onSession: opts.onSession,
     maxWaitMs: opts.maxWaitMs,
   });

@@ -63,6 +63,30 @@ test('diacritization before synthesis when the agent asks for it; plain text whe
   }
 });
 
+test("logs: HIWAR_LOG_LEVEL=debug's level tells what the session heard and did, turn by turn; info does not", async () => {
+  const at = (level: string) => {
+    const lines: { msg: string; [k: string]: unknown }[] = [];
+    const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(...chunk.toString().trim().split('\n').map((l: string) => JSON.parse(l))), cb()) });
+    return { lines, logger: createLogger(level, sink as never) };
+  };
+  const debug = at('debug');
+  const info = at('info');
+  const [c] = await Promise.all([
+    call(sb.client, [{ say: 'أريد معرفة رصيد حسابي' }], { logger: debug.logger }),
+    call(sb.client, [{ say: 'أريد معرفة رصيد حسابي' }], { logger: info.logger }),
+  ]);
+  const said = debug.lines.find((l) => l.msg === 'caller turn');
+  assert.equal(said?.text, 'أريد معرفة رصيد حسابي', JSON.stringify(debug.lines.map((l) => l.msg)));
+  assert.equal(said?.session, callCentre.name);
+  const agentLines = debug.lines.filter((l) => l.msg === 'agent turn');
+  assert.equal(agentLines.length, agentTurns(c).length, 'one line per agent turn');
+  assert.ok(debug.lines.some((l) => l.msg === 'reply started'));
+  assert.ok(debug.lines.some((l) => l.msg === 'session ended'));
+  assert.ok(!debug.lines.some((l) => /chunk|transcript/.test(l.msg)), 'no line per chunk or interim transcript');
+  assert.deepEqual(info.lines.filter((l) => l.level === 20), [], 'nothing at debug level when the level is info');
+  assert.ok(!info.lines.some((l) => l.msg === 'caller turn'));
+});
+
 test('logs: keys are redacted wherever the field appears', async () => {
   const lines: string[] = [];
   let written!: () => void;

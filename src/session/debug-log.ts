@@ -1,0 +1,41 @@
+import type { SessionEvent } from './events.ts';
+
+/**
+ * The debug log line of a session event (`HIWAR_LOG_LEVEL=debug`), or none for the events that
+ * are too frequent (transcripts, chunks) or already logged (metrics at info, errors and notices).
+ * What a caller said is in it: the level is for a developer's machine.
+ */
+export function debugRecord(e: SessionEvent): { fields: Record<string, unknown>; message: string } | undefined {
+  switch (e.type) {
+    case 'state':
+      return { fields: { state: e.state }, message: 'session state' };
+    case 'user_turn':
+      return { fields: { turn: e.turn, source: e.source ?? 'speech', text: e.text }, message: 'caller turn' };
+    case 'reply_started':
+      return { fields: { reply: e.reply, turn: e.turn }, message: 'reply started' };
+    case 'agent_turn':
+      return { fields: { reply: e.reply, interrupted: e.interrupted, said: e.text.length, heard: e.heardText.length }, message: 'agent turn' };
+    case 'interruption':
+      return { fields: { kind: e.kind }, message: 'interruption' };
+    case 'tool':
+      return { fields: { tool: e.outcome.call.name, ok: !e.outcome.error, ms: e.outcome.ms }, message: 'tool ran' };
+    case 'agent_handoff':
+      return { fields: { from: e.from, to: e.to, carry: e.carry }, message: 'handoff' };
+    case 'task_started':
+      return { fields: { task: e.name }, message: 'task started' };
+    case 'task_ended':
+      return { fields: { task: e.name, result: e.result }, message: 'task ended' };
+    case 'call_action':
+      return { fields: { action: e.action, target: e.target, ok: e.ok }, message: 'call action' };
+    case 'reconnect':
+      return { fields: { service: e.service, phase: e.phase, attempt: e.attempt }, message: 'recognition reconnect' };
+    case 'amd':
+      return { fields: { decision: e.decision, action: e.action }, message: 'answering-machine detection' };
+    case 'ended':
+      return { fields: { reason: e.reason }, message: 'session ended' };
+    case 'dtmf':
+      return { fields: { digit: e.digit }, message: 'key pressed' };
+    default:
+      return undefined;
+  }
+}
