@@ -94,6 +94,7 @@ export class SileroStream {
         return stream.modelState();
       })();
       settled.set(windows, state);
+      state.catch(() => settled.delete(windows)); // a failure is tried again by the next stream
     }
     return state;
   }
