@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/ports.ts';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { realClock } from '../../src/transport/clock.ts';
@@ -37,14 +37,6 @@ interface Serve {
 let sandbox: Running;
 const hangups: (() => void)[] = [];
 const children: ChildProcess[] = [];
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 const TWILIO = 'twilio-auth-token-of-the-test';
 const CALLS_SECRET = 'calls-view-secret-of-the-test';

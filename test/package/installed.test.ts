@@ -5,9 +5,9 @@
 // run beside this file in their own.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { freePort } from '../helpers/ports.ts';
 import { runCommand } from '../helpers/processes.ts';
 import { runnableSnippets } from '../helpers/snippets.ts';
 import { blankProject, ENTRIES, ok, packed, ROOT, startUntil, type BlankProject } from './blank-project.ts';
@@ -66,18 +66,6 @@ test("the README's app.mjs runs as written: a scripted call on the embedded sand
   assert.match(r.stdout, /كم رصيدي/, 'the caller was heard');
   assert.match(r.stdout, /رصيدك/, 'the agent answered from its tool');
 });
-
-/**
- * A port free on the loopback now, for a program that takes its port from `PORT`: a fixed one
- * (the README's 8080) may be another run's on a shared machine.
- */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 test("the README's server.mjs runs as written: the agent's routes on the user's own http.Server", async () => {
   assert.ok(SNIPPETS.has('server.mjs'), 'the README shows server.mjs');
