@@ -100,7 +100,7 @@ export class SileroStream {
   }
 
   /** A copy of the model's recurrent state. */
-  modelState(): Float32Array {
+  private modelState(): Float32Array {
     return this.state.slice();
   }
 

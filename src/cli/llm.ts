@@ -3,6 +3,7 @@ import type { Llm } from '../llm/types.ts';
 import { defaultLlm } from '../session/agent-session.ts';
 import type { Agent } from '../session/agent.ts';
 import type { Logger } from '../session/logger.ts';
+import { parsedUrl } from '../server/option-checks.ts';
 import { CliError } from './args.ts';
 import { cliLogger } from './log.ts';
 
@@ -23,19 +24,11 @@ export function llmFromEnv(agent: Agent, env: NodeJS.ProcessEnv = process.env): 
 export function envLlm(env: NodeJS.ProcessEnv = process.env): OpenAiLlm | undefined {
   if (!env.OPENAI_API_KEY) return undefined;
   const baseURL = env.OPENAI_BASE_URL || undefined;
-  if (baseURL !== undefined && !/^https?:$/.test(urlOf(baseURL)?.protocol ?? '')) {
+  if (baseURL !== undefined && !/^https?:$/.test(parsedUrl(baseURL)?.protocol ?? '')) {
     throw new CliError('OPENAI_BASE_URL is not an http:// or https:// URL: give the server\'s address with its scheme (https://api.openai.com/v1, http://127.0.0.1:11434/v1), or unset it for OpenAI');
   }
   return new OpenAiLlm({ apiKey: env.OPENAI_API_KEY, baseURL, model: env.HIWAR_LLM_MODEL || undefined });
 }
-
-const urlOf = (text: string): URL | undefined => {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
-};
 
 /**
  * The model of `hiwar serve`, `call` and `campaign`, whose servers give one model to every call:

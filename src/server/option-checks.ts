@@ -3,16 +3,20 @@
  * place for `createAgentServer`, a `hiwar serve --config` module and the CLI's `--public-url`.
  */
 
+/** `text` as an absolute URL, or undefined when it is none. */
+export function parsedUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Why `url` cannot be the address platforms reach the server at, or undefined when it can. */
 export function publicUrlProblem(url: string): string | undefined {
   // A bare host ("agent.example.com") was taken as is and handed to the platform as
   // `agent.example.com/telephony/twilio/stream/…`, which no platform can open: the call failed there.
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
+  const parsed = parsedUrl(url);
   const example = /^[\w.-]+(:\d+)?(\/|$)/.test(url) ? `https://${url.replace(/\/+$/, '')}` : 'https://agent.example.com';
   if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || !parsed.hostname) {
     return `must be an absolute http:// or https:// URL (${example}), got ${JSON.stringify(url)}`;

@@ -2,7 +2,10 @@ import type { Agent } from './agent.ts';
 import { reachableAgents } from './check-agent.ts';
 
 /** An intent example that stands for keys pressed (`[DTMF: 1]`), not for words spoken. */
-export const KEYS_EXAMPLE = /^\s*\[DTMF:/i;
+const KEYS_EXAMPLE = /^\s*\[DTMF:/i;
+
+/** An intent example a caller says: not blank, not keys (`[DTMF: 1]`). */
+export const isSpokenExample = (example: string): boolean => example.trim() !== '' && !KEYS_EXAMPLE.test(example);
 
 /**
  * The phrases the offline recognizer is taught for an agent: the spoken examples of its intents
@@ -12,7 +15,7 @@ export const KEYS_EXAMPLE = /^\s*\[DTMF:/i;
  */
 export function agentPhrases(agent: Agent): string[] {
   const examples = reachableAgents(agent).flatMap((a) => (a.intents ?? []).flatMap((i) => i.examples));
-  return [...new Set(examples.filter((e) => e.trim() && !KEYS_EXAMPLE.test(e)))];
+  return [...new Set(examples.filter(isSpokenExample))];
 }
 
 /**

@@ -66,7 +66,7 @@ export class Keypad {
     // Its "final" is the last key; decided now (at once after a terminator, after the pause else).
     const turn = { text, lastWordEnd: undefined, finalAt: this.lastKeyAt, decidedAt: h.clock.now() };
     const answered = { turn, speechEndAt: this.lastKeyAt, keyed: true };
-    h.callerSaid(text, { kind: 'dtmf', digits }, answered) || h.answer({ ...answered, turn });
+    h.callerSaid(text, { kind: 'dtmf', digits }, answered) || h.answer(answered);
   }
 
   /** The call ended: a pending entry's timer stops. */

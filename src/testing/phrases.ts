@@ -1,5 +1,5 @@
 import type { Agent } from '../session/agent.ts';
-import { KEYS_EXAMPLE } from '../session/agent-phrases.ts';
+import { isSpokenExample } from '../session/agent-phrases.ts';
 import type { ScenarioInput } from './scenario.ts';
 
 /**
@@ -8,7 +8,7 @@ import type { ScenarioInput } from './scenario.ts';
  * for an agent without spoken examples (nothing to say).
  */
 export function scenarioFromIntents(agent: Agent): ScenarioInput | null {
-  const lines = (agent.intents ?? []).map((i) => i.examples.find((e) => e.trim() && !KEYS_EXAMPLE.test(e))).filter((e): e is string => e !== undefined);
+  const lines = (agent.intents ?? []).map((i) => i.examples.find(isSpokenExample)).filter((e): e is string => e !== undefined);
   if (!lines.length) return null;
   return {
     description: `one line for each intent of ${agent.name}`,
