@@ -49,7 +49,7 @@ export function processKind(argv = []) {
   if (/bin\/hiwar(\.js)?$/.test(script)) return `hiwar ${argv[2] ?? ''}`.trim();
   if (/npm-cli\.js$/.test(script)) return `npm ${argv[2] ?? ''}`.trim();
   if (/scripts\/test\.mjs$/.test(script)) return 'the runner (scripts/test.mjs)';
-  if (/typescript\/bin\/tsc|tsc\.js$/.test(script)) return 'tsc';
+  if (/typescript(-7)?\/bin\/tsc|tsc\.js$/.test(script)) return 'tsc';
   const ours = /\/((?:examples|scripts|bench|agents|test)\/.*)$/.exec(script);
   if (ours) return ours[1].replace(/\.tmp\/test-tree-[^/]+\//, '');
   return script ? script.split('/').slice(-2).join('/') : `node ${argv.slice(2, 4).join(' ')}`.trim();

@@ -44,7 +44,7 @@ test("docs/server.md's hiwar.config.ts type-checks under strict tsc with the tsc
     writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
     writeFileSync(join(dir, 'hiwar.config.ts'), config);
     writeFileSync(join(dir, 'agent.mjs'), agent);
-    const tsc = await runCommand(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir, timeoutMs: 300_000 });
+    const tsc = await runCommand(process.execPath, [join(ROOT, 'node_modules/typescript-7/bin/tsc'), '-p', dir], { cwd: dir, timeoutMs: 300_000 });
     assert.equal(tsc.code, 0, `tsc reported:\n${tsc.stdout}${tsc.stderr}`);
     mkdirSync(dirname(STATE), { recursive: true });
     copyFileSync(join(dir, 'state.tsbuildinfo'), `${STATE}.${process.pid}`);

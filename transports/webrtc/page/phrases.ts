@@ -13,8 +13,9 @@ interface Doc {
 }
 
 export async function showPhrases(
-  section: { hidden: boolean },
-  list: { replaceChildren(...items: Item[]): void },
+  // `hidden` also takes 'until-found' in newer DOM types; children may also be strings there.
+  section: { hidden: boolean | 'until-found' },
+  list: { replaceChildren(...items: (Item | string)[]): void },
   doc: Doc = (globalThis as unknown as { document: Doc }).document,
 ): Promise<string[]> {
   const res = await fetch('/webrtc/phrases').catch(() => undefined);
