@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run build` (and `prepack`): the package as users install it, in dist/.
-// 1. tsc (tsconfig.build.json): ESM JavaScript, declarations and source maps, relative `.ts`
+// 1. tsc (tsconfig.build.json), TypeScript 7's native compiler (the dev dependency `typescript-7`;
+//    the same output as 5.9's but for quotes and the order of a union's members): ESM JavaScript, declarations and source maps, relative `.ts`
 //    imports rewritten to `.js`;
 // 2. the declarations' own relative `.ts` specifiers rewritten to `.js` (tsc leaves some as
 //    written, and a consumer's compiler refuses `.ts` specifiers without allowImportingTsExtensions);
@@ -43,7 +44,7 @@ rmSync(dist, { recursive: true, force: true });
 // its own `tsc --noEmit` of the project. The output is the same (union members' order aside).
 const noCheck = process.env.HIWAR_BUILD_NO_CHECK === '1' ? ['--noCheck'] : [];
 step(`compiling src/, transports/ and agents/ into dist/ with tsc${noCheck.length ? ' (no type check)' : ', type-checking them'}: the longest step, a minute or more on a busy machine`);
-run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', ...noCheck]);
+run(process.execPath, [join(root, 'node_modules/typescript-7/bin/tsc'), '-p', 'tsconfig.build.json', ...noCheck]);
 
 step("rewriting the declarations' .ts specifiers, copying the assets beside the sources");
 const specifier = /((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]+?)\.ts(['"])/g;

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runCommand } from '../helpers/processes.ts';
-import { blankProject, ENTRIES, type BlankProject } from './blank-project.ts';
+import { blankProject, ENTRIES, ROOT, type BlankProject } from './blank-project.ts';
 
 let blank: BlankProject;
 before(async () => {
@@ -15,7 +15,7 @@ before(async () => {
 });
 after(() => blank?.remove());
 
-test("a consumer's tsc (nodenext, strict, skipLibCheck false) type-checks every public entry", async () => {
+test("a consumer's tsc, 5.9 and 7 (nodenext, strict, skipLibCheck false), type-checks every public entry", async () => {
   const { project, env } = blank;
   const lines = ENTRIES.map((e, i) => `import * as m${i} from '${e}';`);
   lines.push(`export const all = [${ENTRIES.map((_, i) => `m${i}`).join(', ')}];`);
@@ -25,10 +25,15 @@ test("a consumer's tsc (nodenext, strict, skipLibCheck false) type-checks every 
     join(project, 'tsconfig.json'),
     JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: ['node'] }, files: ['consumer.ts'] }),
   );
-  const tsc = await runCommand(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), '-p', project, '--listFiles'], { cwd: project, env, timeoutMs: 300_000 });
-  assert.equal(tsc.code, 0, `tsc reported:\n${tsc.stdout.replace(/^\/.*\n/gm, '')}${tsc.stderr}`);
-  // wavefile's declarations use `declare module` for a namespace, an error in TypeScript 7 (the
-  // `typescript` npm installs now): hiwar's declarations must not lead a consumer's tsc to them.
-  const reached = tsc.stdout.split('\n').filter((f) => /node_modules\/wavefile\//.test(f));
-  assert.deepEqual(reached, [], "hiwar's declarations reach wavefile's");
+  // The consumer's TypeScript 5.9 (installed in the blank project), and 7 (what `npm install -D
+  // typescript` gives now: the repository's own, run on the same project).
+  const compilers = { '5.9': join(project, 'node_modules/typescript/bin/tsc'), '7': join(ROOT, 'node_modules/typescript-7/bin/tsc') };
+  for (const [version, bin] of Object.entries(compilers)) {
+    const tsc = await runCommand(process.execPath, [bin, '-p', project, '--listFiles'], { cwd: project, env, timeoutMs: 300_000 });
+    assert.equal(tsc.code, 0, `TypeScript ${version} reported:\n${tsc.stdout.replace(/^\/.*\n/gm, '')}${tsc.stderr}`);
+    // wavefile's declarations use `declare module` for a namespace, an error in TypeScript 7:
+    // hiwar's declarations must not lead a consumer's tsc to them.
+    const reached = tsc.stdout.split('\n').filter((f) => /node_modules\/wavefile\//.test(f));
+    assert.deepEqual(reached, [], `hiwar's declarations reach wavefile's (TypeScript ${version})`);
+  }
 });
