@@ -20,10 +20,13 @@ export const PROCESS_WIDE = [
   [/process\.env(?:\.\w+|\[[^\]]+\])?\s*(?:=(?!=)|\?\?=|\|\|=|&&=)|delete\s+process\.env|Object\.assign\(\s*process\.env/, 'sets the environment'],
   [/process\.chdir\(|process\.umask\(/, 'changes the working directory or umask'],
   [/process\.(?:on|once|off|addListener|prependListener|prependOnceListener|removeListener|removeAllListeners|setMaxListeners|setUncaughtExceptionCaptureCallback)\(/, 'listens on the process'],
-  [/process\.(?:exit|abort|kill|emit|emitWarning)\(|process\.exitCode\s*=/, 'exits, signals or emits on the process'],
+  // Signalling another process (a child, `process.kill(pid, 0)` to see whether one lives) is not
+  // process-wide: only this process's own `process` and its own pid count.
+  [/(?<![\w.$])process\.(?:exit|abort|emit|emitWarning)\(|(?<![\w.$])process\.exitCode\s*=|(?<![\w.$])process\.kill\(\s*process\.p?pid\b/, 'exits, signals or emits on the process'],
   [/\bprocess(?:\.\w+)+\s*=(?!=)/, 'replaces part of the process object'],
   [/\b(?:globalThis|global)(?:\.\w+|\[[^\]]+\])\s*=(?!=)|delete\s+(?:globalThis|global)\.|\bglobalThis\s+as\b|\.fetch\s*=(?!=)/, 'sets a global'],
   [/\b(?:console|Date|Math|performance|JSON|Promise|crypto)\.\w+\s*=(?!=)/, 'replaces a global function'],
+  [/\bcluster\.(?:setupPrimary|setupMaster|fork)\(/, 'starts node:cluster workers'],
   [/setGlobalDispatcher|mock\.timers|useFakeTimers|mock\.method\(\s*(?:process|console|globalThis|global|Date|Math|performance|crypto)\b/, 'mocks a global or the timers'],
 ];
 

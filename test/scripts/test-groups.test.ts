@@ -20,6 +20,9 @@ const reason = (files: Record<string, string>, file: string) =>
 test('a file that reads the environment or uses the sources may share a process; one that changes what the next file would see may not', () => {
   const pure = "import { x } from '../../src/x.ts';\nconst dir = process.env.HIWAR_DIR ?? '/tmp';\nif (process.env.CI === '1') x();\n";
   assert.equal(reason({ 'test/a.test.ts': pure }, 'test/a.test.ts'), undefined);
+  // Signalling another process (a child, or signal 0 to see whether one lives) is not process-wide.
+  const others = "child.process.kill('SIGKILL');\nprocess.kill(pid, 0);\nprocess.kill(-child.pid, 'SIGTERM');\n";
+  assert.equal(reason({ 'test/a.test.ts': pure + others }, 'test/a.test.ts'), undefined);
   const cases: [string, RegExp][] = [
     ["process.env.HIWAR_KEY = 'k';", /environment/],
     ['process.env.HIWAR_KEY ??= "k";', /environment/],
@@ -28,6 +31,7 @@ test('a file that reads the environment or uses the sources may share a process;
     ["process.on('unhandledRejection', () => {});", /listens on the process/],
     ['process.exitCode = 2;', /exits/],
     ["process.kill(process.pid, 'SIGINT');", /exits, signals/],
+    ["cluster.setupPrimary({ exec: child });", /cluster/],
     ['process.stdout.write = () => true;', /process object/],
     ['globalThis.fetch = fake;', /global/],
     ['const g = globalThis as unknown as { fetch: typeof fetch };\ng.fetch = fake;', /global/],
