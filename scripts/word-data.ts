@@ -9,10 +9,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPolyphaseResampler } from '../src/audio/polyphase.ts';
-import { resample } from '../src/audio/resample.ts';
 import { decodeWav } from '../src/audio/wav.ts';
 import { builtInVoices } from '../src/sandbox/catalogue.ts';
 import { voiceText, type EspeakVoice } from '../src/sandbox/engines/espeak.ts';
+import { convertVoice } from '../src/sandbox/engines/render-cache.ts';
 import { wordStatics } from '../src/sandbox/engines/vocabulary.ts';
 import { UNKNOWN_CLASS, WORD_MODEL, wordVector } from '../src/sandbox/engines/word-model.ts';
 import type { WordBand } from '../src/sandbox/engines/word-features.ts';
@@ -202,7 +202,7 @@ export async function espeakSamples(words: string[], noises: Int16Array[], opts:
   const say = async (text: string, voice: EspeakVoice, label: string, from: string[], clean: boolean) => {
     const r = await voiceText(text, voice);
     const s16 = new Int16Array(Math.round(r.samples.length * (16000 / r.sampleRate)) + 9600);
-    s16.set(await resample(r.samples, r.sampleRate, 16000), 4800);
+    s16.set(await convertVoice(r.samples, r.sampleRate, 16000), 4800);
     const v = version(s16, rnd, noises, clean, o);
     if (v) out.push({ label, speaker: 'espeak', from, clean, ...v });
   };

@@ -34,7 +34,7 @@ export function integerFactor(fromRate: number, toRate: number): { up: boolean; 
 }
 
 /** Modified Bessel function of the first kind, order 0 (for the Kaiser window). */
-function besselI0(x: number): number {
+export function besselI0(x: number): number {
   let sum = 1;
   let term = 1;
   for (let k = 1; k < 50; k++) {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { promisify } from 'node:util';
-import { resample } from '../../src/audio/resample.ts';
+import { resampleRational } from '../../src/audio/rational-resample.ts';
 import { AudioTooLongError, voiceText, type EspeakVoice } from '../../src/sandbox/engines/espeak.ts';
 import { RENDER_CACHE_DEFAULTS, lineKey, renderLine, wordFile } from '../../src/sandbox/engines/render-cache.ts';
 import { espeakStub } from '../helpers/espeak-stub.ts';
@@ -33,7 +33,7 @@ const digest = (s: Int16Array) => createHash('sha256').update(Buffer.from(s.buff
 
 test('a kept line is the audio and the word times a fresh voicing gives', async () => {
   const fresh = await voiceText(LINE, VOICE, 1.1);
-  const expected = await resample(fresh.samples, fresh.sampleRate, 24000);
+  const expected = resampleRational(fresh.samples, fresh.sampleRate, 24000);
   const first = await renderLine(LINE, VOICE, 1.1, 24000);
   const again = await renderLine(LINE, VOICE, 1.1, 24000);
   for (const r of [first, again]) {
@@ -83,7 +83,7 @@ test("another process voices a new line from the words kept in the directory: es
   await renderLine('واحد اثنان ثلاثة أربعة', VOICE, 1, 16000);
   const line = 'أربعة ثلاثة، اثنان واحد';
   const fresh = await voiceText(line, VOICE, 1);
-  const expected = await resample(fresh.samples, fresh.sampleRate, 8000);
+  const expected = resampleRational(fresh.samples, fresh.sampleRate, 8000);
   // The child's espeak-ng only tells its version, and the line is new: only the kept words can voice it.
   const script = `
     const { renderLine } = await import(${JSON.stringify(new URL('../../src/sandbox/engines/render-cache.ts', import.meta.url).href)});

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { rationalSupported, resampleRational } from '../../audio/rational-resample.ts';
 import { resample } from '../../audio/resample.ts';
 import { lineDirOf, lineWritten, touchLine } from '../line-dir.ts';
 import { espeakFingerprint } from './espeak-version.ts';
@@ -45,7 +46,7 @@ export interface Rendered {
 }
 
 /** Bump when what a key voices changes (the voicing, the resampler, the file layout). */
-const FORMAT = 'hiwar-render-1';
+const FORMAT = 'hiwar-render-2';
 /** The same for a voiced word (espeak.ts's key: voice, pitch, words per minute, speed, word). */
 const WORD_FORMAT = 'hiwar-word-1';
 
@@ -94,9 +95,18 @@ export async function wordFile(key: string): Promise<string> {
 
 const sha256 = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 
+/**
+ * Voiced audio at another rate: the rational filter of rational-resample.ts (about a third of
+ * libsamplerate's CPU, no converter to create) for the rates a call asks for, libsamplerate for
+ * a ratio too fine for it.
+ */
+export async function convertVoice(samples: Int16Array, fromRate: number, toRate: number): Promise<Int16Array> {
+  return rationalSupported(fromRate, toRate) ? resampleRational(samples, fromRate, toRate) : resample(samples, fromRate, toRate);
+}
+
 async function voiceAt(text: string, voice: EspeakVoice, speed: number, sampleRate: number, maxSeconds: number): Promise<Rendered> {
   const v = await voiceText(text, voice, speed, maxSeconds, sharedWords);
-  const samples = await resample(v.samples, v.sampleRate, sampleRate);
+  const samples = await convertVoice(v.samples, v.sampleRate, sampleRate);
   return { samples, sampleRate, words: v.words, spans: v.spans, seconds: v.samples.length / v.sampleRate };
 }
 
