@@ -213,6 +213,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
     maxCalls,
     logger,
     llm: model.llm,
+    fallbackLlm: config.fallbackLlm ?? model.fallbackLlm,
     open,
     mediaToken,
     ledger,

@@ -103,8 +103,14 @@ export interface CreateAgentServerOptions {
   probes?: boolean;
   /** A pino logger. Default: level HIWAR_LOG_LEVEL, else 'warn', to stderr. */
   logger?: Logger;
-  /** The language model of every session (default: the service's). */
+  /** The language model of every session, over each agent's own (default: each agent's `llm`, else its scripted intents). */
   llm?: Llm;
+  /**
+   * The model of an agent that has no `llm` of its own, when `llm` is not given (default: its
+   * scripted intents); the agents it hands the call to without theirs answer with it too.
+   * `hiwar serve` gives OPENAI_API_KEY's model here when the config has `agentFor`.
+   */
+  fallbackLlm?: Llm;
   /** The sessions' clock (a scaled clock in tests). */
   clock?: Clock;
   /** Told once per call after it ended (post-call analytics); what it throws becomes a `hook_failed` event. */
@@ -212,7 +218,9 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
   const sessionsFor = new WeakMap<Agent, ReturnType<typeof agentSessions>>();
   const sessionsOf = (agent: Agent) => {
     let f = sessionsFor.get(agent);
-    if (!f) sessionsFor.set(agent, (f = agentSessions({ client: service.client, agent, logger, clock: o.clock, llm: o.llm })));
+    // The fallback only where the agent has none: an agent's own model is never overridden by it.
+    const llm = o.llm ?? (agent.llm ? undefined : o.fallbackLlm);
+    if (!f) sessionsFor.set(agent, (f = agentSessions({ client: service.client, agent, logger, clock: o.clock, llm })));
     return f;
   };
   const chosen: SessionFactory = async (transport) => {

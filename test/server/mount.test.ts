@@ -193,3 +193,34 @@ test('secure by default: without open, no webhook answers unsigned and no media 
   }
   await assert.rejects(createAgentServer({ client: app.client }), /needs an agent: give `agent`, or `agentFor\(call\)`/);
 });
+
+test("fallbackLlm answers for a chosen agent without a model of its own (hiwar serve's OPENAI_API_KEY with agentFor); an agent's own is kept", async () => {
+  const model = (name: string) => ({ name, async *stream() {} });
+  const own: Agent = { ...line('own-model-line'), llm: model('own-model') };
+  const chosen: Record<string, Agent> = { [CARDS]: line('plain-line'), [LOANS]: own };
+  const withFallback = await createAgentServer({
+    agentFor: (call) => chosen[call.to ?? ''],
+    fallbackLlm: model('fallback-model'),
+    client: app.client,
+    open: true,
+    logger: createLogger('silent'),
+    plugins: [telephonyRoutes()],
+  });
+  const seen: ServerEvent[] = [];
+  withFallback.events$.subscribe((e) => seen.push(e));
+  const { url } = await withFallback.listen({ port: 0 });
+  try {
+    const modelOf = async (callSid: string, to: string) => {
+      const call = await twilioPhoneCall(url, callSid, to);
+      await waitFor(() => call.media() > 0, `the greeting of ${callSid}`);
+      call.hangUp();
+      await waitFor(() => seen.some((e) => e.type === 'call_ended' && e.call.callId === callSid), `${callSid} ended`);
+      const end = seen.find((e): e is Extract<ServerEvent, { type: 'call_ended' }> => e.type === 'call_ended' && e.call.callId === callSid);
+      return end?.report?.llm;
+    };
+    assert.equal(await modelOf('CAfallback1', CARDS), 'fallback-model', 'it had the scripted intents');
+    assert.equal(await modelOf('CAfallback2', LOANS), 'own-model');
+  } finally {
+    await withFallback.close();
+  }
+});
