@@ -220,7 +220,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     let f = sessionsFor.get(agent);
     // The fallback only where the agent has none: an agent's own model is never overridden by it.
     const llm = o.llm ?? (agent.llm ? undefined : o.fallbackLlm);
-    if (!f) sessionsFor.set(agent, (f = agentSessions({ client: service.client, agent, logger, clock: o.clock, llm })));
+    if (!f) sessionsFor.set(agent, (f = agentSessions({ client: service.client, agent, logger, clock: o.clock, llm, teach: service.teach })));
     return f;
   };
   const chosen: SessionFactory = async (transport) => {
