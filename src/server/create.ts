@@ -2,7 +2,6 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Subject, type Observable } from '../rx.ts';
 import type { Llm } from '../llm/types.ts';
-import type { SandboxOptions } from '../sandbox/index.ts';
 import type { ServiceClient } from '../service/client.ts';
 import type { Agent } from '../session/agent.ts';
 import { agentProblem } from '../session/check-agent.ts';
@@ -15,7 +14,7 @@ import type { CallAdmission, SessionFactory } from './calls.ts';
 import type { ServerMetrics } from './metrics.ts';
 import type { ServerLimits } from './limits.ts';
 import { AgentServer, type AttachOptions } from './server.ts';
-import { serviceOf, type Service } from './service.ts';
+import { serviceOf, type Service, type ServerSandboxOptions } from './service.ts';
 import { agentWithVariables } from '../session/variables.ts';
 import { CallTokens, type CallTokenOptions } from './tokens.ts';
 import { MemoryTokenLedger, type TokenLedger } from './token-ledger.ts';
@@ -62,9 +61,10 @@ export interface CreateAgentServerOptions {
    * The embedded sandbox used when there is no client and no `HIWAR_API_KEY`. Its offline
    * recognizer knows what it voiced, the phrases of `agent` (its intents' examples and those of
    * the agents in its `handoffs`), those of each agent `agentFor` chooses (taught before that
-   * agent's first call) and `phrasebook`'s. false: refuse to start without a key instead.
+   * agent's first call) and `phrasebook`'s; the lines it voices are kept on disk for the next
+   * start as `hiwar serve`'s are (`voicedLines`). false: refuse to start without a key instead.
    */
-  sandbox?: Pick<SandboxOptions, 'phrasebook'> | false;
+  sandbox?: ServerSandboxOptions | false;
   /**
    * With a `client` of an embedded sandbox started elsewhere in this process (`hiwar serve` starts
    * its own): teaches it the phrases of an agent `agentFor` chose, before that agent's first call
