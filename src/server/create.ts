@@ -134,6 +134,8 @@ export type ServerEvent =
   | { type: 'call_started'; call: CallInfo; agent: string }
   | { type: 'call_ended'; call: CallInfo; outcome: CallOutcome; report?: CallReport }
   | { type: 'call_refused'; call: CallInfo; reason: string }
+  /** No line is free (cluster mode): the caller waits in the queue at `position` (1: next) and hears the wait line. */
+  | { type: 'call_waiting'; call: CallInfo; position: number }
   | { type: 'hook_failed'; hook: 'agentFor' | 'onCallEnded'; call: CallInfo; error: string };
 
 /** A composed agent server: mount it (`handler`, `attach`) or let it listen; then drain or close. */
@@ -277,6 +279,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     deferReady: o.deferReady,
     limits: o.limits,
     sessions: o.wrapSessions ? o.wrapSessions(chosen) : chosen,
+    onCallWaiting: (transport, position) => emit({ type: 'call_waiting', call: transport.call, position }),
     onCallEnded: (transport, report, outcome) => {
       const call = transport.call;
       try {

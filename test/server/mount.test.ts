@@ -224,3 +224,34 @@ test("fallbackLlm answers for a chosen agent without a model of its own (hiwar s
     await withFallback.close();
   }
 });
+
+test('a call that waits for a line is a call_waiting event with its place in the queue (the admission tells the server)', async () => {
+  const waited = await createAgentServer({
+    agent: line('waited-line'),
+    client: app.client,
+    open: true,
+    logger: createLogger('silent'),
+    plugins: [telephonyRoutes()],
+    // An admission that makes the call wait third in line, then lets it in.
+    admission: {
+      admit: async (_transport, hooks) => {
+        hooks?.waiting?.(3);
+        return { release: async () => {} };
+      },
+    },
+  });
+  const seen: ServerEvent[] = [];
+  waited.events$.subscribe((e) => seen.push(e));
+  const { url } = await waited.listen({ port: 0 });
+  try {
+    const call = await twilioPhoneCall(url, 'CAwaited', CARDS);
+    await waitFor(() => call.media() > 0, 'the greeting after the wait');
+    call.hangUp();
+    await waitFor(() => seen.some((e) => e.type === 'call_ended'), 'the call to end');
+    const waiting = seen.find((e) => e.type === 'call_waiting');
+    assert.ok(waiting?.type === 'call_waiting' && waiting.call.callId === 'CAwaited' && waiting.position === 3, JSON.stringify(seen.map((e) => e.type)));
+    assert.ok(seen.findIndex((e) => e.type === 'call_waiting') < seen.findIndex((e) => e.type === 'call_started'));
+  } finally {
+    await waited.close();
+  }
+});
