@@ -194,18 +194,14 @@ test('secure by default: without open, no webhook answers unsigned and no media 
   await assert.rejects(createAgentServer({ client: app.client }), /needs an agent: give `agent`, or `agentFor\(call\)`/);
 });
 
+/** Another server on the first one's sandbox, for one test's options: Twilio's routes, open, silent. */
+const besideApp = (options: Parameters<typeof createAgentServer>[0]) => createAgentServer({ client: app.client, open: true, logger: createLogger('silent'), plugins: [telephonyRoutes()], ...options });
+
 test("fallbackLlm answers for a chosen agent without a model of its own (hiwar serve's OPENAI_API_KEY with agentFor); an agent's own is kept", async () => {
   const model = (name: string) => ({ name, async *stream() {} });
   const own: Agent = { ...line('own-model-line'), llm: model('own-model') };
   const chosen: Record<string, Agent> = { [CARDS]: line('plain-line'), [LOANS]: own };
-  const withFallback = await createAgentServer({
-    agentFor: (call) => chosen[call.to ?? ''],
-    fallbackLlm: model('fallback-model'),
-    client: app.client,
-    open: true,
-    logger: createLogger('silent'),
-    plugins: [telephonyRoutes()],
-  });
+  const withFallback = await besideApp({ agentFor: (call) => chosen[call.to ?? ''], fallbackLlm: model('fallback-model') });
   const seen: ServerEvent[] = [];
   withFallback.events$.subscribe((e) => seen.push(e));
   const { url } = await withFallback.listen({ port: 0 });
@@ -226,12 +222,8 @@ test("fallbackLlm answers for a chosen agent without a model of its own (hiwar s
 });
 
 test('a call that waits for a line is a call_waiting event with its place in the queue (the admission tells the server)', async () => {
-  const waited = await createAgentServer({
+  const waited = await besideApp({
     agent: line('waited-line'),
-    client: app.client,
-    open: true,
-    logger: createLogger('silent'),
-    plugins: [telephonyRoutes()],
     // An admission that makes the call wait third in line, then lets it in.
     admission: {
       admit: async (_transport, hooks) => {
