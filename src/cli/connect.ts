@@ -5,7 +5,7 @@ import type { ServiceConfigInput } from '../service/config.ts';
 import { AuthenticationError, InsufficientBalanceError, PermissionDeniedError, ServiceError } from '../service/errors.ts';
 import { regionHint } from './explain.ts';
 import { sandboxPhrases } from './agent.ts';
-import { keepVoicedLines } from './voiced-lines.ts';
+import { keepVoicedLines } from '../sandbox/voiced-lines.ts';
 
 /**
  * The real service when HIWAR_API_KEY is set, otherwise a sandbox started in this process.

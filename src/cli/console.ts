@@ -2,6 +2,7 @@ import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } fr
 import { parseCommand, UsageError } from './args.ts';
 import type { connectService } from './connect.ts';
 import { onStop } from './stop.ts';
+import type { Agent } from '../session/agent.ts';
 
 export const CONSOLE_USAGE = `Usage: hiwar console [--agent DIR|FILE] [--input DEVICE] [--output DEVICE] [--rate 16000] [--phrasebook FILE]
 
@@ -65,12 +66,16 @@ export async function consoleCommand(args: string[]): Promise<number> {
     transport.events$.subscribe((e) => {
       if (e.type === 'hangup') deviceLost ??= e.reason;
     });
-    const session = new AgentSession({ client: service.client, transport, agent, clock, llm: llmFromEnv(agent), logger: loggerFromEnv() });
+    const logger = loggerFromEnv();
+    // Offline, an agent a handoff reaches that no `handoffs` lists is taught when the call is handed to it.
+    const teacher = service.embedded ? (await import('../server/sandbox-teacher.ts')).sandboxTeacher(service.embedded, phrases, logger) : undefined;
+    const session = new AgentSession({ client: service.client, transport, agent, clock, llm: llmFromEnv(agent), logger, ...(teacher ? { teach: (a: Agent) => teacher(a, 'console') } : {}) });
     session.events$.subscribe((e) => {
       if (e.type === 'transcript' && !e.final) process.stdout.write(`\r  … ${e.text}`);
       if (e.type === 'user_turn') say(`\r  أنت    ▸ ${e.text}`);
       if (e.type === 'agent_turn') say(`  الوكيل ◂ ${e.interrupted ? `${e.heardText} [قوطع]` : e.text}`);
       if (e.type === 'error' || e.type === 'notice') say(`  (${e.message})`);
+      if (e.type === 'handoff_unlisted') say(`  (${e.to} is in no agent's handoffs: ${e.teaching ? 'teaching the recognizer its phrases…' : 'its phrases may not be heard'})`);
     });
     let stopped = false;
     // Ctrl-C, SIGTERM, or the npm process that started it going away: the call ends, the devices close.

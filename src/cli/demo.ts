@@ -146,6 +146,8 @@ const endOfTurn = (m: TurnMetrics): string =>
  */
 export function latencyTable(report: CallReport, speed = 1): string {
   const rows = report.turns.filter((t) => t.role === 'agent' && t.metrics);
+  // A header over no row read as a failure to measure: the lines' own figures are per line, not per turn.
+  if (!rows.length) return '\nlatency: no reply to a caller turn in this call, so no per-turn table (the caller hung up first, or was never heard)';
   const f = (v: number | undefined) => (v === undefined ? '–' : String(v)).padStart(8);
   const lines = ['', 'turn  stt-final  decision  llm-1st llm-sent  tts-1st  playout  voice-to-voice (ms)  interrupted  end of turn'];
   rows.forEach((t, i) => {

@@ -31,15 +31,19 @@ export function envLlm(env: NodeJS.ProcessEnv = process.env): OpenAiLlm | undefi
 }
 
 /**
- * The model of `hiwar serve`, `call` and `campaign`, whose servers give one model to every call:
- * the environment's when it names one and nothing else chose (the config's `llm`, the agent's own,
- * or agents chosen per call by `agentFor`, which may each have theirs). Before, these commands
- * ignored OPENAI_API_KEY and answered real callers with the scripted intents.
+ * The model of `hiwar serve`, `call` and `campaign`: the environment's when it names one and
+ * nothing else chose (the config's `llm`, the agent's own). With `agentFor` it is `fallbackLlm`,
+ * the model of each chosen agent that has none of its own, as for the one agent. Before, these
+ * commands ignored OPENAI_API_KEY (and `serve` still did with `agentFor`) and answered real
+ * callers with the scripted intents.
  */
-export function serverLlm(o: { configLlm?: Llm; agent?: Agent; agentFor?: unknown }, env: NodeJS.ProcessEnv = process.env): { llm?: Llm; line?: string } {
+export function serverLlm(o: { configLlm?: Llm; agent?: Agent; agentFor?: unknown }, env: NodeJS.ProcessEnv = process.env): { llm?: Llm; fallbackLlm?: Llm; line?: string } {
   if (o.configLlm) return { llm: o.configLlm, line: `the config's (${o.configLlm.name})` };
   if (!env.OPENAI_API_KEY) return {};
-  if (o.agentFor) return { line: 'each agent\'s own or its scripted intents (OPENAI_API_KEY is not used with agentFor: give `llm` in the config)' };
+  if (o.agentFor) {
+    const fallbackLlm = envLlm(env)!;
+    return { fallbackLlm, line: `${describeLlm(fallbackLlm, env)} for the agents without a model of their own` };
+  }
   if (o.agent?.llm) return { line: `the agent's own (${o.agent.llm.name}; OPENAI_API_KEY is not used)` };
   const llm = envLlm(env);
   return { llm, line: llm && describeLlm(llm, env) };

@@ -1,5 +1,5 @@
 import { CliError, numberOption, parseCommand, readText } from './args.ts';
-import { keepVoicedLines } from './voiced-lines.ts';
+import { keepVoicedLines } from '../sandbox/voiced-lines.ts';
 import { untilStopped } from './stop.ts';
 
 export const SANDBOX_USAGE = `Usage: hiwar sandbox [--port 8787] [--host 127.0.0.1] [--keys FILE] [--uae-port N] [--phrasebook FILE]

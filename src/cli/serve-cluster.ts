@@ -48,6 +48,7 @@ export function clusterOptionsOf(
     releaseDelayMs: num('HIWAR_CLUSTER_RELEASE_DELAY_MS', env.HIWAR_CLUSTER_RELEASE_DELAY_MS, 0, 60_000),
     maxLoopDelayMs: num('HIWAR_CLUSTER_MAX_LOOP_DELAY_MS', env.HIWAR_CLUSTER_MAX_LOOP_DELAY_MS, 1, 600_000),
     busyLine: env.HIWAR_BUSY_LINE || undefined,
+    waitLine: env.HIWAR_WAIT_LINE === 'off' ? false : env.HIWAR_WAIT_LINE || undefined,
   };
 }
 
@@ -65,7 +66,7 @@ export function lateCluster(): {
   let resolve!: (m: ClusterMember) => void;
   const ready = new Promise<ClusterMember>((r) => (resolve = r));
   return {
-    admission: { admit: async (t) => (await ready).admission.admit(t) },
+    admission: { admit: async (t, hooks) => (await ready).admission.admit(t, hooks) },
     health: () => member?.health() ?? { ready: false, body: { status: 'starting' } },
     rooms: {
       elsewhere: async (room) => (await ready).rooms.elsewhere(room),

@@ -33,8 +33,8 @@ export async function loadWebRtc(opts: {
   open: boolean;
   rooms?: RoomHosts;
   tokens?: { signingKey: string };
-  /** What the embedded sandbox's recognizer knows, listed on the call page. */
-  phrases?: readonly string[];
+  /** What the embedded sandbox's recognizer knows, listed on the call page (a function: what it knows now). */
+  phrases?: readonly string[] | (() => readonly string[]);
   /** When mediasoup is loaded and its workers start (`--webrtc-start`). */
   start?: 'first-use' | 'eager';
 }): Promise<ServeWebRtc> {

@@ -201,18 +201,21 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   opened.push(() => outbound.close());
   const outboundPlatforms = Object.keys(telephony.platformsFromEnv());
   let machineMetrics: (() => Promise<string>) | undefined;
+  const teacher = service.embedded ? (await import('../server/sandbox-teacher.ts')).sandboxTeacher(service.embedded, phrases, logger) : undefined;
+  const vocabulary = service.sandbox ? (await import('../sandbox/engines/builtin-vocabulary.ts')).VOCABULARY_WORDS : [];
   const app = await createAgentServer({
     ...config,
     agent,
     client: service.client,
     // Agents `agentFor` chooses are taught to the embedded sandbox before their first call.
-    teachSandbox: service.embedded ? (await import('../server/sandbox-teacher.ts')).sandboxTeacher(service.embedded, phrases, logger) : undefined,
+    teachSandbox: teacher,
     port: portFlag ?? config.port ?? AGENT_SERVER_DEFAULTS.port,
     host,
     publicUrl,
     maxCalls,
     logger,
     llm: model.llm,
+    fallbackLlm: config.fallbackLlm ?? model.fallbackLlm,
     open,
     mediaToken,
     ledger,
@@ -258,8 +261,9 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
           rooms: cluster?.rooms,
           // Every instance of a cluster must check the tokens any of them issued.
           tokens: process.env.HIWAR_WEBRTC_TOKEN_KEY ? { signingKey: process.env.HIWAR_WEBRTC_TOKEN_KEY } : undefined,
-          // The page lists what the offline recognizer hears: the phrases, then the words it hears in anyone's voice.
-          phrases: service.sandbox ? [...new Set([...phrases, ...(await import('../sandbox/engines/builtin-vocabulary.ts')).VOCABULARY_WORDS])] : [],
+          // The page lists what the offline recognizer hears now: the phrases (those of agents
+          // taught since the start too), then the words it hears in anyone's voice.
+          phrases: service.sandbox ? () => [...new Set([...(teacher?.known() ?? phrases), ...vocabulary])] : [],
           start: webrtcStart,
         });
         webrtcMessage = webrtc.message;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { firstLine } from './explain.ts';
+import { syntaxErrorPlace } from './syntax-error.ts';
 
 const TS = new Set(['.ts', '.mts', '.cts']);
 
@@ -27,7 +28,10 @@ export async function importUserModule(file: string, owner: 'agent' | 'config'):
   } catch (err) {
     const missing = /Cannot find (?:package|module) '([^']+)'/.exec(firstLine(err))?.[1];
     const install = missing && !missing.startsWith('.') && !missing.startsWith('/') ? ` (install it in the ${owner}'s project: npm install ${missing})` : '';
-    throw new Error(`could not load ${file}: ${compileError(err) ?? firstLine(err)}${install}${commonJsHint(file, ext, owner)}`);
+    // A .js file's syntax error named neither file nor line (Node's ES module loader tells neither).
+    const place = TS.has(ext) ? undefined : syntaxErrorPlace(err, file);
+    const fault = compileError(err) ?? (place ? `${firstLine(err)} (${place})` : firstLine(err));
+    throw new Error(`could not load ${file}: ${fault}${install}${commonJsHint(file, ext, owner)}`);
   }
   const outer = mod.default as { default?: unknown; __esModule?: boolean } | undefined;
   const cjs = outer !== null && typeof outer === 'object' && ('__esModule' in outer || 'default' in outer);

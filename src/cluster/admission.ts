@@ -1,8 +1,8 @@
 import { filter, take } from '../rx.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Transport } from '../transport/types.ts';
-import type { AdmissionLease, CallAdmission } from '../server/calls.ts';
-import { playAndHangUp, type RenderedLine } from './busy-line.ts';
+import type { AdmissionHooks, AdmissionLease, CallAdmission } from '../server/calls.ts';
+import { playAndHangUp, playLine, type RenderedLine } from './busy-line.ts';
 import type { Lease, RedisSemaphore } from './semaphore.ts';
 import { decideAdmission, WaitQueue } from './wait-queue.ts';
 
@@ -22,6 +22,8 @@ export interface ClusterAdmissionOptions {
   releaseDelayMs?: number;
   /** The busy line, once rendered; until then turned-away callers are hung up without it. */
   busyLine: () => RenderedLine | undefined;
+  /** The line a caller hears as a wait starts, once rendered (none: the wait is silent). */
+  waitLine?: () => RenderedLine | undefined;
   logger: Logger;
   now?: () => number;
 }
@@ -52,7 +54,7 @@ export class ClusterAdmission implements CallAdmission {
     return this.queue.length;
   }
 
-  async admit(transport: Transport): Promise<AdmissionLease | undefined> {
+  async admit(transport: Transport, hooks?: AdmissionHooks): Promise<AdmissionLease | undefined> {
     const log = this.o.logger.child({ call: transport.call.callId });
     if (this.closed) return this.turnAway(transport, 'draining');
     let lease: Lease | undefined;
@@ -70,7 +72,12 @@ export class ClusterAdmission implements CallAdmission {
       log.info({ waiting: this.queue.length }, 'all lines busy: playing the busy line');
       return this.turnAway(transport, 'busy');
     }
-    log.info({ position: this.queue.length + 1 }, 'no free line: the caller waits');
+    const position = this.queue.length + 1;
+    log.info({ position }, 'no free line: the caller waits');
+    hooks?.waiting?.(position);
+    // A caller who waits in silence takes the line for dead: told once, cut off when a line frees.
+    const waitLine = this.o.waitLine?.();
+    if (waitLine) playLine(transport, waitLine);
     const outcome = await new Promise<Lease | 'busy' | 'gone'>((settle) => {
       const waiter: Waiter = { transport, settle };
       this.queue.join(waiter, this.now());
@@ -89,6 +96,7 @@ export class ClusterAdmission implements CallAdmission {
       await transport.output.close().catch(() => {});
       return undefined;
     }
+    if (waitLine) await transport.output.interrupt().catch(() => 0);
     if (outcome === 'busy') {
       log.info('waited too long for a line: playing the busy line');
       return this.turnAway(transport, 'busy');

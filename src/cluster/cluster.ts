@@ -26,7 +26,7 @@ export interface ClusterMember {
    * the instance will carry calls, and would keep a fresh instance "not ready" for a heartbeat.
    */
   startupFinished(): void;
-  /** Renders the busy line (holding one slot while it does), keeping it for every turned-away call. */
+  /** Renders the busy line and the wait line (holding one slot while it does), kept for every turned-away or waiting call. */
   prepareBusyLine(synthesize: (text: string) => Promise<RenderedLine>): Promise<void>;
   /** SIGTERM: stop taking calls (waiting callers hear the busy line), publish "draining". */
   stopTaking(): Promise<void>;
@@ -85,6 +85,7 @@ export async function joinCluster(j: JoinOptions): Promise<ClusterMember> {
     onLost: (l: Lease) => log.error({ lease: l.id }, 'a call\'s slots expired before their renewal (the instance stalled longer than the lease); the key may go over its limit'),
   });
   let busyLine: RenderedLine | undefined;
+  let waitLine: RenderedLine | undefined;
   const admission = new ClusterAdmission({
     semaphore,
     weight: o.sessionsPerCall,
@@ -93,6 +94,7 @@ export async function joinCluster(j: JoinOptions): Promise<ClusterMember> {
     pollMs: o.pollMs,
     releaseDelayMs: o.releaseDelayMs,
     busyLine: () => busyLine,
+    waitLine: () => waitLine,
     logger: log,
   });
   const rooms = new RoomDirectory(redis, { prefix: o.prefix, instance: id, address: j.address, ttlMs: o.leaseMs });
@@ -157,6 +159,8 @@ export async function joinCluster(j: JoinOptions): Promise<ClusterMember> {
       while (!(slot = await semaphore.tryAcquire(1))) await new Promise((r) => setTimeout(r, o.pollMs));
       try {
         busyLine = await synthesize(o.busyLine);
+        // Without it a wait is silent, as before: no reason to refuse to start.
+        if (o.waitLine) waitLine = await synthesize(o.waitLine).catch((err: Error) => (log.warn({ err: err.message }, 'the wait line could not be rendered; waiting callers hear silence'), undefined));
       } finally {
         await slot.release();
       }

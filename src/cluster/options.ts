@@ -63,6 +63,13 @@ export interface ClusterOptions {
    * @default CLUSTER_DEFAULTS.busyLine
    */
   busyLine?: string;
+  /**
+   * What a caller who has to wait for a line hears once, as the wait starts (rendered at start-up
+   * with the busy line); cut off when a line frees. `false` (or `HIWAR_WAIT_LINE=off`): silence.
+   * From `HIWAR_WAIT_LINE`.
+   * @default CLUSTER_DEFAULTS.waitLine
+   */
+  waitLine?: string | false;
   /** Prefix of every Redis key hiwar writes. @default 'hiwar' */
   prefix?: string;
 }
@@ -77,6 +84,7 @@ export const CLUSTER_DEFAULTS = {
   releaseDelayMs: 1_000,
   maxLoopDelayMs: 250,
   busyLine: 'نعتذر منك، جميع الخطوط مشغولة حالياً. يرجى معاودة الاتصال بعد قليل. شكراً لك.',
+  waitLine: 'شكراً لاتصالك. جميع الخطوط مشغولة حالياً، يرجى البقاء على الخط وسنرد عليك بعد قليل.' as string | false,
   prefix: 'hiwar',
 } as const;
 

@@ -49,7 +49,7 @@ export class CallTrace {
   private readonly replies = new Map<number, Reply>();
   /** Caller turns no reply has taken up yet, by their number (`user_turn`'s `turn`). */
   private readonly pendingTurns = new Map<number, Span>();
-  /** The reply that ended and waits for its turn's `metrics` event (which follows it at once). */
+  /** The reply that ended and waits for its `metrics` or `line_metrics` event (which follows it at once). */
   private awaiting: { reply: Reply; at: number; e: Extract<SessionEvent, { type: 'agent_turn' }> } | undefined;
   /** When the caller's next turn began to be heard (its first transcript). */
   private nextTurnAt: number | undefined;
@@ -88,7 +88,7 @@ export class CallTrace {
   onEvent(e: SessionEvent): void {
     if (this.ended) return;
     const at = this.now();
-    if (this.awaiting && e.type !== 'metrics') this.finish(undefined);
+    if (this.awaiting && e.type !== 'metrics' && e.type !== 'line_metrics') this.finish(undefined);
     switch (e.type) {
       case 'transcript':
         this.nextTurnAt ??= at;
@@ -112,12 +112,13 @@ export class CallTrace {
         const reply = this.replyOf(e.reply);
         if (!reply) break;
         this.replies.delete(reply.id);
-        // A caller turn's reply: its metrics come in the next event, before anything else.
-        if (reply.turn) this.awaiting = { reply, at, e };
-        else this.endReply(reply, at, e, undefined);
+        // Its metrics come in the next event, before anything else: `metrics` for a caller
+        // turn's reply, `line_metrics` for a line (an older session's line has none: it ends then).
+        this.awaiting = { reply, at, e };
         break;
       }
       case 'metrics':
+      case 'line_metrics':
         this.finish(e.metrics);
         break;
       case 'interruption': {
@@ -284,6 +285,7 @@ export class CallTrace {
       'hiwar.interrupted': !!e?.interrupted,
       ...(e ? { 'hiwar.reply.chars': e.text.length, 'hiwar.reply.heard_chars': e.heardText.length } : {}),
       ...(m?.voiceToVoiceMs !== undefined ? { 'hiwar.voice_to_voice_ms': m.voiceToVoiceMs } : {}),
+      ...(m?.lineToVoiceMs !== undefined ? { 'hiwar.line_to_voice_ms': m.lineToVoiceMs } : {}),
     });
     r.span.end(at);
     if (r.turn) {

@@ -42,8 +42,14 @@ export interface AdmissionLease {
  * lease), after a wait, or not at all (undefined: the admission has told the caller and hung up).
  */
 export interface CallAdmission {
-  /** Admits a call (a lease to release when it ends) or refuses it (undefined). */
-  admit(transport: Transport): Promise<AdmissionLease | undefined>;
+  /** Admits a call (a lease to release when it ends) or refuses it (undefined); `hooks` hear of a wait. */
+  admit(transport: Transport, hooks?: AdmissionHooks): Promise<AdmissionLease | undefined>;
+}
+
+/** What an admission tells the server of a call it holds. */
+export interface AdmissionHooks {
+  /** The caller waits for a line, `position` in the queue (1: next). */
+  waiting?(position: number): void;
 }
 
 /** Options of the call manager. */
@@ -63,6 +69,8 @@ export interface CallManagerOptions {
    * holds the call's slot; what it throws is logged.
    */
   onCallEnded?(transport: Transport, report: CallReport | undefined, outcome: CallOutcome): void;
+  /** Told when a call starts waiting for a line (the admission's queue); what it throws is logged. */
+  onCallWaiting?(transport: Transport, position: number): void;
 }
 
 interface Live {
@@ -160,7 +168,15 @@ export class CallManager implements CallHost {
     if (this.active >= (this.o.maxCalls ?? 200)) throw refuse('full');
     const log = this.o.logger.child({ provider, call: transport.call.callId });
     if (!this.o.admission) return this.run(transport, log, observer);
-    const lease = await this.o.admission.admit(transport);
+    const lease = await this.o.admission.admit(transport, {
+      waiting: (position) => {
+        try {
+          this.o.onCallWaiting?.(transport, position);
+        } catch (err) {
+          log.warn({ err: (err as Error).message }, 'call-waiting hook failed');
+        }
+      },
+    });
     if (!lease) {
       this.o.metrics.calls.inc({ provider, outcome: 'refused' });
       return 'refused';

@@ -2,7 +2,6 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Subject, type Observable } from '../rx.ts';
 import type { Llm } from '../llm/types.ts';
-import type { SandboxOptions } from '../sandbox/index.ts';
 import type { ServiceClient } from '../service/client.ts';
 import type { Agent } from '../session/agent.ts';
 import { agentProblem } from '../session/check-agent.ts';
@@ -15,7 +14,7 @@ import type { CallAdmission, SessionFactory } from './calls.ts';
 import type { ServerMetrics } from './metrics.ts';
 import type { ServerLimits } from './limits.ts';
 import { AgentServer, type AttachOptions } from './server.ts';
-import { serviceOf, type Service } from './service.ts';
+import { serviceOf, type Service, type ServerSandboxOptions } from './service.ts';
 import { agentWithVariables } from '../session/variables.ts';
 import { CallTokens, type CallTokenOptions } from './tokens.ts';
 import { MemoryTokenLedger, type TokenLedger } from './token-ledger.ts';
@@ -62,9 +61,10 @@ export interface CreateAgentServerOptions {
    * The embedded sandbox used when there is no client and no `HIWAR_API_KEY`. Its offline
    * recognizer knows what it voiced, the phrases of `agent` (its intents' examples and those of
    * the agents in its `handoffs`), those of each agent `agentFor` chooses (taught before that
-   * agent's first call) and `phrasebook`'s. false: refuse to start without a key instead.
+   * agent's first call) and `phrasebook`'s; the lines it voices are kept on disk for the next
+   * start as `hiwar serve`'s are (`voicedLines`). false: refuse to start without a key instead.
    */
-  sandbox?: Pick<SandboxOptions, 'phrasebook'> | false;
+  sandbox?: ServerSandboxOptions | false;
   /**
    * With a `client` of an embedded sandbox started elsewhere in this process (`hiwar serve` starts
    * its own): teaches it the phrases of an agent `agentFor` chose, before that agent's first call
@@ -103,8 +103,14 @@ export interface CreateAgentServerOptions {
   probes?: boolean;
   /** A pino logger. Default: level HIWAR_LOG_LEVEL, else 'warn', to stderr. */
   logger?: Logger;
-  /** The language model of every session (default: the service's). */
+  /** The language model of every session, over each agent's own (default: each agent's `llm`, else its scripted intents). */
   llm?: Llm;
+  /**
+   * The model of an agent that has no `llm` of its own, when `llm` is not given (default: its
+   * scripted intents); the agents it hands the call to without theirs answer with it too.
+   * `hiwar serve` gives OPENAI_API_KEY's model here when the config has `agentFor`.
+   */
+  fallbackLlm?: Llm;
   /** The sessions' clock (a scaled clock in tests). */
   clock?: Clock;
   /** Told once per call after it ended (post-call analytics); what it throws becomes a `hook_failed` event. */
@@ -128,6 +134,8 @@ export type ServerEvent =
   | { type: 'call_started'; call: CallInfo; agent: string }
   | { type: 'call_ended'; call: CallInfo; outcome: CallOutcome; report?: CallReport }
   | { type: 'call_refused'; call: CallInfo; reason: string }
+  /** No line is free (cluster mode): the caller waits in the queue at `position` (1: next) and hears the wait line. */
+  | { type: 'call_waiting'; call: CallInfo; position: number }
   | { type: 'hook_failed'; hook: 'agentFor' | 'onCallEnded'; call: CallInfo; error: string };
 
 /** A composed agent server: mount it (`handler`, `attach`) or let it listen; then drain or close. */
@@ -212,7 +220,9 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
   const sessionsFor = new WeakMap<Agent, ReturnType<typeof agentSessions>>();
   const sessionsOf = (agent: Agent) => {
     let f = sessionsFor.get(agent);
-    if (!f) sessionsFor.set(agent, (f = agentSessions({ client: service.client, agent, logger, clock: o.clock, llm: o.llm })));
+    // The fallback only where the agent has none: an agent's own model is never overridden by it.
+    const llm = o.llm ?? (agent.llm ? undefined : o.fallbackLlm);
+    if (!f) sessionsFor.set(agent, (f = agentSessions({ client: service.client, agent, logger, clock: o.clock, llm, teach: service.teach })));
     return f;
   };
   const chosen: SessionFactory = async (transport) => {
@@ -269,6 +279,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     deferReady: o.deferReady,
     limits: o.limits,
     sessions: o.wrapSessions ? o.wrapSessions(chosen) : chosen,
+    onCallWaiting: (transport, position) => emit({ type: 'call_waiting', call: transport.call, position }),
     onCallEnded: (transport, report, outcome) => {
       const call = transport.call;
       try {

@@ -13,6 +13,9 @@ import { voicingLine } from '../sandbox/voicing-line.ts';
 export const voicing = (count: number, voices: Iterable<SandboxVoice>): string =>
   voicingLine(count, [...voices].filter((v) => v.record.type === 'premade').map((v) => v.record.voice_id), RENDER_CACHE_DEFAULTS.dir);
 
+/** `sandboxTeacher`'s teacher: teaches an agent's phrases; `known()`, the phrases the sandbox knows now. */
+export type SandboxTeacher = ((agent: Agent, callId: string) => Promise<void>) & { known(): string[] };
+
 /**
  * How a running embedded sandbox learns the phrases of an agent chosen for a call (`agentPhrases`)
  * that it does not know yet: resolves once it knows them all. `taught`: the phrases it started
@@ -20,10 +23,12 @@ export const voicing = (count: number, voices: Iterable<SandboxVoice>): string =
  * catalogue (the service hears anyone: a caller is a person), one phrase at a time (voicing is
  * CPU the running calls need too). A phrase it cannot learn is a warning; the call goes on.
  */
-export function sandboxTeacher(sandbox: Pick<Sandbox, 'state'>, taught: readonly string[], logger: Logger): (agent: Agent, callId: string) => Promise<void> {
+export function sandboxTeacher(sandbox: Pick<Sandbox, 'state'>, taught: readonly string[], logger: Logger): SandboxTeacher {
   const learning = new Map<string, Promise<void>>(taught.map((p) => [p, Promise.resolve()]));
+  // What it knows now, in the order learnt: the call page lists these.
+  const known = new Set(taught);
   let queue = Promise.resolve();
-  return async (agent, callId) => {
+  const teach = async (agent: Agent, callId: string) => {
     const phrases = agentPhrases(agent);
     const fresh = phrases.filter((p) => !learning.has(p));
     // A warning, the default level's: voicing holds up a call for seconds a phrase on a busy
@@ -31,7 +36,7 @@ export function sandboxTeacher(sandbox: Pick<Sandbox, 'state'>, taught: readonly
     if (fresh.length) logger.warn({ call: callId, agent: agent.name }, `agent "${agent.name}" chosen for a call: ${voicing(fresh.length, sandbox.state.voices.values())}`);
     for (const phrase of fresh) {
       // After the phrase before, whether or not it was learnt.
-      queue = queue.catch(() => {}).then(() => sandbox.state.learnPhrase(phrase));
+      queue = queue.catch(() => {}).then(() => sandbox.state.learnPhrase(phrase)).then(() => void known.add(phrase));
       learning.set(
         phrase,
         queue.catch((err: Error) => {
@@ -43,4 +48,5 @@ export function sandboxTeacher(sandbox: Pick<Sandbox, 'state'>, taught: readonly
     }
     await Promise.all(phrases.map((p) => learning.get(p)));
   };
+  return Object.assign(teach, { known: () => [...known] });
 }

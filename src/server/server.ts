@@ -50,6 +50,8 @@ export interface AgentServerOptions {
   deferReady?: boolean;
   /** Told when each call has ended (post-call analytics); see `CallManagerOptions`. */
   onCallEnded?: CallManagerOptions['onCallEnded'];
+  /** See `CallManagerOptions.onCallWaiting`. */
+  onCallWaiting?: CallManagerOptions['onCallWaiting'];
   /**
    * Time limits for slow clients (request head, body, untaken upgrades); see `SERVER_LIMITS`.
    * The head and body limits apply to the server's own port (`listen()`); the upgrade limit to
@@ -100,6 +102,7 @@ export class AgentServer {
       publicUrl: (req) => publicUrlOf(req, o.publicUrl),
       admission: o.admission,
       onCallEnded: o.onCallEnded,
+      onCallWaiting: o.onCallWaiting,
     });
   }
 

@@ -17,12 +17,23 @@ export interface Service {
   close(): Promise<void>;
 }
 
+/** `createAgentServer`'s embedded sandbox: what its recognizer is taught besides the agents' phrases, and where its voiced lines are kept. */
+export interface ServerSandboxOptions extends Pick<SandboxOptions, 'phrasebook'> {
+  /**
+   * Where the lines it voices (the phrases it is taught, the agents' lines) are kept for the next
+   * start, which then takes seconds instead of a minute: a directory, or `false` for memory only.
+   * The render cache is the process's (`RENDER_CACHE_DEFAULTS.dir`).
+   * @default as `hiwar serve`: HIWAR_SANDBOX_RENDER_CACHE (`off`: none), else `voiced-lines` in hiwar's cache (`$HIWAR_CACHE`, `$XDG_CACHE_HOME/hiwar`, `~/.cache/hiwar`)
+   */
+  voicedLines?: string | false;
+}
+
 /** What of `createAgentServer`'s options shapes its service. */
 export interface ServiceChoice {
   client?: ServiceClient;
   /** The default agent: the embedded sandbox starts knowing its phrases. */
   agent?: Agent;
-  sandbox?: Pick<SandboxOptions, 'phrasebook'> | false;
+  sandbox?: ServerSandboxOptions | false;
   /** With `client`: how its sandbox learns an agent's phrases, when it is one (`sandboxTeacher`). */
   teachSandbox?: Service['teach'];
 }
@@ -36,12 +47,15 @@ export async function serviceOf(o: ServiceChoice, sandboxSessions: number, logge
   if (process.env.HIWAR_API_KEY) return { client: new ServiceClient(), close: async () => {} };
   if (o.sandbox === false) throw new Error('createAgentServer: no `client` and no HIWAR_API_KEY, and `sandbox: false` forbids the embedded sandbox');
   // Loaded only here: a server on the real service never needs the sandbox's modules.
-  const [{ startSandbox }, { generateKey }, { builtInVoices }, { sandboxTeacher, voicing }] = await Promise.all([
+  const [{ startSandbox }, { generateKey }, { builtInVoices }, { sandboxTeacher, voicing }, { serverVoicedLines }] = await Promise.all([
     import('../sandbox/index.ts'),
     import('../sandbox/keys.ts'),
     import('../sandbox/catalogue.ts'),
     import('./sandbox-teacher.ts'),
+    import('../sandbox/voiced-lines.ts'),
   ]);
+  // On disk as `hiwar serve`'s: a restart voiced every phrase again (a minute on a busy machine).
+  await serverVoicedLines(o.sandbox?.voicedLines);
   const phrasebook = sandboxPhrasebook(o.agent, o.sandbox?.phrasebook ?? []);
   if (phrasebook.length) logger.warn(`no HIWAR_API_KEY: starting the embedded sandbox, ${voicing(phrasebook.length, builtInVoices(''))}`);
   // warmUp: the server is there to take calls; the first must not load the VAD model mid-greeting.

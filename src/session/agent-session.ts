@@ -47,6 +47,12 @@ export interface SessionOptions {
   logger?: Logger;
   /** Your own recognizer, voice, turn and interruption policies or text transform (see `SessionStages`). */
   stages?: SessionStages;
+  /**
+   * Teaches an embedded sandbox's recognizer the phrases of an agent the call is handed to that no
+   * agent's `handoffs` lists (`createAgentServer` gives its sandbox's); awaited before that agent's
+   * `onEnter`. Without it such a handoff is only warned of (a `handoff_unlisted` event and a log line).
+   */
+  teach?: (agent: Agent) => Promise<void>;
 }
 
 /** A request of the lane, with what the session reports about it. */
@@ -216,6 +222,7 @@ export class AgentSession implements SessionControl {
       emit: (e) => this.emit(e),
       threw: this.threw,
       speakTaskLine: (text, task, signal, answers) => this.actions.during(() => this.reply({ text, task, answers }, signal)),
+      teach: opts.teach,
     });
   }
 

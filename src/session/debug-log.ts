@@ -21,6 +21,8 @@ export function debugRecord(e: SessionEvent): { fields: Record<string, unknown>;
       return { fields: { tool: e.outcome.call.name, ok: !e.outcome.error, ms: e.outcome.ms }, message: 'tool ran' };
     case 'agent_handoff':
       return { fields: { from: e.from, to: e.to, carry: e.carry }, message: 'handoff' };
+    case 'handoff_unlisted':
+      return { fields: { from: e.from, to: e.to, teaching: e.teaching }, message: 'handoff to an agent no handoffs list' };
     case 'task_started':
       return { fields: { task: e.name }, message: 'task started' };
     case 'task_ended':

@@ -146,6 +146,12 @@ export type SessionEvent =
   | { type: 'ended'; reason: string }
   /** Another agent takes the call over at the next reply (`handoff`). */
   | { type: 'agent_handoff'; from: string; to: string; carry: 'summary' | 'full' | 'none' }
+  /**
+   * A handoff to an agent the call's agents do not list in their `handoffs`: it was not checked
+   * before the call and, offline, the sandbox's recognizer was not taught its phrases at the start.
+   * `teaching`: the session teaches them now (`SessionOptions.teach`), before the agent's `onEnter`.
+   */
+  | { type: 'handoff_unlisted'; from: string; to: string; teaching: boolean }
   /** A task (`runTask`) takes the caller's turns and keys until it ends. */
   | { type: 'task_started'; name: string }
   | { type: 'task_ended'; name: string; result: ReportTask['result'] };

@@ -10,6 +10,7 @@ import type { ChatHistory } from './history.ts';
 import type { Logger } from './logger.ts';
 import type { ReplyLane } from './reply-lane.ts';
 import type { ReportBuilder } from './report.ts';
+import { reachableAgents } from './check-agent.ts';
 import { buildStages, type AgentStages, type StageContext } from './stages.ts';
 import { TASK_RUN_DEFAULTS, TaskRun, type AnsweredTurn } from './task-runner.ts';
 
@@ -31,6 +32,8 @@ export interface FlowHost {
   threw: HookThrew;
   /** Speaks a task's line as a reply of the session (report, events, barge-in). */
   speakTaskLine(text: string, task: string, signal: AbortSignal, answers?: AnsweredTurn): Promise<void>;
+  /** Teaches an offline recognizer an unlisted handoff agent's phrases (`SessionOptions.teach`). */
+  teach?: (agent: Agent) => Promise<void>;
 }
 
 /**
@@ -66,12 +69,15 @@ export class Flow {
   task: TaskRun<unknown> | undefined;
   /** A handoff asked during a reply, done when it ends. */
   private pending: { next: Handoff; done: () => void } | undefined;
+  /** The agents whose phrases an offline recognizer was taught for this call: the first and its `handoffs`, followed on. */
+  private readonly listed: Set<Agent>;
 
   constructor(
     agent: Agent,
     private readonly host: FlowHost,
   ) {
     this.stages = buildStages(agent, host.stageContext);
+    this.listed = new Set(reachableAgents(agent));
   }
 
   say(text: string): Promise<void> {
@@ -125,6 +131,8 @@ export class Flow {
     const { host } = this;
     if (host.isEnding()) return;
     const from = this.stages;
+    // Started now, awaited before the next agent's onEnter (the line the caller answers).
+    const taught = this.unlisted(from.agent, h.agent);
     guarded('onExit', () => from.agent.hooks?.onExit?.(host.session, host.control), host.threw);
     host.history.replace(h.agent.instructions, await carriedHistory(host.history.turns(), h.carry, this.summarizer()));
     this.stages = buildStages(h.agent, host.stageContext, from);
@@ -135,9 +143,29 @@ export class Flow {
     }
     host.report.handoff({ from: from.agent.name, to: h.agent.name, carry: h.carry });
     host.emit({ type: 'agent_handoff', from: from.agent.name, to: h.agent.name, carry: h.carry });
+    await taught;
     // Not awaited: a handoff asked by a tool is taken over inside the reply that ran the tool, and
     // an onEnter that awaits `say` or `runTask` waits for that reply to end (a deadlock before).
     void guardedAsync('onEnter', () => h.agent.hooks?.onEnter?.(host.session, host.control), host.threw);
+  }
+
+  /**
+   * A handoff to an agent no `handoffs` of the call's agents lists: offline, the recognizer was not
+   * taught its phrases, so the caller was not heard after it. Said as an event and a warning naming
+   * `Agent.handoffs`, and taught now where the session can (`teach`), each agent once a call.
+   */
+  private async unlisted(from: Agent, next: Agent): Promise<void> {
+    const { host } = this;
+    // A copy filled with one call's variables (agentWithVariables) is the agent it was made from.
+    if ([...this.listed].some((a) => a === next || (a.name === next.name && a.intents === next.intents))) return;
+    for (const a of reachableAgents(next)) this.listed.add(a);
+    const teaching = !!host.teach;
+    host.emit({ type: 'handoff_unlisted', from: from.name, to: next.name, teaching });
+    host.log.warn(
+      { from: from.name, to: next.name },
+      `agent "${from.name}" handed the call to "${next.name}", which no Agent.handoffs of this call lists: it was not checked before the call and, offline, the recognizer was not taught its phrases${teaching ? ' (teaching them now)' : " (the caller may not be heard)"}; add it to ${from.name}'s handoffs`,
+    );
+    await host.teach?.(next).catch((err: unknown) => host.log.warn({ to: next.name, err: (err as Error)?.message }, "teaching the next agent's phrases failed; the call goes on without them"));
   }
 
   /** Runs `task` to its result; from outside a reply, after the greeting and once nothing is being said. */

@@ -61,6 +61,14 @@ test('a missing file, a folder without an index, no default export and a non-age
   assert.equal(await message(loadAgent('half.ts', dir)), `CliError: --agent half.ts: the default export of ${join(dir, 'half.ts')} is not an Agent (missing instructions, outOfServiceLine)`);
   // A file tsx cannot compile: the fault and where it is, not esbuild's "Transform failed with 1 error:" alone.
   assert.match(await message(loadAgent('typo.ts', dir)), /^CliError: --agent typo\.ts: could not load \S+typo\.ts: Expected identifier but found "," \(\S+typo\.ts:2:15\)$/);
+  // A .js file with a syntax error: Node's ES module loader named neither the file nor the line.
+  writeFileSync(join(dir, 'bad.mjs'), "export default {\n  name: 'bad',\n  greeting: 'hi' oops\n};\n");
+  assert.equal(await message(loadAgent('bad.mjs', dir)), `CliError: --agent bad.mjs: could not load ${join(dir, 'bad.mjs')}: Unexpected identifier 'oops' (${join(dir, 'bad.mjs')}:3:18)`);
+  // …or in a file it imports, which is the one named.
+  mkdirSync(join(dir, 'lib'));
+  writeFileSync(join(dir, 'lib/lines.js'), "export const greeting = 'hi';\nexport const bye = ('bye';\n");
+  writeFileSync(join(dir, 'outer.js'), "import { greeting } from './lib/lines.js';\nexport default { name: 'outer', greeting };\n");
+  assert.equal(await message(loadAgent('outer.js', dir)), `CliError: --agent outer.js: could not load ${join(dir, 'outer.js')}: Unexpected token ';' (${join(dir, 'lib/lines.js')}:2:26)`);
   assert.match(await message(loadAgent('broken.ts', dir)), /^CliError: --agent broken\.ts: could not load \S+broken\.ts: Cannot find package 'no-such-package' [^\n]*\(install it in the agent's project: npm install no-such-package\)$/);
 });
 
@@ -84,6 +92,10 @@ test('hiwar demo --agent runs a whole call with an agent from another folder, it
 
 test('an agent in a CommonJS package fails in one line that says how to fix it', async () => {
   const dir = userProject('commonjs');
+  // A syntax error in a CommonJS .js file: its place from Node's own stack.
+  writeFileSync(join(dir, 'bad.js'), "module.exports = {\n  name: 'bad',,\n};\n");
+  const bad = join(dir, 'bad.js');
+  assert.ok((await message(loadAgent('bad.js', dir))).startsWith(`CliError: --agent bad.js: could not load ${bad}: Unexpected token ',' (${bad}:2:15) (the agent's package`));
   writeFileSync(join(dir, 'agent.ts'), SHOP);
   // console loads the agent before it opens any device.
   const r = await hiwar(['console', '--agent', 'agent.ts'], {}, 60_000, dir);

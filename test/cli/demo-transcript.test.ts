@@ -53,3 +53,11 @@ test('a reply the service could not voice says so; a turn with no chunk before i
   assert.deepEqual(out[1], ['  (not heard: the service did not voice this reply)']);
   assert.deepEqual(out[2], ['  الوكيل  ◂ مع السلامة']);
 });
+
+test('the latency table says so in a line when no caller turn was answered, instead of a header over nothing', async () => {
+  const { latencyTable } = await import('../../src/cli/demo.ts');
+  const report = { agent: 'x', handoffs: [], tasks: [], llm: 'scripted', turns: [{ role: 'agent', text: greeting, heardText: greeting, interrupted: false, startedAt: 0 }], ended: 'caller hung up', durationSeconds: 3, notices: [] } as unknown as Parameters<typeof latencyTable>[0];
+  const table = latencyTable(report, 3);
+  assert.doesNotMatch(table, /voice-to-voice/, 'no empty table');
+  assert.match(table, /^\nlatency: no reply to a caller turn in this call, so no per-turn table \(the caller hung up first, or was never heard\)$/);
+});

@@ -21,7 +21,7 @@ test('with OPENAI_API_KEY: the model and where it is asked, never the key', () =
   assert.match(describeLlm(llmFromEnv(callCentre, gateway), gateway), / at https:\/\/gateway\.example\.com\/v1$/);
 });
 
-test("serve, call and campaign take the environment's model when nothing else chose one; the config's, the agent's own and agentFor's agents keep theirs", () => {
+test("serve, call and campaign take the environment's model when nothing else chose one; with agentFor, for the agents without one; the config's and the agent's own are kept", () => {
   const env = { OPENAI_API_KEY: 'sk-test-secret-0123456789', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', HIWAR_LLM_MODEL: 'qwen2.5' };
   assert.deepEqual(serverLlm({ agent: callCentre }, {}), {}, 'no key: the agent answers as before');
   const fromEnv = serverLlm({ agent: callCentre }, env);
@@ -29,7 +29,11 @@ test("serve, call and campaign take the environment's model when nothing else ch
   assert.equal(fromEnv.line, 'openai:qwen2.5 at http://127.0.0.1:11434/v1');
   const own = new ScriptedLlm({ intents: [], fallback: 'عذرًا' });
   assert.equal(serverLlm({ agent: { ...callCentre, llm: own } }, env).llm, undefined, "the agent's own model is left to it");
-  assert.equal(serverLlm({ agent: callCentre, agentFor: () => undefined }, env).llm, undefined, 'agents chosen per call keep their own');
+  const perCall = serverLlm({ agent: callCentre, agentFor: () => undefined }, env);
+  assert.equal(perCall.llm, undefined, 'agents chosen per call keep their own');
+  assert.ok(perCall.fallbackLlm instanceof OpenAiLlm, 'and those without one answer with the environment\'s (they had the scripted intents)');
+  assert.equal(perCall.line, 'openai:qwen2.5 at http://127.0.0.1:11434/v1 for the agents without a model of their own');
+  assert.deepEqual(serverLlm({ agentFor: () => undefined }, {}), {}, 'no key: nothing changes');
   assert.equal(serverLlm({ configLlm: own, agent: callCentre }, env).llm, own);
 });
 

@@ -13,9 +13,9 @@ const FRAME = 320; // 20 ms at 16 kHz
  * generic PCM protocol (docs/telephony.md) by a caller who says `texts` in turn, each voiced by
  * another sandbox (audio the server's sandbox did not make) and each waited for until the agent
  * answers: a reply is the proof the line became a turn. `serving`: what its ready line says it
- * serves, before the address. Returns what the server printed.
+ * serves, before the address. `after`: asked of the server before it stops. Returns what the server printed.
  */
-async function callServe(dir: string, args: string[], serving: string, texts: string[], logLevel = 'warn'): Promise<string> {
+async function callServe(dir: string, args: string[], serving: string, texts: string[], logLevel = 'warn', after?: (url: string) => Promise<void>): Promise<string> {
   const voice = await runSandbox();
   const lines = await Promise.all(texts.map(async (t) => pad(await voiced(voice.client, t, 16000, 'ar-najdi-male-2'), 16000, 0.2, 1.5)));
   await voice.close();
@@ -78,6 +78,7 @@ async function callServe(dir: string, args: string[], serving: string, texts: st
     } finally {
       ws.close();
     }
+    await after?.(url);
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -131,6 +132,12 @@ test("hiwar serve --agent: after a handoff the next agent hears its own phrases 
 test('hiwar serve --config with agentFor: the agent chosen for a call is taught to the embedded sandbox before that call', async () => {
   const config = `import shop from './agent.ts';\nexport default { agentFor: () => shop };\n`;
   const dir = userProject({ 'agent.ts': SHOP_AGENT, 'server.config.ts': config });
-  const out = await callServe(dir, ['--config', 'server.config.ts'], 'agents chosen per call by server.config.ts', ['أين طلبي']);
+  const listed: { before?: string[]; after?: string[] } = {};
+  const phrases = async (url: string) => ((await (await fetch(`${url}/webrtc/phrases`)).json()) as { phrases: string[] }).phrases;
+  const out = await callServe(dir, ['--config', 'server.config.ts'], 'agents chosen per call by server.config.ts', ['أين طلبي'], 'warn', async (url) => {
+    listed.after = await phrases(url);
+  });
   assert.match(out, /agent "shop" chosen for a call: voicing 1 phrase /, out);
+  // The call page lists what the sandbox learnt for the call too: it listed the start's phrases only.
+  assert.ok(listed.after?.includes('أين طلبي'), `GET /webrtc/phrases: ${JSON.stringify(listed.after)}\n${out}`);
 });

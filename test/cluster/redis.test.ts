@@ -99,15 +99,29 @@ describe('instance registry and rooms', () => {
 function fakeTransport(id: string) {
   const events = new Subject<TransportEvent>();
   const done: string[] = [];
+  /** Samples of agent audio written to the call. */
+  let written = 0;
   const t = {
     call: { callId: id, provider: 'test', parameters: {} },
     inputRate: 16000,
     audio$: new Subject(),
     events$: events,
-    output: { close: async () => void done.push('closed') },
+    output: {
+      sampleRate: 8000,
+      write: (f: { samples: Int16Array }) => void (written += f.samples.length),
+      interrupt: async () => (done.push('interrupted'), 0),
+      close: async () => void done.push('closed'),
+    },
     hangup: async (reason?: string) => void done.push(`hangup:${reason}`),
   } as unknown as Transport;
-  return { t, events, done };
+  return {
+    t,
+    events,
+    done,
+    get written() {
+      return written;
+    },
+  };
 }
 
 describe('cluster admission', () => {
@@ -165,6 +179,28 @@ describe('cluster admission', () => {
     assert.equal(await pending, undefined);
     assert.deepEqual(w.done, ['hangup:busy', 'closed']);
     await held!.release();
+    adm.close();
+  });
+
+  it('tells a caller who has to wait: the wait line as the wait starts, cut off when a line frees, and the position to the server', async () => {
+    const s = sem('t:slots:adm4', 'x', 2);
+    // Half a second at 8 kHz, the rate the transport wants.
+    const waitLine = { samples: new Int16Array(4000).fill(1000), sampleRate: 8000 };
+    const adm = new ClusterAdmission({ semaphore: s, weight: 2, queueSize: 2, queueWaitMs: 60_000, pollMs: 20, busyLine: () => undefined, waitLine: () => waitLine, logger: createLogger('silent') });
+    const first = fakeTransport('first');
+    const held = (await adm.admit(first.t))!;
+    assert.equal(first.written, 0, 'a call admitted at once hears no wait line');
+    const waiter = fakeTransport('waiter');
+    const positions: number[] = [];
+    const pending = adm.admit(waiter.t, { waiting: (p) => positions.push(p) });
+    for (const give = Date.now() + 10_000; adm.waiting < 1 && Date.now() < give; ) await sleep(10);
+    assert.deepEqual(positions, [1]);
+    assert.equal(waiter.written, 4000, 'the wait line, whole, on the waiting call (it waited in silence)');
+    await held.release();
+    const lease = await pending;
+    assert.ok(lease);
+    assert.deepEqual(waiter.done, ['interrupted'], "what is left of the wait line is dropped before the agent's greeting");
+    await lease.release();
     adm.close();
   });
 });

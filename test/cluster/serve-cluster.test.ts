@@ -136,14 +136,18 @@ describe('a cluster of three hiwar serve instances sharing one key', () => {
     await waitFor(() => busyHangup(busy), 'the caller past A\'s queue hears the busy line and is hung up', 60_000);
     assert.ok(busy.agentAudio.reduce((n, a) => n + a.length, 0) > 16000, 'a second and more of the busy line was played');
     assert.equal(await totalActive(), CALLS);
-    assert.equal(waitA.agentAudio.length + waitB.agentAudio.length, 0, 'waiting callers hear nothing yet');
+    // Told they wait (the wait line), not left in silence, and not hung up.
+    await waitFor(() => waitA.agentAudio.length > 0 && waitB.agentAudio.length > 0, 'waiting callers hear the wait line');
+    assert.ok(!busyHangup(waitA) && !busyHangup(waitB));
+    const heard = (f: FarEnd) => f.agentAudio.reduce((n, a) => n + a.length, 0);
 
     running[0]!.hangup();
     await until(async () => (await waitingOn(A)) + (await waitingOn(B)) === 1, 'one waiter took the freed line');
     await until(async () => (await totalActive()) === CALLS, 'three calls running again');
     running[1]!.hangup();
     await until(async () => (await waitingOn(A)) + (await waitingOn(B)) === 0, 'the other waiter took the next line');
-    await waitFor(() => waitA.agentAudio.length > 0 && waitB.agentAudio.length > 0, 'both waiters are talking to the agent');
+    const admitted = [heard(waitA), heard(waitB)];
+    await waitFor(() => heard(waitA) > admitted[0]! && heard(waitB) > admitted[1]!, 'both waiters are talking to the agent');
     assert.ok(!busyHangup(waitA) && !busyHangup(waitB));
 
     for (const f of [running[2]!, waitA, waitB]) f.hangup();
@@ -184,7 +188,8 @@ describe('a cluster of three hiwar serve instances sharing one key', () => {
       const killedAt = Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
       const expiries = (await leasesOf(C)).map(([, e]) => e);
       assert.ok(expiries.every((e) => e <= killedAt + LEASE_MS), 'every lease of the dead instance ends within one lease time');
-      await waitFor(() => waiter.agentAudio.length > 0, 'the waiter is served once the dead instance\'s lease expired', 60_000);
+      // (It hears the wait line while it waits: its place in the queue says when it is served.)
+      await until(async () => (await waitingOn(A)) === 0, 'the waiter is served once the dead instance\'s lease expired');
       assert.ok(!busyHangup(waiter));
       const status = await r.smembers('hiwar:instances');
       await until(async () => (await r.exists(`hiwar:instance:${status.find((id) => id.includes(`-${C.child.pid}-`))}`)) === 0, 'the dead instance drops out of the registry');

@@ -75,6 +75,14 @@ test('a whole call as one trace: call → turns → reply → model, synthesis, 
   assert.equal(lines[0]!.attributes['hiwar.reply.kind'], 'line');
   assert.equal(children(spans, lines[0]!, 'hiwar.llm').length, 0, 'a fixed line asks no model');
   assert.ok(children(spans, lines[0]!, 'hiwar.tts').length >= 1);
+  // Its latencies (the `line_metrics` event) on its spans, as a turn's are on its own.
+  const lineMetrics = events.find((e) => e.type === 'line_metrics');
+  assert.ok(lineMetrics?.type === 'line_metrics' && lineMetrics.metrics.lineToVoiceMs !== undefined);
+  assert.equal(lines[0]!.attributes['hiwar.line_to_voice_ms'], lineMetrics.metrics.lineToVoiceMs);
+  const lineTts = children(spans, lines[0]!, 'hiwar.tts').sort((a, b) => start(a) - start(b));
+  assert.equal(lineTts[0]!.attributes['hiwar.tts.first_audio_ms'], lineMetrics.metrics.ttsFirstAudioMs);
+  assert.ok(lineTts[0]!.events.some((e) => e.name === 'first_audio'));
+  assert.equal(children(spans, lines[0]!, 'hiwar.playout')[0]?.attributes['hiwar.playout.start_ms'], lineMetrics.metrics.playoutStartMs);
 
   const turns = children(spans, callSpan, 'hiwar.turn');
   assert.equal(turns.length, 1, 'one caller turn');

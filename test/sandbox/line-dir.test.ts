@@ -1,13 +1,13 @@
 /**
  * The bound of the sandbox's directory of voiced lines (src/sandbox/line-dir.ts) and where the CLI
- * keeps that directory by default (src/cli/voiced-lines.ts).
+ * keeps that directory by default (src/sandbox/voiced-lines.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { voicedLinesDir } from '../../src/cli/voiced-lines.ts';
+import { voicedLinesDir } from '../../src/sandbox/voiced-lines.ts';
 import type { EspeakVoice } from '../../src/sandbox/engines/espeak.ts';
 import { RENDER_CACHE_DEFAULTS, renderLine } from '../../src/sandbox/engines/render-cache.ts';
 import { LINE_DIR_DEFAULTS, pruneLineDir, touchLine } from '../../src/sandbox/line-dir.ts';

@@ -11,9 +11,10 @@ import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { z } from 'zod';
 import { defineTool } from '../../src/llm/types.ts';
+import { handoff } from '../../src/session/handoff.ts';
 import { createAgentServer, type AgentServerApp, type ServerEvent } from '../../src/server/index.ts';
 import type { Agent } from '../../src/session/agent.ts';
-import type { CallReport } from '../../src/session/events.ts';
+import type { CallReport, SessionEvent } from '../../src/session/events.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import { realClock } from '../../src/transport/clock.ts';
 import { telephonyRoutes } from '../../transports/telephony/index.ts';
@@ -64,15 +65,15 @@ async function serve(options: Parameters<typeof createAgentServer>[0]) {
 }
 
 /**
- * One call to `to`: after the greeting the caller says `say` (if any) and waits for an answer,
+ * One call to `to`: after the greeting the caller says each of `says` and waits for an answer,
  * then hangs up. Resolves with the call's report: its turns say what was heard and answered.
  */
-async function call(server: { url: string; events: ServerEvent[] }, callId: string, to: string, say?: string): Promise<CallReport> {
+async function call(server: { url: string; events: ServerEvent[] }, callId: string, to: string, ...says: string[]): Promise<CallReport> {
   const far = new FarEnd(`${server.url.replace(/^http/, 'ws')}/telephony/pcm?rate=16000&call_id=${callId}&to=${encodeURIComponent(to)}`, pcmGateway(), realClock());
   await far.start();
   try {
     await quietAfter(far, 0.5); // the greeting
-    if (say) {
+    for (const say of says) {
       const before = far.played;
       await far.say(lines.get(say)!);
       // An answer is the proof the line became a turn; the limit only ends a broken build's wait
@@ -113,4 +114,30 @@ test('createAgentServer({ agentFor }) offline: an agent chosen for a call is tau
   assert.equal(voicing.length, 2, `one voicing line per distinct agent\n${server.logs.join('\n')}`);
   assert.match(voicing[0]!, /agent \\?"florist\\?".*voicing 1 phrase /);
   assert.match(voicing[1]!, /agent \\?"shop\\?".*voicing 2 phrases/, "shop's phrase and those of its handoffs");
+});
+
+test('a handoff to an agent no handoffs list: warned of by event and log line naming Agent.handoffs, its phrases taught before its first turn', async () => {
+  // The desk hands to `orders` from a tool without listing it: offline, "أين طلبي" was never taught.
+  const desk: Agent = {
+    ...common,
+    name: 'desk',
+    greeting: 'أهلًا بك في المكتب.',
+    tools: [defineTool({ name: 'to_orders', description: 'To the orders desk', parameters: z.object({}), execute: () => handoff(orders, { carry: 'none' }) })],
+    intents: [{ name: 'orders', examples: ['متى تفتحون'], tool: { name: 'to_orders' }, reply: 'أحولك إلى الطلبات.' }],
+  };
+  const sessionEvents: SessionEvent[] = [];
+  const server = await serve({
+    agent: desk,
+    wrapSessions: (inner) => async (t) => {
+      const session = await inner(t);
+      session.events$.subscribe((e) => sessionEvents.push(e));
+      return session;
+    },
+  });
+  const report = await call(server, 'desk-1', '+966920000001', 'متى تفتحون', 'أين طلبي');
+  assert.deepEqual(report.handoffs.map((h) => `${h.from}>${h.to}`), ['desk>orders']);
+  assert.deepEqual(exchange(report), ['user: متى تفتحون', 'agent: أحولك إلى الطلبات.', 'user: أين طلبي', 'agent: طلبك في الطريق.'], 'the caller was heard by orders after the handoff');
+  assert.deepEqual(sessionEvents.filter((e) => e.type === 'handoff_unlisted'), [{ type: 'handoff_unlisted', from: 'desk', to: 'orders', teaching: true }]);
+  const warning = server.logs.find((l) => /handed the call to/.test(l));
+  assert.match(warning ?? '', /agent \\?"desk\\?" handed the call to \\?"orders\\?", which no Agent\.handoffs of this call lists.*teaching them now.*add it to desk's handoffs/, server.logs.join('\n'));
 });

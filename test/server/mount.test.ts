@@ -193,3 +193,57 @@ test('secure by default: without open, no webhook answers unsigned and no media 
   }
   await assert.rejects(createAgentServer({ client: app.client }), /needs an agent: give `agent`, or `agentFor\(call\)`/);
 });
+
+/** Another server on the first one's sandbox, for one test's options: Twilio's routes, open, silent. */
+const besideApp = (options: Parameters<typeof createAgentServer>[0]) => createAgentServer({ client: app.client, open: true, logger: createLogger('silent'), plugins: [telephonyRoutes()], ...options });
+
+test("fallbackLlm answers for a chosen agent without a model of its own (hiwar serve's OPENAI_API_KEY with agentFor); an agent's own is kept", async () => {
+  const model = (name: string) => ({ name, async *stream() {} });
+  const own: Agent = { ...line('own-model-line'), llm: model('own-model') };
+  const chosen: Record<string, Agent> = { [CARDS]: line('plain-line'), [LOANS]: own };
+  const withFallback = await besideApp({ agentFor: (call) => chosen[call.to ?? ''], fallbackLlm: model('fallback-model') });
+  const seen: ServerEvent[] = [];
+  withFallback.events$.subscribe((e) => seen.push(e));
+  const { url } = await withFallback.listen({ port: 0 });
+  try {
+    const modelOf = async (callSid: string, to: string) => {
+      const call = await twilioPhoneCall(url, callSid, to);
+      await waitFor(() => call.media() > 0, `the greeting of ${callSid}`);
+      call.hangUp();
+      await waitFor(() => seen.some((e) => e.type === 'call_ended' && e.call.callId === callSid), `${callSid} ended`);
+      const end = seen.find((e): e is Extract<ServerEvent, { type: 'call_ended' }> => e.type === 'call_ended' && e.call.callId === callSid);
+      return end?.report?.llm;
+    };
+    assert.equal(await modelOf('CAfallback1', CARDS), 'fallback-model', 'it had the scripted intents');
+    assert.equal(await modelOf('CAfallback2', LOANS), 'own-model');
+  } finally {
+    await withFallback.close();
+  }
+});
+
+test('a call that waits for a line is a call_waiting event with its place in the queue (the admission tells the server)', async () => {
+  const waited = await besideApp({
+    agent: line('waited-line'),
+    // An admission that makes the call wait third in line, then lets it in.
+    admission: {
+      admit: async (_transport, hooks) => {
+        hooks?.waiting?.(3);
+        return { release: async () => {} };
+      },
+    },
+  });
+  const seen: ServerEvent[] = [];
+  waited.events$.subscribe((e) => seen.push(e));
+  const { url } = await waited.listen({ port: 0 });
+  try {
+    const call = await twilioPhoneCall(url, 'CAwaited', CARDS);
+    await waitFor(() => call.media() > 0, 'the greeting after the wait');
+    call.hangUp();
+    await waitFor(() => seen.some((e) => e.type === 'call_ended'), 'the call to end');
+    const waiting = seen.find((e) => e.type === 'call_waiting');
+    assert.ok(waiting?.type === 'call_waiting' && waiting.call.callId === 'CAwaited' && waiting.position === 3, JSON.stringify(seen.map((e) => e.type)));
+    assert.ok(seen.findIndex((e) => e.type === 'call_waiting') < seen.findIndex((e) => e.type === 'call_started'));
+  } finally {
+    await waited.close();
+  }
+});

@@ -27,7 +27,9 @@ before(async () => {
   await mkdir(OUT, { recursive: true });
   const wav = `${OUT}webrtc-caller.wav`;
   await writeFile(wav, encodeWav(pad(speech, 48000, 2.5, 12), 48000));
-  server = await startWebRtcServer(sandbox.client, { agent: { greeting: undefined } });
+  // What the recognizer knows grows once a call is there (an agent chosen for it was taught):
+  // the page must ask again, not keep the list it loaded with.
+  server = await startWebRtcServer(sandbox.client, { agent: { greeting: undefined }, plugin: { phrases: () => (server?.host.calls.length ? [LINE, 'عبارة الوكيل'] : [LINE]) } });
   chrome = await launchChromium(wav);
 });
 
@@ -50,6 +52,8 @@ test('a caller in headless Chromium talks to the agent: the agent hears the line
   await within(page.waitForSelector('.caption.agent:not(.interim)', { timeout: 0 }), 45_000, "the agent's finished caption");
   await within(page.waitForFunction(() => window.hiwar.stats.state === 'listening' && window.hiwar.stats.received.agent?.audibleSeconds > 1, undefined, { timeout: 0 }), 30_000, "the agent's answer heard, the page listening again");
   const stats = await page.evaluate(() => window.hiwar.stats);
+  assert.deepEqual(stats.phrases, [LINE, 'عبارة الوكيل'], 'the list asked for again once the call started');
+  assert.deepEqual(await page.$$eval('#phrase-list li', (items: { textContent: string }[]) => items.map((li) => li.textContent)), [LINE, 'عبارة الوكيل']);
   const userCaption = await page.textContent('.caption.user bdi');
   const agentCaption = await page.textContent('.caption.agent bdi');
   await page.screenshot({ path: `${OUT}webrtc-call.png`, fullPage: true });

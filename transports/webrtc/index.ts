@@ -72,10 +72,12 @@ export interface WebRtcOptions {
   start?: 'first-use' | 'eager';
   /**
    * The phrases an offline recognizer (the embedded sandbox) knows, listed on the page so a
-   * visitor knows what to say (`GET /webrtc/phrases`). Empty with the real service.
+   * visitor knows what to say (`GET /webrtc/phrases`). Empty with the real service. A function is
+   * asked at each request: an embedded sandbox learns the phrases of an agent chosen for a call
+   * (`agentFor`) or reached by a handoff while the server runs, and the page asks again once its call starts.
    * @default []
    */
-  phrases?: readonly string[];
+  phrases?: readonly string[] | (() => readonly string[]);
   /** The agents' packet clock (it runs in the sender threads). */
   clock?: PacketClockOptions;
   /** The threads that encode and send the agents' audio (see docs/webrtc.md, "Density"). */
@@ -303,7 +305,7 @@ export async function createWebRtcPlugin(opts: WebRtcOptions): Promise<WebRtcPlu
         return true;
       }
       if (path === '/webrtc/phrases' && req.method === 'GET') {
-        json(res, 200, { phrases: opts.phrases ?? [] });
+        json(res, 200, { phrases: typeof opts.phrases === 'function' ? opts.phrases() : (opts.phrases ?? []) });
         return true;
       }
       if (path === '/webrtc/status' && req.method === 'GET') {

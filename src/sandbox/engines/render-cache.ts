@@ -24,7 +24,7 @@ export const RENDER_CACHE_DEFAULTS = {
   memoryBytes: 64 * 2 ** 20,
   /**
    * A directory shared by processes, created if missing (readable by its owner only). The CLI
-   * sets one in the user's cache by default (src/cli/voiced-lines.ts).
+   * and `createAgentServer` set one in the user's cache by default (src/sandbox/voiced-lines.ts).
    * @default the environment's HIWAR_SANDBOX_RENDER_CACHE (`off`: none), or none (memory only)
    */
   dir: lineDirOf(process.env.HIWAR_SANDBOX_RENDER_CACHE),

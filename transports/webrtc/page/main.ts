@@ -125,6 +125,9 @@ function render(): void {
 }
 
 function onCall(e: CallEvent): void {
+  // An offline server learns the phrases of the agent chosen for this call before it starts, and
+  // those of an agent a handoff reaches that no agent listed: the list is asked for again then.
+  if ((e.type === 'state' && stats.state === 'idle') || e.type === 'agent_turn') showKnownPhrases();
   if (e.type === 'state') {
     stats.state = e.state;
     ui.state.dataset.state = e.state;
@@ -296,4 +299,7 @@ ui.leave.onclick = () => {
 };
 ui.takeover.onclick = () => void takeover().catch((e: Error) => stats.errors.push(e.message));
 ui.download.onclick = download;
-void showPhrases(ui.phrases, ui.phraseList).then((p) => (stats.phrases = p));
+function showKnownPhrases(): void {
+  void showPhrases(ui.phrases, ui.phraseList).then((p) => (stats.phrases = p));
+}
+showKnownPhrases();
