@@ -53,3 +53,13 @@ test('a reply the service could not voice says so; a turn with no chunk before i
   assert.deepEqual(out[1], ['  (not heard: the service did not voice this reply)']);
   assert.deepEqual(out[2], ['  الوكيل  ◂ مع السلامة']);
 });
+
+test("a tool that threw, or whose arguments were refused, prints the error the model is handed, not a null result", () => {
+  const call = (name: string) => ({ id: 'c1', name, arguments: '{}' });
+  const out = feed([
+    { type: 'tool', outcome: { call: call('loyalty_points'), result: null, error: 'backend down', threw: true, ms: 3 } },
+    { type: 'tool', outcome: { call: call('get_balance'), result: null, error: 'invalid arguments: Required', ms: 0 } },
+    { type: 'tool', outcome: { call: call('get_balance'), result: { balance: 12500 }, ms: 2 } },
+  ]);
+  assert.deepEqual(out, [['  (tool loyalty_points → error: backend down)'], ['  (tool get_balance → error: invalid arguments: Required)'], ['  (tool get_balance → {"balance":12500})']]);
+});
