@@ -344,10 +344,18 @@ export class AgentSession implements SessionControl {
     };
     this.subs.add(this.stt.events$.subscribe((e) => onRecognition(recognition, e)));
     this.setState('listening');
-    if (this.amd) void this.amd.run().catch((err: Error) => this.log.error({ err: err.message }, 'answering-machine detection failed'));
-    else if (agent.greeting) this.lane.enqueue({ text: agent.greeting });
+    const enter = () => guarded('onEnter', () => agent.hooks?.onEnter?.(this, this.control), this.threw);
+    // With answer detection the first agent enters once a person is found, after its greeting:
+    // a line or a task of its onEnter said at once went over a voicemail's greeting, before any
+    // decision. On a machine it does not enter (the message or the hang-up is the call).
+    if (this.amd) {
+      void this.amd.run().then(
+        (action) => action === 'greeted' && enter(),
+        (err: Error) => this.log.error({ err: err.message }, 'answering-machine detection failed'),
+      );
+    } else if (agent.greeting) this.lane.enqueue({ text: agent.greeting });
     this.lane.start();
-    guarded('onEnter', () => agent.hooks?.onEnter?.(this, this.control), this.threw);
+    if (!this.amd) enter();
     this.resolveLive();
     await this.ended;
   }
