@@ -197,9 +197,9 @@ async function* clientStream(client: OpenAI, body: StreamingBody, signal: AbortS
     for await (const chunk of await client.chat.completions.create(body, { signal })) yield [chunk];
   } catch (err) {
     // The key out of an error the server echoed it in, as on the built-in path (chat-stream.ts).
-    if (err instanceof Error) err.message = scrub(err.message, { apiKey: client.apiKey });
+    if (err instanceof Error) err.message = scrub(err.message, { apiKey: client.apiKey ?? '' });
     const body = (err as { error?: unknown }).error;
-    if (body && typeof body === 'object') (err as { error: unknown }).error = JSON.parse(scrub(JSON.stringify(body), { apiKey: client.apiKey }));
+    if (body && typeof body === 'object') (err as { error: unknown }).error = JSON.parse(scrub(JSON.stringify(body), { apiKey: client.apiKey ?? '' }));
     throw err;
   }
 }
