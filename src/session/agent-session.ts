@@ -445,6 +445,9 @@ export class AgentSession implements SessionControl {
     this.outOfServiceEnd ??= (async () => {
       if (this.ending) return;
       this.notice(`out of service: ${reason}`);
+      // A task waiting on the caller would hold the reply whose tool runs it, and the line with
+      // it, until its silences ran out (24 s of silence by default): it is let go first.
+      this.flow.end();
       await this.lane.cancel();
       // Rendered at start-up (the speaker's process-wide cache of fixed lines): said even when
       // the service failed before this call had its own copy.
