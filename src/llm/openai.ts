@@ -198,8 +198,8 @@ async function* clientStream(client: OpenAI, body: StreamingBody, signal: AbortS
   } catch (err) {
     // The key out of an error the server echoed it in, as on the built-in path (chat-stream.ts).
     if (err instanceof Error) err.message = scrub(err.message, { apiKey: client.apiKey ?? '' });
-    const body = (err as { error?: unknown }).error;
-    if (body && typeof body === 'object') (err as { error: unknown }).error = JSON.parse(scrub(JSON.stringify(body), { apiKey: client.apiKey ?? '' }));
+    const refused = (err as { error?: unknown }).error;
+    if (refused && typeof refused === 'object') (err as { error: unknown }).error = JSON.parse(scrub(JSON.stringify(refused), { apiKey: client.apiKey ?? '' }));
     throw err;
   }
 }
