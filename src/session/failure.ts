@@ -109,6 +109,8 @@ export function classifyFailure(err: unknown, source: FailureSource): Failure {
   // A 5xx is `network` for what an operator does (wait, it passes), but the server did answer:
   // "lost its connection (HTTP 500)" sent them looking at the network.
   if (kind === 'network' && status >= 500) return { kind, message: `${WHAT[source]} answered with a server error (HTTP ${status})` };
+  // No connection was made at all (refused, no route, DNS): "lost its connection" said one had been.
+  if (kind === 'network' && (err instanceof TransportError || err instanceof APIConnectionError)) return { kind, message: `${WHAT[source]} could not be reached` };
   return { kind, message: failureMessage(source, kind, status ? `HTTP ${status}` : undefined) };
 }
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { APIConnectionError, InternalServerError, RateLimitError } from 'openai';
-import { AuthenticationError, BadRequestError, ServiceError } from '../../src/service/errors.ts';
+import { AuthenticationError, BadRequestError, ServiceError, TransportError } from '../../src/service/errors.ts';
 import { classifyClose } from '../../src/service/ws/close-codes.ts';
 import { classifyFailure, closeFailure } from '../../src/session/failure.ts';
 
@@ -18,7 +18,10 @@ test("a refused request names the service's reason; other failures keep their pl
   // The model's server answered 500: it did not lose its connection.
   assert.deepEqual(classifyFailure(new InternalServerError(500, { message: 'internal boom' }, 'internal boom', new Headers()), 'llm'), { kind: 'network', message: 'the language model answered with a server error (HTTP 500)' });
   assert.deepEqual(classifyFailure(new RateLimitError(429, undefined, 'slow down', new Headers()), 'llm'), { kind: 'rate', message: 'the language model is over its rate or concurrency limit (HTTP 429)' });
-  assert.deepEqual(classifyFailure(new APIConnectionError({ message: 'ECONNREFUSED' }), 'llm'), { kind: 'network', message: 'the language model lost its connection' });
+  // No connection made at all: not "lost".
+  assert.deepEqual(classifyFailure(new APIConnectionError({ message: 'ECONNREFUSED' }), 'llm'), { kind: 'network', message: 'the language model could not be reached' });
+  assert.deepEqual(classifyFailure(new TransportError('/listen: connection failed: connect ECONNREFUSED 127.0.0.1:8787', 'network'), 'stt'), { kind: 'network', message: 'speech recognition could not be reached' });
+  assert.deepEqual(classifyFailure(new TransportError('/listen: connection timed out', 'timeout'), 'stt'), { kind: 'timeout', message: 'speech recognition did not answer in time' });
 });
 
 test("the closes a client causes say what it did, not that the service answered something it should not have", () => {
