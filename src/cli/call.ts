@@ -77,7 +77,23 @@ export async function callCommand(args: string[]): Promise<number> {
   const say = (m: string) => process.stdout.write(`${m}\n`);
   const call = values.server ? await onServer(values.server, request, say) : await here(values, request, ringTimeoutS, say);
   say(`${call.id}: ${call.outcome}${call.durationS !== undefined ? ` after ${call.durationS} s` : ''} (${call.platform}: ${call.rawStatus ?? 'no status'})`);
+  for (const line of sessionLines(call)) say(line);
   return 0;
+}
+
+/**
+ * What an answered call's session learnt, under the outcome line: who answered, how it ended and
+ * what was said. The outcome alone read `completed` for a call the agent transferred, or that
+ * reached a voicemail.
+ */
+export function sessionLines(call: OutboundCall): string[] {
+  const s = call.session;
+  if (!s) return [];
+  return [
+    ...(s.amd ? [`  who answered: ${s.amd.class} (${s.amd.action}, decided after ${(s.amd.decisionMs / 1000).toFixed(1)} s)`] : []),
+    ...(s.ended ? [`  ended: ${s.ended}`] : []),
+    ...(s.transcript ? s.transcript.split('\n').map((l) => `  ${l}`) : []),
+  ];
 }
 
 /** `--var name=value` options as variables; a malformed one is a usage error. */
@@ -100,6 +116,9 @@ export function startingServerLine(command: string, forWhat: string, embeddedSan
   return `${command}: starting a server for ${forWhat}${embeddedSandbox ? ', with the embedded sandbox (no HIWAR_API_KEY)' : ''}; seconds, up to a minute on a busy machine…`;
 }
 
+/** Seconds `--server` waits after an answered call's outcome for its session's summary. */
+const SESSION_WAIT_S = 10;
+
 /** Places the call on a running `hiwar serve` and follows it there. */
 async function onServer(server: string, request: PlaceCallRequest, say: (m: string) => void): Promise<OutboundCall> {
   const secret = process.env.HIWAR_CALLS_SECRET;
@@ -121,6 +140,11 @@ async function onServer(server: string, request: PlaceCallRequest, say: (m: stri
   say(`placed ${call.id} through ${call.platform}; waiting for its outcome…`);
   // The server keeps the call's status; once a second is plenty for a call that lasts minutes.
   while (!call.outcome) {
+    await new Promise((r) => setTimeout(r, 1000));
+    call = await asked(`/calls/${call.id}`);
+  }
+  // An answered call's session summary follows its last callback by a moment.
+  for (let tries = 0; call.answeredAt && !call.session && tries < SESSION_WAIT_S; tries++) {
     await new Promise((r) => setTimeout(r, 1000));
     call = await asked(`/calls/${call.id}`);
   }
@@ -155,11 +179,16 @@ async function here(values: { agent?: string; 'public-url'?: string; port?: stri
     logger: cliLogger('info'),
     ...(sandbox ? { sandbox } : {}),
     plugins: [telephonyRoutes(), outbound.routes],
-    onCallEnded: (c) => ended.add(c.callId),
+    // The call's record learns what its session did (who answered, the transcript), as on `hiwar serve`.
+    onCallEnded: (c, report) => {
+      outbound.callEnded(c, report);
+      ended.add(c.callId);
+    },
     // Counted once made: a session refused before it exists never ends.
     wrapSessions: (inner) => async (t) => {
       const s = await inner(t);
       sessions++;
+      outbound.callStarted(t.call);
       return s;
     },
   });
@@ -170,11 +199,12 @@ async function here(values: { agent?: string; 'public-url'?: string; port?: stri
       throw new CliError(err.message);
     });
     say(`placed ${placed.id} through ${placed.platform} to ${placed.to}; waiting for its outcome…`);
-    const done = await outbound.outcome(placed.id);
+    await outbound.outcome(placed.id);
     // The platform may report the end before the stream has closed here: let the session finish.
     const give = Date.now() + 60_000;
     while (sessions > ended.size && Date.now() < give) await new Promise((r) => setTimeout(r, 200));
-    return done;
+    // With what its session learnt, recorded as it ended.
+    return await outbound.outcome(placed.id, { session: true });
   } finally {
     await app.close();
   }

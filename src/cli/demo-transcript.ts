@@ -1,4 +1,11 @@
+import type { ToolOutcome } from '../llm/tools.ts';
 import type { SessionEvent } from '../session/events.ts';
+
+/**
+ * What the model was handed for a tool: its result, or its error (a tool that threw, arguments
+ * it refused), which printed as the `null` result it carries beside it.
+ */
+const toolResult = (o: ToolOutcome): string => (o.error ? `error: ${o.error}` : JSON.stringify(o.result));
 
 /**
  * The transcript `hiwar demo` prints as the call goes. The agent's words are printed as it
@@ -21,7 +28,7 @@ export function demoTranscript(say: (line: string) => void): (e: SessionEvent) =
       else if (!printed.has(e.reply) && e.text) say(`  الوكيل  ◂ ${e.text}`);
       printed.delete(e.reply);
     } else if (e.type === 'interruption' && e.kind !== 'paused') say(`  (${e.kind === 'confirmed' ? 'barge-in: the agent stops, history keeps only what was heard' : 'false alarm: the agent resumes'})`);
-    else if (e.type === 'tool') say(`  (tool ${e.outcome.call.name} → ${JSON.stringify(e.outcome.result)})`);
+    else if (e.type === 'tool') say(`  (tool ${e.outcome.call.name} → ${toolResult(e.outcome)})`);
     else if (e.type === 'notice' || e.type === 'error') say(`  (${e.type === 'error' ? 'error: ' : ''}${e.message})`);
   };
 }

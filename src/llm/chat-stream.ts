@@ -5,6 +5,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 // The error classes' own module, not the package's main entry (src/session/failure.ts says why).
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
 import type OpenAI from 'openai';
+import { redact } from '../service/errors.ts';
 import { sleep } from '../service/retry.ts';
 import type { PrimedRequests, RequestTarget } from './primed-requests.ts';
 
@@ -76,7 +77,7 @@ export async function* streamChatBatches(body: object, o: ChatStreamOptions): As
       await wait(retryDelay(headers, o.maxRetries - retriesLeft), o.signal);
       continue;
     }
-    const text = await readText(attempt).catch(() => '');
+    const text = scrub(await readText(attempt).catch(() => ''), o);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -86,7 +87,7 @@ export async function* streamChatBatches(body: object, o: ChatStreamOptions): As
     throw APIError.generate(status, json as object | undefined, json ? undefined : text || undefined, headers);
   }
   const socket = res.socket;
-  yield* events(res, o.signal);
+  yield* events(res, o);
   // Read to its end: its connection goes back to the pool, and the next request is made ready on it.
   o.primed?.primeAfter(socket);
 }
@@ -140,6 +141,19 @@ function send(target: RequestTarget, payload: string, o: ChatStreamOptions, firs
   });
 }
 
+/**
+ * A server's error text without the request's credentials: a gateway (or a model server) may
+ * echo the key it refused (`Incorrect API key provided: sk-…`), and the error's message goes to
+ * the session's log line. The key, and the values of headers that carry one (Azure's `api-key`).
+ */
+export function scrub(text: string, o: Pick<ChatStreamOptions, 'apiKey' | 'headers'>): string {
+  let out = redact(text, o.apiKey);
+  for (const [name, value] of Object.entries(o.headers ?? {})) {
+    if (value && /key|auth|token|secret/i.test(name)) out = redact(out, value.replace(/^Bearer\s+/i, ''));
+  }
+  return out;
+}
+
 /** The built-in headers, then the caller's (names compared in lower case, as HTTP does). */
 export function requestHeaders(o: Pick<ChatStreamOptions, 'apiKey' | 'headers'>): http.OutgoingHttpHeaders {
   const h: http.OutgoingHttpHeaders = { authorization: `Bearer ${o.apiKey}`, 'content-type': 'application/json', accept: 'text/event-stream' };
@@ -151,7 +165,8 @@ export function requestHeaders(o: Pick<ChatStreamOptions, 'apiKey' | 'headers'>)
 }
 
 /** The SSE events of a 2xx response as chunks, until `[DONE]` or the end of the body. */
-async function* events(res: http.IncomingMessage, signal: AbortSignal): AsyncGenerator<Chunk[]> {
+async function* events(res: http.IncomingMessage, o: ChatStreamOptions): AsyncGenerator<Chunk[]> {
+  const { signal } = o;
   const queue: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (e) => queue.push(e) });
   // An abort mid-stream ends the body, as the SDK's stream does: the caller sees the end.
@@ -171,7 +186,7 @@ async function* events(res: http.IncomingMessage, signal: AbortSignal): AsyncGen
           // What came before the error is handed on first, as it would have been alone.
           queue.length = 0;
           if (batch.length) yield batch;
-          throw new APIError(undefined, data.error, undefined, headersOf(res));
+          throw new APIError(undefined, (JSON.parse(scrub(e.data, o)) as { error: object }).error, undefined, headersOf(res));
         }
         batch.push(data);
       }

@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import { MODELS } from '../models.ts';
-import { requestHeaders, streamChatBatches, targetOf } from './chat-stream.ts';
+import { requestHeaders, scrub, streamChatBatches, targetOf } from './chat-stream.ts';
 import { PRIMED_REQUEST_DEFAULTS, PrimedRequests } from './primed-requests.ts';
 import type { ChatMessage, Llm, LlmEvent, LlmRequest, Tool, ToolCall } from './types.ts';
 import { loadZod } from './zod.ts';
@@ -193,7 +193,15 @@ export class OpenAiLlm implements Llm {
  * error classes as chat-stream.ts; leaving the loop early aborts its request (the SDK's `return`).
  */
 async function* clientStream(client: OpenAI, body: StreamingBody, signal: AbortSignal): AsyncGenerator<Chunk[]> {
-  for await (const chunk of await client.chat.completions.create(body, { signal })) yield [chunk];
+  try {
+    for await (const chunk of await client.chat.completions.create(body, { signal })) yield [chunk];
+  } catch (err) {
+    // The key out of an error the server echoed it in, as on the built-in path (chat-stream.ts).
+    if (err instanceof Error) err.message = scrub(err.message, { apiKey: client.apiKey ?? '' });
+    const refused = (err as { error?: unknown }).error;
+    if (refused && typeof refused === 'object') (err as { error: unknown }).error = JSON.parse(scrub(JSON.stringify(refused), { apiKey: client.apiKey ?? '' }));
+    throw err;
+  }
 }
 
 /** After the finish, a server that never ends the body loses its connection after this long. */

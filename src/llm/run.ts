@@ -50,13 +50,21 @@ export async function* streamReply(
     if (!calls?.length || round === maxRounds) return;
     for (const c of calls) yield { type: 'tool_started', name: c.name, arguments: c.arguments };
     // A tool that runs a task talks with the caller meanwhile: no filler then ("one moment, I'm
-    // checking" said right after the task's question, while the caller was to answer it).
-    let asking = false;
-    const toolSession = session && noticingTasks(session, () => (asking = true));
+    // checking" said right after the task's question, while the caller was to answer it). Once
+    // the task is over, the tool's own work counts again: a lookup of the value just collected.
+    let task: Promise<unknown> | undefined;
+    const toolSession = session && noticingTasks(session, (run) => (task = run.then(() => (task = undefined), () => (task = undefined))));
     const running = runTools(calls, tools, { signal, ...(call ? { call } : {}), ...(toolSession ? { session: toolSession } : {}) });
     // A slow tool: the caller hears the filler line once while it works, not silence.
     const filler = fillerFor(calls, tools, toolFiller);
-    if (filler && (await stillRunningAfter(running, filler.afterMs)) && !signal.aborted && !asking) yield { type: 'tool_slow', line: filler.line };
+    while (filler && (await stillRunningAfter(running, filler.afterMs)) && !signal.aborted) {
+      if (!task) {
+        yield { type: 'tool_slow', line: filler.line };
+        break;
+      }
+      // The caller is answering a task: the wait starts again once it is over.
+      await Promise.race([task, running]);
+    }
     const outcomes = await running;
     for (const o of outcomes) yield { type: 'tool_finished', outcome: o };
     const added: ChatMessage[] = [{ role: 'assistant', content: '', tool_calls: calls }, ...toolMessages(outcomes)];

@@ -40,7 +40,13 @@ export function stillRunningAfter(work: Promise<unknown>, ms: number): Promise<b
   });
 }
 
-/** `session` as the tools of one model turn see it, calling `started` when one of them runs a task. */
-export function noticingTasks(session: SessionControl, started: () => void): SessionControl {
-  return controlWith(session, { runTask: (task) => (started(), session.runTask(task)) });
+/** `session` as the tools of one model turn see it, calling `started` with each task one of them runs. */
+export function noticingTasks(session: SessionControl, started: (task: Promise<unknown>) => void): SessionControl {
+  return controlWith(session, {
+    runTask: (task) => {
+      const run = session.runTask(task);
+      started(run);
+      return run;
+    },
+  });
 }

@@ -214,11 +214,17 @@ export class ReplyStage {
       const events = filler ? noticeSlowStart(answer, this.o.fillerAfterMs, realClock()) : answer;
       for await (const e of events) {
         if (e.type === 'slow') {
+          // Said before the model's first token: the reply's start for the figures, so its parts
+          // stay in order and add up (the first sentence's time was negative after a filler).
+          times.firstToken ||= deps.clock.now();
           if (filler) yield await emit(filler);
         } else if (e.type === 'text') {
           times.firstToken ||= deps.clock.now();
           for (const c of chunker.push(e.delta)) yield await emit(c);
         } else if (e.type === 'tool_started') {
+          // A tool call is the model's first output when it writes no text first; the tool's time
+          // is then the first sentence's (a filler said meanwhile comes after it, never before).
+          times.firstToken ||= deps.clock.now();
           // The model's text of this round is complete: voiced now, while the tool works, not
           // held until the next round's text (the caller heard a gap as long as the tool and
           // the next model request).

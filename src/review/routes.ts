@@ -87,6 +87,8 @@ async function serve(route: Route, req: IncomingMessage, res: ServerResponse, ur
   if (route.kind === 'list') return list(res, url, s, head);
   const record = await getCallRecord(s.store, route.id);
   if (!record) {
+    const jobId = await jobIdOfCall(s.store, route.id, s.listScan);
+    if (jobId) return redirect(res, url.pathname.replace(`/calls/${route.id}`, `/calls/${encodeURIComponent(jobId)}`), head);
     send(res, 404, 'text/html; charset=utf-8', `<!doctype html><meta charset="utf-8"><title>404</title><p>No recorded call "${esc(route.id)}". <a href="/calls">All calls</a></p>\n`, head);
     return;
   }
@@ -99,6 +101,25 @@ async function serve(route: Route, req: IncomingMessage, res: ServerResponse, ur
   const html = await renderCallPage(model, { audioSrc: `/calls/${encodeURIComponent(record.jobId)}/recording.wav`, backLink: '/calls' });
   privateHeaders(res, inlineScript((await reviewAssets()).script));
   send(res, 200, 'text/html; charset=utf-8', html, head);
+}
+
+/**
+ * The newest recorded call of a call id, where the id is not a job id: a placed call's `out-…`
+ * (what `POST /calls` and `hiwar call` print) or a platform's call id. A job id is
+ * `<provider>-<call id>-<end ms>` (`jobIdFor`), so the browser opening `/calls/out-…` on the
+ * path the outbound API answers gets that call's page, not a 404. Undefined when the store
+ * cannot list its calls.
+ */
+async function jobIdOfCall(store: RecordingStore, callId: string, scan: number): Promise<string | undefined> {
+  if (!store.list) return undefined;
+  const safe = callId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120);
+  const ids = await recentCallIds(store, scan);
+  return ids.find((id) => id.slice(id.indexOf('-') + 1, id.lastIndexOf('-')) === safe);
+}
+
+function redirect(res: ServerResponse, location: string, head: boolean): void {
+  res.setHeader('Location', location);
+  send(res, 302, 'text/plain; charset=utf-8', `${location}\n`, head);
 }
 
 /** The review model of a stored call, its analytics beside it once the job has summarized it. */

@@ -30,7 +30,7 @@ import { ReplyLane, type LaneRequest } from './reply-lane.ts';
 import { onReplyEvent, recordReply, type ReplyRecordHost } from './reply-record.ts';
 import { ReportBuilder } from './report.ts';
 import { buildStt, defaultLlm, listenEndpointing, type AgentStages, type StageContext } from './stages.ts';
-import type { AnsweredTurn, TaskRun } from './task-runner.ts';
+import { TurnInFlight, type AnsweredTurn, type TaskRun } from './task-runner.ts';
 import { callerAudio, onTransportEvent, type TransportHost } from './transport-events.ts';
 
 export { defaultLlm };
@@ -87,6 +87,8 @@ export class AgentSession implements SessionControl {
   private readonly turns: CallerTurns;
   /** Replies begun so far (`reply_started`'s numbers). */
   private replies = 0;
+  /** The caller's turn the model reply in flight answers, until a task of its tool takes it. */
+  private turnInFlight: TurnInFlight | undefined;
   /** The session as the reply handlers see it (reply-record.ts). */
   private readonly replyHost: ReplyRecordHost;
   private readonly log: Logger;
@@ -222,7 +224,11 @@ export class AgentSession implements SessionControl {
       emit: (e) => this.emit(e),
       threw: this.threw,
       speakTaskLine: (text, task, signal, answers) => this.actions.during(() => this.reply({ text, task, answers }, signal)),
+<<<<<<< HEAD
       teach: opts.teach,
+=======
+      takeTurnInFlight: () => this.turnInFlight?.take(() => this.clock.now()),
+>>>>>>> newcomer-s32
     });
   }
 
@@ -351,10 +357,18 @@ export class AgentSession implements SessionControl {
     };
     this.subs.add(this.stt.events$.subscribe((e) => onRecognition(recognition, e)));
     this.setState('listening');
-    if (this.amd) void this.amd.run().catch((err: Error) => this.log.error({ err: err.message }, 'answering-machine detection failed'));
-    else if (agent.greeting) this.lane.enqueue({ text: agent.greeting });
+    const enter = () => guarded('onEnter', () => agent.hooks?.onEnter?.(this, this.control), this.threw);
+    // With answer detection the first agent enters once a person is found, after its greeting:
+    // a line or a task of its onEnter said at once went over a voicemail's greeting, before any
+    // decision. On a machine it does not enter (the message or the hang-up is the call).
+    if (this.amd) {
+      void this.amd.run().then(
+        (action) => action === 'greeted' && enter(),
+        (err: Error) => this.log.error({ err: err.message }, 'answering-machine detection failed'),
+      );
+    } else if (agent.greeting) this.lane.enqueue({ text: agent.greeting });
     this.lane.start();
-    guarded('onEnter', () => agent.hooks?.onEnter?.(this, this.control), this.threw);
+    if (!this.amd) enter();
     this.resolveLive();
     await this.ended;
   }
@@ -417,10 +431,22 @@ export class AgentSession implements SessionControl {
     const answered = answers ? { ...ask, turn: answers.turn, speechEndAt: answers.speechEndAt, turnNumber: answers.turnNumber, keyed: answers.keyed } : ask;
     const startedAt = this.clock.now();
     this.emit({ type: 'reply_started', reply: id, ...(answered.turn && answered.turnNumber ? { turn: answered.turnNumber } : {}) });
-    const r = await replies.run({ ...ask, events: (e) => onReplyEvent(this.replyHost, e, id) }, signal);
+    // A model reply to the caller's turn: a task its tool runs may take the turn (below).
+    const inFlight = req.turn && !req.task ? new TurnInFlight({ turn: req.turn, speechEndAt: req.speechEndAt, keyed: req.keyed, turnNumber: req.turnNumber ?? 0 }) : undefined;
+    if (inFlight) this.turnInFlight = inFlight;
+    const events = (e: Parameters<typeof onReplyEvent>[1]) => {
+      // Words of the reply went out first ("let me check"): they answered the turn, not the task.
+      if (inFlight && e.type === 'agent_chunk') inFlight.spoke = true;
+      onReplyEvent(this.replyHost, e, id);
+    };
+    const r = await replies.run({ ...ask, events }, signal).finally(() => {
+      if (this.turnInFlight === inFlight) this.turnInFlight = undefined;
+    });
     if (r.text) this.lastAgentLine = r.text;
     this.hearing.schedule();
-    recordReply(this.replyHost, agent, answered, r, id, startedAt);
+    // The turn was answered by the task's question: what follows the task is a line, timed from the task's end.
+    if (inFlight?.taken) recordReply(this.replyHost, agent, { ...answered, turn: undefined }, r, id, inFlight.resumedAt ?? startedAt);
+    else recordReply(this.replyHost, agent, answered, r, id, startedAt);
     if (!this.stages.replies.current) this.setState('listening');
     if (r.fatal) {
       const f = classifyFailure(r.fatal.error, 'tts');
@@ -444,6 +470,9 @@ export class AgentSession implements SessionControl {
     this.outOfServiceEnd ??= (async () => {
       if (this.ending) return;
       this.notice(`out of service: ${reason}`);
+      // A task waiting on the caller would hold the reply whose tool runs it, and the line with
+      // it, until its silences ran out (24 s of silence by default): it is let go first.
+      this.flow.end();
       await this.lane.cancel();
       // Rendered at start-up (the speaker's process-wide cache of fixed lines): said even when
       // the service failed before this call had its own copy.

@@ -127,10 +127,13 @@ export class AnswerDetection {
     if (!this.decision && this.detector && e.type === 'Results' && e.transcript) this.settle(this.detector.transcript(e.transcript, e.is_final));
   }
 
-  /** Waits for the decision and acts on it; the greeting is said here instead of at the start. */
-  async run(): Promise<void> {
+  /**
+   * Waits for the decision and acts on it; the greeting is said here instead of at the start.
+   * Resolves with what it did (undefined when the call ended first).
+   */
+  async run(): Promise<AmdReport['action'] | undefined> {
     const d = await this.decided;
-    if (this.host.ending()) return;
+    if (this.host.ending()) return undefined;
     const { agent, host } = this;
     const mode = agent.answeringMachine?.onMachine ?? 'hangup';
     const machine = d.class === 'machine-voicemail' || d.class === 'machine-unavailable';
@@ -153,6 +156,7 @@ export class AnswerDetection {
       // Asked while the message is being said: the hang-up waits for it to be heard.
       await host.control.hangup('agent hung up: voicemail left');
     } else await host.control.hangup(`agent hung up: ${d.class}`);
+    return action;
   }
 
   close(): void {

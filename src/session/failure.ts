@@ -105,8 +105,13 @@ export function classifyFailure(err: unknown, source: FailureSource): Failure {
     const why = err.errorMessage.length > REFUSAL_MAX_CHARS ? `${err.errorMessage.slice(0, REFUSAL_MAX_CHARS)}…` : err.errorMessage;
     return { kind, message: `${WHAT[source]} refused the request (HTTP ${err.status}: ${why})` };
   }
-  const status = err instanceof ServiceError || (err instanceof APIError && err.status) ? ` ${(err as { status: number }).status}` : '';
-  return { kind, message: failureMessage(source, kind, status ? `HTTP${status}` : undefined) };
+  const status = err instanceof ServiceError || (err instanceof APIError && err.status) ? (err as { status: number }).status : 0;
+  // A 5xx is `network` for what an operator does (wait, it passes), but the server did answer:
+  // "lost its connection (HTTP 500)" sent them looking at the network.
+  if (kind === 'network' && status >= 500) return { kind, message: `${WHAT[source]} answered with a server error (HTTP ${status})` };
+  // No connection was made at all (refused, no route, DNS): "lost its connection" said one had been.
+  if (kind === 'network' && (err instanceof TransportError || err instanceof APIConnectionError)) return { kind, message: `${WHAT[source]} could not be reached` };
+  return { kind, message: failureMessage(source, kind, status ? `HTTP ${status}` : undefined) };
 }
 
 /** A typed, clean failure for a socket that closed for good. */

@@ -32,8 +32,16 @@ export interface FlowHost {
   threw: HookThrew;
   /** Speaks a task's line as a reply of the session (report, events, barge-in). */
   speakTaskLine(text: string, task: string, signal: AbortSignal, answers?: AnsweredTurn): Promise<void>;
+<<<<<<< HEAD
   /** Teaches an offline recognizer an unlisted handoff agent's phrases (`SessionOptions.teach`). */
   teach?: (agent: Agent) => Promise<void>;
+=======
+  /**
+   * The caller's turn the reply in flight answers, handed to a task its tool starts (once): the
+   * task's first line is then what answers that turn. `resumed` is called when the task is over.
+   */
+  takeTurnInFlight(): { answers: AnsweredTurn; resumed(): void } | undefined;
+>>>>>>> newcomer-s32
 }
 
 /**
@@ -183,9 +191,12 @@ export class Flow {
     this.task = run as TaskRun<unknown>;
     const at = host.report.elapsed();
     host.emit({ type: 'task_started', name: task.name });
-    run.begin();
+    // Started by a tool of a reply to the caller's turn: the task's question is that turn's answer.
+    const inFlight = fromTool ? host.takeTurnInFlight() : undefined;
+    run.begin(inFlight?.answers);
     try {
       const result = await run.result;
+      inFlight?.resumed();
       this.taskEnded(task.name, agent, at, result);
       return result;
     } catch (err) {

@@ -19,6 +19,27 @@ export interface AnsweredTurn {
   turnNumber: number;
 }
 
+/**
+ * The caller's turn a model reply answers. A task its tool starts takes it (once), unless the
+ * reply said something first: the task's question is then what answered the turn, and the reply
+ * after the task is a line, timed from `resumedAt`.
+ */
+export class TurnInFlight {
+  taken = false;
+  /** Words of the reply went out before any task: the turn's figures are the reply's own. */
+  spoke = false;
+  /** Clock time the task that took the turn was over. */
+  resumedAt: number | undefined;
+  constructor(readonly answers: AnsweredTurn) {}
+
+  /** The turn for a task starting now, and what to call when it is over; undefined when it is not to be taken. */
+  take(now: () => number): { answers: AnsweredTurn; resumed(): void } | undefined {
+    if (this.taken || this.spoke) return undefined;
+    this.taken = true;
+    return { answers: this.answers, resumed: () => (this.resumedAt = now()) };
+  }
+}
+
 /** What a running task needs from the session. */
 export interface TaskHost {
   clock: Clock;
@@ -57,9 +78,9 @@ export class TaskRun<T> {
     });
   }
 
-  /** Speaks the task's first prompt. */
-  begin(): void {
-    this.step(() => this.task.start());
+  /** Speaks the task's first prompt (answering `answers` when a tool's task asks it in reply to that turn). */
+  begin(answers?: AnsweredTurn): void {
+    this.step(() => this.task.start(), answers);
   }
 
   /** The caller answered (a final turn or gathered keys; `answers`: the spoken turn): a line still playing stops. */

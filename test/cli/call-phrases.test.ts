@@ -65,6 +65,9 @@ test("hiwar call: the embedded sandbox hears the agent's intent examples and the
   assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
   assert.match(r.stdout, /teaching its recognizer 2 phrases/);
   assert.match(r.stdout, /out-[\w-]+: completed/);
+  // Under the outcome, what the call's session learnt: how it ended and what was said.
+  assert.match(r.stdout, /^ {2}ended: caller hung up$/m);
+  assert.match(r.stdout, new RegExp(`^  caller: ${LINES[0]}$`, 'm'));
   assert.deepEqual(answered, [[true, true]], `the agent answered each line it was taught, in a placed call as served\n${r.stdout}\n${r.stderr}`);
 });
 

@@ -61,3 +61,13 @@ test('the latency table says so in a line when no caller turn was answered, inst
   assert.doesNotMatch(table, /voice-to-voice/, 'no empty table');
   assert.match(table, /^\nlatency: no reply to a caller turn in this call, so no per-turn table \(the caller hung up first, or was never heard\)$/);
 });
+
+test("a tool that threw, or whose arguments were refused, prints the error the model is handed, not a null result", () => {
+  const call = (name: string) => ({ id: 'c1', name, arguments: '{}' });
+  const out = feed([
+    { type: 'tool', outcome: { call: call('loyalty_points'), result: null, error: 'backend down', threw: true, ms: 3 } },
+    { type: 'tool', outcome: { call: call('get_balance'), result: null, error: 'invalid arguments: Required', ms: 0 } },
+    { type: 'tool', outcome: { call: call('get_balance'), result: { balance: 12500 }, ms: 2 } },
+  ]);
+  assert.deepEqual(out, [['  (tool loyalty_points → error: backend down)'], ['  (tool get_balance → error: invalid arguments: Required)'], ['  (tool get_balance → {"balance":12500})']]);
+});

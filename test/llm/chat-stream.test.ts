@@ -229,3 +229,30 @@ test('the key is in no error message', async () => {
     assert.doesNotMatch(all, /sk-secret-1/);
   }
 });
+
+test('a server that echoes the key it refused: the key is out of the error, which goes to the log line', async () => {
+  const echo = (req: IncomingMessage, res: ServerResponse) => {
+    const key = String(req.headers.authorization ?? req.headers['api-key']).replace('Bearer ', '');
+    res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `Incorrect API key provided: ${key}`, type: 'invalid_request_error' } }));
+  };
+  reset(echo);
+  const status = await texts({ apiKey: 'sk-echoed-secret-1' }).then(() => undefined, (e: unknown) => e);
+  const azure = await texts({ headers: { 'api-key': 'azure-echoed-secret-2', authorization: null } }).then(() => undefined, (e: unknown) => e);
+  reset((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(`data: ${JSON.stringify({ error: { message: `key ${String(req.headers.authorization).slice(7)} is over its quota` } })}\n\n`);
+  });
+  const inStream = await texts({ apiKey: 'sk-echoed-secret-3' }).then(() => undefined, (e: unknown) => e);
+  // The SDK's own client, given to OpenAiLlm: the same.
+  const { default: OpenAI } = await import('openai');
+  reset(echo);
+  const llm = new OpenAiLlm({ model: 'm', client: new OpenAI({ apiKey: 'sk-echoed-secret-4', baseURL, maxRetries: 0 }) });
+  const client = await (async () => {
+    for await (const _ of llm.stream({ messages: [{ role: 'user', content: 'سلام' }], tools: [], signal: new AbortController().signal }));
+  })().then(() => undefined, (e: unknown) => e);
+  for (const err of [status, azure, inStream, client]) {
+    assert.ok(err instanceof APIError, String(err));
+    assert.match(err.message, /\[redacted\]/, 'the server\'s message is kept, less the key');
+    assert.doesNotMatch(`${err.message} ${JSON.stringify(err)}`, /echoed-secret/);
+  }
+});

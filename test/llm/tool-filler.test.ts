@@ -31,3 +31,11 @@ test('a slow tool gets the filler line; a tool that runs a task for as long does
   assert.deepEqual(await fillerLines(async () => (await sleep(400), { booked: true })), ['لحظة من فضلك']);
   assert.deepEqual(await fillerLines(async (_args, ctx) => ({ booked: (await ctx.session!.runTask({ name: 'confirm', start: () => ({ say: '؟' }), next: () => ({ done: { ok: true, value: true } }), timeout: () => ({}) })).ok })), []);
 });
+
+test('a tool still working after its task has ended gets the filler then: the lookup of what the task collected', async () => {
+  const task = { name: 'confirm', start: () => ({ say: '؟' }), next: () => ({ done: { ok: true as const, value: true } }), timeout: () => ({}) };
+  // The task takes 400 ms, then the tool works 400 ms more: the filler comes after the task.
+  assert.deepEqual(await fillerLines(async (_args, ctx) => (await ctx.session!.runTask(task), await sleep(400), { booked: true })), ['لحظة من فضلك']);
+  // Done soon after its task (within afterMs): none.
+  assert.deepEqual(await fillerLines(async (_args, ctx) => (await ctx.session!.runTask(task), await sleep(5), { booked: true })), []);
+});

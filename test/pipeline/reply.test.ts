@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Llm, LlmRequest } from '../../src/llm/types.ts';
+import { setTimeout as realSleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { defineTool, type Llm, type LlmRequest, type Tool } from '../../src/llm/types.ts';
 import type { SpeechSink } from '../../src/pipeline/playout.ts';
-import { ReplyStage, type ReplyStageEvent, type Voice } from '../../src/pipeline/reply.ts';
+import { ReplyStage, type ReplyOptions, type ReplyStageEvent, type Voice } from '../../src/pipeline/reply.ts';
 import type { SpeechChunk } from '../../src/pipeline/speaker.ts';
 import { SpokenForm, speechLength } from '../../src/pipeline/spoken.ts';
 import { ChatHistory } from '../../src/session/history.ts';
@@ -43,15 +45,15 @@ const saying = (text: string, fail = false): Llm => ({
 /** A diacritizer that marks every letter, as tashkil does (the text doubles in length). */
 const tashkil = { diacritize: async (text: string) => ({ diacritized_text: text.replace(/([\u0621-\u064A])/g, '$1\u064E') }) } as never;
 
-function setup(opts: { llm: Llm; diacritize?: boolean; endCallAfterTools?: string[] }) {
-  const clock = new VirtualClock();
+function setup(opts: { llm: Llm; diacritize?: boolean; endCallAfterTools?: string[]; clock?: VirtualClock; tools?: Tool[]; options?: ReplyOptions }) {
+  const clock = opts.clock ?? new VirtualClock();
   const output = new PacedOutput(RATE, clock);
   const voice = new FakeVoice(clock);
   const history = new ChatHistory('system');
   const events: ReplyStageEvent[] = [];
   const stage = new ReplyStage(
-    { llm: opts.llm, voice, output, clock, history, spoken: new SpokenForm(tashkil, { diacritize: opts.diacritize }), tools: [], events: (e) => events.push(e) },
-    { endCallAfterTools: opts.endCallAfterTools },
+    { llm: opts.llm, voice, output, clock, history, spoken: new SpokenForm(tashkil, { diacritize: opts.diacritize }), tools: opts.tools ?? [], events: (e) => events.push(e) },
+    { endCallAfterTools: opts.endCallAfterTools, ...opts.options },
   );
   return { clock, output, voice, history, events, stage };
 }
@@ -146,4 +148,37 @@ test('reply: the model request is written before the playout and the voice are s
   await new Promise((r) => setTimeout(r, 10));
   await clock.advance(5000);
   await run;
+});
+
+test("reply times after a filler: the parts stay in order (a filler said before the model's text made the first sentence's time negative)", async () => {
+  // Real time for the fillers' waits: the virtual clock only stamps, advanced by hand.
+  const slowTool = defineTool({ name: 'lookup', description: 'slow', parameters: z.object({}), execute: async () => (await realSleep(300), { ok: true }) });
+  const toolThenText: Llm = {
+    name: 'tool',
+    async *stream(req) {
+      if (req.messages.at(-1)!.role === 'tool') yield { type: 'text', delta: 'وجدت طلبك.' };
+      else yield { type: 'tool_calls', calls: [{ id: '1', name: 'lookup', arguments: '{}' }] };
+    },
+  };
+  const slowModel: Llm = {
+    name: 'slow',
+    async *stream() {
+      await realSleep(300);
+      yield { type: 'text', delta: 'وجدت طلبك.' };
+    },
+  };
+  for (const [what, llm, options] of [
+    ['the tool filler', toolThenText, { toolFiller: { line: 'لحظة من فضلك.', afterMs: 50 } }],
+    ["the model's filler", slowModel, { fillerLine: 'لحظة من فضلك.', fillerAfterMs: 50 }],
+  ] as const) {
+    const clock = new VirtualClock();
+    await clock.advance(1000);
+    const { stage } = setup({ llm, clock, tools: [slowTool], options });
+    const run = stage.run({ turn: { text: 'أين طلبي', lastWordEnd: 1, finalAt: 1000, decidedAt: 1000 } }, new AbortController().signal);
+    // The virtual clock moves on while the tool or the model takes its real time.
+    const ticking = setInterval(() => void clock.advance(20), 10);
+    const r = await run.finally(() => clearInterval(ticking));
+    assert.match(r.text, /^لحظة من فضلك\. وجدت طلبك\.$/, what);
+    assert.ok(r.times.firstToken > 0 && r.times.firstChunk >= r.times.firstToken, `${what}: first token at ${r.times.firstToken}, first chunk (the filler) at ${r.times.firstChunk}`);
+  }
 });

@@ -86,3 +86,19 @@ test('with the secret: the page and the list of a stored call; requests that are
     assert.equal((await fetch(`${url}/calls/live`, { headers: { accept: 'text/html', ...auth } })).status, 404);
   });
 });
+
+test("a call's own id (a placed call's out-…, a platform's id) opens its newest recorded call: the id POST /calls printed is not a 404", async () => {
+  await withServer('s3cret-for-the-test', async (url, id) => {
+    const auth = { authorization: 'Bearer s3cret-for-the-test' };
+    const get = (path: string, accept = 'text/html') => fetch(url + path, { headers: { accept, ...auth }, redirect: 'manual' });
+    // withServer's call is twilio's CA-1: its job id is twilio-CA-1-<end ms>.
+    const page = await get('/calls/CA-1');
+    assert.equal(page.status, 302);
+    assert.equal(page.headers.get('location'), `/calls/${id}`);
+    assert.equal((await get('/calls/CA-1/review.json', 'application/json')).headers.get('location'), `/calls/${id}/review.json`);
+    assert.equal((await get('/calls/CA-1/recording.wav', '*/*')).headers.get('location'), `/calls/${id}/recording.wav`);
+    assert.equal((await fetch(`${url}/calls/CA-1`, { headers: { accept: 'text/html', ...auth } })).status, 200, 'followed, the page itself');
+    // Only a whole call id: a part of one, or an unknown id, is still not a call.
+    for (const other of ['/calls/CA', '/calls/A-1', '/calls/out-unknown', '/calls/twilio']) assert.equal((await get(other)).status, 404, other);
+  });
+});

@@ -38,13 +38,18 @@ async function answered(steps: CallerStep[], audio: Map<string, Int16Array>, age
 
 test('a person who says "ألو" and waits is greeted; the "ألو" is not a turn', async () => {
   const audio = new Map([['ألو', await voiced(sb.client, 'ألو', RATE)]]);
-  const { report, amd, caller } = await answered([{ say: 'ألو', pauseMs: 400 }, { hangup: true, pauseMs: 300 }], audio, { answeringMachine: { enabled: true } });
+  const entered = 'معك سارة من بنك الواحة.';
+  const { report, amd, caller } = await answered([{ say: 'ألو', pauseMs: 400 }, { hangup: true, pauseMs: 300 }], audio, {
+    answeringMachine: { enabled: true },
+    hooks: { onEnter: (session) => void session.say(entered) },
+  });
   assert.equal(amd?.decision.class, 'human', amd?.decision.reason);
   assert.equal(amd.action, 'greeted');
   assert.equal(report.amd?.class, 'human');
   assert.equal(report.amd.retry, false);
   assert.ok(report.amd.decisionMs > 0);
-  assert.equal(report.turns.filter((t) => t.role === 'agent')[0]?.text, callCentre.greeting);
+  // The agent's onEnter waits for the decision: its line comes after the greeting, not at the answer.
+  assert.deepEqual(report.turns.filter((t) => t.role === 'agent').map((t) => t.text), [callCentre.greeting, entered]);
   assert.deepEqual(report.turns.filter((t) => t.role === 'user'), [], 'the answer the detector heard is no user turn');
   // The greeting comes after the caller's "ألو", not over it.
   assert.ok(caller.agentSpans[0]!.start >= caller.lines[0]!.end, `greeting at ${caller.agentSpans[0]!.start} s, "ألو" ended at ${caller.lines[0]!.end} s`);
@@ -56,6 +61,8 @@ test('a voicemail greeting gets the message after its beep, then the agent hangs
   const { report, amd, caller } = await answered([{ say: 'vm', pauseMs: 300 }], new Map([['vm', line]]), {
     answeringMachine: { enabled: true, onMachine: 'voicemail' },
     voicemail: VOICEMAIL,
+    // Not entered on a machine: its line said at once went over the voicemail's greeting.
+    hooks: { onEnter: (session) => void session.say('معك سارة من بنك الواحة.') },
   });
   assert.equal(amd?.decision.class, 'machine-voicemail', amd?.decision.reason);
   assert.equal(amd.action, 'voicemail');

@@ -2,7 +2,8 @@
 // malformed, the service's own reason (an unknown voice), not "answered something it should not have".
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AuthenticationError, BadRequestError, ServiceError } from '../../src/service/errors.ts';
+import { APIConnectionError, InternalServerError, RateLimitError } from 'openai';
+import { AuthenticationError, BadRequestError, ServiceError, TransportError } from '../../src/service/errors.ts';
 import { classifyClose } from '../../src/service/ws/close-codes.ts';
 import { classifyFailure, closeFailure } from '../../src/session/failure.ts';
 
@@ -13,7 +14,14 @@ test("a refused request names the service's reason; other failures keep their pl
   assert.equal(long.message, `speech recognition refused the request (HTTP 422: ${'x'.repeat(160)}…)`);
   // The key's refusal says nothing of the service's text (it may echo what was sent).
   assert.deepEqual(classifyFailure(new AuthenticationError({ status: 401, errorMessage: 'bad key sk-secret' }), 'tts'), { kind: 'auth', message: 'speech synthesis refused the API key or its access (HTTP 401)' });
-  assert.deepEqual(classifyFailure(new ServiceError({ status: 503, errorMessage: 'down' }), 'tts'), { kind: 'network', message: 'speech synthesis lost its connection (HTTP 503)' });
+  assert.deepEqual(classifyFailure(new ServiceError({ status: 503, errorMessage: 'down' }), 'tts'), { kind: 'network', message: 'speech synthesis answered with a server error (HTTP 503)' });
+  // The model's server answered 500: it did not lose its connection.
+  assert.deepEqual(classifyFailure(new InternalServerError(500, { message: 'internal boom' }, 'internal boom', new Headers()), 'llm'), { kind: 'network', message: 'the language model answered with a server error (HTTP 500)' });
+  assert.deepEqual(classifyFailure(new RateLimitError(429, undefined, 'slow down', new Headers()), 'llm'), { kind: 'rate', message: 'the language model is over its rate or concurrency limit (HTTP 429)' });
+  // No connection made at all: not "lost".
+  assert.deepEqual(classifyFailure(new APIConnectionError({ message: 'ECONNREFUSED' }), 'llm'), { kind: 'network', message: 'the language model could not be reached' });
+  assert.deepEqual(classifyFailure(new TransportError('/listen: connection failed: connect ECONNREFUSED 127.0.0.1:8787', 'network'), 'stt'), { kind: 'network', message: 'speech recognition could not be reached' });
+  assert.deepEqual(classifyFailure(new TransportError('/listen: connection timed out', 'timeout'), 'stt'), { kind: 'timeout', message: 'speech recognition did not answer in time' });
 });
 
 test("the closes a client causes say what it did, not that the service answered something it should not have", () => {

@@ -223,3 +223,32 @@ test("a task's line answering a spoken turn is measured as that turn's reply (me
   assert.equal(call.agentTurns.find((t) => t.text === 'ما رقم ملفك؟')?.metrics, undefined, 'the first prompt answers no turn');
 });
 
+
+test("a tool's task asks its question in answer to the caller's turn: that question carries the turn's figures, not the tool's reply after the whole task", async () => {
+  const agent: Agent = {
+    ...callCentre,
+    name: 'orders',
+    tools: [
+      defineTool({
+        name: 'order_status',
+        description: 'Where an order is',
+        parameters: z.object({}),
+        execute: async (_args, ctx) => {
+          const order = await ctx.session!.runTask(digitsTask({ kind: 'custom', length: 4, prompt: 'ما رقم طلبك؟' }));
+          return { order: order.ok ? order.value : null, status: 'shipped' };
+        },
+      }),
+    ],
+    intents: [{ name: 'order', examples: ['أين طلبي'], tool: { name: 'order_status' }, reply: 'طلبك في الطريق.' }],
+  };
+  const call = await runCall(agent, [{ say: 'أين طلبي' }, { say: 'واحد اثنان ثلاثة أربعة' }, { say: 'نعم' }, { hangup: true }], { sandbox });
+  const question = call.agentTurns.find((t) => t.text === 'ما رقم طلبك؟');
+  const answer = call.agentTurns.find((t) => t.text === 'طلبك في الطريق.');
+  assert.ok(question && answer, call.agentTurns.map((t) => t.text).join(' | '));
+  // The caller heard the question in answer to "أين طلبي": that is the turn's voice-to-voice.
+  assert.equal(question.metrics?.endOfTurnCue, 'question:اين', JSON.stringify(question.metrics));
+  assert.ok(question.metrics?.voiceToVoiceMs !== undefined);
+  // The reply after the task answers no turn of its own (its time was the whole task before).
+  assert.equal(answer.metrics, undefined, JSON.stringify(answer.metrics));
+  assert.equal(call.metrics.filter((m) => m.endOfTurnCue === 'question:اين').length, 1, 'one set of figures for the turn');
+});
