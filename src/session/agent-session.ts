@@ -224,11 +224,8 @@ export class AgentSession implements SessionControl {
       emit: (e) => this.emit(e),
       threw: this.threw,
       speakTaskLine: (text, task, signal, answers) => this.actions.during(() => this.reply({ text, task, answers }, signal)),
-<<<<<<< HEAD
       teach: opts.teach,
-=======
       takeTurnInFlight: () => this.turnInFlight?.take(() => this.clock.now()),
->>>>>>> newcomer-s32
     });
   }
 

@@ -32,16 +32,13 @@ export interface FlowHost {
   threw: HookThrew;
   /** Speaks a task's line as a reply of the session (report, events, barge-in). */
   speakTaskLine(text: string, task: string, signal: AbortSignal, answers?: AnsweredTurn): Promise<void>;
-<<<<<<< HEAD
   /** Teaches an offline recognizer an unlisted handoff agent's phrases (`SessionOptions.teach`). */
   teach?: (agent: Agent) => Promise<void>;
-=======
   /**
    * The caller's turn the reply in flight answers, handed to a task its tool starts (once): the
    * task's first line is then what answers that turn. `resumed` is called when the task is over.
    */
   takeTurnInFlight(): { answers: AnsweredTurn; resumed(): void } | undefined;
->>>>>>> newcomer-s32
 }
 
 /**

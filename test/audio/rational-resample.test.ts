@@ -56,7 +56,7 @@ test("on a chirp with noise it is as close to libsamplerate's best converter as 
     return Math.round(8000 * Math.sin((i * i) / 400_000) + ((s >>> 16) % 2000) - 1000);
   });
   const float = Float32Array.from(input, (v) => v / 32768);
-  const via = async (type: number) => {
+  const via = async (type: (typeof lsr.ConverterType)[keyof typeof lsr.ConverterType]) => {
     const src = await lsr.create(1, FROM, 16000, { converterType: type });
     try {
       return Float32Array.from(src.full(float), (v) => v * 32768);
