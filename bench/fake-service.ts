@@ -32,6 +32,7 @@ import { fakeListen } from './fake-listen.ts';
 import { streamedChat } from './fake-stream-reply.ts';
 import { fakeRestTts, fakeTtsSocket, toneCache } from './fake-tts.ts';
 import { rigCommand } from './pin.ts';
+import { SCRIPT_LOADER } from './script.ts';
 
 export interface FakeDelays {
   /** Final transcript after the end of speech (first silent audio received). @default 200 */
@@ -220,7 +221,7 @@ export interface FakeServiceProcess {
  */
 export async function spawnFakeService(delays: Partial<FakeDelays> = {}): Promise<FakeServiceProcess> {
   const args = Object.entries(delays).flatMap(([k, v]) => [`--${k}`, String(v)]);
-  const child: ChildProcess = spawn(...rigCommand(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), ...args]), {
+  const child: ChildProcess = spawn(...rigCommand(process.execPath, [...SCRIPT_LOADER, fileURLToPath(import.meta.url), ...args]), {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, HIWAR_FAKE_EXIT_WITH_PARENT: '1' },
   });

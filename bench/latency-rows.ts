@@ -5,17 +5,17 @@
  * row's conditions (load before and after, the process's run-queue wait).
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { LATENCY_TARGETS, latency } from './latency.ts';
 import { table } from './harness.ts';
 import { affinityLine } from './conditions.ts';
 import { activePin, pinArg } from './pin.ts';
+import { benchScript } from './script.ts';
 
 type Row = Record<string, any>;
 
 /** Runs the cold row in a fresh process and returns its JSON figures. */
 async function coldRow(calls: number, turns: number, rest: string[], quick: boolean): Promise<Row> {
-  const run = fileURLToPath(new URL(`./run.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
+  const run = benchScript('run');
   // The pin already resolved here (latency() pinned this process): the child splits the same CPUs.
   const pin = activePin();
   const args = [...process.execArgv, run, 'latency', String(calls), String(turns), 'warmup=0', ...rest.filter((a) => /^(stream|phases|uplink)=/.test(a)), ...(pin ? [pinArg(pin)] : []), ...(quick ? ['--quick'] : [])];

@@ -19,13 +19,13 @@
  * (`pin=`, bench/pin.ts: each framework's process on its own core, its fake on the rest.)
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { conditions, spanLine } from './conditions.ts';
 import { pinArg, pinBench, type PinPlan } from './pin.ts';
 import { spawnFakeService } from './fake-service.ts';
 import { benchOptions, FRAME_MS, FrameClock, holdsPerTurn, pcts, round, startCall, table, type BenchArgs, type BenchCaller, type CallerPlan } from './harness.ts';
 import { livekitRunner, PEER_INSTALL, peerDir, peerInstalled } from './peer-livekit.ts';
+import { benchScript } from './script.ts';
 
 type Framework = 'hiwar' | 'livekit';
 type RunResult = Record<string, any>;
@@ -90,7 +90,7 @@ export async function peerRun({ rest }: BenchArgs): Promise<Record<string, unkno
 }
 
 async function child(framework: Framework, calls: number, turns: number, pin: PinPlan): Promise<RunResult> {
-  const run = fileURLToPath(new URL(`./run.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
+  const run = benchScript('run');
   const p = spawn(process.execPath, [...process.execArgv, run, 'peer-run', `framework=${framework}`, `calls=${calls}`, `turns=${turns}`, pinArg(pin)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   p.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -4,8 +4,8 @@
  * The older scripts (normalize, recognizer, recognizer-errors, call) run as they always did, with their own args.
  */
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { BenchArgs } from './harness.ts';
+import { benchScript, SCRIPT_LOADER } from './script.ts';
 
 type Bench = (args: BenchArgs) => Promise<Record<string, unknown>>;
 
@@ -33,8 +33,7 @@ const SCRIPTS = ['normalize', 'recognizer', 'recognizer-errors', 'recognizer-tri
 
 const [name, ...rest] = process.argv.slice(2);
 if (name && SCRIPTS.includes(name)) {
-  const script = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
-  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...rest.filter((a) => a !== '--quick')], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [...SCRIPT_LOADER, benchScript(name), ...rest.filter((a) => a !== '--quick')], { stdio: 'inherit' });
   process.exit(r.status ?? 1);
 }
 const load = name ? BENCHES[name] : undefined;

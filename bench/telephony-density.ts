@@ -6,7 +6,6 @@
  * edge, pacing with marks, and the session.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { tap } from '../src/rx.ts';
 import { OpenAiLlm } from '../src/llm/openai.ts';
 import { AgentServer } from '../src/server/server.ts';
@@ -21,6 +20,7 @@ import type { FakeServiceProcess } from './fake-service.ts';
 import { benchAgent, perfClock, type BenchAgentOptions } from './harness.ts';
 import { FRAME_MS, LATE_MS, epochNow, type CallerStats, type CallersStart } from './telephony-callers.ts';
 import { rigCommand } from './pin.ts';
+import { benchScript, SCRIPT_LOADER } from './script.ts';
 
 /** Caller frames as they reach the session, counted late against the capture time the caller sent. */
 export class ArrivalCounter {
@@ -148,8 +148,8 @@ export async function telephonyRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'l
 export function callerProcess(url: string, phases: number): Pick<TelephonyRig, 'start' | 'stats' | 'rigPids'> & { stop(): Promise<void>; kill(): void } {
   let child: ChildProcess | undefined;
   const callers = () => {
-    const [execPath, execArgv] = rigCommand(process.execPath, ['--import', 'tsx']);
-    child ??= fork(fileURLToPath(new URL('./telephony-callers.ts', import.meta.url)), [], { execPath, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const [execPath, execArgv] = rigCommand(process.execPath, SCRIPT_LOADER);
+    child ??= fork(benchScript('telephony-callers'), [], { execPath, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     return child;
   };
   return {

@@ -11,13 +11,14 @@ import { fileURLToPath } from 'node:url';
 import type { FakeServiceProcess } from './fake-service.ts';
 import { callerProcess, type TelephonyRig } from './telephony-density.ts';
 import { serverCommand } from './pin.ts';
+import { benchScript } from './script.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function serveRig(fake: Pick<FakeServiceProcess, 'baseUrl' | 'llmBaseUrl'>, workers: number, phases: number): Promise<TelephonyRig> {
   const dir = mkdtempSync(join(tmpdir(), 'hiwar-density-'));
   const bin = fileURLToPath(new URL('../bin/hiwar.js', import.meta.url));
-  const config = fileURLToPath(new URL(`./density-serve${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url));
+  const config = benchScript('density-serve');
   const env = { ...process.env, HIWAR_API_KEY: '', HIWAR_BENCH_DIR: dir, HIWAR_BENCH_FAKE_URL: fake.baseUrl, HIWAR_BENCH_FAKE_LLM: fake.llmBaseUrl };
   // With a pin in force, `hiwar serve` and the workers it forks start on the server's CPUs.
   const child = spawn(...serverCommand(process.execPath, [bin, 'serve', '--config', config, '--port', '0', '--open', '--max-calls', '10000', '--workers', String(workers)]), { env, stdio: ['ignore', 'pipe', 'inherit'] });

@@ -41,6 +41,7 @@ import { round, table, type BenchArgs } from './harness.ts';
 import { pinBench, rigCommand } from './pin.ts';
 import type { CallersReport } from './webrtc-callers.ts';
 import type { TraceReport } from './webrtc-trace.ts';
+import { benchScript, SCRIPT_LOADER } from './script.ts';
 
 /**
  * Loaded in each agent sender thread, where the packet clock runs: the tick trace. The thread
@@ -152,8 +153,8 @@ interface Options {
 
 /** Forks one process of werift callers; resolves once they have all joined. */
 async function spawnCallers(url: string, n: number): Promise<{ child: ChildProcess; request: (type: 'mark' | 'stop') => Promise<CallersReport> }> {
-  const [execPath, execArgv] = rigCommand(process.execPath, ['--import', 'tsx']);
-  const child = fork(fileURLToPath(new URL('./webrtc-callers.ts', import.meta.url)), [url, SECRET, String(n)], { execPath, execArgv });
+  const [execPath, execArgv] = rigCommand(process.execPath, SCRIPT_LOADER);
+  const child = fork(benchScript('webrtc-callers'), [url, SECRET, String(n)], { execPath, execArgv });
   // Joining has its own limit per caller (webrtc-callers.ts); a process too starved to answer
   // at all fails the level instead of holding the bench forever (seen at load 13).
   const waitFor = <T>(type: string, limitMs = Infinity) =>

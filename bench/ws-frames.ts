@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { WebSocket, WebSocketServer } from 'ws';
 import { loadNote } from './conditions.ts';
 import { benchOptions, table, type BenchArgs } from './harness.ts';
+import { benchScript } from './script.ts';
 
 interface RunResult {
   native: boolean;
@@ -57,7 +58,7 @@ export async function wsFramesRun({ rest }: BenchArgs): Promise<Record<string, u
 }
 
 function runChild(native: boolean, rest: string[]): Promise<RunResult> {
-  const run = new URL('./run.ts', import.meta.url).pathname;
+  const run = benchScript('run');
   const env = { ...process.env };
   if (native) delete env.WS_NO_BUFFER_UTIL;
   else env.WS_NO_BUFFER_UTIL = '1';

@@ -10,18 +10,17 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { recordingsDir } from '../helpers/recordings.ts';
 import { execOk } from '../helpers/processes.ts';
+import { benchRunArgs } from '../helpers/bench.ts';
 
 const AUDIO = recordingsDir();
 const absent = AUDIO !== undefined && existsSync(join(AUDIO, 'ar-speech-commands')) ? false : 'no real recordings (set HIWAR_AUDIO_DIR)';
 
 test('npm run bench -- amd --quick: the JSON line, ≥ 95 % right in every class, a person decided in ≤ 2.5 s (median)', { skip: absent }, async () => {
-  const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
   // The set is built once into this cache (espeak, mixing) and reused by later runs on the machine.
   const env = { ...process.env, HIWAR_AUDIO_DIR: AUDIO, HIWAR_CACHE: process.env.HIWAR_CACHE ?? join(tmpdir(), 'hiwar-test-cache') };
-  const { stdout } = await execOk(process.execPath, ['--import', 'tsx', run, 'amd', '--quick'], { env, timeoutMs: 600_000 });
+  const { stdout } = await execOk(process.execPath, benchRunArgs('amd', '--quick'), { env, timeoutMs: 600_000 });
   const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
     bench: string;
     accuracy: number;

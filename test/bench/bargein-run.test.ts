@@ -9,16 +9,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { execOk } from '../helpers/processes.ts';
+import { benchRunArgs } from '../helpers/bench.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hiwar-bargein-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('npm run bench -- bargein transport=twilio: two wire figures with their counts, and a trace line per barge-in', async () => {
-  const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
   const trace = join(dir, 'trace.jsonl');
-  const { stdout } = await execOk(process.execPath, ['--import', 'tsx', run, 'bargein', '--quick', '3', 'transport=twilio', 'seconds=15', 'warmup=8', 'spread=2', `trace=${trace}`], { timeoutMs: 300_000 });
+  const { stdout } = await execOk(process.execPath, benchRunArgs('bargein', '--quick', '3', 'transport=twilio', 'seconds=15', 'warmup=8', 'spread=2', `trace=${trace}`), { timeoutMs: 300_000 });
   const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
   const t = last.twilio;
   assert.ok(t.bargeIns >= 1, 'the callers barged in');

@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { spawnFakeService, type FakeServiceProcess } from '../../bench/fake-service.ts';
 import { execOk } from '../helpers/processes.ts';
+import { benchRunArgs } from '../helpers/bench.ts';
 
 let fake: FakeServiceProcess;
 before(async () => {
@@ -91,8 +91,7 @@ test('the fake TTS socket, REST TTS and chat report their holds', async () => {
 });
 
 test('npm run bench -- latency ends with its JSON figures, held delays included', async () => {
-  const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
-  const { stdout } = await execOk(process.execPath, ['--import', 'tsx', run, 'latency', '--quick', '1', '3'], { timeoutMs: 240_000 });
+  const { stdout } = await execOk(process.execPath, benchRunArgs('latency', '--quick', '1', '3'), { timeoutMs: 240_000 });
   const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
   assert.equal(last.bench, 'latency');
   assert.ok(last.turns >= 1, 'at least one measured turn');
@@ -120,8 +119,7 @@ test('npm run bench -- latency ends with its JSON figures, held delays included'
 });
 
 test('npm run bench -- ws-frames measures both maskings, and ws finds the native one installed', async () => {
-  const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
-  const { stdout } = await execOk(process.execPath, ['--import', 'tsx', run, 'ws-frames', '--quick', 'messages=500'], { timeoutMs: 240_000 });
+  const { stdout } = await execOk(process.execPath, benchRunArgs('ws-frames', '--quick', 'messages=500'), { timeoutMs: 240_000 });
   const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
   // bufferutil is an optional dependency of the package: a plain install has it.
   assert.equal(last.bufferutil, true);

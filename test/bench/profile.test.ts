@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { placeOf, profile as profileBench, summarize, type CpuProfile } from '../../bench/profile.ts';
+import { benchRunArgs } from '../helpers/bench.ts';
 
 const frame = (functionName: string, url = '', lineNumber = 0) => ({ functionName, url, lineNumber });
 
@@ -61,8 +62,7 @@ test('the row count is read as the usage line writes it (top=2) or bare (2); any
 });
 
 test('npm run bench -- profile with no profile given: its usage in one line and exit code 1, no stack', () => {
-  const run = new URL('../../bench/run.ts', import.meta.url).pathname;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', run, 'profile'], { encoding: 'utf8', env: { ...process.env, HIWAR_DEBUG: '' } });
+  const r = spawnSync(process.execPath, benchRunArgs('profile'), { encoding: 'utf8', env: { ...process.env, HIWAR_DEBUG: '' } });
   assert.equal(r.status, 1, r.stderr);
   assert.equal(r.stderr, 'bench profile: usage: npm run bench -- profile <file.cpuprofile | dir> [top=25]\n');
 });

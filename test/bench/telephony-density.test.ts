@@ -4,13 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { formatCpuList } from '../../bench/pin.ts';
 import { execOk } from '../helpers/processes.ts';
+import { benchRunArgs } from '../helpers/bench.ts';
 
 test('npm run bench -- density transport=twilio: calls over the real protocol, answered, counted', async () => {
-  const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
-  const { stdout } = await execOk(process.execPath, ['--import', 'tsx', run, 'density', '--quick', '2', 'transport=twilio'], { timeoutMs: 90_000 });
+  const { stdout } = await execOk(process.execPath, benchRunArgs('density', '--quick', '2', 'transport=twilio'), { timeoutMs: 90_000 });
   const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
   assert.equal(last.bench, 'density');
   assert.equal(last.transport, 'twilio');
@@ -39,8 +38,7 @@ test('npm run bench -- density transport=twilio: calls over the real protocol, a
 });
 
 test('npm run bench -- telephony-density workers=2: the Twilio row against a real hiwar serve --workers 2, then the local row', async () => {
-  const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
-  const { stdout } = await execOk(process.execPath, ['--import', 'tsx', run, 'telephony-density', '--quick', '2', 'seconds=4', 'workers=2'], { timeoutMs: 300_000 });
+  const { stdout } = await execOk(process.execPath, benchRunArgs('telephony-density', '--quick', '2', 'seconds=4', 'workers=2'), { timeoutMs: 300_000 });
   const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
   assert.equal(last.bench, 'telephony-density');
   assert.equal(last.twilio.workers, 2);
