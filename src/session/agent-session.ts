@@ -15,7 +15,7 @@ import { CallActions } from './call-actions.ts';
 import type { GenerateReplyOptions, SessionControl } from './control.ts';
 import type { CallReport, SessionEvent, SessionState } from './events.ts';
 import { debugRecord } from './debug-log.ts';
-import { classifyFailure, failureMessage, type Failure, type FailureSource } from './failure.ts';
+import { classifyFailure, failureMessage, toolFailure, type Failure, type FailureSource } from './failure.ts';
 import { guarded } from './guarded.ts';
 import { Hearing } from './hearing.ts';
 import { Flow, toolControl } from './flow.ts';
@@ -133,6 +133,7 @@ export class AgentSession implements SessionControl {
       setState: (state) => this.setState(state),
       fail: (source, f, fatal, cause) => this.fail(source, f, fatal, cause),
       threw: (hook, err) => this.threw(hook, err),
+      toolThrew: (tool, err) => this.fail('agent', toolFailure(tool), false, err),
       handoff: (h) => void this.flow.handoff(true, h.agent, { carry: h.carry }),
     };
     this.stt = opts.stages?.recognizer ?? buildStt(agent, client, transport.inputRate, this.clock);
@@ -263,8 +264,8 @@ export class AgentSession implements SessionControl {
 
   /** A typed `error` event with a clean message; the raw cause goes to the log only. */
   private fail(source: FailureSource, f: Failure, fatal: boolean, cause?: unknown): void {
-    this.log.warn({ source, kind: f.kind, err: cause instanceof Error ? cause.message : cause }, f.message);
-    this.emit({ type: 'error', source, kind: f.kind, message: f.message, fatal });
+    this.log.warn({ source, kind: f.kind, ...(f.tool ? { tool: f.tool } : {}), err: cause instanceof Error ? cause.message : cause }, f.message);
+    this.emit({ type: 'error', source, kind: f.kind, message: f.message, fatal, ...(f.tool ? { tool: f.tool } : {}) });
   }
 
   /** The agent's code threw: an event and a log line, and the call goes on. */

@@ -66,6 +66,12 @@ test("one agent's throwing hooks and tool become error events; the other call in
     assert.ok(hooks.some((m) => m.includes(hook)), `an error event names ${hook}: ${hooks.join(' | ')}`);
   }
   assert.ok(bad.events.every((e) => e.type !== 'error' || !e.fatal), 'no hook error is fatal');
+  // A thrown tool is told apart from a hook, by kind and by name (an event filter wants both).
+  const kinds = agentErrors(bad.events).map((e) => `${(e as { kind?: string }).kind}:${(e as { tool?: string }).tool ?? ''}`);
+  assert.ok(kinds.includes('tool:get_balance'), `the tool's error is kind 'tool' naming get_balance: ${kinds.join(' | ')}`);
+  assert.ok(kinds.filter((k) => k.startsWith('hook:')).length >= 4, `the hooks' errors stay kind 'hook': ${kinds.join(' | ')}`);
+  assert.deepEqual(bad.toolCalls.filter((t) => t.name === 'get_balance').map((t) => [t.error, t.threw]).at(0), ['core banking is down', true]);
+  assert.equal(bad.report.tools?.find((t) => t.name === 'get_balance')?.threw, true, 'the report tells a thrown tool from a refused call');
   assert.deepEqual(bad.userTurns, ['كم رصيدي', '[DTMF: 2]'], 'the broken call went on past its hooks');
   assert.match(bad.ended, /caller hung up|hangup/);
   expectToolCall(good, 'get_balance', { account: 'current' });

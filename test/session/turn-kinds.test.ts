@@ -71,6 +71,7 @@ function recorder() {
     setState: () => {},
     fail: () => assert.fail('no failure expected'),
     threw: (hook, err) => assert.fail(`${hook}: ${err}`),
+    toolThrew: (tool, err) => assert.fail(`${tool}: ${err}`),
     handoff: () => {},
   };
   return { host, events, report };
