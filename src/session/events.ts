@@ -15,6 +15,11 @@ export type TurnKind = 'spoken' | 'keyed' | 'line';
 export interface TurnMetrics {
   /** What the figures are of (none in reports written before it was recorded). */
   kind?: TurnKind;
+  /**
+   * The caller turn the figures belong to (`user_turn`'s `turn`: 1, 2, … in the call, spoken and
+   * keyed alike); none for a line, and in reports written before it was recorded.
+   */
+  turn?: number;
   /** End of the caller's speech → final transcript. */
   endOfSpeechToFinalMs?: number;
   /** Final transcript → turn decided. */

@@ -51,6 +51,7 @@ export function recordReply(host: ReplyRecordHost, agent: Agent, req: LaneReques
   const metrics: TurnMetrics = {
     interrupted: r.interrupted,
     ...(turn ? turnMetrics({ speechEnd: req.speechEndAt, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...r.times }, turn.endOfTurn, req.keyed) : lineMetrics(startedAt, r.times)),
+    ...(turn && req.turnNumber ? { turn: req.turnNumber } : {}),
   };
   const { report } = host;
   report.agent({ text: r.text, heardText: r.heard, interrupted: r.interrupted, startedAt: report.since(r.times.firstSent), agent: agent.name, task: req.task, ...(turn ? { metrics } : {}) });
