@@ -26,11 +26,12 @@ import { Keypad } from './keypad.ts';
 import { OutOfServiceLine } from './out-of-service.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { onRecognition, type RecognitionHost } from './recognition-events.ts';
-import { ReplyLane, type LaneRequest } from './reply-lane.ts';
-import { onReplyEvent, recordReply, type ReplyRecordHost } from './reply-record.ts';
+import { ReplyLane } from './reply-lane.ts';
+import { onReplyEvent, type ReplyRecordHost } from './reply-record.ts';
+import { ReplyRunner } from './reply-runner.ts';
 import { ReportBuilder } from './report.ts';
 import { buildStt, defaultLlm, listenEndpointing, type AgentStages, type StageContext } from './stages.ts';
-import { TurnInFlight, type AnsweredTurn, type TaskRun } from './task-runner.ts';
+import type { TaskRun } from './task-runner.ts';
 import { callerAudio, onTransportEvent, type TransportHost } from './transport-events.ts';
 
 export { defaultLlm };
@@ -55,14 +56,6 @@ export interface SessionOptions {
   teach?: (agent: Agent) => Promise<void>;
 }
 
-/** A request of the lane, with what the session reports about it. */
-interface Request extends LaneRequest {
-  /** The task whose line this is. */
-  task?: string;
-  /** The caller's turn a task's line answers (its latency is measured as a model reply's). */
-  answers?: AnsweredTurn;
-}
-
 /**
  * One call: a transport, an agent and the service, wired as a pipeline. Caller audio goes to
  * /listen; turns and barge-ins are decided from its events; each turn's reply runs LLM →
@@ -85,12 +78,10 @@ export class AgentSession implements SessionControl {
   private readonly output: ResamplingOutput;
   private readonly keypad: Keypad;
   private readonly turns: CallerTurns;
-  /** Replies begun so far (`reply_started`'s numbers). */
-  private replies = 0;
-  /** The caller's turn the model reply in flight answers, until a task of its tool takes it. */
-  private turnInFlight: TurnInFlight | undefined;
   /** The session as the reply handlers see it (reply-record.ts). */
   private readonly replyHost: ReplyRecordHost;
+  /** Runs each request of the lane as a numbered reply (reply-runner.ts). */
+  private readonly replies: ReplyRunner;
   private readonly log: Logger;
   private readonly history: ChatHistory;
   private readonly stt: Recognizer;
@@ -112,8 +103,6 @@ export class AgentSession implements SessionControl {
   private resolveEnded!: () => void;
   private readonly ended = new Promise<void>((r) => (this.resolveEnded = r));
   private state: SessionState = 'starting';
-  /** What the agent said last (its turn policy hears a yes or a no to a yes/no question as a whole turn). */
-  private lastAgentLine: string | undefined;
   /** The caller's side ended the call: nothing to hang up. */
   private callerGone = false;
   private resolveLive!: () => void;
@@ -136,6 +125,21 @@ export class AgentSession implements SessionControl {
       toolThrew: (tool, err) => this.fail('agent', toolFailure(tool), false, err),
       handoff: (h) => void this.flow.handoff(true, h.agent, { carry: h.carry }),
     };
+    this.replies = new ReplyRunner({
+      clock: this.clock,
+      stages: () => this.stages,
+      record: this.replyHost,
+      setState: (state) => this.setState(state),
+      fail: (source, f, fatal, cause) => this.fail(source, f, fatal, cause),
+      replied: () => this.hearing.schedule(),
+      outOfService: (reason) => this.outOfService(reason),
+      after: async (r, req) => {
+        if (this.actions.hasPending) void this.actions.runPending();
+        else if (r.endCall) void this.end('transferred');
+        // A handoff asked by a tool of this reply: the next agent takes over before the next reply.
+        else if (!req.task) await this.flow.afterReply();
+      },
+    });
     this.stt = opts.stages?.recognizer ?? buildStt(agent, client, transport.inputRate, this.clock);
     this.localVad = createLocalVad(agent.interruption, transport.inputRate, this.clock);
     // What goes to the line is what can come back as echo: the local detector hears it (energy only).
@@ -177,7 +181,7 @@ export class AgentSession implements SessionControl {
       said: (line) => this.report.agent({ text: line, heardText: line, interrupted: false, agent: this.agent.name }),
     });
     this.lane = new ReplyLane(
-      (req, signal) => this.actions.during(() => this.reply(req, signal)),
+      (req, signal) => this.actions.during(() => this.replies.run(req, signal)),
       (err) => this.log.error({ err: (err as Error)?.message ?? err }, 'reply failed'),
     );
     this.amd = AnswerDetection.forAgent(agent, {
@@ -208,7 +212,7 @@ export class AgentSession implements SessionControl {
       stages: opts.stages,
       notice: (m) => this.notice(m),
       listenEndpointingMs: opts.stages?.recognizer ? undefined : listenEndpointing(agent),
-      turnContext: () => ({ expect: this.task?.task.expecting?.(), lastAgentLine: this.lastAgentLine }),
+      turnContext: () => ({ expect: this.task?.task.expecting?.(), lastAgentLine: this.replies.lastAgentLine }),
       reply: { output: this.output, clock: this.clock, history: this.history, spoken: this.spoken, call: this.control, session: toolControl(this, () => this.flow), events: (e) => onReplyEvent(this.replyHost, e) },
     };
     this.flow = new Flow(agent, {
@@ -224,9 +228,9 @@ export class AgentSession implements SessionControl {
       isEnding: () => !!this.ending,
       emit: (e) => this.emit(e),
       threw: this.threw,
-      speakTaskLine: (text, task, signal, answers) => this.actions.during(() => this.reply({ text, task, answers }, signal)),
+      speakTaskLine: (text, task, signal, answers) => this.actions.during(() => this.replies.run({ text, task, answers }, signal)),
       teach: opts.teach,
-      takeTurnInFlight: () => this.turnInFlight?.take(() => this.clock.now()),
+      takeTurnInFlight: () => this.replies.takeTurnInFlight(),
     });
   }
 
@@ -412,50 +416,6 @@ export class AgentSession implements SessionControl {
   private interrupt(): void {
     if (this.task?.speaking) this.task.cancelLine();
     else void this.lane.cancel(); // the speaker clears what the service still generates
-  }
-
-  // ── The agent ──
-
-
-  private async reply(req: Request, signal: AbortSignal): Promise<void> {
-    const { agent, replies, interruption } = this.stages;
-    interruption.reset();
-    if (req.turn) this.setState('thinking');
-    // Numbered, and its events told as its own: a task's line may run inside a reply whose tool waits.
-    const id = ++this.replies;
-    const { answers, ...ask } = req;
-    // A task's line answering the caller's turn counts as that turn's reply (metrics, traces), but
-    // goes to the reply stage as a fixed line: the task already put the turn in the history.
-    const answered = answers ? { ...ask, turn: answers.turn, speechEndAt: answers.speechEndAt, turnNumber: answers.turnNumber, keyed: answers.keyed } : ask;
-    const startedAt = this.clock.now();
-    this.emit({ type: 'reply_started', reply: id, ...(answered.turn && answered.turnNumber ? { turn: answered.turnNumber } : {}) });
-    // A model reply to the caller's turn: a task its tool runs may take the turn (below).
-    const inFlight = req.turn && !req.task ? new TurnInFlight({ turn: req.turn, speechEndAt: req.speechEndAt, keyed: req.keyed, turnNumber: req.turnNumber ?? 0 }) : undefined;
-    if (inFlight) this.turnInFlight = inFlight;
-    const events = (e: Parameters<typeof onReplyEvent>[1]) => {
-      // Words of the reply went out first ("let me check"): they answered the turn, not the task.
-      if (inFlight && e.type === 'agent_chunk') inFlight.spoke = true;
-      onReplyEvent(this.replyHost, e, id);
-    };
-    const r = await replies.run({ ...ask, events }, signal).finally(() => {
-      if (this.turnInFlight === inFlight) this.turnInFlight = undefined;
-    });
-    if (r.text) this.lastAgentLine = r.text;
-    this.hearing.schedule();
-    // The turn was answered by the task's question: what follows the task is a line, timed from the task's end.
-    if (inFlight?.taken) recordReply(this.replyHost, agent, { ...answered, turn: undefined }, r, id, inFlight.resumedAt ?? startedAt);
-    else recordReply(this.replyHost, agent, answered, r, id, startedAt);
-    if (!this.stages.replies.current) this.setState('listening');
-    if (r.fatal) {
-      const f = classifyFailure(r.fatal.error, 'tts');
-      this.fail('tts', f, true, r.fatal.error);
-      void this.outOfService(f.message);
-      return;
-    }
-    if (this.actions.hasPending) void this.actions.runPending();
-    else if (r.endCall) void this.end('transferred');
-    // A handoff asked by a tool of this reply: the next agent takes over before the next reply.
-    else if (!req.task) await this.flow.afterReply();
   }
 
   private callerLeft(): void {
