@@ -150,10 +150,11 @@ export function latencyTable(report: CallReport, speed = 1): string {
   if (!rows.length) return '\nlatency: no reply to a caller turn in this call, so no per-turn table (the caller hung up first, or was never heard)';
   const f = (v: number | undefined) => (v === undefined ? '–' : String(v)).padStart(8);
   const lines = ['', 'turn  stt-final  decision  llm-1st llm-sent  tts-1st  playout  voice-to-voice (ms)  interrupted  end of turn'];
-  rows.forEach((t, i) => {
+  for (const t of rows) {
     const m = t.metrics!;
-    lines.push(`${String(i + 1).padStart(4)} ${f(m.endOfSpeechToFinalMs)}  ${f(m.turnDecisionMs)} ${f(m.llmFirstTokenMs)} ${f(m.llmFirstSentenceMs)} ${f(m.ttsFirstAudioMs)} ${f(m.playoutStartMs)} ${f(m.voiceToVoiceMs)}            ${m.interrupted ? 'yes' : 'no '}          ${endOfTurn(m)}`.trimEnd());
-  });
+    // The caller's turn number, not the row's place: a turn a task took without a line of its own has no row.
+    lines.push(`${String(m.turn ?? '–').padStart(4)} ${f(m.endOfSpeechToFinalMs)}  ${f(m.turnDecisionMs)} ${f(m.llmFirstTokenMs)} ${f(m.llmFirstSentenceMs)} ${f(m.ttsFirstAudioMs)} ${f(m.playoutStartMs)} ${f(m.voiceToVoiceMs)}            ${m.interrupted ? 'yes' : 'no '}          ${endOfTurn(m)}`.trimEnd());
+  }
   if (speed !== 1) {
     lines.push(`(times in ms of call time: the clock ran ${speed}× real time, so network and model times count ${speed}× their real length; use --speed 1 for real-time figures)`);
   }

@@ -10,7 +10,7 @@ import { docPath } from '../docs-path.ts';
 /** Keys a config module may hold: `createAgentServer`'s options (see docs/server.md). */
 const KNOWN = new Set<keyof CreateAgentServerOptions>([
   'agent', 'agentFor', 'client', 'sandbox', 'plugins', 'providerHooks', 'open', 'mediaToken', 'tokens', 'port', 'host', 'publicUrl',
-  'maxCalls', 'metrics', 'probes', 'logger', 'llm', 'fallbackLlm', 'clock', 'onCallEnded', 'admission', 'health', 'deferReady', 'wrapSessions', 'onTransportEnded',
+  'maxCalls', 'metrics', 'probes', 'logger', 'llm', 'fallbackLlm', 'clock', 'onCallEnded', 'admission', 'health', 'deferReady', 'serviceProbe', 'wrapSessions', 'onTransportEnded',
 ]);
 
 /**

@@ -71,6 +71,8 @@ export interface CallManagerOptions {
   onCallEnded?(transport: Transport, report: CallReport | undefined, outcome: CallOutcome): void;
   /** Told when a call starts waiting for a line (the admission's queue); what it throws is logged. */
   onCallWaiting?(transport: Transport, position: number): void;
+  /** Told every session event of every call (the service's reachability for `/readyz` learns from them). */
+  onSessionEvent?(e: SessionEvent): void;
 }
 
 interface Live {
@@ -221,6 +223,7 @@ export class CallManager implements CallHost {
         }
         try {
           this.o.metrics.observe(provider, e);
+          this.o.onSessionEvent?.(e);
         } catch (err) {
           log.warn({ err: (err as Error).message }, 'metrics failed');
         }

@@ -15,6 +15,7 @@ import type { ServerMetrics } from './metrics.ts';
 import type { ServerLimits } from './limits.ts';
 import { AgentServer, type AttachOptions } from './server.ts';
 import { serviceOf, type Service, type ServerSandboxOptions } from './service.ts';
+import { ServiceReachability, type ServiceProbeOptions } from './service-reachability.ts';
 import { agentWithVariables } from '../session/variables.ts';
 import { CallTokens, type CallTokenOptions } from './tokens.ts';
 import { MemoryTokenLedger, type TokenLedger } from './token-ledger.ts';
@@ -121,6 +122,11 @@ export interface CreateAgentServerOptions {
   health?: () => { ready: boolean; body: Record<string, unknown> };
   /** `/readyz` says `starting` until `startupFinished()`. @default false */
   deferReady?: boolean;
+  /**
+   * `/readyz` checks that the voice service can be reached (`SERVICE_PROBE_DEFAULTS`): what the
+   * calls' sockets met, else one `GET /models` at most every `maxAgeMs`. false: not checked.
+   */
+  serviceProbe?: ServiceProbeOptions | false;
   /** Time limits for slow clients on the server's port; see `SERVER_LIMITS` (docs/security.md). */
   limits?: Partial<ServerLimits>;
   /** Wraps each call's session factory (analytics recording). */
@@ -277,6 +283,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     admission: o.admission,
     health: o.health,
     deferReady: o.deferReady,
+    ...(o.serviceProbe === false ? {} : { service: new ServiceReachability((call) => service.client.listModels(call), o.serviceProbe) }),
     limits: o.limits,
     sessions: o.wrapSessions ? o.wrapSessions(chosen) : chosen,
     onCallWaiting: (transport, position) => emit({ type: 'call_waiting', call: transport.call, position }),

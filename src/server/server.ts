@@ -5,6 +5,7 @@ import type { Logger } from '../session/logger.ts';
 import { CallManager, type CallAdmission, type CallManagerOptions, type SessionFactory } from './calls.ts';
 import { SERVER_LIMITS, type ServerLimits } from './limits.ts';
 import { ServerMetrics } from './metrics.ts';
+import type { ServiceReachability } from './service-reachability.ts';
 import { warmUpNormalizer } from '../text/warm-up.ts';
 import type { CallHost, ServerPlugin } from './types.ts';
 
@@ -48,6 +49,11 @@ export interface AgentServerOptions {
    * @default false: ready once listening
    */
   deferReady?: boolean;
+  /**
+   * The voice service's reachability: `/readyz` is 503 while the service cannot be reached or
+   * refuses the key, and says what it knows in its body's `service` (`createAgentServer` gives one).
+   */
+  service?: Pick<ServiceReachability, 'status' | 'observe'>;
   /** Told when each call has ended (post-call analytics); see `CallManagerOptions`. */
   onCallEnded?: CallManagerOptions['onCallEnded'];
   /** See `CallManagerOptions.onCallWaiting`. */
@@ -103,6 +109,7 @@ export class AgentServer {
       admission: o.admission,
       onCallEnded: o.onCallEnded,
       onCallWaiting: o.onCallWaiting,
+      onSessionEvent: o.service && ((e) => o.service!.observe(e)),
     });
   }
 
@@ -146,7 +153,7 @@ export class AgentServer {
         return true;
       }
       if ((this.o.probes ?? true) && url.pathname === '/readyz') {
-        const { ready, body } = this.readiness();
+        const { ready, body } = await this.readinessWithService();
         res.writeHead(ready ? 200 : 503, NO_STORE).end(JSON.stringify(body));
         return true;
       }
@@ -281,6 +288,15 @@ export class AgentServer {
     // instance) is told while draining or starting too: a drain's 503 said only `activeCalls`.
     if (state) return { ready: false, body: { ...this.o.health?.().body, status: state, ...calls } };
     return this.o.health?.() ?? { ready: true, body: { status: 'ok', ...calls } };
+  }
+
+  /** `readiness()`, and when that says ready, whether the voice service can be reached (the body's `service`). */
+  private async readinessWithService(): Promise<{ ready: boolean; body: Record<string, unknown> }> {
+    const r = this.readiness();
+    if (!r.ready || !this.o.service) return r;
+    const service = await this.o.service.status();
+    if (service.status === 'reachable') return { ready: true, body: { ...r.body, service } };
+    return { ready: false, body: { ...r.body, status: service.status === 'refused' ? 'service refused' : 'service unreachable', service } };
   }
 
   /** Start-up work after `listen()` is done: `/readyz` may say ready (see `deferReady`). */

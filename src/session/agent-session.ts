@@ -1,4 +1,4 @@
-import { Subject, Subscription, type Observable } from '../rx.ts';
+import { Subscription, type Observable } from '../rx.ts';
 import type { Llm } from '../llm/types.ts';
 import { createLocalVad, type CallerVad } from '../pipeline/local-vad.ts';
 import { SpeakerFatal } from '../pipeline/speaker.ts';
@@ -13,9 +13,8 @@ import type { Agent } from './agent.ts';
 import { AnswerDetection } from './answer-detection.ts';
 import { CallActions } from './call-actions.ts';
 import type { GenerateReplyOptions, SessionControl } from './control.ts';
-import type { CallReport, SessionEvent, SessionState } from './events.ts';
-import { debugRecord } from './debug-log.ts';
-import { classifyFailure, failureMessage, type Failure, type FailureSource } from './failure.ts';
+import type { CallReport, SessionEvent } from './events.ts';
+import { classifyFailure } from './failure.ts';
 import { guarded } from './guarded.ts';
 import { Hearing } from './hearing.ts';
 import { Flow, toolControl } from './flow.ts';
@@ -26,11 +25,13 @@ import { Keypad } from './keypad.ts';
 import { OutOfServiceLine } from './out-of-service.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { onRecognition, type RecognitionHost } from './recognition-events.ts';
-import { ReplyLane, type LaneRequest } from './reply-lane.ts';
-import { onReplyEvent, recordReply, type ReplyRecordHost } from './reply-record.ts';
+import { ReplyLane } from './reply-lane.ts';
+import { onReplyEvent, type ReplyRecordHost } from './reply-record.ts';
+import { ReplyRunner } from './reply-runner.ts';
 import { ReportBuilder } from './report.ts';
+import { SessionOutput } from './session-output.ts';
 import { buildStt, defaultLlm, listenEndpointing, type AgentStages, type StageContext } from './stages.ts';
-import { TurnInFlight, type AnsweredTurn, type TaskRun } from './task-runner.ts';
+import type { TaskRun } from './task-runner.ts';
 import { callerAudio, onTransportEvent, type TransportHost } from './transport-events.ts';
 
 export { defaultLlm };
@@ -55,14 +56,6 @@ export interface SessionOptions {
   teach?: (agent: Agent) => Promise<void>;
 }
 
-/** A request of the lane, with what the session reports about it. */
-interface Request extends LaneRequest {
-  /** The task whose line this is. */
-  task?: string;
-  /** The caller's turn a task's line answers (its latency is measured as a model reply's). */
-  answers?: AnsweredTurn;
-}
-
 /**
  * One call: a transport, an agent and the service, wired as a pipeline. Caller audio goes to
  * /listen; turns and barge-ins are decided from its events; each turn's reply runs LLM →
@@ -77,20 +70,17 @@ interface Request extends LaneRequest {
  * const report = await session.run(); // when the call ends; never throws
  */
 export class AgentSession implements SessionControl {
-  private readonly eventsSubject = new Subject<SessionEvent>();
-  /** Everything the session reports, typed; completes when the call has ended. */
-  readonly events$: Observable<SessionEvent> = this.eventsSubject.asObservable();
+  /** Its events, log lines and state (session-output.ts). */
+  private readonly out: SessionOutput;
   private readonly actions: CallActions;
   private readonly clock: Clock;
   private readonly output: ResamplingOutput;
   private readonly keypad: Keypad;
   private readonly turns: CallerTurns;
-  /** Replies begun so far (`reply_started`'s numbers). */
-  private replies = 0;
-  /** The caller's turn the model reply in flight answers, until a task of its tool takes it. */
-  private turnInFlight: TurnInFlight | undefined;
   /** The session as the reply handlers see it (reply-record.ts). */
   private readonly replyHost: ReplyRecordHost;
+  /** Runs each request of the lane as a numbered reply (reply-runner.ts). */
+  private readonly replies: ReplyRunner;
   private readonly log: Logger;
   private readonly history: ChatHistory;
   private readonly stt: Recognizer;
@@ -111,9 +101,6 @@ export class AgentSession implements SessionControl {
   private endReason = '';
   private resolveEnded!: () => void;
   private readonly ended = new Promise<void>((r) => (this.resolveEnded = r));
-  private state: SessionState = 'starting';
-  /** What the agent said last (its turn policy hears a yes or a no to a yes/no question as a whole turn). */
-  private lastAgentLine: string | undefined;
   /** The caller's side ended the call: nothing to hang up. */
   private callerGone = false;
   private resolveLive!: () => void;
@@ -125,16 +112,33 @@ export class AgentSession implements SessionControl {
     this.clock = opts.clock ?? realClock();
     this.log = opts.logger ?? createLogger();
     this.report = new ReportBuilder(this.clock);
+    this.out = new SessionOutput(this.log, this.report, () => this.flow?.stages.agent.name);
     this.history = new ChatHistory(agent.instructions);
     this.replyHost = {
       report: this.report,
       log: this.log,
-      emit: (e) => this.emit(e),
-      setState: (state) => this.setState(state),
-      fail: (source, f, fatal, cause) => this.fail(source, f, fatal, cause),
-      threw: (hook, err) => this.threw(hook, err),
+      emit: this.out.emit,
+      setState: this.out.setState,
+      fail: this.out.fail,
+      threw: this.out.threw,
+      toolThrew: this.out.toolThrew,
       handoff: (h) => void this.flow.handoff(true, h.agent, { carry: h.carry }),
     };
+    this.replies = new ReplyRunner({
+      clock: this.clock,
+      stages: () => this.stages,
+      record: this.replyHost,
+      setState: this.out.setState,
+      fail: this.out.fail,
+      replied: () => this.hearing.schedule(),
+      outOfService: (reason) => this.outOfService(reason),
+      after: async (r, req) => {
+        if (this.actions.hasPending) void this.actions.runPending();
+        else if (r.endCall) void this.end('transferred');
+        // A handoff asked by a tool of this reply: the next agent takes over before the next reply.
+        else if (!req.task) await this.flow.afterReply();
+      },
+    });
     this.stt = opts.stages?.recognizer ?? buildStt(agent, client, transport.inputRate, this.clock);
     this.localVad = createLocalVad(agent.interruption, transport.inputRate, this.clock);
     // What goes to the line is what can come back as echo: the local detector hears it (energy only).
@@ -145,16 +149,16 @@ export class AgentSession implements SessionControl {
       control: () => this.control,
       task: () => this.task,
       isEnding: () => !!this.ending,
-      emit: (e) => this.emit(e),
-      threw: this.threw,
+      emit: this.out.emit,
+      threw: this.out.threw,
       callerSaid: (text, input, answered) => this.turns.said(text, 'dtmf', input, {}, answered),
       answer: (req) => this.lane.answer({ ...req, turnNumber: this.turns.last }),
     });
     this.actions = new CallActions(transport, {
       isEnding: () => !!this.ending,
       end: (reason) => this.end(reason),
-      emit: (e) => this.emit(e),
-      fail: (source, f, fatal, cause) => this.fail(source, f, fatal, cause),
+      emit: this.out.emit,
+      fail: this.out.fail,
       released: () => (this.callerGone = true),
     });
     this.hearing = new Hearing({
@@ -164,9 +168,9 @@ export class AgentSession implements SessionControl {
       turn: (t) => this.turns.spoken(t),
       heard: () => this.task?.heard(),
       interrupt: () => this.interrupt(),
-      emit: (e) => this.emit(e),
+      emit: this.out.emit,
     });
-    this.spoken = new SpokenForm(client, { diacritize: agent.diacritize }, (m) => this.notice(m));
+    this.spoken = new SpokenForm(client, { diacritize: agent.diacritize }, this.out.notice);
     this.outOfServiceLine = new OutOfServiceLine({
       output: this.output,
       clock: this.clock,
@@ -176,16 +180,16 @@ export class AgentSession implements SessionControl {
       said: (line) => this.report.agent({ text: line, heardText: line, interrupted: false, agent: this.agent.name }),
     });
     this.lane = new ReplyLane(
-      (req, signal) => this.actions.during(() => this.reply(req, signal)),
+      (req, signal) => this.actions.during(() => this.replies.run(req, signal)),
       (err) => this.log.error({ err: (err as Error)?.message ?? err }, 'reply failed'),
     );
     this.amd = AnswerDetection.forAgent(agent, {
       clock: this.clock,
       control: this.control,
-      emit: (e) => this.emit(e),
+      emit: this.out.emit,
       say: (text) => this.lane.enqueue({ text }),
       ending: () => !!this.ending,
-      notice: (m) => this.notice(m),
+      notice: this.out.notice,
     });
     this.turns = new CallerTurns({
       report: this.report,
@@ -195,8 +199,8 @@ export class AgentSession implements SessionControl {
       agent: () => this.agent,
       task: () => this.task,
       isEnding: () => !!this.ending,
-      emit: (e) => this.emit(e),
-      threw: this.threw,
+      emit: this.out.emit,
+      threw: this.out.threw,
       answer: (req) => this.lane.answer(req),
     });
     const stageContext: StageContext = {
@@ -205,9 +209,9 @@ export class AgentSession implements SessionControl {
       llm: opts.llm,
       outputRate: transport.output.sampleRate,
       stages: opts.stages,
-      notice: (m) => this.notice(m),
+      notice: this.out.notice,
       listenEndpointingMs: opts.stages?.recognizer ? undefined : listenEndpointing(agent),
-      turnContext: () => ({ expect: this.task?.task.expecting?.(), lastAgentLine: this.lastAgentLine }),
+      turnContext: () => ({ expect: this.task?.task.expecting?.(), lastAgentLine: this.replies.lastAgentLine }),
       reply: { output: this.output, clock: this.clock, history: this.history, spoken: this.spoken, call: this.control, session: toolControl(this, () => this.flow), events: (e) => onReplyEvent(this.replyHost, e) },
     };
     this.flow = new Flow(agent, {
@@ -221,11 +225,11 @@ export class AgentSession implements SessionControl {
       session: this,
       live: this.live,
       isEnding: () => !!this.ending,
-      emit: (e) => this.emit(e),
-      threw: this.threw,
-      speakTaskLine: (text, task, signal, answers) => this.actions.during(() => this.reply({ text, task, answers }, signal)),
+      emit: this.out.emit,
+      threw: this.out.threw,
+      speakTaskLine: (text, task, signal, answers) => this.actions.during(() => this.replies.run({ text, task, answers }, signal)),
       teach: opts.teach,
-      takeTurnInFlight: () => this.turnInFlight?.take(() => this.clock.now()),
+      takeTurnInFlight: () => this.replies.takeTurnInFlight(),
     });
   }
 
@@ -253,35 +257,9 @@ export class AgentSession implements SessionControl {
     return this.stages.agent;
   }
 
-  private emit(e: SessionEvent): void {
-    if (this.log.isLevelEnabled('debug')) {
-      const line = debugRecord(e);
-      if (line) this.log.debug({ session: this.stages?.agent.name, ...line.fields }, line.message);
-    }
-    this.eventsSubject.next(e);
-  }
-
-  /** A typed `error` event with a clean message; the raw cause goes to the log only. */
-  private fail(source: FailureSource, f: Failure, fatal: boolean, cause?: unknown): void {
-    this.log.warn({ source, kind: f.kind, err: cause instanceof Error ? cause.message : cause }, f.message);
-    this.emit({ type: 'error', source, kind: f.kind, message: f.message, fatal });
-  }
-
-  /** The agent's code threw: an event and a log line, and the call goes on. */
-  private readonly threw = (hook: string, err: unknown): void => {
-    this.fail('agent', { kind: 'hook', message: failureMessage('agent', 'hook', hook) }, false, err);
-  };
-
-  private setState(state: SessionState): void {
-    if (this.state === state || this.state === 'ended') return;
-    this.state = state;
-    this.emit({ type: 'state', state });
-  }
-
-  private notice(message: string): void {
-    this.report.notices.push(message);
-    this.log.info({ session: this.agent.name }, message);
-    this.emit({ type: 'notice', message });
+  /** Everything the session reports, typed; completes when the call has ended. */
+  get events$(): Observable<SessionEvent> {
+    return this.out.events$;
   }
 
   /** Runs the call to its end and returns the report. Never rejects. */
@@ -299,7 +277,7 @@ export class AgentSession implements SessionControl {
   private async runCall(): Promise<void> {
     this.report.start();
     const { transport, agent } = this.opts;
-    guarded('onCallStart', () => agent.hooks?.onCallStart?.(this.control), this.threw);
+    guarded('onCallStart', () => agent.hooks?.onCallStart?.(this.control), this.out.threw);
     try {
       const { speaker } = this.stages;
       await Promise.all([this.stt.start(), speaker.start(), this.localVad?.start(), this.output.prepare(speaker.socketRate)]);
@@ -307,7 +285,7 @@ export class AgentSession implements SessionControl {
       const fatal = err instanceof SpeakerFatal ? err.error : err;
       const source = err instanceof SpeakerFatal ? 'tts' : 'stt';
       const f = classifyFailure(fatal, source);
-      this.fail(source, f, true, fatal);
+      this.out.fail(source, f, true, fatal);
       // The caller is on the line: the out-of-service line (kept from start-up) before hanging up,
       // unless they are gone already or hang up meanwhile (the caller's audio ends).
       this.subs.add(transport.audio$.subscribe({ complete: () => this.callerLeft(), error: () => this.callerLeft() }));
@@ -347,14 +325,14 @@ export class AgentSession implements SessionControl {
     const recognition: RecognitionHost = {
       hearing: this.hearing,
       amd: this.amd,
-      emit: (e) => this.emit(e),
-      notice: (m) => this.notice(m),
-      fail: (source, f, fatal, cause) => this.fail(source, f, fatal, cause),
+      emit: this.out.emit,
+      notice: this.out.notice,
+      fail: this.out.fail,
       outOfService: (reason) => this.outOfService(reason),
     };
     this.subs.add(this.stt.events$.subscribe((e) => onRecognition(recognition, e)));
-    this.setState('listening');
-    const enter = () => guarded('onEnter', () => agent.hooks?.onEnter?.(this, this.control), this.threw);
+    this.out.setState('listening');
+    const enter = () => guarded('onEnter', () => agent.hooks?.onEnter?.(this, this.control), this.out.threw);
     // With answer detection the first agent enters once a person is found, after its greeting:
     // a line or a task of its onEnter said at once went over a voicemail's greeting, before any
     // decision. On a machine it does not enter (the message or the hang-up is the call).
@@ -403,7 +381,8 @@ export class AgentSession implements SessionControl {
   private readonly transportHost: TransportHost = {
     callerGone: () => (this.callerGone = true),
     end: (reason) => this.end(reason),
-    fail: (source, f, fatal, cause) => this.fail(source, f, fatal, cause),
+    // A field's initializer runs before the constructor makes `out`: looked up when called.
+    fail: (source, f, fatal, cause) => this.out.fail(source, f, fatal, cause),
     key: (digit) => this.keypad.key(digit),
   };
 
@@ -411,50 +390,6 @@ export class AgentSession implements SessionControl {
   private interrupt(): void {
     if (this.task?.speaking) this.task.cancelLine();
     else void this.lane.cancel(); // the speaker clears what the service still generates
-  }
-
-  // ── The agent ──
-
-
-  private async reply(req: Request, signal: AbortSignal): Promise<void> {
-    const { agent, replies, interruption } = this.stages;
-    interruption.reset();
-    if (req.turn) this.setState('thinking');
-    // Numbered, and its events told as its own: a task's line may run inside a reply whose tool waits.
-    const id = ++this.replies;
-    const { answers, ...ask } = req;
-    // A task's line answering the caller's turn counts as that turn's reply (metrics, traces), but
-    // goes to the reply stage as a fixed line: the task already put the turn in the history.
-    const answered = answers ? { ...ask, turn: answers.turn, speechEndAt: answers.speechEndAt, turnNumber: answers.turnNumber, keyed: answers.keyed } : ask;
-    const startedAt = this.clock.now();
-    this.emit({ type: 'reply_started', reply: id, ...(answered.turn && answered.turnNumber ? { turn: answered.turnNumber } : {}) });
-    // A model reply to the caller's turn: a task its tool runs may take the turn (below).
-    const inFlight = req.turn && !req.task ? new TurnInFlight({ turn: req.turn, speechEndAt: req.speechEndAt, keyed: req.keyed, turnNumber: req.turnNumber ?? 0 }) : undefined;
-    if (inFlight) this.turnInFlight = inFlight;
-    const events = (e: Parameters<typeof onReplyEvent>[1]) => {
-      // Words of the reply went out first ("let me check"): they answered the turn, not the task.
-      if (inFlight && e.type === 'agent_chunk') inFlight.spoke = true;
-      onReplyEvent(this.replyHost, e, id);
-    };
-    const r = await replies.run({ ...ask, events }, signal).finally(() => {
-      if (this.turnInFlight === inFlight) this.turnInFlight = undefined;
-    });
-    if (r.text) this.lastAgentLine = r.text;
-    this.hearing.schedule();
-    // The turn was answered by the task's question: what follows the task is a line, timed from the task's end.
-    if (inFlight?.taken) recordReply(this.replyHost, agent, { ...answered, turn: undefined }, r, id, inFlight.resumedAt ?? startedAt);
-    else recordReply(this.replyHost, agent, answered, r, id, startedAt);
-    if (!this.stages.replies.current) this.setState('listening');
-    if (r.fatal) {
-      const f = classifyFailure(r.fatal.error, 'tts');
-      this.fail('tts', f, true, r.fatal.error);
-      void this.outOfService(f.message);
-      return;
-    }
-    if (this.actions.hasPending) void this.actions.runPending();
-    else if (r.endCall) void this.end('transferred');
-    // A handoff asked by a tool of this reply: the next agent takes over before the next reply.
-    else if (!req.task) await this.flow.afterReply();
   }
 
   private callerLeft(): void {
@@ -466,7 +401,7 @@ export class AgentSession implements SessionControl {
   private outOfService(reason: string): Promise<void> {
     this.outOfServiceEnd ??= (async () => {
       if (this.ending) return;
-      this.notice(`out of service: ${reason}`);
+      this.out.notice(`out of service: ${reason}`);
       // A task waiting on the caller would hold the reply whose tool runs it, and the line with
       // it, until its silences ran out (24 s of silence by default): it is let go first.
       this.flow.end();
@@ -499,9 +434,7 @@ export class AgentSession implements SessionControl {
       await this.output.close().catch(() => {});
       // The session ends a call the caller is still on (a tool, out of service, a failure).
       if (!this.callerGone) await this.opts.transport.hangup?.(reason).catch((err: Error) => this.log.warn({ err: err.message }, 'transport hangup failed'));
-      this.setState('ended');
-      this.emit({ type: 'ended', reason });
-      this.eventsSubject.complete();
+      this.out.ended(reason);
       this.resolveEnded();
     })();
     return this.ending;

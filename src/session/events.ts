@@ -15,6 +15,11 @@ export type TurnKind = 'spoken' | 'keyed' | 'line';
 export interface TurnMetrics {
   /** What the figures are of (none in reports written before it was recorded). */
   kind?: TurnKind;
+  /**
+   * The caller turn the figures belong to (`user_turn`'s `turn`: 1, 2, … in the call, spoken and
+   * keyed alike); none for a line, and in reports written before it was recorded.
+   */
+  turn?: number;
   /** End of the caller's speech → final transcript. */
   endOfSpeechToFinalMs?: number;
   /** Final transcript → turn decided. */
@@ -94,6 +99,8 @@ export interface ReportTool {
   ms: number;
   /** The error the model read instead of a result. */
   error?: string;
+  /** The tool's own code threw (the `error` is its message); a call refused before it ran has none. */
+  threw?: true;
   /**
    * What it returned, as JSON would carry it (a campaign's results show it): left out when it
    * failed, handed the call over, or takes more than `REPORT_TOOL_RESULT_MAX` characters as JSON.
@@ -141,8 +148,11 @@ export type SessionEvent =
   | { type: 'reconnect'; service: 'stt'; phase: 'reconnecting' | 'reconnected'; attempt?: number }
   /** Who answered (answering-machine detection) and what the agent does about it. */
   | { type: 'amd'; decision: AmdDecision; action: AmdReport['action'] }
-  /** `kind` says what failed in a way an operator acts on; `message` is clean text for people. */
-  | { type: 'error'; source: FailureSource; kind: FailureKind; message: string; fatal: boolean }
+  /**
+   * `kind` says what failed in a way an operator acts on; `message` is clean text for people.
+   * `tool`: the tool whose code threw (`kind: 'tool'`; a hook that threw is `kind: 'hook'`).
+   */
+  | { type: 'error'; source: FailureSource; kind: FailureKind; message: string; fatal: boolean; tool?: string }
   | { type: 'ended'; reason: string }
   /** Another agent takes the call over at the next reply (`handoff`). */
   | { type: 'agent_handoff'; from: string; to: string; carry: 'summary' | 'full' | 'none' }

@@ -14,7 +14,7 @@ import {
 import { ModelTimeoutError } from '../llm/deadlines.ts';
 
 /** What kind of failure a session `error` event reports: what an operator acts on. */
-export type FailureKind = 'auth' | 'balance' | 'rate' | 'network' | 'timeout' | 'protocol' | 'model' | 'hook';
+export type FailureKind = 'auth' | 'balance' | 'rate' | 'network' | 'timeout' | 'protocol' | 'model' | 'hook' | 'tool';
 
 /** Which part failed: recognition, synthesis, the model, the transport, or `agent`: the agent's own code (a hook or a tool) threw. */
 export type FailureSource = 'stt' | 'tts' | 'llm' | 'transport' | 'agent';
@@ -24,6 +24,8 @@ export interface Failure {
   kind: FailureKind;
   /** A sentence for people: what failed and how, never raw SDK text or the key. */
   message: string;
+  /** The tool whose code threw (`kind: 'tool'`). */
+  tool?: string;
 }
 
 const WHAT: Record<FailureSource, string> = {
@@ -43,10 +45,16 @@ const HOW: Record<FailureKind, string> = {
   protocol: 'answered something it should not have',
   model: 'failed to produce an answer',
   hook: 'threw an error',
+  tool: 'threw an error',
 };
 
 export function failureMessage(source: FailureSource, kind: FailureKind, detail?: string): string {
   return `${WHAT[source]} ${HOW[kind]}${detail ? ` (${detail})` : ''}`;
+}
+
+/** The agent's tool `name` threw (its own code, not a call the session refused). */
+export function toolFailure(name: string): Failure {
+  return { kind: 'tool', tool: name, message: failureMessage('agent', 'tool', `tool ${name}`) };
 }
 
 /** The kind of a /listen or TTS socket close. */

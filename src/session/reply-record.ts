@@ -23,6 +23,8 @@ export interface ReplyRecordHost {
   setState(state: SessionState): void;
   fail(source: FailureSource, f: Failure, fatal: boolean, cause?: unknown): void;
   threw(hook: string, err: unknown): void;
+  /** The code of tool `tool` threw: an `error` event of kind `tool`, and the call goes on. */
+  toolThrew(tool: string, err: unknown): void;
   /** A tool returned a handoff: the call goes over to its agent once this reply is spoken. */
   handoff(h: Handoff): void;
 }
@@ -34,9 +36,9 @@ export function onReplyEvent(host: ReplyRecordHost, e: ReplyStageEvent, reply = 
   else if (e.type === 'agent_chunk') host.emit({ ...e, ...id });
   else if (e.type === 'tool') {
     const kept = e.outcome.error || e.outcome.result instanceof Handoff ? {} : reportedToolResult(e.outcome.result);
-    host.report.tool({ name: e.outcome.call.name, ms: e.outcome.ms, error: e.outcome.error, ...kept });
+    host.report.tool({ name: e.outcome.call.name, ms: e.outcome.ms, error: e.outcome.error, ...(e.outcome.threw ? { threw: true as const } : {}), ...kept });
     host.emit({ ...e, ...id });
-    if (e.outcome.threw) host.threw(`tool ${e.outcome.call.name}`, e.outcome.error);
+    if (e.outcome.threw) host.toolThrew(e.outcome.call.name, e.outcome.error);
     // A tool that returns a handoff hands the call over once this reply is spoken.
     if (e.outcome.result instanceof Handoff) host.handoff(e.outcome.result);
   } else if (e.type === 'llm_error') host.fail('llm', classifyFailure(e.error, 'llm'), false, e.error);
@@ -49,6 +51,7 @@ export function recordReply(host: ReplyRecordHost, agent: Agent, req: LaneReques
   const metrics: TurnMetrics = {
     interrupted: r.interrupted,
     ...(turn ? turnMetrics({ speechEnd: req.speechEndAt, finalAt: turn.finalAt, decidedAt: turn.decidedAt, ...r.times }, turn.endOfTurn, req.keyed) : lineMetrics(startedAt, r.times)),
+    ...(turn && req.turnNumber ? { turn: req.turnNumber } : {}),
   };
   const { report } = host;
   report.agent({ text: r.text, heardText: r.heard, interrupted: r.interrupted, startedAt: report.since(r.times.firstSent), agent: agent.name, task: req.task, ...(turn ? { metrics } : {}) });

@@ -75,6 +75,8 @@ export interface TestToolCall {
   result: unknown;
   /** Set when the tool failed or its arguments were refused. */
   error?: string;
+  /** The tool's own code threw (the session also reported an `error` event of kind `tool`). */
+  threw?: true;
 }
 
 /** A finished test call: the report and views of it that tests assert on. */
@@ -172,5 +174,5 @@ function toolCall(o: Extract<SessionEvent, { type: 'tool' }>['outcome']): TestTo
   } catch {
     args = undefined;
   }
-  return { name: o.call.name, args, result: o.result, ...(o.error ? { error: o.error } : {}) };
+  return { name: o.call.name, args, result: o.result, ...(o.error ? { error: o.error } : {}), ...(o.threw ? { threw: true as const } : {}) };
 }

@@ -29,6 +29,7 @@ export function assertLatencyTable(stdout: string, turns: ReportTurn[]): number 
     const parts = cells.slice(1, 1 + PARTS.length).map(figure);
     const voiceToVoice = figure(cells[1 + PARTS.length]!);
     const m = measured[i]!.metrics!;
+    assert.equal(cells[0], String(m.turn), `row ${i + 1} is numbered by the caller turn its figures belong to: ${row}`);
     assert.deepEqual([...parts, voiceToVoice], [...PARTS, 'voiceToVoiceMs'].map((k) => m[k] as number | undefined), `row ${i + 1} prints the report's figures: ${row}`);
     if (voiceToVoice === undefined || parts.some((p) => p === undefined)) return;
     const sum = parts.reduce((a, b) => a! + b!, 0)!;

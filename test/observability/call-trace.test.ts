@@ -129,6 +129,7 @@ test('reconnects and failures: a span each, the fatal one marks the call', () =>
   feed({ type: 'reconnect', service: 'stt', phase: 'reconnected' }, 200);
   feed({ type: 'notice', message: 'speech recognition reconnecting (attempt 7, close 1006)' });
   feed({ type: 'reconnect', service: 'stt', phase: 'reconnecting', attempt: 1 }, 0);
+  feed({ type: 'error', source: 'agent', kind: 'tool', tool: 'get_balance', message: "the agent's code threw an error (tool get_balance)", fatal: false });
   feed({ type: 'error', source: 'stt', kind: 'network', message: 'speech recognition failed', fatal: true });
   feed({ type: 'ended', reason: 'out of service: speech recognition failed' });
   const spans = exporter.getFinishedSpans();
@@ -138,9 +139,12 @@ test('reconnects and failures: a span each, the fatal one marks the call', () =>
   assert.equal(reconnects[0]!.status.code, 0);
   assert.deepEqual(reconnects.map((r) => r.attributes['hiwar.reconnect.attempt']), [1, 1], 'the attempt from the event, not the notice');
   assert.equal(reconnects[1]!.status.code, 2, 'the one that never came back is an error');
-  const failure = spans.find((s) => s.name === 'hiwar.failure')!;
-  assert.equal(failure.attributes['hiwar.failure.source'], 'stt');
-  assert.equal(failure.attributes['hiwar.failure.fatal'], true);
+  const [toolFailure, failure] = spans.filter((s) => s.name === 'hiwar.failure');
+  // A tool that threw is filterable by kind and by the tool's name.
+  assert.deepEqual([toolFailure!.attributes['hiwar.failure.kind'], toolFailure!.attributes['hiwar.failure.tool']], ['tool', 'get_balance']);
+  assert.equal(failure!.attributes['hiwar.failure.source'], 'stt');
+  assert.equal(failure!.attributes['hiwar.failure.tool'], undefined);
+  assert.equal(failure!.attributes['hiwar.failure.fatal'], true);
   const callSpan = spans.find((s) => s.name === 'hiwar.call')!;
   assert.equal(callSpan.status.code, 2);
   assert.ok(spans.filter((s) => s !== callSpan).every((s) => parentOf(s) === id(callSpan)));

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { APIConnectionError, InternalServerError, RateLimitError } from 'openai';
 import { AuthenticationError, BadRequestError, ServiceError, TransportError } from '../../src/service/errors.ts';
 import { classifyClose } from '../../src/service/ws/close-codes.ts';
-import { classifyFailure, closeFailure } from '../../src/session/failure.ts';
+import { classifyFailure, closeFailure, toolFailure } from '../../src/session/failure.ts';
 
 test("a refused request names the service's reason; other failures keep their plain sentence", () => {
   const voice = new BadRequestError({ status: 400, errorCode: 40001, errorMessage: 'voice_id nope-voice does not exist', endpoint: 'POST /text-to-speech/faseeh-v1-preview' });
@@ -31,4 +31,8 @@ test("the closes a client causes say what it did, not that the service answered 
   });
   assert.equal(closeFailure(classifyClose(4002, 'sample_rate must be 8000 or 16000'), 'stt', true).message, "speech recognition refused the stream's parameters (close 4002, reconnects gave up: sample_rate must be 8000 or 16000)");
   assert.equal(closeFailure(classifyClose(1006, ''), 'stt').message, 'speech recognition lost its connection (close 1006)');
+});
+
+test("a tool that threw is kind 'tool' and names the tool (it was reported as a hook)", () => {
+  assert.deepEqual(toolFailure('get_balance'), { kind: 'tool', tool: 'get_balance', message: "the agent's code threw an error (tool get_balance)" });
 });

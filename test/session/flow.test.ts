@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 import { z } from 'zod';
 import callCentre, { HUMAN_DESK } from '../../agents/call-centre/index.ts';
 import greeter from '../../agents/call-centre/flow.ts';
+import { latencyTable } from '../../src/cli/demo.ts';
 import { defineTool } from '../../src/llm/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import { handoff } from '../../src/session/handoff.ts';
@@ -66,6 +67,12 @@ test("one agent's throwing hooks and tool become error events; the other call in
     assert.ok(hooks.some((m) => m.includes(hook)), `an error event names ${hook}: ${hooks.join(' | ')}`);
   }
   assert.ok(bad.events.every((e) => e.type !== 'error' || !e.fatal), 'no hook error is fatal');
+  // A thrown tool is told apart from a hook, by kind and by name (an event filter wants both).
+  const kinds = agentErrors(bad.events).map((e) => `${(e as { kind?: string }).kind}:${(e as { tool?: string }).tool ?? ''}`);
+  assert.ok(kinds.includes('tool:get_balance'), `the tool's error is kind 'tool' naming get_balance: ${kinds.join(' | ')}`);
+  assert.ok(kinds.filter((k) => k.startsWith('hook:')).length >= 4, `the hooks' errors stay kind 'hook': ${kinds.join(' | ')}`);
+  assert.deepEqual(bad.toolCalls.filter((t) => t.name === 'get_balance').map((t) => [t.error, t.threw]).at(0), ['core banking is down', true]);
+  assert.equal(bad.report.tools?.find((t) => t.name === 'get_balance')?.threw, true, 'the report tells a thrown tool from a refused call');
   assert.deepEqual(bad.userTurns, ['كم رصيدي', '[DTMF: 2]'], 'the broken call went on past its hooks');
   assert.match(bad.ended, /caller hung up|hangup/);
   expectToolCall(good, 'get_balance', { account: 'current' });
@@ -137,6 +144,13 @@ test('the call-centre flow: account task by keys, read back and confirmed, hando
   assert.equal(call.agentTurns.find((t) => t.text.includes('سأحولك إلى قسم البطاقات'))?.agent, 'greeter');
   assert.equal(call.endedByAgent?.transfer, HUMAN_DESK);
   assert.match(call.endedByAgent?.summary ?? '', /بطاقتي ضاعت/, 'the summary passed on tells the case');
+  // The demo's latency table names the caller turn each row's figures belong to (the keyed
+  // read-back answers turn 1; the confirming key, turn 2, gets no row), not the row's place.
+  const answers = new Map(call.events.flatMap((e) => (e.type === 'reply_started' && e.turn !== undefined ? [[e.reply, e.turn] as const] : [])));
+  const expected = call.events.flatMap((e) => (e.type === 'metrics' ? [answers.get(e.reply!)] : []));
+  const shown = latencyTable(call.report).split('\n').slice(2).flatMap((l) => (/^ *\d+ /.test(l) ? [Number(l.trim().split(/\s+/)[0])] : []));
+  assert.deepEqual(shown, expected, latencyTable(call.report));
+  assert.ok(shown.some((turn, i) => turn !== i + 1), `a caller turn without a row comes before a row: ${shown.join(', ')}`);
 });
 
 test('the flow: three wrong account numbers end the task with max_attempts and a transfer with why', async () => {

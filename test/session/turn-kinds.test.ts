@@ -71,6 +71,7 @@ function recorder() {
     setState: () => {},
     fail: () => assert.fail('no failure expected'),
     threw: (hook, err) => assert.fail(`${hook}: ${err}`),
+    toolThrew: (tool, err) => assert.fail(`${tool}: ${err}`),
     handoff: () => {},
   };
   return { host, events, report };
@@ -81,7 +82,7 @@ const outcome = (times: ReplyOutcome['times']): ReplyOutcome => ({ text: 'تم',
 test("a keyed turn's reply has the turn's figures (no recognition part); a line has its own, in line_metrics, not in the report", () => {
   const { host, events, report } = recorder();
   // Keys: last one at 10 300, entry decided at 12 300 (the pause); the model answers.
-  const keyed: LaneRequest = { turn: { text: '[DTMF: 42]', lastWordEnd: undefined, finalAt: 10_300, decidedAt: 12_300 }, speechEndAt: 10_300, keyed: true };
+  const keyed: LaneRequest = { turn: { text: '[DTMF: 42]', lastWordEnd: undefined, finalAt: 10_300, decidedAt: 12_300 }, speechEndAt: 10_300, keyed: true, turnNumber: 3 };
   recordReply(host, callCentre, keyed, outcome({ firstToken: 12_500, firstChunk: 12_560, firstAudio: 12_640, firstSent: 12_660 }), 1, 12_300);
   // A hook's `say`: taken up at 20 000, no model.
   recordReply(host, callCentre, { text: 'معك قسم الحسابات' }, outcome({ firstToken: 0, firstChunk: 20_010, firstAudio: 20_090, firstSent: 20_100 }), 2, 20_000);
@@ -94,6 +95,7 @@ test("a keyed turn's reply has the turn's figures (no recognition part); a line 
       metrics: {
         interrupted: false,
         kind: 'keyed',
+        turn: 3,
         endOfSpeechToFinalMs: undefined,
         turnDecisionMs: 2000,
         llmFirstTokenMs: 200,

@@ -1,0 +1,95 @@
+/**
+ * Runs each request of a session's reply lane as one reply: numbers it, tells it
+ * (`reply_started`), lets a task its tool starts take the caller's turn it answers, records it
+ * once over (reply-record.ts) and says what comes after it (a failure's out-of-service line, the
+ * call actions its tools asked for, a handoff).
+ */
+import type { ReplyOutcome } from '../pipeline/reply.ts';
+import type { Clock } from '../transport/clock.ts';
+import type { SessionState } from './events.ts';
+import { classifyFailure, type Failure, type FailureSource } from './failure.ts';
+import type { LaneRequest } from './reply-lane.ts';
+import { onReplyEvent, recordReply, type ReplyRecordHost } from './reply-record.ts';
+import type { AgentStages } from './stages.ts';
+import { TurnInFlight, type AnsweredTurn } from './task-runner.ts';
+
+/** A request of the lane, with what the session reports about it. */
+export interface ReplyRequest extends LaneRequest {
+  /** The task whose line this is. */
+  task?: string;
+  /** The caller's turn a task's line answers (its latency is measured as a model reply's). */
+  answers?: AnsweredTurn;
+}
+
+/** What the reply runner needs of its session. */
+export interface ReplyRunnerHost {
+  clock: Clock;
+  /** The agent speaking now and its stages. */
+  stages(): AgentStages;
+  /** The session as the reply handlers see it. */
+  record: ReplyRecordHost;
+  setState(state: SessionState): void;
+  fail(source: FailureSource, f: Failure, fatal: boolean, cause?: unknown): void;
+  /** A reply is over: the turn detector may hear the caller's next turn. */
+  replied(): void;
+  /** The voice failed for good: the out-of-service line, then the end. */
+  outOfService(reason: string): Promise<void>;
+  /** After a reply that did not fail: the call actions its tools asked for, the end of a transfer, a handoff. */
+  after(r: ReplyOutcome, req: ReplyRequest): Promise<void>;
+}
+
+export class ReplyRunner {
+  /** Replies begun so far (`reply_started`'s numbers). */
+  private replies = 0;
+  /** The caller's turn the model reply in flight answers, until a task of its tool takes it. */
+  private turnInFlight: TurnInFlight | undefined;
+  /** What the agent said last (its turn policy hears a yes or a no to a yes/no question as a whole turn). */
+  lastAgentLine: string | undefined;
+
+  constructor(private readonly host: ReplyRunnerHost) {}
+
+  /** The caller's turn the reply in flight answers, for a task its tool starts now (once; see `TurnInFlight`). */
+  takeTurnInFlight(): ReturnType<TurnInFlight['take']> {
+    return this.turnInFlight?.take(() => this.host.clock.now());
+  }
+
+  /** Runs one request of the lane to its end. */
+  async run(req: ReplyRequest, signal: AbortSignal): Promise<void> {
+    const host = this.host;
+    const { agent, replies, interruption } = host.stages();
+    interruption.reset();
+    if (req.turn) host.setState('thinking');
+    // Numbered, and its events told as its own: a task's line may run inside a reply whose tool waits.
+    const id = ++this.replies;
+    const { answers, ...ask } = req;
+    // A task's line answering the caller's turn counts as that turn's reply (metrics, traces), but
+    // goes to the reply stage as a fixed line: the task already put the turn in the history.
+    const answered = answers ? { ...ask, turn: answers.turn, speechEndAt: answers.speechEndAt, turnNumber: answers.turnNumber, keyed: answers.keyed } : ask;
+    const startedAt = host.clock.now();
+    host.record.emit({ type: 'reply_started', reply: id, ...(answered.turn && answered.turnNumber ? { turn: answered.turnNumber } : {}) });
+    // A model reply to the caller's turn: a task its tool runs may take the turn (below).
+    const inFlight = req.turn && !req.task ? new TurnInFlight({ turn: req.turn, speechEndAt: req.speechEndAt, keyed: req.keyed, turnNumber: req.turnNumber ?? 0 }) : undefined;
+    if (inFlight) this.turnInFlight = inFlight;
+    const events = (e: Parameters<typeof onReplyEvent>[1]) => {
+      // Words of the reply went out first ("let me check"): they answered the turn, not the task.
+      if (inFlight && e.type === 'agent_chunk') inFlight.spoke = true;
+      onReplyEvent(host.record, e, id);
+    };
+    const r = await replies.run({ ...ask, events }, signal).finally(() => {
+      if (this.turnInFlight === inFlight) this.turnInFlight = undefined;
+    });
+    if (r.text) this.lastAgentLine = r.text;
+    host.replied();
+    // The turn was answered by the task's question: what follows the task is a line, timed from the task's end.
+    if (inFlight?.taken) recordReply(host.record, agent, { ...answered, turn: undefined }, r, id, inFlight.resumedAt ?? startedAt);
+    else recordReply(host.record, agent, answered, r, id, startedAt);
+    if (!host.stages().replies.current) host.setState('listening');
+    if (r.fatal) {
+      const f = classifyFailure(r.fatal.error, 'tts');
+      host.fail('tts', f, true, r.fatal.error);
+      void host.outOfService(f.message);
+      return;
+    }
+    await host.after(r, req);
+  }
+}

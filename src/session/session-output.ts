@@ -1,0 +1,69 @@
+/**
+ * What a session tells the world: its typed events (at debug level, a log line for each worth
+ * one), a failure as an `error` event with a clean message (the raw cause goes to the log only),
+ * the agent's code that threw, notices, and the session's state.
+ */
+import { Subject, type Observable } from '../rx.ts';
+import { debugRecord } from './debug-log.ts';
+import type { SessionEvent, SessionState } from './events.ts';
+import { failureMessage, toolFailure, type Failure, type FailureSource } from './failure.ts';
+import type { Logger } from './logger.ts';
+import type { ReportBuilder } from './report.ts';
+
+export class SessionOutput {
+  private readonly subject = new Subject<SessionEvent>();
+  /** Everything the session reports, typed; completes when the call has ended. */
+  readonly events$: Observable<SessionEvent> = this.subject.asObservable();
+  private state: SessionState = 'starting';
+
+  /** `agentName`: the agent speaking now, for the log lines (none before the session has one). */
+  constructor(
+    private readonly log: Logger,
+    private readonly report: ReportBuilder,
+    private readonly agentName: () => string | undefined,
+  ) {}
+
+  readonly emit = (e: SessionEvent): void => {
+    if (this.log.isLevelEnabled('debug')) {
+      const line = debugRecord(e);
+      if (line) this.log.debug({ session: this.agentName(), ...line.fields }, line.message);
+    }
+    this.subject.next(e);
+  };
+
+  /** A typed `error` event with a clean message; the raw cause goes to the log only. */
+  readonly fail = (source: FailureSource, f: Failure, fatal: boolean, cause?: unknown): void => {
+    this.log.warn({ source, kind: f.kind, ...(f.tool ? { tool: f.tool } : {}), err: cause instanceof Error ? cause.message : cause }, f.message);
+    this.emit({ type: 'error', source, kind: f.kind, message: f.message, fatal, ...(f.tool ? { tool: f.tool } : {}) });
+  };
+
+  /** The agent's hook threw: an event and a log line, and the call goes on. */
+  readonly threw = (hook: string, err: unknown): void => {
+    this.fail('agent', { kind: 'hook', message: failureMessage('agent', 'hook', hook) }, false, err);
+  };
+
+  /** The code of the agent's tool threw: an event of kind `tool` naming it, and the call goes on. */
+  readonly toolThrew = (tool: string, err: unknown): void => {
+    this.fail('agent', toolFailure(tool), false, err);
+  };
+
+  readonly setState = (state: SessionState): void => {
+    if (this.state === state || this.state === 'ended') return;
+    this.state = state;
+    this.emit({ type: 'state', state });
+  };
+
+  /** A notice for people: in the report, the log and an event. */
+  readonly notice = (message: string): void => {
+    this.report.notices.push(message);
+    this.log.info({ session: this.agentName() }, message);
+    this.emit({ type: 'notice', message });
+  };
+
+  /** The call is over: the `ended` state and event, then the events complete. */
+  ended(reason: string): void {
+    this.setState('ended');
+    this.emit({ type: 'ended', reason });
+    this.subject.complete();
+  }
+}
