@@ -17,6 +17,7 @@ export const SERVICE_PROBE_DEFAULTS = {
   timeoutMs: 3_000,
 } as const;
 
+/** The service probe's settings, each defaulting to `SERVICE_PROBE_DEFAULTS`'s. */
 export type ServiceProbeOptions = { [K in keyof typeof SERVICE_PROBE_DEFAULTS]?: number };
 
 /**
