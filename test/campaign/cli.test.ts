@@ -235,7 +235,7 @@ test('hiwar serve with REDIS_URL answers for the cluster\'s campaigns: GET /camp
     assert.equal((await queue.store.meta('autumn'))!.state, 'paused', 'the pause is the cluster\'s');
     assert.equal((await fetch(`${url}/campaigns/winter`, { headers: auth })).status, 404);
   } finally {
-    if (child && child.exitCode === null) {
+    if (child && child.exitCode === null && child.signalCode === null) {
       const exited = once(child, 'exit');
       child.kill('SIGKILL');
       await exited;

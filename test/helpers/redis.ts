@@ -36,7 +36,9 @@ export async function startRedis(): Promise<TestRedis> {
     port,
     process: child,
     stop: async () => {
-      if (child.exitCode === null) {
+      // Stopped once already (a test that takes Redis down, then its `after`): a process ended by
+      // a signal keeps exitCode null, and waiting for its exit again would wait forever.
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGKILL');
         await exited;
