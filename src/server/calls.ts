@@ -223,9 +223,14 @@ export class CallManager implements CallHost {
         }
         try {
           this.o.metrics.observe(provider, e);
-          this.o.onSessionEvent?.(e);
         } catch (err) {
           log.warn({ err: (err as Error).message }, 'metrics failed');
+        }
+        // Apart from the metrics: a metric that throws must not hide the event from /readyz.
+        try {
+          this.o.onSessionEvent?.(e);
+        } catch (err) {
+          log.warn({ err: (err as Error).message }, 'session event hook failed');
         }
       },
       error: () => {},
