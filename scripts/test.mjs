@@ -309,7 +309,7 @@ async function runFile(file, lane) {
   const failed = r.code !== 0 || r.timedOut;
   if (failed && counts.fail === 0) counts.fail = 1;
   for (const k of COUNTS) totals[k] += counts[k];
-  results.push({ file, s: Math.round(s * 10) / 10, cpuS: r.cpuS, lane, tests: counts.tests, failed });
+  results.push({ file, s: Math.round(s * 10) / 10, cpuS: r.cpuS, lane, tests: counts.tests, failed, startS: Math.round((t0 - started) / 100) / 10 });
   // node's runner prints each file's report whole too, so that files running at once never interleave.
   const status = r.timedOut ? `KILLED after ${FILE_TIMEOUT_MS / 1000} s of the machine's time` : failed ? `FAILED (exit ${r.code})` : 'ok';
   // Something the file left open (a socket, a timer) kept its process up after its tests ended.
@@ -339,7 +339,7 @@ async function runGroup({ files: members, n }, lane) {
     for (const k of COUNTS) totals[k] += f.counts[k];
     // The group's CPU shared out by the files' times (for the schedule: what each file costs in a group).
     const cpuS = r.cpuS === undefined ? undefined : Math.round((r.cpuS * (fileS ? f.s / fileS : 1 / reports.length)) * 10) / 10;
-    results.push({ file: f.file, s: Math.round(f.s * 10) / 10, cpuS, lane, tests: f.counts.tests, failed: f.failed, group: n });
+    results.push({ file: f.file, s: Math.round(f.s * 10) / 10, cpuS, lane, tests: f.counts.tests, failed: f.failed, group: n, startS: Math.round((t0 - started) / 100) / 10 });
     const status = f.done ? (f.failed ? 'FAILED' : 'ok') : r.timedOut ? `KILLED with its group after ${FILE_TIMEOUT_MS / 1000} s of the machine's time` : `did not finish: its group's process ended (exit ${r.code})`;
     out += `# file ${f.file} (${lane} lane, group ${n}): ${f.s.toFixed(1)} s, ${f.counts.tests} tests, ${f.counts.pass} pass, ${f.counts.fail} fail, ${status}\n${f.report}`;
   }
