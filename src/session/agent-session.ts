@@ -227,6 +227,7 @@ export class AgentSession implements SessionControl {
       isEnding: () => !!this.ending,
       emit: this.out.emit,
       threw: this.out.threw,
+      taskThrew: this.out.taskThrew,
       speakTaskLine: (text, task, signal, answers) => this.actions.during(() => this.replies.run({ text, task, answers }, signal)),
       teach: opts.teach,
       takeTurnInFlight: () => this.replies.takeTurnInFlight(),

@@ -150,9 +150,10 @@ export type SessionEvent =
   | { type: 'amd'; decision: AmdDecision; action: AmdReport['action'] }
   /**
    * `kind` says what failed in a way an operator acts on; `message` is clean text for people.
-   * `tool`: the tool whose code threw (`kind: 'tool'`; a hook that threw is `kind: 'hook'`).
+   * `tool`: the tool whose code threw (`kind: 'tool'`); `task`: the task whose code threw
+   * (`kind: 'task'`, its `name`); a hook that threw is `kind: 'hook'`.
    */
-  | { type: 'error'; source: FailureSource; kind: FailureKind; message: string; fatal: boolean; tool?: string }
+  | { type: 'error'; source: FailureSource; kind: FailureKind; message: string; fatal: boolean; tool?: string; task?: string }
   | { type: 'ended'; reason: string }
   /** Another agent takes the call over at the next reply (`handoff`). */
   | { type: 'agent_handoff'; from: string; to: string; carry: 'summary' | 'full' | 'none' }

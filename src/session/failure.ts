@@ -14,9 +14,9 @@ import {
 import { ModelTimeoutError } from '../llm/deadlines.ts';
 
 /** What kind of failure a session `error` event reports: what an operator acts on. */
-export type FailureKind = 'auth' | 'balance' | 'rate' | 'network' | 'timeout' | 'protocol' | 'model' | 'hook' | 'tool';
+export type FailureKind = 'auth' | 'balance' | 'rate' | 'network' | 'timeout' | 'protocol' | 'model' | 'hook' | 'tool' | 'task';
 
-/** Which part failed: recognition, synthesis, the model, the transport, or `agent`: the agent's own code (a hook or a tool) threw. */
+/** Which part failed: recognition, synthesis, the model, the transport, or `agent`: the agent's own code (a hook, a tool or a task) threw. */
 export type FailureSource = 'stt' | 'tts' | 'llm' | 'transport' | 'agent';
 
 /** A failure of the call, classified by kind, with a clean message for people. */
@@ -26,6 +26,8 @@ export interface Failure {
   message: string;
   /** The tool whose code threw (`kind: 'tool'`). */
   tool?: string;
+  /** The task whose code threw (`kind: 'task'`), by its `name`. */
+  task?: string;
 }
 
 const WHAT: Record<FailureSource, string> = {
@@ -46,6 +48,7 @@ const HOW: Record<FailureKind, string> = {
   model: 'failed to produce an answer',
   hook: 'threw an error',
   tool: 'threw an error',
+  task: 'threw an error',
 };
 
 export function failureMessage(source: FailureSource, kind: FailureKind, detail?: string): string {
@@ -55,6 +58,11 @@ export function failureMessage(source: FailureSource, kind: FailureKind, detail?
 /** The agent's tool `name` threw (its own code, not a call the session refused). */
 export function toolFailure(name: string): Failure {
   return { kind: 'tool', tool: name, message: failureMessage('agent', 'tool', `tool ${name}`) };
+}
+
+/** The agent's task `name` threw in its `start`, `next` or `timeout` (its own code). */
+export function taskFailure(name: string): Failure {
+  return { kind: 'task', task: name, message: failureMessage('agent', 'task', `task ${name}`) };
 }
 
 /** The kind of a /listen or TTS socket close. */

@@ -1,3 +1,4 @@
+import { REPLY_DEFAULTS } from '../pipeline/reply.ts';
 import type { TaskResult, CollectTask } from '../tasks/types.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { CallControl } from '../transport/types.ts';
@@ -30,6 +31,8 @@ export interface FlowHost {
   isEnding(): boolean;
   emit(e: SessionEvent): void;
   threw: HookThrew;
+  /** The code of task `task` threw (its `start`, `next` or `timeout`): an event of kind `task`. */
+  taskThrew(task: string, err: unknown): void;
   /** Speaks a task's line as a reply of the session (report, events, barge-in). */
   speakTaskLine(text: string, task: string, signal: AbortSignal, answers?: AnsweredTurn): Promise<void>;
   /** Teaches an offline recognizer an unlisted handoff agent's phrases (`SessionOptions.teach`). */
@@ -197,8 +200,11 @@ export class Flow {
       this.taskEnded(task.name, agent, at, result);
       return result;
     } catch (err) {
-      host.threw(`task ${task.name}`, err);
+      host.taskThrew(task.name, err);
       this.taskEnded(task.name, agent, at, { ok: false, reason: 'error' });
+      // The caller is not left in silence: a tool's task fails its tool, whose error the model
+      // answers; outside a tool the agent's recovery line is said (queued, not awaited).
+      if (!fromTool && !host.isEnding()) void this.say(this.stages.agent.modelErrorLine ?? REPLY_DEFAULTS.modelErrorLine).catch(() => {});
       throw err;
     }
   }
