@@ -13,8 +13,11 @@ import {
 } from '../service/errors.ts';
 import { ModelTimeoutError } from '../llm/deadlines.ts';
 
+/** Every kind of failure a session reports, a closed set (a `/metrics` label takes them as they are). */
+export const FAILURE_KINDS = ['auth', 'balance', 'rate', 'network', 'timeout', 'protocol', 'model', 'hook', 'tool', 'task'] as const;
+
 /** What kind of failure a session `error` event reports: what an operator acts on. */
-export type FailureKind = 'auth' | 'balance' | 'rate' | 'network' | 'timeout' | 'protocol' | 'model' | 'hook' | 'tool' | 'task';
+export type FailureKind = (typeof FAILURE_KINDS)[number];
 
 /** Which part failed: recognition, synthesis, the model, the transport, or `agent`: the agent's own code (a hook, a tool or a task) threw. */
 export type FailureSource = 'stt' | 'tts' | 'llm' | 'transport' | 'agent';
