@@ -8,6 +8,7 @@ import { InstanceRegistry } from '../../src/cluster/registry.ts';
 import { RoomDirectory } from '../../src/cluster/rooms.ts';
 import { RedisSemaphore } from '../../src/cluster/semaphore.ts';
 import { createLogger } from '../../src/session/logger.ts';
+import { VirtualClock } from '../../src/transport/clock.ts';
 import type { Transport, TransportEvent } from '../../src/transport/types.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 
@@ -201,6 +202,60 @@ describe('cluster admission', () => {
     assert.ok(lease);
     assert.deepEqual(waiter.done, ['interrupted'], "what is left of the wait line is dropped before the agent's greeting");
     await lease.release();
+    adm.close();
+  });
+
+  it('says the wait line again every waitLineEveryMs while the caller waits (call time, a virtual clock), never over itself, and stops when a line frees or the caller hangs up', async () => {
+    const s = sem('t:slots:adm5', 'x', 2);
+    const clock = new VirtualClock();
+    // Half a second at 8 kHz; said every 15 s.
+    const waitLine = { samples: new Int16Array(4000).fill(1000), sampleRate: 8000 };
+    const adm = new ClusterAdmission({ semaphore: s, weight: 2, queueSize: 2, queueWaitMs: 600_000, pollMs: 20, busyLine: () => undefined, waitLine: () => waitLine, waitLineEveryMs: 15_000, clock, logger: createLogger('silent') });
+    const held = (await adm.admit(fakeTransport('first').t))!;
+    const waiter = fakeTransport('waiter');
+    const pending = adm.admit(waiter.t);
+    for (const give = Date.now() + 10_000; adm.waiting < 1 && Date.now() < give; ) await sleep(10);
+    assert.equal(waiter.written, 4000, 'said as the wait starts');
+    await clock.advance(14_999);
+    assert.equal(waiter.written, 4000, 'not again before the interval');
+    await clock.advance(1);
+    assert.equal(waiter.written, 8000, 'again 15 s after the first');
+    await clock.advance(15_000);
+    assert.equal(waiter.written, 12_000, 'and again');
+    // A caller who hangs up while waiting hears nothing more (and is out of the queue).
+    const gone = fakeTransport('gone');
+    const left = adm.admit(gone.t);
+    for (const give = Date.now() + 10_000; adm.waiting < 2 && Date.now() < give; ) await sleep(10);
+    gone.events.next({ type: 'hangup' } as TransportEvent);
+    assert.equal(await left, undefined);
+    await held.release();
+    const lease = await pending;
+    assert.ok(lease);
+    assert.deepEqual(waiter.done, ['interrupted'], 'cut off when the line freed');
+    await clock.advance(120_000);
+    assert.equal(waiter.written, 12_000, 'never again once admitted');
+    assert.equal(gone.written, 4000, 'nor to the caller who hung up');
+    assert.equal(clock.pending, 0, 'no repeat left armed');
+    await lease.release();
+    adm.close();
+  });
+
+  it('repeats a wait line longer than its interval only once it has ended', async () => {
+    const s = sem('t:slots:adm6', 'x', 2);
+    const clock = new VirtualClock();
+    // 20 s of line, asked for every 5 s.
+    const waitLine = { samples: new Int16Array(160_000).fill(1000), sampleRate: 8000 };
+    const adm = new ClusterAdmission({ semaphore: s, weight: 2, queueSize: 1, queueWaitMs: 600_000, pollMs: 20, busyLine: () => undefined, waitLine: () => waitLine, waitLineEveryMs: 5_000, clock, logger: createLogger('silent') });
+    const held = (await adm.admit(fakeTransport('first').t))!;
+    const waiter = fakeTransport('waiter');
+    const pending = adm.admit(waiter.t);
+    for (const give = Date.now() + 10_000; adm.waiting < 1 && Date.now() < give; ) await sleep(10);
+    await clock.advance(19_999);
+    assert.equal(waiter.written, 160_000, 'not queued over itself');
+    await clock.advance(1);
+    assert.equal(waiter.written, 320_000, 'again once it has ended');
+    await held.release();
+    await (await pending)?.release();
     adm.close();
   });
 });
