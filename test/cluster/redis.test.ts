@@ -211,33 +211,37 @@ describe('cluster admission', () => {
     // Half a second at 8 kHz; said every 15 s.
     const waitLine = { samples: new Int16Array(4000).fill(1000), sampleRate: 8000 };
     const adm = new ClusterAdmission({ semaphore: s, weight: 2, queueSize: 2, queueWaitMs: 600_000, pollMs: 20, busyLine: () => undefined, waitLine: () => waitLine, waitLineEveryMs: 15_000, clock, logger: createLogger('silent') });
-    const held = (await adm.admit(fakeTransport('first').t))!;
-    const waiter = fakeTransport('waiter');
-    const pending = adm.admit(waiter.t);
-    for (const give = Date.now() + 10_000; adm.waiting < 1 && Date.now() < give; ) await sleep(10);
-    assert.equal(waiter.written, 4000, 'said as the wait starts');
-    await clock.advance(14_999);
-    assert.equal(waiter.written, 4000, 'not again before the interval');
-    await clock.advance(1);
-    assert.equal(waiter.written, 8000, 'again 15 s after the first');
-    await clock.advance(15_000);
-    assert.equal(waiter.written, 12_000, 'and again');
-    // A caller who hangs up while waiting hears nothing more (and is out of the queue).
-    const gone = fakeTransport('gone');
-    const left = adm.admit(gone.t);
-    for (const give = Date.now() + 10_000; adm.waiting < 2 && Date.now() < give; ) await sleep(10);
-    gone.events.next({ type: 'hangup' } as TransportEvent);
-    assert.equal(await left, undefined);
-    await held.release();
-    const lease = await pending;
-    assert.ok(lease);
-    assert.deepEqual(waiter.done, ['interrupted'], 'cut off when the line freed');
-    await clock.advance(120_000);
-    assert.equal(waiter.written, 12_000, 'never again once admitted');
-    assert.equal(gone.written, 4000, 'nor to the caller who hung up');
-    assert.equal(clock.pending, 0, 'no repeat left armed');
-    await lease.release();
-    adm.close();
+    // A failed assertion must not leave the queue polling: the file would never end.
+    try {
+      const held = (await adm.admit(fakeTransport('first').t))!;
+      const waiter = fakeTransport('waiter');
+      const pending = adm.admit(waiter.t);
+      for (const give = Date.now() + 10_000; adm.waiting < 1 && Date.now() < give; ) await sleep(10);
+      assert.equal(waiter.written, 4000, 'said as the wait starts');
+      await clock.advance(14_999);
+      assert.equal(waiter.written, 4000, 'not again before the interval');
+      await clock.advance(1);
+      assert.equal(waiter.written, 8000, 'again 15 s after the first');
+      await clock.advance(15_000);
+      assert.equal(waiter.written, 12_000, 'and again');
+      // A caller who hangs up while waiting hears nothing more (and is out of the queue).
+      const gone = fakeTransport('gone');
+      const left = adm.admit(gone.t);
+      for (const give = Date.now() + 10_000; adm.waiting < 2 && Date.now() < give; ) await sleep(10);
+      gone.events.next({ type: 'hangup' } as TransportEvent);
+      assert.equal(await left, undefined);
+      await held.release();
+      const lease = await pending;
+      assert.ok(lease);
+      assert.deepEqual(waiter.done, ['interrupted'], 'cut off when the line freed');
+      await clock.advance(120_000);
+      assert.equal(waiter.written, 12_000, 'never again once admitted');
+      assert.equal(gone.written, 4000, 'nor to the caller who hung up');
+      assert.equal(clock.pending, 0, 'no repeat left armed');
+      await lease.release();
+    } finally {
+      adm.close();
+    }
   });
 
   it('repeats a wait line longer than its interval only once it has ended', async () => {
@@ -249,13 +253,16 @@ describe('cluster admission', () => {
     const held = (await adm.admit(fakeTransport('first').t))!;
     const waiter = fakeTransport('waiter');
     const pending = adm.admit(waiter.t);
-    for (const give = Date.now() + 10_000; adm.waiting < 1 && Date.now() < give; ) await sleep(10);
-    await clock.advance(19_999);
-    assert.equal(waiter.written, 160_000, 'not queued over itself');
-    await clock.advance(1);
-    assert.equal(waiter.written, 320_000, 'again once it has ended');
-    await held.release();
-    await (await pending)?.release();
-    adm.close();
+    try {
+      for (const give = Date.now() + 10_000; adm.waiting < 1 && Date.now() < give; ) await sleep(10);
+      await clock.advance(19_999);
+      assert.equal(waiter.written, 160_000, 'not queued over itself');
+      await clock.advance(1);
+      assert.equal(waiter.written, 320_000, 'again once it has ended');
+    } finally {
+      await held.release();
+      await (await pending)?.release();
+      adm.close();
+    }
   });
 });
