@@ -160,7 +160,8 @@ export type SessionEvent =
   /**
    * A handoff to an agent the call's agents do not list in their `handoffs`: it was not checked
    * before the call and, offline, the sandbox's recognizer was not taught its phrases at the start.
-   * `teaching`: the session teaches them now (`SessionOptions.teach`), before the agent's `onEnter`.
+   * `teaching`: the session teaches them now (`SessionOptions.teach`) while the call goes on (a
+   * short line if it takes over `HANDOFF_DEFAULTS.teachingLineAfterMs`), the agent's `onEnter` after them.
    */
   | { type: 'handoff_unlisted'; from: string; to: string; teaching: boolean }
   /** A task (`runTask`) takes the caller's turns and keys until it ends. */
