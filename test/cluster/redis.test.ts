@@ -205,18 +205,29 @@ describe('cluster admission', () => {
     adm.close();
   });
 
-  it('says the wait line again every waitLineEveryMs while the caller waits (call time, a virtual clock), never over itself, and stops when a line frees or the caller hangs up', async () => {
-    const s = sem('t:slots:adm5', 'x', 2);
+  /**
+   * A line held by a first call and a second caller waiting for it, hearing `seconds` of wait line
+   * (8 kHz) every `everyMs` on a virtual clock; `close` ends it all, whatever an assertion did (a
+   * queue left polling would keep the file from ending).
+   */
+  async function waitingCaller(key: string, seconds: number, everyMs: number) {
     const clock = new VirtualClock();
-    // Half a second at 8 kHz; said every 15 s.
-    const waitLine = { samples: new Int16Array(4000).fill(1000), sampleRate: 8000 };
-    const adm = new ClusterAdmission({ semaphore: s, weight: 2, queueSize: 2, queueWaitMs: 600_000, pollMs: 20, busyLine: () => undefined, waitLine: () => waitLine, waitLineEveryMs: 15_000, clock, logger: createLogger('silent') });
-    // A failed assertion must not leave the queue polling: the file would never end.
+    const waitLine = { samples: new Int16Array(seconds * 8000).fill(1000), sampleRate: 8000 };
+    const adm = new ClusterAdmission({ semaphore: sem(key, 'x', 2), weight: 2, queueSize: 2, queueWaitMs: 600_000, pollMs: 20, busyLine: () => undefined, waitLine: () => waitLine, waitLineEveryMs: everyMs, clock, logger: createLogger('silent') });
+    const held = (await adm.admit(fakeTransport('first').t))!;
+    const waiter = fakeTransport('waiter');
+    const pending = adm.admit(waiter.t);
+    await queued(adm, 1);
+    return { clock, adm, held, waiter, pending, close: async () => (await held.release(), await (await pending)?.release(), adm.close()) };
+  }
+  const queued = async (adm: ClusterAdmission, n: number) => {
+    for (const give = Date.now() + 10_000; adm.waiting < n && Date.now() < give; ) await sleep(10);
+  };
+
+  it('says the wait line again every waitLineEveryMs while the caller waits (call time, a virtual clock), never over itself, and stops when a line frees or the caller hangs up', async () => {
+    // Half a second, said every 15 s.
+    const { clock, adm, held, waiter, pending, close } = await waitingCaller('t:slots:adm5', 0.5, 15_000);
     try {
-      const held = (await adm.admit(fakeTransport('first').t))!;
-      const waiter = fakeTransport('waiter');
-      const pending = adm.admit(waiter.t);
-      for (const give = Date.now() + 10_000; adm.waiting < 1 && Date.now() < give; ) await sleep(10);
       assert.equal(waiter.written, 4000, 'said as the wait starts');
       await clock.advance(14_999);
       assert.equal(waiter.written, 4000, 'not again before the interval');
@@ -227,42 +238,31 @@ describe('cluster admission', () => {
       // A caller who hangs up while waiting hears nothing more (and is out of the queue).
       const gone = fakeTransport('gone');
       const left = adm.admit(gone.t);
-      for (const give = Date.now() + 10_000; adm.waiting < 2 && Date.now() < give; ) await sleep(10);
+      await queued(adm, 2);
       gone.events.next({ type: 'hangup' } as TransportEvent);
       assert.equal(await left, undefined);
       await held.release();
-      const lease = await pending;
-      assert.ok(lease);
+      assert.ok(await pending);
       assert.deepEqual(waiter.done, ['interrupted'], 'cut off when the line freed');
       await clock.advance(120_000);
       assert.equal(waiter.written, 12_000, 'never again once admitted');
       assert.equal(gone.written, 4000, 'nor to the caller who hung up');
       assert.equal(clock.pending, 0, 'no repeat left armed');
-      await lease.release();
     } finally {
-      adm.close();
+      await close();
     }
   });
 
   it('repeats a wait line longer than its interval only once it has ended', async () => {
-    const s = sem('t:slots:adm6', 'x', 2);
-    const clock = new VirtualClock();
     // 20 s of line, asked for every 5 s.
-    const waitLine = { samples: new Int16Array(160_000).fill(1000), sampleRate: 8000 };
-    const adm = new ClusterAdmission({ semaphore: s, weight: 2, queueSize: 1, queueWaitMs: 600_000, pollMs: 20, busyLine: () => undefined, waitLine: () => waitLine, waitLineEveryMs: 5_000, clock, logger: createLogger('silent') });
-    const held = (await adm.admit(fakeTransport('first').t))!;
-    const waiter = fakeTransport('waiter');
-    const pending = adm.admit(waiter.t);
+    const { clock, waiter, close } = await waitingCaller('t:slots:adm6', 20, 5_000);
     try {
-      for (const give = Date.now() + 10_000; adm.waiting < 1 && Date.now() < give; ) await sleep(10);
       await clock.advance(19_999);
       assert.equal(waiter.written, 160_000, 'not queued over itself');
       await clock.advance(1);
       assert.equal(waiter.written, 320_000, 'again once it has ended');
     } finally {
-      await held.release();
-      await (await pending)?.release();
-      adm.close();
+      await close();
     }
   });
 });

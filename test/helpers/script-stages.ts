@@ -8,7 +8,11 @@ import type { AudioFrame } from '../../src/audio/frame.ts';
 import type { SpeechSink } from '../../src/pipeline/playout.ts';
 import type { SpeechChunk } from '../../src/pipeline/speaker.ts';
 import type { SttEvent } from '../../src/pipeline/stt.ts';
+import { ServiceClient } from '../../src/service/client.ts';
+import { AgentSession, type SessionOptions } from '../../src/session/agent-session.ts';
+import { createLogger } from '../../src/session/logger.ts';
 import type { AgentVoice, Recognizer } from '../../src/session/stage-types.ts';
+import { SimulatedCaller, type CallerStep } from '../../src/testing/simulated-caller.ts';
 import type { Clock } from '../../src/transport/clock.ts';
 
 export const RATE = 16000;
@@ -74,3 +78,18 @@ export class HumVoice implements AgentVoice {
   }
 }
 
+
+/**
+ * A simulated caller whose one `line` is 0.6 s of loud audio (the script recognizer hears it as
+ * that line), said `bargeInAfterMs` into the agent's first line when given, then `after`.
+ */
+export function loudCaller(clock: Clock, line: string, after: CallerStep[] = [{ hangup: true }], bargeInAfterMs?: number): SimulatedCaller {
+  const say = bargeInAfterMs === undefined ? { say: line } : { say: line, bargeInAfterMs };
+  return new SimulatedCaller(RATE, [say, ...after], new Map([[line, new Int16Array(RATE * 0.6).fill(4000)]]), clock);
+}
+
+/** A session with no service behind it: every stage that would call one is given (`stages`), the log silent. */
+export function sessionWithoutService(o: Omit<SessionOptions, 'client'>): AgentSession {
+  // Never reached: every stage that would call the service is replaced (no diacritization).
+  return new AgentSession({ client: new ServiceClient({ apiKey: 'unused', baseUrl: 'http://127.0.0.1:9/api/v1' }), logger: createLogger('silent'), ...o });
+}

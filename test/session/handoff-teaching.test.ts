@@ -9,15 +9,11 @@ import { test } from 'node:test';
 import { z } from 'zod';
 import callCentre from '../../agents/call-centre/index.ts';
 import { defineTool } from '../../src/llm/types.ts';
-import { ServiceClient } from '../../src/service/client.ts';
 import type { Agent } from '../../src/session/agent.ts';
-import { AgentSession } from '../../src/session/agent-session.ts';
 import type { CallReport, SessionEvent } from '../../src/session/events.ts';
 import { handoff, HANDOFF_DEFAULTS } from '../../src/session/handoff.ts';
-import { createLogger } from '../../src/session/logger.ts';
-import { SimulatedCaller } from '../../src/testing/simulated-caller.ts';
 import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
-import { HumVoice, RATE, ScriptRecognizer } from '../helpers/script-stages.ts';
+import { HumVoice, loudCaller, ScriptRecognizer, sessionWithoutService } from '../helpers/script-stages.ts';
 
 const desk: Agent = { ...callCentre, name: 'desk', greeting: undefined, intents: [], tools: [], hooks: { onEnter: (session) => void session.say('معك قسم البطاقات.') } };
 /** Hands the call to the desk without listing it in `handoffs`. */
@@ -33,14 +29,12 @@ const front: Agent = {
 async function call(teachMs: number): Promise<{ report: CallReport; events: SessionEvent[]; taught: { agent: string; from: number; to: number }[] }> {
   const clock = new SteadyScaledClock(3);
   const line = 'بطاقتي ضاعت';
-  const caller = new SimulatedCaller(RATE, [{ say: line }, { hangup: true, pauseMs: teachMs + 12_000 }], new Map([[line, new Int16Array(RATE * 0.6).fill(4000)]]), clock);
+  const caller = loudCaller(clock, line, [{ hangup: true, pauseMs: teachMs + 12_000 }]);
   const taught: { agent: string; from: number; to: number }[] = [];
-  const session = new AgentSession({
-    client: new ServiceClient({ apiKey: 'unused', baseUrl: 'http://127.0.0.1:9/api/v1' }),
+  const session = sessionWithoutService({
     transport: caller,
     agent: front,
     clock,
-    logger: createLogger('silent'),
     stages: { recognizer: new ScriptRecognizer(clock, [line]), voice: () => new HumVoice() },
     teach: async (agent) => {
       const from = clock.now();

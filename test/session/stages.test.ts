@@ -2,12 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import callCentre from '../../agents/call-centre/index.ts';
 import type { AudioFrame } from '../../src/audio/frame.ts';
-import { ServiceClient } from '../../src/service/client.ts';
-import { HumVoice, RATE, ScriptRecognizer } from '../helpers/script-stages.ts';
-import { AgentSession } from '../../src/session/agent-session.ts';
-import { createLogger } from '../../src/session/logger.ts';
+import { HumVoice, loudCaller, ScriptRecognizer, sessionWithoutService } from '../helpers/script-stages.ts';
 import { ENERGY_VAD_DEFAULTS } from '../../src/pipeline/energy-vad.ts';
-import { SimulatedCaller } from '../../src/testing/simulated-caller.ts';
 import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import type { Clock } from '../../src/transport/clock.ts';
 
@@ -15,15 +11,12 @@ test('a session runs on a recognizer and a voice of its own (no service), with a
   const clock = new SteadyScaledClock(3);
   const line = 'كم رصيدي';
   // What the caller "says": 0.6 s of loud audio; the recognizer knows it as the script's line.
-  const caller = new SimulatedCaller(RATE, [{ say: line }, { hangup: true }], new Map([[line, new Int16Array(RATE * 0.6).fill(4000)]]), clock);
+  const caller = loudCaller(clock, line);
   const voice = new HumVoice();
-  const session = new AgentSession({
-    // Never reached: every stage that would call the service is replaced (no diacritization).
-    client: new ServiceClient({ apiKey: 'unused', baseUrl: 'http://127.0.0.1:9/api/v1' }),
+  const session = sessionWithoutService({
     transport: caller,
     agent: callCentre,
     clock,
-    logger: createLogger('silent'),
     stages: {
       recognizer: new ScriptRecognizer(clock, [line]),
       voice: () => voice,
@@ -63,13 +56,11 @@ class LoggingRecognizer extends ScriptRecognizer {
 async function bargeIn(localVad: 'energy' | false, log?: string[], humLevel?: number) {
   const clock = new SteadyScaledClock(3);
   const line = 'لحظة من فضلك';
-  const caller = new SimulatedCaller(RATE, [{ say: line, bargeInAfterMs: 400 }, { hangup: true }], new Map([[line, new Int16Array(RATE * 0.6).fill(4000)]]), clock);
-  const session = new AgentSession({
-    client: new ServiceClient({ apiKey: 'unused', baseUrl: 'http://127.0.0.1:9/api/v1' }),
+  const caller = loudCaller(clock, line, [{ hangup: true }], 400);
+  const session = sessionWithoutService({
     transport: caller,
     agent: { ...callCentre, interruption: { ...callCentre.interruption, localVad } },
     clock,
-    logger: createLogger('silent'),
     stages: { recognizer: log ? new LoggingRecognizer(clock, [line], log) : new ScriptRecognizer(clock, [line], false), voice: () => new HumVoice(humLevel) },
   });
   const events: { kind: string; at: number }[] = [];
