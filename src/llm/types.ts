@@ -86,6 +86,6 @@ export type ToolArgs<T extends DefinedTool> = NonNullable<T[typeof toolTypes]>['
  *   execute: ({ account }) => ({ account, balance: 12500 }),
  * });
  */
-export function defineTool<S extends z.ZodType, R>(tool: Tool<S, R>): DefinedTool<Awaited<R>, z.input<S>> {
+export function defineTool<S extends z.ZodType, R = unknown>(tool: Tool<S, R>): DefinedTool<Awaited<R>, z.input<S>> {
   return tool as unknown as DefinedTool<Awaited<R>, z.input<S>>;
 }
