@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { callTools } from '../../src/llm/call-tools.ts';
 import { defineTool } from '../../src/llm/types.ts';
-import type { Intent } from '../../src/llm/scripted.ts';
+import { defineIntent, type Intent } from '../../src/llm/scripted.ts';
 import type { Agent } from '../../src/session/agent.ts';
 
 /**
@@ -17,76 +17,74 @@ export const accounts: Record<string, { balance: number; currency: string }> = {
 /** Where "a human" is on this line (set it to your agents' queue; a SIP URI works too). */
 export const HUMAN_DESK = process.env.HIWAR_HUMAN_DESK ?? '+966920000000';
 
+const getBalance = defineTool({
+  name: 'get_balance',
+  description: 'Balance of one of the caller’s accounts',
+  parameters: z.object({ account: z.enum(['current', 'savings']).default('current') }),
+  execute: ({ account }) => ({ account, ...accounts[account]! }),
+});
+const blockCard = defineTool({
+  name: 'block_card',
+  description: 'Blocks the caller’s card at once (lost or stolen)',
+  parameters: z.object({ reason: z.enum(['lost', 'stolen', 'other']).default('lost') }),
+  execute: ({ reason }) => ({ blocked: true, last4: '4821', reason, reference: 'BLK-48213', replacementDays: 5 }),
+});
+const branchHours = defineTool({
+  name: 'branch_hours',
+  description: 'Opening hours of the branches',
+  parameters: z.object({ city: z.string().optional() }),
+  execute: () => ({ days: 'الأحد إلى الخميس', open: '9:00', close: '17:00' }),
+});
+const transferToHuman = defineTool({
+  name: 'transfer_to_human',
+  description: 'Hands the call to a human agent',
+  parameters: z.object({ reason: z.string().default('caller request') }),
+  // On a phone line the call is handed over once the "I am transferring you" reply is heard;
+  // where the line cannot transfer, the call ends after that reply (endCallAfterTools).
+  execute: async (_args, ctx) => {
+    await ctx.call?.transfer(HUMAN_DESK).catch(() => {});
+    return { queued: true, waitMinutes: 2 };
+  },
+});
+
 export const tools = [
-  defineTool({
-    name: 'get_balance',
-    description: 'Balance of one of the caller’s accounts',
-    parameters: z.object({ account: z.enum(['current', 'savings']).default('current') }),
-    execute: ({ account }) => ({ account, ...accounts[account]! }),
-  }),
-  defineTool({
-    name: 'block_card',
-    description: 'Blocks the caller’s card at once (lost or stolen)',
-    parameters: z.object({ reason: z.enum(['lost', 'stolen', 'other']).default('lost') }),
-    execute: ({ reason }) => ({ blocked: true, last4: '4821', reason, reference: 'BLK-48213', replacementDays: 5 }),
-  }),
-  defineTool({
-    name: 'branch_hours',
-    description: 'Opening hours of the branches',
-    parameters: z.object({ city: z.string().optional() }),
-    execute: () => ({ days: 'الأحد إلى الخميس', open: '9:00', close: '17:00' }),
-  }),
-  defineTool({
-    name: 'transfer_to_human',
-    description: 'Hands the call to a human agent',
-    parameters: z.object({ reason: z.string().default('caller request') }),
-    // On a phone line the call is handed over once the "I am transferring you" reply is heard;
-    // where the line cannot transfer, the call ends after that reply (endCallAfterTools).
-    execute: async (_args, ctx) => {
-      await ctx.call?.transfer(HUMAN_DESK).catch(() => {});
-      return { queued: true, waitMinutes: 2 };
-    },
-  }),
+  getBalance,
+  blockCard,
+  branchHours,
+  transferToHuman,
   // end_call (after the goodbye), send_dtmf (extensions); transfers go through transfer_to_human.
   ...callTools(),
 ];
 
+// defineIntent: each reply gets its tool's result typed (no casts), each args is checked against the tool's parameters.
 export const intents: Intent[] = [
-  {
+  defineIntent(getBalance, {
     name: 'balance',
     // Keys work too: the caller presses 1 for the balance, 2 to block a card, 0 for a person.
     examples: ['رصيد حسابي', 'كم رصيدي', 'أريد معرفة الرصيد', 'كم في حسابي', '[DTMF: 1]'],
-    tool: { name: 'get_balance', args: (t) => ({ account: /توفير|التوفير/.test(t) ? 'savings' : 'current' }) },
-    reply: (r) => {
-      const { balance, account } = r as { balance: number; account: string };
+    args: (t) => ({ account: /توفير|التوفير/.test(t) ? 'savings' : 'current' }),
+    reply: ({ balance, account }) => {
       const name = account === 'savings' ? 'حساب التوفير' : 'حسابك الجاري';
       return `رصيد ${name} ${balance.toLocaleString('en-US')} ريال.`;
     },
-  },
-  {
+  }),
+  defineIntent(blockCard, {
     name: 'block_card',
     examples: ['بطاقتي ضاعت', 'إيقاف بطاقتي', 'سرقت بطاقتي', 'أوقف البطاقة', 'فقدت بطاقتي', '[DTMF: 2]'],
-    tool: { name: 'block_card', args: (t) => ({ reason: /سرق/.test(t) ? 'stolen' : 'lost' }) },
-    reply: (r) => {
-      const { last4, replacementDays } = r as { last4: string; replacementDays: number };
-      return `تم إيقاف بطاقتك المنتهية بالأرقام ${last4.split('').join(' ')} فورًا، ولن تقبل أي عملية جديدة. ستصلك بطاقة بديلة خلال ${replacementDays} أيام عمل.`;
-    },
-  },
-  {
+    args: (t) => ({ reason: /سرق/.test(t) ? 'stolen' : 'lost' }),
+    reply: ({ last4, replacementDays }) =>
+      `تم إيقاف بطاقتك المنتهية بالأرقام ${last4.split('').join(' ')} فورًا، ولن تقبل أي عملية جديدة. ستصلك بطاقة بديلة خلال ${replacementDays} أيام عمل.`,
+  }),
+  defineIntent(branchHours, {
     name: 'branch_hours',
     examples: ['ساعات عمل الفرع', 'متى يفتح الفرع', 'أوقات الدوام', 'متى تفتحون'],
-    tool: { name: 'branch_hours' },
-    reply: (r) => {
-      const { days, open, close } = r as { days: string; open: string; close: string };
-      return `نعمل من ${days}، من ${open} حتى ${close}.`;
-    },
-  },
-  {
+    reply: ({ days, open, close }) => `نعمل من ${days}، من ${open} حتى ${close}.`,
+  }),
+  defineIntent(transferToHuman, {
     name: 'human',
     examples: ['أريد التحدث مع موظف', 'حولني إلى موظف', 'موظف خدمة العملاء', '[DTMF: 0]'],
-    tool: { name: 'transfer_to_human' },
-    reply: (r) => `سأحولك الآن إلى زميلي، والانتظار نحو ${(r as { waitMinutes: number }).waitMinutes} دقيقة.`,
-  },
+    reply: (r) => `سأحولك الآن إلى زميلي، والانتظار نحو ${r.waitMinutes} دقيقة.`,
+  }),
   {
     name: 'goodbye',
     examples: ['شكرا', 'مع السلامة', 'لا شكرا'],

@@ -49,6 +49,7 @@ export function clusterOptionsOf(
     maxLoopDelayMs: num('HIWAR_CLUSTER_MAX_LOOP_DELAY_MS', env.HIWAR_CLUSTER_MAX_LOOP_DELAY_MS, 1, 600_000),
     busyLine: env.HIWAR_BUSY_LINE || undefined,
     waitLine: env.HIWAR_WAIT_LINE === 'off' ? false : env.HIWAR_WAIT_LINE || undefined,
+    waitLineEveryMs: num('HIWAR_WAIT_LINE_EVERY_MS', env.HIWAR_WAIT_LINE_EVERY_MS, 0, 3_600_000),
   };
 }
 

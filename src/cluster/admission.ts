@@ -1,5 +1,6 @@
 import { filter, take } from '../rx.ts';
 import type { Logger } from '../session/logger.ts';
+import { armTimer, realClock, type Clock } from '../transport/clock.ts';
 import type { Transport } from '../transport/types.ts';
 import type { AdmissionHooks, AdmissionLease, CallAdmission } from '../server/calls.ts';
 import { playAndHangUp, playLine, type RenderedLine } from './busy-line.ts';
@@ -24,8 +25,12 @@ export interface ClusterAdmissionOptions {
   busyLine: () => RenderedLine | undefined;
   /** The line a caller hears as a wait starts, once rendered (none: the wait is silent). */
   waitLine?: () => RenderedLine | undefined;
+  /** The wait line starts again this often (ms from the start of the last, at least its length); 0: once. */
+  waitLineEveryMs?: number;
   logger: Logger;
   now?: () => number;
+  /** The clock the wait line is repeated on (a test's virtual clock); real time by default. */
+  clock?: Clock;
 }
 
 /**
@@ -41,11 +46,13 @@ export class ClusterAdmission implements CallAdmission {
   private again = false;
   private closed = false;
   private readonly now: () => number;
+  private readonly clock: Clock;
   private readonly offRelease: () => void;
 
   constructor(private readonly o: ClusterAdmissionOptions) {
     this.queue = new WaitQueue(o.queueSize, o.queueWaitMs);
     this.now = o.now ?? Date.now;
+    this.clock = o.clock ?? realClock();
     this.offRelease = o.semaphore.onRelease(() => void this.pump());
   }
 
@@ -75,9 +82,10 @@ export class ClusterAdmission implements CallAdmission {
     const position = this.queue.length + 1;
     log.info({ position }, 'no free line: the caller waits');
     hooks?.waiting?.(position);
-    // A caller who waits in silence takes the line for dead: told once, cut off when a line frees.
+    // A caller who waits in silence takes the line for dead: told as the wait starts and again
+    // while it lasts, cut off when a line frees.
     const waitLine = this.o.waitLine?.();
-    if (waitLine) playLine(transport, waitLine);
+    const stopWaitLine = waitLine ? this.repeatWaitLine(transport, waitLine) : undefined;
     const outcome = await new Promise<Lease | 'busy' | 'gone'>((settle) => {
       const waiter: Waiter = { transport, settle };
       this.queue.join(waiter, this.now());
@@ -91,6 +99,7 @@ export class ClusterAdmission implements CallAdmission {
       };
       this.schedule();
     });
+    stopWaitLine?.();
     if (outcome === 'gone') {
       log.info('the caller hung up while waiting');
       await transport.output.close().catch(() => {});
@@ -102,6 +111,19 @@ export class ClusterAdmission implements CallAdmission {
       return this.turnAway(transport, 'busy');
     }
     return this.delayed(outcome);
+  }
+
+  /** Plays the wait line now and every `waitLineEveryMs` (never over itself) until the returned stop. */
+  private repeatWaitLine(transport: Transport, line: RenderedLine): () => void {
+    const every = this.o.waitLineEveryMs ?? 0;
+    const lineMs = (line.samples.length / line.sampleRate) * 1000;
+    let cancel: (() => void) | undefined;
+    const play = () => {
+      playLine(transport, line);
+      if (every > 0) cancel = armTimer(this.clock, Math.max(every, lineMs), play);
+    };
+    play();
+    return () => cancel?.();
   }
 
   /** The call's lease as the call manager sees it: given back a moment after the call ended. */

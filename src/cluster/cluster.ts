@@ -95,6 +95,7 @@ export async function joinCluster(j: JoinOptions): Promise<ClusterMember> {
     releaseDelayMs: o.releaseDelayMs,
     busyLine: () => busyLine,
     waitLine: () => waitLine,
+    waitLineEveryMs: o.waitLineEveryMs,
     logger: log,
   });
   const rooms = new RoomDirectory(redis, { prefix: o.prefix, instance: id, address: j.address, ttlMs: o.leaseMs });

@@ -64,12 +64,18 @@ export interface ClusterOptions {
    */
   busyLine?: string;
   /**
-   * What a caller who has to wait for a line hears once, as the wait starts (rendered at start-up
-   * with the busy line); cut off when a line frees. `false` (or `HIWAR_WAIT_LINE=off`): silence.
-   * From `HIWAR_WAIT_LINE`.
+   * What a caller who has to wait for a line hears as the wait starts, and again every
+   * `waitLineEveryMs` while it lasts (rendered at start-up with the busy line); cut off when a
+   * line frees. `false` (or `HIWAR_WAIT_LINE=off`): silence. From `HIWAR_WAIT_LINE`.
    * @default CLUSTER_DEFAULTS.waitLine
    */
   waitLine?: string | false;
+  /**
+   * How often the wait line starts again while a caller waits, in ms from the start of the last
+   * one (never before it has ended); 0: said once. From `HIWAR_WAIT_LINE_EVERY_MS`.
+   * @default 15_000
+   */
+  waitLineEveryMs?: number;
   /** Prefix of every Redis key hiwar writes. @default 'hiwar' */
   prefix?: string;
 }
@@ -85,6 +91,9 @@ export const CLUSTER_DEFAULTS = {
   maxLoopDelayMs: 250,
   busyLine: 'نعتذر منك، جميع الخطوط مشغولة حالياً. يرجى معاودة الاتصال بعد قليل. شكراً لك.',
   waitLine: 'شكراً لاتصالك. جميع الخطوط مشغولة حالياً، يرجى البقاء على الخط وسنرد عليك بعد قليل.' as string | false,
+  // Within the default 20 s wait a caller hears it twice, with about 8 s of silence between: a
+  // silence much longer is taken for a dead line.
+  waitLineEveryMs: 15_000,
   prefix: 'hiwar',
 } as const;
 
@@ -105,6 +114,7 @@ export function resolveClusterOptions(o: ClusterOptions): ResolvedClusterOptions
   whole('queueWaitMs', 0);
   whole('pollMs', 5);
   whole('releaseDelayMs', 0);
+  whole('waitLineEveryMs', 0);
   if (r.keySessions < r.sessionsPerCall) throw new Error(`the key's ${r.keySessions} sessions cannot hold one call (${r.sessionsPerCall} sessions each)`);
   checkLeaseTiming(r.leaseMs, r.heartbeatMs);
   return r;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { normalizeForMatch } from '../text/match.ts';
-import type { Llm, LlmEvent, LlmRequest } from './types.ts';
+import type { DefinedTool, Llm, LlmEvent, LlmRequest, ToolArgs, ToolResult } from './types.ts';
 
 /**
  * What an agent does when it hears something like one of `examples`: say `reply`, or first
@@ -10,12 +10,49 @@ export interface Intent {
   name: string;
   /** Arabic phrases; matched after normalization (no diacritics, unified letters). */
   examples: string[];
-  /** What the agent says: a fixed line, or a line made from the tool's result and the caller's words. */
+  /**
+   * What the agent says: a fixed line, or a line made from the tool's result and the caller's
+   * words (`unknown` here: `defineIntent` types it as what the tool returns).
+   */
   reply: string | ((result: unknown, userText: string) => string);
   tool?: {
     name: string;
     /** The tool's arguments, made from the caller's words. */
     args?: (userText: string) => Record<string, unknown>;
+  };
+}
+
+/** What `defineIntent` takes besides the tool: the intent, with the tool's own types for `args` and `reply`. */
+export interface IntentOf<R, A> {
+  name: string;
+  /** Arabic phrases; matched after normalization (no diacritics, unified letters). */
+  examples: string[];
+  /** The tool's arguments (its `parameters`' input), made from the caller's words. */
+  args?: (userText: string) => A;
+  /**
+   * What the agent says: a fixed line, or a line made from what the tool returned (as JSON carries
+   * it, which for plain data is what `execute` returned) and the caller's words.
+   */
+  reply: string | ((result: R, userText: string) => string);
+}
+
+/**
+ * An intent that calls `tool` (made by `defineTool`) and then says `reply(result)`, with `result`
+ * typed as what the tool returns and `args` checked against its parameters; `Intent`'s own
+ * `reply` gets `unknown`, to be cast.
+ *
+ * @example
+ * const balance = defineIntent(getBalance, {
+ *   name: 'balance', examples: ['كم رصيدي'],
+ *   reply: (r) => `رصيدك ${r.balance} ريال.`,
+ * });
+ */
+export function defineIntent<T extends DefinedTool>(tool: T, intent: NoInfer<IntentOf<ToolResult<T>, ToolArgs<T>>>): Intent {
+  const { args, reply, ...rest } = intent;
+  return {
+    ...rest,
+    tool: { name: tool.name, ...(args ? { args: args as (userText: string) => Record<string, unknown> } : {}) },
+    reply: reply as Intent['reply'],
   };
 }
 

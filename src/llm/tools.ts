@@ -10,6 +10,14 @@ export interface ToolOutcome {
   ms: number;
 }
 
+/** What each tool that threw threw, for the session (not on the outcome: events carry outcomes as data). */
+const thrown = new WeakMap<ToolOutcome, unknown>();
+
+/** The error the tool of `outcome` threw (`threw: true`), as thrown. */
+export function thrownBy(outcome: ToolOutcome): unknown {
+  return thrown.get(outcome);
+}
+
 /**
  * Runs the calls of one model turn. They are independent by construction (the model asked for
  * them together), so they run in parallel. Bad arguments and thrown errors become results the
@@ -33,7 +41,9 @@ export async function runTools(calls: ToolCall[], tools: Tool[], ctx: ToolContex
         const result = await tool.execute(parsed.data, ctx);
         return { call, result, ms: Date.now() - started };
       } catch (err) {
-        return { call, result: null, error: (err as Error)?.message ?? String(err), threw: true, ms: Date.now() - started };
+        const outcome: ToolOutcome = { call, result: null, error: (err as Error)?.message ?? String(err), threw: true, ms: Date.now() - started };
+        thrown.set(outcome, err);
+        return outcome;
       }
     }),
   );

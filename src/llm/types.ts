@@ -29,12 +29,12 @@ export interface ToolContext {
 }
 
 /** A function the model may call: a name, a description for the model, a zod schema and the code to run. */
-export interface Tool<S extends z.ZodType = z.ZodType> {
+export interface Tool<S extends z.ZodType = z.ZodType, R = unknown> {
   name: string;
   description: string;
   parameters: S;
-  /** Runs the tool with arguments already checked against `parameters`; what it returns goes to the model. */
-  execute(args: z.infer<S>, ctx: ToolContext): Promise<unknown> | unknown;
+  /** Runs the tool with arguments already checked against `parameters`; what it returns (`R`) goes to the model. */
+  execute(args: z.infer<S>, ctx: ToolContext): Promise<R> | R;
   /**
    * The line said once while this tool works longer than `afterMs` (over the agent's
    * `toolFiller` and TOOL_FILLER_DEFAULTS); `false`: never for this tool.
@@ -59,8 +59,25 @@ export interface Llm {
   stream(req: LlmRequest): AsyncIterable<LlmEvent>;
 }
 
+/** Where a `DefinedTool` keeps its types: on no value, for the compiler only. */
+declare const toolTypes: unique symbol;
+
 /**
- * A tool with its schema type kept, for agent definitions.
+ * A tool as `defineTool` gives it: a `Tool` (it goes into any agent's `tools`) that still knows
+ * what its `execute` returns (`R`) and the arguments it takes (`A`), for `defineIntent`'s `reply`
+ * and `args`.
+ */
+export type DefinedTool<R = unknown, A = unknown> = Tool & { readonly [toolTypes]?: { result: R; args: A } };
+
+/** What a tool made by `defineTool` returns (its `execute`'s value, awaited). */
+export type ToolResult<T extends DefinedTool> = NonNullable<T[typeof toolTypes]>['result'];
+
+/** The arguments a tool made by `defineTool` takes (its `parameters`' input). */
+export type ToolArgs<T extends DefinedTool> = NonNullable<T[typeof toolTypes]>['args'];
+
+/**
+ * A tool with its schema type kept, for agent definitions; its result's type is kept for an
+ * intent that calls it (`defineIntent`).
  *
  * @example
  * const getBalance = defineTool({
@@ -69,6 +86,6 @@ export interface Llm {
  *   execute: ({ account }) => ({ account, balance: 12500 }),
  * });
  */
-export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool {
-  return tool as unknown as Tool;
+export function defineTool<S extends z.ZodType, R = unknown>(tool: Tool<S, R>): DefinedTool<Awaited<R>, z.input<S>> {
+  return tool as unknown as DefinedTool<Awaited<R>, z.input<S>>;
 }

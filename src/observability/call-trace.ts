@@ -239,7 +239,7 @@ export class CallTrace {
   }
 
   private failure(at: number, e: Extract<SessionEvent, { type: 'error' }>): void {
-    const attributes: Attributes = { 'hiwar.failure.source': e.source, 'hiwar.failure.kind': e.kind, 'hiwar.failure.fatal': e.fatal, ...(e.tool ? { 'hiwar.failure.tool': e.tool } : {}) };
+    const attributes: Attributes = { 'hiwar.failure.source': e.source, 'hiwar.failure.kind': e.kind, 'hiwar.failure.fatal': e.fatal, ...(e.tool ? { 'hiwar.failure.tool': e.tool } : {}), ...(e.task ? { 'hiwar.failure.task': e.task } : {}) };
     const span = this.tracer.startSpan('hiwar.failure', { startTime: at, attributes }, this.playing()?.ctx ?? this.callCtx);
     span.setStatus({ code: otel().SpanStatusCode.ERROR, message: e.message });
     span.end(at);

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { SessionEvent, TurnMetrics } from '../session/events.ts';
+import { FAILURE_KINDS } from '../session/failure.ts';
 import type { CallOutcome } from './types.ts';
 
 /** Stages of a turn, as the session measures them (`TurnMetrics`), exported as one histogram. */
@@ -30,7 +31,12 @@ export class ServerMetrics {
     registers: [this.registry],
   });
   readonly interruptions = new Counter({ name: 'hiwar_interruptions_total', help: 'Barge-ins, by kind (paused, resumed, confirmed)', labelNames: ['kind'], registers: [this.registry] });
-  readonly errors = new Counter({ name: 'hiwar_errors_total', help: 'Session errors, by source (stt, tts, llm, transport, agent: a tool or hook that threw) and fatality', labelNames: ['source', 'fatal'], registers: [this.registry] });
+  readonly errors = new Counter({
+    name: 'hiwar_errors_total',
+    help: 'Session errors, by source (stt, tts, llm, transport, agent: a tool, task or hook that threw), kind (auth, balance, rate, network, timeout, protocol, model, hook, tool, task) and fatality',
+    labelNames: ['source', 'kind', 'fatal'],
+    registers: [this.registry],
+  });
   readonly amdDecisions = new Counter({ name: 'hiwar_amd_decisions_total', help: 'Answering-machine detection decisions, by class (human, machine-voicemail, machine-unavailable, uncertain)', labelNames: ['class'], registers: [this.registry] });
   readonly amdDecisionSeconds = new Histogram({
     name: 'hiwar_amd_decision_seconds',
@@ -60,7 +66,7 @@ export class ServerMetrics {
       this.amdDecisionSeconds.observe({ class: e.decision.class }, e.decision.decisionMs / 1000);
     }
     else if (e.type === 'error') {
-      this.errors.inc({ source: e.source, fatal: String(e.fatal) });
+      this.errors.inc({ source: e.source, kind: errorKind(e.kind), fatal: String(e.fatal) });
       if (e.source === 'stt' || e.source === 'tts') this.serviceErrors.inc({ status: serviceStatus(e.message) });
     }
   }
@@ -84,6 +90,11 @@ export class ServerMetrics {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+/** An error event's kind as a label: one of `FAILURE_KINDS`, else `other` (an event made outside a session), so the set stays closed. */
+function errorKind(kind: string): string {
+  return (FAILURE_KINDS as readonly string[]).includes(kind) ? kind : 'other';
 }
 
 /** The HTTP status in a service error's message ("402 40201 /listen: …", a close code 40101), else 'unknown'. */

@@ -12,6 +12,7 @@ import type { CallControl, CallInfo, Transport } from '../transport/types.ts';
 import type { Agent } from './agent.ts';
 import { AnswerDetection } from './answer-detection.ts';
 import { CallActions } from './call-actions.ts';
+import { CallEnding } from './call-ending.ts';
 import type { GenerateReplyOptions, SessionControl } from './control.ts';
 import type { CallReport, SessionEvent } from './events.ts';
 import { classifyFailure } from './failure.ts';
@@ -50,8 +51,8 @@ export interface SessionOptions {
   stages?: SessionStages;
   /**
    * Teaches an embedded sandbox's recognizer the phrases of an agent the call is handed to that no
-   * agent's `handoffs` lists (`createAgentServer` gives its sandbox's); awaited before that agent's
-   * `onEnter`. Without it such a handoff is only warned of (a `handoff_unlisted` event and a log line).
+   * agent's `handoffs` lists (`createAgentServer` gives its sandbox's) while the call goes on; that
+   * agent's `onEnter` waits for it. Without it such a handoff is only warned of (a `handoff_unlisted` event and a log line).
    */
   teach?: (agent: Agent) => Promise<void>;
 }
@@ -96,13 +97,8 @@ export class AgentSession implements SessionControl {
   private readonly subs = new Subscription();
   private readonly report: ReportBuilder;
   private readonly outOfServiceLine: OutOfServiceLine;
-  private outOfServiceEnd: Promise<void> | undefined;
-  private ending: Promise<void> | undefined;
-  private endReason = '';
-  private resolveEnded!: () => void;
-  private readonly ended = new Promise<void>((r) => (this.resolveEnded = r));
-  /** The caller's side ended the call: nothing to hang up. */
-  private callerGone = false;
+  /** How the call ends, once (call-ending.ts). */
+  private readonly closing: CallEnding;
   private resolveLive!: () => void;
   /** The call is up (sockets open, greeting asked for): tasks may start speaking. */
   private readonly live = new Promise<void>((r) => (this.resolveLive = r));
@@ -113,6 +109,24 @@ export class AgentSession implements SessionControl {
     this.log = opts.logger ?? createLogger();
     this.report = new ReportBuilder(this.clock);
     this.out = new SessionOutput(this.log, this.report, () => this.flow?.stages.agent.name);
+    this.closing = new CallEnding(() => ({
+      log: this.log,
+      out: this.out,
+      transport,
+      transferring: () => this.actions.transferring,
+      flow: this.flow,
+      lane: this.lane,
+      subs: this.subs,
+      hearing: this.hearing,
+      stages: () => this.stages,
+      outOfServiceLine: this.outOfServiceLine,
+      stt: this.stt,
+      localVad: this.localVad,
+      amd: this.amd,
+      keypad: this.keypad,
+      output: this.output,
+      live: () => this.resolveLive(),
+    }));
     this.history = new ChatHistory(agent.instructions);
     this.replyHost = {
       report: this.report,
@@ -148,23 +162,23 @@ export class AgentSession implements SessionControl {
       agent: () => this.agent,
       control: () => this.control,
       task: () => this.task,
-      isEnding: () => !!this.ending,
+      isEnding: () => this.closing.isEnding,
       emit: this.out.emit,
       threw: this.out.threw,
       callerSaid: (text, input, answered) => this.turns.said(text, 'dtmf', input, {}, answered),
       answer: (req) => this.lane.answer({ ...req, turnNumber: this.turns.last }),
     });
     this.actions = new CallActions(transport, {
-      isEnding: () => !!this.ending,
+      isEnding: () => this.closing.isEnding,
       end: (reason) => this.end(reason),
       emit: this.out.emit,
       fail: this.out.fail,
-      released: () => (this.callerGone = true),
+      released: () => (this.closing.callerGone = true),
     });
     this.hearing = new Hearing({
       clock: this.clock,
       stages: () => this.stages,
-      isEnding: () => !!this.ending,
+      isEnding: () => this.closing.isEnding,
       turn: (t) => this.turns.spoken(t),
       heard: () => this.task?.heard(),
       interrupt: () => this.interrupt(),
@@ -188,7 +202,7 @@ export class AgentSession implements SessionControl {
       control: this.control,
       emit: this.out.emit,
       say: (text) => this.lane.enqueue({ text }),
-      ending: () => !!this.ending,
+      ending: () => this.closing.isEnding,
       notice: this.out.notice,
     });
     this.turns = new CallerTurns({
@@ -198,7 +212,7 @@ export class AgentSession implements SessionControl {
       amd: this.amd,
       agent: () => this.agent,
       task: () => this.task,
-      isEnding: () => !!this.ending,
+      isEnding: () => this.closing.isEnding,
       emit: this.out.emit,
       threw: this.out.threw,
       answer: (req) => this.lane.answer(req),
@@ -224,9 +238,10 @@ export class AgentSession implements SessionControl {
       control: this.control,
       session: this,
       live: this.live,
-      isEnding: () => !!this.ending,
+      isEnding: () => this.closing.isEnding,
       emit: this.out.emit,
       threw: this.out.threw,
+      taskThrew: this.out.taskThrew,
       speakTaskLine: (text, task, signal, answers) => this.actions.during(() => this.replies.run({ text, task, answers }, signal)),
       teach: opts.teach,
       takeTurnInFlight: () => this.replies.takeTurnInFlight(),
@@ -288,14 +303,14 @@ export class AgentSession implements SessionControl {
       this.out.fail(source, f, true, fatal);
       // The caller is on the line: the out-of-service line (kept from start-up) before hanging up,
       // unless they are gone already or hang up meanwhile (the caller's audio ends).
-      this.subs.add(transport.audio$.subscribe({ complete: () => this.callerLeft(), error: () => this.callerLeft() }));
+      this.subs.add(transport.audio$.subscribe({ complete: () => this.closing.callerLeft(), error: () => this.closing.callerLeft() }));
       await this.outOfService(`could not start: ${f.message}`);
-      await this.ending;
+      await this.closing.over;
       return;
     }
-    if (this.ending) {
+    if (this.closing.isEnding) {
       // A hook hung up before the call got going.
-      await this.ended;
+      await this.closing.ended;
       return;
     }
     void this.outOfServiceLine.prepare(this.stages.speaker);
@@ -345,11 +360,11 @@ export class AgentSession implements SessionControl {
     this.lane.start();
     if (!this.amd) enter();
     this.resolveLive();
-    await this.ended;
+    await this.closing.ended;
   }
 
   private finalReport(): CallReport {
-    const report = this.report.build({ agent: this.opts.agent.name, llm: this.stages.llm.name, ended: this.endReason });
+    const report = this.report.build({ agent: this.opts.agent.name, llm: this.stages.llm.name, ended: this.closing.reason });
     return this.amd?.report ? { ...report, amd: this.amd.report } : report;
   }
 
@@ -379,7 +394,7 @@ export class AgentSession implements SessionControl {
 
   /** The session as the transport's handlers see it (transport-events.ts). */
   private readonly transportHost: TransportHost = {
-    callerGone: () => (this.callerGone = true),
+    callerGone: () => (this.closing.callerGone = true),
     end: (reason) => this.end(reason),
     // A field's initializer runs before the constructor makes `out`: looked up when called.
     fail: (source, f, fatal, cause) => this.out.fail(source, f, fatal, cause),
@@ -392,52 +407,14 @@ export class AgentSession implements SessionControl {
     else void this.lane.cancel(); // the speaker clears what the service still generates
   }
 
-  private callerLeft(): void {
-    this.callerGone = true;
-    void this.end('caller audio ended');
-  }
-
   /** The service refuses (wallet, access): say the agent's line and hang up. */
   private outOfService(reason: string): Promise<void> {
-    this.outOfServiceEnd ??= (async () => {
-      if (this.ending) return;
-      this.out.notice(`out of service: ${reason}`);
-      // A task waiting on the caller would hold the reply whose tool runs it, and the line with
-      // it, until its silences ran out (24 s of silence by default): it is let go first.
-      this.flow.end();
-      await this.lane.cancel();
-      // Rendered at start-up (the speaker's process-wide cache of fixed lines): said even when
-      // the service failed before this call had its own copy.
-      await this.outOfServiceLine.say(this.stages.speaker);
-      await this.end(`out of service: ${reason}`);
-    })();
-    return this.outOfServiceEnd;
+    return this.closing.outOfService(reason);
   }
 
   /** Ends the call: the last final is awaited, sockets closed, the transport's output stopped. */
   end(reason: string): Promise<void> {
-    this.ending ??= (async () => {
-      reason = this.actions.transferring ?? reason;
-      this.endReason = reason;
-      this.flow.end();
-      this.resolveLive();
-      await this.lane.stop();
-      this.subs.unsubscribe();
-      this.hearing.cancel();
-      await this.stages.replies.current?.stop();
-      await this.outOfServiceLine.stop();
-      await this.stt.finish().catch(() => {});
-      this.localVad?.close();
-      this.amd?.close();
-      await this.stages.speaker.close().catch(() => {});
-      this.keypad.close();
-      await this.output.close().catch(() => {});
-      // The session ends a call the caller is still on (a tool, out of service, a failure).
-      if (!this.callerGone) await this.opts.transport.hangup?.(reason).catch((err: Error) => this.log.warn({ err: err.message }, 'transport hangup failed'));
-      this.out.ended(reason);
-      this.resolveEnded();
-    })();
-    return this.ending;
+    return this.closing.end(reason);
   }
 
   /** For fault drills and tests: drops the recognition socket as a network failure would. */

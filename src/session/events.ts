@@ -150,16 +150,18 @@ export type SessionEvent =
   | { type: 'amd'; decision: AmdDecision; action: AmdReport['action'] }
   /**
    * `kind` says what failed in a way an operator acts on; `message` is clean text for people.
-   * `tool`: the tool whose code threw (`kind: 'tool'`; a hook that threw is `kind: 'hook'`).
+   * `tool`: the tool whose code threw (`kind: 'tool'`); `task`: the task whose code threw
+   * (`kind: 'task'`, its `name`); a hook that threw is `kind: 'hook'`.
    */
-  | { type: 'error'; source: FailureSource; kind: FailureKind; message: string; fatal: boolean; tool?: string }
+  | { type: 'error'; source: FailureSource; kind: FailureKind; message: string; fatal: boolean; tool?: string; task?: string }
   | { type: 'ended'; reason: string }
   /** Another agent takes the call over at the next reply (`handoff`). */
   | { type: 'agent_handoff'; from: string; to: string; carry: 'summary' | 'full' | 'none' }
   /**
    * A handoff to an agent the call's agents do not list in their `handoffs`: it was not checked
    * before the call and, offline, the sandbox's recognizer was not taught its phrases at the start.
-   * `teaching`: the session teaches them now (`SessionOptions.teach`), before the agent's `onEnter`.
+   * `teaching`: the session teaches them now (`SessionOptions.teach`) while the call goes on (a
+   * short line if it takes over `HANDOFF_DEFAULTS.teachingLineAfterMs`), the agent's `onEnter` after them.
    */
   | { type: 'handoff_unlisted'; from: string; to: string; teaching: boolean }
   /** A task (`runTask`) takes the caller's turns and keys until it ends. */

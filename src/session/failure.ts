@@ -13,10 +13,13 @@ import {
 } from '../service/errors.ts';
 import { ModelTimeoutError } from '../llm/deadlines.ts';
 
-/** What kind of failure a session `error` event reports: what an operator acts on. */
-export type FailureKind = 'auth' | 'balance' | 'rate' | 'network' | 'timeout' | 'protocol' | 'model' | 'hook' | 'tool';
+/** Every kind of failure a session reports, a closed set (a `/metrics` label takes them as they are). */
+export const FAILURE_KINDS = ['auth', 'balance', 'rate', 'network', 'timeout', 'protocol', 'model', 'hook', 'tool', 'task'] as const;
 
-/** Which part failed: recognition, synthesis, the model, the transport, or `agent`: the agent's own code (a hook or a tool) threw. */
+/** What kind of failure a session `error` event reports: what an operator acts on. */
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+
+/** Which part failed: recognition, synthesis, the model, the transport, or `agent`: the agent's own code (a hook, a tool or a task) threw. */
 export type FailureSource = 'stt' | 'tts' | 'llm' | 'transport' | 'agent';
 
 /** A failure of the call, classified by kind, with a clean message for people. */
@@ -26,6 +29,8 @@ export interface Failure {
   message: string;
   /** The tool whose code threw (`kind: 'tool'`). */
   tool?: string;
+  /** The task whose code threw (`kind: 'task'`), by its `name`. */
+  task?: string;
 }
 
 const WHAT: Record<FailureSource, string> = {
@@ -46,6 +51,7 @@ const HOW: Record<FailureKind, string> = {
   model: 'failed to produce an answer',
   hook: 'threw an error',
   tool: 'threw an error',
+  task: 'threw an error',
 };
 
 export function failureMessage(source: FailureSource, kind: FailureKind, detail?: string): string {
@@ -55,6 +61,11 @@ export function failureMessage(source: FailureSource, kind: FailureKind, detail?
 /** The agent's tool `name` threw (its own code, not a call the session refused). */
 export function toolFailure(name: string): Failure {
   return { kind: 'tool', tool: name, message: failureMessage('agent', 'tool', `tool ${name}`) };
+}
+
+/** The agent's task `name` threw in its `start`, `next` or `timeout` (its own code). */
+export function taskFailure(name: string): Failure {
+  return { kind: 'task', task: name, message: failureMessage('agent', 'task', `task ${name}`) };
 }
 
 /** The kind of a /listen or TTS socket close. */

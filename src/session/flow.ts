@@ -1,3 +1,4 @@
+import { REPLY_DEFAULTS } from '../pipeline/reply.ts';
 import type { TaskResult, CollectTask } from '../tasks/types.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { CallControl } from '../transport/types.ts';
@@ -5,7 +6,7 @@ import type { Agent } from './agent.ts';
 import { controlWith, type GenerateReplyOptions, type SessionControl } from './control.ts';
 import type { ReportTask, SessionEvent } from './events.ts';
 import { guarded, guardedAsync, type HookThrew } from './guarded.ts';
-import { Handoff, carriedHistory, handoff, summarize, type HandoffOptions } from './handoff.ts';
+import { HANDOFF_DEFAULTS, Handoff, carriedHistory, handoff, summarize, type HandoffOptions } from './handoff.ts';
 import type { ChatHistory } from './history.ts';
 import type { Logger } from './logger.ts';
 import type { ReplyLane } from './reply-lane.ts';
@@ -30,6 +31,8 @@ export interface FlowHost {
   isEnding(): boolean;
   emit(e: SessionEvent): void;
   threw: HookThrew;
+  /** The code of task `task` threw (its `start`, `next` or `timeout`): an event of kind `task`. */
+  taskThrew(task: string, err: unknown): void;
   /** Speaks a task's line as a reply of the session (report, events, barge-in). */
   speakTaskLine(text: string, task: string, signal: AbortSignal, answers?: AnsweredTurn): Promise<void>;
   /** Teaches an offline recognizer an unlisted handoff agent's phrases (`SessionOptions.teach`). */
@@ -136,7 +139,7 @@ export class Flow {
     const { host } = this;
     if (host.isEnding()) return;
     const from = this.stages;
-    // Started now, awaited before the next agent's onEnter (the line the caller answers).
+    // Started now; the next agent's onEnter (the line the caller answers) waits for it.
     const taught = this.unlisted(from.agent, h.agent);
     guarded('onExit', () => from.agent.hooks?.onExit?.(host.session, host.control), host.threw);
     host.history.replace(h.agent.instructions, await carriedHistory(host.history.turns(), h.carry, this.summarizer()));
@@ -148,10 +151,34 @@ export class Flow {
     }
     host.report.handoff({ from: from.agent.name, to: h.agent.name, carry: h.carry });
     host.emit({ type: 'agent_handoff', from: from.agent.name, to: h.agent.name, carry: h.carry });
-    await taught;
     // Not awaited: a handoff asked by a tool is taken over inside the reply that ran the tool, and
     // an onEnter that awaits `say` or `runTask` waits for that reply to end (a deadlock before).
-    void guardedAsync('onEnter', () => h.agent.hooks?.onEnter?.(host.session, host.control), host.threw);
+    const enter = () => void guardedAsync('onEnter', () => h.agent.hooks?.onEnter?.(host.session, host.control), host.threw);
+    if (!taught) return enter();
+    // Nor is the teaching: awaited here it held the reply, so the caller heard nothing for as long
+    // as the phrases took to voice. The call goes on; onEnter (what the caller answers) waits for them.
+    const stages = this.stages;
+    // Not when the call ended meanwhile, or went on to another agent.
+    void this.whileTeaching(taught, h.agent).then(() => void (host.isEnding() || this.stages !== stages || enter()));
+  }
+
+  /**
+   * Waits for an unlisted agent's phrases to be taught; the agent says a short line (its
+   * `fillerLine`, else `HANDOFF_DEFAULTS.teachingLine`) if that takes longer than
+   * `HANDOFF_DEFAULTS.teachingLineAfterMs`, so the caller is not left in silence.
+   */
+  private async whileTeaching(taught: Promise<void>, next: Agent): Promise<void> {
+    const { host } = this;
+    const wait = new AbortController();
+    const slow = host.clock.sleep(HANDOFF_DEFAULTS.teachingLineAfterMs, wait.signal).then(
+      () => true,
+      () => false,
+    );
+    if (await Promise.race([taught.then(() => false), slow])) {
+      if (!host.isEnding()) void this.say(next.fillerLine ?? HANDOFF_DEFAULTS.teachingLine).catch(() => {});
+    }
+    wait.abort();
+    await taught;
   }
 
   /**
@@ -159,10 +186,10 @@ export class Flow {
    * taught its phrases, so the caller was not heard after it. Said as an event and a warning naming
    * `Agent.handoffs`, and taught now where the session can (`teach`), each agent once a call.
    */
-  private async unlisted(from: Agent, next: Agent): Promise<void> {
+  private unlisted(from: Agent, next: Agent): Promise<void> | undefined {
     const { host } = this;
     // A copy filled with one call's variables (agentWithVariables) is the agent it was made from.
-    if ([...this.listed].some((a) => a === next || (a.name === next.name && a.intents === next.intents))) return;
+    if ([...this.listed].some((a) => a === next || (a.name === next.name && a.intents === next.intents))) return undefined;
     for (const a of reachableAgents(next)) this.listed.add(a);
     const teaching = !!host.teach;
     host.emit({ type: 'handoff_unlisted', from: from.name, to: next.name, teaching });
@@ -170,7 +197,7 @@ export class Flow {
       { from: from.name, to: next.name },
       `agent "${from.name}" handed the call to "${next.name}", which no Agent.handoffs of this call lists: it was not checked before the call and, offline, the recognizer was not taught its phrases${teaching ? ' (teaching them now)' : " (the caller may not be heard)"}; add it to ${from.name}'s handoffs`,
     );
-    await host.teach?.(next).catch((err: unknown) => host.log.warn({ to: next.name, err: (err as Error)?.message }, "teaching the next agent's phrases failed; the call goes on without them"));
+    return host.teach?.(next).catch((err: unknown) => host.log.warn({ to: next.name, err: (err as Error)?.message }, "teaching the next agent's phrases failed; the call goes on without them"));
   }
 
   /** Runs `task` to its result; from outside a reply, after the greeting and once nothing is being said. */
@@ -197,8 +224,11 @@ export class Flow {
       this.taskEnded(task.name, agent, at, result);
       return result;
     } catch (err) {
-      host.threw(`task ${task.name}`, err);
+      host.taskThrew(task.name, err);
       this.taskEnded(task.name, agent, at, { ok: false, reason: 'error' });
+      // The caller is not left in silence: a tool's task fails its tool, whose error the model
+      // answers; outside a tool the agent's recovery line is said (queued, not awaited).
+      if (!fromTool && !host.isEnding()) void this.say(this.stages.agent.modelErrorLine ?? REPLY_DEFAULTS.modelErrorLine).catch(() => {});
       throw err;
     }
   }

@@ -25,6 +25,13 @@ export const HANDOFF_DEFAULTS = {
   /** What the model is asked to do with the conversation. */
   summaryPrompt:
     'Summarize this phone call between a caller and an agent in two or three short sentences, in the language of the call: who the caller is, what they want, and what was done so far. Plain text only.',
+  /**
+   * Offline, a handoff to an agent no `Agent.handoffs` lists teaches the recognizer its phrases
+   * while the call goes on, its `onEnter` after them: past this much call time the next agent says
+   * a short line (its `fillerLine`, else `teachingLine`: "one moment, please").
+   */
+  teachingLineAfterMs: 1000,
+  teachingLine: 'لحظة من فضلك.',
 } as const;
 
 /** Marks a handoff whichever copy of hiwar made it (a global `hiwar` CLI running an agent that imports its own). */

@@ -4,6 +4,7 @@
  * report (with the turn's latency parts when it answered the caller), the agent's hook and the
  * `agent_turn` and `metrics` events.
  */
+import { thrownBy } from '../llm/tools.ts';
 import type { ReplyOutcome, ReplyStageEvent } from '../pipeline/reply.ts';
 import type { Agent } from './agent.ts';
 import type { SessionEvent, SessionState, TurnMetrics } from './events.ts';
@@ -38,7 +39,7 @@ export function onReplyEvent(host: ReplyRecordHost, e: ReplyStageEvent, reply = 
     const kept = e.outcome.error || e.outcome.result instanceof Handoff ? {} : reportedToolResult(e.outcome.result);
     host.report.tool({ name: e.outcome.call.name, ms: e.outcome.ms, error: e.outcome.error, ...(e.outcome.threw ? { threw: true as const } : {}), ...kept });
     host.emit({ ...e, ...id });
-    if (e.outcome.threw) host.toolThrew(e.outcome.call.name, e.outcome.error);
+    if (e.outcome.threw) host.toolThrew(e.outcome.call.name, thrownBy(e.outcome) ?? e.outcome.error);
     // A tool that returns a handoff hands the call over once this reply is spoken.
     if (e.outcome.result instanceof Handoff) host.handoff(e.outcome.result);
   } else if (e.type === 'llm_error') host.fail('llm', classifyFailure(e.error, 'llm'), false, e.error);

@@ -6,7 +6,7 @@
 import { Subject, type Observable } from '../rx.ts';
 import { debugRecord } from './debug-log.ts';
 import type { SessionEvent, SessionState } from './events.ts';
-import { failureMessage, toolFailure, type Failure, type FailureSource } from './failure.ts';
+import { failureMessage, taskFailure, toolFailure, type Failure, type FailureSource } from './failure.ts';
 import type { Logger } from './logger.ts';
 import type { ReportBuilder } from './report.ts';
 
@@ -15,6 +15,11 @@ export class SessionOutput {
   /** Everything the session reports, typed; completes when the call has ended. */
   readonly events$: Observable<SessionEvent> = this.subject.asObservable();
   private state: SessionState = 'starting';
+  /**
+   * What a task threw, reported as the task's: the hook or tool that awaited `runTask` throws the
+   * same error on, and one failure is one event (and one count in `/metrics`), not two.
+   */
+  private readonly taskErrors = new WeakSet<object>();
 
   /** `agentName`: the agent speaking now, for the log lines (none before the session has one). */
   constructor(
@@ -33,19 +38,35 @@ export class SessionOutput {
 
   /** A typed `error` event with a clean message; the raw cause goes to the log only. */
   readonly fail = (source: FailureSource, f: Failure, fatal: boolean, cause?: unknown): void => {
-    this.log.warn({ source, kind: f.kind, ...(f.tool ? { tool: f.tool } : {}), err: cause instanceof Error ? cause.message : cause }, f.message);
-    this.emit({ type: 'error', source, kind: f.kind, message: f.message, fatal, ...(f.tool ? { tool: f.tool } : {}) });
+    const named = { ...(f.tool ? { tool: f.tool } : {}), ...(f.task ? { task: f.task } : {}) };
+    this.log.warn({ source, kind: f.kind, ...named, err: cause instanceof Error ? cause.message : cause }, f.message);
+    this.emit({ type: 'error', source, kind: f.kind, message: f.message, fatal, ...named });
   };
 
   /** The agent's hook threw: an event and a log line, and the call goes on. */
   readonly threw = (hook: string, err: unknown): void => {
+    if (this.fromTask(err)) return;
     this.fail('agent', { kind: 'hook', message: failureMessage('agent', 'hook', hook) }, false, err);
   };
 
   /** The code of the agent's tool threw: an event of kind `tool` naming it, and the call goes on. */
   readonly toolThrew = (tool: string, err: unknown): void => {
+    if (this.fromTask(err)) return;
     this.fail('agent', toolFailure(tool), false, err);
   };
+
+  /** The code of the agent's task threw: an event of kind `task` naming it, and the call goes on. */
+  readonly taskThrew = (task: string, err: unknown): void => {
+    if (typeof err === 'object' && err !== null) this.taskErrors.add(err);
+    this.fail('agent', taskFailure(task), false, err);
+  };
+
+  /** `err` is a task's, reported already (passed on by the hook or tool that ran the task). */
+  private fromTask(err: unknown): boolean {
+    if (typeof err !== 'object' || err === null || !this.taskErrors.has(err)) return false;
+    this.log.debug({ err: (err as Error).message }, "a task's error passed on by the code that ran it (reported as the task's)");
+    return true;
+  }
 
   readonly setState = (state: SessionState): void => {
     if (this.state === state || this.state === 'ended') return;

@@ -77,6 +77,17 @@ describe('cluster configuration of hiwar serve', () => {
     assert.equal(clusterOptionsOf({}, 'usage', 24, { REDIS_URL: 'redis://r' })!.keySessions, 24, 'the embedded sandbox\'s own limit');
     assert.throws(() => clusterOptionsOf({ 'queue-wait-ms': 'soon' }, 'usage', 8, { REDIS_URL: 'redis://r' }), /--queue-wait-ms/);
   });
+
+  it('takes the wait line and how often it is said from the environment: off, every N ms, 0 for once; the default is CLUSTER_DEFAULTS', () => {
+    const env = { REDIS_URL: 'redis://r', HIWAR_KEY_SESSIONS: '9' };
+    const o = clusterOptionsOf({}, 'usage', undefined, { ...env, HIWAR_WAIT_LINE: 'off', HIWAR_WAIT_LINE_EVERY_MS: '30000' })!;
+    assert.equal(o.waitLine, false);
+    assert.equal(o.waitLineEveryMs, 30_000);
+    assert.equal(clusterOptionsOf({}, 'usage', undefined, { ...env, HIWAR_WAIT_LINE_EVERY_MS: '0' })!.waitLineEveryMs, 0, 'said once');
+    assert.throws(() => clusterOptionsOf({}, 'usage', undefined, { ...env, HIWAR_WAIT_LINE_EVERY_MS: 'often' }), /HIWAR_WAIT_LINE_EVERY_MS/);
+    assert.equal(resolveClusterOptions(clusterOptionsOf({}, 'usage', undefined, env)!).waitLineEveryMs, CLUSTER_DEFAULTS.waitLineEveryMs);
+    assert.ok(CLUSTER_DEFAULTS.waitLineEveryMs > 0 && CLUSTER_DEFAULTS.waitLineEveryMs < CLUSTER_DEFAULTS.queueWaitMs, 'a caller waiting the whole default wait hears it more than once');
+  });
 });
 
 describe('hiwar status table', () => {

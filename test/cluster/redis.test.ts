@@ -8,6 +8,7 @@ import { InstanceRegistry } from '../../src/cluster/registry.ts';
 import { RoomDirectory } from '../../src/cluster/rooms.ts';
 import { RedisSemaphore } from '../../src/cluster/semaphore.ts';
 import { createLogger } from '../../src/session/logger.ts';
+import { VirtualClock } from '../../src/transport/clock.ts';
 import type { Transport, TransportEvent } from '../../src/transport/types.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 
@@ -202,5 +203,66 @@ describe('cluster admission', () => {
     assert.deepEqual(waiter.done, ['interrupted'], "what is left of the wait line is dropped before the agent's greeting");
     await lease.release();
     adm.close();
+  });
+
+  /**
+   * A line held by a first call and a second caller waiting for it, hearing `seconds` of wait line
+   * (8 kHz) every `everyMs` on a virtual clock; `close` ends it all, whatever an assertion did (a
+   * queue left polling would keep the file from ending).
+   */
+  async function waitingCaller(key: string, seconds: number, everyMs: number) {
+    const clock = new VirtualClock();
+    const waitLine = { samples: new Int16Array(seconds * 8000).fill(1000), sampleRate: 8000 };
+    const adm = new ClusterAdmission({ semaphore: sem(key, 'x', 2), weight: 2, queueSize: 2, queueWaitMs: 600_000, pollMs: 20, busyLine: () => undefined, waitLine: () => waitLine, waitLineEveryMs: everyMs, clock, logger: createLogger('silent') });
+    const held = (await adm.admit(fakeTransport('first').t))!;
+    const waiter = fakeTransport('waiter');
+    const pending = adm.admit(waiter.t);
+    await queued(adm, 1);
+    return { clock, adm, held, waiter, pending, close: async () => (await held.release(), await (await pending)?.release(), adm.close()) };
+  }
+  const queued = async (adm: ClusterAdmission, n: number) => {
+    for (const give = Date.now() + 10_000; adm.waiting < n && Date.now() < give; ) await sleep(10);
+  };
+
+  it('says the wait line again every waitLineEveryMs while the caller waits (call time, a virtual clock), never over itself, and stops when a line frees or the caller hangs up', async () => {
+    // Half a second, said every 15 s.
+    const { clock, adm, held, waiter, pending, close } = await waitingCaller('t:slots:adm5', 0.5, 15_000);
+    try {
+      assert.equal(waiter.written, 4000, 'said as the wait starts');
+      await clock.advance(14_999);
+      assert.equal(waiter.written, 4000, 'not again before the interval');
+      await clock.advance(1);
+      assert.equal(waiter.written, 8000, 'again 15 s after the first');
+      await clock.advance(15_000);
+      assert.equal(waiter.written, 12_000, 'and again');
+      // A caller who hangs up while waiting hears nothing more (and is out of the queue).
+      const gone = fakeTransport('gone');
+      const left = adm.admit(gone.t);
+      await queued(adm, 2);
+      gone.events.next({ type: 'hangup' } as TransportEvent);
+      assert.equal(await left, undefined);
+      await held.release();
+      assert.ok(await pending);
+      assert.deepEqual(waiter.done, ['interrupted'], 'cut off when the line freed');
+      await clock.advance(120_000);
+      assert.equal(waiter.written, 12_000, 'never again once admitted');
+      assert.equal(gone.written, 4000, 'nor to the caller who hung up');
+      assert.equal(clock.pending, 0, 'no repeat left armed');
+    } finally {
+      await close();
+    }
+  });
+
+  it('repeats a wait line longer than its interval only once it has ended', async () => {
+    // 20 s of line, asked for every 5 s.
+    const { clock, waiter, close } = await waitingCaller('t:slots:adm6', 20, 5_000);
+    try {
+      await clock.advance(19_999);
+      assert.equal(waiter.written, 160_000, 'not queued over itself');
+      await clock.advance(1);
+      assert.equal(waiter.written, 320_000, 'again once it has ended');
+    } finally {
+      await close();
+    }
   });
 });

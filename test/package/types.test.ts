@@ -20,6 +20,15 @@ test("a consumer's tsc, 5.9 and 7 (nodenext, strict, skipLibCheck false), type-c
   const lines = ENTRIES.map((e, i) => `import * as m${i} from '${e}';`);
   lines.push(`export const all = [${ENTRIES.map((_, i) => `m${i}`).join(', ')}];`);
   lines.push(`import { AgentSession, type Agent } from 'hiwar';`, `const agent: Agent = { name: 'x', instructions: 'y', voice: { voice_id: 'v' }, outOfServiceLine: 'z' };`, `export const s: typeof AgentSession = AgentSession; export { agent };`);
+  // defineIntent's reply gets the tool's result typed through the emitted declarations (a phantom
+  // symbol-keyed type on DefinedTool), not only in the sources: a field the tool lacks is an error.
+  lines.push(
+    `import { defineIntent, defineTool } from 'hiwar'; import { z } from 'zod';`,
+    `const balanceTool = defineTool({ name: 'b', description: 'd', parameters: z.object({ account: z.enum(['a', 'b']) }), execute: async () => ({ balance: 12500 }) });`,
+    `export const typed = defineIntent(balanceTool, { name: 'b', examples: ['x'], args: () => ({ account: 'a' }), reply: (r) => r.balance.toFixed(0) });`,
+    `// @ts-expect-error the tool returns no overdraft`,
+    `export const wrong = defineIntent(balanceTool, { name: 'b', examples: ['x'], reply: (r) => String(r.overdraft) });`,
+  );
   writeFileSync(join(project, 'consumer.ts'), lines.join('\n') + '\n');
   writeFileSync(
     join(project, 'tsconfig.json'),

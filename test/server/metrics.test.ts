@@ -2,12 +2,37 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ServerMetrics } from '../../src/server/metrics.ts';
+import { FAILURE_KINDS, type FailureKind } from '../../src/session/failure.ts';
 
-test("a tool or hook that threw counts as source=agent, and the help line says so (it named stt, tts, llm and transport only)", async () => {
+test("a tool, task or hook that threw counts as source=agent, and the help line says so (it named stt, tts, llm and transport only)", async () => {
   const m = new ServerMetrics({ defaultMetrics: false });
   m.observe('twilio', { type: 'error', source: 'agent', kind: 'hook', message: 'onEnter threw an error', fatal: false });
   const text = await m.text();
-  assert.match(text, /^hiwar_errors_total\{source="agent",fatal="false"\} 1$/m);
-  assert.match(text, /^# HELP hiwar_errors_total Session errors, by source \(stt, tts, llm, transport, agent: a tool or hook that threw\) and fatality$/m);
+  assert.match(text, /^hiwar_errors_total\{source="agent",kind="hook",fatal="false"\} 1$/m);
+  assert.match(text, /^# HELP hiwar_errors_total Session errors, by source \(stt, tts, llm, transport, agent: a tool, task or hook that threw\), kind \(auth, balance, rate, network, timeout, protocol, model, hook, tool, task\) and fatality$/m);
   assert.doesNotMatch(text, /hiwar_service_errors_total\{/, "an agent's error is not the service's");
+});
+
+test("hiwar_errors_total tells a tool's failure from a task's, the model's and the service's by kind; a kind outside the set is 'other'", async () => {
+  const m = new ServerMetrics({ defaultMetrics: false });
+  const error = (source: 'agent' | 'llm' | 'tts', kind: string, fatal = false) => m.observe('twilio', { type: 'error', source, kind: kind as FailureKind, message: `${kind} failed`, fatal });
+  error('agent', 'tool');
+  error('agent', 'tool');
+  error('agent', 'task');
+  error('llm', 'timeout');
+  error('tts', 'balance', true);
+  error('agent', 'a-new-kind');
+  const text = await m.text();
+  const series = text.split('\n').filter((l) => l.startsWith('hiwar_errors_total{')).sort();
+  assert.deepEqual(series, [
+    'hiwar_errors_total{source="agent",kind="other",fatal="false"} 1',
+    'hiwar_errors_total{source="agent",kind="task",fatal="false"} 1',
+    'hiwar_errors_total{source="agent",kind="tool",fatal="false"} 2',
+    'hiwar_errors_total{source="llm",kind="timeout",fatal="false"} 1',
+    'hiwar_errors_total{source="tts",kind="balance",fatal="true"} 1',
+  ]);
+  // Every kind a session reports is a label value as it is (the set the help line names).
+  for (const kind of FAILURE_KINDS) error('agent', kind);
+  const kinds = new Set([...(await m.text()).matchAll(/^hiwar_errors_total\{[^}]*kind="([^"]+)"/gm)].map((x) => x[1]));
+  assert.deepEqual([...kinds].sort(), [...FAILURE_KINDS, 'other'].sort());
 });

@@ -8,7 +8,8 @@ import { latencyTable } from '../../src/cli/demo.ts';
 import { defineTool } from '../../src/llm/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import { handoff } from '../../src/session/handoff.ts';
-import { confirmTask, digitsTask } from '../../src/tasks/index.ts';
+import { confirmTask, digitsTask, type CollectTask } from '../../src/tasks/index.ts';
+import { REPLY_DEFAULTS } from '../../src/pipeline/reply.ts';
 import { expectAgentSaid, expectToolCall, runCall, startTestSandbox, type TestSandbox } from '../../src/testing/index.ts';
 
 let sandbox: TestSandbox;
@@ -78,6 +79,45 @@ test("one agent's throwing hooks and tool become error events; the other call in
   expectToolCall(good, 'get_balance', { account: 'current' });
   expectAgentSaid(good, '12,500');
   assert.equal(agentErrors(good.events).length, 0);
+  assert.deepEqual(escaped, [], 'nothing escaped to the process');
+});
+
+test("a task whose own code throws is one error of kind 'task' naming it; the caller hears the agent's recovery line, or the model's answer to the tool it failed", async () => {
+  /** A task that asks, then throws on the caller's answer (its `next`), or at once (its `start`). */
+  const throwing = (name: string, at: 'start' | 'next'): CollectTask<string> => ({
+    name,
+    start: () => {
+      if (at === 'start') throw new Error(`${name} cannot start`);
+      return { say: 'ما رقم ملفك؟' };
+    },
+    next: () => {
+      throw new Error(`${name} broke on the answer`);
+    },
+  });
+  const agent: Agent = {
+    ...callCentre,
+    name: 'broken-tasks',
+    tools: [
+      defineTool({
+        name: 'order_status',
+        description: 'Where an order is',
+        parameters: z.object({}),
+        execute: async (_args, ctx) => ({ order: await ctx.session!.runTask(throwing('order', 'start')) }),
+      }),
+    ],
+    intents: [{ name: 'order', examples: ['أين طلبي'], tool: { name: 'order_status' }, reply: 'عذرًا، لم أتمكن من فتح طلبك.' }],
+    hooks: { onEnter: async (session) => void (await session.runTask(throwing('file', 'next'))) },
+  };
+  const call = await runCall(agent, [{ say: 'واحد اثنان ثلاثة أربعة' }, { say: 'أين طلبي' }, { hangup: true }], { sandbox });
+  const kinds = agentErrors(call.events).map((e) => `${(e as { kind?: string }).kind}:${(e as { task?: string }).task ?? (e as { tool?: string }).tool ?? ''}`);
+  // One failure, one event: not the task as a hook, then again the onEnter or the tool that awaited it.
+  assert.deepEqual(kinds, ['task:file', 'task:order'], `each task's error once, kind 'task' with its name: ${kinds.join(' | ')}`);
+  assert.deepEqual(call.report.tasks.map((t) => [t.name, t.result]), [['file', { ok: false, reason: 'error' }], ['order', { ok: false, reason: 'error' }]]);
+  const said = call.agentTurns.map((t) => t.text);
+  const recovery = said.indexOf(REPLY_DEFAULTS.modelErrorLine);
+  assert.ok(recovery > said.indexOf('ما رقم ملفك؟'), `the task's onEnter failed: the recovery line followed its question: ${said.join(' | ')}`);
+  assert.deepEqual(call.toolCalls.map((t) => [t.name, t.threw]), [['order_status', true]], "the tool that ran the failed task threw (the model read the task's error)");
+  assert.ok(said.includes('عذرًا، لم أتمكن من فتح طلبك.'), `the model answered the tool's error: ${said.join(' | ')}`);
   assert.deepEqual(escaped, [], 'nothing escaped to the process');
 });
 

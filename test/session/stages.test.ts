@@ -1,96 +1,22 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Subject } from '../helpers/rx.ts';
 import callCentre from '../../agents/call-centre/index.ts';
 import type { AudioFrame } from '../../src/audio/frame.ts';
-import type { SpeechSink } from '../../src/pipeline/playout.ts';
-import type { SpeechChunk } from '../../src/pipeline/speaker.ts';
-import type { SttEvent } from '../../src/pipeline/stt.ts';
-import { ServiceClient } from '../../src/service/client.ts';
-import { AgentSession } from '../../src/session/agent-session.ts';
-import { createLogger } from '../../src/session/logger.ts';
+import { HumVoice, loudCaller, ScriptRecognizer, sessionWithoutService } from '../helpers/script-stages.ts';
 import { ENERGY_VAD_DEFAULTS } from '../../src/pipeline/energy-vad.ts';
-import type { AgentVoice, Recognizer } from '../../src/session/stage-types.ts';
-import { SimulatedCaller } from '../../src/testing/simulated-caller.ts';
 import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import type { Clock } from '../../src/transport/clock.ts';
-
-const RATE = 16000;
-
-/**
- * Hears loudness, not words: each burst of caller audio is the next line of its script. Without
- * `speechStarted` it never says SpeechStarted, only the words once the burst has ended.
- */
-class ScriptRecognizer implements Recognizer {
-  private readonly subject = new Subject<SttEvent>();
-  readonly events$ = this.subject.asObservable();
-  private speaking = false;
-  private quietMs = 0;
-  constructor(
-    private readonly clock: Clock,
-    private readonly script: string[],
-    private readonly speechStarted = true,
-  ) {}
-  async start(): Promise<void> {}
-  push(frame: AudioFrame): void {
-    const loud = frame.samples.some((s) => Math.abs(s) > 1000);
-    const at = this.clock.now();
-    if (loud) {
-      this.quietMs = 0;
-      if (!this.speaking && this.speechStarted) this.subject.next({ type: 'listen', at, event: { type: 'SpeechStarted', channel: 0, ts: 0 } });
-      this.speaking = true;
-    } else if (this.speaking && (this.quietMs += (frame.samples.length / frame.sampleRate) * 1000) >= 300) {
-      this.speaking = false;
-      const transcript = this.script.shift() ?? '';
-      this.subject.next({ type: 'listen', at, event: { type: 'Results', channel: 0, turn_id: 0, transcript, words: [], is_final: true, speech_final: true, confidence: 1 } });
-    }
-  }
-  timeOf(): number | undefined {
-    return undefined;
-  }
-  async finish(): Promise<void> {
-    this.subject.complete();
-  }
-}
-
-/** Voices text as a steady hum, 40 ms a letter, and keeps what it was asked to say. */
-class HumVoice implements AgentVoice {
-  readonly socketRate = RATE;
-  readonly said: string[] = [];
-  constructor(private readonly level = 300) {}
-  async start(): Promise<void> {}
-  async close(): Promise<void> {}
-  async render(text: string) {
-    return { samples: this.audio(text), sampleRate: RATE };
-  }
-  async speak(chunks: AsyncIterable<SpeechChunk>, sink: SpeechSink, signal: AbortSignal, onFirstAudio?: (at: number) => void): Promise<void> {
-    for await (const c of chunks) {
-      if (signal.aborted) return;
-      this.said.push(c.spoken);
-      onFirstAudio?.(Date.now());
-      sink.beginSegment(c.text, c.spoken);
-      sink.append(this.audio(c.spoken), RATE);
-      sink.closeSegment();
-    }
-  }
-  private audio(text: string): Int16Array {
-    return new Int16Array(Math.round((text.length * 40 * RATE) / 1000)).fill(this.level);
-  }
-}
 
 test('a session runs on a recognizer and a voice of its own (no service), with a text transform before speech', async () => {
   const clock = new SteadyScaledClock(3);
   const line = 'كم رصيدي';
   // What the caller "says": 0.6 s of loud audio; the recognizer knows it as the script's line.
-  const caller = new SimulatedCaller(RATE, [{ say: line }, { hangup: true }], new Map([[line, new Int16Array(RATE * 0.6).fill(4000)]]), clock);
+  const caller = loudCaller(clock, line);
   const voice = new HumVoice();
-  const session = new AgentSession({
-    // Never reached: every stage that would call the service is replaced (no diacritization).
-    client: new ServiceClient({ apiKey: 'unused', baseUrl: 'http://127.0.0.1:9/api/v1' }),
+  const session = sessionWithoutService({
     transport: caller,
     agent: callCentre,
     clock,
-    logger: createLogger('silent'),
     stages: {
       recognizer: new ScriptRecognizer(clock, [line]),
       voice: () => voice,
@@ -130,13 +56,11 @@ class LoggingRecognizer extends ScriptRecognizer {
 async function bargeIn(localVad: 'energy' | false, log?: string[], humLevel?: number) {
   const clock = new SteadyScaledClock(3);
   const line = 'لحظة من فضلك';
-  const caller = new SimulatedCaller(RATE, [{ say: line, bargeInAfterMs: 400 }, { hangup: true }], new Map([[line, new Int16Array(RATE * 0.6).fill(4000)]]), clock);
-  const session = new AgentSession({
-    client: new ServiceClient({ apiKey: 'unused', baseUrl: 'http://127.0.0.1:9/api/v1' }),
+  const caller = loudCaller(clock, line, [{ hangup: true }], 400);
+  const session = sessionWithoutService({
     transport: caller,
     agent: { ...callCentre, interruption: { ...callCentre.interruption, localVad } },
     clock,
-    logger: createLogger('silent'),
     stages: { recognizer: log ? new LoggingRecognizer(clock, [line], log) : new ScriptRecognizer(clock, [line], false), voice: () => new HumVoice(humLevel) },
   });
   const events: { kind: string; at: number }[] = [];
