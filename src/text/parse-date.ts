@@ -207,7 +207,7 @@ export function parseDate(text: string, options: ParseDateOptions = {}): ParsedD
   }
   if (!day) {
     const relative = RELATIVE_DAYS.find(([p]) => joined.includes(` ${p} `));
-    const after = joined.match(/ (بعد|قبل) (?:(\S+) )?(يوم|ايام|يومين|اسبوع|اسابيع|اسبوعين|شهر|اشهر|شهور|شهرين|جمعه|جمعتين) /);
+    const after = joined.match(/ (بعد|عقب|قبل) (?:(\S+) )?(يوم|ايام|يومين|اسبوع|اسابيع|اسبوعين|شهر|اشهر|شهور|شهرين|جمعه|جمعتين) /);
     const weekdayWord = words.find((w) => w in WEEKDAY_WORDS);
     const dayOnly = joined.match(/ يوم (\S+(?: و\S+)?) /) ?? joined.match(/ (\S+(?: و\S+)?) (?:من )?(?:هذا )?الشهر /);
     if (after) {
