@@ -185,6 +185,13 @@ test('clone: multipart with every field, comma lists, and a typed record back', 
     fake.client().cloneVoice({ voice_file: wav, reference_audio_file: wav, text: 't', stability: 0.5, name: '', model: 'm' }),
     /name is required/,
   );
+  // A JavaScript caller missing several fields hears of all of them at once, before anything is sent.
+  const n = fake.calls.length;
+  await assert.rejects(
+    fake.client().cloneVoice({ voice_file: wav, reference_audio_file: wav, text: 't', name: 'mine' } as never),
+    /POST \/voices\/clone: model, stability are required/,
+  );
+  assert.equal(fake.calls.length, n);
 });
 
 test('tashkil: the envelope is unwrapped; 413 is PayloadTooLargeError', async () => {
