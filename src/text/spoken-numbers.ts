@@ -37,7 +37,8 @@ interface NumToken {
 }
 
 const TEEN = new RegExp(`^(${Object.keys(TEEN_STEMS).sort((a, b) => b.length - a.length).join('|')})(?:ت|ط)?(?:اشر|اش|عشر|عش)$`);
-const HUNDREDS = new RegExp(`^(${Object.keys(HUNDRED_STEMS).sort((a, b) => b.length - a.length).join('|')})(?:مئه|مائه|ميه|مايه)$`);
+// ميت: the Egyptian construct form before a noun or ألف (خمسميت جنيه 500, سبعميت ألف 700 000).
+const HUNDREDS = new RegExp(`^(${Object.keys(HUNDRED_STEMS).sort((a, b) => b.length - a.length).join('|')})(?:مئه|مائه|ميه|مايه|ميت)$`);
 /**
  * One-word thousands (Egyptian تلاتلاف، خمستلاف، عشرتلاف): a unit of 3–10 or its clipped stem before
  * تلاف (تمنتلاف 8000, تلتلاف 3000, which were no number at all).
