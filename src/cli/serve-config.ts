@@ -10,8 +10,8 @@ import { docPath } from '../docs-path.ts';
 /**
  * Keys a config module may hold: every option of `createAgentServer` (see docs/server.md). A
  * record over the interface's keys, so an option added there and not here fails the type check:
- * a hand-kept list had fallen behind and refused `limits`, `ledger`, `metricsText` and
- * `teachSandbox`, which docs/security.md and docs/scaling.md tell a config to set.
+ * a hand-kept list had fallen behind and refused `limits` (which docs/security.md says a config
+ * may set), `ledger`, `metricsText` and `teachSandbox`.
  */
 const OPTION_KEYS: Record<keyof CreateAgentServerOptions, true> = {
   agent: true, agentFor: true, client: true, sandbox: true, teachSandbox: true, plugins: true, providerHooks: true,
