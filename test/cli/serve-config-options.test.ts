@@ -15,12 +15,13 @@ function withConfig(body: string, run: (file: string) => Promise<void>): Promise
   return run(file).finally(() => rmSync(dir, { recursive: true, force: true }));
 }
 
-test('the options docs/security.md and docs/scaling.md tell a config to set (limits, ledger, metricsText, teachSandbox) are taken, not refused as unknown', async () => {
+test('options of createAgentServer a config may set (limits, ledger, metricsText, teachSandbox, metricsToken) are taken, not refused as unknown', async () => {
   const body = `export default {
     limits: { headersTimeoutMs: 5000, keepAliveTimeoutMs: 2000 },
     ledger: { spend: async () => true, close: async () => {} },
     metricsText: async () => 'my_metric 1\\n',
     teachSandbox: async () => {},
+    metricsToken: 'scrape-me',
     deferReady: true,
     serviceProbe: false,
   };\n`;
@@ -30,6 +31,7 @@ test('the options docs/security.md and docs/scaling.md tell a config to set (lim
     assert.equal(await config.metricsText!(), 'my_metric 1\n');
     assert.equal(typeof config.teachSandbox, 'function');
     assert.equal(typeof config.ledger, 'object');
+    assert.equal(config.metricsToken, 'scrape-me');
   });
 });
 
