@@ -301,7 +301,8 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   say(`  telephony: ${telephony.providers.map((p) => `/telephony/${p.name}`).join(' ')}`);
   if (model.line) say(`  language model: ${model.line}`);
   say(`  ${webrtcMessage}`);
-  say(`  health: ${url}/healthz (live) ${url}/readyz (ready)   metrics: ${url}/metrics`);
+  const metricsAccess = (config.metricsToken ?? process.env.HIWAR_METRICS_TOKEN) ? ' (bearer HIWAR_METRICS_TOKEN)' : ' (open: HIWAR_METRICS_TOKEN closes it)';
+  say(`  health: ${url}/healthz (live) ${url}/readyz (ready)   metrics: ${url}/metrics${metricsAccess}`);
   if (analytics) say(`  ${analytics.describe}`);
   if (otel) say(`  traces: OpenTelemetry over OTLP HTTP to ${otel.url}`);
   say(`  live calls: ${url}/calls/live`);

@@ -100,6 +100,8 @@ export interface CreateAgentServerOptions {
   metrics?: boolean;
   /** What `/metrics` answers; default the server's own figures. See `AgentServerOptions.metricsText`. */
   metricsText?: () => Promise<string>;
+  /** The bearer token `/metrics` requires. Default: `HIWAR_METRICS_TOKEN`, else none (open). See `AgentServerOptions.metricsToken`. */
+  metricsToken?: string;
   /** @default true */
   probes?: boolean;
   /** A pino logger. Default: level HIWAR_LOG_LEVEL, else 'warn', to stderr. */
@@ -279,6 +281,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     publicUrl: o.publicUrl,
     metrics: o.metrics,
     metricsText: o.metricsText,
+    metricsToken: o.metricsToken,
     probes: o.probes,
     admission: o.admission,
     health: o.health,

@@ -3,11 +3,17 @@ import type { SessionEvent, TurnMetrics } from '../session/events.ts';
 import { FAILURE_KINDS } from '../session/failure.ts';
 import type { CallOutcome } from './types.ts';
 
-/** Stages of a turn, as the session measures them (`TurnMetrics`), exported as one histogram. */
+/**
+ * Stages of a turn, as the session measures them (`TurnMetrics`), exported as one histogram. The
+ * parts from `stt_final` to `playout_start` add up to `voice_to_voice`, as on the call review
+ * page: without `llm_first_sentence` a dashboard's stack fell short of the total by the model's
+ * first sentence (about a second per turn of a scripted call).
+ */
 const STAGES: [keyof TurnMetrics, string][] = [
   ['endOfSpeechToFinalMs', 'stt_final'],
   ['turnDecisionMs', 'turn_decision'],
   ['llmFirstTokenMs', 'llm_first_token'],
+  ['llmFirstSentenceMs', 'llm_first_sentence'],
   ['ttsFirstAudioMs', 'tts_first_audio'],
   ['playoutStartMs', 'playout_start'],
   ['voiceToVoiceMs', 'voice_to_voice'],

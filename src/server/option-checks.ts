@@ -1,3 +1,5 @@
+import { SERVER_LIMITS } from './limits.ts';
+
 /**
  * Checks of the server's plain options, said before anything starts and naming the option: one
  * place for `createAgentServer`, a `hiwar serve --config` module and the CLI's `--public-url`.
@@ -27,14 +29,28 @@ export function publicUrlProblem(url: string): string | undefined {
 
 const isWhole = (v: unknown, min: number, max: number) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
 
-/** The first of `port`, `maxCalls` and `publicUrl` (where given) that is wrong, as `` `name` … ``. */
-export function serverOptionProblem(o: { port?: unknown; maxCalls?: unknown; publicUrl?: unknown }): string | undefined {
+/** The first of `port`, `maxCalls`, `publicUrl` and `limits` (where given) that is wrong, as `` `name` … ``. */
+export function serverOptionProblem(o: { port?: unknown; maxCalls?: unknown; publicUrl?: unknown; limits?: unknown }): string | undefined {
   // A config file's `port: '8080'` reached Node's listen, whose error named neither the option nor the file.
   if (o.port !== undefined && !isWhole(o.port, 0, 65535)) return `\`port\` must be a whole number from 0 to 65535, got ${JSON.stringify(o.port)}`;
   if (o.maxCalls !== undefined && !isWhole(o.maxCalls, 1, Infinity)) return `\`maxCalls\` must be a whole number from 1, got ${JSON.stringify(o.maxCalls)}`;
   if (o.publicUrl !== undefined) {
     const problem = typeof o.publicUrl === 'string' ? publicUrlProblem(o.publicUrl) : `must be a string, got ${JSON.stringify(o.publicUrl)}`;
     if (problem) return `\`publicUrl\` ${problem}`;
+  }
+  return o.limits === undefined ? undefined : limitsProblem(o.limits);
+}
+
+/**
+ * A `limits` key no limit has (`headerTimeoutMs`) was ignored without a word, and a limit of
+ * `'10s'` or -1 went on to Node's server options unchecked.
+ */
+function limitsProblem(limits: unknown): string | undefined {
+  if (limits === null || typeof limits !== 'object' || Array.isArray(limits)) return `\`limits\` must be an object of SERVER_LIMITS' keys, got ${JSON.stringify(limits)}`;
+  const names = Object.keys(SERVER_LIMITS);
+  for (const [key, value] of Object.entries(limits)) {
+    if (!names.includes(key)) return `\`limits.${key}\` is no limit of the server: ${names.join(', ')}`;
+    if (!isWhole(value, 1, 2_147_483_647)) return `\`limits.${key}\` must be a whole number of milliseconds from 1, got ${JSON.stringify(value)}`;
   }
   return undefined;
 }

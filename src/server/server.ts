@@ -5,6 +5,7 @@ import type { Logger } from '../session/logger.ts';
 import { CallManager, type CallAdmission, type CallManagerOptions, type SessionFactory } from './calls.ts';
 import { SERVER_LIMITS, type ServerLimits } from './limits.ts';
 import { ServerMetrics } from './metrics.ts';
+import { safeEqual } from './signed-token.ts';
 import type { ServiceReachability } from './service-reachability.ts';
 import { warmUpNormalizer } from '../text/warm-up.ts';
 import type { CallHost, ServerPlugin } from './types.ts';
@@ -31,6 +32,12 @@ export interface AgentServerOptions {
    * (`server.metrics`); `hiwar serve --workers` answers with the whole machine's.
    */
   metricsText?: () => Promise<string>;
+  /**
+   * A bearer token `/metrics` requires (`Authorization: Bearer <token>`, Prometheus'
+   * `authorization` / `bearer_token` setting); 401 without it. Default: `HIWAR_METRICS_TOKEN`,
+   * else none: `/metrics` answers anyone who reaches the port.
+   */
+  metricsToken?: string;
   /**
    * Serve `/healthz` and `/readyz` (turn off when the app you mount the server in has its own).
    * @default true
@@ -158,6 +165,11 @@ export class AgentServer {
         return true;
       }
       if (url.pathname === '/metrics' && (this.o.metrics ?? true)) {
+        const token = this.o.metricsToken ?? process.env.HIWAR_METRICS_TOKEN;
+        if (token && !safeEqual(/^Bearer (.+)$/i.exec(String(req.headers.authorization ?? ''))?.[1] ?? '', token)) {
+          res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('/metrics needs Authorization: Bearer <HIWAR_METRICS_TOKEN>\n');
+          return true;
+        }
         const text = await (this.o.metricsText?.() ?? this.metrics.text());
         res.writeHead(200, { 'content-type': this.metrics.contentType }).end(text);
         return true;

@@ -51,7 +51,13 @@ export function checkFile(file: Upload | undefined, field: string, endpoint?: st
   const isBlob = typeof Blob !== 'undefined' && file instanceof Blob;
   const isBytes = !!file && !isBlob && typeof file === 'object' && 'data' in file && 'filename' in file;
   if (!isBlob && !isBytes) {
-    throw new ValidationError(`${field} is required and must be a file`, endpoint);
+    // A path is what a user tries first; say how to make a file of it (streamed from disk).
+    const given: unknown = file;
+    const got = typeof given === 'string' ? `a string (${JSON.stringify(given.slice(0, 60))})` : given === undefined ? 'nothing' : typeof given;
+    throw new ValidationError(
+      `${field} is required and must be a file: a File or Blob (from a path: new File([await openAsBlob(path)], 'name.wav'), openAsBlob from node:fs) or { data, filename }; got ${got}`,
+      endpoint,
+    );
   }
 }
 

@@ -33,6 +33,9 @@ export const CURRENCIES: Record<string, Currency> = {
   BHD: { name: n('دينار بحريني', 'دنانير بحرينية'), subunit: FILS, base: 1000 },
   OMR: { name: n('ريال عماني', 'ريالات عمانية'), subunit: BAISA, base: 1000 },
   JOD: { name: n('دينار أردني', 'دنانير أردنية'), subunit: FILS, base: 1000 },
+  LBP: { name: n('ليرة لبنانية', 'ليرات لبنانية', 'f'), subunit: QIRSH },
+  SYP: { name: n('ليرة سورية', 'ليرات سورية', 'f'), subunit: QIRSH },
+  TRY: { name: n('ليرة تركية', 'ليرات تركية', 'f'), subunit: QIRSH },
   // The bare Arabic names: read as written, with no nationality the text did not give.
   'ريال': { name: n('ريال', 'ريالات'), subunit: HALALA },
   'درهم': { name: DIRHAM, subunit: FILS },
@@ -60,6 +63,8 @@ export const NATIONALITIES: Record<string, Record<string, string>> = {
   'جنيه': { 'مصري': 'EGP', 'إسترليني': 'GBP', 'استرليني': 'GBP' },
   'دولار': { 'أمريكي': 'USD', 'امريكي': 'USD', 'أميركي': 'USD' },
   'دينار': { 'كويتي': 'KWD', 'بحريني': 'BHD', 'أردني': 'JOD', 'اردني': 'JOD' },
+  // Said in the feminine after ليرة (ليرة لبنانية); matched without its ending, as a masculine one.
+  'ليرة': { 'لبناني': 'LBP', 'سوري': 'SYP', 'تركي': 'TRY' },
 };
 
 /** An amount in words: whole units, then the subunits (never "فاصلة"). */

@@ -15,6 +15,9 @@ export const UNIT_WORDS: Record<string, number> = {
   'ست': 6, 'سته': 6, 'سطه': 6,
   'سبع': 7, 'سبعه': 7,
   'ثمان': 8, 'ثماني': 8, 'ثمانيه': 8, 'تمان': 8, 'تمانيه': 8, 'تمنيه': 8, 'ثمنيه': 8, 'تماني': 8,
+  // Levantine تمانة (tmāne): the 8 was skipped, so a digit went missing. Not تمنة (tmēne): it is
+  // also تمنه "its price" (تمنه خمسين جنيه), which must stay no number.
+  'تمانه': 8,
   'تسع': 9, 'تسعه': 9,
   'عشر': 10, 'عشره': 10,
   // Maghrebi: Moroccan جوج/زوج (2), ربعة (4), تسعود (9) (Harrell, A Short Reference Grammar of

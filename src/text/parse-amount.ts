@@ -32,8 +32,10 @@ function withNationality(key: string, next: SpokenItem | undefined): string {
   if (next?.kind !== 'word') return key;
   const byNation = NATIONALITIES[key];
   if (!byNation) return key;
+  // A feminine currency's nationality agrees (ليرة لبنانية): its ending (ة, here ه) is dropped.
+  const said = key === 'ليرة' ? next.word.replace(/ه$/, '') : next.word;
   for (const [nation, code] of Object.entries(byNation)) {
-    if (next.word === nation.replace(/[إأآ]/g, 'ا')) return code;
+    if (said === nation.replace(/[إأآ]/g, 'ا')) return code;
   }
   return key;
 }

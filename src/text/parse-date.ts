@@ -207,7 +207,7 @@ export function parseDate(text: string, options: ParseDateOptions = {}): ParsedD
   }
   if (!day) {
     const relative = RELATIVE_DAYS.find(([p]) => joined.includes(` ${p} `));
-    const after = joined.match(/ (بعد|قبل) (?:(\S+) )?(يوم|ايام|يومين|اسبوع|اسابيع|اسبوعين|شهر|اشهر|شهور|شهرين|جمعه|جمعتين) /);
+    const after = joined.match(/ (بعد|عقب|قبل) (?:(\S+) )?(يوم|ايام|يومين|اسبوع|اسابيع|اسبوعين|شهر|اشهر|شهور|شهرين|جمعه|جمعتين) /);
     const weekdayWord = words.find((w) => w in WEEKDAY_WORDS);
     const dayOnly = joined.match(/ يوم (\S+(?: و\S+)?) /) ?? joined.match(/ (\S+(?: و\S+)?) (?:من )?(?:هذا )?الشهر /);
     if (after) {
@@ -231,8 +231,16 @@ export function parseDate(text: string, options: ParseDateOptions = {}): ParsedD
       while (weekday(day) !== target) day = addDays(day, step);
     } else if (/ (?:ال)?(?:اسبوع|جمعه) /.test(joined) && (next || last)) {
       day = addDays(today, last ? -7 : 7);
+    } else if (/ (?:نص|نصف|منتصف) (?:ال)?شهر /.test(joined)) {
+      // The middle of the month: its 15th; this month's unless it has passed, or the next's (last's) when said.
+      const here = { ...today, d: 15 };
+      const month = next || last ? monthStart(today, last ? -1 : 1) : compare(here, today) >= 0 || prefer === 'past' ? today : monthStart(today, 1);
+      day = { ...month, d: 15 };
     } else if (/ (?:ال)?شهر /.test(joined) && (next || last)) {
-      day = monthStart(today, last ? -1 : 1);
+      // "عشرين الشهر الجاي": that day of the next month (it was read as the first of it).
+      const first = monthStart(today, last ? -1 : 1);
+      const said = dayOnly && isNumberWord(dayOnly[1]!.split(' ')[0]!) ? readSpoken(dayOnly[1]!).find((n) => n.kind === 'number')?.value : undefined;
+      day = said === undefined ? first : { ...first, d: said };
     } else if (relative) {
       day = addDays(today, relative[1]);
     } else if (dayOnly && isNumberWord(dayOnly[1]!.split(' ')[0]!)) {

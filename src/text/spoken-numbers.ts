@@ -37,8 +37,17 @@ interface NumToken {
 }
 
 const TEEN = new RegExp(`^(${Object.keys(TEEN_STEMS).sort((a, b) => b.length - a.length).join('|')})(?:ت|ط)?(?:اشر|اش|عشر|عش)$`);
-const HUNDREDS = new RegExp(`^(${Object.keys(HUNDRED_STEMS).sort((a, b) => b.length - a.length).join('|')})(?:مئه|مائه|ميه|مايه)$`);
-const THOUSANDS = new RegExp(`^(${Object.keys(UNIT_WORDS).filter((w) => UNIT_WORDS[w]! >= 3).sort((a, b) => b.length - a.length).join('|')})ت?لاف$`);
+// ميت: the Egyptian construct form before a noun or ألف (خمسميت جنيه 500, سبعميت ألف 700 000).
+const HUNDREDS = new RegExp(`^(${Object.keys(HUNDRED_STEMS).sort((a, b) => b.length - a.length).join('|')})(?:مئه|مائه|ميه|مايه|ميت)$`);
+/**
+ * One-word thousands (Egyptian تلاتلاف، خمستلاف، عشرتلاف): a unit of 3–10 or its clipped stem before
+ * تلاف (تمنتلاف 8000, تلتلاف 3000, which were no number at all).
+ */
+const THOUSAND_STEMS: Record<string, number> = {
+  ...Object.fromEntries(Object.entries(UNIT_WORDS).filter(([, v]) => v >= 3)),
+  'تلت': 3, 'ثلث': 3, 'تمن': 8, 'ثمن': 8,
+};
+const THOUSANDS = new RegExp(`^(${Object.keys(THOUSAND_STEMS).sort((a, b) => b.length - a.length).join('|')})ت?لاف$`);
 
 /** The number tokens one word stands for ([] when it is not a number word). */
 function numberTokens(w: string): NumToken[] {
@@ -63,7 +72,7 @@ function numberTokens(w: string): NumToken[] {
   m = HUNDREDS.exec(w);
   if (m) return [{ part: 'hundred', value: 100 * HUNDRED_STEMS[m[1]!]! }];
   m = THOUSANDS.exec(w);
-  if (m) return [{ part: 'unit', value: UNIT_WORDS[m[1]!]! }, { part: 'scale', value: 1000, scale: 1000 }];
+  if (m) return [{ part: 'unit', value: THOUSAND_STEMS[m[1]!]! }, { part: 'scale', value: 1000, scale: 1000 }];
   return [];
 }
 

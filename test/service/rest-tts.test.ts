@@ -150,6 +150,8 @@ test('preview: validation of text, similarity and speed; the stream rate comes f
   await assert.rejects(c.previewVoice({ text: 'هذا نص تجريبي طويل', similarity: 2, model_id: 'm', file }), /similarity must be a number between 0 and 1/);
   await assert.rejects(c.previewVoice({ text: 'هذا نص تجريبي طويل', similarity: 0.5, model_id: 'm', speed: 0.5, file }), /speed/);
   await assert.rejects(c.previewVoice({ text: 'هذا نص تجريبي طويل', similarity: 0.5, model_id: 'm', file: undefined as never }), /file is required and must be a file/);
+  // A path, what a user tries first, is refused before sending with how to make a file of it.
+  await assert.rejects(c.transcribe({ file: 'call.wav' as never }), /file is required and must be a file: a File or Blob \(from a path: new File\(\[await openAsBlob\(path\)\], 'name\.wav'\).*got a string \("call\.wav"\)/);
   assert.equal(fake.calls.length, n);
   const stream = await c.previewVoice({ text: 'هذا نص تجريبي طويل', similarity: 0.8, model_id: 'm', file });
   assert.equal(stream.sampleRate, 24000);
@@ -183,6 +185,13 @@ test('clone: multipart with every field, comma lists, and a typed record back', 
     fake.client().cloneVoice({ voice_file: wav, reference_audio_file: wav, text: 't', stability: 0.5, name: '', model: 'm' }),
     /name is required/,
   );
+  // A JavaScript caller missing several fields hears of all of them at once, before anything is sent.
+  const n = fake.calls.length;
+  await assert.rejects(
+    fake.client().cloneVoice({ voice_file: wav, reference_audio_file: wav, text: 't', name: 'mine' } as never),
+    /POST \/voices\/clone: model, stability are required/,
+  );
+  assert.equal(fake.calls.length, n);
 });
 
 test('tashkil: the envelope is unwrapped; 413 is PayloadTooLargeError', async () => {

@@ -133,3 +133,14 @@ test('the server counts both in its stage histogram, labelled by the kind of tur
   assert.equal(count('voice_to_voice', 'line'), 0);
   assert.match(text, /hiwar_turns_total\{provider="pcm"\} 3\n/);
 });
+
+test("a spoken turn's stages in the histogram add up to its voice_to_voice, the model's first sentence included", async () => {
+  const m = new ServerMetrics({ defaultMetrics: false });
+  const parts = { endOfSpeechToFinalMs: 300, turnDecisionMs: 450, llmFirstTokenMs: 150, llmFirstSentenceMs: 250, ttsFirstAudioMs: 40, playoutStartMs: 10 };
+  m.observe('twilio', { type: 'metrics', metrics: { interrupted: false, kind: 'spoken', ...parts, voiceToVoiceMs: 1200 } });
+  const text = await m.text();
+  const sum = (stage: string) => Number(new RegExp(`hiwar_turn_stage_seconds_sum\\{stage="${stage}",turn="spoken"\\} ([\\d.e-]+)`).exec(text)?.[1] ?? NaN);
+  assert.equal(sum('llm_first_sentence'), 0.25);
+  const stages = ['stt_final', 'turn_decision', 'llm_first_token', 'llm_first_sentence', 'tts_first_audio', 'playout_start'].reduce((t, s) => t + sum(s), 0);
+  assert.ok(Math.abs(stages - sum('voice_to_voice')) < 1e-9, `${stages} s of stages against ${sum('voice_to_voice')} s voice to voice`);
+});

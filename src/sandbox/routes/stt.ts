@@ -219,7 +219,7 @@ export const textRoutes: Route[] = [
       if (typeof text !== 'string' || !text.trim()) throw badRequest('text is required');
       if (!ctx.state.hooks.diacritize) {
         ctx.res.writeHead(501, { 'content-type': 'application/json' });
-        return void ctx.res.end(JSON.stringify({ errorCode: 50101, errorMessage: 'Diacritization is not available in the sandbox: no tashkil model is configured' }));
+        return void ctx.res.end(JSON.stringify({ errorCode: 50101, errorMessage: 'Diacritization is not available in the sandbox: no tashkil model is configured (give startSandbox a `diacritize` function, or use the real service with HIWAR_API_KEY)' }));
       }
       const diacritized = await ctx.state.hooks.diacritize(text);
       ctx.res.writeHead(200, { 'content-type': 'application/json' });
@@ -236,7 +236,7 @@ export const textRoutes: Route[] = [
       if (typeof body.target_language !== 'string') throw badRequest('target_language is required');
       if (!ctx.state.hooks.translate) {
         ctx.res.writeHead(501, { 'content-type': 'application/json' });
-        return void ctx.res.end(JSON.stringify({ errorCode: 50101, errorMessage: 'Translation is not available in the sandbox: no translation model is configured' }));
+        return void ctx.res.end(JSON.stringify({ errorCode: 50101, errorMessage: 'Translation is not available in the sandbox: no translation model is configured (give startSandbox a `translate` function, or use the real service with HIWAR_API_KEY)' }));
       }
       ctx.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       for await (const piece of ctx.state.hooks.translate(body.text, body.target_language)) {

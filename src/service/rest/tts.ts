@@ -1,5 +1,5 @@
 import type { ServiceConfig } from '../config.ts';
-import { ProtocolError } from '../errors.ts';
+import { ProtocolError, ValidationError } from '../errors.ts';
 import { read, request, type CallOptions } from '../http.ts';
 import { ndjson } from '../streams.ts';
 import type {
@@ -149,7 +149,10 @@ export async function cloneVoice(cfg: ServiceConfig, req: CloneRequest, opts: Ca
   const ep = 'POST /voices/clone';
   checkFile(req.voice_file, 'voice_file', ep);
   checkFile(req.reference_audio_file, 'reference_audio_file', ep);
-  for (const f of ['text', 'name', 'model', 'stability'] as const) required(req[f], f, ep);
+  // All the missing fields at once: one at a time, a script met "model is required", then "stability is required".
+  const missing = (['text', 'name', 'model', 'stability'] as const).filter((f) => req[f] === undefined || req[f] === null || req[f] === '');
+  if (missing.length > 1) throw new ValidationError(`${missing.join(', ')} are required`, ep);
+  for (const f of missing) required(req[f], f, ep);
   checkStability(req.stability, ep);
   const form = await formData({ ...req });
   return request(cfg, { method: 'POST', path: '/voices/clone', form }, opts, async (res) =>

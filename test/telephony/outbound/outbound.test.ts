@@ -205,6 +205,10 @@ describe('outbound calls through the four platforms', () => {
     assert.equal(noAuth.status, 401);
     assert.equal((await fetch(`${url}/calls/out-nothing`, { headers: { authorization: `Bearer ${SECRET}` } })).status, 404);
     assert.equal((await fetch(`${url}/calls/out-nothing`)).status, 401);
+    // GET /calls without Accept: text/html is neither route: said, with where the recorded calls are.
+    const list = await fetch(`${url}/calls`, { headers: { authorization: `Bearer ${SECRET}` } });
+    assert.equal(list.status, 405);
+    assert.match(((await list.json()) as { error: string }).error, /POST \/calls or GET \/calls\/:id; the list of recorded calls .* Accept: text\/html and HIWAR_REVIEW_SECRET, and one call as JSON at \/calls\/<id>\/review\.json/);
     for (const [body, why] of [
       [{ to: '0500000001', platform: 'twilio' }, /E\.164/],
       [{ to: PERSON, platform: 'exotel' }, /not configured/],

@@ -210,6 +210,11 @@ function plugin(
       const call = await calls.lookup(id);
       return call ? json(res, 200, call) : json(res, 404, { error: `no call ${id}` });
     }
+    // GET /calls is the list of recorded calls (`--analytics`), a page: a script asking for it
+    // without Accept: text/html landed here and was told only of the calls API.
+    if (url.pathname === '/calls' && req.method === 'GET') {
+      return json(res, 405, { error: 'the calls API is POST /calls or GET /calls/:id; the list of recorded calls (hiwar serve --analytics) is a page for browsers: ask with Accept: text/html and HIWAR_REVIEW_SECRET, and one call as JSON at /calls/<id>/review.json' });
+    }
     return json(res, 405, { error: 'POST /calls or GET /calls/:id' });
   }
 
