@@ -34,7 +34,8 @@
 // add up to, the machine's cores), HIWAR_TEST_LIGHT=0 (no light lane: all
 // files in the heavy lane, slowest first), HIWAR_TEST_FILE_TIMEOUT_S (a file still running after
 // this many seconds of the machine's time is killed and counted as failed, 900), HIWAR_TEST_TYPECHECK=0 (no type checks),
-// HIWAR_TEST_SOURCES=1 (above). Arguments, if any, replace the list of test files
+// HIWAR_TEST_SOURCES=1 (above), HIWAR_TEST_HEAVY_GROUP_S (heavy files this short share processes, 4).
+// Arguments, if any, replace the list of test files
 // (npm test -- test/session/scenarios.test.ts) and run in the order given.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -90,7 +91,7 @@ const GROUPING = process.env.HIWAR_TEST_GROUP ?? 'full';
  * (about half a second of CPU) is a good part of its cost, and grouped it still runs at normal
  * priority beside the other heavy files.
  */
-const HEAVY_GROUP_S = 4;
+const HEAVY_GROUP_S = Number(process.env.HIWAR_TEST_HEAVY_GROUP_S ?? '4');
 const FILE_TIMEOUT_MS = Number(process.env.HIWAR_TEST_FILE_TIMEOUT_S ?? '900') * 1000;
 /**
  * Niceness of the light lane and the type checks: neither times anything against a clock, so
