@@ -65,6 +65,13 @@ function sayRefusal(text: unknown): string | undefined {
   return typeof text !== 'string' || !text.trim() ? 'say: the text to speak is empty' : undefined;
 }
 
+/** Why `runTask(task)` is refused, if it is: not a task, or another one still running. */
+function taskRefusal(task: CollectTask<unknown> | undefined, running: TaskRun<unknown> | undefined): Error | undefined {
+  if (!task || typeof task.start !== 'function' || typeof task.next !== 'function') return new TypeError('runTask: not a task (it needs start() and next())');
+  if (running) return new Error(`runTask: task ${running.task.name} is still running`);
+  return undefined;
+}
+
 /**
  * What the agent's code does with the conversation: lines said without the model, model replies
  * with one-off instructions, handoffs from one agent to the next, and tasks that take the
@@ -200,11 +207,26 @@ export class Flow {
     return host.teach?.(next).catch((err: unknown) => host.log.warn({ to: next.name, err: (err as Error)?.message }, "teaching the next agent's phrases failed; the call goes on without them"));
   }
 
-  /** Runs `task` to its result; from outside a reply, after the greeting and once nothing is being said. */
-  async runTask<T>(fromTool: boolean, task: CollectTask<T>): Promise<TaskResult<T>> {
+  /**
+   * Runs `task` to its result; from outside a reply, after the greeting and once nothing is being
+   * said. The promise is safe to drop (`void session.runTask(task)` in a hook): its failure is
+   * reported here, so a caller that does not await it must not crash a process with no
+   * `unhandledRejection` handler of its own; one that awaits it still gets the rejection.
+   */
+  runTask<T>(fromTool: boolean, task: CollectTask<T>): Promise<TaskResult<T>> {
+    const run = this.run(fromTool, task);
+    run.catch(() => {});
+    return run;
+  }
+
+  private async run<T>(fromTool: boolean, task: CollectTask<T>): Promise<TaskResult<T>> {
     const { host } = this;
-    if (!task || typeof task.start !== 'function' || typeof task.next !== 'function') throw new TypeError('runTask: not a task (it needs start() and next())');
-    if (this.task) throw new Error(`runTask: task ${this.task.task.name} is still running`);
+    const refused = taskRefusal(task, this.task);
+    if (refused) {
+      // Said in the log too: a dropped promise's rejection is heard by no one.
+      host.log.warn({ task: (task as { name?: unknown } | undefined)?.name }, refused.message);
+      throw refused;
+    }
     if (!fromTool) {
       await host.live;
       await host.lane.idle();
