@@ -5,6 +5,7 @@ import type { CallControl } from '../transport/types.ts';
 import type { Agent } from './agent.ts';
 import { controlWith, type GenerateReplyOptions, type SessionControl } from './control.ts';
 import type { ReportTask, SessionEvent } from './events.ts';
+import { taskError } from './failure.ts';
 import { guarded, guardedAsync, type HookThrew } from './guarded.ts';
 import { HANDOFF_DEFAULTS, Handoff, carriedHistory, handoff, summarize, type HandoffOptions } from './handoff.ts';
 import type { ChatHistory } from './history.ts';
@@ -31,8 +32,8 @@ export interface FlowHost {
   isEnding(): boolean;
   emit(e: SessionEvent): void;
   threw: HookThrew;
-  /** The code of task `task` threw (its `start`, `next` or `timeout`): an event of kind `task`. */
-  taskThrew(task: string, err: unknown): void;
+  /** The code of task `task` threw (its `start`, `next` or `timeout`; `err` as an Error): an event of kind `task`. */
+  taskThrew(task: string, err: Error): void;
   /** Speaks a task's line as a reply of the session (report, events, barge-in). */
   speakTaskLine(text: string, task: string, signal: AbortSignal, answers?: AnsweredTurn): Promise<void>;
   /** Teaches an offline recognizer an unlisted handoff agent's phrases (`SessionOptions.teach`). */
@@ -245,7 +246,9 @@ export class Flow {
       inFlight?.resumed();
       this.taskEnded(task.name, agent, at, result);
       return result;
-    } catch (err) {
+    } catch (thrown) {
+      // An Error, so that the hook or tool passing it on is told apart (a bare string has no identity).
+      const err = taskError(task.name, thrown);
       host.taskThrew(task.name, err);
       this.taskEnded(task.name, agent, at, { ok: false, reason: 'error' });
       // The caller is not left in silence: a tool's task fails its tool, whose error the model

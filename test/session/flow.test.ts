@@ -121,6 +121,52 @@ test("a task whose own code throws is one error of kind 'task' naming it; the ca
   assert.deepEqual(escaped, [], 'nothing escaped to the process');
 });
 
+test("a task that throws a string or a number is reported once, as the task's, with a readable message, whoever passes it on", async () => {
+  /** A task that asks, then throws `thrown` (not an Error) on the answer, or at once. */
+  const throwing = (name: string, thrown: unknown, at: 'start' | 'next'): CollectTask<string> => ({
+    name,
+    start: () => {
+      if (at === 'start') throw thrown;
+      return { say: 'ما رقم ملفك؟' };
+    },
+    next: () => {
+      throw thrown;
+    },
+  });
+  const passedOn: unknown[] = [];
+  const agent: Agent = {
+    ...callCentre,
+    name: 'throws-plain-values',
+    tools: [
+      defineTool({
+        name: 'order_status',
+        description: 'Where an order is',
+        parameters: z.object({}),
+        execute: async (_args, ctx) => ({ order: await ctx.session!.runTask(throwing('order', 42, 'start')) }),
+      }),
+    ],
+    intents: [{ name: 'order', examples: ['أين طلبي'], tool: { name: 'order_status' }, reply: 'عذرًا، لم أتمكن من فتح طلبك.' }],
+    // The hook passes the task's error on (it throws it again): still the task's one event.
+    hooks: {
+      onEnter: async (session) => {
+        await session.runTask(throwing('file', 'no file', 'next')).catch((err: unknown) => {
+          passedOn.push(err);
+          throw err;
+        });
+      },
+    },
+  };
+  const call = await runCall(agent, [{ say: 'واحد اثنان ثلاثة أربعة' }, { say: 'أين طلبي' }, { hangup: true }], { sandbox });
+  const kinds = agentErrors(call.events).map((e) => `${(e as { kind?: string }).kind}:${(e as { task?: string }).task ?? (e as { tool?: string }).tool ?? ''}`);
+  assert.deepEqual(kinds, ['task:file', 'task:order'], `each task's error once, whatever it threw: ${kinds.join(' | ')}`);
+  assert.equal(passedOn.length, 1);
+  assert.ok(passedOn[0] instanceof Error, 'runTask rejects with an Error, not the bare string');
+  assert.equal((passedOn[0] as Error).message, "task file threw 'no file'");
+  assert.equal((passedOn[0] as Error).cause, 'no file', 'what was thrown is its cause');
+  assert.deepEqual(call.toolCalls.map((t) => [t.name, t.error, t.threw]), [['order_status', 'task order threw 42', true]], 'the model reads a readable error');
+  assert.deepEqual(escaped, [], 'nothing escaped to the process');
+});
+
 test('say() speaks a line without the model, and a slow tool gets the filler line once while it works', async () => {
   const slowBalance = defineTool({
     name: 'get_balance',
