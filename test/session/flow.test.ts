@@ -5,6 +5,7 @@ import { z } from 'zod';
 import callCentre, { HUMAN_DESK } from '../../agents/call-centre/index.ts';
 import greeter from '../../agents/call-centre/flow.ts';
 import { latencyTable } from '../../src/cli/demo.ts';
+import { defineIntent } from '../../src/llm/scripted.ts';
 import { defineTool } from '../../src/llm/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import { handoff } from '../../src/session/handoff.ts';
@@ -79,6 +80,40 @@ test("one agent's throwing hooks and tool become error events; the other call in
   expectToolCall(good, 'get_balance', { account: 'current' });
   expectAgentSaid(good, '12,500');
   assert.equal(agentErrors(good.events).length, 0);
+  assert.deepEqual(escaped, [], 'nothing escaped to the process');
+});
+
+test("an intent's typed reply is not handed a throwing tool's error: one error of kind 'tool', and the agent says its recovery line", async () => {
+  const failing = defineTool({
+    name: 'get_balance',
+    description: 'Balance (broken)',
+    parameters: z.object({ account: z.enum(['current', 'savings']).default('current') }),
+    execute: (): { balance: number } => {
+      throw new Error('core banking is down');
+    },
+  });
+  const handed: unknown[] = [];
+  const recovery = 'عذرًا، تعذر الوصول إلى حسابك الآن.';
+  const agent: Agent = {
+    ...callCentre,
+    name: 'typed-reply',
+    tools: [failing],
+    modelErrorLine: recovery,
+    intents: [
+      defineIntent(failing, {
+        name: 'balance',
+        examples: ['كم رصيدي'],
+        // Reads the result's fields, as a typed reply may: `{ error }` made it throw.
+        reply: (r) => (handed.push(r), `رصيدك ${r.balance.toLocaleString('en-US')} ريال.`),
+      }),
+    ],
+  };
+  const call = await runCall(agent, [{ say: 'كم رصيدي' }, { hangup: true }], { sandbox });
+  const errors = call.events.filter((e) => e.type === 'error').map((e) => `${e.source}:${e.kind}:${e.tool ?? ''}`);
+  assert.deepEqual(errors, ['agent:tool:get_balance'], "the tool's failure, not the model's");
+  assert.deepEqual(handed, [], 'the typed reply was not called with an error');
+  const said = call.agentTurns.map((t) => t.text);
+  assert.ok(said.includes(recovery), `the agent said its recovery line: ${said.join(' | ')}`);
   assert.deepEqual(escaped, [], 'nothing escaped to the process');
 });
 
