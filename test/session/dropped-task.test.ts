@@ -12,7 +12,7 @@ const TESTING = new URL('../../src/testing/index.ts', import.meta.url).href;
 const AGENT = new URL('../../agents/call-centre/index.ts', import.meta.url).href;
 const REPLY = new URL('../../src/pipeline/reply.ts', import.meta.url).href;
 
-test("a task run from a hook and dropped (not awaited) that throws is one error of kind 'task'; the process stays up and the next call completes", async () => {
+test("a task run from a hook and dropped (not awaited) that throws is one error of kind 'task', a refused one a log line; the process stays up and the next call completes", async () => {
   const script = `
     const { runCall, startTestSandbox } = await import(${JSON.stringify(TESTING)});
     const { callCentre } = await import(${JSON.stringify(AGENT)});
@@ -20,8 +20,10 @@ test("a task run from a hook and dropped (not awaited) that throws is one error 
     const sandbox = await startTestSandbox();
     // Asks, then throws on the caller's answer: the promise the hook dropped rejects mid-call.
     const file = { name: 'file', start: () => ({ say: 'ما رقم ملفك؟' }), next: () => { throw new Error('file broke on the answer'); } };
-    const dropping = { ...callCentre, name: 'dropping', hooks: { onEnter: (session) => { void session.runTask(file); } } };
-    const first = await runCall(dropping, [{ say: 'واحد اثنان ثلاثة أربعة' }, { say: 'كم رصيدي' }, { hangup: true }], { sandbox });
+    // And a runTask refused at once (not a task), dropped too: said in the log, not a crash.
+    const dropping = { ...callCentre, name: 'dropping', hooks: { onEnter: (session) => { void session.runTask({ name: 'half' }); void session.runTask(file); } } };
+    const logger = (await import('pino')).default({ level: 'warn' }, process.stderr);
+    const first = await runCall(dropping, [{ say: 'واحد اثنان ثلاثة أربعة' }, { say: 'كم رصيدي' }, { hangup: true }], { sandbox, logger });
     const second = await runCall(callCentre, [{ say: 'كم رصيدي' }, { hangup: true }], { sandbox });
     await sandbox.close();
     const errors = (c) => c.events.filter((e) => e.type === 'error').map((e) => e.kind + ':' + (e.task ?? e.tool ?? ''));
@@ -32,6 +34,7 @@ test("a task run from a hook and dropped (not awaited) that throws is one error 
   assert.equal(child.code, 0, `the process ended on the dropped task's failure:\n${child.stderr}`);
   const out = JSON.parse(child.stdout.trim().split('\n').pop()!) as { recovery: string; first: { errors: string[]; said: string[]; ended: string }; second: { errors: string[]; said: string[]; ended: string } };
   assert.deepEqual(out.first.errors, ['task:file'], "one error event, the task's");
+  assert.match(child.stderr, /runTask: not a task \(it needs start\(\) and next\(\)\)/, 'the refused runTask is in the log');
   const question = out.first.said.indexOf('ما رقم ملفك؟');
   assert.ok(question >= 0 && out.first.said.indexOf(out.recovery) > question, `the caller heard the recovery line after the task's question: ${out.first.said.join(' | ')}`);
   assert.ok(out.first.said.some((s) => s.includes('12,500')), `the call went on (the balance was answered): ${out.first.said.join(' | ')}`);
