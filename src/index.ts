@@ -10,7 +10,7 @@ export type { SessionStages, Recognizer, AgentVoice, TurnPolicy, BargeInPolicy }
 export type { SttEvent } from './pipeline/stt.ts';
 export type { CollectTask, TaskInput, TaskResult, TaskStep, TaskFailureReason } from './tasks/types.ts';
 export type { Failure, FailureKind, FailureSource } from './session/failure.ts';
-export { FAILURE_KINDS } from './session/failure.ts';
+export { FAILURE_KINDS, TaskError } from './session/failure.ts';
 export type { AmdReport } from './session/answer-detection.ts';
 export * from './amd/index.ts';
 export { createLogger } from './session/logger.ts';

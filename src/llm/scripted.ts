@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { normalizeForMatch } from '../text/match.ts';
-import type { DefinedTool, Llm, LlmEvent, LlmRequest, ToolArgs, ToolResult } from './types.ts';
+import { REPLY_DEFAULTS } from '../pipeline/reply.ts';
+import type { ChatMessage, DefinedTool, Llm, LlmEvent, LlmRequest, ToolArgs, ToolResult } from './types.ts';
 
 /**
  * What an agent does when it hears something like one of `examples`: say `reply`, or first
@@ -49,12 +50,16 @@ export interface IntentOf<R, A> {
  */
 export function defineIntent<T extends DefinedTool>(tool: T, intent: NoInfer<IntentOf<ToolResult<T>, ToolArgs<T>>>): Intent {
   const { args, reply, ...rest } = intent;
-  return {
-    ...rest,
-    tool: { name: tool.name, ...(args ? { args: args as (userText: string) => Record<string, unknown> } : {}) },
-    reply: reply as Intent['reply'],
-  };
+  const called = { name: tool.name, ...(args ? { args: args as (userText: string) => Record<string, unknown> } : {}) };
+  typedTools.add(called);
+  return { ...rest, tool: called, reply: reply as Intent['reply'] };
 }
+
+/**
+ * The `tool` of each intent `defineIntent` made (kept through a copy of the intent, `{ ...intent }`):
+ * its `reply` is typed as the tool's result, so it is never handed the `{ error }` of a tool that failed.
+ */
+const typedTools = new WeakSet<object>();
 
 /** Options of `ScriptedLlm`: the intents and the line said when none matches. */
 export interface ScriptedOptions {
@@ -65,7 +70,16 @@ export interface ScriptedOptions {
   tokenDelayMs?: number;
   /** Time before the first word. */
   firstTokenDelayMs?: number;
+  /**
+   * Said instead of an intent's typed `reply` (`defineIntent`) when its tool failed (threw, or its
+   * call was refused): that `reply` reads the result's fields, which a failed tool does not give.
+   * The session gives the agent's `modelErrorLine`.
+   * @default REPLY_DEFAULTS.modelErrorLine
+   */
+  toolErrorLine?: string;
 }
+
+type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;
 
 const words = (s: string) => normalizeForMatch(s).split(' ').filter(Boolean);
 
@@ -105,24 +119,23 @@ export class ScriptedLlm implements Llm {
     let text: string;
     if (last?.role === 'tool') {
       const intent = this.opts.intents.find((i) => i.tool?.name === last.name);
-      const result = JSON.parse(last.content) as unknown;
-      text = intent ? render(intent, result, lastUser) : this.opts.fallback;
+      text = intent ? this.render(intent, last, lastUser) : this.opts.fallback;
     } else {
       const intent = matchIntent(this.opts.intents, lastUser);
       // The intent's tool already ran for this caller turn (a reply asked for again: `generateReply`
       // from that tool): the answer is said again from its result, not the tool run again (the tool
       // would ask again, for ever). Another tool's round (a handoff) leaves the turn to answer.
       const since = req.messages.slice(req.messages.findLastIndex((m) => m.role === 'user') + 1);
-      const earlier = intent?.tool && since.findLast((m) => m.role === 'tool' && m.name === intent.tool!.name);
+      const earlier = intent?.tool && since.findLast((m): m is ToolMessage => m.role === 'tool' && m.name === intent.tool!.name);
       if (intent && earlier) {
-        text = render(intent, JSON.parse(earlier.content) as unknown, lastUser);
+        text = this.render(intent, earlier, lastUser);
       } else if (intent?.tool) {
         await sleep(this.opts.firstTokenDelayMs ?? 150, undefined, { signal: req.signal });
         const args = intent.tool.args?.(lastUser) ?? {};
         yield { type: 'tool_calls', calls: [{ id: `call_${++this.calls}`, name: intent.tool.name, arguments: JSON.stringify(args) }] };
         return;
       } else {
-        text = intent ? render(intent, undefined, lastUser) : this.opts.fallback;
+        text = intent ? say(intent, undefined, lastUser) : this.opts.fallback;
       }
     }
     await sleep(this.opts.firstTokenDelayMs ?? 150, undefined, { signal: req.signal });
@@ -132,9 +145,15 @@ export class ScriptedLlm implements Llm {
       await sleep(this.opts.tokenDelayMs ?? 30, undefined, { signal: req.signal });
     }
   }
+
+  /** The intent's reply to its tool's `message`; a typed one is not made from a failed tool's `{ error }`. */
+  private render(intent: Intent, message: ToolMessage, userText: string): string {
+    if (message.failed && intent.tool && typedTools.has(intent.tool)) return this.opts.toolErrorLine ?? REPLY_DEFAULTS.modelErrorLine;
+    return say(intent, JSON.parse(message.content) as unknown, userText);
+  }
 }
 
-function render(intent: Intent, result: unknown, userText: string): string {
+function say(intent: Intent, result: unknown, userText: string): string {
   return typeof intent.reply === 'string' ? intent.reply : intent.reply(result, userText);
 }
 

@@ -56,5 +56,6 @@ export function toolMessages(outcomes: ToolOutcome[]): ChatMessage[] {
     tool_call_id: o.call.id,
     name: o.call.name,
     content: JSON.stringify(o.error ? { error: o.error } : o.result),
+    ...(o.error ? { failed: true as const } : {}),
   }));
 }

@@ -16,7 +16,8 @@ export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
   | { role: 'assistant'; content: string; tool_calls?: ToolCall[]; interrupted?: boolean }
-  | { role: 'tool'; tool_call_id: string; name: string; content: string };
+  /** `failed`: the tool gave no result (it threw, or its call was refused: an unknown tool, bad arguments); `content` is `{ error }`. */
+  | { role: 'tool'; tool_call_id: string; name: string; content: string; failed?: true };
 
 /** What a tool's `execute` gets besides its arguments: the abort signal and the call. */
 export interface ToolContext {

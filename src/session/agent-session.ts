@@ -22,10 +22,10 @@ import { Flow, toolControl } from './flow.ts';
 import type { HandoffOptions } from './handoff.ts';
 import { ChatHistory } from './history.ts';
 import { CallerTurns } from './caller-turns.ts';
+import { listenToCaller } from './caller-input.ts';
 import { Keypad } from './keypad.ts';
 import { OutOfServiceLine } from './out-of-service.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { onRecognition, type RecognitionHost } from './recognition-events.ts';
 import { ReplyLane } from './reply-lane.ts';
 import { onReplyEvent, type ReplyRecordHost } from './reply-record.ts';
 import { ReplyRunner } from './reply-runner.ts';
@@ -33,7 +33,6 @@ import { ReportBuilder } from './report.ts';
 import { SessionOutput } from './session-output.ts';
 import { buildStt, defaultLlm, listenEndpointing, type AgentStages, type StageContext } from './stages.ts';
 import type { TaskRun } from './task-runner.ts';
-import { callerAudio, onTransportEvent, type TransportHost } from './transport-events.ts';
 
 export { defaultLlm };
 
@@ -316,36 +315,19 @@ export class AgentSession implements SessionControl {
     void this.outOfServiceLine.prepare(this.stages.speaker);
     this.amd?.start();
     this.subs.add(
-      transport.audio$.subscribe(
-        callerAudio(this.transportHost, (f) => {
-          // The local detector first: a frame that starts speech pauses the agent (the platform's
-          // clear written) before the same frame's uplink write and answer detection.
-          this.localVad?.push(f);
-          this.amd?.push(f);
-          this.stt.push(f);
-        }),
-      ),
+      listenToCaller({
+        transport,
+        stt: this.stt,
+        localVad: this.localVad,
+        amd: this.amd,
+        keypad: this.keypad,
+        hearing: this.hearing,
+        out: this.out,
+        callerGone: () => (this.closing.callerGone = true),
+        end: (reason) => this.end(reason),
+        outOfService: (reason) => this.outOfService(reason),
+      }),
     );
-    if (this.localVad) {
-      // Local speech start counts like the service's SpeechStarted; words still come from /listen.
-      this.subs.add(
-        this.localVad.speech$.subscribe((s) => {
-          if (s.type !== 'start') return;
-          this.hearing.speechStarted(s.at);
-        }),
-      );
-    }
-    this.subs.add(transport.events$.subscribe((e) => onTransportEvent(this.transportHost, e)));
-    this.subs.add(this.keypad.start());
-    const recognition: RecognitionHost = {
-      hearing: this.hearing,
-      amd: this.amd,
-      emit: this.out.emit,
-      notice: this.out.notice,
-      fail: this.out.fail,
-      outOfService: (reason) => this.outOfService(reason),
-    };
-    this.subs.add(this.stt.events$.subscribe((e) => onRecognition(recognition, e)));
     this.out.setState('listening');
     const enter = () => guarded('onEnter', () => agent.hooks?.onEnter?.(this, this.control), this.out.threw);
     // With answer detection the first agent enters once a person is found, after its greeting:
@@ -391,15 +373,6 @@ export class AgentSession implements SessionControl {
   }
 
   // ── The caller ──
-
-  /** The session as the transport's handlers see it (transport-events.ts). */
-  private readonly transportHost: TransportHost = {
-    callerGone: () => (this.closing.callerGone = true),
-    end: (reason) => this.end(reason),
-    // A field's initializer runs before the constructor makes `out`: looked up when called.
-    fail: (source, f, fatal, cause) => this.out.fail(source, f, fatal, cause),
-    key: (digit) => this.keypad.key(digit),
-  };
 
   /** A confirmed barge-in. Over a task's line only that line stops (the reply whose tool runs the task goes on). */
   private interrupt(): void {

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 // The error classes' own module: the package's main entry is about 150 modules, a third of what
 // importing hiwar loads (the same classes: the main entry re-exports this module).
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai/core/error';
@@ -66,6 +67,27 @@ export function toolFailure(name: string): Failure {
 /** The agent's task `name` threw in its `start`, `next` or `timeout` (its own code). */
 export function taskFailure(name: string): Failure {
   return { kind: 'task', task: name, message: failureMessage('agent', 'task', `task ${name}`) };
+}
+
+/**
+ * What `runTask` rejects with when a task threw something other than an `Error` (a string, a
+ * number): an `Error` whose message says it, with the task's name and what was thrown as `cause`.
+ * An object is what the session reports once (a bare value has no identity to tell it by), and
+ * what a log, a trace or the model reads is a sentence, not `undefined`.
+ */
+export class TaskError extends Error {
+  override readonly name = 'TaskError';
+  constructor(
+    readonly task: string,
+    thrown: unknown,
+  ) {
+    super(`task ${task} threw ${inspect(thrown, { depth: 2, breakLength: Infinity })}`, { cause: thrown });
+  }
+}
+
+/** What task `name` threw, as an `Error`: itself when it is one, else wrapped in a `TaskError`. */
+export function taskError(name: string, thrown: unknown): Error {
+  return thrown instanceof Error ? thrown : new TaskError(name, thrown);
 }
 
 /** The kind of a /listen or TTS socket close. */

@@ -5,6 +5,7 @@ import type { CallControl } from '../transport/types.ts';
 import type { Agent } from './agent.ts';
 import { controlWith, type GenerateReplyOptions, type SessionControl } from './control.ts';
 import type { ReportTask, SessionEvent } from './events.ts';
+import { taskError } from './failure.ts';
 import { guarded, guardedAsync, type HookThrew } from './guarded.ts';
 import { HANDOFF_DEFAULTS, Handoff, carriedHistory, handoff, summarize, type HandoffOptions } from './handoff.ts';
 import type { ChatHistory } from './history.ts';
@@ -31,8 +32,8 @@ export interface FlowHost {
   isEnding(): boolean;
   emit(e: SessionEvent): void;
   threw: HookThrew;
-  /** The code of task `task` threw (its `start`, `next` or `timeout`): an event of kind `task`. */
-  taskThrew(task: string, err: unknown): void;
+  /** The code of task `task` threw (its `start`, `next` or `timeout`; `err` as an Error): an event of kind `task`. */
+  taskThrew(task: string, err: Error): void;
   /** Speaks a task's line as a reply of the session (report, events, barge-in). */
   speakTaskLine(text: string, task: string, signal: AbortSignal, answers?: AnsweredTurn): Promise<void>;
   /** Teaches an offline recognizer an unlisted handoff agent's phrases (`SessionOptions.teach`). */
@@ -63,6 +64,13 @@ export function toolControl(session: SessionControl, flow: () => Flow): SessionC
 /** Why `say(text)` is refused, if it is. */
 function sayRefusal(text: unknown): string | undefined {
   return typeof text !== 'string' || !text.trim() ? 'say: the text to speak is empty' : undefined;
+}
+
+/** Why `runTask(task)` is refused, if it is: not a task, or another one still running. */
+function taskRefusal(task: CollectTask<unknown> | undefined, running: TaskRun<unknown> | undefined): Error | undefined {
+  if (!task || typeof task.start !== 'function' || typeof task.next !== 'function') return new TypeError('runTask: not a task (it needs start() and next())');
+  if (running) return new Error(`runTask: task ${running.task.name} is still running`);
+  return undefined;
 }
 
 /**
@@ -200,11 +208,26 @@ export class Flow {
     return host.teach?.(next).catch((err: unknown) => host.log.warn({ to: next.name, err: (err as Error)?.message }, "teaching the next agent's phrases failed; the call goes on without them"));
   }
 
-  /** Runs `task` to its result; from outside a reply, after the greeting and once nothing is being said. */
-  async runTask<T>(fromTool: boolean, task: CollectTask<T>): Promise<TaskResult<T>> {
+  /**
+   * Runs `task` to its result; from outside a reply, after the greeting and once nothing is being
+   * said. The promise is safe to drop (`void session.runTask(task)` in a hook): its failure is
+   * reported here, so a caller that does not await it must not crash a process with no
+   * `unhandledRejection` handler of its own; one that awaits it still gets the rejection.
+   */
+  runTask<T>(fromTool: boolean, task: CollectTask<T>): Promise<TaskResult<T>> {
+    const run = this.run(fromTool, task);
+    run.catch(() => {});
+    return run;
+  }
+
+  private async run<T>(fromTool: boolean, task: CollectTask<T>): Promise<TaskResult<T>> {
     const { host } = this;
-    if (!task || typeof task.start !== 'function' || typeof task.next !== 'function') throw new TypeError('runTask: not a task (it needs start() and next())');
-    if (this.task) throw new Error(`runTask: task ${this.task.task.name} is still running`);
+    const refused = taskRefusal(task, this.task);
+    if (refused) {
+      // Said in the log too: a dropped promise's rejection is heard by no one.
+      host.log.warn({ task: (task as { name?: unknown } | undefined)?.name }, refused.message);
+      throw refused;
+    }
     if (!fromTool) {
       await host.live;
       await host.lane.idle();
@@ -223,7 +246,9 @@ export class Flow {
       inFlight?.resumed();
       this.taskEnded(task.name, agent, at, result);
       return result;
-    } catch (err) {
+    } catch (thrown) {
+      // An Error, so that the hook or tool passing it on is told apart (a bare string has no identity).
+      const err = taskError(task.name, thrown);
       host.taskThrew(task.name, err);
       this.taskEnded(task.name, agent, at, { ok: false, reason: 'error' });
       // The caller is not left in silence: a tool's task fails its tool, whose error the model

@@ -55,9 +55,9 @@ export class SessionOutput {
     this.fail('agent', toolFailure(tool), false, err);
   };
 
-  /** The code of the agent's task threw: an event of kind `task` naming it, and the call goes on. */
-  readonly taskThrew = (task: string, err: unknown): void => {
-    if (typeof err === 'object' && err !== null) this.taskErrors.add(err);
+  /** The code of the agent's task threw (`err`: what it threw as an Error, `taskError`): an event of kind `task` naming it, and the call goes on. */
+  readonly taskThrew = (task: string, err: Error): void => {
+    this.taskErrors.add(err);
     this.fail('agent', taskFailure(task), false, err);
   };
 

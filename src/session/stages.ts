@@ -18,7 +18,11 @@ import type { AgentVoice, BargeInPolicy, Recognizer, SessionStages, TurnPolicy }
  */
 export function defaultLlm(agent: Agent): Llm {
   if (agent.llm) return agent.llm;
-  return new ScriptedLlm({ intents: agent.intents ?? [], fallback: agent.didNotUnderstand ?? 'عذرًا، لم أفهم. هل يمكنك الإعادة؟' });
+  return new ScriptedLlm({
+    intents: agent.intents ?? [],
+    fallback: agent.didNotUnderstand ?? 'عذرًا، لم أفهم. هل يمكنك الإعادة؟',
+    ...(agent.modelErrorLine ? { toolErrorLine: agent.modelErrorLine } : {}),
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import callCentre, { HUMAN_DESK } from '../../agents/call-centre/index.ts';
 import greeter from '../../agents/call-centre/flow.ts';
 import { latencyTable } from '../../src/cli/demo.ts';
+import { defineIntent } from '../../src/llm/scripted.ts';
 import { defineTool } from '../../src/llm/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import { handoff } from '../../src/session/handoff.ts';
@@ -82,6 +83,40 @@ test("one agent's throwing hooks and tool become error events; the other call in
   assert.deepEqual(escaped, [], 'nothing escaped to the process');
 });
 
+test("an intent's typed reply is not handed a throwing tool's error: one error of kind 'tool', and the agent says its recovery line", async () => {
+  const failing = defineTool({
+    name: 'get_balance',
+    description: 'Balance (broken)',
+    parameters: z.object({ account: z.enum(['current', 'savings']).default('current') }),
+    execute: (): { balance: number } => {
+      throw new Error('core banking is down');
+    },
+  });
+  const handed: unknown[] = [];
+  const recovery = 'عذرًا، تعذر الوصول إلى حسابك الآن.';
+  const agent: Agent = {
+    ...callCentre,
+    name: 'typed-reply',
+    tools: [failing],
+    modelErrorLine: recovery,
+    intents: [
+      defineIntent(failing, {
+        name: 'balance',
+        examples: ['كم رصيدي'],
+        // Reads the result's fields, as a typed reply may: `{ error }` made it throw.
+        reply: (r) => (handed.push(r), `رصيدك ${r.balance.toLocaleString('en-US')} ريال.`),
+      }),
+    ],
+  };
+  const call = await runCall(agent, [{ say: 'كم رصيدي' }, { hangup: true }], { sandbox });
+  const errors = call.events.filter((e) => e.type === 'error').map((e) => `${e.source}:${e.kind}:${e.tool ?? ''}`);
+  assert.deepEqual(errors, ['agent:tool:get_balance'], "the tool's failure, not the model's");
+  assert.deepEqual(handed, [], 'the typed reply was not called with an error');
+  const said = call.agentTurns.map((t) => t.text);
+  assert.ok(said.includes(recovery), `the agent said its recovery line: ${said.join(' | ')}`);
+  assert.deepEqual(escaped, [], 'nothing escaped to the process');
+});
+
 test("a task whose own code throws is one error of kind 'task' naming it; the caller hears the agent's recovery line, or the model's answer to the tool it failed", async () => {
   /** A task that asks, then throws on the caller's answer (its `next`), or at once (its `start`). */
   const throwing = (name: string, at: 'start' | 'next'): CollectTask<string> => ({
@@ -118,6 +153,52 @@ test("a task whose own code throws is one error of kind 'task' naming it; the ca
   assert.ok(recovery > said.indexOf('ما رقم ملفك؟'), `the task's onEnter failed: the recovery line followed its question: ${said.join(' | ')}`);
   assert.deepEqual(call.toolCalls.map((t) => [t.name, t.threw]), [['order_status', true]], "the tool that ran the failed task threw (the model read the task's error)");
   assert.ok(said.includes('عذرًا، لم أتمكن من فتح طلبك.'), `the model answered the tool's error: ${said.join(' | ')}`);
+  assert.deepEqual(escaped, [], 'nothing escaped to the process');
+});
+
+test("a task that throws a string or a number is reported once, as the task's, with a readable message, whoever passes it on", async () => {
+  /** A task that asks, then throws `thrown` (not an Error) on the answer, or at once. */
+  const throwing = (name: string, thrown: unknown, at: 'start' | 'next'): CollectTask<string> => ({
+    name,
+    start: () => {
+      if (at === 'start') throw thrown;
+      return { say: 'ما رقم ملفك؟' };
+    },
+    next: () => {
+      throw thrown;
+    },
+  });
+  const passedOn: unknown[] = [];
+  const agent: Agent = {
+    ...callCentre,
+    name: 'throws-plain-values',
+    tools: [
+      defineTool({
+        name: 'order_status',
+        description: 'Where an order is',
+        parameters: z.object({}),
+        execute: async (_args, ctx) => ({ order: await ctx.session!.runTask(throwing('order', 42, 'start')) }),
+      }),
+    ],
+    intents: [{ name: 'order', examples: ['أين طلبي'], tool: { name: 'order_status' }, reply: 'عذرًا، لم أتمكن من فتح طلبك.' }],
+    // The hook passes the task's error on (it throws it again): still the task's one event.
+    hooks: {
+      onEnter: async (session) => {
+        await session.runTask(throwing('file', 'no file', 'next')).catch((err: unknown) => {
+          passedOn.push(err);
+          throw err;
+        });
+      },
+    },
+  };
+  const call = await runCall(agent, [{ say: 'واحد اثنان ثلاثة أربعة' }, { say: 'أين طلبي' }, { hangup: true }], { sandbox });
+  const kinds = agentErrors(call.events).map((e) => `${(e as { kind?: string }).kind}:${(e as { task?: string }).task ?? (e as { tool?: string }).tool ?? ''}`);
+  assert.deepEqual(kinds, ['task:file', 'task:order'], `each task's error once, whatever it threw: ${kinds.join(' | ')}`);
+  assert.equal(passedOn.length, 1);
+  assert.ok(passedOn[0] instanceof Error, 'runTask rejects with an Error, not the bare string');
+  assert.equal((passedOn[0] as Error).message, "task file threw 'no file'");
+  assert.equal((passedOn[0] as Error).cause, 'no file', 'what was thrown is its cause');
+  assert.deepEqual(call.toolCalls.map((t) => [t.name, t.error, t.threw]), [['order_status', 'task order threw 42', true]], 'the model reads a readable error');
   assert.deepEqual(escaped, [], 'nothing escaped to the process');
 });
 
