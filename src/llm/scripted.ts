@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { normalizeForMatch } from '../text/match.ts';
-import { REPLY_DEFAULTS } from '../pipeline/reply.ts';
+import { MODEL_ERROR_LINE } from './recovery-line.ts';
 import type { ChatMessage, DefinedTool, Llm, LlmEvent, LlmRequest, ToolArgs, ToolResult } from './types.ts';
 
 /**
@@ -148,7 +148,7 @@ export class ScriptedLlm implements Llm {
 
   /** The intent's reply to its tool's `message`; a typed one is not made from a failed tool's `{ error }`. */
   private render(intent: Intent, message: ToolMessage, userText: string): string {
-    if (message.failed && intent.tool && typedTools.has(intent.tool)) return this.opts.toolErrorLine ?? REPLY_DEFAULTS.modelErrorLine;
+    if (message.failed && intent.tool && typedTools.has(intent.tool)) return this.opts.toolErrorLine ?? MODEL_ERROR_LINE;
     return say(intent, JSON.parse(message.content) as unknown, userText);
   }
 }

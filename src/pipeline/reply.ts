@@ -11,6 +11,7 @@ import { SpeakerFatal, type SpeechChunk } from './speaker.ts';
 import type { SpokenForm } from './spoken.ts';
 import type { UserTurn } from './turns.ts';
 import { withDefaults } from '../options.ts';
+import { MODEL_ERROR_LINE } from '../llm/recovery-line.ts';
 
 /** How a reply is made and what it does when the model fails or a tool ends the call. */
 export interface ReplyOptions {
@@ -52,7 +53,7 @@ export interface ReplyOptions {
 
 /** Defaults of the reply stage: the line said when the model fails, the tools that end the call. */
 export const REPLY_DEFAULTS = {
-  modelErrorLine: 'عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟',
+  modelErrorLine: MODEL_ERROR_LINE,
   endCallAfterTools: [] as string[],
   maxToolRounds: 3,
   fillerAfterMs: 2000,
