@@ -30,8 +30,8 @@
 // HIWAR_TEST_GROUP=0 gives every file its own process, HIWAR_TEST_GROUP=1 groups named files too.
 //
 // Knobs: HIWAR_TEST_CONCURRENCY (heavy files at once, 2), HIWAR_TEST_MAX_CONCURRENCY (at most,
-// within the CPU budget, 8), HIWAR_TEST_CPU_BUDGET (cores the heavy files' expected rates may
-// add up to, the machine's cores), HIWAR_TEST_LIGHT=0 (no light lane: all
+// within the CPU budget, 16), HIWAR_TEST_CPU_BUDGET (cores the heavy files' expected rates may
+// add up to, the machine's cores × 1.25), HIWAR_TEST_LIGHT=0 (no light lane: all
 // files in the heavy lane, slowest first), HIWAR_TEST_FILE_TIMEOUT_S (a file still running after
 // this many seconds of the machine's time is killed and counted as failed, 900), HIWAR_TEST_TYPECHECK=0 (no type checks),
 // HIWAR_TEST_SOURCES=1 (above), HIWAR_TEST_HEAVY_GROUP_S (heavy files this short share processes, 4).
@@ -59,13 +59,19 @@ const CONCURRENCY = Number(process.env.HIWAR_TEST_CONCURRENCY ?? '2');
  * next file starts while the expected CPU rates (cores: `cpu` ÷ `s` in the schedule) of the
  * running heavy files and its own add up to no more than the cores the machine's other processes
  * leave (CPU_BUDGET); scripts/test-simulate.mjs chose this (docs/testing.md, "Choosing the
- * schedule"): on the last quiet run's times, 512 s of predicted wall where measuring idle cores
- * with a margin and a pause between starts (the policy before) gave 686 s, at the same share of
- * CPU per file.
+ * schedule"). Sixteen at most: with eight, a quiet run's cores sat 17–18 % idle (eight whole-call
+ * files waiting on their clocks use about a core between them); sixteen with the budget below
+ * left 4–5 % idle and ran the suite in 268 and 275 s against 333 and 323 s (docs/testing.md,
+ * session 33's figures).
  */
-const MAX_CONCURRENCY = Math.max(CONCURRENCY, Number(process.env.HIWAR_TEST_MAX_CONCURRENCY ?? '8'));
-/** Cores the heavy lane's expected rates may add up to on an otherwise idle machine: all of them. */
-const CPU_BUDGET = Number(process.env.HIWAR_TEST_CPU_BUDGET ?? String(cpus().length));
+const MAX_CONCURRENCY = Math.max(CONCURRENCY, Number(process.env.HIWAR_TEST_MAX_CONCURRENCY ?? '16'));
+/**
+ * Cores the heavy lane's expected rates may add up to on an otherwise idle machine: a quarter
+ * more than it has. A file's expected rate is its CPU over its whole time, start-up bursts and
+ * waits averaged in: files kept to the cores on paper left them a fifth idle in the last minutes
+ * of a run, when only short files were left.
+ */
+const CPU_BUDGET = Number(process.env.HIWAR_TEST_CPU_BUDGET ?? String(cpus().length * 1.25));
 /**
  * Seconds over which the cores other processes use are averaged (their busy time, niced time
  * apart, less the heavy files' expected rates): what the budget gives up on a loaded machine.
