@@ -11,7 +11,7 @@ import { spawnFakeService } from './fake-service.ts';
 import { FrameClock, benchOptions, largestClean, round, startCall, table, type BenchArgs, type RunningCall } from './harness.ts';
 import { telephonyRig, type TelephonyRig } from './telephony-density.ts';
 import { serveRig } from './telephony-serve-rig.ts';
-import { conditionsLine, conditionsOf, conditionsStart, cpuUsOf, rssOf, STARVED_WAIT_SHARE, type Conditions } from './conditions.ts';
+import { conditionsLine, conditionsOf, conditionsStart, cpuUsOf, rssOf, schedstat, STARVED_WAIT_SHARE, type Conditions } from './conditions.ts';
 import { pinBench } from './pin.ts';
 
 export const DENSITY_TARGETS = { callsPerCore: 100, rssPerCallMb: 10 };
@@ -54,7 +54,10 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
   // The far end: a starved rig sends late and reads late, which is not hiwar's to answer for.
   const rigPids = () => [fake.pid, ...(rig?.rigPids() ?? [])];
   const cpuUs = () => {
-    if (external) return cpuUsOf(pids()) ?? 0;
+    // The scheduler's run time of every thread (ns) where there is one: /proc/<pid>/stat counts
+    // whole ticks of 10 ms, charged to whatever runs at a tick, and a few calls' servers on a busy
+    // machine could be charged none in a short window (cpu 0: seen beside a second suite).
+    if (external) return (schedstat(pids())?.runNs ?? (cpuUsOf(pids()) ?? 0) * 1000) / 1000;
     const c = process.cpuUsage();
     return c.user + c.system;
   };
