@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { safeEqual } from '../server/tokens.ts';
+import { bearerMatches } from '../server/tokens.ts';
 import type { PluginFactory } from '../server/types.ts';
 import { controlCampaign } from './in-process.ts';
 import { resultOf, resultsCsv } from './results.ts';
@@ -32,8 +32,7 @@ export function campaignRoutes(o: CampaignRoutesOptions): PluginFactory {
     };
     const authorized = (req: IncomingMessage, res: ServerResponse) => {
       if (!secret) return !json(res, 403, { error: 'the campaigns API is closed: set HIWAR_CALLS_SECRET' });
-      const given = /^Bearer (.+)$/i.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
-      if (safeEqual(given, secret)) return true;
+      if (bearerMatches(req, secret)) return true;
       c.logger.warn({ route: req.url?.split('?')[0] }, 'campaigns API refused: wrong or missing bearer secret');
       return !json(res, 401, { error: 'wrong or missing bearer secret' });
     };

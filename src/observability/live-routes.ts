@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../session/logger.ts';
-import { safeEqual } from '../server/tokens.ts';
+import { bearerMatches } from '../server/tokens.ts';
 import type { ServerPlugin } from '../server/types.ts';
 import type { LiveCall } from './live-calls.ts';
 import { livePageAssets } from './live-bundle.ts';
@@ -47,8 +47,7 @@ export function liveCallsRoutes(o: LiveRoutesOptions): ServerPlugin {
       if (!secret) return json(res, 403, { error: 'the live calls view is closed: set HIWAR_CALLS_SECRET' });
       const wantsJson = url.searchParams.get('format') === 'json' || /application\/json/.test(String(req.headers.accept ?? ''));
       if (url.pathname === '/calls/live' && wantsJson) {
-        const given = /^Bearer (.+)$/i.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
-        if (!safeEqual(given, secret)) {
+        if (!bearerMatches(req, secret)) {
           o.logger?.warn({ route: '/calls/live' }, 'live calls refused: wrong or missing bearer secret');
           return json(res, 401, { error: 'wrong or missing bearer secret' });
         }

@@ -5,7 +5,7 @@ import type { Logger } from '../session/logger.ts';
 import { CallManager, type CallAdmission, type CallManagerOptions, type SessionFactory } from './calls.ts';
 import { SERVER_LIMITS, type ServerLimits } from './limits.ts';
 import { ServerMetrics } from './metrics.ts';
-import { safeEqual } from './signed-token.ts';
+import { bearerMatches } from './signed-token.ts';
 import type { ServiceReachability } from './service-reachability.ts';
 import { warmUpNormalizer } from '../text/warm-up.ts';
 import type { CallHost, ServerPlugin } from './types.ts';
@@ -166,7 +166,7 @@ export class AgentServer {
       }
       if (url.pathname === '/metrics' && (this.o.metrics ?? true)) {
         const token = this.o.metricsToken ?? process.env.HIWAR_METRICS_TOKEN;
-        if (token && !safeEqual(/^Bearer (.+)$/i.exec(String(req.headers.authorization ?? ''))?.[1] ?? '', token)) {
+        if (token && !bearerMatches(req, token)) {
           res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('/metrics needs Authorization: Bearer <HIWAR_METRICS_TOKEN>\n');
           return true;
         }

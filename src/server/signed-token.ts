@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 
 /**
  * The one HMAC job behind hiwar's tokens (media tokens: `CallTokens`; room tokens: `RoomTokens`):
@@ -28,6 +29,11 @@ export function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Whether `req` presents `secret` as its bearer token (`Authorization: Bearer <secret>`), compared in constant time. */
+export function bearerMatches(req: IncomingMessage, secret: string): boolean {
+  return safeEqual(/^Bearer (.+)$/i.exec(String(req.headers.authorization ?? ''))?.[1] ?? '', secret);
 }
 
 function mac(key: Buffer, body: string): string {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
-import { openSigned, safeEqual, signClaims } from './signed-token.ts';
+import { bearerMatches, openSigned, safeEqual, signClaims } from './signed-token.ts';
 
 /**
  * What a token grants. `media`: open the media stream of one call, once. `after`: answer the
@@ -94,7 +94,7 @@ export class CallTokens {
   }
 }
 
-export { safeEqual };
+export { bearerMatches, safeEqual };
 
 /**
  * True for addresses only this machine can reach: `localhost`, 127.0.0.0/8, ::1 and their

@@ -16,8 +16,11 @@ export const DENOISE_MAX_BYTES = 200 * 1024 * 1024;
 /** The longest audio `/denoise` takes (15 minutes). */
 export const DENOISE_MAX_SECONDS = 15 * 60;
 
+/** A required field left out: absent, null or the empty string. */
+export const isMissing = (value: unknown): boolean => value === undefined || value === null || value === '';
+
 export function required(value: unknown, field: string, endpoint?: string): void {
-  if (value === undefined || value === null || value === '') {
+  if (isMissing(value)) {
     throw new ValidationError(`${field} is required`, endpoint);
   }
 }

@@ -21,6 +21,7 @@ import {
   checkSimilarity,
   checkSpeed,
   checkStability,
+  isMissing,
   required,
 } from '../validate.ts';
 import { pcmStream } from './audio-stream.ts';
@@ -150,7 +151,7 @@ export async function cloneVoice(cfg: ServiceConfig, req: CloneRequest, opts: Ca
   checkFile(req.voice_file, 'voice_file', ep);
   checkFile(req.reference_audio_file, 'reference_audio_file', ep);
   // All the missing fields at once: one at a time, a script met "model is required", then "stability is required".
-  const missing = (['text', 'name', 'model', 'stability'] as const).filter((f) => req[f] === undefined || req[f] === null || req[f] === '');
+  const missing = (['text', 'name', 'model', 'stability'] as const).filter((f) => isMissing(req[f]));
   if (missing.length > 1) throw new ValidationError(`${missing.join(', ')} are required`, ep);
   for (const f of missing) required(req[f], f, ep);
   checkStability(req.stability, ep);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PluginContext, PluginFactory, ServerPlugin } from '../../../src/server/types.ts';
-import { safeEqual, type CallTokens } from '../../../src/server/tokens.ts';
+import { bearerMatches, type CallTokens } from '../../../src/server/tokens.ts';
 import { parseParams, readBody, reply, TELEPHONY_ROUTE_DEFAULTS } from '../plugin.ts';
 import type { TelephonyProvider, WebhookContext } from '../provider.ts';
 import { plivo } from '../plivo.ts';
@@ -175,8 +175,7 @@ function plugin(
       json(res, 403, { error: 'the calls API is closed: set HIWAR_CALLS_SECRET' });
       return false;
     }
-    const given = /^Bearer (.+)$/i.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
-    if (!safeEqual(given, secret)) {
+    if (!bearerMatches(req, secret)) {
       c.logger.warn({ route: req.url?.split('?')[0] }, 'calls API refused: wrong or missing bearer secret');
       json(res, 401, { error: 'wrong or missing bearer secret' });
       return false;
