@@ -1,6 +1,6 @@
 import { BehaviorSubject, type Observable } from '../rx.ts';
 import type { AudioFrame } from '../audio/frame.ts';
-import type { Clock } from './clock.ts';
+import { armTimer, type Clock } from './clock.ts';
 import type { PlaybackUpdate, TransportOutput } from './types.ts';
 import { PlayoutMarks } from './playout-marks.ts';
 import { withDefaults } from '../options.ts';
@@ -39,6 +39,8 @@ export type PacedSink = (samples: Int16Array, time: number, lateMs: number) => v
  */
 export class PacedOutput implements TransportOutput {
   private readonly o: Required<PacedOutputOptions>;
+  /** Samples per piece handed to the sink. */
+  private readonly stepSamples: number;
   private queue: Int16Array[] = [];
   /** Samples of `queue[0]` already handed to the sink. */
   private headOffset = 0;
@@ -53,7 +55,11 @@ export class PacedOutput implements TransportOutput {
   private boundary = 0;
   private underrunCount = 0;
   private underrunTotalMs = 0;
-  private sending = false;
+  /** A pacing step is due (its timer armed) or running: writes join it instead of starting one. */
+  private pacing = false;
+  /** Clock time the next piece is due, and the gap the listener heard before it (see `PacedSink`). */
+  private due = 0;
+  private late = 0;
   private closed = false;
   private readonly marks = new PlayoutMarks();
   private readonly updates: BehaviorSubject<PlaybackUpdate>;
@@ -66,6 +72,7 @@ export class PacedOutput implements TransportOutput {
     opts: PacedOutputOptions = {},
   ) {
     this.o = withDefaults(PACED_OUTPUT_DEFAULTS, opts);
+    this.stepSamples = Math.max(1, Math.round((sampleRate * this.o.frameMs) / 1000));
     this.updates = new BehaviorSubject<PlaybackUpdate>({ sent: 0, played: 0, queued: 0, at: clock.now() });
     this.playback$ = this.updates.asObservable();
   }
@@ -76,42 +83,53 @@ export class PacedOutput implements TransportOutput {
     this.queue.push(frame.samples);
     this.queuedSamples += frame.samples.length;
     this.publish();
-    void this.pump();
+    if (!this.pacing) this.startPacing();
   }
 
-  /** Sends while audio is queued; ends (no timer left) when the queue is empty. */
-  private async pump(): Promise<void> {
-    if (this.sending) return;
-    this.sending = true;
+  /** Starts pacing from now or from where the audio handed so far ends, whichever is later. */
+  private startPacing(): void {
+    this.pacing = true;
+    const now = this.clock.now();
+    this.due = Math.max(now, this.lastEnd);
+    // Ran dry mid-reply: the next piece plays from now (a loudspeaker cannot play the past), and
+    // the gap is counted and told to the sink instead of vanishing in the restarted clock.
+    this.late = now > this.lastEnd && Number.isFinite(this.lastEnd) && this.boundary !== this.sentSamples ? now - this.lastEnd : 0;
+    if (this.late > 0) {
+      this.underrunCount++;
+      this.underrunTotalMs += this.late;
+    }
+    this.step();
+  }
+
+  /**
+   * Hands every piece already due to the sink, then arms one timer for the next (a plain callback
+   * on clocks with `after`: a promise and its continuation per 20 ms frame per call were most of
+   * this output's garbage). Pacing ends, no timer left, when the queue is empty.
+   */
+  private readonly step = (): void => {
+    let armed = false;
     try {
-      const step = Math.max(1, Math.round((this.sampleRate * this.o.frameMs) / 1000));
-      const now = this.clock.now();
-      let due = Math.max(now, this.lastEnd);
-      // Ran dry mid-reply: the next piece plays from now (a loudspeaker cannot play the past), and
-      // the gap is counted and told to the sink instead of vanishing in the restarted clock.
-      let late = now > this.lastEnd && Number.isFinite(this.lastEnd) && this.boundary !== this.sentSamples ? now - this.lastEnd : 0;
-      if (late > 0) {
-        this.underrunCount++;
-        this.underrunTotalMs += late;
-      }
       while (this.queuedSamples > 0 && !this.closed) {
-        const wait = due - this.clock.now();
-        if (wait > 0) await this.clock.sleep(wait);
-        if (!this.queuedSamples || this.closed) break;
-        const samples = this.take(step);
-        this.sink(samples, due, late);
-        late = 0;
+        const wait = this.due - this.clock.now();
+        if (wait > 0) {
+          armTimer(this.clock, wait, this.step);
+          armed = true;
+          return;
+        }
+        const samples = this.take(this.stepSamples);
+        this.sink(samples, this.due, this.late);
+        this.late = 0;
         this.sentSamples += samples.length;
-        this.lastEnd = due + (samples.length / this.sampleRate) * 1000;
-        due = this.lastEnd;
-        if (this.clock.now() - due > this.o.maxLagMs) due = this.clock.now();
+        this.lastEnd = this.due + (samples.length / this.sampleRate) * 1000;
+        this.due = this.lastEnd;
+        if (this.clock.now() - this.due > this.o.maxLagMs) this.due = this.clock.now();
         this.resolveMarks();
         this.publish();
       }
     } finally {
-      this.sending = false;
+      if (!armed) this.pacing = false;
     }
-  }
+  };
 
   /**
    * The next `n` samples (fewer at the end). Usually one written piece holds them all (the

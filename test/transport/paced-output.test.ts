@@ -87,3 +87,30 @@ test('running dry inside a reply is an underrun the sink is told of; running dry
   assert.equal(got.at(-1)!.time - got.at(-2)!.time, 20);
   await out.close();
 });
+
+test("on a clock with after(), pacing arms one timer per frame and never sleeps (no promise per frame)", async () => {
+  const clock = new VirtualClock();
+  let sleeps = 0;
+  let timers = 0;
+  // The virtual clock's time, seen through a clock that has `after` (as real-time clocks do).
+  const timed = {
+    speed: 1,
+    now: () => clock.now(),
+    sleep: (ms: number, signal?: AbortSignal) => (sleeps++, clock.sleep(ms, signal)),
+    after: (ms: number, fire: () => void) => {
+      timers++;
+      const ctrl = new AbortController();
+      clock.sleep(ms, ctrl.signal).then(fire, () => {});
+      return () => ctrl.abort();
+    },
+  };
+  const times: number[] = [];
+  const out = new PacedOutput(RATE, timed, (_s, time) => times.push(time));
+  out.write({ samples: ramp(0, 800), sampleRate: RATE, time: 0 });
+  const done = out.mark('end');
+  await clock.advance(200);
+  await done;
+  assert.deepEqual(times, [0, 20, 40, 60, 80]);
+  assert.equal(sleeps, 0, 'no sleep: a promise and its continuation per frame');
+  assert.equal(timers, 4, 'one timer for each frame after the first');
+});
