@@ -13,6 +13,17 @@ export interface ServiceErrorInit {
   endpoint?: string;
 }
 
+/**
+ * What to do about a refusal the service words but does not explain: an unknown voice
+ * ("voice_id nope does not exist") names the call that lists the voices on offer.
+ */
+export function refusalHint(status: number, errorMessage: string): string | undefined {
+  if ((status === 400 || status === 404) && /\bvoice(?:_id)?\b.*\b(?:does not exist|not found|unknown)\b|\bunknown voice\b/i.test(errorMessage)) {
+    return "list the voices on offer with the client's listVoices() (GET /voices), and give one of their voice_id";
+  }
+  return undefined;
+}
+
 /** The service answered with an error; `status`, `errorCode`, `retryAfterMs` and `retryable` say which. */
 export class ServiceError extends Error {
   override name = 'ServiceError';
@@ -21,11 +32,15 @@ export class ServiceError extends Error {
   readonly errorMessage: string;
   readonly retryAfterMs: number | undefined;
   readonly endpoint: string | undefined;
+  /** What to do about it, when the service's words leave it unsaid (see `refusalHint`); in `message` too. */
+  readonly hint: string | undefined;
 
   constructor(init: ServiceErrorInit) {
     const where = init.endpoint ? ` ${init.endpoint}` : '';
     const code = init.errorCode !== undefined ? ` ${init.errorCode}` : '';
-    super(`${init.status}${code}${where}: ${init.errorMessage}`);
+    const hint = refusalHint(init.status, init.errorMessage);
+    super(`${init.status}${code}${where}: ${init.errorMessage}${hint ? `: ${hint}` : ''}`);
+    this.hint = hint;
     this.status = init.status;
     this.errorCode = init.errorCode;
     this.errorMessage = init.errorMessage;

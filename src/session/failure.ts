@@ -144,7 +144,7 @@ export function classifyFailure(err: unknown, source: FailureSource): Failure {
   // sent them looking at the service.
   if (kind === 'protocol' && err instanceof ServiceError && err.status >= 400 && err.status < 500 && err.errorMessage) {
     const why = err.errorMessage.length > REFUSAL_MAX_CHARS ? `${err.errorMessage.slice(0, REFUSAL_MAX_CHARS)}…` : err.errorMessage;
-    return { kind, message: `${WHAT[source]} refused the request (HTTP ${err.status}: ${why})` };
+    return { kind, message: `${WHAT[source]} refused the request (HTTP ${err.status}: ${why})${err.hint ? `: ${err.hint}` : ''}` };
   }
   const status = err instanceof ServiceError || (err instanceof APIError && err.status) ? (err as { status: number }).status : 0;
   // A 5xx is `network` for what an operator does (wait, it passes), but the server did answer:

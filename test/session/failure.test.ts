@@ -9,7 +9,7 @@ import { classifyFailure, closeFailure, toolFailure } from '../../src/session/fa
 
 test("a refused request names the service's reason; other failures keep their plain sentence", () => {
   const voice = new BadRequestError({ status: 400, errorCode: 40001, errorMessage: 'voice_id nope-voice does not exist', endpoint: 'POST /text-to-speech/faseeh-v1-preview' });
-  assert.deepEqual(classifyFailure(voice, 'tts'), { kind: 'protocol', message: 'speech synthesis refused the request (HTTP 400: voice_id nope-voice does not exist)' });
+  assert.deepEqual(classifyFailure(voice, 'tts'), { kind: 'protocol', message: "speech synthesis refused the request (HTTP 400: voice_id nope-voice does not exist): list the voices on offer with the client's listVoices() (GET /voices), and give one of their voice_id" });
   const long = classifyFailure(new ServiceError({ status: 422, errorMessage: 'x'.repeat(500) }), 'stt');
   assert.equal(long.message, `speech recognition refused the request (HTTP 422: ${'x'.repeat(160)}…)`);
   // The key's refusal says nothing of the service's text (it may echo what was sent).
