@@ -147,6 +147,9 @@ export function classifyFailure(err: unknown, source: FailureSource): Failure {
     return { kind, message: `${WHAT[source]} refused the request (HTTP ${err.status}: ${why})${err.hint ? `: ${err.hint}` : ''}` };
   }
   const status = err instanceof ServiceError || (err instanceof APIError && err.status) ? (err as { status: number }).status : 0;
+  // A refused key says where it is set (never the key): "refused the API key" alone left the
+  // operator to guess which of the process's keys and settings it was.
+  if (kind === 'auth' && err instanceof ServiceError && err.hint) return { kind, message: `${failureMessage(source, kind, `HTTP ${status}`)}: ${err.hint}` };
   // A 5xx is `network` for what an operator does (wait, it passes), but the server did answer:
   // "lost its connection (HTTP 500)" sent them looking at the network.
   if (kind === 'network' && status >= 500) return { kind, message: `${WHAT[source]} answered with a server error (HTTP ${status})` };
@@ -167,6 +170,11 @@ export function closeFailure(close: CloseInfo, source: FailureSource, giveUp = f
   if (close.kind === 'bad_parameter') {
     const why = close.reason.length > REFUSAL_MAX_CHARS ? `${close.reason.slice(0, REFUSAL_MAX_CHARS)}…` : close.reason;
     return { kind, message: `${WHAT[source]} refused the stream's parameters (${code}${why ? `: ${why}` : ''})` };
+  }
+  if (close.kind === 'unauthorized') {
+    // The service's reason ("access denied: this key cannot call /listen") and where the key is set.
+    const why = close.reason.length > REFUSAL_MAX_CHARS ? `${close.reason.slice(0, REFUSAL_MAX_CHARS)}…` : close.reason;
+    return { kind, message: `${failureMessage(source, kind, `${code}${why ? `: ${why}` : ''}`)}${close.hint ? `: ${close.hint}` : ''}` };
   }
   return { kind, message: failureMessage(source, kind, code) };
 }
