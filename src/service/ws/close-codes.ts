@@ -1,10 +1,10 @@
+import { KEY_REFUSED_HINT } from '../errors.ts';
+
 /**
  * What a WebSocket close means for the caller. Pure, so the mapping is testable by table.
  * 1008 covers authentication, the session limit and an empty wallet: the last Error message
  * before the close tells them apart.
  */
-import { KEY_REFUSED_HINT } from '../errors.ts';
-
 export type CloseKind =
   | 'normal'
   | 'unauthorized'
