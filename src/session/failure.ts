@@ -13,6 +13,7 @@ import {
   TransportError,
 } from '../service/errors.ts';
 import { ModelTimeoutError } from '../llm/deadlines.ts';
+import { ToolRoundsExceeded } from '../llm/run.ts';
 
 /** Every kind of failure a session reports, a closed set (a `/metrics` label takes them as they are). */
 export const FAILURE_KINDS = ['auth', 'balance', 'rate', 'network', 'timeout', 'protocol', 'model', 'hook', 'tool', 'task'] as const;
@@ -146,6 +147,8 @@ export function classifyFailure(err: unknown, source: FailureSource): Failure {
     const why = err.errorMessage.length > REFUSAL_MAX_CHARS ? `${err.errorMessage.slice(0, REFUSAL_MAX_CHARS)}…` : err.errorMessage;
     return { kind, message: `${WHAT[source]} refused the request (HTTP ${err.status}: ${why})${err.hint ? `: ${err.hint}` : ''}` };
   }
+  // The model answered, with tool calls only, round after round: the limit, not a broken model.
+  if (err instanceof ToolRoundsExceeded) return { kind, message: failureMessage(source, kind, `it still asked for tools after ${err.maxRounds} rounds of them in one reply: maxToolRounds`) };
   const status = err instanceof ServiceError || (err instanceof APIError && err.status) ? (err as { status: number }).status : 0;
   // A refused key says where it is set (never the key): "refused the API key" alone left the
   // operator to guess which of the process's keys and settings it was.

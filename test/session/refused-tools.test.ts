@@ -57,4 +57,6 @@ test("a call the agent has no tool for, and one over maxToolRounds, are in the r
   const said = overLimit.agentTurns.map((t) => t.text);
   assert.ok(said.includes(REPLY_DEFAULTS.modelErrorLine), `the caller heard the recovery line, not an empty reply: ${said.join(' | ')}`);
   assert.ok(!said.includes(''), 'no empty reply');
+  const errors = overLimit.events.flatMap((e) => (e.type === 'error' ? [`${e.source}:${e.kind}: ${e.message}`] : []));
+  assert.deepEqual(errors, [`llm:model: the language model failed to produce an answer (it still asked for tools after ${limit} rounds of them in one reply: maxToolRounds)`]);
 });
