@@ -9,7 +9,8 @@ export const firstLine = (err: unknown): string => String((err as Error)?.messag
  */
 export function explainError(err: unknown, env: NodeJS.ProcessEnv = process.env): string {
   const message = firstLine(err);
-  if (err instanceof AuthenticationError) return `the service refused the key (${message}): check HIWAR_API_KEY (${regionHint(env)}), or unset it to use the local sandbox`;
+  // Its own hint is said here the CLI's way (the region asked, the sandbox without a key).
+  if (err instanceof AuthenticationError) return `the service refused the key (${err.hint ? message.replace(`: ${err.hint}`, '') : message}): check HIWAR_API_KEY (${regionHint(env)}), or unset it to use the local sandbox`;
   if (err instanceof InsufficientBalanceError) return `the account's wallet is empty (${message}): top it up in the service's console`;
   if (err instanceof PermissionDeniedError) return `the key may not use this endpoint (${message})`;
   if (err instanceof TransportError && err.kind === 'network') return `cannot reach the service (${message}): check the network, HIWAR_BASE_URL and HIWAR_REGION`;

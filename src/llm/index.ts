@@ -1,6 +1,6 @@
 export * from './types.ts';
 export { runTools, toolMessages, type ToolOutcome } from './tools.ts';
-export { streamReply, type ReplyEvent, type StreamReplyOptions } from './run.ts';
+export { streamReply, ToolRoundsExceeded, type ReplyEvent, type StreamReplyOptions } from './run.ts';
 export { OpenAiLlm, type OpenAiOptions } from './openai.ts';
 export { PRIMED_REQUEST_DEFAULTS } from './primed-requests.ts';
 export { ScriptedLlm, matchIntent, defineIntent, type Intent, type IntentOf, type ScriptedOptions } from './scripted.ts';

@@ -12,6 +12,17 @@ export type ReplyEvent =
   | { type: 'tool_slow'; line: string }
   | { type: 'messages'; added: ChatMessage[] };
 
+/** The model still called tools after `maxRounds` rounds of them in one reply: it produced no answer. */
+export class ToolRoundsExceeded extends Error {
+  override readonly name = 'ToolRoundsExceeded';
+  constructor(
+    readonly maxRounds: number,
+    readonly tools: string[],
+  ) {
+    super(`the model asked for tools (${tools.join(', ')}) after ${maxRounds} rounds of them in one reply; they were refused (maxToolRounds)`);
+  }
+}
+
 /** Options of `streamReply`: the model, the tools and the limits of one reply. */
 export interface StreamReplyOptions {
   /**
@@ -47,7 +58,16 @@ export async function* streamReply(
       if (e.type === 'text') yield e;
       else calls = e.calls;
     }
-    if (!calls?.length || round === maxRounds) return;
+    if (!calls?.length) return;
+    if (round === maxRounds) {
+      // Over the reply's tool rounds: the calls are refused, not dropped unseen. They are reported
+      // as failed (the report, the history's tool messages), and the model's failure to answer
+      // says the recovery line (the caller heard an empty reply).
+      const refused = calls.map((call) => ({ call, result: null, error: `refused: the model asked for tools more than ${maxRounds} times in one reply (maxToolRounds)`, ms: 0 }));
+      for (const o of refused) yield { type: 'tool_finished', outcome: o };
+      yield { type: 'messages', added: [{ role: 'assistant', content: '', tool_calls: calls }, ...toolMessages(refused)] };
+      throw new ToolRoundsExceeded(maxRounds, calls.map((c) => c.name));
+    }
     for (const c of calls) yield { type: 'tool_started', name: c.name, arguments: c.arguments };
     // A tool that runs a task talks with the caller meanwhile: no filler then ("one moment, I'm
     // checking" said right after the task's question, while the caller was to answer it). Once

@@ -21,6 +21,12 @@ export interface Intent {
     /** The tool's arguments, made from the caller's words. */
     args?: (userText: string) => Record<string, unknown>;
   };
+  /**
+   * Said instead of `reply` when the tool failed (threw, or its call was refused): `reply` is
+   * never handed a failed tool's `{ error }`.
+   * @default the scripted model's `toolErrorLine` (the agent's `modelErrorLine`)
+   */
+  toolErrorLine?: string;
 }
 
 /** What `defineIntent` takes besides the tool: the intent, with the tool's own types for `args` and `reply`. */
@@ -35,6 +41,8 @@ export interface IntentOf<R, A> {
    * it, which for plain data is what `execute` returned) and the caller's words.
    */
   reply: string | ((result: R, userText: string) => string);
+  /** Said instead of `reply` when the tool failed. @default the agent's `modelErrorLine` */
+  toolErrorLine?: string;
 }
 
 /**
@@ -51,15 +59,8 @@ export interface IntentOf<R, A> {
 export function defineIntent<T extends DefinedTool>(tool: T, intent: NoInfer<IntentOf<ToolResult<T>, ToolArgs<T>>>): Intent {
   const { args, reply, ...rest } = intent;
   const called = { name: tool.name, ...(args ? { args: args as (userText: string) => Record<string, unknown> } : {}) };
-  typedTools.add(called);
   return { ...rest, tool: called, reply: reply as Intent['reply'] };
 }
-
-/**
- * The `tool` of each intent `defineIntent` made (kept through a copy of the intent, `{ ...intent }`):
- * its `reply` is typed as the tool's result, so it is never handed the `{ error }` of a tool that failed.
- */
-const typedTools = new WeakSet<object>();
 
 /** Options of `ScriptedLlm`: the intents and the line said when none matches. */
 export interface ScriptedOptions {
@@ -71,9 +72,10 @@ export interface ScriptedOptions {
   /** Time before the first word. */
   firstTokenDelayMs?: number;
   /**
-   * Said instead of an intent's typed `reply` (`defineIntent`) when its tool failed (threw, or its
-   * call was refused): that `reply` reads the result's fields, which a failed tool does not give.
-   * The session gives the agent's `modelErrorLine`.
+   * Said instead of an intent's `reply` when its tool failed (threw, or its call was refused),
+   * unless the intent has a `toolErrorLine` of its own: a `reply` reads the result's fields, which
+   * a failed tool does not give, and a fixed one would say the tool did what it did not. The
+   * session gives the agent's `modelErrorLine`.
    * @default REPLY_DEFAULTS.modelErrorLine
    */
   toolErrorLine?: string;
@@ -146,9 +148,9 @@ export class ScriptedLlm implements Llm {
     }
   }
 
-  /** The intent's reply to its tool's `message`; a typed one is not made from a failed tool's `{ error }`. */
+  /** The intent's reply to its tool's `message`; never made from a failed tool's `{ error }`. */
   private render(intent: Intent, message: ToolMessage, userText: string): string {
-    if (message.failed && intent.tool && typedTools.has(intent.tool)) return this.opts.toolErrorLine ?? MODEL_ERROR_LINE;
+    if (message.failed && intent.tool) return intent.toolErrorLine ?? this.opts.toolErrorLine ?? MODEL_ERROR_LINE;
     return say(intent, JSON.parse(message.content) as unknown, userText);
   }
 }

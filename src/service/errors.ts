@@ -13,6 +13,24 @@ export interface ServiceErrorInit {
   endpoint?: string;
 }
 
+/**
+ * A refused key (HTTP 401, a socket's 1008 "authentication required"): where the key comes from,
+ * never the key itself.
+ */
+export const KEY_REFUSED_HINT = "the service refused the API key: set the right one in HIWAR_API_KEY (or ServiceClient's apiKey option), and check HIWAR_REGION: a key works only in the region that issued it";
+
+/**
+ * What to do about a refusal the service words but does not explain: a refused key, an unknown voice
+ * ("voice_id nope does not exist") names the call that lists the voices on offer.
+ */
+export function refusalHint(status: number, errorMessage: string): string | undefined {
+  if (status === 401) return KEY_REFUSED_HINT;
+  if ((status === 400 || status === 404) && /\bvoice(?:_id)?\b.*\b(?:does not exist|not found|unknown)\b|\bunknown voice\b/i.test(errorMessage)) {
+    return "list the voices on offer with the client's listVoices() (GET /voices), and give one of their voice_id";
+  }
+  return undefined;
+}
+
 /** The service answered with an error; `status`, `errorCode`, `retryAfterMs` and `retryable` say which. */
 export class ServiceError extends Error {
   override name = 'ServiceError';
@@ -21,11 +39,15 @@ export class ServiceError extends Error {
   readonly errorMessage: string;
   readonly retryAfterMs: number | undefined;
   readonly endpoint: string | undefined;
+  /** What to do about it, when the service's words leave it unsaid (see `refusalHint`); in `message` too. */
+  readonly hint: string | undefined;
 
   constructor(init: ServiceErrorInit) {
     const where = init.endpoint ? ` ${init.endpoint}` : '';
     const code = init.errorCode !== undefined ? ` ${init.errorCode}` : '';
-    super(`${init.status}${code}${where}: ${init.errorMessage}`);
+    const hint = refusalHint(init.status, init.errorMessage);
+    super(`${init.status}${code}${where}: ${init.errorMessage}${hint ? `: ${hint}` : ''}`);
+    this.hint = hint;
     this.status = init.status;
     this.errorCode = init.errorCode;
     this.errorMessage = init.errorMessage;

@@ -13,6 +13,7 @@ import {
   TransportError,
 } from '../service/errors.ts';
 import { ModelTimeoutError } from '../llm/deadlines.ts';
+import { ToolRoundsExceeded } from '../llm/run.ts';
 
 /** Every kind of failure a session reports, a closed set (a `/metrics` label takes them as they are). */
 export const FAILURE_KINDS = ['auth', 'balance', 'rate', 'network', 'timeout', 'protocol', 'model', 'hook', 'tool', 'task'] as const;
@@ -144,9 +145,14 @@ export function classifyFailure(err: unknown, source: FailureSource): Failure {
   // sent them looking at the service.
   if (kind === 'protocol' && err instanceof ServiceError && err.status >= 400 && err.status < 500 && err.errorMessage) {
     const why = err.errorMessage.length > REFUSAL_MAX_CHARS ? `${err.errorMessage.slice(0, REFUSAL_MAX_CHARS)}…` : err.errorMessage;
-    return { kind, message: `${WHAT[source]} refused the request (HTTP ${err.status}: ${why})` };
+    return { kind, message: `${WHAT[source]} refused the request (HTTP ${err.status}: ${why})${err.hint ? `: ${err.hint}` : ''}` };
   }
+  // The model answered, with tool calls only, round after round: the limit, not a broken model.
+  if (err instanceof ToolRoundsExceeded) return { kind, message: failureMessage(source, kind, `it still asked for tools after ${err.maxRounds} rounds of them in one reply: maxToolRounds`) };
   const status = err instanceof ServiceError || (err instanceof APIError && err.status) ? (err as { status: number }).status : 0;
+  // A refused key says where it is set (never the key): "refused the API key" alone left the
+  // operator to guess which of the process's keys and settings it was.
+  if (kind === 'auth' && err instanceof ServiceError && err.hint) return { kind, message: `${failureMessage(source, kind, `HTTP ${status}`)}: ${err.hint}` };
   // A 5xx is `network` for what an operator does (wait, it passes), but the server did answer:
   // "lost its connection (HTTP 500)" sent them looking at the network.
   if (kind === 'network' && status >= 500) return { kind, message: `${WHAT[source]} answered with a server error (HTTP ${status})` };
@@ -167,6 +173,11 @@ export function closeFailure(close: CloseInfo, source: FailureSource, giveUp = f
   if (close.kind === 'bad_parameter') {
     const why = close.reason.length > REFUSAL_MAX_CHARS ? `${close.reason.slice(0, REFUSAL_MAX_CHARS)}…` : close.reason;
     return { kind, message: `${WHAT[source]} refused the stream's parameters (${code}${why ? `: ${why}` : ''})` };
+  }
+  if (close.kind === 'unauthorized') {
+    // The service's reason ("access denied: this key cannot call /listen") and where the key is set.
+    const why = close.reason.length > REFUSAL_MAX_CHARS ? `${close.reason.slice(0, REFUSAL_MAX_CHARS)}…` : close.reason;
+    return { kind, message: `${failureMessage(source, kind, `${code}${why ? `: ${why}` : ''}`)}${close.hint ? `: ${close.hint}` : ''}` };
   }
   return { kind, message: failureMessage(source, kind, code) };
 }

@@ -4,6 +4,7 @@ import type { Clock } from '../transport/clock.ts';
 import type { CallControl } from '../transport/types.ts';
 import type { Agent } from './agent.ts';
 import { controlWith, type GenerateReplyOptions, type SessionControl } from './control.ts';
+import { DroppablePromise } from './droppable.ts';
 import type { ReportTask, SessionEvent } from './events.ts';
 import { taskError } from './failure.ts';
 import { guarded, guardedAsync, type HookThrew } from './guarded.ts';
@@ -210,14 +211,13 @@ export class Flow {
 
   /**
    * Runs `task` to its result; from outside a reply, after the greeting and once nothing is being
-   * said. The promise is safe to drop (`void session.runTask(task)` in a hook): its failure is
-   * reported here, so a caller that does not await it must not crash a process with no
-   * `unhandledRejection` handler of its own; one that awaits it still gets the rejection.
+   * said. The promise is safe to drop (`void session.runTask(task)` in a hook), and so is any
+   * promise chained off it (`.then(f)` with no catch): its failure is reported here, so one
+   * nobody handles must not crash a process with no `unhandledRejection` handler of its own;
+   * whoever awaits or catches it still gets the rejection.
    */
   runTask<T>(fromTool: boolean, task: CollectTask<T>): Promise<TaskResult<T>> {
-    const run = this.run(fromTool, task);
-    run.catch(() => {});
-    return run;
+    return DroppablePromise.of(this.run(fromTool, task));
   }
 
   private async run<T>(fromTool: boolean, task: CollectTask<T>): Promise<TaskResult<T>> {

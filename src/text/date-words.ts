@@ -48,8 +48,22 @@ export const ORDINAL_WORDS: Record<string, number> = {
   'العشرين': 20, 'والعشرين': 20, 'الثلاثين': 30, 'والثلاثين': 30,
 };
 
+/** A part of the day a caller names ("العصر", "بالليل"). */
+export type PartOfDay = 'dawn' | 'morning' | 'noon' | 'afternoon' | 'sunset' | 'evening' | 'night';
+
+/**
+ * Two-word periods, joined into one word before parsing: "بعد الظهر" (after noon, p.m.) is the
+ * afternoon, not noon; "قبل الظهر" (before noon, a.m.) the morning.
+ */
+export const PERIOD_PHRASES: Record<string, string> = {
+  'بعد الظهر': 'بعد_الظهر', 'بعد الضهر': 'بعد_الظهر', 'عقب الظهر': 'بعد_الظهر', 'عقب الضهر': 'بعد_الظهر',
+  'قبل الظهر': 'قبل_الظهر', 'قبل الضهر': 'قبل_الظهر',
+};
+
 /** Periods of the day: how an hour said with one becomes 0–23, and the time meant when no hour is said. */
-export const DAY_PERIODS: Record<string, { kind: 'dawn' | 'morning' | 'noon' | 'afternoon' | 'sunset' | 'evening' | 'night'; alone: string }> = {
+export const DAY_PERIODS: Record<string, { kind: PartOfDay; alone: string }> = {
+  // "After noon" alone: the first hour of the afternoon (13:00), as الظهرية.
+  'بعد_الظهر': { kind: 'afternoon', alone: '13:00' }, 'قبل_الظهر': { kind: 'morning', alone: '09:00' },
   'الفجر': { kind: 'dawn', alone: '05:00' }, 'فجرا': { kind: 'dawn', alone: '05:00' },
   'الصبح': { kind: 'morning', alone: '09:00' }, 'الصباح': { kind: 'morning', alone: '09:00' }, 'صباحا': { kind: 'morning', alone: '09:00' }, 'صباح': { kind: 'morning', alone: '09:00' }, 'بدري': { kind: 'morning', alone: '08:00' }, 'am': { kind: 'morning', alone: '09:00' },
   'الظهر': { kind: 'noon', alone: '12:00' }, 'الضهر': { kind: 'noon', alone: '12:00' }, 'ظهرا': { kind: 'noon', alone: '12:00' }, 'الظهريه': { kind: 'noon', alone: '13:00' },

@@ -5,7 +5,7 @@
  * 16:00, "الساعة ٩ الصبح", "تسعة ونص بالليل", "الظهر"). Rules: docs/arabic-parsing.md#dates-and-times.
  */
 import { addDays, compare, daysInMonth, fromHijri, isoDate, localNow, monthStart, toHijri, weekday, type Ymd } from './calendar.ts';
-import { DAY_PERIODS, HOUR_ORDINALS, HOUR_WORD, LAST_WORDS, MONTH_WORDS, NEXT_WORDS, ORDINAL_WORDS, RELATIVE_DAYS, WEEKDAY_WORDS } from './date-words.ts';
+import { DAY_PERIODS, HOUR_ORDINALS, HOUR_WORD, LAST_WORDS, MONTH_WORDS, NEXT_WORDS, ORDINAL_WORDS, PERIOD_PHRASES, RELATIVE_DAYS, WEEKDAY_WORDS, type PartOfDay } from './date-words.ts';
 import { TEEN_UNITS } from './number-words.ts';
 import { readSpoken, tokenize } from './spoken-numbers.ts';
 
@@ -13,8 +13,17 @@ import { readSpoken, tokenize } from './spoken-numbers.ts';
 export interface ParsedDate {
   /** The day, Gregorian, `YYYY-MM-DD`. */
   date: string;
-  /** `HH:MM` (24 hours), when a time or a period of the day was said. */
+  /**
+   * `HH:MM` (24 hours), when a time or a period of the day was said. An hour after midnight said
+   * of a day's night ("بكرة الساعة اتناشر بالليل") is on the next date: 00:00 of the day after.
+   */
   time?: string;
+  /**
+   * The part of the day said without an hour ("بكرة بعد الضهر", "العصر"): `time` is then that
+   * part's usual time (docs/arabic-parsing.md), not one the caller said; ask for the hour if you
+   * need one.
+   */
+  partOfDay?: PartOfDay;
   /** The calendar the caller used: Hijri dates are read back in Hijri. */
   calendar: 'gregory' | 'islamic-umalqura';
   /** The same day in the Umm al-Qura calendar, `YYYY-MM-DD`, when the caller said a Hijri date. */
@@ -56,8 +65,15 @@ function hour24(h: number, period: string | undefined): number {
 
 const hhmm = (h: number, m: number) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`;
 
+/** A time found: `afterMidnight` when it is in the small hours of the night said ("اتناشر بالليل"). */
+interface FoundTime {
+  time: string;
+  afterMidnight: boolean;
+  partOfDay?: PartOfDay;
+}
+
 /** The clock time in the words (marking the words it used), or undefined. */
-function findTime(words: string[], used: boolean[]): { time: string; night: boolean } | undefined {
+function findTime(words: string[], used: boolean[]): FoundTime | undefined {
   const periodAt = words.findIndex((w, i) => !used[i] && w in DAY_PERIODS);
   const period = periodAt >= 0 ? words[periodAt] : undefined;
   let from = words.findIndex((w) => HOUR_WORD.test(w)) + 1;
@@ -77,7 +93,7 @@ function findTime(words: string[], used: boolean[]): { time: string; night: bool
   if (!said.length) {
     if (!period) return undefined;
     used[periodAt] = true;
-    return { time: DAY_PERIODS[period]!.alone, night: DAY_PERIODS[period]!.kind === 'night' };
+    return { time: DAY_PERIODS[period]!.alone, afterMidnight: false, partOfDay: DAY_PERIODS[period]!.kind };
   }
   let h: number;
   let m = 0;
@@ -101,7 +117,9 @@ function findTime(words: string[], used: boolean[]): { time: string; night: bool
   for (let i = from; i < to; i++) used[i] = true;
   if (from > 0 && HOUR_WORD.test(words[from - 1]!)) used[from - 1] = true;
   if (period && periodAt >= 0) used[periodAt] = true;
-  return { time: hhmm(hour24(h, period), m), night: period ? DAY_PERIODS[period]!.kind === 'night' : false };
+  const h24 = hour24(h, period);
+  const kind = period ? DAY_PERIODS[period]!.kind : undefined;
+  return { time: hhmm(h24, m), afterMidnight: (kind === 'night' || kind === 'evening') && h24 < 5 };
 }
 
 /** A day of the month said before a month name: ordinals ("الخامس عشر") or cardinals. */
@@ -162,6 +180,19 @@ function nearest(today: Ymd, m: number, d: number, prefer: 'future' | 'past'): Y
 
 const valid = (v: Ymd) => v.m >= 1 && v.m <= 12 && v.d >= 1 && v.d <= daysInMonth(v.y, v.m);
 
+/** The words with each two-word period ("بعد الضهر") joined into the one word DAY_PERIODS knows. */
+function joinPeriods(words: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const joined = PERIOD_PHRASES[`${words[i]} ${words[i + 1]}`];
+    if (joined) {
+      out.push(joined);
+      i++;
+    } else out.push(words[i]!);
+  }
+  return out;
+}
+
 /** The date and time said in `text`, or undefined when none is said. */
 export function parseDate(text: string, options: ParseDateOptions = {}): ParsedDate | undefined {
   const timeZone = options.timeZone ?? PARSE_DATE_DEFAULTS.timeZone;
@@ -175,7 +206,7 @@ export function parseDate(text: string, options: ParseDateOptions = {}): ParsedD
     throw new RangeError(`parseDate: unknown time zone "${timeZone}" (an IANA name such as 'Asia/Riyadh')`);
   }
   const { today, minutes } = local;
-  const words = tokenize(text).map((w) => HOUR_ORDINALS[w] ?? (w.startsWith('و') ? (HOUR_ORDINALS[w.slice(1)] ? `و${HOUR_ORDINALS[w.slice(1)]}` : w) : w));
+  const words = joinPeriods(tokenize(text).map((w) => HOUR_ORDINALS[w] ?? (w.startsWith('و') ? (HOUR_ORDINALS[w.slice(1)] ? `و${HOUR_ORDINALS[w.slice(1)]}` : w) : w)));
   const used = words.map(() => false);
   const joined = ` ${words.join(' ')} `;
   const hasWord = (set: Set<string>) => words.some((w) => set.has(w)) || [...set].some((p) => p.includes(' ') && joined.includes(` ${p} `));
@@ -254,10 +285,15 @@ export function parseDate(text: string, options: ParseDateOptions = {}): ParsedD
     // A time alone: today, or tomorrow when that time has passed.
     const [h, m] = time.time.split(':').map(Number) as [number, number];
     day = h * 60 + m > minutes || prefer === 'past' ? today : addDays(today, 1);
+  } else if (day && time?.afterMidnight) {
+    // "بكرة الساعة اتناشر بالليل": the night of the day said runs past midnight into the next date.
+    if (!valid(day)) return undefined;
+    day = addDays(day, 1);
   }
   if (!day || !valid(day)) return undefined;
   const result: ParsedDate = { date: isoDate(day), calendar, text: text.trim() };
   if (time) result.time = time.time;
+  if (time?.partOfDay) result.partOfDay = time.partOfDay;
   if (calendar === 'islamic-umalqura') result.hijri = isoDate(toHijri(day));
   return result;
 }

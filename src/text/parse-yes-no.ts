@@ -11,7 +11,7 @@
  */
 import { normalizeWord, tokenize } from './spoken-numbers.ts';
 import {
-  CORRECTION_WORDS, NEGATORS, NO_PHRASES, NO_WORDS, REPEAT_PHRASES, UNSURE_PHRASES, WEAK_YES_WORDS, YES_PHRASES, YES_WORDS,
+  CORRECTION_WORDS, NEGATORS, NO_PHRASES, NO_WORDS, REPEAT_PHRASES, UNSURE_PHRASES, WANT_WORDS, WEAK_YES_WORDS, YES_PHRASES, YES_WORDS,
 } from './yes-no-words.ts';
 
 /** A yes/no answer. */
@@ -20,6 +20,9 @@ export type YesNo = 'yes' | 'no';
 /** Yes and no phrases, longest first ("مش هو ده" is no before "هو ده" is yes). */
 const PHRASES: [string, boolean][] = [...YES_PHRASES.map((p) => [p, true] as [string, boolean]), ...NO_PHRASES.map((p) => [p, false] as [string, boolean])]
   .sort((a, b) => b[0].length - a[0].length);
+
+/** What may follow a want word that still wants the thing asked about ("أريد ذلك"). */
+const WANTED_THAT = new Set(['ذلك', 'هذا', 'هذي', 'هذه', 'ده', 'دا', 'هاد', 'هادا', 'هيك', 'كذا', 'كده']);
 
 const has = (words: string[], phrase: string) => ` ${words.join(' ')} `.includes(` ${phrase} `);
 
@@ -56,7 +59,7 @@ function answer(words: string[]): YesNo | undefined {
     if (NEGATORS.has(w) && nextWord && (YES_WORDS.has(nextWord) || WEAK_YES_WORDS.has(nextWord))) {
       strongNo = true;
       i++;
-    } else if (WEAK_YES_WORDS.has(w)) weakYes = true;
+    } else if (WEAK_YES_WORDS.has(w) || (WANT_WORDS.has(w) && left.slice(i + 1).every((o) => WANTED_THAT.has(o)))) weakYes = true;
     else if (YES_WORDS.has(w)) strongYes = true;
     else if (NO_WORDS.has(w)) strongNo = true;
   }

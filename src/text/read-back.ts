@@ -63,7 +63,11 @@ const HIJRI_MONTHS = ['محرم', 'صفر', 'ربيع الأول', 'ربيع ا�
  */
 export function readBackDate(value: { date: string; time?: string; calendar?: string; hijri?: string }): string {
   const [y, m, d] = value.date.split('-').map(Number) as [number, number, number];
-  const day = `يوم ${WEEKDAYS[new Date(Date.UTC(y, m - 1, d)).getUTCDay()]}`;
+  const weekday = new Date(Date.UTC(y, m - 1, d)).getUTCDay();
+  // The small hours belong to the night before in speech: 00:30 on Saturday is "ليلة الجمعة على
+  // السبت", so a caller who said "بكرة الساعة اتناشر بالليل" on a Thursday hears their Friday night.
+  const smallHours = value.time !== undefined && Number(value.time.split(':')[0]) < 5;
+  const day = smallHours ? `ليلة ${WEEKDAYS[(weekday + 6) % 7]} على ${WEEKDAYS[weekday]}` : `يوم ${WEEKDAYS[weekday]}`;
   let words: string;
   if (value.hijri) {
     const [hy, hm, hd] = value.hijri.split('-').map(Number) as [number, number, number];

@@ -64,8 +64,9 @@ describe('hiwar demo against the example keys', () => {
   test('a key without /listen: readable warnings, an out-of-service end, exit 1', async () => {
     const r = await demo('sk-example-tts-only-0001', 'tts-only');
     assert.equal(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stderr, /^\d\d:\d\d:\d\d warn speech recognition refused the API key or its access \(close 1008\) \(source=stt, kind=auth, /m);
-    assert.match(r.stderr, /\nhiwar demo: the call ended out of service: speech recognition refused the API key or its access \(close 1008\)\n$/);
+    const refused = 'speech recognition refused the API key or its access \\(close 1008: access denied: this key cannot call /listen\\): the service refused the API key: set the right one in HIWAR_API_KEY';
+    assert.match(r.stderr, new RegExp(`^\\d\\d:\\d\\d:\\d\\d warn ${refused}[^\\n]* \\(source=stt, kind=auth, `, 'm'));
+    assert.match(r.stderr, new RegExp(`\\nhiwar demo: the call ended out of service: ${refused}[^\\n]*HIWAR_REGION[^\\n]*\\n$`));
     noJsonLogs(r.stderr);
     assert.match(JSON.parse(readFileSync(join(dir, 'tts-only', 'report.json'), 'utf8')).ended, /^out of service: /);
   });

@@ -77,6 +77,10 @@ test('catalogue, unknown model 404, and the service messages for bad parameters'
   const voices = await sb.client.listVoices();
   assert.ok(voices.some((v) => v.voice_id === 'ar-najdi-male-2'));
   await assert.rejects(sb.client.synthesizeWav('no-such-model', { voice_id: 'ar-najdi-male-2', text: 'نص' }), NotFoundError);
+  // An unknown voice says what to do, over HTTP and on the synthesis socket.
+  const listsVoices = (e: unknown) => e instanceof BadRequestError && /voice_id nope does not exist: .*listVoices\(\)/.test(e.message) && /listVoices\(\)/.test(e.hint ?? '');
+  await assert.rejects(sb.client.synthesizeWav('tts-v1-preview', { voice_id: 'nope', text: 'نص' }), listsVoices);
+  await assert.rejects(sb.client.openTts({ voice_id: 'nope' }), listsVoices);
   const url = `${sb.sandbox.url}/text-to-speech/tts-v1-preview`;
   const cases: [object, RegExp][] = [
     [{ voice_id: 'ar-najdi-male-2' }, /text is required/],

@@ -115,6 +115,9 @@ test('bad key: Error event then close 1008, classified unauthorized', async () =
   assert.equal(events[0]?.type, 'Error');
   const last = events.at(-1)!;
   assert.ok(last.type === 'Closed' && last.close.code === 1008 && last.close.kind === 'unauthorized');
+  // The close says the key was refused and where it is set, never the key.
+  assert.match(last.close.hint ?? '', /refused the API key: set the right one in HIWAR_API_KEY \(or ServiceClient's apiKey option\), and check HIWAR_REGION/);
+  assert.doesNotMatch(JSON.stringify(events), /nope-nope/);
 });
 
 test('a 401 at the handshake is an AuthenticationError', async () => {

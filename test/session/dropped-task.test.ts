@@ -12,7 +12,7 @@ const TESTING = new URL('../../src/testing/index.ts', import.meta.url).href;
 const AGENT = new URL('../../agents/call-centre/index.ts', import.meta.url).href;
 const REPLY = new URL('../../src/pipeline/reply.ts', import.meta.url).href;
 
-test("a task run from a hook and dropped (not awaited) that throws is one error of kind 'task', a refused one a log line; the process stays up and the next call completes", async () => {
+test("a task run from a hook and dropped (not awaited, or chained with then and no catch) that throws is one error of kind 'task', a refused one a log line; the process stays up and the next call completes", async () => {
   const script = `
     const { runCall, startTestSandbox } = await import(${JSON.stringify(TESTING)});
     const { callCentre } = await import(${JSON.stringify(AGENT)});
@@ -20,8 +20,13 @@ test("a task run from a hook and dropped (not awaited) that throws is one error 
     const sandbox = await startTestSandbox();
     // Asks, then throws on the caller's answer: the promise the hook dropped rejects mid-call.
     const file = { name: 'file', start: () => ({ say: 'ما رقم ملفك؟' }), next: () => { throw new Error('file broke on the answer'); } };
-    // And a runTask refused at once (not a task), dropped too: said in the log, not a crash.
-    const dropping = { ...callCentre, name: 'dropping', hooks: { onEnter: (session) => { void session.runTask({ name: 'half' }); void session.runTask(file); } } };
+    // And a runTask refused at once (not a task), dropped too: said in the log, not a crash. The
+    // failing one is chained the obvious way, with no catch: the chained promise rejects too.
+    const dropping = { ...callCentre, name: 'dropping', hooks: { onEnter: (session) => {
+      void session.runTask({ name: 'half' });
+      session.runTask({ name: 'half' }).then(() => {});
+      session.runTask(file).then((r) => console.log('the task ended', r)).then(() => {});
+    } } };
     const logger = (await import('pino')).default({ level: 'warn' }, process.stderr);
     const first = await runCall(dropping, [{ say: 'واحد اثنان ثلاثة أربعة' }, { say: 'كم رصيدي' }, { hangup: true }], { sandbox, logger });
     const second = await runCall(callCentre, [{ say: 'كم رصيدي' }, { hangup: true }], { sandbox });

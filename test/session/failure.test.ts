@@ -3,17 +3,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { APIConnectionError, InternalServerError, RateLimitError } from 'openai';
-import { AuthenticationError, BadRequestError, ServiceError, TransportError } from '../../src/service/errors.ts';
+import { AuthenticationError, BadRequestError, KEY_REFUSED_HINT, ServiceError, TransportError } from '../../src/service/errors.ts';
 import { classifyClose } from '../../src/service/ws/close-codes.ts';
 import { classifyFailure, closeFailure, toolFailure } from '../../src/session/failure.ts';
 
 test("a refused request names the service's reason; other failures keep their plain sentence", () => {
   const voice = new BadRequestError({ status: 400, errorCode: 40001, errorMessage: 'voice_id nope-voice does not exist', endpoint: 'POST /text-to-speech/faseeh-v1-preview' });
-  assert.deepEqual(classifyFailure(voice, 'tts'), { kind: 'protocol', message: 'speech synthesis refused the request (HTTP 400: voice_id nope-voice does not exist)' });
+  assert.deepEqual(classifyFailure(voice, 'tts'), { kind: 'protocol', message: "speech synthesis refused the request (HTTP 400: voice_id nope-voice does not exist): list the voices on offer with the client's listVoices() (GET /voices), and give one of their voice_id" });
   const long = classifyFailure(new ServiceError({ status: 422, errorMessage: 'x'.repeat(500) }), 'stt');
   assert.equal(long.message, `speech recognition refused the request (HTTP 422: ${'x'.repeat(160)}…)`);
   // The key's refusal says nothing of the service's text (it may echo what was sent).
-  assert.deepEqual(classifyFailure(new AuthenticationError({ status: 401, errorMessage: 'bad key sk-secret' }), 'tts'), { kind: 'auth', message: 'speech synthesis refused the API key or its access (HTTP 401)' });
+  // It says where the key is set instead.
+  assert.deepEqual(classifyFailure(new AuthenticationError({ status: 401, errorMessage: 'bad key sk-secret' }), 'tts'), { kind: 'auth', message: `speech synthesis refused the API key or its access (HTTP 401): ${KEY_REFUSED_HINT}` });
   assert.deepEqual(classifyFailure(new ServiceError({ status: 503, errorMessage: 'down' }), 'tts'), { kind: 'network', message: 'speech synthesis answered with a server error (HTTP 503)' });
   // The model's server answered 500: it did not lose its connection.
   assert.deepEqual(classifyFailure(new InternalServerError(500, { message: 'internal boom' }, 'internal boom', new Headers()), 'llm'), { kind: 'network', message: 'the language model answered with a server error (HTTP 500)' });
@@ -31,6 +32,14 @@ test("the closes a client causes say what it did, not that the service answered 
   });
   assert.equal(closeFailure(classifyClose(4002, 'sample_rate must be 8000 or 16000'), 'stt', true).message, "speech recognition refused the stream's parameters (close 4002, reconnects gave up: sample_rate must be 8000 or 16000)");
   assert.equal(closeFailure(classifyClose(1006, ''), 'stt').message, 'speech recognition lost its connection (close 1006)');
+});
+
+test('a key /listen refused says so, with the service reason and where the key is set, never the key', () => {
+  const refused = closeFailure(classifyClose(1008, 'authentication required', 'authentication required'), 'stt');
+  assert.equal(refused.kind, 'auth');
+  assert.equal(refused.message, `speech recognition refused the API key or its access (close 1008: authentication required): ${KEY_REFUSED_HINT}`);
+  assert.match(KEY_REFUSED_HINT, /HIWAR_API_KEY.*apiKey.*HIWAR_REGION/);
+  assert.match(closeFailure(classifyClose(1008, 'access denied: this key cannot call /listen'), 'stt').message, /\(close 1008: access denied: this key cannot call \/listen\): the service refused the API key: set the right one in HIWAR_API_KEY/);
 });
 
 test("a tool that threw is kind 'tool' and names the tool (it was reported as a hook)", () => {

@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
-import { z } from 'zod';
 import callCentre, { HUMAN_DESK } from '../../agents/call-centre/index.ts';
 import greeter from '../../agents/call-centre/flow.ts';
 import { latencyTable } from '../../src/cli/demo.ts';
 import { defineIntent } from '../../src/llm/scripted.ts';
-import { defineTool } from '../../src/llm/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import { handoff } from '../../src/session/handoff.ts';
 import { confirmTask, digitsTask, type CollectTask } from '../../src/tasks/index.ts';
 import { REPLY_DEFAULTS } from '../../src/pipeline/reply.ts';
 import { expectAgentSaid, expectToolCall, runCall, startTestSandbox, type TestSandbox } from '../../src/testing/index.ts';
+import { balanceTool, failingBalance, plainTool } from './flow-tools.ts';
 
 let sandbox: TestSandbox;
 const escaped: unknown[] = [];
@@ -32,18 +31,10 @@ const balanceOnly = callCentre.intents!.filter((i) => !i.tool || i.tool.name ===
 const agentErrors = (events: { type: string }[]) => events.filter((e): e is { type: 'error'; source: string; message: string } & typeof e => e.type === 'error' && (e as { source?: string }).source === 'agent');
 
 test("one agent's throwing hooks and tool become error events; the other call in the same process completes", async () => {
-  const failing = defineTool({
-    name: 'get_balance',
-    description: 'Balance (broken)',
-    parameters: z.object({ account: z.string().optional() }),
-    execute: () => {
-      throw new Error('core banking is down');
-    },
-  });
   const broken: Agent = {
     ...callCentre,
     name: 'broken',
-    tools: [failing],
+    tools: [failingBalance()],
     intents: balanceOnly,
     hooks: {
       onCallStart: () => {
@@ -83,37 +74,33 @@ test("one agent's throwing hooks and tool become error events; the other call in
   assert.deepEqual(escaped, [], 'nothing escaped to the process');
 });
 
-test("an intent's typed reply is not handed a throwing tool's error: one error of kind 'tool', and the agent says its recovery line", async () => {
-  const failing = defineTool({
-    name: 'get_balance',
-    description: 'Balance (broken)',
-    parameters: z.object({ account: z.enum(['current', 'savings']).default('current') }),
-    execute: (): { balance: number } => {
-      throw new Error('core banking is down');
-    },
-  });
+test("no intent's reply is handed a throwing tool's error, typed or plain, a function or a fixed line: one error of kind 'tool', and the agent says its recovery line", async () => {
+  const failing = failingBalance();
   const handed: unknown[] = [];
   const recovery = 'عذرًا، تعذر الوصول إلى حسابك الآن.';
-  const agent: Agent = {
-    ...callCentre,
-    name: 'typed-reply',
-    tools: [failing],
-    modelErrorLine: recovery,
-    intents: [
-      defineIntent(failing, {
-        name: 'balance',
-        examples: ['كم رصيدي'],
-        // Reads the result's fields, as a typed reply may: `{ error }` made it throw.
-        reply: (r) => (handed.push(r), `رصيدك ${r.balance.toLocaleString('en-US')} ريال.`),
-      }),
-    ],
+  const intent = { name: 'balance', examples: ['كم رصيدي'] };
+  const intents: Record<string, Agent['intents']> = {
+    // Reads the result's fields, as a typed reply may: `{ error }` made it throw.
+    typed: [defineIntent(failing, { ...intent, reply: (r) => (handed.push(r), `رصيدك ${r.balance.toLocaleString('en-US')} ريال.`) })],
+    // A plain intent's reply gets `unknown`: it was handed `{ error }`.
+    plain: [{ ...intent, tool: { name: 'get_balance' }, reply: (r) => (handed.push(r), `رصيدك ${(r as { balance: number }).balance} ريال.`) }],
+    // A fixed line would say the balance the tool never gave (the README's intent).
+    fixed: [{ ...intent, tool: { name: 'get_balance' }, reply: 'رصيدك ١٢٥٠٠ ريال.' }],
   };
-  const call = await runCall(agent, [{ say: 'كم رصيدي' }, { hangup: true }], { sandbox });
-  const errors = call.events.filter((e) => e.type === 'error').map((e) => `${e.source}:${e.kind}:${e.tool ?? ''}`);
-  assert.deepEqual(errors, ['agent:tool:get_balance'], "the tool's failure, not the model's");
-  assert.deepEqual(handed, [], 'the typed reply was not called with an error');
-  const said = call.agentTurns.map((t) => t.text);
-  assert.ok(said.includes(recovery), `the agent said its recovery line: ${said.join(' | ')}`);
+  const calls = await Promise.all(
+    Object.entries(intents).map(([name, list]) =>
+      runCall({ ...callCentre, name: `${name}-reply`, tools: [failing], modelErrorLine: recovery, intents: list }, [{ say: 'كم رصيدي' }, { hangup: true }], { sandbox }),
+    ),
+  );
+  for (const [i, call] of calls.entries()) {
+    const which = Object.keys(intents)[i];
+    const errors = call.events.filter((e) => e.type === 'error').map((e) => `${e.source}:${e.kind}:${e.tool ?? ''}`);
+    assert.deepEqual(errors, ['agent:tool:get_balance'], `${which}: the tool's failure, not the model's`);
+    const said = call.agentTurns.map((t) => t.text);
+    assert.ok(said.includes(recovery), `${which}: the agent said its recovery line: ${said.join(' | ')}`);
+    assert.ok(!said.some((t) => t.startsWith('رصيدك')), `${which}: no balance was made up: ${said.join(' | ')}`);
+  }
+  assert.deepEqual(handed, [], 'no reply was called with an error');
   assert.deepEqual(escaped, [], 'nothing escaped to the process');
 });
 
@@ -132,15 +119,9 @@ test("a task whose own code throws is one error of kind 'task' naming it; the ca
   const agent: Agent = {
     ...callCentre,
     name: 'broken-tasks',
-    tools: [
-      defineTool({
-        name: 'order_status',
-        description: 'Where an order is',
-        parameters: z.object({}),
-        execute: async (_args, ctx) => ({ order: await ctx.session!.runTask(throwing('order', 'start')) }),
-      }),
-    ],
-    intents: [{ name: 'order', examples: ['أين طلبي'], tool: { name: 'order_status' }, reply: 'عذرًا، لم أتمكن من فتح طلبك.' }],
+    tools: [plainTool('order_status', 'Where an order is', async (_args, ctx) => ({ order: await ctx.session!.runTask(throwing('order', 'start')) }))],
+    // The intent's own line when its tool failed, instead of the agent's recovery line.
+    intents: [{ name: 'order', examples: ['أين طلبي'], tool: { name: 'order_status' }, reply: 'طلبك في الطريق.', toolErrorLine: 'عذرًا، لم أتمكن من فتح طلبك.' }],
     hooks: { onEnter: async (session) => void (await session.runTask(throwing('file', 'next'))) },
   };
   const call = await runCall(agent, [{ say: 'واحد اثنان ثلاثة أربعة' }, { say: 'أين طلبي' }, { hangup: true }], { sandbox });
@@ -172,14 +153,7 @@ test("a task that throws a string or a number is reported once, as the task's, w
   const agent: Agent = {
     ...callCentre,
     name: 'throws-plain-values',
-    tools: [
-      defineTool({
-        name: 'order_status',
-        description: 'Where an order is',
-        parameters: z.object({}),
-        execute: async (_args, ctx) => ({ order: await ctx.session!.runTask(throwing('order', 42, 'start')) }),
-      }),
-    ],
+    tools: [plainTool('order_status', 'Where an order is', async (_args, ctx) => ({ order: await ctx.session!.runTask(throwing('order', 42, 'start')) }))],
     intents: [{ name: 'order', examples: ['أين طلبي'], tool: { name: 'order_status' }, reply: 'عذرًا، لم أتمكن من فتح طلبك.' }],
     // The hook passes the task's error on (it throws it again): still the task's one event.
     hooks: {
@@ -203,13 +177,8 @@ test("a task that throws a string or a number is reported once, as the task's, w
 });
 
 test('say() speaks a line without the model, and a slow tool gets the filler line once while it works', async () => {
-  const slowBalance = defineTool({
-    name: 'get_balance',
-    description: 'Balance, slowly',
-    parameters: z.object({ account: z.enum(['current', 'savings']).default('current') }),
-    // Far beyond the filler's 200 ms, on any machine.
-    execute: async ({ account }) => (await sleep(3000), { account, balance: 12500, currency: 'SAR' }),
-  });
+  // Far beyond the filler's 200 ms, on any machine.
+  const slowBalance = balanceTool('Balance, slowly', async ({ account }) => (await sleep(3000), { account, balance: 12500, currency: 'SAR' }));
   const filler = 'لحظة من فضلك، أتحقق من حسابك';
   const agent: Agent = {
     ...callCentre,
@@ -299,7 +268,7 @@ test("a handed-off agent's async onEnter awaits say and runs a task (it used to 
   const front: Agent = {
     ...callCentre,
     name: 'front',
-    tools: [defineTool({ name: 'to_desk', description: 'Hands the caller to the cards desk', parameters: z.object({}), execute: () => handoff(desk, { carry: 'none' }) })],
+    tools: [plainTool('to_desk', 'Hands the caller to the cards desk', () => handoff(desk, { carry: 'none' }))],
     intents: [{ name: 'cards', examples: ['بطاقتي ضاعت'], tool: { name: 'to_desk', args: () => ({}) }, reply: 'أحولك إلى قسم البطاقات.' }],
   };
   const call = await runCall(front, [{ say: 'بطاقتي ضاعت' }, { say: 'نعم' }, { hangup: true }], { sandbox });
@@ -316,16 +285,11 @@ test('a tool that awaits say, generateReply and handoff goes on at once; they co
     name: 'front',
     toolFiller: false,
     tools: [
-      defineTool({
-        name: 'look_up',
-        description: 'Looks the card up, then hands the caller to the desk',
-        parameters: z.object({}),
-        execute: async (_args, ctx) => {
-          await ctx.session!.say('سأحولك بعد قليل.');
-          await ctx.session!.generateReply();
-          await ctx.session!.handoff(desk, { carry: 'none' });
-          return { found: true };
-        },
+      plainTool('look_up', 'Looks the card up, then hands the caller to the desk', async (_args, ctx) => {
+        await ctx.session!.say('سأحولك بعد قليل.');
+        await ctx.session!.generateReply();
+        await ctx.session!.handoff(desk, { carry: 'none' });
+        return { found: true };
       }),
     ],
     intents: [{ name: 'cards', examples: ['بطاقتي ضاعت'], tool: { name: 'look_up', args: () => ({}) }, reply: 'وجدت بطاقتك.' }],
@@ -364,14 +328,9 @@ test("a tool's task asks its question in answer to the caller's turn: that quest
     ...callCentre,
     name: 'orders',
     tools: [
-      defineTool({
-        name: 'order_status',
-        description: 'Where an order is',
-        parameters: z.object({}),
-        execute: async (_args, ctx) => {
-          const order = await ctx.session!.runTask(digitsTask({ kind: 'custom', length: 4, prompt: 'ما رقم طلبك؟' }));
-          return { order: order.ok ? order.value : null, status: 'shipped' };
-        },
+      plainTool('order_status', 'Where an order is', async (_args, ctx) => {
+        const order = await ctx.session!.runTask(digitsTask({ kind: 'custom', length: 4, prompt: 'ما رقم طلبك؟' }));
+        return { order: order.ok ? order.value : null, status: 'shipped' };
       }),
     ],
     intents: [{ name: 'order', examples: ['أين طلبي'], tool: { name: 'order_status' }, reply: 'طلبك في الطريق.' }],

@@ -32,7 +32,7 @@ const corpora: [string, (c: Case) => unknown, (c: Case) => unknown][] = [
     const d = parseDate(c.text, { now: new Date(c.now!), timeZone: 'Asia/Riyadh' });
     if (!d) return null;
     const expected = c.expected as { calendar?: string } | null;
-    return { date: d.date, ...(d.time ? { time: d.time } : {}), ...(expected?.calendar ? { calendar: d.calendar } : {}) };
+    return { date: d.date, ...(d.time ? { time: d.time } : {}), ...(d.partOfDay ? { partOfDay: d.partOfDay } : {}), ...(expected?.calendar ? { calendar: d.calendar } : {}) };
   }, (c) => c.expected],
 ];
 

@@ -60,6 +60,8 @@ test('read-back: phone 3-3-4 digit by digit with pauses, IBAN in fours, other le
 test('read-back: a date with its weekday, in the calendar said, with the time', () => {
   assert.equal(readBackDate({ date: '2027-03-15' }), 'يوم الاثنين، الخامس عشر من مارس ألفين وسبعة وعشرين');
   assert.equal(readBackDate({ date: '2027-01-15', time: '16:00' }), 'يوم الجمعة، الخامس عشر من يناير ألفين وسبعة وعشرين، الساعة الرابعة عصرًا');
+  // Midnight and the small hours are read with the night they end, as callers say them.
+  assert.equal(readBackDate({ date: '2027-01-16', time: '00:00' }), 'ليلة الجمعة على السبت، السادس عشر من يناير ألفين وسبعة وعشرين، الساعة الثانية عشرة ليلًا');
   assert.equal(readBackDate({ date: '2025-03-01', hijri: '1446-09-01' }), 'يوم السبت، الأول من رمضان ألف وأربعمئة وستة وأربعين للهجرة');
   assert.equal(readBackDate({ date: '2025-06-06', hijri: '1446-12-10' }), 'يوم الجمعة، العاشر من ذي الحجة ألف وأربعمئة وستة وأربعين للهجرة');
 });

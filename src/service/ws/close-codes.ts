@@ -1,3 +1,5 @@
+import { KEY_REFUSED_HINT } from '../errors.ts';
+
 /**
  * What a WebSocket close means for the caller. Pure, so the mapping is testable by table.
  * 1008 covers authentication, the session limit and an empty wallet: the last Error message
@@ -20,6 +22,8 @@ export interface CloseInfo {
   kind: CloseKind;
   /** Reconnecting may help (1011 internal or idle, a dropped connection). */
   retryable: boolean;
+  /** What to do, when the service's words leave it unsaid: a refused key names where it is set. */
+  hint?: string;
 }
 
 /** Classifies a socket's close code and reason into a `CloseInfo`. */
@@ -35,5 +39,7 @@ export function classifyClose(code: number, reason: string, lastError?: string):
   else if (code === 4002) kind = 'bad_parameter';
   else if (code === 4008) kind = 'too_far_ahead';
   else kind = 'dropped';
-  return { code, reason, kind, retryable: kind === 'server_error' || kind === 'dropped' };
+  const info: CloseInfo = { code, reason, kind, retryable: kind === 'server_error' || kind === 'dropped' };
+  if (kind === 'unauthorized') info.hint = KEY_REFUSED_HINT;
+  return info;
 }
