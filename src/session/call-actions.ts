@@ -1,3 +1,4 @@
+import { docPath } from '../docs-path.ts';
 import type { SessionEvent } from './events.ts';
 import type { Failure, FailureSource } from './failure.ts';
 import type { CallControl, Transport, TransferOptions } from '../transport/types.ts';
@@ -36,7 +37,14 @@ export class CallActions {
       info: transport.call,
       hangup: async (reason = 'agent hung up') => this.request({ action: 'hangup', reason }),
       transfer: async (target, opts) => {
-        if (!transport.transfer) throw new Error(`this transport (${transport.call.provider}) cannot transfer calls`);
+        if (!transport.transfer) {
+          // Said to the tool now, before its "I am transferring you" reply: after it, the caller
+          // would be left waiting on a line that was never going to move.
+          const err = new Error(`this line (${transport.call.provider}) cannot transfer calls: give it a transfer hook (${docPath('docs/telephony.md')}, "Keys, transfer and hang-up in an agent")`);
+          this.host.emit({ type: 'call_action', action: 'transfer', target, ok: false, message: `transfer to ${target} failed: ${err.message}` });
+          this.host.fail('transport', { kind: 'network', message: `transfer to ${target} failed` }, false, err);
+          throw err;
+        }
         this.request({ action: 'transfer', target, ...(opts?.summary ? { opts: { summary: opts.summary } } : {}) });
       },
       sendDtmf: async (digits) => {

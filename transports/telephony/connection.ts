@@ -141,14 +141,19 @@ export class MediaConnection {
       this.closed('call id does not match the token');
       return;
     }
+    // A placed call's variables are the ones it was dialled with: the token's win over the stream's.
+    const parameters = outbound
+      ? { ...item.call.parameters, ...claims?.parameters, ...(item.call.callId ? { platformCallId: item.call.callId } : {}) }
+      : { ...claims?.parameters, ...item.call.parameters };
     const call = {
       ...item.call,
       // A stream that names no call (an open route, no token) still gets an id of its own: recordings and metrics key on it.
       callId: claims?.callId || item.call.callId || `${this.o.provider}-${randomUUID()}`,
-      // A placed call's variables are the ones it was dialled with: the token's win over the stream's.
-      parameters: outbound
-        ? { ...item.call.parameters, ...claims?.parameters, ...(item.call.callId ? { platformCallId: item.call.callId } : {}) }
-        : { ...claims?.parameters, ...item.call.parameters },
+      parameters,
+      // Telnyx's and Plivo's starts name no numbers: the webhook's From and To, carried by the
+      // token or the stream's headers, are the call's (agentFor, the review list, analytics read them).
+      from: item.call.from ?? parameters.From,
+      to: item.call.to ?? parameters.To,
       ...(outbound ? { direction: 'outbound' as const } : {}),
     };
     const t = new MediaStreamTransport(this.o.provider, { ...item, call }, this.o.conn, this.o.sink, this.o.media, this.o.hooks);
