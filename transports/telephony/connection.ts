@@ -142,7 +142,7 @@ export class MediaConnection {
       return;
     }
     // A placed call's variables are the ones it was dialled with: the token's win over the stream's.
-    const parameters = outbound
+    const parameters: Record<string, string> = outbound
       ? { ...item.call.parameters, ...claims?.parameters, ...(item.call.callId ? { platformCallId: item.call.callId } : {}) }
       : { ...claims?.parameters, ...item.call.parameters };
     const call = {
