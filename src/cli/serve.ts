@@ -310,7 +310,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   const webrtcAccess = webrtcOn ? { secret: !!process.env.HIWAR_WEBRTC_SECRET } : undefined;
   const limits = { ...SERVER_LIMITS, ...config.limits };
   say(`  slow clients: request heads cut after ${limits.headersTimeoutMs / 1000} s, whole requests after ${limits.requestTimeoutMs / 1000} s, untaken upgrades after ${limits.upgradeIdleMs / 1000} s idle (${docPath('docs/security.md')})`);
-  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms }, review: analytics ? { secret: !!process.env.HIWAR_REVIEW_SECRET } : undefined, live: { cluster: !!member }, docs: values.docs! })) say(line);
+  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms }, review: analytics ? { secret: !!process.env.HIWAR_REVIEW_SECRET } : undefined, live: { cluster: !!member }, docs: values.docs! })) say(line);
   worker?.ready(url);
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
   await new Promise<void>((resolveStop) => {
