@@ -101,7 +101,9 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
 
   const refuse = (socket: Duplex, status: string, why: string, fields: Record<string, unknown>) => {
     opts.logger?.warn(fields, `media connection refused: ${why}`);
-    if (!socket.destroyed) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    // The reason in the body too: a far end's developer sees the status alone otherwise (no secret is in it).
+    const body = `media connection refused: ${why}\n`;
+    if (!socket.destroyed) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   };
 
   function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): boolean {
