@@ -145,7 +145,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   // first), in one place for one process and for the primary of --workers, which checks for its
   // workers before forking any: so the primary reads a --config too, for its port and host.
   const checked = isServeWorker() ? undefined : await loadConfig();
-  if (checked) await ensurePortsFree(values.host ?? checked.host ?? AGENT_SERVER_DEFAULTS.host, portFlag ?? checked.port ?? AGENT_SERVER_DEFAULTS.port, audioSocketPort);
+  if (checked) await ensurePortsFree(values.host ?? checked.host ?? AGENT_SERVER_DEFAULTS.host, { port: portFlag ?? checked.port ?? AGENT_SERVER_DEFAULTS.port, flag: '--port' }, { port: audioSocketPort, flag: '--audiosocket-port' });
   // --workers N: this process forks N servers and waits for them (serve-workers.ts).
   const primary = await serveWorkers(values.workers, SERVE_USAGE, (m) => process.stdout.write(`${m}\n`));
   if (primary !== undefined) return primary;
