@@ -147,7 +147,8 @@ export class AgentSession implements SessionControl {
       outOfService: (reason) => this.outOfService(reason),
       after: async (r, req) => {
         if (this.actions.hasPending) void this.actions.runPending();
-        else if (r.endCall) void this.end('transferred');
+        // A tool of endCallAfterTools ran (a goodbye, or a transfer the line could not carry out): the agent hangs up.
+        else if (r.endCall) void this.end('agent hung up after its reply (endCallAfterTools)');
         // A handoff asked by a tool of this reply: the next agent takes over before the next reply.
         else if (!req.task) await this.flow.afterReply();
       },
