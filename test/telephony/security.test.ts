@@ -157,6 +157,9 @@ describe('tokens grant one call; signed webhooks answer once and briefly', () =>
     assert.match(url, /\/telephony\/exotel\/stream\/[^/?]+\?sample-rate=16000$/);
     assert.equal(await upgradeStatus(url), 101);
     assert.equal(await upgradeStatus(url), 403, 'once');
+    // Wrong credentials are called what they are (it said "bad or missing signature": Exotel signs nothing).
+    const wrong = await fetch(`${s.url}/telephony/exotel`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from('exo:wrong').toString('base64')}` }, body: 'CallSid=exo-2' });
+    assert.deepEqual([wrong.status, await wrong.text()], [403, 'bad or missing Basic credentials (checked against EXOTEL_BASIC_AUTH)\n']);
   });
 
   test('a webhook without a call id hands out no media URL', async () => {

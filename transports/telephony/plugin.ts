@@ -246,8 +246,9 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     const secret = secretOf(r.provider);
     if (secret && r.provider.verifySignature) {
       if (!(await r.provider.verifySignature(ctx, secret))) {
-        opts.logger?.warn({ provider: r.provider.name }, 'webhook signature refused');
-        return reply(res, 403, 'text/plain', 'bad or missing signature\n');
+        const check = r.provider.webhookCheck ?? 'signature';
+        opts.logger?.warn({ provider: r.provider.name }, `webhook ${check} refused`);
+        return reply(res, 403, 'text/plain', `bad or missing ${check} (checked against ${r.provider.secretEnv ?? 'its secret'})\n`);
       }
     } else if (access.get(r.provider.name)!.webhook !== 'open' && !routeToken) {
       opts.logger?.warn({ provider: r.provider.name }, `webhook refused: no signature secret configured (${r.provider.secretEnv ?? 'secret'}) and the server was not started with --open`);

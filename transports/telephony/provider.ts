@@ -193,6 +193,8 @@ export interface TelephonyProvider {
   readonly transfersAfterStream?: boolean;
   /** The environment variable holding the signature secret (documented in docs/telephony.md). */
   readonly secretEnv?: string;
+  /** What that secret checks on a webhook, as a refusal names it. @default 'signature' */
+  readonly webhookCheck?: string;
   /**
    * True for platforms pointed straight at a fixed media URL (FreeSWITCH, Asterisk, jambonz, pcm):
    * the static `HIWAR_MEDIA_TOKEN` opens their media route. Never set on a platform whose calls
