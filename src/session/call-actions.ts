@@ -41,8 +41,8 @@ export class CallActions {
           // Said to the tool now, before its "I am transferring you" reply: after it, the caller
           // would be left waiting on a line that was never going to move.
           const err = new Error(`this line (${transport.call.provider}) cannot transfer calls: give it a transfer hook (${docPath('docs/telephony.md')}, "Keys, transfer and hang-up in an agent")`);
+          // One failure, one event: the tool's, when it passes this on (as send_dtmf's is).
           this.host.emit({ type: 'call_action', action: 'transfer', target, ok: false, message: `transfer to ${target} failed: ${err.message}` });
-          this.host.fail('transport', { kind: 'network', message: `transfer to ${target} failed` }, false, err);
           throw err;
         }
         this.request({ action: 'transfer', target, ...(opts?.summary ? { opts: { summary: opts.summary } } : {}) });
