@@ -75,15 +75,18 @@ export class CallActions {
     if (!this.replying) void this.runPending();
   }
 
-  /** Hangs up or transfers as asked; called when the reply it was asked in is over. */
-  async runPending(): Promise<void> {
+  /**
+   * Hangs up or transfers as asked; called when the reply it was asked in is over. False when the
+   * transfer failed (the call goes on), true otherwise.
+   */
+  async runPending(): Promise<boolean> {
     const a = this.pending;
-    if (!a || this.host.isEnding()) return;
+    if (!a || this.host.isEnding()) return true;
     this.pending = undefined;
     if (a.action === 'hangup') {
       this.host.emit({ type: 'call_action', action: 'hangup', ok: true });
       await this.host.end(a.reason);
-      return;
+      return true;
     }
     try {
       this.transferring = `transferred to ${a.target}`;
@@ -91,11 +94,13 @@ export class CallActions {
       this.host.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: true });
       this.host.released();
       await this.host.end(this.transferring);
+      return true;
     } catch (err) {
       this.transferring = undefined;
       const message = `transfer to ${a.target} failed: ${(err as Error).message}`;
       this.host.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: false, message });
       this.host.fail('transport', { kind: 'network', message: `transfer to ${a.target} failed` }, false, err);
+      return false;
     }
   }
 }

@@ -130,3 +130,22 @@ test('endCallAfterTools on a line that cannot transfer: the agent hangs up after
     clock.stop();
   }
 });
+
+test('endCallAfterTools when the transfer itself fails (a REST hook that throws): the agent hangs up instead of leaving the caller on a silent line', async () => {
+  const clock = new SteadyScaledClock(3);
+  const line = 'أريد التحدث مع موظف';
+  const caller = loudCaller(clock, line, []);
+  Object.assign(caller, { transfer: async () => Promise.reject(new Error('the platform refused the transfer (HTTP 422)')) });
+  const session = sessionWithoutService({ transport: caller, agent: callCentre, clock, stages: { recognizer: new ScriptRecognizer(clock, [line]), voice: () => new HumVoice() } });
+  const actions: unknown[] = [];
+  session.events$.subscribe((e) => e.type === 'call_action' && actions.push([e.action, e.ok]));
+  try {
+    // Before, the call went on in silence after "I am transferring you" until the caller hung up.
+    const report = await session.run();
+    caller.callerHangsUp();
+    assert.deepEqual(actions, [['transfer', false]]);
+    assert.equal(report.ended, 'agent hung up after its reply (endCallAfterTools)');
+  } finally {
+    clock.stop();
+  }
+});
