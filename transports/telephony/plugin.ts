@@ -99,6 +99,10 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     after.set(callId, { what, at: now });
   };
 
+  /** Whether this call's platform asks a webhook once the stream ends (where the transfer is answered). */
+  const afterStream = (p: TelephonyProvider, claims: TokenClaims | undefined) =>
+    typeof p.transfersAfterStream === 'function' ? p.transfersAfterStream(claims?.parameters ?? {}) : !!p.transfersAfterStream;
+
   const refuse = (socket: Duplex, status: string, why: string, fields: Record<string, unknown>) => {
     opts.logger?.warn(fields, `media connection refused: ${why}`);
     // The reason in the body too: a far end's developer sees the status alone otherwise (no secret is in it).
@@ -176,7 +180,7 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
         // there; otherwise only the user's REST hook can.
         // The decision is kept before the stream closes: the platform may ask right after.
         hooks: {
-          ...(provider.transfersAfterStream ? { transfer: async (call: CallInfo, target: string, opts?: { summary?: string }) => rememberAfter(call.callId, { action: 'transfer', target, ...(opts?.summary ? { summary: opts.summary } : {}) }) } : {}),
+          ...(afterStream(provider, claims) ? { transfer: async (call: CallInfo, target: string, opts?: { summary?: string }) => rememberAfter(call.callId, { action: 'transfer', target, ...(opts?.summary ? { summary: opts.summary } : {}) }) } : {}),
           ...opts.hooks?.[provider.name],
         },
         logger: opts.logger,
