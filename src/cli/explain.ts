@@ -14,9 +14,10 @@ export function explainError(err: unknown, env: NodeJS.ProcessEnv = process.env)
   if (err instanceof InsufficientBalanceError) return `the account's wallet is empty (${message}): top it up in the service's console`;
   if (err instanceof PermissionDeniedError) return `the key may not use this endpoint (${message})`;
   if (err instanceof TransportError && err.kind === 'network') return `cannot reach the service (${message}): check the network, HIWAR_BASE_URL and HIWAR_REGION`;
-  const listen = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  // `flag`: the option that chose the port, where the caller knows it (ensurePortsFree).
+  const listen = err as NodeJS.ErrnoException & { address?: string; port?: number; flag?: string };
   if (listen?.code === 'EADDRINUSE' && listen.syscall === 'listen') {
-    return `port ${listen.port} on ${listen.address} is already taken (by another hiwar?): choose another (--port N; 0 takes a free one)`;
+    return `port ${listen.port} on ${listen.address} is already taken (by another hiwar?): choose another (${listen.flag ?? '--port'} N; 0 takes a free one)`;
   }
   return message;
 }

@@ -36,7 +36,7 @@ Usage:
       the key's sessions in use. docs/scaling.md
   hiwar worker [--redis URL] [--recordings DIR] [--webhook URL] [--concurrency 2]
       Run post-call analytics jobs queued by hiwar serve --analytics. docs/analytics.md
-  hiwar help
+  hiwar help [COMMAND]
 
 --agent DIR|FILE: ${AGENT_HELP}.
 Each command prints its own options with --help (hiwar demo --help).
@@ -58,6 +58,8 @@ const commands: Record<string, () => Promise<Command>> = {
 /** Entry point of the `hiwar` command; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  // `hiwar help serve` is `hiwar serve --help`, as git and npm read it.
+  if (name === 'help' && rest[0] && commands[rest[0]]) return main([rest[0], '--help']);
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(`${USAGE}${docsHelpLine(USAGE)}`);
     return name ? 0 : 2;

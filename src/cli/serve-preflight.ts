@@ -47,7 +47,16 @@ export function watchParent(gone: () => void, env: NodeJS.ProcessEnv = process.e
   return () => clearInterval(timer);
 }
 
-/** Every port `hiwar serve` will listen on, in turn (the HTTP port, then the AudioSocket port). */
-export async function ensurePortsFree(host: string, ...ports: (number | undefined)[]): Promise<void> {
-  for (const port of ports) if (port !== undefined) await ensurePortFree(port, host);
+/**
+ * Every port `hiwar serve` will listen on, in turn (the HTTP port, then the AudioSocket port),
+ * each with the flag that sets it: a port found taken rejects with that flag in the error's
+ * `flag`, for explainError to name (the AudioSocket port's refusal said `--port N`).
+ */
+export async function ensurePortsFree(host: string, ...ports: { port: number | undefined; flag: string }[]): Promise<void> {
+  for (const { port, flag } of ports) {
+    if (port === undefined) continue;
+    await ensurePortFree(port, host).catch((err: unknown) => {
+      throw Object.assign(err as Error, { flag });
+    });
+  }
 }

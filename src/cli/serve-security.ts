@@ -19,7 +19,7 @@ export async function serveLedger(redisUrl: string | undefined, logger: Logger):
  * What `hiwar serve` says at start about access: one line per platform (closed for lack of a
  * secret, or open and why), the WebRTC token route, and a loud warning when `--open` is on.
  */
-export function accessLines(o: { open: boolean; host: string; platforms: { line: string }[]; webrtc?: { secret: boolean }; ledgerWhere: string; audiosocket?: boolean; calls?: { secret: boolean; platforms: string[] }; review?: { secret: boolean }; live?: { cluster: boolean }; docs?: boolean }): string[] {
+export function accessLines(o: { open: boolean; host: string; platforms: { line: string }[]; webrtc?: { secret: boolean }; ledgerWhere: string; audiosocket?: number; calls?: { secret: boolean; platforms: string[] }; review?: { secret: boolean }; live?: { cluster: boolean }; docs?: boolean }): string[] {
   const lines: string[] = [];
   if (o.open) {
     lines.push(
@@ -28,7 +28,7 @@ export function accessLines(o: { open: boolean; host: string; platforms: { line:
   }
   lines.push(`  access (tokens spent in ${o.ledgerWhere}):`);
   for (const p of o.platforms) lines.push(`    ${p.line}`);
-  if (o.audiosocket) lines.push(`    ${'audiosocket'.padEnd(10)} TCP peers on loopback or HIWAR_AUDIOSOCKET_ALLOW only (AudioSocket carries no token)`);
+  if (o.audiosocket !== undefined) lines.push(`    ${'audiosocket'.padEnd(10)} TCP${o.audiosocket ? ` port ${o.audiosocket}` : ''}: peers on loopback or HIWAR_AUDIOSOCKET_ALLOW only (AudioSocket carries no token)`);
   if (o.webrtc) {
     const what = o.webrtc.secret ? 'needs Authorization: Bearer <HIWAR_WEBRTC_SECRET>' : o.open ? 'OPEN without a secret (--open, no HIWAR_WEBRTC_SECRET)' : 'CLOSED: set HIWAR_WEBRTC_SECRET';
     lines.push(`    ${'webrtc'.padEnd(10)} POST /webrtc/token ${what}`);

@@ -145,7 +145,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   // first), in one place for one process and for the primary of --workers, which checks for its
   // workers before forking any: so the primary reads a --config too, for its port and host.
   const checked = isServeWorker() ? undefined : await loadConfig();
-  if (checked) await ensurePortsFree(values.host ?? checked.host ?? AGENT_SERVER_DEFAULTS.host, portFlag ?? checked.port ?? AGENT_SERVER_DEFAULTS.port, audioSocketPort);
+  if (checked) await ensurePortsFree(values.host ?? checked.host ?? AGENT_SERVER_DEFAULTS.host, { port: portFlag ?? checked.port ?? AGENT_SERVER_DEFAULTS.port, flag: '--port' }, { port: audioSocketPort, flag: '--audiosocket-port' });
   // --workers N: this process forks N servers and waits for them (serve-workers.ts).
   const primary = await serveWorkers(values.workers, SERVE_USAGE, (m) => process.stdout.write(`${m}\n`));
   if (primary !== undefined) return primary;
@@ -310,7 +310,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   const webrtcAccess = webrtcOn ? { secret: !!process.env.HIWAR_WEBRTC_SECRET } : undefined;
   const limits = { ...SERVER_LIMITS, ...config.limits };
   say(`  slow clients: request heads cut after ${limits.headersTimeoutMs / 1000} s, whole requests after ${limits.requestTimeoutMs / 1000} s, untaken upgrades after ${limits.upgradeIdleMs / 1000} s idle (${docPath('docs/security.md')})`);
-  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort !== undefined, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms }, review: analytics ? { secret: !!process.env.HIWAR_REVIEW_SECRET } : undefined, live: { cluster: !!member }, docs: values.docs! })) say(line);
+  for (const line of accessLines({ open, host, platforms: telephonyAccess, webrtc: webrtcAccess, ledgerWhere, audiosocket: audioSocketPort, calls: { secret: !!process.env.HIWAR_CALLS_SECRET, platforms: outboundPlatforms }, review: analytics ? { secret: !!process.env.HIWAR_REVIEW_SECRET } : undefined, live: { cluster: !!member }, docs: values.docs! })) say(line);
   worker?.ready(url);
   process.on('unhandledRejection', (err) => logger.error({ err: String((err as Error)?.message ?? err) }, 'unhandled rejection (the call it came from is on its own)'));
   await new Promise<void>((resolveStop) => {

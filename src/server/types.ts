@@ -89,8 +89,12 @@ export interface ServerPlugin {
  * transport's `PlatformHooks`.
  */
 export interface ProviderHooks {
-  /** Hands the call on to `target` (a number or SIP URI the agent's tool chose); the stream closes after it resolves. */
-  transfer?(call: CallInfo, target: string): Promise<void>;
+  /**
+   * Hands the call on to `target` (a number or SIP URI the agent's tool chose); the stream closes
+   * after it resolves. `opts.summary`: the one given to `call.transfer(target, { summary })`, for
+   * you to carry where the platform can (a SIP header: docs/telephony.md).
+   */
+  transfer?(call: CallInfo, target: string, opts?: { summary?: string }): Promise<void>;
   /** Told that the agent hung up (before the stream closes), e.g. to end the call by API. */
   hangup?(call: CallInfo, reason?: string): Promise<void>;
 }

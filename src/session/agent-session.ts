@@ -146,8 +146,11 @@ export class AgentSession implements SessionControl {
       replied: () => this.hearing.schedule(),
       outOfService: (reason) => this.outOfService(reason),
       after: async (r, req) => {
-        if (this.actions.hasPending) void this.actions.runPending();
-        else if (r.endCall) void this.end('transferred');
+        // A tool of endCallAfterTools ran (a goodbye, or a transfer the line could not carry out,
+        // or whose hook failed): the agent hangs up rather than leave the caller on a silent line.
+        const endCall = () => void this.end('agent hung up after its reply (endCallAfterTools)');
+        if (this.actions.hasPending) void this.actions.runPending().then((done) => !done && r.endCall && endCall());
+        else if (r.endCall) endCall();
         // A handoff asked by a tool of this reply: the next agent takes over before the next reply.
         else if (!req.task) await this.flow.afterReply();
       },

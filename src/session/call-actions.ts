@@ -1,3 +1,4 @@
+import { docPath } from '../docs-path.ts';
 import type { SessionEvent } from './events.ts';
 import type { Failure, FailureSource } from './failure.ts';
 import type { CallControl, Transport, TransferOptions } from '../transport/types.ts';
@@ -36,7 +37,14 @@ export class CallActions {
       info: transport.call,
       hangup: async (reason = 'agent hung up') => this.request({ action: 'hangup', reason }),
       transfer: async (target, opts) => {
-        if (!transport.transfer) throw new Error(`this transport (${transport.call.provider}) cannot transfer calls`);
+        if (!transport.transfer) {
+          // Said to the tool now, before its "I am transferring you" reply: after it, the caller
+          // would be left waiting on a line that was never going to move.
+          const err = new Error(`this line (${transport.call.provider}) cannot transfer calls: give it a transfer hook (${docPath('docs/telephony.md')}, "Keys, transfer and hang-up in an agent")`);
+          // One failure, one event: the tool's, when it passes this on (as send_dtmf's is).
+          this.host.emit({ type: 'call_action', action: 'transfer', target, ok: false, message: `transfer to ${target} failed: ${err.message}` });
+          throw err;
+        }
         this.request({ action: 'transfer', target, ...(opts?.summary ? { opts: { summary: opts.summary } } : {}) });
       },
       sendDtmf: async (digits) => {
@@ -67,15 +75,18 @@ export class CallActions {
     if (!this.replying) void this.runPending();
   }
 
-  /** Hangs up or transfers as asked; called when the reply it was asked in is over. */
-  async runPending(): Promise<void> {
+  /**
+   * Hangs up or transfers as asked; called when the reply it was asked in is over. False when the
+   * transfer failed (the call goes on), true otherwise.
+   */
+  async runPending(): Promise<boolean> {
     const a = this.pending;
-    if (!a || this.host.isEnding()) return;
+    if (!a || this.host.isEnding()) return true;
     this.pending = undefined;
     if (a.action === 'hangup') {
       this.host.emit({ type: 'call_action', action: 'hangup', ok: true });
       await this.host.end(a.reason);
-      return;
+      return true;
     }
     try {
       this.transferring = `transferred to ${a.target}`;
@@ -83,11 +94,13 @@ export class CallActions {
       this.host.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: true });
       this.host.released();
       await this.host.end(this.transferring);
+      return true;
     } catch (err) {
       this.transferring = undefined;
       const message = `transfer to ${a.target} failed: ${(err as Error).message}`;
       this.host.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: false, message });
       this.host.fail('transport', { kind: 'network', message: `transfer to ${a.target} failed` }, false, err);
+      return false;
     }
   }
 }

@@ -150,7 +150,7 @@ test('the agent per number: none for the number, a chooser that throws, or one t
 });
 
 test('providerHooks reach the telephony routes: a call on a platform without in-stream transfer hands it to your hook', async () => {
-  const asked: { provider: string; callId: string; to?: string; target: string }[] = [];
+  const asked: { provider: string; callId: string; to?: string; target: string; summary?: string }[] = [];
   let transfer: Promise<void> | undefined;
   const hooked = await createAgentServer({
     agent: line('hooked-line'),
@@ -158,11 +158,12 @@ test('providerHooks reach the telephony routes: a call on a platform without in-
     open: true,
     logger: createLogger('silent'),
     plugins: [telephonyRoutes()],
-    providerHooks: { pcm: { transfer: async (call, target) => void asked.push({ provider: call.provider, callId: call.callId, to: call.to, target }) } },
+    // The summary is the hook's third argument (docs/telephony.md); ProviderHooks' type had no room for it.
+    providerHooks: { pcm: { transfer: async (call, target, opts) => void asked.push({ provider: call.provider, callId: call.callId, to: call.to, target, ...(opts?.summary ? { summary: opts.summary } : {}) }) } },
     // What the agent's transfer tool ends in, asked of the call's transport directly.
     wrapSessions: (inner) => async (transport) => {
       const session = await inner(transport);
-      transfer = transport.transfer?.('+966920000100');
+      transfer = transport.transfer?.('+966920000100', { summary: 'بطاقة مفقودة' });
       return session;
     },
   });
@@ -173,7 +174,7 @@ test('providerHooks reach the telephony routes: a call on a platform without in-
     const closed = new Promise((r) => ws.once('close', r));
     await waitFor(() => !!transfer, 'the call to start');
     await transfer;
-    assert.deepEqual(asked, [{ provider: 'pcm', callId: 'PCM1', to: CARDS, target: '+966920000100' }]);
+    assert.deepEqual(asked, [{ provider: 'pcm', callId: 'PCM1', to: CARDS, target: '+966920000100', summary: 'بطاقة مفقودة' }]);
     await closed;
   } finally {
     await hooked.close();

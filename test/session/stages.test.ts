@@ -4,6 +4,7 @@ import callCentre from '../../agents/call-centre/index.ts';
 import type { AudioFrame } from '../../src/audio/frame.ts';
 import { HumVoice, loudCaller, ScriptRecognizer, sessionWithoutService } from '../helpers/script-stages.ts';
 import { ENERGY_VAD_DEFAULTS } from '../../src/pipeline/energy-vad.ts';
+import { outcomeOf } from '../../src/server/calls.ts';
 import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import type { Clock } from '../../src/transport/clock.ts';
 
@@ -108,4 +109,43 @@ test('without a local VAD the same recognizer (no SpeechStarted) pauses nothing:
   const { events, line } = await bargeIn(false);
   assert.deepEqual(events.map((e) => e.kind), ['confirmed'], JSON.stringify(events));
   assert.ok(events[0]!.at >= line.end, 'after the line');
+});
+
+test('endCallAfterTools on a line that cannot transfer: the agent hangs up after its reply, and the call is not counted as transferred', async () => {
+  const clock = new SteadyScaledClock(3);
+  const line = 'أريد التحدث مع موظف';
+  const caller = loudCaller(clock, line, []);
+  // A phone line with no transfer (Exotel, FreeSWITCH, Asterisk without a hook) has none to call.
+  Object.assign(caller, { transfer: undefined });
+  const session = sessionWithoutService({ transport: caller, agent: callCentre, clock, stages: { recognizer: new ScriptRecognizer(clock, [line]), voice: () => new HumVoice() } });
+  try {
+    const report = await session.run();
+    caller.callerHangsUp();
+    assert.ok(report.turns.some((t) => t.role === 'agent' && t.text.startsWith('سأحولك')), report.turns.map((t) => t.text).join(' | '));
+    // It ended as 'transferred', and hiwar serve counted a transfer that never happened (outcome transferred).
+    assert.equal(report.ended, 'agent hung up after its reply (endCallAfterTools)');
+    assert.equal(outcomeOf(report.ended, false), 'agent-hangup');
+    assert.equal(caller.endedByAgent?.hangup, 'agent hung up after its reply (endCallAfterTools)');
+  } finally {
+    clock.stop();
+  }
+});
+
+test('endCallAfterTools when the transfer itself fails (a REST hook that throws): the agent hangs up instead of leaving the caller on a silent line', async () => {
+  const clock = new SteadyScaledClock(3);
+  const line = 'أريد التحدث مع موظف';
+  const caller = loudCaller(clock, line, []);
+  Object.assign(caller, { transfer: async () => Promise.reject(new Error('the platform refused the transfer (HTTP 422)')) });
+  const session = sessionWithoutService({ transport: caller, agent: callCentre, clock, stages: { recognizer: new ScriptRecognizer(clock, [line]), voice: () => new HumVoice() } });
+  const actions: unknown[] = [];
+  session.events$.subscribe((e) => e.type === 'call_action' && actions.push([e.action, e.ok]));
+  try {
+    // Before, the call went on in silence after "I am transferring you" until the caller hung up.
+    const report = await session.run();
+    caller.callerHangsUp();
+    assert.deepEqual(actions, [['transfer', false]]);
+    assert.equal(report.ended, 'agent hung up after its reply (endCallAfterTools)');
+  } finally {
+    clock.stop();
+  }
 });

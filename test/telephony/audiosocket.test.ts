@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it, test } from 'node:test';
+import { createLogger } from '../../src/session/logger.ts';
 import { pad, voiced } from '../helpers/sandbox.ts';
 import { AudioSocketFarEnd } from './audiosocket-far-end.ts';
 import { agentTurns, startServe, waitFor, type Served, type ServedCall } from './serve.ts';
@@ -171,6 +172,26 @@ describe('AudioSocket against hiwar serve', () => {
     } finally {
       await strict.close();
       await quiet.close();
+    }
+  });
+
+  test('audio before the UUID frame: the log says so at once, and the start timeout says what was missing', async () => {
+    const lines: { level: number; msg: string; reason?: string }[] = [];
+    const logger = createLogger('info', { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const as = await startAudioSocketServer(s.server.host, { port: 0, startTimeoutMs: 200, logger });
+    try {
+      const sock = connect(as.port, '127.0.0.1');
+      sock.on('error', () => {});
+      sock.write(encodeFrame(0x10, new Uint8Array(320)));
+      await new Promise((r) => sock.once('close', r));
+      const warned = lines.filter((l) => l.level === 40);
+      assert.deepEqual(warned.map((l) => [l.msg, l.reason]), [
+        ["unreadable media message before the platform's start (is this audiosocket's media stream?)", 'audio before the UUID frame'],
+        // It said "AudioSocket connection sent no audio" to a peer that had sent audio.
+        ['AudioSocket connection started no call within 0.2 s (it must send the UUID frame, 0x01, then audio); closing', undefined],
+      ]);
+    } finally {
+      await as.close();
     }
   });
 });

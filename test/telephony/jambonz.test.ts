@@ -123,7 +123,7 @@ describe('jambonz webhooks against hiwar serve', () => {
     const call = s.calls.find((c) => c.transport.call.callId === 'jz-2')!;
     // Mid-call, as an agent tool would.
     await waitFor(() => call.events.some((e) => e.type === 'agent_chunk'), 'the greeting started');
-    await call.transport.transfer('+97145551234');
+    await call.transport.transfer!('+97145551234');
     const closed = await far.closed;
     assert.equal(closed.code, 1000, 'the listen socket closed cleanly');
     // The plugin records the decision once the session has ended; jambonz may ask sooner (see the report).

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ReplyPlayout } from '../../src/pipeline/playout.ts';
+import { CallActions, type CallActionHost } from '../../src/session/call-actions.ts';
+import type { SessionEvent } from '../../src/session/events.ts';
 import { VirtualClock } from '../../src/transport/clock.ts';
 import { MediaStreamOutput, MediaStreamTransport } from '../../transports/telephony/media-stream.ts';
 import type { TransportEvent } from '../../src/transport/types.ts';
@@ -176,5 +178,30 @@ describe('media-stream output', () => {
     t.audio$.subscribe(() => frames++);
     assert.deepEqual(events.map((e) => e.type), ['dtmf', 'hangup']);
     assert.equal(frames, 1, 'the early frame was kept');
+  });
+
+  test("a platform with no transfer of its own and no transfer hook has none: the agent's call.transfer fails at once, in the tool", async () => {
+    const conn: ProviderConnection = { parse: () => [], encodeAudio: (p) => ({ binary: p }) };
+    const start = { type: 'start' as const, call: { callId: 'c1', parameters: {} }, input: FORMAT };
+    const events: SessionEvent[] = [];
+    const host: CallActionHost = { isEnding: () => false, end: async () => {}, emit: (e) => events.push(e), fail: () => {}, released: () => {} };
+    const bare = new MediaStreamTransport('exotel', start, conn, { send: () => {}, close: () => {} }, { clock: new VirtualClock() });
+    assert.equal(bare.transfer, undefined);
+    const actions = new CallActions(bare, host);
+    // Before, the transfer was queued behind the "I am transferring you" reply and failed after it,
+    // leaving the caller on a line that never moved (and an agent's endCallAfterTools undone).
+    await assert.rejects(actions.control.transfer('+966920000000'), /this line \(exotel\) cannot transfer calls: give it a transfer hook \(.*telephony\.md/);
+    assert.equal(actions.hasPending, false);
+    assert.deepEqual(events.map((e) => e.type === 'call_action' && [e.action, e.ok]), [['transfer', false]]);
+
+    const asked: string[] = [];
+    const hooked = new MediaStreamTransport('exotel', start, conn, { send: () => {}, close: () => {} }, { clock: new VirtualClock() }, { transfer: async (_call, target) => void asked.push(target) });
+    const withHook = new CallActions(hooked, host);
+    await withHook.during(async () => {
+      await withHook.control.transfer('+966920000000');
+      assert.equal(withHook.hasPending, true, 'waits for the reply to be heard');
+    });
+    await withHook.runPending();
+    assert.deepEqual(asked, ['+966920000000']);
   });
 });

@@ -49,6 +49,10 @@ describe('Plivo audio streams against hiwar serve', () => {
     const proto = plivoProtocol('c-1', 'From=966500000002;To=966110000000');
     const call = await wholeCall(s, new FarEnd(url, proto, s.clock), 'c-1', lines);
     assert.equal(call.transport.call.parameters.From, '966500000002');
+    // Plivo's start names no numbers: the webhook's, carried by extraHeaders, are the call's
+    // (agentFor's call.to and call.from were undefined on Plivo).
+    assert.equal(call.transport.call.from, '966500000002');
+    assert.equal(call.transport.call.to, '966110000000');
     assert.deepEqual(proto.problems, []);
     // The Redirect URL carries its own token: Plivo's request for it needs no second secret.
     const next = await fetch(redirect, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'CallUUID=c-1' });

@@ -16,7 +16,7 @@ import { twilioSignature } from '../../transports/telephony/twilio.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 import { startServe, twilioCall, waitFor, type Served } from './serve.ts';
 import { twilioProtocol } from './twilio-protocol.ts';
-import { upgradeStatus } from '../helpers/upgrade.ts';
+import { upgradeRefusal, upgradeStatus } from '../helpers/upgrade.ts';
 
 const TWILIO = 'twilio-auth-token';
 const PLIVO = 'plivo-auth-token';
@@ -55,7 +55,8 @@ describe('tokens grant one call; signed webhooks answer once and briefly', () =>
     const url = unescape(first.streamUrl!);
     const ws = await twilioStream(url, 'CA-once');
     await waitFor(() => s.calls.some((c) => c.transport.call.callId === 'CA-once'), 'the call started');
-    assert.equal(await upgradeStatus(url), 403, 'the same token again (a replay)');
+    // The refusal says why in its body, as the log does (it was an empty 403: a far end's developer saw only the status).
+    assert.deepEqual(await upgradeRefusal(url), { status: 403, body: 'media connection refused: token already used (replay)\n' }, 'the same token again (a replay)');
     const replayed = await signedTwilioCall('CA-once');
     assert.equal(replayed.status, 200, 'Twilio requests carry no time: the webhook itself answers');
     assert.notEqual(replayed.streamUrl, first.streamUrl);
@@ -73,6 +74,7 @@ describe('tokens grant one call; signed webhooks answer once and briefly', () =>
     const base = s.url.replace('http', 'ws');
     assert.equal(await upgradeStatus(`${base}/telephony/twilio/stream/${afterToken}`), 401, 'as a stream token');
     assert.equal(await upgradeStatus(`${base}/telephony/twilio?token=${afterToken}`), 401, 'as a query token');
+    assert.deepEqual(await upgradeRefusal(`${base}/telephony/twilio?token=not-a-token`), { status: 401, body: 'media connection refused: invalid or expired token\n' });
     assert.equal(await upgradeStatus(action.replace('http', 'ws')), 404, 'the after route takes no upgrade');
     assert.ok(!s.calls.some((c) => c.transport.call.callId === 'CA-after'));
   });
@@ -155,6 +157,9 @@ describe('tokens grant one call; signed webhooks answer once and briefly', () =>
     assert.match(url, /\/telephony\/exotel\/stream\/[^/?]+\?sample-rate=16000$/);
     assert.equal(await upgradeStatus(url), 101);
     assert.equal(await upgradeStatus(url), 403, 'once');
+    // Wrong credentials are called what they are (it said "bad or missing signature": Exotel signs nothing).
+    const wrong = await fetch(`${s.url}/telephony/exotel`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from('exo:wrong').toString('base64')}` }, body: 'CallSid=exo-2' });
+    assert.deepEqual([wrong.status, await wrong.text()], [403, 'bad or missing Basic credentials (checked against EXOTEL_BASIC_AUTH)\n']);
   });
 
   test('a webhook without a call id hands out no media URL', async () => {

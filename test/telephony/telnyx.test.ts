@@ -40,6 +40,34 @@ describe('Telnyx media streaming against hiwar serve', () => {
     assert.match(xml, /<Connect action="[^"]+"><Stream url="ws:\/\/[^"]+\/telephony\/telnyx\/stream\/[^"]+" track="inbound_track" bidirectionalMode="rtp" bidirectionalCodec="PCMU"\/><\/Connect>/);
   });
 
+  test('a Call Control call (JSON webhook) has no built-in transfer: nothing asks the TeXML action URL, so the agent is told at once', async () => {
+    const body = JSON.stringify({ data: { event_type: 'call.initiated', record_type: 'event', payload: { call_control_id: 'v3:cc-1', direction: 'incoming', from: '+971500000001', to: '+97140000000', state: 'parked' } } });
+    const res = await fetch(`${s.url}/telephony/telnyx`, { method: 'POST', headers: { 'content-type': 'application/json', ...signed(body) }, body });
+    const { stream_url: url } = (await res.json()) as { stream_url: string };
+    const far = new FarEnd(url, telnyxProtocol('v3:cc-1'), s.clock);
+    try {
+      await far.start();
+      await waitFor(() => s.calls.some((c) => c.transport.call.callId === 'v3:cc-1'), 'the call started');
+      const call = s.calls.find((c) => c.transport.call.callId === 'v3:cc-1')!;
+      // It transferred "after the stream" as a TeXML call does: the stream closed, the caller was left on a parked call.
+      assert.equal(call.transport.transfer, undefined);
+      assert.equal(call.transport.call.parameters.telnyx_application, 'call-control');
+      assert.equal(call.transport.call.parameters.From, '+971500000001', 'the event\'s numbers ride with the token');
+    } finally {
+      far.hangup();
+    }
+    const texml = 'CallSid=v3:texml-1';
+    const xml = await (await post(texml, signed(texml))).text();
+    const far2 = new FarEnd(/<Stream url="([^"]+)"/.exec(xml)![1]!, telnyxProtocol('v3:texml-1'), s.clock);
+    try {
+      await far2.start();
+      await waitFor(() => s.calls.some((c) => c.transport.call.callId === 'v3:texml-1'), 'the TeXML call started');
+      assert.equal(typeof s.calls.find((c) => c.transport.call.callId === 'v3:texml-1')!.transport.transfer, 'function', 'a TeXML call transfers through its action URL');
+    } finally {
+      far2.hangup();
+    }
+  });
+
   test('a start at 96 kHz L16 (a rate the voice cannot produce): converted at the edge, the agent speaks at 96 kHz on the wire', async () => {
     const body = 'CallSid=v3:hi-rate';
     const xml = await (await post(body, signed(body))).text();

@@ -36,7 +36,7 @@ export function routeAccess(p: TelephonyProvider, s: AccessSettings): RouteAcces
   // A platform with a configured secret or static token stays closed to tokenless media even with --open.
   const tokenless: RouteAccess['tokenless'] = staticOk ? 'static' : s.open && !secret ? 'open' : 'closed';
   const parts: string[] = [];
-  if (webhook === 'signed') parts.push(`webhooks need a ${secretName} signature, media the per-call token they hand out`);
+  if (webhook === 'signed') parts.push(`webhooks checked against ${secretName}, media the per-call token they hand out`);
   if (webhook === 'closed') parts.push(`webhooks CLOSED: set ${secretName}`);
   if (webhook === 'open') parts.push(`webhooks OPEN without a signature (--open, no ${secretName})`);
   if (tokenless === 'static') parts.push('media with ?token=<HIWAR_MEDIA_TOKEN>');

@@ -32,7 +32,7 @@ export interface AudioSocketServerOptions {
    * @default 40
    */
   leadMs?: number;
-  /** A connection that sends no audio within this time is closed. @default 10000 */
+  /** A connection that starts no call (its UUID frame, then audio) within this time is closed. @default 10000 */
   startTimeoutMs?: number;
   media?: MediaStreamOptions;
   hooks?: PlatformHooks;
@@ -111,7 +111,8 @@ export async function startAudioSocketServer(callHost: CallHost, opts: AudioSock
     });
     const startTimer = setTimeout(() => {
       if (!parser.started) {
-        o.logger?.warn({ provider: 'audiosocket', peer: socket.remoteAddress }, 'AudioSocket connection sent no audio; closing');
+        // A call starts at the first audio after the UUID frame: audio without a UUID first is not "no audio".
+        o.logger?.warn({ provider: 'audiosocket', peer: socket.remoteAddress }, `AudioSocket connection started no call within ${o.startTimeoutMs / 1000} s (it must send the UUID frame, 0x01, then audio); closing`);
         socket.destroy();
       }
     }, o.startTimeoutMs);

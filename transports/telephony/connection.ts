@@ -65,6 +65,8 @@ export class MediaConnection {
   /** Resolves with the call's outcome (undefined when no call started) once it is over. */
   readonly done = new Promise<CallOutcome | undefined>((r) => (this.resolveDone = r));
   invalid = 0;
+  /** Why the first unreadable message before `start` was refused (said once, and with the start timeout). */
+  private firstUnreadable: string | undefined;
   private lastHeard = Date.now();
   private readonly watchdog: NodeJS.Timeout;
   /** Mark echoes heard, and when agent audio first went out unacknowledged (see `checkMarks`). */
@@ -81,7 +83,9 @@ export class MediaConnection {
       this.checkMarks(now);
       const why = !this.transport && now > startBy ? 'no start message' : now - this.lastHeard > idle ? 'platform silent' : undefined;
       if (!why) return;
-      this.o.logger?.warn({ provider: o.provider }, `media connection closed: ${why}`);
+      // What the platform sent instead of its start is what to fix (a gateway speaking another protocol).
+      const unread = why === 'no start message' && this.firstUnreadable ? ` (${this.invalid} unreadable message(s), the first: ${this.firstUnreadable})` : '';
+      this.o.logger?.warn({ provider: o.provider }, `media connection closed: ${why}${unread}`);
       this.o.sink.close(why);
       this.closed(why);
     }, Math.min(1000, idle / 2));
@@ -111,7 +115,13 @@ export class MediaConnection {
     if (this.transport) return this.transport.handle(item);
     if (item.type === 'start') return this.start(item);
     if (item.type === 'stop') return this.closed('stopped before start');
-    if (item.type === 'invalid') return;
+    if (item.type === 'invalid') {
+      if (this.firstUnreadable === undefined) {
+        this.firstUnreadable = item.reason;
+        this.o.logger?.warn({ provider: this.o.provider, reason: item.reason }, `unreadable media message before the platform's start (is this ${this.o.provider}'s media stream?)`);
+      }
+      return;
+    }
     this.keepEarly(item);
   }
 
@@ -141,14 +151,19 @@ export class MediaConnection {
       this.closed('call id does not match the token');
       return;
     }
+    // A placed call's variables are the ones it was dialled with: the token's win over the stream's.
+    const parameters: Record<string, string> = outbound
+      ? { ...item.call.parameters, ...claims?.parameters, ...(item.call.callId ? { platformCallId: item.call.callId } : {}) }
+      : { ...claims?.parameters, ...item.call.parameters };
     const call = {
       ...item.call,
       // A stream that names no call (an open route, no token) still gets an id of its own: recordings and metrics key on it.
       callId: claims?.callId || item.call.callId || `${this.o.provider}-${randomUUID()}`,
-      // A placed call's variables are the ones it was dialled with: the token's win over the stream's.
-      parameters: outbound
-        ? { ...item.call.parameters, ...claims?.parameters, ...(item.call.callId ? { platformCallId: item.call.callId } : {}) }
-        : { ...claims?.parameters, ...item.call.parameters },
+      parameters,
+      // Telnyx's and Plivo's starts name no numbers: the webhook's From and To, carried by the
+      // token or the stream's headers, are the call's (agentFor, the review list, analytics read them).
+      from: item.call.from ?? parameters.From,
+      to: item.call.to ?? parameters.To,
       ...(outbound ? { direction: 'outbound' as const } : {}),
     };
     const t = new MediaStreamTransport(this.o.provider, { ...item, call }, this.o.conn, this.o.sink, this.o.media, this.o.hooks);

@@ -136,6 +136,8 @@ export function basicAuthMatches(header: string | string[] | undefined, secret: 
 export const exotel: TelephonyProvider = {
   name: 'exotel',
   secretEnv: 'EXOTEL_BASIC_AUTH',
+  // Exotel signs nothing: the secret is the Basic credentials written into the applet's URL.
+  webhookCheck: 'Basic credentials',
   open: (ctx) => new ExotelConnection(ctx.url),
   /** The applet's dynamic URL endpoint: the stream URL for this call, with a per-call token. */
   answer(_route: string, ctx: WebhookContext) {

@@ -9,7 +9,6 @@ import { EdgeResampler, edgeRate } from './edge-rate.ts';
 import { MediaStreamOutput, type MediaSink, type MediaStreamOptions } from './media-output.ts';
 import type { Inbound, MediaFormat, ProviderConnection } from './provider.ts';
 import { ReorderBuffer } from './reorder.ts';
-import { docPath } from '../../src/docs-path.ts';
 
 export { MEDIA_STREAM_DEFAULTS, MediaStreamOutput, type MediaSink, type MediaStreamOptions } from './media-output.ts';
 
@@ -43,6 +42,12 @@ export class MediaStreamTransport implements Transport {
   /** What ended the call from the agent's side, for the webhook that runs after the stream. */
   agentAction: { action: 'hangup'; reason?: string } | { action: 'transfer'; target: string } | undefined;
   readonly stats = { framesIn: 0, invalid: 0, duplicates: 0, late: 0 };
+  /**
+   * Hands the call to `target`. Absent where the platform has no transfer of its own and no
+   * transfer hook was given (Exotel, FreeSWITCH, Asterisk, pcm): the agent's `call.transfer` then
+   * fails at once, in the tool, instead of after the "I am transferring you" reply.
+   */
+  readonly transfer?: (target: string, opts?: { summary?: string }) => Promise<void>;
 
   constructor(
     provider: string,
@@ -53,6 +58,8 @@ export class MediaStreamTransport implements Transport {
     private readonly control: PlatformHooks = {},
   ) {
     this.call = { ...start.call, provider };
+    const transfer = control.transfer;
+    if (transfer) this.transfer = (target, opts) => this.transferVia(transfer, target, opts);
     this.clock = opts.clock ?? realClock();
     this.input = start.input;
     // A rate the service cannot take is converted here, at the edge.
@@ -127,10 +134,9 @@ export class MediaStreamTransport implements Transport {
     this.end('agent hung up');
   }
 
-  async transfer(target: string, opts?: { summary?: string }): Promise<void> {
+  private async transferVia(transfer: NonNullable<PlatformHooks['transfer']>, target: string, opts?: { summary?: string }): Promise<void> {
     if (this.ended) throw new Error('the call has ended');
-    if (!this.control.transfer) throw new Error(`transfer is not available on ${this.call.provider}: give the plugin a transfer hook (${docPath('docs/telephony.md')})`);
-    await (opts?.summary ? this.control.transfer(this.call, target, opts) : this.control.transfer(this.call, target));
+    await (opts?.summary ? transfer(this.call, target, opts) : transfer(this.call, target));
     this.agentAction = { action: 'transfer', target };
     this.sink.close('transferred');
     this.end(`transferred to ${target}`);

@@ -99,9 +99,15 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     after.set(callId, { what, at: now });
   };
 
+  /** Whether this call's platform asks a webhook once the stream ends (where the transfer is answered). */
+  const afterStream = (p: TelephonyProvider, claims: TokenClaims | undefined) =>
+    typeof p.transfersAfterStream === 'function' ? p.transfersAfterStream(claims?.parameters ?? {}) : !!p.transfersAfterStream;
+
   const refuse = (socket: Duplex, status: string, why: string, fields: Record<string, unknown>) => {
     opts.logger?.warn(fields, `media connection refused: ${why}`);
-    if (!socket.destroyed) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    // The reason in the body too: a far end's developer sees the status alone otherwise (no secret is in it).
+    const body = `media connection refused: ${why}\n`;
+    if (!socket.destroyed) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   };
 
   function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): boolean {
@@ -174,7 +180,7 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
         // there; otherwise only the user's REST hook can.
         // The decision is kept before the stream closes: the platform may ask right after.
         hooks: {
-          ...(provider.transfersAfterStream ? { transfer: async (call: CallInfo, target: string, opts?: { summary?: string }) => rememberAfter(call.callId, { action: 'transfer', target, ...(opts?.summary ? { summary: opts.summary } : {}) }) } : {}),
+          ...(afterStream(provider, claims) ? { transfer: async (call: CallInfo, target: string, opts?: { summary?: string }) => rememberAfter(call.callId, { action: 'transfer', target, ...(opts?.summary ? { summary: opts.summary } : {}) }) } : {}),
           ...opts.hooks?.[provider.name],
         },
         logger: opts.logger,
@@ -244,8 +250,9 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     const secret = secretOf(r.provider);
     if (secret && r.provider.verifySignature) {
       if (!(await r.provider.verifySignature(ctx, secret))) {
-        opts.logger?.warn({ provider: r.provider.name }, 'webhook signature refused');
-        return reply(res, 403, 'text/plain', 'bad or missing signature\n');
+        const check = r.provider.webhookCheck ?? 'signature';
+        opts.logger?.warn({ provider: r.provider.name }, `webhook ${check} refused`);
+        return reply(res, 403, 'text/plain', `bad or missing ${check} (checked against ${r.provider.secretEnv ?? 'its secret'})\n`);
       }
     } else if (access.get(r.provider.name)!.webhook !== 'open' && !routeToken) {
       opts.logger?.warn({ provider: r.provider.name }, `webhook refused: no signature secret configured (${r.provider.secretEnv ?? 'secret'}) and the server was not started with --open`);

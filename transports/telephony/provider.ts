@@ -188,11 +188,15 @@ export interface TelephonyProvider {
   verifySignature?(ctx: WebhookContext, secret: string): boolean | Promise<boolean>;
   /**
    * True when the platform calls `answer('after', …)` once the stream ends, so a transfer or
-   * hang-up decided by the agent is carried out by the markup returned there (no REST call).
+   * hang-up decided by the agent is carried out by the markup returned there (no REST call). A
+   * function decides per call, from the parameters its media token carries (Telnyx: TeXML calls
+   * ask, Call Control calls never do).
    */
-  readonly transfersAfterStream?: boolean;
+  readonly transfersAfterStream?: boolean | ((parameters: Record<string, string>) => boolean);
   /** The environment variable holding the signature secret (documented in docs/telephony.md). */
   readonly secretEnv?: string;
+  /** What that secret checks on a webhook, as a refusal names it. @default 'signature' */
+  readonly webhookCheck?: string;
   /**
    * True for platforms pointed straight at a fixed media URL (FreeSWITCH, Asterisk, jambonz, pcm):
    * the static `HIWAR_MEDIA_TOKEN` opens their media route. Never set on a platform whose calls

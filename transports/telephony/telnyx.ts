@@ -10,11 +10,14 @@ import { b64, dtmfEvent, json, mediaEvent, parseJson, WEBHOOK_CLOCK_SKEW_S, WEBH
  * Requests are checked against the portal's Ed25519 public key (`TELNYX_PUBLIC_KEY`).
  */
 const CODECS: Record<string, MediaFormat['codec']> = { PCMU: 'mulaw', PCMA: 'alaw', L16: 'l16' };
+/** The call parameter that says which kind of Telnyx application a call came from (`call-control` for Call Control). */
+export const TELNYX_APPLICATION = 'telnyx_application';
 
 export const telnyx: TelephonyProvider = {
   name: 'telnyx',
   secretEnv: 'TELNYX_PUBLIC_KEY',
-  transfersAfterStream: true,
+  // A TeXML call asks the <Connect action> URL when the stream ends; a Call Control call asks nothing.
+  transfersAfterStream: (parameters) => parameters[TELNYX_APPLICATION] !== 'call-control',
 
   open() {
     let streamId = '';
@@ -67,11 +70,13 @@ export const telnyx: TelephonyProvider = {
       return texml(next?.action === 'transfer' ? twimlDial(next.target, next.summary) : '<Hangup/>');
     }
     if (route !== 'answer') return { status: 404, contentType: 'text/plain', body: 'unknown route\n' };
-    const streamUrl = ctx.streamUrl(callId, pick(ctx.params, ['From', 'To']));
     if (String(ctx.req.headers['content-type'] ?? '').includes('application/json')) {
       // A Call Control event: Telnyx expects the app to answer by API; hand back what to send.
+      const numbers = pick({ From: ctx.params['data.payload.from'] ?? '', To: ctx.params['data.payload.to'] ?? '' }, ['From', 'To']);
+      const streamUrl = ctx.streamUrl(callId, { ...numbers, [TELNYX_APPLICATION]: 'call-control' });
       return { contentType: 'application/json', body: JSON.stringify({ stream_url: streamUrl, stream_track: 'inbound_track', stream_bidirectional_mode: 'rtp', stream_bidirectional_codec: 'PCMU' }) };
     }
+    const streamUrl = ctx.streamUrl(callId, pick(ctx.params, ['From', 'To']));
     return texml(
       `<Connect action="${xmlEscape(ctx.routeUrl('after', callId))}"><Stream url="${xmlEscape(streamUrl)}" track="inbound_track" bidirectionalMode="rtp" bidirectionalCodec="PCMU"/></Connect>`,
     );

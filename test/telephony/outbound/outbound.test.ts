@@ -140,6 +140,8 @@ describe('outbound calls through the four platforms', () => {
       assert.equal(session.transport.call.provider, platform);
       assert.equal(session.transport.call.parameters.name, 'خالد', 'the variable reached ctx.call.info.parameters');
       assert.equal(session.transport.call.parameters.due, '١٥ مارس');
+      // A call Telnyx placed (Call Control) never asks TeXML's after-stream URL: no built-in transfer, the agent's tool is told.
+      assert.equal(typeof session.transport.transfer, platform === 'telnyx' ? 'undefined' : 'function');
       const greeting = session.events.find((e) => e.type === 'agent_turn') as Extract<SessionEvent, { type: 'agent_turn' }>;
       assert.equal(greeting.text, 'مرحبًا خالد، معك سارة من بنك الواحة.');
       assert.ok(session.events.some((e) => e.type === 'user_turn' && /نعم/.test(e.text)));

@@ -4,7 +4,7 @@ import { bearerMatches, type CallTokens } from '../../../src/server/tokens.ts';
 import { parseParams, readBody, reply, TELEPHONY_ROUTE_DEFAULTS } from '../plugin.ts';
 import type { TelephonyProvider, WebhookContext } from '../provider.ts';
 import { plivo } from '../plivo.ts';
-import { telnyx } from '../telnyx.ts';
+import { telnyx, TELNYX_APPLICATION } from '../telnyx.ts';
 import { twilio } from '../twilio.ts';
 import { vonage } from '../vonage.ts';
 import type { SlotKeeper } from '../../../src/campaign/slots.ts';
@@ -96,7 +96,8 @@ export function outboundCalls(opts: OutboundOptions = {}): Outbound {
     const cb = t.mint(`outbound:${platform}`, id, { kind: 'after', ttlMs: SIGNED_TTL_MS });
     return {
       // Valid while the phone rings, and the usual media token's life after.
-      stream: streamUrl(t, base, platform, id, parameters, (opts.ringTimeoutS ?? OUTBOUND_DEFAULTS.ringTimeoutS) * 1000 + t.ttlMs),
+      // Telnyx places calls through Call Control, whose calls never ask TeXML's after-stream URL (no built-in transfer).
+      stream: streamUrl(t, base, platform, id, platform === 'telnyx' ? { ...parameters, [TELNYX_APPLICATION]: 'call-control' } : parameters, (opts.ringTimeoutS ?? OUTBOUND_DEFAULTS.ringTimeoutS) * 1000 + t.ttlMs),
       answer: `${base}/outbound/${platform}/answer/${cb}`,
       status: `${base}/outbound/${platform}/status/${cb}`,
       after: afterUrl(t, base, platform, id),
