@@ -12,14 +12,17 @@ import type { CollectTask, TaskFailureReason, TaskInput, TaskStep } from './type
 /** What a task heard in one input. */
 export type Heard<T> =
   | { value: T; heard: string; problem?: undefined }
-  | { value?: undefined; /** why nothing usable was heard */ problem: 'nothing' | 'invalid'; heard?: string };
+  | { value?: undefined; /** why nothing usable was heard */ problem: 'nothing' | 'invalid'; heard?: string }
+  /** A value missing one part ("بكرة العصر" without the hour): `ask` asks for it, and the answer is heard with `partial`. */
+  | { value?: undefined; problem: 'incomplete'; partial: T; ask: string; heard?: string };
 
 /** The parts that make one task: how it hears a value and how it reads one back. */
 export interface Capture<T> {
   name: string;
   lines: TaskLines;
   maxAttempts?: number;
-  fromSpeech(text: string): Heard<T>;
+  /** `partial`: what the caller gave before the question for its missing part (see `Heard`). */
+  fromSpeech(text: string, partial?: T): Heard<T>;
   fromKeys(digits: string): Heard<T>;
   readBack(value: T): string;
   /** What the caller's answer to the prompt looks like when whole (a number's length), for the turn policy. */
@@ -42,6 +45,9 @@ export function confirmLoop<T>(capture: Capture<T>): CollectTask<T> {
   let silences = 0;
   let value: T | undefined;
   let lastHeard: string | undefined;
+  // A value missing a part, and the question asking for it: the next answer completes it.
+  let partial: { value: T; ask: string } | undefined;
+  const question = () => partial?.ask ?? lines.prompt;
 
   const end = (reason: TaskFailureReason): TaskStep<T> => {
     phase = 'done';
@@ -50,6 +56,7 @@ export function confirmLoop<T>(capture: Capture<T>): CollectTask<T> {
   const confirmLine = () => fill(lines.confirm, lines.label, capture.readBack(value as T));
   const readBack = (v: T): TaskStep<T> => {
     value = v;
+    partial = undefined;
     phase = 'confirm';
     return { say: confirmLine() };
   };
@@ -58,11 +65,17 @@ export function confirmLoop<T>(capture: Capture<T>): CollectTask<T> {
     failures++;
     if (failures >= max) return end('max_attempts');
     phase = 'ask';
-    return { say: `${why} ${lines.prompt}` };
+    return { say: `${why} ${question()}` };
   };
   const heardSomething = (h: Heard<T>, keyed = false): TaskStep<T> => {
     if (h.heard !== undefined) lastHeard = h.heard;
     if (h.value !== undefined) return readBack(h.value);
+    if (h.problem === 'incomplete') {
+      // Not a failure: the caller gave part of it; ask for the rest.
+      partial = { value: h.partial, ask: h.ask };
+      phase = 'ask';
+      return { say: h.ask };
+    }
     return fail(h.problem === 'invalid' ? fill(keyed ? lines.invalidKeyed : lines.invalid, lines.label) : lines.notUnderstood);
   };
 
@@ -72,6 +85,7 @@ export function confirmLoop<T>(capture: Capture<T>): CollectTask<T> {
     expecting: () => (phase === 'ask' ? capture.expects : phase === 'confirm' ? { yesNo: true } : undefined),
     start() {
       phase = 'ask';
+      partial = undefined;
       return { say: lines.prompt };
     },
     next(input: TaskInput): TaskStep<T> {
@@ -86,14 +100,14 @@ export function confirmLoop<T>(capture: Capture<T>): CollectTask<T> {
           }
           return fail(lines.tryAgain);
         }
-        if (!keys) return { say: phase === 'ask' ? lines.prompt : confirmLine() };
+        if (!keys) return { say: phase === 'ask' ? question() : confirmLine() };
         return heardSomething(capture.fromKeys(keys), true);
       }
       const text = input.text;
-      if (isRepeatRequest(text)) return { say: phase === 'ask' ? lines.prompt : confirmLine() };
+      if (isRepeatRequest(text)) return { say: phase === 'ask' ? question() : confirmLine() };
       const answer = parseYesNo(text);
       if (phase === 'ask') {
-        const h = capture.fromSpeech(text);
+        const h = capture.fromSpeech(text, partial?.value);
         // "لا" to the question itself: the caller will not give it.
         if (h.value === undefined && h.problem === 'nothing' && answer === 'no') return end('caller_declined');
         return heardSomething(h);
@@ -104,7 +118,7 @@ export function confirmLoop<T>(capture: Capture<T>): CollectTask<T> {
       }
       // A new value instead of yes ("لا، ٠٥٥…"): read that one back.
       const h = capture.fromSpeech(text);
-      if (h.value !== undefined || h.problem === 'invalid') return heardSomething(h);
+      if (h.value !== undefined || h.problem === 'invalid' || h.problem === 'incomplete') return heardSomething(h);
       if (answer === 'no') return fail(lines.tryAgain);
       failures++;
       if (failures >= max) return end('max_attempts');
@@ -114,7 +128,7 @@ export function confirmLoop<T>(capture: Capture<T>): CollectTask<T> {
       if (phase === 'done') throw new Error(`${capture.name}: the task is over`);
       silences++;
       if (silences >= max) return end('no_input');
-      return { say: `${lines.noInput} ${phase === 'ask' ? lines.prompt : confirmLine()}` };
+      return { say: `${lines.noInput} ${phase === 'ask' ? question() : confirmLine()}` };
     },
   };
 }

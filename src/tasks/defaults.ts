@@ -40,6 +40,10 @@ export const TASK_DEFAULTS = {
     noInput: 'لم أسمع شيئًا.',
     /** The task gives up (after `maxAttempts`). */
     giveUp: 'عذرًا، لم أتمكن من تسجيل ذلك.',
+    /** `dateTask({ requireTime })`: a part of the day said without the hour ("بكرة العصر"); `{value}` is that part. */
+    askHour: 'في أي ساعة {value}؟',
+    /** The parts of the day as `askHour` names them. */
+    partsOfDay: { dawn: 'الفجر', morning: 'الصباح', noon: 'الظهر', afternoon: 'بعد الظهر', sunset: 'المغرب', evening: 'المساء', night: 'الليل' },
   },
 } as const;
 
@@ -55,6 +59,8 @@ export interface TaskLines {
   yesOrNo: string;
   noInput: string;
   giveUp: string;
+  /** Used by `dateTask` only. */
+  askHour: string;
 }
 
 /** What every task takes: the number of tries, the prompt and any line to replace. */
@@ -71,7 +77,7 @@ export function taskLines(kind: keyof typeof TASK_DEFAULTS.lines.prompts, option
   const d = TASK_DEFAULTS.lines;
   return {
     prompt: options.prompt ?? d.prompts[kind], label: d.labels[kind], confirm: d.confirm, notUnderstood: d.notUnderstood, invalid: d.invalid, invalidKeyed: d.invalidKeyed,
-    tryAgain: d.tryAgain, yesOrNo: d.yesOrNo, noInput: d.noInput, giveUp: d.giveUp,
+    tryAgain: d.tryAgain, yesOrNo: d.yesOrNo, noInput: d.noInput, giveUp: d.giveUp, askHour: d.askHour,
     ...options.lines,
   };
 }

@@ -3,16 +3,19 @@
  * name, each read back and confirmed through the shared loop (confirm-loop.ts).
  */
 import { parseMoney, type SpokenMoney } from '../text/parse-amount.ts';
-import { parseDate, type ParseDateOptions, type ParsedDate } from '../text/parse-date.ts';
+import { parseDate, parseHour, type ParseDateOptions, type ParsedDate } from '../text/parse-date.ts';
 import { readBackAmount, readBackDate } from '../text/read-back.ts';
 import { confirmLoop, type Heard } from './confirm-loop.ts';
-import { taskLines, type TaskOptions } from './defaults.ts';
+import { TASK_DEFAULTS, fill, taskLines, type TaskOptions } from './defaults.ts';
 import { readName, spellName } from './names.ts';
 import type { CollectTask } from './types.ts';
 
 /** Options of `dateTask`: the parser's, and the checks on the date. */
 export interface DateTaskOptions extends TaskOptions, ParseDateOptions {
-  /** Ask again unless a time was said too. @default false */
+  /**
+   * Ask again unless a time was said too; a part of the day said without the hour ("بكرة العصر")
+   * asks for the hour (`lines.askHour`), and the answer ("الساعة أربعة") is read on that day. @default false
+   */
   requireTime?: boolean;
   /** Your own check (a day in the past refused, a working day…); false → "invalid". */
   validate?: (value: ParsedDate) => boolean;
@@ -20,16 +23,20 @@ export interface DateTaskOptions extends TaskOptions, ParseDateOptions {
 
 /** A task collecting a date (Gregorian or Hijri, relative, with a time); keys: DDMMYYYY. */
 export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate> {
+  const lines = taskLines('date', options);
   const check = (value: ParsedDate | undefined, heard: string): Heard<ParsedDate> => {
     if (!value) return { problem: 'nothing' };
+    if (options.requireTime && value.partOfDay) {
+      return { problem: 'incomplete', partial: value, ask: fill(lines.askHour, lines.label, TASK_DEFAULTS.lines.partsOfDay[value.partOfDay]), heard };
+    }
     if ((options.requireTime && !value.time) || (options.validate && !options.validate(value))) return { problem: 'invalid', heard };
     return { value, heard };
   };
   return confirmLoop<ParsedDate>({
     name: 'date',
-    lines: taskLines('date', options),
+    lines,
     maxAttempts: options.maxAttempts,
-    fromSpeech: (text) => check(parseDate(text, options), text),
+    fromSpeech: (text, partial) => check(partial ? parseHour(text, partial, options) : parseDate(text, options), text),
     fromKeys(digits) {
       const m = /^(\d{2})(\d{2})(\d{4})$/.exec(digits);
       if (!m) return { problem: 'invalid', heard: digits };

@@ -9,7 +9,7 @@ export { warmUpNormalizer } from './warm-up.ts';
 export { parseDigits } from './parse-digits.ts';
 export { parseYesNo, isRepeatRequest, isUnsure, type YesNo } from './parse-yes-no.ts';
 export { parseAmount, parseMoney, type SpokenMoney } from './parse-amount.ts';
-export { parseDate, PARSE_DATE_DEFAULTS, type ParsedDate, type ParseDateOptions } from './parse-date.ts';
+export { parseDate, parseHour, PARSE_DATE_DEFAULTS, type ParsedDate, type ParseDateOptions } from './parse-date.ts';
 export type { PartOfDay } from './date-words.ts';
 export { luhn, isValidIban, normalizeIban, isValidSaudiId, normalizePhone, IBAN_LENGTHS, type PhoneCountry } from './validate.ts';
 export { readBackDigits, readBackPhone, readBackIban, readBackDate, readBackAmount, readDigitGroups, digitGroups } from './read-back.ts';

@@ -193,8 +193,43 @@ function joinPeriods(words: string[]): string[] {
   return out;
 }
 
+/** The words of `text` as the parser reads them: normalized, MSA hour ordinals as numbers, two-word periods joined. */
+function wordsOf(text: string): string[] {
+  return joinPeriods(tokenize(text).map((w) => HOUR_ORDINALS[w] ?? (w.startsWith('و') ? (HOUR_ORDINALS[w.slice(1)] ? `و${HOUR_ORDINALS[w.slice(1)]}` : w) : w)));
+}
+
 /** The date and time said in `text`, or undefined when none is said. */
 export function parseDate(text: string, options: ParseDateOptions = {}): ParsedDate | undefined {
+  return read(text, options)?.result;
+}
+
+/** A word of each part of the day, whose hour rule (`hour24`) is that part's. */
+const PART_WORD: Record<PartOfDay, string> = {
+  dawn: 'الفجر', morning: 'الصبح', noon: 'الظهر', afternoon: 'العصر', sunset: 'المغرب', evening: 'المسا', night: 'بالليل',
+};
+
+/**
+ * The answer to "at what hour?" asked about `on`, a date said with a part of the day and no hour
+ * ("بكرة العصر" then "الساعة أربعة"): that hour, read in that part of the day, on that day (16:00
+ * on tomorrow's date). An answer naming a day of its own ("بعد بكرة الساعة خمسة") is a new date,
+ * parsed whole. Undefined when the answer says no hour and no day.
+ */
+export function parseHour(answer: string, on: ParsedDate, options: ParseDateOptions = {}): ParsedDate | undefined {
+  const own = read(answer, options);
+  if (own?.daySaid) return own.result;
+  const words = wordsOf(answer);
+  if (on.partOfDay) words.push(PART_WORD[on.partOfDay]);
+  const time = findTime(words, words.map(() => false));
+  if (!time || time.partOfDay) return undefined;
+  const [y, m, d] = on.date.split('-').map(Number) as [number, number, number];
+  const day = time.afterMidnight ? addDays({ y, m, d }, 1) : { y, m, d };
+  const result: ParsedDate = { date: isoDate(day), time: time.time, calendar: on.calendar, text: `${on.text} ${answer.trim()}` };
+  if (on.calendar === 'islamic-umalqura') result.hijri = isoDate(toHijri(day));
+  return result;
+}
+
+/** The date said in `text`, and whether a day was said (not only a time, which falls on today or tomorrow). */
+function read(text: string, options: ParseDateOptions): { result: ParsedDate; daySaid: boolean } | undefined {
   const timeZone = options.timeZone ?? PARSE_DATE_DEFAULTS.timeZone;
   const prefer = options.prefer ?? PARSE_DATE_DEFAULTS.prefer;
   const now = options.now ?? new Date();
@@ -206,7 +241,7 @@ export function parseDate(text: string, options: ParseDateOptions = {}): ParsedD
     throw new RangeError(`parseDate: unknown time zone "${timeZone}" (an IANA name such as 'Asia/Riyadh')`);
   }
   const { today, minutes } = local;
-  const words = joinPeriods(tokenize(text).map((w) => HOUR_ORDINALS[w] ?? (w.startsWith('و') ? (HOUR_ORDINALS[w.slice(1)] ? `و${HOUR_ORDINALS[w.slice(1)]}` : w) : w)));
+  const words = wordsOf(text);
   const used = words.map(() => false);
   const joined = ` ${words.join(' ')} `;
   const hasWord = (set: Set<string>) => words.some((w) => set.has(w)) || [...set].some((p) => p.includes(' ') && joined.includes(` ${p} `));
@@ -281,6 +316,7 @@ export function parseDate(text: string, options: ParseDateOptions = {}): ParsedD
       day = compare(here, today) >= 0 || prefer === 'past' ? here : { ...monthStart(today, 1), d };
     }
   }
+  const daySaid = day !== undefined;
   if (!day && time) {
     // A time alone: today, or tomorrow when that time has passed.
     const [h, m] = time.time.split(':').map(Number) as [number, number];
@@ -295,5 +331,5 @@ export function parseDate(text: string, options: ParseDateOptions = {}): ParsedD
   if (time) result.time = time.time;
   if (time?.partOfDay) result.partOfDay = time.partOfDay;
   if (calendar === 'islamic-umalqura') result.hijri = isoDate(toHijri(day));
-  return result;
+  return { result, daySaid };
 }

@@ -128,6 +128,26 @@ test('date: a Hijri date is read back in Hijri; requireTime asks again without a
   assert.equal((keyed[2]!.done as { value: { date: string } }).value.date, '1990-03-15');
 });
 
+test('date: requireTime asks for the hour of a part of the day said alone, and reads the answer on that day', () => {
+  const now = new Date('2027-01-14T08:00:00Z');
+  const steps = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), say('ما أدري'), say('الساعة أربعة'), say('أيوه')]);
+  assert.equal(steps[1]!.say, 'في أي ساعة بعد الظهر؟');
+  assert.equal(steps[2]!.say, `${L.notUnderstood} في أي ساعة بعد الظهر؟`);
+  assert.equal(steps[3]!.say, 'الموعد يوم الجمعة، الخامس عشر من يناير ألفين وسبعة وعشرين، الساعة الرابعة عصرًا، صحيح؟');
+  assert.deepEqual(steps[4]!.done, { ok: true, value: { date: '2027-01-15', time: '16:00', calendar: 'gregory', text: 'بكرة العصر الساعة أربعة' } });
+  // An hour after midnight of the night said is on the next date; an answer with a day of its own is a new date.
+  const night = run(dateTask({ now, requireTime: true }), [say('بكرة بالليل'), say('وحدة'), say('أيوه')]);
+  assert.equal(night[1]!.say, 'في أي ساعة الليل؟');
+  assert.deepEqual((night[3]!.done as { value: object }).value, { date: '2027-01-16', time: '01:00', calendar: 'gregory', text: 'بكرة بالليل وحدة' });
+  const other = run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), say('لا بعد بكرة الساعة خمسة'), say('أيوه')]);
+  assert.equal(other[1]!.say, 'في أي ساعة الصباح؟');
+  assert.equal((other[3]!.done as { value: { date: string; time: string } }).value.date, '2027-01-16');
+  assert.equal((other[3]!.done as { value: { date: string; time: string } }).value.time, '17:00');
+  // Without requireTime the part of the day is the answer, marked as such.
+  const loose = run(dateTask({ now }), [say('بكرة العصر'), say('أيوه')]);
+  assert.equal((loose[2]!.done as { value: { partOfDay: string } }).value.partOfDay, 'afternoon');
+});
+
 test('amount: said in Egyptian with its currency, read back in agreement; min and max', () => {
   const steps = run(amountTask({ currency: 'جنيه' }), [say('ألف وخمسمية جنيه'), say('مظبوط')]);
   assert.equal(steps[1]!.say, 'المبلغ ألف وخمسمئة جنيه، صحيح؟');
