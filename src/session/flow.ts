@@ -67,10 +67,10 @@ function sayRefusal(text: unknown): string | undefined {
   return typeof text !== 'string' || !text.trim() ? 'say: the text to speak is empty' : undefined;
 }
 
-/** Why `runTask(task)` is refused, if it is: not a task, or another one still running. */
-function taskRefusal(task: CollectTask<unknown> | undefined, running: TaskRun<unknown> | undefined): Error | undefined {
+/** Why `runTask(task)` is refused, if it is: not a task, or another one still running (or about to start: `running` is its name). */
+function taskRefusal(task: CollectTask<unknown> | undefined, running: string | undefined): Error | undefined {
   if (!task || typeof task.start !== 'function' || typeof task.next !== 'function') return new TypeError('runTask: not a task (it needs start() and next())');
-  if (running) return new Error(`runTask: task ${running.task.name} is still running`);
+  if (running !== undefined) return new Error(`runTask: task ${running} is still running`);
   return undefined;
 }
 
@@ -84,6 +84,11 @@ export class Flow {
   stages: AgentStages;
   /** The task taking the caller's turns, if any. */
   task: TaskRun<unknown> | undefined;
+  /**
+   * The task accepted and waiting to start (for the greeting, for idle): it holds the one task
+   * place from the check on, so a second `runTask` in the same tick is refused, not run over it.
+   */
+  private starting: string | undefined;
   /** A handoff asked during a reply, done when it ends. */
   private pending: { next: Handoff; done: () => void } | undefined;
   /** The agents whose phrases an offline recognizer was taught for this call: the first and its `handoffs`, followed on. */
@@ -222,15 +227,21 @@ export class Flow {
 
   private async run<T>(fromTool: boolean, task: CollectTask<T>): Promise<TaskResult<T>> {
     const { host } = this;
-    const refused = taskRefusal(task, this.task);
+    const refused = taskRefusal(task, this.starting ?? (this.task ? String(this.task.task.name) : undefined));
     if (refused) {
       // Said in the log too: a dropped promise's rejection is heard by no one.
       host.log.warn({ task: (task as { name?: unknown } | undefined)?.name }, refused.message);
       throw refused;
     }
-    if (!fromTool) {
-      await host.live;
-      await host.lane.idle();
+    // Checked and taken in the same tick: the waits below would let another runTask pass the check.
+    this.starting = String(task.name);
+    try {
+      if (!fromTool) {
+        await host.live;
+        await host.lane.idle();
+      }
+    } finally {
+      this.starting = undefined;
     }
     if (host.isEnding()) return { ok: false, reason: 'no_input' };
     const agent = this.stages.agent.name;
