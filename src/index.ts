@@ -6,6 +6,7 @@ export { REPORT_TOOL_RESULT_MAX } from './session/report.ts';
 export type { SessionControl, GenerateReplyOptions } from './session/control.ts';
 export { handoff, Handoff, HANDOFF_DEFAULTS, type HandoffCarry, type HandoffOptions } from './session/handoff.ts';
 export { TASK_RUN_DEFAULTS } from './session/task-runner.ts';
+export { CALL_ACTION_DEFAULTS } from './session/call-actions.ts';
 export type { SessionStages, Recognizer, AgentVoice, TurnPolicy, BargeInPolicy } from './session/stage-types.ts';
 export type { SttEvent } from './pipeline/stt.ts';
 export type { CollectTask, TaskInput, TaskResult, TaskStep, TaskFailureReason } from './tasks/types.ts';

@@ -11,7 +11,7 @@ import { ResamplingOutput } from '../transport/resampling-output.ts';
 import type { CallControl, CallInfo, Transport } from '../transport/types.ts';
 import type { Agent } from './agent.ts';
 import { AnswerDetection } from './answer-detection.ts';
-import { CallActions } from './call-actions.ts';
+import { CALL_ACTION_DEFAULTS, CallActions } from './call-actions.ts';
 import { CallEnding } from './call-ending.ts';
 import type { GenerateReplyOptions, SessionControl } from './control.ts';
 import type { CallReport, SessionEvent } from './events.ts';
@@ -149,7 +149,7 @@ export class AgentSession implements SessionControl {
         // A tool of endCallAfterTools ran (a goodbye, or a transfer the line could not carry out,
         // or whose hook failed): the agent hangs up rather than leave the caller on a silent line.
         const endCall = () => void this.end('agent hung up after its reply (endCallAfterTools)');
-        if (this.actions.hasPending) void this.actions.runPending().then((done) => !done && r.endCall && endCall());
+        if (this.actions.hasPending) void this.actions.runPending(r.endCall).then((done) => !done && r.endCall && endCall());
         else if (r.endCall) endCall();
         // A handoff asked by a tool of this reply: the next agent takes over before the next reply.
         else if (!req.task) await this.flow.afterReply();
@@ -176,6 +176,10 @@ export class AgentSession implements SessionControl {
       emit: this.out.emit,
       fail: this.out.fail,
       released: () => (this.closing.callerGone = true),
+      stayWithCaller: (note) => {
+        this.history.addNote(note);
+        void this.flow.say(this.agent.transferFailedLine ?? CALL_ACTION_DEFAULTS.transferFailedLine).catch(() => {});
+      },
     });
     this.hearing = new Hearing({
       clock: this.clock,

@@ -42,6 +42,8 @@ export interface Agent {
   didNotUnderstand?: string;
   /** Said when the model fails mid-call (the call goes on). */
   modelErrorLine?: string;
+  /** Said when a transfer fails and the call goes on with the agent. @default CALL_ACTION_DEFAULTS.transferFailedLine */
+  transferFailedLine?: string;
   /** How long the model may keep the caller waiting (see DEFAULT_MODEL_DEADLINES). */
   modelDeadlines?: Partial<ModelDeadlines>;
   /**

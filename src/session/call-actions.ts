@@ -2,6 +2,15 @@ import { docPath } from '../docs-path.ts';
 import type { SessionEvent } from './events.ts';
 import type { Failure, FailureSource } from './failure.ts';
 import type { CallControl, Transport, TransferOptions } from '../transport/types.ts';
+import { transferFailure } from './transfer-failure.ts';
+
+/** What the caller hears, and the model reads, when a transfer fails and the call goes on. */
+export const CALL_ACTION_DEFAULTS = {
+  /** Said to the caller (the agent's `transferFailedLine` wins): the transfer failed, the agent stays. */
+  transferFailedLine: 'عذرًا، تعذّر تحويل مكالمتك الآن، وما زلت معك. كيف يمكنني مساعدتك؟',
+  /** Added to the model's history (a system message) before that line, so its next reply knows. */
+  transferFailedNote: (target: string, why: string) => `تعذّر تحويل المكالمة إلى ${target} (${why}). المتصل ما زال على الخط معك، وقد أُبلغ بذلك.`,
+} as const;
 
 /** Hang-up or transfer asked for by a tool, done once the reply it was asked in has been heard. */
 type CallAction = { action: 'hangup'; reason: string } | { action: 'transfer'; target: string; opts?: TransferOptions };
@@ -15,6 +24,8 @@ export interface CallActionHost {
   fail(source: FailureSource, f: Failure, fatal: boolean, cause?: unknown): void;
   /** The call left this session (transferred): nothing to hang up at the end. */
   released(): void;
+  /** A transfer failed and the call goes on with the agent: tell the model (`note`) and the caller. */
+  stayWithCaller(note: string): void;
 }
 
 /**
@@ -77,9 +88,11 @@ export class CallActions {
 
   /**
    * Hangs up or transfers as asked; called when the reply it was asked in is over. False when the
-   * transfer failed (the call goes on), true otherwise.
+   * transfer failed, true otherwise. A failed transfer the call goes on after (not `endsCall`, the
+   * reply's tool in `endCallAfterTools`) is told to the model and the caller: the agent had just
+   * said it was transferring them.
    */
-  async runPending(): Promise<boolean> {
+  async runPending(endsCall = false): Promise<boolean> {
     const a = this.pending;
     if (!a || this.host.isEnding()) return true;
     this.pending = undefined;
@@ -99,7 +112,9 @@ export class CallActions {
       this.transferring = undefined;
       const message = `transfer to ${a.target} failed: ${(err as Error).message}`;
       this.host.emit({ type: 'call_action', action: 'transfer', target: a.target, ok: false, message });
-      this.host.fail('transport', { kind: 'network', message: `transfer to ${a.target} failed` }, false, err);
+      const { source, failure } = transferFailure(a.target, err);
+      this.host.fail(source, failure, false, err);
+      if (!endsCall && !this.host.isEnding()) this.host.stayWithCaller(CALL_ACTION_DEFAULTS.transferFailedNote(a.target, failure.message));
       return false;
     }
   }

@@ -28,6 +28,11 @@ export class ChatHistory {
     this.items.push({ role: 'assistant', content: interrupted ? `${text}…` : text, ...(interrupted ? { interrupted: true } : {}) });
   }
 
+  /** Something the model must know that nobody said (a transfer that failed): a system message in its place. */
+  addNote(text: string): void {
+    this.items.push({ role: 'system', content: text });
+  }
+
   addToolRound(messages: ChatMessage[]): void {
     this.items.push(...messages);
   }

@@ -7,6 +7,8 @@ import { ENERGY_VAD_DEFAULTS } from '../../src/pipeline/energy-vad.ts';
 import { outcomeOf } from '../../src/server/calls.ts';
 import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import type { Clock } from '../../src/transport/clock.ts';
+import { CALL_ACTION_DEFAULTS } from '../../src/session/call-actions.ts';
+import type { ChatHistory } from '../../src/session/history.ts';
 
 test('a session runs on a recognizer and a voice of its own (no service), with a text transform before speech', async () => {
   const clock = new SteadyScaledClock(3);
@@ -149,3 +151,38 @@ test('endCallAfterTools when the transfer itself fails (a REST hook that throws)
     clock.stop();
   }
 });
+
+/** The call-centre agent with its transfer not ending the call: a failed transfer leaves the caller with the agent. */
+const staying = { ...callCentre, name: 'staying', endCallAfterTools: [] };
+
+for (const [what, thrown, kind, source] of [
+  ['the platform refused it (HTTP 422)', Object.assign(new Error('Telnyx refused the transfer'), { status: 422 }), 'protocol', 'transport'],
+  ['the platform could not be reached', new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) }), 'network', 'transport'],
+  ["the hook's own code threw", new Error('callId is undefined'), 'hook', 'agent'],
+] as const) {
+  test(`a transfer that fails when the call goes on (${what}): the caller hears the agent stays, the model's history says it failed, the error is of kind ${kind}`, async () => {
+    const clock = new SteadyScaledClock(3);
+    const line = 'أريد التحدث مع موظف';
+    const caller = loudCaller(clock, line, [{ hangup: true, pauseMs: 1500 }]);
+    Object.assign(caller, { transfer: async () => Promise.reject(thrown) });
+    const session = sessionWithoutService({ transport: caller, agent: staying, clock, stages: { recognizer: new ScriptRecognizer(clock, [line]), voice: () => new HumVoice() } });
+    const errors: { kind: string; source: string; message: string }[] = [];
+    session.events$.subscribe((e) => e.type === 'error' && errors.push({ kind: e.kind, source: e.source, message: e.message }));
+    try {
+      const report = await session.run();
+      const said = report.turns.filter((t) => t.role === 'agent').map((t) => t.text);
+      const transferring = said.findIndex((t) => t.startsWith('سأحولك'));
+      // Before, nothing followed "I am transferring you": the caller waited on a silent line.
+      assert.ok(transferring >= 0 && said[transferring + 1] === CALL_ACTION_DEFAULTS.transferFailedLine, said.join(' | '));
+      assert.equal(report.ended, 'caller hung up');
+      assert.deepEqual(errors.map((e) => [e.kind, e.source]), [[kind, source]]);
+      assert.match(errors[0]!.message, /transfer to \+966/);
+      const history = (session as unknown as { history: ChatHistory }).history.messages();
+      const note = history.findIndex((m) => m.role === 'system' && m.content.includes('تعذّر تحويل المكالمة'));
+      assert.ok(note > 0, 'the model is told the transfer failed');
+      assert.equal(history[note + 1]?.content, CALL_ACTION_DEFAULTS.transferFailedLine, 'and then what the caller heard');
+    } finally {
+      clock.stop();
+    }
+  });
+}

@@ -23,7 +23,7 @@ function flowOnClock() {
   const host = {
     lane: { busy: false, idle: () => clock.sleep(50), enqueue: () => {} },
     clock,
-    history: new ChatHistory(),
+    history: new ChatHistory(''),
     report: new ReportBuilder(clock),
     log,
     stageContext: { clock, outputRate: 16_000, stages: { voice: () => ({}), turns: () => ({}), interruption: () => ({}) }, notice: () => {}, reply: {} },

@@ -184,7 +184,7 @@ describe('media-stream output', () => {
     const conn: ProviderConnection = { parse: () => [], encodeAudio: (p) => ({ binary: p }) };
     const start = { type: 'start' as const, call: { callId: 'c1', parameters: {} }, input: FORMAT };
     const events: SessionEvent[] = [];
-    const host: CallActionHost = { isEnding: () => false, end: async () => {}, emit: (e) => events.push(e), fail: () => {}, released: () => {} };
+    const host: CallActionHost = { isEnding: () => false, end: async () => {}, emit: (e) => events.push(e), fail: () => {}, released: () => {}, stayWithCaller: () => {} };
     const bare = new MediaStreamTransport('exotel', start, conn, { send: () => {}, close: () => {} }, { clock: new VirtualClock() });
     assert.equal(bare.transfer, undefined);
     const actions = new CallActions(bare, host);
