@@ -3,6 +3,7 @@
  * refusal from the platform's API is not a lost connection, and the operator acts on each
  * differently (fix the request or the key, wait, or fix the hook's own code).
  */
+import { CALL_ENDED } from '../transport/call-ended.ts';
 import { failureMessage, type Failure, type FailureSource } from './failure.ts';
 
 /** Error codes of a request that never reached the platform (Node's sockets and DNS, undici's fetch). */
@@ -35,6 +36,7 @@ export function transferFailure(target: string, err: unknown): { source: Failure
     return { source: 'transport', failure: { kind, message } };
   }
   const said = typeof err === 'object' ? codes(e) : [];
+  if (said.includes(CALL_ENDED)) return { source: 'transport', failure: { kind: 'network', message: `the call ended before the ${what}` } };
   if (said.some((c) => TIMED_OUT.has(c as string))) return { source: 'transport', failure: { kind: 'timeout', message: `the platform did not answer the ${what} in time` } };
   if (said.some((c) => UNREACHED.has(c as string))) return { source: 'transport', failure: { kind: 'network', message: `the platform could not be reached for the ${what}` } };
   // Nothing says the platform or the network failed: the hook's own code threw (or said too little to tell).

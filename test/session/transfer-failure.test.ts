@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { transferFailure } from '../../src/session/transfer-failure.ts';
+import { CALL_ENDED } from '../../src/transport/call-ended.ts';
 
 const kindOf = (err: unknown) => {
   const { source, failure } = transferFailure('+966920000000', err);
@@ -15,6 +16,7 @@ test("a failed transfer's kind follows what was thrown: the platform's HTTP answ
   assert.equal(kindOf(Object.assign(new Error('down'), { status: 503 })), 'transport:network');
   assert.equal(kindOf(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), 'transport:timeout');
   assert.equal(kindOf(new TypeError('fetch failed', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }) })), 'transport:network');
+  assert.equal(kindOf(Object.assign(new Error('the call has ended'), { code: CALL_ENDED })), 'transport:network');
   assert.equal(kindOf(new Error('no call id')), 'agent:hook');
   assert.equal(kindOf('a bare string'), 'agent:hook');
   assert.equal(kindOf(undefined), 'agent:hook');

@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
 import type { AudioFrame } from '../../src/audio/frame.ts';
+import { CALL_ENDED } from '../../src/transport/call-ended.ts';
 import { CallerAudio } from '../../src/transport/caller-audio.ts';
 import { HeldEvents } from '../../src/transport/held-events.ts';
 import { realClock, type Clock } from '../../src/transport/clock.ts';
@@ -135,7 +136,8 @@ export class MediaStreamTransport implements Transport {
   }
 
   private async transferVia(transfer: NonNullable<PlatformHooks['transfer']>, target: string, opts?: { summary?: string }): Promise<void> {
-    if (this.ended) throw new Error('the call has ended');
+    // Coded so that the failure is not taken for the hook's own (transferFailure).
+    if (this.ended) throw Object.assign(new Error('the call has ended'), { code: CALL_ENDED });
     await (opts?.summary ? transfer(this.call, target, opts) : transfer(this.call, target));
     this.agentAction = { action: 'transfer', target };
     this.sink.close('transferred');
