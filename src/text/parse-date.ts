@@ -40,10 +40,16 @@ export interface ParseDateOptions {
   timeZone?: string;
   /** A day said without a year: the next one ('future', appointments) or the last ('past', birth dates). @default 'future' */
   prefer?: 'future' | 'past';
+  /**
+   * The hour (local, 0–12) the caller's day starts at: before it, in the small hours, "بكرة" is
+   * the day now starting (at 01:00 on Friday, Friday), as people mean it before they have slept;
+   * 0: always the next calendar date. @default 4
+   */
+  dayStartsAt?: number;
 }
 
 /** The parser's defaults. */
-export const PARSE_DATE_DEFAULTS = { timeZone: 'Asia/Riyadh', prefer: 'future' } as const;
+export const PARSE_DATE_DEFAULTS = { timeZone: 'Asia/Riyadh', prefer: 'future', dayStartsAt: 4 } as const;
 
 /** A number word, or an MSA teen's first word (الحادية عشرة → احدي عشره). */
 const isNumberWord = (w: string) => w in TEEN_UNITS || readSpoken(w).some((i) => i.kind === 'number');
@@ -233,6 +239,8 @@ function read(text: string, options: ParseDateOptions): { result: ParsedDate; da
   const timeZone = options.timeZone ?? PARSE_DATE_DEFAULTS.timeZone;
   const prefer = options.prefer ?? PARSE_DATE_DEFAULTS.prefer;
   const now = options.now ?? new Date();
+  const dayStartsAt = options.dayStartsAt ?? PARSE_DATE_DEFAULTS.dayStartsAt;
+  if (!Number.isInteger(dayStartsAt) || dayStartsAt < 0 || dayStartsAt > 12) throw new RangeError(`parseDate: dayStartsAt must be a whole hour from 0 to 12, got ${String(options.dayStartsAt)}`);
   if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new TypeError(`parseDate: now must be a valid Date, got ${String(options.now)}`);
   let local: ReturnType<typeof localNow>;
   try {
@@ -308,7 +316,8 @@ function read(text: string, options: ParseDateOptions): { result: ParsedDate; da
       const said = dayOnly && isNumberWord(dayOnly[1]!.split(' ')[0]!) ? readSpoken(dayOnly[1]!).find((n) => n.kind === 'number')?.value : undefined;
       day = said === undefined ? first : { ...first, d: said };
     } else if (relative) {
-      day = addDays(today, relative[1]);
+      // "بكرة", "بعد بكرة" in the small hours: counted from the day that is starting, not the night still lived.
+      day = addDays(today, relative[1] > 0 && minutes < dayStartsAt * 60 ? relative[1] - 1 : relative[1]);
     } else if (dayOnly && isNumberWord(dayOnly[1]!.split(' ')[0]!)) {
       const d = readSpoken(dayOnly[1]!).find((n) => n.kind === 'number')?.value;
       if (d === undefined) return undefined;
