@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  isValidIban, isValidSaudiId, luhn, normalizePhone, readBackAmount, readBackDate, readBackDigits, readBackIban, readBackPhone,
+  isValidIban, parseDate, isValidSaudiId, luhn, normalizePhone, readBackAmount, readBackDate, readBackDigits, readBackIban, readBackPhone,
 } from '../../src/text/index.ts';
 
 test('Luhn: the standard test card numbers pass, one changed digit fails', () => {
@@ -67,10 +67,18 @@ test('read-back: a date with its weekday, in the calendar said, with the time', 
 });
 
 test('bad input to the parsers gets a clear error', async () => {
-  const { parseDate, parseDigits } = await import('../../src/text/index.ts');
+  const { parseDigits } = await import('../../src/text/index.ts');
   assert.throws(() => parseDigits(undefined as never), /caller's text as a string, got undefined/);
   assert.throws(() => parseDate('بكرة', { timeZone: 'Mars/Olympus' }), /unknown time zone "Mars\/Olympus"/);
   assert.throws(() => parseDate('بكرة', { now: new Date('nonsense') }), /now must be a valid Date/);
+  assert.throws(() => parseDate('بكرة', { dayStartsAt: 25 }), /dayStartsAt must be a whole hour from 0 to 12, got 25/);
+});
+
+test('parseDate: dayStartsAt 0 keeps بكرة the next calendar date in the small hours; the default takes the day starting', () => {
+  const now = new Date('2027-01-14T22:30:00Z'); // 01:30 on Friday 15 January in Riyadh
+  assert.equal(parseDate('بكرة', { now })?.date, '2027-01-15');
+  assert.equal(parseDate('بكرة', { now, dayStartsAt: 0 })?.date, '2027-01-16');
+  assert.equal(parseDate('بكرة', { now, dayStartsAt: 1 })?.date, '2027-01-16');
 });
 
 test('read-back: amounts in the number agreement Arabic requires', () => {
