@@ -176,10 +176,8 @@ export class AgentSession implements SessionControl {
       emit: this.out.emit,
       fail: this.out.fail,
       released: () => (this.closing.callerGone = true),
-      stayWithCaller: (note) => {
-        this.history.addNote(note);
-        void this.flow.say(this.agent.transferFailedLine ?? CALL_ACTION_DEFAULTS.transferFailedLine).catch(() => {});
-      },
+      // A failed transfer the call goes on after: the model is told, then the caller hears the agent stays.
+      stayWithCaller: (note) => void (this.history.addNote(note), this.flow.say(this.agent.transferFailedLine ?? CALL_ACTION_DEFAULTS.transferFailedLine).catch(() => {})),
     });
     this.hearing = new Hearing({
       clock: this.clock,
