@@ -21,6 +21,18 @@ export interface CallObserver {
   onEvent?(event: SessionEvent): void;
 }
 
+/**
+ * Something a call showed about the server's set-up that the user must fix (a `warning` server
+ * event). `hangup_hook_missing`: hiwar closed the call's media stream, and the platform keeps the
+ * call up unless a `hangup` provider hook ends it by its API (Telnyx Call Control).
+ */
+export interface ServerWarning {
+  code: 'hangup_hook_missing';
+  call: CallInfo;
+  /** What happened and what to give, naming the hook and the docs' section. */
+  message: string;
+}
+
 /** The server's side, as an adapter sees it. */
 export interface CallHost {
   /**
@@ -51,6 +63,8 @@ export interface CallHost {
    * answered that caller.
    */
   promise?(key: string, until: number): void;
+  /** Tells the server's user (a `warning` event of `createAgentServer`); what it throws is logged. */
+  warn?(warning: ServerWarning): void;
 }
 
 /** What a connection asking for a place says about itself. */
