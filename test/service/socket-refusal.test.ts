@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { AuthenticationError, RateLimitError, REFUSAL_BODY_LIMITS, ServerError, ServiceClient, TransportError } from '../../src/service/index.ts';
+import { classifyFailure } from '../../src/session/failure.ts';
 
 /**
  * A real HTTP server that refuses every WebSocket upgrade, the way a gateway or the service does:
@@ -41,6 +42,8 @@ test("each socket's refused handshake is the status's typed error, with the body
       assert.ok(!e.message.includes(KEY) && !e.errorMessage.includes(KEY));
       assert.equal(e.retryAfterMs, 7000);
       assert.equal(e.retryable, true);
+      // What a call's error event says of it: the limit in the service's words, not the status alone.
+      assert.equal(classifyFailure(e, 'stt').message, 'speech recognition is over its rate or concurrency limit (HTTP 429: too many concurrent sessions for key [redacted])');
       return true;
     });
   }
