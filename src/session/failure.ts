@@ -165,7 +165,9 @@ export function classifyFailure(err: unknown, source: FailureSource): Failure {
   if (kind === 'auth' && err instanceof ServiceError && err.hint) return { kind, message: `${failureMessage(source, kind, `HTTP ${status}`)}: ${err.hint}` };
   // A 5xx is `network` for what an operator does (wait, it passes), but the server did answer:
   // "lost its connection (HTTP 500)" sent them looking at the network.
-  const http = status ? `HTTP ${status}${serviceWords(err) ? `: ${serviceWords(err)}` : ''}` : undefined;
+  // An empty wallet says all there is to say (its words would repeat it).
+  const words = kind === 'balance' ? undefined : serviceWords(err);
+  const http = status ? `HTTP ${status}${words ? `: ${words}` : ''}` : undefined;
   if (kind === 'network' && status >= 500) return { kind, message: `${WHAT[source]} answered with a server error (${http})` };
   // No connection was made at all (refused, no route, DNS): "lost its connection" said one had been.
   if (kind === 'network' && (err instanceof TransportError || err instanceof APIConnectionError)) return { kind, message: `${WHAT[source]} could not be reached` };

@@ -28,6 +28,7 @@ test("a refused request names the service's reason; other failures keep their pl
   assert.equal(classifyFailure(new ServiceErrors.PermissionDeniedError({ status: 403, errorCode: 40301, errorMessage: 'this key cannot call /listen' }), 'stt').message, 'speech recognition refused the API key or its access (HTTP 403: this key cannot call /listen)');
   assert.equal(classifyFailure(new ServiceError({ status: 503, errorCode: 50301, errorMessage: 'speech recognition is overloaded' }), 'stt').message, 'speech recognition answered with a server error (HTTP 503: speech recognition is overloaded)');
   assert.equal(classifyFailure(new ServiceError({ status: 502, errorMessage: '<html><body>Bad gateway</body></html>' }), 'stt').message, 'speech recognition answered with a server error (HTTP 502)');
+  assert.equal(classifyFailure(new ServiceErrors.InsufficientBalanceError({ status: 402, errorCode: 40201, errorMessage: 'insufficient balance' }), 'tts').message, 'speech synthesis stopped: the wallet is empty (HTTP 402)');
   // No connection made at all: not "lost".
   assert.deepEqual(classifyFailure(new APIConnectionError({ message: 'ECONNREFUSED' }), 'llm'), { kind: 'network', message: 'the language model could not be reached' });
   assert.deepEqual(classifyFailure(new TransportError('/listen: connection failed: connect ECONNREFUSED 127.0.0.1:8787', 'network'), 'stt'), { kind: 'network', message: 'speech recognition could not be reached' });
