@@ -6,7 +6,7 @@ import { AGENT_SERVER_DEFAULTS, createAgentServer, type CreateAgentServerOptions
 import { SERVER_LIMITS } from '../server/limits.ts';
 import type { CallHost, PluginFactory, ProviderHooks } from '../server/types.ts';
 import { accessLines, serveLedger } from './serve-security.ts';
-import { otelRequested, startOtel } from '../observability/otel-setup.ts';
+import { checkOtelInstalled, otelRequested, startOtel } from '../observability/otel-setup.ts';
 import { traceSessions } from '../observability/trace-sessions.ts';
 import { serveLive } from './serve-live.ts';
 import { generateKey } from '../sandbox/keys.ts';
@@ -143,6 +143,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   // as itself, not as a port in use or after the sandbox's minute of start-up.
   workerCount(values.workers, SERVE_USAGE);
   if (values.agent !== undefined) agentModuleFile(values.agent);
+  if (otelRequested(values.otel!)) checkOtelInstalled();
   const phrasebookLines = values.phrasebook !== undefined ? (await readText(values.phrasebook, '--phrasebook')).split('\n') : [];
   // Flags win over the config module, which wins over the defaults.
   const loadConfig = () => (values.config ? loadServeConfig(values.config) : Promise.resolve({} as CreateAgentServerOptions));

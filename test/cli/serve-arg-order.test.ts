@@ -32,6 +32,8 @@ const cases: { args: string[]; env?: NodeJS.ProcessEnv; says: RegExp }[] = [
   { args: ['--queue-wait-ms', 'soon'], env: { REDIS_URL: 'redis://127.0.0.1:1' }, says: /--queue-wait-ms/ },
   { args: ['--agent', '/nonexistent/agent.ts'], says: /--agent \/nonexistent\/agent\.ts: no such file or folder/ },
   { args: ['--phrasebook', '/nonexistent/phrases.txt'], says: /--phrasebook \/nonexistent\/phrases\.txt: no such file/ },
+  // Tracing asked for with its packages missing (a preload hides them).
+  { args: ['--otel'], env: { NODE_OPTIONS: `--require ${new URL('../helpers/no-otel-sdk.cjs', import.meta.url).pathname}` }, says: /Tracing \(--otel\) needs @opentelemetry\/sdk-trace/ },
 ];
 
 for (const c of cases) {
