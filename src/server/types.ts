@@ -109,7 +109,10 @@ export interface ProviderHooks {
    * you to carry where the platform can (a SIP header: docs/telephony.md).
    */
   transfer?(call: CallInfo, target: string, opts?: { summary?: string }): Promise<void>;
-  /** Told that the agent hung up (before the stream closes), e.g. to end the call by API. */
+  /**
+   * Told that the agent hung up (before the stream closes), or that hiwar gave up on a call whose
+   * caller is still on (refused, its session failed; `reason` is the outcome), e.g. to end it by API.
+   */
   hangup?(call: CallInfo, reason?: string): Promise<void>;
 }
 

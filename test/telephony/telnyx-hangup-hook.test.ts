@@ -89,3 +89,30 @@ test('with hooks.telnyx.hangup, the hook ends the Call Control call and nothing 
     await withHook.close();
   }
 });
+
+test('a Call Control call whose session fails is ended by the hangup hook too, or warned of without one', async () => {
+  const fails = () => {
+    throw new Error('the session factory broke');
+  };
+  const hungUp: string[] = [];
+  const withHook = await startServe({ sandbox: s.sandbox, beforeSession: fails, hooks: { telnyx: { hangup: async (call, reason) => void hungUp.push(`${call.callId} ${reason}`) } } });
+  const own: ServerWarning[] = [];
+  const withoutHook = await startServe({ sandbox: s.sandbox, beforeSession: fails, onWarning: (w) => own.push(w) });
+  try {
+    for (const [server, id] of [[withHook, 'v3:cc-fail-hook'], [withoutHook, 'v3:cc-fail']] as const) {
+      const far = new FarEnd(await callControl(server, id), telnyxProtocol(id), server.clock);
+      try {
+        await far.start();
+        await waitFor(() => (server === withHook ? hungUp.length > 0 : own.length > 0), `the end of ${id} on Telnyx`);
+      } finally {
+        far.hangup();
+      }
+    }
+    assert.deepEqual(hungUp, ['v3:cc-fail-hook failed']);
+    assert.equal(own[0]!.code, 'hangup_hook_missing');
+    assert.equal(own[0]!.call.callId, 'v3:cc-fail');
+  } finally {
+    await withHook.close();
+    await withoutHook.close();
+  }
+});
