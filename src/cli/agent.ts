@@ -39,12 +39,10 @@ export interface LoadedAgent {
 }
 
 /**
- * The agent of `--agent PATH`, or the built-in call-centre agent without one. A `.ts` module is
- * loaded through tsx's `tsImport`, so it works when hiwar itself runs as plain JavaScript, and
- * its imports (zod, hiwar) resolve from the agent's own project, as they would in the user's code.
+ * The module file `--agent PATH` names (the folder's index file for a folder), checked without
+ * loading it: `hiwar serve` says a wrong path before it looks at its ports.
  */
-export async function loadAgent(path: string | undefined, cwd = process.cwd()): Promise<LoadedAgent> {
-  if (path === undefined) return { agent: (await import('../../agents/call-centre/index.ts')).default };
+export function agentModuleFile(path: string, cwd = process.cwd()): { file: string; dir: string } {
   const where = `--agent ${path}`;
   const target = resolve(cwd, path);
   // `agents/call-centre` is the repository's folder, not a user project's: the built-in agent needs no --agent.
@@ -63,6 +61,18 @@ export async function loadAgent(path: string | undefined, cwd = process.cwd()): 
   }
   const ext = extname(file);
   if (!TS.has(ext) && !JS.has(ext)) throw new CliError(`${where}: not a .ts or .js module`);
+  return { file, dir };
+}
+
+/**
+ * The agent of `--agent PATH`, or the built-in call-centre agent without one. A `.ts` module is
+ * loaded through tsx's `tsImport`, so it works when hiwar itself runs as plain JavaScript, and
+ * its imports (zod, hiwar) resolve from the agent's own project, as they would in the user's code.
+ */
+export async function loadAgent(path: string | undefined, cwd = process.cwd()): Promise<LoadedAgent> {
+  if (path === undefined) return { agent: (await import('../../agents/call-centre/index.ts')).default };
+  const where = `--agent ${path}`;
+  const { file, dir } = agentModuleFile(path, cwd);
   let mod: UserModule;
   try {
     mod = await importUserModule(file, 'agent');
@@ -76,8 +86,6 @@ export async function loadAgent(path: string | undefined, cwd = process.cwd()): 
   if (problem) throw new CliError(`${where}: the default export of ${file} is not an Agent (${problem})`);
   return { agent: agent as Agent, file, dir };
 }
-
-
 
 /** Phrases for the embedded sandbox: the agent's intent examples, the lines of `--phrasebook`, and `more` (a config's `sandbox.phrasebook`). */
 export async function sandboxPhrases(agent: Agent | undefined, phrasebook?: string, more: readonly string[] = []): Promise<string[]> {

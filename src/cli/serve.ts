@@ -6,18 +6,18 @@ import { AGENT_SERVER_DEFAULTS, createAgentServer, type CreateAgentServerOptions
 import { SERVER_LIMITS } from '../server/limits.ts';
 import type { CallHost, PluginFactory, ProviderHooks } from '../server/types.ts';
 import { accessLines, serveLedger } from './serve-security.ts';
-import { otelRequested, startOtel } from '../observability/otel-setup.ts';
+import { checkOtelInstalled, otelRequested, startOtel } from '../observability/otel-setup.ts';
 import { traceSessions } from '../observability/trace-sessions.ts';
 import { serveLive } from './serve-live.ts';
 import { generateKey } from '../sandbox/keys.ts';
-import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
-import { numberOption, parseCommand, publicUrlOption, UsageError, type Values } from './args.ts';
+import { AGENT_HELP, agentModuleFile, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
+import { numberOption, parseCommand, publicUrlOption, readText, UsageError, type Values } from './args.ts';
 import { cliLogger } from './log.ts';
 import { checkServiceKey, connectService } from './connect.ts';
 import { loadServeConfig } from './serve-config.ts';
 import { loadWebRtc } from './serve-webrtc.ts';
 import { busyLineSynth, prepareLines, CLUSTER_FLAGS, CLUSTER_USAGE, clusterOptionsOf, lateCluster } from './serve-cluster.ts';
-import { isServeWorker, serveWorkers, workerSide, WORKERS_FLAG, WORKERS_HELP } from './serve-workers.ts';
+import { isServeWorker, serveWorkers, workerCount, workerSide, WORKERS_FLAG, WORKERS_HELP } from './serve-workers.ts';
 import { ensurePortsFree, PARENT_GONE, watchParent } from './serve-preflight.ts';
 import { docPath } from '../docs-path.ts';
 import { docsRoutes } from '../docs-site/routes.ts';
@@ -139,12 +139,31 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   if (modelIds !== undefined && modelIds !== 'vendor' && modelIds !== 'spec') throw new UsageError(`--model-ids must be "vendor" or "spec", got "${modelIds}"`, SERVE_USAGE);
   const webrtcStart = values['webrtc-start'];
   if (webrtcStart !== undefined && webrtcStart !== 'first-use' && webrtcStart !== 'eager') throw new UsageError(`--webrtc-start must be "first-use" or "eager", got "${webrtcStart}"`, SERVE_USAGE);
+  // Every argument is checked before a port is looked at or anything starts: a bad value is said
+  // as itself, not as a port in use or after the sandbox's minute of start-up.
+  workerCount(values.workers, SERVE_USAGE);
+  if (values.agent !== undefined) agentModuleFile(values.agent);
+  if (otelRequested(values.otel!)) checkOtelInstalled();
+  const phrasebookLines = values.phrasebook !== undefined ? (await readText(values.phrasebook, '--phrasebook')).split('\n') : [];
   // Flags win over the config module, which wins over the defaults.
   const loadConfig = () => (values.config ? loadServeConfig(values.config) : Promise.resolve({} as CreateAgentServerOptions));
+  // The calls and the cluster's sessions, from the flags, the environment and the config.
+  const sizing = (config: CreateAgentServerOptions) => {
+    const maxCalls = maxCallsFlag ?? config.maxCalls ?? AGENT_SERVER_DEFAULTS.maxCalls;
+    // Each call may hold up to three of the key's sessions (see CLUSTER_DEFAULTS.sessionsPerCall): its
+    // recognition and synthesis sockets, and an HTTP synthesis or a socket being replaced.
+    const sandboxSessions = AGENT_SERVER_DEFAULTS.sessionsPerCall * (maxCalls + 1);
+    const clusterOptions = clusterOptionsOf(values, SERVE_USAGE, process.env.HIWAR_API_KEY || config.client ? undefined : sandboxSessions);
+    // The agent comes from --agent, the config's `agent`, or the built-in one unless `agentFor` chooses.
+    const noAgent = values.agent === undefined && !config.agent && !!config.agentFor;
+    if (clusterOptions && noAgent) throw new UsageError('cluster mode (REDIS_URL) needs one agent whose voice says the busy line: give --agent, or `agent` beside `agentFor` in the config', SERVE_USAGE);
+    return { maxCalls, sandboxSessions, clusterOptions };
+  };
   // A port in use is said before anything slow starts (the sandbox voices the agent's phrases
   // first), in one place for one process and for the primary of --workers, which checks for its
-  // workers before forking any: so the primary reads a --config too, for its port and host.
+  // workers before forking any: so the primary reads a --config too, for its port, host and sizes.
   const checked = isServeWorker() ? undefined : await loadConfig();
+  const checkedSizing = checked && sizing(checked);
   if (checked) await ensurePortsFree(values.host ?? checked.host ?? AGENT_SERVER_DEFAULTS.host, { port: portFlag ?? checked.port ?? AGENT_SERVER_DEFAULTS.port, flag: '--port' }, { port: audioSocketPort, flag: '--audiosocket-port' });
   // --workers N: this process forks N servers and waits for them (serve-workers.ts).
   const primary = await serveWorkers(values.workers, SERVE_USAGE, (m) => process.stdout.write(`${m}\n`));
@@ -159,17 +178,12 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   // Each worker's lines say which worker wrote them.
   const logger = worker ? (config.logger ?? cliLogger('info')).child({ worker: worker.index }) : (config.logger ?? cliLogger('info'));
   const agent: Agent | undefined = values.agent !== undefined ? (await loadAgent(values.agent)).agent : (config.agent ?? (config.agentFor ? undefined : (await loadAgent(undefined)).agent));
-  const phrases = await sandboxPhrases(agent, values.phrasebook, (config.sandbox || undefined)?.phrasebook);
+  const phrases = await sandboxPhrases(agent, undefined, [...phrasebookLines, ...((config.sandbox || undefined)?.phrasebook ?? [])]);
   // The model every call answers with; a malformed OPENAI_BASE_URL stops here, before the sandbox starts.
   const model = (await import('./llm.ts')).serverLlm({ configLlm: config.llm, agent, agentFor: config.agentFor });
-  const maxCalls = maxCallsFlag ?? config.maxCalls ?? AGENT_SERVER_DEFAULTS.maxCalls;
+  const { maxCalls, sandboxSessions, clusterOptions } = checkedSizing ?? sizing(config);
   const host = values.host ?? config.host ?? AGENT_SERVER_DEFAULTS.host;
   const publicUrl = values['public-url'] ?? config.publicUrl ?? publicUrlOption(undefined, SERVE_USAGE);
-  // Each call may hold up to three of the key's sessions (see CLUSTER_DEFAULTS.sessionsPerCall): its
-  // recognition and synthesis sockets, and an HTTP synthesis or a socket being replaced.
-  const sandboxSessions = AGENT_SERVER_DEFAULTS.sessionsPerCall * (maxCalls + 1);
-  const clusterOptions = clusterOptionsOf(values, SERVE_USAGE, process.env.HIWAR_API_KEY || config.client ? undefined : sandboxSessions);
-  if (clusterOptions && !agent) throw new UsageError('cluster mode (REDIS_URL) needs one agent whose voice says the busy line: give --agent, or `agent` beside `agentFor` in the config', SERVE_USAGE);
   // Signals are taken from here on: one that comes while the server starts (before the stop
   // below is ready) is kept and acted on once it is, instead of being lost to a listener a
   // library installed, which left the process running with nobody draining it.

@@ -36,14 +36,19 @@ export function tracesUrl(env: NodeJS.ProcessEnv = process.env): string {
   return `${(env.OTEL_EXPORTER_OTLP_ENDPOINT || OTEL_DEFAULTS.endpoint).replace(/\/+$/, '')}/v1/traces`;
 }
 
+/** Throws `MissingDependencyError` when a tracing package is missing (`hiwar serve` asks before its ports). */
+export function checkOtelInstalled(): void {
+  const missing = missingPackages('Tracing (--otel)', OTEL_PACKAGES, 'docs/observability.md');
+  if (missing) throw new MissingDependencyError(OTEL_PACKAGES.find((p) => missing.includes(p))!, missing);
+}
+
 /**
  * Registers the OpenTelemetry SDK for this process: a tracer provider that batches spans to an
  * OTLP HTTP endpoint, and async context. Throws `MissingDependencyError` (one line naming the npm
  * install) when a package is missing: `--otel` never quietly records nothing.
  */
 export async function startOtel(env: NodeJS.ProcessEnv = process.env): Promise<OtelSetup> {
-  const missing = missingPackages('Tracing (--otel)', OTEL_PACKAGES, 'docs/observability.md');
-  if (missing) throw new MissingDependencyError(OTEL_PACKAGES.find((p) => missing.includes(p))!, missing);
+  checkOtelInstalled();
   const [sdk, hooks, otlp] = await Promise.all([
     importOptional('@opentelemetry/sdk-trace', () => import('@opentelemetry/sdk-trace')),
     importOptional('@opentelemetry/context-async-hooks', () => import('@opentelemetry/context-async-hooks')),

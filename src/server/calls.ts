@@ -3,7 +3,7 @@ import type { CallReport, SessionEvent } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Transport } from '../transport/types.ts';
 import type { ServerMetrics } from './metrics.ts';
-import { CallRefused, type CallHost, type CallObserver, type CallOutcome, type HoldOptions } from './types.ts';
+import { CallRefused, type CallHost, type CallObserver, type CallOutcome, type HoldOptions, type ServerWarning } from './types.ts';
 
 /** How a drain treats calls a webhook answer promised media for. */
 export const DRAIN_DEFAULTS = {
@@ -71,6 +71,8 @@ export interface CallManagerOptions {
   onCallEnded?(transport: Transport, report: CallReport | undefined, outcome: CallOutcome): void;
   /** Told when a call starts waiting for a line (the admission's queue); what it throws is logged. */
   onCallWaiting?(transport: Transport, position: number): void;
+  /** Told what an adapter warns of (`CallHost.warn`); what it throws is logged. */
+  onWarning?(warning: ServerWarning): void;
   /** Told every session event of every call (the service's reachability for `/readyz` learns from them). */
   onSessionEvent?(e: SessionEvent): void;
 }
@@ -104,6 +106,14 @@ export class CallManager implements CallHost {
   private readonly admitted = new Set<string>();
 
   constructor(private readonly o: CallManagerOptions) {}
+
+  warn(warning: ServerWarning): void {
+    try {
+      this.o.onWarning?.(warning);
+    } catch (err) {
+      this.o.logger.warn({ err: (err as Error).message }, 'a warning hook failed');
+    }
+  }
 
   get draining(): boolean {
     return this.isDraining;

@@ -19,7 +19,7 @@ import { ServiceReachability, type ServiceProbeOptions } from './service-reachab
 import { agentWithVariables } from '../session/variables.ts';
 import { CallTokens, type CallTokenOptions } from './tokens.ts';
 import { MemoryTokenLedger, type TokenLedger } from './token-ledger.ts';
-import { CallRefused, type CallHost, type CallOutcome, type PluginContext, type PluginFactory, type ProviderHooks, type ServerPlugin } from './types.ts';
+import { CallRefused, type CallHost, type CallOutcome, type PluginContext, type PluginFactory, type ProviderHooks, type ServerPlugin, type ServerWarning } from './types.ts';
 import { serverOptionProblem } from './option-checks.ts';
 
 /** Defaults of `createAgentServer`'s options, in one place. */
@@ -144,6 +144,8 @@ export type ServerEvent =
   | { type: 'call_refused'; call: CallInfo; reason: string }
   /** No line is free (cluster mode): the caller waits in the queue at `position` (1: next) and hears the wait line. */
   | { type: 'call_waiting'; call: CallInfo; position: number }
+  /** A call showed a set-up the user must fix (`ServerWarning`: a platform that needs a hangup hook). */
+  | ({ type: 'warning' } & ServerWarning)
   | { type: 'hook_failed'; hook: 'agentFor' | 'onCallEnded'; call: CallInfo; error: string };
 
 /** A composed agent server: mount it (`handler`, `attach`) or let it listen; then drain or close. */
@@ -290,6 +292,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     limits: o.limits,
     sessions: o.wrapSessions ? o.wrapSessions(chosen) : chosen,
     onCallWaiting: (transport, position) => emit({ type: 'call_waiting', call: transport.call, position }),
+    onWarning: (w) => emit({ type: 'warning', ...w }),
     onCallEnded: (transport, report, outcome) => {
       const call = transport.call;
       try {

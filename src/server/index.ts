@@ -36,6 +36,7 @@ export {
   type PluginContext,
   type PluginFactory,
   type ProviderHooks,
+  type ServerWarning,
 } from './types.ts';
 /** The guide shipped with the package, as HTML pages at /docs (`hiwar serve --docs`). */
 export { docsRoutes, DOCS_SITE_DEFAULTS, type DocsRoutesOptions } from '../docs-site/routes.ts';

@@ -65,6 +65,8 @@ export interface AgentServerOptions {
   onCallEnded?: CallManagerOptions['onCallEnded'];
   /** See `CallManagerOptions.onCallWaiting`. */
   onCallWaiting?: CallManagerOptions['onCallWaiting'];
+  /** See `CallManagerOptions.onWarning`. */
+  onWarning?: CallManagerOptions['onWarning'];
   /**
    * Time limits for slow clients (request head, body, untaken upgrades); see `SERVER_LIMITS`.
    * The head and body limits apply to the server's own port (`listen()`); the upgrade limit to
@@ -116,6 +118,7 @@ export class AgentServer {
       admission: o.admission,
       onCallEnded: o.onCallEnded,
       onCallWaiting: o.onCallWaiting,
+      onWarning: o.onWarning,
       onSessionEvent: o.service && ((e) => o.service!.observe(e)),
     });
   }

@@ -21,6 +21,18 @@ export interface CallObserver {
   onEvent?(event: SessionEvent): void;
 }
 
+/**
+ * Something a call showed about the server's set-up that the user must fix (a `warning` server
+ * event). `hangup_hook_missing`: hiwar closed the call's media stream, and the platform keeps the
+ * call up unless a `hangup` provider hook ends it by its API (Telnyx Call Control).
+ */
+export interface ServerWarning {
+  code: 'hangup_hook_missing';
+  call: CallInfo;
+  /** What happened and what to give, naming the hook and the docs' section. */
+  message: string;
+}
+
 /** The server's side, as an adapter sees it. */
 export interface CallHost {
   /**
@@ -51,6 +63,8 @@ export interface CallHost {
    * answered that caller.
    */
   promise?(key: string, until: number): void;
+  /** Tells the server's user (a `warning` event of `createAgentServer`); what it throws is logged. */
+  warn?(warning: ServerWarning): void;
 }
 
 /** What a connection asking for a place says about itself. */
@@ -95,7 +109,10 @@ export interface ProviderHooks {
    * you to carry where the platform can (a SIP header: docs/telephony.md).
    */
   transfer?(call: CallInfo, target: string, opts?: { summary?: string }): Promise<void>;
-  /** Told that the agent hung up (before the stream closes), e.g. to end the call by API. */
+  /**
+   * Told that the agent hung up (before the stream closes), or that hiwar gave up on a call whose
+   * caller is still on (refused, its session failed; `reason` is the outcome), e.g. to end it by API.
+   */
   hangup?(call: CallInfo, reason?: string): Promise<void>;
 }
 

@@ -37,5 +37,6 @@ export { ListenSocket, DEFAULT_LIVENESS, type ListenOptions, type ListenLiveness
 export type * from './ws/listen-events.ts';
 export { TtsSocket, type TtsSocketOptions, type TtsEvent, type TtsOutputFormat } from './ws/tts.ts';
 export { GENERATION_END_DEFAULTS, type GenerationEndOptions, type GenerationEndRule } from './ws/tts-generation.ts';
+export { REFUSAL_BODY_LIMITS } from './ws/open.ts';
 export { LegacySttSocket, type LegacySttOptions, type LegacySttEvent } from './ws/legacy-stt.ts';
 export { classifyClose, type CloseInfo, type CloseKind } from './ws/close-codes.ts';

@@ -137,6 +137,16 @@ export function kindOfError(err: unknown, source: FailureSource): FailureKind {
 /** Longest service explanation of a refused request kept in a failure's message. */
 const REFUSAL_MAX_CHARS = 160;
 
+/**
+ * The voice service's own words for a refusal (its envelope's `errorMessage`, the key already
+ * redacted), cut short: "HTTP 429" alone did not say which limit. None for a body without the
+ * service's error code (a gateway's HTML page, a bare status).
+ */
+function serviceWords(err: unknown): string | undefined {
+  if (!(err instanceof ServiceError) || err.errorCode === undefined || !err.errorMessage) return undefined;
+  return err.errorMessage.length > REFUSAL_MAX_CHARS ? `${err.errorMessage.slice(0, REFUSAL_MAX_CHARS)}…` : err.errorMessage;
+}
+
 /** A typed, clean failure for an error met by `source`. */
 export function classifyFailure(err: unknown, source: FailureSource): Failure {
   const kind = kindOfError(err, source);
@@ -155,10 +165,13 @@ export function classifyFailure(err: unknown, source: FailureSource): Failure {
   if (kind === 'auth' && err instanceof ServiceError && err.hint) return { kind, message: `${failureMessage(source, kind, `HTTP ${status}`)}: ${err.hint}` };
   // A 5xx is `network` for what an operator does (wait, it passes), but the server did answer:
   // "lost its connection (HTTP 500)" sent them looking at the network.
-  if (kind === 'network' && status >= 500) return { kind, message: `${WHAT[source]} answered with a server error (HTTP ${status})` };
+  // An empty wallet says all there is to say (its words would repeat it).
+  const words = kind === 'balance' ? undefined : serviceWords(err);
+  const http = status ? `HTTP ${status}${words ? `: ${words}` : ''}` : undefined;
+  if (kind === 'network' && status >= 500) return { kind, message: `${WHAT[source]} answered with a server error (${http})` };
   // No connection was made at all (refused, no route, DNS): "lost its connection" said one had been.
   if (kind === 'network' && (err instanceof TransportError || err instanceof APIConnectionError)) return { kind, message: `${WHAT[source]} could not be reached` };
-  return { kind, message: failureMessage(source, kind, status ? `HTTP ${status}` : undefined) };
+  return { kind, message: failureMessage(source, kind, http) };
 }
 
 /** A typed, clean failure for a socket that closed for good. */

@@ -248,3 +248,34 @@ test('a call that waits for a line is a call_waiting event with its place in the
     await waited.close();
   }
 });
+
+test('a Telnyx Call Control call the agent hangs up, with no hangup hook given: a warning event naming providerHooks.telnyx.hangup', async () => {
+  const warned = await besideApp({ agent: { ...line('hanging-line'), hooks: { onCallStart: (call) => void call.hangup('done') } } });
+  const seen: ServerEvent[] = [];
+  warned.events$.subscribe((e) => seen.push(e));
+  const { url } = await warned.listen({ port: 0 });
+  try {
+    const body = JSON.stringify({ data: { event_type: 'call.initiated', payload: { call_control_id: 'v3:mount-cc', from: '+971500000001', to: CARDS } } });
+    const res = await fetch(`${url}/telephony/telnyx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const { stream_url: streamUrl } = (await res.json()) as { stream_url: string };
+    // Telnyx's side: its start, then every mark echoed (played) so the greeting ends.
+    const ws = new WebSocket(streamUrl);
+    ws.on('error', () => {});
+    ws.on('message', (data) => {
+      const m = JSON.parse(String(data));
+      if (m.event === 'mark') ws.send(JSON.stringify({ event: 'mark', mark: { name: m.mark.name } }));
+    });
+    await new Promise((r) => ws.once('open', r));
+    ws.send(JSON.stringify({ event: 'connected', version: '1.0.0' }));
+    ws.send(JSON.stringify({ event: 'start', stream_id: 's-mount', start: { call_control_id: 'v3:mount-cc', media_format: { encoding: 'PCMU', sample_rate: 8000, channels: 1 } } }));
+    await waitFor(() => seen.some((e) => e.type === 'call_ended'), 'the call to end');
+    const warning = seen.find((e) => e.type === 'warning');
+    assert.ok(warning?.type === 'warning', JSON.stringify(seen.map((e) => e.type)));
+    assert.equal(warning.code, 'hangup_hook_missing');
+    assert.equal(warning.call.callId, 'v3:mount-cc');
+    assert.match(warning.message, /providerHooks\.telnyx\.hangup/);
+    ws.close();
+  } finally {
+    await warned.close();
+  }
+});

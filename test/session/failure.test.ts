@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { APIConnectionError, InternalServerError, RateLimitError } from 'openai';
+import * as ServiceErrors from '../../src/service/errors.ts';
 import { AuthenticationError, BadRequestError, KEY_REFUSED_HINT, ServiceError, TransportError } from '../../src/service/errors.ts';
 import { classifyClose } from '../../src/service/ws/close-codes.ts';
 import { classifyFailure, closeFailure, toolFailure } from '../../src/session/failure.ts';
@@ -19,6 +20,15 @@ test("a refused request names the service's reason; other failures keep their pl
   // The model's server answered 500: it did not lose its connection.
   assert.deepEqual(classifyFailure(new InternalServerError(500, { message: 'internal boom' }, 'internal boom', new Headers()), 'llm'), { kind: 'network', message: 'the language model answered with a server error (HTTP 500)' });
   assert.deepEqual(classifyFailure(new RateLimitError(429, undefined, 'slow down', new Headers()), 'llm'), { kind: 'rate', message: 'the language model is over its rate or concurrency limit (HTTP 429)' });
+  // The service's own words (its envelope, with an error code) say which limit or what is down; a gateway's page says nothing.
+  assert.equal(
+    classifyFailure(new ServiceErrors.RateLimitError({ status: 429, errorCode: 42901, errorMessage: 'too many concurrent sessions for this key' }), 'stt').message,
+    'speech recognition is over its rate or concurrency limit (HTTP 429: too many concurrent sessions for this key)',
+  );
+  assert.equal(classifyFailure(new ServiceErrors.PermissionDeniedError({ status: 403, errorCode: 40301, errorMessage: 'this key cannot call /listen' }), 'stt').message, 'speech recognition refused the API key or its access (HTTP 403: this key cannot call /listen)');
+  assert.equal(classifyFailure(new ServiceError({ status: 503, errorCode: 50301, errorMessage: 'speech recognition is overloaded' }), 'stt').message, 'speech recognition answered with a server error (HTTP 503: speech recognition is overloaded)');
+  assert.equal(classifyFailure(new ServiceError({ status: 502, errorMessage: '<html><body>Bad gateway</body></html>' }), 'stt').message, 'speech recognition answered with a server error (HTTP 502)');
+  assert.equal(classifyFailure(new ServiceErrors.InsufficientBalanceError({ status: 402, errorCode: 40201, errorMessage: 'insufficient balance' }), 'tts').message, 'speech synthesis stopped: the wallet is empty (HTTP 402)');
   // No connection made at all: not "lost".
   assert.deepEqual(classifyFailure(new APIConnectionError({ message: 'ECONNREFUSED' }), 'llm'), { kind: 'network', message: 'the language model could not be reached' });
   assert.deepEqual(classifyFailure(new TransportError('/listen: connection failed: connect ECONNREFUSED 127.0.0.1:8787', 'network'), 'stt'), { kind: 'network', message: 'speech recognition could not be reached' });

@@ -2,6 +2,7 @@ import callCentre from '../../agents/call-centre/index.ts';
 import { agentSessions } from '../../src/server/agent-sessions.ts';
 import { AgentServer } from '../../src/server/server.ts';
 import { CallTokens } from '../../src/server/tokens.ts';
+import type { ServerWarning } from '../../src/server/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import type { CallReport, SessionEvent } from '../../src/session/events.ts';
 import { createLogger } from '../../src/session/logger.ts';
@@ -39,7 +40,7 @@ export interface Served {
  * plugin, sessions on the sandbox, everything on the stall-free scaled clock.
  */
 export async function startServe(
-  opts: { speed?: number; agent?: Partial<Agent>; sandbox?: Running; maxCalls?: number; beforeSession?: (t: Transport) => void; tokenSecret?: string } & Partial<Omit<TelephonyOptions, 'tokens'>> = {},
+  opts: { speed?: number; agent?: Partial<Agent>; sandbox?: Running; maxCalls?: number; beforeSession?: (t: Transport) => void; tokenSecret?: string; onWarning?: (w: ServerWarning) => void } & Partial<Omit<TelephonyOptions, 'tokens'>> = {},
 ): Promise<Served> {
   const sandbox = opts.sandbox ?? (await runSandbox());
   const clock = new SteadyScaledClock(opts.speed ?? 2);
@@ -62,6 +63,7 @@ export async function startServe(
     port: 0,
     logger,
     maxCalls: opts.maxCalls,
+    onWarning: opts.onWarning,
     sessions: (t: Transport) => {
       opts.beforeSession?.(t);
       const s = base(t);

@@ -204,6 +204,13 @@ export class MediaConnection {
   private finish(outcome: CallOutcome): void {
     this.finished = true;
     clearInterval(this.watchdog);
+    const t = this.transport;
+    // A call given up on here (refused, its session failed) with the caller still on it, never
+    // hung up by the session: the hangup hook ends it where the platform keeps a call up after
+    // its stream (Telnyx Call Control), as it does for the agent's hang-up.
+    if (t && !t.isEnded && !t.agentAction) {
+      this.o.hooks?.hangup?.(t.call, outcome).catch((err: Error) => this.o.logger?.warn({ provider: this.o.provider, err: err.message }, 'the hangup hook failed'));
+    }
     // The session is over: the platform's stream goes too (the call hangs up or continues with
     // the markup after the stream, e.g. a transfer).
     this.o.sink.close(outcome);

@@ -17,7 +17,10 @@ export { MEDIA_STREAM_DEFAULTS, MediaStreamOutput, type MediaSink, type MediaStr
 export interface PlatformHooks {
   /** Hands the call on; the stream is closed after it resolves. */
   transfer?(call: CallInfo, target: string, opts?: { summary?: string }): Promise<void>;
-  /** Told that the agent hung up (before the stream closes), e.g. to end the call by API. */
+  /**
+   * Told that the agent hung up (before the stream closes), or that hiwar gave up on a call whose
+   * caller is still on (refused, its session failed; `reason` is the outcome), e.g. to end it by API.
+   */
   hangup?(call: CallInfo, reason?: string): Promise<void>;
 }
 
@@ -114,6 +117,11 @@ export class MediaStreamTransport implements Transport {
   private readonly pushSamples = (samples: Int16Array): void => {
     this.caller.push({ samples, sampleRate: this.inputRate, time: this.clock.now() });
   };
+
+  /** Whether the call is over on this side (the platform's stop, a hang-up, a transfer). */
+  get isEnded(): boolean {
+    return this.ended;
+  }
 
   /** The caller or the connection is gone: audio completes, the session hears a hang-up. */
   end(reason: string): void {

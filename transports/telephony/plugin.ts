@@ -12,6 +12,7 @@ import { MediaConnection } from './connection.ts';
 import type { MediaStreamOptions, PlatformHooks } from './media-stream.ts';
 import type { AfterStream, TelephonyProvider, WebhookContext } from './provider.ts';
 import { readBody as readLimitedBody } from '../../src/server/read-body.ts';
+import { docPath } from '../../src/docs-path.ts';
 
 /** Options of the telephony routes (`/telephony/<provider>`). */
 export interface TelephonyOptions {
@@ -103,6 +104,23 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
   const afterStream = (p: TelephonyProvider, claims: TokenClaims | undefined) =>
     typeof p.transfersAfterStream === 'function' ? p.transfersAfterStream(claims?.parameters ?? {}) : !!p.transfersAfterStream;
 
+  /**
+   * A call the platform keeps up after its stream closes, with no hangup hook to end it: a hook
+   * that says so (a `warning` event each time, the log line once) instead of leaving it silent.
+   */
+  let hangupWarned = false;
+  const hangupWarning = (p: TelephonyProvider, claims: TokenClaims | undefined): PlatformHooks => {
+    if (opts.hooks?.[p.name]?.hangup || !p.callOutlivesStream?.(claims?.parameters ?? {})) return {};
+    return {
+      hangup: async (call) => {
+        const message = `hiwar closed the media stream of ${p.name} call ${call.callId}, and ${p.name} keeps the call up: give hooks.${p.name}.hangup (providerHooks.${p.name}.hangup of createAgentServer) that ends it by ${p.name}'s API (${docPath('docs/telephony.md')}#${p.name})`;
+        if (!hangupWarned) opts.logger?.warn({ provider: p.name, callId: call.callId, warning: 'hangup_hook_missing' }, message);
+        hangupWarned = true;
+        host.warn?.({ code: 'hangup_hook_missing', call, message });
+      },
+    };
+  };
+
   const refuse = (socket: Duplex, status: string, why: string, fields: Record<string, unknown>) => {
     opts.logger?.warn(fields, `media connection refused: ${why}`);
     // The reason in the body too: a far end's developer sees the status alone otherwise (no secret is in it).
@@ -181,6 +199,7 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
         // The decision is kept before the stream closes: the platform may ask right after.
         hooks: {
           ...(afterStream(provider, claims) ? { transfer: async (call: CallInfo, target: string, opts?: { summary?: string }) => rememberAfter(call.callId, { action: 'transfer', target, ...(opts?.summary ? { summary: opts.summary } : {}) }) } : {}),
+          ...hangupWarning(provider, claims),
           ...opts.hooks?.[provider.name],
         },
         logger: opts.logger,

@@ -193,6 +193,12 @@ export interface TelephonyProvider {
    * ask, Call Control calls never do).
    */
   readonly transfersAfterStream?: boolean | ((parameters: Record<string, string>) => boolean);
+  /**
+   * True for a call the platform keeps up once hiwar closes its media stream (the agent hung up,
+   * the session ended): only a `hooks.<name>.hangup` that calls the platform's API ends it.
+   * Without one, the first such call's end is warned of (Telnyx: Call Control calls).
+   */
+  readonly callOutlivesStream?: (parameters: Record<string, string>) => boolean;
   /** The environment variable holding the signature secret (documented in docs/telephony.md). */
   readonly secretEnv?: string;
   /** What that secret checks on a webhook, as a refusal names it. @default 'signature' */

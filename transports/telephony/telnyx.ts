@@ -18,6 +18,8 @@ export const telnyx: TelephonyProvider = {
   secretEnv: 'TELNYX_PUBLIC_KEY',
   // A TeXML call asks the <Connect action> URL when the stream ends; a Call Control call asks nothing.
   transfersAfterStream: (parameters) => parameters[TELNYX_APPLICATION] !== 'call-control',
+  // A Call Control call is ended by its hangup command only: closing the stream leaves it parked.
+  callOutlivesStream: (parameters) => parameters[TELNYX_APPLICATION] === 'call-control',
 
   open() {
     let streamId = '';

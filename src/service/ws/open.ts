@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
 import { lazyRequire } from '../../lazy-require.ts';
 import type { ServiceConfig, WsAuthMode } from '../config.ts';
@@ -5,13 +6,21 @@ import {
   AuthenticationError,
   TransportError,
   ValidationError,
+  type ServiceError,
   errorForStatus,
   parseErrorBody,
+  parseRetryAfter,
   redact,
 } from '../errors.ts';
 
 /** ws and its native bufferutil, loaded with the first socket. */
 const loadWs = lazyRequire<typeof WebSocket>('ws');
+
+/**
+ * How much of a refused handshake's body is read, and for how long. The status is what matters;
+ * a body cut short, endless or huge must not turn the refusal into a timeout or a bare "refused".
+ */
+export const REFUSAL_BODY_LIMITS = { maxBytes: 16 * 1024, waitMs: 2000 } as const;
 
 export interface SocketCallOptions {
   /** How the key travels; each socket accepts the forms the spec lists for it. */
@@ -55,7 +64,13 @@ export function openSocket(cfg: ServiceConfig, spec: OpenSpec, opts: SocketCallO
   return new Promise((resolve, reject) => {
     const ws = new (loadWs())(url, { headers, handshakeTimeout: opts.timeoutMs ?? cfg.timeoutMs });
     ws.binaryType = 'nodebuffer';
+    let settled = false;
+    let refusalTimer: ReturnType<typeof setTimeout> | undefined;
+    /** Set once the server has answered the upgrade with an HTTP status: builds its typed error. */
+    let refused: (() => ServiceError) | undefined;
     const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
       cleanup();
       ws.removeAllListeners();
       ws.on('error', () => {});
@@ -63,34 +78,51 @@ export function openSocket(cfg: ServiceConfig, spec: OpenSpec, opts: SocketCallO
       reject(err);
     };
     const onAbort = () => fail(new TransportError(`${spec.endpoint}: aborted`, 'aborted'));
-    const cleanup = () => opts.signal?.removeEventListener('abort', onAbort);
+    const cleanup = () => {
+      clearTimeout(refusalTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    };
     if (opts.signal?.aborted) return onAbort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     ws.once('open', () => {
       // Frames that arrive with the handshake would be emitted before the caller can attach
       // its listeners; the socket stays paused until the wrapper calls resume().
       ws.pause();
+      settled = true;
       cleanup();
       ws.removeAllListeners('unexpected-response');
       resolve(ws);
     });
-    ws.once('unexpected-response', (_req, res) => {
+    ws.once('unexpected-response', (_req, res: IncomingMessage) => {
+      const status = res.statusCode ?? 0;
       const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => {
-        const parsed = parseErrorBody(res.statusCode ?? 0, Buffer.concat(parts).toString('utf8'));
-        fail(
-          errorForStatus({
-            status: res.statusCode ?? 0,
-            errorCode: parsed.errorCode,
-            errorMessage: redact(parsed.errorMessage, cfg.apiKey),
-            endpoint: spec.endpoint,
-          }),
-        );
+      let size = 0;
+      refused = () => {
+        const parsed = parseErrorBody(status, Buffer.concat(parts).toString('utf8'));
+        const retryAfter = res.headers['retry-after'];
+        return errorForStatus({
+          status,
+          errorCode: parsed.errorCode,
+          errorMessage: redact(parsed.errorMessage, cfg.apiKey),
+          retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
+          endpoint: spec.endpoint,
+        });
+      };
+      const done = () => fail(refused!());
+      // Whatever ends the body (its end, a dropped connection, the limits) ends the wait with
+      // the status and as much of the message as came.
+      refusalTimer = setTimeout(done, REFUSAL_BODY_LIMITS.waitMs);
+      res.on('data', (c: Buffer) => {
+        parts.push(c);
+        size += c.length;
+        if (size >= REFUSAL_BODY_LIMITS.maxBytes) done();
       });
-      res.on('error', () => fail(new TransportError(`${spec.endpoint}: handshake refused`, 'network')));
+      res.on('end', done);
+      res.on('close', done);
+      res.on('error', done);
     });
     ws.once('error', (err) => {
+      if (refused) return fail(refused());
       const timedOut = /timed out/i.test(err.message);
       fail(
         new TransportError(
