@@ -106,9 +106,10 @@ export interface ProviderHooks {
   /**
    * Hands the call on to `target` (a number or SIP URI the agent's tool chose); the stream closes
    * after it resolves. `opts.summary`: the one given to `call.transfer(target, { summary })`, for
-   * you to carry where the platform can (a SIP header: docs/telephony.md).
+   * you to carry where the platform can (a SIP header: docs/telephony.md). `opts` is always given
+   * (`{}` without a summary), so the hook may destructure it.
    */
-  transfer?(call: CallInfo, target: string, opts?: { summary?: string }): Promise<void>;
+  transfer?(call: CallInfo, target: string, opts: { summary?: string }): Promise<void>;
   /**
    * Told that the agent hung up (before the stream closes), or that hiwar gave up on a call whose
    * caller is still on (refused, its session failed; `reason` is the outcome), e.g. to end it by API.

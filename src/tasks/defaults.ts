@@ -1,3 +1,5 @@
+import type { PartOfDay } from '../text/date-words.ts';
+
 /**
  * Every line the Arabic tasks speak, in MSA, and their limits. Override any of them per task
  * (`digitsTask({ kind: 'phone', lines: { prompt: '…' } })`) or read them here. `{label}` and
@@ -61,6 +63,8 @@ export interface TaskLines {
   giveUp: string;
   /** Used by `dateTask` only. */
   askHour: string;
+  /** `dateTask` only: the parts of the day as `askHour` names them, any of them replaced. @default TASK_DEFAULTS.lines.partsOfDay */
+  partsOfDay?: Partial<Record<PartOfDay, string>>;
 }
 
 /** What every task takes: the number of tries, the prompt and any line to replace. */

@@ -27,7 +27,7 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
   const check = (value: ParsedDate | undefined, heard: string): Heard<ParsedDate> => {
     if (!value) return { problem: 'nothing' };
     if (options.requireTime && value.partOfDay) {
-      return { problem: 'incomplete', partial: value, ask: fill(lines.askHour, lines.label, TASK_DEFAULTS.lines.partsOfDay[value.partOfDay]), heard };
+      return { problem: 'incomplete', partial: value, ask: fill(lines.askHour, lines.label, lines.partsOfDay?.[value.partOfDay] ?? TASK_DEFAULTS.lines.partsOfDay[value.partOfDay]), heard };
     }
     if ((options.requireTime && !value.time) || (options.validate && !options.validate(value))) return { problem: 'invalid', heard };
     return { value, heard };

@@ -29,6 +29,11 @@ test("a consumer's tsc, 5.9 and 7 (nodenext, strict, skipLibCheck false), type-c
     `// @ts-expect-error the tool returns no overdraft`,
     `export const wrong = defineIntent(balanceTool, { name: 'b', examples: ['x'], reply: (r) => String(r.overdraft) });`,
   );
+  // A transfer hook as docs/telephony.md writes it: `opts` destructured (it was optional, an error).
+  lines.push(
+    `import type { ProviderHooks } from 'hiwar/server';`,
+    `export const hooks: ProviderHooks = { async transfer(call, target, { summary }) { void [call.callId, target, summary?.length]; } };`,
+  );
   writeFileSync(join(project, 'consumer.ts'), lines.join('\n') + '\n');
   writeFileSync(
     join(project, 'tsconfig.json'),

@@ -143,6 +143,10 @@ test('date: requireTime asks for the hour of a part of the day said alone, and r
   assert.equal(other[1]!.say, 'في أي ساعة الصباح؟');
   assert.equal((other[3]!.done as { value: { date: string; time: string } }).value.date, '2027-01-16');
   assert.equal((other[3]!.done as { value: { date: string; time: string } }).value.time, '17:00');
+  // A task's own names for the parts of the day (the rest stay the defaults).
+  const own = dateTask({ now, requireTime: true, lines: { partsOfDay: { afternoon: 'العصر' } } });
+  assert.equal(run(own, [say('بكرة العصر')])[1]!.say, 'في أي ساعة العصر؟');
+  assert.equal(run(dateTask({ now, requireTime: true, lines: { partsOfDay: { afternoon: 'العصر' } } }), [say('بكرة الصبح')])[1]!.say, 'في أي ساعة الصباح؟');
   // Without requireTime the part of the day is the answer, marked as such.
   const loose = run(dateTask({ now }), [say('بكرة العصر'), say('أيوه')]);
   assert.equal((loose[2]!.done as { value: { partOfDay: string } }).value.partOfDay, 'afternoon');

@@ -204,4 +204,19 @@ describe('media-stream output', () => {
     await withHook.runPending();
     assert.deepEqual(asked, ['+966920000000']);
   });
+
+  test('a transfer hook written as docs/telephony.md shows, `transfer(call, target, { summary })`, is given its opts with a summary and without', async () => {
+    const conn: ProviderConnection = { parse: () => [], encodeAudio: (p) => ({ binary: p }) };
+    const start = { type: 'start' as const, call: { callId: 'c1', parameters: {} }, input: FORMAT };
+    const summaries: (string | undefined)[] = [];
+    for (const opts of [undefined, { summary: 'فقد بطاقته' }]) {
+      // Before, a transfer without a summary called the hook with two arguments: destructuring
+      // `undefined` threw, and the hook's own type (`opts?`) refused this signature.
+      const t = new MediaStreamTransport('freeswitch', start, conn, { send: () => {}, close: () => {} }, { clock: new VirtualClock() }, {
+        transfer: async (_call, _target, { summary }) => void summaries.push(summary),
+      });
+      await t.transfer!('+966920000000', opts);
+    }
+    assert.deepEqual(summaries, [undefined, 'فقد بطاقته']);
+  });
 });

@@ -15,8 +15,8 @@ export { MEDIA_STREAM_DEFAULTS, MediaStreamOutput, type MediaSink, type MediaStr
 
 /** Hooks for what a platform can only do through its REST API (wired to the user's credentials). */
 export interface PlatformHooks {
-  /** Hands the call on; the stream is closed after it resolves. */
-  transfer?(call: CallInfo, target: string, opts?: { summary?: string }): Promise<void>;
+  /** Hands the call on; the stream is closed after it resolves. `opts` is always given (`{}` without a summary). */
+  transfer?(call: CallInfo, target: string, opts: { summary?: string }): Promise<void>;
   /**
    * Told that the agent hung up (before the stream closes), or that hiwar gave up on a call whose
    * caller is still on (refused, its session failed; `reason` is the outcome), e.g. to end it by API.
@@ -146,7 +146,9 @@ export class MediaStreamTransport implements Transport {
   private async transferVia(transfer: NonNullable<PlatformHooks['transfer']>, target: string, opts?: { summary?: string }): Promise<void> {
     // Coded so that the failure is not taken for the hook's own (transferFailure).
     if (this.ended) throw Object.assign(new Error('the call has ended'), { code: CALL_ENDED });
-    await (opts?.summary ? transfer(this.call, target, opts) : transfer(this.call, target));
+    // Always an `opts` object: a hook written `transfer(call, target, { summary })` (docs/telephony.md)
+    // threw destructuring `undefined` on a transfer without a summary.
+    await transfer(this.call, target, opts?.summary ? { summary: opts.summary } : {});
     this.agentAction = { action: 'transfer', target };
     this.sink.close('transferred');
     this.end(`transferred to ${target}`);
