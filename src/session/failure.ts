@@ -136,6 +136,8 @@ export function kindOfError(err: unknown, source: FailureSource): FailureKind {
 
 /** Longest service explanation of a refused request kept in a failure's message. */
 const REFUSAL_MAX_CHARS = 160;
+/** The service's words, cut to `REFUSAL_MAX_CHARS`. */
+const clipped = (words: string): string => (words.length > REFUSAL_MAX_CHARS ? `${words.slice(0, REFUSAL_MAX_CHARS)}…` : words);
 
 /**
  * The voice service's own words for a refusal (its envelope's `errorMessage`, the key already
@@ -144,7 +146,7 @@ const REFUSAL_MAX_CHARS = 160;
  */
 function serviceWords(err: unknown): string | undefined {
   if (!(err instanceof ServiceError) || err.errorCode === undefined || !err.errorMessage) return undefined;
-  return err.errorMessage.length > REFUSAL_MAX_CHARS ? `${err.errorMessage.slice(0, REFUSAL_MAX_CHARS)}…` : err.errorMessage;
+  return clipped(err.errorMessage);
 }
 
 /** A typed, clean failure for an error met by `source`. */
@@ -154,8 +156,7 @@ export function classifyFailure(err: unknown, source: FailureSource): Failure {
   // own explanation is what the operator fixes, where "answered something it should not have"
   // sent them looking at the service.
   if (kind === 'protocol' && err instanceof ServiceError && err.status >= 400 && err.status < 500 && err.errorMessage) {
-    const why = err.errorMessage.length > REFUSAL_MAX_CHARS ? `${err.errorMessage.slice(0, REFUSAL_MAX_CHARS)}…` : err.errorMessage;
-    return { kind, message: `${WHAT[source]} refused the request (HTTP ${err.status}: ${why})${err.hint ? `: ${err.hint}` : ''}` };
+    return { kind, message: `${WHAT[source]} refused the request (HTTP ${err.status}: ${clipped(err.errorMessage)})${err.hint ? `: ${err.hint}` : ''}` };
   }
   // The model answered, with tool calls only, round after round: the limit, not a broken model.
   if (err instanceof ToolRoundsExceeded) return { kind, message: failureMessage(source, kind, `it still asked for tools after ${err.maxRounds} rounds of them in one reply: maxToolRounds`) };
@@ -183,14 +184,14 @@ export function closeFailure(close: CloseInfo, source: FailureSource, giveUp = f
   if (close.kind === 'too_far_ahead') {
     return { kind, message: `${WHAT[source]} closed the stream: the caller's audio ran too far ahead of real time (${code}); a live source sends it as it is spoken, a file or a device without a clock faster` };
   }
+  // The close's code and the service's reason, for the two closes that carry one worth reading.
+  const said = close.reason ? `${code}: ${clipped(close.reason)}` : code;
   if (close.kind === 'bad_parameter') {
-    const why = close.reason.length > REFUSAL_MAX_CHARS ? `${close.reason.slice(0, REFUSAL_MAX_CHARS)}…` : close.reason;
-    return { kind, message: `${WHAT[source]} refused the stream's parameters (${code}${why ? `: ${why}` : ''})` };
+    return { kind, message: `${WHAT[source]} refused the stream's parameters (${said})` };
   }
   if (close.kind === 'unauthorized') {
     // The service's reason ("access denied: this key cannot call /listen") and where the key is set.
-    const why = close.reason.length > REFUSAL_MAX_CHARS ? `${close.reason.slice(0, REFUSAL_MAX_CHARS)}…` : close.reason;
-    return { kind, message: `${failureMessage(source, kind, `${code}${why ? `: ${why}` : ''}`)}${close.hint ? `: ${close.hint}` : ''}` };
+    return { kind, message: `${failureMessage(source, kind, said)}${close.hint ? `: ${close.hint}` : ''}` };
   }
   return { kind, message: failureMessage(source, kind, code) };
 }
