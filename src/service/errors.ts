@@ -150,6 +150,21 @@ export function parseErrorBody(status: number, bodyText: string): { errorCode?: 
   return { errorMessage: text || `HTTP ${status}` };
 }
 
+/**
+ * The typed error for a refused request or socket upgrade: its status, its body (the service's
+ * envelope or text, the key redacted) and its Retry-After header.
+ */
+export function errorForResponse(res: { status: number; body: string; retryAfter: string | null; endpoint: string }, apiKey: string | undefined): ServiceError {
+  const parsed = parseErrorBody(res.status, res.body);
+  return errorForStatus({
+    status: res.status,
+    errorCode: parsed.errorCode,
+    errorMessage: redact(parsed.errorMessage, apiKey),
+    retryAfterMs: parseRetryAfter(res.retryAfter),
+    endpoint: res.endpoint,
+  });
+}
+
 /** Retry-After in seconds or as an HTTP date. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
   if (!value) return undefined;

@@ -3,9 +3,7 @@ import {
   AuthenticationError,
   ProtocolError,
   TransportError,
-  errorForStatus,
-  parseErrorBody,
-  parseRetryAfter,
+  errorForResponse,
   redact,
   type ServiceError,
 } from './errors.ts';
@@ -89,14 +87,7 @@ async function attempt(cfg: ServiceConfig, spec: RequestSpec, signal: AbortSigna
   }
   if (res.ok) return res;
   const text = await res.text().catch(() => '');
-  const parsed = parseErrorBody(res.status, text);
-  throw errorForStatus({
-    status: res.status,
-    errorCode: parsed.errorCode,
-    errorMessage: redact(parsed.errorMessage, cfg.apiKey),
-    retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
-    endpoint: endpointLabel(spec),
-  });
+  throw errorForResponse({ status: res.status, body: text, retryAfter: res.headers.get('retry-after'), endpoint: endpointLabel(spec) }, cfg.apiKey);
 }
 
 const MAX_REDIRECTS = 5;

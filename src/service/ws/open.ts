@@ -5,11 +5,9 @@ import type { ServiceConfig, WsAuthMode } from '../config.ts';
 import {
   AuthenticationError,
   TransportError,
+  errorForResponse,
   ValidationError,
   type ServiceError,
-  errorForStatus,
-  parseErrorBody,
-  parseRetryAfter,
   redact,
 } from '../errors.ts';
 
@@ -98,15 +96,9 @@ export function openSocket(cfg: ServiceConfig, spec: OpenSpec, opts: SocketCallO
       const parts: Buffer[] = [];
       let size = 0;
       refused = () => {
-        const parsed = parseErrorBody(status, Buffer.concat(parts).toString('utf8'));
         const retryAfter = res.headers['retry-after'];
-        return errorForStatus({
-          status,
-          errorCode: parsed.errorCode,
-          errorMessage: redact(parsed.errorMessage, cfg.apiKey),
-          retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
-          endpoint: spec.endpoint,
-        });
+        const body = Buffer.concat(parts).toString('utf8');
+        return errorForResponse({ status, body, retryAfter: (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) ?? null, endpoint: spec.endpoint }, cfg.apiKey);
       };
       const done = () => fail(refused!());
       // Whatever ends the body (its end, a dropped connection, the limits) ends the wait with
