@@ -73,9 +73,14 @@ describe('instance registry and rooms', () => {
     const reg = new InstanceRegistry(redis, 'reg');
     const rec = (id: string) => ({ id, address: `http://${id}`, calls: 0, maxCalls: 1, waiting: 0, loopDelayMs: 0, draining: false, slots: { key: 'k', used: 0, limit: 2, held: 0 }, startedAt: '', updatedAt: '' });
     await reg.publish(rec('a'), 10_000);
-    await reg.publish(rec('b'), 150);
+    await reg.publish(rec('b'), 10_000);
+    const ttl = await redis.pttl('reg:instance:b');
+    assert.ok(ttl > 0 && ttl <= 10_000, `a published record expires unless republished (PTTL ${ttl})`);
     assert.deepEqual((await reg.list()).map((r) => r.id), ['a', 'b']);
-    await sleep(300);
+    // b stops republishing: Redis expires its record. Made due now and waited for on Redis's own
+    // answer, not on the wall clock (a 150 ms TTL ran out before the first list on a busy CI).
+    await redis.pexpire('reg:instance:b', 1);
+    while (await redis.exists('reg:instance:b')) await sleep(5);
     assert.deepEqual((await reg.list()).map((r) => r.id), ['a']);
     assert.deepEqual(await redis.smembers('reg:instances'), ['a']);
     await reg.remove('a');
