@@ -16,32 +16,49 @@ import { activePin, affinityOf, formatCpuList } from './pin.ts';
  */
 export const STARVED_WAIT_SHARE = 0.1;
 
-/** Run and run-queue wait time so far of the given processes (all their threads), ns; undefined off Linux. */
-export function schedstat(pids: number[] = [process.pid]): { runNs: number; waitNs: number } | undefined {
-  let runNs = 0;
-  let waitNs = 0;
+/** Run and run-queue wait so far, ns: all threads, and apart the event loop's (each process's first thread). */
+export interface Sched {
+  runNs: number;
+  waitNs: number;
+  /** The main threads' own share: the thread that runs the event loop, whose wait is the calls' delay. */
+  loopRunNs: number;
+  loopWaitNs: number;
+}
+
+/**
+ * Run and run-queue wait time so far of the given processes (all their threads), ns, and of their
+ * main threads apart: a process's other threads (V8's compiler and collector, libuv's pool)
+ * waiting for a core count in its total but do not hold up its loop, and on a pinned core they
+ * take turns with it. Undefined off Linux.
+ */
+export function schedstat(pids: number[] = [process.pid]): Sched | undefined {
+  const s: Sched = { runNs: 0, waitNs: 0, loopRunNs: 0, loopWaitNs: 0 };
   try {
     for (const pid of pids) {
       for (const tid of readdirSync(`/proc/${pid}/task`)) {
-        const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(/\s+/).map(Number);
-        runNs += run ?? 0;
-        waitNs += wait ?? 0;
+        const [run = 0, wait = 0] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(/\s+/).map(Number);
+        s.runNs += run;
+        s.waitNs += wait;
+        if (tid === String(pid)) {
+          s.loopRunNs += run;
+          s.loopWaitNs += wait;
+        }
       }
     }
   } catch {
     return undefined;
   }
-  return { runNs, waitNs };
+  return s;
 }
 
 /** What is measured at the start of a window, to be closed by `conditionsOf`. */
 export interface ConditionsStart {
   load1: number;
-  sched: { runNs: number; waitNs: number } | undefined;
+  sched: Sched | undefined;
   pids: number[];
   /** The rig's processes (callers, fake service) and their schedstat at the start. */
   rigPids: number[];
-  rigSched: { runNs: number; waitNs: number } | undefined;
+  rigSched: Sched | undefined;
 }
 
 /**
@@ -75,6 +92,9 @@ export interface Conditions {
   runQueueWaitShare: number | null;
   /** Over `STARVED_WAIT_SHARE`: "calls per core" is not reported for this window. */
   starved: boolean;
+  /** The same wait for the event loop's threads alone (see `schedstat`). */
+  loopWaitMs: number | null;
+  loopWaitShare: number | null;
   /** Warm: the process had already run calls before this window (JIT-compiled); cold: its first. */
   warm: boolean;
   calls: number;
@@ -90,12 +110,18 @@ export function conditionsStart(pids: number[] = [process.pid], rigPids: number[
   return { load1: loadavg()[0]!, sched: schedstat(pids), pids, rigPids, rigSched: rigPids.length ? schedstat(rigPids) : undefined };
 }
 
-/** wait / (run + wait) between two schedstat readings. */
-function waitOf(a: { runNs: number; waitNs: number } | undefined, b: { runNs: number; waitNs: number } | undefined): { waitNs: number; share: number | undefined } | undefined {
+/** wait / (run + wait) between two schedstat readings, all threads and the loops' alone. */
+function waitOf(a: Sched | undefined, b: Sched | undefined): { waitNs: number; share: number | undefined; loopWaitNs: number; loopShare: number | undefined } | undefined {
   if (!a || !b) return undefined;
+  const share = (run: number, wait: number) => (run + wait > 0 ? wait / (run + wait) : undefined);
   const waitNs = b.waitNs - a.waitNs;
-  const runNs = b.runNs - a.runNs;
-  return { waitNs, share: runNs + waitNs > 0 ? waitNs / (runNs + waitNs) : undefined };
+  const loopWaitNs = b.loopWaitNs - a.loopWaitNs;
+  return { waitNs, share: share(b.runNs - a.runNs, waitNs), loopWaitNs, loopShare: share(b.loopRunNs - a.loopRunNs, loopWaitNs) };
+}
+
+/** The loop threads' wait of a window as the figures print it. */
+function loopWait(w: ReturnType<typeof waitOf>): { loopWaitMs: number | null; loopWaitShare: number | null } {
+  return { loopWaitMs: w ? Math.round(w.loopWaitNs / 1e6) : null, loopWaitShare: w?.loopShare === undefined ? null : round2(w.loopShare) };
 }
 
 /** The CPUs the server's and the rig's processes have now (every thread), and whether the bench pinned them. */
@@ -130,6 +156,7 @@ export function conditionsOf(start: ConditionsStart, o: { warm: boolean; calls: 
     runQueueWaitShare: share === undefined ? null : round2(share),
     // Unknown (not Linux) counts as starved: no figure is extrapolated without the evidence.
     starved: share === undefined || share > STARVED_WAIT_SHARE,
+    ...loopWait(w),
     warm: o.warm,
     calls: o.calls,
     transport: o.transport,
@@ -140,7 +167,7 @@ export function conditionsOf(start: ConditionsStart, o: { warm: boolean; calls: 
 
 /** One line of conditions, printed under every table of figures. */
 export function conditionsLine(c: Conditions): string {
-  const wait = c.runQueueWaitShare === null ? 'run-queue wait unknown' : `run-queue wait ${c.runQueueWaitMs} ms (${Math.round(c.runQueueWaitShare * 100)} % of runnable time${c.starved ? ', STARVED' : ''})`;
+  const wait = c.runQueueWaitShare === null ? 'run-queue wait unknown' : `run-queue wait ${c.runQueueWaitMs} ms (${Math.round(c.runQueueWaitShare * 100)} % of runnable time${c.starved ? ', STARVED' : ''}${loopPart(c)})`;
   return `${c.calls} calls, ${c.transport}, ${c.warm ? 'warm' : 'cold'} process, load ${c.loadBefore} → ${c.loadAfter}, ${wait}; ${affinityLine(c.affinity)}${c.rig ? `; ${rigLine(c.rig)}` : ''}`;
 }
 
@@ -158,6 +185,11 @@ export function rigLine(r: RigWait): string {
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** "; the event loop's thread 40 ms (2 %)": the part of the wait that held up the calls. */
+function loopPart(c: { loopWaitMs: number | null; loopWaitShare: number | null }): string {
+  return c.loopWaitShare === null ? '' : `; the event loop's thread ${c.loopWaitMs} ms (${Math.round(c.loopWaitShare * 100)} %)`;
+}
 
 /** CPU time so far (user + system) of the given processes, µs, from `/proc/<pid>/stat`; undefined off Linux. */
 export function cpuUsOf(pids: number[]): number | undefined {
@@ -200,6 +232,9 @@ export interface SpanConditions {
   runQueueWaitMs: number | null;
   /** That wait as a share of the process's runnable time (null off Linux). */
   runQueueWaitShare: number | null;
+  /** The event loop's thread alone (see `schedstat`). */
+  loopWaitMs: number | null;
+  loopWaitShare: number | null;
   affinity: Affinity;
   rig: RigWait | null;
 }
@@ -215,14 +250,14 @@ export function conditions(rigPids: number[] = []): { end(): SpanConditions } {
     end() {
       const w = waitOf(start.sched, schedstat());
       const share = w?.share === undefined ? null : round2(w.share);
-      return { loadBefore, loadAfter: loadAvg(), runQueueWaitMs: w ? Math.round(w.waitNs / 1e6) : null, runQueueWaitShare: share, affinity: affinityNow([process.pid], rigPids), rig: rigWaitOf(start) };
+      return { loadBefore, loadAfter: loadAvg(), runQueueWaitMs: w ? Math.round(w.waitNs / 1e6) : null, runQueueWaitShare: share, ...loopWait(w), affinity: affinityNow([process.pid], rigPids), rig: rigWaitOf(start) };
     },
   };
 }
 
 /** The conditions of a span in a few words: load, hiwar's run-queue wait, the CPUs, the rig's wait. */
 export function spanLine(c: SpanConditions): string {
-  const share = c.runQueueWaitShare === null ? '' : ` (${Math.round(c.runQueueWaitShare * 100)} %${c.runQueueWaitShare > STARVED_WAIT_SHARE ? ', STARVED' : ''})`;
+  const share = c.runQueueWaitShare === null ? '' : ` (${Math.round(c.runQueueWaitShare * 100)} %${c.runQueueWaitShare > STARVED_WAIT_SHARE ? ', STARVED' : ''}${loopPart(c)})`;
   return `load ${c.loadBefore} → ${c.loadAfter}, run-queue wait ${c.runQueueWaitMs ?? '–'} ms${share}; ${affinityLine(c.affinity)}${c.rig ? `; ${rigLine(c.rig)}` : ''}`;
 }
 
