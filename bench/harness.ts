@@ -142,6 +142,8 @@ export interface CallerPlan {
   speechMs: number;
   /** Silence after the agent's reply before the caller speaks again. */
   gapMs: number;
+  /** When the caller first speaks, ms after the call starts. @default 300 */
+  firstSpeechMs?: number;
   /** Barge in at a random point of each reply (from `minMs` to `maxMs` into it) instead of waiting. */
   bargeIn?: { minMs: number; maxMs: number };
 }
@@ -209,7 +211,7 @@ export class BenchCaller implements Transport {
       position: () => paced.position(),
       close: () => paced.close(),
     };
-    this.nextSpeakAt = performance.now() + 300;
+    this.nextSpeakAt = performance.now() + (plan.firstSpeechMs ?? 300);
     frames.add(this);
   }
 

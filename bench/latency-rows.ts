@@ -18,7 +18,7 @@ async function coldRow(calls: number, turns: number, rest: string[], quick: bool
   const run = benchScript('run');
   // The pin already resolved here (latency() pinned this process): the child splits the same CPUs.
   const pin = activePin();
-  const args = [...process.execArgv, run, 'latency', String(calls), String(turns), 'warmup=0', ...rest.filter((a) => /^(stream|phases|uplink)=/.test(a)), ...(pin ? [pinArg(pin)] : []), ...(quick ? ['--quick'] : [])];
+  const args = [...process.execArgv, run, 'latency', String(calls), String(turns), 'warmup=0', ...rest.filter((a) => /^(stream|phases|uplink|spread)=/.test(a)), ...(pin ? [pinArg(pin)] : []), ...(quick ? ['--quick'] : [])];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => {

@@ -60,7 +60,7 @@ export const DEFAULT_PHASES = 10;
 
 /**
  * Usage: npm run bench -- latency [--quick] [calls] [turns per call] [rows=1,10,100] [cold=10]
- * [stream=1] [uplink=ms] [phases=10] [warmup=3] [dump=file.json] [pin=auto|off|1/0].
+ * [stream=1] [uplink=ms] [phases=10] [spread=0] [warmup=3] [dump=file.json] [pin=auto|off|1/0].
  * Without `calls`: one row per number of concurrent calls in `rows=` (default 1, 10 and 100; quick
  * 1 and 10), each in this process after its warm-up, and a cold row: `cold=` calls (default 10,
  * quick 3) in a fresh process with no warm-up; a summary table of all rows at the end. With
@@ -74,7 +74,8 @@ export const DEFAULT_PHASES = 10;
  * run's collections and long frame ticks (bench/tail.ts). `uplink=` sets the agent's /listen
  * message size (`stt.uplinkFrameMs`): what it adds to the end of speech shows as framework-added
  * time. `phases=` spreads the calls' frame clocks over the 20 ms (see FrameClock and
- * DEFAULT_PHASES); 1 hands every call's frame over in the same tick, the worst case. `pin=`
+ * DEFAULT_PHASES); 1 hands every call's frame over in the same tick, the worst case. `spread=`
+ * seconds over which the calls' first speech is spread (see `firstSpeechAt`). `pin=`
  * (bench/pin.ts): this process (hiwar and the bench's callers, which live in it and cost next to
  * nothing) on its own core, the fake service on the rest; the cold row's process gets the same.
  */
@@ -85,7 +86,9 @@ export async function latency({ quick, rest }: BenchArgs): Promise<Record<string
   const warmup = Number(named.warmup ?? (quick ? 1 : WARMUP_TURNS));
   if (!Number.isInteger(warmup) || warmup < 0) throw new Error(`warmup= is a number of turns per call (0 for a cold process), not ${named.warmup}`);
   const phases = Number(named.phases ?? DEFAULT_PHASES);
-  const o: RowOptions = { phases, warmup, stream, agent: { ...agent, tool: stream }, dump: named.dump, quick };
+  const spread = Number(named.spread ?? 0);
+  if (!Number.isFinite(spread) || spread < 0) throw new Error(`spread= is seconds (0 or more) over which the calls' first speech is spread, not ${named.spread}`);
+  const o: RowOptions = { phases, warmup, stream, agent: { ...agent, tool: stream }, dump: named.dump, quick, spread };
   if (numbers[0] !== undefined) return row(numbers[0], numbers[1] ?? (quick ? 6 : 21), o);
   return rows(named, quick, o, rest);
 }
@@ -97,6 +100,20 @@ interface RowOptions {
   agent: BenchAgentOptions;
   dump?: string;
   quick: boolean;
+  /** Seconds over which the measured calls' first speech is spread (see `firstSpeechAt`). */
+  spread: number;
+}
+
+/**
+ * When call `i` of `calls` first speaks, ms after it starts: 300 ms, plus its even share of
+ * `spreadS` seconds. With every call starting at once and the fake's delays fixed, every call's
+ * turn N would otherwise fall within a few hundred ms of the others' for the whole run (each
+ * caller's own gap drifts them apart by at most 200 ms a turn): bursts of a hundred finals, replies
+ * and first audio together, which independent callers do not make. `spread=0` keeps that burst,
+ * the worst case.
+ */
+export function firstSpeechAt(i: number, calls: number, spreadS: number): number {
+  return 300 + (calls > 1 ? (i / calls) * spreadS * 1000 : 0);
 }
 
 /**
@@ -110,7 +127,7 @@ export function firstChunkToken(tokens: readonly string[]): number {
 }
 
 /** One row: `calls` concurrent calls of `turnsPerCall` turns in this process. */
-async function row(calls: number, turnsPerCall: number, { phases, warmup, stream, agent, dump: dumpFile, quick }: RowOptions): Promise<Record<string, unknown>> {
+async function row(calls: number, turnsPerCall: number, { phases, warmup, stream, agent, dump: dumpFile, quick, spread }: RowOptions): Promise<Record<string, unknown>> {
   const firstChunk = firstChunkToken(STREAM_REPLY);
   const delays = { sttMs: 200, llmMs: 200, ttsMs: 100 };
   const fake = await spawnFakeService({ ...delays, streamReply: stream ? 1 : 0 });
@@ -128,7 +145,7 @@ async function row(calls: number, turnsPerCall: number, { phases, warmup, stream
     const cpu0 = process.cpuUsage();
     const frames = new FrameClock(phases);
     const running = Array.from({ length: calls }, (_, i) =>
-      startCall(fake, `lat${i}`, { turns: turnsPerCall, speechMs: 400, gapMs: 200 + Math.random() * 200 }, frames, agent),
+      startCall(fake, `lat${i}`, { turns: turnsPerCall, speechMs: 400, gapMs: 200 + Math.random() * 200, firstSpeechMs: firstSpeechAt(i, calls, spread) }, frames, agent),
     );
     await Promise.all(running.map((c) => c.done));
     // hiwar's CPU for this fixed work (the fake runs in its own process): comparable across
@@ -223,6 +240,7 @@ async function row(calls: number, turnsPerCall: number, { phases, warmup, stream
       cpuMs: Math.round((cpu.user + cpu.system) / 1000),
       uplinkFrameMs: agent.uplinkFrameMs ?? null,
       phases,
+      spreadS: spread,
       quick,
       calls,
       turns: v2v.length,
@@ -245,7 +263,7 @@ async function row(calls: number, turnsPerCall: number, { phases, warmup, stream
       spansMean: { all: meanSpans(tails), slowest5pc: meanSpans(slowest(tails, 0.05)) },
     };
     const f = (p: { p50: number | null; p95: number | null; p99: number | null }) => `${p.p50} / ${p.p95} / ${p.p99}`;
-    table(`latency: ${res.turns} turns in ${calls} concurrent calls, ${stream ? 'streamed reply (10–40 ms token gaps, tool call)' : 'whole reply after the first token (stream=0)'}, ${spanLine(res.conditions)}; ${phases > 1 ? `on ${phases} frame phases` : 'every frame in one tick (phases=1)'}, ${warm ? `after ${warm.turns} unmeasured turns of ${warm.calls} calls (warmup=)` : 'cold process (warmup=0)'}, fake delays stt ${delays.sttMs} llm ${delays.llmMs} tts ${delays.ttsMs} ms (p50 / p95 / p99, ms)`, [
+    table(`latency: ${res.turns} turns in ${calls} concurrent calls, ${stream ? 'streamed reply (10–40 ms token gaps, tool call)' : 'whole reply after the first token (stream=0)'}, ${spanLine(res.conditions)}; ${phases > 1 ? `on ${phases} frame phases` : 'every frame in one tick (phases=1)'}, ${spread && calls > 1 ? `first speech spread over ${spread} s` : 'every call first speaking together (spread=0)'}, ${warm ? `after ${warm.turns} unmeasured turns of ${warm.calls} calls (warmup=)` : 'cold process (warmup=0)'}, fake delays stt ${delays.sttMs} llm ${delays.llmMs} tts ${delays.ttsMs} ms (p50 / p95 / p99, ms)`, [
       ['voice-to-voice', f(res.voiceToVoice), ''],
       ['framework-added', f(res.added), warm ? `p50 ≤ ${LATENCY_TARGETS.addedP50}, p99 ≤ ${LATENCY_TARGETS.addedP99}` : `p99 ≤ ${LATENCY_TARGETS.coldP99} (cold)`],
       ['added, caller stopwatch', f(res.addedAtCaller), 'same, measured at the line'],

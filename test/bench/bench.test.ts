@@ -10,6 +10,7 @@ import WebSocket from 'ws';
 import { spawnFakeService, type FakeServiceProcess } from '../../bench/fake-service.ts';
 import { execOk } from '../helpers/processes.ts';
 import { benchRunArgs } from '../helpers/bench.ts';
+import { firstSpeechAt } from '../../bench/latency.ts';
 
 let fake: FakeServiceProcess;
 before(async () => {
@@ -91,7 +92,7 @@ test('the fake TTS socket, REST TTS and chat report their holds', async () => {
 });
 
 test('npm run bench -- latency ends with its JSON figures, held delays included', async () => {
-  const { stdout } = await execOk(process.execPath, benchRunArgs('latency', '--quick', '1', '3'), { timeoutMs: 240_000 });
+  const { stdout } = await execOk(process.execPath, benchRunArgs('latency', '--quick', '2', '3', 'spread=0.4'), { timeoutMs: 240_000 });
   const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
   assert.equal(last.bench, 'latency');
   assert.ok(last.turns >= 1, 'at least one measured turn');
@@ -100,8 +101,11 @@ test('npm run bench -- latency ends with its JSON figures, held delays included'
   assert.deepEqual(Object.keys(last.stages).sort(), ['decision', 'llm', 'other', 'playout', 'stt', 'tts']);
   assert.match(stdout, /framework-added/);
   // the process warmed first (--quick: one unmeasured turn of each call), and said so
-  assert.deepEqual({ calls: last.warmup.calls, turns: last.warmup.turns }, { calls: 1, turns: 1 });
-  assert.match(stdout, /after 1 unmeasured turns of 1 calls/);
+  assert.deepEqual({ calls: last.warmup.calls, turns: last.warmup.turns }, { calls: 2, turns: 1 });
+  assert.match(stdout, /after 1 unmeasured turns of 2 calls/);
+  // the calls' first speech spread (spread=), said with the figures
+  assert.equal(last.spreadS, 0.4);
+  assert.match(stdout, /first speech spread over 0\.4 s/);
   // what held the loop: collections per kind and the slowest turns' spans
   for (const k of ['all', 'scavenge', 'markCompact']) assert.equal(typeof last.gc[k].n, 'number');
   assert.ok(last.slowest.length >= 1 && last.slowest.length <= last.turns);
@@ -116,6 +120,15 @@ test('npm run bench -- latency ends with its JSON figures, held delays included'
   assert.equal(last.conditions.affinity.server === last.conditions.affinity.rig, !last.conditions.affinity.pinned);
   assert.equal(typeof last.conditions.rig.starved, 'boolean');
   assert.match(stdout, /hiwar on CPU [\d,-]+, rig on CPU [\d,-]+/);
+  // the event loop thread's own run-queue wait beside the process's
+  assert.equal(typeof last.conditions.loopWaitMs, 'number');
+  assert.match(stdout, /the event loop's thread \d+ ms/);
+});
+
+test("the latency bench's spread= puts the calls' first speech evenly over that many seconds", () => {
+  assert.deepEqual([0, 1, 2, 3].map((i) => firstSpeechAt(i, 4, 2)), [300, 800, 1300, 1800]);
+  assert.deepEqual([0, 1].map((i) => firstSpeechAt(i, 2, 0)), [300, 300], 'spread=0: every call together');
+  assert.equal(firstSpeechAt(0, 1, 5), 300, 'one call: nothing to spread');
 });
 
 test('npm run bench -- ws-frames measures both maskings, and ws finds the native one installed', async () => {
