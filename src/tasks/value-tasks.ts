@@ -37,7 +37,13 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
     lines,
     maxAttempts: options.maxAttempts,
     fromSpeech: (text, partial) => check(partial ? parseHour(text, partial, options) : parseDate(text, options), text),
-    fromKeys(digits) {
+    fromKeys(digits, partial) {
+      // Keys answering the hour question are the hour (4, 16, 430, 1630), read on the day given.
+      if (partial && /^\d{1,4}$/.test(digits)) {
+        const [h, m] = digits.length <= 2 ? [digits, '00'] : [digits.slice(0, -2), digits.slice(-2)];
+        const value = parseHour(`${Number(h)}:${m}`, partial, options);
+        return value ? check(value, digits) : { problem: 'invalid', heard: digits };
+      }
       const m = /^(\d{2})(\d{2})(\d{4})$/.exec(digits);
       if (!m) return { problem: 'invalid', heard: digits };
       return check(parseDate(`${m[3]}-${m[2]}-${m[1]}`, options), digits);

@@ -197,3 +197,23 @@ test('bad options are refused with a clear error; a finished task refuses more i
   run(task, [say('1234'), say('نعم')]);
   assert.throws(() => task.next(say('نعم')), /the task is over/);
 });
+
+test('date: the hour keyed in answer to the hour question is read on the day already given', () => {
+  const now = new Date('2027-01-14T08:00:00Z');
+  // 4 in the afternoon of tomorrow; keyed as 4, 16 or 430.
+  const four = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), keys('4#'), keys('1')]);
+  assert.equal(four[2]!.say, 'الموعد يوم الجمعة، الخامس عشر من يناير ألفين وسبعة وعشرين، الساعة الرابعة عصرًا، صحيح؟');
+  assert.deepEqual(four[3]!.done, { ok: true, value: { date: '2027-01-15', time: '16:00', calendar: 'gregory', text: 'بكرة العصر 4:00' } });
+  const sixteen = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), keys('16#'), keys('1')]);
+  assert.equal((sixteen[3]!.done as { value: { date: string; time: string } }).value.time, '16:00');
+  const halfPast = run(dateTask({ now, requireTime: true }), [say('بعد بكرة الصبح'), keys('930#'), keys('1')]);
+  assert.deepEqual((halfPast[3]!.done as { value: { date: string; time: string } }).value, { date: '2027-01-16', time: '09:30', calendar: 'gregory', text: 'بعد بكرة الصبح 9:30' });
+  // One in the night said is on the next date, as when said.
+  const night = run(dateTask({ now, requireTime: true }), [say('بكرة بالليل'), keys('1#'), keys('1')]);
+  assert.deepEqual((night[3]!.done as { value: { date: string; time: string } }).value, { date: '2027-01-16', time: '01:00', calendar: 'gregory', text: 'بكرة بالليل 1:00' });
+  // Keys that are no hour: the keyed line, then the hour question again; a whole date keyed is a new date.
+  const wrong = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), keys('99#')]);
+  assert.equal(wrong[2]!.say, `${L.invalidKeyed.replace('{label}', L.labels.date)} في أي ساعة بعد الظهر؟`);
+  const date = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), keys('20012027#')]);
+  assert.match(date[2]!.say!, /غير صحيح/, 'a date without a time, as keyed DDMMYYYY always was');
+});
