@@ -6,7 +6,7 @@ import { parseMoney, type SpokenMoney } from '../text/parse-amount.ts';
 import { parseDate, parseHour, type ParseDateOptions, type ParsedDate } from '../text/parse-date.ts';
 import { readBackAmount, readBackDate } from '../text/read-back.ts';
 import { confirmLoop, type Heard } from './confirm-loop.ts';
-import { TASK_DEFAULTS, fill, taskLines, type TaskOptions } from './defaults.ts';
+import { TASK_DEFAULTS, fill, partOfDayPhrase, taskLines, type TaskOptions } from './defaults.ts';
 import { readName, spellName } from './names.ts';
 import type { CollectTask } from './types.ts';
 
@@ -27,7 +27,8 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
   const check = (value: ParsedDate | undefined, heard: string): Heard<ParsedDate> => {
     if (!value) return { problem: 'nothing' };
     if (options.requireTime && value.partOfDay) {
-      return { problem: 'incomplete', partial: value, ask: fill(lines.askHour, lines.label, lines.partsOfDay?.[value.partOfDay] ?? TASK_DEFAULTS.lines.partsOfDay[value.partOfDay]), heard };
+      const part = lines.partsOfDay?.[value.partOfDay] ?? TASK_DEFAULTS.lines.partsOfDay[value.partOfDay];
+      return { problem: 'incomplete', partial: value, ask: fill(lines.askHour, lines.label, partOfDayPhrase(part)), heard };
     }
     if ((options.requireTime && !value.time) || (options.validate && !options.validate(value))) return { problem: 'invalid', heard };
     return { value, heard };
