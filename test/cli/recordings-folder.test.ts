@@ -6,24 +6,23 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { takenPort } from '../helpers/ports.ts';
 import { CliError, ensureWritableFolder } from '../../src/cli/args.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const ENV = { HIWAR_API_KEY: '', REDIS_URL: '', HIWAR_LOG_LEVEL: 'warn', HIWAR_RECORDINGS_DIR: '', HIWAR_ANALYTICS_WEBHOOK_URL: '' };
 /** The user the permission case runs as when this process is root (who may write anywhere). */
 const NOBODY = 65534;
-let taken: Server;
+let taken: Awaited<ReturnType<typeof takenPort>>;
 let port: number;
 let dir: string;
 
 before(async () => {
-  taken = createServer();
-  await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
-  port = (taken.address() as { port: number }).port;
+  taken = await takenPort();
+  port = taken.port;
   dir = await mkdtemp(join(tmpdir(), 'hiwar-recordings-'));
   // Reachable by the unprivileged user; only `locked` refuses it.
   await chmod(dir, 0o755);
@@ -32,7 +31,7 @@ before(async () => {
   await chmod(join(dir, 'locked'), 0o555);
 });
 after(async () => {
-  await new Promise((r) => taken.close(r));
+  await taken.release();
   await rm(dir, { recursive: true, force: true });
 });
 
