@@ -180,9 +180,12 @@ export function bodyWords(bodyText: string): string {
   return clip(text, ERROR_BODY_LIMITS.summaryChars);
 }
 
-/** A page, not text that happens to hold a `<`: it opens with a doctype or one of a page's tags. */
+/**
+ * A page (or a fragment of one: some proxies answer `<h1>…</h1><p>…</p>`), not text that happens
+ * to hold a `<`: it opens with a doctype or an HTML tag.
+ */
 function isHtml(text: string): boolean {
-  return /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body|title)\b/i.test(text);
+  return /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body|title|h[1-6]|p|div|center|pre|span|table|hr|br)\b/i.test(text);
 }
 
 /** An HTML page's title, else the words of its body: what a reader of the error needs from it. */

@@ -84,6 +84,9 @@ test('an HTML page without a title gives its first text, entities decoded, clipp
   const { errorMessage } = parseErrorBody(502, long);
   assert.ok(errorMessage.length <= 201 && errorMessage.endsWith('…'), errorMessage);
   assert.equal(parseErrorBody(502, '<html><body>   </body></html>').errorMessage, 'HTTP 502');
+  // A fragment, as some proxies answer, is a page too.
+  assert.equal(parseErrorBody(503, '<h1>Service Unavailable</h1>\n<p>No server is available to handle this request.</p>').errorMessage, 'Service Unavailable No server is available to handle this request.');
+  assert.match(new ServiceError({ status: 503, errorMessage: 'x', body: '<center><h1>503</h1></center>' }).hint ?? '', /HTML page/);
   // Text that is not a page keeps its words, markup-looking or not.
   assert.equal(parseErrorBody(500, 'a < b and c > d').errorMessage, 'a < b and c > d');
 });
