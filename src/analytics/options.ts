@@ -41,3 +41,15 @@ export function analyticsEnv(env: NodeJS.ProcessEnv = process.env) {
     recordingsDir: env.HIWAR_RECORDINGS_DIR || undefined,
   };
 }
+
+/**
+ * The recordings folder and what chose it, as its errors name it: `--recordings`, else
+ * HIWAR_RECORDINGS_DIR, else the default.
+ */
+export function recordingsFolder(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): { dir: string; named: string } {
+  if (flag !== undefined) return { dir: flag, named: `--recordings ${flag}` };
+  const fromEnv = analyticsEnv(env).recordingsDir;
+  if (fromEnv) return { dir: fromEnv, named: `HIWAR_RECORDINGS_DIR ${fromEnv}` };
+  const dir = ANALYTICS_DEFAULTS.recordingsDir;
+  return { dir, named: `the recordings folder ${dir} (the default; choose another with --recordings DIR)` };
+}

@@ -2,7 +2,7 @@ import type { SessionFactory } from '../server/calls.ts';
 import type { ServiceClient } from '../service/client.ts';
 import type { Logger } from '../session/logger.ts';
 import { CallAnalytics, type JobSink } from './call-analytics.ts';
-import { ANALYTICS_DEFAULTS, analyticsEnv } from './options.ts';
+import { ANALYTICS_DEFAULTS, analyticsEnv, recordingsFolder } from './options.ts';
 import { LocalFolderStore, type RecordingStore } from './store.ts';
 
 /** Post-call analytics as `hiwar serve` mounts it. */
@@ -31,7 +31,7 @@ export async function serveAnalytics(o: {
 }): Promise<ServeAnalytics | undefined> {
   const env = analyticsEnv(o.env);
   if (!o.enabled && !env.webhookUrl) return undefined;
-  const store = new LocalFolderStore(o.recordingsDir ?? env.recordingsDir ?? ANALYTICS_DEFAULTS.recordingsDir);
+  const store = new LocalFolderStore(recordingsFolder(o.recordingsDir, o.env).dir);
   let sink: JobSink & { close(): Promise<void> };
   let describe: string;
   if (env.redisUrl) {

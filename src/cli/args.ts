@@ -1,4 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { docsHelpLine } from '../docs-path.ts';
 import { publicUrlProblem } from '../server/option-checks.ts';
@@ -58,6 +60,38 @@ export async function readText(path: string, option: string): Promise<string> {
     const e = err as NodeJS.ErrnoException;
     throw new CliError(`${option} ${path}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
   }
+}
+
+/**
+ * Makes sure files can be written in `dir` before a server starts on the promise of writing
+ * there (they were first written at the end of the first call): the folder is made if missing,
+ * and a file is written in it and removed, so a read-only mount or an ACL is found as well as the
+ * mode bits. Throws a CliError that begins with `named` (the flag or variable and its value).
+ */
+export async function ensureWritableFolder(dir: string, named: string): Promise<void> {
+  const probe = join(dir, `.hiwar-write-check-${randomUUID()}`);
+  try {
+    await mkdir(dir, { recursive: true });
+    await writeFile(probe, '');
+  } catch (err) {
+    throw new CliError(`${named}: files cannot be written there: ${await unwritableWhy(dir, err as NodeJS.ErrnoException)}`);
+  }
+  await rm(probe, { force: true });
+}
+
+/** Why a folder could not be made or written in: the file in its path, or the system's reason. */
+async function unwritableWhy(dir: string, err: NodeJS.ErrnoException): Promise<string> {
+  if (err.code === 'EEXIST' || err.code === 'ENOTDIR') {
+    // The nearest part of the path that exists is a file, not a folder.
+    for (let p = resolve(dir); ; p = dirname(p)) {
+      const found = await stat(p).catch(() => undefined);
+      if (found && !found.isDirectory()) return `${p} is a file, not a folder`;
+      if (found || dirname(p) === p) break;
+    }
+  }
+  if (err.code === 'EACCES' || err.code === 'EPERM') return `permission denied (${err.syscall ?? 'write'} ${err.path ?? dir}) for the user this process runs as`;
+  if (err.code === 'EROFS') return 'the file system is read-only';
+  return err.message;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Agent } from '../session/agent.ts';
 import type { Logger } from '../session/logger.ts';
+import { analyticsEnv, recordingsFolder } from '../analytics/options.ts';
 import { serveAnalytics } from '../analytics/serve-setup.ts';
 import { reviewRoutes } from '../review/routes.ts';
 import { AGENT_SERVER_DEFAULTS, createAgentServer, type CreateAgentServerOptions } from '../server/create.ts';
@@ -11,7 +12,7 @@ import { traceSessions } from '../observability/trace-sessions.ts';
 import { serveLive } from './serve-live.ts';
 import { generateKey } from '../sandbox/keys.ts';
 import { AGENT_HELP, agentModuleFile, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
-import { numberOption, parseCommand, publicUrlOption, readText, UsageError, type Values } from './args.ts';
+import { ensureWritableFolder, numberOption, parseCommand, publicUrlOption, readText, UsageError, type Values } from './args.ts';
 import { cliLogger } from './log.ts';
 import { checkServiceKey, connectService } from './connect.ts';
 import { loadServeConfig } from './serve-config.ts';
@@ -145,6 +146,12 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   if (values.agent !== undefined) agentModuleFile(values.agent);
   if (otelRequested(values.otel!)) checkOtelInstalled();
   const phrasebookLines = values.phrasebook !== undefined ? (await readText(values.phrasebook, '--phrasebook')).split('\n') : [];
+  // Analytics writes each call's recording and results there: a folder it cannot write in was
+  // found at the end of the first call.
+  if (values.analytics! || analyticsEnv().webhookUrl) {
+    const { dir, named } = recordingsFolder(values.recordings);
+    await ensureWritableFolder(dir, named);
+  }
   // Flags win over the config module, which wins over the defaults.
   const loadConfig = () => (values.config ? loadServeConfig(values.config) : Promise.resolve({} as CreateAgentServerOptions));
   // The calls and the cluster's sessions, from the flags, the environment and the config.

@@ -1,5 +1,5 @@
-import { ANALYTICS_DEFAULTS, analyticsEnv } from '../analytics/options.ts';
-import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
+import { ANALYTICS_DEFAULTS, analyticsEnv, recordingsFolder } from '../analytics/options.ts';
+import { CliError, ensureWritableFolder, numberOption, parseCommand, UsageError } from './args.ts';
 import { onStop } from './stop.ts';
 
 export const WORKER_USAGE = `Usage: hiwar worker [--redis URL] [--recordings DIR] [--webhook URL] [--concurrency 2]
@@ -57,6 +57,9 @@ export async function workerCommand(args: string[]): Promise<number> {
   const stalledIntervalMs = numberOption('stalled-ms', values['stalled-ms']!, 500, 3_600_000, WORKER_USAGE, true);
   const webhookUrl = values.webhook ?? env.webhookUrl;
   if (webhookUrl && !/^https?:\/\//.test(webhookUrl)) throw new UsageError(`--webhook must be an http(s) URL`, WORKER_USAGE);
+  // The results are written there: said now, not at the first job.
+  const recordings = recordingsFolder(values.recordings);
+  await ensureWritableFolder(recordings.dir, recordings.named);
   const say = (m: string) => process.stdout.write(`${m}\n`);
   // The worker's modules only once the command line is known good: --help and a wrong option
   // answer without loading the service client, the sandbox and the store.
@@ -76,7 +79,7 @@ export async function workerCommand(args: string[]): Promise<number> {
   });
   const service = await connectService((m) => say(`(${m})`));
   if (service.sandbox) say('(the embedded sandbox recognizes only what it voiced itself: point HIWAR_API_KEY/HIWAR_BASE_URL at the service the servers use)');
-  const store = new LocalFolderStore(values.recordings ?? env.recordingsDir ?? ANALYTICS_DEFAULTS.recordingsDir);
+  const store = new LocalFolderStore(recordings.dir);
   const { AnalyticsWorker } = await import('../analytics/worker.ts');
   const opts = { concurrency, lockDurationMs, stalledIntervalMs };
   if (values['retry-parked']) {

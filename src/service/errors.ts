@@ -11,7 +11,19 @@ export interface ServiceErrorInit {
   errorMessage: string;
   retryAfterMs?: number;
   endpoint?: string;
+  /** The refusal's body as it came (the key redacted, cut to `ERROR_BODY_LIMITS.keptChars`). */
+  body?: string;
 }
+
+/**
+ * How much of a refusal's body an error holds: `body` keeps up to `keptChars` of it for
+ * debugging; the message gives at most `summaryChars` of its words (an HTML page's title or
+ * first text, plain text's start).
+ */
+export const ERROR_BODY_LIMITS = { keptChars: 16 * 1024, summaryChars: 200 } as const;
+
+/** Said of a refusal that is an HTML page: the service answers JSON, so something in between spoke. */
+export const HTML_REFUSAL_HINT = "the answer is an HTML page, not the service's: most likely a proxy, gateway or load balancer between hiwar and the service (check HIWAR_BASE_URL and the service's status); the whole page is on the error's `body`";
 
 /**
  * A refused key (HTTP 401, a socket's 1008 "authentication required"): where the key comes from,
@@ -23,8 +35,9 @@ export const KEY_REFUSED_HINT = "the service refused the API key: set the right 
  * What to do about a refusal the service words but does not explain: a refused key, an unknown voice
  * ("voice_id nope does not exist") names the call that lists the voices on offer.
  */
-export function refusalHint(status: number, errorMessage: string): string | undefined {
+export function refusalHint(status: number, errorMessage: string, body?: string): string | undefined {
   if (status === 401) return KEY_REFUSED_HINT;
+  if (body !== undefined && isHtml(body)) return HTML_REFUSAL_HINT;
   if ((status === 400 || status === 404) && /\bvoice(?:_id)?\b.*\b(?:does not exist|not found|unknown)\b|\bunknown voice\b/i.test(errorMessage)) {
     return "list the voices on offer with the client's listVoices() (GET /voices), and give one of their voice_id";
   }
@@ -41,11 +54,16 @@ export class ServiceError extends Error {
   readonly endpoint: string | undefined;
   /** What to do about it, when the service's words leave it unsaid (see `refusalHint`); in `message` too. */
   readonly hint: string | undefined;
+  /**
+   * The refusal's body as it came, for debugging (a gateway's whole HTML page, say), the key
+   * redacted; `errorMessage` is its short, clean form. Undefined for errors made without one.
+   */
+  readonly body: string | undefined;
 
   constructor(init: ServiceErrorInit) {
     const where = init.endpoint ? ` ${init.endpoint}` : '';
     const code = init.errorCode !== undefined ? ` ${init.errorCode}` : '';
-    const hint = refusalHint(init.status, init.errorMessage);
+    const hint = refusalHint(init.status, init.errorMessage, init.body);
     super(`${init.status}${code}${where}: ${init.errorMessage}${hint ? `: ${hint}` : ''}`);
     this.hint = hint;
     this.status = init.status;
@@ -53,6 +71,7 @@ export class ServiceError extends Error {
     this.errorMessage = init.errorMessage;
     this.retryAfterMs = init.retryAfterMs;
     this.endpoint = init.endpoint;
+    this.body = init.body;
   }
 
   /** 429 and 5xx may succeed if tried again; everything else will not. */
@@ -131,7 +150,10 @@ export function errorForStatus(init: ServiceErrorInit): ServiceError {
   return new ServiceError(init);
 }
 
-/** Reads the envelope, the bare {message} form (denoise 404) or plain text. */
+/**
+ * Reads the envelope, the bare {message} form (denoise 404), an HTML page (a gateway's: its
+ * title or first text) or plain text; the words are cut to `ERROR_BODY_LIMITS.summaryChars`.
+ */
 export function parseErrorBody(status: number, bodyText: string): { errorCode?: ErrorCode; errorMessage: string } {
   try {
     const body = JSON.parse(bodyText) as Record<string, unknown>;
@@ -146,22 +168,69 @@ export function parseErrorBody(status: number, bodyText: string): { errorCode?: 
   } catch {
     // not JSON: fall through to the text
   }
-  const text = bodyText.trim().slice(0, 300);
-  return { errorMessage: text || `HTTP ${status}` };
+  return { errorMessage: bodyWords(bodyText) || `HTTP ${status}` };
 }
 
 /**
- * The typed error for a refused request or socket upgrade: its status, its body (the service's
- * envelope or text, the key redacted) and its Retry-After header.
+ * The words of an error body that is not JSON, for a message: an HTML page's title or first
+ * text (a gateway's page), or the text; cut to `ERROR_BODY_LIMITS.summaryChars`, '' when none.
+ */
+export function bodyWords(bodyText: string): string {
+  const text = isHtml(bodyText) ? htmlSummary(bodyText) : bodyText.trim();
+  return clip(text, ERROR_BODY_LIMITS.summaryChars);
+}
+
+/**
+ * A page (or a fragment of one: some proxies answer `<h1>…</h1><p>…</p>`), not text that happens
+ * to hold a `<`: it opens with a doctype or an HTML tag.
+ */
+function isHtml(text: string): boolean {
+  return /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body|title|h[1-6]|p|div|center|pre|span|table|hr|br)\b/i.test(text);
+}
+
+/** An HTML page's title, else the words of its body: what a reader of the error needs from it. */
+function htmlSummary(html: string): string {
+  const title = /<title\b[^>]*>([\s\S]*?)<\/title\s*>/i.exec(html)?.[1];
+  const words = (fragment: string) =>
+    decodeEntities(fragment.replace(/<!--[\s\S]*?(?:-->|$)/g, ' ').replace(/<[^>]*>?/g, ' ')).replace(/\s+/g, ' ').trim();
+  const fromTitle = title ? words(title) : '';
+  if (fromTitle) return fromTitle;
+  const body = html.replace(/<head\b[\s\S]*?<\/head\s*>/i, ' ').replace(/<(script|style|template)\b[\s\S]*?<\/\1\s*>/gi, ' ');
+  return words(body);
+}
+
+/**
+ * The character references error pages use (numeric, and the few named ones of plain prose). A
+ * full decoder (the `entities` package) carries every named reference, too heavy for the browser
+ * bundle this module is part of; an unknown name stays as written.
+ */
+function decodeEntities(text: string): string {
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+  return text.replace(/&(?:#(\d{1,7})|#x([\da-f]{1,6})|([a-z]+));/gi, (ref, dec?: string, hex?: string, name?: string) => {
+    const code = dec !== undefined ? Number(dec) : hex !== undefined ? parseInt(hex, 16) : undefined;
+    if (code !== undefined) return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : ref;
+    return named[name!.toLowerCase()] ?? ref;
+  });
+}
+
+const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/**
+ * The typed error for a refused request or socket upgrade: its status, its body's words (the
+ * service's envelope, a gateway page's title, text), the body itself, the key redacted from
+ * both, and its Retry-After header.
  */
 export function errorForResponse(res: { status: number; body: string; retryAfter: string | null; endpoint: string }, apiKey: string | undefined): ServiceError {
-  const parsed = parseErrorBody(res.status, res.body);
+  // Redacted before it is cut or summarised, so that no part of a key is left at a cut.
+  const body = redact(res.body, apiKey);
+  const parsed = parseErrorBody(res.status, body);
   return errorForStatus({
     status: res.status,
     errorCode: parsed.errorCode,
     errorMessage: redact(parsed.errorMessage, apiKey),
     retryAfterMs: parseRetryAfter(res.retryAfter),
     endpoint: res.endpoint,
+    body: clip(body, ERROR_BODY_LIMITS.keptChars),
   });
 }
 

@@ -13,6 +13,7 @@ export {
   TransportError,
   ProtocolError,
   parseErrorBody,
+  ERROR_BODY_LIMITS,
   parseRetryAfter,
   redact,
   safeUrl,

@@ -23,7 +23,8 @@ export interface Capture<T> {
   maxAttempts?: number;
   /** `partial`: what the caller gave before the question for its missing part (see `Heard`). */
   fromSpeech(text: string, partial?: T): Heard<T>;
-  fromKeys(digits: string): Heard<T>;
+  /** `partial`: as for `fromSpeech`, when the keys answer the question for a missing part. */
+  fromKeys(digits: string, partial?: T): Heard<T>;
   readBack(value: T): string;
   /** What the caller's answer to the prompt looks like when whole (a number's length), for the turn policy. */
   expects?: TurnExpectation;
@@ -101,7 +102,7 @@ export function confirmLoop<T>(capture: Capture<T>): CollectTask<T> {
           return fail(lines.tryAgain);
         }
         if (!keys) return { say: phase === 'ask' ? question() : confirmLine() };
-        return heardSomething(capture.fromKeys(keys), true);
+        return heardSomething(capture.fromKeys(keys, phase === 'ask' ? partial?.value : undefined), true);
       }
       const text = input.text;
       if (isRepeatRequest(text)) return { say: phase === 'ask' ? question() : confirmLine() };

@@ -42,10 +42,16 @@ export const TASK_DEFAULTS = {
     noInput: 'لم أسمع شيئًا.',
     /** The task gives up (after `maxAttempts`). */
     giveUp: 'عذرًا، لم أتمكن من تسجيل ذلك.',
-    /** `dateTask({ requireTime })`: a part of the day said without the hour ("بكرة العصر"); `{value}` is that part. */
+    /**
+     * `dateTask({ requireTime })`: a part of the day said without the hour ("بكرة العصر");
+     * `{value}` is that part with its preposition (`partOfDayPhrase`: "من الصباح", "بعد الظهر").
+     */
     askHour: 'في أي ساعة {value}؟',
-    /** The parts of the day as `askHour` names them. */
-    partsOfDay: { dawn: 'الفجر', morning: 'الصباح', noon: 'الظهر', afternoon: 'بعد الظهر', sunset: 'المغرب', evening: 'المساء', night: 'الليل' },
+    /**
+     * The parts of the day as `askHour` names them: a noun is asked "من" it (في أي ساعة من
+     * الصباح), a name that is an adverb of time already (بعد الظهر) as it is.
+     */
+    partsOfDay: { dawn: 'الفجر', morning: 'الصباح', noon: 'الظهيرة', afternoon: 'بعد الظهر', sunset: 'بعد المغرب', evening: 'المساء', night: 'الليل' },
   },
 } as const;
 
@@ -84,6 +90,15 @@ export function taskLines(kind: keyof typeof TASK_DEFAULTS.lines.prompts, option
     tryAgain: d.tryAgain, yesOrNo: d.yesOrNo, noInput: d.noInput, giveUp: d.giveUp, askHour: d.askHour,
     ...options.lines,
   };
+}
+
+/**
+ * A part of the day as the hour question names it: "في أي ساعة الصباح" joins two nouns where MSA
+ * wants the part of a whole, "في أي ساعة من الصباح"; a name that begins with a preposition or an
+ * adverb of time (بعد الظهر، قبل المغرب، من صباح الغد) already says it.
+ */
+export function partOfDayPhrase(name: string): string {
+  return /^(?:من|بعد|قبل|عند|في|حوالي|نحو)\s/.test(name.trim()) ? name.trim() : `من ${name.trim()}`;
 }
 
 /** A line with `{label}` and `{value}` filled in. */

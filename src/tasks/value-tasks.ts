@@ -6,7 +6,7 @@ import { parseMoney, type SpokenMoney } from '../text/parse-amount.ts';
 import { parseDate, parseHour, type ParseDateOptions, type ParsedDate } from '../text/parse-date.ts';
 import { readBackAmount, readBackDate } from '../text/read-back.ts';
 import { confirmLoop, type Heard } from './confirm-loop.ts';
-import { TASK_DEFAULTS, fill, taskLines, type TaskOptions } from './defaults.ts';
+import { TASK_DEFAULTS, fill, partOfDayPhrase, taskLines, type TaskOptions } from './defaults.ts';
 import { readName, spellName } from './names.ts';
 import type { CollectTask } from './types.ts';
 
@@ -27,7 +27,8 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
   const check = (value: ParsedDate | undefined, heard: string): Heard<ParsedDate> => {
     if (!value) return { problem: 'nothing' };
     if (options.requireTime && value.partOfDay) {
-      return { problem: 'incomplete', partial: value, ask: fill(lines.askHour, lines.label, lines.partsOfDay?.[value.partOfDay] ?? TASK_DEFAULTS.lines.partsOfDay[value.partOfDay]), heard };
+      const part = lines.partsOfDay?.[value.partOfDay] ?? TASK_DEFAULTS.lines.partsOfDay[value.partOfDay];
+      return { problem: 'incomplete', partial: value, ask: fill(lines.askHour, lines.label, partOfDayPhrase(part)), heard };
     }
     if ((options.requireTime && !value.time) || (options.validate && !options.validate(value))) return { problem: 'invalid', heard };
     return { value, heard };
@@ -37,7 +38,13 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
     lines,
     maxAttempts: options.maxAttempts,
     fromSpeech: (text, partial) => check(partial ? parseHour(text, partial, options) : parseDate(text, options), text),
-    fromKeys(digits) {
+    fromKeys(digits, partial) {
+      // Keys answering the hour question are the hour (4, 16, 430, 1630), read on the day given.
+      if (partial && /^\d{1,4}$/.test(digits)) {
+        const [h, m] = digits.length <= 2 ? [digits, '00'] : [digits.slice(0, -2), digits.slice(-2)];
+        const value = parseHour(`${Number(h)}:${m}`, partial, options);
+        return value ? check(value, digits) : { problem: 'invalid', heard: digits };
+      }
       const m = /^(\d{2})(\d{2})(\d{4})$/.exec(digits);
       if (!m) return { problem: 'invalid', heard: digits };
       return check(parseDate(`${m[3]}-${m[2]}-${m[1]}`, options), digits);

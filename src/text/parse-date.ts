@@ -41,9 +41,11 @@ export interface ParseDateOptions {
   /** A day said without a year: the next one ('future', appointments) or the last ('past', birth dates). @default 'future' */
   prefer?: 'future' | 'past';
   /**
-   * The hour (local, 0–12) the caller's day starts at: before it, in the small hours, "بكرة" is
-   * the day now starting (at 01:00 on Friday, Friday), as people mean it before they have slept;
-   * 0: always the next calendar date. @default 4
+   * The hour (local, 0–12) the caller's day starts at: before it, in the small hours, the
+   * caller's today is the day still lived, and every relative word counts from it (at 01:00 on
+   * Friday, "بكرة" and "الجمعة" are Friday, "أمس" Wednesday), as people say them before they have
+   * slept; "اليوم" booking ahead is the day starting (docs/arabic-parsing.md). 0: the calendar
+   * date at every hour. @default 4
    */
   dayStartsAt?: number;
 }
@@ -234,6 +236,19 @@ export function parseHour(answer: string, on: ParsedDate, options: ParseDateOpti
   return result;
 }
 
+/**
+ * The day "اليوم" (or "الليلة") counts from. In the small hours it is the day still lived, as
+ * for every relative word, except when booking ahead (`prefer: 'future'`) that reading is gone:
+ * said without a time, or with one already past ("اليوم الساعة عشرة الصبح" at 01:30), it is the
+ * day now starting; a time still ahead in this night ("اليوم الساعة ثنتين بالليل") keeps it.
+ */
+function todaySaid(offset: number, time: FoundTime | undefined, at: { lived: Ymd; today: Ymd; minutes: number; prefer: 'future' | 'past' }): Ymd {
+  if (offset !== 0 || at.prefer !== 'future' || compare(at.lived, at.today) === 0) return at.lived;
+  const [h, m] = time ? (time.time.split(':').map(Number) as [number, number]) : [0, 0];
+  const stillAhead = time?.afterMidnight === true && h * 60 + m > at.minutes;
+  return stillAhead ? at.lived : at.today;
+}
+
 /** The date said in `text`, and whether a day was said (not only a time, which falls on today or tomorrow). */
 function read(text: string, options: ParseDateOptions): { result: ParsedDate; daySaid: boolean } | undefined {
   const timeZone = options.timeZone ?? PARSE_DATE_DEFAULTS.timeZone;
@@ -249,6 +264,10 @@ function read(text: string, options: ParseDateOptions): { result: ParsedDate; da
     throw new RangeError(`parseDate: unknown time zone "${timeZone}" (an IANA name such as 'Asia/Riyadh')`);
   }
   const { today, minutes } = local;
+  // The caller's today: in the small hours, before dayStartsAt, the day they are still living
+  // (its night), from which "أمس", "بكرة", weekdays and counted days are counted.
+  const smallHours = minutes < dayStartsAt * 60;
+  const lived = smallHours ? addDays(today, -1) : today;
   const words = wordsOf(text);
   const used = words.map(() => false);
   const joined = ` ${words.join(' ')} `;
@@ -290,9 +309,9 @@ function read(text: string, options: ParseDateOptions): { result: ParsedDate; da
       const count = after[2] ? readSpoken(after[2]).find((n) => n.kind === 'number')?.value ?? 1 : dual;
       const sign = after[1] === 'قبل' ? -1 : 1;
       if (/^(?:شهر|اشهر|شهور|شهرين)$/.test(unit)) {
-        const first = monthStart(today, sign * count);
-        day = { ...first, d: Math.min(today.d, daysInMonth(first.y, first.m)) };
-      } else day = addDays(today, sign * count * (/^(?:يوم|ايام|يومين)$/.test(unit) ? 1 : 7));
+        const first = monthStart(lived, sign * count);
+        day = { ...first, d: Math.min(lived.d, daysInMonth(first.y, first.m)) };
+      } else day = addDays(lived, sign * count * (/^(?:يوم|ايام|يومين)$/.test(unit) ? 1 : 7));
     } else if (/ (?:نهايه|اخر|نهاية) (?:ال)?شهر /.test(joined)) {
       const first = monthStart(today, next ? 1 : 0);
       day = { ...first, d: daysInMonth(first.y, first.m) };
@@ -301,10 +320,10 @@ function read(text: string, options: ParseDateOptions): { result: ParsedDate; da
     } else if (weekdayWord) {
       const target = WEEKDAY_WORDS[weekdayWord]!;
       const step = last ? -1 : 1;
-      day = addDays(today, step);
+      day = addDays(lived, step);
       while (weekday(day) !== target) day = addDays(day, step);
     } else if (/ (?:ال)?(?:اسبوع|جمعه) /.test(joined) && (next || last)) {
-      day = addDays(today, last ? -7 : 7);
+      day = addDays(lived, last ? -7 : 7);
     } else if (/ (?:نص|نصف|منتصف) (?:ال)?شهر /.test(joined)) {
       // The middle of the month: its 15th; this month's unless it has passed, or the next's (last's) when said.
       const here = { ...today, d: 15 };
@@ -316,8 +335,7 @@ function read(text: string, options: ParseDateOptions): { result: ParsedDate; da
       const said = dayOnly && isNumberWord(dayOnly[1]!.split(' ')[0]!) ? readSpoken(dayOnly[1]!).find((n) => n.kind === 'number')?.value : undefined;
       day = said === undefined ? first : { ...first, d: said };
     } else if (relative) {
-      // "بكرة", "بعد بكرة" in the small hours: counted from the day that is starting, not the night still lived.
-      day = addDays(today, relative[1] > 0 && minutes < dayStartsAt * 60 ? relative[1] - 1 : relative[1]);
+      day = addDays(todaySaid(relative[1], time, { lived, today, minutes, prefer }), relative[1]);
     } else if (dayOnly && isNumberWord(dayOnly[1]!.split(' ')[0]!)) {
       const d = readSpoken(dayOnly[1]!).find((n) => n.kind === 'number')?.value;
       if (d === undefined) return undefined;

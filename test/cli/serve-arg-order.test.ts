@@ -3,20 +3,19 @@
  * taken, a bad value is still what it says (the guide: bad input gets a clear error, loses nothing).
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:net';
 import { after, before, test } from 'node:test';
+import { takenPort } from '../helpers/ports.ts';
 import { hiwar } from '../analytics/harness.ts';
 
 const ENV = { HIWAR_API_KEY: '', REDIS_URL: '', HIWAR_LOG_LEVEL: 'warn' };
-let taken: Server;
+let taken: Awaited<ReturnType<typeof takenPort>>;
 let port: number;
 
 before(async () => {
-  taken = createServer();
-  await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
-  port = (taken.address() as { port: number }).port;
+  taken = await takenPort();
+  port = taken.port;
 });
-after(() => new Promise((r) => taken.close(r)));
+after(() => taken.release());
 
 /** Runs `hiwar serve --port <taken> ...args` to its end: its exit code and what it printed. */
 async function serveOnTakenPort(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string }> {

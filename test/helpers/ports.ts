@@ -39,3 +39,13 @@ function listenOn(port: number): Promise<number> {
     });
   });
 }
+
+/** A port held taken on 127.0.0.1 (a server listening on it) until `release()`. */
+export async function takenPort(): Promise<{ port: number; release: () => Promise<void> }> {
+  const s = createServer();
+  await new Promise<void>((resolve, reject) => {
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', resolve);
+  });
+  return { port: (s.address() as { port: number }).port, release: () => new Promise<void>((r) => s.close(() => r())) };
+}

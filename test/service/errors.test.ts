@@ -48,7 +48,7 @@ test('error bodies: envelope, bare {message}, string code, plain text', () => {
   assert.deepEqual(parseErrorBody(401, '{"errorCode":40101,"errorMessage":"bad key"}'), { errorCode: 40101, errorMessage: 'bad key' });
   assert.deepEqual(parseErrorBody(404, '{"message":"Job not found"}'), { errorCode: undefined, errorMessage: 'Job not found' });
   assert.deepEqual(parseErrorBody(400, '{"errorCode":"400xx","errorMessage":"text is required"}'), { errorCode: '400xx', errorMessage: 'text is required' });
-  assert.deepEqual(parseErrorBody(502, '<html>Bad gateway</html>'), { errorMessage: '<html>Bad gateway</html>' });
+  assert.deepEqual(parseErrorBody(502, '<html>Bad gateway</html>'), { errorMessage: 'Bad gateway' });
   assert.deepEqual(parseErrorBody(500, ''), { errorMessage: 'HTTP 500' });
 });
 

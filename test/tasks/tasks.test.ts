@@ -2,7 +2,7 @@
 // what the task answers (a line spoken, and the result when it ends).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TASK_DEFAULTS, amountTask, confirmTask, dateTask, digitsTask, nameTask, type CollectTask, type TaskInput, type TaskStep } from '../../src/index.ts';
+import { TASK_DEFAULTS, amountTask, confirmTask, dateTask, digitsTask, nameTask, readName, spellName, type CollectTask, type DateTaskOptions, type TaskInput, type TaskStep } from '../../src/index.ts';
 
 const L = TASK_DEFAULTS.lines;
 const say = (text: string): TaskInput => ({ kind: 'speech', text });
@@ -137,16 +137,26 @@ test('date: requireTime asks for the hour of a part of the day said alone, and r
   assert.deepEqual(steps[4]!.done, { ok: true, value: { date: '2027-01-15', time: '16:00', calendar: 'gregory', text: 'بكرة العصر الساعة أربعة' } });
   // An hour after midnight of the night said is on the next date; an answer with a day of its own is a new date.
   const night = run(dateTask({ now, requireTime: true }), [say('بكرة بالليل'), say('وحدة'), say('أيوه')]);
-  assert.equal(night[1]!.say, 'في أي ساعة الليل؟');
+  assert.equal(night[1]!.say, 'في أي ساعة من الليل؟');
   assert.deepEqual((night[3]!.done as { value: object }).value, { date: '2027-01-16', time: '01:00', calendar: 'gregory', text: 'بكرة بالليل وحدة' });
   const other = run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), say('لا بعد بكرة الساعة خمسة'), say('أيوه')]);
-  assert.equal(other[1]!.say, 'في أي ساعة الصباح؟');
+  assert.equal(other[1]!.say, 'في أي ساعة من الصباح؟');
   assert.equal((other[3]!.done as { value: { date: string; time: string } }).value.date, '2027-01-16');
   assert.equal((other[3]!.done as { value: { date: string; time: string } }).value.time, '17:00');
   // A task's own names for the parts of the day (the rest stay the defaults).
   const own = dateTask({ now, requireTime: true, lines: { partsOfDay: { afternoon: 'العصر' } } });
-  assert.equal(run(own, [say('بكرة العصر')])[1]!.say, 'في أي ساعة العصر؟');
-  assert.equal(run(dateTask({ now, requireTime: true, lines: { partsOfDay: { afternoon: 'العصر' } } }), [say('بكرة الصبح')])[1]!.say, 'في أي ساعة الصباح؟');
+  assert.equal(run(own, [say('بكرة العصر')])[1]!.say, 'في أي ساعة من العصر؟');
+  assert.equal(run(dateTask({ now, requireTime: true, lines: { partsOfDay: { afternoon: 'العصر' } } }), [say('بكرة الصبح')])[1]!.say, 'في أي ساعة من الصباح؟');
+  // The hour of a part of the day is asked "من" it (إضافة needs the preposition: في أي ساعة من
+  // الصباح), unless its name is an adverb of time already (بعد الظهر، بعد المغرب), a task's own names too.
+  const asked = (said: string, lines?: DateTaskOptions['lines']) => run(dateTask({ now, requireTime: true, lines }), [say(said)])[1]!.say;
+  assert.equal(asked('بكرة الفجر'), 'في أي ساعة من الفجر؟');
+  assert.equal(asked('بكرة الظهر'), 'في أي ساعة من الظهيرة؟');
+  assert.equal(asked('بكرة المغرب'), 'في أي ساعة بعد المغرب؟');
+  assert.equal(asked('بكرة المسا'), 'في أي ساعة من المساء؟');
+  assert.equal(asked('بكرة العصر', { partsOfDay: { afternoon: 'بعد العصر' } }), 'في أي ساعة بعد العصر؟');
+  assert.equal(asked('بكرة الصبح', { partsOfDay: { morning: 'من صباح ذلك اليوم' } }), 'في أي ساعة من صباح ذلك اليوم؟');
+  assert.equal(asked('بكرة الصبح', { askHour: 'متى {value} بالضبط؟' }), 'متى من الصباح بالضبط؟');
   // Without requireTime the part of the day is the answer, marked as such.
   const loose = run(dateTask({ now }), [say('بكرة العصر'), say('أيوه')]);
   assert.equal((loose[2]!.done as { value: { partOfDay: string } }).value.partOfDay, 'afternoon');
@@ -165,8 +175,21 @@ test('name: spelled letter by letter, read back with its spelling; "no" asks aga
   const steps = run(nameTask(), [say('اسمي ميم حاء ميم دال'), say('لا'), say('أحمد'), say('نعم')]);
   assert.equal(steps[1]!.say, 'الاسم محمد: ميم، حاء، ميم، دال، صحيح؟');
   assert.equal(steps[2]!.say, `${L.tryAgain} ${L.prompts.name}`);
-  assert.equal(steps[3]!.say, 'الاسم أحمد: ألف همزة، حاء، ميم، دال، صحيح؟');
+  assert.equal(steps[3]!.say, 'الاسم أحمد: ألف فوقها همزة، حاء، ميم، دال، صحيح؟');
   assert.deepEqual(steps[4]!.done, { ok: true, value: 'أحمد' });
+});
+
+test('name: the hamza and madda are spelled back on their seats, and read so when the caller spells them', () => {
+  // The seat, then the sign on it: "ألف همزة" (two nouns side by side, "the alif of a hamza") named أ and إ alike.
+  assert.equal(spellName('إيمان'), 'ألف تحتها همزة، ياء، ميم، ألف، نون');
+  assert.equal(spellName('آمنة'), 'ألف فوقها مدة، ميم، نون، تاء مربوطة');
+  assert.equal(spellName('هيئة مؤمن'), 'هاء، ياء، ياء فوقها همزة، تاء مربوطة، مسافة، ميم، واو فوقها همزة، ميم، نون');
+  for (const name of ['أحمد', 'إيمان', 'آمنة', 'هيئة', 'مؤمن']) assert.equal(readName(spellName(name).replace(/،/g, '')), name, name);
+  // As callers say them: the short "ألف همزة", "عليها" for "فوقها".
+  assert.equal(readName('ألف همزة حاء ميم دال'), 'أحمد');
+  // A short "ألف همزة" is أ where a word starts, the two letters after one.
+  assert.equal(readName('ألف همزة سين ميم ألف همزة'), 'أسماء');
+  assert.equal(readName('ألف عليها همزة ميم ألف لام'), 'أمال');
 });
 
 test('name: تاء مربوطة spelled; a name said instead of yes replaces the first', () => {
@@ -196,4 +219,24 @@ test('bad options are refused with a clear error; a finished task refuses more i
   const task = digitsTask({ kind: 'card_last4' });
   run(task, [say('1234'), say('نعم')]);
   assert.throws(() => task.next(say('نعم')), /the task is over/);
+});
+
+test('date: the hour keyed in answer to the hour question is read on the day already given', () => {
+  const now = new Date('2027-01-14T08:00:00Z');
+  // 4 in the afternoon of tomorrow; keyed as 4, 16 or 430.
+  const four = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), keys('4#'), keys('1')]);
+  assert.equal(four[2]!.say, 'الموعد يوم الجمعة، الخامس عشر من يناير ألفين وسبعة وعشرين، الساعة الرابعة عصرًا، صحيح؟');
+  assert.deepEqual(four[3]!.done, { ok: true, value: { date: '2027-01-15', time: '16:00', calendar: 'gregory', text: 'بكرة العصر 4:00' } });
+  const sixteen = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), keys('16#'), keys('1')]);
+  assert.equal((sixteen[3]!.done as { value: { date: string; time: string } }).value.time, '16:00');
+  const halfPast = run(dateTask({ now, requireTime: true }), [say('بعد بكرة الصبح'), keys('930#'), keys('1')]);
+  assert.deepEqual((halfPast[3]!.done as { value: { date: string; time: string } }).value, { date: '2027-01-16', time: '09:30', calendar: 'gregory', text: 'بعد بكرة الصبح 9:30' });
+  // One in the night said is on the next date, as when said.
+  const night = run(dateTask({ now, requireTime: true }), [say('بكرة بالليل'), keys('1#'), keys('1')]);
+  assert.deepEqual((night[3]!.done as { value: { date: string; time: string } }).value, { date: '2027-01-16', time: '01:00', calendar: 'gregory', text: 'بكرة بالليل 1:00' });
+  // Keys that are no hour: the keyed line, then the hour question again; a whole date keyed is a new date.
+  const wrong = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), keys('99#')]);
+  assert.equal(wrong[2]!.say, `${L.invalidKeyed.replace('{label}', L.labels.date)} في أي ساعة بعد الظهر؟`);
+  const date = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), keys('20012027#')]);
+  assert.match(date[2]!.say!, /غير صحيح/, 'a date without a time, as keyed DDMMYYYY always was');
 });

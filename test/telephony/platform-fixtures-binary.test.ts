@@ -113,6 +113,24 @@ test('jambonz listen: call attributes first (subprotocol audio.jambonz.org), bin
   await peer.closed;
 });
 
+test("jambonz listen: a current feature-server's first frame: its call attributes are not custom parameters, the verb's metadata and the call's tags are", async () => {
+  const f = platformFixture('jambonz');
+  const peer = await PlatformPeer.websocket(`${server().wsUrl}/telephony/jambonz`, ['audio.jambonz.org']);
+  const call = await dial(peer, [f.fromPlatform.callAttributesFeatureServer.message]);
+  assert.deepEqual(callInfo(call), {
+    callId: '9fb35c28-9688-4531-943c-e280b04f3adf',
+    provider: 'jambonz',
+    from: '+15083084809',
+    to: '+15083728299',
+    direction: 'inbound',
+    // sbcCallid, sipReason, callerId, traceId, fsSipAddress… are the call's, not the app's.
+    parameters: { campaign: 'ramadan', customerRef: 'C-1042', tier: 'gold', visits: '3' },
+  });
+  await call.transport.hangup!('done');
+  assert.deepEqual(await peer.nextJson(), { type: 'disconnect' });
+  await peer.closed;
+});
+
 test('Asterisk AudioSocket: UUID, 0x10 slin frames, 0x03 DTMF; agent audio as 0x10 frames; hang-up 00 00 00', async () => {
   const f = platformFixture('audiosocket');
   const m = (k: string) => f.fromPlatform[k].message;

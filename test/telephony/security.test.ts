@@ -16,6 +16,7 @@ import { twilioSignature } from '../../transports/telephony/twilio.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 import { startServe, twilioCall, waitFor, type Served } from './serve.ts';
 import { twilioProtocol } from './twilio-protocol.ts';
+import { platformFixture, shape } from './fixture-files.ts';
 import { upgradeRefusal, upgradeStatus } from '../helpers/upgrade.ts';
 
 const TWILIO = 'twilio-auth-token';
@@ -153,7 +154,12 @@ describe('tokens grant one call; signed webhooks answer once and briefly', () =>
       body: 'CallSid=exo-1&CustomField=vip',
     });
     assert.equal(res.status, 200);
-    const { url } = (await res.json()) as { url: string };
+    const answer = (await res.json()) as { url: string };
+    // The JSON Exotel's documentation asks of the endpoint: one key, `url`, a WebSocket URL.
+    const documented = platformFixture('exotel').toPlatform.dynamicUrlAnswer.message;
+    assert.deepEqual(shape(answer), shape(documented));
+    assert.match(answer.url, /^wss?:\/\//, 'a WebSocket URL (ws:// behind this test\'s plain HTTP server)');
+    const { url } = answer;
     assert.match(url, /\/telephony\/exotel\/stream\/[^/?]+\?sample-rate=16000$/);
     assert.equal(await upgradeStatus(url), 101);
     assert.equal(await upgradeStatus(url), 403, 'once');

@@ -5,6 +5,7 @@ import { pad, voiced } from '../helpers/sandbox.ts';
 import { FarEnd } from './far-end.ts';
 import { decode, encode } from '../../transports/telephony/codec.ts';
 import { b64, fromB64, json, parseJson, type WireMessage } from '../../transports/telephony/provider.ts';
+import { platformFixture } from './fixture-files.ts';
 import { telnyxProtocol } from './protocols.ts';
 import { wholeCall } from './scenario.ts';
 import { agentTurns, startServe, waitFor, type Served } from './serve.ts';
@@ -37,7 +38,33 @@ describe('Telnyx media streaming against hiwar serve', () => {
     const ok = await post(body, signed(body));
     assert.equal(ok.status, 200);
     const xml = await ok.text();
-    assert.match(xml, /<Connect action="[^"]+"><Stream url="ws:\/\/[^"]+\/telephony\/telnyx\/stream\/[^"]+" track="inbound_track" bidirectionalMode="rtp" bidirectionalCodec="PCMU"\/><\/Connect>/);
+    assert.match(xml, /<Connect><Stream url="ws:\/\/[^"]+\/telephony\/telnyx\/stream\/[^"]+" track="inbound_track" bidirectionalMode="rtp" bidirectionalCodec="PCMU"\/><\/Connect><Redirect method="POST">[^<]+<\/Redirect><\/Response>$/);
+  });
+
+  test("the TeXML answer uses only what Telnyx documents: <Connect> without attributes, then a <Redirect> that asks what follows the stream", async () => {
+    const doc = platformFixture('telnyx', 'texml.json');
+    const body = 'CallSid=v3:texml-doc&From=%2B971500000001';
+    const xml = await (await post(body, signed(body))).text();
+    const elements = [...xml.matchAll(/<(\w+)((?:\s+\w+="[^"]*")*)\s*\/?>/g)].map(([, name, attrs]) => ({
+      name: name!,
+      attributes: Object.fromEntries([...attrs!.matchAll(/(\w+)="([^"]*)"/g)].map(([, k, v]) => [k!, v!])),
+    }));
+    assert.deepEqual(elements.map((e) => e.name), ['Response', 'Connect', 'Stream', 'Redirect']);
+    const [, connect, stream, redirect] = elements;
+    // Twilio's <Connect action> is no TeXML attribute: the stream's end went unheard and the transfer with it.
+    assert.deepEqual(Object.keys(connect!.attributes), doc.connect.attributes);
+    for (const [k, v] of Object.entries(stream!.attributes)) {
+      assert.ok(k in doc.stream.attributes, `<Stream ${k}> is documented`);
+      const options = doc.stream.attributes[k];
+      if (options) assert.ok(options.includes(v), `<Stream ${k}="${v}"> is one of ${options.join(', ')}`);
+    }
+    assert.ok(doc.redirect.attributes.method.includes(redirect!.attributes.method), 'the Redirect method is documented');
+    // What Telnyx asks when the stream stops: the agent let go, so the call hangs up.
+    const next = /<Redirect method="POST">([^<]+)<\/Redirect>/.exec(xml)![1]!.replace(/&amp;/g, '&');
+    assert.match(next, /\/telephony\/telnyx\/after\/[^/?]+$/);
+    const after = await fetch(next, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...signed(body) }, body });
+    assert.equal(after.status, 200);
+    assert.equal(await after.text(), '<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>');
   });
 
   test('a Call Control call (JSON webhook) has no built-in transfer: nothing asks the TeXML action URL, so the agent is told at once', async () => {

@@ -81,6 +81,31 @@ test('parseDate: dayStartsAt 0 keeps بكرة the next calendar date in the smal
   assert.equal(parseDate('بكرة', { now, dayStartsAt: 1 })?.date, '2027-01-16');
 });
 
+test('parseDate: in the small hours every relative word counts from the day still lived; "اليوم" ahead is the day starting', () => {
+  const now = new Date('2027-01-14T22:30:00Z'); // 01:30 on Friday 15 January in Riyadh; the caller is still in Thursday
+  const at = (text: string, o: { prefer?: 'future' | 'past'; dayStartsAt?: number } = {}) => {
+    const d = parseDate(text, { now, ...o });
+    return d && `${d.date}${d.time ? ` ${d.time}` : ''}`;
+  };
+  // Thursday is the caller's today: yesterday is Wednesday, the Friday named is the one starting,
+  // two days on is the day after tomorrow.
+  assert.equal(at('أمس'), '2027-01-13');
+  assert.equal(at('الجمعة'), '2027-01-15');
+  assert.equal(at('بعد يومين'), at('بعد بكرة'));
+  // Told of the past, "اليوم" is that Thursday; booking ahead, the day starting, unless the time is still ahead in this night.
+  assert.equal(at('اليوم', { prefer: 'past' }), '2027-01-14');
+  assert.equal(at('اليوم'), '2027-01-15');
+  assert.equal(at('اليوم الساعة عشرة الصبح'), '2027-01-15 10:00');
+  assert.equal(at('اليوم الساعة ثنتين بالليل'), '2027-01-15 02:00');
+  assert.equal(at('اليوم الساعة وحدة بالليل'), '2027-01-16 01:00', '01:00 of this night is gone: the next night');
+  // dayStartsAt 0: the calendar date at every hour, for every word.
+  assert.equal(at('أمس', { dayStartsAt: 0 }), '2027-01-14');
+  assert.equal(at('الجمعة', { dayStartsAt: 0 }), '2027-01-22');
+  assert.equal(at('اليوم', { prefer: 'past', dayStartsAt: 0 }), '2027-01-15');
+  // After dayStartsAt nothing moves: at 04:00 on Friday, yesterday is Thursday.
+  assert.equal(parseDate('أمس', { now: new Date('2027-01-15T01:00:00Z') })?.date, '2027-01-14');
+});
+
 test('read-back: amounts in the number agreement Arabic requires', () => {
   assert.equal(readBackAmount(1500), 'ألف وخمسمئة ريال');
   assert.equal(readBackAmount(2), 'ريالان');

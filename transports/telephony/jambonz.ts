@@ -1,7 +1,8 @@
 /**
  * jambonz `listen` verb with bidirectional streaming (WebSocket subprotocol `audio.jambonz.org`).
  * jambonz opens with one TEXT frame of call attributes (callSid, from, to, direction, …) plus
- * `sampleRate`, `mixType` and the verb's `metadata`; caller audio follows as BINARY L16 at that
+ * `sampleRate`, `mixType` and the verb's `metadata` merged in at the top level (the
+ * feature-server's listen task), and `customerData` when the app tagged the call; caller audio follows as BINARY L16 at that
  * rate. With `passDtmf: true` keys arrive as `{"event":"dtmf","dtmf":"5","duration":…}`. With
  * `bidirectionalAudio: {enabled: true, streaming: true, sampleRate}` agent audio goes back as
  * BINARY L16; `{"type":"killAudio"}` stops playout (barge-in), `{"type":"mark","data":{"name"}}`
@@ -18,8 +19,16 @@ import { dtmfDigit, json, parseJson, SUMMARY_HEADER, summaryHeaderValue, type Af
 
 export const JAMBONZ_SUBPROTOCOL = 'audio.jambonz.org';
 const RATES = [8000, 16000, 24000, 32000, 48000, 64000];
-/** Call attributes jambonz always sends; every other string attribute is a custom parameter. */
-const ATTRIBUTES = new Set(['callSid', 'from', 'to', 'direction', 'sampleRate', 'mixType', 'callId', 'sipStatus', 'callStatus', 'accountSid', 'applicationSid', 'traceId', 'originatingSipIp', 'originatingSipTrunkName', 'callerName', 'localSipAddress', 'publicIp', 'fsSipAddress', 'fsPublicIp', 'apiBaseUrl']);
+/**
+ * The call's attributes in the first frame (the feature-server's CallInfo.toJSON(), with
+ * `sampleRate` and `mixType`); every other string or number is the verb's `metadata`, merged in
+ * at the top level, and becomes a custom parameter.
+ */
+const ATTRIBUTES = new Set([
+  'callSid', 'from', 'to', 'direction', 'sampleRate', 'mixType', 'callId', 'sbcCallid', 'sipStatus', 'sipReason', 'sipReasonHeader', 'callStatus',
+  'callerId', 'callerName', 'accountSid', 'applicationSid', 'parentCallSid', 'traceId', 'originatingSipIp', 'originatingSipTrunkName', 'callTerminationBy',
+  'duration', 'localSipAddress', 'publicIp', 'fsSipAddress', 'fsPublicIp', 'apiBaseUrl',
+]);
 /**
  * Milliseconds of agent audio per BINARY message. jambonz takes any size in streaming mode.
  * @default 20
@@ -80,8 +89,14 @@ class JambonzConnection implements ProviderConnection {
     if (!RATES.includes(sampleRate)) return { type: 'invalid', reason: `jambonz sample rate ${JSON.stringify(m.sampleRate)} is not supported` };
     if (m.mixType && m.mixType !== 'mono') return { type: 'invalid', reason: `jambonz mixType ${m.mixType}: only mono is carried` };
     this.started = true;
+    // What the app tagged the call with (the `tag` verb: `customerData`), then the verb's metadata over it.
     const parameters: Record<string, string> = {};
-    for (const [k, v] of Object.entries(m)) if (!ATTRIBUTES.has(k) && (typeof v === 'string' || typeof v === 'number')) parameters[k] = String(v);
+    const scalars = (o: unknown, skip?: Set<string>) => {
+      if (!o || typeof o !== 'object' || Array.isArray(o)) return;
+      for (const [k, v] of Object.entries(o)) if (!skip?.has(k) && (typeof v === 'string' || typeof v === 'number')) parameters[k] = String(v);
+    };
+    scalars(m.customerData);
+    scalars(m, ATTRIBUTES);
     const format: MediaFormat = { codec: 'l16', sampleRate, frameMs: JAMBONZ_FRAME_MS };
     return {
       type: 'start',

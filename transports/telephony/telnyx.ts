@@ -5,7 +5,8 @@ import { b64, dtmfEvent, json, mediaEvent, parseJson, WEBHOOK_CLOCK_SKEW_S, WEBH
  * Telnyx media streaming, bidirectional in RTP mode: JSON text frames like Twilio's but in
  * snake_case, frame order not guaranteed (put back in order by `media.chunk`), `clear` to
  * interrupt, marks echoed when played. Webhook: a TeXML application pointed at
- * `POST /telephony/telnyx` gets `<Connect><Stream bidirectionalMode="rtp">`; a Call Control
+ * `POST /telephony/telnyx` gets `<Connect><Stream bidirectionalMode="rtp">` and, for when the
+ * stream stops, `<Redirect>` to `/telephony/telnyx/after/<token>` (hang up or dial); a Call Control
  * application passes the same stream URL as `stream_url` with `stream_bidirectional_mode: "rtp"`.
  * Requests are checked against the portal's Ed25519 public key (`TELNYX_PUBLIC_KEY`).
  */
@@ -16,7 +17,7 @@ export const TELNYX_APPLICATION = 'telnyx_application';
 export const telnyx: TelephonyProvider = {
   name: 'telnyx',
   secretEnv: 'TELNYX_PUBLIC_KEY',
-  // A TeXML call asks the <Connect action> URL when the stream ends; a Call Control call asks nothing.
+  // A TeXML call runs the <Redirect> after its <Connect> when the stream ends; a Call Control call asks nothing.
   transfersAfterStream: (parameters) => parameters[TELNYX_APPLICATION] !== 'call-control',
   // A Call Control call is ended by its hangup command only: closing the stream leaves it parked.
   callOutlivesStream: (parameters) => parameters[TELNYX_APPLICATION] === 'call-control',
@@ -79,8 +80,10 @@ export const telnyx: TelephonyProvider = {
       return { contentType: 'application/json', body: JSON.stringify({ stream_url: streamUrl, stream_track: 'inbound_track', stream_bidirectional_mode: 'rtp', stream_bidirectional_codec: 'PCMU' }) };
     }
     const streamUrl = ctx.streamUrl(callId, pick(ctx.params, ['From', 'To']));
+    // TeXML's <Connect> has no `action` (Twilio's has): when the stream stops, the next
+    // instruction runs, and the <Redirect> asks this server what follows.
     return texml(
-      `<Connect action="${xmlEscape(ctx.routeUrl('after', callId))}"><Stream url="${xmlEscape(streamUrl)}" track="inbound_track" bidirectionalMode="rtp" bidirectionalCodec="PCMU"/></Connect>`,
+      `<Connect><Stream url="${xmlEscape(streamUrl)}" track="inbound_track" bidirectionalMode="rtp" bidirectionalCodec="PCMU"/></Connect><Redirect method="POST">${xmlEscape(ctx.routeUrl('after', callId))}</Redirect>`,
     );
   },
 

@@ -1,3 +1,4 @@
+import { bodyWords } from '../../../src/service/errors.ts';
 import { DialError, type OutboundPlatformName, type OutboundStatus, type StatusUpdate } from './types.ts';
 
 /** How long a dial request may take before it counts as failed. */
@@ -28,9 +29,9 @@ export async function platformRequest(
     const v = JSON.parse(text);
     if (v && typeof v === 'object') body = v;
   } catch {
-    // not JSON: the message is the text itself
+    // not JSON: the message is the text's words (a gateway's HTML page: its title)
   }
-  if (!res.ok) throw new DialError(platform, res.status, scrub(errorMessage(body) ?? (text.slice(0, 200) || res.statusText), secrets));
+  if (!res.ok) throw new DialError(platform, res.status, scrub(errorMessage(body) ?? (bodyWords(scrub(text, secrets)) || res.statusText), secrets));
   return body;
 }
 
