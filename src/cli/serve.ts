@@ -51,7 +51,8 @@ ${optionLine('--agent DIR|FILE', AGENT_HELP, 25)}
   --analytics            record calls and analyze each after it ends: as jobs for hiwar worker when
                          REDIS_URL is set, else in this process (also on when
                          HIWAR_ANALYTICS_WEBHOOK_URL is set); see docs/analytics.md
-  --recordings DIR       where recordings and results go (default recordings, or HIWAR_RECORDINGS_DIR)
+  --recordings DIR       with --analytics, where recordings and results go (default recordings, or
+                         HIWAR_RECORDINGS_DIR); refused without it, which alone records calls.
                          With --analytics, a browser reviews the recorded calls at /calls (the
                          list) and /calls/<id> (audio, turns, latencies, analytics), closed
                          without HIWAR_REVIEW_SECRET; docs/call-review.md
@@ -129,6 +130,19 @@ export async function serveCommand(args: string[]): Promise<number> {
   }
 }
 
+/**
+ * Only analytics records calls: `--recordings` without it did nothing, silently, and the operator
+ * found no recording after the first calls. The flag is refused; HIWAR_RECORDINGS_DIR, often in
+ * an environment shared with `hiwar worker`, is said once (not by each --workers child).
+ */
+function recordingsWithoutAnalytics(flag: string | undefined, worker: boolean): void {
+  if (flag !== undefined) {
+    throw new UsageError(`--recordings only says where analytics keeps the calls it records, and analytics is off: add --analytics to record calls (or drop --recordings)`, SERVE_USAGE);
+  }
+  const fromEnv = analyticsEnv().recordingsDir;
+  if (fromEnv && !worker) process.stderr.write(`hiwar serve: HIWAR_RECORDINGS_DIR is set (${fromEnv}) but analytics is off: no call is recorded; add --analytics to record them\n`);
+}
+
 /** `hiwar serve` with its options parsed; `opened` gets what start-up opens until the server is up. */
 async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)[]): Promise<number> {
   const num = (flag: string, raw: string | undefined, min: number, max: number) => (raw === undefined ? undefined : numberOption(flag, raw, min, max, SERVE_USAGE, true));
@@ -148,9 +162,12 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   const phrasebookLines = values.phrasebook !== undefined ? (await readText(values.phrasebook, '--phrasebook')).split('\n') : [];
   // Analytics writes each call's recording and results there: a folder it cannot write in was
   // found at the end of the first call.
-  if (values.analytics! || analyticsEnv().webhookUrl) {
+  const analyticsOn = values.analytics! || !!analyticsEnv().webhookUrl;
+  if (analyticsOn) {
     const { dir, named } = recordingsFolder(values.recordings);
     await ensureWritableFolder(dir, named);
+  } else {
+    recordingsWithoutAnalytics(values.recordings, isServeWorker());
   }
   // Flags win over the config module, which wins over the defaults.
   const loadConfig = () => (values.config ? loadServeConfig(values.config) : Promise.resolve({} as CreateAgentServerOptions));

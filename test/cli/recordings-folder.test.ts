@@ -106,3 +106,24 @@ test('hiwar worker checks its recordings folder before it tries Redis', async ()
   assert.match(r.out, new RegExp(`--recordings ${dir}/a-file/calls: files cannot be written there: ${dir}/a-file is a file, not a folder`));
   assert.doesNotMatch(r.out, /cannot reach Redis/);
 });
+
+// Only analytics records calls: `--recordings` alone was ignored without a word, and the operator
+// found no recording after the first calls.
+test('--recordings without --analytics is refused, naming --analytics, before the port', async () => {
+  const r = await run(['serve', '--port', String(port), '--recordings', join(dir, 'good')]);
+  assert.equal(r.code, 2, r.out);
+  assert.match(r.out, /--recordings only says where analytics keeps the calls it records, and analytics is off: add --analytics/);
+  assert.doesNotMatch(r.out, /already taken/);
+  assert.doesNotMatch(r.out, /starting the embedded sandbox/);
+});
+
+test('--recordings with HIWAR_ANALYTICS_WEBHOOK_URL (analytics on without the flag) is taken', async () => {
+  const r = await run(['serve', '--port', String(port), '--recordings', join(dir, 'a-file')], { HIWAR_ANALYTICS_WEBHOOK_URL: 'https://crm.example/hook' });
+  assertRefused(r, new RegExp(`--recordings ${dir}/a-file: files cannot be written there`));
+});
+
+test('HIWAR_RECORDINGS_DIR without analytics is said, not refused (the variable may be there for the workers)', async () => {
+  const r = await run(['serve', '--port', String(port)], { HIWAR_RECORDINGS_DIR: join(dir, 'good') });
+  assert.match(r.out, new RegExp(`HIWAR_RECORDINGS_DIR is set \\(${dir}/good\\) but analytics is off: no call is recorded; add --analytics`));
+  assert.match(r.out, /already taken/, 'start-up went on to the port');
+});
