@@ -173,6 +173,13 @@ export class PlatformPeer {
     return JSON.parse(m.text);
   }
 
+  /** The next message, which must be text, as its exact characters (to compare bytes, not parsed JSON). */
+  async nextText(): Promise<string> {
+    const m = await this.next();
+    if (!('text' in m)) throw new Error(`expected a text message, got ${m.binary.length} binary bytes`);
+    return m.text;
+  }
+
   /** The next message, which must be binary, as hex. */
   async nextHex(): Promise<string> {
     const m = await this.next();

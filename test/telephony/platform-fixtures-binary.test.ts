@@ -113,6 +113,44 @@ test('jambonz listen: call attributes first (subprotocol audio.jambonz.org), bin
   await peer.closed;
 });
 
+test('jambonz listen: the bytes hiwar sends are the module\'s own shapes; a mark it reports cleared (with the audio sent after a killAudio) is not counted as heard', async () => {
+  const f = platformFixture('jambonz');
+  // The fixtures' literal text, with the mark's name put in.
+  const from = (k: string, name: string): string => f.fromPlatform[k].text.replace('<name>', name);
+  const to = (k: string, name = ''): string => f.toPlatform[k].text.replace('<name>', name);
+  const peer = await PlatformPeer.websocket(`${server().wsUrl}/telephony/jambonz`, ['audio.jambonz.org']);
+  const call = await dial(peer, [f.fromPlatform.callAttributes.message]);
+  const out = call.transport.output;
+  const frame = () => out.write({ samples: pcmPattern(160), sampleRate: 8000, time: 0 });
+
+  frame();
+  assert.equal(await peer.nextHex(), PATTERN_LE.repeat(40), '20 ms of L16, little-endian, as one binary message');
+  assert.equal(await peer.nextText(), to('mark', 'h1'));
+  peer.send(from('mark', 'h1'));
+  await until(() => out.position() === 0.02, 'h1 played out');
+
+  frame();
+  await peer.nextHex();
+  assert.equal(await peer.nextText(), to('mark', 'h2'));
+  await out.interrupt();
+  assert.equal(await peer.nextText(), to('killAudio'));
+  // The next reply's first frame, read by jambonz before its next media frame applied the clear:
+  // the module clears it too, and reports both marks cleared.
+  frame();
+  await peer.nextHex();
+  assert.equal(await peer.nextText(), to('mark', 'h3'));
+  const waited = out.mark('reply');
+  peer.send(from('markCleared', 'h2'));
+  peer.send(from('markCleared', 'h3'));
+  await waited; // nothing waits on audio that will never play
+  assert.equal(out.position(), 0.02, 'heard: the first frame only');
+  assert.ok(!call.events.some((e) => e.type === 'played' && e.id === 'reply'), 'the dropped audio is not reported played');
+
+  await call.transport.hangup!('done');
+  assert.equal(await peer.nextText(), to('disconnect'));
+  await peer.closed;
+});
+
 test("jambonz listen: a current feature-server's first frame: its call attributes are not custom parameters, the verb's metadata and the call's tags are", async () => {
   const f = platformFixture('jambonz');
   const peer = await PlatformPeer.websocket(`${server().wsUrl}/telephony/jambonz`, ['audio.jambonz.org']);

@@ -6,7 +6,8 @@
  * rate. With `passDtmf: true` keys arrive as `{"event":"dtmf","dtmf":"5","duration":…}`. With
  * `bidirectionalAudio: {enabled: true, streaming: true, sampleRate}` agent audio goes back as
  * BINARY L16; `{"type":"killAudio"}` stops playout (barge-in), `{"type":"mark","data":{"name"}}`
- * is reported back as a `mark` event once played (or cleared), `{"type":"disconnect"}` ends the
+ * is reported back as a `mark` event with `event: "playout"` once played, or `"cleared"` when a
+ * killAudio dropped it (jambonz's mod_audio_fork), `{"type":"disconnect"}` ends the
  * listen. What happens next (hang up, dial a transfer target) is the listen's `actionHook`
  * answer: `POST /telephony/jambonz/after/<token>`, answered by this provider — the jambonz "redirect".
  *
@@ -76,7 +77,10 @@ class JambonzConnection implements ProviderConnection {
     const type = m.type ?? m.event;
     if (type === 'mark') {
       const name = m.data?.name ?? m.name;
-      return typeof name === 'string' ? [{ type: 'mark', name }] : [{ type: 'invalid', reason: 'mark without a name' }];
+      if (typeof name !== 'string') return [{ type: 'invalid', reason: 'mark without a name' }];
+      // mod_audio_fork reports each mark once: `event: "playout"` when the audio before it has
+      // played, `"cleared"` when a killAudio dropped it (then it was not heard).
+      return [m.data?.event === 'cleared' ? { type: 'mark', name, cleared: true } : { type: 'mark', name }];
     }
     if (type === 'playDone' || type === 'clearMarks' || type === 'error') return type === 'error' ? [{ type: 'invalid', reason: `jambonz error: ${JSON.stringify(m.data ?? m).slice(0, 120)}` }] : [];
     return [{ type: 'invalid', reason: `unknown jambonz message ${JSON.stringify(type)}` }];

@@ -200,6 +200,25 @@ export class MediaStreamOutput implements TransportOutput {
     this.advanceTo(at);
   }
 
+  /**
+   * The platform dropped the audio before this mark (jambonz reports each mark cleared by a
+   * `killAudio` as such). A mark from before the last interrupt is no longer waited for; one
+   * sent after it means the clear, applied at the platform's next media frame, took that audio
+   * too: it was never heard, so the position stays, but nothing waits on it any longer.
+   */
+  dropped(name: string): void {
+    const at = this.pendingAcks.get(name);
+    if (at === undefined) return;
+    for (const [k] of this.pendingAcks) {
+      this.pendingAcks.delete(k);
+      if (k === name) break;
+    }
+    const gone = this.waiters.filter((w) => w.at <= at);
+    if (!gone.length) return;
+    this.waiters = this.waiters.filter((w) => w.at > at);
+    for (const w of gone) w.resolve();
+  }
+
   /** Holds or resumes sending agent audio. */
   setPaused(paused: boolean): void {
     this.paused = paused;

@@ -90,7 +90,7 @@ export class MediaStreamTransport implements Transport {
       case 'dtmf':
         return this.events.next({ type: 'dtmf', digit: item.digit, ...(item.durationMs ? { durationMs: item.durationMs } : {}) });
       case 'mark':
-        return this.output.acknowledge(item.name);
+        return item.cleared ? this.output.dropped(item.name) : this.output.acknowledge(item.name);
       case 'pause-output':
         return this.output.setPaused(true);
       case 'resume-output':

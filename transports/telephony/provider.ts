@@ -65,8 +65,11 @@ export type Inbound =
    */
   | { type: 'audio'; payload: Uint8Array; seq?: number; timestampMs?: number }
   | { type: 'dtmf'; digit: string; durationMs?: number }
-  /** The platform acknowledged a mark/checkpoint/notify sent by `mark(name)`. */
-  | { type: 'mark'; name: string }
+  /**
+   * The platform acknowledged a mark/checkpoint/notify sent by `mark(name)`: the audio before it
+   * played, or, `cleared`, a clear dropped it (jambonz says which).
+   */
+  | { type: 'mark'; name: string; cleared?: boolean }
   /** The platform acknowledged a `clear()` (Plivo `clearedAudio`, Vonage `websocket:cleared`). */
   | { type: 'cleared' }
   /** Flow control from the platform (Asterisk `MEDIA_XOFF`/`MEDIA_XON`). */
