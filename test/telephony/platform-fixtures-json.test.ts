@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  PATTERN_LE, PlatformPeer, acknowledgedFrame, callInfo, callerSamples, eventOf, interruptedFrame, pcmPattern, platformFixture, shape, fixtureServerForFile,
+  PATTERN_LE, PlatformPeer, acknowledgedFrame, callInfo, callerSamples, eventOf, interruptedFrame, pcmPattern, platformFixture, shape, fixtureServerForFile, until,
   type FixtureCall,
 } from './fixture-server.ts';
 
@@ -163,6 +163,46 @@ test('Plivo: documented start (extra_headers "k=v;k=v"), media, dtmf; playAudio,
   await call.ended;
   assert.equal((await eventOf(call, 'hangup'))?.type, 'hangup');
   assert.deepEqual(callerSamples(call), FIXTURE_SAMPLES);
+});
+
+test('Plivo: checkpoints a clearAudio dropped are not acknowledged (playedStream only for played audio): heard stays at the last playedStream, nothing waits, a late echo is ignored', async () => {
+  const f = platformFixture('plivo');
+  const m = (k: string) => f.fromPlatform[k].message;
+  const { peer, call } = await dial('/telephony/plivo', [m('start')]);
+  const SID = '87654321-4321-4321-4321-cba987654321';
+  const out = call.transport.output;
+  const frame = () => out.write({ samples: MULAW_FRAME, sampleRate: 8000, time: 0 });
+  const checkpoint = (name: string) => ({ event: 'checkpoint', streamId: SID, name });
+
+  frame();
+  await peer.nextJson();
+  assert.deepEqual(await peer.nextJson(), checkpoint('h1'));
+  peer.send({ ...m('playedStream'), name: 'h1' });
+  await until(() => out.position() === 0.02, 'h1 played');
+
+  frame();
+  await peer.nextJson();
+  assert.deepEqual(await peer.nextJson(), checkpoint('h2'));
+  const waited = out.mark('reply');
+  assert.equal(await out.interrupt(), 0.02, 'heard: up to the last playedStream');
+  assert.deepEqual(await peer.nextJson(), { event: 'clearAudio', streamId: SID });
+  await waited; // the reply's end, dropped: not waited for
+
+  // The next reply, then Plivo's answer to the clear and (against its docs) an echo of the
+  // dropped checkpoint, read after the new audio went out: it must not count that audio.
+  frame();
+  await peer.nextJson();
+  assert.deepEqual(await peer.nextJson(), checkpoint('h3'));
+  peer.send(m('clearedAudio'));
+  peer.send({ ...m('playedStream'), name: 'h2' });
+  peer.send(m('dtmf'));
+  await eventOf(call, 'dtmf'); // read after the two before it
+  assert.equal(out.position(), 0.02, 'the echo of a dropped checkpoint is not heard audio');
+  peer.send({ ...m('playedStream'), name: 'h3' });
+  await until(() => out.position() === 0.04, 'h3 played: the new reply starts where the caller stopped hearing');
+  assert.ok(!call.events.some((e) => e.type === 'played' && e.id === 'reply'), 'the dropped reply end is not reported played');
+  peer.close();
+  await call.ended;
 });
 
 test('Exotel: documented start (audio/x-raw at "8000"), PCM16 little-endian media, dtmf with duration; 3.2 KB media chunks, mark, clear', async () => {
