@@ -63,7 +63,7 @@ test("the documented ways to drop a combinator over runTask keep the process up:
     void Promise.race([failing(), done()]).then(() => seen.push('raced'), () => seen.push('race caught'));
     void Promise.allSettled([done(), failing()]).then((r) => seen.push(r.map((x) => x.status).join(',')));
     // A hook that awaits the combinator: the session runs hooks through guarded(), which reports
-    // the rejection as the hook's failure (a hook_failed event) instead of leaving it unhandled.
+    // the rejection as an error event instead of leaving it unhandled.
     guarded('onEnter', async () => { await Promise.all([failing(), done()]); }, (hook, err) => seen.push(hook + ' threw: ' + err.message));
   `);
   assert.equal(child.code, 0, `a handled combinator ended the process:\n${child.stderr}`);
