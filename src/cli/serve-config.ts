@@ -54,7 +54,7 @@ export async function loadServeConfig(path: string): Promise<CreateAgentServerOp
     throw new CliError(`--config: ${path} must default-export an object of the server's options (see ${docPath('docs/server.md')})`);
   }
   const unknown = Object.keys(config).filter((k) => !KNOWN.has(k));
-  if (unknown.length) throw new CliError(`--config: ${path} has options the server does not know: ${unknown.join(', ')} (see ${docPath('docs/server.md')})`);
+  if (unknown.length) throw new CliError(`--config: ${path} has options the server does not know: ${unknown.join(', ')}${recordingHint(unknown)} (see ${docPath('docs/server.md')})`);
   // Checked here, naming the file: a `maxCalls: -1` reached the embedded sandbox first, which said
   // `sandbox key 0.concurrency: expected a whole number above 0`.
   const problem = serverOptionProblem(config);
@@ -62,6 +62,15 @@ export async function loadServeConfig(path: string): Promise<CreateAgentServerOp
   const hooksProblem = await providerHooksProblem(config as CreateAgentServerOptions);
   if (hooksProblem) throw new CliError(`--config: ${path}: ${hooksProblem}`);
   return config as CreateAgentServerOptions;
+}
+
+/**
+ * A config has no analytics options: recording calls is the operator's decision, made on the
+ * command line (or by the environment). Said where someone looked for them in the config.
+ */
+function recordingHint(unknown: string[]): string {
+  if (!unknown.some((k) => /^(analytics|recordings?(Dir)?)$/i.test(k))) return '';
+  return '; analytics and its recordings are turned on with --analytics and --recordings DIR (or HIWAR_ANALYTICS_WEBHOOK_URL and HIWAR_RECORDINGS_DIR), not in the config';
 }
 
 /**

@@ -86,6 +86,8 @@ test("a config's maxCalls, port or publicUrl out of range, its providerHooks und
       ["export default async () => { throw new Error('DB down'); };", /--config: \S+bad\.config\.mjs: its default export \(a function\) failed: DB down\n/],
       // A transfer hook under a misspelt platform never ran.
       ["export default { providerHooks: { twilo: { transfer: async () => {} } } };", /--config: \S+bad\.config\.mjs: providerHooks\.twilo is no platform of hiwar serve: twilio, telnyx, plivo, vonage, exotel, freeswitch, jambonz, asterisk, pcm\n/],
+      // Analytics is the command line's: a config that asks for it says where it is asked for.
+      ["export default { analytics: true, recordings: '/var/lib/hiwar' };", /--config: \S+bad\.config\.mjs has options the server does not know: analytics, recordings; analytics and its recordings are turned on with --analytics and --recordings DIR/],
       ["export default { publicUrl: 'agent.example.com' };", /--config: \S+bad\.config\.mjs: `publicUrl` must be an absolute http:\/\/ or https:\/\/ URL \(https:\/\/agent\.example\.com\), got "agent\.example\.com"\n/],
     ];
     for (const [text, expected] of tries) {
