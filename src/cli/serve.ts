@@ -140,7 +140,8 @@ function recordingsWithoutAnalytics(flag: string | undefined, worker: boolean): 
     throw new UsageError(`--recordings only says where analytics keeps the calls it records, and analytics is off: add --analytics to record calls (or drop --recordings)`, SERVE_USAGE);
   }
   const fromEnv = analyticsEnv().recordingsDir;
-  if (fromEnv && !worker) process.stderr.write(`hiwar serve: HIWAR_RECORDINGS_DIR is set (${fromEnv}) but analytics is off: no call is recorded; add --analytics to record them\n`);
+  // Before the server's logger exists (a config may bring its own): the CLI's, with its format and level.
+  if (fromEnv && !worker) cliLogger('info').warn({ HIWAR_RECORDINGS_DIR: fromEnv }, 'HIWAR_RECORDINGS_DIR is set but analytics is off: no call is recorded; add --analytics to record them');
 }
 
 /** `hiwar serve` with its options parsed; `opened` gets what start-up opens until the server is up. */

@@ -124,6 +124,6 @@ test('--recordings with HIWAR_ANALYTICS_WEBHOOK_URL (analytics on without the fl
 
 test('HIWAR_RECORDINGS_DIR without analytics is said, not refused (the variable may be there for the workers)', async () => {
   const r = await run(['serve', '--port', String(port)], { HIWAR_RECORDINGS_DIR: join(dir, 'good') });
-  assert.match(r.out, new RegExp(`HIWAR_RECORDINGS_DIR is set \\(${dir}/good\\) but analytics is off: no call is recorded; add --analytics`));
+  assert.match(r.out, new RegExp(`warn HIWAR_RECORDINGS_DIR is set but analytics is off: no call is recorded; add --analytics to record them \\(HIWAR_RECORDINGS_DIR=${dir}/good\\)`));
   assert.match(r.out, /already taken/, 'start-up went on to the port');
 });
