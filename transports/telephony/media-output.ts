@@ -204,7 +204,9 @@ export class MediaStreamOutput implements TransportOutput {
    * The platform dropped the audio before this mark (jambonz reports each mark cleared by a
    * `killAudio` as such). A mark from before the last interrupt is no longer waited for; one
    * sent after it means the clear, applied at the platform's next media frame, took that audio
-   * too: it was never heard, so the position stays, but nothing waits on it any longer.
+   * too: the mark does not move what was heard, and nothing waits on it any longer. (A later
+   * mark's playout still counts the timeline up to it, the dropped span included: a gap in it
+   * is not kept.)
    */
   dropped(name: string): void {
     const at = this.pendingAcks.get(name);
