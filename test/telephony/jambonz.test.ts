@@ -27,6 +27,7 @@ describe('jambonz listen wire format', () => {
     c.parse({ text: JSON.stringify(attributes) });
     assert.deepEqual(c.parse({ text: JSON.stringify({ event: 'dtmf', dtmf: '7', duration: '1600' }) }), [{ type: 'dtmf', digit: '7', durationMs: 200 }]);
     assert.deepEqual(c.parse({ text: JSON.stringify({ type: 'mark', data: { name: 'h2', event: 'playout' } }) }), [{ type: 'mark', name: 'h2' }]);
+    assert.deepEqual(c.parse({ text: JSON.stringify({ type: 'mark', data: { name: 'h3', event: 'cleared' } }) }), [{ type: 'mark', name: 'h3', cleared: true }]);
     assert.deepEqual(textOf(c.clear!()), { type: 'killAudio' });
     assert.deepEqual(textOf(c.mark!('h9')), { type: 'mark', data: { name: 'h9' } });
     assert.deepEqual(c.hangup!().map(textOf), [{ type: 'disconnect' }]);
