@@ -4,6 +4,7 @@
  */
 import { parseMoney, type SpokenMoney } from '../text/parse-amount.ts';
 import { parseDate, parseHour, type ParseDateOptions, type ParsedDate } from '../text/parse-date.ts';
+import type { PartOfDay } from '../text/date-words.ts';
 import { readBackAmount, readBackDate } from '../text/read-back.ts';
 import { confirmLoop, type Heard } from './confirm-loop.ts';
 import { TASK_DEFAULTS, fill, partOfDayPhrase, taskLines, type TaskOptions } from './defaults.ts';
@@ -14,21 +15,27 @@ import type { CollectTask } from './types.ts';
 export interface DateTaskOptions extends TaskOptions, ParseDateOptions {
   /**
    * Ask again unless a time was said too; a part of the day said without the hour ("بكرة العصر")
-   * asks for the hour (`lines.askHour`), and the answer ("الساعة أربعة") is read on that day. @default false
+   * asks for the hour (`lines.askHour`), and the answer ("الساعة أربعة", or keys: 4#) is read on that day; a
+   * date keyed (DDMMYYYY, which holds no hour) is asked its hour the same way. @default false
    */
   requireTime?: boolean;
   /** Your own check (a day in the past refused, a working day…); false → "invalid". */
   validate?: (value: ParsedDate) => boolean;
 }
 
-/** A task collecting a date (Gregorian or Hijri, relative, with a time); keys: DDMMYYYY. */
+/** A task collecting a date (Gregorian or Hijri, relative, with a time); keys: DDMMYYYY (with `requireTime`, then the hour). */
 export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate> {
   const lines = taskLines('date', options);
-  const check = (value: ParsedDate | undefined, heard: string): Heard<ParsedDate> => {
+  // The hour question names the part of the day said; without one (a keyed date) it asks the hour alone.
+  const askHour = (part: PartOfDay | undefined): string =>
+    part
+      ? fill(lines.askHour, lines.label, partOfDayPhrase(lines.partsOfDay?.[part] ?? TASK_DEFAULTS.lines.partsOfDay[part]))
+      : fill(lines.askHour.replace(/\s*\{value\}/g, '').trim(), lines.label);
+  const check = (value: ParsedDate | undefined, heard: string, keyedDate = false): Heard<ParsedDate> => {
     if (!value) return { problem: 'nothing' };
-    if (options.requireTime && value.partOfDay) {
-      const part = lines.partsOfDay?.[value.partOfDay] ?? TASK_DEFAULTS.lines.partsOfDay[value.partOfDay];
-      return { problem: 'incomplete', partial: value, ask: fill(lines.askHour, lines.label, partOfDayPhrase(part)), heard };
+    // Keys carry no hour (DDMMYYYY): a keyed date is asked its hour, as a part of the day said alone is.
+    if (options.requireTime && (value.partOfDay || (keyedDate && !value.time))) {
+      return { problem: 'incomplete', partial: value, ask: askHour(value.partOfDay), heard };
     }
     if ((options.requireTime && !value.time) || (options.validate && !options.validate(value))) return { problem: 'invalid', heard };
     return { value, heard };
@@ -47,7 +54,7 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
       }
       const m = /^(\d{2})(\d{2})(\d{4})$/.exec(digits);
       if (!m) return { problem: 'invalid', heard: digits };
-      return check(parseDate(`${m[3]}-${m[2]}-${m[1]}`, options), digits);
+      return check(parseDate(`${m[3]}-${m[2]}-${m[1]}`, options), digits, true);
     },
     readBack: readBackDate,
   });

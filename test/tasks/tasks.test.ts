@@ -234,9 +234,28 @@ test('date: the hour keyed in answer to the hour question is read on the day alr
   // One in the night said is on the next date, as when said.
   const night = run(dateTask({ now, requireTime: true }), [say('بكرة بالليل'), keys('1#'), keys('1')]);
   assert.deepEqual((night[3]!.done as { value: { date: string; time: string } }).value, { date: '2027-01-16', time: '01:00', calendar: 'gregory', text: 'بكرة بالليل 1:00' });
-  // Keys that are no hour: the keyed line, then the hour question again; a whole date keyed is a new date.
+  // Keys that are no hour: the keyed line, then the hour question again; a whole date keyed is a new date, asked its hour.
   const wrong = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), keys('99#')]);
   assert.equal(wrong[2]!.say, `${L.invalidKeyed.replace('{label}', L.labels.date)} في أي ساعة بعد الظهر؟`);
-  const date = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), keys('20012027#')]);
-  assert.match(date[2]!.say!, /غير صحيح/, 'a date without a time, as keyed DDMMYYYY always was');
+  const date = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), keys('20012027#'), keys('4#'), keys('1')]);
+  assert.equal(date[2]!.say, 'في أي ساعة؟', 'the new date keyed, and its hour asked (it was refused: keys hold no hour)');
+  assert.deepEqual(date[4]!.done, { ok: true, value: { date: '2027-01-20', time: '16:00', calendar: 'gregory', text: '2027-01-20 4:00' } });
+});
+
+test('date: with requireTime a keyed date (DDMMYYYY holds no hour) is asked its hour, keyed or said', () => {
+  const now = new Date('2027-01-14T08:00:00Z');
+  const keyedHour = run(dateTask({ now, requireTime: true }), [keys('20012027#'), keys('930#'), keys('1')]);
+  assert.equal(keyedHour[1]!.say, 'في أي ساعة؟');
+  assert.equal(keyedHour[2]!.say, 'الموعد يوم الأربعاء، العشرون من يناير ألفين وسبعة وعشرين، الساعة التاسعة والنصف، صحيح؟');
+  assert.deepEqual(keyedHour[3]!.done, { ok: true, value: { date: '2027-01-20', time: '09:30', calendar: 'gregory', text: '2027-01-20 9:30' } });
+  const saidHour = run(dateTask({ now, requireTime: true }), [keys('20012027#'), say('الساعة أربعة العصر'), say('نعم')]);
+  assert.deepEqual((saidHour[3]!.done as { value: { date: string; time: string } }).value.time, '16:00');
+  assert.equal((saidHour[3]!.done as { value: { date: string; time: string } }).value.date, '2027-01-20');
+  // Your own hour question without its part of the day; an answer with no hour is a try, then the question again.
+  const own = run(dateTask({ now, requireTime: true, lines: { askHour: 'متى {value} بالضبط؟' } }), [keys('20012027#'), say('ما أدري')]);
+  assert.equal(own[1]!.say, 'متى بالضبط؟');
+  assert.equal(own[2]!.say, `${L.notUnderstood} متى بالضبط؟`);
+  // Without requireTime a keyed date is the value, as before.
+  const plain = run(dateTask({ now }), [keys('20012027#')]);
+  assert.equal(plain[1]!.say, 'الموعد يوم الأربعاء، العشرون من يناير ألفين وسبعة وعشرين، صحيح؟');
 });
