@@ -19,24 +19,48 @@ const LETTER_NAMES: Record<string, string> = {
 };
 
 /**
- * Letters named in more than one word (normalized), longest first: the hamza's and madda's seats
- * as they are spelled back ("ألف فوقها همزة", not "ألف همزة": two nouns side by side would be
- * "the alif of a hamza"), and the short forms callers use.
+ * Letters named in two words (normalized): the short forms callers use ("ألف همزة" is أ where a
+ * word starts), the madda's, and ة and ى.
  */
 const LETTER_PHRASES: [string[], string][] = [
-  [['الف', 'فوقها', 'همزه'], 'أ'], [['الف', 'عليها', 'همزه'], 'أ'], [['الف', 'تحتها', 'همزه'], 'إ'],
-  [['الف', 'فوقها', 'مده'], 'آ'], [['الف', 'عليها', 'مده'], 'آ'],
-  [['يا', 'فوقها', 'همزه'], 'ئ'], [['يا', 'عليها', 'همزه'], 'ئ'], [['واو', 'فوقها', 'همزه'], 'ؤ'], [['واو', 'عليها', 'همزه'], 'ؤ'],
   [['الف', 'همزه'], 'أ'], [['الف', 'مده'], 'آ'], [['الف', 'ممدوده'], 'آ'], [['الف', 'مقصوره'], 'ى'], [['تا', 'مربوطه'], 'ة'],
 ];
+
+/**
+ * A hamza or madda on its seat, named in three words in any of the orders callers use: the seat,
+ * where, the sign ("ألف فوقها همزة" as it is spelled back, "ألف تحت همزة"), the seat, the sign,
+ * where ("ألف همزة تحت"), or the sign, where, the seat, as spelling is taught ("همزة على الألف"،
+ * "همزة تحت الألف"، "همزة على الواو"، "همزة على نبرة"، "همزة على السطر").
+ */
+const SEATS: Record<string, 'ا' | 'و' | 'ي' | 'ء'> = { 'الف': 'ا', 'الالف': 'ا', 'واو': 'و', 'الواو': 'و', 'يا': 'ي', 'اليا': 'ي', 'نبره': 'ي', 'النبره': 'ي', 'السطر': 'ء' };
+const WHERE: Record<string, 'above' | 'below'> = { 'فوق': 'above', 'فوقها': 'above', 'فوقه': 'above', 'علي': 'above', 'عليها': 'above', 'عليه': 'above', 'تحت': 'below', 'تحتها': 'below', 'تحته': 'below' };
+const SIGNS: Record<string, 'hamza' | 'madda'> = { 'همزه': 'hamza', 'الهمزه': 'hamza', 'مده': 'madda', 'المده': 'madda' };
+
+/**
+ * The letter the first three words name (normalized), or undefined: a seat the sign cannot take
+ * is none. The fourth tells "ياء همزة على نبرة" (ي, then ئ as taught) from "ألف همزة تحت" (إ).
+ */
+function seated(words: string[]): string | undefined {
+  const [a = '', b = '', c = '', d = ''] = words;
+  const [seat, where, sign] =
+    a in SEATS && b in WHERE && c in SIGNS ? [a, b, c]
+    : a in SEATS && b in SIGNS && c in WHERE && !(d in SEATS) ? [a, c, b]
+    : a in SIGNS && b in WHERE && c in SEATS ? [c, b, a]
+    : [];
+  if (!seat || !where || !sign) return undefined;
+  const on = SEATS[seat]!;
+  if (SIGNS[sign] === 'madda') return on === 'ا' && WHERE[where] === 'above' ? 'آ' : undefined;
+  if (WHERE[where] === 'below') return on === 'ا' ? 'إ' : undefined;
+  return { 'ا': 'أ', 'و': 'ؤ', 'ي': 'ئ', 'ء': 'ء' }[on];
+}
 
 /** Words around a name that are not part of it. */
 const NOT_NAME = new Set(['اسمي', 'اسمه', 'اسمها', 'الاسم', 'انا', 'هو', 'هي', 'يعني', 'اه', 'ام', 'لا', 'نعم', 'ايوه', 'اي', 'بس', 'مو', 'مش', 'اكتب', 'اكتبه', 'اكتبها', 'يتهجي', 'حرف', 'مسافه']);
 
 /**
  * The name in `text`: spelled letters joined into words ("مسافة" or any other word ends one),
- * other words kept as said; "تاء مربوطة", "ألف مقصورة" and the hamza's seats ("ألف فوقها همزة",
- * "ألف همزة") are one letter each (ة، ى، أ). Undefined
+ * other words kept as said; "تاء مربوطة", "ألف مقصورة" and the hamza on its seat ("ألف فوقها همزة",
+ * "همزة تحت الألف", "ألف همزة") are one letter each (ة، ى، أ، إ). Undefined
  * when nothing but yes/no or filler words was said.
  */
 export function readName(text: string): string | undefined {
@@ -50,8 +74,14 @@ export function readName(text: string): string | undefined {
   };
   for (let i = 0; i < raw.length; i++) {
     const w = normalizeWord(raw[i]!);
+    const onSeat = seated(raw.slice(i, i + 4).map(normalizeWord));
+    if (onSeat) {
+      word += onSeat;
+      i += 2;
+      continue;
+    }
     // "ألف همزة" is أ where a word starts, and the two letters after one ("أسماء": … ألف، همزة).
-    const phrase = LETTER_PHRASES.find(([words, letter]) => words.every((p, k) => normalizeWord(raw[i + k] ?? '') === p) && !(words.length === 2 && letter === 'أ' && word !== ''));
+    const phrase = LETTER_PHRASES.find(([words, letter]) => words.every((p, k) => normalizeWord(raw[i + k] ?? '') === p) && !(letter === 'أ' && word !== ''));
     if (phrase) {
       word += phrase[1];
       i += phrase[0].length - 1;
