@@ -34,6 +34,20 @@ test("a consumer's tsc, 5.9 and 7 (nodenext, strict, skipLibCheck false), type-c
     `import type { ProviderHooks } from 'hiwar/server';`,
     `export const hooks: ProviderHooks = { async transfer(call, target, { summary }) { void [call.callId, target, summary?.length]; } };`,
   );
+  // This release's error body and date task lines, as docs/service.md and docs/arabic-parsing.md use
+  // them: `body` may be absent, the limits are read-only, a part of the day is one the parser names.
+  lines.push(
+    `import { ServiceError, ERROR_BODY_LIMITS, dateTask, parseHour, parseDate, type PartOfDay } from 'hiwar';`,
+    `export const bodyOf = (e: unknown): string | undefined => (e instanceof ServiceError ? e.body?.slice(0, ERROR_BODY_LIMITS.summaryChars) : undefined);`,
+    `// @ts-expect-error body is undefined for an error made without one`,
+    `export const bodyLength = (e: ServiceError): number => e.body.length;`,
+    `// @ts-expect-error the limits are read-only`,
+    `ERROR_BODY_LIMITS.keptChars = 1;`,
+    `export const dated = dateTask({ requireTime: true, dayStartsAt: 0, lines: { askHour: 'في أي ساعة {value}؟', partsOfDay: { afternoon: 'العصر' } } });`,
+    `// @ts-expect-error no such part of the day`,
+    `export const lunch = dateTask({ lines: { partsOfDay: { lunch: 'الغداء' } } });`,
+    `const on = parseDate('بكرة العصر'); export const part: PartOfDay | undefined = on?.partOfDay; export const hour = on && parseHour('الساعة أربعة', on, { timeZone: 'Asia/Riyadh' })?.time;`,
+  );
   writeFileSync(join(project, 'consumer.ts'), lines.join('\n') + '\n');
   writeFileSync(
     join(project, 'tsconfig.json'),

@@ -191,17 +191,13 @@ test('name: the hamza and madda are spelled back on their seats, and read so whe
   assert.equal(readName('ألف همزة سين ميم ألف همزة'), 'أسماء');
   assert.equal(readName('ألف عليها همزة ميم ألف لام'), 'أمال');
   // The other orders callers say the seat in, as spelling is taught ("همزة تحت الألف"), or "تحت" for
-  // "تحتها": the seat was read as a lone alif and dropped ("ألف تحت همزة ياء ميم ألف نون" was "ءيمان"
-  // less its alif, "ألف تحتها الهمزة …" was "يمان").
-  assert.equal(readName('ألف تحت همزة ياء ميم ألف نون'), 'إيمان');
-  assert.equal(readName('ألف تحتها الهمزة ياء ميم ألف نون'), 'إيمان');
-  assert.equal(readName('ألف همزة تحت باء راء ألف هاء ياء ميم'), 'إبراهيم');
-  assert.equal(readName('همزة تحت الألف ياء ميم ألف نون'), 'إيمان');
-  assert.equal(readName('همزة على الألف حاء ميم دال'), 'أحمد');
-  assert.equal(readName('ميم همزة على الواو ميم نون'), 'مؤمن');
-  assert.equal(readName('هاء ياء همزة على نبرة تاء مربوطة'), 'هيئة');
-  assert.equal(readName('سين ميم ألف همزة على السطر'), 'سماء');
-  assert.equal(readName('ألف فوق مدة ميم نون تاء مربوطة'), 'آمنة');
+  // "تحتها": the seat was read as a lone alif and dropped (the first was "ءيمان", the second "يمان").
+  const spelled: [string, string][] = [
+    ['ألف تحت همزة ياء ميم ألف نون', 'إيمان'], ['ألف تحتها الهمزة ياء ميم ألف نون', 'إيمان'], ['ألف همزة تحت باء راء ألف هاء ياء ميم', 'إبراهيم'],
+    ['همزة تحت الألف ياء ميم ألف نون', 'إيمان'], ['همزة على الألف حاء ميم دال', 'أحمد'], ['ميم همزة على الواو ميم نون', 'مؤمن'],
+    ['هاء ياء همزة على نبرة تاء مربوطة', 'هيئة'], ['سين ميم ألف همزة على السطر', 'سماء'], ['ألف فوق مدة ميم نون تاء مربوطة', 'آمنة'],
+  ];
+  for (const [said, name] of spelled) assert.equal(readName(said), name, said);
   // A seat that does not take the sign so ("ياء تحتها همزة") is not made one.
   assert.doesNotMatch(readName('ميم ياء تحتها همزة ميم') ?? '', /[ئإ]/);
 });
