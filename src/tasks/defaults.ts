@@ -44,7 +44,7 @@ export const TASK_DEFAULTS = {
     giveUp: 'عذرًا، لم أتمكن من تسجيل ذلك.',
     /**
      * `dateTask({ requireTime })`: a part of the day said without the hour ("بكرة العصر");
-     * `{value}` is that part with its preposition (`partOfDayPhrase`: "من الصباح", "بعد الظهر");
+     * `{value}` is that part with its preposition ("من الصباح", "بعد الظهر");
      * a date keyed (DDMMYYYY, no hour) is asked this line with `{value}` left out ("في أي ساعة؟").
      */
     askHour: 'في أي ساعة {value}؟',
