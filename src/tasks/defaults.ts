@@ -43,9 +43,9 @@ export const TASK_DEFAULTS = {
     /** The task gives up (after `maxAttempts`). */
     giveUp: 'عذرًا، لم أتمكن من تسجيل ذلك.',
     /**
-     * `dateTask({ requireTime })`: a part of the day said without the hour ("بكرة العصر");
-     * `{value}` is that part with its preposition ("من الصباح", "بعد الظهر");
-     * a date keyed (DDMMYYYY, no hour) is asked this line with `{value}` left out ("في أي ساعة؟").
+     * `dateTask({ requireTime })`: a date given without its hour; `{value}` is the part of the day
+     * said ("بكرة العصر"), with its preposition ("من الصباح", "بعد الظهر"), and is left out for a
+     * date said or keyed without one ("بكرة", DDMMYYYY: "في أي ساعة؟").
      */
     askHour: 'في أي ساعة {value}؟',
     /**

@@ -14,9 +14,9 @@ import type { CollectTask } from './types.ts';
 /** Options of `dateTask`: the parser's, and the checks on the date. */
 export interface DateTaskOptions extends TaskOptions, ParseDateOptions {
   /**
-   * Ask again unless a time was said too; a part of the day said without the hour ("بكرة العصر")
-   * asks for the hour (`lines.askHour`), and the answer ("الساعة أربعة", or keys: 4#) is read on that day; a
-   * date keyed (DDMMYYYY, which holds no hour) is asked its hour the same way. @default false
+   * A date needs its hour: one given without it ("بكرة", "بكرة العصر", or keyed: DDMMYYYY holds
+   * none) is asked it (`lines.askHour`, naming the part of the day said), and the answer
+   * ("الساعة أربعة", or keys: 4#) is read on that day. @default false
    */
   requireTime?: boolean;
   /** Your own check (a day in the past refused, a working day…); false → "invalid". */
@@ -26,18 +26,16 @@ export interface DateTaskOptions extends TaskOptions, ParseDateOptions {
 /** A task collecting a date (Gregorian or Hijri, relative, with a time); keys: DDMMYYYY (with `requireTime`, then the hour). */
 export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate> {
   const lines = taskLines('date', options);
-  // The hour question names the part of the day said; without one (a keyed date) it asks the hour alone.
+  // The hour question names the part of the day said; without one ("بكرة", a keyed date) it asks the hour alone.
   const askHour = (part: PartOfDay | undefined): string =>
     part
       ? fill(lines.askHour, lines.label, partOfDayPhrase(lines.partsOfDay?.[part] ?? TASK_DEFAULTS.lines.partsOfDay[part]))
       : fill(lines.askHour.replace(/\s*\{value\}/g, '').trim(), lines.label);
-  const check = (value: ParsedDate | undefined, heard: string, keyedDate = false): Heard<ParsedDate> => {
+  const check = (value: ParsedDate | undefined, heard: string): Heard<ParsedDate> => {
     if (!value) return { problem: 'nothing' };
-    // Keys carry no hour (DDMMYYYY): a keyed date is asked its hour, as a part of the day said alone is.
-    if (options.requireTime && (value.partOfDay || (keyedDate && !value.time))) {
-      return { problem: 'incomplete', partial: value, ask: askHour(value.partOfDay), heard };
-    }
-    if ((options.requireTime && !value.time) || (options.validate && !options.validate(value))) return { problem: 'invalid', heard };
+    // A day without its hour (said alone, with a part of the day, or keyed: DDMMYYYY holds none) is asked it.
+    if (options.requireTime && (value.partOfDay || !value.time)) return { problem: 'incomplete', partial: value, ask: askHour(value.partOfDay), heard };
+    if (options.validate && !options.validate(value)) return { problem: 'invalid', heard };
     return { value, heard };
   };
   return confirmLoop<ParsedDate>({
@@ -54,7 +52,7 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
       }
       const m = /^(\d{2})(\d{2})(\d{4})$/.exec(digits);
       if (!m) return { problem: 'invalid', heard: digits };
-      return check(parseDate(`${m[3]}-${m[2]}-${m[1]}`, options), digits, true);
+      return check(parseDate(`${m[3]}-${m[2]}-${m[1]}`, options), digits);
     },
     readBack: readBackDate,
   });

@@ -119,11 +119,16 @@ test('date: relative day and time, read back with the weekday, confirmed', () =>
   assert.deepEqual(steps[2]!.done, { ok: true, value: { date: '2027-01-15', time: '16:00', calendar: 'gregory', text: 'بكرة الساعة أربعة العصر' } });
 });
 
-test('date: a Hijri date is read back in Hijri; requireTime asks again without a time; keys DDMMYYYY', () => {
+test('date: a Hijri date is read back in Hijri; requireTime asks the hour of a day said without one; keys DDMMYYYY', () => {
   const hijri = run(dateTask({ now: new Date('2025-01-01T09:00:00Z') }), [say('١ رمضان')]);
   assert.equal(hijri[1]!.say, 'الموعد يوم السبت، الأول من رمضان ألف وأربعمئة وستة وأربعين للهجرة، صحيح؟');
-  const timed = run(dateTask({ now: new Date('2027-01-14T08:00:00Z'), requireTime: true }), [say('بكرة')]);
-  assert.match(timed[1]!.say!, /غير صحيح/);
+  // It said the date heard was wrong ("الموعد الذي سمعته غير صحيح") and asked for the date again, three times.
+  const timed = run(dateTask({ now: new Date('2027-01-14T08:00:00Z'), requireTime: true }), [say('بكرة'), say('الساعة عشرة'), say('نعم')]);
+  assert.equal(timed[1]!.say, 'في أي ساعة؟');
+  assert.deepEqual(timed[3]!.done, { ok: true, value: { date: '2027-01-15', time: '10:00', calendar: 'gregory', text: 'بكرة الساعة عشرة' } });
+  // A new day said in answer is asked its hour in turn.
+  const other = run(dateTask({ now: new Date('2027-01-14T08:00:00Z'), requireTime: true }), [say('بكرة'), say('لا، بعد بكرة')]);
+  assert.equal(other[2]!.say, 'في أي ساعة؟');
   const keyed = run(dateTask({ prefer: 'past' }), [keys('15031990#'), keys('1')]);
   assert.equal((keyed[2]!.done as { value: { date: string } }).value.date, '1990-03-15');
 });
