@@ -105,7 +105,20 @@ test('jambonz listen: call attributes first (subprotocol audio.jambonz.org), bin
     ack: { ...m('mark'), data: { name: 'h1', event: 'playout' } },
   });
   assert.deepEqual(shape(mark), shape(f.toPlatform.mark.message));
-  assert.deepEqual(await interruptedFrame(call, peer, pcmPattern(160), 8000, () => peer.nextHex()), { type: 'killAudio' });
+  // The module plays nothing until it holds 160 ms (fixture `playout`): the reply's 20 ms are
+  // followed by 140 ms of silence (with the marks of every 100 ms).
+  for (let i = 0; i < 5; i++) assert.equal(await peer.nextHex(), '00'.repeat(320), 'silence completing the first batch');
+  assert.deepEqual(await peer.nextJson(), { type: 'mark', data: { name: 'h2' } });
+  for (let i = 0; i < 2; i++) assert.equal(await peer.nextHex(), '00'.repeat(320));
+  assert.deepEqual(await peer.nextJson(), { type: 'mark', data: { name: 'h3' } });
+  // A barge-in: 80 ms of silence at once (the module then holds 80 ms batches) puts the 20 ms it
+  // holds into the buffer the killAudio empties.
+  call.transport.output.write({ samples: pcmPattern(160), sampleRate: 8000, time: 0 });
+  assert.equal(await peer.nextHex(), PATTERN_LE.repeat(40));
+  assert.deepEqual(await peer.nextJson(), { type: 'mark', data: { name: 'h4' } });
+  await call.transport.output.interrupt();
+  assert.equal(await peer.nextHex(), '00'.repeat(1280));
+  assert.deepEqual(await peer.nextJson(), { type: 'killAudio' });
   peer.send(m('dtmf'));
   assert.deepEqual(await eventOf(call, 'dtmf'), { type: 'dtmf', digit: '5', durationMs: 200 });
   await call.transport.hangup!('done');
@@ -133,6 +146,8 @@ test('jambonz listen: the bytes hiwar sends are the module\'s own shapes; a mark
   await peer.nextHex();
   assert.equal(await peer.nextText(), to('mark', 'h2'));
   await out.interrupt();
+  // 40 ms sent, all held by the module (its first batch is 160 ms): 120 ms of silence completes it.
+  assert.equal(await peer.nextHex(), '00'.repeat(1920));
   assert.equal(await peer.nextText(), to('killAudio'));
   // The next reply's first frame, read by jambonz before its next media frame applied the clear:
   // the module clears it too, and reports both marks cleared.
@@ -145,6 +160,9 @@ test('jambonz listen: the bytes hiwar sends are the module\'s own shapes; a mark
   await waited; // nothing waits on audio that will never play
   assert.equal(out.position(), 0.02, 'heard: the first frame only');
   assert.ok(!call.events.some((e) => e.type === 'played' && e.id === 'reply'), 'the dropped audio is not reported played');
+  // The reply's end: 80 ms of silence, so the module plays its last 20 ms.
+  for (let i = 0; i < 4; i++) assert.equal(await peer.nextHex(), '00'.repeat(320));
+  assert.equal(await peer.nextText(), to('mark', 'h4'));
 
   await call.transport.hangup!('done');
   assert.equal(await peer.nextText(), to('disconnect'));

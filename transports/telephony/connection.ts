@@ -195,9 +195,10 @@ export class MediaConnection {
     this.unackedSince ??= now;
     if (now - this.unackedSince < MARKS_UNANSWERED_MS) return;
     this.marksWarned = true;
+    const advice = this.o.conn.withoutMarks ?? 'a PCM gateway echoes each mark once the audio before it has played, or connects with marks=0';
     this.o.logger?.warn(
       { provider: this.o.provider, call: this.transport.call.callId },
-      'the platform echoes none of the playout marks: the agent waits for them and never finishes speaking (a PCM gateway echoes each mark once the audio before it has played, or connects with marks=0)',
+      `the platform echoes none of the playout marks: the agent waits for them and never finishes speaking (${advice})`,
     );
   }
 

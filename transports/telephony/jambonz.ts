@@ -35,6 +35,14 @@ const ATTRIBUTES = new Set([
  * @default 20
  */
 export const JAMBONZ_FRAME_MS = 20;
+/**
+ * How mod_audio_fork plays streamed audio (`lws_glue.cpp`, `processIncomingBinary`): what comes
+ * in waits in a pre-buffer until it holds 4 × 320 × f samples before the first playout, then
+ * 2 × 320 × f (f = the stream's rate over the call's, at least 1): at most 160 ms, then 80 ms, of
+ * a call at 8 kHz or more. What is short of that waits for the next audio, so a reply's end is
+ * followed by silence enough to complete a batch (`MediaFormat.playoutBatch`).
+ */
+export const JAMBONZ_PLAYOUT_BATCH = { firstMs: 160, ms: 80 } as const;
 
 /** The listen verb that connects a call to this server: what the call webhook answers. */
 export function listenVerb(streamUrl: string, actionUrl: string, sampleRate = 8000): Record<string, unknown> {
@@ -60,8 +68,22 @@ export function afterListen(next: AfterStream | undefined): Record<string, unkno
   return [{ verb: 'hangup' }];
 }
 
+/** Set to `0` (the environment of `hiwar serve`): the listen verbs hiwar answers with ask for no marks (`marks=0`). */
+export const JAMBONZ_MARKS_ENV = 'JAMBONZ_MARKS';
+
+/** The warning's advice when jambonz reports no marks: a mod_audio_fork from before them. */
+export const JAMBONZ_WITHOUT_MARKS =
+  `jambonz reports marks only from a mod_audio_fork that has them; with an older one set ${JAMBONZ_MARKS_ENV}=0 for the listen verbs hiwar answers, or add marks=0 to the url of a listen verb of your own, and hiwar paces on its own clock`;
+
 class JambonzConnection implements ProviderConnection {
   private started = false;
+  /** Absent with `marks=0` (a mod_audio_fork that reports none): playout is then counted on the send clock. */
+  readonly mark?: (name: string) => WireMessage;
+  readonly withoutMarks = JAMBONZ_WITHOUT_MARKS;
+
+  constructor(url: URL) {
+    if (url.searchParams.get('marks') !== '0') this.mark = (name) => json({ type: 'mark', data: { name } });
+  }
 
   parse(msg: WireMessage): Inbound[] {
     if ('binary' in msg) return this.started ? [{ type: 'audio', payload: msg.binary }] : [{ type: 'invalid', reason: 'audio before the call attributes' }];
@@ -101,7 +123,7 @@ class JambonzConnection implements ProviderConnection {
     };
     scalars(m.customerData);
     scalars(m, ATTRIBUTES);
-    const format: MediaFormat = { codec: 'l16', sampleRate, frameMs: JAMBONZ_FRAME_MS };
+    const format: MediaFormat = { codec: 'l16', sampleRate, frameMs: JAMBONZ_FRAME_MS, playoutBatch: JAMBONZ_PLAYOUT_BATCH };
     return {
       type: 'start',
       call: {
@@ -122,10 +144,6 @@ class JambonzConnection implements ProviderConnection {
 
   clear(): WireMessage {
     return json({ type: 'killAudio' });
-  }
-
-  mark(name: string): WireMessage {
-    return json({ type: 'mark', data: { name } });
   }
 
   /** Ends the listen; the actionHook answer says what the call does next. */
@@ -163,12 +181,13 @@ export const jambonz: TelephonyProvider = {
   // Also pointed straight at a listen URL by a jambonz application of your own.
   staticMediaToken: true,
   transfersAfterStream: true,
-  open: () => new JambonzConnection(),
+  open: (ctx) => new JambonzConnection(ctx.url),
   verifySignature: (ctx, secret) => verifyJambonzSignature(ctx.req.headers['jambonz-signature'], ctx.rawBody, secret),
   answer(route: string, ctx: WebhookContext) {
     const callId = ctx.params.callSid ?? ctx.params.call_sid ?? '';
     if (!callId) return { status: 400, contentType: 'application/json', body: JSON.stringify({ error: 'callSid is required' }) };
-    const verbs = route === 'after' ? afterListen(ctx.afterStream(callId)) : [listenVerb(ctx.streamUrl(callId), ctx.routeUrl('after', callId))];
+    const stream = () => ctx.streamUrl(callId) + (process.env[JAMBONZ_MARKS_ENV] === '0' ? '?marks=0' : '');
+    const verbs = route === 'after' ? afterListen(ctx.afterStream(callId)) : [listenVerb(stream(), ctx.routeUrl('after', callId))];
     return { contentType: 'application/json', body: JSON.stringify(verbs) };
   },
 };

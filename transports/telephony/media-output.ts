@@ -96,6 +96,12 @@ export class MediaStreamOutput implements TransportOutput {
   private lastMarkAt = 0;
   private markSeq = 0;
   private readonly pendingAcks = new Map<string, number>();
+  /** Samples (wire rate) queued and sent since the start, never reset; and where the last batch-completing silence ends. */
+  private enqueuedTotal = 0;
+  private sentTotal = 0;
+  private batchedTo = 0;
+  /** A reply's last sample (in `sentTotal`), still queued before its silence: a mark goes right after it. */
+  private markAtSent = Infinity;
   private waiters: { at: number; id: string; resolve: () => void }[] = [];
   private partialSince: number | undefined;
   private paused = false;
@@ -146,6 +152,7 @@ export class MediaStreamOutput implements TransportOutput {
     if (this.closed) return;
     this.chunks.push(samples);
     this.queued += samples.length;
+    this.enqueuedTotal += samples.length;
     this.pump();
   }
 
@@ -160,6 +167,7 @@ export class MediaStreamOutput implements TransportOutput {
       if (!this.closed) this.onPlayed(id);
       return Promise.resolve();
     }
+    this.completeBatch();
     return new Promise((resolve) => this.waiters.push({ at, id, resolve }));
   }
 
@@ -171,9 +179,13 @@ export class MediaStreamOutput implements TransportOutput {
     this.queued = 0;
     this.partialSince = undefined;
     if (this.cursor > this.played && !this.closed) {
+      this.flushBatch();
       const clear = this.conn.clear?.();
       if (clear) this.sink.send(clear);
     }
+    // The queued audio is gone; what was sent is flushed or was played.
+    this.batchedTo = this.enqueuedTotal = this.sentTotal;
+    this.markAtSent = Infinity;
     // Echoes of marks sent before the clear may say "played" for audio that was dropped.
     this.pendingAcks.clear();
     this.cursor = this.played;
@@ -219,6 +231,37 @@ export class MediaStreamOutput implements TransportOutput {
     if (!gone.length) return;
     this.waiters = this.waiters.filter((w) => w.at > at);
     for (const w of gone) w.resolve();
+  }
+
+  /**
+   * Silence that makes the platform play all it holds (`MediaFormat.playoutBatch`): a whole
+   * batch, or what is left of the first one, so it completes whatever part the platform holds.
+   */
+  private batchSilenceMs(): number {
+    const b = this.format.playoutBatch!;
+    return Math.max(b.ms, b.firstMs - this.ms(this.sentTotal + this.queued));
+  }
+
+  /** The audio written so far ends a reply: silence after it, so none of it is held back. */
+  private completeBatch(): void {
+    if (!this.format.playoutBatch || this.enqueuedTotal <= this.batchedTo) return;
+    const n = Math.ceil((this.batchSilenceMs() / 1000) * this.sampleRate);
+    // The mark after the reply's own audio reports its end played; the silence's comes later.
+    if (this.queued > 0) this.markAtSent = this.enqueuedTotal;
+    this.write({ samples: new Int16Array(n), sampleRate: this.sampleRate, time: this.o.clock.now() });
+    this.batchedTo = this.enqueuedTotal;
+  }
+
+  /**
+   * Before a clear: what the platform holds of the interrupted reply goes into the buffer the
+   * clear empties (one batch of silence at once), not to the front of the next reply.
+   */
+  private flushBatch(): void {
+    if (this.format.playoutBatch && this.sentTotal !== this.batchedTo) {
+      const n = Math.ceil((this.batchSilenceMs() / 1000) * this.wireRate);
+      this.sink.send(this.conn.encodeAudio(encode(this.format, new Int16Array(n))));
+      this.sentTotal += n;
+    }
   }
 
   /** Holds or resumes sending agent audio. */
@@ -312,9 +355,12 @@ export class MediaStreamOutput implements TransportOutput {
         const n = Math.min(this.frame, this.queued);
         this.sink.send(this.conn.encodeAudio(encode(this.format, this.take(n))));
         this.cursor += n;
+        this.sentTotal += n;
         this.wireSent += this.frame;
         this.farEndEnd = Math.max(now, this.farEndEnd) + this.format.frameMs;
-        if (this.hasMarks && (this.ms(this.cursor - this.lastMarkAt) >= this.o.markEveryMs || this.queued === 0)) this.sendMark();
+        const replyEnd = this.sentTotal >= this.markAtSent;
+        if (replyEnd) this.markAtSent = Infinity;
+        if (this.hasMarks && (this.ms(this.cursor - this.lastMarkAt) >= this.o.markEveryMs || this.queued === 0 || replyEnd)) this.sendMark();
       }
     } finally {
       if (corked) this.sink.uncork?.();

@@ -50,6 +50,14 @@ export interface MediaFormat {
   sendEveryMs?: number;
   /** L16 byte order on the wire. @default 'le' */
   endian?: 'le' | 'be';
+  /**
+   * The platform plays agent audio only once it holds a batch of it (jambonz's mod_audio_fork:
+   * up to `firstMs` before it first plays, up to `ms` after), so the last part of a reply would
+   * wait for the next reply's audio. A reply's end is then followed by silence enough to complete
+   * a batch, and a barge-in's clear is preceded by one (the held part is played into the buffer
+   * the clear drops, not into the next reply). Absent where every frame plays as it comes.
+   */
+  playoutBatch?: { firstMs: number; ms: number };
 }
 
 /** One message on the wire: text (JSON or a line protocol) or binary. */
@@ -111,6 +119,11 @@ export interface ProviderConnection {
   hangup?(reason?: string): WireMessage[];
   /** Whether the platform echoes a mark dropped by `clear()` as if played (Twilio, Telnyx). */
   readonly marksEchoedOnClear?: boolean;
+  /**
+   * What the operator sets when the platform echoes none of the marks (said in the server's
+   * warning). @default a PCM gateway's advice (echo them, or connect with `marks=0`)
+   */
+  readonly withoutMarks?: string;
 }
 
 /**
