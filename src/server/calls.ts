@@ -9,11 +9,12 @@ import { CallRefused, type CallHost, type CallObserver, type CallOutcome, type H
 export const DRAIN_DEFAULTS = {
   /**
    * A drain waits this long after a webhook answer for its media connection (platforms connect
-   * within a second or two); one that comes later, while the token is valid and the process is
-   * still up, is still let in. A webhook whose media never comes (the caller hung up while it
-   * rang) then holds a shutdown for seconds, not for the token's five minutes.
+   * within a second or two of the answer); one that comes later, while the token is valid and
+   * the process is still up, is still let in. A webhook whose media never comes (the caller hung
+   * up while it rang, an application that never reached its stream) then holds a shutdown for a
+   * few seconds, not for the token's five minutes.
    */
-  promisedMediaWaitMs: 15_000,
+  promisedMediaWaitMs: 5_000,
 } as const;
 
 /** One call's session, as the server sees it (an `AgentSession` fits). */
@@ -290,6 +291,27 @@ export class CallManager implements CallHost {
   }
 
   /**
+   * What a drain starting now waits for: running calls, connections whose call has not started,
+   * and the calls (`provider:callId`) a webhook answer promised media for, until `mediaUntil`.
+   */
+  waitingFor(now = Date.now()): { calls: number; connecting: number; media: string[]; mediaUntil?: number } {
+    const media = [...this.promised].filter(([, t]) => t.waitUntil > now).map(([k]) => k);
+    return { calls: this.active, connecting: this.pending, media, mediaUntil: this.promisedUntil(now) };
+  }
+
+  /** Says what the drain waits for (a drain of nothing says nothing); returns the promised calls it waits for. */
+  private logDrainStart(now: number): string[] {
+    const w = this.waitingFor(now);
+    if (!w.calls && !w.connecting && !w.media.length) return [];
+    const parts: string[] = [];
+    if (w.calls) parts.push(`${w.calls} running call(s)`);
+    if (w.connecting) parts.push(`${w.connecting} connection(s) whose call has not started`);
+    if (w.media.length) parts.push(`the media of ${w.media.length} answered call(s) not connected yet, up to ${((w.mediaUntil! - now) / 1000).toFixed(1)} s (${w.media.join(', ')})`);
+    this.o.logger.info({ calls: w.calls, connecting: w.connecting, media: w.media }, `drain: waiting for ${parts.join(', ')}`);
+    return w.media;
+  }
+
+  /**
    * Refuses new calls from now on; resolves once every running call has ended, every connection
    * not started yet has gone, and every call promised by a webhook answer has come or its token
    * expired (or `timeoutMs` passed: the remaining calls are then ended).
@@ -297,6 +319,7 @@ export class CallManager implements CallHost {
   async drain(timeoutMs = 600_000): Promise<void> {
     this.isDraining = true;
     const deadline = Date.now() + timeoutMs;
+    const awaited = this.logDrainStart(Date.now());
     while (this.busy(Date.now()) && Date.now() < deadline) {
       const now = Date.now();
       const wake = Math.min(deadline, this.promisedUntil(now) ?? Infinity) - now;
@@ -307,6 +330,8 @@ export class CallManager implements CallHost {
       });
       clearTimeout(timer);
     }
+    const never = awaited.filter((k) => this.promised.has(k));
+    if (never.length) this.o.logger.info({ media: never }, `drain: no media came for ${never.length} answered call(s) (${never.join(', ')}); not waiting for it any longer`);
     if (this.active === 0) return;
     this.o.logger.warn({ calls: this.live.size }, 'drain timed out; ending the remaining calls');
     await Promise.all([...this.live].map((c) => c.session.end('server shutting down')));
