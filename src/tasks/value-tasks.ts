@@ -42,9 +42,16 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
     name: 'date',
     lines,
     maxAttempts: options.maxAttempts,
-    fromSpeech: (text, partial) => check(partial ? parseHour(text, partial, options) : parseDate(text, options), text),
+    fromSpeech(text, partial) {
+      if (!partial) return check(parseDate(text, options), text);
+      const value = parseHour(text, partial, options);
+      // An hour heard that is not in the part of the day given ("تسعة ونص" of the afternoon) contradicts it: asked again.
+      if (!value && partial.partOfDay && parseHour(text, { ...partial, partOfDay: undefined }, options)) return { problem: 'invalid', heard: text };
+      return check(value, text);
+    },
     fromKeys(digits, partial) {
-      // Keys answering the hour question are the hour (4, 16, 430, 1630), read on the day given.
+      // Keys answering the hour question are the hour (4, 16, 430, 1630), read on the day given, in
+      // the part of the day given: one that is not in it (930 of the afternoon, 0 of the morning) is asked again.
       if (partial && /^\d{1,4}$/.test(digits)) {
         const [h, m] = digits.length <= 2 ? [digits, '00'] : [digits.slice(0, -2), digits.slice(-2)];
         const value = parseHour(`${Number(h)}:${m}`, partial, options);

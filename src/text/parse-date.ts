@@ -78,6 +78,8 @@ interface FoundTime {
   time: string;
   afterMidnight: boolean;
   partOfDay?: PartOfDay;
+  /** The hour was said 1–12, a reading of the 12-hour clock (9 is 09:00 or 21:00); 0 and 13–23 are one time. */
+  twelve?: boolean;
 }
 
 /** The clock time in the words (marking the words it used), or undefined. */
@@ -127,7 +129,7 @@ function findTime(words: string[], used: boolean[]): FoundTime | undefined {
   if (period && periodAt >= 0) used[periodAt] = true;
   const h24 = hour24(h, period);
   const kind = period ? DAY_PERIODS[period]!.kind : undefined;
-  return { time: hhmm(h24, m), afterMidnight: (kind === 'night' || kind === 'evening') && h24 < 5 };
+  return { time: hhmm(h24, m), afterMidnight: (kind === 'night' || kind === 'evening') && h24 < 5, twelve: h >= 1 && h <= 12 };
 }
 
 /** A day of the month said before a month name: ordinals ("الخامس عشر") or cardinals. */
@@ -217,18 +219,48 @@ const PART_WORD: Record<PartOfDay, string> = {
 };
 
 /**
+ * The clock times each part of the day covers (minutes after midnight, inclusive spans) when a
+ * caller gives the hour of a part named before: an hour said 1–12 is the one of its two readings
+ * inside them (the period table's reading for every hour callers use with that part: docs/arabic-parsing.md).
+ * The small hours are "الصبح" as callers say them ("الساعة ثلاثة الصبح"), up to noon itself.
+ */
+const PART_SPANS: Record<PartOfDay, [number, number][]> = {
+  dawn: [[3 * 60, 7 * 60]],
+  morning: [[1 * 60, 12 * 60]],
+  noon: [[11 * 60, 17 * 60]],
+  afternoon: [[12 * 60, 18 * 60]],
+  sunset: [[17 * 60, 20 * 60]],
+  evening: [[16 * 60, 24 * 60 - 1], [0, 0]],
+  night: [[17 * 60, 24 * 60 - 1], [0, 5 * 60 - 1]],
+};
+
+/** The reading of `found` inside `part`, or undefined when neither reading is (9:30 of the afternoon). */
+function inPart(found: FoundTime, part: PartOfDay): FoundTime | undefined {
+  const [h, m] = found.time.split(':').map(Number) as [number, number];
+  const readings = found.twelve ? [h, (h + 12) % 24] : [h];
+  const at = readings.find((x) => PART_SPANS[part].some(([a, b]) => x * 60 + m >= a && x * 60 + m <= b));
+  if (at === undefined) return undefined;
+  return { time: hhmm(at, m), afterMidnight: (part === 'night' || part === 'evening') && at < 5 };
+}
+
+/**
  * The answer to "at what hour?" asked about `on`, a date said with a part of the day and no hour
  * ("بكرة العصر" then "الساعة أربعة"): that hour, read in that part of the day, on that day (16:00
- * on tomorrow's date). An answer naming a day of its own ("بعد بكرة الساعة خمسة") is a new date,
- * parsed whole. Undefined when the answer says no hour and no day.
+ * on tomorrow's date); 12 of the morning is noon. An answer naming a day of its own ("بعد بكرة
+ * الساعة خمسة") is a new date, parsed whole; one naming its own part of the day ("تسعة الصبح") is
+ * read by it. Undefined when the answer says no hour and no day, or an hour that is not in the
+ * part of the day given ("تسعة ونص" of the afternoon, "0:00" of the morning): ask again.
  */
 export function parseHour(answer: string, on: ParsedDate, options: ParseDateOptions = {}): ParsedDate | undefined {
   const own = read(answer, options);
   if (own?.daySaid) return own.result;
   const words = wordsOf(answer);
+  const ownPeriod = words.some((w) => w in DAY_PERIODS);
   if (on.partOfDay) words.push(PART_WORD[on.partOfDay]);
-  const time = findTime(words, words.map(() => false));
-  if (!time || time.partOfDay) return undefined;
+  const found = findTime(words, words.map(() => false));
+  if (!found || found.partOfDay) return undefined;
+  const time = on.partOfDay && !ownPeriod ? inPart(found, on.partOfDay) : found;
+  if (!time) return undefined;
   const [y, m, d] = on.date.split('-').map(Number) as [number, number, number];
   const day = time.afterMidnight ? addDays({ y, m, d }, 1) : { y, m, d };
   const result: ParsedDate = { date: isoDate(day), time: time.time, calendar: on.calendar, text: `${on.text} ${answer.trim()}` };

@@ -257,6 +257,34 @@ test('date: the hour keyed in answer to the hour question is read on the day alr
   assert.deepEqual(date[4]!.done, { ok: true, value: { date: '2027-01-20', time: '16:00', calendar: 'gregory', text: '2027-01-20 4:00' } });
 });
 
+test('date: an hour keyed or said that is not in the part of the day given is asked again; 12 of the morning is noon, 0 is not the morning', () => {
+  const now = new Date('2027-01-14T08:00:00Z');
+  const value = (steps: TaskStep<unknown>[]) => (steps.at(-1)!.done as { value: { date: string; time: string } }).value;
+  const again = (part: string) => `${L.invalidKeyed.replace('{label}', L.labels.date)} ${part}`;
+  // 9:30 is neither 09:30 nor 21:30 of the afternoon: the keys contradict "العصر", asked again naming it.
+  const halfNine = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), keys('930#')]);
+  assert.equal(halfNine[2]!.say, again('في أي ساعة بعد الظهر؟'));
+  assert.ok(!halfNine[2]!.done, 'not taken as 21:30');
+  const thenFour = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), keys('930#'), keys('430#'), keys('1')]);
+  assert.deepEqual(value(thenFour), { date: '2027-01-15', time: '16:30', calendar: 'gregory', text: 'بكرة العصر 4:30' });
+  // Said, the same: the line says it was heard, not keyed.
+  const saidNine = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), say('الساعة تسعة ونص')]);
+  assert.equal(saidNine[2]!.say, `${L.invalid.replace('{label}', L.labels.date)} في أي ساعة بعد الظهر؟`);
+  // 12 of the morning is noon (the end of the morning), not the midnight that starts the day.
+  const twelve = run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), keys('12#')]);
+  assert.equal(twelve[2]!.say, 'الموعد يوم الجمعة، الخامس عشر من يناير ألفين وسبعة وعشرين، الساعة الثانية عشرة ظهرًا، صحيح؟');
+  assert.deepEqual(value(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), keys('12#'), keys('1')])), { date: '2027-01-15', time: '12:00', calendar: 'gregory', text: 'بكرة الصبح 12:00' });
+  // 0 keyed is midnight, one time only, and not the morning: asked again.
+  assert.equal(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), keys('0#')])[2]!.say, again('في أي ساعة من الصباح؟'));
+  // A 24-hour hour inside the part is taken as keyed; the small hours are the morning as callers say them; the night keeps its midnight.
+  assert.equal(value(run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), keys('1630#'), keys('1')])).time, '16:30');
+  assert.equal(value(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), keys('3#'), keys('1')])).time, '03:00');
+  assert.deepEqual(value(run(dateTask({ now, requireTime: true }), [say('بكرة بالليل'), keys('12#'), keys('1')])), { date: '2027-01-16', time: '00:00', calendar: 'gregory', text: 'بكرة بالليل 12:00' });
+  assert.equal(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), keys('21#')])[2]!.say, again('في أي ساعة من الصباح؟'));
+  // An answer naming its own part of the day is read by it: the caller changed the part.
+  assert.equal(value(run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), say('لا، تسعة ونص الصبح'), say('نعم')])).time, '09:30');
+});
+
 test('date: with requireTime a keyed date (DDMMYYYY holds no hour) is asked its hour, keyed or said', () => {
   const now = new Date('2027-01-14T08:00:00Z');
   const keyedHour = run(dateTask({ now, requireTime: true }), [keys('20012027#'), keys('930#'), keys('1')]);
