@@ -8,6 +8,7 @@ import { armTimer, realClock, type Clock } from '../../src/transport/clock.ts';
 import type { PlaybackUpdate, TransportOutput } from '../../src/transport/types.ts';
 import { dtmfTones, encode, frameSamples } from './codec.ts';
 import { EdgeResampler, edgeRate } from './edge-rate.ts';
+import { PlayoutBatches } from './playout-batches.ts';
 import type { MediaFormat, ProviderConnection, WireMessage } from './provider.ts';
 import type { ReorderOptions } from './reorder.ts';
 
@@ -96,12 +97,8 @@ export class MediaStreamOutput implements TransportOutput {
   private lastMarkAt = 0;
   private markSeq = 0;
   private readonly pendingAcks = new Map<string, number>();
-  /** Samples (wire rate) queued and sent since the start, never reset; and where the last batch-completing silence ends. */
-  private enqueuedTotal = 0;
-  private sentTotal = 0;
-  private batchedTo = 0;
-  /** A reply's last sample (in `sentTotal`), still queued before its silence: a mark goes right after it. */
-  private markAtSent = Infinity;
+  /** Where the platform plays in batches (`MediaFormat.playoutBatch`). */
+  private readonly batches: PlayoutBatches | undefined;
   private waiters: { at: number; id: string; resolve: () => void }[] = [];
   private partialSince: number | undefined;
   private paused = false;
@@ -133,6 +130,7 @@ export class MediaStreamOutput implements TransportOutput {
     this.fillMs = this.o.leadMs + (k - 1) * format.frameMs;
     this.wakeMs = k > 1 ? this.o.leadMs - format.frameMs / 2 : this.o.leadMs;
     this.hasMarks = !!conn.mark;
+    if (format.playoutBatch) this.batches = new PlayoutBatches(format.playoutBatch, this.wireRate);
     this.updates = new BehaviorSubject<PlaybackUpdate>({ sent: 0, played: 0, queued: 0, at: this.o.clock.now() });
     this.playback$ = this.updates.asObservable();
   }
@@ -152,7 +150,7 @@ export class MediaStreamOutput implements TransportOutput {
     if (this.closed) return;
     this.chunks.push(samples);
     this.queued += samples.length;
-    this.enqueuedTotal += samples.length;
+    this.batches?.queued(samples.length);
     this.pump();
   }
 
@@ -179,13 +177,13 @@ export class MediaStreamOutput implements TransportOutput {
     this.queued = 0;
     this.partialSince = undefined;
     if (this.cursor > this.played && !this.closed) {
-      this.flushBatch();
+      // What a batching platform holds of the reply goes into the buffer the clear empties.
+      const flush = this.batches?.beforeClear();
+      if (flush) this.sink.send(this.conn.encodeAudio(encode(this.format, new Int16Array(flush))));
       const clear = this.conn.clear?.();
       if (clear) this.sink.send(clear);
     }
-    // The queued audio is gone; what was sent is flushed or was played.
-    this.batchedTo = this.enqueuedTotal = this.sentTotal;
-    this.markAtSent = Infinity;
+    this.batches?.cleared();
     // Echoes of marks sent before the clear may say "played" for audio that was dropped.
     this.pendingAcks.clear();
     this.cursor = this.played;
@@ -233,35 +231,12 @@ export class MediaStreamOutput implements TransportOutput {
     for (const w of gone) w.resolve();
   }
 
-  /**
-   * Silence that makes the platform play all it holds (`MediaFormat.playoutBatch`): a whole
-   * batch, or what is left of the first one, so it completes whatever part the platform holds.
-   */
-  private batchSilenceMs(): number {
-    const b = this.format.playoutBatch!;
-    return Math.max(b.ms, b.firstMs - this.ms(this.sentTotal + this.queued));
-  }
-
-  /** The audio written so far ends a reply: silence after it, so none of it is held back. */
+  /** The audio written so far ends a reply: on a batching platform, silence after it, so none of it is held back. */
   private completeBatch(): void {
-    if (!this.format.playoutBatch || this.enqueuedTotal <= this.batchedTo) return;
-    const n = Math.ceil((this.batchSilenceMs() / 1000) * this.sampleRate);
-    // The mark after the reply's own audio reports its end played; the silence's comes later.
-    if (this.queued > 0) this.markAtSent = this.enqueuedTotal;
-    this.write({ samples: new Int16Array(n), sampleRate: this.sampleRate, time: this.o.clock.now() });
-    this.batchedTo = this.enqueuedTotal;
-  }
-
-  /**
-   * Before a clear: what the platform holds of the interrupted reply goes into the buffer the
-   * clear empties (one batch of silence at once), not to the front of the next reply.
-   */
-  private flushBatch(): void {
-    if (this.format.playoutBatch && this.sentTotal !== this.batchedTo) {
-      const n = Math.ceil((this.batchSilenceMs() / 1000) * this.wireRate);
-      this.sink.send(this.conn.encodeAudio(encode(this.format, new Int16Array(n))));
-      this.sentTotal += n;
-    }
+    const ms = this.batches?.replyEnd(this.queued);
+    if (!ms) return;
+    this.write({ samples: new Int16Array(Math.ceil((ms / 1000) * this.sampleRate)), sampleRate: this.sampleRate, time: this.o.clock.now() });
+    this.batches!.completed();
   }
 
   /** Holds or resumes sending agent audio. */
@@ -355,11 +330,9 @@ export class MediaStreamOutput implements TransportOutput {
         const n = Math.min(this.frame, this.queued);
         this.sink.send(this.conn.encodeAudio(encode(this.format, this.take(n))));
         this.cursor += n;
-        this.sentTotal += n;
         this.wireSent += this.frame;
         this.farEndEnd = Math.max(now, this.farEndEnd) + this.format.frameMs;
-        const replyEnd = this.sentTotal >= this.markAtSent;
-        if (replyEnd) this.markAtSent = Infinity;
+        const replyEnd = this.batches?.wentOut(n) === true;
         if (this.hasMarks && (this.ms(this.cursor - this.lastMarkAt) >= this.o.markEveryMs || this.queued === 0 || replyEnd)) this.sendMark();
       }
     } finally {
