@@ -84,6 +84,8 @@ whose secret is missing is closed, on localhost too; the start-up lines say whic
 docs/security.md.
 Logs: one readable line per record on stderr at HIWAR_LOG_LEVEL (default info); HIWAR_LOG_FORMAT=json
 prints pino's JSON lines instead.
+JAMBONZ_MARKS=0: the listen verbs answered ask for no playout marks, for a jambonz whose
+mod_audio_fork reports none (docs/telephony.md#jambonz-listen).
 
 ${CLUSTER_USAGE}`;
 
