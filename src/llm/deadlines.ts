@@ -17,7 +17,7 @@ export interface ModelDeadlines {
   firstTokenMs: number;
   /** No new token for this long once the answer started: given up too. 0 = none. @default 8000 */
   idleMs: number;
-  /** The filler line is spoken when the first token takes longer than this. 0 = never. @default 2000 */
+  /** The filler line is spoken when the reply's first sentence (or a tool call) takes longer than this, first token or not. 0 = never. @default 2000 */
   fillerAfterMs: number;
 }
 
@@ -36,19 +36,6 @@ export class ModelTimeoutError extends Error {
 }
 
 const TIMEOUT = Symbol('timeout');
-
-/** The next value of `it`, or TIMEOUT when `ms` pass first (the pending next is kept). */
-async function nextWithin<T>(pending: Promise<IteratorResult<T>>, ms: number, clock: SleepClock): Promise<IteratorResult<T> | typeof TIMEOUT> {
-  if (!ms) return pending;
-  const stop = new AbortController();
-  const timeout = (): typeof TIMEOUT => TIMEOUT;
-  const timer = clock.sleep(ms, stop.signal).then(timeout, timeout);
-  try {
-    return await Promise.race([pending, timer]);
-  } finally {
-    cancelTimer(stop);
-  }
-}
 
 /**
  * One timer for a whole request instead of one per token: a token only notes the time its wait
@@ -150,19 +137,37 @@ export function withDeadlines(llm: Llm, deadlines: Pick<ModelDeadlines, 'firstTo
 }
 
 /**
- * Passes `source` through, and yields `{type:'slow'}` once if its first item takes longer
- * than `ms`: the moment to say a filler line while the model thinks.
+ * Passes `source` through, and yields `{type:'slow'}` once if `ms` pass before the consumer has
+ * started saying something: the moment to say a filler line while the model thinks. `started`
+ * tells whether it has (read after each item the consumer took); by default the first item is
+ * the start. A reply passes "a sentence went to the voice": a model that writes a word and then
+ * crawls or stalls kept the caller in silence until its first sentence or the idle deadline
+ * (8 s), with the filler never said, because its first token had come.
  */
-export async function* noticeSlowStart<T>(source: AsyncIterable<T>, ms: number, clock: SleepClock): AsyncGenerator<T | { type: 'slow' }> {
+export async function* noticeSlowStart<T>(source: AsyncIterable<T>, ms: number, clock: SleepClock, started?: () => boolean): AsyncGenerator<T | { type: 'slow' }> {
   const it = source[Symbol.asyncIterator]();
   let pending = it.next();
   if (ms > 0) {
-    const first = await nextWithin(pending, ms, clock);
-    if (first === TIMEOUT) yield { type: 'slow' };
-    else {
-      if (first.done) return;
-      yield first.value;
-      pending = it.next();
+    let items = 0;
+    const hasStarted = started ?? (() => items > 0);
+    // One timer from the request's start: items that do not start the reply do not re-arm it.
+    const stop = new AbortController();
+    const timeout = (): typeof TIMEOUT => TIMEOUT;
+    const timer = clock.sleep(ms, stop.signal).then(timeout, timeout);
+    try {
+      while (!hasStarted()) {
+        const n = await Promise.race([pending, timer]);
+        if (n === TIMEOUT) {
+          yield { type: 'slow' };
+          break;
+        }
+        if (n.done) return;
+        items++;
+        yield n.value;
+        pending = it.next();
+      }
+    } finally {
+      cancelTimer(stop);
     }
   }
   for (;;) {

@@ -31,12 +31,13 @@ export interface ReplyOptions {
    */
   maxToolRounds?: number;
   /**
-   * Said while the model is slow to start answering (after `fillerAfterMs`); none when unset.
+   * Said while the model is slow to start answering: no sentence to voice and no tool call after
+   * `fillerAfterMs`, whether or not its first token came. None when unset.
    * @default undefined
    */
   fillerLine?: string;
   /**
-   * Real milliseconds without a first model event before the filler line is said.
+   * Real milliseconds without a first sentence (or tool call) before the filler line is said.
    * @default 2000
    */
   fillerAfterMs?: number;
@@ -197,8 +198,10 @@ export class ReplyStage {
   /** The reply's text as chunks with their spoken form, as the model writes it. */
   private async *chunks(req: ReplyRequest, answer: AsyncIterable<StreamEvent> | undefined, signal: AbortSignal, times: ReplyTimes, onEndCall: () => void, tell: (e: ReplyStageEvent) => void): AsyncGenerator<SpeechChunk> {
     const { deps } = this;
+    let spoke = false;
     const emit = async (text: string): Promise<SpeechChunk> => {
       times.firstChunk ||= deps.clock.now();
+      spoke = true;
       tell({ type: 'agent_chunk', text });
       return { text, spoken: await deps.spoken.speak(deps.transform ? deps.transform(text) : text, signal) };
     };
@@ -208,15 +211,19 @@ export class ReplyStage {
     }
     const chunker = new SentenceChunker(this.o.chunker);
     let toolFillerSaid = false;
+    let toolStarted = false;
     try {
-      // A slow model: the filler line fills the silence while it thinks. Real time: a model's
-      // latency does not run faster with a simulated clock.
+      // A slow model: the filler line fills the silence while it thinks, until the reply's first
+      // sentence goes to the voice (a model that writes a word and then crawls is as slow to the
+      // caller as one that writes nothing), or a tool starts (its own filler covers its work).
+      // Real time: a model's latency does not run faster with a simulated clock.
       const filler = this.o.fillerLine;
-      const events = filler ? noticeSlowStart(answer, this.o.fillerAfterMs, realClock()) : answer;
+      const events = filler ? noticeSlowStart(answer, this.o.fillerAfterMs, realClock(), () => spoke || toolStarted) : answer;
       for await (const e of events) {
         if (e.type === 'slow') {
-          // Said before the model's first token: the reply's start for the figures, so its parts
-          // stay in order and add up (the first sentence's time was negative after a filler).
+          // Said before the model's first sentence (its first token may have come): the reply's
+          // start for the figures when no token had, so its parts stay in order and add up (the
+          // first sentence's time was negative after a filler).
           times.firstToken ||= deps.clock.now();
           if (filler) yield await emit(filler);
         } else if (e.type === 'text') {
@@ -226,6 +233,7 @@ export class ReplyStage {
           // A tool call is the model's first output when it writes no text first; the tool's time
           // is then the first sentence's (a filler said meanwhile comes after it, never before).
           times.firstToken ||= deps.clock.now();
+          toolStarted = true;
           // The model's text of this round is complete: voiced now, while the tool works, not
           // held until the next round's text (the caller heard a gap as long as the tool and
           // the next model request).

@@ -47,8 +47,9 @@ export interface Agent {
   /** How long the model may keep the caller waiting (see DEFAULT_MODEL_DEADLINES). */
   modelDeadlines?: Partial<ModelDeadlines>;
   /**
-   * Said while the model is slow to start answering (after `modelDeadlines.fillerAfterMs`),
-   * e.g. 'لحظة من فضلك'. Off when unset.
+   * Said while the model is slow to start answering: no first sentence to voice (and no tool
+   * call) after `modelDeadlines.fillerAfterMs`, first token or not; e.g. 'لحظة من فضلك'. Off
+   * when unset.
    */
   fillerLine?: string;
   /**

@@ -129,6 +129,27 @@ test('a slow first item yields one "slow" notice before it; a quick one none', a
   assert.deepEqual(quick, ['a']);
 });
 
+test('with `started`, items that do not start the reply keep the one timer running: "slow" comes between them', async () => {
+  async function* crawl() {
+    yield 'a';
+    await clock.sleep(3000);
+    yield 'b';
+    await clock.sleep(3000);
+    yield 'c';
+  }
+  let started = false;
+  const seen: unknown[] = [];
+  for await (const x of noticeSlowStart(crawl(), 1000, clock, () => started)) {
+    seen.push(x);
+    if (x === 'b') started = true;
+  }
+  assert.deepEqual(seen, ['a', { type: 'slow' }, 'b', 'c']);
+  // Started by its first item, as without `started`: no notice however slow the rest.
+  const quick: unknown[] = [];
+  for await (const x of noticeSlowStart(crawl(), 1000, clock, () => quick.length > 0)) quick.push(x);
+  assert.deepEqual(quick, ['a', 'b', 'c']);
+});
+
 test('failures get a kind and a clean message, never the raw SDK text', () => {
   const model = classifyFailure(new TypeError("Cannot read properties of undefined (reading 'choices')"), 'llm');
   assert.deepEqual(model, { kind: 'model', message: 'the language model failed to produce an answer' });

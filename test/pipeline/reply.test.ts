@@ -150,6 +150,38 @@ test('reply: the model request is written before the playout and the voice are s
   await run;
 });
 
+test("a model that writes a word and then crawls gets the filler before its first sentence; a tool's own filler is not doubled by it", async () => {
+  // Real time for the model's pace, as in the test below.
+  const crawling: Llm = {
+    name: 'crawling',
+    async *stream() {
+      yield { type: 'text', delta: 'وجدت ' };
+      await realSleep(300);
+      yield { type: 'text', delta: 'طلبك.' };
+    },
+  };
+  const slowTool = defineTool({ name: 'lookup', description: 'slow', parameters: z.object({}), execute: async () => (await realSleep(300), { ok: true }) });
+  const toolThenText: Llm = {
+    name: 'tool',
+    async *stream(req) {
+      if (req.messages.at(-1)!.role === 'tool') yield { type: 'text', delta: 'وجدت طلبك.' };
+      else yield { type: 'tool_calls', calls: [{ id: '1', name: 'lookup', arguments: '{}' }] };
+    },
+  };
+  for (const [what, llm, expected] of [
+    ['a crawling model', crawling, /^لحظة من فضلك\. وجدت طلبك\.$/],
+    ['a tool first', toolThenText, /^انتظر قليلا\. وجدت طلبك\.$/],
+  ] as const) {
+    const clock = new VirtualClock();
+    await clock.advance(1000);
+    const { stage } = setup({ llm, clock, tools: [slowTool], options: { fillerLine: 'لحظة من فضلك.', fillerAfterMs: 50, toolFiller: { line: 'انتظر قليلا.', afterMs: 50 } } });
+    const run = stage.run({ turn: { text: 'أين طلبي', lastWordEnd: 1, finalAt: 1000, decidedAt: 1000 } }, new AbortController().signal);
+    const ticking = setInterval(() => void clock.advance(20), 10);
+    const r = await run.finally(() => clearInterval(ticking));
+    assert.match(r.text, expected, what);
+  }
+});
+
 test("reply times after a filler: the parts stay in order (a filler said before the model's text made the first sentence's time negative)", async () => {
   // Real time for the fillers' waits: the virtual clock only stamps, advanced by hand.
   const slowTool = defineTool({ name: 'lookup', description: 'slow', parameters: z.object({}), execute: async () => (await realSleep(300), { ok: true }) });
