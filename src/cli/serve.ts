@@ -24,9 +24,9 @@ import { docPath } from '../docs-path.ts';
 import { docsRoutes } from '../docs-site/routes.ts';
 
 export const SERVE_USAGE = `Usage: hiwar serve [--config FILE] [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
-                   [--max-calls 200] [--media-token TOKEN] [--audiosocket-port N] [--model-ids vendor|spec]
-                   [--analytics] [--recordings DIR] [--phrasebook FILE] [--otel] [--docs] [--workers N|auto]
-                   [--webrtc-start first-use|eager] [--open]
+                   [--max-calls 200] [--drain-timeout 600] [--media-token TOKEN] [--audiosocket-port N]
+                   [--model-ids vendor|spec] [--analytics] [--recordings DIR] [--phrasebook FILE] [--otel]
+                   [--docs] [--workers N|auto] [--webrtc-start first-use|eager] [--open]
 
 Serve an agent to telephony platforms (/telephony/<provider>) and, when mediasoup is installed, to
 browsers (a call page at /, docs/webrtc.md), with /healthz, /readyz, /metrics and the calls in
@@ -45,6 +45,9 @@ ${optionLine('--agent DIR|FILE', AGENT_HELP, 25)}
   --public-url URL       the address platforms reach this server at, for webhook answers
   --max-calls N          concurrent calls before new ones are refused, media connections not
                          started yet included (default 200)
+  --drain-timeout S      on SIGTERM, how long the calls in progress may go on (default 600); then
+                         each caller hears the agent's out-of-service line and is hung up. Set it
+                         below your orchestrator's kill grace (Kubernetes: 30 s by default)
   --media-token TOKEN    fixed media token for FreeSWITCH, Asterisk, jambonz, pcm (or HIWAR_MEDIA_TOKEN)
   --audiosocket-port N   also take Asterisk AudioSocket calls on this TCP port
   --model-ids KIND       vendor (default) or spec model names
@@ -98,6 +101,7 @@ const SERVE_FLAGS = {
   host: { type: 'string' },
   'public-url': { type: 'string' },
   'max-calls': { type: 'string' },
+  'drain-timeout': { type: 'string' },
   'media-token': { type: 'string' },
   'audiosocket-port': { type: 'string' },
   'model-ids': { type: 'string' },
@@ -151,6 +155,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   const num = (flag: string, raw: string | undefined, min: number, max: number) => (raw === undefined ? undefined : numberOption(flag, raw, min, max, SERVE_USAGE, true));
   const portFlag = num('port', values.port, 0, 65535);
   const maxCallsFlag = num('max-calls', values['max-calls'], 1, 100_000);
+  const drainTimeoutS = num('drain-timeout', values['drain-timeout'], 1, 86_400);
   const audioSocketPort = num('audiosocket-port', values['audiosocket-port'], 0, 65535);
   publicUrlOption(values['public-url'], SERVE_USAGE); // said before anything starts
   const modelIds = values['model-ids'];
@@ -367,7 +372,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
       say(`${signal}: draining (${app.activeCalls} calls running${media}, no new calls)`);
       void (async () => {
         await member?.stopTaking();
-        await app.drain();
+        await app.drain(drainTimeoutS === undefined ? undefined : drainTimeoutS * 1000);
         await member?.leave();
         await live.close();
         await analytics?.close();

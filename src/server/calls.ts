@@ -15,6 +15,12 @@ export const DRAIN_DEFAULTS = {
    * few seconds, not for the token's five minutes.
    */
   promisedMediaWaitMs: 5_000,
+  /**
+   * A drain out of time ends each remaining call with its closing line (`endWithLine`), and waits
+   * this long at most for it to be heard before ending the call anyway: a line held up (a
+   * platform that never reports it played) does not hold the shutdown.
+   */
+  closingLineMaxMs: 10_000,
 } as const;
 
 /** One call's session, as the server sees it (an `AgentSession` fits). */
@@ -24,6 +30,11 @@ export interface RunningSession {
   run(): Promise<CallReport>;
   /** Ends the call early (shutdown, hang-up) with a reason. */
   end(reason: string): Promise<void>;
+  /**
+   * Ends the call as the server shuts down, with a closing line said first (an `AgentSession`:
+   * its out-of-service line). A drain out of time uses it when present, else `end`.
+   */
+  endWithLine?(reason: string): Promise<void>;
 }
 
 /**
@@ -333,10 +344,20 @@ export class CallManager implements CallHost {
     const never = awaited.filter((k) => this.promised.has(k));
     if (never.length) this.o.logger.info({ media: never }, `drain: no media came for ${never.length} answered call(s) (${never.join(', ')}); not waiting for it any longer`);
     if (this.active === 0) return;
-    this.o.logger.warn({ calls: this.live.size }, 'drain timed out; ending the remaining calls');
-    await Promise.all([...this.live].map((c) => c.session.end('server shutting down')));
+    this.o.logger.warn({ calls: this.live.size }, 'drain timed out; ending the remaining calls with their closing line');
+    await Promise.all([...this.live].map((c) => endWithLine(c.session, 'server shutting down')));
     while (this.active > 0) await new Promise<void>((r) => this.idle.push(r));
   }
+}
+
+/** Ends `session` with its closing line when it has one, the line given `DRAIN_DEFAULTS.closingLineMaxMs` at most. */
+async function endWithLine(session: RunningSession, reason: string): Promise<void> {
+  if (!session.endWithLine) return session.end(reason);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((r) => (timer = setTimeout(r, DRAIN_DEFAULTS.closingLineMaxMs)));
+  await Promise.race([session.endWithLine(reason).catch(() => {}), late]);
+  clearTimeout(timer);
+  await session.end(reason);
 }
 
 /** How a call ended, from the session's end reason. */

@@ -395,6 +395,14 @@ export class AgentSession implements SessionControl {
     return this.closing.end(reason);
   }
 
+  /**
+   * Ends the call as the server shuts down (a drain out of time): what is being said stops, the
+   * agent's out-of-service line is said (rendered at start-up), then the call ends with `reason`.
+   */
+  endWithLine(reason: string): Promise<void> {
+    return this.closing.endWithLine(reason);
+  }
+
   /** For fault drills and tests: drops the recognition socket as a network failure would. */
   dropRecognition(): void {
     this.stt.dropConnection?.();

@@ -42,7 +42,7 @@ export interface CallParts {
 
 export class CallEnding {
   private ending: Promise<void> | undefined;
-  private outOfServiceEnd: Promise<void> | undefined;
+  private lineEnd: Promise<void> | undefined;
   private resolveEnded!: () => void;
   /** Resolves once the call has ended (sockets closed, `ended` emitted). */
   readonly ended = new Promise<void>((r) => (this.resolveEnded = r));
@@ -99,10 +99,24 @@ export class CallEnding {
 
   /** The service refuses (wallet, access): say the agent's line and hang up. */
   outOfService(reason: string): Promise<void> {
-    this.outOfServiceEnd ??= (async () => {
+    return this.lineThenEnd(`out of service: ${reason}`, true);
+  }
+
+  /**
+   * The server shuts down with the call still on (its drain's time is up): the caller hears the
+   * agent's out-of-service line, rendered at start-up, then the hang-up, rather than a line gone
+   * dead mid-sentence. `reason` is the end's.
+   */
+  endWithLine(reason: string): Promise<void> {
+    return this.lineThenEnd(reason, false);
+  }
+
+  /** Once, whichever asks first: what is being said stops, the line is said, the call ends. */
+  private lineThenEnd(reason: string, notice: boolean): Promise<void> {
+    this.lineEnd ??= (async () => {
       if (this.ending) return;
       const p = this.parts();
-      p.out.notice(`out of service: ${reason}`);
+      if (notice) p.out.notice(reason);
       // A task waiting on the caller would hold the reply whose tool runs it, and the line with
       // it, until its silences ran out (24 s of silence by default): it is let go first.
       p.flow.end();
@@ -110,8 +124,8 @@ export class CallEnding {
       // Rendered at start-up (the speaker's process-wide cache of fixed lines): said even when
       // the service failed before this call had its own copy.
       await p.outOfServiceLine.say(p.stages().speaker);
-      await this.end(`out of service: ${reason}`);
+      await this.end(reason);
     })();
-    return this.outOfServiceEnd;
+    return this.lineEnd;
   }
 }
