@@ -245,12 +245,24 @@ export class Speaker {
           if (pending.length) armTimer();
         } else if (e.type === 'error') {
           if (e.error instanceof InsufficientBalanceError || e.error instanceof PermissionDeniedError) fatal = e.error;
-          else if (e.error instanceof AuthenticationError) failed = { cause: 'socket-error', reason: openFailure(e.error) };
-          else failed = { cause: 'socket-error', reason: `socket error: ${e.error.errorMessage || e.error.message}` };
-        } else if (e.type === 'closed') failed ??= { cause: 'socket-closed', reason: `socket closed (${e.close.code}${e.close.reason ? ` ${e.close.reason}` : ''})` };
+          else {
+            keepCut();
+            if (e.error instanceof AuthenticationError) failed = { cause: 'socket-error', reason: openFailure(e.error) };
+            else failed = { cause: 'socket-error', reason: `socket error: ${e.error.errorMessage || e.error.message}` };
+          }
+        } else if (e.type === 'closed') {
+          keepCut();
+          failed ??= { cause: 'socket-closed', reason: `socket closed (${e.close.code}${e.close.reason ? ` ${e.close.reason}` : ''})` };
+        }
         wake();
       }),
     );
+    // A sentence whose audio stopped part-way, whatever stopped it (a stall, the socket closing
+    // or failing): HTTP voices the rest from where it stopped. A socket that closed mid-sentence
+    // had HTTP voice all of it again, the caller hearing its start twice.
+    const keepCut = () => {
+      if (segmentOpen && pending.length) this.stalled ??= { chunk: pending[0]!, seconds: segmentSeconds };
+    };
     const stopMidSentence = () => {
       runTimers.clear(timer);
       this.stalled = { chunk: pending[0]!, seconds: segmentSeconds };

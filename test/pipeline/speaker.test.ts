@@ -6,7 +6,7 @@ import { Speaker, SpeakerFatal, type SpeechChunk } from '../../src/pipeline/spea
 import { realClock } from '../../src/transport/clock.ts';
 import { json, startFake, type Fake } from '../helpers/fake-service.ts';
 
-type Mode = 'ok' | 'silent' | 'dies-after-first' | 'broke';
+type Mode = 'ok' | 'silent' | 'dies-after-first' | 'dies-mid-sentence' | 'broke';
 let mode: Mode = 'ok';
 let socketMessages: Record<string, unknown>[] = [];
 let httpTexts: string[] = [];
@@ -29,6 +29,8 @@ function ttsPeer(ws: WebSocket): void {
       if (mode === 'silent') return;
       if (mode === 'dies-after-first' && flushed > 1) return ws.terminate();
       const rate = 24000;
+      // 50 ms of the sentence, then the connection drops.
+      if (mode === 'dies-mid-sentence') return ws.send(JSON.stringify({ audio: b64(1200, flushed), sampleRate: rate, isFinal: false }), () => ws.terminate());
       send({ audio: b64(2400, flushed), sampleRate: rate, isFinal: false });
       send({ audio: b64(2400, flushed), sampleRate: rate, isFinal: false });
       send({ audio: '', sampleRate: rate, isFinal: true });
@@ -119,6 +121,24 @@ test('speaker: the socket dying mid-reply hands only the unvoiced chunks to HTTP
   assert.match(notices.join(), /^socket-closed: socket closed \(\d+/);
   assert.deepEqual(httpTexts, ['اثنان']);
   assert.deepEqual(sink.segments.map((x) => x.text), ['واحد', 'اثنان']);
+  await s.close();
+});
+
+test('speaker: the socket dying mid-sentence: HTTP voices the rest of that sentence from where it stopped, not all of it again', async () => {
+  mode = 'dies-mid-sentence';
+  const notices: string[] = [];
+  const s = speaker(notices, 16000);
+  await s.start();
+  const sink = new Sink();
+  await s.speak(chunks('واحد'), sink, new AbortController().signal);
+  assert.match(notices.join(), /^socket-closed: socket closed \(\d+/);
+  assert.deepEqual(httpTexts, ['واحد']);
+  // One segment: 50 ms from the socket (1200 samples at 24 kHz), then HTTP's 100 ms rendering
+  // (1600 samples at 16 kHz) from about 50 ms in; before, a second segment with all of it,
+  // the caller hearing the sentence's start twice.
+  assert.deepEqual(sink.segments.map((x) => x.text), ['واحد']);
+  const fromHttp = sink.segments[0]!.samples - 1200;
+  assert.ok(fromHttp > 400 && fromHttp < 1200, `the rest of the sentence only: ${fromHttp} samples from HTTP`);
   await s.close();
 });
 
