@@ -150,8 +150,30 @@ test('reply: the model request is written before the playout and the voice are s
   await run;
 });
 
+/** A tool that takes 300 ms of real time, and a model that calls it before it writes. */
+const slowTool = defineTool({ name: 'lookup', description: 'slow', parameters: z.object({}), execute: async () => (await realSleep(300), { ok: true }) });
+const toolThenText: Llm = {
+  name: 'tool',
+  async *stream(req) {
+    if (req.messages.at(-1)!.role === 'tool') yield { type: 'text', delta: 'وجدت طلبك.' };
+    else yield { type: 'tool_calls', calls: [{ id: '1', name: 'lookup', arguments: '{}' }] };
+  },
+};
+
+/**
+ * A reply to one turn, with real time for the fillers' waits and the model's or tool's pace:
+ * the virtual clock only stamps, moved on while they take their time.
+ */
+async function fillerReply(llm: Llm, options: ReplyOptions) {
+  const clock = new VirtualClock();
+  await clock.advance(1000);
+  const { stage } = setup({ llm, clock, tools: [slowTool], options });
+  const run = stage.run({ turn: { text: 'أين طلبي', lastWordEnd: 1, finalAt: 1000, decidedAt: 1000 } }, new AbortController().signal);
+  const ticking = setInterval(() => void clock.advance(20), 10);
+  return run.finally(() => clearInterval(ticking));
+}
+
 test("a model that writes a word and then crawls gets the filler before its first sentence; a tool's own filler is not doubled by it", async () => {
-  // Real time for the model's pace, as in the test below.
   const crawling: Llm = {
     name: 'crawling',
     async *stream() {
@@ -160,38 +182,12 @@ test("a model that writes a word and then crawls gets the filler before its firs
       yield { type: 'text', delta: 'طلبك.' };
     },
   };
-  const slowTool = defineTool({ name: 'lookup', description: 'slow', parameters: z.object({}), execute: async () => (await realSleep(300), { ok: true }) });
-  const toolThenText: Llm = {
-    name: 'tool',
-    async *stream(req) {
-      if (req.messages.at(-1)!.role === 'tool') yield { type: 'text', delta: 'وجدت طلبك.' };
-      else yield { type: 'tool_calls', calls: [{ id: '1', name: 'lookup', arguments: '{}' }] };
-    },
-  };
-  for (const [what, llm, expected] of [
-    ['a crawling model', crawling, /^لحظة من فضلك\. وجدت طلبك\.$/],
-    ['a tool first', toolThenText, /^انتظر قليلا\. وجدت طلبك\.$/],
-  ] as const) {
-    const clock = new VirtualClock();
-    await clock.advance(1000);
-    const { stage } = setup({ llm, clock, tools: [slowTool], options: { fillerLine: 'لحظة من فضلك.', fillerAfterMs: 50, toolFiller: { line: 'انتظر قليلا.', afterMs: 50 } } });
-    const run = stage.run({ turn: { text: 'أين طلبي', lastWordEnd: 1, finalAt: 1000, decidedAt: 1000 } }, new AbortController().signal);
-    const ticking = setInterval(() => void clock.advance(20), 10);
-    const r = await run.finally(() => clearInterval(ticking));
-    assert.match(r.text, expected, what);
-  }
+  const options = { fillerLine: 'لحظة من فضلك.', fillerAfterMs: 50, toolFiller: { line: 'انتظر قليلا.', afterMs: 50 } };
+  assert.match((await fillerReply(crawling, options)).text, /^لحظة من فضلك\. وجدت طلبك\.$/, 'a crawling model');
+  assert.match((await fillerReply(toolThenText, options)).text, /^انتظر قليلا\. وجدت طلبك\.$/, 'a tool first');
 });
 
 test("reply times after a filler: the parts stay in order (a filler said before the model's text made the first sentence's time negative)", async () => {
-  // Real time for the fillers' waits: the virtual clock only stamps, advanced by hand.
-  const slowTool = defineTool({ name: 'lookup', description: 'slow', parameters: z.object({}), execute: async () => (await realSleep(300), { ok: true }) });
-  const toolThenText: Llm = {
-    name: 'tool',
-    async *stream(req) {
-      if (req.messages.at(-1)!.role === 'tool') yield { type: 'text', delta: 'وجدت طلبك.' };
-      else yield { type: 'tool_calls', calls: [{ id: '1', name: 'lookup', arguments: '{}' }] };
-    },
-  };
   const slowModel: Llm = {
     name: 'slow',
     async *stream() {
@@ -203,14 +199,9 @@ test("reply times after a filler: the parts stay in order (a filler said before 
     ['the tool filler', toolThenText, { toolFiller: { line: 'لحظة من فضلك.', afterMs: 50 } }],
     ["the model's filler", slowModel, { fillerLine: 'لحظة من فضلك.', fillerAfterMs: 50 }],
   ] as const) {
-    const clock = new VirtualClock();
-    await clock.advance(1000);
-    const { stage } = setup({ llm, clock, tools: [slowTool], options });
-    const run = stage.run({ turn: { text: 'أين طلبي', lastWordEnd: 1, finalAt: 1000, decidedAt: 1000 } }, new AbortController().signal);
-    // The virtual clock moves on while the tool or the model takes its real time.
-    const ticking = setInterval(() => void clock.advance(20), 10);
-    const r = await run.finally(() => clearInterval(ticking));
+    const r = await fillerReply(llm, options);
     assert.match(r.text, /^لحظة من فضلك\. وجدت طلبك\.$/, what);
     assert.ok(r.times.firstToken > 0 && r.times.firstChunk >= r.times.firstToken, `${what}: first token at ${r.times.firstToken}, first chunk (the filler) at ${r.times.firstChunk}`);
   }
 });
+
