@@ -31,7 +31,8 @@ const USAGE = `Usage: node gateway.mjs --url ws://HOST/telephony/pcm [--rate 160
 
   --url URL     the server's PCM route (query parameters of your own become call parameters)
   --rate N      8000, 16000 (default), 24000 or 48000: the caller files' rate and the agent's
-  --token T     the media token (default HIWAR_MEDIA_TOKEN; not needed on localhost)
+  --token T     the server's media token, its --media-token (default HIWAR_MEDIA_TOKEN; needed
+                on localhost too, unless the server was started with --open and no token)
   --out FILE    where the agent's audio goes, as WAV (default agent.wav)
   --max-s N     give up after N seconds of call (default 120)
   --answer-s N  after the last line, how long to wait for the agent to begin answering (default 15)
@@ -246,7 +247,13 @@ ws.on('open', () => {
   };
   next();
 });
-ws.on('unexpected-response', (_req, res) => fail(`the server refused the call: HTTP ${res.statusCode} (a token is needed beyond localhost: --token or HIWAR_MEDIA_TOKEN)`));
+/** Why a server refuses the media connection, by its answer's status (docs/security.md). */
+const REFUSALS = {
+  401: "the media token is missing or wrong: give the server's own (its --media-token or HIWAR_MEDIA_TOKEN) with --token or HIWAR_MEDIA_TOKEN, on localhost too",
+  403: 'the token was already used for a call',
+  503: 'the server is full (--max-calls) or draining',
+};
+ws.on('unexpected-response', (_req, res) => fail(`the server refused the call: HTTP ${res.statusCode}${REFUSALS[res.statusCode] ? ` (${REFUSALS[res.statusCode]})` : ''}`));
 ws.on('error', (err) => fail(`${url.origin}: ${err.message}`));
 ws.on('close', () => {
   clearTimeout(ticker);

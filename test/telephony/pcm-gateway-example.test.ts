@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -115,6 +117,28 @@ describe('the reference PCM gateway', () => {
       ws.close();
     }
     assert.match(warnings.find((w) => w.call === 'gw-deaf')!.msg, /echoes none of the playout marks.*connects with marks=0/);
+  });
+
+  it('says why the server refused the call: a missing token on localhost too, a spent one, a full or draining server', async () => {
+    const line = lineFile('refused.wav', new Int16Array(1600), 16000);
+    for (const [status, why] of [
+      [401, /HTTP 401 \(the media token is missing or wrong: give the server's own \(its --media-token or HIWAR_MEDIA_TOKEN\) with --token or HIWAR_MEDIA_TOKEN, on localhost too\)/],
+      [403, /HTTP 403 \(the token was already used for a call\)/],
+      [503, /HTTP 503 \(the server is full \(--max-calls\) or draining\)/],
+    ] as const) {
+      // A server on loopback that refuses every upgrade with `status`, as hiwar serve does.
+      const refusing = createServer().on('upgrade', (_req, socket) => socket.end(`HTTP/1.1 ${status} Refused\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`));
+      await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', () => r()));
+      try {
+        const r = await runNode([GATEWAY, '--url', `ws://127.0.0.1:${(refusing.address() as AddressInfo).port}/telephony/pcm`, line], { HIWAR_MEDIA_TOKEN: '' });
+        assert.equal(r.code, 1);
+        assert.match(r.stderr, why);
+        // It was on localhost: the old message said a token was needed only beyond it.
+        assert.doesNotMatch(r.stderr, /beyond localhost/);
+      } finally {
+        await new Promise<void>((r) => refusing.close(() => r()));
+      }
+    }
   });
 
   it('answers a bad command line in one line', async () => {
