@@ -7,6 +7,7 @@ import { backoffDelay, sleep } from '../service/retry.ts';
 import { runTimers } from '../service/run-time.ts';
 import type { TtsEvent, TtsOutputFormat, TtsSocket } from '../service/ws/tts.ts';
 import type { GenerationEndOptions } from '../service/ws/tts-generation.ts';
+import type { CloseInfo } from '../service/ws/close-codes.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { SpeechSink } from './playout.ts';
 import { fixedLinesOf, type RenderedAudio } from './fixed-lines.ts';
@@ -58,11 +59,14 @@ export const SPEAKER_DEFAULTS = { firstAudioTimeoutMs: 3000, rateLimitRetries: 3
  */
 export type FallbackCause = 'open-failed' | 'no-audio' | 'stalled' | 'socket-error' | 'socket-closed';
 
-/** What the speaker tells its owner: the switch to HTTP, with its cause and a line a reader acts on. */
-export type SpeakerNotice = { type: 'fallback'; cause: FallbackCause; reason: string };
+/**
+ * What the speaker tells its owner: the switch to HTTP, with its cause, a line a reader acts on,
+ * and what the socket said when it said something (its error, its close), for classifying.
+ */
+export type SpeakerNotice = { type: 'fallback'; cause: FallbackCause; reason: string; error?: unknown; close?: CloseInfo };
 
 /** A cause and its line, as the notice carries them. */
-type Failure = { cause: FallbackCause; reason: string };
+type Failure = Omit<SpeakerNotice, 'type'>;
 
 /** Thrown when the service refuses to speak at all (wallet, access). */
 export class SpeakerFatal extends Error {
@@ -122,7 +126,7 @@ export class Speaker {
       });
     } catch (err) {
       if (err instanceof InsufficientBalanceError || err instanceof PermissionDeniedError) throw new SpeakerFatal(err);
-      this.fallback({ cause: 'open-failed', reason: openFailure(err as Error) });
+      this.fallback({ cause: 'open-failed', reason: openFailure(err as Error), error: err });
     }
   }
 
@@ -130,10 +134,10 @@ export class Speaker {
     return this.opts.model_id ?? this.client.config.models.tts;
   }
 
-  private fallback({ cause, reason }: Failure): void {
+  private fallback(failure: Failure): void {
     if (this.mode === 'http') return;
     this.mode = 'http';
-    this.notify({ type: 'fallback', cause, reason });
+    this.notify({ type: 'fallback', ...failure });
     void this.socket?.close().catch(() => {});
     this.socket = undefined;
   }
@@ -247,12 +251,12 @@ export class Speaker {
           if (e.error instanceof InsufficientBalanceError || e.error instanceof PermissionDeniedError) fatal = e.error;
           else {
             keepCut();
-            if (e.error instanceof AuthenticationError) failed = { cause: 'socket-error', reason: openFailure(e.error) };
-            else failed = { cause: 'socket-error', reason: `socket error: ${e.error.errorMessage || e.error.message}` };
+            if (e.error instanceof AuthenticationError) failed = { cause: 'socket-error', reason: openFailure(e.error), error: e.error };
+            else failed = { cause: 'socket-error', reason: `socket error: ${e.error.errorMessage || e.error.message}`, error: e.error };
           }
         } else if (e.type === 'closed') {
           keepCut();
-          failed ??= { cause: 'socket-closed', reason: `socket closed (${e.close.code}${e.close.reason ? ` ${e.close.reason}` : ''})` };
+          failed ??= { cause: 'socket-closed', reason: `socket closed (${e.close.code}${e.close.reason ? ` ${e.close.reason}` : ''})`, close: e.close };
         }
         wake();
       }),

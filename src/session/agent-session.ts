@@ -228,6 +228,7 @@ export class AgentSession implements SessionControl {
       outputRate: transport.output.sampleRate,
       stages: opts.stages,
       notice: this.out.notice,
+      failed: this.out.fail,
       listenEndpointingMs: opts.stages?.recognizer ? undefined : listenEndpointing(agent),
       turnContext: () => ({ expect: this.task?.task.expecting?.(), lastAgentLine: this.replies.lastAgentLine }),
       reply: { output: this.output, clock: this.clock, history: this.history, spoken: this.spoken, call: this.control, session: toolControl(this, () => this.flow), events: (e) => onReplyEvent(this.replyHost, e) },

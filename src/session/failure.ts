@@ -195,3 +195,13 @@ export function closeFailure(close: CloseInfo, source: FailureSource, giveUp = f
   }
   return { kind, message: failureMessage(source, kind, code) };
 }
+
+/**
+ * The synthesis socket given up for HTTP mid-call (the call goes on, each reply over HTTP): a
+ * typed failure, so `/metrics` and traces count what was only a notice's free text. Its kind
+ * from what the socket said (its error or close), else from the cause (no audio: a timeout).
+ */
+export function fallbackFailure(n: { cause: string; reason: string; error?: unknown; close?: CloseInfo }): Failure {
+  const kind = n.error !== undefined ? kindOfError(n.error, 'tts') : n.close ? kindOfClose(n.close) : n.cause === 'socket-closed' ? 'network' : 'timeout';
+  return { kind, message: `speech synthesis switched to HTTP: ${n.reason}` };
+}

@@ -10,6 +10,7 @@ import type { TurnContext } from '../pipeline/turn-policy.ts';
 import type { ServiceClient } from '../service/client.ts';
 import { realClock, type Clock } from '../transport/clock.ts';
 import type { Agent } from './agent.ts';
+import { fallbackFailure, type Failure, type FailureSource } from './failure.ts';
 import type { AgentVoice, BargeInPolicy, Recognizer, SessionStages, TurnPolicy } from './stage-types.ts';
 
 /**
@@ -72,6 +73,8 @@ export interface StageContext {
   /** Stages given by the user instead of the defaults. */
   stages?: SessionStages;
   notice(message: string): void;
+  /** A failure the call goes on through: a typed `error` event (counted, traced) and a warn line. */
+  failed(source: FailureSource, failure: Failure, fatal: boolean): void;
   /** Endpointing of the call's /listen socket (undefined: a recognizer of the user's, not known). */
   listenEndpointingMs?: number;
   /** What the turn policy judges with besides the words: the task's expectation, the agent's last line. */
@@ -98,7 +101,10 @@ export function buildStages(agent: Agent, ctx: StageContext, previous?: AgentSta
       ? previous.speaker
       : (own.voice?.(agent, ctx.outputRate) ??
         new Speaker(ctx.client, { ...agent.voice, sampleRate: ctx.outputRate }, ctx.clock, (n) => {
-          if (n.type === 'fallback') ctx.notice(`speech synthesis switched to HTTP: ${n.reason}`);
+          if (n.type !== 'fallback') return;
+          ctx.notice(`speech synthesis switched to HTTP: ${n.reason}`);
+          // Typed too: a socket that keeps failing shows in hiwar_errors_total and the trace.
+          ctx.failed('tts', fallbackFailure(n), false);
         }));
   const turns = previous && same(previous.agent.turn, agent.turn) ? previous.turns : (own.turns?.(agent) ?? turnDetector(agent, ctx));
   const interruption =

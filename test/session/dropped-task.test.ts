@@ -31,7 +31,8 @@ test("a task run from a hook and dropped (not awaited, or chained with then and 
     const first = await runCall(dropping, [{ say: 'واحد اثنان ثلاثة أربعة' }, { say: 'كم رصيدي' }, { hangup: true }], { sandbox, logger });
     const second = await runCall(callCentre, [{ say: 'كم رصيدي' }, { hangup: true }], { sandbox });
     await sandbox.close();
-    const errors = (c) => c.events.filter((e) => e.type === 'error').map((e) => e.kind + ':' + (e.task ?? e.tool ?? ''));
+    // Synthesis falling back to HTTP on a loaded machine is an error event too (recovered): not what this is about.
+    const errors = (c) => c.events.filter((e) => e.type === 'error' && !/switched to HTTP/.test(e.message)).map((e) => e.kind + ':' + (e.task ?? e.tool ?? ''));
     const said = (c) => c.agentTurns.map((t) => t.text);
     console.log(JSON.stringify({ recovery: REPLY_DEFAULTS.modelErrorLine, first: { errors: errors(first), said: said(first), ended: first.ended }, second: { errors: errors(second), said: said(second), ended: second.ended } }));
   `;

@@ -6,7 +6,7 @@ import { APIConnectionError, InternalServerError, RateLimitError } from 'openai'
 import * as ServiceErrors from '../../src/service/errors.ts';
 import { AuthenticationError, BadRequestError, KEY_REFUSED_HINT, ServiceError, TransportError } from '../../src/service/errors.ts';
 import { classifyClose } from '../../src/service/ws/close-codes.ts';
-import { classifyFailure, closeFailure, toolFailure } from '../../src/session/failure.ts';
+import { classifyFailure, closeFailure, fallbackFailure, toolFailure } from '../../src/session/failure.ts';
 
 test("a refused request names the service's reason; other failures keep their plain sentence", () => {
   const voice = new BadRequestError({ status: 400, errorCode: 40001, errorMessage: 'voice_id nope-voice does not exist', endpoint: 'POST /text-to-speech/faseeh-v1-preview' });
@@ -54,4 +54,13 @@ test('a key /listen refused says so, with the service reason and where the key i
 
 test("a tool that threw is kind 'tool' and names the tool (it was reported as a hook)", () => {
   assert.deepEqual(toolFailure('get_balance'), { kind: 'tool', tool: 'get_balance', message: "the agent's code threw an error (tool get_balance)" });
+});
+
+test('the synthesis socket given up for HTTP is a typed failure, its kind from what the socket said, else its cause', () => {
+  const closed = fallbackFailure({ cause: 'socket-closed', reason: 'socket closed (1006)', close: classifyClose(1006, '') });
+  assert.deepEqual(closed, { kind: 'network', message: 'speech synthesis switched to HTTP: socket closed (1006)' });
+  const refused = fallbackFailure({ cause: 'socket-error', reason: 'authentication failed on the TTS socket', error: new AuthenticationError({ status: 401, errorMessage: 'Invalid API key' }) });
+  assert.equal(refused.kind, 'auth');
+  assert.equal(fallbackFailure({ cause: 'no-audio', reason: 'no audio from the socket 3000 ms after the text was sent' }).kind, 'timeout');
+  assert.equal(fallbackFailure({ cause: 'stalled', reason: 'audio stopped mid-sentence after 0.8 s' }).kind, 'timeout');
 });

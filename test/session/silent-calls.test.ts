@@ -71,6 +71,9 @@ test('TTS audio stops mid-sentence: the rest comes over HTTP from where it stopp
       ...PATIENT,
     });
     assert.ok(c.events.some((e) => e.type === 'notice' && /switched to HTTP: audio stopped mid-sentence/.test(e.message)));
+    // Typed as well, so /metrics (hiwar_errors_total) and the trace count it: synthesis timed out, the call went on.
+    const typed = c.events.filter((e) => e.type === 'error');
+    assert.ok(typed.some((e) => e.type === 'error' && e.source === 'tts' && e.kind === 'timeout' && !e.fatal && /switched to HTTP/.test(e.message)), JSON.stringify(typed));
     const reply = agentTurns(c)[0]!;
     assert.equal(reply.text, agentTurns(clean)[0]!.text);
     assert.equal(reply.interrupted, false);
