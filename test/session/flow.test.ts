@@ -95,7 +95,7 @@ test("no intent's reply is handed a throwing tool's error, typed or plain, a fun
   for (const [i, call] of calls.entries()) {
     const which = Object.keys(intents)[i];
     // Synthesis falling back to HTTP on a loaded machine is an error event too (recovered): not what this is about.
-    const errors = call.events.filter((e) => e.type === 'error' && !/switched to HTTP/.test(e.message)).map((e) => `${e.source}:${e.kind}:${e.tool ?? ''}`);
+    const errors = call.events.filter((e) => e.type === 'error').filter((e) => !/switched to HTTP/.test(e.message)).map((e) => `${e.source}:${e.kind}:${e.tool ?? ''}`);
     assert.deepEqual(errors, ['agent:tool:get_balance'], `${which}: the tool's failure, not the model's`);
     const said = call.agentTurns.map((t) => t.text);
     assert.ok(said.includes(recovery), `${which}: the agent said its recovery line: ${said.join(' | ')}`);
