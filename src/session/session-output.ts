@@ -74,10 +74,10 @@ export class SessionOutput {
     this.emit({ type: 'state', state });
   };
 
-  /** A notice for people: in the report, the log and an event. */
-  readonly notice = (message: string): void => {
+  /** A notice for people: in the report, the log and an event. `logged`: false when a failure's warn line says it already. */
+  readonly notice = (message: string, logged = true): void => {
     this.report.notices.push(message);
-    this.log.info({ session: this.agentName() }, message);
+    if (logged) this.log.info({ session: this.agentName() }, message);
     this.emit({ type: 'notice', message });
   };
 

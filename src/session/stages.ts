@@ -72,7 +72,7 @@ export interface StageContext {
   outputRate: number;
   /** Stages given by the user instead of the defaults. */
   stages?: SessionStages;
-  notice(message: string): void;
+  notice(message: string, logged?: boolean): void;
   /** A failure the call goes on through: a typed `error` event (counted, traced) and a warn line. */
   failed(source: FailureSource, failure: Failure, fatal: boolean): void;
   /** Endpointing of the call's /listen socket (undefined: a recognizer of the user's, not known). */
@@ -102,9 +102,11 @@ export function buildStages(agent: Agent, ctx: StageContext, previous?: AgentSta
       : (own.voice?.(agent, ctx.outputRate) ??
         new Speaker(ctx.client, { ...agent.voice, sampleRate: ctx.outputRate }, ctx.clock, (n) => {
           if (n.type !== 'fallback') return;
-          ctx.notice(`speech synthesis switched to HTTP: ${n.reason}`);
-          // Typed too: a socket that keeps failing shows in hiwar_errors_total and the trace.
-          ctx.failed('tts', fallbackFailure(n), false);
+          // Typed too: a socket that keeps failing shows in hiwar_errors_total and the trace. One
+          // log line, the failure's (warn).
+          const failure = fallbackFailure(n);
+          ctx.notice(failure.message, false);
+          ctx.failed('tts', failure, false);
         }));
   const turns = previous && same(previous.agent.turn, agent.turn) ? previous.turns : (own.turns?.(agent) ?? turnDetector(agent, ctx));
   const interruption =

@@ -10,6 +10,7 @@ import type { Llm, LlmEvent, LlmRequest } from '../../src/llm/types.ts';
 import { ServiceClient } from '../../src/service/index.ts';
 import callCentre from '../../agents/call-centre/index.ts';
 import { agentTurns, call, hangUpOnce, userTurns } from '../helpers/call.ts';
+import { createLogger } from '../../src/session/logger.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 
 let sb: Running;
@@ -66,11 +67,15 @@ test('TTS audio stops mid-sentence: the rest comes over HTTP from where it stopp
   sb.sandbox.state.faults.ttsStall = { afterAudioS: 0.8, times: 1 };
   try {
     // The caller stays on the line through the stall instead of hanging up.
+    const lines: { level: number; msg: string }[] = [];
     const c = await call(client(), [{ say: 'متى يفتح الفرع غدا' }, WAIT], {
       agent: { greeting: undefined, voice: { ...callCentre.voice, firstAudioTimeoutMs: 4000 } },
+      logger: createLogger('info', { write: (l: string) => void lines.push(JSON.parse(l)) }),
       ...PATIENT,
     });
     assert.ok(c.events.some((e) => e.type === 'notice' && /switched to HTTP: audio stopped mid-sentence/.test(e.message)));
+    // One log line for it, at warn (the notice's info line said the same again).
+    assert.deepEqual(lines.filter((l) => /switched to HTTP/.test(l.msg)).map((l) => l.level), [40]);
     // Typed as well, so /metrics (hiwar_errors_total) and the trace count it: synthesis timed out, the call went on.
     const typed = c.events.filter((e) => e.type === 'error');
     assert.ok(typed.some((e) => e.type === 'error' && e.source === 'tts' && e.kind === 'timeout' && !e.fatal && /switched to HTTP/.test(e.message)), JSON.stringify(typed));
