@@ -141,8 +141,7 @@ export function withDeadlines(llm: Llm, deadlines: Pick<ModelDeadlines, 'firstTo
  * started saying something: the moment to say a filler line while the model thinks. `started`
  * tells whether it has (read after each item the consumer took); by default the first item is
  * the start. A reply passes "a sentence went to the voice": a model that writes a word and then
- * crawls or stalls kept the caller in silence until its first sentence or the idle deadline
- * (8 s), with the filler never said, because its first token had come.
+ * crawls is as slow to the caller as one that writes nothing.
  */
 export async function* noticeSlowStart<T>(source: AsyncIterable<T>, ms: number, clock: SleepClock, started?: () => boolean): AsyncGenerator<T | { type: 'slow' }> {
   const it = source[Symbol.asyncIterator]();

@@ -262,8 +262,8 @@ export class Speaker {
       }),
     );
     // A sentence whose audio stopped part-way, whatever stopped it (a stall, the socket closing
-    // or failing): HTTP voices the rest from where it stopped. A socket that closed mid-sentence
-    // had HTTP voice all of it again, the caller hearing its start twice.
+    // or failing): HTTP voices the rest from where it stopped, not all of it again (the caller
+    // would hear its start twice).
     const keepCut = () => {
       if (segmentOpen && pending.length) this.stalled ??= { chunk: pending[0]!, seconds: segmentSeconds };
     };
