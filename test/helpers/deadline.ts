@@ -47,3 +47,16 @@ export function within<T>(p: Promise<T>, ms: number, what: string | (() => strin
   p.catch(() => {});
   return Promise.race([p, expired]).finally(() => clearInterval(timer));
 }
+
+/**
+ * Polls `cond` until it holds; fails naming `what` once `ms` of the machine's time (a `Deadline`)
+ * have passed. For a state reached through sockets, timers or another process: a loaded machine
+ * takes longer to get there, and the limit only catches a hang.
+ */
+export async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const deadline = new Deadline(ms);
+  while (!(await cond())) {
+    if (deadline.expired) throw new Error(`timed out (${ms} ms of the machine's time) waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

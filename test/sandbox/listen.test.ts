@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { mulaw } from '../../src/audio/g711.ts';
 import { concatPcm, silence } from '../../src/audio/pcm.ts';
 import { ServiceClient, type ListenEvent, type ListenSocket } from '../../src/service/index.ts';
+import { until } from '../helpers/deadline.ts';
 import { pad, runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
 
 let sb: Running;
@@ -184,10 +185,12 @@ test('raw socket: bad sample_rate and language close 4002; Finalize is a recover
   const frames: any[] = [];
   ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
   await new Promise((r) => ws.once('open', r));
-  await sleep(200);
+  // Waited for on the frames themselves: a fixed pause let a loaded machine's due timer run
+  // before the socket with the answer was read.
+  await until(() => frames.length > 0, 'the Metadata frame');
   ws.send(JSON.stringify({ type: 'Finalize' }));
   ws.send('not json');
-  await sleep(200);
+  await until(() => frames.filter((f) => f.type === 'Error').length >= 2, 'the two Error frames');
   assert.deepEqual(frames[0].dropped_hotwords, ['مدى', 'سداد']);
   assert.ok(frames.some((f) => f.type === 'Error' && f.code === 4002 && f.recoverable === true));
   assert.equal(ws.readyState, WebSocket.OPEN);

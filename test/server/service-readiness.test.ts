@@ -64,14 +64,21 @@ test('a service URL pointing nowhere: /readyz 503 "service unreachable", saying 
 
 test('the service answering: ready, with one probe however often /readyz is asked; it stops: 503 once what was known is stale; a refused key: 503 "service refused"', async () => {
   const service = await fakeService();
-  const app = await createAgentServer({ agent, client: new ServiceClient({ apiKey: KEY, baseUrl: service.url, maxRetries: 0 }), logger: createLogger('silent'), serviceProbe: { maxAgeMs: 300 } });
+  const server = (maxAgeMs: number) => createAgentServer({ agent, client: new ServiceClient({ apiKey: KEY, baseUrl: service.url, maxRetries: 0 }), logger: createLogger('silent'), serviceProbe: { maxAgeMs } });
+  // Fresh for as long as the test could take: with 300 ms, a loaded machine let the answer go
+  // stale between the first /readyz and the next.
+  const keeping = await server(600_000);
+  const app = await server(300);
   const { url } = await app.listen({ port: 0 });
   try {
-    const answers = await Promise.all(Array.from({ length: 5 }, () => probe(url, '/readyz')));
+    const kept = (await keeping.listen({ port: 0 })).url;
+    const answers = await Promise.all(Array.from({ length: 5 }, () => probe(kept, '/readyz')));
     assert.deepEqual(answers.map((a) => [a.status, a.body.status, a.body.service?.status]), Array(5).fill([200, 'ok', 'reachable']));
     assert.equal(service.requests(), 1, 'five /readyz at once, one request to the service');
-    await probe(url, '/readyz');
+    await probe(kept, '/readyz');
     assert.equal(service.requests(), 1, 'a fresh answer is kept');
+    // Stale after 300 ms: the waits below only ever make it staler.
+    assert.equal((await probe(url, '/readyz')).status, 200);
     service.answer(401);
     await sleep(350);
     const refused = await probe(url, '/readyz');
@@ -82,6 +89,7 @@ test('the service answering: ready, with one probe however often /readyz is aske
     assert.deepEqual([stopped.status, stopped.body.status, stopped.body.service?.status], [503, 'service unreachable', 'unreachable']);
     assert.equal((await probe(url, '/healthz')).status, 200);
   } finally {
+    await keeping.close();
     await app.close();
     await service.close();
   }
