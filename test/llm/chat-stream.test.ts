@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, globalAgent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AuthenticationError, InternalServerError } from 'openai';
 import { streamChatBatches, streamChatCompletion, type ChatStreamOptions } from '../../src/llm/chat-stream.ts';
 import { OpenAiLlm } from '../../src/llm/openai.ts';
 import { classifyFailure } from '../../src/session/failure.ts';
-import { Deadline } from '../helpers/deadline.ts';
+import { Deadline, until } from '../helpers/deadline.ts';
 
 /** What each request of a test gets, in order; the last one repeats. */
 let script: ((req: IncomingMessage, res: ServerResponse) => void)[] = [];
@@ -157,7 +157,11 @@ test('OpenAiLlm: the reply ends at the model\'s finish, before [DONE], and the c
   assert.equal(await ask(), 'تم.');
   assert.equal(ends.length, 1);
   ends[0]!();
-  await new Promise((r) => setTimeout(r, 100));
+  // Back in the pool once the client has read the end (or taken by the ready request made on it):
+  // waited for, as a fixed 100 ms was not enough on a loaded machine.
+  const port = seen[0]!.port;
+  const primed = (llm as unknown as { primed?: { size: number } }).primed;
+  await until(() => Object.values(globalAgent.freeSockets).flat().some((s) => s?.localPort === port) || primed?.size === 1, 'the drained connection back in the pool');
   script = [ok]; // the second answer ends by itself
   assert.equal(await ask(), 'مرحبا بك');
   assert.equal(seen[1]!.port, seen[0]!.port, 'the drained connection went back to the pool');
@@ -166,13 +170,17 @@ test('OpenAiLlm: the reply ends at the model\'s finish, before [DONE], and the c
 test('OpenAiLlm: deltas that arrive in one read go on as one text event; deltas apart stay apart', async () => {
   reset((_, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    // Three deltas in one write, then a fourth alone a moment later.
+    // Three deltas in one write, then a fourth alone once the reader has handed on the three (a
+    // fixed 100 ms later: a loaded machine read both writes at once).
     res.write(chunk('حسنًا،') + chunk(' رصيدك') + chunk(' متاح'));
-    setTimeout(() => res.end(chunk(' الآن.') + 'data: [DONE]\n\n'), 100);
+    rest = () => res.end(chunk(' الآن.') + 'data: [DONE]\n\n');
   });
+  let rest = () => {};
   const llm = new OpenAiLlm({ baseURL, apiKey: 'sk-test', model: 'm' });
   const deltas: string[] = [];
-  for await (const e of llm.stream({ messages: [{ role: 'user', content: 'سلام' }], tools: [], signal: new AbortController().signal })) if (e.type === 'text') deltas.push(e.delta);
+  for await (const e of llm.stream({ messages: [{ role: 'user', content: 'سلام' }], tools: [], signal: new AbortController().signal })) {
+    if (e.type === 'text' && deltas.push(e.delta) === 1) rest();
+  }
   assert.deepEqual(deltas, ['حسنًا، رصيدك متاح', ' الآن.']);
 });
 

@@ -4,6 +4,7 @@ import type { WebSocket } from 'ws';
 import type { SpeechSink } from '../../src/pipeline/playout.ts';
 import { Speaker, SpeakerFatal, type SpeechChunk } from '../../src/pipeline/speaker.ts';
 import { realClock } from '../../src/transport/clock.ts';
+import { until } from '../helpers/deadline.ts';
 import { json, startFake, type Fake } from '../helpers/fake-service.ts';
 
 type Mode = 'ok' | 'silent' | 'dies-after-first' | 'dies-mid-sentence' | 'broke';
@@ -78,14 +79,15 @@ async function* chunks(...texts: string[]): AsyncGenerator<SpeechChunk> {
   for (const text of texts) yield { text, spoken: text };
 }
 
-function speaker(notices: string[], sampleRate = 48000) {
+/** The first audio's budget is short where a silent socket is waited out, generous where the socket answers (a loaded machine's first answer can take longer than 300 ms). */
+function speaker(notices: string[], sampleRate = 48000, firstAudioTimeoutMs = 300) {
   // Each notice as `cause: reason`: the typed cause and the line a reader acts on.
-  return new Speaker(fake.client(), { voice_id: 'v', sampleRate, firstAudioTimeoutMs: 300 }, realClock(), (n) => notices.push(`${n.cause}: ${n.reason}`));
+  return new Speaker(fake.client(), { voice_id: 'v', sampleRate, firstAudioTimeoutMs }, realClock(), (n) => notices.push(`${n.cause}: ${n.reason}`));
 }
 
 test('speaker: a 48 kHz transport gets the socket at 24 kHz, one segment per chunk, rates kept', async () => {
   const notices: string[] = [];
-  const s = speaker(notices);
+  const s = speaker(notices, 48000, 20_000);
   await s.start();
   assert.equal(s.mode, 'socket');
   assert.equal(socketMessages[0]!.output_format, 'pcm_24000');
@@ -114,7 +116,7 @@ test('speaker: a silent socket falls back to HTTP for the rest, at the transport
 test('speaker: the socket dying mid-reply hands only the unvoiced chunks to HTTP', async () => {
   mode = 'dies-after-first';
   const notices: string[] = [];
-  const s = speaker(notices, 16000);
+  const s = speaker(notices, 16000, 20_000);
   await s.start();
   const sink = new Sink();
   await s.speak(chunks('واحد', 'اثنان'), sink, new AbortController().signal);
@@ -161,10 +163,11 @@ test('speaker: a cut-off reply clears what the service still generates', async (
   await s.start();
   const ctrl = new AbortController();
   const done = s.speak(chunks('واحد'), new Sink(), ctrl.signal);
-  await new Promise((r) => setTimeout(r, 100));
+  // Cut once the service has the text, and the clear waited for where it arrives (fixed 100 ms
+  // pauses ran out before the socket was read on a loaded machine).
+  await until(() => socketMessages.some((m) => m.type === 'text' && m.flush), 'the text at the service');
   ctrl.abort();
   await done;
-  await new Promise((r) => setTimeout(r, 100));
-  assert.ok(socketMessages.some((m) => m.type === 'clear'), 'clear went over the socket');
+  await until(() => socketMessages.some((m) => m.type === 'clear'), 'clear over the socket');
   await s.close();
 });

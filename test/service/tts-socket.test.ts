@@ -3,20 +3,22 @@ import { after, before, test } from 'node:test';
 import { filter, firstValueFrom, toArray } from '../helpers/rx.ts';
 import type { WebSocket } from 'ws';
 import { AuthenticationError, ServiceClient, ValidationError, type TtsEvent } from '../../src/service/index.ts';
+import { until } from '../helpers/deadline.ts';
 import { KEY, startFake, type Fake, type Recorded } from '../helpers/fake-service.ts';
 
 const b64 = (n: number, v: number) => Buffer.from(new Int16Array(n).fill(v).buffer).toString('base64');
 
 /**
  * A TTS socket peer: buffers text, voices it on flush as two audio frames (sample value =
- * length of the text) then an isFinal; `clear` empties the buffer but frames already queued
- * still arrive, as on a real network.
+ * length of the text) then an isFinal and a WebSocket ping; `clear` empties the buffer but
+ * frames already queued still arrive, as on a real network.
  */
 function ttsPeer(ws: WebSocket, req: Recorded): void {
   let buffer = '';
   let ready = false;
   const send = (o: object) => ws.send(JSON.stringify(o));
   const headerKey = req.headers['x-api-key'] ?? req.query.get('x-api-key') ?? String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+  ws.on('pong', () => pongs++);
   ws.on('message', (data) => {
     const msg = JSON.parse(data.toString());
     if (msg.type === 'initConnection') {
@@ -35,6 +37,8 @@ function ttsPeer(ws: WebSocket, req: Recorded): void {
         send({ audio: b64(240, v), sampleRate: 24000, isFinal: false });
         send({ audio: b64(240, v), sampleRate: 24000, isFinal: false });
         send({ audio: '', sampleRate: 24000, isFinal: true });
+        // A WebSocket ping after them: its pong says the client has read the frames before it.
+        ws.ping();
       }
     }
     if (msg.type === 'clear') buffer = '';
@@ -42,6 +46,8 @@ function ttsPeer(ws: WebSocket, req: Recorded): void {
   });
 }
 
+/** Pongs the peers got back (see the ping after each generation). */
+let pongs = 0;
 let fake: Fake;
 before(async () => {
   fake = await startFake({}, { '/websocket/text-to-speech': ttsPeer });
@@ -87,9 +93,12 @@ test('clear drops audio of the cleared text still in flight, then new text plays
   const tts = await fake.client().openTts({ voice_id: 'v' });
   const audio: number[] = [];
   tts.events$.pipe(filter((e) => e.type === 'audio')).subscribe((e) => audio.push((e as Extract<TtsEvent, { type: 'audio' }>).pcm[0]!));
+  const before = pongs;
   tts.sendText('نص قديم', { flush: true }); // audio for this is on its way…
   tts.clear(); // …and must not reach the caller
-  await new Promise((r) => setTimeout(r, 100));
+  // The client has read it all (a fixed 100 ms was not enough on a loaded machine: the new text
+  // below went out first, and the old audio then counted as the new text's).
+  await until(() => pongs > before, 'the pong after the cleared audio');
   assert.deepEqual(audio, []);
   tts.sendText('جديد', { flush: true });
   await tts.finalReceived();
