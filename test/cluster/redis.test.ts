@@ -10,6 +10,7 @@ import { RedisSemaphore } from '../../src/cluster/semaphore.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import { VirtualClock } from '../../src/transport/clock.ts';
 import type { Transport, TransportEvent } from '../../src/transport/types.ts';
+import { until } from '../helpers/deadline.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 
 let server: TestRedis;
@@ -41,18 +42,29 @@ describe('Redis semaphore', () => {
   });
 
   it('lets a dead holder\'s slots expire after the lease, while a renewed lease stays', async () => {
-    const dead = sem('t:slots:2', 'dead', 4, 400);
-    const alive = sem('t:slots:2', 'alive', 4, 400);
+    const LEASE = 10_000;
+    const dead = sem('t:slots:2', 'dead', 4, LEASE);
+    const alive = sem('t:slots:2', 'alive', 4, LEASE);
     assert.ok(await dead.tryAcquire(2));
     assert.ok(await alive.tryAcquire(2));
-    const scores = (await redis.zrange('t:slots:2', '0', '-1', 'WITHSCORES')).filter((_, i) => i % 2 === 1).map(Number);
-    const [sec, micro] = await redis.time();
-    const now = Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
-    for (const s of scores) assert.ok(s <= now + 400 && s > now - 400, 'every lease expires one lease time after it was taken, on Redis\'s clock');
-    for (let i = 0; i < 6; i += 1) {
-      await sleep(100);
-      await alive.renew();
-    }
+    const leases = async () => {
+      const flat = await redis.zrange('t:slots:2', '0', '-1', 'WITHSCORES');
+      return flat.flatMap((m, i) => (i % 2 ? [] : [{ member: m, expires: Number(flat[i + 1]) }]));
+    };
+    const redisNow = async () => {
+      const [sec, micro] = await redis.time();
+      return Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
+    };
+    const now = await redisNow();
+    for (const l of await leases()) assert.ok(l.expires <= now + LEASE && l.expires > now - LEASE, 'every lease expires one lease time after it was taken, on Redis\'s clock');
+    // The dead holder renews no more: its leases are made due on Redis's clock, as their time
+    // running out would (a 400 ms lease renewed every 100 ms of the wall clock was lost on a
+    // loaded machine). The live one renews: pushed one lease time past Redis's now.
+    for (const l of (await leases()).filter((l) => l.member.startsWith('dead:'))) await redis.zadd('t:slots:2', 'XX', now - 1, l.member);
+    const renewedAt = await redisNow();
+    await alive.renew();
+    const kept = (await leases()).filter((l) => l.member.startsWith('alive:'));
+    assert.ok(kept.length === 2 && kept.every((l) => l.expires >= renewedAt + LEASE), `renewed one lease time ahead: ${JSON.stringify(kept)}`);
     assert.equal(await alive.used(), 2, 'only the renewed lease is left');
     assert.ok(await alive.tryAcquire(2), 'the dead holder\'s slots came back');
   });
@@ -80,7 +92,7 @@ describe('instance registry and rooms', () => {
     // b stops republishing: Redis expires its record. Made due now and waited for on Redis's own
     // answer, not on the wall clock (a 150 ms TTL ran out before the first list on a busy CI).
     await redis.pexpire('reg:instance:b', 1);
-    while (await redis.exists('reg:instance:b')) await sleep(5);
+    await until(async () => !(await redis.exists('reg:instance:b')), "Redis to expire b's record");
     assert.deepEqual((await reg.list()).map((r) => r.id), ['a']);
     assert.deepEqual(await redis.smembers('reg:instances'), ['a']);
     await reg.remove('a');
@@ -144,7 +156,7 @@ describe('cluster admission', () => {
     const p3 = adm.admit(c3.t);
     // Both queue once each has asked Redis for the slots: on a busy machine that took longer than
     // a fixed 50 ms pause (CI: 0 waiting), so wait for it, with a deadline far above.
-    for (const give = Date.now() + 10_000; adm.waiting < 2 && Date.now() < give; ) await sleep(10);
+    await until(() => adm.waiting >= 2, 'two callers queued');
     assert.equal(adm.waiting, 2);
     assert.equal(await adm.admit(c4.t), undefined, 'the queue is full');
     assert.deepEqual(c4.done, ['hangup:busy', 'closed']);
@@ -164,9 +176,7 @@ describe('cluster admission', () => {
     const lease = (await adm.admit(fakeTransport('d').t))!;
     await lease.release();
     assert.equal(await s.used(), 2, 'still held right after the call ended');
-    const give = Date.now() + 10_000;
-    while ((await s.used()) !== 0 && Date.now() < give) await sleep(20);
-    assert.equal(await s.used(), 0, 'given back after the delay');
+    await until(async () => (await s.used()) === 0, 'the slots given back after the delay');
     adm.close();
   });
 
@@ -180,7 +190,8 @@ describe('cluster admission', () => {
     const adm2 = new ClusterAdmission({ semaphore: s, weight: 2, queueSize: 3, queueWaitMs: 60_000, pollMs: 20, busyLine: () => undefined, logger: createLogger('silent') });
     const w = fakeTransport('w');
     const pending = adm2.admit(w.t);
-    await sleep(30);
+    // Queued before the drain (a fixed 30 ms was shorter than asking Redis on a loaded machine).
+    await queued(adm2, 1);
     adm2.close();
     assert.equal(await pending, undefined);
     assert.deepEqual(w.done, ['hangup:busy', 'closed']);
@@ -199,7 +210,7 @@ describe('cluster admission', () => {
     const waiter = fakeTransport('waiter');
     const positions: number[] = [];
     const pending = adm.admit(waiter.t, { waiting: (p) => positions.push(p) });
-    for (const give = Date.now() + 10_000; adm.waiting < 1 && Date.now() < give; ) await sleep(10);
+    await queued(adm, 1);
     assert.deepEqual(positions, [1]);
     assert.equal(waiter.written, 4000, 'the wait line, whole, on the waiting call (it waited in silence)');
     await held.release();
@@ -225,9 +236,7 @@ describe('cluster admission', () => {
     await queued(adm, 1);
     return { clock, adm, held, waiter, pending, close: async () => (await held.release(), await (await pending)?.release(), adm.close()) };
   }
-  const queued = async (adm: ClusterAdmission, n: number) => {
-    for (const give = Date.now() + 10_000; adm.waiting < n && Date.now() < give; ) await sleep(10);
-  };
+  const queued = (adm: ClusterAdmission, n: number) => until(() => adm.waiting >= n, `${n} caller(s) queued`);
 
   it('says the wait line again every waitLineEveryMs while the caller waits (call time, a virtual clock), never over itself, and stops when a line frees or the caller hangs up', async () => {
     // Half a second, said every 15 s.
