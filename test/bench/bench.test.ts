@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import WebSocket from 'ws';
 import { spawnFakeService, type FakeServiceProcess } from '../../bench/fake-service.ts';
+import { until } from '../helpers/deadline.ts';
 import { execOk } from '../helpers/processes.ts';
 import { benchRunArgs } from '../helpers/bench.ts';
 import { firstSpeechAt } from '../../bench/latency.ts';
@@ -23,10 +24,6 @@ const messages = (ws: WebSocket) => {
   ws.on('message', (d, binary) => !binary && got.push(JSON.parse(d.toString())));
   return got;
 };
-const until = async (ok: () => boolean) => {
-  for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(ok(), 'timed out waiting');
-};
 
 test('the fake /listen finalizes after speech then silence, reporting its hold', async () => {
   const ws = new WebSocket(`${fake.baseUrl.replace('http', 'ws')}/listen?sample_rate=8000&hotwords=t1`);
@@ -35,7 +32,7 @@ test('the fake /listen finalizes after speech then silence, reporting its hold',
   const loud = new Int16Array(1600).map((_, i) => (i % 2 ? 3000 : -3000));
   ws.send(loud);
   ws.send(new Int16Array(160));
-  await until(() => got.some((m) => m.type === 'UtteranceEnd'));
+  await until(() => got.some((m) => m.type === 'UtteranceEnd'), 'UtteranceEnd');
   const final = got.find((m) => m.type === 'Results' && m.is_final)!;
   assert.ok(got.some((m) => m.type === 'SpeechStarted'));
   assert.equal(final.speech_final, true);
@@ -54,14 +51,14 @@ test('the fake /listen hears speech 20 ms at a time: quiet audio sent with the f
   const msg = new Int16Array(640);
   for (let i = 480; i < 640; i++) msg[i] = i % 2 ? 3000 : -3000;
   ws.send(msg);
-  await until(() => got.some((m) => m.type === 'SpeechStarted'));
+  await until(() => got.some((m) => m.type === 'SpeechStarted'), 'SpeechStarted');
   const started = got.find((m) => m.type === 'SpeechStarted')!;
   assert.equal(started.ts, 0.06, 'speech starts at its own frame, 60 ms into the message');
   // The first quiet frame after it, in the same message as more speech, ends it: the final follows.
   const tail = new Int16Array(480);
   for (let i = 0; i < 160; i++) tail[i] = i % 2 ? 3000 : -3000;
   ws.send(tail);
-  await until(() => got.some((m) => m.type === 'Results' && m.is_final));
+  await until(() => got.some((m) => m.type === 'Results' && m.is_final), 'a final Results');
   const final = got.find((m) => m.type === 'Results' && m.is_final)! as { words: { end: number }[] };
   assert.equal(final.words.at(-1)!.end, 0.1, 'the speech ended after its second frame (0.08–0.10 s)');
   ws.close();
@@ -75,7 +72,7 @@ test('the fake TTS socket, REST TTS and chat report their holds', async () => {
   await new Promise((r) => ws.once('open', r));
   ws.send(JSON.stringify({ type: 'initConnection', voice_id: 't2', output_format: 'pcm_8000' }));
   ws.send(JSON.stringify({ type: 'text', text: 'مرحبا', flush: true }));
-  await until(() => got.some((m) => m.isFinal === true));
+  await until(() => got.some((m) => m.isFinal === true), 'an isFinal frame');
   const firstAudio = got.find((m) => typeof m.audio === 'string' && m.audio)!;
   assert.ok((firstAudio.held_ms as number) >= 25);
   ws.close();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { WebSocket } from 'ws';
+import { Deadline } from '../helpers/deadline.ts';
 import { pad, runSandbox, voiced } from '../helpers/sandbox.ts';
 import { SHOP_AGENT, userProject } from '../helpers/user-project.ts';
 
@@ -68,9 +69,9 @@ async function callServe(dir: string, args: string[], serving: string, texts: st
         const before = agentFrames;
         await send(lines[i]!);
         // Silence until the agent answers. The ceiling only keeps a broken build from hanging the suite.
-        const give = performance.now() + 90_000;
+        const give = new Deadline(90_000);
         while (agentFrames === before) {
-          if (performance.now() > give) assert.fail(`no reply after "${text}": the embedded sandbox did not hear it\n${out}`);
+          if (give.expired) assert.fail(`no reply after "${text}": the embedded sandbox did not hear it\n${out}`);
           await send(silence);
         }
         await untilAgentQuiet();

@@ -18,7 +18,7 @@ import { FarEnd } from '../telephony/far-end.ts';
 import { twilioProtocol } from '../telephony/twilio-protocol.ts';
 import { twilioSignature } from '../../transports/telephony/twilio.ts';
 import { waitFor } from '../telephony/serve.ts';
-import { within } from '../helpers/deadline.ts';
+import { Deadline, within } from '../helpers/deadline.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const MAX_CALLS = 3;
@@ -87,9 +87,9 @@ const ready = async (s: Serve) => {
 };
 
 async function until(cond: () => Promise<boolean>, what: string, explain: () => string, ms = 90_000): Promise<void> {
-  const give = Date.now() + ms;
+  const give = new Deadline(ms);
   while (!(await cond().catch(() => false))) {
-    if (Date.now() > give) throw new Error(`timed out: ${what}\n${explain().slice(-3000)}`);
+    if (give.expired) throw new Error(`timed out: ${what}\n${explain().slice(-3000)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { realClock } from '../../src/transport/clock.ts';
 import { mapLimit, SIDE_BY_SIDE } from '../helpers/parallel.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
+import { Deadline } from '../helpers/deadline.ts';
 import { FarEnd } from '../telephony/far-end.ts';
 import { waitFor } from '../telephony/serve.ts';
 import { pcmGateway } from './pcm-gateway.ts';
@@ -50,9 +51,9 @@ async function serve(env: NodeJS.ProcessEnv): Promise<Served> {
 }
 
 async function waitForReady(url: string, name: string): Promise<void> {
-  const give = Date.now() + 60_000;
+  const give = new Deadline(60_000);
   let last = '';
-  while (Date.now() < give) {
+  while (!give.expired) {
     const res = await fetch(`${url}/readyz`);
     if (res.status === 200) return;
     last = `${res.status} ${await res.text()}`;

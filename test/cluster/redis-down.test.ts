@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { joinCluster, type ClusterMember } from '../../src/cluster/cluster.ts';
 import { AgentServer } from '../../src/server/server.ts';
 import { createLogger } from '../../src/session/logger.ts';
+import { Deadline } from '../helpers/deadline.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 
 let redis: TestRedis;
@@ -44,16 +45,16 @@ test('Redis killed: /readyz says 503 "Redis unreachable"; Redis back on its port
   assert.deepEqual(await readyz(), { status: 200, reason: 'ok' });
   redis.process.kill('SIGKILL');
   let last = await readyz();
-  const give = Date.now() + 30_000;
-  while (last.reason !== 'Redis unreachable' && Date.now() < give) {
+  const give = new Deadline(30_000);
+  while (last.reason !== 'Redis unreachable' && !give.expired) {
     await new Promise((r) => setTimeout(r, 100));
     last = await readyz();
   }
   assert.deepEqual(last, { status: 503, reason: 'Redis unreachable' }, 'not "event loop delayed"');
   const again = spawn('redis-server', ['--port', String(redis.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   try {
-    const back = Date.now() + 30_000;
-    while ((last = await readyz()).status !== 200 && Date.now() < back) await new Promise((r) => setTimeout(r, 100));
+    const back = new Deadline(30_000);
+    while ((last = await readyz()).status !== 200 && !back.expired) await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(last, { status: 200, reason: 'ok' });
   } finally {
     again.kill('SIGKILL');

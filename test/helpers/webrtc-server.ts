@@ -9,7 +9,7 @@ import type { ServiceClient } from '../../src/service/client.ts';
 import type { CallHost, CallObserver, CallOutcome } from '../../src/server/types.ts';
 import type { Transport } from '../../src/transport/types.ts';
 import { createWebRtcPlugin, type WebRtcOptions, type WebRtcPlugin } from '../../transports/webrtc/index.ts';
-import { Deadline } from './deadline.ts';
+import { until as untilState } from './deadline.ts';
 
 export const SECRET = 'backend-secret-for-tests';
 
@@ -108,13 +108,9 @@ export async function startWebRtcServer(client: ServiceClient, opts: { agent?: P
   };
 }
 
-/** Waits for a condition, polling; throws with `what` after `timeoutMs`. */
-export async function until(cond: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = new Deadline(timeoutMs);
-  while (!cond()) {
-    if (deadline.expired) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Waits for a condition, polling; throws with `what` after `timeoutMs` of the machine's time. */
+export function until(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  return untilState(cond, what, timeoutMs);
 }
 
 /** RMS level of decoded audio frames. */

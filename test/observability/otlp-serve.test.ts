@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import WebSocket from 'ws';
+import { Deadline } from '../helpers/deadline.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const NO_SDK = new URL('../helpers/no-otel-sdk.cjs', import.meta.url).pathname;
@@ -43,9 +44,9 @@ test('hiwar serve --otel: a Twilio call’s trace, child of its webhook’s trac
   child.stderr.on('data', (d) => (out += d));
   try {
     // A ceiling, not a timing: the embedded sandbox voices its phrases first (minutes at load 20).
-    const give = Date.now() + 240_000;
+    const give = new Deadline(240_000);
     while (!/traces: OpenTelemetry[\s\S]*access/.test(out)) {
-      if (Date.now() > give || child.exitCode !== null) throw new Error(`serve did not start:\n${out}`);
+      if (give.expired || child.exitCode !== null) throw new Error(`serve did not start:\n${out}`);
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.match(out, new RegExp(`traces: OpenTelemetry over OTLP HTTP to ${otlp.url}/v1/traces`));

@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import type { WebSocket } from 'ws';
 import { SttStage, type SttEvent } from '../../src/pipeline/stt.ts';
 import { VirtualClock } from '../../src/transport/clock.ts';
+import { until } from '../helpers/deadline.ts';
 import { startFake, type Fake } from '../helpers/fake-service.ts';
 
 /** Bytes of audio each /listen connection received; the first one fails with 1011 mid-speech. */
@@ -44,7 +45,7 @@ test('stt stage: a dropped /listen reconnects and replays the caller audio since
     await clock.advance(20);
     await new Promise((r) => setTimeout(r, 4));
   }
-  for (let i = 0; i < 100 && !events.some((e) => e.type === 'reconnected'); i++) await new Promise((r) => setTimeout(r, 10));
+  await until(() => events.some((e) => e.type === 'reconnected'), 'the stage to reconnect');
   await stage.finish();
   const kinds = events.map((e) => e.type);
   assert.deepEqual(kinds.filter((k) => k !== 'listen'), ['reconnecting', 'reconnected']);
@@ -90,7 +91,7 @@ test('stt stage: a final from a server running behind releases only the audio it
       await clock.advance(20);
       await new Promise((r) => setTimeout(r, 2));
     }
-    for (let i = 0; i < 1000 && !(got[1]! >= 80000); i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => got[1]! >= 80000, 'the replay on the next connection');
     await stage.finish();
     const reconnected = events.find((e) => e.type === 'reconnected');
     assert.ok(reconnected?.type === 'reconnected', 'the stage reconnected');

@@ -12,6 +12,7 @@ import { AgentServer } from '../../src/server/server.ts';
 import { CallTokens } from '../../src/server/tokens.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import { telephonyPlugin } from '../../transports/telephony/index.ts';
+import { Deadline } from '../helpers/deadline.ts';
 
 const EACH = 50;
 let server: AgentServer;
@@ -60,9 +61,9 @@ test(`${EACH} slow heads, ${EACH} slow webhook bodies, ${EACH} refused upgrades 
   });
   // Generous for a loaded machine, far below Node's defaults (60 s, 300 s, never).
   const open = async () => server.openConnections();
-  const give = Date.now() + 40_000;
+  const give = new Deadline(40_000);
   let n = await open();
-  while (n > 0 && Date.now() < give) {
+  while (n > 0 && !give.expired) {
     await new Promise((r) => setTimeout(r, 100));
     n = await open();
   }

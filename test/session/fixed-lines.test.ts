@@ -10,6 +10,7 @@ import { ServiceClient } from '../../src/service/index.ts';
 import { prepareFixedLines } from '../../src/session/prepare-fixed-lines.ts';
 import { normalizeForSpeech } from '../../src/text/normalize.ts';
 import { call } from '../helpers/call.ts';
+import { until } from '../helpers/deadline.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 
 const KEY = 'sk-fixed-lines-001';
@@ -36,8 +37,7 @@ const key = () => sb.sandbox.state.keys.lookup(KEY, 'global')!;
 const oneLine = [{ say: 'مرحبا' }, { hangup: true as const, pauseMs: 500 }];
 
 async function idle(): Promise<void> {
-  for (let i = 0; i < 200 && key().active > 0; i++) await new Promise((r) => setTimeout(r, 25));
-  assert.equal(key().active, 0, 'every session of the last call closed');
+  await until(() => key().active === 0, 'every session of the last call to close');
 }
 
 test('calls sharing a client render the out-of-service line once; another voice renders its own', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { until } from '../helpers/deadline.ts';
 import { firstValueFrom, toArray } from '../helpers/rx.ts';
 import type { AudioFrame } from '../../src/audio/frame.ts';
 import { DtmfCollector } from '../../src/pipeline/dtmf.ts';
@@ -86,7 +87,7 @@ test('resampling output: 24 kHz agent audio reaches a 48 kHz transport whole, in
   out.write(frame(100, 24000, 8000));
   out.write(frame(100, 24000, 8000));
   const marked = out.mark('end');
-  for (let i = 0; i < 20 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+  await until(() => received.length > 0, 'the first frame through the prepared resampler');
   await clock.advance(400);
   await marked;
   const total = received.reduce((n, s) => n + s.length, 0);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { RoomTokens } from '../../transports/webrtc/tokens.ts';
-import { Deadline, within } from '../helpers/deadline.ts';
+import { Deadline, until, within } from '../helpers/deadline.ts';
 import { SignalingClient } from '../helpers/signaling-client.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 import { SECRET, startWebRtcServer, type WebRtcServer } from '../helpers/webrtc-server.ts';
@@ -131,8 +131,7 @@ test('signaling: bad messages get an error and the socket lives on; a token join
   again.close();
   sig.close();
   await sig.closed;
-  for (let i = 0; i < 50 && server.plugin.rooms > 0; i++) await new Promise((r) => setTimeout(r, 100));
-  assert.equal(server.plugin.rooms, 0, 'a dropped socket leaves no room behind');
+  await until(() => server.plugin.rooms === 0, 'a dropped socket to leave no room behind');
 });
 
 test('first use: no media worker before a browser call; the first join starts them and is answered; the call page starts them ahead; eager starts them with the plugin', async () => {

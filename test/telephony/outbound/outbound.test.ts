@@ -12,7 +12,7 @@ import { createAgentServer, type AgentServerApp } from '../../../src/server/inde
 import type { Agent } from '../../../src/session/agent.ts';
 import type { SessionEvent } from '../../../src/session/events.ts';
 import { createLogger } from '../../../src/session/logger.ts';
-import { ScaledClock } from '../../../src/transport/clock.ts';
+import { SteadyScaledClock } from '../../../src/testing/steady-clock.ts';
 import type { Transport } from '../../../src/transport/types.ts';
 import { outboundCalls, plivoOutbound, telnyxOutbound, telephonyRoutes, twilioOutbound, vonageOutbound, type Outbound, type OutboundCall } from '../../../transports/telephony/index.ts';
 import { pad, runSandbox, voiced, type Running } from '../../helpers/sandbox.ts';
@@ -29,7 +29,8 @@ const PERSON = '+966500000001';
 const NUMBERS: Record<string, Scenario> = { '+966500000002': 'busy', '+966500000003': 'no-answer', '+966500000004': 'failed' };
 const PLATFORMS = ['twilio', 'telnyx', 'plivo', 'vonage'] as const;
 const keys = testKeys();
-const clock = new ScaledClock(2);
+// The stall-free clock, as every whole call in a test's process (docs/testing.md).
+const clock = new SteadyScaledClock(2);
 
 interface Tracked {
   transport: Transport;
@@ -108,6 +109,7 @@ describe('outbound calls through the four platforms', () => {
     await app?.close();
     await fake?.close();
     await sandbox?.close();
+    clock.stop();
   });
 
   const place = (body: unknown, secret = SECRET) =>
