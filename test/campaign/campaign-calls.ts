@@ -29,7 +29,7 @@ import type { OutboundPlatformName } from '../../transports/telephony/index.ts';
 import { compose } from '../helpers/amd-audio.ts';
 import { freePort } from '../helpers/redis.ts';
 import { pad, runSandbox, voiced, type Running } from '../helpers/sandbox.ts';
-import { FarEnd } from '../telephony/far-end.ts';
+import { FarEnd, quietAfter } from '../telephony/far-end.ts';
 import { FakePlatforms, testKeys, type MediaLeg, type Scenario } from '../telephony/outbound/fake-platforms.ts';
 
 /** How a phone answers one attempt. */
@@ -89,18 +89,6 @@ function campaignClock(start: number, speed: number): Clock {
   return { speed, now: () => start + (Date.now() - origin) * speed, sleep: (ms, signal) => sleepFor(ms / speed, signal) };
 }
 
-/** Waits until `far` has heard at least `least` s of agent audio and then none for `ms` (wall): a pause of a loaded machine's synthesis is no end of turn. */
-async function quietAfterAudio(far: FarEnd, ms: number, least: number, give = 90_000): Promise<void> {
-  const end = Date.now() + give;
-  let last = far.played;
-  let since = Date.now();
-  while (Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 50));
-    if (far.played !== last) [last, since] = [far.played, Date.now()];
-    else if (last >= least && Date.now() - since >= ms) return;
-  }
-  throw new Error(`the far end kept hearing the agent for ${give} ms`);
-}
 
 /** The environment `hiwar campaign` reads for `platform`: its credentials, its (fake) API, the key its callbacks are checked with. */
 function platformEnv(platform: OutboundPlatformName, keys: ReturnType<typeof testKeys>, api: string): Record<string, string> {
@@ -151,7 +139,7 @@ export async function runCampaign(o: {
     if (phone === 'person') {
       await far.say(audio.alo!);
       // The greeting ("مرحبًا خالد، معك سارة من بنك الواحة.") lasts about 3 s.
-      await quietAfterAudio(far, 1200, 2);
+      await quietAfter(far, 2, 1200);
       const greeting = far.played;
       await far.say(audio.yes!);
       // The agent answers the person's "نعم أنا" (its turn was heard), or the person hangs up anyway.

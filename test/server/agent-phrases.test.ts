@@ -16,7 +16,7 @@ import { createAgentServer, type AgentServerApp, type ServerEvent } from '../../
 import type { Agent } from '../../src/session/agent.ts';
 import type { CallReport, SessionEvent } from '../../src/session/events.ts';
 import { createLogger } from '../../src/session/logger.ts';
-import { realClock } from '../../src/transport/clock.ts';
+import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import { telephonyRoutes } from '../../transports/telephony/index.ts';
 import { pcmGateway } from '../cluster/pcm-gateway.ts';
 import { pad, runSandbox, voiced } from '../helpers/sandbox.ts';
@@ -48,15 +48,18 @@ before(async () => {
 });
 
 const apps: AgentServerApp[] = [];
+/** The calls' clock: the stall-free one, as every whole call in a test's process (docs/testing.md). */
+const clock = new SteadyScaledClock(1);
 after(async () => {
   for (const app of apps) await app.close();
+  clock.stop();
 });
 
 /** A server on the embedded sandbox, on the PCM stream; its events and its log lines (warnings) kept. */
 async function serve(options: Parameters<typeof createAgentServer>[0]) {
   const logs: string[] = [];
   const sink = new Writable({ write: (chunk, _enc, done) => (logs.push(...String(chunk).split('\n').filter(Boolean)), done()) });
-  const app = await createAgentServer({ ...options, open: true, plugins: [telephonyRoutes()], logger: createLogger('warn', sink) });
+  const app = await createAgentServer({ ...options, open: true, clock, plugins: [telephonyRoutes({ media: { clock } })], logger: createLogger('warn', sink) });
   apps.push(app);
   const events: ServerEvent[] = [];
   app.events$.subscribe((e) => events.push(e));
@@ -69,7 +72,7 @@ async function serve(options: Parameters<typeof createAgentServer>[0]) {
  * then hangs up. Resolves with the call's report: its turns say what was heard and answered.
  */
 async function call(server: { url: string; events: ServerEvent[] }, callId: string, to: string, ...says: string[]): Promise<CallReport> {
-  const far = new FarEnd(`${server.url.replace(/^http/, 'ws')}/telephony/pcm?rate=16000&call_id=${callId}&to=${encodeURIComponent(to)}`, pcmGateway(), realClock());
+  const far = new FarEnd(`${server.url.replace(/^http/, 'ws')}/telephony/pcm?rate=16000&call_id=${callId}&to=${encodeURIComponent(to)}`, pcmGateway(), clock);
   await far.start();
   try {
     await quietAfter(far, 0.5); // the greeting

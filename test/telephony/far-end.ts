@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { processRunTime } from '../../src/service/run-time.ts';
 import type { Clock } from '../../src/transport/clock.ts';
 import { Deadline } from '../helpers/deadline.ts';
 
@@ -215,12 +216,22 @@ export async function assertVoiceStoppedAtCut(far: FarEnd): Promise<void> {
   if (far.clears < 1 && after >= 0.3) throw new Error(`agent audio went on after the cut (${after.toFixed(2)} s) with no interrupt message`);
 }
 
-/** Waits until the agent has been quiet for `ms` after at least `least` seconds of its audio. */
+/**
+ * Waits until the agent has been quiet for `ms` after at least `least` seconds of its audio.
+ * Quiet is counted in this process's run time (src/service/run-time.ts): a stall of the test's
+ * process is no silence of the agent (on wall time, the first poll after a stall ran before the
+ * audio waiting in the socket was read, and a greeting still playing counted as over).
+ */
 export async function quietAfter(far: FarEnd, least: number, ms = 1000): Promise<void> {
-  let last = far.played;
-  let since = Date.now();
-  await far.until(() => {
-    if (far.played !== last) [last, since] = [far.played, Date.now()];
-    return last >= least && Date.now() - since >= ms;
-  });
+  processRunTime.hold();
+  try {
+    let last = far.played;
+    let since = processRunTime.now();
+    await far.until(() => {
+      if (far.played !== last) [last, since] = [far.played, processRunTime.now()];
+      return last >= least && processRunTime.now() - since >= ms;
+    });
+  } finally {
+    processRunTime.release();
+  }
 }
