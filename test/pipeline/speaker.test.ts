@@ -25,6 +25,8 @@ function ttsPeer(ws: WebSocket): void {
       if (mode === 'broke') return send({ type: 'error', errorCode: 40201, errorMessage: 'Insufficient wallet balance' });
       return send({ type: 'connectionInitialized' });
     }
+    // As the service: closeConnection is answered by closing (without it, close() waited out its 5 s).
+    if (msg.type === 'closeConnection') return ws.close(1000);
     if (msg.type === 'text' && msg.flush) {
       flushed++;
       if (mode === 'silent') return;
