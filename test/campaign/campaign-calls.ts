@@ -89,7 +89,6 @@ function campaignClock(start: number, speed: number): Clock {
   return { speed, now: () => start + (Date.now() - origin) * speed, sleep: (ms, signal) => sleepFor(ms / speed, signal) };
 }
 
-
 /** The environment `hiwar campaign` reads for `platform`: its credentials, its (fake) API, the key its callbacks are checked with. */
 function platformEnv(platform: OutboundPlatformName, keys: ReturnType<typeof testKeys>, api: string): Record<string, string> {
   if (platform === 'twilio') return { TWILIO_ACCOUNT_SID: keys.twilio.accountSid, TWILIO_AUTH_TOKEN: keys.twilio.authToken, HIWAR_TWILIO_API_URL: api };

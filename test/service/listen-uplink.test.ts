@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { until } from '../helpers/deadline.ts';
 import { startFake } from '../helpers/fake-service.ts';
 
 test('/listen gathers frames into uplinkFrameMs messages and flushes the rest before CloseStream', async () => {
@@ -37,7 +38,7 @@ test('/listen sends each frame as given with uplinkFrameMs 0', async () => {
   try {
     const socket = await fake.client().openListen({ sample_rate: 8000, uplinkFrameMs: 0 });
     for (let i = 0; i < 3; i++) socket.sendAudio(new Int16Array(160));
-    for (let i = 0; i < 100 && sizes.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => sizes.length >= 3, 'the three frames at the fake');
     assert.deepEqual(sizes, [320, 320, 320]);
     socket.close();
   } finally {

@@ -93,12 +93,12 @@ test('clear drops audio of the cleared text still in flight, then new text plays
   const tts = await fake.client().openTts({ voice_id: 'v' });
   const audio: number[] = [];
   tts.events$.pipe(filter((e) => e.type === 'audio')).subscribe((e) => audio.push((e as Extract<TtsEvent, { type: 'audio' }>).pcm[0]!));
-  const before = pongs;
+  const pongsBefore = pongs;
   tts.sendText('نص قديم', { flush: true }); // audio for this is on its way…
   tts.clear(); // …and must not reach the caller
   // The client has read it all (a fixed 100 ms was not enough on a loaded machine: the new text
   // below went out first, and the old audio then counted as the new text's).
-  await until(() => pongs > before, 'the pong after the cleared audio');
+  await until(() => pongs > pongsBefore, 'the pong after the cleared audio');
   assert.deepEqual(audio, []);
   tts.sendText('جديد', { flush: true });
   await tts.finalReceived();
