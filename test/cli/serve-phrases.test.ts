@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { WebSocket } from 'ws';
+import { processRunTime } from '../../src/service/run-time.ts';
 import { Deadline } from '../helpers/deadline.ts';
 import { pad, runSandbox, voiced } from '../helpers/sandbox.ts';
 import { SHOP_AGENT, userProject } from '../helpers/user-project.ts';
@@ -46,7 +47,7 @@ async function callServe(dir: string, args: string[], serving: string, texts: st
     ws.on('message', (_data, binary) => {
       if (!binary) return;
       agentFrames++;
-      lastAgentFrame = performance.now();
+      lastAgentFrame = processRunTime.now();
     });
     await new Promise((r, j) => ws.once('open', r).once('error', j));
     const send = async (pcm: Int16Array) => {
@@ -59,10 +60,11 @@ async function callServe(dir: string, args: string[], serving: string, texts: st
       }
     };
     const silence = new Int16Array(FRAME * 5);
-    /** Silence on the line until the agent has spoken and gone quiet for a second. */
+    /** Silence on the line until the agent has spoken and gone quiet for a second of run time (a stall of this process is no quiet). */
     const untilAgentQuiet = async () => {
-      while (!agentFrames || performance.now() - lastAgentFrame < 1000) await send(silence);
+      while (!agentFrames || processRunTime.now() - lastAgentFrame < 1000) await send(silence);
     };
+    processRunTime.hold(); // its ticker: run time is counted only while someone looks every 10 ms
     try {
       await untilAgentQuiet(); // the greeting
       for (const [i, text] of texts.entries()) {
@@ -77,6 +79,7 @@ async function callServe(dir: string, args: string[], serving: string, texts: st
         await untilAgentQuiet();
       }
     } finally {
+      processRunTime.release();
       ws.close();
     }
     await after?.(url);

@@ -15,7 +15,7 @@ import { SteadyScaledClock } from '../../../src/testing/steady-clock.ts';
 import { outboundCalls, outboundDialer, plivoOutbound, RedisCallRecords, telephonyRoutes, telnyxOutbound, twilioOutbound, vonageOutbound, type Outbound, type OutboundCall } from '../../../transports/telephony/index.ts';
 import { pad, runSandbox, voiced, type Running } from '../../helpers/sandbox.ts';
 import { freePort, startRedis, type TestRedis } from '../../helpers/redis.ts';
-import { FarEnd } from '../far-end.ts';
+import { FarEnd, quietAfter } from '../far-end.ts';
 import { waitFor } from '../serve.ts';
 import { FakePlatforms, testKeys, type MediaLeg } from './fake-platforms.ts';
 
@@ -49,13 +49,8 @@ describe('placed calls on a cluster (Redis)', () => {
     const far = new FarEnd(leg.streamUrl, leg.protocol, clock);
     await far.start();
     await far.say(alo);
-    await far.until(() => far.played > 1.5);
-    let last = -1;
-    // The greeting has ended once no agent audio came for 800 ms (wall).
-    while (far.played !== last) {
-      last = far.played;
-      await new Promise((r) => setTimeout(r, 800));
-    }
+    // The greeting has ended once no agent audio came for 800 ms of this process's run time.
+    await quietAfter(far, 1.5, 800);
     far.hangup();
   }
 
