@@ -15,6 +15,7 @@ import { MediaConnection } from '../../transports/telephony/connection.ts';
 import { jambonz } from '../../transports/telephony/jambonz.ts';
 import { MediaStreamOutput } from '../../transports/telephony/media-output.ts';
 import type { WireMessage } from '../../transports/telephony/provider.ts';
+import { Deadline } from '../helpers/deadline.ts';
 import { platformFixture } from './fixture-files.ts';
 import { startOf } from './wire.ts';
 
@@ -140,8 +141,8 @@ test('jambonz: a mod_audio_fork that reports no marks (an older release ignores 
   // The platform keeps streaming the caller (silence) and reports nothing else.
   const caller = setInterval(() => c.receive({ binary: new Uint8Array(320) }), 20);
   try {
-    const deadline = Date.now() + 15_000;
-    while (!lines.some((l) => /playout marks/.test(String(l.msg))) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const deadline = new Deadline(15_000);
+    while (!lines.some((l) => /playout marks/.test(String(l.msg))) && !deadline.expired) await new Promise((r) => setTimeout(r, 100));
   } finally {
     clearInterval(caller);
   }
