@@ -366,9 +366,11 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
     const stop = (signal: string) => {
       if (stopping) return;
       stopping = true;
-      // Answered calls whose media has not connected yet are waited for too, a few seconds: say so.
+      // Answered calls whose media has not connected yet, and placed calls still ringing, are waited for too: say so.
       const w = app.server.calls.waitingFor();
-      const media = w.media.length ? `, the media of ${w.media.length} answered call(s) awaited up to ${((w.mediaUntil! - Date.now()) / 1000).toFixed(1)} s` : '';
+      const media =
+        (w.media.length ? `, the media of ${w.media.length} answered call(s) awaited up to ${((w.mediaUntil! - Date.now()) / 1000).toFixed(1)} s` : '') +
+        (w.ringing.length ? `, ${w.ringing.length} placed call(s) ringing, awaited up to ${((w.ringingUntil! - Date.now()) / 1000).toFixed(1)} s` : '');
       say(`${signal}: draining (${app.activeCalls} calls running${media}, no new calls)`);
       void (async () => {
         await member?.stopTaking();

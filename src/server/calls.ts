@@ -3,16 +3,17 @@ import type { CallReport, SessionEvent } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Transport } from '../transport/types.ts';
 import type { ServerMetrics } from './metrics.ts';
-import { CallRefused, type CallHost, type CallObserver, type CallOutcome, type HoldOptions, type ServerWarning } from './types.ts';
+import { CallRefused, type CallHost, type CallObserver, type CallOutcome, type HoldOptions, type PromiseOptions, type ServerWarning } from './types.ts';
 
-/** How a drain treats calls a webhook answer promised media for. */
+/** How a drain treats calls a webhook answer, or a call placed here, promised media for. */
 export const DRAIN_DEFAULTS = {
   /**
    * A drain waits this long after a webhook answer for its media connection (platforms connect
    * within a second or two of the answer); one that comes later, while the token is valid and
    * the process is still up, is still let in. A webhook whose media never comes (the caller hung
    * up while it rang, an application that never reached its stream) then holds a shutdown for a
-   * few seconds, not for the token's five minutes.
+   * few seconds, not for the token's five minutes. A call this server placed that still rings is
+   * waited for up to its ring timeout plus this (`CallHost.promise`'s `waitMs`).
    */
   promisedMediaWaitMs: 5_000,
   /**
@@ -113,7 +114,7 @@ export class CallManager implements CallHost {
    * Calls promised a media connection by a webhook answer (`promise`): let in during a drain
    * until the token's expiry (`until`); a drain waits for them only until `waitUntil`.
    */
-  private readonly promised = new Map<string, { until: number; waitUntil: number }>();
+  private readonly promised = new Map<string, { until: number; waitUntil: number; placed: boolean }>();
   /** Promised calls let in during a drain, until their `runCall`. */
   private readonly admitted = new Set<string>();
 
@@ -142,15 +143,20 @@ export class CallManager implements CallHost {
     return this.pending;
   }
 
-  promise(key: string, until: number): void {
+  promise(key: string, until: number, o: PromiseOptions = {}): void {
     const now = Date.now();
-    // Expiries come in order (one token lifetime): the expired ones are at the front.
+    // Expiries come nearly in order (a token's lifetime, a placed call's a ring timeout longer):
+    // the expired ones are at the front; one a little out of order goes on a later call.
     for (const [k, t] of this.promised) {
       if (t.until > now) break;
       this.promised.delete(k);
     }
     this.promised.delete(key);
-    this.promised.set(key, { until, waitUntil: Math.min(until, now + DRAIN_DEFAULTS.promisedMediaWaitMs) });
+    this.promised.set(key, { until, waitUntil: Math.min(until, now + (o.waitMs ?? DRAIN_DEFAULTS.promisedMediaWaitMs)), placed: !!o.placed });
+  }
+
+  withdraw(key: string): void {
+    if (this.promised.delete(key)) this.wakeIdle();
   }
 
   hold(o: HoldOptions = {}):
@@ -305,27 +311,32 @@ export class CallManager implements CallHost {
    * What a drain starting now waits for: running calls, connections whose call has not started,
    * and the calls (`provider:callId`) a webhook answer promised media for, until `mediaUntil`.
    */
-  waitingFor(now = Date.now()): { calls: number; connecting: number; media: string[]; mediaUntil?: number } {
-    const media = [...this.promised].filter(([, t]) => t.waitUntil > now).map(([k]) => k);
-    return { calls: this.active, connecting: this.pending, media, mediaUntil: this.promisedUntil(now) };
+  waitingFor(now = Date.now()): { calls: number; connecting: number; media: string[]; mediaUntil?: number; ringing: string[]; ringingUntil?: number } {
+    const awaited = [...this.promised].filter(([, t]) => t.waitUntil > now);
+    const last = (list: typeof awaited) => (list.length ? Math.max(...list.map(([, t]) => t.waitUntil)) : undefined);
+    const media = awaited.filter(([, t]) => !t.placed);
+    const ringing = awaited.filter(([, t]) => t.placed);
+    return { calls: this.active, connecting: this.pending, media: media.map(([k]) => k), mediaUntil: last(media), ringing: ringing.map(([k]) => k), ringingUntil: last(ringing) };
   }
 
   /** Says what the drain waits for (a drain of nothing says nothing); returns the promised calls it waits for. */
-  private logDrainStart(now: number): string[] {
+  private logDrainStart(now: number): { media: string[]; ringing: string[] } {
     const w = this.waitingFor(now);
-    if (!w.calls && !w.connecting && !w.media.length) return [];
+    if (!w.calls && !w.connecting && !w.media.length && !w.ringing.length) return { media: [], ringing: [] };
     const parts: string[] = [];
     if (w.calls) parts.push(`${w.calls} running call(s)`);
     if (w.connecting) parts.push(`${w.connecting} connection(s) whose call has not started`);
     if (w.media.length) parts.push(`the media of ${w.media.length} answered call(s) not connected yet, up to ${((w.mediaUntil! - now) / 1000).toFixed(1)} s (${w.media.join(', ')})`);
-    this.o.logger.info({ calls: w.calls, connecting: w.connecting, media: w.media }, `drain: waiting for ${parts.join(', ')}`);
-    return w.media;
+    if (w.ringing.length) parts.push(`${w.ringing.length} placed call(s) still ringing, up to ${((w.ringingUntil! - now) / 1000).toFixed(1)} s (${w.ringing.join(', ')})`);
+    this.o.logger.info({ calls: w.calls, connecting: w.connecting, media: w.media, ringing: w.ringing }, `drain: waiting for ${parts.join(', ')}`);
+    return { media: w.media, ringing: w.ringing };
   }
 
   /**
    * Refuses new calls from now on; resolves once every running call has ended, every connection
-   * not started yet has gone, and every call promised by a webhook answer has come or its token
-   * expired (or `timeoutMs` passed: the remaining calls are then ended).
+   * not started yet has gone, and every call promised by a webhook answer or placed here has come,
+   * ended unanswered, or was waited for long enough (or `timeoutMs` passed: the remaining calls
+   * are then ended).
    */
   async drain(timeoutMs = 600_000): Promise<void> {
     this.isDraining = true;
@@ -341,8 +352,10 @@ export class CallManager implements CallHost {
       });
       clearTimeout(timer);
     }
-    const never = awaited.filter((k) => this.promised.has(k));
+    const never = awaited.media.filter((k) => this.promised.has(k));
     if (never.length) this.o.logger.info({ media: never }, `drain: no media came for ${never.length} answered call(s) (${never.join(', ')}); not waiting for it any longer`);
+    const unanswered = awaited.ringing.filter((k) => this.promised.has(k));
+    if (unanswered.length) this.o.logger.warn({ ringing: unanswered }, `drain: ${unanswered.length} placed call(s) neither answered nor ended within their ring timeout (${unanswered.join(', ')}); not waiting for them any longer`);
     if (this.active === 0) return;
     this.o.logger.warn({ calls: this.live.size }, 'drain timed out; ending the remaining calls with their closing line');
     await Promise.all([...this.live].map((c) => endWithLine(c.session, 'server shutting down')));

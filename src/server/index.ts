@@ -29,6 +29,7 @@ export { SERVICE_PROBE_DEFAULTS, type ServiceProbeOptions, type ServiceStatus } 
 export {
   CallRefused,
   type HoldOptions,
+  type PromiseOptions,
   type CallHost,
   type CallObserver,
   type CallOutcome,

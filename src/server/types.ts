@@ -60,11 +60,22 @@ export interface CallHost {
    * A webhook answer promised the platform a media connection for call `key` (`provider:callId`)
    * until `until` (epoch ms, the media token's expiry): a drain that starts meanwhile waits for it
    * and lets it in (`hold({ call: key })`, then `runCall`), since the platform has already
-   * answered that caller.
+   * answered that caller. `o.placed`: a call this server placed (outbound), still ringing; a
+   * drain waits for it up to `o.waitMs` (its ring timeout, then the few seconds media takes).
    */
-  promise?(key: string, until: number): void;
+  promise?(key: string, until: number, o?: PromiseOptions): void;
+  /** The promised media will not come (a placed call ended unanswered, or its dial failed): a drain stops waiting for it. */
+  withdraw?(key: string): void;
   /** Tells the server's user (a `warning` event of `createAgentServer`); what it throws is logged. */
   warn?(warning: ServerWarning): void;
+}
+
+/** How long a drain waits for one promised media connection, and why it was promised. */
+export interface PromiseOptions {
+  /** How long from now a drain waits for it. @default DRAIN_DEFAULTS.promisedMediaWaitMs */
+  waitMs?: number;
+  /** A call this server placed, ringing (the drain's log names it apart from answered webhooks). */
+  placed?: boolean;
 }
 
 /** What a connection asking for a place says about itself. */

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { isDialId, type SlotKeeper } from '../../../src/campaign/slots.ts';
+import { DRAIN_DEFAULTS } from '../../../src/server/calls.ts';
 import type { CallTokens } from '../../../src/server/tokens.ts';
+import { CallRefused, type CallHost } from '../../../src/server/types.ts';
 import type { Agent } from '../../../src/session/agent.ts';
 import type { Logger } from '../../../src/session/logger.ts';
 import { missingVariables } from '../../../src/session/variables.ts';
@@ -91,6 +93,11 @@ export interface OutboundContext {
   logger?: Logger;
   /** The agent the call would get; its variables are checked before dialling. */
   agentOf?(call: CallInfo): Promise<Agent | undefined>;
+  /**
+   * The server the calls' media comes back to: nothing is dialled while it drains, and a drain
+   * waits for a placed call while it rings (its media is let in once answered).
+   */
+  host?: Pick<CallHost, 'draining' | 'promise' | 'withdraw'>;
 }
 
 /** The URLs one call's platform is handed, made from the server's public address. */
@@ -151,18 +158,25 @@ export class OutboundCalls {
     if (this.ctx.agentOf && !agent) throw new PlaceCallError(`no agent for a call to ${to}`);
     const missing = agent ? missingVariables(agent, parameters) : [];
     if (missing.length) throw new PlaceCallError(`missing call variable${missing.length > 1 ? 's' : ''}: ${missing.join(', ')} (agent "${agent!.name}" uses ${missing.map((m) => `{${m}}`).join(', ')})`);
+    // Its media would come back to a server that refuses new calls: nothing is dialled.
+    if (this.ctx.host?.draining) throw new CallRefused('draining');
     const call: OutboundCall = { id, platform, to, from, variables, status: 'queued', createdAt: new Date().toISOString(), ...(reference ? { reference } : {}) };
     // Recorded before the dial: a callback may come before the dial request's answer.
     await this.records.create(call);
     this.known.set(id, call);
     const u = urls(id, platform, parameters);
+    const ringTimeoutS = this.o.ringTimeoutS ?? OUTBOUND_DEFAULTS.ringTimeoutS;
+    // Promised before the dial (the callee may answer before its response): a drain starting now
+    // waits while the phone rings and lets the answered call's media in.
+    this.ctx.host?.promise?.(`${platform}:${id}`, Date.now() + ringTimeoutS * 1000 + this.ctx.tokens.ttlMs, { placed: true, waitMs: ringTimeoutS * 1000 + DRAIN_DEFAULTS.promisedMediaWaitMs });
     try {
-      const r = await client.dial({ id, to, from, streamUrl: u.stream, answerUrl: u.answer, statusUrl: u.status, afterUrl: u.after, parameters, ringTimeoutS: this.o.ringTimeoutS ?? OUTBOUND_DEFAULTS.ringTimeoutS });
+      const r = await client.dial({ id, to, from, streamUrl: u.stream, answerUrl: u.answer, statusUrl: u.status, afterUrl: u.after, parameters, ringTimeoutS });
       this.ctx.logger?.info({ call: id, platform }, 'outbound call placed');
       return await this.change(id, { kind: 'dialled', at: new Date().toISOString(), ...(r.platformCallId ? { platformCallId: r.platformCallId } : {}) });
     } catch (err) {
       const message = (err as Error).message;
       this.ctx.logger?.warn({ call: id, platform, err: message }, 'outbound call could not be placed');
+      this.ctx.host?.withdraw?.(`${platform}:${id}`);
       await this.change(id, { kind: 'dial-failed', at: new Date().toISOString(), raw: err instanceof DialError ? `http-${err.status}` : 'dial-error', error: message }).catch(() => {});
       throw err;
     }
@@ -327,6 +341,8 @@ export class OutboundCalls {
   /** The call's outcome is known here: a campaign call's slot is freed for the whole campaign. */
   private async ended(call: OutboundCall): Promise<void> {
     this.live.delete(call.id);
+    // Unanswered (or over): no media will come for it, a drain stops waiting.
+    this.ctx.host?.withdraw?.(`${call.platform}:${call.id}`);
     if (!this.o.slots || !call.reference || !isDialId(call.reference)) return;
     await this.o.slots.free(call.reference).catch((err: Error) => this.ctx.logger?.warn({ call: call.id, err: err.message }, 'outbound: a campaign slot could not be freed (its lease runs out)'));
   }

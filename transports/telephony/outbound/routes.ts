@@ -113,7 +113,7 @@ export function outboundCalls(opts: OutboundOptions = {}): Outbound {
   const routes: PluginFactory = (c) => {
     ctx = c;
     calls = new OutboundCalls(
-      { tokens: c.tokens, logger: c.logger, agentOf: c.agentOf },
+      { tokens: c.tokens, logger: c.logger, agentOf: c.agentOf, host: c.host },
       { platforms: opts.platforms ?? platformsFromEnv(), from: opts.from ?? (process.env.HIWAR_CALL_FROM || undefined), platform: opts.platform ?? ((process.env.HIWAR_CALL_PLATFORM || undefined) as OutboundPlatformName | undefined), ringTimeoutS: opts.ringTimeoutS, onStatus: opts.onStatus, records: opts.records, ...(opts.slots ? { slots: opts.slots } : {}) },
     );
     const baseOf = (request: IncomingMessage) => (opts.publicUrl ? publicUrl() : c.host.publicUrl(request));
