@@ -40,11 +40,12 @@ export type AttemptOutcome =
  * dial request (`platform-refused`: an HTTP error) or could not be reached for it
  * (`platform-unreachable`: network, DNS, time-out, a malformed API address); or something else
  * stopped it before the platform (`dial-error`: a credential missing, the calls' records out of
- * reach). All but the first are outcome `failed`, retried as `failed` is. The same in process
+ * reach); or the server the call's media would come back to was draining (`server-draining`:
+ * shutting down, it places no new call). All but the first are outcome `failed`, retried as `failed` is. The same in process
  * and on a cluster's workers; such an attempt is not counted among a campaign's calls placed
  * (`dials`).
  */
-export type NotPlaced = 'invalid-request' | 'platform-refused' | 'platform-unreachable' | 'dial-error';
+export type NotPlaced = 'invalid-request' | 'platform-refused' | 'platform-unreachable' | 'server-draining' | 'dial-error';
 
 /** What a dialler reports once a call has ended. */
 export interface CallResult {

@@ -56,3 +56,54 @@ test('during a drain, the promised media is let in (within the token), anything 
     mock.timers.reset();
   }
 });
+
+test('a placed call still ringing holds a drain up to its own wait (the ring timeout), and stops holding it once it ends unanswered', async () => {
+  mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
+  try {
+    const calls = manager();
+    const RING_MS = 30_000;
+    calls.promise('twilio:out-a', Date.now() + RING_MS + TOKEN_TTL_MS, { placed: true, waitMs: RING_MS + DRAIN_DEFAULTS.promisedMediaWaitMs });
+    calls.promise('twilio:out-b', Date.now() + RING_MS + TOKEN_TTL_MS, { placed: true, waitMs: RING_MS + DRAIN_DEFAULTS.promisedMediaWaitMs });
+    const w = calls.waitingFor();
+    assert.deepEqual(w.ringing, ['twilio:out-a', 'twilio:out-b']);
+    assert.deepEqual(w.media, [], 'placed calls are not answered webhooks');
+    let drained = false;
+    const drain = calls.drain().then(() => (drained = true));
+    await Promise.resolve();
+    mock.timers.tick(DRAIN_DEFAULTS.promisedMediaWaitMs + 1);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(drained, false, 'a ringing call is waited for beyond the answered-webhook wait');
+    // a ends unanswered (its final callback); b is answered and its media comes during the drain.
+    calls.withdraw('twilio:out-a');
+    const media = calls.hold({ provider: 'twilio', call: 'twilio:out-b' });
+    assert.ok(media, "the answered placed call's media is let in during the drain");
+    assert.equal(calls.hold({ provider: 'twilio', call: 'twilio:out-a' }), undefined, 'a withdrawn call is no longer let in');
+    media!.release();
+    for (let i = 0; i < 5 && !drained; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(drained, true, 'nothing left to wait for');
+    await drain;
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('a placed call that neither ends nor is answered holds a drain no longer than its wait', async () => {
+  mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
+  try {
+    const calls = manager();
+    const waitMs = 30_000 + DRAIN_DEFAULTS.promisedMediaWaitMs;
+    calls.promise('telnyx:out-c', Date.now() + 30_000 + TOKEN_TTL_MS, { placed: true, waitMs });
+    let drained = false;
+    const drain = calls.drain().then(() => (drained = true));
+    await Promise.resolve();
+    mock.timers.tick(waitMs - 1);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(drained, false);
+    mock.timers.tick(2);
+    for (let i = 0; i < 5 && !drained; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(drained, true, 'the drain ended at the ring timeout plus the media wait');
+    await drain;
+  } finally {
+    mock.timers.reset();
+  }
+});

@@ -114,6 +114,8 @@ export class FakePlatforms {
       scenario(to: string, id: string): Scenario;
       onMedia(leg: MediaLeg): Promise<void>;
       durationS?: number;
+      /** Twilio only: the phone rings until this resolves (after the `ringing` callback), then `scenario` says how it ends. */
+      ringing?(to: string, id: string): Promise<void>;
       /** The call's callbacks after its first ones are lost (sent to an instance that died): only the call resource tells how it ended. */
       lost?(to: string): boolean;
       /** A callback whose connection failed is sent again this many times, a second apart, as platforms retry webhooks. @default 0 */
@@ -295,6 +297,7 @@ export class FakePlatforms {
     this.note(sid, 'dialled');
     await send('initiated', 0);
     await send('ringing', 1);
+    await this.o.ringing?.(to, sid);
     const s = this.o.scenario(to, sid);
     if (this.o.lost?.(to)) return this.lose(sid, s);
     if (s !== 'answer') return this.end(sid, send(s, 2), s);

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { DRAIN_DEFAULTS } from '../../../src/server/calls.ts';
 import { CallTokens } from '../../../src/server/tokens.ts';
+import { CallRefused } from '../../../src/server/types.ts';
 import type { Agent } from '../../../src/session/agent.ts';
 import { agentWithVariables, fillVariables, MissingVariablesError, placeholders } from '../../../src/session/variables.ts';
 import type { CallReport } from '../../../src/session/events.ts';
 import { OutboundCalls, plivoOutbound, PlaceCallError, summaryOf, telnyxOutbound, twilioOutbound, vonageOutbound, type OutboundPlatform } from '../../../transports/telephony/index.ts';
+import { notPlacedOf } from '../../../transports/telephony/campaign/dialer.ts';
 import * as F from './fixtures.ts';
 import { heldOpen } from '../../helpers/processes.ts';
 
@@ -83,6 +86,38 @@ test('the registry: checked before dialling; a call never goes back, a final out
   assert.deepEqual(seen, ['answered', 'completed'], 'told of each change once');
   assert.equal(await calls.report(c.id, 'plivo', { CallStatus: 'busy' }), false, "another platform's callback names no call");
   assert.equal(await calls.report('out-unknown', 'twilio', { CallStatus: 'busy' }), false);
+});
+
+test('the registry and a draining server: a call is promised to the drain before its dial and withdrawn once it ends unanswered or its dial fails; nothing is dialled while draining', async () => {
+  const told: string[] = [];
+  const host = {
+    draining: false,
+    promise: (key: string, until: number, o?: { placed?: boolean; waitMs?: number }) => told.push(`promise ${key} placed=${o?.placed} wait=${o?.waitMs} life=${until - Date.now() >= 20_000 + new CallTokens().ttlMs - 1000}`),
+    withdraw: (key: string) => told.push(`withdraw ${key}`),
+  };
+  let fail = false;
+  const fakeClient: OutboundPlatform = {
+    ...twilioOutbound(),
+    dial: async (req) => {
+      told.push(`dial ${req.id}`);
+      if (fail) throw new Error('boom');
+      return { platformCallId: `CA-${req.id}` };
+    },
+  };
+  const calls = new OutboundCalls({ tokens: new CallTokens(), agentOf: async () => agent, host }, { platforms: { twilio: fakeClient }, from: '+966110000000', ringTimeoutS: 20 });
+  const urls = () => ({ stream: 'ws://x/s', answer: 'http://x/a', status: 'http://x/st', after: 'http://x/af' });
+  const c = await calls.place({ to: '+966500000001', variables: { name: 'x', due: 'y' } }, urls);
+  assert.deepEqual(told, [`promise twilio:${c.id} placed=true wait=${20_000 + DRAIN_DEFAULTS.promisedMediaWaitMs} life=true`, `dial ${c.id}`], 'promised before the dial, for the ring timeout and the media wait');
+  await calls.report(c.id, 'twilio', { CallSid: `CA-${c.id}`, CallStatus: 'no-answer' });
+  assert.equal(told.at(-1), `withdraw twilio:${c.id}`, 'an unanswered call is no longer waited for');
+  fail = true;
+  await assert.rejects(calls.place({ to: '+966500000001', variables: { name: 'x', due: 'y' } }, urls), /boom/);
+  assert.match(told.at(-1)!, /^withdraw twilio:out-/, 'a failed dial is withdrawn');
+  host.draining = true;
+  const before = told.length;
+  await assert.rejects(calls.place({ to: '+966500000001', variables: { name: 'x', due: 'y' } }, urls), (e: unknown) => e instanceof CallRefused && e.reason === 'draining');
+  assert.equal(told.length, before, 'nothing promised or dialled while draining');
+  assert.equal(notPlacedOf(new CallRefused('draining')), 'server-draining', 'a campaign attempt refused so is typed, and retried as failed is');
 });
 
 test("an answered call's outcome waits for a session still running here, however long; one that ran nowhere here is given without its summary after the wait", async () => {

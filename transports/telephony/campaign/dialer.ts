@@ -1,4 +1,5 @@
 import type { AttemptOutcome, CallResult, DialAttempt, Dialer, NotPlaced } from '../../../src/campaign/types.ts';
+import { CallRefused } from '../../../src/server/types.ts';
 import { sleepFor } from '../../../src/transport/clock.ts';
 import type { OutboundCall, PlaceCallRequest } from '../outbound/calls.ts';
 import { OUTBOUND_DEFAULTS, PlaceCallError } from '../outbound/calls.ts';
@@ -130,10 +131,12 @@ export function resultOfCall(call: OutboundCall): CallResult {
 /**
  * Why `placeCall` dialled nothing: a request wrong as given (`PlaceCallError`), the platform's
  * refusal (a `DialError` with its HTTP status) or its API out of reach (a `DialError` with status
- * 0), or anything else before the platform (a credential missing, the records' store down).
+ * 0), the server draining (`CallRefused`), or anything else before the platform (a credential
+ * missing, the records' store down).
  */
 export function notPlacedOf(err: unknown): NotPlaced {
   if (err instanceof PlaceCallError) return 'invalid-request';
   if (err instanceof DialError) return err.status > 0 ? 'platform-refused' : 'platform-unreachable';
+  if (err instanceof CallRefused && err.reason === 'draining') return 'server-draining';
   return 'dial-error';
 }
