@@ -67,7 +67,7 @@ export function lateCluster(): {
   let resolve!: (m: ClusterMember) => void;
   const ready = new Promise<ClusterMember>((r) => (resolve = r));
   return {
-    admission: { admit: async (t, hooks) => (await ready).admission.admit(t, hooks) },
+    admission: { admit: async (t, hooks, o) => (await ready).admission.admit(t, hooks, o) },
     health: () => member?.health() ?? { ready: false, body: { status: 'starting' } },
     rooms: {
       elsewhere: async (room) => (await ready).rooms.elsewhere(room),

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../session/logger.ts';
-import type { AdmissionHooks, AdmissionLease, CallAdmission } from '../server/calls.ts';
+import type { AdmissionHooks, AdmissionLease, AdmitOptions, CallAdmission } from '../server/calls.ts';
 import type { TokenLedger } from '../server/token-ledger.ts';
 import type { Transport } from '../transport/types.ts';
 import type { LiveCall } from '../observability/live-calls.ts';
@@ -156,7 +156,7 @@ export class MachineAdmission implements CallAdmission {
     return this.machineCalls >= this.maxCalls;
   }
 
-  async admit(transport: Transport, hooks?: AdmissionHooks): Promise<AdmissionLease | undefined> {
+  async admit(transport: Transport, hooks?: AdmissionHooks, o?: AdmitOptions): Promise<AdmissionLease | undefined> {
     // The primary gone (the worker is about to stop): no place can be given.
     const answer = await this.requests.ask({ hiwar: 'acquire', max: this.maxCalls }).catch(() => undefined);
     if (answer?.hiwar !== 'acquired' || !answer.ok) {
@@ -177,7 +177,7 @@ export class MachineAdmission implements CallAdmission {
     };
     let lease: AdmissionLease | undefined;
     try {
-      lease = this.inner ? await this.inner.admit(transport, hooks) : { release: async () => {} };
+      lease = this.inner ? await this.inner.admit(transport, hooks, o) : { release: async () => {} };
     } catch (err) {
       release();
       throw err;

@@ -2,7 +2,7 @@ import { filter, take } from '../rx.ts';
 import type { Logger } from '../session/logger.ts';
 import { armTimer, realClock, type Clock } from '../transport/clock.ts';
 import type { Transport } from '../transport/types.ts';
-import type { AdmissionHooks, AdmissionLease, CallAdmission } from '../server/calls.ts';
+import type { AdmissionHooks, AdmissionLease, AdmitOptions, CallAdmission } from '../server/calls.ts';
 import { playAndHangUp, playLine, type RenderedLine } from './busy-line.ts';
 import type { Lease, RedisSemaphore } from './semaphore.ts';
 import { decideAdmission, WaitQueue } from './wait-queue.ts';
@@ -61,9 +61,11 @@ export class ClusterAdmission implements CallAdmission {
     return this.queue.length;
   }
 
-  async admit(transport: Transport, hooks?: AdmissionHooks): Promise<AdmissionLease | undefined> {
+  async admit(transport: Transport, hooks?: AdmissionHooks, o: AdmitOptions = {}): Promise<AdmissionLease | undefined> {
     const log = this.o.logger.child({ call: transport.call.callId });
-    if (this.closed) return this.turnAway(transport, 'draining');
+    if (this.closed && !o.promised) return this.turnAway(transport, 'draining');
+    // Draining, a call promised before (answered, its media on its way): a free line now, or the busy line; no queue any more.
+    if (this.closed) return this.promisedWhileClosed(transport, log);
     let lease: Lease | undefined;
     if (this.queue.length === 0) {
       try {
@@ -111,6 +113,13 @@ export class ClusterAdmission implements CallAdmission {
       return this.turnAway(transport, 'busy');
     }
     return this.delayed(outcome);
+  }
+
+  private async promisedWhileClosed(transport: Transport, log: Logger): Promise<AdmissionLease | undefined> {
+    const lease = await this.o.semaphore.tryAcquire(this.o.weight).catch((err: Error) => void log.error({ err: err.message }, 'Redis did not answer for a slot; turning the call away'));
+    if (lease) return this.delayed(lease);
+    log.info('draining, and no free line for a call promised before the drain: playing the busy line');
+    return this.turnAway(transport, 'busy');
   }
 
   /** Plays the wait line now and every `waitLineEveryMs` (never over itself) until the returned stop. */

@@ -56,7 +56,16 @@ export interface AdmissionLease {
  */
 export interface CallAdmission {
   /** Admits a call (a lease to release when it ends) or refuses it (undefined); `hooks` hear of a wait. */
-  admit(transport: Transport, hooks?: AdmissionHooks): Promise<AdmissionLease | undefined>;
+  admit(transport: Transport, hooks?: AdmissionHooks, o?: AdmitOptions): Promise<AdmissionLease | undefined>;
+}
+
+/** What the server tells an admission of one call. */
+export interface AdmitOptions {
+  /**
+   * The server promised this call its media before it began draining (a webhook answered, a call
+   * it placed): an admission that stopped taking calls still runs it if a line is free now.
+   */
+  promised?: boolean;
 }
 
 /** What an admission tells the server of a call it holds. */
@@ -194,19 +203,24 @@ export class CallManager implements CallHost {
       return new CallRefused(reason);
     };
     // While draining, only a call promised before it (a webhook answered, its media let in) runs.
-    if (this.isDraining && !this.admitted.delete(`${provider}:${transport.call.callId}`)) throw refuse('draining');
+    const promised = this.isDraining && this.admitted.delete(`${provider}:${transport.call.callId}`);
+    if (this.isDraining && !promised) throw refuse('draining');
     if (this.active >= (this.o.maxCalls ?? 200)) throw refuse('full');
     const log = this.o.logger.child({ provider, call: transport.call.callId });
     if (!this.o.admission) return this.run(transport, log, observer);
-    const lease = await this.o.admission.admit(transport, {
-      waiting: (position) => {
-        try {
-          this.o.onCallWaiting?.(transport, position);
-        } catch (err) {
-          log.warn({ err: (err as Error).message }, 'call-waiting hook failed');
-        }
+    const lease = await this.o.admission.admit(
+      transport,
+      {
+        waiting: (position) => {
+          try {
+            this.o.onCallWaiting?.(transport, position);
+          } catch (err) {
+            log.warn({ err: (err as Error).message }, 'call-waiting hook failed');
+          }
+        },
       },
-    });
+      promised ? { promised } : undefined,
+    );
     if (!lease) {
       this.o.metrics.calls.inc({ provider, outcome: 'refused' });
       return 'refused';

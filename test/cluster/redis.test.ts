@@ -199,6 +199,25 @@ describe('cluster admission', () => {
     adm.close();
   });
 
+  it('once closed (draining) still runs a call promised before the drain when a line is free, the busy line when none; any other call is turned away', async () => {
+    const s = sem('t:slots:adm5', 'x', 4);
+    const adm = new ClusterAdmission({ semaphore: s, weight: 2, queueSize: 3, queueWaitMs: 60_000, pollMs: 20, busyLine: () => undefined, logger: createLogger('silent') });
+    const running = (await adm.admit(fakeTransport('running').t))!;
+    adm.close();
+    const other = fakeTransport('other');
+    assert.equal(await adm.admit(other.t), undefined, 'a new call while draining');
+    assert.deepEqual(other.done, ['hangup:draining', 'closed']);
+    const promised = fakeTransport('promised');
+    const lease = await adm.admit(promised.t, undefined, { promised: true });
+    assert.ok(lease, 'the promised call takes the free line');
+    assert.deepEqual(promised.done, []);
+    const late = fakeTransport('late');
+    assert.equal(await adm.admit(late.t, undefined, { promised: true }), undefined, 'no line free: it is not queued on a closed admission');
+    assert.deepEqual(late.done, ['hangup:busy', 'closed']);
+    await lease!.release();
+    await running.release();
+  });
+
   it('tells a caller who has to wait: the wait line as the wait starts, cut off when a line frees, and the position to the server', async () => {
     const s = sem('t:slots:adm4', 'x', 2);
     // Half a second at 8 kHz, the rate the transport wants.

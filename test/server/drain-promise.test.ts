@@ -8,6 +8,7 @@ import { mock, test } from 'node:test';
 import { CallManager, DRAIN_DEFAULTS } from '../../src/server/calls.ts';
 import { ServerMetrics } from '../../src/server/metrics.ts';
 import { createLogger } from '../../src/session/logger.ts';
+import type { Transport } from '../../src/transport/types.ts';
 
 const TOKEN_TTL_MS = 300_000;
 
@@ -106,4 +107,26 @@ test('a placed call that neither ends nor is answered holds a drain no longer th
   } finally {
     mock.timers.reset();
   }
+});
+
+test("a promised call let in during a drain is told to the admission as promised (a cluster's closed admission still runs it)", async () => {
+  const seen: unknown[] = [];
+  const calls = new CallManager({
+    sessions: () => {
+      throw new Error('no session runs in this test');
+    },
+    metrics: new ServerMetrics(),
+    logger: createLogger('silent'),
+    publicUrl: () => 'http://127.0.0.1',
+    admission: { admit: async (_t, _h, o) => (seen.push(o), undefined) },
+  });
+  const transport = (callId: string) => ({ call: { callId, provider: 'twilio' } }) as unknown as Transport;
+  const before = await calls.runCall(transport('CA0'));
+  assert.equal(before, 'refused');
+  calls.promise('twilio:CA1', Date.now() + TOKEN_TTL_MS, { placed: true, waitMs: 1 });
+  const drain = calls.drain();
+  calls.hold({ provider: 'twilio', call: 'twilio:CA1' })!.release();
+  assert.equal(await calls.runCall(transport('CA1')), 'refused');
+  assert.deepEqual(seen, [undefined, { promised: true }]);
+  await drain;
 });
