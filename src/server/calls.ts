@@ -113,7 +113,7 @@ interface Live {
 export class CallManager implements CallHost {
   private readonly live = new Set<Live>();
   /** Connections holding a place before their call starts (see `hold`). */
-  private pending = 0;
+  private readonly pending = new Set<{ name: string; until?: number; call?: string }>();
   private isDraining = false;
   /** Calls whose session is being made (an async factory): they hold a slot already. */
   private opening = 0;
@@ -149,7 +149,7 @@ export class CallManager implements CallHost {
 
   /** Places held by connections whose call has not started. */
   get held(): number {
-    return this.pending;
+    return this.pending.size;
   }
 
   promise(key: string, until: number, o: PromiseOptions = {}): void {
@@ -178,19 +178,19 @@ export class CallManager implements CallHost {
     const promised = until !== undefined && until > Date.now();
     // The platform connected for this call: kept or refused, the promise is settled (a drain stops waiting for it).
     if (o.call) this.promised.delete(o.call);
-    if ((this.isDraining && !promised) || this.live.size + this.pending >= (this.o.maxCalls ?? 200)) {
+    if ((this.isDraining && !promised) || this.live.size + this.pending.size >= (this.o.maxCalls ?? 200)) {
       this.o.metrics.calls.inc({ provider: o.provider ?? 'unknown', outcome: 'refused' });
       this.wakeIdle();
       return undefined;
     }
     // While draining, the promise is kept: this call's `runCall` is let through.
     if (o.call && this.isDraining) this.admitted.add(o.call);
-    this.pending++;
-    let held = true;
+    // Named for the drain's log: the call when a token names it, else the adapter.
+    const entry = { name: o.call ?? o.provider ?? 'unknown', ...(o.until !== undefined ? { until: o.until } : {}), ...(o.call ? { call: o.call } : {}) };
+    this.pending.add(entry);
     return {
       release: () => {
-        if (held) this.pending--;
-        held = false;
+        this.pending.delete(entry);
         this.wakeIdle();
       },
     };
@@ -318,19 +318,41 @@ export class CallManager implements CallHost {
   }
 
   private busy(now: number): boolean {
-    return this.active > 0 || this.pending > 0 || this.promisedUntil(now) !== undefined;
+    return this.active > 0 || this.pending.size > 0 || this.promisedUntil(now) !== undefined;
   }
 
   /**
    * What a drain starting now waits for: running calls, connections whose call has not started,
    * and the calls (`provider:callId`) a webhook answer promised media for, until `mediaUntil`.
    */
-  waitingFor(now = Date.now()): { calls: number; connecting: number; media: string[]; mediaUntil?: number; ringing: string[]; ringingUntil?: number } {
+  waitingFor(now = Date.now()): {
+    calls: number;
+    connecting: number;
+    /** The connections not started: `provider:callId` when a token names the call, else the adapter's name. */
+    connections: string[];
+    /** When the last of them is closed by its start timeout, if each said (`HoldOptions.until`). */
+    connectingUntil?: number;
+    media: string[];
+    mediaUntil?: number;
+    ringing: string[];
+    ringingUntil?: number;
+  } {
     const awaited = [...this.promised].filter(([, t]) => t.waitUntil > now);
     const last = (list: typeof awaited) => (list.length ? Math.max(...list.map(([, t]) => t.waitUntil)) : undefined);
     const media = awaited.filter(([, t]) => !t.placed);
     const ringing = awaited.filter(([, t]) => t.placed);
-    return { calls: this.active, connecting: this.pending, media: media.map(([k]) => k), mediaUntil: last(media), ringing: ringing.map(([k]) => k), ringingUntil: last(ringing) };
+    const conns = [...this.pending];
+    const connectingUntil = conns.length && conns.every((c) => c.until !== undefined) ? Math.max(...conns.map((c) => c.until!)) : undefined;
+    return {
+      calls: this.active,
+      connecting: conns.length,
+      connections: conns.map((c) => c.name),
+      ...(connectingUntil !== undefined ? { connectingUntil } : {}),
+      media: media.map(([k]) => k),
+      mediaUntil: last(media),
+      ringing: ringing.map(([k]) => k),
+      ringingUntil: last(ringing),
+    };
   }
 
   /** Says what the drain waits for (a drain of nothing says nothing); returns the promised calls it waits for. */
@@ -339,7 +361,10 @@ export class CallManager implements CallHost {
     if (!w.calls && !w.connecting && !w.media.length && !w.ringing.length) return { media: [], ringing: [] };
     const parts: string[] = [];
     if (w.calls) parts.push(`${w.calls} running call(s)`);
-    if (w.connecting) parts.push(`${w.connecting} connection(s) whose call has not started`);
+    if (w.connecting) {
+      const bound = w.connectingUntil !== undefined ? `, each closed by its start timeout within ${(Math.max(0, w.connectingUntil - now) / 1000).toFixed(1)} s` : '';
+      parts.push(`${w.connecting} connection(s) whose call has not started (${w.connections.join(', ')}; no start message yet${bound})`);
+    }
     if (w.media.length) parts.push(`the media of ${w.media.length} answered call(s) not connected yet, up to ${((w.mediaUntil! - now) / 1000).toFixed(1)} s (${w.media.join(', ')})`);
     if (w.ringing.length) parts.push(`${w.ringing.length} placed call(s) still ringing, up to ${((w.ringingUntil! - now) / 1000).toFixed(1)} s (${w.ringing.join(', ')})`);
     this.o.logger.info({ calls: w.calls, connecting: w.connecting, media: w.media, ringing: w.ringing }, `drain: waiting for ${parts.join(', ')}`);
@@ -354,6 +379,8 @@ export class CallManager implements CallHost {
    */
   async drain(timeoutMs = 600_000): Promise<void> {
     this.isDraining = true;
+    // A connection open before the drain whose start comes during it is waited for: so it runs.
+    for (const c of this.pending) if (c.call) this.admitted.add(c.call);
     const deadline = Date.now() + timeoutMs;
     const awaited = this.logDrainStart(Date.now());
     while (this.busy(Date.now()) && Date.now() < deadline) {

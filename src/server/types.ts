@@ -84,6 +84,8 @@ export interface HoldOptions {
   provider?: string;
   /** `provider:callId` of the call a checked token names: let in during a drain when promised before it. */
   call?: string;
+  /** When the adapter closes this connection if its call has not started (its start timeout, epoch ms), for the drain's log. */
+  until?: number;
 }
 
 /**

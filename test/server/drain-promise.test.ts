@@ -130,3 +130,29 @@ test("a promised call let in during a drain is told to the admission as promised
   assert.deepEqual(seen, [undefined, { promised: true }]);
   await drain;
 });
+
+test("a connection open before the drain whose start has not come: the drain's log names it and its start-timeout bound, and its start during the drain is let in", async () => {
+  const lines: string[] = [];
+  const seen: unknown[] = [];
+  const calls = new CallManager({
+    sessions: () => {
+      throw new Error('no session runs in this test');
+    },
+    metrics: new ServerMetrics(),
+    logger: createLogger('info', { write: (s: string) => void lines.push(JSON.parse(s).msg) }),
+    publicUrl: () => 'http://127.0.0.1',
+    admission: { admit: async (_t, _h, o) => (seen.push(o), undefined) },
+  });
+  const tokened = calls.hold({ provider: 'twilio', call: 'twilio:CA5', until: Date.now() + 16_000 })!;
+  const tokenless = calls.hold({ provider: 'pcm', until: Date.now() + 16_000 })!;
+  const drain = calls.drain();
+  assert.match(lines.join('\n'), /drain: waiting for 2 connection\(s\) whose call has not started \(twilio:CA5, pcm; no start message yet, each closed by its start timeout within 1[56]\.\d s\)/);
+  assert.deepEqual(calls.waitingFor().connections, ['twilio:CA5', 'pcm']);
+  // Its start comes now: the call it was waited for runs (here the admission has the last word), not refused as draining.
+  tokened.release();
+  assert.equal(await calls.runCall({ call: { callId: 'CA5', provider: 'twilio' } } as unknown as Transport), 'refused');
+  assert.deepEqual(seen, [{ promised: true }], 'asked of the admission, as a call let in');
+  // The other never starts: its adapter closes it at the start timeout, and the drain ends.
+  tokenless.release();
+  await drain;
+});

@@ -8,7 +8,7 @@ import { MemoryTokenLedger, type TokenLedger } from '../../src/server/token-ledg
 import type { Logger } from '../../src/session/logger.ts';
 import { traceWebhook } from '../../src/observability/trace-context.ts';
 import { routeAccess, type RouteAccess } from './access.ts';
-import { MediaConnection } from './connection.ts';
+import { MEDIA_CONNECTION_DEFAULTS, MediaConnection } from './connection.ts';
 import type { MediaStreamOptions, PlatformHooks } from './media-stream.ts';
 import type { AfterStream, TelephonyProvider, WebhookContext } from './provider.ts';
 import { readBody as readLimitedBody } from '../../src/server/read-body.ts';
@@ -135,7 +135,9 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     const claims = opts.tokens.verify(r.token, provider.name, 'media');
     // A connection holds a call's place from now until its start: pending ones count against the
     // limit. While draining, only the media of a call whose webhook was answered before gets one.
-    const hold = host.hold ? host.hold({ provider: provider.name, ...(claims ? { call: `${provider.name}:${claims.callId}` } : {}) }) : host.draining ? undefined : { release() {} };
+    // Closed by then without a start: the start timeout, from a moment later, seen by a watchdog that looks every second at most.
+    const until = Date.now() + (opts.limits?.startTimeoutMs ?? MEDIA_CONNECTION_DEFAULTS.startTimeoutMs) + 1000;
+    const hold = host.hold ? host.hold({ provider: provider.name, until, ...(claims ? { call: `${provider.name}:${claims.callId}` } : {}) }) : host.draining ? undefined : { release() {} };
     if (!hold) {
       refuse(socket, '503 Service Unavailable', host.draining ? 'draining' : 'the server is full (running calls and connections not started yet)', { provider: provider.name });
       return true;
