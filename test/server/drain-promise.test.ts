@@ -23,29 +23,39 @@ function manager(): CallManager {
   });
 }
 
-test('a webhook answered whose media never comes holds a drain for the media wait, not for the token lifetime', async () => {
+/** Runs `fn` on mocked `setTimeout` and `Date` (from a fixed epoch), restored after. */
+async function onMockedTimers(fn: () => Promise<void>): Promise<void> {
   mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
   try {
-    const calls = manager();
-    calls.promise('twilio:CA1', Date.now() + TOKEN_TTL_MS);
-    let drained = false;
-    const drain = calls.drain().then(() => (drained = true));
-    await Promise.resolve();
-    mock.timers.tick(DRAIN_DEFAULTS.promisedMediaWaitMs - 1);
-    await new Promise((r) => setImmediate(r));
-    assert.equal(drained, false, 'still waiting for the promised media');
-    mock.timers.tick(2);
-    for (let i = 0; i < 5 && !drained; i++) await new Promise((r) => setImmediate(r));
-    assert.equal(drained, true, 'the drain ended once the media wait was over, long before the token expired');
-    await drain;
+    await fn();
   } finally {
     mock.timers.reset();
   }
-});
+}
 
-test('during a drain, the promised media is let in (within the token), anything else is refused', async () => {
-  mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
-  try {
+/** Drains `calls` on the mocked timers: still waiting `ms - 1` after it began, over at `ms + 1`. */
+async function drainTakes(calls: CallManager, ms: number, why: string): Promise<void> {
+  let drained = false;
+  const drain = calls.drain().then(() => (drained = true));
+  await Promise.resolve();
+  mock.timers.tick(ms - 1);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(drained, false, `still waiting before ${why}`);
+  mock.timers.tick(2);
+  for (let i = 0; i < 5 && !drained; i++) await new Promise((r) => setImmediate(r));
+  assert.equal(drained, true, `over after ${why}`);
+  await drain;
+}
+
+test('a webhook answered whose media never comes holds a drain for the media wait, not for the token lifetime', () =>
+  onMockedTimers(async () => {
+    const calls = manager();
+    calls.promise('twilio:CA1', Date.now() + TOKEN_TTL_MS);
+    await drainTakes(calls, DRAIN_DEFAULTS.promisedMediaWaitMs, 'the media wait, long before the token expired');
+  }));
+
+test('during a drain, the promised media is let in (within the token), anything else is refused', () =>
+  onMockedTimers(async () => {
     const calls = manager();
     calls.promise('twilio:CA2', Date.now() + TOKEN_TTL_MS);
     void calls.drain();
@@ -53,14 +63,10 @@ test('during a drain, the promised media is let in (within the token), anything 
     assert.ok(kept, 'the promised call holds a place');
     assert.equal(calls.hold({ provider: 'twilio', call: 'twilio:CA3' }), undefined, 'a call nobody promised is refused');
     kept!.release();
-  } finally {
-    mock.timers.reset();
-  }
-});
+  }));
 
-test('a placed call still ringing holds a drain up to its own wait (the ring timeout), and stops holding it once it ends unanswered', async () => {
-  mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
-  try {
+test('a placed call still ringing holds a drain up to its own wait (the ring timeout), and stops holding it once it ends unanswered', () =>
+  onMockedTimers(async () => {
     const calls = manager();
     const RING_MS = 30_000;
     calls.promise('twilio:out-a', Date.now() + RING_MS + TOKEN_TTL_MS, { placed: true, waitMs: RING_MS + DRAIN_DEFAULTS.promisedMediaWaitMs });
@@ -83,31 +89,15 @@ test('a placed call still ringing holds a drain up to its own wait (the ring tim
     for (let i = 0; i < 5 && !drained; i++) await new Promise((r) => setImmediate(r));
     assert.equal(drained, true, 'nothing left to wait for');
     await drain;
-  } finally {
-    mock.timers.reset();
-  }
-});
+  }));
 
-test('a placed call that neither ends nor is answered holds a drain no longer than its wait', async () => {
-  mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
-  try {
+test('a placed call that neither ends nor is answered holds a drain no longer than its wait', () =>
+  onMockedTimers(async () => {
     const calls = manager();
     const waitMs = 30_000 + DRAIN_DEFAULTS.promisedMediaWaitMs;
     calls.promise('telnyx:out-c', Date.now() + 30_000 + TOKEN_TTL_MS, { placed: true, waitMs });
-    let drained = false;
-    const drain = calls.drain().then(() => (drained = true));
-    await Promise.resolve();
-    mock.timers.tick(waitMs - 1);
-    await new Promise((r) => setImmediate(r));
-    assert.equal(drained, false);
-    mock.timers.tick(2);
-    for (let i = 0; i < 5 && !drained; i++) await new Promise((r) => setImmediate(r));
-    assert.equal(drained, true, 'the drain ended at the ring timeout plus the media wait');
-    await drain;
-  } finally {
-    mock.timers.reset();
-  }
-});
+    await drainTakes(calls, waitMs, 'the ring timeout plus the media wait');
+  }));
 
 test("a promised call let in during a drain is told to the admission as promised (a cluster's closed admission still runs it)", async () => {
   const seen: unknown[] = [];

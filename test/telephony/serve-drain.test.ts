@@ -5,34 +5,21 @@
  * says on its first line and in its log what it waits for and what never came.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import WebSocket from 'ws';
 import { DRAIN_DEFAULTS } from '../../src/server/calls.ts';
-import { Deadline } from '../helpers/deadline.ts';
 import { platformFixture } from './fixture-files.ts';
-
-const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
+import { spawnServe } from './serve-process.ts';
 
 test('hiwar serve: SIGTERM with two answered Telnyx calls not connected yet: one connecting during the drain runs, the other is waited for a few seconds, and the drain says so', async () => {
   const env: NodeJS.ProcessEnv = { ...process.env, HIWAR_LOG_LEVEL: 'info' };
   for (const k of ['HIWAR_API_KEY', 'TELNYX_PUBLIC_KEY', 'HIWAR_MEDIA_TOKEN', 'REDIS_URL']) delete env[k];
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--open', '--public-url', 'https://agent.example.com'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = once(child, 'exit');
-  const until = async (re: RegExp, what: string) => {
-    const deadline = new Deadline(90_000);
-    while (!re.test(out)) {
-      if (deadline.expired || child.exitCode !== null) throw new Error(`${what} not seen:\n${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const serve = spawnServe(['--port', '0', '--open', '--public-url', 'https://agent.example.com'], env);
+  const { child, until, exited } = serve;
   try {
     await until(/pcm +media.*\n/, 'the start-up lines');
-    const port = /at http:\/\/[\d.]+:(\d+)/.exec(out.slice(out.indexOf('hiwar serve')))![1];
+    const port = /at http:\/\/[\d.]+:(\d+)/.exec(serve.out().slice(serve.out().indexOf('hiwar serve')))![1];
     const base = `http://127.0.0.1:${port}`;
     const streams: Record<string, string> = {};
     for (const sid of ['v3:a', 'v3:b']) {
@@ -42,9 +29,9 @@ test('hiwar serve: SIGTERM with two answered Telnyx calls not connected yet: one
     }
     child.kill('SIGTERM');
     await until(/SIGTERM: draining/, 'the drain line');
-    assert.match(out, /SIGTERM: draining \(0 calls running, the media of 2 answered call\(s\) awaited up to \d+\.\d s, no new calls\)/);
-    assert.match(out, /drain: waiting for the media of 2 answered call\(s\) not connected yet, up to \d+\.\d s \(telnyx:v3:a, telnyx:v3:b\)/);
-    const waitS = Number(/the media of 2 answered call\(s\) awaited up to (\d+\.\d) s/.exec(out)![1]);
+    assert.match(serve.out(), /SIGTERM: draining \(0 calls running, the media of 2 answered call\(s\) awaited up to \d+\.\d s, no new calls\)/);
+    assert.match(serve.out(), /drain: waiting for the media of 2 answered call\(s\) not connected yet, up to \d+\.\d s \(telnyx:v3:a, telnyx:v3:b\)/);
+    const waitS = Number(/the media of 2 answered call\(s\) awaited up to (\d+\.\d) s/.exec(serve.out())![1]);
     assert.ok(waitS <= DRAIN_DEFAULTS.promisedMediaWaitMs / 1000 && DRAIN_DEFAULTS.promisedMediaWaitMs <= 5000, `a few seconds after the webhook answers, not the token's lifetime: ${waitS} s`);
 
     // Call a's stream connects now, during the drain: it is let in and runs until its caller hangs up.
@@ -62,9 +49,9 @@ test('hiwar serve: SIGTERM with two answered Telnyx calls not connected yet: one
 
     const [code] = await exited;
     assert.equal(code, 0);
-    assert.match(out, /drain: no media came for 1 answered call\(s\) \(telnyx:v3:b\); not waiting for it any longer/);
-    assert.doesNotMatch(out, /refused/, 'the answered call that connected was not refused');
-    assert.match(out, /drained; bye/);
+    assert.match(serve.out(), /drain: no media came for 1 answered call\(s\) \(telnyx:v3:b\); not waiting for it any longer/);
+    assert.doesNotMatch(serve.out(), /refused/, 'the answered call that connected was not refused');
+    assert.match(serve.out(), /drained; bye/);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
   }

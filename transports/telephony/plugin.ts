@@ -134,7 +134,7 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     const provider = r.provider;
     const claims = opts.tokens.verify(r.token, provider.name, 'media');
     // A connection holds a call's place from now until its start: pending ones count against the
-    // limit. While draining, only the media of a call whose webhook was answered before gets one.
+    // limit. While draining, only the media of a call promised before (a webhook answered, a call placed here) gets one.
     // Closed by then without a start: the start timeout, from a moment later, seen by a watchdog that looks every second at most.
     const until = Date.now() + (opts.limits?.startTimeoutMs ?? MEDIA_CONNECTION_DEFAULTS.startTimeoutMs) + 1000;
     const hold = host.hold ? host.hold({ provider: provider.name, until, ...(claims ? { call: `${provider.name}:${claims.callId}` } : {}) }) : host.draining ? undefined : { release() {} };

@@ -5,16 +5,13 @@
  * one answered during the drain gets its media in, and the callee hears the agent.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { test } from 'node:test';
 import { realClock } from '../../../src/transport/clock.ts';
-import { Deadline } from '../../helpers/deadline.ts';
 import { freePort } from '../../helpers/redis.ts';
 import { FarEnd } from '../far-end.ts';
+import { spawnServe } from '../serve-process.ts';
 import { FakePlatforms, testKeys, type MediaLeg } from './fake-platforms.ts';
 
-const BIN = new URL('../../../bin/hiwar.js', import.meta.url).pathname;
 const SECRET = 'drain-calls-secret-0123456789abcdef';
 const ANSWERS = '+966500000001';
 const NO_ANSWER = '+966500000002';
@@ -59,18 +56,8 @@ test('hiwar serve: SIGTERM while placed calls ring: the drain waits for them, th
     HIWAR_CALL_FROM: '+966110000000',
   };
   for (const k of ['HIWAR_API_KEY', 'TELNYX_API_KEY', 'PLIVO_AUTH_ID', 'VONAGE_APPLICATION_ID', 'HIWAR_PUBLIC_URL', 'REDIS_URL', 'HIWAR_CALL_PLATFORM']) delete env[k];
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--public-url', `http://127.0.0.1:${port}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = once(child, 'exit');
-  const until = async (re: RegExp, what: string) => {
-    const deadline = new Deadline(90_000);
-    while (!re.test(out)) {
-      if (deadline.expired || child.exitCode !== null) throw new Error(`${what} not seen:\n${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const serve = spawnServe(['--port', String(port), '--public-url', `http://127.0.0.1:${port}`], env);
+  const { child, until, exited } = serve;
   const place = (to: string) => fetch(`http://127.0.0.1:${port}/calls`, { method: 'POST', headers: { authorization: `Bearer ${SECRET}`, 'content-type': 'application/json' }, body: JSON.stringify({ to }) });
   try {
     await until(/live calls: .*\n/, 'the start-up lines');
@@ -79,9 +66,9 @@ test('hiwar serve: SIGTERM while placed calls ring: the drain waits for them, th
 
     child.kill('SIGTERM');
     await until(/SIGTERM: draining/, 'the drain line');
-    assert.match(out, /SIGTERM: draining \(0 calls running, 2 placed call\(s\) ringing, awaited up to \d+\.\d s, no new calls\)/);
+    assert.match(serve.out(), /SIGTERM: draining \(0 calls running, 2 placed call\(s\) ringing, awaited up to \d+\.\d s, no new calls\)/);
     await until(/drain: waiting for/, "the drain's log line");
-    assert.match(out, /drain: waiting for 2 placed call\(s\) still ringing, up to \d+\.\d s \(twilio:out-[\w-]+, twilio:out-[\w-]+\)/);
+    assert.match(serve.out(), /drain: waiting for 2 placed call\(s\) still ringing, up to \d+\.\d s \(twilio:out-[\w-]+, twilio:out-[\w-]+\)/);
     // Nothing new is dialled while draining.
     assert.equal((await place('+966500000003')).status, 503);
     assert.equal(fake.received.length, 2, 'no third call was placed');
@@ -96,9 +83,9 @@ test('hiwar serve: SIGTERM while placed calls ring: the drain waits for them, th
     assert.equal(heard.error, undefined, `the answered call's stream was let in (${heard.error})`);
     assert.ok(heard.far && heard.far.agentAudio.length > 0, 'the callee heard the agent');
     assert.equal(code, 0);
-    assert.doesNotMatch(out, /refused/, 'no media connection was refused');
-    assert.doesNotMatch(out, /neither answered nor ended/, 'every placed call was settled before its ring timeout');
-    assert.match(out, /drained; bye/);
+    assert.doesNotMatch(serve.out(), /refused/, 'no media connection was refused');
+    assert.doesNotMatch(serve.out(), /neither answered nor ended/, 'every placed call was settled before its ring timeout');
+    assert.match(serve.out(), /drained; bye/);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     for (const r of ring.values()) r();
