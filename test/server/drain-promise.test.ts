@@ -1,7 +1,9 @@
 /**
  * A drain and the calls a webhook answer promised media for, on mocked timers: the drain waits
  * for such media a short while (`DRAIN_DEFAULTS.promisedMediaWaitMs`), not for the media token's
- * whole lifetime, and media that does come meanwhile is let in.
+ * whole lifetime, and media that does come meanwhile is let in. A call the server placed waits
+ * up to its ring timeout instead, and no longer once it ended unanswered; a connection open
+ * before the drain is named in its log, and its call runs when its start comes.
  */
 import assert from 'node:assert/strict';
 import { mock, test } from 'node:test';
