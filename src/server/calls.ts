@@ -2,6 +2,7 @@ import type { Observable } from 'rxjs';
 import type { CallReport, SessionEvent } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Transport } from '../transport/types.ts';
+import { describeDrainWait, type DrainWaiting } from './drain-wait.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { CallRefused, type CallHost, type CallObserver, type CallOutcome, type HoldOptions, type PromiseOptions, type ServerWarning } from './types.ts';
 
@@ -323,20 +324,9 @@ export class CallManager implements CallHost {
 
   /**
    * What a drain starting now waits for: running calls, connections whose call has not started,
-   * and the calls (`provider:callId`) a webhook answer promised media for, until `mediaUntil`.
+   * the calls (`provider:callId`) a webhook answer promised media for, and placed calls ringing.
    */
-  waitingFor(now = Date.now()): {
-    calls: number;
-    connecting: number;
-    /** The connections not started: `provider:callId` when a token names the call, else the adapter's name. */
-    connections: string[];
-    /** When the last of them is closed by its start timeout, if each said (`HoldOptions.until`). */
-    connectingUntil?: number;
-    media: string[];
-    mediaUntil?: number;
-    ringing: string[];
-    ringingUntil?: number;
-  } {
+  waitingFor(now = Date.now()): DrainWaiting {
     const awaited = [...this.promised].filter(([, t]) => t.waitUntil > now);
     const last = (list: typeof awaited) => (list.length ? Math.max(...list.map(([, t]) => t.waitUntil)) : undefined);
     const media = awaited.filter(([, t]) => !t.placed);
@@ -358,16 +348,8 @@ export class CallManager implements CallHost {
   /** Says what the drain waits for (a drain of nothing says nothing); returns the promised calls it waits for. */
   private logDrainStart(now: number): { media: string[]; ringing: string[] } {
     const w = this.waitingFor(now);
-    if (!w.calls && !w.connecting && !w.media.length && !w.ringing.length) return { media: [], ringing: [] };
-    const parts: string[] = [];
-    if (w.calls) parts.push(`${w.calls} running call(s)`);
-    if (w.connecting) {
-      const bound = w.connectingUntil !== undefined ? `, each closed by its start timeout within ${(Math.max(0, w.connectingUntil - now) / 1000).toFixed(1)} s` : '';
-      parts.push(`${w.connecting} connection(s) whose call has not started (${w.connections.join(', ')}; no start message yet${bound})`);
-    }
-    if (w.media.length) parts.push(`the media of ${w.media.length} answered call(s) not connected yet, up to ${((w.mediaUntil! - now) / 1000).toFixed(1)} s (${w.media.join(', ')})`);
-    if (w.ringing.length) parts.push(`${w.ringing.length} placed call(s) still ringing, up to ${((w.ringingUntil! - now) / 1000).toFixed(1)} s (${w.ringing.join(', ')})`);
-    this.o.logger.info({ calls: w.calls, connecting: w.connecting, media: w.media, ringing: w.ringing }, `drain: waiting for ${parts.join(', ')}`);
+    const line = describeDrainWait(w, now);
+    if (line) this.o.logger.info({ calls: w.calls, connecting: w.connecting, media: w.media, ringing: w.ringing }, line);
     return { media: w.media, ringing: w.ringing };
   }
 

@@ -13,6 +13,7 @@ export type { ServerSandboxOptions } from './service.ts';
 /** The server itself: routes, plugins, probes, mounting (`createAgentServer` builds one). */
 export { AgentServer, type AgentServerOptions, type AttachOptions } from './server.ts';
 /** Runs many calls in one process, each its own session; drains on shutdown. */
+export type { DrainWaiting } from './drain-wait.ts';
 export { CallManager, DRAIN_DEFAULTS, outcomeOf, type CallManagerOptions, type SessionFactory, type RunningSession, type CallAdmission, type AdmissionLease, type AdmitOptions } from './calls.ts';
 /** One `AgentSession` per call for a fixed agent. */
 export { agentSessions } from './agent-sessions.ts';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { PluginContext, PluginFactory, ServerPlugin } from '../../../src/server/types.ts';
+import { CallRefused, type PluginContext, type PluginFactory, type ServerPlugin } from '../../../src/server/types.ts';
 import { bearerMatches, type CallTokens } from '../../../src/server/tokens.ts';
 import { parseParams, readBody, reply, TELEPHONY_ROUTE_DEFAULTS } from '../plugin.ts';
 import type { TelephonyProvider, WebhookContext } from '../provider.ts';
@@ -202,6 +202,8 @@ function plugin(
       } catch (err) {
         if (err instanceof PlaceCallError) return json(res, 400, { error: err.message });
         if (err instanceof DialError) return json(res, 502, { error: err.message });
+        // The drain began while the request was read: nothing was dialled.
+        if (err instanceof CallRefused && err.reason === 'draining') return json(res, 503, { error: 'draining' });
         return json(res, 500, { error: (err as Error).message });
       }
     }

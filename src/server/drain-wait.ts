@@ -1,0 +1,32 @@
+/** What a drain waits for, and the log line that says it (`CallManager.waitingFor`, `drain`). */
+export interface DrainWaiting {
+  /** Calls running (their sessions made or being made). */
+  calls: number;
+  /** Connections holding a place whose call has not started (no platform `start` yet). */
+  connecting: number;
+  /** Those connections: `provider:callId` when a token names the call, else the adapter's name. */
+  connections: string[];
+  /** When the last of them is closed by its start timeout, if each said (`HoldOptions.until`). */
+  connectingUntil?: number;
+  /** Answered webhooks whose media has not connected (`provider:callId`), awaited until `mediaUntil`. */
+  media: string[];
+  mediaUntil?: number;
+  /** Calls this server placed that still ring (`provider:callId`), awaited until `ringingUntil`. */
+  ringing: string[];
+  ringingUntil?: number;
+}
+
+const seconds = (ms: number) => `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
+
+/** The drain's first log line (`drain: waiting for …`), or undefined when it waits for nothing. */
+export function describeDrainWait(w: DrainWaiting, now: number): string | undefined {
+  const parts: string[] = [];
+  if (w.calls) parts.push(`${w.calls} running call(s)`);
+  if (w.connecting) {
+    const bound = w.connectingUntil !== undefined ? `, each closed by its start timeout within ${seconds(w.connectingUntil - now)}` : '';
+    parts.push(`${w.connecting} connection(s) whose call has not started (${w.connections.join(', ')}; no start message yet${bound})`);
+  }
+  if (w.media.length) parts.push(`the media of ${w.media.length} answered call(s) not connected yet, up to ${seconds(w.mediaUntil! - now)} (${w.media.join(', ')})`);
+  if (w.ringing.length) parts.push(`${w.ringing.length} placed call(s) still ringing, up to ${seconds(w.ringingUntil! - now)} (${w.ringing.join(', ')})`);
+  return parts.length ? `drain: waiting for ${parts.join(', ')}` : undefined;
+}
