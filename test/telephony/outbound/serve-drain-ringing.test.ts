@@ -10,6 +10,7 @@ import { realClock } from '../../../src/transport/clock.ts';
 import { freePort } from '../../helpers/redis.ts';
 import { FarEnd } from '../far-end.ts';
 import { spawnServe } from '../serve-process.ts';
+import { waitFor } from '../serve.ts';
 import { FakePlatforms, testKeys, type MediaLeg } from './fake-platforms.ts';
 
 const SECRET = 'drain-calls-secret-0123456789abcdef';
@@ -75,7 +76,7 @@ test('hiwar serve: SIGTERM while placed calls ring: the drain waits for them, th
 
     // One phone stops ringing unanswered (its callback comes), then the other is answered, during the drain.
     ring.get(NO_ANSWER)!();
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(() => fake.callbacks.some((c) => c.status === 'no-answer' && c.answered === 204), 'the no-answer callback taken by the draining server');
     assert.equal(child.exitCode, null, 'the drain still waits for the call ringing');
     ring.get(ANSWERS)!();
 
