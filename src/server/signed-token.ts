@@ -2,7 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 /**
- * The one HMAC job behind hiwar's tokens (media tokens: `CallTokens`; room tokens: `RoomTokens`):
+ * The HMAC job behind hiwar's signed tokens (room tokens: `RoomTokens`; media tokens, whose claims
+ * name the caller, are sealed instead: `sealed-token.ts`):
  * claims as base64url JSON, a dot, and their HMAC-SHA256 under a server key. Opening one checks
  * the signature in constant time before a byte of the claims is parsed; what the claims must say
  * (scope, kind, expiry, single use) is each token's own rule.
