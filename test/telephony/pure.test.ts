@@ -96,6 +96,7 @@ describe('server pieces', () => {
     assert.equal(outcomeOf('transferred to +9665', false), 'transferred');
     assert.equal(outcomeOf('out of service: 402', true), 'failed');
     assert.equal(outcomeOf('done', false), 'completed');
+    assert.equal(outcomeOf('server shutting down', false), 'server-shutdown', 'a drain out of time');
     assert.equal(serviceStatus('402 40201 /listen: insufficient balance'), '402');
     assert.equal(serviceStatus('socket closed 40101'), '401');
     assert.equal(serviceStatus('connection reset'), 'unknown');
