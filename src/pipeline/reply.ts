@@ -42,10 +42,10 @@ export interface ReplyOptions {
    */
   fillerAfterMs?: number;
   /**
-   * Real milliseconds without a first sentence from the model (or a tool call), filler or not,
-   * before the model is given up: the caller hears `modelErrorLine` and an `llm_error` (a
-   * ModelTimeoutError) is told. 0 = no limit.
-   * @default 12000
+   * Real milliseconds from the model's first token without a first sentence (or a tool call),
+   * filler or not, before the model is given up: the caller hears `modelErrorLine` and an
+   * `llm_error` (a ModelTimeoutError) is told. 0 = no limit.
+   * @default 6000
    */
   firstSentenceMs?: number;
   /**
@@ -65,7 +65,7 @@ export const REPLY_DEFAULTS = {
   endCallAfterTools: [] as string[],
   maxToolRounds: 3,
   fillerAfterMs: 2000,
-  firstSentenceMs: 12000,
+  firstSentenceMs: 6000,
 } satisfies ReplyOptions;
 
 /** The voice the reply stage speaks through (the `Speaker`; a fake in unit tests). */
@@ -244,9 +244,9 @@ export class ReplyStage {
       // A slow model: the filler line fills the silence while it thinks, until the reply's first
       // sentence goes to the voice (a model that writes a word and then crawls is as slow to the
       // caller as one that writes nothing), or a tool starts (its own filler covers its work).
-      // Without a first sentence of its own by `firstSentenceMs` (filler or not), the model is given
-      // up as one that never answers: the idle deadline restarts with every token, so a model
-      // writing a word every few seconds held the caller in silence without limit.
+      // Without a first sentence of its own `firstSentenceMs` after its first token (filler or not),
+      // the model is given up as one that never answers: the idle deadline restarts with every
+      // token, so a model writing a word every few seconds held the caller in silence without limit.
       const clock = deps.modelClock ?? realClock();
       const filler = this.o.fillerLine;
       const limited = limitSlowStart(answer, this.o.firstSentenceMs, clock, () => sentence || toolStarted, giveUp);

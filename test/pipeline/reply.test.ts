@@ -226,15 +226,34 @@ test('a model that writes a word and then one every few seconds, with no filler:
   };
   const { stage, events } = setup({ llm: crawling, clock, modelClock: clock });
   const run = stage.run({ turn: { text: 'أين طلبي', lastWordEnd: 1, finalAt: 0, decidedAt: 0 } }, new AbortController().signal);
-  await clock.advance(11_000);
+  await clock.advance(5_500);
   assert.ok(!events.some((e) => e.type === 'llm_error'), 'not given up before the deadline');
   await clock.advance(60_000);
   const r = await run;
-  assert.equal(words, 3, 'the model was read until the deadline (12 s), and no further');
+  assert.equal(words, 2, 'the model was read until the deadline (6 s after its first word), and no further');
   assert.ok(stopped, "the model's request was aborted");
   assert.ok(r.text.endsWith('عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟'), r.text);
   const err = events.find((e) => e.type === 'llm_error');
   assert.ok(err && err.type === 'llm_error' && err.error instanceof ModelTimeoutError && err.error.phase === 'first-sentence', JSON.stringify(err));
   assert.equal(kindOfError(err.error, 'llm'), 'timeout', 'typed as a model timeout (llm/timeout)');
   assert.equal(r.interrupted, false);
+});
+
+test("the first sentence's deadline counts from the first token: a model that thinks for 10 s, then answers at once, is not given up", async () => {
+  const clock = new VirtualClock();
+  const thinking: Llm = {
+    name: 'thinking',
+    async *stream(req: LlmRequest) {
+      await clock.sleep(10_000, req.signal);
+      yield { type: 'text', delta: 'وجدت ' };
+      await clock.sleep(1000, req.signal);
+      yield { type: 'text', delta: 'طلبك.' };
+    },
+  };
+  const { stage, events } = setup({ llm: thinking, clock, modelClock: clock });
+  const run = stage.run({ turn: { text: 'أين طلبي', lastWordEnd: 1, finalAt: 0, decidedAt: 0 } }, new AbortController().signal);
+  await clock.advance(30_000);
+  const r = await run;
+  assert.equal(r.text, 'وجدت طلبك.');
+  assert.ok(!events.some((e) => e.type === 'llm_error'), JSON.stringify(events));
 });
