@@ -64,8 +64,8 @@ export class RoomTokens {
 
   /** Checks a token without spending it (a join about to be redirected to another server). */
   verify(token: string): RoomGrant {
-    // Same signing as the media tokens (signed-token.ts); a room token's failure is thrown with a
-    // reason fit for the browser, where a media token's is only logged (CallTokens returns undefined).
+    // Signed (signed-token.ts; media tokens are sealed instead); a room token's failure is thrown with
+    // a reason fit for the browser, where a media token's is only logged (CallTokens returns undefined).
     const opened = openSigned(this.key, token);
     if (!opened.ok) throw new TokenError(`${opened.why} token`);
     const grant = opened.claims as RoomGrant;
