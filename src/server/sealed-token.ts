@@ -1,10 +1,11 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
- * Tokens whose claims nobody but the server can read: AES-256-GCM over the claims' JSON, as one
- * base64url string (12-byte nonce, ciphertext, 16-byte tag). A media URL passes through the
- * platform's and every proxy's access logs, and its claims name the caller and the callee: signed
- * (`signed-token.ts`) they were readable base64. GCM's tag authenticates them as the HMAC did.
+ * hiwar's tokens (media tokens: `CallTokens`; room tokens: `RoomTokens`), whose claims nobody but
+ * the server can read: AES-256-GCM over the claims' JSON, as one base64url string (12-byte
+ * nonce, ciphertext, 16-byte tag). Their URLs pass through the platform's and every proxy's
+ * access logs, and their claims name the caller and the callee: signed with an HMAC, as they
+ * were, the claims were readable base64. GCM's tag authenticates them as the HMAC did.
  */
 const NONCE = 12;
 const TAG = 16;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import { openSealed, sealClaims, sealingKey } from './sealed-token.ts';
-import { bearerMatches, safeEqual } from './signed-token.ts';
+import { bearerMatches, safeEqual } from './secret-compare.ts';
 
 /**
  * What a token grants. `media`: open the media stream of one call, once. `after`: answer the
