@@ -157,6 +157,7 @@ const OUTCOME_AR: Record<string, string> = {
   'agent-hangup': 'أنهاها الوكيل',
   transferred: 'حُوِّلت إلى موظف',
   failed: 'تعثّرت',
+  'server-shutdown': 'أنهاها إيقاف الخادم',
 };
 
 /** Minutes and seconds in words a reader takes in at a glance ("٢ د ٥ ث" reads worse). */

@@ -86,7 +86,7 @@ pages (GET /calls and /calls/<id> from a browser, with --analytics; closed witho
 whose secret is missing is closed, on localhost too; the start-up lines say which. See
 docs/security.md.
 Logs: one readable line per record on stderr at HIWAR_LOG_LEVEL (default info); HIWAR_LOG_FORMAT=json
-prints pino's JSON lines instead.
+prints pino's JSON lines instead. Keys a caller presses are never logged unless HIWAR_LOG_KEYS=1.
 JAMBONZ_MARKS=0: the listen verbs answered ask for no playout marks, for a jambonz whose
 mod_audio_fork reports none (docs/telephony.md#jambonz-listen).
 

@@ -19,19 +19,26 @@ export interface ModelDeadlines {
   idleMs: number;
   /** The filler line is spoken when the reply's first sentence (or a tool call) takes longer than this, first token or not. 0 = never. @default 2000 */
   fillerAfterMs: number;
+  /**
+   * No first sentence to voice (nor a tool call) this long after the first token: given up. A
+   * model that writes a word and then one more every few seconds keeps `idleMs` from ever
+   * expiring; this bounds the caller's silence. Counted from the first token, so that it never
+   * cuts short a `firstTokenMs` raised for a slow-starting model. 0 = none. @default 6000
+   */
+  firstSentenceMs: number;
 }
 
-/** Default model deadlines: 8 s to the first token, 8 s between tokens, a filler line after 2 s. */
-export const DEFAULT_MODEL_DEADLINES: ModelDeadlines = { firstTokenMs: 8000, idleMs: 8000, fillerAfterMs: 2000 };
+/** Default model deadlines: 8 s to the first token, 8 s between tokens, a filler line after 2 s, 6 s from the first token to the first sentence. */
+export const DEFAULT_MODEL_DEADLINES: ModelDeadlines = { firstTokenMs: 8000, idleMs: 8000, fillerAfterMs: 2000, firstSentenceMs: 6000 };
 
 /** The model missed a deadline; the request to it was aborted. */
 export class ModelTimeoutError extends Error {
   override name = 'ModelTimeoutError';
   constructor(
-    readonly phase: 'first-token' | 'idle',
+    readonly phase: 'first-token' | 'idle' | 'first-sentence',
     readonly ms: number,
   ) {
-    super(phase === 'first-token' ? `no first token within ${ms} ms` : `no token for ${ms} ms`);
+    super(phase === 'first-token' ? `no first token within ${ms} ms` : phase === 'idle' ? `no token for ${ms} ms` : `no first sentence within ${ms} ms`);
   }
 }
 
@@ -174,5 +181,46 @@ export async function* noticeSlowStart<T>(source: AsyncIterable<T>, ms: number, 
     if (n.done) return;
     yield n.value;
     pending = it.next();
+  }
+}
+
+/**
+ * Passes `source` through, and fails with ModelTimeoutError('first-sentence') if `ms` pass from
+ * its first item (the model's first token) before `started()` holds (read after each item the
+ * consumer took): the deadline of a reply's first sentence, which a model writing a token every
+ * few seconds never lets the idle deadline reach. The wait for the first item is the first-token
+ * deadline's. `abort` stops the model's request; the read under way is left to settle unread.
+ */
+export async function* limitSlowStart<T>(source: AsyncIterable<T>, ms: number, clock: SleepClock, started: () => boolean, abort: (reason: Error) => void): AsyncGenerator<T> {
+  const it = source[Symbol.asyncIterator]();
+  if (ms > 0) {
+    const first = await it.next();
+    if (first.done) return;
+    const stop = new AbortController();
+    const timeout = (): typeof TIMEOUT => TIMEOUT;
+    const timer = clock.sleep(ms, stop.signal).then(timeout, timeout);
+    try {
+      yield first.value;
+      while (!started()) {
+        const pending = it.next();
+        const n = await Promise.race([pending, timer]);
+        if (n === TIMEOUT) {
+          const err = new ModelTimeoutError('first-sentence', ms);
+          pending.catch(() => {});
+          abort(err);
+          void it.return?.()?.catch(() => {});
+          throw err;
+        }
+        if (n.done) return;
+        yield n.value;
+      }
+    } finally {
+      cancelTimer(stop);
+    }
+  }
+  for (;;) {
+    const n = await it.next();
+    if (n.done) return;
+    yield n.value;
   }
 }

@@ -1,4 +1,4 @@
-import { noticeSlowStart } from '../llm/deadlines.ts';
+import { limitSlowStart, noticeSlowStart } from '../llm/deadlines.ts';
 import { streamReply, type ReplyEvent as StreamEvent } from '../llm/run.ts';
 import type { ToolOutcome } from '../llm/tools.ts';
 import type { ToolFiller } from '../llm/tool-filler.ts';
@@ -42,6 +42,13 @@ export interface ReplyOptions {
    */
   fillerAfterMs?: number;
   /**
+   * Real milliseconds from the model's first token without a first sentence (or a tool call),
+   * filler or not, before the model is given up: the caller hears `modelErrorLine` and an
+   * `llm_error` (a ModelTimeoutError) is told. 0 = no limit.
+   * @default 6000
+   */
+  firstSentenceMs?: number;
+  /**
    * Said once while tools work longer than its `afterMs` (see TOOL_FILLER_DEFAULTS); `false`: never.
    * @default TOOL_FILLER_DEFAULTS
    */
@@ -58,6 +65,7 @@ export const REPLY_DEFAULTS = {
   endCallAfterTools: [] as string[],
   maxToolRounds: 3,
   fillerAfterMs: 2000,
+  firstSentenceMs: 6000,
 } satisfies ReplyOptions;
 
 /** The voice the reply stage speaks through (the `Speaker`; a fake in unit tests). */
@@ -128,6 +136,11 @@ export interface ReplyDeps {
   /** Rewrites each piece of text before its spoken form (`SessionStages.transformText`). */
   transform?: (text: string) => string;
   events: (e: ReplyStageEvent) => void;
+  /**
+   * The clock of the waits on the model (the filler, the first sentence's deadline): real time
+   * by default, as a model's latency does not run faster with a simulated clock.
+   */
+  modelClock?: Clock;
 }
 
 /**
@@ -155,9 +168,14 @@ export class ReplyStage {
     if (req.turn) deps.history.addUser(req.turn.text);
     // The model's request goes out first: the playout and the voice are set up while it travels.
     const messages: ChatMessage[] = [...deps.history.messages(), ...(req.instructions ? [{ role: 'system' as const, content: req.instructions }] : [])];
+    // The model's own signal: its first sentence's deadline gives it up without ending the reply.
+    const model = req.text === undefined ? new AbortController() : undefined;
+    const onAbort = () => model?.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
     const answer =
-      req.text === undefined
-        ? startNow(streamReply(deps.llm, messages, deps.tools, signal, { maxRounds: this.o.maxToolRounds, call: deps.call, session: deps.session, toolFiller: this.o.toolFiller }))
+      model
+        ? startNow(streamReply(deps.llm, messages, deps.tools, model.signal, { maxRounds: this.o.maxToolRounds, call: deps.call, session: deps.session, toolFiller: this.o.toolFiller }))
         : undefined;
     // node:http writes a request on a kept-alive connection in a process.nextTick queued by
     // `request()`; the rest of the setup waits for a tick queued after it, so the request is on
@@ -171,7 +189,7 @@ export class ReplyStage {
     this.current = playout;
     const times: ReplyTimes = { firstToken: 0, firstChunk: 0, firstAudio: 0, firstSent: undefined };
     let endCall = false;
-    const chunks = this.chunks(req, answer, signal, times, () => (endCall = true), tell);
+    const chunks = this.chunks(req, answer, signal, times, () => (endCall = true), tell, (reason) => model?.abort(reason));
     let fatal: SpeakerFatal | undefined;
     const speaking = deps.voice
       .speak(chunks, playout, signal, (at) => (times.firstAudio ||= at))
@@ -191,12 +209,21 @@ export class ReplyStage {
     await speaking;
     const text = playout.fullText();
     deps.history.addAssistant(heard, interrupted);
+    signal.removeEventListener('abort', onAbort);
     if (this.current === playout) this.current = outer;
     return { text, heard, interrupted, endCall: endCall && !interrupted, fatal, times };
   }
 
   /** The reply's text as chunks with their spoken form, as the model writes it. */
-  private async *chunks(req: ReplyRequest, answer: AsyncIterable<StreamEvent> | undefined, signal: AbortSignal, times: ReplyTimes, onEndCall: () => void, tell: (e: ReplyStageEvent) => void): AsyncGenerator<SpeechChunk> {
+  private async *chunks(
+    req: ReplyRequest,
+    answer: AsyncIterable<StreamEvent> | undefined,
+    signal: AbortSignal,
+    times: ReplyTimes,
+    onEndCall: () => void,
+    tell: (e: ReplyStageEvent) => void,
+    giveUp: (reason: Error) => void,
+  ): AsyncGenerator<SpeechChunk> {
     const { deps } = this;
     let spoke = false;
     const emit = async (text: string): Promise<SpeechChunk> => {
@@ -212,13 +239,18 @@ export class ReplyStage {
     const chunker = new SentenceChunker(this.o.chunker);
     let toolFillerSaid = false;
     let toolStarted = false;
+    let sentence = false;
     try {
       // A slow model: the filler line fills the silence while it thinks, until the reply's first
       // sentence goes to the voice (a model that writes a word and then crawls is as slow to the
       // caller as one that writes nothing), or a tool starts (its own filler covers its work).
-      // Real time: a model's latency does not run faster with a simulated clock.
+      // Without a first sentence of its own `firstSentenceMs` after its first token (filler or not),
+      // the model is given up as one that never answers: the idle deadline restarts with every
+      // token, so a model writing a word every few seconds held the caller in silence without limit.
+      const clock = deps.modelClock ?? realClock();
       const filler = this.o.fillerLine;
-      const events = filler ? noticeSlowStart(answer, this.o.fillerAfterMs, realClock(), () => spoke || toolStarted) : answer;
+      const limited = limitSlowStart(answer, this.o.firstSentenceMs, clock, () => sentence || toolStarted, giveUp);
+      const events = filler ? noticeSlowStart(limited, this.o.fillerAfterMs, clock, () => spoke || toolStarted) : limited;
       for await (const e of events) {
         if (e.type === 'slow') {
           // Said before the model's first sentence (its first token may have come): the reply's
@@ -228,7 +260,10 @@ export class ReplyStage {
           if (filler) yield await emit(filler);
         } else if (e.type === 'text') {
           times.firstToken ||= deps.clock.now();
-          for (const c of chunker.push(e.delta)) yield await emit(c);
+          for (const c of chunker.push(e.delta)) {
+            sentence = true;
+            yield await emit(c);
+          }
         } else if (e.type === 'tool_started') {
           // A tool call is the model's first output when it writes no text first; the tool's time
           // is then the first sentence's (a filler said meanwhile comes after it, never before).

@@ -381,7 +381,7 @@ export class CallManager implements CallHost {
     if (unanswered.length) this.o.logger.warn({ ringing: unanswered }, `drain: ${unanswered.length} placed call(s) neither answered nor ended within their ring timeout (${unanswered.join(', ')}); not waiting for them any longer`);
     if (this.active === 0) return;
     this.o.logger.warn({ calls: this.live.size }, 'drain timed out; ending the remaining calls with their closing line');
-    await Promise.all([...this.live].map((c) => endWithLine(c.session, 'server shutting down')));
+    await Promise.all([...this.live].map((c) => endWithLine(c.session, SHUTDOWN_REASON)));
     while (this.active > 0) await new Promise<void>((r) => this.idle.push(r));
   }
 }
@@ -396,8 +396,13 @@ async function endWithLine(session: RunningSession, reason: string): Promise<voi
   await session.end(reason);
 }
 
+/** The end reason of a call a drain out of time ended (outcome `server-shutdown`). */
+export const SHUTDOWN_REASON = 'server shutting down';
+
 /** How a call ended, from the session's end reason. */
 export function outcomeOf(reason: string, fatal: boolean): CallOutcome {
+  // Ended by the server, not finished: counted apart, so a shutdown that cuts calls short shows.
+  if (reason === SHUTDOWN_REASON) return 'server-shutdown';
   if (/^transferred/.test(reason)) return 'transferred';
   if (/agent hung up|agent-hangup/.test(reason)) return 'agent-hangup';
   if (fatal || /^(out of service|could not start|transport failed)/.test(reason)) return 'failed';

@@ -19,7 +19,7 @@ export { CallManager, DRAIN_DEFAULTS, outcomeOf, type CallManagerOptions, type S
 export { agentSessions } from './agent-sessions.ts';
 /** Prometheus metrics fed from the calls' session events. */
 export { ServerMetrics, serviceStatus } from './metrics.ts';
-/** Per-call media tokens (HMAC), and the checks the routes use. */
+/** Per-call media tokens (sealed, AES-256-GCM), and the checks the routes use. */
 export { CallTokens, safeEqual, isLoopback, type TokenClaims, type CallTokenOptions, type TokenKind, type MintOptions } from './tokens.ts';
 /** Where spent tokens and nonces are remembered: this process (a cluster shares one in Redis: docs/security.md). */
 export { MemoryTokenLedger, MEMORY_LEDGER_DEFAULTS, type TokenLedger } from './token-ledger.ts';

@@ -5,7 +5,7 @@ import type { Logger } from '../session/logger.ts';
 import { CallManager, type CallAdmission, type CallManagerOptions, type SessionFactory } from './calls.ts';
 import { SERVER_LIMITS, type ServerLimits } from './limits.ts';
 import { ServerMetrics } from './metrics.ts';
-import { bearerMatches } from './signed-token.ts';
+import { bearerMatches } from './secret-compare.ts';
 import type { ServiceReachability } from './service-reachability.ts';
 import { warmUpNormalizer } from '../text/warm-up.ts';
 import type { CallHost, ServerPlugin } from './types.ts';

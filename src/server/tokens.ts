@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
-import { bearerMatches, openSigned, safeEqual, signClaims } from './signed-token.ts';
+import { openSealed, sealClaims, sealingKey } from './sealed-token.ts';
+import { bearerMatches, safeEqual } from './secret-compare.ts';
 
 /**
  * What a token grants. `media`: open the media stream of one call, once. `after`: answer the
@@ -18,7 +19,7 @@ export interface TokenClaims {
   callId: string;
   /** Token id: what a spent token is remembered by. */
   jti: string;
-  /** Custom parameters handed from the webhook to the stream (kept out of logs, not secret). */
+  /** Custom parameters handed from the webhook to the stream (the caller's and callee's numbers among them): sealed, kept out of logs. */
   parameters?: Record<string, string>;
   /**
    * `outbound`: a call this server placed. `callId` is then hiwar's own id of the call, and the
@@ -32,7 +33,7 @@ export interface TokenClaims {
 
 /** Options of the token issuer. */
 export interface CallTokenOptions {
-  /** Signing secret; a random one per process when not given (tokens then die with the process). */
+  /** The secret the tokens' key is derived from; a random one per process when not given (tokens then die with the process). */
   secret?: string;
   /** How long a media URL handed out in a webhook answer stays valid. @default 300_000 */
   ttlMs?: number;
@@ -53,17 +54,18 @@ export interface MintOptions {
 
 /**
  * Per-call tokens for media URLs: the webhook answer (whose request was signed by the platform)
- * mints one, the media connection must show it. HMAC-SHA256 over the claims with a server
- * secret; the service key is never involved. Checking a token is stateless; spending it once is
- * the `TokenLedger`'s job (`token-ledger.ts`). Signed as every hiwar token is (`signed-token.ts`), on node:crypto: a dozen
- * lines and a JWT library would add only parsing we do not need.
+ * mints one, the media connection must show it. The claims are sealed (AES-256-GCM,
+ * `sealed-token.ts`, on node:crypto) under a key derived from the server secret: the URL grants
+ * the call without telling the platform's or a proxy's logs who calls whom, and the service key
+ * is never involved. Checking a token is stateless (any worker or instance with the secret can);
+ * spending it once is the `TokenLedger`'s job (`token-ledger.ts`).
  */
 export class CallTokens {
-  private readonly secret: Buffer;
+  private readonly key: Buffer;
   readonly ttlMs: number;
 
   constructor(opts: CallTokenOptions = {}) {
-    this.secret = opts.secret ? Buffer.from(opts.secret) : randomBytes(32);
+    this.key = sealingKey(opts.secret ? Buffer.from(opts.secret) : randomBytes(32), 'call token');
     this.ttlMs = opts.ttlMs ?? 300_000;
   }
 
@@ -80,15 +82,13 @@ export class CallTokens {
       ...(parameters && Object.keys(parameters).length ? { parameters } : {}),
       ...(direction ? { direction } : {}),
     };
-    return signClaims(this.secret, claims);
+    return sealClaims(this.key, claims);
   }
 
   /** The claims of a valid, unexpired token of `kind` for `scope`; undefined otherwise. */
   verify(token: string | null | undefined, scope: string, kind: TokenKind = 'media', now = Date.now()): TokenClaims | undefined {
     if (!token) return undefined;
-    const opened = openSigned(this.secret, token);
-    if (!opened.ok) return undefined;
-    const c = opened.claims as TokenClaims;
+    const c = openSealed(this.key, token) as TokenClaims | undefined;
     const ok = !!c && c.scope === scope && c.kind === kind && typeof c.callId === 'string' && c.callId !== '' && typeof c.jti === 'string' && typeof c.exp === 'number' && c.exp > now;
     return ok ? c : undefined;
   }

@@ -12,8 +12,11 @@ import type { CallInfo, Transport } from '../transport/types.ts';
 import type { CallTokens } from './tokens.ts';
 import type { TokenLedger } from './token-ledger.ts';
 
-/** How a call ended, for metrics and logs. */
-export type CallOutcome = 'completed' | 'caller-hangup' | 'agent-hangup' | 'transferred' | 'failed' | 'refused';
+/**
+ * How a call ended, for metrics and logs. `server-shutdown`: still running when a drain ran out
+ * of time, ended by the server with its closing line.
+ */
+export type CallOutcome = 'completed' | 'caller-hangup' | 'agent-hangup' | 'transferred' | 'failed' | 'refused' | 'server-shutdown';
 
 /** What an adapter may want to follow of the session it hands a call to (captions on a web page). */
 export interface CallObserver {

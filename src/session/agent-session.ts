@@ -46,6 +46,12 @@ export interface SessionOptions {
   /** The model of every agent of the call; default each agent's `llm`, else its scripted intents. */
   llm?: Llm;
   logger?: Logger;
+  /**
+   * The debug log shows the keys the caller presses and what tasks collected (off: a key press is
+   * logged without its key, a keyed turn without its text, a task's result without its value: a PIN
+   * or a card number must not reach a log). Default: on when `HIWAR_LOG_KEYS=1`, else off.
+   */
+  logKeys?: boolean;
   /** Your own recognizer, voice, turn and interruption policies or text transform (see `SessionStages`). */
   stages?: SessionStages;
   /**
@@ -107,7 +113,7 @@ export class AgentSession implements SessionControl {
     this.clock = opts.clock ?? realClock();
     this.log = opts.logger ?? createLogger();
     this.report = new ReportBuilder(this.clock);
-    this.out = new SessionOutput(this.log, this.report, () => this.flow?.stages.agent.name);
+    this.out = new SessionOutput(this.log, this.report, () => this.flow?.stages.agent.name, opts.logKeys ?? globalThis.process?.env?.HIWAR_LOG_KEYS === '1');
     this.closing = new CallEnding(() => ({
       log: this.log,
       out: this.out,

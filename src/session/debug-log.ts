@@ -3,13 +3,16 @@ import type { SessionEvent } from './events.ts';
 /**
  * The debug log line of a session event (`HIWAR_LOG_LEVEL=debug`), or none for the events that
  * are too frequent (transcripts, chunks) or already logged (metrics at info, errors and notices).
- * What a caller said is in it: the level is for a developer's machine.
+ * What a caller said is in it: the level is for a developer's machine. What a caller keyed (a
+ * PIN, a card number) and what a task collected are not, unless `keys` (`SessionOptions.logKeys`):
+ * a debug log is copied, shared and kept where such numbers must not be.
  */
-export function debugRecord(e: SessionEvent): { fields: Record<string, unknown>; message: string } | undefined {
+export function debugRecord(e: SessionEvent, keys = false): { fields: Record<string, unknown>; message: string } | undefined {
   switch (e.type) {
     case 'state':
       return { fields: { state: e.state }, message: 'session state' };
     case 'user_turn':
+      if (e.source === 'dtmf' && !keys) return { fields: { turn: e.turn, source: e.source }, message: 'caller turn' };
       return { fields: { turn: e.turn, source: e.source ?? 'speech', text: e.text }, message: 'caller turn' };
     case 'reply_started':
       return { fields: { reply: e.reply, turn: e.turn }, message: 'reply started' };
@@ -26,7 +29,7 @@ export function debugRecord(e: SessionEvent): { fields: Record<string, unknown>;
     case 'task_started':
       return { fields: { task: e.name }, message: 'task started' };
     case 'task_ended':
-      return { fields: { task: e.name, result: e.result }, message: 'task ended' };
+      return { fields: { task: e.name, result: keys ? e.result : withoutValues(e.result) }, message: 'task ended' };
     case 'call_action':
       return { fields: { action: e.action, target: e.target, ok: e.ok }, message: 'call action' };
     case 'reconnect':
@@ -36,8 +39,13 @@ export function debugRecord(e: SessionEvent): { fields: Record<string, unknown>;
     case 'ended':
       return { fields: { reason: e.reason }, message: 'session ended' };
     case 'dtmf':
-      return { fields: { digit: e.digit }, message: 'key pressed' };
+      return { fields: keys ? { digit: e.digit } : {}, message: 'key pressed' };
     default:
       return undefined;
   }
+}
+
+/** A task's result without what the caller gave: whether it succeeded, and why not. */
+function withoutValues(r: Extract<SessionEvent, { type: 'task_ended' }>['result']): Record<string, unknown> {
+  return r.ok ? { ok: true } : { ok: false, reason: r.reason };
 }

@@ -26,11 +26,13 @@ export class SessionOutput {
     private readonly log: Logger,
     private readonly report: ReportBuilder,
     private readonly agentName: () => string | undefined,
+    /** Debug lines show the keys pressed and what tasks collected (`SessionOptions.logKeys`). */
+    private readonly logKeys = false,
   ) {}
 
   readonly emit = (e: SessionEvent): void => {
     if (this.log.isLevelEnabled('debug')) {
-      const line = debugRecord(e);
+      const line = debugRecord(e, this.logKeys);
       if (line) this.log.debug({ session: this.agentName(), ...line.fields }, line.message);
     }
     this.subject.next(e);

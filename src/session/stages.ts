@@ -118,6 +118,7 @@ export function buildStages(agent: Agent, ctx: StageContext, previous?: AgentSta
       endCallAfterTools: agent.endCallAfterTools,
       fillerLine: agent.fillerLine,
       fillerAfterMs: deadlines.fillerAfterMs,
+      firstSentenceMs: deadlines.firstSentenceMs,
       toolFiller: agent.toolFiller,
     },
   );

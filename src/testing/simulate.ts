@@ -33,6 +33,8 @@ export async function simulateCall(opts: {
   llm?: Llm;
   /** @default silent */
   logger?: Logger;
+  /** See `SessionOptions.logKeys`. @default false */
+  logKeys?: boolean;
   onEvent?: (e: SessionEvent) => void;
   /** Lets a test reach into the running session (fault drills). */
   onSession?: (s: AgentSession, caller: SimulatedCaller) => void;
@@ -56,6 +58,7 @@ export async function simulateCall(opts: {
     // Unset: each agent of a flow answers with its own model or intents.
     llm: opts.llm,
     logger: opts.logger ?? createLogger('silent'),
+    logKeys: opts.logKeys ?? false,
   });
   const events: SessionEvent[] = [];
   session.events$.subscribe((e) => {

@@ -189,9 +189,9 @@ describe('hiwar serve --workers 2', () => {
     assert.match(s.out(), /drained; bye/);
   });
 
-  it('Twilio calls: a media token signed by the worker that answered the webhook opens the stream on the other worker, once on the machine', async () => {
+  it('Twilio calls: a media token minted by the worker that answered the webhook opens the stream on the other worker, once on the machine', async () => {
     const s = await serve({ open: false });
-    // The webhook and a /readyz on one kept-alive socket: the worker that signed the stream's token.
+    // The webhook and a /readyz on one kept-alive socket: the worker that minted the stream's token.
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const request = (method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
       new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -226,7 +226,7 @@ describe('hiwar serve --workers 2', () => {
       }
     }
     agent.destroy();
-    assert.ok(crossed, 'a stream reached the worker that did not sign its token, and was taken');
+    assert.ok(crossed, 'a stream reached the worker that did not mint its token, and was taken');
     // Its stream URL again, on whichever worker: the token was spent on the machine.
     const replay = new FarEnd(crossed.url, twilioProtocol('CA-replay'), realClock());
     hangups.push(() => replay.vanish());

@@ -17,7 +17,7 @@ export const SPEED = 3;
 export function call(
   client: ServiceClient,
   steps: unknown[],
-  opts: { agent?: Partial<Agent>; llm?: Llm; logger?: Logger; voiceClient?: ServiceClient; onSession?: (s: AgentSession, c: SimulatedCaller) => void; maxWaitMs?: number; clock?: SteadyScaledClock; ceilingMs?: number } = {},
+  opts: { agent?: Partial<Agent>; llm?: Llm; logger?: Logger; logKeys?: boolean; voiceClient?: ServiceClient; onSession?: (s: AgentSession, c: SimulatedCaller) => void; maxWaitMs?: number; clock?: SteadyScaledClock; ceilingMs?: number } = {},
 ): Promise<SimulatedCall> {
   // Stall-free: on a loaded machine the process's stalls do not count as call time (steady-clock.ts).
   const clock = opts.clock ?? new SteadyScaledClock(SPEED);
@@ -39,6 +39,7 @@ export function call(
     clock,
     llm: opts.llm,
     logger: opts.logger ?? createLogger('silent'),
+    logKeys: opts.logKeys,
     onSession: opts.onSession,
     maxWaitMs: opts.maxWaitMs,
   });

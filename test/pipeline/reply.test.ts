@@ -9,6 +9,8 @@ import type { SpeechChunk } from '../../src/pipeline/speaker.ts';
 import { SpokenForm, speechLength } from '../../src/pipeline/spoken.ts';
 import { ChatHistory } from '../../src/session/history.ts';
 import { VirtualClock } from '../../src/transport/clock.ts';
+import { ModelTimeoutError } from '../../src/llm/deadlines.ts';
+import { kindOfError } from '../../src/session/failure.ts';
 import { PacedOutput } from '../../src/transport/paced-output.ts';
 
 const RATE = 16000;
@@ -45,14 +47,14 @@ const saying = (text: string, fail = false): Llm => ({
 /** A diacritizer that marks every letter, as tashkil does (the text doubles in length). */
 const tashkil = { diacritize: async (text: string) => ({ diacritized_text: text.replace(/([\u0621-\u064A])/g, '$1\u064E') }) } as never;
 
-function setup(opts: { llm: Llm; diacritize?: boolean; endCallAfterTools?: string[]; clock?: VirtualClock; tools?: Tool[]; options?: ReplyOptions }) {
+function setup(opts: { llm: Llm; diacritize?: boolean; endCallAfterTools?: string[]; clock?: VirtualClock; modelClock?: VirtualClock; tools?: Tool[]; options?: ReplyOptions }) {
   const clock = opts.clock ?? new VirtualClock();
   const output = new PacedOutput(RATE, clock);
   const voice = new FakeVoice(clock);
   const history = new ChatHistory('system');
   const events: ReplyStageEvent[] = [];
   const stage = new ReplyStage(
-    { llm: opts.llm, voice, output, clock, history, spoken: new SpokenForm(tashkil, { diacritize: opts.diacritize }), tools: opts.tools ?? [], events: (e) => events.push(e) },
+    { llm: opts.llm, voice, output, clock, history, spoken: new SpokenForm(tashkil, { diacritize: opts.diacritize }), tools: opts.tools ?? [], events: (e) => events.push(e), ...(opts.modelClock ? { modelClock: opts.modelClock } : {}) },
     { endCallAfterTools: opts.endCallAfterTools, ...opts.options },
   );
   return { clock, output, voice, history, events, stage };
@@ -205,3 +207,53 @@ test("reply times after a filler: the parts stay in order (a filler said before 
   }
 });
 
+
+test('a model that writes a word and then one every few seconds, with no filler: the apology at the first-sentence deadline, a typed timeout, the model stopped', async () => {
+  const clock = new VirtualClock();
+  let stopped = false;
+  let words = 0;
+  // Every 5 s a word: the idle deadline (8 s between tokens) never expires, no sentence ever ends.
+  const crawling: Llm = {
+    name: 'crawling',
+    async *stream(req: LlmRequest) {
+      req.signal.addEventListener('abort', () => (stopped = true), { once: true });
+      for (;;) {
+        yield { type: 'text', delta: 'وجدت ' };
+        words++;
+        await clock.sleep(5000, req.signal);
+      }
+    },
+  };
+  const { stage, events } = setup({ llm: crawling, clock, modelClock: clock });
+  const run = stage.run({ turn: { text: 'أين طلبي', lastWordEnd: 1, finalAt: 0, decidedAt: 0 } }, new AbortController().signal);
+  await clock.advance(5_500);
+  assert.ok(!events.some((e) => e.type === 'llm_error'), 'not given up before the deadline');
+  await clock.advance(60_000);
+  const r = await run;
+  assert.equal(words, 2, 'the model was read until the deadline (6 s after its first word), and no further');
+  assert.ok(stopped, "the model's request was aborted");
+  assert.ok(r.text.endsWith('عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟'), r.text);
+  const err = events.find((e) => e.type === 'llm_error');
+  assert.ok(err && err.type === 'llm_error' && err.error instanceof ModelTimeoutError && err.error.phase === 'first-sentence', JSON.stringify(err));
+  assert.equal(kindOfError(err.error, 'llm'), 'timeout', 'typed as a model timeout (llm/timeout)');
+  assert.equal(r.interrupted, false);
+});
+
+test("the first sentence's deadline counts from the first token: a model that thinks for 10 s, then answers at once, is not given up", async () => {
+  const clock = new VirtualClock();
+  const thinking: Llm = {
+    name: 'thinking',
+    async *stream(req: LlmRequest) {
+      await clock.sleep(10_000, req.signal);
+      yield { type: 'text', delta: 'وجدت ' };
+      await clock.sleep(1000, req.signal);
+      yield { type: 'text', delta: 'طلبك.' };
+    },
+  };
+  const { stage, events } = setup({ llm: thinking, clock, modelClock: clock });
+  const run = stage.run({ turn: { text: 'أين طلبي', lastWordEnd: 1, finalAt: 0, decidedAt: 0 } }, new AbortController().signal);
+  await clock.advance(30_000);
+  const r = await run;
+  assert.equal(r.text, 'وجدت طلبك.');
+  assert.ok(!events.some((e) => e.type === 'llm_error'), JSON.stringify(events));
+});

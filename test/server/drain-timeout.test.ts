@@ -49,9 +49,10 @@ test('a drain out of time ends each call with its closing line, then the hang-up
   mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
   try {
     const steps: Record<string, string[]> = { quick: [], stuck: [] };
+    const metrics = new ServerMetrics();
     const calls = new CallManager({
       sessions: (t) => fakeSession(steps[t.call.callId]!, t.call.callId === 'stuck'),
-      metrics: new ServerMetrics(),
+      metrics,
       logger: createLogger('silent'),
       publicUrl: () => 'http://127.0.0.1',
     });
@@ -73,7 +74,10 @@ test('a drain out of time ends each call with its closing line, then the hang-up
     assert.deepEqual(steps.stuck, ['line: server shutting down', 'end: server shutting down'], 'ended once the line had its time');
     await drain;
     assert.equal(drained, true);
-    await Promise.all(running);
+    assert.deepEqual(await Promise.all(running), ['server-shutdown', 'server-shutdown'], 'ended by the server, not completed');
+    const counted = await metrics.text();
+    assert.match(counted, /hiwar_calls_total\{provider="pcm",outcome="server-shutdown"\} 2\b/);
+    assert.doesNotMatch(counted, /outcome="completed"/);
   } finally {
     mock.timers.reset();
   }
@@ -109,11 +113,12 @@ test('end to end: a caller still on when the drain runs out hears the out-of-ser
     const ended = events.find((e): e is Extract<ServerEvent, { type: 'call_ended' }> => e.type === 'call_ended');
     assert.ok(ended, 'the call ended');
     assert.equal(ended.report?.ended, 'server shutting down');
+    assert.equal(ended.outcome, 'server-shutdown', 'counted apart from the calls that completed');
     const said = ended.report?.turns.filter((t) => t.role === 'agent').map((t) => t.text);
     assert.deepEqual(said, [agent.outOfServiceLine], 'the closing line is in the report as said');
     // The line's audio reached the caller: about its length in PCM16 at 16 kHz (a second at least).
     assert.ok(agentBytes >= 32_000, `the caller got ${agentBytes} bytes of the line`);
-    assert.equal(hangups.length, 1, 'then the hang-up');
+    assert.deepEqual(hangups.map((h) => JSON.parse(h)), [{ type: 'hangup', reason: 'server shutting down' }], 'then the hang-up');
   } finally {
     clearInterval(silence);
     ws.terminate();

@@ -9,6 +9,7 @@ import { concatPcm, silence } from '../../src/audio/pcm.ts';
 import { decodeWav, encodeWav } from '../../src/audio/wav.ts';
 import { ServiceClient } from '../../src/service/index.ts';
 import { AgentSession } from '../../src/session/agent-session.ts';
+import { digitsTask } from '../../src/tasks/index.ts';
 import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import { WavFileTransport } from '../../transports/local/wav-file.ts';
@@ -85,6 +86,31 @@ test("logs: HIWAR_LOG_LEVEL=debug's level tells what the session heard and did, 
   assert.ok(!debug.lines.some((l) => /chunk|transcript/.test(l.msg)), 'no line per chunk or interim transcript');
   assert.deepEqual(info.lines.filter((l) => l.level === 20), [], 'nothing at debug level when the level is info');
   assert.ok(!info.lines.some((l) => l.msg === 'caller turn'));
+});
+
+test("logs: at debug a key press is logged without its key, a keyed turn and a task's result without their digits, unless logKeys", async () => {
+  const at = (level: string) => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(...chunk.toString().trim().split('\n').map((l: string) => JSON.parse(l))), cb()) });
+    return { lines, logger: createLogger(level, sink as never) };
+  };
+  const agent = { greeting: undefined, hooks: { onEnter: (s: AgentSession) => void s.runTask(digitsTask({ kind: 'custom', length: 4, prompt: 'ما رقمك السري؟' })) } };
+  const steps = [{ dtmf: '4821#' }, { dtmf: '1' }, { hangup: true }];
+  const hidden = at('debug');
+  const shown = at('debug');
+  const [c] = await Promise.all([call(sb.client, steps, { agent, logger: hidden.logger }), call(sb.client, steps, { agent, logger: shown.logger, logKeys: true })]);
+  const ended = c.events.find((e) => e.type === 'task_ended');
+  assert.deepEqual(ended && ended.type === 'task_ended' && ended.result, { ok: true, value: '4821' }, 'the task collected the keyed number (the event has it)');
+  const text = hidden.lines.map((l) => JSON.stringify(l)).join('\n');
+  assert.equal(hidden.lines.filter((l) => l.msg === 'key pressed').length, 6, 'each key press is logged');
+  assert.ok(!hidden.lines.some((l) => 'digit' in l), text);
+  for (const digits of ['4821', '4 8 2 1', '٤٨٢١']) assert.ok(!text.includes(digits), `${digits} in the log: ${text}`);
+  assert.deepEqual(hidden.lines.find((l) => l.msg === 'task ended')?.result, { ok: true });
+  const keyed = hidden.lines.find((l) => l.msg === 'caller turn' && l.source === 'dtmf');
+  assert.ok(keyed && !('text' in keyed), `a keyed turn without its text: ${JSON.stringify(keyed)}`);
+  // Asked for explicitly: the keys and the value are in the log.
+  assert.deepEqual(shown.lines.filter((l) => l.msg === 'key pressed').map((l) => l.digit).join(''), '4821#1');
+  assert.deepEqual(shown.lines.find((l) => l.msg === 'task ended')?.result, { ok: true, value: '4821' });
 });
 
 test('logs: keys are redacted wherever the field appears', async () => {

@@ -106,8 +106,8 @@ describe('jambonz webhooks against hiwar serve', () => {
     assert.equal(res.status, 200);
     const [listen] = (await res.json()) as Record<string, any>[];
     assert.equal(listen!.verb, 'listen');
-    assert.match(listen!.url, /^ws:\/\/.+\/telephony\/jambonz\/stream\/[\w-]+\.[\w-]+$/);
-    assert.match(listen!.actionHook, /\/telephony\/jambonz\/after\/[\w-]+\.[\w-]+$/);
+    assert.match(listen!.url, /^ws:\/\/.+\/telephony\/jambonz\/stream\/[\w-]{40,}$/);
+    assert.match(listen!.actionHook, /\/telephony\/jambonz\/after\/[\w-]{40,}$/);
     assert.deepEqual(listen!.bidirectionalAudio, { enabled: true, streaming: true, sampleRate: 8000 });
     // jambonz signs the actionHook request too. Nothing was decided: hang up.
     assert.equal((await post(listen!.actionHook, { call_sid: 'jz-1' }, null)).status, 403);

@@ -7,6 +7,9 @@ import { VirtualClock } from '../../src/transport/clock.ts';
 import { MediaStreamOutput, MediaStreamTransport } from '../../transports/telephony/media-stream.ts';
 import type { TransportEvent } from '../../src/transport/types.ts';
 import type { ProviderConnection, WireMessage } from '../../transports/telephony/provider.ts';
+import { farEndReason } from '../../transports/telephony/far-end-reason.ts';
+import { pcm } from '../../transports/telephony/pcm.ts';
+import { KEY_REFUSED_HINT } from '../../src/service/errors.ts';
 
 const FORMAT = { codec: 'mulaw', sampleRate: 8000, frameMs: 20 } as const;
 
@@ -164,6 +167,22 @@ describe('media-stream output', () => {
     assert.equal(r.audio(), 3, 'nothing while the platform said XOFF');
     r.out.setPaused(false);
     assert.ok(r.audio() > 3);
+  });
+
+  test("the gateway is told a generic hang-up reason, never the operator's hint; the platform hook and the events keep the detail", async () => {
+    const detail = `out of service: ${KEY_REFUSED_HINT}`;
+    const sent: string[] = [];
+    let closedWith: string | undefined;
+    let hookGot: string | undefined;
+    const conn = pcm.open({ url: new URL('ws://h/telephony/pcm?rate=16000'), headers: {} });
+    const start = { type: 'start' as const, call: { callId: 'oos', parameters: {} }, input: FORMAT };
+    const t = new MediaStreamTransport('pcm', start, conn, { send: (m) => 'text' in m && sent.push(m.text), close: (r) => void (closedWith = r) }, { clock: new VirtualClock() }, { hangup: async (_call, r) => void (hookGot = r) });
+    await t.hangup(detail);
+    assert.deepEqual(sent.map((m) => JSON.parse(m)), [{ type: 'hangup', reason: 'out of service' }]);
+    assert.equal(closedWith, 'out of service');
+    assert.equal(hookGot, detail, "the operator's own hook gets the whole reason");
+    assert.ok(![...sent, closedWith].some((m) => /HIWAR_|API key/.test(m ?? '')));
+    for (const [reason, told] of [['agent hung up: voicemail left', 'agent hung up'], ['server shutting down', 'server shutting down'], ['transport error: socket reset by 10.0.0.7', 'call failed'], ['the caller is +966501234567', 'agent hung up'], [undefined, 'agent hung up']] as const) assert.equal(farEndReason(reason), told, String(reason));
   });
 
   test('keys pressed and a hang-up before the session subscribes still reach it, after the early audio', async () => {

@@ -69,6 +69,8 @@ describe('server pieces', () => {
     assert.equal(t.verify(tok, 'twilio', 'media', 2000), undefined, 'expired');
     assert.equal(t.verify(tok.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), 'twilio', 'media', 500), undefined, 'tampered');
     assert.equal(new CallTokens({ secret: 'other' }).verify(tok, 'twilio', 'media', 500), undefined, 'another server');
+    assert.equal(new CallTokens({ secret: 's3cret' }).verify(tok, 'twilio', 'media', 500)?.parameters?.From, '+1', 'another worker or instance with the same secret');
+    assert.equal(new CallTokens().verify(new CallTokens().mint('twilio', 'CA1'), 'twilio'), undefined, 'random secrets: one per process');
     assert.equal(t.verify(undefined, 'twilio'), undefined);
     assert.notEqual(t.mint('twilio', 'CA1'), t.mint('twilio', 'CA1'), 'each token has its own id');
     assert.throws(() => t.mint('twilio', ''), /call id/);
@@ -94,6 +96,7 @@ describe('server pieces', () => {
     assert.equal(outcomeOf('transferred to +9665', false), 'transferred');
     assert.equal(outcomeOf('out of service: 402', true), 'failed');
     assert.equal(outcomeOf('done', false), 'completed');
+    assert.equal(outcomeOf('server shutting down', false), 'server-shutdown', 'a drain out of time');
     assert.equal(serviceStatus('402 40201 /listen: insufficient balance'), '402');
     assert.equal(serviceStatus('socket closed 40101'), '401');
     assert.equal(serviceStatus('connection reset'), 'unknown');

@@ -23,6 +23,7 @@ const TWILIO = 'twilio-auth-token';
 const PLIVO = 'plivo-auth-token';
 const VONAGE = 'vonage-signature-secret-of-32-bytes!';
 const STATIC = 'static-media-token-for-gateways';
+const MEDIA_SECRET = 'media-secret-shared-by-instances';
 
 /** A media connection that says it is Twilio call `callSid`; resolves once the server accepted the upgrade. */
 async function twilioStream(url: string, callSid: string): Promise<WebSocket> {
@@ -41,14 +42,53 @@ describe('tokens grant one call; signed webhooks answer once and briefly', () =>
   before(async () => {
     sandbox = await runSandbox({ keys: [{ key: generateKey(), concurrency: 32 }] });
     // Closed, as `hiwar serve` without --open (the helper's `open: true` is overridden).
-    s = await startServe({ sandbox, open: undefined, secrets: { twilio: TWILIO, plivo: PLIVO, vonage: VONAGE, exotel: 'exo:tel-pass' }, mediaToken: STATIC });
+    s = await startServe({ sandbox, open: undefined, secrets: { twilio: TWILIO, plivo: PLIVO, vonage: VONAGE, exotel: 'exo:tel-pass' }, mediaToken: STATIC, tokenSecret: MEDIA_SECRET });
   });
   after(async () => {
     await s.close();
     await sandbox.close();
   });
 
-  const signedTwilioCall = (callSid: string) => twilioCall(s, callSid, { 'x-twilio-signature': twilioSignature(TWILIO, `${s.url}/telephony/twilio`, { CallSid: callSid }) });
+  const signedTwilioCall = (callSid: string, fields: Record<string, string> = {}) =>
+    twilioCall(s, callSid, { 'x-twilio-signature': twilioSignature(TWILIO, `${s.url}/telephony/twilio`, { CallSid: callSid, ...fields }) }, fields);
+
+  test("the media URL does not tell the platform's or a proxy's logs who calls whom; the call still gets both numbers, once", async () => {
+    const numbers = { From: '+966501234567', To: '+966112345678' };
+    const answer = await signedTwilioCall('CA-private', numbers);
+    assert.equal(answer.status, 200);
+    const url = unescape(answer.streamUrl!);
+    // The URLs the platform will request (the stream's, <Connect action>'s), in any encoding a log
+    // reader could undo: as written, URL-encoded, base64 and base64url (at each of the four
+    // alignments), hex. (The markup's <Parameter>s go to Twilio alone, which sent the numbers.)
+    const urls = [...answer.xml.matchAll(/(?:url|action)="([^"]+)"/g)].map((m) => unescape(m[1]!));
+    assert.equal(urls.length, 2);
+    for (const u of urls) {
+      const last = u.split('/').at(-1)!;
+      const decodings = [u, decodeURIComponent(u), Buffer.from(last, 'hex').toString('latin1')];
+      for (let skip = 0; skip < 4; skip++) decodings.push(Buffer.from(last.slice(skip), 'base64url').toString('latin1'), Buffer.from(last.slice(skip), 'base64').toString('latin1'));
+      for (const n of Object.values(numbers)) {
+        const digits = n.slice(1);
+        for (const d of decodings) assert.ok(!d.includes(digits) && !d.includes(digits.slice(3)), `${n} readable in ${u}`);
+      }
+    }
+    const ws = await twilioStream(url, 'CA-private');
+    await waitFor(() => s.calls.some((c) => c.transport.call.callId === 'CA-private'), 'the call started');
+    const call = s.calls.find((c) => c.transport.call.callId === 'CA-private')!.transport.call;
+    assert.equal(call.parameters?.From, numbers.From, 'the server read the caller from the token');
+    assert.equal(call.parameters?.To, numbers.To);
+    assert.equal(await upgradeStatus(url), 403, 'the token still grants one call only');
+    assert.equal(s.calls.filter((c) => c.transport.call.callId === 'CA-private').length, 1);
+    ws.close();
+    await waitFor(() => s.server.calls.active === 0, 'the call ended');
+  });
+
+  test('a token in the old readable form (signed claims) opens nothing', async () => {
+    const { createHmac } = await import('node:crypto');
+    // What a server before the sealed tokens minted, with the same secret: claims readable in base64url, a dot, an HMAC.
+    const body = Buffer.from(JSON.stringify({ scope: 'twilio', kind: 'media', callId: 'CA-old', jti: 'x', exp: Date.now() + 60_000 })).toString('base64url');
+    const old = `${body}.${createHmac('sha256', MEDIA_SECRET).update(body).digest('base64url')}`;
+    assert.equal(await upgradeStatus(`${s.url.replace('http', 'ws')}/telephony/twilio/stream/${old}`), 401);
+  });
 
   test('a media token opens one call: the same URL again, or a token from a replayed webhook for that call, is refused', async () => {
     const first = await signedTwilioCall('CA-once');

@@ -110,8 +110,8 @@ export async function waitFor(cond: () => boolean, what: string, ms = 90_000, ex
 export const agentTurns = (c: ServedCall) => c.events.filter((e): e is Extract<SessionEvent, { type: 'agent_turn' }> => e.type === 'agent_turn');
 
 /** Twilio's webhook for a new call, as Twilio sends it (form-encoded); the stream URL from its TwiML. */
-export async function twilioCall(s: Served, callSid: string, headers: Record<string, string> = {}) {
-  const body = new URLSearchParams({ CallSid: callSid }).toString();
+export async function twilioCall(s: Served, callSid: string, headers: Record<string, string> = {}, fields: Record<string, string> = {}) {
+  const body = new URLSearchParams({ CallSid: callSid, ...fields }).toString();
   const res = await fetch(`${s.url}/telephony/twilio`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
   const xml = await res.text();
   return { status: res.status, xml, streamUrl: /<Stream url="([^"]+)"/.exec(xml)?.[1] };

@@ -6,7 +6,7 @@ import { SignalingClient } from '../helpers/signaling-client.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 import { SECRET, startWebRtcServer, type WebRtcServer } from '../helpers/webrtc-server.ts';
 
-test('room tokens: signed, short-lived, single use', () => {
+test('room tokens: sealed, short-lived, single use', () => {
   let now = 1_000_000;
   const tokens = new RoomTokens({ ttlMs: 60_000 }, () => now);
   const { token } = tokens.issue('room-1', 'caller', { customer: '42' });
@@ -15,9 +15,16 @@ test('room tokens: signed, short-lived, single use', () => {
   const late = tokens.issue('room-2', 'caller').token;
   now += 60_001;
   assert.throws(() => tokens.redeem(late), /expired/);
-  const forged = `${Buffer.from(JSON.stringify({ room: 'x', role: 'supervisor', parameters: {}, exp: now + 1e6, nonce: 'n' })).toString('base64url')}.${late.split('.')[1]}`;
+  // Claims written by hand (the old signed form, a grant of the supervisor's role): refused.
+  const forged = `${Buffer.from(JSON.stringify({ room: 'x', role: 'supervisor', parameters: {}, exp: now + 1e6, nonce: 'n' })).toString('base64url')}.${late}`;
   assert.throws(() => tokens.redeem(forged), /invalid token/);
-  assert.throws(() => tokens.redeem('nonsense'), /malformed/);
+  assert.throws(() => tokens.redeem('nonsense'), /invalid token/);
+  const flipped = late.slice(0, 20) + (late[20] === 'A' ? 'B' : 'A') + late.slice(21);
+  assert.throws(() => tokens.redeem(flipped), /invalid token/, 'one character changed');
+  // The join URL carries it: nothing of the caller's parameters is readable in it.
+  const phone = tokens.issue('room-3', 'caller', { phone: '966501234567' }).token;
+  for (let skip = 0; skip < 4; skip++) assert.ok(!Buffer.from(phone.slice(skip), 'base64url').toString('latin1').includes('9665012'));
+  assert.ok(!phone.includes('9665012') && !Buffer.from(phone, 'hex').toString('latin1').includes('9665012'));
   // Another server with the same key accepts it (a cluster), one with another key does not.
   const a = new RoomTokens({ signingKey: 'k' });
   assert.equal(new RoomTokens({ signingKey: 'k' }).redeem(a.issue('r', 'caller').token).room, 'r');

@@ -7,6 +7,7 @@ import { realClock, type Clock } from '../../src/transport/clock.ts';
 import type { CallInfo, Transport, TransportEvent } from '../../src/transport/types.ts';
 import { decode } from './codec.ts';
 import { EdgeResampler, edgeRate } from './edge-rate.ts';
+import { farEndReason } from './far-end-reason.ts';
 import { MediaStreamOutput, type MediaSink, type MediaStreamOptions } from './media-output.ts';
 import type { Inbound, MediaFormat, ProviderConnection } from './provider.ts';
 import { ReorderBuffer } from './reorder.ts';
@@ -138,8 +139,10 @@ export class MediaStreamTransport implements Transport {
     if (this.ended) return;
     this.agentAction ??= { action: 'hangup', reason };
     await this.control.hangup?.(this.call, reason);
-    for (const m of this.conn.hangup?.(reason) ?? []) this.sink.send(m);
-    this.sink.close(reason ?? 'agent hung up');
+    // The gateway hears a generic reason; the detail stays in hiwar's log and events.
+    const told = farEndReason(reason);
+    for (const m of this.conn.hangup?.(told) ?? []) this.sink.send(m);
+    this.sink.close(told);
     this.end('agent hung up');
   }
 

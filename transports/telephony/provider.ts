@@ -115,6 +115,7 @@ export interface ProviderConnection {
   /**
    * Messages that end the call from inside the stream, sent before the transport closes the
    * connection (AudioSocket hangup frame). Platforms where closing the stream is the hang-up leave it out.
+   * `reason` is the generic one for the far end (`farEndReason`), never hiwar's detail.
    */
   hangup?(reason?: string): WireMessage[];
   /** Whether the platform echoes a mark dropped by `clear()` as if played (Twilio, Telnyx). */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { openSigned, signClaims } from '../../src/server/signed-token.ts';
+import { openSealed, sealClaims, sealingKey } from '../../src/server/sealed-token.ts';
 import type { PeerRole } from './protocol.ts';
 
 export type { PeerRole };
@@ -16,7 +16,7 @@ export interface RoomGrant {
 }
 
 export interface TokenOptions {
-  /** Signing key; set the same one on every server of a cluster. @default random per process */
+  /** The secret the tokens' key is derived from; set the same one on every server of a cluster. @default random per process */
   signingKey?: string | Buffer;
   /** How long a token may wait before it is used to join. @default 60_000 */
   ttlMs?: number;
@@ -35,8 +35,9 @@ export class TokenError extends Error {
 const b64 = (b: Buffer) => b.toString('base64url');
 
 /**
- * Short-lived, single-use room tokens: an HMAC-signed grant (room, role, expiry), so any server
- * holding the signing key can check one without a shared store. A token opens one join; a used
+ * Short-lived, single-use room tokens: a sealed grant (room, role, parameters, expiry; AES-256-GCM
+ * under a key derived from the signing key), so any server holding that key can check one
+ * without a shared store, and no one else can read or alter it. A token opens one join; a used
  * nonce is remembered until the token would have expired anyway.
  */
 export class RoomTokens {
@@ -45,14 +46,14 @@ export class RoomTokens {
   private readonly used = new Map<string, number>();
 
   constructor(opts: TokenOptions = {}, private readonly now: () => number = Date.now) {
-    this.key = opts.signingKey ? Buffer.from(opts.signingKey) : randomBytes(32);
+    this.key = sealingKey(opts.signingKey ? Buffer.from(opts.signingKey) : randomBytes(32), 'room token');
     this.ttlMs = opts.ttlMs ?? TOKEN_DEFAULTS.ttlMs;
   }
 
-  /** Signs a token for a room and role, with its expiry. */
+  /** Seals a token for a room and role, with its expiry. */
   issue(room: string, role: PeerRole, parameters: Record<string, string> = {}): { token: string; expiresAt: number } {
     const grant: RoomGrant = { room, role, parameters, exp: this.now() + this.ttlMs, nonce: b64(randomBytes(12)) };
-    return { token: signClaims(this.key, grant), expiresAt: grant.exp };
+    return { token: sealClaims(this.key, grant), expiresAt: grant.exp };
   }
 
   /** Checks and spends a token. Throws `TokenError` with a reason fit to show the browser. */
@@ -64,11 +65,11 @@ export class RoomTokens {
 
   /** Checks a token without spending it (a join about to be redirected to another server). */
   verify(token: string): RoomGrant {
-    // Same signing as the media tokens (signed-token.ts); a room token's failure is thrown with a
-    // reason fit for the browser, where a media token's is only logged (CallTokens returns undefined).
-    const opened = openSigned(this.key, token);
-    if (!opened.ok) throw new TokenError(`${opened.why} token`);
-    const grant = opened.claims as RoomGrant;
+    // Sealed as the media tokens are (sealed-token.ts): the join URL (`/?token=`) shows nothing of
+    // the caller's parameters. A room token's failure is thrown with a reason fit for the browser,
+    // where a media token's is only logged (CallTokens returns undefined).
+    const grant = openSealed(this.key, token) as RoomGrant | undefined;
+    if (!grant || typeof grant !== 'object') throw new TokenError('invalid token');
     const now = this.now();
     for (const [nonce, exp] of this.used) if (exp < now) this.used.delete(nonce);
     if (grant.exp < now) throw new TokenError('token expired');
