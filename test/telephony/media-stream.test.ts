@@ -182,7 +182,7 @@ describe('media-stream output', () => {
     assert.equal(closedWith, 'out of service');
     assert.equal(hookGot, detail, "the operator's own hook gets the whole reason");
     assert.ok(![...sent, closedWith].some((m) => /HIWAR_|API key/.test(m ?? '')));
-    for (const [reason, told] of [['agent hung up: voicemail left', 'agent hung up'], ['server shutting down', 'server shutting down'], ['transport error: socket reset by 10.0.0.7', 'call failed'], ['the caller is +966501234567', 'agent hung up'], [undefined, 'agent hung up']] as const) assert.equal(farEndReason(reason), told, String(reason));
+    for (const [reason, told] of [['agent hung up: voicemail left', 'agent hung up'], ['server shutting down', 'server shutting down'], ['all lines busy', 'all lines busy'], ['transport error: socket reset by 10.0.0.7', 'call failed'], ['the caller is +966501234567', 'agent hung up'], [undefined, 'agent hung up']] as const) assert.equal(farEndReason(reason), told, String(reason));
   });
 
   test('keys pressed and a hang-up before the session subscribes still reach it, after the early audio', async () => {

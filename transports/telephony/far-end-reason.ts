@@ -8,6 +8,8 @@ const FAR_END_REASONS: readonly [RegExp, string][] = [
   [/^out of service\b/, 'out of service'],
   [/^server shutting down\b/, 'server shutting down'],
   [/^transferred\b/, 'transferred'],
+  // The cluster's busy line (src/cluster/busy-line.ts): a gateway may route the caller elsewhere on it.
+  [/^all lines busy\b/, 'all lines busy'],
   [/^(session failed|transport (error|failed))\b/, 'call failed'],
 ];
 
