@@ -1,14 +1,12 @@
 import { Subscription, type Observable } from '../rx.ts';
-import type { Llm } from '../llm/types.ts';
 import { createLocalVad, type CallerVad } from '../pipeline/local-vad.ts';
 import { SpeakerFatal } from '../pipeline/speaker.ts';
 import { SpokenForm } from '../pipeline/spoken.ts';
-import type { Recognizer, SessionStages } from './stage-types.ts';
-import type { ServiceClient } from '../service/client.ts';
+import type { Recognizer } from './stage-types.ts';
 import type { CollectTask, TaskResult } from '../tasks/types.ts';
 import { realClock, type Clock } from '../transport/clock.ts';
 import { ResamplingOutput } from '../transport/resampling-output.ts';
-import type { CallControl, CallInfo, Transport } from '../transport/types.ts';
+import type { CallControl, CallInfo } from '../transport/types.ts';
 import type { Agent } from './agent.ts';
 import { AnswerDetection } from './answer-detection.ts';
 import { CALL_ACTION_DEFAULTS, CallActions } from './call-actions.ts';
@@ -33,34 +31,10 @@ import { ReportBuilder } from './report.ts';
 import { SessionOutput } from './session-output.ts';
 import { buildStt, defaultLlm, listenEndpointing, type AgentStages, type StageContext } from './stages.ts';
 import type { TaskRun } from './task-runner.ts';
+import type { SessionOptions } from './session-options.ts';
 
 export { defaultLlm };
-
-/** What an `AgentSession` runs on: the service client, the call's transport and the agent (and optionally a model, clock and logger). */
-export interface SessionOptions {
-  client: ServiceClient;
-  transport: Transport;
-  /** The agent that takes the call (others may follow by handoff). */
-  agent: Agent;
-  clock?: Clock;
-  /** The model of every agent of the call; default each agent's `llm`, else its scripted intents. */
-  llm?: Llm;
-  logger?: Logger;
-  /**
-   * The debug log shows the keys the caller presses and what tasks collected (off: a key press is
-   * logged without its key, a keyed turn without its text, a task's result without its value: a PIN
-   * or a card number must not reach a log). Default: on when `HIWAR_LOG_KEYS=1`, else off.
-   */
-  logKeys?: boolean;
-  /** Your own recognizer, voice, turn and interruption policies or text transform (see `SessionStages`). */
-  stages?: SessionStages;
-  /**
-   * Teaches an embedded sandbox's recognizer the phrases of an agent the call is handed to that no
-   * agent's `handoffs` lists (`createAgentServer` gives its sandbox's) while the call goes on; that
-   * agent's `onEnter` waits for it. Without it such a handoff is only warned of (a `handoff_unlisted` event and a log line).
-   */
-  teach?: (agent: Agent) => Promise<void>;
-}
+export type { SessionOptions };
 
 /**
  * One call: a transport, an agent and the service, wired as a pipeline. Caller audio goes to
