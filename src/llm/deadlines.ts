@@ -44,6 +44,13 @@ export class ModelTimeoutError extends Error {
 
 const TIMEOUT = Symbol('timeout');
 
+/** A timer that resolves with TIMEOUT after `ms` (however it ends), and its cancel. */
+function oneTimer(ms: number, clock: SleepClock): { timer: Promise<typeof TIMEOUT>; cancel: () => void } {
+  const stop = new AbortController();
+  const timeout = (): typeof TIMEOUT => TIMEOUT;
+  return { timer: clock.sleep(ms, stop.signal).then(timeout, timeout), cancel: () => cancelTimer(stop) };
+}
+
 /**
  * One timer for a whole request instead of one per token: a token only notes the time its wait
  * began (a timer and an AbortController per token, aborted at the next token, were a visible
@@ -157,9 +164,7 @@ export async function* noticeSlowStart<T>(source: AsyncIterable<T>, ms: number, 
     let items = 0;
     const hasStarted = started ?? (() => items > 0);
     // One timer from the request's start: items that do not start the reply do not re-arm it.
-    const stop = new AbortController();
-    const timeout = (): typeof TIMEOUT => TIMEOUT;
-    const timer = clock.sleep(ms, stop.signal).then(timeout, timeout);
+    const { timer, cancel } = oneTimer(ms, clock);
     try {
       while (!hasStarted()) {
         const n = await Promise.race([pending, timer]);
@@ -173,7 +178,7 @@ export async function* noticeSlowStart<T>(source: AsyncIterable<T>, ms: number, 
         pending = it.next();
       }
     } finally {
-      cancelTimer(stop);
+      cancel();
     }
   }
   for (;;) {
@@ -196,9 +201,7 @@ export async function* limitSlowStart<T>(source: AsyncIterable<T>, ms: number, c
   if (ms > 0) {
     const first = await it.next();
     if (first.done) return;
-    const stop = new AbortController();
-    const timeout = (): typeof TIMEOUT => TIMEOUT;
-    const timer = clock.sleep(ms, stop.signal).then(timeout, timeout);
+    const { timer, cancel } = oneTimer(ms, clock);
     try {
       yield first.value;
       while (!started()) {
@@ -215,7 +218,7 @@ export async function* limitSlowStart<T>(source: AsyncIterable<T>, ms: number, c
         yield n.value;
       }
     } finally {
-      cancelTimer(stop);
+      cancel();
     }
   }
   for (;;) {

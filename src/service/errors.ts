@@ -213,7 +213,8 @@ function decodeEntities(text: string): string {
   });
 }
 
-const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+/** `text` cut to `max` characters, '…' marking a cut. */
+export const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 /**
  * The typed error for a refused request or socket upgrade: its status, its body's words (the

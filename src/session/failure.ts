@@ -4,6 +4,7 @@ import { inspect } from 'node:util';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai/core/error';
 import type { CloseInfo } from '../service/ws/close-codes.ts';
 import {
+  clip,
   AuthenticationError,
   InsufficientBalanceError,
   PermissionDeniedError,
@@ -137,7 +138,7 @@ export function kindOfError(err: unknown, source: FailureSource): FailureKind {
 /** Longest service explanation of a refused request kept in a failure's message. */
 const REFUSAL_MAX_CHARS = 160;
 /** The service's words, cut to `REFUSAL_MAX_CHARS`. */
-const clipped = (words: string): string => (words.length > REFUSAL_MAX_CHARS ? `${words.slice(0, REFUSAL_MAX_CHARS)}…` : words);
+const clipped = (words: string): string => clip(words, REFUSAL_MAX_CHARS);
 
 /**
  * The voice service's own words for a refusal (its envelope's `errorMessage`, the key already
