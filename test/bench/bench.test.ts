@@ -128,12 +128,13 @@ test("the latency bench's spread= puts the calls' first speech evenly over that 
   assert.equal(firstSpeechAt(0, 1, 5), 300, 'one call: nothing to spread');
 });
 
-test('npm run bench -- ws-frames measures both maskings, and ws finds the native one installed', async () => {
+test('npm run bench -- ws-frames measures both maskings and a negotiated permessage-deflate, and ws finds the native masking installed', async () => {
   const { stdout } = await execOk(process.execPath, benchRunArgs('ws-frames', '--quick', 'messages=500'), { timeoutMs: 240_000 });
   const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
   // bufferutil is an optional dependency of the package: a plain install has it.
   assert.equal(last.bufferutil, true);
-  for (const k of ['nativeUs', 'jsUs']) assert.ok(last[k] > 0, `${k} measured`);
+  for (const k of ['nativeUs', 'jsUs', 'deflateUs']) assert.ok(last[k] > 0, `${k} measured`);
   assert.match(stdout, /JavaScript masking \(WS_NO_BUFFER_UTIL=1\)/);
+  assert.match(stdout, /permessage-deflate offered and accepted/);
   assert.match(stdout, /load \d/);
 });

@@ -92,3 +92,21 @@ test('a refusal whose body never ends is the status after a short wait, not a ha
   assert.ok(REFUSAL_BODY_LIMITS.waitMs < 20_000);
   socket?.destroy();
 });
+
+test('no socket offers permessage-deflate: audio is not worth compressing, and a server that accepts would zlib every message', async () => {
+  const offered: (string | undefined)[] = [];
+  server.removeAllListeners('upgrade');
+  server.on('upgrade', (req, socket: Duplex) => {
+    offered.push(req.headers['sec-websocket-extensions']);
+    socket.end(`${head('503 Service Unavailable', 'content-length: 0\r\n')}\r\n`);
+  });
+  try {
+    const c = client();
+    for (const open of [() => c.openListen(), () => c.openTts({ voice_id: 'v' }), () => c.openLegacyStt()]) await assert.rejects(open());
+  } finally {
+    server.removeAllListeners('upgrade');
+    server.on('upgrade', (_req, socket: Duplex) => refuse(socket));
+  }
+  assert.equal(offered.length, 3);
+  assert.deepEqual(offered, [undefined, undefined, undefined], 'the handshake names no extension');
+});

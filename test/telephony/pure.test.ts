@@ -27,6 +27,26 @@ describe('reorder buffer', () => {
     assert.equal(held.duplicates, 1, 'a repeat of a held frame');
   });
 
+  test('take: an orderly stream goes straight through; a gap, a stray frame and a resync between orderly runs keep the order', () => {
+    const b = new ReorderBuffer<number>({ depth: 2, maxJump: 50 });
+    const got: number[] = [];
+    const take = (seqs: number[]) => seqs.forEach((s) => b.take(s, s, (x) => got.push(x)));
+    take([1, 2]);
+    assert.deepEqual(got, [], 'the first frames wait for `depth` more, as with push');
+    take([3, 4, 5, 6]);
+    assert.deepEqual(got, [1, 2, 3, 4, 5, 6]);
+    take([8, 7, 9]); // a swap: 8 is held until 7
+    assert.deepEqual(got.slice(6), [7, 8, 9]);
+    take([500, 10, 11]); // one wild counter: set aside, then forgotten by the orderly frames
+    assert.deepEqual(got.slice(9), [10, 11]);
+    take([900, 901, 902]); // more than `depth` close frames far away: the stream follows them
+    assert.deepEqual(got.slice(11), [900, 901, 902]);
+    take([903]);
+    assert.deepEqual(got.slice(14), [903]);
+    assert.equal(b.resyncs, 1);
+    assert.equal(b.late + b.duplicates + b.lost, 0);
+  });
+
   test('a lost frame is given up once `depth` later frames wait', () => {
     const b = new ReorderBuffer<number>({ depth: 2 });
     assert.deepEqual(feed(b, [1, 2, 3, 5, 6]), [1, 2, 3]);

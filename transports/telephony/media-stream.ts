@@ -82,10 +82,10 @@ export class MediaStreamTransport implements Transport {
     switch (item.type) {
       case 'audio': {
         const order = item.seq ?? item.timestampMs;
-        const ready = order === undefined ? [item.payload] : this.reorder.push(order, item.payload);
+        if (order === undefined) return this.pushAudio(item.payload);
+        this.reorder.take(order, item.payload, this.pushAudio);
         this.stats.duplicates = this.reorder.duplicates;
         this.stats.late = this.reorder.late;
-        for (const p of ready) this.pushAudio(p);
         return;
       }
       case 'dtmf':
@@ -106,13 +106,14 @@ export class MediaStreamTransport implements Transport {
     }
   }
 
-  private pushAudio(payload: Uint8Array): void {
+  /** One function for every frame (the reorder buffer's `deliver`), not a closure each. */
+  private readonly pushAudio = (payload: Uint8Array): void => {
     if (!payload.byteLength) return;
     this.stats.framesIn++;
     const samples = decode(this.input, payload);
     if (this.fromWire) this.fromWire.push(samples, this.pushSamples);
     else this.pushSamples(samples);
-  }
+  };
 
   /** Hands decoded caller samples to the session (one function for every frame, not a closure each). */
   private readonly pushSamples = (samples: Int16Array): void => {

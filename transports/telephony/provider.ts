@@ -240,10 +240,8 @@ export const WEBHOOK_CLOCK_SKEW_S = 30;
 export const json = (value: unknown): WireMessage => ({ text: JSON.stringify(value) });
 export const b64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 /** Decoded bytes as a plain view of the decoded Buffer: no copy per media message. */
-export const fromB64 = (s: string): Uint8Array => {
-  const b = Buffer.from(s, 'base64');
-  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-};
+/** Base64 → bytes (a Buffer is a Uint8Array: no second view per frame). */
+export const fromB64 = (s: string): Uint8Array => Buffer.from(s, 'base64');
 
 /** Parses a JSON text message; undefined (and no throw) for anything that is not a JSON object. */
 export function parseJson(msg: WireMessage): Record<string, any> | undefined {
@@ -280,7 +278,10 @@ export function mediaEvent(media: Record<string, any> | undefined, orderBy: 'chu
   const m = media ?? {};
   if (m.track && m.track !== 'inbound') return [];
   if (typeof m.payload !== 'string') return [{ type: 'invalid', reason: 'media without payload' }];
+  const payload = fromB64(m.payload);
+  // Built without spreads: this runs for every caller frame.
   const chunk = Number(m.chunk);
+  if (Number.isFinite(chunk)) return [{ type: 'audio', payload, seq: chunk }];
   const ts = orderBy === 'chunk-or-timestamp' ? Number(m.timestamp) : NaN;
-  return [{ type: 'audio', payload: fromB64(m.payload), ...(Number.isFinite(chunk) ? { seq: chunk } : Number.isFinite(ts) ? { timestampMs: ts } : {}) }];
+  return [Number.isFinite(ts) ? { type: 'audio', payload, timestampMs: ts } : { type: 'audio', payload }];
 }

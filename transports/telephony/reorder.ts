@@ -44,6 +44,27 @@ export class ReorderBuffer<T> {
 
   /** Takes frame `seq`; returns the frames now deliverable, in order. */
   push(seq: number, item: T): T[] {
+    const out: T[] = [];
+    this.take(seq, item, (x) => out.push(x));
+    return out;
+  }
+
+  /**
+   * Takes frame `seq` and hands each frame now deliverable to `deliver`, in order. The frame that
+   * is next while nothing is held (every frame of an orderly stream, 50 a second per call) goes
+   * straight through: no map, no array.
+   */
+  take(seq: number, item: T, deliver: (item: T) => void): void {
+    if (seq === this.next && this.held.size === 0) {
+      if (this.stray.size) this.stray.clear();
+      this.next++;
+      deliver(item);
+      return;
+    }
+    for (const x of this.place(seq, item)) deliver(x);
+  }
+
+  private place(seq: number, item: T): T[] {
     if (this.next === undefined) {
       // The first frames may come out of order too: the stream starts at the lowest of the first few.
       if (this.held.has(seq)) {
@@ -57,7 +78,7 @@ export class ReorderBuffer<T> {
     }
     if (Math.abs(seq - this.next) > this.maxJump) return this.strayFrame(seq, item);
     // A frame of the current sequence: what was set aside was noise.
-    this.stray.clear();
+    if (this.stray.size) this.stray.clear();
     if (seq < this.next) {
       this.late++;
       return [];

@@ -45,6 +45,8 @@ export function meanLevel(pcm: Int16Array): number {
  */
 export class UplinkBatcher {
   private readonly pending: Uint8Array;
+  /** The same bytes as samples: whole pieces are copied in without a view of each. */
+  private readonly pendingSamples: Int16Array;
   private pendingBytes = 0;
   private loud = false;
   /** Quiet bytes since the last speech, counted up to the endpointing window (-1: not counting). */
@@ -58,6 +60,7 @@ export class UplinkBatcher {
   ) {
     if (!(o.chunkMs >= 0 && o.chunkMs <= MAX_UPLINK_MS)) throw new RangeError(`uplinkFrameMs must be from 0 to ${MAX_UPLINK_MS} ms, not ${o.chunkMs}`);
     this.pending = new Uint8Array(Math.round((sampleRate * o.chunkMs) / 1000) * 2);
+    this.pendingSamples = new Int16Array(this.pending.buffer);
     this.windowBytes = o.endpointingMs ? Math.round((sampleRate * o.endpointingMs) / 1000) * 2 : 0;
   }
 
@@ -80,6 +83,14 @@ export class UplinkBatcher {
       this.quietBytes += pcm.byteLength;
       // The piece that completes the server's endpointing window after speech.
       if (this.quietBytes >= this.windowBytes && this.quietBytes - pcm.byteLength < this.windowBytes) now = true;
+    }
+    // The common case (a 20 ms frame into a 100 ms message): one copy, nothing allocated.
+    const alone = !this.pendingBytes && (now || pcm.byteLength >= size);
+    if (!alone && pcm.byteLength <= size - this.pendingBytes) {
+      this.pendingSamples.set(pcm, this.pendingBytes >> 1);
+      this.pendingBytes += pcm.byteLength;
+      if (now || this.pendingBytes === size) this.flush();
+      return;
     }
     const bytes = new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength);
     if (!this.pendingBytes && (now || bytes.byteLength >= size)) return this.send(bytes);

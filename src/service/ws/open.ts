@@ -60,7 +60,10 @@ export function openSocket(cfg: ServiceConfig, spec: OpenSpec, opts: SocketCallO
   if (spec.auth === 'token') url.searchParams.set('token', cfg.apiKey);
 
   return new Promise((resolve, reject) => {
-    const ws = new (loadWs())(url, { headers, handshakeTimeout: opts.timeoutMs ?? cfg.timeoutMs });
+    // No permessage-deflate offered: the messages are audio, which zlib barely shrinks, and a
+    // server that accepts the offer (many do by default) would have every message compressed on
+    // libuv's thread pool, a CPU cost and a hop per message each way.
+    const ws = new (loadWs())(url, { headers, handshakeTimeout: opts.timeoutMs ?? cfg.timeoutMs, perMessageDeflate: false });
     ws.binaryType = 'nodebuffer';
     let settled = false;
     let refusalTimer: ReturnType<typeof setTimeout> | undefined;
