@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   'telephony-density': async () => (await import('./telephony-headline.ts')).telephonyDensity,
   soak: async () => (await import('./soak.ts')).soak,
   profile: async () => (await import('./profile.ts')).profile,
+  allocations: async () => (await import('./allocations.ts')).allocations,
   timers: async () => (await import('./timers.ts')).timers,
   'telephony-edge': async () => (await import('./telephony-edge.ts')).telephonyEdge,
   llm: async () => (await import('./llm-cost.ts')).llmCost,
