@@ -5,7 +5,8 @@
  * - `HIWAR_ALLOC_PROFILE=FILE node --import tsx --import ./bench/allocations.ts bench/run.ts <bench …>`
  *   samples every allocation (V8's sampling heap profiler, objects the collector has freed since
  *   included) from `HIWAR_ALLOC_START_MS` (default 8000) for `HIWAR_ALLOC_MS` (default 10000) of the
- *   run, and writes the profile to FILE;
+ *   run, and writes the profile to FILE (`HIWAR_ALLOC_SURVIVORS=1`: only what outlived the young
+ *   generation, the garbage a full collection has to free);
  * - `npm run bench -- allocations FILE [top=25]` prints MB a second by allocating function and by
  *   the nearest function of hiwar's own that led to it.
  *
@@ -86,7 +87,10 @@ if (out && !process.argv.includes('allocations')) {
     new Promise<any>((resolve, reject) => session.post(method, params ?? {}, (err, r) => (err ? reject(err) : resolve(r))));
   setTimeout(async () => {
     await post('HeapProfiler.enable');
-    await post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    // HIWAR_ALLOC_SURVIVORS=1 leaves out what died young: what is left was promoted to the old
+    // generation (or is still alive), the garbage that only a full collection frees.
+    const young = process.env.HIWAR_ALLOC_SURVIVORS !== '1';
+    await post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: young });
     setTimeout(async () => {
       const { profile } = await post('HeapProfiler.stopSampling');
       writeFileSync(out, JSON.stringify({ ...profile, seconds: ms / 1000 }));

@@ -1,7 +1,9 @@
+import { SamplePages } from './sample-pages.ts';
+
 /**
  * What the STT stage remembers of the caller's audio, one entry per piece sent to /listen: where
  * the piece starts in session audio seconds, the clock time it was captured, and (while it may
- * still have to be replayed after a reconnect) its samples.
+ * still have to be replayed after a reconnect) its samples, copied into pages (`SamplePages`).
  *
  * A ring of typed arrays rather than an array of objects: it is written 50 times a second per
  * call, and an object per frame was a steady share of the garbage collector's work at 100 calls.
@@ -11,7 +13,10 @@
 export class AudioLog {
   private at: Float64Array;
   private time: Float64Array;
-  private pcm: (Int16Array | undefined)[];
+  /** Where each piece's samples start in `samples`, and how many. */
+  private start: Float64Array;
+  private count: Int32Array;
+  private readonly samples = new SamplePages();
   /** Ring index of the oldest entry. */
   private head = 0;
   private size = 0;
@@ -22,7 +27,8 @@ export class AudioLog {
     const n = Math.max(2, capacity);
     this.at = new Float64Array(n);
     this.time = new Float64Array(n);
-    this.pcm = new Array<Int16Array | undefined>(n);
+    this.start = new Float64Array(n);
+    this.count = new Int32Array(n);
   }
 
   get length(): number {
@@ -38,7 +44,6 @@ export class AudioLog {
     if (this.size === this.at.length) {
       if (this.replayFrom === 0) this.grow();
       else {
-        this.pcm[this.head] = undefined;
         this.head = (this.head + 1) % this.at.length;
         this.size--;
         this.replayFrom--;
@@ -47,23 +52,27 @@ export class AudioLog {
     const s = this.slot(this.size++);
     this.at[s] = at;
     this.time[s] = time;
-    this.pcm[s] = samples;
+    this.start[s] = this.samples.append(samples);
+    this.count[s] = samples.length;
   }
 
   private grow(): void {
     const n = this.at.length * 2;
     const at = new Float64Array(n);
     const time = new Float64Array(n);
-    const pcm = new Array<Int16Array | undefined>(n);
+    const start = new Float64Array(n);
+    const count = new Int32Array(n);
     for (let i = 0; i < this.size; i++) {
       const s = this.slot(i);
       at[i] = this.at[s]!;
       time[i] = this.time[s]!;
-      pcm[i] = this.pcm[s];
+      start[i] = this.start[s]!;
+      count[i] = this.count[s]!;
     }
     this.at = at;
     this.time = time;
-    this.pcm = pcm;
+    this.start = start;
+    this.count = count;
     this.head = 0;
   }
 
@@ -85,18 +94,21 @@ export class AudioLog {
   releaseBefore(t: number, rate: number): void {
     while (this.replayFrom < this.size) {
       const s = this.slot(this.replayFrom);
-      if (this.at[s]! + this.pcm[s]!.length / rate > t) break;
-      this.pcm[s] = undefined;
+      if (this.at[s]! + this.count[s]! / rate > t) break;
       this.replayFrom++;
     }
+    this.dropReleased();
   }
 
   /** Stops keeping for replay the pieces that start more than `seconds` before session second `t`. */
   releaseOlderThan(t: number, seconds: number): void {
-    while (this.replayFrom < this.size && t - this.at[this.slot(this.replayFrom)]! > seconds) {
-      this.pcm[this.slot(this.replayFrom)] = undefined;
-      this.replayFrom++;
-    }
+    while (this.replayFrom < this.size && t - this.at[this.slot(this.replayFrom)]! > seconds) this.replayFrom++;
+    this.dropReleased();
+  }
+
+  /** Lets go of the pages holding only released pieces' samples. */
+  private dropReleased(): void {
+    this.samples.dropBefore(this.replayFrom < this.size ? this.start[this.slot(this.replayFrom)]! : this.samples.end);
   }
 
   /** Session second at which the replay starts (undefined when nothing is kept). */
@@ -106,6 +118,9 @@ export class AudioLog {
 
   /** The pieces kept for replay, oldest first. */
   *replay(): IterableIterator<Int16Array> {
-    for (let i = this.replayFrom; i < this.size; i++) yield this.pcm[this.slot(i)]!;
+    for (let i = this.replayFrom; i < this.size; i++) {
+      const s = this.slot(i);
+      yield this.samples.read(this.start[s]!, this.count[s]!);
+    }
   }
 }
