@@ -2,6 +2,7 @@ import type { Observable } from 'rxjs';
 import type { CallReport, SessionEvent } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Transport } from '../transport/types.ts';
+import { cancelRinging } from './drain-cancel.ts';
 import { describeDrainWait, type DrainWaiting } from './drain-wait.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { CallRefused, type CallHost, type CallObserver, type CallOutcome, type HoldOptions, type PromiseOptions, type ServerWarning } from './types.ts';
@@ -124,7 +125,7 @@ export class CallManager implements CallHost {
    * Calls promised a media connection by a webhook answer (`promise`): let in during a drain
    * until the token's expiry (`until`); a drain waits for them only until `waitUntil`.
    */
-  private readonly promised = new Map<string, { until: number; waitUntil: number; placed: boolean }>();
+  private readonly promised = new Map<string, { until: number; waitUntil: number; placed: boolean; cancel?: () => Promise<boolean> }>();
   /** Promised calls let in during a drain, until their `runCall`. */
   private readonly admitted = new Set<string>();
 
@@ -162,7 +163,7 @@ export class CallManager implements CallHost {
       this.promised.delete(k);
     }
     this.promised.delete(key);
-    this.promised.set(key, { until, waitUntil: Math.min(until, now + (o.waitMs ?? DRAIN_DEFAULTS.promisedMediaWaitMs)), placed: !!o.placed });
+    this.promised.set(key, { until, waitUntil: Math.min(until, now + (o.waitMs ?? DRAIN_DEFAULTS.promisedMediaWaitMs)), placed: !!o.placed, ...(o.cancel ? { cancel: o.cancel } : {}) });
   }
 
   withdraw(key: string): void {
@@ -357,7 +358,7 @@ export class CallManager implements CallHost {
    * Refuses new calls from now on; resolves once every running call has ended, every connection
    * not started yet has gone, and every call promised by a webhook answer or placed here has come,
    * ended unanswered, or was waited for long enough (or `timeoutMs` passed: the remaining calls
-   * are then ended).
+   * are then ended). A placed call still ringing then is cancelled with its platform.
    */
   async drain(timeoutMs = 600_000): Promise<void> {
     this.isDraining = true;
@@ -377,8 +378,10 @@ export class CallManager implements CallHost {
     }
     const never = awaited.media.filter((k) => this.promised.has(k));
     if (never.length) this.o.logger.info({ media: never }, `drain: no media came for ${never.length} answered call(s) (${never.join(', ')}); not waiting for it any longer`);
-    const unanswered = awaited.ringing.filter((k) => this.promised.has(k));
-    if (unanswered.length) this.o.logger.warn({ ringing: unanswered }, `drain: ${unanswered.length} placed call(s) neither answered nor ended within their ring timeout (${unanswered.join(', ')}); not waiting for them any longer`);
+    // Placed calls still ringing: answered now, they would reach a server gone; hung up instead.
+    const ringing = awaited.ringing.filter((k) => this.promised.has(k));
+    if (ringing.length) await cancelRinging(ringing.map((key) => ({ key, cancel: this.promised.get(key)?.cancel })), this.o.logger);
+    for (const k of ringing) this.withdraw(k);
     if (this.active === 0) return;
     this.o.logger.warn({ calls: this.live.size }, 'drain timed out; ending the remaining calls with their closing line');
     await Promise.all([...this.live].map((c) => endWithLine(c.session, SHUTDOWN_REASON)));

@@ -5,14 +5,14 @@ import { DialError, type OutboundPlatformName, type OutboundStatus, type StatusU
 export const DIAL_TIMEOUT_MS = 15_000;
 
 /**
- * Sends one REST request to a platform (a POST, or the GET of a call resource) and returns its JSON answer. A refusal becomes a
+ * Sends one REST request to a platform (a POST; the GET, PUT or DELETE of a call resource) and returns its JSON answer (empty for a 204). A refusal becomes a
  * `DialError` with the platform's own message; any credential that the answer might echo is
  * cut out of it, and the request's headers never appear in it.
  */
 export async function platformRequest(
   platform: OutboundPlatformName,
   url: string,
-  init: { headers: Record<string, string>; body?: string; method?: 'GET' | 'POST' },
+  init: { headers: Record<string, string>; body?: string; method?: 'GET' | 'POST' | 'PUT' | 'DELETE' },
   secrets: (string | undefined)[],
 ): Promise<Record<string, any>> {
   let res: Response;
@@ -33,6 +33,21 @@ export async function platformRequest(
   }
   if (!res.ok) throw new DialError(platform, res.status, scrub(errorMessage(body) ?? (bodyWords(scrub(text, secrets)) || res.statusText), secrets));
   return body;
+}
+
+/**
+ * A cancel request (`OutboundPlatform.cancel`): true once the platform took it; false when it
+ * answered that it has no such call to cancel (`gone`: 404, and whatever else that platform
+ * answers for a call already over).
+ */
+export async function cancelRequest(send: () => Promise<unknown>, gone: number[] = [404]): Promise<boolean> {
+  try {
+    await send();
+    return true;
+  } catch (err) {
+    if (err instanceof DialError && gone.includes(err.status)) return false;
+    throw err;
+  }
 }
 
 /** Why a request got no answer: fetch's own message is "fetch failed", its cause says why (ENOTFOUND, ECONNREFUSED…). */
