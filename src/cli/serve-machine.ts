@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../session/logger.ts';
-import type { AdmissionHooks, AdmissionLease, AdmitOptions, CallAdmission } from '../server/calls.ts';
+import type { AdmissionHooks, AdmissionLease, AdmitOptions, CallAdmission } from '../server/call-admission.ts';
 import type { TokenLedger } from '../server/token-ledger.ts';
 import type { Transport } from '../transport/types.ts';
 import type { LiveCall } from '../observability/live-calls.ts';

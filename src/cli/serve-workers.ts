@@ -10,7 +10,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import type { CallAdmission } from '../server/calls.ts';
+import type { CallAdmission } from '../server/call-admission.ts';
 import type { Logger } from '../session/logger.ts';
 import { MemoryTokenLedger, type TokenLedger } from '../server/token-ledger.ts';
 import { numberOption, UsageError } from './args.ts';

@@ -2,6 +2,8 @@ import type { Observable } from 'rxjs';
 import type { CallReport, SessionEvent } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Transport } from '../transport/types.ts';
+import type { CallAdmission } from './call-admission.ts';
+import { endWithLine, outcomeOf, SHUTDOWN_REASON } from './call-end.ts';
 import { cancelRinging } from './drain-cancel.ts';
 import { describeDrainWait, type DrainWaiting } from './drain-wait.ts';
 import type { ServerMetrics } from './metrics.ts';
@@ -45,36 +47,6 @@ export interface RunningSession {
  * chosen per call); a factory that throws or rejects ends that call as `failed`, no other.
  */
 export type SessionFactory = (transport: Transport) => RunningSession | Promise<RunningSession>;
-
-/** Slots of a shared budget held for one call; given back when the call ends. */
-export interface AdmissionLease {
-  /** Gives the admitted call's place back. */
-  release(): Promise<void>;
-}
-
-/**
- * Decides, before a call's session opens any socket of the service, whether it may run now (a
- * lease), after a wait, or not at all (undefined: the admission has told the caller and hung up).
- */
-export interface CallAdmission {
-  /** Admits a call (a lease to release when it ends) or refuses it (undefined); `hooks` hear of a wait. */
-  admit(transport: Transport, hooks?: AdmissionHooks, o?: AdmitOptions): Promise<AdmissionLease | undefined>;
-}
-
-/** What the server tells an admission of one call. */
-export interface AdmitOptions {
-  /**
-   * The server promised this call its media before it began draining (a webhook answered, a call
-   * it placed): an admission that stopped taking calls still runs it if a line is free now.
-   */
-  promised?: boolean;
-}
-
-/** What an admission tells the server of a call it holds. */
-export interface AdmissionHooks {
-  /** The caller waits for a line, `position` in the queue (1: next). */
-  waiting?(position: number): void;
-}
 
 /** Options of the call manager. */
 export interface CallManagerOptions {
@@ -384,31 +356,7 @@ export class CallManager implements CallHost {
     for (const k of ringing) this.withdraw(k);
     if (this.active === 0) return;
     this.o.logger.warn({ calls: this.live.size }, 'drain timed out; ending the remaining calls with their closing line');
-    await Promise.all([...this.live].map((c) => endWithLine(c.session, SHUTDOWN_REASON)));
+    await Promise.all([...this.live].map((c) => endWithLine(c.session, SHUTDOWN_REASON, DRAIN_DEFAULTS.closingLineMaxMs)));
     while (this.active > 0) await new Promise<void>((r) => this.idle.push(r));
   }
-}
-
-/** Ends `session` with its closing line when it has one, the line given `DRAIN_DEFAULTS.closingLineMaxMs` at most. */
-async function endWithLine(session: RunningSession, reason: string): Promise<void> {
-  if (!session.endWithLine) return session.end(reason);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((r) => (timer = setTimeout(r, DRAIN_DEFAULTS.closingLineMaxMs)));
-  await Promise.race([session.endWithLine(reason).catch(() => {}), late]);
-  clearTimeout(timer);
-  await session.end(reason);
-}
-
-/** The end reason of a call a drain out of time ended (outcome `server-shutdown`). */
-export const SHUTDOWN_REASON = 'server shutting down';
-
-/** How a call ended, from the session's end reason. */
-export function outcomeOf(reason: string, fatal: boolean): CallOutcome {
-  // Ended by the server, not finished: counted apart, so a shutdown that cuts calls short shows.
-  if (reason === SHUTDOWN_REASON) return 'server-shutdown';
-  if (/^transferred/.test(reason)) return 'transferred';
-  if (/agent hung up|agent-hangup/.test(reason)) return 'agent-hangup';
-  if (fatal || /^(out of service|could not start|transport failed)/.test(reason)) return 'failed';
-  if (/hung up|hangup|stopped|closed|gone/.test(reason)) return 'caller-hangup';
-  return 'completed';
 }
