@@ -14,9 +14,10 @@ import { ServerMetrics } from '../../../src/server/metrics.ts';
 import { CallTokens } from '../../../src/server/tokens.ts';
 import { createLogger } from '../../../src/session/logger.ts';
 import { outboundDialer } from '../../../transports/telephony/campaign/dialer.ts';
-import { OutboundCalls, plivoOutbound, telnyxOutbound, twilioOutbound, vonageOutbound, type OutboundPlatformName } from '../../../transports/telephony/index.ts';
+import { OutboundCalls, type OutboundPlatformName } from '../../../transports/telephony/index.ts';
 import { platformFixture } from '../fixture-files.ts';
 import { waitFor } from '../serve.ts';
+import { platformClients } from './clients.ts';
 import { FakePlatforms, testKeys } from './fake-platforms.ts';
 
 const FROM = '+966110000000';
@@ -43,12 +44,7 @@ test('a drain out of time hangs up the calls it placed that still ring, on each 
   const calls = new OutboundCalls(
     { tokens: new CallTokens(), host, logger },
     {
-      platforms: {
-        twilio: twilioOutbound({ ...keys.twilio, baseUrl: fake.url }),
-        telnyx: telnyxOutbound({ apiKey: keys.telnyx.apiKey, connectionId: keys.telnyx.connectionId, baseUrl: fake.url }),
-        plivo: plivoOutbound({ ...keys.plivo, baseUrl: fake.url }),
-        vonage: vonageOutbound({ applicationId: keys.vonage.applicationId, privateKey: keys.vonage.privateKey, baseUrl: fake.url }),
-      },
+      platforms: platformClients(keys, fake.url),
       from: FROM,
       ringTimeoutS: 30,
     },
