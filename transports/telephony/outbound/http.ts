@@ -1,7 +1,8 @@
 import { bodyWords } from '../../../src/service/errors.ts';
+import { runTimeSignal } from '../../../src/service/run-time.ts';
 import { DialError, type OutboundPlatformName, type OutboundStatus, type StatusUpdate } from './types.ts';
 
-/** How long a dial request may take before it counts as failed. */
+/** How long a dial request may take before it counts as failed (run time: a stall of this process is not counted). */
 export const DIAL_TIMEOUT_MS = 15_000;
 
 /**
@@ -12,18 +13,25 @@ export const DIAL_TIMEOUT_MS = 15_000;
 export async function platformRequest(
   platform: OutboundPlatformName,
   url: string,
-  init: { headers: Record<string, string>; body?: string; method?: 'GET' | 'POST' | 'PUT' | 'DELETE' },
+  init: { headers: Record<string, string>; body?: string; method?: 'GET' | 'POST' | 'PUT' | 'DELETE'; /** @default DIAL_TIMEOUT_MS */ timeoutMs?: number },
   secrets: (string | undefined)[],
 ): Promise<Record<string, any>> {
   let res: Response;
+  // Run time: a dial answered while this process stalled is read, not taken for one never placed (and placed again).
+  const timeout = runTimeSignal(init.timeoutMs ?? DIAL_TIMEOUT_MS);
+  let text: string;
   try {
-    res = await fetch(url, { method: init.method ?? 'POST', headers: init.headers, body: init.body, signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) });
-  } catch (err) {
-    // A malformed API address (HIWAR_TWILIO_API_URL without its scheme) is out of reach too, said as such.
-    const where = URL.canParse(url) ? new URL(url).origin : `"${url}" (not a URL: check the platform's API address)`;
-    throw new DialError(platform, 0, scrub(`could not reach ${where}: ${reason(err)}`, secrets));
+    try {
+      res = await fetch(url, { method: init.method ?? 'POST', headers: init.headers, body: init.body, signal: timeout.signal });
+    } catch (err) {
+      // A malformed API address (HIWAR_TWILIO_API_URL without its scheme) is out of reach too, said as such.
+      const where = URL.canParse(url) ? new URL(url).origin : `"${url}" (not a URL: check the platform's API address)`;
+      throw new DialError(platform, 0, scrub(`could not reach ${where}: ${reason(err)}`, secrets));
+    }
+    text = await res.text().catch(() => '');
+  } finally {
+    timeout.clear();
   }
-  const text = await res.text().catch(() => '');
   let body: Record<string, any> = {};
   try {
     const v = JSON.parse(text);
