@@ -112,3 +112,33 @@ test('a drain out of time hangs up the calls it placed that still ring, on each 
     await new Promise((r) => sink.close(r));
   }
 });
+
+test("Twilio's cancel leaves a call answered meanwhile alone, and hiwar does not record it cancelled", async () => {
+  const keys = testKeys();
+  let answered!: () => void;
+  const media = new Promise<void>((r) => (answered = r));
+  let hangUp!: () => void;
+  const fake = await new FakePlatforms(keys, {
+    scenario: () => 'answer',
+    // Answered at once; the test holds the stream open until it has asked for the cancel.
+    onMedia: () => (answered(), new Promise<void>((r) => (hangUp = r))),
+  }).start();
+  // Where the callbacks go: nowhere that tells hiwar (it still has the call as placed).
+  const sink: Server = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
+  await new Promise<void>((r) => sink.listen(0, '127.0.0.1', () => r()));
+  const base = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+  const calls = new OutboundCalls({ tokens: new CallTokens() }, { platforms: platformClients(keys, fake.url), from: FROM });
+  try {
+    const c = await calls.place({ to: RINGS, platform: 'twilio' }, (id) => ({ stream: `ws://127.0.0.1:1/stream/${id}`, answer: `${base}/a`, status: `${base}/s`, after: `${base}/after` }));
+    await media;
+    assert.equal(await calls.cancel(c.id, 'draining'), false, 'Twilio answered the resource in-progress');
+    assert.equal(fake.cancels.length, 0);
+    const now = (await calls.lookup(c.id))!;
+    assert.equal(now.outcome, undefined, 'not cancelled');
+  } finally {
+    hangUp?.();
+    await calls.close();
+    await fake.close();
+    await new Promise((r) => sink.close(r));
+  }
+});

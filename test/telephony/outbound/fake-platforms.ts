@@ -278,7 +278,15 @@ export class FakePlatforms {
     const [route] = path.split('?') as [string];
     let m = new RegExp(`^/2010-04-01/Accounts/${k.twilio.accountSid}/Calls/([^/]+)\.json$`).exec(route);
     if (m && req.method === 'POST' && rec.form?.get('Status') === 'canceled') {
-      return hangUp('twilio', m[1]!, basic(k.twilio.accountSid, k.twilio.authToken), { status: C.twilio.response.status, body: { ...R.twilio.completed, sid: m[1], account_sid: k.twilio.accountSid, status: C.twilio.response.statusField, duration: '0' } }, 404);
+      const sid = m[1]!;
+      const resource = (status: string) => ({ ...R.twilio.completed, sid, account_sid: k.twilio.accountSid, status, duration: '0' });
+      // A call answered or over is not affected ("will not affect calls already in progress"): the resource says how it stands.
+      const live = this.log.some((e) => e.id === sid) && !this.ringingNow.has(sid);
+      if (live && basic(k.twilio.accountSid, k.twilio.authToken)) {
+        const e = this.ended.get(sid);
+        return { status: 200, body: resource(!e ? 'in-progress' : e.scenario === 'answer' ? 'completed' : e.scenario) };
+      }
+      return hangUp('twilio', sid, basic(k.twilio.accountSid, k.twilio.authToken), { status: C.twilio.response.status, body: resource(C.twilio.response.statusField) }, 404);
     }
     m = /^\/v2\/calls\/([^/]+)\/actions\/hangup$/.exec(route);
     if (m && req.method === 'POST') return hangUp('telnyx', decodeURIComponent(m[1]!), req.headers.authorization === `Bearer ${k.telnyx.apiKey}`, C.telnyx.response, 422);
