@@ -9,8 +9,11 @@ export const CAMPAIGN_DEFAULTS = {
   retries: 2,
   /** Wait before a retry (then to the window's next opening, when it is closed). */
   retryAfterMs: 2 * 3600_000,
-  /** Outcomes worth another attempt. `failed-unknown` is not: the person may have been called. */
-  retryOn: ['busy', 'no-answer', 'machine-unavailable', 'failed'] as readonly AttemptOutcome[],
+  /**
+   * Outcomes worth another attempt. `failed-unknown` is not: the person may have been called.
+   * `canceled-draining` is: the server hung up while it rang, the person never chose.
+   */
+  retryOn: ['busy', 'no-answer', 'machine-unavailable', 'failed', 'canceled-draining'] as readonly AttemptOutcome[],
   /** How often a paused campaign's contacts look again, and a contact waiting for a free line (campaign-clock ms). */
   pollMs: 5_000,
   /** Contacts one campaign holds at most. */

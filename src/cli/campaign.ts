@@ -38,8 +38,9 @@ ${optionLine('--agent DIR|FILE', AGENT_HELP, 22)}
                       failed (default 2)
   --retry-after D     wait before a retry: 90s, 15m, 2h, 1d (default 2h)
   --retry-on LIST     the outcomes retried, comma-separated, of busy, no-answer,
-                      machine-unavailable, machine-voicemail, failed, canceled
-                      (default busy,no-answer,machine-unavailable,failed)
+                      machine-unavailable, machine-voicemail, failed, canceled,
+                      canceled-draining (default busy,no-answer,machine-unavailable,
+                      failed,canceled-draining)
   --dnc FILE          do-not-call numbers, one a line or a CSV with a number column
   --id NAME           the campaign's id (default: a new one)
   --results FILE      the results CSV of an in-process campaign (default campaign-ID.csv)
@@ -254,7 +255,7 @@ async function control(action: 'status' | 'pause' | 'resume' | 'cancel', id: str
 }
 
 /** Outcomes a campaign may retry: the platform's and the detector's, never `invalid` or `failed-unknown`. */
-const RETRYABLE = ['busy', 'no-answer', 'machine-unavailable', 'machine-voicemail', 'failed', 'canceled'] as const;
+const RETRYABLE = ['busy', 'no-answer', 'machine-unavailable', 'machine-voicemail', 'failed', 'canceled', 'canceled-draining'] as const;
 
 function retryOutcomes(text: string): AttemptOutcome[] {
   const list = text.split(',').map((t) => t.trim()).filter(Boolean);

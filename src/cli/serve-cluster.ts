@@ -1,7 +1,7 @@
 import type { ClusterMember } from '../cluster/cluster.ts';
 import type { RenderedLine } from '../cluster/busy-line.ts';
 import type { ClusterOptions } from '../cluster/options.ts';
-import type { CallAdmission } from '../server/calls.ts';
+import type { CallAdmission } from '../server/call-admission.ts';
 import type { ServiceClient } from '../service/client.ts';
 import { collectPcm } from '../service/index.ts';
 import type { Agent } from '../session/agent.ts';

@@ -7,10 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../session/logger.ts';
-import type { AdmissionHooks, AdmissionLease, AdmitOptions, CallAdmission } from '../server/calls.ts';
+import type { AdmissionHooks, AdmissionLease, AdmitOptions, CallAdmission } from '../server/call-admission.ts';
 import type { TokenLedger } from '../server/token-ledger.ts';
 import type { Transport } from '../transport/types.ts';
 import type { LiveCall } from '../observability/live-calls.ts';
+import { sumCounts, type DrainCounts } from '../server/drain-wait.ts';
 
 /** Messages between a worker and the primary (all carry `hiwar` so other IPC traffic is left alone). */
 export type MachineMessage =
@@ -26,7 +27,8 @@ export type MachineMessage =
   | { hiwar: 'live-ask'; id: string }
   | { hiwar: 'live-calls'; id: string; calls: LiveCall[] }
   | { hiwar: 'live-all'; id: string; calls: LiveCall[] }
-  | { hiwar: 'metrics-text'; id: string; text?: string; error?: string };
+  | { hiwar: 'metrics-text'; id: string; text?: string; error?: string }
+  | ({ hiwar: 'draining'; calls: number } & DrainCounts);
 
 /** Whether an IPC message is one of serve's own. */
 export const isMachineMessage = (m: unknown): m is MachineMessage => typeof m === 'object' && m !== null && typeof (m as { hiwar?: unknown }).hiwar === 'string';
@@ -273,4 +275,44 @@ export function workerLive(channel: MachineChannel, requests: MachineRequests, i
     const answer = await requests.ask({ hiwar: 'live' }, timeoutMs).catch(() => undefined);
     return answer?.hiwar === 'live-all' ? answer.calls : own();
   };
+}
+
+/**
+ * The primary's side of a drain: each worker, told to drain, reports what it waits for besides
+ * its running calls (answered calls' media, placed calls ringing; `draining`), and the primary's
+ * `SIGTERM: draining N workers (…)` line says it for the machine. `expect` resolves with the sum
+ * once every worker asked has reported or exited, or after `timeoutMs` with the reports that came.
+ */
+export class MachineDrain {
+  private readonly reports = new Map<number, DrainCounts>();
+  private pending = new Set<number>();
+  private settle: (() => void) | undefined;
+
+  /** Waits for the reports of `workers` (node:cluster ids). */
+  expect(workers: number[], timeoutMs: number): Promise<DrainCounts> {
+    // A worker may have reported already (Ctrl-C reaches the workers too, before the primary's SIGTERM).
+    this.pending = new Set(workers.filter((w) => !this.reports.has(w)));
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.settle?.(), timeoutMs);
+      this.settle = () => {
+        clearTimeout(timer);
+        this.settle = undefined;
+        resolve(sumCounts([...this.reports.values()]));
+      };
+      if (this.pending.size === 0) this.settle();
+    });
+  }
+
+  /** A worker's report. */
+  report(worker: number, counts: DrainCounts): void {
+    const { media, mediaUntil, ringing, ringingUntil } = counts;
+    this.reports.set(worker, { media, ringing, ...(mediaUntil !== undefined ? { mediaUntil } : {}), ...(ringingUntil !== undefined ? { ringingUntil } : {}) });
+    this.done(worker);
+  }
+
+  /** A worker exited: no report will come from it. */
+  done(worker: number): void {
+    this.pending.delete(worker);
+    if (this.pending.size === 0) this.settle?.();
+  }
 }

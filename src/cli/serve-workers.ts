@@ -10,14 +10,15 @@
 import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import type { CallAdmission } from '../server/calls.ts';
+import type { CallAdmission } from '../server/call-admission.ts';
 import type { Logger } from '../session/logger.ts';
 import { MemoryTokenLedger, type TokenLedger } from '../server/token-ledger.ts';
 import { numberOption, UsageError } from './args.ts';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { LiveCall } from '../observability/live-calls.ts';
 import { PARENT_GONE, watchParent } from './serve-preflight.ts';
-import { isMachineMessage, MachineAdmission, MachineCalls, MachineLedger, MachineLive, MachineMetrics, MachineRequests, workerLive, type MachineChannel, type MachineMessage } from './serve-machine.ts';
+import { isMachineMessage, MachineAdmission, MachineCalls, MachineDrain, MachineLedger, MachineLive, MachineMetrics, MachineRequests, workerLive, type MachineChannel, type MachineMessage } from './serve-machine.ts';
+import { describeAwaited, type DrainCounts } from '../server/drain-wait.ts';
 
 /** `hiwar serve`'s `--workers` flag (parsed with the rest of serve's options). */
 export const WORKERS_FLAG = { workers: { type: 'string' } } as const;
@@ -33,6 +34,8 @@ const WORKER_DEFAULTS = {
   /** First wait before restarting a worker that crashed quickly; doubled each time, up to `maxRestartDelayMs`. */
   restartDelayMs: 250,
   maxRestartDelayMs: 10_000,
+  /** How long the primary's drain line waits for the workers to say what they wait for (a worker still starting says nothing). */
+  drainReportMs: 2_000,
 };
 
 /** The number of worker processes `--workers` asks for (1 when absent). */
@@ -56,6 +59,9 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
   // Sums the workers' registries when a worker's /metrics asks for the machine's figures.
   const metrics = new AggregatorRegistry();
   const liveCalls = new MachineLive();
+  const drains = new MachineDrain();
+  // The drain's line, said once the workers reported: the last line ('drained; bye') waits for it.
+  let drainSaid = Promise.resolve();
   // A token one worker signs (a webhook's answer) is checked by whichever worker the media
   // connection reaches: every worker signs with the same key, random per start unless given.
   const shared = (v: string | undefined) => v || randomBytes(32).toString('base64url');
@@ -104,6 +110,8 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
         liveCalls.ask(m.id, askable, (list) => send(w, { hiwar: 'live-all', id: m.id, calls: list }));
       } else if (m.hiwar === 'live-calls') {
         liveCalls.answered(m.id, m.calls);
+      } else if (m.hiwar === 'draining') {
+        drains.report(w.id, m);
       } else if (m.hiwar === 'ready') {
         if (restarted) say(`  worker ${index} restarted (pid ${w.process.pid})`);
         everReady.add(index);
@@ -116,6 +124,7 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
     cluster.on('exit', (w, code, signal) => {
       const index = indexOf.get(w.id) ?? 0;
       const freed = calls.releaseWorker(w.id);
+      drains.done(w.id);
       broadcast();
       if (!stopping && !everReady.has(index)) {
         // A worker that never came up (a wrong option, a refused key) would fail again: stop, as one process would.
@@ -131,14 +140,20 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
       }
       if (live().length === 0 && (stopping || failed)) {
         unwatch();
-        if (!failed) say('drained; bye');
-        resolve(failed ? 1 : 0);
+        void drainSaid.then(() => {
+          if (!failed) say('drained; bye');
+          resolve(failed ? 1 : 0);
+        });
       }
     });
     const onSignal = (signal: string) => {
       if (stopping) return;
-      say(`${signal}: draining ${live().length} workers (${calls.calls} calls running, no new calls)`);
+      const workers = live();
+      const running = calls.calls;
+      // Each worker says what it waits for besides its calls (placed calls ringing, answered calls' media).
+      const reported = drains.expect(workers.map((w) => w.id), WORKER_DEFAULTS.drainReportMs);
       stopAll('SIGTERM');
+      drainSaid = reported.then((c) => say(`${signal}: draining ${workers.length} workers (${running} calls running${describeAwaited(c, Date.now())}, no new calls)`));
     };
     process.on('SIGTERM', () => onSignal('SIGTERM'));
     // Ctrl-C reaches the workers as well (one process group); a second one ends everything at once.
@@ -173,6 +188,8 @@ export interface WorkerSide {
   liveCalls(local: () => LiveCall[]): () => Promise<LiveCall[]>;
   /** Start-up is over (the banner printed): tells the primary; later lines are the primary's. */
   ready(url: string): void;
+  /** Told to drain: tells the primary what this worker waits for besides its calls, for the machine's drain line. */
+  draining(w: { calls: number } & DrainCounts): void;
   /** Drained: lets go of the primary (a worker's IPC channel would keep it running). */
   done(): void;
 }
@@ -221,6 +238,13 @@ export function workerSide(env: NodeJS.ProcessEnv = process.env): WorkerSide | u
     ready: (url) => {
       speaking = false;
       channel.send({ hiwar: 'ready', url });
+    },
+    draining: (w) => {
+      try {
+        channel.send({ hiwar: 'draining', ...w });
+      } catch {
+        // The primary is gone: nobody says the line.
+      }
     },
     done: () => cluster.worker?.disconnect(),
   };

@@ -3,6 +3,7 @@ import type { Logger } from '../session/logger.ts';
 import { serveAnalytics } from '../analytics/serve-setup.ts';
 import { reviewRoutes } from '../review/routes.ts';
 import { AGENT_SERVER_DEFAULTS, createAgentServer, type CreateAgentServerOptions } from '../server/create.ts';
+import { countsOf, describeAwaited } from '../server/drain-wait.ts';
 import { SERVER_LIMITS } from '../server/limits.ts';
 import type { CallHost, PluginFactory, ProviderHooks } from '../server/types.ts';
 import { accessLines, serveLedger } from './serve-security.ts';
@@ -238,12 +239,11 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
     const stop = (signal: string) => {
       if (stopping) return;
       stopping = true;
-      // Answered calls whose media has not connected yet, and placed calls still ringing, are waited for too: say so.
-      const w = app.server.calls.waitingFor();
-      const media =
-        (w.media.length ? `, the media of ${w.media.length} answered call(s) awaited up to ${((w.mediaUntil! - Date.now()) / 1000).toFixed(1)} s` : '') +
-        (w.ringing.length ? `, ${w.ringing.length} placed call(s) ringing, awaited up to ${((w.ringingUntil! - Date.now()) / 1000).toFixed(1)} s` : '');
-      say(`${signal}: draining (${app.activeCalls} calls running${media}, no new calls)`);
+      // Answered calls whose media has not connected yet, and placed calls still ringing, are waited for too: say so
+      // (a worker of --workers tells its primary, which says it for the machine).
+      const w = countsOf(app.server.calls.waitingFor());
+      worker?.draining({ calls: app.activeCalls, ...w });
+      say(`${signal}: draining (${app.activeCalls} calls running${describeAwaited(w, Date.now())}, no new calls)`);
       void (async () => {
         await member?.stopTaking();
         await app.drain(drainTimeoutS === undefined ? undefined : drainTimeoutS * 1000);

@@ -2,7 +2,7 @@ import { filter, take } from '../rx.ts';
 import type { Logger } from '../session/logger.ts';
 import { armTimer, realClock, type Clock } from '../transport/clock.ts';
 import type { Transport } from '../transport/types.ts';
-import type { AdmissionHooks, AdmissionLease, AdmitOptions, CallAdmission } from '../server/calls.ts';
+import type { AdmissionHooks, AdmissionLease, AdmitOptions, CallAdmission } from '../server/call-admission.ts';
 import { playAndHangUp, playLine, type RenderedLine } from './busy-line.ts';
 import type { Lease, RedisSemaphore } from './semaphore.ts';
 import { decideAdmission, WaitQueue } from './wait-queue.ts';

@@ -2,6 +2,9 @@ import type { Observable } from 'rxjs';
 import type { CallReport, SessionEvent } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Transport } from '../transport/types.ts';
+import type { CallAdmission } from './call-admission.ts';
+import { endWithLine, outcomeOf, SHUTDOWN_REASON } from './call-end.ts';
+import { cancelRinging } from './drain-cancel.ts';
 import { describeDrainWait, type DrainWaiting } from './drain-wait.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { CallRefused, type CallHost, type CallObserver, type CallOutcome, type HoldOptions, type PromiseOptions, type ServerWarning } from './types.ts';
@@ -44,36 +47,6 @@ export interface RunningSession {
  * chosen per call); a factory that throws or rejects ends that call as `failed`, no other.
  */
 export type SessionFactory = (transport: Transport) => RunningSession | Promise<RunningSession>;
-
-/** Slots of a shared budget held for one call; given back when the call ends. */
-export interface AdmissionLease {
-  /** Gives the admitted call's place back. */
-  release(): Promise<void>;
-}
-
-/**
- * Decides, before a call's session opens any socket of the service, whether it may run now (a
- * lease), after a wait, or not at all (undefined: the admission has told the caller and hung up).
- */
-export interface CallAdmission {
-  /** Admits a call (a lease to release when it ends) or refuses it (undefined); `hooks` hear of a wait. */
-  admit(transport: Transport, hooks?: AdmissionHooks, o?: AdmitOptions): Promise<AdmissionLease | undefined>;
-}
-
-/** What the server tells an admission of one call. */
-export interface AdmitOptions {
-  /**
-   * The server promised this call its media before it began draining (a webhook answered, a call
-   * it placed): an admission that stopped taking calls still runs it if a line is free now.
-   */
-  promised?: boolean;
-}
-
-/** What an admission tells the server of a call it holds. */
-export interface AdmissionHooks {
-  /** The caller waits for a line, `position` in the queue (1: next). */
-  waiting?(position: number): void;
-}
 
 /** Options of the call manager. */
 export interface CallManagerOptions {
@@ -124,7 +97,7 @@ export class CallManager implements CallHost {
    * Calls promised a media connection by a webhook answer (`promise`): let in during a drain
    * until the token's expiry (`until`); a drain waits for them only until `waitUntil`.
    */
-  private readonly promised = new Map<string, { until: number; waitUntil: number; placed: boolean }>();
+  private readonly promised = new Map<string, { until: number; waitUntil: number; placed: boolean; cancel?: () => Promise<boolean> }>();
   /** Promised calls let in during a drain, until their `runCall`. */
   private readonly admitted = new Set<string>();
 
@@ -162,7 +135,7 @@ export class CallManager implements CallHost {
       this.promised.delete(k);
     }
     this.promised.delete(key);
-    this.promised.set(key, { until, waitUntil: Math.min(until, now + (o.waitMs ?? DRAIN_DEFAULTS.promisedMediaWaitMs)), placed: !!o.placed });
+    this.promised.set(key, { until, waitUntil: Math.min(until, now + (o.waitMs ?? DRAIN_DEFAULTS.promisedMediaWaitMs)), placed: !!o.placed, ...(o.cancel ? { cancel: o.cancel } : {}) });
   }
 
   withdraw(key: string): void {
@@ -357,7 +330,7 @@ export class CallManager implements CallHost {
    * Refuses new calls from now on; resolves once every running call has ended, every connection
    * not started yet has gone, and every call promised by a webhook answer or placed here has come,
    * ended unanswered, or was waited for long enough (or `timeoutMs` passed: the remaining calls
-   * are then ended).
+   * are then ended). A placed call still ringing then is cancelled with its platform.
    */
   async drain(timeoutMs = 600_000): Promise<void> {
     this.isDraining = true;
@@ -377,35 +350,13 @@ export class CallManager implements CallHost {
     }
     const never = awaited.media.filter((k) => this.promised.has(k));
     if (never.length) this.o.logger.info({ media: never }, `drain: no media came for ${never.length} answered call(s) (${never.join(', ')}); not waiting for it any longer`);
-    const unanswered = awaited.ringing.filter((k) => this.promised.has(k));
-    if (unanswered.length) this.o.logger.warn({ ringing: unanswered }, `drain: ${unanswered.length} placed call(s) neither answered nor ended within their ring timeout (${unanswered.join(', ')}); not waiting for them any longer`);
+    // Placed calls still ringing: answered now, they would reach a server gone; hung up instead.
+    const ringing = awaited.ringing.filter((k) => this.promised.has(k));
+    if (ringing.length) await cancelRinging(ringing.map((key) => ({ key, cancel: this.promised.get(key)?.cancel })), this.o.logger);
+    for (const k of ringing) this.withdraw(k);
     if (this.active === 0) return;
     this.o.logger.warn({ calls: this.live.size }, 'drain timed out; ending the remaining calls with their closing line');
-    await Promise.all([...this.live].map((c) => endWithLine(c.session, SHUTDOWN_REASON)));
+    await Promise.all([...this.live].map((c) => endWithLine(c.session, SHUTDOWN_REASON, DRAIN_DEFAULTS.closingLineMaxMs)));
     while (this.active > 0) await new Promise<void>((r) => this.idle.push(r));
   }
-}
-
-/** Ends `session` with its closing line when it has one, the line given `DRAIN_DEFAULTS.closingLineMaxMs` at most. */
-async function endWithLine(session: RunningSession, reason: string): Promise<void> {
-  if (!session.endWithLine) return session.end(reason);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((r) => (timer = setTimeout(r, DRAIN_DEFAULTS.closingLineMaxMs)));
-  await Promise.race([session.endWithLine(reason).catch(() => {}), late]);
-  clearTimeout(timer);
-  await session.end(reason);
-}
-
-/** The end reason of a call a drain out of time ended (outcome `server-shutdown`). */
-export const SHUTDOWN_REASON = 'server shutting down';
-
-/** How a call ended, from the session's end reason. */
-export function outcomeOf(reason: string, fatal: boolean): CallOutcome {
-  // Ended by the server, not finished: counted apart, so a shutdown that cuts calls short shows.
-  if (reason === SHUTDOWN_REASON) return 'server-shutdown';
-  if (/^transferred/.test(reason)) return 'transferred';
-  if (/agent hung up|agent-hangup/.test(reason)) return 'agent-hangup';
-  if (fatal || /^(out of service|could not start|transport failed)/.test(reason)) return 'failed';
-  if (/hung up|hangup|stopped|closed|gone/.test(reason)) return 'caller-hangup';
-  return 'completed';
 }

@@ -14,7 +14,9 @@ export type { ServerSandboxOptions } from './service.ts';
 export { AgentServer, type AgentServerOptions, type AttachOptions } from './server.ts';
 /** Runs many calls in one process, each its own session; drains on shutdown. */
 export type { DrainWaiting } from './drain-wait.ts';
-export { CallManager, DRAIN_DEFAULTS, outcomeOf, type CallManagerOptions, type SessionFactory, type RunningSession, type CallAdmission, type AdmissionLease, type AdmitOptions } from './calls.ts';
+export { CallManager, DRAIN_DEFAULTS, type CallManagerOptions, type SessionFactory, type RunningSession } from './calls.ts';
+export type { CallAdmission, AdmissionLease, AdmitOptions } from './call-admission.ts';
+export { outcomeOf } from './call-end.ts';
 /** One `AgentSession` per call for a fixed agent. */
 export { agentSessions } from './agent-sessions.ts';
 /** Prometheus metrics fed from the calls' session events. */

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../session/logger.ts';
-import { CallManager, type CallAdmission, type CallManagerOptions, type SessionFactory } from './calls.ts';
+import type { CallAdmission } from './call-admission.ts';
+import { CallManager, type CallManagerOptions, type SessionFactory } from './calls.ts';
 import { SERVER_LIMITS, type ServerLimits } from './limits.ts';
 import { ServerMetrics } from './metrics.ts';
 import { bearerMatches } from './secret-compare.ts';

@@ -79,6 +79,12 @@ export interface PromiseOptions {
   waitMs?: number;
   /** A call this server placed, ringing (the drain's log names it apart from answered webhooks). */
   placed?: boolean;
+  /**
+   * Hangs the placed call up with its platform: a drain calls it for a call still ringing when
+   * it stops waiting (its bound passed). Resolves true once cancelled, false when the call no
+   * longer rang (answered or ended meanwhile); rejects when the platform refused.
+   */
+  cancel?(): Promise<boolean>;
 }
 
 /** What a connection asking for a place says about itself. */

@@ -8,11 +8,16 @@ import {
   type ServiceError,
 } from './errors.ts';
 import { backoffDelay, sleep } from './retry.ts';
+import { runTimers, type Timers } from './run-time.ts';
 
 /** Accepted by every client method. */
 export interface CallOptions {
   signal?: AbortSignal;
-  /** Time allowed until the response starts (streams) or is complete (JSON); 0 = none. */
+  /**
+   * Time allowed until the response starts (streams) or is complete (JSON); 0 = none. Counted in
+   * the process's run time, as the sockets' watchdogs count (src/service/run-time.ts): a stall of
+   * this process does not time out an answer that arrived meanwhile.
+   */
   timeoutMs?: number;
   /** Overrides the configured retry count (retries apply to idempotent calls only). */
   maxRetries?: number;
@@ -114,13 +119,16 @@ function abortError(signal: AbortSignal, spec: RequestSpec): TransportError {
 /**
  * Sends a request with the key, a timeout, the caller's AbortSignal, and retries with backoff
  * for idempotent calls. `consume` reads the body while the timeout still runs; streaming callers
- * pass `(r) => r` and own the body afterwards (the caller's signal still aborts it).
+ * pass `(r) => r` and own the body afterwards (the caller's signal still aborts it). The timeout
+ * runs on `timers`: run time by default, so a process starved of CPU (Node runs a timer that came
+ * due before it reads the socket) does not give up on an answer already waiting for it.
  */
 export async function request<T>(
   cfg: ServiceConfig,
   spec: RequestSpec,
   opts: CallOptions,
   consume: (res: Response) => Promise<T> | T,
+  timers: Timers = runTimers,
 ): Promise<T> {
   if (!cfg.apiKey) {
     throw new AuthenticationError({
@@ -137,10 +145,7 @@ export async function request<T>(
     const onUserAbort = () => ctrl.abort(opts.signal!.reason);
     if (opts.signal?.aborted) throw new TransportError(`${endpointLabel(spec)}: aborted`, 'aborted');
     opts.signal?.addEventListener('abort', onUserAbort, { once: true });
-    const timer =
-      timeoutMs > 0
-        ? setTimeout(() => ctrl.abort(new DOMException('timed out', 'TimeoutError')), timeoutMs)
-        : undefined;
+    const timer = timeoutMs > 0 ? timers.set(() => ctrl.abort(new DOMException('timed out', 'TimeoutError')), timeoutMs) : undefined;
     try {
       const res = await attempt(cfg, spec, ctrl.signal);
       try {
@@ -159,7 +164,7 @@ export async function request<T>(
         throw new TransportError(`${endpointLabel(spec)}: aborted`, 'aborted');
       });
     } finally {
-      clearTimeout(timer);
+      if (timer !== undefined) timers.clear(timer);
       if (!spec.stream) opts.signal?.removeEventListener('abort', onUserAbort);
     }
   }

@@ -138,3 +138,14 @@ export class RunTimers implements Timers {
 
 /** Run-time timers on this process's shared meter. */
 export const runTimers: Timers = new RunTimers();
+
+/**
+ * An AbortSignal that aborts (a `TimeoutError`, as `AbortSignal.timeout`'s) after `ms` of run
+ * time: for a request whose answer a stall of this process must not throw away. `clear()` once
+ * the answer is read, so its timer does not run on.
+ */
+export function runTimeSignal(ms: number, timers: Timers = runTimers): { signal: AbortSignal; clear(): void } {
+  const ctrl = new AbortController();
+  const timer = timers.set(() => ctrl.abort(new DOMException('timed out', 'TimeoutError')), ms);
+  return { signal: ctrl.signal, clear: () => timers.clear(timer) };
+}

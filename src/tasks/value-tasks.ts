@@ -16,7 +16,8 @@ export interface DateTaskOptions extends TaskOptions, ParseDateOptions {
   /**
    * A date needs its hour: one given without it ("بكرة", "بكرة العصر", or keyed: DDMMYYYY holds
    * none) is asked it (`lines.askHour`, naming the part of the day said), and the answer
-   * ("الساعة أربعة", or keys: 4#) is read on that day. @default false
+   * ("الساعة أربعة", or keys: 4#) is read on that day. An hour said with a part of the day it is
+   * not in ("تسعة ونص العصر") is asked the same way, with or without this. @default false
    */
   requireTime?: boolean;
   /** Your own check (a day in the past refused, a working day…); false → "invalid". */
@@ -33,6 +34,11 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
       : fill(lines.askHour.replace(/\s*\{value\}/g, '').trim(), lines.label);
   const check = (value: ParsedDate | undefined, heard: string): Heard<ParsedDate> => {
     if (!value) return { problem: 'nothing' };
+    // An hour said with a part of the day it is not in ("تسعة ونص العصر"): the hour of that part is asked, not guessed.
+    if (value.hourOutsidePart) {
+      const { hourOutsidePart: _, ...partial } = value;
+      return { problem: 'incomplete', partial, ask: askHour(value.partOfDay), heard };
+    }
     // A day without its hour (said alone, with a part of the day, or keyed: DDMMYYYY holds none) is asked it.
     if (options.requireTime && (value.partOfDay || !value.time)) return { problem: 'incomplete', partial: value, ask: askHour(value.partOfDay), heard };
     if (options.validate && !options.validate(value)) return { problem: 'invalid', heard };

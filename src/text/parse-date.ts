@@ -24,6 +24,13 @@ export interface ParsedDate {
    * need one.
    */
   partOfDay?: PartOfDay;
+  /**
+   * An hour said with a part of the day it is not in, in one breath ("تسعة ونص العصر": neither
+   * 09:30 nor 21:30 is the afternoon): the hour's words as heard (normalized). `time` is then
+   * absent and `partOfDay` names the part said; ask the hour in that part (`dateTask` does)
+   * rather than guess which the caller meant.
+   */
+  hourOutsidePart?: string;
   /** The calendar the caller used: Hijri dates are read back in Hijri. */
   calendar: 'gregory' | 'islamic-umalqura';
   /** The same day in the Umm al-Qura calendar, `YYYY-MM-DD`, when the caller said a Hijri date. */
@@ -80,6 +87,8 @@ interface FoundTime {
   partOfDay?: PartOfDay;
   /** The hour was said 1–12, a reading of the 12-hour clock (9 is 09:00 or 21:00); 0 and 13–23 are one time. */
   twelve?: boolean;
+  /** The words of an hour said with a period word it is not in (`ParsedDate.hourOutsidePart`); `time` is then the part's usual one. */
+  outside?: string;
 }
 
 /** The clock time in the words (marking the words it used), or undefined. */
@@ -129,7 +138,15 @@ function findTime(words: string[], used: boolean[]): FoundTime | undefined {
   if (period && periodAt >= 0) used[periodAt] = true;
   const h24 = hour24(h, period);
   const kind = period ? DAY_PERIODS[period]!.kind : undefined;
-  return { time: hhmm(h24, m), afterMidnight: (kind === 'night' || kind === 'evening') && h24 < 5, twelve: h >= 1 && h <= 12 };
+  const twelve = h >= 1 && h <= 12;
+  // Neither reading of the hour is in the part of the day said with it: the caller's words contradict each other.
+  if (period && !within(h24, m, twelve, spanOf(period))) return { time: DAY_PERIODS[period]!.alone, afterMidnight: false, partOfDay: kind, outside: said.join(' ') };
+  return { time: hhmm(h24, m), afterMidnight: (kind === 'night' || kind === 'evening') && h24 < 5, twelve };
+}
+
+/** Whether `h:m` (0–23), or its other 12-hour reading when the hour was said 1–12, lies in `spans`. */
+function within(h: number, m: number, twelve: boolean, spans: [number, number][]): boolean {
+  return (twelve ? [h, (h + 12) % 24] : [h]).some((x) => spans.some(([a, b]) => x * 60 + m >= a && x * 60 + m <= b));
 }
 
 /** A day of the month said before a month name: ordinals ("الخامس عشر") or cardinals. */
@@ -233,6 +250,24 @@ const PART_SPANS: Record<PartOfDay, [number, number][]> = {
   evening: [[16 * 60, 24 * 60 - 1], [0, 0]],
   night: [[17 * 60, 24 * 60 - 1], [0, 5 * 60 - 1]],
 };
+
+/** The 12-hour clock's a.m. and p.m. (midnight, 12 of the evening, with the p.m.). */
+const AM: [number, number][] = [[0, 12 * 60]];
+const PM: [number, number][] = [[12 * 60, 24 * 60 - 1], [0, 0]];
+
+/**
+ * Where an hour said in one breath with a period word may lie: its part of the day's span
+ * (`PART_SPANS`), except the words that are the 12-hour clock's a.m. and p.m. markers
+ * (صباحًا، مساءً: ص and م; am, pm; قبل الظهر، بعد الظهر), which take the whole half day ("الثالثة
+ * مساءً" is 15:00), and العشا, the time of the night prayer: from nightfall, after 18:00 all year
+ * round in the Gulf, to midnight.
+ */
+const SAID_SPANS: Record<string, [number, number][]> = {
+  'صباحا': AM, 'am': AM, 'قبل_الظهر': AM,
+  'مساء': PM, 'مساءا': PM, 'المسا': PM, 'مسا': PM, 'pm': PM, 'بعد_الظهر': PM,
+  'العشا': [[18 * 60, 24 * 60 - 1], [0, 0]], 'العشاء': [[18 * 60, 24 * 60 - 1], [0, 0]],
+};
+const spanOf = (period: string) => SAID_SPANS[period] ?? PART_SPANS[DAY_PERIODS[period]!.kind];
 
 /** The reading of `found` inside `part`, or undefined when neither reading is (9:30 of the afternoon). */
 function inPart(found: FoundTime, part: PartOfDay): FoundTime | undefined {
@@ -387,8 +422,9 @@ function read(text: string, options: ParseDateOptions): { result: ParsedDate; da
   }
   if (!day || !valid(day)) return undefined;
   const result: ParsedDate = { date: isoDate(day), calendar, text: text.trim() };
-  if (time) result.time = time.time;
+  if (time && !time.outside) result.time = time.time;
   if (time?.partOfDay) result.partOfDay = time.partOfDay;
+  if (time?.outside) result.hourOutsidePart = time.outside;
   if (calendar === 'islamic-umalqura') result.hijri = isoDate(toHijri(day));
   return { result, daySaid };
 }

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
-import { MachineAdmission, MachineCalls, MachineRequests, type MachineChannel, type MachineMessage } from '../../src/cli/serve-machine.ts';
+import { MachineAdmission, MachineCalls, MachineDrain, MachineRequests, type MachineChannel, type MachineMessage } from '../../src/cli/serve-machine.ts';
+import { describeAwaited } from '../../src/server/drain-wait.ts';
 import type { Transport } from '../../src/transport/types.ts';
 import { workerCount } from '../../src/cli/serve-workers.ts';
 import { UsageError } from '../../src/cli/args.ts';
@@ -50,4 +51,26 @@ test('a worker refusing a call past the machine\'s --max-calls says so in its lo
   assert.equal(await admission.admit(transport('second')), undefined);
   assert.equal(hungUp, 1);
   assert.deepEqual(warned, [[{ provider: 'audiosocket', call: 'second', reason: 'full', machineCalls: 1, maxCalls: 1 }, 'call refused: the machine holds --max-calls calls']]);
+});
+
+test("the primary's drain line sums what each worker waits for: placed calls ringing and answered calls' media, each bound the latest", async () => {
+  const now = 1_000_000;
+  const d = new MachineDrain();
+  const all = d.expect([1, 2, 3], 60_000);
+  d.report(1, { media: 0, ringing: 2, ringingUntil: now + 34_800 });
+  d.report(2, { media: 1, mediaUntil: now + 4_900, ringing: 1, ringingUntil: now + 20_000 });
+  // Worker 3 exits without a report (it was still starting): the line does not wait for it.
+  d.done(3);
+  const c = await all;
+  assert.deepEqual(c, { media: 1, mediaUntil: now + 4_900, ringing: 3, ringingUntil: now + 34_800 });
+  assert.equal(describeAwaited(c, now), ', the media of 1 answered call(s) awaited up to 4.9 s, 3 placed call(s) ringing, awaited up to 34.8 s');
+  assert.equal(describeAwaited({ media: 0, ringing: 0 }, now), '', 'nothing awaited: nothing said');
+});
+
+test("the primary's drain line waits for a silent worker no longer than its bound, and counts a report that came before it asked", async () => {
+  const d = new MachineDrain();
+  // Ctrl-C reached worker 1 before the primary asked.
+  d.report(1, { media: 0, ringing: 1, ringingUntil: 5 });
+  const late = await d.expect([1, 2], 20);
+  assert.deepEqual(late, { media: 0, ringing: 1, ringingUntil: 5 }, "worker 2 never said: the line goes with worker 1's");
 });

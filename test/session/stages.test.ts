@@ -4,7 +4,7 @@ import callCentre from '../../agents/call-centre/index.ts';
 import type { AudioFrame } from '../../src/audio/frame.ts';
 import { HumVoice, loudCaller, ScriptRecognizer, sessionWithoutService } from '../helpers/script-stages.ts';
 import { ENERGY_VAD_DEFAULTS } from '../../src/pipeline/energy-vad.ts';
-import { outcomeOf } from '../../src/server/calls.ts';
+import { outcomeOf } from '../../src/server/call-end.ts';
 import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import type { Clock } from '../../src/transport/clock.ts';
 import { CALL_ACTION_DEFAULTS } from '../../src/session/call-actions.ts';

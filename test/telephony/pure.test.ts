@@ -4,7 +4,7 @@ import { ReorderBuffer } from '../../transports/telephony/reorder.ts';
 import { decode, dtmfTones, encode, frameBytes } from '../../transports/telephony/codec.ts';
 import { CallTokens, isLoopback } from '../../src/server/tokens.ts';
 import { MemoryTokenLedger } from '../../src/server/token-ledger.ts';
-import { outcomeOf } from '../../src/server/calls.ts';
+import { outcomeOf } from '../../src/server/call-end.ts';
 import { serviceStatus } from '../../src/server/metrics.ts';
 import { plivoSignature } from '../../transports/telephony/plivo.ts';
 import { twilio, twilioSignature } from '../../transports/telephony/twilio.ts';

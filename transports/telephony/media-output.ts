@@ -1,45 +1,18 @@
 /**
- * The agent's side of a media stream (its options, where its messages go, and the paced output
- * itself), shared by every platform's `MediaStreamTransport` (`media-stream.ts`).
+ * The agent's side of a media stream, the paced output itself, shared by every platform's
+ * `MediaStreamTransport` (`media-stream.ts`); its options and sink are in `media-stream-options.ts`,
+ * the deferral of its timers' steps past the loop's reads in `woken-steps.ts`.
  */
 import { BehaviorSubject, type Observable } from '../../src/rx.ts';
 import type { AudioFrame } from '../../src/audio/frame.ts';
-import { armTimer, realClock, type Clock } from '../../src/transport/clock.ts';
+import { armTimer, realClock } from '../../src/transport/clock.ts';
 import type { PlaybackUpdate, TransportOutput } from '../../src/transport/types.ts';
 import { dtmfTones, encode, frameSamples } from './codec.ts';
 import { EdgeResampler, edgeRate } from './edge-rate.ts';
 import { PlayoutBatches } from './playout-batches.ts';
-import type { MediaFormat, ProviderConnection, WireMessage } from './provider.ts';
-import type { ReorderOptions } from './reorder.ts';
-
-/** Options of the shared media-stream transport. */
-export interface MediaStreamOptions {
-  /**
-   * Agent audio the platform may hold ahead of what it is playing. Small, so a barge-in stops
-   * the voice at once and nothing is sent in minute-long bursts; large enough to ride out jitter.
-   * @default 160
-   */
-  leadMs?: number;
-  /** How often a playout mark is sent on platforms that acknowledge marks. @default 100 */
-  markEveryMs?: number;
-  /**
-   * Sent but unacknowledged audio after which sending waits for acknowledgements (a platform
-   * that stopped answering marks must not be flooded).
-   * @default 3000
-   */
-  maxUnackedMs?: number;
-  reorder?: ReorderOptions;
-  /**
-   * Overrides the platform format's `sendEveryMs` (how often paced audio goes out: 40 sends two
-   * 20 ms frames per step, in one write). Only for platforms that buffer what they are sent.
-   * @default the format's, else one frame
-   */
-  sendEveryMs?: number;
-  /** The clock that paces output (a scaled clock in tests). @default real time */
-  clock?: Clock;
-}
-
-export const MEDIA_STREAM_DEFAULTS = { leadMs: 160, markEveryMs: 100, maxUnackedMs: 3000 } as const;
+import { MEDIA_STREAM_DEFAULTS, type MediaSink, type MediaStreamOptions } from './media-stream-options.ts';
+import type { MediaFormat, ProviderConnection } from './provider.ts';
+import { afterReadyInput } from './woken-steps.ts';
 
 /**
  * A pacing timer wakes when the far end's buffer is down to the lead, where a step sends only
@@ -48,21 +21,6 @@ export const MEDIA_STREAM_DEFAULTS = { leadMs: 160, markEveryMs: 100, maxUnacked
  * this of the lead, instead of arming another timer 1 ms later: that doubled the timers per frame.
  */
 const TIMER_SLACK_MS = 1;
-
-/** Where the transport's messages go: a WebSocket, a TCP socket, a benchmark's counter. */
-export interface MediaSink {
-  /** Sends one message to the platform. */
-  send(msg: WireMessage): void;
-  /**
-   * Messages sent between `cork()` and `uncork()` may leave in one write (a socket's
-   * `cork`/`uncork`): the frames of one pacing step and their mark cost one syscall, not one each.
-   */
-  cork?(): void;
-  /** Sends what was held since `cork()`. */
-  uncork?(): void;
-  /** Ends the media connection (the platform then ends the stream or the call). */
-  close(reason?: string): void;
-}
 
 /**
  * The agent's audio toward a media stream: encoded at the edge into the platform's codec and
@@ -374,36 +332,6 @@ export class MediaStreamOutput implements TransportOutput {
   };
 
   private readonly step = (): void => this.pump(true);
-}
-
-/**
- * Pacing steps whose timers fired in this turn of the event loop. A loop that wakes late runs its
- * due timers before it reads the sockets that became readable meanwhile; a step sent there would
- * put agent audio on the wire while the caller's speech (or the service's SpeechStarted), already
- * arrived, is still unread, and the barge-in's `clear` would come after it. So the steps run
- * after the loop's reads (`setImmediate`, one for all the calls' steps of the turn): what those
- * reads interrupt is not sent. A step on time finds nothing to read and sends what it would
- * have, a phase of the loop later (a reply's first audio is not a step: it goes at once).
- */
-const wokenSteps: (() => void)[] = [];
-
-function afterReadyInput(step: () => void): void {
-  if (wokenSteps.push(step) === 1) setImmediate(runWokenSteps);
-}
-
-function runWokenSteps(): void {
-  const steps = wokenSteps.splice(0);
-  let failure: { error: unknown } | undefined;
-  for (const step of steps) {
-    // One call's failing step must not leave the others' audio unsent; the first error still
-    // surfaces as it did from its own timer.
-    try {
-      step();
-    } catch (error) {
-      failure ??= { error };
-    }
-  }
-  if (failure) throw failure.error;
 }
 
 

@@ -8,11 +8,13 @@ import type { CallInfo, Transport, TransportEvent } from '../../src/transport/ty
 import { decode } from './codec.ts';
 import { EdgeResampler, edgeRate } from './edge-rate.ts';
 import { farEndReason } from './far-end-reason.ts';
-import { MediaStreamOutput, type MediaSink, type MediaStreamOptions } from './media-output.ts';
+import { MediaStreamOutput } from './media-output.ts';
+import type { MediaSink, MediaStreamOptions } from './media-stream-options.ts';
 import type { Inbound, MediaFormat, ProviderConnection } from './provider.ts';
 import { ReorderBuffer } from './reorder.ts';
 
-export { MEDIA_STREAM_DEFAULTS, MediaStreamOutput, type MediaSink, type MediaStreamOptions } from './media-output.ts';
+export { MediaStreamOutput } from './media-output.ts';
+export { MEDIA_STREAM_DEFAULTS, type MediaSink, type MediaStreamOptions } from './media-stream-options.ts';
 
 /** Hooks for what a platform can only do through its REST API (wired to the user's credentials). */
 export interface PlatformHooks {

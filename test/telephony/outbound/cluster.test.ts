@@ -12,11 +12,12 @@ import { createAgentServer, type AgentServerApp } from '../../../src/server/inde
 import type { Agent } from '../../../src/session/agent.ts';
 import { createLogger } from '../../../src/session/logger.ts';
 import { SteadyScaledClock } from '../../../src/testing/steady-clock.ts';
-import { outboundCalls, outboundDialer, plivoOutbound, RedisCallRecords, telephonyRoutes, telnyxOutbound, twilioOutbound, vonageOutbound, type Outbound, type OutboundCall } from '../../../transports/telephony/index.ts';
+import { outboundCalls, outboundDialer, RedisCallRecords, telephonyRoutes, type Outbound, type OutboundCall } from '../../../transports/telephony/index.ts';
 import { pad, runSandbox, voiced, type Running } from '../../helpers/sandbox.ts';
 import { freePort, startRedis, type TestRedis } from '../../helpers/redis.ts';
 import { FarEnd, quietAfter } from '../far-end.ts';
 import { waitFor } from '../serve.ts';
+import { platformClients } from './clients.ts';
 import { FakePlatforms, testKeys, type MediaLeg } from './fake-platforms.ts';
 
 delete process.env.HIWAR_API_KEY;
@@ -54,12 +55,7 @@ describe('placed calls on a cluster (Redis)', () => {
     far.hangup();
   }
 
-  const platforms = () => ({
-    twilio: twilioOutbound({ ...keys.twilio, baseUrl: fake.url }),
-    telnyx: telnyxOutbound({ apiKey: keys.telnyx.apiKey, connectionId: keys.telnyx.connectionId, baseUrl: fake.url }),
-    plivo: plivoOutbound({ ...keys.plivo, baseUrl: fake.url }),
-    vonage: vonageOutbound({ applicationId: keys.vonage.applicationId, privateKey: keys.vonage.privateKey, baseUrl: fake.url }),
-  });
+  const platforms = () => platformClients(keys, fake.url);
 
   /** One instance: its own server and port, the cluster's Redis for records, the cluster's token secret. */
   async function instance(o: { port: number; publicUrl: string }): Promise<{ app: AgentServerApp; outbound: Outbound; url: string }> {

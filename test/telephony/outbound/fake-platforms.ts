@@ -19,9 +19,13 @@ import * as F from './fixtures.ts';
 
 /** The platforms' call resources as their pages show them (test/fixtures/platforms/<platform>/call-resource.json). */
 const R = Object.fromEntries(['twilio', 'telnyx', 'plivo', 'vonage'].map((p) => [p, platformFixture(p, 'call-resource.json')])) as Record<'twilio' | 'telnyx' | 'plivo' | 'vonage', Record<string, any>>;
+/** The platforms' cancel requests as their pages show them, and the callback that follows (test/fixtures/platforms/<platform>/cancel.json). */
+const C = Object.fromEntries(['twilio', 'telnyx', 'plivo', 'vonage'].map((p) => [p, platformFixture(p, 'cancel.json')])) as Record<'twilio' | 'telnyx' | 'plivo' | 'vonage', Record<string, any>>;
 
 /** How the called phone behaves. */
 export type Scenario = 'answer' | 'busy' | 'no-answer' | 'failed';
+/** How a call ended: as its phone behaved, or hung up by a cancel request while it rang. */
+export type Ending = Scenario | 'canceled';
 
 /** One REST request as the platform received it. */
 export interface Received {
@@ -98,7 +102,11 @@ export class FakePlatforms {
   /** Calls over on the platform: their last callback is on its way (set as it is sent, before hiwar answers it). */
   readonly over = new Set<string>();
   /** How each call ended, for its call resource (`GET`), by the platform's id (Plivo: the leg's). */
-  readonly ended = new Map<string, { scenario: Scenario; durationS: number }>();
+  readonly ended = new Map<string, { scenario: Ending; durationS: number }>();
+  /** The cancel requests taken (hang-ups of calls not answered yet), as received. */
+  readonly cancels: Received[] = [];
+  /** Calls ringing now, by each of their platform ids: cancelling one ends its ringing. */
+  private readonly ringingNow = new Map<string, () => void>();
   /** The call resources asked for (`GET`), by path. */
   readonly fetched: string[] = [];
   /** The platform's own log of each call's life: dialled (the REST request taken), answered (as its answered callback goes), hung up (as its last one goes). */
@@ -114,7 +122,7 @@ export class FakePlatforms {
       scenario(to: string, id: string): Scenario;
       onMedia(leg: MediaLeg): Promise<void>;
       durationS?: number;
-      /** Twilio only: the phone rings until this resolves (after the `ringing` callback), then `scenario` says how it ends. */
+      /** The phone rings until this resolves (after the ringing callback; Telnyx: call.initiated), then `scenario` says how it ends; a cancel request ends it sooner. */
       ringing?(to: string, id: string): Promise<void>;
       /** The call's callbacks after its first ones are lost (sent to an instance that died): only the call resource tells how it ended. */
       lost?(to: string): boolean;
@@ -130,6 +138,8 @@ export class FakePlatforms {
       req.on('end', () => {
         void this.handle(req, Buffer.concat(parts).toString()).then(
           ({ status, body }) => {
+            // A 204 carries no body.
+            if (status === 204) return void res.writeHead(204).end();
             res.writeHead(status, { 'content-type': 'application/json' });
             res.end(JSON.stringify(body));
           },
@@ -200,6 +210,8 @@ export class FakePlatforms {
       return { status: 201, body: F.vonageCreated(uuid) };
     }
     if (req.method === 'GET') return this.resource(req, path);
+    const cancel = await this.cancel(req, path, rec);
+    if (cancel) return cancel;
     return { status: 404, body: { error: `no such route ${path}` } };
   }
 
@@ -230,7 +242,7 @@ export class FakePlatforms {
       if (query === 'status=live') return e || !m[1]!.startsWith('call-') ? notFound : { status: 200, body: { ...R.plivo.live, call_uuid: m[1] } };
       if (query) return notFound;
       if (!e) return notFound;
-      const cause = { answer: 'Normal Hangup', busy: 'Busy Line', 'no-answer': 'No Answer', failed: 'Rejected' }[e.scenario];
+      const cause = { answer: 'Normal Hangup', busy: 'Busy Line', 'no-answer': 'No Answer', failed: 'Rejected', canceled: 'Canceled' }[e.scenario];
       return { status: 200, body: { ...R.plivo.completed, call_uuid: m[1], hangup_cause_name: cause, call_state: e.scenario === 'answer' ? 'ANSWER' : 'BUSY', answer_time: e.scenario === 'answer' ? R.plivo.completed.answer_time : null, call_duration: e.scenario === 'answer' ? e.durationS : 0 } };
     }
     m = /^\/v1\/calls\/([^/]+)$/.exec(route);
@@ -242,10 +254,66 @@ export class FakePlatforms {
         return { status: 401, body: { title: 'Invalid credentials supplied' } };
       }
       const e = this.ended.get(m[1]!);
-      const status = !e ? 'answered' : e.scenario === 'answer' ? 'completed' : { busy: 'busy', 'no-answer': 'timeout', failed: 'failed' }[e.scenario];
+      const status = !e ? 'answered' : e.scenario === 'answer' ? 'completed' : { busy: 'busy', 'no-answer': 'timeout', failed: 'failed', canceled: 'cancelled' }[e.scenario];
       return { status: 200, body: { ...R.vonage.completed, uuid: m[1], status, duration: String(e?.scenario === 'answer' ? e.durationS : 0) } };
     }
     return { status: 404, body: { error: `no such route ${path}` } };
+  }
+
+  /**
+   * A cancel request (cancel.json of each platform): checked for its credentials, it ends the
+   * ringing of the call it names (404 when none rings by that id; Telnyx 422, a call already over).
+   */
+  private async cancel(req: IncomingMessage, path: string, rec: Received): Promise<{ status: number; body: unknown } | undefined> {
+    const k = this.keys;
+    const basic = (u: string, p: string) => req.headers.authorization === `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
+    const hangUp = (platform: 'twilio' | 'telnyx' | 'plivo' | 'vonage', id: string, authorized: boolean, ok: { status: number; body?: unknown }, over: number) => {
+      if (!authorized) return { status: 401, body: { error: 'authentication failed' } };
+      const stop = this.ringingNow.get(id);
+      if (!stop) return { status: over, body: { error: `no call ${id} to cancel` } };
+      this.cancels.push({ ...rec, platform });
+      stop();
+      return { status: ok.status, body: ok.body };
+    };
+    const [route] = path.split('?') as [string];
+    let m = new RegExp(`^/2010-04-01/Accounts/${k.twilio.accountSid}/Calls/([^/]+)\.json$`).exec(route);
+    if (m && req.method === 'POST' && rec.form?.get('Status') === 'canceled') {
+      const sid = m[1]!;
+      const resource = (status: string) => ({ ...R.twilio.completed, sid, account_sid: k.twilio.accountSid, status, duration: '0' });
+      // A call answered or over is not affected ("will not affect calls already in progress"): the resource says how it stands.
+      const live = this.log.some((e) => e.id === sid) && !this.ringingNow.has(sid);
+      if (live && basic(k.twilio.accountSid, k.twilio.authToken)) {
+        const e = this.ended.get(sid);
+        return { status: 200, body: resource(!e ? 'in-progress' : e.scenario === 'answer' ? 'completed' : e.scenario) };
+      }
+      return hangUp('twilio', sid, basic(k.twilio.accountSid, k.twilio.authToken), { status: C.twilio.response.status, body: resource(C.twilio.response.statusField) }, 404);
+    }
+    m = /^\/v2\/calls\/([^/]+)\/actions\/hangup$/.exec(route);
+    if (m && req.method === 'POST') return hangUp('telnyx', decodeURIComponent(m[1]!), req.headers.authorization === `Bearer ${k.telnyx.apiKey}`, C.telnyx.response, 422);
+    m = new RegExp(`^/v1/Account/${k.plivo.authId}/Call/([^/]+)/$`).exec(route);
+    if (m && req.method === 'DELETE') return hangUp('plivo', m[1]!, basic(k.plivo.authId, k.plivo.authToken), C.plivo.response, 404);
+    m = /^\/v1\/calls\/([^/]+)$/.exec(route);
+    if (m && req.method === 'PUT' && rec.json?.action === 'hangup') {
+      const jwt = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
+      const signed = await jwtVerify(jwt, await importSPKI(k.vonage.publicKey, 'RS256'), { algorithms: ['RS256'] }).then(
+        ({ payload }) => payload.application_id === k.vonage.applicationId,
+        () => false,
+      );
+      return hangUp('vonage', m[1]!, signed, C.vonage.response, 404);
+    }
+    return undefined;
+  }
+
+  /** The phone rings until the test's `ringing` lets it go on (false), or a cancel request naming one of `ids` hangs it up (true). */
+  private async rings(ids: string[], to: string): Promise<boolean> {
+    let cancel!: () => void;
+    const cancelled = new Promise<true>((r) => (cancel = () => r(true)));
+    for (const id of ids) this.ringingNow.set(id, cancel);
+    try {
+      return await Promise.race([Promise.resolve(this.o.ringing?.(to, ids[0]!)).then(() => false), cancelled]);
+    } finally {
+      for (const id of ids) this.ringingNow.delete(id);
+    }
   }
 
   /** Sends one callback as the platform signs it (or forged: signed with another key); returns hiwar's answer. */
@@ -297,7 +365,7 @@ export class FakePlatforms {
     this.note(sid, 'dialled');
     await send('initiated', 0);
     await send('ringing', 1);
-    await this.o.ringing?.(to, sid);
+    if (await this.rings([sid], to)) return this.end(sid, send(C.twilio.callback.CallStatus, 2), 'canceled');
     const s = this.o.scenario(to, sid);
     if (this.o.lost?.(to)) return this.lose(sid, s);
     if (s !== 'answer') return this.end(sid, send(s, 2), s);
@@ -318,6 +386,7 @@ export class FakePlatforms {
     const send = (event: string, extra: Record<string, string> = {}) => this.callback('telnyx', dial.webhook_url, event, F.telnyxEvent(event, ccid, dial.client_state, dial.to, dial.from, extra));
     this.note(ccid, 'dialled');
     await send('call.initiated');
+    if (await this.rings([ccid], dial.to)) return this.end(ccid, send(C.telnyx.callback.event_type, { hangup_cause: C.telnyx.callback.hangup_cause, hangup_source: C.telnyx.callback.hangup_source }), 'canceled');
     const s = this.o.scenario(dial.to, ccid);
     if (this.o.lost?.(dial.to)) return this.lose(ccid, s);
     const cause = { busy: 'user_busy', 'no-answer': 'timeout', failed: 'unspecified', answer: 'normal_clearing' }[s];
@@ -332,6 +401,11 @@ export class FakePlatforms {
     const send = (url: string, status: string, extra: Record<string, string> = {}) => this.callback('plivo', url, status, F.plivoCallback(callUuid, requestUuid, call.to, call.from, status, extra), { form: true });
     this.note(callUuid, 'dialled');
     await send(call.ring_url, 'ringing');
+    // A call not answered yet is cancelled by its request_uuid.
+    if (await this.rings([callUuid, requestUuid], `+${call.to}`)) {
+      const { CallStatus, ...fields } = C.plivo.callback;
+      return this.end(callUuid, send(call.hangup_url, CallStatus, fields), 'canceled');
+    }
     const s = this.o.scenario(`+${call.to}`, callUuid);
     if (this.o.lost?.(`+${call.to}`)) return this.lose(callUuid, s);
     const hangupCause = { busy: 'USER_BUSY', 'no-answer': 'NO_ANSWER', failed: 'CALL_REJECTED', answer: 'NORMAL_CLEARING' }[s];
@@ -351,6 +425,7 @@ export class FakePlatforms {
     this.note(uuid, 'dialled');
     await send('started');
     await send('ringing');
+    if (await this.rings([uuid], `+${to}`)) return this.end(uuid, send(C.vonage.callback.status), 'canceled');
     const s = this.o.scenario(`+${to}`, uuid);
     if (this.o.lost?.(`+${to}`)) return this.lose(uuid, s);
     if (s !== 'answer') return this.end(uuid, send({ busy: 'busy', 'no-answer': 'timeout', failed: 'failed' }[s]), s);
@@ -365,7 +440,7 @@ export class FakePlatforms {
     this.log.push({ id, event, at: performance.now() });
   }
 
-  private async end(id: string, last: Promise<unknown>, scenario: Scenario): Promise<void> {
+  private async end(id: string, last: Promise<unknown>, scenario: Ending): Promise<void> {
     this.note(id, 'hangup');
     this.over.add(id);
     await last;

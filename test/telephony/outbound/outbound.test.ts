@@ -14,10 +14,11 @@ import type { SessionEvent } from '../../../src/session/events.ts';
 import { createLogger } from '../../../src/session/logger.ts';
 import { SteadyScaledClock } from '../../../src/testing/steady-clock.ts';
 import type { Transport } from '../../../src/transport/types.ts';
-import { outboundCalls, plivoOutbound, telnyxOutbound, telephonyRoutes, twilioOutbound, vonageOutbound, type Outbound, type OutboundCall } from '../../../transports/telephony/index.ts';
+import { outboundCalls, telephonyRoutes, twilioOutbound, type Outbound, type OutboundCall } from '../../../transports/telephony/index.ts';
 import { pad, runSandbox, voiced, type Running } from '../../helpers/sandbox.ts';
 import { FarEnd } from '../far-end.ts';
 import { waitFor } from '../serve.ts';
+import { platformClients } from './clients.ts';
 import { FakePlatforms, testKeys, type MediaLeg, type Scenario } from './fake-platforms.ts';
 import { within } from '../../helpers/deadline.ts';
 
@@ -74,12 +75,7 @@ describe('outbound calls through the four platforms', () => {
     fake = await new FakePlatforms(keys, { scenario: (to) => NUMBERS[to] ?? 'answer', onMedia: farEnd, durationS: 12 }).start();
     const signing = { twilio: keys.twilio.authToken, telnyx: keys.telnyx.publicKey, plivo: keys.plivo.authToken, vonage: keys.vonage.signatureSecret };
     outbound = outboundCalls({
-      platforms: {
-        twilio: twilioOutbound({ ...keys.twilio, baseUrl: fake.url }),
-        telnyx: telnyxOutbound({ apiKey: keys.telnyx.apiKey, connectionId: keys.telnyx.connectionId, baseUrl: fake.url }),
-        plivo: plivoOutbound({ ...keys.plivo, baseUrl: fake.url }),
-        vonage: vonageOutbound({ applicationId: keys.vonage.applicationId, privateKey: keys.vonage.privateKey, baseUrl: fake.url }),
-      },
+      platforms: platformClients(keys, fake.url),
       secret: SECRET,
       from: FROM,
       secrets: signing,

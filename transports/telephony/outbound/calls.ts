@@ -71,6 +71,11 @@ export interface OutboundCall {
   rawStatus?: string;
   /** Seconds the answered call lasted (the platform's figure, else from the callbacks' times). */
   durationS?: number;
+  /**
+   * Set once hiwar asked the platform to hang the call up before it was answered, and why:
+   * `draining`, the server that placed it stopped waiting for it at its drain's bound.
+   */
+  cancelRequested?: 'draining';
   /** Why the dial failed, when it did (the platform's message). */
   error?: string;
   createdAt: string;
@@ -168,7 +173,8 @@ export class OutboundCalls {
     const ringTimeoutS = this.o.ringTimeoutS ?? OUTBOUND_DEFAULTS.ringTimeoutS;
     // Promised before the dial (the callee may answer before its response): a drain starting now
     // waits while the phone rings and lets the answered call's media in.
-    this.ctx.host?.promise?.(`${platform}:${id}`, Date.now() + ringTimeoutS * 1000 + this.ctx.tokens.ttlMs, { placed: true, waitMs: ringTimeoutS * 1000 + DRAIN_DEFAULTS.promisedMediaWaitMs });
+    // One still ringing when the drain stops waiting is hung up with the platform.
+    this.ctx.host?.promise?.(`${platform}:${id}`, Date.now() + ringTimeoutS * 1000 + this.ctx.tokens.ttlMs, { placed: true, waitMs: ringTimeoutS * 1000 + DRAIN_DEFAULTS.promisedMediaWaitMs, cancel: () => this.cancel(id, 'draining') });
     try {
       const r = await client.dial({ id, to, from, streamUrl: u.stream, answerUrl: u.answer, statusUrl: u.status, afterUrl: u.after, parameters, ringTimeoutS });
       this.ctx.logger?.info({ call: id, platform }, 'outbound call placed');
@@ -272,6 +278,24 @@ export class OutboundCalls {
     const said = await client.fetchStatus(call);
     if (!said) return { call };
     return { call: await this.change(id, { kind: 'status', at: new Date().toISOString(), update: said }), said };
+  }
+
+  /**
+   * Hangs up a call not answered yet through its platform (a drain at its bound). The request is
+   * recorded before it goes, so the outcome tells it apart from a callee's cancel whichever
+   * report comes first; once the platform took it, the call is `canceled` here at once, without
+   * waiting for a callback a stopping server may never take. False when there was nothing to
+   * cancel: over, answered, or the platform no longer had such a call (or has no cancel).
+   */
+  async cancel(id: string, reason: 'draining'): Promise<boolean> {
+    const call = this.known.get(id) ?? (await this.lookup(id));
+    const client = call && this.o.platforms[call.platform];
+    if (!call || call.outcome || call.status === 'answered' || !client?.cancel) return false;
+    await this.change(id, { kind: 'cancel', at: new Date().toISOString(), reason });
+    if (!(await client.cancel(call))) return false;
+    this.ctx.logger?.info({ call: id, platform: call.platform }, `outbound call cancelled (server ${reason})`);
+    await this.change(id, { kind: 'status', at: new Date().toISOString(), update: { status: 'canceled', raw: `canceled by hiwar (server ${reason})` } });
+    return true;
   }
 
   /** The client of `platform`, for a route that answers its requests. */

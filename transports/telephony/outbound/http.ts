@@ -1,29 +1,37 @@
 import { bodyWords } from '../../../src/service/errors.ts';
+import { runTimeSignal } from '../../../src/service/run-time.ts';
 import { DialError, type OutboundPlatformName, type OutboundStatus, type StatusUpdate } from './types.ts';
 
-/** How long a dial request may take before it counts as failed. */
+/** How long a dial request may take before it counts as failed (run time: a stall of this process is not counted). */
 export const DIAL_TIMEOUT_MS = 15_000;
 
 /**
- * Sends one REST request to a platform (a POST, or the GET of a call resource) and returns its JSON answer. A refusal becomes a
+ * Sends one REST request to a platform (a POST; the GET, PUT or DELETE of a call resource) and returns its JSON answer (empty for a 204). A refusal becomes a
  * `DialError` with the platform's own message; any credential that the answer might echo is
  * cut out of it, and the request's headers never appear in it.
  */
 export async function platformRequest(
   platform: OutboundPlatformName,
   url: string,
-  init: { headers: Record<string, string>; body?: string; method?: 'GET' | 'POST' },
+  init: { headers: Record<string, string>; body?: string; method?: 'GET' | 'POST' | 'PUT' | 'DELETE'; /** @default DIAL_TIMEOUT_MS */ timeoutMs?: number },
   secrets: (string | undefined)[],
 ): Promise<Record<string, any>> {
   let res: Response;
+  // Run time: a dial answered while this process stalled is read, not taken for one never placed (and placed again).
+  const timeout = runTimeSignal(init.timeoutMs ?? DIAL_TIMEOUT_MS);
+  let text: string;
   try {
-    res = await fetch(url, { method: init.method ?? 'POST', headers: init.headers, body: init.body, signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) });
-  } catch (err) {
-    // A malformed API address (HIWAR_TWILIO_API_URL without its scheme) is out of reach too, said as such.
-    const where = URL.canParse(url) ? new URL(url).origin : `"${url}" (not a URL: check the platform's API address)`;
-    throw new DialError(platform, 0, scrub(`could not reach ${where}: ${reason(err)}`, secrets));
+    try {
+      res = await fetch(url, { method: init.method ?? 'POST', headers: init.headers, body: init.body, signal: timeout.signal });
+    } catch (err) {
+      // A malformed API address (HIWAR_TWILIO_API_URL without its scheme) is out of reach too, said as such.
+      const where = URL.canParse(url) ? new URL(url).origin : `"${url}" (not a URL: check the platform's API address)`;
+      throw new DialError(platform, 0, scrub(`could not reach ${where}: ${reason(err)}`, secrets));
+    }
+    text = await res.text().catch(() => '');
+  } finally {
+    timeout.clear();
   }
-  const text = await res.text().catch(() => '');
   let body: Record<string, any> = {};
   try {
     const v = JSON.parse(text);
@@ -33,6 +41,21 @@ export async function platformRequest(
   }
   if (!res.ok) throw new DialError(platform, res.status, scrub(errorMessage(body) ?? (bodyWords(scrub(text, secrets)) || res.statusText), secrets));
   return body;
+}
+
+/**
+ * A cancel request (`OutboundPlatform.cancel`): true once the platform took it; false when it
+ * answered that it has no such call to cancel (`gone`: 404, and whatever else that platform
+ * answers for a call already over).
+ */
+export async function cancelRequest(send: () => Promise<unknown>, gone: number[] = [404]): Promise<boolean> {
+  try {
+    await send();
+    return true;
+  } catch (err) {
+    if (err instanceof DialError && gone.includes(err.status)) return false;
+    throw err;
+  }
 }
 
 /** Why a request got no answer: fetch's own message is "fetch failed", its cause says why (ENOTFOUND, ECONNREFUSED…). */

@@ -1,5 +1,5 @@
 import { xmlEscape } from '../provider.ts';
-import { basicAuth, platformRequest, readStatus, required } from './http.ts';
+import { basicAuth, cancelRequest, platformRequest, readStatus, required } from './http.ts';
 import { DialError, type OutboundPlatform, type OutboundStatus, type StatusUpdate } from './types.ts';
 
 /** Plivo credentials and where its API is. */
@@ -99,6 +99,15 @@ export function plivoOutbound(o: PlivoOutboundOptions = {}): OutboundPlatform {
         return undefined;
       }
       return platformCallId && (await get(`${encodeURIComponent(platformCallId)}/?status=queued`)) ? { status: 'queued', raw: 'queued' } : undefined;
+    },
+    // Hang up a call (`DELETE …/Call/{call_uuid}/`, 204), which "can also be used to cancel a
+    // queued outbound call": a call not answered yet is named by its request_uuid, as when it is
+    // retrieved queued. 404: no such call any longer.
+    async cancel({ platformCallId }) {
+      if (!platformCallId) return false;
+      const { authId, token, base } = creds();
+      const url = `${base}/v1/Account/${encodeURIComponent(authId)}/Call/${encodeURIComponent(platformCallId)}/`;
+      return cancelRequest(() => platformRequest('plivo', url, { method: 'DELETE', headers: { authorization: basicAuth(authId, token), accept: 'application/json' } }, [token]));
     },
     answer: (streamUrl, afterUrl) => ({
       contentType: 'application/xml',

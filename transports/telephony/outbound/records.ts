@@ -29,6 +29,8 @@ export type CallChange =
   | { kind: 'dialled'; at: string; platformCallId?: string }
   | { kind: 'dial-failed'; at: string; raw: string; error: string }
   | { kind: 'status'; at: string; update: StatusUpdate }
+  /** hiwar asked the platform to hang the unanswered call up (before the request went). */
+  | { kind: 'cancel'; at: string; reason: 'draining' }
   | { kind: 'session'; at: string; session: CallSessionSummary };
 
 /** Where records are kept: one process's memory, or the cluster's Redis. */
@@ -63,6 +65,7 @@ export function fold(placed: OutboundCall, changes: CallChange[]): OutboundCall 
       status(call, { status: 'failed', raw: ch.raw }, ch.at);
       call.error = ch.error;
     } else if (ch.kind === 'status') status(call, ch.update, ch.at);
+    else if (ch.kind === 'cancel') call.cancelRequested ??= ch.reason;
     else call.session = { ...call.session, ...ch.session };
   }
   return call;

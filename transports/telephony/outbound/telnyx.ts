@@ -1,4 +1,4 @@
-import { platformRequest, required } from './http.ts';
+import { cancelRequest, platformRequest, required } from './http.ts';
 import type { OutboundPlatform, OutboundStatus, StatusUpdate } from './types.ts';
 
 /** Telnyx credentials and where its API is. */
@@ -76,6 +76,14 @@ export function telnyxOutbound(o: TelnyxOutboundOptions = {}): OutboundPlatform 
       const apiKey = key();
       const body = await platformRequest('telnyx', `${baseOf()}/v2/calls/${encodeURIComponent(platformCallId)}`, { method: 'GET', headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' } }, [apiKey]);
       return body.data?.is_alive === true ? { status: 'queued', raw: 'is_alive' } : undefined;
+    },
+    // The hangup command (`POST /v2/calls/{call_control_id}/actions/hangup`) ends the call in any
+    // state; a call already over is answered 422 ("call has already ended") or 404.
+    async cancel({ platformCallId }) {
+      if (!platformCallId) return false;
+      const apiKey = key();
+      const url = `${baseOf()}/v2/calls/${encodeURIComponent(platformCallId)}/actions/hangup`;
+      return cancelRequest(() => platformRequest('telnyx', url, { headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json' }, body: '{}' }, [apiKey]), [404, 422]);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { xmlEscape } from '../provider.ts';
-import { basicAuth, platformRequest, readStatus, required } from './http.ts';
+import { basicAuth, cancelRequest, platformRequest, readStatus, required } from './http.ts';
 import type { OutboundPlatform, OutboundStatus } from './types.ts';
 
 /** Twilio credentials and where its API is. */
@@ -68,6 +68,23 @@ export function twilioOutbound(o: TwilioOutboundOptions = {}): OutboundPlatform 
       if (!platformCallId) return undefined;
       const body = await platformRequest('twilio', `${base}/2010-04-01/Accounts/${encodeURIComponent(sid)}/Calls/${encodeURIComponent(platformCallId)}.json`, { method: 'GET', headers: { authorization: basicAuth(sid, token), accept: 'application/json' } }, [token]);
       return readStatus(STATUS, body.status, body.duration ?? undefined, body.sid);
+    },
+    // Update a Call resource with Status=canceled: hangs up a queued or ringing call, leaves an
+    // answered one alone; the resource it answers says which happened.
+    async cancel({ platformCallId }) {
+      if (!platformCallId) return false;
+      const { sid, token, base } = creds();
+      let status: unknown;
+      const taken = await cancelRequest(async () => {
+        const body = await platformRequest(
+          'twilio',
+          `${base}/2010-04-01/Accounts/${encodeURIComponent(sid)}/Calls/${encodeURIComponent(platformCallId)}.json`,
+          { headers: { authorization: basicAuth(sid, token), 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: new URLSearchParams({ Status: 'canceled' }).toString() },
+          [token],
+        );
+        status = body.status;
+      });
+      return taken && status === 'canceled';
     },
   };
 }

@@ -75,6 +75,13 @@ export interface OutboundPlatform {
    * update, or undefined when the platform does not say. For a call whose callbacks were lost.
    */
   fetchStatus?(call: { platformCallId?: string; platformLegId?: string }): Promise<StatusUpdate | undefined>;
+  /**
+   * Hangs up a call that has not been answered yet (queued or ringing), through the platform's
+   * REST API: true once the platform took the request, false when it no longer had such a call
+   * to cancel (answered or ended meanwhile). Rejects with `DialError` when it refused or could not
+   * be reached. A draining server cancels the calls it placed that still ring at its bound.
+   */
+  cancel?(call: { platformCallId?: string; platformLegId?: string }): Promise<boolean>;
   /** The markup answering the platform's answer request (Plivo's answer_url), for platforms that fetch one. */
   answer?(streamUrl: string, afterUrl: string): { contentType: string; body: string };
 }

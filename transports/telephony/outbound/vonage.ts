@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { platformRequest, readStatus, required } from './http.ts';
+import { cancelRequest, platformRequest, readStatus, required } from './http.ts';
 import type { OutboundPlatform, OutboundStatus } from './types.ts';
 
 /** Vonage application credentials and where its API is. */
@@ -72,6 +72,13 @@ export function vonageOutbound(o: VonageOutboundOptions = {}): OutboundPlatform 
       const jwt = await token();
       const body = await platformRequest('vonage', `${baseOf()}/v1/calls/${encodeURIComponent(platformCallId)}`, { method: 'GET', headers: { authorization: `Bearer ${jwt}`, accept: 'application/json' } }, [jwt]);
       return readStatus(STATUS, body.status, body.duration, body.uuid);
+    },
+    // Modify a call: `PUT /v1/calls/{uuid}` with `{"action": "hangup"}` (204).
+    async cancel({ platformCallId }) {
+      if (!platformCallId) return false;
+      const jwt = await token();
+      const url = `${baseOf()}/v1/calls/${encodeURIComponent(platformCallId)}`;
+      return cancelRequest(() => platformRequest('vonage', url, { method: 'PUT', headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ action: 'hangup' }) }, [jwt]));
     },
   };
 
