@@ -240,8 +240,10 @@ export const WEBHOOK_CLOCK_SKEW_S = 30;
 export const json = (value: unknown): WireMessage => ({ text: JSON.stringify(value) });
 export const b64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 /** Decoded bytes as a plain view of the decoded Buffer: no copy per media message. */
-/** Base64 → bytes (a Buffer is a Uint8Array: no second view per frame). */
-export const fromB64 = (s: string): Uint8Array => Buffer.from(s, 'base64');
+export const fromB64 = (s: string): Uint8Array => {
+  const b = Buffer.from(s, 'base64');
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+};
 
 /** Parses a JSON text message; undefined (and no throw) for anything that is not a JSON object. */
 export function parseJson(msg: WireMessage): Record<string, any> | undefined {
