@@ -17,7 +17,7 @@ const OPTION_KEYS: Record<keyof CreateAgentServerOptions, true> = {
   agent: true, agentFor: true, client: true, sandbox: true, teachSandbox: true, plugins: true, providerHooks: true,
   open: true, mediaToken: true, tokens: true, ledger: true, port: true, host: true, publicUrl: true, maxCalls: true,
   metrics: true, metricsText: true, metricsToken: true, probes: true, logger: true, llm: true, fallbackLlm: true, clock: true,
-  onCallEnded: true, admission: true, health: true, deferReady: true, serviceProbe: true, limits: true,
+  onCallEnded: true, admission: true, health: true, deferReady: true, serviceProbe: true, modelProbe: true, limits: true,
   wrapSessions: true, onTransportEnded: true,
 };
 const KNOWN = new Set(Object.keys(OPTION_KEYS));

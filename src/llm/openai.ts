@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import { MODELS } from '../models.ts';
 import { requestHeaders, scrub, streamChatBatches, targetOf } from './chat-stream.ts';
+import { probeModels } from './model-probe.ts';
 import { PRIMED_REQUEST_DEFAULTS, PrimedRequests } from './primed-requests.ts';
 import type { ChatMessage, Llm, LlmEvent, LlmRequest, Tool, ToolCall } from './types.ts';
 import { loadZod } from './zod.ts';
@@ -163,6 +164,14 @@ export class OpenAiLlm implements Llm {
       if (!draining) await it.return?.(undefined);
     }
     if (calls.size) yield { type: 'tool_calls', calls: [...calls.values()] };
+  }
+
+  /** `GET {baseURL}/models`, no retry (readiness: src/server/service-reachability.ts); through your `client` when given. */
+  async probe(o: { timeoutMs: number }): Promise<void> {
+    const { client } = this.opts;
+    if (client) return void (await client.models.list({ timeout: o.timeoutMs, maxRetries: 0 }));
+    const { defaultHeaders: headers, defaultQuery: query } = this.opts;
+    await probeModels({ baseURL: this.opts.baseURL ?? 'https://api.openai.com/v1', apiKey: this.opts.apiKey ?? 'not-needed', timeoutMs: o.timeoutMs, ...(headers ? { headers } : {}), ...(query ? { query } : {}) });
   }
 
   /** The chunks as they arrived together (one read of the body; one chunk at a time from a client). */

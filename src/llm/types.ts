@@ -58,6 +58,12 @@ export interface Llm {
   readonly name: string;
   /** Streams the model's answer to one request. */
   stream(req: LlmRequest): AsyncIterable<LlmEvent>;
+  /**
+   * Asks the model's server something that spends no tokens (`OpenAiLlm`: `GET {baseURL}/models`),
+   * for the server's `/readyz`; rejects as `stream` does (a refused key, no connection, a timeout).
+   * Optional: a model without it (`ScriptedLlm`) is not probed.
+   */
+  probe?(o: { timeoutMs: number }): Promise<unknown>;
 }
 
 /** Where a `DefinedTool` keeps its types: on no value, for the compiler only. */

@@ -16,7 +16,7 @@ import type { ServerMetrics } from './metrics.ts';
 import type { ServerLimits } from './limits.ts';
 import { AgentServer, type AttachOptions } from './server.ts';
 import { serviceOf, type Service, type ServerSandboxOptions } from './service.ts';
-import { ServiceReachability, type ServiceProbeOptions } from './service-reachability.ts';
+import { ModelReachability, ServiceReachability, type ServiceProbeOptions } from './service-reachability.ts';
 import { agentWithVariables } from '../session/variables.ts';
 import { CallTokens, type CallTokenOptions } from './tokens.ts';
 import { MemoryTokenLedger, type TokenLedger } from './token-ledger.ts';
@@ -130,6 +130,13 @@ export interface CreateAgentServerOptions {
    * calls' sockets met, else one `GET /models` at most every `maxAgeMs`. false: not checked.
    */
   serviceProbe?: ServiceProbeOptions | false;
+  /**
+   * `/readyz` tells whether the model can be reached, in its body's `model` (`MODEL_PROBE_DEFAULTS`):
+   * one `Llm.probe` (`OpenAiLlm`: `GET {baseURL}/models`) at most every `maxAgeMs`, of `llm`, else
+   * `agent.llm`, else `fallbackLlm`. 503 only for the states of `notReadyOn` (none by default).
+   * false: not checked.
+   */
+  modelProbe?: ServiceProbeOptions | false;
   /** Time limits for slow clients on the server's port; see `SERVER_LIMITS` (docs/security.md). */
   limits?: Partial<ServerLimits>;
   /** Wraps each call's session factory (analytics recording). */
@@ -290,6 +297,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     health: o.health,
     deferReady: o.deferReady,
     ...(o.serviceProbe === false ? {} : { service: new ServiceReachability((call) => service.client.listModels(call), o.serviceProbe) }),
+    ...modelReachability(o),
     limits: o.limits,
     sessions: o.wrapSessions ? o.wrapSessions(chosen) : chosen,
     onCallWaiting: (transport, position) => emit({ type: 'call_waiting', call: transport.call, position }),
@@ -357,6 +365,13 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     close: () => closeAll(),
   };
   return app;
+}
+
+/** The probe of the server's model (`modelProbe`), when it has one that can be probed. */
+function modelReachability(o: Resolved): { model?: ModelReachability } {
+  const llm = o.llm ?? o.agent?.llm ?? o.fallbackLlm;
+  if (o.modelProbe === false || !llm?.probe) return {};
+  return { model: new ModelReachability(({ timeoutMs }) => llm.probe!({ timeoutMs }), o.modelProbe) };
 }
 
 /** The options over their defaults. */

@@ -30,7 +30,7 @@ export function publicUrlProblem(url: string): string | undefined {
 const isWhole = (v: unknown, min: number, max: number) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
 
 /** The first of `port`, `maxCalls`, `publicUrl` and `limits` (where given) that is wrong, as `` `name` … ``. */
-export function serverOptionProblem(o: { port?: unknown; maxCalls?: unknown; publicUrl?: unknown; limits?: unknown }): string | undefined {
+export function serverOptionProblem(o: { port?: unknown; maxCalls?: unknown; publicUrl?: unknown; limits?: unknown; serviceProbe?: unknown; modelProbe?: unknown }): string | undefined {
   // A config file's `port: '8080'` reached Node's listen, whose error named neither the option nor the file.
   if (o.port !== undefined && !isWhole(o.port, 0, 65535)) return `\`port\` must be a whole number from 0 to 65535, got ${JSON.stringify(o.port)}`;
   if (o.maxCalls !== undefined && !isWhole(o.maxCalls, 1, Infinity)) return `\`maxCalls\` must be a whole number from 1, got ${JSON.stringify(o.maxCalls)}`;
@@ -38,7 +38,15 @@ export function serverOptionProblem(o: { port?: unknown; maxCalls?: unknown; pub
     const problem = typeof o.publicUrl === 'string' ? publicUrlProblem(o.publicUrl) : `must be a string, got ${JSON.stringify(o.publicUrl)}`;
     if (problem) return `\`publicUrl\` ${problem}`;
   }
-  return o.limits === undefined ? undefined : limitsProblem(o.limits);
+  return probeProblem('serviceProbe', o.serviceProbe) ?? probeProblem('modelProbe', o.modelProbe) ?? (o.limits === undefined ? undefined : limitsProblem(o.limits));
+}
+
+/** A `notReadyOn` naming a state no probe has (`'down'`) would never take the instance out. */
+function probeProblem(name: string, probe: unknown): string | undefined {
+  const states = (probe as { notReadyOn?: unknown } | undefined)?.notReadyOn;
+  if (states === undefined) return undefined;
+  if (!Array.isArray(states) || states.some((s) => s !== 'unreachable' && s !== 'refused')) return `\`${name}.notReadyOn\` must be a list of 'unreachable' and 'refused', got ${JSON.stringify(states)}`;
+  return undefined;
 }
 
 /**

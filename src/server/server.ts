@@ -7,7 +7,7 @@ import { CallManager, type CallManagerOptions, type SessionFactory } from './cal
 import { SERVER_LIMITS, type ServerLimits } from './limits.ts';
 import { ServerMetrics } from './metrics.ts';
 import { bearerMatches } from './secret-compare.ts';
-import type { ServiceReachability } from './service-reachability.ts';
+import type { ModelReachability, ServiceReachability, ServiceStatus } from './service-reachability.ts';
 import { warmUpNormalizer } from '../text/warm-up.ts';
 import type { CallHost, ServerPlugin } from './types.ts';
 
@@ -58,10 +58,12 @@ export interface AgentServerOptions {
    */
   deferReady?: boolean;
   /**
-   * The voice service's reachability: `/readyz` is 503 while the service cannot be reached or
-   * refuses the key, and says what it knows in its body's `service` (`createAgentServer` gives one).
+   * The voice service's reachability: `/readyz` says what it knows in its body's `service`, and is
+   * 503 for the states of its `notReadyOn` (`createAgentServer` gives one; see SERVICE_PROBE_DEFAULTS).
    */
-  service?: Pick<ServiceReachability, 'status' | 'observe'>;
+  service?: Pick<ServiceReachability, 'status' | 'observe' | 'notReadyOn'>;
+  /** The model's reachability, in the body's `model` (503 only for its `notReadyOn`: MODEL_PROBE_DEFAULTS). */
+  model?: Pick<ModelReachability, 'status' | 'notReadyOn'>;
   /** Told when each call has ended (post-call analytics); see `CallManagerOptions`. */
   onCallEnded?: CallManagerOptions['onCallEnded'];
   /** See `CallManagerOptions.onCallWaiting`. */
@@ -306,13 +308,22 @@ export class AgentServer {
     return this.o.health?.() ?? { ready: true, body: { status: 'ok', ...calls } };
   }
 
-  /** `readiness()`, and when that says ready, whether the voice service can be reached (the body's `service`). */
+  /**
+   * `readiness()`, and when that says ready, what is known of the voice service and the model (the
+   * body's `service` and `model`): 503 for a state its probe's `notReadyOn` names, else 200 with
+   * `status: "degraded"` and the reasons in `degraded` (the instance still answers its callers,
+   * with the agent's out-of-service line when the service refuses).
+   */
   private async readinessWithService(): Promise<{ ready: boolean; body: Record<string, unknown> }> {
     const r = this.readiness();
-    if (!r.ready || !this.o.service) return r;
-    const service = await this.o.service.status();
-    if (service.status === 'reachable') return { ready: true, body: { ...r.body, service } };
-    return { ready: false, body: { ...r.body, status: service.status === 'refused' ? 'service refused' : 'service unreachable', service } };
+    if (!r.ready || (!this.o.service && !this.o.model)) return r;
+    const [service, model] = await Promise.all([this.o.service?.status(), this.o.model?.status()]);
+    const body = { ...r.body, ...(service ? { service } : {}), ...(model ? { model } : {}) };
+    const bad = [badState('service', service, this.o.service), badState('model', model, this.o.model)].filter((b) => b !== undefined);
+    const blocking = bad.find((b) => b.blocks);
+    if (blocking) return { ready: false, body: { ...body, status: blocking.reason } };
+    if (bad.length) return { ready: true, body: { ...body, status: 'degraded', degraded: bad.map((b) => b.reason) } };
+    return { ready: true, body };
   }
 
   /** Start-up work after `listen()` is done: `/readyz` may say ready (see `deferReady`). */
@@ -350,4 +361,10 @@ function publicUrlOf(req: IncomingMessage, configured: string | undefined): stri
   if (configured) return configured.replace(/\/+$/, '');
   const hostHeader = String(req.headers.host ?? 'localhost').replace(/[^\w.:[\]-]/g, '');
   return `http://${hostHeader}`;
+}
+
+/** A dependency that is not reachable: the reason `/readyz` gives (`service refused`), and whether it makes it 503. */
+function badState(what: string, s: ServiceStatus | undefined, probe: { notReadyOn: readonly string[] } | undefined): { reason: string; blocks: boolean } | undefined {
+  if (!s || !probe || s.status === 'reachable') return undefined;
+  return { reason: `${what} ${s.status}`, blocks: probe.notReadyOn.includes(s.status) };
 }

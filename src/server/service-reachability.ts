@@ -1,13 +1,21 @@
 /**
- * Whether the voice service can be reached, for `/readyz`: an instance whose service key is
- * refused or whose service URL points nowhere (the embedded sandbox stopped, a wrong
- * `HIWAR_BASE_URL`) can only apologise to every caller, so a load balancer should send calls
- * elsewhere. What the calls' sessions met (their sockets opened, or failed for good) counts as a
- * check; only when nothing fresh is known does `/readyz` send one cheap request (`GET /models`),
- * at most once per `maxAgeMs` however often it is asked.
+ * Whether the voice service and the model can be reached, for `/readyz`. An instance whose
+ * service key is refused or whose service URL points nowhere (the embedded sandbox stopped, a
+ * wrong `HIWAR_BASE_URL`) can only apologise to every caller. What the calls' sessions met (their
+ * sockets opened, or failed for good) counts as a check of the service; only when nothing fresh is
+ * known does `/readyz` send one cheap request (`GET /models`, of the service or of the model's
+ * server), at most once per `maxAgeMs` however often it is asked.
+ *
+ * Which answers make `/readyz` 503 is each probe's `notReadyOn`: a refused key is every
+ * instance's (they share it), so taking this one out of the balancer sends its callers to the
+ * platform's error tone instead of the agent's out-of-service line (docs/scaling.md).
  */
 import { kindOfError } from '../session/failure.ts';
+import type { FailureSource } from '../session/failure.ts';
 import type { SessionEvent } from '../session/events.ts';
+
+/** What is known of a dependency that can fail readiness. */
+export type ReachabilityState = 'unreachable' | 'refused';
 
 /** Defaults of the service probe behind `/readyz` (`CreateAgentServerOptions.serviceProbe`). */
 export const SERVICE_PROBE_DEFAULTS = {
@@ -15,18 +23,44 @@ export const SERVICE_PROBE_DEFAULTS = {
   maxAgeMs: 15_000,
   /** How long the probe waits for an answer before it counts the service as unreachable. */
   timeoutMs: 3_000,
-} as const;
-
-/** The service probe's settings, each defaulting to `SERVICE_PROBE_DEFAULTS`'s. */
-export type ServiceProbeOptions = { [K in keyof typeof SERVICE_PROBE_DEFAULTS]?: number };
+  /**
+   * What makes `/readyz` 503: `unreachable` (no connection, no answer in time, a server error:
+   * often this instance's own, another may do better). A `refused` key or wallet is every
+   * instance's: `/readyz` stays 200 (`status: "degraded"`) and each caller hears the agent's
+   * out-of-service line; `['unreachable', 'refused']` takes the instance out for both.
+   */
+  notReadyOn: ['unreachable'] as readonly ReachabilityState[],
+};
 
 /**
- * What is known of the service: `reachable` (it answered, or a call's sockets opened),
- * `unreachable` (no connection, no answer in time, a server error), `refused` (the key or its
- * wallet: every call would fail the same way).
+ * Defaults of the model probe behind `/readyz` (`CreateAgentServerOptions.modelProbe`): asked of
+ * a model that can be probed (`Llm.probe`: `OpenAiLlm`'s `GET {baseURL}/models`), said in the
+ * body's `model`, and by default never a 503: a model's outage is every instance's, and a call
+ * with its model down still greets and says the agent's `modelErrorLine` (docs/scaling.md).
+ */
+export const MODEL_PROBE_DEFAULTS = {
+  /** How long a probe's answer stands before `/readyz` asks the model's server again. */
+  maxAgeMs: 15_000,
+  /** How long the probe waits for an answer before it counts the model as unreachable. */
+  timeoutMs: 3_000,
+  /** What makes `/readyz` 503 (`['unreachable']`, or both): nothing, by default. */
+  notReadyOn: [] as readonly ReachabilityState[],
+};
+
+/** A probe's settings, each defaulting to its `…_PROBE_DEFAULTS`'. */
+export interface ServiceProbeOptions {
+  maxAgeMs?: number;
+  timeoutMs?: number;
+  notReadyOn?: readonly ReachabilityState[];
+}
+
+/**
+ * What is known of the service (or the model): `reachable` (it answered, or a call's sockets
+ * opened), `unreachable` (no connection, no answer in time, a server error), `refused` (the key or
+ * its wallet: every call would fail the same way).
  */
 export interface ServiceStatus {
-  status: 'reachable' | 'unreachable' | 'refused';
+  status: 'reachable' | ReachabilityState;
   /** How it was learned: the probe, or a call's session. */
   via: 'probe' | 'call';
   /** When, as an ISO time. */
@@ -35,33 +69,67 @@ export interface ServiceStatus {
   detail?: string;
 }
 
-/** The status of a service met through an error (the probe's request). */
-function statusOfError(err: unknown, timeoutMs: number): Pick<ServiceStatus, 'status' | 'detail'> {
-  const kind = kindOfError(err, 'stt');
+/** The status of a dependency met through an error (the probe's request); `what` names it. */
+function statusOfError(err: unknown, timeoutMs: number, what: string, source: FailureSource): Pick<ServiceStatus, 'status' | 'detail'> {
+  const kind = kindOfError(err, source);
   const http = (err as { status?: number })?.status;
   const code = typeof http === 'number' ? ` (HTTP ${http})` : '';
-  if (kind === 'timeout') return { status: 'unreachable', detail: `the voice service did not answer in ${timeoutMs} ms` };
-  if (kind === 'network') return { status: 'unreachable', detail: http ? `the voice service answered with a server error${code}` : 'the voice service could not be reached' };
-  if (kind === 'auth') return { status: 'refused', detail: `the voice service refused the API key${code}` };
-  if (kind === 'balance') return { status: 'refused', detail: `the voice service's wallet is empty${code}` };
-  // Any other answer (a 404 from a proxy, a body it did not expect): the service is there.
+  if (kind === 'timeout') return { status: 'unreachable', detail: `${what} did not answer in ${timeoutMs} ms` };
+  if (kind === 'network') return { status: 'unreachable', detail: http ? `${what} answered with a server error${code}` : `${what} could not be reached` };
+  if (kind === 'auth') return { status: 'refused', detail: `${what} refused the API key${code}` };
+  if (kind === 'balance') return { status: 'refused', detail: `${what}'s wallet is empty${code}` };
+  // Any other answer (a 404 from a proxy, a 429, a body it did not expect): the server is there.
   return { status: 'reachable' };
 }
 
-export class ServiceReachability {
+type Probe = (o: { timeoutMs: number; maxRetries: number }) => Promise<unknown>;
+
+/** A cached, one-at-a-time probe of one dependency. */
+export class Reachability {
+  /** The states that make `/readyz` 503. */
+  readonly notReadyOn: readonly ReachabilityState[];
   private readonly maxAgeMs: number;
   private readonly timeoutMs: number;
   private known: (ServiceStatus & { at: number }) | undefined;
   private probing: Promise<ServiceStatus> | undefined;
 
-  /** `probe` asks the service something cheap and rejects as the service client does. */
+  /** `probe` asks something cheap and rejects as the dependency's client does; `what` names it in details. */
   constructor(
-    private readonly probe: (o: { timeoutMs: number; maxRetries: number }) => Promise<unknown>,
-    opts: ServiceProbeOptions = {},
+    private readonly probe: Probe,
+    opts: ServiceProbeOptions,
+    defaults: Required<ServiceProbeOptions>,
+    private readonly what: { name: string; source: FailureSource },
     private readonly now: () => number = Date.now,
   ) {
-    this.maxAgeMs = opts.maxAgeMs ?? SERVICE_PROBE_DEFAULTS.maxAgeMs;
-    this.timeoutMs = opts.timeoutMs ?? SERVICE_PROBE_DEFAULTS.timeoutMs;
+    this.maxAgeMs = opts.maxAgeMs ?? defaults.maxAgeMs;
+    this.timeoutMs = opts.timeoutMs ?? defaults.timeoutMs;
+    this.notReadyOn = opts.notReadyOn ?? defaults.notReadyOn;
+  }
+
+  /** What is known, asking first when nothing fresh is (one request at a time). */
+  async status(): Promise<ServiceStatus> {
+    const known = this.known;
+    if (known && this.now() - known.at < this.maxAgeMs) return publicStatus(known);
+    this.probing ??= this.probe({ timeoutMs: this.timeoutMs, maxRetries: 0 })
+      .then(
+        () => this.learn({ status: 'reachable', via: 'probe' }),
+        (err: unknown) => this.learn({ ...statusOfError(err, this.timeoutMs, this.what.name, this.what.source), via: 'probe' }),
+      )
+      .finally(() => (this.probing = undefined));
+    return this.probing;
+  }
+
+  protected learn(s: Omit<ServiceStatus, 'checkedAt'>): ServiceStatus {
+    const at = this.now();
+    this.known = { ...s, checkedAt: new Date(at).toISOString(), at };
+    return publicStatus(this.known);
+  }
+}
+
+/** The voice service's: its probe is `GET /models`, and the calls' sessions count as checks. */
+export class ServiceReachability extends Reachability {
+  constructor(probe: Probe, opts: ServiceProbeOptions = {}, now: () => number = Date.now) {
+    super(probe, opts, SERVICE_PROBE_DEFAULTS, { name: 'the voice service', source: 'stt' }, now);
   }
 
   /** A call's session event: its sockets opened, or failed for good for a reason every call would meet. */
@@ -72,24 +140,15 @@ export class ServiceReachability {
       else if (e.kind === 'auth' || e.kind === 'balance') this.learn({ status: 'refused', via: 'call', detail: e.message });
     }
   }
+}
 
-  /** What is known, asking the service first when nothing fresh is (one request at a time). */
-  async status(): Promise<ServiceStatus> {
-    const known = this.known;
-    if (known && this.now() - known.at < this.maxAgeMs) return publicStatus(known);
-    this.probing ??= this.probe({ timeoutMs: this.timeoutMs, maxRetries: 0 })
-      .then(
-        () => this.learn({ status: 'reachable', via: 'probe' }),
-        (err: unknown) => this.learn({ ...statusOfError(err, this.timeoutMs), via: 'probe' }),
-      )
-      .finally(() => (this.probing = undefined));
-    return this.probing;
-  }
-
-  private learn(s: Omit<ServiceStatus, 'checkedAt'>): ServiceStatus {
-    const at = this.now();
-    this.known = { ...s, checkedAt: new Date(at).toISOString(), at };
-    return publicStatus(this.known);
+/**
+ * The model's: its probe only (`Llm.probe`). A call's model failure is not taken as a check: with
+ * `agentFor`, calls may talk to other models than the one probed.
+ */
+export class ModelReachability extends Reachability {
+  constructor(probe: Probe, opts: ServiceProbeOptions = {}, now: () => number = Date.now) {
+    super(probe, opts, MODEL_PROBE_DEFAULTS, { name: 'the model', source: 'llm' }, now);
   }
 }
 

@@ -41,7 +41,7 @@ async function fakeService(): Promise<{ url: string; requests: () => number; ans
 async function probe(url: string, path: '/readyz' | '/healthz') {
   const res = await fetch(`${url}${path}`, { headers: { connection: 'close' } });
   const text = await res.text();
-  return { status: res.status, text, body: JSON.parse(text) as { status: string; service?: { status: string; via: string; detail?: string } } };
+  return { status: res.status, text, body: JSON.parse(text) as { status: string; degraded?: string[]; service?: { status: string; via: string; detail?: string } } };
 }
 
 test('a service URL pointing nowhere: /readyz 503 "service unreachable", saying so in its body; /healthz stays 200; the key is in neither', async () => {
@@ -62,14 +62,17 @@ test('a service URL pointing nowhere: /readyz 503 "service unreachable", saying 
   }
 });
 
-test('the service answering: ready, with one probe however often /readyz is asked; it stops: 503 once what was known is stale; a refused key: 503 "service refused"', async () => {
+test('the service answering: ready, with one probe however often /readyz is asked; it stops: 503 once what was known is stale; a refused key: 200 "degraded" saying "service refused" (503 with notReadyOn)', async () => {
   const service = await fakeService();
-  const server = (maxAgeMs: number) => createAgentServer({ agent, client: new ServiceClient({ apiKey: KEY, baseUrl: service.url, maxRetries: 0 }), logger: createLogger('silent'), serviceProbe: { maxAgeMs } });
+  const server = (maxAgeMs: number, notReadyOn?: ('unreachable' | 'refused')[]) =>
+    createAgentServer({ agent, client: new ServiceClient({ apiKey: KEY, baseUrl: service.url, maxRetries: 0 }), logger: createLogger('silent'), serviceProbe: { maxAgeMs, ...(notReadyOn ? { notReadyOn } : {}) } });
   // Fresh for as long as the test could take: with 300 ms, a loaded machine let the answer go
   // stale between the first /readyz and the next.
   const keeping = await server(600_000);
   const app = await server(300);
+  const strict = await server(300, ['unreachable', 'refused']);
   const { url } = await app.listen({ port: 0 });
+  const strictUrl = (await strict.listen({ port: 0 })).url;
   try {
     const kept = (await keeping.listen({ port: 0 })).url;
     const answers = await Promise.all(Array.from({ length: 5 }, () => probe(kept, '/readyz')));
@@ -81,8 +84,15 @@ test('the service answering: ready, with one probe however often /readyz is aske
     assert.equal((await probe(url, '/readyz')).status, 200);
     service.answer(401);
     await sleep(350);
+    // A refused key is every instance's: this one stays in the balancer, and its callers hear the
+    // agent's out-of-service line rather than the platform's error tone; the body says why.
     const refused = await probe(url, '/readyz');
-    assert.deepEqual([refused.status, refused.body.status, refused.body.service?.status, refused.body.service?.detail], [503, 'service refused', 'refused', 'the voice service refused the API key (HTTP 401)']);
+    assert.deepEqual(
+      [refused.status, refused.body.status, refused.body.degraded, refused.body.service?.status, refused.body.service?.detail],
+      [200, 'degraded', ['service refused'], 'refused', 'the voice service refused the API key (HTTP 401)'],
+    );
+    const strictRefused = await probe(strictUrl, '/readyz');
+    assert.deepEqual([strictRefused.status, strictRefused.body.status], [503, 'service refused'], "notReadyOn: ['unreachable', 'refused'] takes it out");
     await service.close();
     await sleep(350);
     const stopped = await probe(url, '/readyz');
@@ -90,6 +100,7 @@ test('the service answering: ready, with one probe however often /readyz is aske
     assert.equal((await probe(url, '/healthz')).status, 200);
   } finally {
     await keeping.close();
+    await strict.close();
     await app.close();
     await service.close();
   }
