@@ -98,6 +98,7 @@ export class CallTrace {
         break;
       case 'reply_started':
         this.replyStarted(at, e.reply, e.turn);
+        if (e.line) this.replies.get(e.reply)?.span.setAttribute('hiwar.reply.line', e.line);
         break;
       case 'agent_chunk':
         this.chunk(at, e.text.length, e.reply);

@@ -1,5 +1,5 @@
 import type { SessionFactory } from '../server/calls.ts';
-import type { SessionEvent, SessionState } from '../session/events.ts';
+import type { FixedLineKind, SessionEvent, SessionState } from '../session/events.ts';
 import type { CallInfo } from '../transport/types.ts';
 
 /** What the live calls view keeps per call. */
@@ -24,6 +24,10 @@ export interface LiveCall {
   agent?: string;
   /** The caller's last turn, as recognized (or keyed). */
   lastCallerLine?: string;
+  /** The agent's last line: a reply as the caller heard it, or a fixed line as it begins. */
+  lastAgentLine?: string;
+  /** The agent's last line was a fixed line the session said on its own (out of service, closing). */
+  fixedLine?: FixedLineKind;
   /** Caller turns so far. */
   turns: number;
   /** Voice-to-voice milliseconds of each answered turn so far (the latest `turnsKept`). */
@@ -42,6 +46,8 @@ export interface LiveCall {
  */
 export class LiveCalls {
   private readonly calls = new Map<string, LiveCall>();
+  /** The reply number of a fixed line begun, by call: its text is shown as it starts (the call ends right after it). */
+  private readonly fixedReplies = new Map<string, number>();
   private version = 0;
 
   /** Wraps the server's session factory so every call is listed while it runs. */
@@ -103,7 +109,17 @@ export class LiveCalls {
       live.turns++;
       live.lastCallerLine = e.text.slice(0, LIVE_CALLS_DEFAULTS.lineChars);
     } else if (e.type === 'agent_handoff') live.agent = e.to;
-    else if (e.type === 'agent_turn') live.interrupted = e.interrupted;
+    else if (e.type === 'reply_started' && e.line) {
+      this.fixedReplies.set(live.id, e.reply);
+      live.fixedLine = e.line;
+    } else if (e.type === 'agent_chunk' && e.reply !== undefined && this.fixedReplies.get(live.id) === e.reply) {
+      live.lastAgentLine = e.text.slice(0, LIVE_CALLS_DEFAULTS.lineChars);
+    } else if (e.type === 'agent_turn') {
+      live.interrupted = e.interrupted;
+      live.lastAgentLine = (e.interrupted ? e.heardText : e.text).slice(0, LIVE_CALLS_DEFAULTS.lineChars);
+      if (e.line) live.fixedLine = e.line;
+      else delete live.fixedLine;
+    }
     else if (e.type === 'metrics' && e.metrics.voiceToVoiceMs !== undefined) {
       live.latenciesMs.push(e.metrics.voiceToVoiceMs);
       if (live.latenciesMs.length > LIVE_CALLS_DEFAULTS.turnsKept) live.latenciesMs.shift();
@@ -113,6 +129,7 @@ export class LiveCalls {
   }
 
   private remove(id: string): void {
+    this.fixedReplies.delete(id);
     if (this.calls.delete(id)) this.version++;
   }
 }

@@ -69,8 +69,8 @@ export interface CallManagerOptions {
   onCallWaiting?(transport: Transport, position: number): void;
   /** Told what an adapter warns of (`CallHost.warn`); what it throws is logged. */
   onWarning?(warning: ServerWarning): void;
-  /** Told every session event of every call (the service's reachability for `/readyz` learns from them). */
-  onSessionEvent?(e: SessionEvent): void;
+  /** Told every session event of every call, with its transport (the service's reachability for `/readyz` learns from them). */
+  onSessionEvent?(e: SessionEvent, transport: Transport): void;
 }
 
 interface Live {
@@ -244,7 +244,7 @@ export class CallManager implements CallHost {
         }
         // Apart from the metrics: a metric that throws must not hide the event from /readyz.
         try {
-          this.o.onSessionEvent?.(e);
+          this.o.onSessionEvent?.(e, transport);
         } catch (err) {
           log.warn({ err: (err as Error).message }, 'session event hook failed');
         }

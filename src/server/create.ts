@@ -150,6 +150,12 @@ export type ServerEvent =
   | { type: 'call_started'; call: CallInfo; agent: string }
   | { type: 'call_ended'; call: CallInfo; outcome: CallOutcome; report?: CallReport }
   | { type: 'call_refused'; call: CallInfo; reason: string }
+  /**
+   * The call's voice service refused (the key, its wallet) or failed for good: its caller hears
+   * the agent's out-of-service line, then the call ends (`reason`: the session's). `/readyz` says
+   * what is known of the service meanwhile (docs/scaling.md).
+   */
+  | { type: 'out_of_service'; call: CallInfo; reason: string }
   /** No line is free (cluster mode): the caller waits in the queue at `position` (1: next) and hears the wait line. */
   | { type: 'call_waiting'; call: CallInfo; position: number }
   /** A call showed a set-up the user must fix (`ServerWarning`: a platform that needs a hangup hook). */
@@ -302,6 +308,9 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     sessions: o.wrapSessions ? o.wrapSessions(chosen) : chosen,
     onCallWaiting: (transport, position) => emit({ type: 'call_waiting', call: transport.call, position }),
     onWarning: (w) => emit({ type: 'warning', ...w }),
+    onSessionEvent: (e, transport) => {
+      if (e.type === 'out_of_service') emit({ type: 'out_of_service', call: transport.call, reason: e.reason });
+    },
     onCallEnded: (transport, report, outcome) => {
       const call = transport.call;
       try {

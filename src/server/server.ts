@@ -66,6 +66,8 @@ export interface AgentServerOptions {
   model?: Pick<ModelReachability, 'status' | 'notReadyOn'>;
   /** Told when each call has ended (post-call analytics); see `CallManagerOptions`. */
   onCallEnded?: CallManagerOptions['onCallEnded'];
+  /** Told every session event of every call; see `CallManagerOptions.onSessionEvent`. */
+  onSessionEvent?: CallManagerOptions['onSessionEvent'];
   /** See `CallManagerOptions.onCallWaiting`. */
   onCallWaiting?: CallManagerOptions['onCallWaiting'];
   /** See `CallManagerOptions.onWarning`. */
@@ -122,7 +124,10 @@ export class AgentServer {
       onCallEnded: o.onCallEnded,
       onCallWaiting: o.onCallWaiting,
       onWarning: o.onWarning,
-      onSessionEvent: o.service && ((e) => o.service!.observe(e)),
+      onSessionEvent: (e, transport) => {
+        o.service?.observe(e);
+        o.onSessionEvent?.(e, transport);
+      },
     });
   }
 

@@ -176,6 +176,8 @@ export class AgentSession implements SessionControl {
       spoken: (t) => this.spoken.normalize(t),
       warn: (m, err) => this.log.warn({ err: (err as Error)?.message }, m),
       said: (line) => this.report.agent({ text: line, heardText: line, interrupted: false, agent: this.agent.name }),
+      emit: this.out.emit,
+      nextReply: () => this.replies.nextId(),
     });
     this.lane = new ReplyLane(
       (req, signal) => this.actions.during(() => this.replies.run(req, signal)),

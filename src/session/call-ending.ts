@@ -116,14 +116,17 @@ export class CallEnding {
     this.lineEnd ??= (async () => {
       if (this.ending) return;
       const p = this.parts();
-      if (notice) p.out.notice(reason);
+      if (notice) {
+        p.out.notice(reason);
+        p.out.emit({ type: 'out_of_service', reason });
+      }
       // A task waiting on the caller would hold the reply whose tool runs it, and the line with
       // it, until its silences ran out (24 s of silence by default): it is let go first.
       p.flow.end();
       await p.lane.cancel();
       // Rendered at start-up (the speaker's process-wide cache of fixed lines): said even when
       // the service failed before this call had its own copy.
-      await p.outOfServiceLine.say(p.stages().speaker);
+      await p.outOfServiceLine.say(p.stages().speaker, notice ? 'out_of_service' : 'closing');
       await this.end(reason);
     })();
     return this.lineEnd;

@@ -119,6 +119,13 @@ export interface ReportTask {
   result: { ok: true; value: unknown } | { ok: false; reason: string; lastHeard?: string };
 }
 
+/**
+ * A fixed line the session says on its own at the end of a call: `out_of_service` (the service
+ * refused or failed for good: the agent's `outOfServiceLine`), `closing` (the server's drain ran
+ * out of time: the same line, as the call's last words).
+ */
+export type FixedLineKind = 'out_of_service' | 'closing';
+
 /** What the session is doing: starting, listening, thinking, speaking, or ended. */
 export type SessionState = 'starting' | 'listening' | 'thinking' | 'speaking' | 'ended';
 
@@ -131,11 +138,13 @@ export type SessionEvent =
   | { type: 'dtmf'; digit: string }
   /**
    * A reply begins: `reply` numbers it in the call (its chunks, tools, end and metrics carry it);
-   * `turn` is the caller turn it answers (none for a fixed line, a task's line, `generateReply`).
+   * `turn` is the caller turn it answers (none for a fixed line, a task's line, `generateReply`);
+   * `line`: a fixed line the session says on its own (`FixedLineKind`).
    */
-  | { type: 'reply_started'; reply: number; turn?: number }
+  | { type: 'reply_started'; reply: number; turn?: number; line?: FixedLineKind }
   | { type: 'agent_chunk'; text: string; reply?: number }
-  | { type: 'agent_turn'; text: string; heardText: string; interrupted: boolean; reply?: number }
+  /** `line`: a fixed line the session said on its own (`FixedLineKind`), not a reply of the agent's. */
+  | { type: 'agent_turn'; text: string; heardText: string; interrupted: boolean; reply?: number; line?: FixedLineKind }
   | { type: 'interruption'; kind: 'paused' | 'resumed' | 'confirmed' }
   | { type: 'tool'; outcome: ToolOutcome; reply?: number }
   /** The agent (a tool) hung up or transferred the call. */
@@ -144,6 +153,11 @@ export type SessionEvent =
   /** The latency figures of a line no caller turn asked for (`kind: 'line'`); a caller turn's are `metrics`. */
   | { type: 'line_metrics'; metrics: TurnMetrics; reply?: number }
   | { type: 'notice'; message: string }
+  /**
+   * The service refused (the key, its wallet) or failed for good: the caller hears the agent's
+   * out-of-service line (an `agent_turn` with `line: 'out_of_service'`), then the call ends.
+   */
+  | { type: 'out_of_service'; reason: string }
   /** Recognition's socket dropped and is being replaced (`attempt` 1, 2, …), or is back. */
   | { type: 'reconnect'; service: 'stt'; phase: 'reconnecting' | 'reconnected'; attempt?: number }
   /** Who answered (answering-machine detection) and what the agent does about it. */

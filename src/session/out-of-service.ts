@@ -1,6 +1,7 @@
 import { ReplyPlayout } from '../pipeline/playout.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { TransportOutput } from '../transport/types.ts';
+import type { FixedLineKind, SessionEvent } from './events.ts';
 import type { AgentVoice } from './stage-types.ts';
 
 /** What the out-of-service line needs from the session. */
@@ -14,6 +15,10 @@ export interface OutOfServiceHost {
   warn(message: string, err: unknown): void;
   /** The line has been heard: for the report. */
   said(line: string): void;
+  /** The session's events: the line is told as a reply of its own (`reply_started`, `agent_chunk`, `agent_turn`). */
+  emit(e: SessionEvent): void;
+  /** The next reply number of the call (the line's, as any reply's). */
+  nextReply(): number;
 }
 
 /**
@@ -46,8 +51,8 @@ export class OutOfServiceLine {
    * Not prepared yet (the call could not start): rendered now through `voice`, whose fixed lines
    * are kept per process, so no service call is needed when the service is down.
    */
-  async say(voice: AgentVoice): Promise<void> {
-    this.saying ??= this.prepare(voice).then(() => this.play());
+  async say(voice: AgentVoice, kind: FixedLineKind): Promise<void> {
+    this.saying ??= this.prepare(voice).then(() => this.play(kind));
     return this.saying;
   }
 
@@ -56,14 +61,21 @@ export class OutOfServiceLine {
     await this.playout?.stop();
   }
 
-  private async play(): Promise<void> {
+  private async play(kind: FixedLineKind): Promise<void> {
     if (!this.audio?.samples.length) return;
-    const playout = new ReplyPlayout(this.host.output, this.host.clock);
+    const { host } = this;
+    const playout = new ReplyPlayout(host.output, host.clock);
     this.playout = playout;
-    playout.beginSegment(this.host.line);
+    // Told as any line the caller hears (the events, the trace's reply span, the live view), so an
+    // operator sees the call's last words: before, only the report had them.
+    const reply = host.nextReply();
+    host.emit({ type: 'reply_started', reply, line: kind });
+    host.emit({ type: 'agent_chunk', text: host.line, reply });
+    playout.beginSegment(host.line);
     playout.append(this.audio.samples, this.audio.sampleRate);
     playout.end();
     await playout.finished;
-    this.host.said(this.host.line);
+    host.said(host.line);
+    host.emit({ type: 'agent_turn', text: host.line, heardText: host.line, interrupted: false, reply, line: kind });
   }
 }

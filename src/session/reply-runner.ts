@@ -53,6 +53,11 @@ export class ReplyRunner {
     return this.turnInFlight?.take(() => this.host.clock.now());
   }
 
+  /** A number for a reply told outside the lane (the out-of-service line), after those begun so far. */
+  nextId(): number {
+    return ++this.replies;
+  }
+
   /** Runs one request of the lane to its end. */
   async run(req: ReplyRequest, signal: AbortSignal): Promise<void> {
     const host = this.host;
@@ -60,7 +65,7 @@ export class ReplyRunner {
     interruption.reset();
     if (req.turn) host.setState('thinking');
     // Numbered, and its events told as its own: a task's line may run inside a reply whose tool waits.
-    const id = ++this.replies;
+    const id = this.nextId();
     const { answers, ...ask } = req;
     // A task's line answering the caller's turn counts as that turn's reply (metrics, traces), but
     // goes to the reply stage as a fixed line: the task already put the turn in the history.

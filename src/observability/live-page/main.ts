@@ -50,6 +50,18 @@ function bars(latencies: number[]): HTMLElement {
   return box;
 }
 
+/** What the session says on its own, named: the operator sees why the call is ending. */
+const FIXED_LINES: Record<string, string> = { out_of_service: 'رسالة تعذّر الخدمة', closing: 'رسالة الختام عند إيقاف الخادم' };
+
+function agentLine(c: LiveCall): HTMLElement {
+  const p = el('p', { className: 'line agent', dir: 'auto', textContent: c.lastAgentLine ?? '' });
+  if (c.fixedLine) {
+    p.classList.add('fixed');
+    p.prepend(el('span', { className: 'tag', textContent: `${FIXED_LINES[c.fixedLine] ?? c.fixedLine}: ` }));
+  }
+  return p;
+}
+
 function card(c: LiveCall): HTMLLIElement {
   const state = el('span', { className: 'state', textContent: STATES[c.state] ?? c.state });
   state.dataset.state = c.state;
@@ -60,6 +72,7 @@ function card(c: LiveCall): HTMLLIElement {
     el('div', { className: 'head' }, el('strong', { textContent: c.agent ?? '—' }), state),
     el('span', { className: 'id', dir: 'ltr', textContent: `${c.provider} · ${c.callId}${c.instance ? ` · ${c.instance}` : ''}` }),
     c.lastCallerLine ? el('p', { className: 'line', dir: 'auto', textContent: c.lastCallerLine }) : el('p', { className: 'line', textContent: 'لم يتكلم المتصل بعد' }),
+    ...(c.lastAgentLine ? [agentLine(c)] : []),
     el(
       'div',
       { className: 'meta' },
