@@ -87,7 +87,17 @@ test('end to end: a caller still on when the drain runs out hears the out-of-ser
   const MEDIA_TOKEN = 'drain-test-media-token-0123456789';
   // The greeting off, so the call is only listening when the drain's time is up.
   const agent: Agent = { ...callCentre, greeting: undefined, voice: { ...callCentre.voice, firstAudioTimeoutMs: 20_000 } };
-  const app = await createAgentServer({ agent, plugins: [telephonyRoutes({ mediaToken: MEDIA_TOKEN })], logger: createLogger('silent') });
+  const told: SessionEvent[] = [];
+  const app = await createAgentServer({
+    agent,
+    plugins: [telephonyRoutes({ mediaToken: MEDIA_TOKEN })],
+    logger: createLogger('silent'),
+    wrapSessions: (inner) => async (t) => {
+      const s = await inner(t);
+      s.events$.subscribe((e) => told.push(e));
+      return s;
+    },
+  });
   const events: ServerEvent[] = [];
   app.events$.subscribe((e) => events.push(e));
   const { url } = await app.listen({ port: 0 });
@@ -116,6 +126,10 @@ test('end to end: a caller still on when the drain runs out hears the out-of-ser
     assert.equal(ended.outcome, 'server-shutdown', 'counted apart from the calls that completed');
     const said = ended.report?.turns.filter((t) => t.role === 'agent').map((t) => t.text);
     assert.deepEqual(said, [agent.outOfServiceLine], 'the closing line is in the report as said');
+    // And in the events, as any line the caller hears, named a closing line (not out of service).
+    const lines = told.filter((e) => (e.type === 'reply_started' || e.type === 'agent_turn') && e.line).map((e) => [e.type, 'line' in e ? e.line : undefined]);
+    assert.deepEqual(lines, [['reply_started', 'closing'], ['agent_turn', 'closing']]);
+    assert.ok(!events.some((e) => e.type === 'out_of_service') && !told.some((e) => e.type === 'out_of_service'), 'a drain is no service failure');
     // The line's audio reached the caller: about its length in PCM16 at 16 kHz (a second at least).
     assert.ok(agentBytes >= 32_000, `the caller got ${agentBytes} bytes of the line`);
     assert.deepEqual(hangups.map((h) => JSON.parse(h)), [{ type: 'hangup', reason: 'server shutting down' }], 'then the hang-up');
