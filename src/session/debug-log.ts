@@ -1,11 +1,13 @@
+import { redactDigitRuns } from './digit-redaction.ts';
 import type { SessionEvent } from './events.ts';
 
 /**
  * The debug log line of a session event (`HIWAR_LOG_LEVEL=debug`), or none for the events that
  * are too frequent (transcripts, chunks) or already logged (metrics at info, errors and notices).
  * What a caller said is in it: the level is for a developer's machine. What a caller keyed (a
- * PIN, a card number) and what a task collected are not, unless `keys` (`SessionOptions.logKeys`):
- * a debug log is copied, shared and kept where such numbers must not be.
+ * PIN, a card number), the long numbers a caller said (digit-redaction.ts) and what a task
+ * collected are not, unless `keys` (`SessionOptions.logKeys`): a debug log is copied, shared and
+ * kept where such numbers must not be.
  */
 export function debugRecord(e: SessionEvent, keys = false): { fields: Record<string, unknown>; message: string } | undefined {
   switch (e.type) {
@@ -13,7 +15,7 @@ export function debugRecord(e: SessionEvent, keys = false): { fields: Record<str
       return { fields: { state: e.state }, message: 'session state' };
     case 'user_turn':
       if (e.source === 'dtmf' && !keys) return { fields: { turn: e.turn, source: e.source }, message: 'caller turn' };
-      return { fields: { turn: e.turn, source: e.source ?? 'speech', text: e.text }, message: 'caller turn' };
+      return { fields: { turn: e.turn, source: e.source ?? 'speech', text: keys ? e.text : redactDigitRuns(e.text) }, message: 'caller turn' };
     case 'reply_started':
       return { fields: { reply: e.reply, turn: e.turn }, message: 'reply started' };
     case 'agent_turn':

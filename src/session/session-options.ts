@@ -17,9 +17,10 @@ export interface SessionOptions {
   llm?: Llm;
   logger?: Logger;
   /**
-   * The debug log shows the keys the caller presses and what tasks collected (off: a key press is
-   * logged without its key, a keyed turn without its text, a task's result without its value: a PIN
-   * or a card number must not reach a log). Default: on when `HIWAR_LOG_KEYS=1`, else off.
+   * The debug log shows the keys the caller presses, the long numbers they say and what tasks
+   * collected (off: a key press is logged without its key, a keyed turn without its text, a spoken
+   * turn with its runs of 4 digits or more as `[N digits]`, a task's result without its value: a
+   * PIN or a card number must not reach a log). Default: on when `HIWAR_LOG_KEYS=1`, else off.
    */
   logKeys?: boolean;
   /** Your own recognizer, voice, turn and interruption policies or text transform (see `SessionStages`). */
