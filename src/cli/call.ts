@@ -166,7 +166,7 @@ async function here(values: { agent?: string; 'public-url'?: string; port?: stri
   // Taught as `hiwar serve`'s is: the agent's intent examples and --phrasebook.
   const sandbox = await (await import('./connect.ts')).taughtSandbox(agent, values.phrasebook, (m) => say(`(${m})`));
   const { createAgentServer } = await import('../server/create.ts');
-  const { telephonyRoutes, outboundCalls } = await import('../../transports/telephony/index.ts');
+  const { telephonyRoutes, outboundCalls, jambonzOptionsFromEnv } = await import('../../transports/telephony/index.ts');
   const outbound = outboundCalls({ publicUrl, ringTimeoutS });
   let sessions = 0;
   const ended = new Set<string>();
@@ -178,7 +178,7 @@ async function here(values: { agent?: string; 'public-url'?: string; port?: stri
     port,
     logger: cliLogger('info'),
     ...(sandbox ? { sandbox } : {}),
-    plugins: [telephonyRoutes(), outbound.routes],
+    plugins: [telephonyRoutes({ jambonz: jambonzOptionsFromEnv() }), outbound.routes],
     // The call's record learns what its session did (who answered, the transcript), as on `hiwar serve`.
     onCallEnded: (c, report) => {
       outbound.callEnded(c, report);

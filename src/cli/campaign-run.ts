@@ -59,7 +59,7 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
   if (model.line) say(`(language model: ${model.line})`);
   // Taught as `hiwar serve`'s is: the agent's intent examples and --phrasebook.
   const sandbox = deps.client ? undefined : await (await import('./connect.ts')).taughtSandbox(agent, values.phrasebook, (m) => say(`(${m})`));
-  const [{ createAgentServer }, { telephonyRoutes, outboundDialer }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts')]);
+  const [{ createAgentServer }, { telephonyRoutes, outboundDialer, jambonzOptionsFromEnv }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts')]);
   const logger = deps.logger ?? cliLogger('info');
   const calls = await serveOutbound({ publicUrl, redisUrl: o.redisUrl, logger, campaigns: o.campaigns, ...(deps.queue?.leaseMs ? { slotLeaseMs: deps.queue.leaseMs } : {}) });
   const app = await createAgentServer({
@@ -74,7 +74,7 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
     ...(deps.clock ? { clock: deps.clock } : {}),
     // Every instance of a cluster must take the media tokens any of them minted.
     tokens: { secret: process.env.HIWAR_MEDIA_SECRET },
-    plugins: [telephonyRoutes(deps.clock ? { media: { clock: deps.clock } } : {}), calls.routes],
+    plugins: [telephonyRoutes({ jambonz: jambonzOptionsFromEnv(), ...(deps.clock ? { media: { clock: deps.clock } } : {}) }), calls.routes],
     onTransportEnded: (t, report) => calls.callEnded(t.call, report),
     // A campaign call's session here keeps its slot while it runs.
     wrapSessions: (inner) => async (t) => {

@@ -162,7 +162,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
     plugins: [
       ...(values.docs ? [docsRoutes()] : []),
       (ctx) => {
-        const routes = telephony.telephonyRoutes()(ctx);
+        const routes = telephony.telephonyRoutes({ jambonz: telephony.jambonzOptionsFromEnv() })(ctx);
         telephonyAccess = routes.access;
         return routes;
       },

@@ -12,7 +12,12 @@ import { createLogger } from '../../src/session/logger.ts';
 import { VirtualClock } from '../../src/transport/clock.ts';
 import type { Transport } from '../../src/transport/types.ts';
 import { MediaConnection } from '../../transports/telephony/connection.ts';
-import { jambonz } from '../../transports/telephony/jambonz.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CallTokens } from '../../src/server/tokens.ts';
+import { jambonz, jambonzOptionsFromEnv, jambonzProvider, JAMBONZ_DEFAULTS } from '../../transports/telephony/jambonz.ts';
+import { telephonyPlugin } from '../../transports/telephony/index.ts';
+import type { TelephonyProvider } from '../../transports/telephony/provider.ts';
 import { MediaStreamOutput } from '../../transports/telephony/media-output.ts';
 import type { WireMessage } from '../../transports/telephony/provider.ts';
 import { Deadline } from '../helpers/deadline.ts';
@@ -103,23 +108,38 @@ test('jambonz: a barge-in sends the held part of the reply into the buffer the k
   await out.close();
 });
 
-test('jambonz: a listen url with marks=0 gets no marks, its playout counted on the send clock; hiwar asks for it when JAMBONZ_MARKS=0', () => {
+test('jambonz: a listen url with marks=0 gets no marks, its playout counted on the send clock; the provider asks for it with marks: false (the CLI: JAMBONZ_MARKS=0)', async () => {
   assert.equal(jambonz.open({ url: new URL('ws://h/telephony/jambonz?token=t&marks=0'), headers: {} }).mark, undefined);
   assert.deepEqual(JSON.parse((jambonz.open({ url: new URL('ws://h/telephony/jambonz?token=t'), headers: {} }).mark!('h1') as { text: string }).text), { type: 'mark', data: { name: 'h1' } });
-  const answer = (env: string | undefined) => {
-    const saved = process.env.JAMBONZ_MARKS;
-    if (env === undefined) delete process.env.JAMBONZ_MARKS;
-    else process.env.JAMBONZ_MARKS = env;
-    try {
-      const ctx = { params: { call_sid: 'jz-1' }, streamUrl: () => 'wss://a/telephony/jambonz/stream/T', routeUrl: () => 'https://a/telephony/jambonz/after/R' };
-      return JSON.parse((jambonz.answer!('', ctx as never) as { body: string }).body)[0].url;
-    } finally {
-      if (saved === undefined) delete process.env.JAMBONZ_MARKS;
-      else process.env.JAMBONZ_MARKS = saved;
-    }
-  };
-  assert.equal(answer('0'), 'wss://a/telephony/jambonz/stream/T?marks=0');
-  assert.equal(answer(undefined), 'wss://a/telephony/jambonz/stream/T');
+  const ctx = { params: { call_sid: 'jz-1' }, streamUrl: () => 'wss://a/telephony/jambonz/stream/T', routeUrl: () => 'https://a/telephony/jambonz/after/R' };
+  const urlOf = (p: TelephonyProvider) => JSON.parse((p.answer!('', ctx as never) as { body: string }).body)[0].url;
+  assert.equal(urlOf(jambonzProvider({ marks: false })), 'wss://a/telephony/jambonz/stream/T?marks=0');
+  assert.equal(urlOf(jambonzProvider()), 'wss://a/telephony/jambonz/stream/T');
+  assert.equal(JAMBONZ_DEFAULTS.marks, true);
+  // The provider's answer no longer reads the environment: only the commands map it onto the option.
+  const saved = process.env.JAMBONZ_MARKS;
+  process.env.JAMBONZ_MARKS = '0';
+  try {
+    assert.equal(urlOf(jambonz), 'wss://a/telephony/jambonz/stream/T', 'the environment is the CLI\'s default, not the provider\'s');
+  } finally {
+    if (saved === undefined) delete process.env.JAMBONZ_MARKS;
+    else process.env.JAMBONZ_MARKS = saved;
+  }
+  assert.deepEqual(jambonzOptionsFromEnv({ JAMBONZ_MARKS: '0' }), { marks: false });
+  assert.deepEqual(jambonzOptionsFromEnv({}), {});
+  assert.throws(() => jambonzProvider({ marks: 'no' as never }), /jambonz: `marks` must be true or false, got "no"/);
+  // Through the routes a server mounts: `telephonyRoutes({ jambonz })`.
+  const host = { draining: false, publicUrl: () => 'http://127.0.0.1', runCall: async () => 'completed' } as unknown as CallHost;
+  const plugin = telephonyPlugin(host, { tokens: new CallTokens(), open: true, jambonz: { marks: false } });
+  const server = createServer((req, res) => void Promise.resolve(plugin.handleRequest!(req, res, new URL(req.url!, 'http://127.0.0.1'))).then((mine) => mine || res.writeHead(404).end()));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/telephony/jambonz`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ call_sid: 'jz-2' }) });
+    const [listen] = (await res.json()) as { url: string }[];
+    assert.match(listen!.url, /\/telephony\/jambonz\/stream\/[^?]+\?marks=0$/);
+  } finally {
+    server.close();
+  }
 });
 
 test('jambonz: a mod_audio_fork that reports no marks (an older release ignores them) is named in the server warning, with what to set', async () => {

@@ -12,7 +12,7 @@ import { twilio } from './twilio.ts';
 import { vonage } from './vonage.ts';
 import { exotel } from './exotel.ts';
 import { freeswitch } from './freeswitch.ts';
-import { jambonz } from './jambonz.ts';
+import { jambonz, jambonzProvider, type JambonzOptions } from './jambonz.ts';
 import { asterisk } from './asterisk.ts';
 import { pcm } from './pcm.ts';
 
@@ -29,13 +29,26 @@ export const providers: TelephonyProvider[] = [
   pcm,
 ];
 
-/** The telephony routes of every provider above (or those given in `opts.providers`). */
-export function telephonyPlugin(host: CallHost, opts: Omit<TelephonyOptions, 'providers'> & { providers?: TelephonyProvider[] }): ServerPlugin & {
+/** Options of the providers that have some, by name. */
+export interface ProviderOptions {
+  /** `JAMBONZ_DEFAULTS`: whether the listen verbs answered ask for playout marks. */
+  jambonz?: JambonzOptions;
+}
+
+/** Every provider above, those with options made with them. */
+export function providersWith(o: ProviderOptions = {}): TelephonyProvider[] {
+  return o.jambonz ? providers.map((p) => (p === jambonz ? jambonzProvider(o.jambonz) : p)) : providers;
+}
+
+/** The telephony routes of every provider above (or those given in `opts.providers`), with `opts.jambonz`. */
+export function telephonyPlugin(host: CallHost, opts: Omit<TelephonyOptions, 'providers'> & { providers?: TelephonyProvider[] } & ProviderOptions): ServerPlugin & {
   /** Media connections open now. */
   connections(): number;
   access: RouteAccess[];
 } {
-  return plugin(host, { ...opts, providers: opts.providers ?? providers });
+  const { jambonz: jambonzOptions, ...rest } = opts;
+  if (opts.providers && jambonzOptions) throw new TypeError('telephonyPlugin: give `jambonz` options or `providers` (with `jambonzProvider(options)` in it), not both');
+  return plugin(host, { ...rest, providers: opts.providers ?? providersWith({ ...(jambonzOptions ? { jambonz: jambonzOptions } : {}) }) });
 }
 
 export { TELEPHONY_ROUTE_DEFAULTS, type TelephonyOptions } from './plugin.ts';
@@ -43,10 +56,11 @@ export { routeAccess, type RouteAccess } from './access.ts';
 export type { TelephonyProvider, ProviderConnection, Inbound, MediaFormat, WireMessage } from './provider.ts';
 export { MediaStreamTransport, MediaStreamOutput, type MediaSink, type MediaStreamOptions, type PlatformHooks } from './media-stream.ts';
 export { MediaConnection, MEDIA_CONNECTION_DEFAULTS } from './connection.ts';
+export { jambonzProvider, jambonzOptionsFromEnv, JAMBONZ_DEFAULTS, type JambonzOptions } from './jambonz.ts';
 export { listenAudioSocket, startAudioSocketServer, type AudioSocketServerOptions } from './audiosocket-server.ts';
 
 /** Options of `telephonyRoutes`: the plugin's, with the server's tokens, openness and hooks as defaults. */
-export type TelephonyRoutesOptions = Omit<TelephonyOptions, 'providers' | 'tokens' | 'open'> & Partial<Pick<TelephonyOptions, 'providers' | 'tokens' | 'open'>>;
+export type TelephonyRoutesOptions = Omit<TelephonyOptions, 'providers' | 'tokens' | 'open'> & Partial<Pick<TelephonyOptions, 'providers' | 'tokens' | 'open'>> & ProviderOptions;
 
 /**
  * The telephony routes (`/telephony/<provider>`) as a plugin factory for `createAgentServer`

@@ -68,8 +68,27 @@ export function afterListen(next: AfterStream | undefined): Record<string, unkno
   return [{ verb: 'hangup' }];
 }
 
-/** Set to `0` (the environment of `hiwar serve`): the listen verbs hiwar answers with ask for no marks (`marks=0`). */
+/** Options of the jambonz provider (`jambonzProvider`, `telephonyRoutes({ jambonz })`). */
+export const JAMBONZ_DEFAULTS = {
+  /**
+   * The listen verbs hiwar answers the call webhook with ask jambonz for playout marks. false:
+   * their url carries `marks=0`, for a jambonz whose mod_audio_fork reports none; playout is then
+   * counted on hiwar's send clock. `hiwar serve` (and `call`, `campaign run`) take it from
+   * `JAMBONZ_MARKS=0`; a server you compose passes it.
+   */
+  marks: true,
+};
+
+/** The jambonz provider's options, each defaulting to `JAMBONZ_DEFAULTS`'. */
+export type JambonzOptions = Partial<typeof JAMBONZ_DEFAULTS>;
+
+/** Set to `0` in the environment of the `hiwar` commands: their jambonz provider has `marks: false`. */
 export const JAMBONZ_MARKS_ENV = 'JAMBONZ_MARKS';
+
+/** The jambonz options the `hiwar` commands take from the environment (`JAMBONZ_MARKS=0`). */
+export function jambonzOptionsFromEnv(env: Record<string, string | undefined> = process.env): JambonzOptions {
+  return env[JAMBONZ_MARKS_ENV] === '0' ? { marks: false } : {};
+}
 
 /** The warning's advice when jambonz reports no marks: a mod_audio_fork from before them. */
 export const JAMBONZ_WITHOUT_MARKS =
@@ -174,7 +193,23 @@ export function verifyJambonzSignature(header: string | string[] | undefined, ra
   return sigs.some((s) => safeEqual(s, expected));
 }
 
-export const jambonz: TelephonyProvider = {
+/** The jambonz provider with `opts` (`JAMBONZ_DEFAULTS`): the webhook's listen verb and the media connection. */
+export function jambonzProvider(opts: JambonzOptions = {}): TelephonyProvider {
+  const o = { ...JAMBONZ_DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) };
+  if (typeof o.marks !== 'boolean') throw new TypeError(`jambonz: \`marks\` must be true or false, got ${JSON.stringify(o.marks)}`);
+  return { ...jambonzBase, answer: (route, ctx) => answerWebhook(route, ctx, o.marks) };
+}
+
+/** The call webhook: a listen verb back to this server; the listen's actionHook: what the call does next. */
+function answerWebhook(route: string, ctx: WebhookContext, marks: boolean) {
+  const callId = ctx.params.callSid ?? ctx.params.call_sid ?? '';
+  if (!callId) return { status: 400, contentType: 'application/json', body: JSON.stringify({ error: 'callSid is required' }) };
+  const stream = () => ctx.streamUrl(callId) + (marks ? '' : '?marks=0');
+  const verbs = route === 'after' ? afterListen(ctx.afterStream(callId)) : [listenVerb(stream(), ctx.routeUrl('after', callId))];
+  return { contentType: 'application/json', body: JSON.stringify(verbs) };
+}
+
+const jambonzBase: Omit<TelephonyProvider, 'answer'> = {
   name: 'jambonz',
   subprotocol: JAMBONZ_SUBPROTOCOL,
   secretEnv: 'JAMBONZ_WEBHOOK_SECRET',
@@ -183,11 +218,7 @@ export const jambonz: TelephonyProvider = {
   transfersAfterStream: true,
   open: (ctx) => new JambonzConnection(ctx.url),
   verifySignature: (ctx, secret) => verifyJambonzSignature(ctx.req.headers['jambonz-signature'], ctx.rawBody, secret),
-  answer(route: string, ctx: WebhookContext) {
-    const callId = ctx.params.callSid ?? ctx.params.call_sid ?? '';
-    if (!callId) return { status: 400, contentType: 'application/json', body: JSON.stringify({ error: 'callSid is required' }) };
-    const stream = () => ctx.streamUrl(callId) + (process.env[JAMBONZ_MARKS_ENV] === '0' ? '?marks=0' : '');
-    const verbs = route === 'after' ? afterListen(ctx.afterStream(callId)) : [listenVerb(stream(), ctx.routeUrl('after', callId))];
-    return { contentType: 'application/json', body: JSON.stringify(verbs) };
-  },
 };
+
+/** jambonz with `JAMBONZ_DEFAULTS` (marks asked for). */
+export const jambonz: TelephonyProvider = jambonzProvider();
