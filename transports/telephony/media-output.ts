@@ -55,6 +55,8 @@ export class MediaStreamOutput implements TransportOutput {
   private lastMarkAt = 0;
   private markSeq = 0;
   private readonly pendingAcks = new Map<string, number>();
+  /** On a batching platform, a mark sent with audio held: where its echo says the playout is (playout-batches.ts). */
+  private readonly heardAt = new Map<string, number>();
   /** Where the platform plays in batches (`MediaFormat.playoutBatch`). */
   private readonly batches: PlayoutBatches | undefined;
   private waiters: { at: number; id: string; resolve: () => void }[] = [];
@@ -129,6 +131,7 @@ export class MediaStreamOutput implements TransportOutput {
 
   async interrupt(): Promise<number> {
     if (!this.hasMarks) this.advanceByClock();
+    this.heldPlayed();
     this.toWire?.clear();
     this.chunks = [];
     this.head = 0;
@@ -141,10 +144,11 @@ export class MediaStreamOutput implements TransportOutput {
       const clear = this.conn.clear?.();
       if (clear) this.sink.send(clear);
     }
-    this.batches?.cleared();
     // Echoes of marks sent before the clear may say "played" for audio that was dropped.
     this.pendingAcks.clear();
+    this.heardAt.clear();
     this.cursor = this.played;
+    this.batches?.cleared(this.cursor);
     this.lastMarkAt = this.played;
     this.farEndEnd = this.o.clock.now();
     for (const w of this.waiters.splice(0)) w.resolve();
@@ -160,12 +164,25 @@ export class MediaStreamOutput implements TransportOutput {
   acknowledge(name: string): void {
     const at = this.pendingAcks.get(name);
     if (at === undefined) return;
+    const heard = this.heardAt.get(name) ?? at;
     // Marks come back in order: everything sent before this one has played too.
     for (const [k, v] of this.pendingAcks) {
       this.pendingAcks.delete(k);
+      this.heardAt.delete(k);
       if (k === name || v >= at) break;
     }
-    this.advanceTo(at);
+    this.advanceTo(heard);
+    // On a batching platform the echo may stand before held audio, which then plays from now.
+    this.batches?.reached(heard, this.o.clock.now());
+    this.heldPlayed();
+    // …to its end: a timer counts it then, with nothing more to send.
+    if (this.batches?.nextDue() !== undefined) this.schedule(this.o.clock.now());
+  }
+
+  /** What a batching platform held and has played since (playout-batches.ts), counted as heard. */
+  private heldPlayed(): void {
+    const heard = this.batches?.heardBy(this.o.clock.now(), this.played);
+    if (heard) this.advanceTo(heard);
   }
 
   /**
@@ -181,6 +198,7 @@ export class MediaStreamOutput implements TransportOutput {
     if (at === undefined) return;
     for (const [k] of this.pendingAcks) {
       this.pendingAcks.delete(k);
+      this.heardAt.delete(k);
       if (k === name) break;
     }
     const gone = this.waiters.filter((w) => w.at <= at);
@@ -269,6 +287,7 @@ export class MediaStreamOutput implements TransportOutput {
     if (this.closed) return;
     const now = this.o.clock.now();
     if (!this.hasMarks) this.advanceByClock();
+    this.heldPlayed();
     let corked = false;
     try {
       // A step woken by its timer may run up to TIMER_SLACK_MS before the wake time it was armed for.
@@ -290,7 +309,7 @@ export class MediaStreamOutput implements TransportOutput {
         this.cursor += n;
         this.wireSent += this.frame;
         this.farEndEnd = Math.max(now, this.farEndEnd) + this.format.frameMs;
-        const replyEnd = this.batches?.wentOut(n) === true;
+        const replyEnd = this.batches?.wentOut(n, this.frame, this.cursor, now) === true;
         if (this.hasMarks && (this.ms(this.cursor - this.lastMarkAt) >= this.o.markEveryMs || this.queued === 0 || replyEnd)) this.sendMark();
       }
     } finally {
@@ -306,6 +325,9 @@ export class MediaStreamOutput implements TransportOutput {
     if (!msg) return;
     this.sink.send(msg);
     this.pendingAcks.set(name, this.cursor);
+    // A batching platform echoes it once the audio before its held part has played.
+    const heard = this.batches?.markPosition(this.cursor);
+    if (heard !== undefined && heard < this.cursor) this.heardAt.set(name, heard);
     this.lastMarkAt = this.cursor;
   }
 
@@ -316,6 +338,8 @@ export class MediaStreamOutput implements TransportOutput {
       if (this.partialSince !== undefined) wake = Math.max(wake, this.partialSince + this.format.frameMs);
     }
     if (!this.hasMarks && this.cursor > this.played) wake = Math.min(wake, now + this.format.frameMs);
+    const heldEnds = this.batches?.nextDue();
+    if (heldEnds !== undefined) wake = Math.min(wake, Math.max(now + 1, heldEnds));
     if (wake === Infinity || wake >= this.timerAt) return;
     this.cancelTimer?.();
     this.timerAt = wake;
