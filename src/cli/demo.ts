@@ -95,10 +95,7 @@ export async function demoCommand(args: string[]): Promise<number> {
       clock: callClock,
       onEvent: demoTranscript(say),
     });
-    // The closing line is played by the session without a turn event: shown from the report.
-    // (A reply cut by the failure may be recorded after it.)
-    const closing = report.turns.findLast((t) => t.role === 'agent' && t.text === agent.outOfServiceLine);
-    if (report.ended.startsWith(OUT_OF_SERVICE) && closing) say(`  الوكيل  ◂ ${closing.heardText}`);
+    // The out-of-service line is told as any line (its chunk, then its turn): the transcript printed it.
     const wav = caller.recording();
     await writeFile(join(out, 'call.wav'), wav);
     const clock = { speed, note: speed === 1 ? 'real time' : `latencies are in call time on a clock running ${speed}× real time: divide network and model times by ${speed} for real time` };

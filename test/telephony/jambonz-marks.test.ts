@@ -59,15 +59,21 @@ class Module {
   }
 }
 
-const audio = (ms: number) => ({ samples: new Int16Array((RATE * ms) / 1000).fill(1000), sampleRate: RATE, time: 0 });
-
-test('jambonz: an underrun inside a reply leaves its mark no earlier than what the caller heard; played catches up once the held audio plays', async () => {
+/** A jambonz call's output on virtual time, sending to the module, whose echoes it reads. */
+function jambonzCall() {
   const clock = new VirtualClock();
   const conn = jambonz.open({ url: new URL('ws://h/telephony/jambonz'), headers: {} });
   const start = startOf(conn.parse({ text: JSON.stringify(fixture.fromPlatform.callAttributes.message) }));
   let out!: MediaStreamOutput;
   const module = new Module((name) => out.acknowledge(name));
   out = new MediaStreamOutput(start.output!, conn, { send: (m) => module.receive(m), close: () => {} }, { clock });
+  return { clock, out, module };
+}
+
+const audio = (ms: number) => ({ samples: new Int16Array((RATE * ms) / 1000).fill(1000), sampleRate: RATE, time: 0 });
+
+test('jambonz: an underrun inside a reply leaves its mark no earlier than what the caller heard; played catches up once the held audio plays', async () => {
+  const { clock, out, module } = jambonzCall();
   let ahead = 0;
   const run = async (ms: number) => {
     for (let t = 0; t < ms; t += 20) {
@@ -103,12 +109,7 @@ test('jambonz: an underrun inside a reply leaves its mark no earlier than what t
 });
 
 test('jambonz: a barge-in during an underrun counts as heard only what left the pre-buffer (the held part is flushed into the cleared buffer, never heard)', async () => {
-  const clock = new VirtualClock();
-  const conn = jambonz.open({ url: new URL('ws://h/telephony/jambonz'), headers: {} });
-  const start = startOf(conn.parse({ text: JSON.stringify(fixture.fromPlatform.callAttributes.message) }));
-  let out!: MediaStreamOutput;
-  const module = new Module((name) => out.acknowledge(name));
-  out = new MediaStreamOutput(start.output!, conn, { send: (m) => module.receive(m), close: () => {} }, { clock });
+  const { clock, out, module } = jambonzCall();
   out.write(audio(300));
   for (let t = 0; t < 600; t += 20) {
     await clock.advance(20);
