@@ -57,7 +57,7 @@ after(async () => {
   await sb?.close();
 });
 
-test('the live calls page in headless Chromium during a running call: listed with its state and the caller’s line, right to left, no console errors, fits a phone', async () => {
+test('the live calls page in headless Chromium during a running call: listed with its state, the caller’s line and the agent’s (the closing line named), right to left, no console errors, fits a phone', async () => {
   const { url } = await app.listen({ port: 0, host: '127.0.0.1' });
   const transport = await WavFileTransport.open(`${OUT}live-caller.wav`, { clock, tailMs: 600_000 });
   const outcome = app.host.runCall(transport);
@@ -101,8 +101,20 @@ test('the live calls page in headless Chromium during a running call: listed wit
   assert.equal(seen.loginShown, false, 'the secret form hides once the calls show');
   assert.ok(overflow <= 0, `fits a phone's width (overflow ${overflow} px)`);
 
-  // The call ends: it leaves the page.
-  await sessions[0]!.end('the supervisor saw enough');
+  // The agent's last line is on the card beside the caller's.
+  await within(page.waitForFunction(() => (document.querySelector('li.call .line.agent')?.textContent ?? '').length > 0, undefined, { timeout: 0 }), 30_000, "the agent's line on the card");
+  // The call ends with its closing line (a drain out of time): shown, named, while it plays.
+  const ending = sessions[0]!.endWithLine!('server shutting down');
+  await within(
+    page.waitForFunction((line: string) => document.querySelector('li.call .line.fixed')?.textContent?.includes(line) === true, callCentre.outOfServiceLine, { timeout: 0 }),
+    30_000,
+    'the closing line on the card',
+  );
+  const tag = await page.evaluate(() => document.querySelector('li.call .line.fixed .tag')?.textContent);
+  assert.match(String(tag), /رسالة الختام/, 'named as the closing line');
+  await page.screenshot({ path: `${OUT}live-calls-closing.png`, fullPage: true });
+  await ending;
+  // The call has ended: it leaves the page.
   await outcome;
   await within(page.waitForSelector('#empty:not([hidden])', { timeout: 0 }), 30_000, 'the empty list after the call ended');
   await page.close();
