@@ -37,7 +37,10 @@ export function redactDigitRuns(text: string, minDigits: number = DIGIT_REDACTIO
   const flush = () => {
     if (run.length) {
       const digits = parseDigits(run.join('')) ?? '';
-      if (digits.length >= minDigits) out.push(`[${digits.length} digits]`);
+      // The punctuation around the run stays ("رقمي 0551234567." keeps its full stop).
+      const before = /^[^\p{L}\p{N}]*/u.exec(run[0]!)![0];
+      const after = /[^\p{L}\p{N}]*$/u.exec(run.at(-1)!)![0];
+      if (digits.length >= minDigits) out.push(`${before}[${digits.length} digits]${after}`);
       else out.push(...run);
     }
     out.push(...tail);

@@ -25,6 +25,8 @@ test('runs of 4 digits or more are hidden in any script, spaced or dashed, or sa
     ['رقمي دبل خمسة ستة', 'رقمي دبل خمسة ستة'],
     ['عندي 3 أسئلة عن 120 ريال', 'عندي 3 أسئلة عن 120 ريال'],
     ['أريد معرفة رصيد حسابي', 'أريد معرفة رصيد حسابي'],
+    ['رقمي 0551234567، صح؟', 'رقمي [10 digits]، صح؟'],
+    ['المبلغ ١٢٬٥٠٠ ريال', 'المبلغ [5 digits] ريال'],
   ];
   for (const [said, logged] of cases) assert.equal(redactDigitRuns(said), logged, said);
 });
