@@ -176,7 +176,7 @@ export class MediaStreamOutput implements TransportOutput {
     this.batches?.reached(heard, this.o.clock.now());
     this.heldPlayed();
     // …to its end: a timer counts it then, with nothing more to send.
-    if (this.batches?.nextDue() !== undefined) this.schedule(this.o.clock.now());
+    if (!this.closed && this.batches?.nextDue() !== undefined) this.schedule(this.o.clock.now());
   }
 
   /** What a batching platform held and has played since (playout-batches.ts), counted as heard. */
