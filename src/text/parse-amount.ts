@@ -2,8 +2,10 @@
  * `parseAmount` / `parseMoney`: an amount of money as a caller says it ("ألف وخمسمية ريال" →
  * 1500, "ربع مليون" → 250000, "مليون ونص", "عشرة ريال وخمسين هللة" → 10.5, "١٬٥٠٠", "1,500.75").
  * The first number said is the amount; a currency word after it names the currency; a second
- * number followed by a subunit word (هللة، قرش، فلس، سنت) adds the subunits.
+ * number followed by a subunit word (هللة، قرش، فلس، سنت) adds the subunits. A correction
+ * ("لا"، "قصدي"…) followed by an amount replaces the amount said before it.
  */
+import { restatedValue } from './correction.ts';
 import { CURRENCIES, NATIONALITIES } from './currencies.ts';
 import { readSpoken, type SpokenItem } from './spoken-numbers.ts';
 
@@ -40,8 +42,19 @@ function withNationality(key: string, next: SpokenItem | undefined): string {
   return key;
 }
 
-/** The amount said in `text` with its currency, or undefined when no amount is said. */
+/**
+ * The amount said in `text` with its currency, or undefined when no amount is said. After a
+ * correction ("ألف ريال، لا قصدي ألفين") the amount said again counts, in the currency said
+ * before unless it names its own.
+ */
 export function parseMoney(text: string): SpokenMoney | undefined {
+  const restated = restatedValue(text, moneyOf);
+  if (!restated) return moneyOf(text);
+  const currency = restated.value.currency ?? moneyOf(restated.before)?.currency;
+  return { amount: restated.value.amount, ...(currency ? { currency } : {}) };
+}
+
+function moneyOf(text: string): SpokenMoney | undefined {
   const items = readSpoken(text);
   let amount: number | undefined;
   let currency: string | undefined;
