@@ -204,9 +204,13 @@ function joinPeriods(words: string[]): string[] {
   return out;
 }
 
-/** The words of `text` as the parser reads them: normalized, MSA hour ordinals as numbers, two-word periods joined. */
+/**
+ * The words of `text` as the parser reads them: normalized, MSA hour ordinals as numbers, two-word
+ * periods joined, and Moroccan مع before an hour ("مع التلاتة", at three: Harrell 1962) as الساعة.
+ */
 function wordsOf(text: string): string[] {
-  return joinPeriods(tokenize(text).map((w) => HOUR_ORDINALS[w] ?? (w.startsWith('و') ? (HOUR_ORDINALS[w.slice(1)] ? `و${HOUR_ORDINALS[w.slice(1)]}` : w) : w)));
+  const words = tokenize(text).map((w) => HOUR_ORDINALS[w] ?? (w.startsWith('و') ? (HOUR_ORDINALS[w.slice(1)] ? `و${HOUR_ORDINALS[w.slice(1)]}` : w) : w));
+  return joinPeriods(words.map((w, i) => (w === 'مع' && words[i + 1] !== undefined && isNumberWord(words[i + 1]!) ? 'الساعه' : w)));
 }
 
 /**
