@@ -17,11 +17,13 @@ const CURRENCY_WORDS: Record<string, { key: string; dual?: boolean }> = {
   'دولار': { key: 'دولار' }, 'دولارات': { key: 'دولار' }, 'دولارا': { key: 'دولار' }, 'دولارين': { key: 'دولار', dual: true },
   'دينار': { key: 'دينار' }, 'دنانير': { key: 'دينار' }, 'دينارا': { key: 'دينار' }, 'دينارين': { key: 'دينار', dual: true },
   'ليره': { key: 'ليرة' }, 'ليرات': { key: 'ليرة' }, 'ليرتين': { key: 'ليرة', dual: true },
-  'يورو': { key: 'EUR' }, 'sar': { key: 'SAR' }, 'aed': { key: 'AED' }, 'egp': { key: 'EGP' }, 'usd': { key: 'USD' }, 'kwd': { key: 'KWD' },
+  // Maghrebi أورو (the euro as Morocco, Algeria and Tunisia write it).
+  'يورو': { key: 'EUR' }, 'اورو': { key: 'EUR' }, 'sar': { key: 'SAR' }, 'aed': { key: 'AED' }, 'egp': { key: 'EGP' }, 'usd': { key: 'USD' }, 'kwd': { key: 'KWD' },
+  'mad': { key: 'MAD' }, 'tnd': { key: 'TND' }, 'dzd': { key: 'DZD' },
 };
 
 /** Subunit words (هللة، قرش، فلس، سنت، بيسة), singular, plural and dual. */
-const SUBUNIT_WORDS = new Set(['هلله', 'هللات', 'هللتين', 'قرش', 'قروش', 'قرشين', 'فلس', 'فلوس', 'فلسين', 'سنت', 'سنتات', 'سنتين', 'بيسه', 'بيسات', 'غرش']);
+const SUBUNIT_WORDS = new Set(['هلله', 'هللات', 'هللتين', 'قرش', 'قروش', 'قرشين', 'فلس', 'فلوس', 'فلسين', 'سنت', 'سنتات', 'سنتين', 'بيسه', 'بيسات', 'غرش', 'سنتيم', 'سنتيمات', 'مليم', 'مليمات']);
 
 /** An amount and, when the caller named one, its currency (a key of `CURRENCIES`: 'SAR', 'ريال'…). */
 export interface SpokenMoney {
