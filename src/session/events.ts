@@ -136,7 +136,8 @@ export type SessionEvent =
   | { type: 'reply_started'; reply: number; turn?: number }
   | { type: 'agent_chunk'; text: string; reply?: number }
   | { type: 'agent_turn'; text: string; heardText: string; interrupted: boolean; reply?: number }
-  | { type: 'interruption'; kind: 'paused' | 'resumed' | 'confirmed' }
+  /** Caller speech over the agent: paused, resumed (a false alarm), confirmed (a barge-in), or a backchannel (`text`, "آه") the agent went on over. */
+  | { type: 'interruption'; kind: 'paused' | 'resumed' | 'confirmed' | 'backchannel'; text?: string }
   | { type: 'tool'; outcome: ToolOutcome; reply?: number }
   /** The agent (a tool) hung up or transferred the call. */
   | { type: 'call_action'; action: 'hangup' | 'transfer'; target?: string; ok: boolean; message?: string }
