@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import callCentre from '../../agents/call-centre/index.ts';
-import { resample } from '../../src/audio/resample.ts';
-import { decodeWav } from '../../src/audio/wav.ts';
-import { wordFrames, wordSegments, WORD_FPS } from '../../src/sandbox/engines/word-features.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import type { SessionEvent, TurnMetrics } from '../../src/session/events.ts';
 import { digitsTask } from '../../src/tasks/index.ts';
-import { FarEnd } from './far-end.ts';
-import { startServe, twilioCall, waitFor, type Served } from './serve.ts';
-import { twilioProtocol } from './twilio-protocol.ts';
-import { recordingsDir } from '../helpers/recordings.ts';
+import { noRecordings as absent, recordedCall, recordedWords as caller } from './recorded-caller.ts';
+import { startServe, waitFor, type Served } from './serve.ts';
 
 /**
  * The Arabic turn policy's documented cues (docs/arabic.md#turn-taking) with a real person's
@@ -20,28 +13,6 @@ import { recordingsDir } from '../helpers/recordings.ts';
  * open until the digits a task waits for are all said, and a yes or a no to a yes/no question
  * ends the turn at once. Real recordings are not in the repository (a fresh clone skips).
  */
-const AUDIO = recordingsDir();
-const SPEECH = AUDIO === undefined ? undefined : join(AUDIO, 'ar-speech-commands');
-const absent = SPEECH !== undefined && existsSync(SPEECH) ? false : `no recordings of real speech${SPEECH ? ` in ${SPEECH}` : ''} (set HIWAR_AUDIO_DIR)`;
-const NAMES: Record<string, string> = { 'أربعة': 'four', 'ثمانية': 'eight', 'اثنان': 'two', 'واحد': 'one', 'نعم': 'yes', 'لا': 'no' };
-
-/** One person's words at 8 kHz, each cut to its speech, `gapMs` apart, with a second of silence around. */
-async function caller(speaker: string, words: string[], gapMs: number): Promise<Int16Array> {
-  const parts: Int16Array[] = [new Int16Array(8000)];
-  for (const [i, w] of words.entries()) {
-    const pcm = decodeWav(readFileSync(join(SPEECH!, `${NAMES[w]}_${speaker}.wav`))).samples;
-    const segs = wordSegments(wordFrames(pcm, 'wide').energy);
-    const [a, b] = [segs[0]![0], segs.at(-1)![1]];
-    parts.push(await resample(pcm.subarray(Math.round((a / WORD_FPS) * 16000), Math.round(((b + 2) / WORD_FPS) * 16000)), 16000, 8000));
-    if (i < words.length - 1) parts.push(new Int16Array(8 * gapMs));
-  }
-  parts.push(new Int16Array(8000));
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) out.set(p, (o += p.length) - p.length);
-  return out;
-}
-
 const metricsOf = (events: SessionEvent[]): TurnMetrics[] => events.flatMap((e) => (e.type === 'metrics' ? [e.metrics] : []));
 
 describe('the turn policy with a real voice, over the Twilio route', { skip: absent }, () => {
@@ -64,13 +35,7 @@ describe('the turn policy with a real voice, over the Twilio route', { skip: abs
   after(() => s?.close());
 
   test('four digits a second apart are one turn, held until the fourth; لا to a yes/no question ends at once', async () => {
-    const { streamUrl } = await twilioCall(s, 'CATURNS1');
-    const far = new FarEnd(streamUrl!, twilioProtocol('CATURNS1', {}), s.clock);
-    await far.start();
-    await waitFor(() => s.calls.length === 1, 'the call started');
-    const call = s.calls[0]!;
-    const asked = (re: RegExp) => call.events.some((e) => e.type === 'agent_turn' && re.test(e.text));
-    const turns = () => call.events.filter((e) => e.type === 'agent_turn').length;
+    const { far, call, asked, turns } = await recordedCall(s, 'CATURNS1');
     const story = () => call.events.filter((e) => e.type === 'user_turn' || e.type === 'agent_turn' || e.type === 'metrics')
       .map((e) => `${e.type}: ${e.type === 'metrics' ? `${e.metrics.endOfTurnReason} ${e.metrics.endOfTurnCue}` : 'text' in e ? e.text : ''}`).join('\n  ');
     await waitFor(() => asked(/بطاقتك/), 'the digits asked');
