@@ -13,7 +13,7 @@ import { CONSTRUCT_COMPLEMENTS, type VerbEntry } from './case-lexicon.ts';
 import { caseBefore, caseRules, inConstruct, type CaseReading, type CaseRules } from './grammar.ts';
 import { Lexicon, NOT_COUNTED, UNIT_ABBREVIATIONS, guessNoun, type NounEntry } from './lexicon.ts';
 import { stripMarkup, westernDigits } from './markup.ts';
-import { cardinal, countNoun, digitsToWords, ordinal, type Gender, type GrammaticalCase } from './numbers.ts';
+import { cardinal, countNoun, digitsToWords, ordinal, type Gender, type GrammaticalCase, type Noun } from './numbers.ts';
 import { FLIGHT, IBAN, LONG_DIGITS, MASKED, PHONE, PNR, ReferenceWords, spellReference } from './references.ts';
 
 export { stripMarkup } from './markup.ts';
@@ -193,9 +193,10 @@ export class SpeechNormalizer {
     });
     // A number and the noun it counts.
     t = this.pass(t, re(`${PRE}(${NUM})\\s+([\\p{L}\\u064B-\\u0652]+)(?:\\s+(${COMPLEMENTS})(?![\\p{L}\\u064B-\\u0652]))?(?![\\p{N}])`), (m, c) => {
-      if (/[A-Za-z]\s*$/.test(c.before) || m[2]!.includes('.')) return undefined;
-      const n = Number(m[2]!.replace(/,/g, ''));
+      if (/[A-Za-z]\s*$/.test(c.before)) return undefined;
       const counted = this.counted(m[3]!);
+      if (m[2]!.includes('.')) return counted?.sure && !m[4] ? timeFraction(m[2]!, counted.noun, c.gcase) : undefined;
+      const n = Number(m[2]!.replace(/,/g, ''));
       const complement = m[4] ? ` ${m[4]}` : '';
       if (!counted || n >= 1e12 || n === 0) return undefined;
       // A word not known as a noun: 1 and 2 still follow it (توقيع واحد); other numbers keep their plain form.
@@ -305,6 +306,24 @@ export class SpeechNormalizer {
     if (!month || d < 1 || d > 31) return undefined;
     return readDate(d, month, y, gcase, hijri ? 'هـ' : era);
   }
+}
+
+/** Nouns of time a half or a quarter is said of, "ساعة ونصف" (never "واحد فاصلة خمسة ساعة"). */
+const TIME_NOUNS = new Set(['ساعة', 'دقيقة', 'يوم', 'أسبوع', 'شهر', 'سنة', 'عام']);
+const TIME_FRACTIONS: Record<string, [nominative: string, accusative: string]> = { '5': ['نصف', 'نصفًا'], '25': ['ربع', 'ربعًا'], '75': ['ثلاثة أرباع', 'ثلاثة أرباع'] };
+
+/**
+ * "1.5 ساعة" → "ساعة ونصف", "2.5 سنة" → "سنتان ونصف", "0.5 ساعة" → "نصف ساعة", "1.25 ساعة" →
+ * "ساعة وربع": time is said in halves and quarters; other decimals are left to the plain reading.
+ */
+function timeFraction(written: string, noun: Noun, gcase: GrammaticalCase): string | undefined {
+  const [int = '0', frac = ''] = written.replace(/,/g, '').split('.');
+  const part = TIME_FRACTIONS[frac.replace(/0+$/, '')];
+  if (!part || !TIME_NOUNS.has(noun.singular)) return undefined;
+  const n = Number(int);
+  if (n === 0) return `${part[0]} ${noun.singular}`;
+  const whole = n === 1 ? (gcase === 'accusative' ? noun.accusative : noun.singular) : countNoun(n, noun, gcase);
+  return `${whole} و${part[gcase === 'accusative' ? 1 : 0]}`;
 }
 
 /** A normalizer function with the given options. */
