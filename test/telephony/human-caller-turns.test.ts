@@ -22,7 +22,11 @@ describe('the turn policy with a real voice, over the Twilio route', { skip: abs
     const agent: Partial<Agent> = {
       greeting: 'أهلا بك.',
       // The yes/no answer goes to the (scripted) model, so its turn has metrics: why it ended.
-      intents: [{ name: 'keep', examples: ['لا'], reply: 'حسنًا، تبقى بطاقتك تعمل.' }, { name: 'block', examples: ['نعم'], reply: 'تم إيقاف البطاقة.' }],
+      // The answer to لا is long: a real "نعم" said over it is a backchannel.
+      intents: [
+        { name: 'keep', examples: ['لا'], reply: 'حسنًا، تبقى بطاقتك تعمل. وننصحك بمراجعة آخر العمليات في التطبيق، وإن رأيت عملية لا تعرفها فاتصل بنا فورًا على الرقم المجاني.' },
+        { name: 'block', examples: ['نعم'], reply: 'تم إيقاف البطاقة.' },
+      ],
       hooks: {
         onEnter: async (session) => {
           values.push(await session.runTask(digitsTask({ kind: 'custom', length: 4, prompt: 'ما آخر أربعة أرقام من بطاقتك؟' })));
@@ -34,7 +38,7 @@ describe('the turn policy with a real voice, over the Twilio route', { skip: abs
   });
   after(() => s?.close());
 
-  test('four digits a second apart are one turn, held until the fourth; لا to a yes/no question ends at once', async () => {
+  test('four digits a second apart are one turn, held until the fourth; لا to a yes/no question ends at once; نعم over the answer is a backchannel', async () => {
     const { far, call, asked, turns } = await recordedCall(s, 'CATURNS1');
     const story = () => call.events.filter((e) => e.type === 'user_turn' || e.type === 'agent_turn' || e.type === 'metrics')
       .map((e) => `${e.type}: ${e.type === 'metrics' ? `${e.metrics.endOfTurnReason} ${e.metrics.endOfTurnCue}` : 'text' in e ? e.text : ''}`).join('\n  ');
@@ -45,7 +49,15 @@ describe('the turn policy with a real voice, over the Twilio route', { skip: abs
     await far.say(await caller('00000010', ['نعم'], 0));
     await waitFor(() => asked(/إيقاف/), 'the yes/no question', 90_000, story);
     await far.say(await caller('00000004', ['لا'], 0));
+    // A second of the answer played, a real "نعم" over it (docs/arabic.md#backchannels).
+    await waitFor(() => call.events.some((e) => e.type === 'reply_started' && e.turn === 3), 'the answer to لا started', 90_000, story);
+    const from = far.played;
+    await waitFor(() => far.played > from + 1, 'a second of the answer played', 90_000, story);
+    await far.say(await caller('00000014', ['نعم'], 0));
     await waitFor(() => asked(/تبقى بطاقتك/), 'the answer to لا', 90_000, story);
+    const answer = call.events.find((e) => e.type === 'agent_turn' && /تبقى بطاقتك/.test(e.text));
+    assert.equal(answer?.type === 'agent_turn' && answer.interrupted, false, story());
+    assert.ok(call.events.some((e) => e.type === 'interruption' && e.kind === 'backchannel'), story());
     assert.deepEqual(values, [{ ok: true, value: '4821' }], story());
     const userTurns = call.events.flatMap((e) => (e.type === 'user_turn' ? [e.text] : []));
     assert.deepEqual(userTurns, ['أربعة ثمانية اثنان واحد', 'نعم', 'لا'], story());
