@@ -22,8 +22,22 @@ const CURRENCY_WORDS: Record<string, { key: string; dual?: boolean }> = {
   'mad': { key: 'MAD' }, 'tnd': { key: 'TND' }, 'dzd': { key: 'DZD' },
 };
 
-/** Subunit words (هللة، قرش، فلس، سنت، بيسة), singular, plural and dual. */
-const SUBUNIT_WORDS = new Set(['هلله', 'هللات', 'هللتين', 'قرش', 'قروش', 'قرشين', 'فلس', 'فلوس', 'فلسين', 'سنت', 'سنتات', 'سنتين', 'بيسه', 'بيسات', 'غرش', 'سنتيم', 'سنتيمات', 'مليم', 'مليمات']);
+/**
+ * Subunit words (هللة، قرش، فلس، سنت، بيسة، سنتيم، مليم), singular, plural and dual, with the currency
+ * an amount said in them alone is of: the riyal's هللة, the pound's قرش, the dinar's فلس (a
+ * thousandth in Kuwait, Bahrain, Jordan and Iraq), the dollar's سنت, the Omani riyal's بيسة, the
+ * Moroccan dirham's سنتيم and the Tunisian dinar's مليم.
+ */
+const SUBUNIT_OF: Record<string, string> = {
+  ...Object.fromEntries(['هلله', 'هللات', 'هللتين'].map((w) => [w, 'ريال'])),
+  ...Object.fromEntries(['قرش', 'قروش', 'قرشين', 'غرش'].map((w) => [w, 'جنيه'])),
+  ...Object.fromEntries(['فلس', 'فلوس', 'فلسين'].map((w) => [w, 'دينار'])),
+  ...Object.fromEntries(['سنت', 'سنتات', 'سنتين'].map((w) => [w, 'دولار'])),
+  ...Object.fromEntries(['بيسه', 'بيسات'].map((w) => [w, 'OMR'])),
+  ...Object.fromEntries(['سنتيم', 'سنتيمات'].map((w) => [w, 'درهم'])),
+  ...Object.fromEntries(['مليم', 'مليمات'].map((w) => [w, 'TND'])),
+};
+const SUBUNIT_WORDS = new Set(Object.keys(SUBUNIT_OF));
 
 /** An amount and, when the caller named one, its currency (a key of `CURRENCIES`: 'SAR', 'ريال'…). */
 export interface SpokenMoney {
@@ -65,6 +79,13 @@ function moneyOf(text: string): SpokenMoney | undefined {
     if (item.kind === 'number') {
       const next = items[i + 1];
       if (amount === undefined) {
+        // "خمسة وعشرين قرش": an amount in subunits alone is a part of its currency (0.25), not 25 of it.
+        const of = next?.kind === 'word' ? SUBUNIT_OF[next.word] : undefined;
+        if (of && !currency) {
+          currency = of;
+          amount = item.value / (CURRENCIES[of]?.base ?? 100);
+          break;
+        }
         amount = item.value;
         continue;
       }
