@@ -291,4 +291,11 @@ export const TURN_CORPUS: CorpusCase[] = [
   ...c('gulf', 'complete', ['چم رصيدي', 'الفاتورة بچم']),
   ...c('egyptian', 'complete', ['مرسي']),
   ...c('maghrebi', 'complete', ['مرسي بزاف']),
+  // "I don't know" or "say again" when an answer is awaited: a whole turn, though no value.
+  ...c('levantine', 'complete', ['ما بعرف'], { yesNo: true }),
+  ...c('egyptian', 'complete', ['مش متأكدة'], { yesNo: true }),
+  ...c('gulf', 'complete', ['ما أدري والله'], { yesNo: true }),
+  ...c('gulf', 'complete', ['عيد لو سمحت'], { digits: 10 }),
+  ...c('maghrebi', 'complete', ['ما عرفتش'], { yesNo: true }),
+  ...c('msa', 'complete', ['لا أعرف رقم الهوية'], { digits: 10 }),
 ];
