@@ -41,6 +41,7 @@ export {
 } from './pipeline/turn-policy.ts';
 export { TURN_CUES, DIALECTS, type Dialect, type DialectCues } from './pipeline/turn-cues.ts';
 export { INTERRUPTION_DEFAULTS, type InterruptionOptions } from './pipeline/interruption.ts';
+export { BACKCHANNELS } from './pipeline/backchannel.ts';
 export { ENERGY_VAD_DEFAULTS, type EnergyVadOptions } from './pipeline/energy-vad.ts';
 export { DTMF_DEFAULTS, type DtmfOptions } from './pipeline/dtmf.ts';
 export { REPLY_DEFAULTS, ReplyStage, type ReplyOptions, type Voice } from './pipeline/reply.ts';

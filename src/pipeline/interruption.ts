@@ -1,5 +1,6 @@
 import { withDefaults } from '../options.ts';
 import type { ListenEvent } from '../service/ws/listen-events.ts';
+import { BACKCHANNELS, backchannelMatcher } from './backchannel.ts';
 import type { EnergyVadOptions } from './energy-vad.ts';
 
 /**
@@ -8,7 +9,8 @@ import type { EnergyVadOptions } from './energy-vad.ts';
  * Speech starting pauses the agent (if `pauseOnSpeech`); words (at least `minWords`) confirm
  * an interruption; speech that ends without words, or no words within
  * `falseInterruptionTimeoutMs`, is a false alarm (a cough, a door) and the agent resumes.
- * Optionally, speech lasting `minSpeechMs` counts even before words arrive.
+ * Optionally, speech lasting `minSpeechMs` counts even before words arrive. A backchannel
+ * ("آه", "إيه", "تمام": `backchannels`) is no words: alone, it is a false alarm too.
  */
 export interface InterruptionOptions {
   /**
@@ -32,6 +34,13 @@ export interface InterruptionOptions {
    */
   minWords?: number;
   /**
+   * Words a caller says over the agent to show they follow ("آه", "إيه", "نعم", "تمام"): a
+   * transcript of only these confirms no interruption (the agent resumes) and, said while the
+   * agent goes on, is no turn. `false` (or `[]`): every word counts, as before.
+   * @default BACKCHANNELS
+   */
+  backchannels?: readonly string[] | false;
+  /**
    * Speech this long confirms an interruption before words arrive.
    * @default undefined (words only)
    */
@@ -54,6 +63,7 @@ export const INTERRUPTION_DEFAULTS: Required<Omit<InterruptionOptions, 'minSpeec
   localVad: false,
   energyVad: undefined,
   minWords: 1,
+  backchannels: BACKCHANNELS,
   minSpeechMs: undefined,
   pauseOnSpeech: true,
   falseInterruptionTimeoutMs: 2000,
@@ -65,9 +75,16 @@ export class InterruptionPolicy {
   private since: number | undefined;
   private paused = false;
   private readonly o: typeof INTERRUPTION_DEFAULTS;
+  private readonly backchannel: (text: string) => boolean;
 
   constructor(opts: InterruptionOptions = {}) {
     this.o = withDefaults(INTERRUPTION_DEFAULTS, opts);
+    this.backchannel = this.o.backchannels ? backchannelMatcher(this.o.backchannels) : () => false;
+  }
+
+  /** Whether `text` is only a backchannel ("آه", "إيه تمام"): no words for barge-in, and no turn over the agent. */
+  isBackchannel(text: string): boolean {
+    return this.backchannel(text);
   }
 
   get isPaused(): boolean {
@@ -86,7 +103,8 @@ export class InterruptionPolicy {
     this.paused = false;
   }
 
-  onEvent(e: ListenEvent, now: number, agentSpeaking: boolean): InterruptionDecision | undefined {
+  /** `context.yesNo`: a yes or a no is awaited, so a backchannel's words count (they answer). */
+  onEvent(e: ListenEvent, now: number, agentSpeaking: boolean, context: { yesNo?: boolean } = {}): InterruptionDecision | undefined {
     if (!this.o.enabled || (!agentSpeaking && !this.paused)) {
       this.since = undefined;
       return undefined;
@@ -100,7 +118,7 @@ export class InterruptionPolicy {
       return undefined;
     }
     if (e.type === 'Results') {
-      const words = e.words.length || (e.transcript ? e.transcript.split(/\s+/).length : 0);
+      const words = !context.yesNo && this.backchannel(e.transcript) ? 0 : e.words.length || (e.transcript ? e.transcript.split(/\s+/).length : 0);
       if (words >= this.o.minWords) {
         this.reset();
         return 'interrupt';

@@ -11,7 +11,7 @@
  * - unknown: no cue either way (the detector keeps the ordinary silence).
  */
 import { parseDigits } from '../text/parse-digits.ts';
-import { parseYesNo } from '../text/parse-yes-no.ts';
+import { isRepeatRequest, isUnsure, parseYesNo } from '../text/parse-yes-no.ts';
 import { readSpoken, tokenize } from '../text/spoken-numbers.ts';
 import {
   AMBIGUOUS_ALONE, ASKING_VERBS, CONDITIONALS, DIALECTS, EGYPTIAN_WHAT_FRAMES, HESITATION, INTENSIFIERS, NEGATORS, POLITE_AFTER_IF, POLITE_OPENERS, TURN_CUES, type Dialect, type DialectCues,
@@ -140,8 +140,8 @@ function contentStart(t: Tables, tokens: string[]): number {
 /**
  * The Arabic turn policy with the cue tables of `opts.dialects` (all five by default). The
  * checks run in order, the first that applies deciding: closing; trailing connector, filler or
- * opening; the number awaited; a yes or no to a yes/no question; a question; a condition
- * without its main clause; a phone number begun.
+ * opening; the number awaited; a yes or no to a yes/no question; "I don't know" or "say again"
+ * when an answer is awaited; a question; a condition without its main clause; a phone number begun.
  */
 export function arabicTurnPolicy(opts: TurnCueOptions = {}): TurnJudge {
   const t = tables({ ...TURN_POLICY_DEFAULTS, ...opts, extra: { ...opts.extra } });
@@ -180,6 +180,12 @@ export function arabicTurnPolicy(opts: TurnCueOptions = {}): TurnJudge {
     if (yesNo) {
       const answer = parseYesNo(transcript);
       if (answer) return verdict('complete', `yes-no:${answer}`);
+    }
+    // "ما أدري"، "مش متأكدة"، "عيد لو سمحت" when an answer is awaited: no value, but the whole
+    // turn: the task asks again (or repeats) at once.
+    if (yesNo || expect.digits) {
+      if (isUnsure(transcript)) return verdict('complete', 'unsure');
+      if (isRepeatRequest(transcript)) return verdict('complete', 'repeat');
     }
     const start = contentStart(t, tokens);
     // A question word with words after it, wherever it stands ("إذا ما وصلت وش أسوي").

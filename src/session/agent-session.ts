@@ -166,6 +166,7 @@ export class AgentSession implements SessionControl {
       turn: (t) => this.turns.spoken(t),
       heard: () => this.task?.heard(),
       interrupt: () => this.interrupt(),
+      awaitsYesNo: () => this.task?.task.expecting?.()?.yesNo === true,
       emit: this.out.emit,
     });
     this.spoken = new SpokenForm(client, { diacritize: agent.diacritize }, this.out.notice);

@@ -145,7 +145,8 @@ export type SessionEvent =
   | { type: 'agent_chunk'; text: string; reply?: number }
   /** `line`: a fixed line the session said on its own (`FixedLineKind`), not a reply of the agent's. */
   | { type: 'agent_turn'; text: string; heardText: string; interrupted: boolean; reply?: number; line?: FixedLineKind }
-  | { type: 'interruption'; kind: 'paused' | 'resumed' | 'confirmed' }
+  /** Caller speech over the agent: paused, resumed (a false alarm), confirmed (a barge-in), or a backchannel (`text`, "آه") the agent went on over. */
+  | { type: 'interruption'; kind: 'paused' | 'resumed' | 'confirmed' | 'backchannel'; text?: string }
   | { type: 'tool'; outcome: ToolOutcome; reply?: number }
   /** The agent (a tool) hung up or transferred the call. */
   | { type: 'call_action'; action: 'hangup' | 'transfer'; target?: string; ok: boolean; message?: string }

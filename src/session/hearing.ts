@@ -17,6 +17,8 @@ export interface HearingHost {
   heard(): void;
   /** A confirmed barge-in: what the agent is saying stops. */
   interrupt(): void;
+  /** A task waits for a yes or a no (a read-back): "نعم" over it answers, it is no backchannel. */
+  awaitsYesNo?(): boolean;
   emit(e: SessionEvent): void;
 }
 
@@ -37,9 +39,20 @@ export class Hearing {
   listen(e: ListenEvent, at: number): void {
     if (e.type === 'SpeechStarted' || (e.type === 'Results' && e.transcript)) this.host.heard();
     const { turns, interruption } = this.host.stages();
-    this.decide(interruption.onEvent(e, at, this.agentSpeaking()));
-    for (const t of turns.onEvent(e, at)) this.host.turn(t);
+    this.decide(interruption.onEvent(e, at, this.agentSpeaking(), { yesNo: this.host.awaitsYesNo?.() }));
+    for (const t of turns.onEvent(e, at)) this.turn(t);
     this.schedule();
+  }
+
+  /**
+   * A turn the turn policy decided, unless it is only a backchannel ("آه", "إيه") said while the
+   * agent goes on: that one is told (`interruption`, kind `backchannel`) and the agent carries on.
+   * Over a task's read-back (a yes or a no awaited) it is the answer, as before.
+   */
+  private turn(t: UserTurn): void {
+    const { interruption } = this.host.stages();
+    if (this.agentSpeaking() && !this.host.awaitsYesNo?.() && interruption.isBackchannel?.(t.text)) this.host.emit({ type: 'interruption', kind: 'backchannel', text: t.text });
+    else this.host.turn(t);
   }
 
   /** Speech started by the local VAD: it counts for barge-in like the service's SpeechStarted; words still come from the recognizer. */
@@ -68,7 +81,7 @@ export class Hearing {
     if (this.host.isEnding()) return;
     const now = this.host.clock.now();
     const { turns, interruption } = this.host.stages();
-    for (const t of turns.tick(now)) this.host.turn(t);
+    for (const t of turns.tick(now)) this.turn(t);
     this.decide(interruption.tick(now, this.agentSpeaking()));
     this.schedule();
   }

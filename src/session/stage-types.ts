@@ -55,10 +55,15 @@ export interface BargeInPolicy {
   readonly deadline: number | undefined;
   /** A new reply starts. */
   reset(): void;
-  /** A recognizer event while the agent may be speaking: interrupt, or nothing yet. */
-  onEvent(e: ListenEvent, now: number, agentSpeaking: boolean): InterruptionDecision | undefined;
+  /**
+   * A recognizer event while the agent may be speaking: interrupt, or nothing yet. `context.yesNo`:
+   * a task waits for a yes or a no, so a "نعم" over its read-back answers it (no backchannel).
+   */
+  onEvent(e: ListenEvent, now: number, agentSpeaking: boolean, context?: { yesNo?: boolean }): InterruptionDecision | undefined;
   /** Clock time `now` reached `deadline`: a decision that waited for more speech, if any. */
   tick(now: number, agentSpeaking: boolean): InterruptionDecision | undefined;
+  /** Whether a caller turn decided while the agent goes on is only a backchannel ("آه"), dropped. Without it, none is. */
+  isBackchannel?(text: string): boolean;
 }
 
 /** Replacements for the session's stages; what is left out is built as today. */

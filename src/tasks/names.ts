@@ -2,6 +2,7 @@
  * Names as callers give them: said ("اسمي محمد العتيبي") or spelled by the letters' names
  * ("ميم حاء ميم دال"), and spelled back the same way.
  */
+import { restatedValue } from '../text/correction.ts';
 import { normalizeWord } from '../text/spoken-numbers.ts';
 import { parseYesNo } from '../text/parse-yes-no.ts';
 
@@ -54,17 +55,31 @@ function seated(words: string[]): string | undefined {
   return { 'ا': 'أ', 'و': 'ؤ', 'ي': 'ئ', 'ء': 'ء' }[on];
 }
 
-/** Words around a name that are not part of it. */
-const NOT_NAME = new Set(['اسمي', 'اسمه', 'اسمها', 'الاسم', 'انا', 'هو', 'هي', 'يعني', 'اه', 'ام', 'لا', 'نعم', 'ايوه', 'اي', 'بس', 'مو', 'مش', 'اكتب', 'اكتبه', 'اكتبها', 'يتهجي', 'حرف', 'مسافه']);
+/**
+ * Words around a name that are not part of it: "my name is" (Moroccan سميتي: Harrell 1966), "you
+ * are speaking with" (معك، معاك: how a caller gives their name on the phone), fillers and answers.
+ */
+const NOT_NAME = new Set(['اسمي', 'اسمه', 'اسمها', 'الاسم', 'سميتي', 'انا', 'معك', 'معاك', 'هو', 'هي', 'يعني', 'اه', 'لا', 'نعم', 'ايوه', 'اي', 'بس', 'مو', 'مش', 'اكتب', 'اكتبه', 'اكتبها', 'يتهجي', 'حرف', 'مسافه']);
+
+/**
+ * A hesitation ("ام", "امم") and not the kunya أم ("أم محمد", as a mother is called by her eldest
+ * son's name): written with its hamza, أم is part of the name, as أبو is.
+ */
+const hesitation = (raw: string, w: string) => /^ام+$/.test(w) && !/^أ/.test(raw);
 
 /**
  * The name in `text`: spelled letters joined into words ("مسافة" or any other word ends one),
  * other words kept as said; "تاء مربوطة", "ألف مقصورة" and the hamza on its seat ("ألف فوقها همزة",
- * "همزة تحت الألف", "ألف همزة") are one letter each (ة، ى، أ، إ). Undefined
- * when nothing but yes/no or filler words was said.
+ * "همزة تحت الألف", "ألف همزة") are one letter each (ة، ى، أ، إ). A name said again after a
+ * correction ("محمد، لا قصدي أحمد") is the one meant. Undefined when nothing but yes/no or filler
+ * words was said.
  */
 export function readName(text: string): string | undefined {
-  const raw = text.replace(/[\u064B-\u0652\u0640]/g, '').split(/[\s،,.؟?!]+/).filter(Boolean);
+  return restatedValue(text, nameIn)?.value ?? nameIn(text);
+}
+
+function nameIn(text: string): string | undefined {
+  const raw = text.replace(/[\u064B-\u0652\u0640]/g, '').split(/[\s،,.؟?!…]+/).filter(Boolean);
   const said: string[] = [];
   const spelled: string[] = [];
   let word = '';
@@ -89,7 +104,7 @@ export function readName(text: string): string | undefined {
     }
     if (w in LETTER_WORDS) { word += LETTER_WORDS[w]; continue; }
     endWord();
-    if (!NOT_NAME.has(w)) said.push(raw[i]!);
+    if (!NOT_NAME.has(w) && !hesitation(raw[i]!, w)) said.push(raw[i]!);
   }
   endWord();
   if (spelled.length) return spelled.join(' ');

@@ -19,6 +19,7 @@ const QIRSH = n('قرش', 'قروش');
 const CENT = n('سنت', 'سنتات');
 const BAISA = n('بيسة', 'بيسات', 'f');
 const DIRHAM = n('درهم', 'دراهم');
+const SANTIM = n('سنتيم', 'سنتيمات');
 
 /** Currencies the normalizer reads, by ISO code, with their Arabic names and subunits. */
 export const CURRENCIES: Record<string, Currency> = {
@@ -36,6 +37,13 @@ export const CURRENCIES: Record<string, Currency> = {
   LBP: { name: n('ليرة لبنانية', 'ليرات لبنانية', 'f'), subunit: QIRSH },
   SYP: { name: n('ليرة سورية', 'ليرات سورية', 'f'), subunit: QIRSH },
   TRY: { name: n('ليرة تركية', 'ليرات تركية', 'f'), subunit: QIRSH },
+  // The Maghreb and Iraq (ISO 4217 minor units; the subunits' Arabic names as the central banks
+  // write them: Moroccan سنتيم, Tunisian مليم, Libyan درهم, Iraqi فلس).
+  MAD: { name: n('درهم مغربي', 'دراهم مغربية'), subunit: SANTIM },
+  DZD: { name: n('دينار جزائري', 'دنانير جزائرية'), subunit: SANTIM },
+  TND: { name: n('دينار تونسي', 'دنانير تونسية'), subunit: n('مليم', 'مليمات'), base: 1000 },
+  LYD: { name: n('دينار ليبي', 'دنانير ليبية'), subunit: DIRHAM, base: 1000 },
+  IQD: { name: n('دينار عراقي', 'دنانير عراقية'), subunit: FILS, base: 1000 },
   // The bare Arabic names: read as written, with no nationality the text did not give.
   'ريال': { name: n('ريال', 'ريالات'), subunit: HALALA },
   'درهم': { name: DIRHAM, subunit: FILS },
@@ -49,6 +57,7 @@ export const CURRENCIES: Record<string, Currency> = {
 export const CURRENCY_SYMBOLS: Record<string, string> = {
   'ر.س': 'SAR', '﷼': 'SAR', 'SR': 'SAR', 'د.إ': 'AED', 'Dh': 'AED', 'ج.م': 'EGP', 'LE': 'EGP', '$': 'USD', '€': 'EUR',
   '£': 'GBP', 'د.ك': 'KWD', 'د.ب': 'BHD', 'ر.ع': 'OMR', 'ر.ق': 'QAR', 'د.أ': 'JOD', 'د.ا': 'JOD',
+  'د.م': 'MAD', 'د.ت': 'TND', 'د.ج': 'DZD', 'د.ل': 'LYD', 'ل.د': 'LYD', 'د.ع': 'IQD',
 };
 
 /** Arabic currency words as an LLM writes them after an amount, and the optional nationality. */
@@ -59,10 +68,10 @@ export const CURRENCY_WORDS: Record<string, string> = {
 };
 export const NATIONALITIES: Record<string, Record<string, string>> = {
   'ريال': { 'سعودي': 'SAR', 'قطري': 'QAR', 'عماني': 'OMR' },
-  'درهم': { 'إماراتي': 'AED', 'اماراتي': 'AED' },
+  'درهم': { 'إماراتي': 'AED', 'اماراتي': 'AED', 'مغربي': 'MAD' },
   'جنيه': { 'مصري': 'EGP', 'إسترليني': 'GBP', 'استرليني': 'GBP' },
   'دولار': { 'أمريكي': 'USD', 'امريكي': 'USD', 'أميركي': 'USD' },
-  'دينار': { 'كويتي': 'KWD', 'بحريني': 'BHD', 'أردني': 'JOD', 'اردني': 'JOD' },
+  'دينار': { 'كويتي': 'KWD', 'بحريني': 'BHD', 'أردني': 'JOD', 'اردني': 'JOD', 'تونسي': 'TND', 'جزائري': 'DZD', 'ليبي': 'LYD', 'عراقي': 'IQD' },
   // Said in the feminine after ليرة (ليرة لبنانية); matched without its ending, as a masculine one.
   'ليرة': { 'لبناني': 'LBP', 'سوري': 'SYP', 'تركي': 'TRY' },
 };

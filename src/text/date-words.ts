@@ -36,7 +36,13 @@ export const RELATIVE_DAYS: [string, number][] = [
   ['قبل البارحه', -2], ['اول البارحه', -2],
   ['بعد بكره', 2], ['بعد بكرا', 2], ['بعد باكر', 2], ['بعد باجر', 2], ['بعد غد', 2], ['بعد الغد', 2],
   ['اول امس', -2], ['اول امبارح', -2], ['قبل امس', -2], ['قبل امبارح', -2],
-  ['بكره', 1], ['بكرا', 1], ['باكر', 1], ['باجر', 1], ['غدا', 1], ['الغد', 1], ['غد', 1],
+  // "بعد غدًا" as transcripts write it (the tanween's alif kept): two days, not "غدا" alone.
+  ['بعد غدا', 2], ['عقب غدا', 2],
+  // Gulf باچر: the affricate of Kuwaiti, Bahraini and Iraqi speech written with چ (Holes 2010, bāčir).
+  ['عقب باچر', 2], ['بعد باچر', 2],
+  // Tunisian and Algerian غدوة "tomorrow" (Wiktionary, Tunisian Arabic غدوة; Moroccan says غدا).
+  ['بعد غدوه', 2], ['بعد غدوا', 2],
+  ['بكره', 1], ['بكرا', 1], ['باكر', 1], ['باجر', 1], ['باچر', 1], ['غدوه', 1], ['غدوا', 1], ['غدا', 1], ['الغد', 1], ['غد', 1],
   ['اليوم', 0], ['النهارده', 0], ['النهاردا', 0], ['الليله', 0],
   ['امس', -1], ['امبارح', -1], ['البارحه', -1], ['البارح', -1], ['مبارح', -1],
 ];
@@ -70,6 +76,10 @@ export const DAY_PERIODS: Record<string, { kind: PartOfDay; alone: string }> = {
   'العصر': { kind: 'afternoon', alone: '16:00' }, 'عصرا': { kind: 'afternoon', alone: '16:00' }, 'العصريه': { kind: 'afternoon', alone: '16:00' }, 'pm': { kind: 'afternoon', alone: '16:00' },
   'المغرب': { kind: 'sunset', alone: '18:00' }, 'مغرب': { kind: 'sunset', alone: '18:00' }, 'المسا': { kind: 'evening', alone: '19:00' }, 'مسا': { kind: 'evening', alone: '19:00' }, 'مساءا': { kind: 'evening', alone: '19:00' }, 'مساء': { kind: 'evening', alone: '19:00' },
   'العشا': { kind: 'evening', alone: '20:00' }, 'العشاء': { kind: 'evening', alone: '20:00' },
+  // Maghrebi العشية "the afternoon" (Harrell 1966, ʿšiya; Tunisian too), and فـ "in" glued to the
+  // part of the day (Moroccan فالصباح، فالعشية، فالليل: Harrell 1962).
+  'العشيه': { kind: 'afternoon', alone: '16:00' }, 'عشيه': { kind: 'afternoon', alone: '16:00' }, 'فالعشيه': { kind: 'afternoon', alone: '16:00' },
+  'فالصباح': { kind: 'morning', alone: '09:00' }, 'فالصبح': { kind: 'morning', alone: '09:00' }, 'فالليل': { kind: 'night', alone: '21:00' },
   'بالليل': { kind: 'night', alone: '21:00' }, 'الليل': { kind: 'night', alone: '21:00' }, 'ليلا': { kind: 'night', alone: '21:00' }, 'بليل': { kind: 'night', alone: '21:00' }, 'الليله': { kind: 'night', alone: '21:00' },
 };
 

@@ -36,6 +36,13 @@ export function monthName(m: number): string | undefined {
   return GREGORIAN[m - 1];
 }
 
+/** The Hijri months in order, as a written date's month number names them. */
+const HIJRI_ORDER = ['محرم', 'صفر', 'ربيع الأول', 'ربيع الآخر', 'جمادى الأولى', 'جمادى الآخرة', 'رجب', 'شعبان', 'رمضان', 'شوال', 'ذو القعدة', 'ذو الحجة'];
+
+export function hijriMonthName(m: number): string | undefined {
+  return HIJRI_ORDER[m - 1];
+}
+
 const MINUTE = makeNoun({ singular: 'دقيقة', plural: 'دقائق', gender: 'f' });
 
 /** Words of the day's periods, as written after a time; the reading keeps the writer's word. */

@@ -8,12 +8,12 @@
  * wrote, so the word before a number (its context) is always readable text.
  */
 import { CURRENCIES, CURRENCY_SYMBOLS, CURRENCY_WORDS, NATIONALITIES, readMoney } from './currencies.ts';
-import { clock, hourWord, MONTH, PERIOD, monthName, readDate, year } from './dates.ts';
+import { clock, hijriMonthName, hourWord, MONTH, PERIOD, monthName, readDate, year } from './dates.ts';
 import { CONSTRUCT_COMPLEMENTS, type VerbEntry } from './case-lexicon.ts';
 import { caseBefore, caseRules, inConstruct, type CaseReading, type CaseRules } from './grammar.ts';
 import { Lexicon, NOT_COUNTED, UNIT_ABBREVIATIONS, guessNoun, type NounEntry } from './lexicon.ts';
 import { stripMarkup, westernDigits } from './markup.ts';
-import { cardinal, countNoun, digitsToWords, ordinal, type Gender, type GrammaticalCase } from './numbers.ts';
+import { cardinal, countNoun, digitsToWords, ordinal, type Gender, type GrammaticalCase, type Noun } from './numbers.ts';
 import { FLIGHT, IBAN, LONG_DIGITS, MASKED, PHONE, PNR, ReferenceWords, spellReference } from './references.ts';
 
 export { stripMarkup } from './markup.ts';
@@ -73,7 +73,7 @@ const FULL_PERIOD = PERIOD.split('|').filter((p) => p.length > 2).join('|');
 // Number words just written, so "بين 9 و12" reads the second number in the case of the first.
 const NUMBER_WORDS_AT_END = /(?:\s*و?(?:\d[\d.,]*|(?:صفر|واحد|اثن|إحدى|أحد|ثلاث|أربع|خمس|ست|سبع|ثمان|تسع|عشر|مئ|ألف|آلاف|مليون|ملايين|مليار)\S*))+\s*$/u;
 const RANGE_NOUN = /^\s*(?:و|إلى|الى|حتى|أو|-|–)\s*(?:[^\s\d]+\s)?\d+\s+([\p{L}\u064B-\u0652]+)/u;
-const DATE_WORDS = /(?:^|\s)(?:بتاريخ|تاريخ|التاريخ|يوم|في|حتى|منذ|قبل|بعد|من|إلى|الأحد|الاثنين|الإثنين|الثلاثاء|الأربعاء|الخميس|الجمعة|السبت)\s*$/u;
+const DATE_WORDS = /(?:^|\s)(?:(?:بتاريخ|تاريخ|التاريخ)(?:\s+\S+)?|يوم|في|حتى|منذ|قبل|بعد|من|إلى|الأحد|الاثنين|الإثنين|الثلاثاء|الأربعاء|الخميس|الجمعة|السبت)\s*:?\s*$/u;
 const FRACTIONS: Record<string, string> = { '1/2': 'نصف', '1/3': 'ثلث', '2/3': 'ثلثان', '1/4': 'ربع', '3/4': 'ثلاثة أرباع', '1/5': 'خمس', '1/10': 'عشر' };
 const MONTH_AFTER = new RegExp(`^\\s*(?:${MONTH})`, 'u');
 const COMPLEMENTS = CONSTRUCT_COMPLEMENTS.join('|');
@@ -120,6 +120,10 @@ export class SpeechNormalizer {
   normalize(input: string): string {
     let t = input.replace(MASKED, (_, d: string) => digitsToWords(d));
     t = westernDigits(stripMarkup(t)).replace(/٪/g, '%').replace(/ = /g, ' يساوي ');
+    // "#4521" is "number 4521": a reference, read as one after words that announce it already
+    // (رقم الطلب #4521), and announced by رقم otherwise (طلبك #4521).
+    t = t.replace(/(^|[\s(:،])#\s?(?=\d)/gu, (all, lead: string, offset: number) =>
+      (/رقم(?:\s+\S+)?\s*:?\s*$/u.test(t.slice(Math.max(0, offset - 40), offset + lead.length)) ? lead : `${lead}رقم `));
     // Most chunks have no number at all: nothing more to do.
     if (!/\d/.test(t)) return tidy(t);
     // "-50" → "سالب 50"; "2 مليون" → "2,000,000" so the amount and its noun read as one number.
@@ -133,6 +137,7 @@ export class SpeechNormalizer {
     // "بـ 4821" → "ب4821": the prefix is read with the number.
     t = t.replace(/(^|\s)([وف]?[بلك]|[وف])ـ?\s*(?=[\d+])/gu, '$1$2');
 
+    t = this.numericDates(t);
     // References written with letters.
     t = t.replace(IBAN, (s) => spellReference(s));
     t = this.pass(t, FLIGHT, (m, { before }) => (m[2] && !this.refs.announced(before) ? undefined : spellReference(m[1]! + m[3]!)), false);
@@ -151,6 +156,8 @@ export class SpeechNormalizer {
       const digits = m[2]!;
       const kind = this.refs.announced(before);
       const length = digits.replace(/\D/g, '').length;
+      // A day or month before a slash is a date's (تاريخ الطلب 15/3), not a reference.
+      if (/^\d{1,2}$/.test(digits) && /^\/\d/.test(after)) return undefined;
       if (!kind || (kind === 'number' && length < 4) || length < 2 || this.countsSomething(after) || MONTH_AFTER.test(after)) return undefined;
       return this.o.references === 'number' && !/^[0+]/.test(digits) ? cardinal(Number(digits.replace(/\D/g, ''))) : spellReference(digits);
     });
@@ -186,9 +193,10 @@ export class SpeechNormalizer {
     });
     // A number and the noun it counts.
     t = this.pass(t, re(`${PRE}(${NUM})\\s+([\\p{L}\\u064B-\\u0652]+)(?:\\s+(${COMPLEMENTS})(?![\\p{L}\\u064B-\\u0652]))?(?![\\p{N}])`), (m, c) => {
-      if (/[A-Za-z]\s*$/.test(c.before) || m[2]!.includes('.')) return undefined;
-      const n = Number(m[2]!.replace(/,/g, ''));
+      if (/[A-Za-z]\s*$/.test(c.before)) return undefined;
       const counted = this.counted(m[3]!);
+      if (m[2]!.includes('.')) return counted?.sure && !m[4] ? timeFraction(m[2]!, counted.noun, c.gcase) : undefined;
+      const n = Number(m[2]!.replace(/,/g, ''));
       const complement = m[4] ? ` ${m[4]}` : '';
       if (!counted || n >= 1e12 || n === 0) return undefined;
       // A word not known as a noun: 1 and 2 still follow it (توقيع واحد); other numbers keep their plain form.
@@ -238,27 +246,50 @@ export class SpeechNormalizer {
     });
   }
 
-  private datesAndTimes(t: string): string {
-    t = this.pass(t, re(String.raw`(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)`), (m, c) => this.numericDate(+m[3]!, +m[2]!, +m[1]!, c.gcase), false);
-    t = this.pass(t, re(String.raw`(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])`), (m, c) => this.numericDate(+m[1]!, +m[2]!, +m[3]!, c.gcase), false);
-    // Month and year (a card's expiry: 12/2028), and day/month after a word of dates (بتاريخ 21/11).
-    t = this.pass(t, re(String.raw`(?<![\d/])(\d{1,2})/(\d{4})(?![\d/])`), (m) => {
+  /**
+   * Day, month and year with /, - or . (15/03/2027, 15-03-2027, 15.03.2027), or the year first
+   * (2027-03-15, 1446/09/15 هـ as Saudi forms write it); a year 1300–1499, or هـ after it, is
+   * Hijri. Read before references, so a date after a reference word (تاريخ الطلب) stays a date.
+   */
+  private numericDates(t: string): string {
+    t = this.pass(t, re(String.raw`(?<![\d/.\-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?![\d/\-]|\.\d)(?:\s?(هـ|ه|م)(?!\p{L}))?`), (m, c) => this.numericDate(+m[4]!, +m[3]!, +m[1]!, c.gcase, m[5]), false);
+    t = this.pass(t, re(String.raw`(?<![\d/.\-])(\d{1,2})([-/.])(\d{1,2})\2(\d{4})(?![\d/\-]|\.\d)(?:\s?(هـ|ه|م)(?!\p{L}))?`), (m, c) => this.numericDate(+m[1]!, +m[3]!, +m[4]!, c.gcase, m[5]), false);
+    // Month and year: a card's expiry (12/2028), also after the words of a reference (تنتهي، البطاقة).
+    return this.pass(t, re(String.raw`(?<![\d/])(\d{1,2})/(\d{4})(?![\d/])`), (m) => {
       const month = monthName(+m[1]!);
       return month ? `${month} ${year(+m[2]!)}` : undefined;
     }, false);
+  }
+
+  private datesAndTimes(t: string): string {
+    // Day and month after a word of dates, the date's noun between (بتاريخ 21/11، تاريخ الطلب 15/3).
     t = this.pass(t, re(String.raw`(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])`), (m, c) =>
       DATE_WORDS.test(c.before) ? this.numericDate(+m[1]!, +m[2]!, undefined, c.gcase) : undefined, false);
     t = this.pass(t, re(`${PRE}(\\d{1,2})\\s+(${MONTH})(?:\\s+(\\d{3,4})\\s*(هـ|ه|م)?(?!\\p{L}))?(?![\\p{L}])`), (m, c) =>
       +m[2]! >= 1 && +m[2]! <= 31 ? readDate(+m[2]!, m[3]!, m[4] ? +m[4] : undefined, c.gcase, m[5]) : undefined);
     t = this.pass(t, re(String.raw`(?<!\d)(\d{3,4})\s?(هـ|ه)(?!\p{L})`), (m) => year(+m[1]!, m[2]), false);
+    // "عام 2027م": م after a year (after عام، سنة، في، منذ, 1800–2199) is the Gregorian era; a
+    // number with م elsewhere may be metres.
+    t = this.pass(t, re(String.raw`(?<=(?:عام|سنة|العام|السنة|لعام|لسنة|في|منذ|حتى)\s+)(\d{4})\s?م(?![\p{L}\u064B-\u0652])`), (m) => {
+      const y = +m[1]!;
+      return y >= 1800 && y <= 2199 ? year(y, 'م') : undefined;
+    }, false);
     // Clock times: 10:30, 2:30 مساءً, 9:00 pm (the period is said once, in the writer's word).
     t = this.pass(t, re(`(?:(الساعة)\\s*)?(?<![\\d:])(\\d{1,2}):(\\d{2})(?:\\s?(${PERIOD})(?![\\p{L}\\u064B-\\u0652]))?`), (m, c) =>
       +m[2]! > 24 || +m[3]! > 59 ? undefined : `${m[1] || !/الساعة(?:\s+\S+)?\s*$/.test(c.before) ? 'الساعة ' : ''}${clock(+m[2]!, +m[3]!, m[4])}`, false);
     // Hours: الساعة 11، 9 صباحًا، من 9 إلى 4 (in a sentence about opening hours).
     t = this.pass(t, re(`(?:(الساعة)\\s+)?(?<![\\d:])(\\d{1,2})\\s+(${FULL_PERIOD})(?![\\p{L}\\u064B-\\u0652])`), (m) =>
       +m[2]! > 24 ? undefined : `${m[1] ? 'الساعة ' : ''}${clock(+m[2]!, 0, m[3])}`, false);
-    t = this.pass(t, re(String.raw`(الساعة)\s+(\d{1,2})(?![\d:]|[.,]\d)`), (m) => (+m[2]! > 24 ? undefined : `الساعة ${clock(+m[2]!, 0)}`), false);
     const hoursTalk = /الساعة|الدوام|دوام|ساعات|يعمل|تعمل|نعمل|يفتح|تفتح|نفتح|مفتوح|نستقبل|يستقبل|متاح|متاحة|العمل|الزيارة/;
+    // "9 ص"، "5 م": the timetable's short periods (صباحًا، مساءً). م after a number is also metres,
+    // so it is a time only after الساعة, where hours are talked of, or beside an hour with ص.
+    t = this.pass(t, re(String.raw`(?:(الساعة)\s+)?(?<![\d:.,])(\d{1,2})\s?(ص|م)(?![\p{L}\u064B-\u0652\d])`), (m, { before, after }) => {
+      const h = +m[2]!;
+      if (h < 1 || h > 12) return undefined;
+      if (m[3] === 'م' && !m[1] && !hoursTalk.test(before.slice(-80)) && !/\d\s?ص(?![\p{L}])/u.test(`${before} ${after}`)) return undefined;
+      return `${m[1] ? 'الساعة ' : ''}${clock(h, 0, m[3])}`;
+    }, false);
+    t = this.pass(t, re(String.raw`(الساعة)\s+(\d{1,2})(?![\d:]|[.,]\d)`), (m) => (+m[2]! > 24 ? undefined : `الساعة ${clock(+m[2]!, 0)}`), false);
     t = this.pass(t, re(String.raw`(من|بين)\s+(?:الساعة\s+)?(\d{1,2})\s+(إلى|الى|حتى|و|ل)\s*(?:الساعة\s+)?(\d{1,2})(?![\d:]|[.,]\d)(?!\s+[\p{L}]+(?:ات|ام|ين))`), (m, { before }) => {
       if (!hoursTalk.test(before.slice(-80)) || +m[2]! > 12 || +m[4]! > 12) return undefined;
       const join = m[3] === 'و' ? 'و' : `${m[3]} `;
@@ -269,11 +300,30 @@ export class SpeechNormalizer {
       +m[2]! >= 1 && +m[2]! <= 12 ? `${m[1]} ${hourWord(+m[2]!)}` : undefined, false);
   }
 
-  private numericDate(d: number, m: number, y: number | undefined, gcase: GrammaticalCase): string | undefined {
-    const month = monthName(m);
+  private numericDate(d: number, m: number, y: number | undefined, gcase: GrammaticalCase, era?: string): string | undefined {
+    const hijri = era ? /^ه/.test(era) : y !== undefined && y >= 1300 && y < 1500;
+    const month = hijri ? hijriMonthName(m) : monthName(m);
     if (!month || d < 1 || d > 31) return undefined;
-    return readDate(d, month, y, gcase);
+    return readDate(d, month, y, gcase, hijri ? 'هـ' : era);
   }
+}
+
+/** Nouns of time a half or a quarter is said of, "ساعة ونصف" (never "واحد فاصلة خمسة ساعة"). */
+const TIME_NOUNS = new Set(['ساعة', 'دقيقة', 'يوم', 'أسبوع', 'شهر', 'سنة', 'عام']);
+const TIME_FRACTIONS: Record<string, [nominative: string, accusative: string]> = { '5': ['نصف', 'نصفًا'], '25': ['ربع', 'ربعًا'], '75': ['ثلاثة أرباع', 'ثلاثة أرباع'] };
+
+/**
+ * "1.5 ساعة" → "ساعة ونصف", "2.5 سنة" → "سنتان ونصف", "0.5 ساعة" → "نصف ساعة", "1.25 ساعة" →
+ * "ساعة وربع": time is said in halves and quarters; other decimals are left to the plain reading.
+ */
+function timeFraction(written: string, noun: Noun, gcase: GrammaticalCase): string | undefined {
+  const [int = '0', frac = ''] = written.replace(/,/g, '').split('.');
+  const part = TIME_FRACTIONS[frac.replace(/0+$/, '')];
+  if (!part || !TIME_NOUNS.has(noun.singular)) return undefined;
+  const n = Number(int);
+  if (n === 0) return `${part[0]} ${noun.singular}`;
+  const whole = n === 1 ? (gcase === 'accusative' ? noun.accusative : noun.singular) : countNoun(n, noun, gcase);
+  return `${whole} و${part[gcase === 'accusative' ? 1 : 0]}`;
 }
 
 /** A normalizer function with the given options. */

@@ -24,6 +24,12 @@ export const UNIT_WORDS: Record<string, number> = {
   // Moroccan Arabic, 1962, numerals; Caubet, L'arabe marocain, 1993); Algerian زوج and Tunisian
   // زوز (2) (Wiktionary, "زوز", Tunisian Arabic). زوج read bare or after و only: الزوج is "the husband".
   'جوج': 2, 'زوج': 2, 'زوز': 2, 'ربعه': 4, 'تسعود': 9,
+  // English digits, as callers in the Gulf and the Levant dictate a number ("zero five five…"):
+  // in the Latin script of a mixed transcript (the service's asr-en-ar model), or in Arabic
+  // letters where no Arabic word is written so (فايف، سكس، سيفن، ناين; not ون، تو "just now"، ثري
+  // "rich"، فور "upon", which stay words).
+  'zero': 0, 'one': 1, 'two': 2, 'three': 3, 'four': 4, 'five': 5, 'six': 6, 'seven': 7, 'eight': 8, 'nine': 9,
+  'فايف': 5, 'سكس': 6, 'سيفن': 7, 'ناين': 9,
 };
 
 /** Number words read only as said or after و: with ال or بـ they are other words (الزوج). */

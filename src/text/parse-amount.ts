@@ -2,8 +2,10 @@
  * `parseAmount` / `parseMoney`: an amount of money as a caller says it ("ألف وخمسمية ريال" →
  * 1500, "ربع مليون" → 250000, "مليون ونص", "عشرة ريال وخمسين هللة" → 10.5, "١٬٥٠٠", "1,500.75").
  * The first number said is the amount; a currency word after it names the currency; a second
- * number followed by a subunit word (هللة، قرش، فلس، سنت) adds the subunits.
+ * number followed by a subunit word (هللة، قرش، فلس، سنت) adds the subunits. A correction
+ * ("لا"، "قصدي"…) followed by an amount replaces the amount said before it.
  */
+import { restatedValue } from './correction.ts';
 import { CURRENCIES, NATIONALITIES } from './currencies.ts';
 import { readSpoken, type SpokenItem } from './spoken-numbers.ts';
 
@@ -15,11 +17,27 @@ const CURRENCY_WORDS: Record<string, { key: string; dual?: boolean }> = {
   'دولار': { key: 'دولار' }, 'دولارات': { key: 'دولار' }, 'دولارا': { key: 'دولار' }, 'دولارين': { key: 'دولار', dual: true },
   'دينار': { key: 'دينار' }, 'دنانير': { key: 'دينار' }, 'دينارا': { key: 'دينار' }, 'دينارين': { key: 'دينار', dual: true },
   'ليره': { key: 'ليرة' }, 'ليرات': { key: 'ليرة' }, 'ليرتين': { key: 'ليرة', dual: true },
-  'يورو': { key: 'EUR' }, 'sar': { key: 'SAR' }, 'aed': { key: 'AED' }, 'egp': { key: 'EGP' }, 'usd': { key: 'USD' }, 'kwd': { key: 'KWD' },
+  // Maghrebi أورو (the euro as Morocco, Algeria and Tunisia write it).
+  'يورو': { key: 'EUR' }, 'اورو': { key: 'EUR' }, 'sar': { key: 'SAR' }, 'aed': { key: 'AED' }, 'egp': { key: 'EGP' }, 'usd': { key: 'USD' }, 'kwd': { key: 'KWD' },
+  'mad': { key: 'MAD' }, 'tnd': { key: 'TND' }, 'dzd': { key: 'DZD' },
 };
 
-/** Subunit words (هللة، قرش، فلس، سنت، بيسة), singular, plural and dual. */
-const SUBUNIT_WORDS = new Set(['هلله', 'هللات', 'هللتين', 'قرش', 'قروش', 'قرشين', 'فلس', 'فلوس', 'فلسين', 'سنت', 'سنتات', 'سنتين', 'بيسه', 'بيسات', 'غرش']);
+/**
+ * Subunit words (هللة، قرش، فلس، سنت، بيسة، سنتيم، مليم), singular, plural and dual, with the currency
+ * an amount said in them alone is of: the riyal's هللة, the pound's قرش, the dinar's فلس (a
+ * thousandth in Kuwait, Bahrain, Jordan and Iraq), the dollar's سنت, the Omani riyal's بيسة, the
+ * Moroccan dirham's سنتيم and the Tunisian dinar's مليم.
+ */
+const SUBUNIT_OF: Record<string, string> = {
+  ...Object.fromEntries(['هلله', 'هللات', 'هللتين'].map((w) => [w, 'ريال'])),
+  ...Object.fromEntries(['قرش', 'قروش', 'قرشين', 'غرش'].map((w) => [w, 'جنيه'])),
+  ...Object.fromEntries(['فلس', 'فلوس', 'فلسين'].map((w) => [w, 'دينار'])),
+  ...Object.fromEntries(['سنت', 'سنتات', 'سنتين'].map((w) => [w, 'دولار'])),
+  ...Object.fromEntries(['بيسه', 'بيسات'].map((w) => [w, 'OMR'])),
+  ...Object.fromEntries(['سنتيم', 'سنتيمات'].map((w) => [w, 'درهم'])),
+  ...Object.fromEntries(['مليم', 'مليمات'].map((w) => [w, 'TND'])),
+};
+const SUBUNIT_WORDS = new Set(Object.keys(SUBUNIT_OF));
 
 /** An amount and, when the caller named one, its currency (a key of `CURRENCIES`: 'SAR', 'ريال'…). */
 export interface SpokenMoney {
@@ -40,8 +58,19 @@ function withNationality(key: string, next: SpokenItem | undefined): string {
   return key;
 }
 
-/** The amount said in `text` with its currency, or undefined when no amount is said. */
+/**
+ * The amount said in `text` with its currency, or undefined when no amount is said. After a
+ * correction ("ألف ريال، لا قصدي ألفين") the amount said again counts, in the currency said
+ * before unless it names its own.
+ */
 export function parseMoney(text: string): SpokenMoney | undefined {
+  const restated = restatedValue(text, moneyOf);
+  if (!restated) return moneyOf(text);
+  const currency = restated.value.currency ?? moneyOf(restated.before)?.currency;
+  return { amount: restated.value.amount, ...(currency ? { currency } : {}) };
+}
+
+function moneyOf(text: string): SpokenMoney | undefined {
   const items = readSpoken(text);
   let amount: number | undefined;
   let currency: string | undefined;
@@ -50,6 +79,13 @@ export function parseMoney(text: string): SpokenMoney | undefined {
     if (item.kind === 'number') {
       const next = items[i + 1];
       if (amount === undefined) {
+        // "خمسة وعشرين قرش": an amount in subunits alone is a part of its currency (0.25), not 25 of it.
+        const of = next?.kind === 'word' ? SUBUNIT_OF[next.word] : undefined;
+        if (of && !currency) {
+          currency = of;
+          amount = item.value / (CURRENCIES[of]?.base ?? 100);
+          break;
+        }
         amount = item.value;
         continue;
       }

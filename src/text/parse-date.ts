@@ -6,6 +6,7 @@
  */
 import { addDays, compare, daysInMonth, fromHijri, isoDate, localNow, monthStart, toHijri, weekday, type Ymd } from './calendar.ts';
 import { DAY_PERIODS, HOUR_ORDINALS, HOUR_WORD, LAST_WORDS, MONTH_WORDS, NEXT_WORDS, ORDINAL_WORDS, PERIOD_PHRASES, RELATIVE_DAYS, WEEKDAY_WORDS, type PartOfDay } from './date-words.ts';
+import { restatedValue } from './correction.ts';
 import { TEEN_UNITS } from './number-words.ts';
 import { readSpoken, tokenize } from './spoken-numbers.ts';
 
@@ -220,15 +221,50 @@ function joinPeriods(words: string[]): string[] {
   return out;
 }
 
-/** The words of `text` as the parser reads them: normalized, MSA hour ordinals as numbers, two-word periods joined. */
+/**
+ * The words of `text` as the parser reads them: normalized, MSA hour ordinals as numbers, two-word
+ * periods joined, and Moroccan مع before an hour ("مع التلاتة", at three: Harrell 1962) as الساعة.
+ */
 function wordsOf(text: string): string[] {
-  return joinPeriods(tokenize(text).map((w) => HOUR_ORDINALS[w] ?? (w.startsWith('و') ? (HOUR_ORDINALS[w.slice(1)] ? `و${HOUR_ORDINALS[w.slice(1)]}` : w) : w)));
+  const words = tokenize(text).map((w) => HOUR_ORDINALS[w] ?? (w.startsWith('و') ? (HOUR_ORDINALS[w.slice(1)] ? `و${HOUR_ORDINALS[w.slice(1)]}` : w) : w));
+  return joinPeriods(words.map((w, i) => (w === 'مع' && words[i + 1] !== undefined && isNumberWord(words[i + 1]!) ? 'الساعه' : w)));
 }
 
-/** The date and time said in `text`, or undefined when none is said. */
+/**
+ * The date and time said in `text`, or undefined when none is said. A caller who corrects
+ * themselves ("الأحد، لا لا قصدي الخميس") gives the date said after the correction; one who
+ * corrects only the hour ("بكرة الساعة أربعة، لا قصدي خمسة") keeps the day said before, and the
+ * hour said again is read in the half of the day nearest the one it replaces.
+ */
 export function parseDate(text: string, options: ParseDateOptions = {}): ParsedDate | undefined {
-  return read(text, options)?.result;
+  const whole = read(text, options);
+  const restated = restatedValue(text, (after) => read(after, options) ?? (whole?.result.time ? read(`الساعه ${after}`, options) : undefined));
+  if (!restated) return whole?.result;
+  const { value, after, before } = restated;
+  const first = read(before, options)?.result;
+  if (value.daySaid || !first) return { ...value.result, text: text.trim() };
+  const { partOfDay: _, ...day } = first;
+  if (!first.time || wordsOf(after).some((w) => w in DAY_PERIODS)) {
+    return { ...(parseHour(after, { ...day, text: before.trim() }, options) ?? { ...day, time: value.result.time! }), text: text.trim() };
+  }
+  // The hour said again replaces the one said first, in the half of the day nearer it (after
+  // "تسعة بالليل", "عشرة" is 22:00), across midnight when it is nearer that way.
+  const from = minutesOf(first.time);
+  const said = minutesOf(value.result.time!) % (12 * 60);
+  const delta = [said, said + 12 * 60].map((t) => ((t - from + 36 * 60) % (24 * 60)) - 12 * 60).sort((x, y) => Math.abs(x) - Math.abs(y))[0]!;
+  const at = from + delta;
+  const [y, m, d] = first.date.split('-').map(Number) as [number, number, number];
+  const date = addDays({ y, m, d }, Math.floor(at / (24 * 60)));
+  const minutes = ((at % (24 * 60)) + 24 * 60) % (24 * 60);
+  const result: ParsedDate = { ...day, date: isoDate(date), time: hhmm(Math.floor(minutes / 60), minutes % 60), text: text.trim() };
+  if (first.calendar === 'islamic-umalqura') result.hijri = isoDate(toHijri(date));
+  return result;
 }
+
+const minutesOf = (time: string) => {
+  const [h, m] = time.split(':').map(Number) as [number, number];
+  return h * 60 + m;
+};
 
 /** A word of each part of the day, whose hour rule (`hour24`) is that part's. */
 const PART_WORD: Record<PartOfDay, string> = {

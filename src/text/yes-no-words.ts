@@ -44,6 +44,8 @@ export const YES_PHRASES = [
   'مافي مانع', 'ما فيه مانع', 'مافيه مانع', 'مافيه مشكله', 'علي راسي',
   // "ولا يهمك" / "لا يهمك", "never mind, don't worry": agreement, though it holds لا.
   'ولا يهمك', 'لا يهمك', 'ولا يهمكم', 'لا يهمكم', 'ولا يهمك ابدا',
+  // "I wish (so)", yes please, written in two words as often as in one (ياريت).
+  'يا ريت',
 ];
 
 /**
@@ -59,7 +61,11 @@ export const WANT_WORDS = new Set([
 /** Phrases that mean no. */
 export const NO_PHRASES = ['لا شكرا', 'ليس هذا', 'ليس كذلك', 'مش هو ده', 'مو هو هذا', 'مب هو هذا', 'مش هو دا', 'مو هذا', 'مش هذا', 'مش ده', 'مب هذا', 'مش هو', 'مو هو', 'مب هو', 'ما ابي', 'مابي', 'ما ابغي', 'مابغي', 'ما بدي', 'مابدي', 'مش عايز', 'مش عاوز', 'لا اريد', 'ما اريد', 'مااريد', 'ما في داعي', 'مافي داعي', 'ما له داعي', 'ماله داعي', 'مالوش لازمه',
   // Moroccan: "I don't want".
-  'ما بغيتش', 'مابغيتش'];
+  'ما بغيتش', 'مابغيتش',
+  // "No need": Egyptian بلاش، مالوش لزوم (Badawi & Hinds 1986), Gulf ما يحتاج (Holes 2010), Levantine
+  // ما في لزوم، ما له لزوم (Cowell 1964), and "I don't need (it)" with each dialect's negation.
+  'بلاش', 'مالوش لزوم', 'ملوش لزوم', 'ما له لزوم', 'ماله لزوم', 'ما في لزوم', 'مافي لزوم', 'ما يحتاج', 'مايحتاج', 'ما احتاج', 'ما نحتاج',
+  'ما نحتاجش', 'ماني محتاج', 'ماني محتاجه', 'مانيش محتاج', 'مانيش محتاجه'];
 
 /** The caller asks to hear it again. */
 export const REPEAT_PHRASES = [
@@ -71,14 +77,25 @@ export const REPEAT_PHRASES = [
   'عاود', 'عاودي', 'عاودها', 'عاودلي', 'شنو قلتي', 'شنو قلت', 'اش قلتي', 'اش قلت', 'ما فهمتش',
 ];
 
+/** Participles of not knowing, which agree with the caller: a woman says مش متأكدة، مش عارفة; several, مش متأكدين. */
+const AGREEING = new Set(['عارف', 'متاكد', 'فاكر', 'متذكر']);
+
+/** Each phrase ending in an `AGREEING` participle, with its feminine (ه) and plural (ين) forms too. */
+const withAgreement = (phrases: string[]) => phrases.flatMap((p) => (AGREEING.has(p.split(' ').at(-1)!) ? [p, `${p}ه`, `${p}ين`] : [p]));
+
 /** The caller does not know or is not sure. */
-export const UNSURE_PHRASES = [
-  'ما اعرف', 'مااعرف', 'ما ادري', 'مدري', 'مادري', 'ما بعرف', 'مابعرف', 'مش عارف', 'مش عارفه', 'معرفش', 'مش متاكد', 'مو متاكد',
-  'مب متاكد', 'لست متاكدا', 'لست متاكد', 'لا اعرف', 'لا ادري', 'يمكن', 'ربما', 'الله اعلم', 'مش فاكر', 'ما اتذكر', 'مش متذكر', 'ما بتذكر',
+export const UNSURE_PHRASES = withAgreement([
+  'ما اعرف', 'مااعرف', 'ما ادري', 'مدري', 'مادري', 'ما بعرف', 'مابعرف', 'مش عارف', 'معرفش', 'مش متاكد', 'مو متاكد',
+  'مب متاكد', 'لست متاكدا', 'لست متاكده', 'لست متاكد', 'لا اعرف', 'لا ادري', 'يمكن', 'ربما', 'الله اعلم', 'مش فاكر', 'ما اتذكر', 'مش متذكر', 'ما بتذكر',
   'لا اتذكر', 'dont know', 'don t know', 'not sure', 'maybe',
   // Maghrebi: "I don't know" (Moroccan ما عرفتش، ما نعرف; Algerian and Tunisian ما نعرفش).
   'ما عرفتش', 'معرفتش', 'ما نعرف', 'ما نعرفش', 'منعرفش',
-];
+  // The negation ما…ش of Egypt and Palestine (ما بعرفش، ما اعرفش), one word in Morocco (ماعرفتش);
+  // Gulf مو/مب before the participle; ماني، مانيش "I am not" (Gulf and Iraqi; Tunisian and
+  // Algerian); "I don't remember" (ما أذكر) and "I have no idea" (ما عندي فكرة، Egyptian معنديش فكرة).
+  'ما بعرفش', 'مابعرفش', 'ما اعرفش', 'مااعرفش', 'ماعرفتش', 'مو عارف', 'مب عارف', 'مو متذكر', 'مب متذكر', 'مو فاكر',
+  'ماني عارف', 'ماني متاكد', 'مانيش عارف', 'مانيش متاكد', 'ما اذكر', 'لا اذكر', 'ما عندي فكره', 'ماعندي فكره', 'معنديش فكره', 'ما عنديش فكره',
+]);
 
 /** Words after which the caller corrects what they said: the answer after the last one counts. */
 export const CORRECTION_WORDS = new Set(['اقصد', 'قصدي', 'اعني', 'قصدت', 'عفوا', 'اسف', 'اسفه', 'سوري', 'sorry', 'لحظه', 'بل']);

@@ -280,4 +280,22 @@ export const TURN_CORPUS: CorpusCase[] = [
     text: 'إيه', label: 'complete', dialect: 'gulf',
     known: 'a lone "إيه" with no yes/no question asked: yes (Gulf) or "what?" (Egypt) or a filler; the policy leaves it to the ordinary silence',
   },
+  // A correction under way ("لا لا قصدي…": the corrected word follows "I mean", Schegloff,
+  // Jefferson & Sacks 1977), "I want to know / to ask" without what, and "thanks" (مرسي) and
+  // Kuwaiti چم "how much" (Holes 2010).
+  ...c('levantine', 'incomplete', ['لا لا قصدي', 'بدي أعرف']),
+  ...c('egyptian', 'incomplete', ['الحد لا لا قصدي', 'عايز أعرف']),
+  ...c('gulf', 'incomplete', ['رقمي خمسة خمسة صفر لا قصدي', 'أبغى أعرف']),
+  ...c('maghrebi', 'incomplete', ['بغيت نعرف']),
+  ...c('msa', 'incomplete', ['أريد أن أعرف']),
+  ...c('gulf', 'complete', ['چم رصيدي', 'الفاتورة بچم']),
+  ...c('egyptian', 'complete', ['مرسي']),
+  ...c('maghrebi', 'complete', ['مرسي بزاف']),
+  // "I don't know" or "say again" when an answer is awaited: a whole turn, though no value.
+  ...c('levantine', 'complete', ['ما بعرف'], { yesNo: true }),
+  ...c('egyptian', 'complete', ['مش متأكدة'], { yesNo: true }),
+  ...c('gulf', 'complete', ['ما أدري والله'], { yesNo: true }),
+  ...c('gulf', 'complete', ['عيد لو سمحت'], { digits: 10 }),
+  ...c('maghrebi', 'complete', ['ما عرفتش'], { yesNo: true }),
+  ...c('msa', 'complete', ['لا أعرف رقم الهوية'], { digits: 10 }),
 ];

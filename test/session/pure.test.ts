@@ -66,6 +66,22 @@ test('interruption: speech pauses, words confirm', () => {
   assert.equal(p.onEvent(results('انتظر لحظة', false, false), 400, true), 'interrupt');
 });
 
+test('interruption: a backchannel ("آه", "إيه تمام") confirms nothing and its final resumes the agent; words after it cut', () => {
+  const p = new InterruptionPolicy();
+  assert.equal(p.onEvent(started, 0, true), 'pause');
+  assert.equal(p.onEvent(results('آه', false, false), 200, false), undefined, 'آه is no words');
+  assert.equal(p.onEvent(results('إيه تمام', true, false), 500, false), 'resume');
+  assert.equal(p.onEvent(started, 1000, true), 'pause');
+  assert.equal(p.onEvent(results('آه', false, false), 1200, false), undefined);
+  assert.equal(p.onEvent(results('آه بس', false, false), 1400, false), 'interrupt', 'a word beyond the backchannel cuts');
+  // "لا" is never one; a task awaiting a yes or a no takes "نعم" as its answer; the list can be turned off.
+  assert.equal(new InterruptionPolicy().onEvent(results('لا', false, false), 100, true), 'interrupt');
+  assert.equal(new InterruptionPolicy().onEvent(results('نعم', false, false), 100, true, { yesNo: true }), 'interrupt');
+  assert.equal(new InterruptionPolicy({ backchannels: false }).onEvent(results('آه', false, false), 100, true), 'interrupt');
+  assert.equal(new InterruptionPolicy().isBackchannel('ممم آه'), true);
+  assert.equal(new InterruptionPolicy().isBackchannel('طيب'), false, 'طيب takes the floor');
+});
+
 test('interruption: an empty final or the timeout is a false alarm and the agent resumes', () => {
   const p = new InterruptionPolicy({ falseInterruptionTimeoutMs: 1000 });
   assert.equal(p.onEvent(started, 0, true), 'pause');

@@ -207,6 +207,21 @@ test('name: the hamza and madda are spelled back on their seats, and read so whe
   assert.doesNotMatch(readName('ميم ياء تحتها همزة ميم') ?? '', /[ئإ]/);
 });
 
+test('name: a kunya with أم, the Moroccan and telephone ways of giving it, and a correction in the same breath', () => {
+  // أم محمد is a woman's name by her son (أم was dropped as the hesitation "ام", leaving محمد);
+  // "ام" without its hamza before a name stays a hesitation.
+  assert.equal(readName('اسمي أم محمد'), 'أم محمد');
+  assert.equal(readName('اسمي ام… محمد'), 'محمد');
+  // Moroccan سميتي "my name is" (Harrell 1966); معك "(you are) with …", as callers give a name on the phone.
+  assert.equal(readName('سميتي يوسف'), 'يوسف');
+  assert.equal(readName('معك أحمد'), 'أحمد');
+  // "لا لا قصدي أحمد" was read as the name "قصدي أحمد".
+  assert.equal(readName('محمد، لا لا قصدي أحمد'), 'أحمد');
+  const steps = run(nameTask(), [say('اسمي محمد'), say('لا لا قصدي أحمد'), say('نعم')]);
+  assert.match(steps[2]!.say!, /^الاسم أحمد:/);
+  assert.deepEqual(steps[3]!.done, { ok: true, value: 'أحمد' });
+});
+
 test('name: تاء مربوطة spelled; a name said instead of yes replaces the first', () => {
   const steps = run(nameTask(), [say('فاء ألف طاء ميم تاء مربوطة'), say('لا، اسمي فاطمه الزهراء'), say('إي')]);
   assert.match(steps[1]!.say!, /^الاسم فاطمة:/);

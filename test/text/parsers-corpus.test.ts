@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { parseAmount, parseDate, parseDigits, parseMoney, parseYesNo } from '../../src/text/index.ts';
+import { isUnsure, parseAmount, parseDate, parseDigits, parseMoney, parseYesNo } from '../../src/text/index.ts';
 
 interface Case {
   text: string;
@@ -41,8 +41,7 @@ let passed = 0;
 for (const [file, run, expected] of corpora) {
   const cases = load(file);
   test(`${file}: every dialect has cases`, () => {
-    // Maghrebi forms are in the digits and yes/no tables only.
-    const dialects = ['msa', 'gulf', 'egyptian', 'levantine', ...(file === 'digits.jsonl' || file === 'yes-no.jsonl' ? ['maghrebi'] : [])];
+    const dialects = ['msa', 'gulf', 'egyptian', 'levantine', 'maghrebi'];
     for (const d of dialects) assert.ok(cases.some((c) => c.dialect === d), `${file} has no ${d} case`);
   });
   for (const c of cases) {
@@ -58,6 +57,13 @@ for (const [file, run, expected] of corpora) {
     });
   }
 }
+
+test('isUnsure: "I don\'t know" as a woman, several callers and each dialect\'s negation say it (the sources of yes-no.jsonl)', () => {
+  for (const said of ['مش متأكدة', 'مو متذكرة', 'احنا مش متأكدين', 'ما عندي فكرة', 'معنديش فكرة', 'ما بعرفش', 'ماعرفتش', 'مانيش متأكد', 'ماني عارف', 'ما أذكر']) {
+    assert.equal(isUnsure(said), true, said);
+  }
+  for (const said of ['متأكدة', 'عارفة الرقم', 'فكرة حلوة']) assert.equal(isUnsure(said), false, said);
+});
 
 test('the corpus holds at least 300 utterances', () => assert.ok(total >= 300, `${total} cases`));
 test('pass rate', () => {
