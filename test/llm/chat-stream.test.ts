@@ -119,6 +119,18 @@ test('no server: a connection error after the retry; no headers in time: a timeo
   assert.equal(classifyFailure(slow, 'llm').kind, 'timeout');
 });
 
+// The timeout counts run time: a model that answered while this process was off the CPU (here a
+// synchronous stall of 3 timeouts in the server's own handler, in this process) is read, not
+// timed out. Node runs a timer that came due during the stall before it reads the socket.
+test('a reply whose headers came while the process stalled past the timeout is read, not timed out', async () => {
+  reset((req, res) => {
+    ok(req, res);
+    const until = performance.now() + 300;
+    while (performance.now() < until);
+  });
+  assert.equal(await texts({ timeoutMs: 100, maxRetries: 0 }), 'مرحبا بك');
+});
+
 test('an abort before the answer is an APIUserAbortError; during it, the stream ends', async () => {
   reset(() => {});
   const ctrl = new AbortController();
