@@ -5,41 +5,30 @@
  * times out, retryable.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { AnalyticsError } from '../../src/analytics/failures.ts';
 import { postWebhook } from '../../src/analytics/webhook.ts';
+import { localServer, stall } from '../helpers/stall.ts';
 
 const TIMEOUT_MS = 200;
 /** Longer than the timeout: this process is off the CPU (a synchronous task) while the answer waits. */
 const STALL_MS = 3 * TIMEOUT_MS;
 
 const received: string[] = [];
-const server = createServer((req, res) => {
+const receiver = localServer((req, res) => {
   req.resume();
   if (req.url === '/silent') return;
   received.push(String(req.headers['x-hiwar-delivery']));
   res.writeHead(204).end();
   // The receiver's answer is on its way; this process then does nothing else for STALL_MS.
-  const until = performance.now() + STALL_MS;
-  while (performance.now() < until);
-});
-let base = '';
-before(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-after(() => {
-  server.closeAllConnections();
-  server.close();
+  stall(STALL_MS);
 });
 
 test('a delivery answered while the process stalled past the timeout is delivered, once', async () => {
-  await postWebhook({ url: `${base}/hook`, timeoutMs: TIMEOUT_MS }, 'd-1', { ok: true });
+  await postWebhook({ url: `${receiver.url()}/hook`, timeoutMs: TIMEOUT_MS }, 'd-1', { ok: true });
   assert.deepEqual(received, ['d-1']);
 });
 
 test('a receiver that never answers still times out, retryable', async () => {
-  await assert.rejects(postWebhook({ url: `${base}/silent`, timeoutMs: TIMEOUT_MS }, 'd-2', {}), (e: unknown) => e instanceof AnalyticsError && e.retryable && /no answer/.test(e.message));
+  await assert.rejects(postWebhook({ url: `${receiver.url()}/silent`, timeoutMs: TIMEOUT_MS }, 'd-2', {}), (e: unknown) => e instanceof AnalyticsError && e.retryable && /no answer/.test(e.message));
 });

@@ -7,6 +7,7 @@ import { streamChatBatches, streamChatCompletion, type ChatStreamOptions } from 
 import { OpenAiLlm } from '../../src/llm/openai.ts';
 import { classifyFailure } from '../../src/session/failure.ts';
 import { Deadline, until } from '../helpers/deadline.ts';
+import { stall } from '../helpers/stall.ts';
 
 /** What each request of a test gets, in order; the last one repeats. */
 let script: ((req: IncomingMessage, res: ServerResponse) => void)[] = [];
@@ -125,8 +126,7 @@ test('no server: a connection error after the retry; no headers in time: a timeo
 test('a reply whose headers came while the process stalled past the timeout is read, not timed out', async () => {
   reset((req, res) => {
     ok(req, res);
-    const until = performance.now() + 300;
-    while (performance.now() < until);
+    stall(300);
   });
   assert.equal(await texts({ timeoutMs: 100, maxRetries: 0 }), 'مرحبا بك');
 });

@@ -14,13 +14,14 @@ import type { Transport } from '../../src/transport/types.ts';
 
 const TOKEN_TTL_MS = 300_000;
 
-function manager(): CallManager {
+/** A call manager running no call; `lines` gets its log's messages when given. */
+function manager(lines?: string[]): CallManager {
   return new CallManager({
     sessions: () => {
       throw new Error('no call runs in this test');
     },
     metrics: new ServerMetrics(),
-    logger: createLogger('silent'),
+    logger: lines ? createLogger('info', { write: (l: string) => void lines.push(JSON.parse(l).msg) }) : createLogger('silent'),
     publicUrl: () => 'http://127.0.0.1',
   });
 }
@@ -134,14 +135,7 @@ test('a placed call answered during the drain: its media is waited for a media w
 test('a placed call answered whose media never comes: the drain stops a media wait after the answer, says so, and does not cancel it', () =>
   onMockedTimers(async () => {
     const lines: string[] = [];
-    const calls = new CallManager({
-      sessions: () => {
-        throw new Error('no call runs in this test');
-      },
-      metrics: new ServerMetrics(),
-      logger: createLogger('info', { write: (l: string) => void lines.push(JSON.parse(l).msg) }),
-      publicUrl: () => 'http://127.0.0.1',
-    });
+    const calls = manager(lines);
     const RING_MS = 30_000;
     let cancels = 0;
     calls.promise('twilio:out-e', Date.now() + RING_MS + TOKEN_TTL_MS, { placed: true, waitMs: RING_MS + DRAIN_DEFAULTS.promisedMediaWaitMs, cancel: async () => (cancels++, false) });

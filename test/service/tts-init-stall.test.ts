@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import type { WebSocket } from 'ws';
 import { ProtocolError } from '../../src/service/index.ts';
 import { startFake, type Fake } from '../helpers/fake-service.ts';
+import { stall } from '../helpers/stall.ts';
 
 const TIMEOUT_MS = 200;
 /** Longer than the timeout: the process is off the CPU while the answer waits. */
@@ -19,8 +20,7 @@ function peer(ws: WebSocket): void {
   ws.on('message', (data) => {
     if (JSON.parse(data.toString()).type !== 'initConnection' || silent) return;
     ws.send(JSON.stringify({ type: 'connectionInitialized' }));
-    const until = performance.now() + STALL_MS;
-    while (performance.now() < until);
+    stall(STALL_MS);
   });
 }
 

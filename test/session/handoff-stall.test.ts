@@ -4,12 +4,11 @@
  * being traded for the plain digest. A model that never answers still gives the digest.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { OpenAiLlm } from '../../src/llm/index.ts';
 import type { ChatMessage } from '../../src/llm/types.ts';
 import { digest, summarize } from '../../src/session/handoff.ts';
+import { localServer, stall } from '../helpers/stall.ts';
 
 const TIMEOUT_MS = 200;
 /** Longer than the timeout: this process is off the CPU (a synchronous task) while the answer waits. */
@@ -20,24 +19,15 @@ const chunk = (delta: object, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
 let silent = false;
-const server = createServer((req, res) => {
+const model = localServer((req, res) => {
   req.resume();
   if (silent) return;
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   res.end(chunk({ role: 'assistant', content: SUMMARY }, 'stop') + 'data: [DONE]\n\n');
   // The whole summary is on its way; this process then does nothing else for STALL_MS.
-  const until = performance.now() + STALL_MS;
-  while (performance.now() < until);
+  stall(STALL_MS);
 });
-let baseURL = '';
-before(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-});
-after(() => {
-  server.closeAllConnections();
-  server.close();
-});
+const baseURL = () => `${model.url()}/v1`;
 
 const history: ChatMessage[] = [
   { role: 'user', content: 'أبغى أعرف رصيدي' },
@@ -46,12 +36,12 @@ const history: ChatMessage[] = [
 
 test("a summary the model wrote while the process stalled past the timeout is kept, not traded for the digest", async () => {
   silent = false;
-  const llm = new OpenAiLlm({ baseURL, apiKey: 'k', model: 'm', primedRequests: false });
+  const llm = new OpenAiLlm({ baseURL: baseURL(), apiKey: 'k', model: 'm', primedRequests: false });
   assert.equal(await summarize(history, llm, TIMEOUT_MS), SUMMARY);
 });
 
 test('a model that never answers still gives the plain digest after the timeout', async () => {
   silent = true;
-  const llm = new OpenAiLlm({ baseURL, apiKey: 'k', model: 'm', primedRequests: false });
+  const llm = new OpenAiLlm({ baseURL: baseURL(), apiKey: 'k', model: 'm', primedRequests: false });
   assert.equal(await summarize(history, llm, TIMEOUT_MS), digest(history));
 });
