@@ -22,7 +22,9 @@ let mode: 'stall-open' | 'stall-init' | 'silent' = 'stall-init';
 function peer(ws: WebSocket): void {
   if (mode === 'stall-open') stall(STALL_MS);
   ws.on('message', (data) => {
-    if (JSON.parse(data.toString()).type !== 'initConnection' || mode === 'silent') return;
+    const type = JSON.parse(data.toString()).type;
+    if (type === 'closeConnection') return ws.close(1000);
+    if (type !== 'initConnection' || mode === 'silent') return;
     ws.send(JSON.stringify({ type: 'connectionInitialized' }));
     if (mode === 'stall-init') stall(STALL_MS);
   });
