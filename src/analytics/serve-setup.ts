@@ -2,7 +2,7 @@ import type { SessionFactory } from '../server/calls.ts';
 import type { ServiceClient } from '../service/client.ts';
 import type { Logger } from '../session/logger.ts';
 import { CallAnalytics, type JobSink } from './call-analytics.ts';
-import { ANALYTICS_DEFAULTS, analyticsEnv, recordingsFolder } from './options.ts';
+import { ANALYTICS_DEFAULTS, analyticsEnv } from './options.ts';
 import { LocalFolderStore, type RecordingStore } from './store.ts';
 
 /** Post-call analytics as `hiwar serve` mounts it. */
@@ -19,19 +19,19 @@ export interface ServeAnalytics {
 
 /**
  * With REDIS_URL, ended calls become BullMQ jobs for `hiwar worker`s; without it they are
- * analyzed in this process after the call. Off unless asked for (`--analytics`, or a webhook
- * URL in HIWAR_ANALYTICS_WEBHOOK_URL): recording calls is the operator's decision.
+ * analyzed in this process after the call. Mounted only when asked for (`--analytics`, or a
+ * webhook URL in HIWAR_ANALYTICS_WEBHOOK_URL): recording calls is the operator's decision, made
+ * by `hiwar serve`'s argument check, which also chose `recordingsDir` and found it writable.
  */
 export async function serveAnalytics(o: {
-  enabled: boolean;
   client: ServiceClient;
   logger: Logger;
-  recordingsDir?: string;
+  /** The recordings folder as the argument check chose it (`checkServeArgs`'s `recordingsDir`). */
+  recordingsDir: string;
   env?: NodeJS.ProcessEnv;
-}): Promise<ServeAnalytics | undefined> {
+}): Promise<ServeAnalytics> {
   const env = analyticsEnv(o.env);
-  if (!o.enabled && !env.webhookUrl) return undefined;
-  const store = new LocalFolderStore(recordingsFolder(o.recordingsDir, o.env).dir);
+  const store = new LocalFolderStore(o.recordingsDir);
   let sink: JobSink & { close(): Promise<void> };
   let describe: string;
   if (env.redisUrl) {

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parseRetryAfter } from '../service/errors.ts';
+import { runTimeSignal } from '../service/run-time.ts';
 import { AnalyticsError } from './failures.ts';
 
 /** Where summaries go and how they are signed. */
@@ -7,7 +8,10 @@ export interface WebhookOptions {
   url: string;
   /** Shared secret of the HMAC-SHA256 signature; without one, the POST is unsigned. */
   secret?: string;
-  /** Time allowed for the receiver to answer. @default 10000 */
+  /**
+   * Time allowed for the receiver to answer (ms of the process's run time: an answer that came
+   * while the process was starved of CPU is read, not retried as a duplicate delivery). @default 10000
+   */
   timeoutMs?: number;
 }
 
@@ -64,11 +68,15 @@ export async function postWebhook(o: WebhookOptions, deliveryId: string, payload
   if (o.secret) headers[SIGNATURE_HEADER] = signWebhook(body, o.secret, timestamp);
   const where = safeUrl(o.url);
   let res: Response;
+  // Run time: a delivery answered while this process stalled is delivered, not retried (and received twice).
+  const timeout = runTimeSignal(o.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs);
   try {
-    res = await fetchImpl(o.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(o.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs) });
+    res = await fetchImpl(o.url, { method: 'POST', headers, body, redirect: 'manual', signal: timeout.signal });
   } catch (err) {
     const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
     throw new AnalyticsError(`webhook ${where}: no answer (${cause})`, true);
+  } finally {
+    timeout.clear();
   }
   await res.body?.cancel().catch(() => {});
   if (res.ok) return;

@@ -112,6 +112,12 @@ export interface ServeArgs {
   modelIds: 'vendor' | 'spec' | undefined;
   webrtcStart: 'first-use' | 'eager' | undefined;
   phrasebookLines: string[];
+  /**
+   * Analytics's recordings folder (`--recordings`, else HIWAR_RECORDINGS_DIR, else the default),
+   * found writable; undefined when analytics is off. Chosen here once: analytics keeps its
+   * recordings in the folder that was checked.
+   */
+  recordingsDir: string | undefined;
 }
 
 /** Every flag's value checked; throws a `UsageError` naming the flag. Touches no port. */
@@ -134,14 +140,15 @@ export async function checkServeArgs(values: Values<typeof SERVE_FLAGS>): Promis
   const phrasebookLines = values.phrasebook !== undefined ? (await readText(values.phrasebook, '--phrasebook')).split('\n') : [];
   // Analytics writes each call's recording and results there: a folder it cannot write in was
   // found at the end of the first call.
-  const analyticsOn = values.analytics! || !!analyticsEnv().webhookUrl;
-  if (analyticsOn) {
+  let recordingsDir: string | undefined;
+  if (values.analytics! || !!analyticsEnv().webhookUrl) {
     const { dir, named } = recordingsFolder(values.recordings);
     await ensureWritableFolder(dir, named);
+    recordingsDir = dir;
   } else {
     recordingsWithoutAnalytics(values.recordings, isServeWorker());
   }
-  return { portFlag, maxCallsFlag, drainTimeoutS, audioSocketPort, modelIds, webrtcStart, phrasebookLines };
+  return { portFlag, maxCallsFlag, drainTimeoutS, audioSocketPort, modelIds, webrtcStart, phrasebookLines, recordingsDir };
 }
 
 /**

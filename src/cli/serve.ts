@@ -49,7 +49,7 @@ export async function serveCommand(args: string[]): Promise<number> {
 
 /** `hiwar serve` with its options parsed; `opened` gets what start-up opens until the server is up. */
 async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)[]): Promise<number> {
-  const { portFlag, maxCallsFlag, drainTimeoutS, audioSocketPort, modelIds, webrtcStart, phrasebookLines } = await checkServeArgs(values);
+  const { portFlag, maxCallsFlag, drainTimeoutS, audioSocketPort, modelIds, webrtcStart, phrasebookLines, recordingsDir } = await checkServeArgs(values);
   // Flags win over the config module, which wins over the defaults.
   const loadConfig = () => (values.config ? loadServeConfig(values.config) : Promise.resolve({} as CreateAgentServerOptions));
   // The calls and the cluster's sessions, from the flags, the environment and the config.
@@ -109,7 +109,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   const mediaToken = values['media-token'] ?? config.mediaToken ?? process.env.HIWAR_MEDIA_TOKEN;
   const live = serveLive(logger, worker?.liveCalls);
   opened.push(() => live.close());
-  const analytics = await serveAnalytics({ enabled: values.analytics!, client: service.client, logger, recordingsDir: values.recordings });
+  const analytics = recordingsDir === undefined ? undefined : await serveAnalytics({ client: service.client, logger, recordingsDir });
   opened.push(() => analytics?.close());
   const telephony = await import('../../transports/telephony/index.ts');
   let webrtcMessage = 'WebRTC is off';

@@ -7,6 +7,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import type OpenAI from 'openai';
 import { redact } from '../service/errors.ts';
 import { sleep } from '../service/retry.ts';
+import { runTimers } from '../service/run-time.ts';
 import type { PrimedRequests, RequestTarget } from './primed-requests.ts';
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
@@ -14,7 +15,10 @@ type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 export interface ChatStreamOptions {
   baseURL: string;
   apiKey: string;
-  /** Until the response's headers, per attempt (as the SDK's `timeout`). */
+  /**
+   * Until the response's headers, per attempt (as the SDK's `timeout`), in the process's run time:
+   * headers that came while the process was starved of CPU are read, not timed out.
+   */
   timeoutMs: number;
   /** Retries of a failed connection or a retryable status (408, 409, 429, 5xx). */
   maxRetries: number;
@@ -127,11 +131,11 @@ function send(target: RequestTarget, payload: string, o: ChatStreamOptions, firs
       const request = target.https ? https.request : http.request;
       req = request({ ...target.options, method: 'POST', headers: { ...requestHeaders(o), 'content-length': Buffer.byteLength(payload) } });
     }
-    const timer = setTimeout(() => req.destroy(Object.assign(new Error('request timed out'), { name: 'TimeoutError' })), o.timeoutMs);
+    const timer = runTimers.set(() => req.destroy(Object.assign(new Error('request timed out'), { name: 'TimeoutError' })), o.timeoutMs);
     const onAbort = () => req.destroy(abortError());
     o.signal.addEventListener('abort', onAbort, { once: true });
     const done = (r: http.IncomingMessage | Error) => {
-      clearTimeout(timer);
+      runTimers.clear(timer);
       o.signal.removeEventListener('abort', onAbort);
       resolve(r);
     };

@@ -138,6 +138,14 @@ export class CallManager implements CallHost {
     this.promised.set(key, { until, waitUntil: Math.min(until, now + (o.waitMs ?? DRAIN_DEFAULTS.promisedMediaWaitMs)), placed: !!o.placed, ...(o.cancel ? { cancel: o.cancel } : {}) });
   }
 
+  answered(key: string): void {
+    const t = this.promised.get(key);
+    if (!t?.placed) return;
+    // Its media is as near as a webhook answer's: waited for that long from now, and never cancelled as ringing.
+    this.promised.set(key, { until: t.until, waitUntil: Math.min(t.until, Date.now() + DRAIN_DEFAULTS.promisedMediaWaitMs), placed: false });
+    this.wakeIdle();
+  }
+
   withdraw(key: string): void {
     if (this.promised.delete(key)) this.wakeIdle();
   }
@@ -348,10 +356,12 @@ export class CallManager implements CallHost {
       });
       clearTimeout(timer);
     }
-    const never = awaited.media.filter((k) => this.promised.has(k));
+    // As they stand now: a placed call answered during the drain waits for its media as a webhook answer's.
+    const left = [...awaited.media, ...awaited.ringing].filter((k) => this.promised.has(k));
+    const never = left.filter((k) => !this.promised.get(k)!.placed);
     if (never.length) this.o.logger.info({ media: never }, `drain: no media came for ${never.length} answered call(s) (${never.join(', ')}); not waiting for it any longer`);
     // Placed calls still ringing: answered now, they would reach a server gone; hung up instead.
-    const ringing = awaited.ringing.filter((k) => this.promised.has(k));
+    const ringing = left.filter((k) => this.promised.get(k)!.placed);
     if (ringing.length) await cancelRinging(ringing.map((key) => ({ key, cancel: this.promised.get(key)?.cancel })), this.o.logger);
     for (const k of ringing) this.withdraw(k);
     if (this.active === 0) return;

@@ -67,6 +67,13 @@ export interface CallHost {
    * drain waits for it up to `o.waitMs` (its ring timeout, then the few seconds media takes).
    */
   promise?(key: string, until: number, o?: PromiseOptions): void;
+  /**
+   * A call this server placed (`promise` with `placed`) was answered, its media not here yet: a
+   * person may be on the line, so a drain waits for its media as for a webhook answer's, a few
+   * seconds from now (`DRAIN_DEFAULTS.promisedMediaWaitMs`, within the drain's own limit), and no
+   * longer hangs it up as a call still ringing. Nothing once its media came.
+   */
+  answered?(key: string): void;
   /** The promised media will not come (a placed call ended unanswered, or its dial failed): a drain stops waiting for it. */
   withdraw?(key: string): void;
   /** Tells the server's user (a `warning` event of `createAgentServer`); what it throws is logged. */

@@ -1,4 +1,5 @@
 import type { ChatMessage, Llm } from '../llm/types.ts';
+import { runTimeSignal } from '../service/run-time.ts';
 import type { Agent } from './agent.ts';
 import { agentProblem } from './check-agent.ts';
 
@@ -20,7 +21,10 @@ export const HANDOFF_DEFAULTS = {
   carry: 'summary' as HandoffCarry,
   /** Caller and agent turns, at most, in a plain digest (the latest kept). */
   digestTurns: 12,
-  /** How long the model may take to write a summary before the plain digest is used (real ms). */
+  /**
+   * How long the model may take to write a summary before the plain digest is used (ms of the
+   * process's run time: a summary that arrived while the process was starved of CPU is kept).
+   */
   summaryTimeoutMs: 4000,
   /** What the model is asked to do with the conversation. */
   summaryPrompt:
@@ -88,13 +92,19 @@ export function digest(history: ChatMessage[]): string {
 }
 
 /**
- * A short summary of the call so far: by `llm` when given (within `summaryTimeoutMs`), else, or
- * when it fails, the plain digest of the turns.
+ * A short summary of the call so far: by `llm` when given (within `timeoutMs` of run time), else,
+ * or when it fails, the plain digest of the turns.
  */
-export async function summarize(history: ChatMessage[], llm: Llm | undefined): Promise<string> {
+export async function summarize(
+  history: ChatMessage[],
+  llm: Llm | undefined,
+  timeoutMs: number = HANDOFF_DEFAULTS.summaryTimeoutMs,
+): Promise<string> {
   const plain = digest(history);
   if (!llm || !plain) return plain;
-  const signal = AbortSignal.timeout(HANDOFF_DEFAULTS.summaryTimeoutMs);
+  // Run time: a summary the model wrote while this process stalled is read, not traded for the digest.
+  const timeout = runTimeSignal(timeoutMs);
+  const signal = timeout.signal;
   try {
     let text = '';
     const messages: ChatMessage[] = [
@@ -105,6 +115,8 @@ export async function summarize(history: ChatMessage[], llm: Llm | undefined): P
     return text.trim() || plain;
   } catch {
     return plain;
+  } finally {
+    timeout.clear();
   }
 }
 

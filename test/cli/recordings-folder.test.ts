@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { takenPort } from '../helpers/ports.ts';
-import { CliError, ensureWritableFolder } from '../../src/cli/args.ts';
+import { CliError, ensureWritableFolder, parseCommand } from '../../src/cli/args.ts';
+import { checkServeArgs, SERVE_FLAGS, SERVE_USAGE } from '../../src/cli/serve-args.ts';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const ENV = { HIWAR_API_KEY: '', REDIS_URL: '', HIWAR_LOG_LEVEL: 'warn', HIWAR_RECORDINGS_DIR: '', HIWAR_ANALYTICS_WEBHOOK_URL: '' };
@@ -126,4 +127,22 @@ test('HIWAR_RECORDINGS_DIR without analytics is said, not refused (the variable 
   const r = await run(['serve', '--port', String(port)], { HIWAR_RECORDINGS_DIR: join(dir, 'good') });
   assert.match(r.out, new RegExp(`warn HIWAR_RECORDINGS_DIR is set but analytics is off: no call is recorded; add --analytics to record them \\(HIWAR_RECORDINGS_DIR=${dir}/good\\)`));
   assert.match(r.out, /already taken/, 'start-up went on to the port');
+});
+
+// hiwar serve chooses the folder once, in this check, and analytics is handed that folder (it
+// chose it again, from the same flag and variable).
+test('the argument check gives analytics the folder it checked: --recordings, else HIWAR_RECORDINGS_DIR; none with analytics off', async () => {
+  const saved = { ...process.env };
+  try {
+    Object.assign(process.env, ENV, { HIWAR_RECORDINGS_DIR: join(dir, 'from-env') });
+    const check = (args: string[]) => checkServeArgs(parseCommand(args, SERVE_FLAGS, SERVE_USAGE)!);
+    assert.equal((await check(['--analytics', '--recordings', join(dir, 'flag')])).recordingsDir, join(dir, 'flag'));
+    assert.equal((await check(['--analytics'])).recordingsDir, join(dir, 'from-env'));
+    assert.equal((await check([])).recordingsDir, undefined, 'analytics off: nothing recorded, no folder');
+    process.env.HIWAR_ANALYTICS_WEBHOOK_URL = 'https://crm.example/hook';
+    assert.equal((await check([])).recordingsDir, join(dir, 'from-env'), 'a webhook turns analytics on');
+  } finally {
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
+  }
 });

@@ -7,6 +7,7 @@ import { streamChatBatches, streamChatCompletion, type ChatStreamOptions } from 
 import { OpenAiLlm } from '../../src/llm/openai.ts';
 import { classifyFailure } from '../../src/session/failure.ts';
 import { Deadline, until } from '../helpers/deadline.ts';
+import { stall } from '../helpers/stall.ts';
 
 /** What each request of a test gets, in order; the last one repeats. */
 let script: ((req: IncomingMessage, res: ServerResponse) => void)[] = [];
@@ -117,6 +118,17 @@ test('no server: a connection error after the retry; no headers in time: a timeo
   const slow = await texts({ timeoutMs: 100, maxRetries: 0 }).then(() => undefined, (e: unknown) => e);
   assert.ok(slow instanceof APIConnectionTimeoutError, String(slow));
   assert.equal(classifyFailure(slow, 'llm').kind, 'timeout');
+});
+
+// The timeout counts run time: a model that answered while this process was off the CPU (here a
+// synchronous stall of 3 timeouts in the server's own handler, in this process) is read, not
+// timed out. Node runs a timer that came due during the stall before it reads the socket.
+test('a reply whose headers came while the process stalled past the timeout is read, not timed out', async () => {
+  reset((req, res) => {
+    ok(req, res);
+    stall(300);
+  });
+  assert.equal(await texts({ timeoutMs: 100, maxRetries: 0 }), 'مرحبا بك');
 });
 
 test('an abort before the answer is an APIUserAbortError; during it, the stream ends', async () => {

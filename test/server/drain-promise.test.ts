@@ -14,13 +14,14 @@ import type { Transport } from '../../src/transport/types.ts';
 
 const TOKEN_TTL_MS = 300_000;
 
-function manager(): CallManager {
+/** A call manager running no call; `lines` gets its log's messages when given. */
+function manager(lines?: string[]): CallManager {
   return new CallManager({
     sessions: () => {
       throw new Error('no call runs in this test');
     },
     metrics: new ServerMetrics(),
-    logger: createLogger('silent'),
+    logger: lines ? createLogger('info', { write: (l: string) => void lines.push(JSON.parse(l).msg) }) : createLogger('silent'),
     publicUrl: () => 'http://127.0.0.1',
   });
 }
@@ -99,6 +100,60 @@ test('a placed call that neither ends nor is answered holds a drain no longer th
     const waitMs = 30_000 + DRAIN_DEFAULTS.promisedMediaWaitMs;
     calls.promise('telnyx:out-c', Date.now() + 30_000 + TOKEN_TTL_MS, { placed: true, waitMs });
     await drainTakes(calls, waitMs, 'the ring timeout plus the media wait');
+  }));
+
+// Answered: a person may be on the line. The drain waits for the call's media as for a webhook
+// answer's, a media wait from the answer, past the ring wait if it must; it does not hang it up
+// as a call still ringing (it was said "no longer ringing" and its media, coming after the ring
+// wait, was refused).
+test('a placed call answered during the drain: its media is waited for a media wait from the answer, past its ring wait, and let in; never cancelled', () =>
+  onMockedTimers(async () => {
+    const calls = manager();
+    const RING_MS = 1_000;
+    let cancels = 0;
+    const cancel = async () => (cancels++, true);
+    calls.promise('twilio:out-d', Date.now() + RING_MS + TOKEN_TTL_MS, { placed: true, waitMs: RING_MS + DRAIN_DEFAULTS.promisedMediaWaitMs, cancel });
+    let drained = false;
+    const drain = calls.drain().then(() => (drained = true));
+    await Promise.resolve();
+    // Answered near the end of its ring wait; its media comes after that wait, within a media wait of the answer.
+    mock.timers.tick(RING_MS + DRAIN_DEFAULTS.promisedMediaWaitMs - 1_000);
+    calls.answered('twilio:out-d');
+    assert.deepEqual([calls.waitingFor().ringing, calls.waitingFor().media], [[], ['twilio:out-d']], 'named as answered, its media awaited');
+    mock.timers.tick(2_000);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(drained, false, 'still waiting for the answered call\'s media');
+    const media = calls.hold({ provider: 'twilio', call: 'twilio:out-d' });
+    assert.ok(media, 'its media is let in');
+    media!.release();
+    for (let i = 0; i < 5 && !drained; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(drained, true);
+    await drain;
+    assert.equal(cancels, 0, 'an answered call is not cancelled');
+  }));
+
+test('a placed call answered whose media never comes: the drain stops a media wait after the answer, says so, and does not cancel it', () =>
+  onMockedTimers(async () => {
+    const lines: string[] = [];
+    const calls = manager(lines);
+    const RING_MS = 30_000;
+    let cancels = 0;
+    calls.promise('twilio:out-e', Date.now() + RING_MS + TOKEN_TTL_MS, { placed: true, waitMs: RING_MS + DRAIN_DEFAULTS.promisedMediaWaitMs, cancel: async () => (cancels++, false) });
+    let drained = false;
+    const drain = calls.drain().then(() => (drained = true));
+    await Promise.resolve();
+    mock.timers.tick(1_000);
+    calls.answered('twilio:out-e');
+    mock.timers.tick(DRAIN_DEFAULTS.promisedMediaWaitMs - 1);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(drained, false, 'its media is waited for');
+    mock.timers.tick(2);
+    for (let i = 0; i < 5 && !drained; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(drained, true, 'a media wait after the answer, not the rest of its ring timeout');
+    await drain;
+    assert.equal(cancels, 0, 'not cancelled as ringing');
+    assert.ok(lines.some((l) => l.includes('no media came for 1 answered call(s) (twilio:out-e)')), lines.join('\n'));
+    assert.ok(!lines.some((l) => /ringing when the drain stopped/.test(l)), lines.join('\n'));
   }));
 
 test("a promised call let in during a drain is told to the admission as promised (a cluster's closed admission still runs it)", async () => {

@@ -10,6 +10,7 @@ import {
   type ServiceError,
   redact,
 } from '../errors.ts';
+import { runTimers } from '../run-time.ts';
 
 /** ws and its native bufferutil, loaded with the first socket. */
 const loadWs = lazyRequire<typeof WebSocket>('ws');
@@ -24,7 +25,10 @@ export interface SocketCallOptions {
   /** How the key travels; each socket accepts the forms the spec lists for it. */
   auth?: WsAuthMode;
   signal?: AbortSignal;
-  /** Time allowed for the connection (and its handshake messages) to open. */
+  /**
+   * Time allowed for the connection (and its handshake messages) to open, in the process's run
+   * time: a handshake answered while the process was starved of CPU is read, not timed out.
+   */
   timeoutMs?: number;
 }
 
@@ -63,12 +67,15 @@ export function openSocket(cfg: ServiceConfig, spec: OpenSpec, opts: SocketCallO
     // No permessage-deflate offered: the messages are audio, which zlib barely shrinks, and a
     // server that accepts the offer (many do by default) would have every message compressed on
     // libuv's thread pool, a CPU cost and a hop per message each way.
-    const ws = new (loadWs())(url, { headers, handshakeTimeout: opts.timeoutMs ?? cfg.timeoutMs, perMessageDeflate: false });
+    // The handshake's time limit is this module's own, on run time (ws's `handshakeTimeout` counts wall time).
+    const ws = new (loadWs())(url, { headers, perMessageDeflate: false });
     ws.binaryType = 'nodebuffer';
     let settled = false;
     let refusalTimer: ReturnType<typeof setTimeout> | undefined;
     /** Set once the server has answered the upgrade with an HTTP status: builds its typed error. */
     let refused: (() => ServiceError) | undefined;
+    const timeoutMs = opts.timeoutMs ?? cfg.timeoutMs;
+    const handshakeTimer = timeoutMs > 0 ? runTimers.set(() => fail(refused ? refused() : new TransportError(`${spec.endpoint}: connection timed out`, 'timeout')), timeoutMs) : undefined;
     const fail = (err: Error) => {
       if (settled) return;
       settled = true;
@@ -80,6 +87,7 @@ export function openSocket(cfg: ServiceConfig, spec: OpenSpec, opts: SocketCallO
     };
     const onAbort = () => fail(new TransportError(`${spec.endpoint}: aborted`, 'aborted'));
     const cleanup = () => {
+      if (handshakeTimer !== undefined) runTimers.clear(handshakeTimer);
       clearTimeout(refusalTimer);
       opts.signal?.removeEventListener('abort', onAbort);
     };

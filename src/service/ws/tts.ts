@@ -156,7 +156,8 @@ export class TtsSocket {
       ...(auth === 'message' || auth === 'query+message' ? { x_api_key: cfg.apiKey } : {}),
     };
     const ack = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      // Run time: a connectionInitialized that came while this process stalled is read, not timed out.
+      const timer = runTimers.set(() => {
         ws.terminate();
         reject(new ProtocolError(`${ENDPOINT}: no connectionInitialized within ${opts.timeoutMs ?? cfg.timeoutMs} ms`));
       }, opts.timeoutMs ?? cfg.timeoutMs);
@@ -168,7 +169,7 @@ export class TtsSocket {
       const onClose = (code: number, reason: Buffer) =>
         done(() => reject(new ProtocolError(`${ENDPOINT}: closed during initialization (${code} ${redact(reason.toString(), cfg.apiKey)})`)));
       const done = (then: () => void) => {
-        clearTimeout(timer);
+        runTimers.clear(timer);
         ws.off('message', onMessage);
         ws.off('close', onClose);
         then();

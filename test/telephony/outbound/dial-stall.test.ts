@@ -5,38 +5,27 @@
  * answers still times out.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { platformRequest } from '../../../transports/telephony/outbound/http.ts';
 import { DialError } from '../../../transports/telephony/outbound/types.ts';
+import { localServer, stall } from '../../helpers/stall.ts';
 
 const TIMEOUT_MS = 200;
 /** Longer than the timeout: this process is off the CPU (a synchronous task) while the answer waits. */
 const STALL_MS = 3 * TIMEOUT_MS;
 
-const server = createServer((req, res) => {
+const platform = localServer((req, res) => {
   req.resume();
   if (req.url === '/silent') return;
   res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ sid: 'CA1' }));
-  const until = performance.now() + STALL_MS;
-  while (performance.now() < until);
-});
-let base = '';
-before(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-after(() => {
-  server.closeAllConnections();
-  server.close();
+  stall(STALL_MS);
 });
 
 test('a dial answered while the process stalled past the timeout is read', async () => {
-  const body = await platformRequest('twilio', `${base}/Calls.json`, { headers: {}, body: 'To=%2B966500000001', timeoutMs: TIMEOUT_MS }, []);
+  const body = await platformRequest('twilio', `${platform.url()}/Calls.json`, { headers: {}, body: 'To=%2B966500000001', timeoutMs: TIMEOUT_MS }, []);
   assert.equal(body.sid, 'CA1');
 });
 
 test('a platform that never answers still times out, as out of reach', async () => {
-  await assert.rejects(platformRequest('twilio', `${base}/silent`, { headers: {}, timeoutMs: TIMEOUT_MS }, []), (e: unknown) => e instanceof DialError && e.status === 0 && /timed out|timeout/.test(e.message));
+  await assert.rejects(platformRequest('twilio', `${platform.url()}/silent`, { headers: {}, timeoutMs: TIMEOUT_MS }, []), (e: unknown) => e instanceof DialError && e.status === 0 && /timed out|timeout/.test(e.message));
 });

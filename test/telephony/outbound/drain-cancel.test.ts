@@ -142,3 +142,50 @@ test("Twilio's cancel leaves a call answered meanwhile alone, and hiwar does not
     await new Promise((r) => sink.close(r));
   }
 });
+
+test("a call answered during a drain whose media has not come when the drain's limit passes: named as answered with no media, not hung up as ringing", async () => {
+  const keys = testKeys();
+  let answer!: () => void;
+  const rang = new Promise<void>((ringing) => (answer = ringing));
+  let pickUp!: () => void;
+  let endMedia!: () => void;
+  const media = new Promise<void>((r) => (endMedia = r));
+  let mediaAsked = false;
+  const fake = await new FakePlatforms(keys, {
+    scenario: () => 'answer',
+    // Rings until the drain has begun, then is answered; its media does not connect before the drain's limit.
+    ringing: () => new Promise<void>((r) => ((pickUp = r), answer())),
+    onMedia: () => ((mediaAsked = true), media),
+  }).start();
+  const lines: string[] = [];
+  const logger = createLogger('info', { write: (l: string) => void lines.push(JSON.parse(l).msg) });
+  const host = new CallManager({ sessions: () => assert.fail('no call runs here'), metrics: new ServerMetrics(), logger, publicUrl: () => 'http://127.0.0.1' });
+  const calls = new OutboundCalls({ tokens: new CallTokens(), host, logger }, { platforms: platformClients(keys, fake.url), from: FROM, ringTimeoutS: 30 });
+  // The platform's status callbacks reach the calls as the status route hands them on.
+  const callbacks: Server = createServer(async (req, res) => {
+    const form = new URLSearchParams(await new Response(req as unknown as ReadableStream).text());
+    await calls.report(req.url!.split('/').pop()!, 'twilio', Object.fromEntries(form));
+    res.writeHead(204).end();
+  });
+  await new Promise<void>((r) => callbacks.listen(0, '127.0.0.1', () => r()));
+  const base = `http://127.0.0.1:${(callbacks.address() as AddressInfo).port}`;
+  try {
+    const c = await calls.place({ to: RINGS, platform: 'twilio' }, (id) => ({ stream: `ws://127.0.0.1:1/stream/${id}`, answer: `${base}/answer/${id}`, status: `${base}/status/${id}`, after: `${base}/after/${id}` }));
+    await rang;
+    const drain = host.drain(3_000);
+    pickUp();
+    await waitFor(() => calls.get(c.id)?.status === 'answered' && mediaAsked, 'the callee answered during the drain');
+    assert.deepEqual(host.waitingFor().media, [`twilio:${c.id}`], 'the drain waits for its media');
+    await drain;
+    assert.equal(fake.cancels.length, 0, 'no cancel went to the platform');
+    assert.ok(lines.some((l) => l.includes(`no media came for 1 answered call(s) (twilio:${c.id})`)), lines.join('\n'));
+    assert.ok(!lines.some((l) => /no longer ringing|still ringing when the drain stopped/.test(l)), lines.join('\n'));
+    assert.equal(calls.get(c.id)?.outcome, undefined, 'not recorded cancelled');
+  } finally {
+    endMedia();
+    await calls.close();
+    await fake.close();
+    callbacks.closeAllConnections();
+    await new Promise((r) => callbacks.close(r));
+  }
+});

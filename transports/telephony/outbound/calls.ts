@@ -102,7 +102,7 @@ export interface OutboundContext {
    * The server the calls' media comes back to: nothing is dialled while it drains, and a drain
    * waits for a placed call while it rings (its media is let in once answered).
    */
-  host?: Pick<CallHost, 'draining' | 'promise' | 'withdraw'>;
+  host?: Pick<CallHost, 'draining' | 'promise' | 'answered' | 'withdraw'>;
 }
 
 /** The URLs one call's platform is handed, made from the server's public address. */
@@ -352,6 +352,8 @@ export class OutboundCalls {
     // The view is bounded as the records are: the oldest read go first.
     if (this.known.size > CALL_RECORDS_DEFAULTS.maxCalls) this.known.delete(this.known.keys().next().value!);
     if (call.outcome && !before?.outcome) await this.ended(call);
+    // Answered, its media on its way: a drain waits for it as for a webhook answer's, and no longer cancels it as ringing.
+    else if (call.status === 'answered' && before?.status !== 'answered' && !call.outcome) this.ctx.host?.answered?.(`${call.platform}:${call.id}`);
     if (call.outcome) this.settle(id, call);
     if (before && before.status === call.status && before.outcome === call.outcome && !!before.session === !!call.session) return call;
     try {
