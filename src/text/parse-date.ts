@@ -5,10 +5,10 @@
  * 16:00, "الساعة ٩ الصبح", "تسعة ونص بالليل", "الظهر"). Rules: docs/arabic-parsing.md#dates-and-times.
  */
 import { addDays, compare, daysInMonth, fromHijri, isoDate, localNow, monthStart, toHijri, weekday, type Ymd } from './calendar.ts';
-import { DAY_PERIODS, HOUR_ORDINALS, HOUR_WORD, LAST_WORDS, MONTH_WORDS, NEXT_WORDS, ORDINAL_WORDS, PERIOD_PHRASES, RELATIVE_DAYS, WEEKDAY_WORDS, type PartOfDay } from './date-words.ts';
+import { DAY_PERIODS, HOUR_ORDINALS, LAST_WORDS, MONTH_WORDS, NEXT_WORDS, ORDINAL_WORDS, PERIOD_PHRASES, RELATIVE_DAYS, WEEKDAY_WORDS, type PartOfDay } from './date-words.ts';
 import { restatedValue } from './correction.ts';
-import { TEEN_UNITS } from './number-words.ts';
 import { readSpoken, tokenize } from './spoken-numbers.ts';
+import { PART_WORD, findTime, hhmm, inPart, isNumberWord, minutesOf, type FoundTime } from './clock-time.ts';
 
 /** A date the caller said: the Gregorian day, the time if one was said, and the calendar used. */
 export interface ParsedDate {
@@ -60,95 +60,6 @@ export interface ParseDateOptions {
 
 /** The parser's defaults. */
 export const PARSE_DATE_DEFAULTS = { timeZone: 'Asia/Riyadh', prefer: 'future', dayStartsAt: 4 } as const;
-
-/** A number word, or an MSA teen's first word (الحادية عشرة → احدي عشره). */
-const isNumberWord = (w: string) => w in TEEN_UNITS || readSpoken(w).some((i) => i.kind === 'number');
-const MINUTE_WORDS = new Set(['دقيقه', 'دقايق', 'دقائق', 'دقيقتين', 'دقيقتان']);
-
-/** An hour said with a period word → 0–23. Without one: 1–6 afternoon, 7–12 as said. */
-function hour24(h: number, period: string | undefined): number {
-  const kind = period ? DAY_PERIODS[period]!.kind : undefined;
-  if (h > 12) return h % 24;
-  switch (kind) {
-    case 'dawn': case 'morning': return h % 12;
-    case 'noon': return h <= 5 ? h + 12 : h;
-    case 'afternoon': case 'sunset': return h < 12 ? h + 12 : 12;
-    case 'evening': return h < 12 ? h + 12 : 0;
-    case 'night': return h === 12 ? 0 : h >= 5 ? h + 12 : h;
-    default: return h <= 6 ? h + 12 : h;
-  }
-}
-
-const hhmm = (h: number, m: number) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`;
-
-/** A time found: `afterMidnight` when it is in the small hours of the night said ("اتناشر بالليل"). */
-interface FoundTime {
-  time: string;
-  afterMidnight: boolean;
-  partOfDay?: PartOfDay;
-  /** The hour was said 1–12, a reading of the 12-hour clock (9 is 09:00 or 21:00); 0 and 13–23 are one time. */
-  twelve?: boolean;
-  /** The words of an hour said with a period word it is not in (`ParsedDate.hourOutsidePart`); `time` is then the part's usual one. */
-  outside?: string;
-}
-
-/** The clock time in the words (marking the words it used), or undefined. */
-function findTime(words: string[], used: boolean[]): FoundTime | undefined {
-  const periodAt = words.findIndex((w, i) => !used[i] && w in DAY_PERIODS);
-  const period = periodAt >= 0 ? words[periodAt] : undefined;
-  let from = words.findIndex((w) => HOUR_WORD.test(w)) + 1;
-  let to = from;
-  if (from > 0) {
-    while (to < words.length && (isNumberWord(words[to]!) || /^\d{1,2}:\d{2}$/.test(words[to]!) || ['و', 'الا', 'ربع', 'ثلث', 'تلت', 'نص'].includes(words[to]!) || MINUTE_WORDS.has(words[to]!))) to++;
-  } else if (periodAt > 0) {
-    // "٩ الصبح", "اربعة ونص العصر": the numbers just before the period word.
-    to = periodAt;
-    from = periodAt;
-    while (from > 0 && (isNumberWord(words[from - 1]!) || /^\d{1,2}:\d{2}$/.test(words[from - 1]!) || ['و', 'الا'].includes(words[from - 1]!))) from--;
-  } else {
-    from = words.findIndex((w) => /^\d{1,2}:\d{2}$/.test(w));
-    to = from + 1;
-  }
-  const said = from >= 0 ? words.slice(from, to) : [];
-  if (!said.length) {
-    if (!period) return undefined;
-    used[periodAt] = true;
-    return { time: DAY_PERIODS[period]!.alone, afterMidnight: false, partOfDay: DAY_PERIODS[period]!.kind };
-  }
-  let h: number;
-  let m = 0;
-  const numeral = said.find((w) => /^\d{1,2}:\d{2}$/.test(w));
-  const minus = said.indexOf('الا');
-  if (numeral) [h, m] = numeral.split(':').map(Number) as [number, number];
-  else {
-    const nums = readSpoken((minus >= 0 ? said.slice(0, minus) : said).join(' ')).filter((i) => i.kind === 'number');
-    if (!nums.length) return undefined;
-    h = Math.floor(nums[0]!.value);
-    m = Math.round((nums[0]!.value - h) * 60);
-    if (nums[1] && !nums[0]!.fraction) m = nums[1].value;
-    if (minus >= 0) {
-      const rest = said.slice(minus + 1);
-      const less = rest.includes('ربع') ? 15 : rest.includes('ثلث') || rest.includes('تلت') ? 20 : (readSpoken(rest.join(' ')).find((i) => i.kind === 'number')?.value ?? 0);
-      h = h === 1 ? 12 : h - 1;
-      m = 60 - less;
-    }
-  }
-  if (!(h >= 0 && h <= 24 && m >= 0 && m < 60)) return undefined;
-  for (let i = from; i < to; i++) used[i] = true;
-  if (from > 0 && HOUR_WORD.test(words[from - 1]!)) used[from - 1] = true;
-  if (period && periodAt >= 0) used[periodAt] = true;
-  const h24 = hour24(h, period);
-  const kind = period ? DAY_PERIODS[period]!.kind : undefined;
-  const twelve = h >= 1 && h <= 12;
-  // Neither reading of the hour is in the part of the day said with it: the caller's words contradict each other.
-  if (period && !within(h24, m, twelve, spanOf(period))) return { time: DAY_PERIODS[period]!.alone, afterMidnight: false, partOfDay: kind, outside: said.join(' ') };
-  return { time: hhmm(h24, m), afterMidnight: (kind === 'night' || kind === 'evening') && h24 < 5, twelve };
-}
-
-/** Whether `h:m` (0–23), or its other 12-hour reading when the hour was said 1–12, lies in `spans`. */
-function within(h: number, m: number, twelve: boolean, spans: [number, number][]): boolean {
-  return (twelve ? [h, (h + 12) % 24] : [h]).some((x) => spans.some(([a, b]) => x * 60 + m >= a && x * 60 + m <= b));
-}
 
 /** A day of the month said before a month name: ordinals ("الخامس عشر") or cardinals. */
 function dayBefore(words: string[], at: number, used: boolean[]): number | undefined {
@@ -259,59 +170,6 @@ export function parseDate(text: string, options: ParseDateOptions = {}): ParsedD
   const result: ParsedDate = { ...day, date: isoDate(date), time: hhmm(Math.floor(minutes / 60), minutes % 60), text: text.trim() };
   if (first.calendar === 'islamic-umalqura') result.hijri = isoDate(toHijri(date));
   return result;
-}
-
-const minutesOf = (time: string) => {
-  const [h, m] = time.split(':').map(Number) as [number, number];
-  return h * 60 + m;
-};
-
-/** A word of each part of the day, whose hour rule (`hour24`) is that part's. */
-const PART_WORD: Record<PartOfDay, string> = {
-  dawn: 'الفجر', morning: 'الصبح', noon: 'الظهر', afternoon: 'العصر', sunset: 'المغرب', evening: 'المسا', night: 'بالليل',
-};
-
-/**
- * The clock times each part of the day covers (minutes after midnight, inclusive spans) when a
- * caller gives the hour of a part named before: an hour said 1–12 is the one of its two readings
- * inside them (the period table's reading for every hour callers use with that part: docs/arabic-parsing.md).
- * The small hours are "الصبح" as callers say them ("الساعة ثلاثة الصبح"), up to noon itself.
- */
-const PART_SPANS: Record<PartOfDay, [number, number][]> = {
-  dawn: [[3 * 60, 7 * 60]],
-  morning: [[1 * 60, 12 * 60]],
-  noon: [[11 * 60, 17 * 60]],
-  afternoon: [[12 * 60, 18 * 60]],
-  sunset: [[17 * 60, 20 * 60]],
-  evening: [[16 * 60, 24 * 60 - 1], [0, 0]],
-  night: [[17 * 60, 24 * 60 - 1], [0, 5 * 60 - 1]],
-};
-
-/** The 12-hour clock's a.m. and p.m. (midnight, 12 of the evening, with the p.m.). */
-const AM: [number, number][] = [[0, 12 * 60]];
-const PM: [number, number][] = [[12 * 60, 24 * 60 - 1], [0, 0]];
-
-/**
- * Where an hour said in one breath with a period word may lie: its part of the day's span
- * (`PART_SPANS`), except the words that are the 12-hour clock's a.m. and p.m. markers
- * (صباحًا، مساءً: ص and م; am, pm; قبل الظهر، بعد الظهر), which take the whole half day ("الثالثة
- * مساءً" is 15:00), and العشا, the time of the night prayer: from nightfall, after 18:00 all year
- * round in the Gulf, to midnight.
- */
-const SAID_SPANS: Record<string, [number, number][]> = {
-  'صباحا': AM, 'am': AM, 'قبل_الظهر': AM,
-  'مساء': PM, 'مساءا': PM, 'المسا': PM, 'مسا': PM, 'pm': PM, 'بعد_الظهر': PM,
-  'العشا': [[18 * 60, 24 * 60 - 1], [0, 0]], 'العشاء': [[18 * 60, 24 * 60 - 1], [0, 0]],
-};
-const spanOf = (period: string) => SAID_SPANS[period] ?? PART_SPANS[DAY_PERIODS[period]!.kind];
-
-/** The reading of `found` inside `part`, or undefined when neither reading is (9:30 of the afternoon). */
-function inPart(found: FoundTime, part: PartOfDay): FoundTime | undefined {
-  const [h, m] = found.time.split(':').map(Number) as [number, number];
-  const readings = found.twelve ? [h, (h + 12) % 24] : [h];
-  const at = readings.find((x) => PART_SPANS[part].some(([a, b]) => x * 60 + m >= a && x * 60 + m <= b));
-  if (at === undefined) return undefined;
-  return { time: hhmm(at, m), afterMidnight: (part === 'night' || part === 'evening') && at < 5 };
 }
 
 /**

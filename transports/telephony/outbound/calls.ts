@@ -8,7 +8,10 @@ import type { Logger } from '../../../src/session/logger.ts';
 import { missingVariables } from '../../../src/session/variables.ts';
 import type { CallInfo } from '../../../src/transport/types.ts';
 import { CALL_RECORDS_DEFAULTS, fold, MemoryCallRecords, type CallChange, type CallRecords, type CallSessionSummary } from './records.ts';
-import { DialError, E164, type OutboundPlatform, type OutboundPlatformName, type OutboundStatus, type StatusUpdate } from './types.ts';
+import { checkPlaceRequest, PlaceCallError } from './place-request.ts';
+import { DialError, type OutboundPlatform, type OutboundPlatformName, type OutboundStatus, type StatusUpdate } from './types.ts';
+
+export { PlaceCallError } from './place-request.ts';
 
 /** Defaults of outbound calling, in one place. */
 export const OUTBOUND_DEFAULTS = {
@@ -85,13 +88,6 @@ export interface OutboundCall {
   session?: CallSessionSummary;
 }
 
-/** A request to place a call that is wrong as given (bad number, unknown platform, missing variable): nothing was dialled. */
-export class PlaceCallError extends Error {
-  override readonly name = 'PlaceCallError';
-}
-
-const NAME = /^[\p{L}_][\p{L}\p{N}_]*$/u;
-
 /** What the registry needs from the server it runs in. */
 export interface OutboundContext {
   tokens: CallTokens;
@@ -156,7 +152,7 @@ export class OutboundCalls {
 
   /** Checks the request, then dials; `urls` makes the platform's URLs for the new call's id. */
   async place(req: PlaceCallRequest, urls: (id: string, platform: OutboundPlatformName, parameters: Record<string, string>) => CallUrls): Promise<OutboundCall> {
-    const { platform, client, from, to, variables, reference } = this.check(req);
+    const { platform, client, from, to, variables, reference } = checkPlaceRequest(req, this.o, OUTBOUND_DEFAULTS);
     const id = `out-${randomUUID()}`;
     const parameters = { ...variables, From: from, To: to };
     const agent = await this.ctx.agentOf?.({ callId: id, provider: platform, from, to, direction: 'outbound', parameters });
@@ -306,34 +302,6 @@ export class OutboundCalls {
   /** Stops following other instances' changes. */
   async close(): Promise<void> {
     await this.records.close?.();
-  }
-
-  private check(req: PlaceCallRequest) {
-    if (!req || typeof req !== 'object') throw new PlaceCallError('a call needs {"to": "+9665…"}');
-    const to = String(req.to ?? '');
-    if (!E164.test(to)) throw new PlaceCallError(`"to" must be an E.164 number (+ then 8 to 15 digits), got "${to}"`);
-    // An empty setting is no setting (HIWAR_CALL_FROM= or HIWAR_CALL_PLATFORM= in an environment), as the CLI's checks read it.
-    const from = String(req.from || this.o.from || '');
-    if (!E164.test(from)) throw new PlaceCallError(from ? `"from" must be an E.164 number, got "${from}"` : 'no caller ID: give "from" (or set HIWAR_CALL_FROM)');
-    const names = this.platforms;
-    const platform = req.platform || this.o.platform || (names.length === 1 ? names[0] : undefined);
-    if (!platform) throw new PlaceCallError(names.length ? `several platforms are configured (${names.join(', ')}): say which ("platform")` : "no platform is configured for outbound calls (hiwar's docs/outbound.md)");
-    const client = this.o.platforms[platform];
-    if (!client) throw new PlaceCallError(`platform "${platform}" is not configured for outbound calls${names.length ? ` (configured: ${names.join(', ')})` : ''}`);
-    const variables: Record<string, string> = {};
-    const given = req.variables ?? {};
-    if (typeof given !== 'object' || Array.isArray(given)) throw new PlaceCallError('"variables" must be an object of name → text');
-    const entries = Object.entries(given);
-    if (entries.length > OUTBOUND_DEFAULTS.maxVariables) throw new PlaceCallError(`at most ${OUTBOUND_DEFAULTS.maxVariables} variables`);
-    for (const [k, v] of entries) {
-      if (!NAME.test(k)) throw new PlaceCallError(`variable name "${k}": letters, digits and _ only, not starting with a digit`);
-      if (typeof v !== 'string' && typeof v !== 'number') throw new PlaceCallError(`variable "${k}" must be text`);
-      if (String(v).length > OUTBOUND_DEFAULTS.maxValueLength) throw new PlaceCallError(`variable "${k}" is longer than ${OUTBOUND_DEFAULTS.maxValueLength} characters`);
-      variables[k] = String(v);
-    }
-    const reference = req.reference === undefined ? undefined : String(req.reference);
-    if (reference !== undefined && !/^[\w:.-]{1,200}$/.test(reference)) throw new PlaceCallError('"reference": letters, digits, _ : . - (at most 200)');
-    return { platform, client, from, to, variables, reference };
   }
 
   /** Appends a change, then brings this process's view (and its waiters) up to date. */
