@@ -1,7 +1,7 @@
 export * from './service/index.ts';
 export { AgentSession, defaultLlm, type SessionOptions } from './session/agent-session.ts';
 export type { Agent } from './session/agent.ts';
-export type { SessionEvent, CallReport, ReportTurn, ReportHandoff, ReportTask, ReportTool, TurnMetrics, TurnKind, SessionState } from './session/events.ts';
+export type { SessionEvent, FixedLineKind, CallReport, ReportTurn, ReportHandoff, ReportTask, ReportTool, TurnMetrics, TurnKind, SessionState } from './session/events.ts';
 export { REPORT_TOOL_RESULT_MAX } from './session/report.ts';
 export type { SessionControl, GenerateReplyOptions } from './session/control.ts';
 export { handoff, Handoff, HANDOFF_DEFAULTS, type HandoffCarry, type HandoffOptions } from './session/handoff.ts';
@@ -40,7 +40,7 @@ export {
   type TurnJudge, type TurnVerdict, type TurnDecision, type TurnContext, type TurnExpectation, type DigitsExpectation, type TurnCueOptions,
 } from './pipeline/turn-policy.ts';
 export { TURN_CUES, DIALECTS, type Dialect, type DialectCues } from './pipeline/turn-cues.ts';
-export { INTERRUPTION_DEFAULTS, type InterruptionOptions } from './pipeline/interruption.ts';
+export { INTERRUPTION_DEFAULTS, InterruptionPolicy, type InterruptionOptions, type InterruptionDecision } from './pipeline/interruption.ts';
 export { BACKCHANNELS } from './pipeline/backchannel.ts';
 export { ENERGY_VAD_DEFAULTS, type EnergyVadOptions } from './pipeline/energy-vad.ts';
 export { DTMF_DEFAULTS, type DtmfOptions } from './pipeline/dtmf.ts';

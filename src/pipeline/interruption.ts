@@ -69,8 +69,13 @@ export const INTERRUPTION_DEFAULTS: Required<Omit<InterruptionOptions, 'minSpeec
   falseInterruptionTimeoutMs: 2000,
 };
 
+/** What caller speech over the agent does: `pause` it, `interrupt` it (a barge-in), or `resume` it (a false alarm). */
 export type InterruptionDecision = 'pause' | 'interrupt' | 'resume';
 
+/**
+ * The session's barge-in policy by default (a `BargeInPolicy`), with `InterruptionOptions`: a
+ * policy of your own may wrap it (`SessionOptions.stages.interruption`).
+ */
 export class InterruptionPolicy {
   private since: number | undefined;
   private paused = false;
@@ -87,6 +92,7 @@ export class InterruptionPolicy {
     return this.backchannel(text);
   }
 
+  /** The agent is paused on caller speech, waiting for words or a false alarm. */
   get isPaused(): boolean {
     return this.paused;
   }
@@ -98,12 +104,13 @@ export class InterruptionPolicy {
     return this.o.minSpeechMs === undefined ? timeout : Math.min(timeout, this.since + this.o.minSpeechMs);
   }
 
+  /** A new reply starts: nothing paused, no speech pending. */
   reset(): void {
     this.since = undefined;
     this.paused = false;
   }
 
-  /** `context.yesNo`: a yes or a no is awaited, so a backchannel's words count (they answer). */
+  /** A recognizer event while the agent may be speaking. `context.yesNo`: a yes or a no is awaited, so a backchannel's words count (they answer). */
   onEvent(e: ListenEvent, now: number, agentSpeaking: boolean, context: { yesNo?: boolean } = {}): InterruptionDecision | undefined {
     if (!this.o.enabled || (!agentSpeaking && !this.paused)) {
       this.since = undefined;
@@ -129,6 +136,7 @@ export class InterruptionPolicy {
     return undefined;
   }
 
+  /** Clock time `now` reached `deadline`: a long speech confirmed, or a false alarm resumed. */
   tick(now: number, agentSpeaking: boolean): InterruptionDecision | undefined {
     if (this.since === undefined) return undefined;
     // A pause on speech start stops the voice, so "speaking" is false while the caller goes on:

@@ -49,8 +49,11 @@ export const MODEL_PROBE_DEFAULTS = {
 
 /** A probe's settings, each defaulting to its `…_PROBE_DEFAULTS`'. */
 export interface ServiceProbeOptions {
+  /** How long what is known stands before `/readyz` asks again (ms). */
   maxAgeMs?: number;
+  /** How long the probe waits for an answer before it counts the dependency as unreachable (ms). */
   timeoutMs?: number;
+  /** The states that make `/readyz` 503 (`[]`: never); the others are said in its body (`degraded`). */
   notReadyOn?: readonly ReachabilityState[];
 }
 

@@ -61,6 +61,11 @@ export interface RunCallOptions {
   progress?: TestProgress;
   /** Logs of the session; default none. */
   logger?: Logger;
+  /**
+   * Debug lines show the keys pressed, the long numbers said and what tasks collected
+   * (`SessionOptions.logKeys`). @default on when `HIWAR_LOG_KEYS=1`, else off
+   */
+  logKeys?: boolean;
   /** Every event of the session as it happens (the same list is in the result). */
   onEvent?: (event: SessionEvent) => void;
   /** The running session and caller, for a test that reaches into the call. */
@@ -144,6 +149,7 @@ export async function runCall(agent: Agent, script: CallScript, options: RunCall
       clock,
       llm: options.llm,
       logger: options.logger,
+      logKeys: options.logKeys,
       onEvent: options.onEvent,
       onSession: options.onSession,
       maxWaitMs: options.maxWaitMs ?? TESTING_DEFAULTS.maxWaitMs,

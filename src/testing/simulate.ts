@@ -33,7 +33,7 @@ export async function simulateCall(opts: {
   llm?: Llm;
   /** @default silent */
   logger?: Logger;
-  /** See `SessionOptions.logKeys`. @default false */
+  /** See `SessionOptions.logKeys`. @default on when `HIWAR_LOG_KEYS=1`, else off (as a session's) */
   logKeys?: boolean;
   onEvent?: (e: SessionEvent) => void;
   /** Lets a test reach into the running session (fault drills). */
@@ -58,7 +58,8 @@ export async function simulateCall(opts: {
     // Unset: each agent of a flow answers with its own model or intents.
     llm: opts.llm,
     logger: opts.logger ?? createLogger('silent'),
-    logKeys: opts.logKeys ?? false,
+    // Unset: the session's own default (HIWAR_LOG_KEYS), as `hiwar demo` and `runCall` document it.
+    logKeys: opts.logKeys,
   });
   const events: SessionEvent[] = [];
   session.events$.subscribe((e) => {

@@ -39,7 +39,8 @@ export function call(
     clock,
     llm: opts.llm,
     logger: opts.logger ?? createLogger('silent'),
-    logKeys: opts.logKeys,
+    // Off unless a test asks: the suite's debug lines do not depend on a developer's HIWAR_LOG_KEYS.
+    logKeys: opts.logKeys ?? false,
     onSession: opts.onSession,
     maxWaitMs: opts.maxWaitMs,
   });

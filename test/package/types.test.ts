@@ -48,6 +48,30 @@ test("a consumer's tsc, 5.9 and 7 (nodenext, strict, skipLibCheck false), type-c
     `export const lunch = dateTask({ lines: { partsOfDay: { lunch: 'الغداء' } } });`,
     `const on = parseDate('بكرة العصر'); export const part: PartOfDay | undefined = on?.partOfDay; export const hour = on && parseHour('الساعة أربعة', on, { timeZone: 'Asia/Riyadh' })?.time;`,
   );
+  // Session 36's public APIs as the docs give them (readiness's model probe, the lines the session
+  // says on its own, backchannels and the barge-in policy's yes/no, the hour said outside its part
+  // of the day, a drain's cancel, jambonz's marks): each name from the entry the docs name, typed.
+  lines.push(
+    `import { InterruptionPolicy, BACKCHANNELS, OpenAiLlm, CAMPAIGN_DEFAULTS, type BargeInPolicy, type InterruptionDecision, type FixedLineKind, type SessionEvent, type SessionOptions, type LiveCall, type AttemptOutcome } from 'hiwar';`,
+    `import { MODEL_PROBE_DEFAULTS, SERVICE_PROBE_DEFAULTS, type ReachabilityState, type ServiceProbeOptions, type ServerEvent, type CreateAgentServerOptions } from 'hiwar/server';`,
+    `import { JAMBONZ_DEFAULTS, jambonzProvider, telephonyRoutes, type JambonzOptions, type OutboundPlatform, type OutboundCall } from 'hiwar/transports/telephony';`,
+    `export const probes: Pick<CreateAgentServerOptions, 'serviceProbe' | 'modelProbe'> = { serviceProbe: { notReadyOn: ['unreachable', 'refused'] }, modelProbe: { ...MODEL_PROBE_DEFAULTS, notReadyOn: ['unreachable'] } };`,
+    `export const states: readonly ReachabilityState[] = [...SERVICE_PROBE_DEFAULTS.notReadyOn, ...MODEL_PROBE_DEFAULTS.notReadyOn];`,
+    `// @ts-expect-error no such state`,
+    `export const down: ServiceProbeOptions = { notReadyOn: ['down'] };`,
+    `export const probed: Promise<void> = new OpenAiLlm({ apiKey: 'k', model: 'm' }).probe({ timeoutMs: 100 });`,
+    `export const lineOf = (e: SessionEvent): FixedLineKind | string | undefined => e.type === 'reply_started' || e.type === 'agent_turn' ? e.line : e.type === 'out_of_service' ? e.reason : e.type === 'interruption' && e.kind === 'backchannel' ? e.text : undefined;`,
+    `export const serverLine = (e: ServerEvent): string | undefined => (e.type === 'out_of_service' ? e.call.callId + e.reason : undefined);`,
+    `export const liveLine = (c: LiveCall): string => (c.fixedLine ?? '') + (c.lastAgentLine ?? '');`,
+    `export const barge: BargeInPolicy = new InterruptionPolicy({ backchannels: [...BACKCHANNELS, 'يب'] });`,
+    `export const decided: InterruptionDecision | undefined = barge.onEvent({ type: 'SpeechStarted', channel: 0, ts: 0 }, 0, true, { yesNo: true });`,
+    `export const stagesOf: Pick<SessionOptions, 'logKeys' | 'stages'> = { logKeys: true, stages: { interruption: () => new InterruptionPolicy({ backchannels: false }) } };`,
+    `export const outside: string | undefined = parseDate('تسعة ونص العصر')?.hourOutsidePart;`,
+    `export const cancelling: OutboundPlatform['cancel'] = async (c) => Boolean(c.platformCallId);`,
+    `export const requested = (c: OutboundCall): 'draining' | undefined => c.cancelRequested;`,
+    `export const drained: AttemptOutcome = 'canceled-draining'; export const retried = CAMPAIGN_DEFAULTS.retryOn.includes(drained);`,
+    `export const marks: JambonzOptions = { marks: !JAMBONZ_DEFAULTS.marks }; export const jambonzRoutes = [telephonyRoutes({ jambonz: marks }), jambonzProvider({ marks: false })];`,
+  );
   writeFileSync(join(project, 'consumer.ts'), lines.join('\n') + '\n');
   writeFileSync(
     join(project, 'tsconfig.json'),

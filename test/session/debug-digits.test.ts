@@ -10,6 +10,8 @@ import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { redactDigitRuns } from '../../src/session/digit-redaction.ts';
 import { createLogger } from '../../src/session/logger.ts';
+import { runCall } from '../../src/testing/run-call.ts';
+import callCentre from '../../agents/call-centre/index.ts';
 import { call } from '../helpers/call.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 
@@ -36,6 +38,33 @@ before(async () => {
   sb = await runSandbox();
 });
 after(() => sb.close());
+
+const debugLines = () => {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(...chunk.toString().trim().split('\n').map((l: string) => JSON.parse(l))), cb()) });
+  return { lines, logger: createLogger('debug', sink as never) };
+};
+
+test("runCall (hiwar/testing, as `hiwar demo`'s call) follows HIWAR_LOG_KEYS=1 as a session does, and its logKeys option overrides it", async () => {
+  const said = 'رقم بطاقتي ٤١١١ ١١١١ ١١١١ ١١١١';
+  const byEnv = debugLines();
+  const off = debugLines();
+  const before = process.env.HIWAR_LOG_KEYS;
+  process.env.HIWAR_LOG_KEYS = '1';
+  try {
+    // The sessions read the variable as they start, before the first await of the calls ends.
+    await Promise.all([
+      runCall(callCentre, [{ say: said }], { client: sb.client, logger: byEnv.logger, progress: false }),
+      runCall(callCentre, [{ say: said }], { client: sb.client, logger: off.logger, logKeys: false, progress: false }),
+    ]);
+  } finally {
+    if (before === undefined) delete process.env.HIWAR_LOG_KEYS;
+    else process.env.HIWAR_LOG_KEYS = before;
+  }
+  const turn = (lines: Record<string, unknown>[]) => String(lines.find((l) => l.msg === 'caller turn')?.text);
+  assert.match(turn(byEnv.lines), /[٤4][١1]{3}/, 'HIWAR_LOG_KEYS=1: the digits as heard (they were hidden: simulateCall turned logKeys off)');
+  assert.match(turn(off.lines), /\[16 digits\]/, 'logKeys: false: hidden despite the variable');
+});
 
 test('a spoken card number: the debug `caller turn` line has [16 digits], the event and the report keep the words; logKeys shows them', async () => {
   const at = () => {
