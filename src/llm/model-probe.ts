@@ -6,6 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai/core/error';
+import { runTimers } from '../service/run-time.ts';
 import { requestHeaders, scrub } from './chat-stream.ts';
 
 export interface ModelProbeOptions {
@@ -26,10 +27,11 @@ export function probeModels(o: ModelProbeOptions): Promise<void> {
   delete headers['content-type'];
   return new Promise((resolve, reject) => {
     const req = (url.protocol === 'https:' ? https : http).request(url, { method: 'GET', headers, agent: false });
-    // Until the whole answer: a server that sends its headers and then nothing holds no probe.
-    const timer = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { name: 'TimeoutError' })), o.timeoutMs);
+    // Until the whole answer: a server that sends its headers and then nothing holds no probe. In
+    // run time, as the other clients' timeouts: an answer that came while the process stalled is read.
+    const timer = runTimers.set(() => req.destroy(Object.assign(new Error('timed out'), { name: 'TimeoutError' })), o.timeoutMs);
     const fail = (err: Error) => {
-      clearTimeout(timer);
+      runTimers.clear(timer);
       reject(err.name === 'TimeoutError' ? new APIConnectionTimeoutError() : new APIConnectionError({ message: `Connection error: ${err.message}`, cause: err }));
     };
     req.on('error', fail);
@@ -42,7 +44,7 @@ export function probeModels(o: ModelProbeOptions): Promise<void> {
       });
       res.on('error', fail);
       res.on('end', () => {
-        clearTimeout(timer);
+        runTimers.clear(timer);
         const status = res.statusCode ?? 0;
         if (status >= 200 && status < 300) return resolve();
         let json: object | undefined;
