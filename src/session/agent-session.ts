@@ -167,6 +167,7 @@ export class AgentSession implements SessionControl {
       heard: () => this.task?.heard(),
       interrupt: () => this.interrupt(),
       awaitsYesNo: () => this.task?.task.expecting?.()?.yesNo === true,
+      repliesIdle: () => this.lane.idle(),
       emit: this.out.emit,
     });
     this.spoken = new SpokenForm(client, { diacritize: agent.diacritize }, this.out.notice);

@@ -1,9 +1,13 @@
 import type { InterruptionDecision } from '../pipeline/interruption.ts';
+import type { ReplyPlayout } from '../pipeline/playout.ts';
 import type { UserTurn } from '../pipeline/turns.ts';
 import type { ListenEvent } from '../service/ws/listen-events.ts';
 import { Alarm, type Clock } from '../transport/clock.ts';
 import type { SessionEvent } from './events.ts';
 import type { AgentStages } from './stages.ts';
+
+/** A reply that asks the caller something (Arabic or Latin question mark). */
+const ASKS = /[؟?]/;
 
 /** What hearing the caller needs from the session. */
 export interface HearingHost {
@@ -19,6 +23,8 @@ export interface HearingHost {
   interrupt(): void;
   /** A task waits for a yes or a no (a read-back): "نعم" over it answers, it is no backchannel. */
   awaitsYesNo?(): boolean;
+  /** Resolves once no reply is in flight (its record written): a turn given then cuts nothing off. */
+  repliesIdle?(): Promise<void>;
   emit(e: SessionEvent): void;
 }
 
@@ -47,12 +53,33 @@ export class Hearing {
   /**
    * A turn the turn policy decided, unless it is only a backchannel ("آه", "إيه") said while the
    * agent goes on: that one is told (`interruption`, kind `backchannel`) and the agent carries on.
-   * Over a task's read-back (a yes or a no awaited) it is the answer, as before.
+   * Over a task's read-back (a yes or a no awaited) it is the answer, as before; over a reply that
+   * asks something, it is the answer said early, the caller's turn once the reply has ended.
    */
   private turn(t: UserTurn): void {
-    const { interruption } = this.host.stages();
-    if (this.agentSpeaking() && !this.host.awaitsYesNo?.() && interruption.isBackchannel?.(t.text)) this.host.emit({ type: 'interruption', kind: 'backchannel', text: t.text });
-    else this.host.turn(t);
+    const { interruption, replies } = this.host.stages();
+    const reply = replies.current;
+    if (reply && this.agentSpeaking() && !this.host.awaitsYesNo?.() && interruption.isBackchannel?.(t.text)) {
+      this.host.emit({ type: 'interruption', kind: 'backchannel', text: t.text });
+      this.answerIfAsked(reply, t);
+      return;
+    }
+    this.early = undefined;
+    this.host.turn(t);
+  }
+
+  /** The backchannel said over a reply, kept until that reply ends (a later turn replaces it). */
+  private early: UserTurn | undefined;
+
+  private answerIfAsked(reply: ReplyPlayout, t: UserTurn): void {
+    this.early = t;
+    void reply.finished.then(async (how) => {
+      if (how !== 'done' || !ASKS.test(reply.fullText())) return;
+      await this.host.repliesIdle?.();
+      if (this.early !== t || this.host.isEnding()) return;
+      this.early = undefined;
+      this.host.turn(t);
+    });
   }
 
   /** Speech started by the local VAD: it counts for barge-in like the service's SpeechStarted; words still come from the recognizer. */

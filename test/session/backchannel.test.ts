@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { agentTurns, call, userTurns } from '../helpers/call.ts';
 import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import { digitsTask } from '../../src/tasks/digits-task.ts';
+import type { Llm } from '../../src/llm/types.ts';
 import { client, useScenarioSandbox } from './scenarios-rig.ts';
 
 useScenarioSandbox();
@@ -36,4 +37,26 @@ test('"نعم" over a digits task\'s read-back answers it, as before', async () 
   });
   assert.deepEqual(result, { ok: true, value: '1234' }, JSON.stringify({ kinds: kinds(c), user: userTurns(c) }));
   assert.ok(!kinds(c).includes('backchannel'));
+});
+
+test('"نعم" over a reply that asks something is its answer, said early: the turn comes once the reply has ended', async () => {
+  const QUESTION = 'حسنًا، سأوقف بطاقتك الآن وسيصلك إشعار برسالة نصية خلال دقائق، ويمكنك بعدها طلب بطاقة جديدة من التطبيق أو من الفرع. هل تريد أن أطلب لك بطاقة جديدة الآن؟';
+  const asked: string[] = [];
+  const llm: Llm = {
+    name: 'asks-then-answers',
+    async *stream(req) {
+      const last = req.messages.at(-1);
+      const said = typeof last?.content === 'string' ? last.content : '';
+      asked.push(said);
+      yield { type: 'text', delta: said === 'نعم' ? 'تم طلب بطاقة جديدة.' : QUESTION };
+    },
+  };
+  const c = await call(client(), [{ say: 'بطاقتي ضاعت أرجو إيقافها' }, { say: 'نعم', bargeInAfterMs: 1200 }], { llm, clock: new SteadyScaledClock(1) });
+  const story = JSON.stringify({ kinds: kinds(c), user: userTurns(c), asked });
+  assert.ok(kinds(c).includes('backchannel'), story);
+  const question = agentTurns(c).find((t) => t.text.includes('هل تريد'))!;
+  assert.equal(question.interrupted, false, `the question was said to its end: ${story}`);
+  assert.deepEqual(userTurns(c), ['بطاقتي ضاعت أرجو إيقافها', 'نعم'], story);
+  assert.deepEqual(asked.slice(0, 2), ['بطاقتي ضاعت أرجو إيقافها', 'نعم'], `the model was given the early answer: ${story}`);
+  assert.ok(agentTurns(c).some((t) => t.text.includes('تم طلب بطاقة جديدة')), story);
 });
