@@ -3,6 +3,7 @@
  * groups with a pause between (a phone number "٠٥٠ ١٢٣ ٤٥٦٧" as 3-3-4, an IBAN in fours), a date
  * with its weekday, an amount with its currency in the right number agreement.
  */
+import { parsePhoneNumberFromString } from 'libphonenumber-js/mobile';
 import { readMoney, CURRENCIES } from './currencies.ts';
 import { clock, readDate, year } from './dates.ts';
 import { digitsToWords, ordinal } from './numbers.ts';
@@ -39,10 +40,25 @@ export function readBackDigits(digits: string): string {
   return readDigitGroups(d, digitGroups(d.length));
 }
 
-/** A phone number in E.164 read as the caller dials it at home: +966501234567 → "صفر خمسة صفر، واحد اثنان ثلاثة، …". */
+/** A group of the national format longer than four digits, cut as it is said: 5 → 2-3, 7 → 3-4. */
+function spokenGroups(length: number): number[] {
+  if (length <= 4) return [length];
+  if (length === 5) return [2, 3];
+  return [3, ...spokenGroups(length - 3)];
+}
+
+/**
+ * A phone number in E.164 read as the caller dials it at home: +966501234567 → "صفر خمسة صفر،
+ * واحد اثنان ثلاثة، …" (Saudi, Emirati and Egyptian numbers 0 and 3-3-4 / 3-4-4); another
+ * country's in the groups of its national format (libphonenumber's: +96550012345 → 500 12345,
+ * +212612345678 → 06 12 34 56 78).
+ */
 export function readBackPhone(e164: string): string {
-  const national = e164.replace(/^\+(?:966|971|20)/, '0');
-  return readBackDigits(national.startsWith('+') ? national.slice(1) : national);
+  if (/^\+(?:966|971|20)/.test(e164)) return readBackDigits(e164.replace(/^\+(?:966|971|20)/, '0'));
+  const national = parsePhoneNumberFromString(e164)?.formatNational();
+  if (!national) return readBackDigits(e164);
+  const groups = national.split(/\D+/).filter(Boolean);
+  return readDigitGroups(groups.join(''), groups.flatMap((g) => spokenGroups(g.length)));
 }
 
 /** An IBAN in groups of four: the letters by their names, then the digits ("إس إيه صفر ثلاثة، ثمانية صفر صفر صفر، …"). */

@@ -1,8 +1,9 @@
 /**
  * Checks on the numbers callers give: Luhn (cards, Saudi IDs), IBAN mod 97 (ISO 13616), the Saudi
- * national ID / iqama, and phone numbers of Saudi Arabia, the UAE and Egypt to E.164. Sources:
+ * national ID / iqama, and mobile numbers of the Arab League's countries to E.164. Sources:
  * docs/arabic-parsing.md#validators.
  */
+import { getCountryCallingCode, parsePhoneNumberFromString } from 'libphonenumber-js/mobile';
 import { asciiDigits } from './number-words.ts';
 
 const digitsOnly = (s: string) => asciiDigits(s).replace(/[\s-]/g, '');
@@ -53,32 +54,56 @@ export function isValidSaudiId(id: string): boolean {
   return /^[12]\d{9}$/.test(d) && luhn(d);
 }
 
-/** Countries whose phone numbers `normalizePhone` knows. */
-export type PhoneCountry = 'SA' | 'AE' | 'EG';
+/** The Arab League's members (ISO 3166-1 alpha-2): the countries whose mobiles `normalizePhone` knows. */
+export const PHONE_COUNTRIES = [
+  'DZ', 'BH', 'KM', 'DJ', 'EG', 'IQ', 'JO', 'KW', 'LB', 'LY', 'MR', 'MA', 'OM', 'PS', 'QA', 'SA', 'SO', 'SD', 'SY', 'TN', 'AE', 'YE',
+] as const;
 
-const CODES: Record<PhoneCountry, string> = { SA: '966', AE: '971', EG: '20' };
-/** National significant numbers of mobiles: Saudi 5X, UAE 50/52/54/55/56/58, Egypt 10/11/12/15. */
-const MOBILE: Record<PhoneCountry, RegExp> = { SA: /^5\d{8}$/, AE: /^5[024568]\d{7}$/, EG: /^1[0125]\d{8}$/ };
+/** Countries whose phone numbers `normalizePhone` knows. */
+export type PhoneCountry = (typeof PHONE_COUNTRIES)[number];
 
 /**
- * A mobile number in E.164 (+9665XXXXXXXX, +9715XXXXXXXX, +201XXXXXXXXX), from any way it is
- * written or said: 05XXXXXXXX, +966 5…, 00966 5…, 966 5…, 5XXXXXXXX; 01XXXXXXXXX is Egyptian
- * whatever the default (no Gulf number has that length). A local 05… number belongs to
- * `country` (Saudi by default: the UAE's 05X numbers have the same form). Undefined if none fits.
+ * Saudi, Emirati and Egyptian mobiles as hiwar knew them before it used libphonenumber: Saudi 5X,
+ * UAE 50/52/54/55/56/58, Egypt 10/11/12/15. Kept so that these three answer as before (the
+ * library's ranges differ a little: it takes the UAE's 053 and leaves out Saudi 052).
+ */
+const OWN_MOBILE: Partial<Record<PhoneCountry, RegExp>> = { SA: /^5\d{8}$/, AE: /^5[024568]\d{7}$/, EG: /^1[0125]\d{8}$/ };
+
+/** A country's mobile in E.164 from its national significant number (no trunk 0), or undefined. */
+function mobileE164(country: PhoneCountry, nsn: string): string | undefined {
+  const code = getCountryCallingCode(country);
+  const own = OWN_MOBILE[country];
+  if (own) return own.test(nsn) ? `+${code}${nsn}` : undefined;
+  // The "mobile" metadata: a number is valid only if it is a mobile.
+  const number = parsePhoneNumberFromString(`+${code}${nsn}`);
+  return number?.country === country && number.nationalNumber === nsn && number.isValid() ? number.number : undefined;
+}
+
+/**
+ * A mobile number of an Arab League country in E.164, from any way it is written or said: the
+ * national form with or without its trunk 0 (05XXXXXXXX, 5XXXXXXXX; Kuwait's 5XXXXXXX), the
+ * international one (+965 5…, 00965 5…, 965 5…; a 0 after the code is dropped), in Latin,
+ * Arabic-Indic or Persian digits. A national number belongs to `country` (Saudi by default: the
+ * UAE's 05X numbers have the same form); an international one to its code's country, whatever
+ * `country` says; 01XXXXXXXXX is Egyptian whatever the default. Landlines, other countries and
+ * numbers that fit none give undefined. Ranges: libphonenumber's (Google's metadata, bundled in
+ * `libphonenumber-js`), and for SA/AE/EG `OWN_MOBILE`.
  */
 export function normalizePhone(text: string, country: PhoneCountry = 'SA'): string | undefined {
   let d = asciiDigits(text).replace(/[\s\-().]/g, '');
   if (d.startsWith('+')) d = `00${d.slice(1)}`;
   if (!/^\d+$/.test(d)) return undefined;
-  for (const [c, code] of Object.entries(CODES) as [PhoneCountry, string][]) {
-    for (const prefix of [`00${code}`, code]) {
-      if (d.startsWith(prefix)) {
-        const rest = d.slice(prefix.length).replace(/^0/, '');
-        if (MOBILE[c].test(rest)) return `+${code}${rest}`;
-      }
-    }
+  if (!d.startsWith('00')) {
+    const national = mobileE164(country, d.replace(/^0/, ''));
+    if (national) return national;
   }
-  if (/^01\d{9}$/.test(d) && MOBILE.EG.test(d.slice(1))) return `+20${d.slice(1)}`;
-  const national = d.replace(/^0/, '');
-  return MOBILE[country].test(national) ? `+${CODES[country]}${national}` : undefined;
+  const international = d.replace(/^00/, '');
+  for (const c of PHONE_COUNTRIES) {
+    const code = getCountryCallingCode(c);
+    if (!international.startsWith(code)) continue;
+    const found = mobileE164(c, international.slice(code.length).replace(/^0/, ''));
+    if (found) return found;
+  }
+  if (/^01\d{9}$/.test(d)) return mobileE164('EG', d.slice(1));
+  return undefined;
 }

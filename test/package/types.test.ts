@@ -48,6 +48,16 @@ test("a consumer's tsc, 5.9 and 7 (nodenext, strict, skipLibCheck false), type-c
     `export const lunch = dateTask({ lines: { partsOfDay: { lunch: 'الغداء' } } });`,
     `const on = parseDate('بكرة العصر'); export const part: PartOfDay | undefined = on?.partOfDay; export const hour = on && parseHour('الساعة أربعة', on, { timeZone: 'Asia/Riyadh' })?.time;`,
   );
+  // The phone task's countries (docs/arabic-parsing.md#validators): the Arab League's, typed, and
+  // no other; normalizePhone's and digitsTask's country are the one type.
+  lines.push(
+    `import { normalizePhone, PHONE_COUNTRIES, type PhoneCountry } from 'hiwar/text';`,
+    `import { digitsTask } from 'hiwar';`,
+    `export const kw: PhoneCountry = 'KW'; export const kwPhone: string | undefined = normalizePhone('5001 2345', kw);`,
+    `export const countries: readonly PhoneCountry[] = PHONE_COUNTRIES; export const kwTask = digitsTask({ kind: 'phone', country: 'KW' });`,
+    `// @ts-expect-error hiwar knows the Arab League's countries only`,
+    `export const us: PhoneCountry = 'US';`,
+  );
   // Session 36's public APIs as the docs give them (readiness's model probe, the lines the session
   // says on its own, backchannels and the barge-in policy's yes/no, the hour said outside its part
   // of the day, a drain's cancel, jambonz's marks): each name from the entry the docs name, typed.

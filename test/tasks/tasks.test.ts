@@ -41,6 +41,16 @@ test('phone: "no" asks again; a new number said instead of yes is read back in t
   assert.deepEqual(steps[5]!.done, { ok: true, value: '+966501234567' });
 });
 
+test("phone: a Kuwaiti caller's number with country 'KW', said without a 0, read back in Kuwait's groups", () => {
+  const steps = run(digitsTask({ kind: 'phone', country: 'KW' }), [say('رقمي خمسة صفر صفر، واحد اتنين تلاتة اربعة خمسة'), say('إيه')]);
+  assert.equal(steps[1]!.say, 'الرقم خمسة صفر صفر، واحد اثنان، ثلاثة أربعة خمسة، صحيح؟');
+  assert.deepEqual(steps[2]!.done, { ok: true, value: '+96550012345' });
+  // The same eight digits are no Saudi number: without the country the task asks again.
+  const saudi = run(digitsTask({ kind: 'phone' }), [say('خمسة صفر صفر واحد اتنين تلاتة اربعة خمسة')]);
+  assert.equal(saudi[1]!.done, undefined);
+  assert.match(saudi[1]!.say!, /^عذرًا، الرقم الذي سمعته غير صحيح\./);
+});
+
 test('"repeat that" re-reads the value without counting a try', () => {
   const task = digitsTask({ kind: 'phone', maxAttempts: 1 });
   const steps = run(task, [say('0501234567'), say('عيد لو سمحت'), say('ما سمعت'), say('نعم')]);
