@@ -3,7 +3,7 @@
  * groups with a pause between (a phone number "٠٥٠ ١٢٣ ٤٥٦٧" as 3-3-4, an IBAN in fours), a date
  * with its weekday, an amount with its currency in the right number agreement.
  */
-import { parsePhoneNumberFromString } from 'libphonenumber-js/mobile';
+import { phoneNumbers } from './phone-numbers.ts';
 import { readMoney, CURRENCIES } from './currencies.ts';
 import { clock, readDate, year } from './dates.ts';
 import { digitsToWords, ordinal } from './numbers.ts';
@@ -55,7 +55,7 @@ function spokenGroups(length: number): number[] {
  */
 export function readBackPhone(e164: string): string {
   if (/^\+(?:966|971|20)/.test(e164)) return readBackDigits(e164.replace(/^\+(?:966|971|20)/, '0'));
-  const national = parsePhoneNumberFromString(e164)?.formatNational();
+  const national = phoneNumbers().parsePhoneNumberFromString(e164)?.formatNational();
   if (!national) return readBackDigits(e164);
   const groups = national.split(/\D+/).filter(Boolean);
   return readDigitGroups(groups.join(''), groups.flatMap((g) => spokenGroups(g.length)));

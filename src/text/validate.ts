@@ -3,7 +3,7 @@
  * national ID / iqama, and mobile numbers of the Arab League's countries to E.164. Sources:
  * docs/arabic-parsing.md#validators.
  */
-import { getCountryCallingCode, parsePhoneNumberFromString } from 'libphonenumber-js/mobile';
+import { phoneNumbers } from './phone-numbers.ts';
 import { asciiDigits } from './number-words.ts';
 
 const digitsOnly = (s: string) => asciiDigits(s).replace(/[\s-]/g, '');
@@ -67,15 +67,20 @@ export type PhoneCountry = (typeof PHONE_COUNTRIES)[number];
  * UAE 50/52/54/55/56/58, Egypt 10/11/12/15. Kept so that these three answer as before (the
  * library's ranges differ a little: it takes the UAE's 053 and leaves out Saudi 052).
  */
-const OWN_MOBILE: Partial<Record<PhoneCountry, RegExp>> = { SA: /^5\d{8}$/, AE: /^5[024568]\d{7}$/, EG: /^1[0125]\d{8}$/ };
+const OWN_MOBILE: Partial<Record<PhoneCountry, { code: string; mobile: RegExp }>> = {
+  SA: { code: '966', mobile: /^5\d{8}$/ },
+  AE: { code: '971', mobile: /^5[024568]\d{7}$/ },
+  EG: { code: '20', mobile: /^1[0125]\d{8}$/ },
+};
 
 /** A country's mobile in E.164 from its national significant number (no trunk 0), or undefined. */
 function mobileE164(country: PhoneCountry, nsn: string): string | undefined {
-  const code = getCountryCallingCode(country);
+  // These three without the library: a Saudi caller's national number never loads it.
   const own = OWN_MOBILE[country];
-  if (own) return own.test(nsn) ? `+${code}${nsn}` : undefined;
+  if (own) return own.mobile.test(nsn) ? `+${own.code}${nsn}` : undefined;
+  const code = phoneNumbers().getCountryCallingCode(country);
   // The "mobile" metadata: a number is valid only if it is a mobile.
-  const number = parsePhoneNumberFromString(`+${code}${nsn}`);
+  const number = phoneNumbers().parsePhoneNumberFromString(`+${code}${nsn}`);
   return number?.country === country && number.nationalNumber === nsn && number.isValid() ? number.number : undefined;
 }
 
@@ -99,7 +104,7 @@ export function normalizePhone(text: string, country: PhoneCountry = 'SA'): stri
   }
   const international = d.replace(/^00/, '');
   for (const c of PHONE_COUNTRIES) {
-    const code = getCountryCallingCode(c);
+    const code = phoneNumbers().getCountryCallingCode(c);
     if (!international.startsWith(code)) continue;
     const found = mobileE164(c, international.slice(code.length).replace(/^0/, ''));
     if (found) return found;
