@@ -4,38 +4,23 @@
  * answer instead of reporting the model unreachable. A server that never answers still times out.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { APIConnectionTimeoutError } from 'openai';
 import { probeModels } from '../../src/llm/model-probe.ts';
+import { localServer, stall } from '../helpers/stall.ts';
 
 const TIMEOUT_MS = 200;
-const STALL_MS = 3 * TIMEOUT_MS;
-let server: Server;
-let base: string;
 
-before(async () => {
-  server = createServer((req, res) => {
-    if (req.url?.startsWith('/v1/models')) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}');
-      const until = performance.now() + STALL_MS;
-      while (performance.now() < until);
-      return;
-    }
-    // /hang/v1/models: never answers.
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-});
-after(() => {
-  server.closeAllConnections();
-  server.close();
+const server = localServer((req, res) => {
+  if (!req.url?.startsWith('/v1/models')) return; // /hang/v1/models: never answers.
+  res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}');
+  stall(3 * TIMEOUT_MS);
 });
 
 test('an answer that came while the process stalled past the timeout is read, not timed out', async () => {
-  await probeModels({ baseURL: `${base}/v1`, apiKey: 'sk-test', timeoutMs: TIMEOUT_MS });
+  await probeModels({ baseURL: `${server.url()}/v1`, apiKey: 'sk-test', timeoutMs: TIMEOUT_MS });
 });
 
 test('a model server that never answers still times out', async () => {
-  await assert.rejects(probeModels({ baseURL: `${base}/hang/v1`, apiKey: 'sk-test', timeoutMs: TIMEOUT_MS }), (e: unknown) => e instanceof APIConnectionTimeoutError);
+  await assert.rejects(probeModels({ baseURL: `${server.url()}/hang/v1`, apiKey: 'sk-test', timeoutMs: TIMEOUT_MS }), (e: unknown) => e instanceof APIConnectionTimeoutError);
 });

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { TransportError } from '../../src/service/index.ts';
 import { json, startFake, type Fake } from '../helpers/fake-service.ts';
+import { stall } from '../helpers/stall.ts';
 
 const TIMEOUT_MS = 200;
 /** Longer than the timeout: the process is off the CPU (a synchronous task) while the answer waits. */
@@ -21,8 +22,7 @@ before(async () => {
     'GET /denoise': (_req, res) => {
       json(res, 200, []);
       // The answer is on its way; this process then does nothing else for STALL_MS.
-      const until = performance.now() + STALL_MS;
-      while (performance.now() < until);
+      stall(STALL_MS);
     },
     'GET /models': () => {
       // Never answers.

@@ -93,7 +93,7 @@ export class UplinkBatcher {
       return;
     }
     const bytes = new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength);
-    if (!this.pendingBytes && (now || bytes.byteLength >= size)) return this.send(bytes);
+    if (alone) return this.send(bytes);
     let from = 0;
     while (from < bytes.byteLength) {
       const n = Math.min(size - this.pendingBytes, bytes.byteLength - from);
