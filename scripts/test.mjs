@@ -38,7 +38,7 @@
 // Arguments, if any, replace the list of test files
 // (npm test -- test/session/scenarios.test.ts) and run in the order given.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, setPriority, tmpdir } from 'node:os';
 import { machineTime } from './machine-time.mjs';
@@ -239,15 +239,18 @@ const readJson = (path, fallback) => {
   }
 };
 
+/** Every *.test.ts under `dir` (a path from the root), at any depth (test/telephony/outbound/ is two down). */
+const testsUnder = (dir) =>
+  readdirSync(join(ROOT, dir), { recursive: true })
+    .map((f) => String(f).split(sep).join('/'))
+    .filter((f) => f.endsWith('.test.ts') && (dir !== 'test' || f.includes('/')))
+    .map((f) => `${dir}/${f}`)
+    .sort();
+
 const named = process.argv.length > 2;
-const files = named
-  ? process.argv.slice(2)
-  : // Every *.test.ts under test/, at any depth (test/telephony/outbound/ is two down).
-    readdirSync(join(ROOT, 'test'), { recursive: true })
-      .map((f) => String(f).split(sep).join('/'))
-      .filter((f) => f.endsWith('.test.ts') && f.includes('/'))
-      .map((f) => `test/${f}`)
-      .sort();
+// A named folder stands for the test files under it (`npm test -- test/service`).
+const isDir = (f) => existsSync(resolve(ROOT, f)) && statSync(resolve(ROOT, f)).isDirectory();
+const files = named ? process.argv.slice(2).flatMap((f) => (isDir(f) ? testsUnder(f.replace(/\/+$/, '')) : [f])) : testsUnder('test');
 
 // A named file that is not there is said now, by the name given: after the build it would fail as
 // the compiled tree's MODULE_NOT_FOUND, a path the user never typed.

@@ -84,6 +84,8 @@ export interface Agent {
      * writes per call for up to this much later ends of speech. @default LISTEN_DEFAULTS.uplinkFrameMs
      */
     uplinkFrameMs?: number;
+    /** Caller audio gathered into /listen messages of this many ms in settled quiet (see `ListenOptions`). @default LISTEN_DEFAULTS.uplinkQuietFrameMs */
+    uplinkQuietFrameMs?: number;
     /** How a black-holed /listen connection is noticed (see DEFAULT_LIVENESS). */
     liveness?: Partial<ListenLiveness>;
   };

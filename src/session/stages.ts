@@ -45,7 +45,7 @@ export function buildStt(agent: Agent, client: ServiceClient, inputRate: number,
   return new SttStage(
     client,
     inputRate,
-    { sample_rate: sampleRate, model: s?.model, endpointing: listenEndpointing(agent), hotwords: s?.hotwords, interim_results: true, liveness: s?.liveness, uplinkFrameMs: s?.uplinkFrameMs },
+    { sample_rate: sampleRate, model: s?.model, endpointing: listenEndpointing(agent), hotwords: s?.hotwords, interim_results: true, liveness: s?.liveness, uplinkFrameMs: s?.uplinkFrameMs, uplinkQuietFrameMs: s?.uplinkQuietFrameMs },
     clock,
   );
 }

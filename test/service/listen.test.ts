@@ -64,7 +64,8 @@ before(async () => {
 after(() => fake.close());
 
 test('open → audio → CloseStream: events in protocol order, final trimmed, closing Metadata returned', async () => {
-  const sock = await fake.client().openListen({ sample_rate: 16000, model: 'asr', hotwords: ['مدى', 'سداد'] });
+  // Two 100 ms messages (quiet is otherwise gathered to 200 ms): the peer answers each with an interim.
+  const sock = await fake.client().openListen({ sample_rate: 16000, model: 'asr', hotwords: ['مدى', 'سداد'], uplinkQuietFrameMs: 100 });
   const all = sock.events$.pipe(toArray()).toPromise();
   const meta = await sock.opened();
   assert.equal(meta.sample_rate, 16000);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { UplinkBatcher, UPLINK_DEFAULTS, meanLevel } from '../../src/service/ws/listen-uplink.ts';
+import { QUIET_AFTER_SPEECH_MS, UplinkBatcher, UPLINK_DEFAULTS, meanLevel } from '../../src/service/ws/listen-uplink.ts';
 
 const RATE = 8000;
 const FRAME = 160; // 20 ms at 8 kHz: the time base of these tests is the audio itself
@@ -76,6 +76,53 @@ test('uplink: the frame that completes the server\'s endpointing window after sp
     assert.ok(m, `frame ${e + 14} completes 300 ms of quiet and is sent when it arrives`);
     assert.equal(concat(sent.filter((s) => s.at <= e + 14).map((s) => s.bytes)).byteLength, (e + 15) * FRAME * 2, 'nothing of it held back');
   }
+});
+
+/** Message lengths in ms (20 ms frames at 8 kHz), in order. */
+const lengths = (sent: { bytes: Uint8Array }[]) => sent.map((s) => (s.bytes.byteLength / 2 / RATE) * 1000);
+
+test('uplink: settled quiet goes in quietChunkMs messages: before the first speech, and once the endpointing window is complete', () => {
+  // 900 ms quiet, 400 ms speech (frames 45..64), 1 s quiet; endpointing 300 ms.
+  const plan = [...new Array(45).fill(false), ...new Array(20).fill(true), ...new Array(50).fill(false)];
+  const { sent, input } = run(plan, { ...UPLINK_DEFAULTS, endpointingMs: 300 });
+  assert.ok(concat(sent.map((s) => s.bytes)).equals(bytesOf(input)), 'byte-exact');
+  // Before speech: 200 ms messages; the first loud frame goes when it arrives, with the 100 ms
+  // gathered since the last message.
+  assert.deepEqual(lengths(sent.filter((s) => s.at < 45)), [200, 200, 200, 200]);
+  const onset = sent.find((s) => s.at === 45);
+  assert.ok(onset, 'the first loud frame is sent when it arrives');
+  assert.equal(lengths([onset])[0], 120, 'with the quiet gathered before it');
+  // After speech (frames 65..): the first quiet frame at once, 100 ms messages until frame 79
+  // completes 300 ms (sent at once), then 200 ms messages.
+  const after = sent.filter((s) => s.at >= 65);
+  assert.equal(after[0]!.at, 65);
+  assert.ok(after.some((s) => s.at === 79), 'the frame completing the window is sent when it arrives');
+  assert.ok(after.filter((s) => s.at > 65 && s.at < 79).every((m) => lengths([m])[0] === 100), 'unsettled quiet: 100 ms messages');
+  const settled = after.filter((s) => s.at > 79 && s.at < plan.length);
+  assert.ok(settled.length >= 2);
+  for (const m of settled) assert.equal(lengths([m])[0], 200, `message sent at frame ${m.at}`);
+});
+
+test('uplink: without a known endpointing window, quiet after speech settles after QUIET_AFTER_SPEECH_MS', () => {
+  const plan = script(1, 200, 400).concat(new Array(400).fill(false)); // then 8 s of quiet
+  const { sent } = run(plan);
+  const speechEnd = plan.findIndex((loud, i) => i > 0 && !loud && plan[i - 1]);
+  const settlesAt = speechEnd + QUIET_AFTER_SPEECH_MS / 20 - 1;
+  const before = sent.filter((s) => s.at > speechEnd && s.at <= settlesAt);
+  const afterwards = sent.filter((s) => s.at > settlesAt + 10 && s.at < plan.length);
+  assert.ok(before.every((m) => lengths([m])[0] === 100), 'unsettled quiet: 100 ms messages');
+  assert.ok(afterwards.length > 5 && afterwards.every((m) => lengths([m])[0] === 200), 'settled quiet: 200 ms messages');
+});
+
+test('uplink: a call that is mostly listening sends about half the messages it did with 100 ms quiet', () => {
+  const plan = script(10, 3000, 400);
+  const now = run(plan, { ...UPLINK_DEFAULTS, endpointingMs: 250 }).sent.length;
+  const before = run(plan, { ...UPLINK_DEFAULTS, endpointingMs: 250, quietChunkMs: 100 }).sent.length;
+  assert.ok(now < before * 0.62, `${now} messages against ${before}`);
+});
+
+test('uplink: a quietChunkMs longer than the protocol allows is refused', () => {
+  assert.throws(() => new UplinkBatcher(RATE, { ...UPLINK_DEFAULTS, quietChunkMs: 250 }, () => {}), /uplinkQuietFrameMs must be from 0 to 200/);
 });
 
 test('uplink: flush sends what is gathered; pieces of any size keep the stream exact', () => {

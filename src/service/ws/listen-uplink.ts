@@ -7,14 +7,23 @@
  * the end of that window. So a piece whose level crosses `speechLevel` (quiet → loud or loud →
  * quiet) goes out at once with what was gathered before it, and so does the piece that completes
  * `endpointingMs` of quiet after speech; in between (steady speech, steady silence) audio is
- * gathered to `chunkMs`. No timers: audio arrives in real time, so a message is sent by the
- * arrival of the piece that fills it.
+ * gathered to `chunkMs`. Once that window is complete (or before the caller has said anything)
+ * the service has nothing left to decide until speech starts again, and that start is an edge sent
+ * at once, so settled quiet (most of a call: the caller listening) is gathered to the longer
+ * `quietChunkMs`. No timers: audio arrives in real time, so a message is sent by the arrival of
+ * the piece that fills it.
  */
 
 /** Options of the uplink's message cutting (see `UPLINK_DEFAULTS`). */
 export interface UplinkOptions {
   /** Message length in steady speech or silence, 0 to send each piece as given. */
   chunkMs: number;
+  /**
+   * Message length in settled quiet: before the first speech, and after speech once the
+   * endpointing window is complete (`QUIET_AFTER_SPEECH_MS` when the window is not known). Never
+   * shorter than `chunkMs`.
+   */
+  quietChunkMs: number;
   /** Mean absolute sample (PCM16) above which a piece is speech, for the flushes at its edges. */
   speechLevel: number;
   /** The server's endpointing window, if set: the piece that completes it after speech is sent at once. */
@@ -22,14 +31,17 @@ export interface UplinkOptions {
 }
 
 /**
- * 100 ms messages (the service's clients send 50–100 ms; the protocol takes 20–200), and a piece
- * is speech above a mean absolute sample of 250 (about −42 dBFS: phone line noise sits below,
- * speech well above).
+ * 100 ms messages (the service's clients send 50–100 ms; the protocol takes 20–200), 200 ms in
+ * settled quiet (half the writes while the caller listens), and a piece is speech above a mean
+ * absolute sample of 250 (about −42 dBFS: phone line noise sits below, speech well above).
  */
-export const UPLINK_DEFAULTS: UplinkOptions = { chunkMs: 100, speechLevel: 250 };
+export const UPLINK_DEFAULTS: UplinkOptions = { chunkMs: 100, quietChunkMs: 200, speechLevel: 250 };
 
 /** The protocol's longest audio message. */
 export const MAX_UPLINK_MS = 200;
+
+/** Quiet after speech that counts as settled when the endpointing window is not known: the protocol's longest window. */
+export const QUIET_AFTER_SPEECH_MS = 5000;
 
 /** Mean absolute sample of a PCM16 piece, on every 2nd sample (enough for a level, half the reads). */
 export function meanLevel(pcm: Int16Array): number {
@@ -52,6 +64,11 @@ export class UplinkBatcher {
   /** Quiet bytes since the last speech, counted up to the endpointing window (-1: not counting). */
   private quietBytes = -1;
   private readonly windowBytes: number;
+  /** Message sizes in bytes: in speech and unsettled quiet, and in settled quiet. */
+  private readonly chunkBytes: number;
+  private readonly quietChunkBytes: number;
+  /** Settled quiet: nothing said yet, or the window after speech is complete. */
+  private settled = true;
 
   constructor(
     sampleRate: number,
@@ -59,9 +76,13 @@ export class UplinkBatcher {
     private readonly send: (message: Uint8Array) => void,
   ) {
     if (!(o.chunkMs >= 0 && o.chunkMs <= MAX_UPLINK_MS)) throw new RangeError(`uplinkFrameMs must be from 0 to ${MAX_UPLINK_MS} ms, not ${o.chunkMs}`);
-    this.pending = new Uint8Array(Math.round((sampleRate * o.chunkMs) / 1000) * 2);
+    if (!(o.quietChunkMs >= 0 && o.quietChunkMs <= MAX_UPLINK_MS)) throw new RangeError(`uplinkQuietFrameMs must be from 0 to ${MAX_UPLINK_MS} ms, not ${o.quietChunkMs}`);
+    const bytes = (ms: number) => Math.round((sampleRate * ms) / 1000) * 2;
+    this.chunkBytes = bytes(o.chunkMs);
+    this.quietChunkBytes = o.chunkMs ? Math.max(this.chunkBytes, bytes(o.quietChunkMs)) : 0;
+    this.pending = new Uint8Array(this.quietChunkBytes);
     this.pendingSamples = new Int16Array(this.pending.buffer);
-    this.windowBytes = o.endpointingMs ? Math.round((sampleRate * o.endpointingMs) / 1000) * 2 : 0;
+    this.windowBytes = bytes(o.endpointingMs || QUIET_AFTER_SPEECH_MS);
   }
 
   /** Bytes gathered and not yet sent. */
@@ -71,19 +92,26 @@ export class UplinkBatcher {
 
   /** The next piece of audio (whole PCM16 samples). */
   push(pcm: Int16Array): void {
-    const size = this.pending.byteLength;
-    if (!size) return this.send(pcm as unknown as Uint8Array);
+    if (!this.chunkBytes) return this.send(pcm as unknown as Uint8Array);
     const loud = meanLevel(pcm) > this.o.speechLevel;
     // An edge of speech: what was gathered and this piece go now.
     let now = loud !== this.loud;
-    if (loud) this.quietBytes = -1;
-    else if (this.loud) this.quietBytes = 0;
+    if (loud) {
+      this.quietBytes = -1;
+      this.settled = false;
+    } else if (this.loud) this.quietBytes = 0;
     this.loud = loud;
-    if (!loud && this.quietBytes >= 0 && this.windowBytes) {
+    if (!loud && this.quietBytes >= 0) {
       this.quietBytes += pcm.byteLength;
-      // The piece that completes the server's endpointing window after speech.
-      if (this.quietBytes >= this.windowBytes && this.quietBytes - pcm.byteLength < this.windowBytes) now = true;
+      // The piece that completes the server's endpointing window after speech; quiet from here on is settled.
+      if (this.quietBytes >= this.windowBytes) {
+        if (this.o.endpointingMs) now = true;
+        this.quietBytes = -1;
+        this.settled = true;
+      }
     }
+    // A piece sent at once goes with all that was gathered (up to the buffer, the longest message).
+    const size = now ? this.pending.byteLength : this.settled ? this.quietChunkBytes : this.chunkBytes;
     // The common case (a 20 ms frame into a 100 ms message): one copy, nothing allocated.
     const alone = !this.pendingBytes && (now || pcm.byteLength >= size);
     if (!alone && pcm.byteLength <= size - this.pendingBytes) {

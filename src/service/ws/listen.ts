@@ -43,6 +43,13 @@ export interface ListenOptions extends SocketCallOptions {
    */
   uplinkFrameMs?: number;
   /**
+   * Message length in settled quiet: before the caller's first speech, and once the `endpointing`
+   * window after speech is complete. The next start of speech goes at once with what was gathered,
+   * so this delays nothing the service acts on. Never shorter than `uplinkFrameMs`; up to 200 ms.
+   * @default LISTEN_DEFAULTS.uplinkQuietFrameMs
+   */
+  uplinkQuietFrameMs?: number;
+  /**
    * Mean absolute PCM16 sample above which a piece of audio is speech, for the uplink's flushes
    * at the edges of speech. @default LISTEN_DEFAULTS.uplinkSpeechLevel
    */
@@ -61,6 +68,11 @@ export const LISTEN_DEFAULTS = {
    * @default 100
    */
   uplinkFrameMs: UPLINK_DEFAULTS.chunkMs,
+  /**
+   * 200 ms (the protocol's longest message): half the writes while the caller listens.
+   * @default 200
+   */
+  uplinkQuietFrameMs: UPLINK_DEFAULTS.quietChunkMs,
   /** @default 250 (about −42 dBFS) */
   uplinkSpeechLevel: UPLINK_DEFAULTS.speechLevel,
 };
@@ -206,8 +218,11 @@ export class ListenSocket {
       },
       opts,
     );
+    const quietChunkMs = opts.uplinkQuietFrameMs ?? LISTEN_DEFAULTS.uplinkQuietFrameMs;
+    if (!(quietChunkMs >= 0 && quietChunkMs <= MAX_UPLINK_MS)) throw new ValidationError(`uplinkQuietFrameMs must be from 0 to ${MAX_UPLINK_MS} ms, not ${quietChunkMs}`, ep);
     const uplink: UplinkOptions = {
       chunkMs,
+      quietChunkMs,
       speechLevel: opts.uplinkSpeechLevel ?? LISTEN_DEFAULTS.uplinkSpeechLevel,
       endpointingMs: opts.endpointing,
     };
