@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { safeEqual } from '../../src/server/tokens.ts';
+import { readTwilioMedia } from './twilio-media.ts';
 import { b64, dtmfEvent, json, mediaEvent, parseJson, twimlDial, xmlEscape, type Inbound, type TelephonyProvider, type WebhookContext } from './provider.ts';
 
 /**
@@ -26,6 +27,8 @@ export const twilio: TelephonyProvider = {
     return {
       marksEchoedOnClear: true,
       parse(msg): Inbound[] {
+        const plain = 'text' in msg ? readTwilioMedia(msg.text) : undefined;
+        if (plain) return mediaEvent(plain);
         const m = parseJson(msg);
         if (!m || typeof m.event !== 'string') return [{ type: 'invalid', reason: 'not a Twilio JSON event' }];
         switch (m.event) {
