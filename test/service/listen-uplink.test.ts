@@ -60,3 +60,37 @@ test('/listen sends each frame as given with uplinkFrameMs 0', async () => {
     await fake.close();
   }
 });
+
+test('/listen: once the service says the turn ended (speech_final), the quiet after it goes in 200 ms messages', async () => {
+  const sizes: number[] = [];
+  let socketSent = 0;
+  const fake = await startFake({}, {
+    '/listen': (ws) => {
+      ws.send(JSON.stringify({ type: 'Metadata', session_id: 's', sample_rate: 8000 }));
+      ws.on('message', (d, binary) => {
+        if (!binary) return;
+        sizes.push((d as Buffer).byteLength);
+        // After the first quiet message that follows speech: the turn's final.
+        if (++socketSent === 3) ws.send(JSON.stringify({ type: 'Results', channel: 0, turn_id: 0, transcript: 'نعم', words: [], is_final: true, speech_final: true, language: 'ar', confidence: 0.9 }));
+      });
+    },
+  });
+  try {
+    // No endpointing given: without the final, quiet after speech would be gathered to 100 ms for 5 s.
+    const socket = await fake.client().openListen({ sample_rate: 8000 });
+    await socket.opened();
+    const final = new Promise<void>((resolve) => socket.events$.subscribe((e) => e.type === 'Results' && e.speech_final && resolve()));
+    const loud = new Int16Array(160).fill(3000);
+    const quiet = new Int16Array(160);
+    socket.sendAudio(loud); // 1: the start of speech, alone
+    for (let i = 0; i < 5; i++) socket.sendAudio(loud); // 2: 100 ms of speech
+    socket.sendAudio(quiet); // 3: the end of speech, alone
+    await final;
+    for (let i = 0; i < 20; i++) socket.sendAudio(quiet); // 400 ms of settled quiet
+    await until(() => sizes.length >= 5, 'the settled quiet');
+    assert.deepEqual(sizes, [320, 1600, 320, 3200, 3200]);
+    socket.close();
+  } finally {
+    await fake.close();
+  }
+});

@@ -114,6 +114,23 @@ test('uplink: without a known endpointing window, quiet after speech settles aft
   assert.ok(afterwards.length > 5 && afterwards.every((m) => lengths([m])[0] === 200), 'settled quiet: 200 ms messages');
 });
 
+test('uplink: settle() (the service ended the turn) makes the quiet after speech settled at once, and is ignored in speech', () => {
+  const sent: { at: number; bytes: Uint8Array }[] = [];
+  let at = 0;
+  const b = new UplinkBatcher(RATE, UPLINK_DEFAULTS, (m) => sent.push({ at, bytes: Uint8Array.from(m) }));
+  const push = (loud: boolean) => b.push(frame(loud, at++));
+  for (let i = 0; i < 10; i++) push(true);
+  b.settle(); // in speech: nothing changes
+  for (let i = 0; i < 10; i++) push(true);
+  const speechMessages = sent.filter((s) => s.at >= 10 && s.at < 20);
+  assert.ok(speechMessages.every((m) => lengths([m])[0]! <= 100), 'speech still in 100 ms messages');
+  push(false); // the end of speech, sent at once
+  b.settle();
+  const from = sent.length;
+  for (let i = 0; i < 30; i++) push(false);
+  assert.deepEqual(lengths(sent.slice(from)), [200, 200, 200], 'settled quiet in 200 ms messages, with no endpointing known');
+});
+
 test('uplink: a call that is mostly listening sends about half the messages it did with 100 ms quiet', () => {
   const plan = script(10, 3000, 400);
   const now = run(plan, { ...UPLINK_DEFAULTS, endpointingMs: 250 }).sent.length;

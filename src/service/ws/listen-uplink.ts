@@ -9,7 +9,7 @@
  * `endpointingMs` of quiet after speech; in between (steady speech, steady silence) audio is
  * gathered to `chunkMs`. Once that window is complete (or before the caller has said anything)
  * the service has nothing left to decide until speech starts again, and that start is an edge sent
- * at once, so settled quiet (most of a call: the caller listening) is gathered to the longer
+ * at once, so settled quiet (also once the service says the turn ended: `settle()`) (most of a call: the caller listening) is gathered to the longer
  * `quietChunkMs`. No timers: audio arrives in real time, so a message is sent by the arrival of
  * the piece that fills it.
  */
@@ -131,6 +131,16 @@ export class UplinkBatcher {
       if (this.pendingBytes === size) this.flush();
     }
     if (now) this.flush();
+  }
+
+  /**
+   * The service ended the caller's turn (its speech_final, or UtteranceEnd): the quiet that
+   * follows is settled even before the window this batcher knows of (or when it knows none).
+   */
+  settle(): void {
+    if (this.loud) return;
+    this.quietBytes = -1;
+    this.settled = true;
   }
 
   /** Sends what is gathered, if anything. */

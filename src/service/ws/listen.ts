@@ -135,6 +135,8 @@ export class ListenSocket {
       if (event.type === 'Error') event = { ...event, message: redact(event.message, secret) };
       if (event.type === 'Error') this.lastError = event.message;
       if (event.type === 'Metadata' && event.phase === 'open') this.resolveOpen(event);
+      // The service has ended the turn: quiet from here on is settled, whatever its endpointing.
+      if (event.type === 'UtteranceEnd' || (event.type === 'Results' && event.speech_final)) this.uplink.settle();
       this.subject.next(event);
     });
     ws.on('pong', () => this.watchdog.pong());
