@@ -5,6 +5,7 @@
  */
 import { phoneNumbers } from './phone-numbers.ts';
 import { asciiDigits } from './number-words.ts';
+import { bbanPattern, IBAN_FORMATS } from './iban-formats.ts';
 
 const digitsOnly = (s: string) => asciiDigits(s).replace(/[\s-]/g, '');
 
@@ -21,20 +22,25 @@ export function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** IBAN lengths of the countries callers here give most; any other country: 15–34 characters. */
-export const IBAN_LENGTHS: Record<string, number> = { SA: 24, AE: 23, EG: 29, KW: 30, BH: 22, QA: 29, JO: 30, LB: 28, OM: 23 };
+/** IBAN lengths of the Arab League's countries (`IBAN_FORMATS`); any other country: 15–34 characters. */
+export const IBAN_LENGTHS: Readonly<Record<string, number>> = Object.fromEntries(Object.entries(IBAN_FORMATS).map(([c, f]) => [c, f.length]));
+
+const BBAN_PATTERNS = new Map(Object.entries(IBAN_FORMATS).map(([c, f]) => [c, bbanPattern(f.bban)]));
 
 /** The IBAN with spaces removed and letters upper-cased ("sa03 8000…" → "SA038000…"). */
 export function normalizeIban(iban: string): string {
   return digitsOnly(iban).toUpperCase();
 }
 
-/** An IBAN's length for its country and its mod-97 check (ISO 13616: the remainder is 1). */
+/**
+ * An IBAN's length and BBAN format for its country (`IBAN_FORMATS`; letters only where the format
+ * has them) and its mod-97 check (ISO 13616: the remainder is 1).
+ */
 export function isValidIban(iban: string): boolean {
   const s = normalizeIban(iban);
   if (!/^[A-Z]{2}\d{2}[A-Z0-9]+$/.test(s)) return false;
-  const expected = IBAN_LENGTHS[s.slice(0, 2)];
-  if (expected ? s.length !== expected : s.length < 15 || s.length > 34) return false;
+  const bban = BBAN_PATTERNS.get(s.slice(0, 2));
+  if (bban ? !bban.test(s.slice(4)) : s.length < 15 || s.length > 34) return false;
   const moved = s.slice(4) + s.slice(0, 4);
   let rest = 0;
   for (const ch of moved) {
