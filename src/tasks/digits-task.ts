@@ -6,6 +6,7 @@
 import { parseDigits } from '../text/parse-digits.ts';
 import { bbanLetters, IBAN_FORMATS } from '../text/iban-formats.ts';
 import { parseIbanSaid } from '../text/parse-iban.ts';
+import { phoneMayGoOn } from '../text/phone-prefix.ts';
 import { readBackDigits, readBackIban, readBackPhone } from '../text/read-back.ts';
 import { isValidIban, isValidSaudiId, normalizePhone, type PhoneCountry } from '../text/validate.ts';
 import type { DigitsExpectation } from '../pipeline/turn-policy.ts';
@@ -47,7 +48,10 @@ function checkDigits(kind: DigitsKind, digits: string, o: DigitsTaskOptions, let
 function digitsExpected(kind: DigitsKind, o: DigitsTaskOptions): DigitsExpectation {
   if (o.length !== undefined && kind !== 'phone' && kind !== 'iban') return { length: o.length };
   switch (kind) {
-    case 'phone': return { complete: (d) => normalizePhone(d, o.country ?? 'SA') !== undefined };
+    case 'phone': {
+      const country = o.country ?? 'SA';
+      return { complete: (d) => normalizePhone(d, country) !== undefined, mayGoOn: (d) => phoneMayGoOn(d, country) };
+    }
     // Said without its two letters: the digits are the country's length less them and less the
     // letters of its bank code (Iraq's NBIQ), said by name and not counted as digits.
     case 'iban': {

@@ -69,13 +69,14 @@ export const PHONE_COUNTRIES = [
 export type PhoneCountry = (typeof PHONE_COUNTRIES)[number];
 
 /**
- * Saudi, Emirati and Egyptian mobiles as hiwar knew them before it used libphonenumber: Saudi 5X,
- * UAE 50/52/54/55/56/58, Egypt 10/11/12/15. Kept so that these three answer as before (the
- * library's ranges differ a little: it takes the UAE's 053 and leaves out Saudi 052).
+ * Saudi, Emirati and Egyptian mobiles by hiwar's own ranges, from the national plans: Saudi 5X
+ * (CST's National Numbering Plan gives mobiles the whole 05X block; libphonenumber leaves out 052,
+ * which is in use), UAE 50/52/53/54/55/56/58 (TDRA's plan reserves 5X for mobiles; 053 is
+ * Virgin Mobile UAE's), Egypt 10/11/12/15. These three never load the library.
  */
 const OWN_MOBILE: Partial<Record<PhoneCountry, { code: string; mobile: RegExp }>> = {
   SA: { code: '966', mobile: /^5\d{8}$/ },
-  AE: { code: '971', mobile: /^5[024568]\d{7}$/ },
+  AE: { code: '971', mobile: /^5[0234568]\d{7}$/ },
   EG: { code: '20', mobile: /^1[0125]\d{8}$/ },
 };
 
