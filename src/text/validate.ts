@@ -80,12 +80,19 @@ const OWN_MOBILE: Partial<Record<PhoneCountry, { code: string; mobile: RegExp }>
   EG: { code: '20', mobile: /^1[0125]\d{8}$/ },
 };
 
+let codes: Map<PhoneCountry, string> | undefined;
+/** A League country's calling code ('966'), read from libphonenumber once (each look-up there builds its metadata anew). */
+export function callingCode(country: PhoneCountry): string {
+  codes ??= new Map(PHONE_COUNTRIES.map((c) => [c, phoneNumbers().getCountryCallingCode(c)]));
+  return codes.get(country)!;
+}
+
 /** A country's mobile in E.164 from its national significant number (no trunk 0), or undefined. */
 function mobileE164(country: PhoneCountry, nsn: string): string | undefined {
   // These three without the library: a Saudi caller's national number never loads it.
   const own = OWN_MOBILE[country];
   if (own) return own.mobile.test(nsn) ? `+${own.code}${nsn}` : undefined;
-  const code = phoneNumbers().getCountryCallingCode(country);
+  const code = callingCode(country);
   // The "mobile" metadata: a number is valid only if it is a mobile.
   const number = phoneNumbers().parsePhoneNumberFromString(`+${code}${nsn}`);
   return number?.country === country && number.nationalNumber === nsn && number.isValid() ? number.number : undefined;
@@ -111,7 +118,7 @@ export function normalizePhone(text: string, country: PhoneCountry = 'SA'): stri
   }
   const international = d.replace(/^00/, '');
   for (const c of PHONE_COUNTRIES) {
-    const code = phoneNumbers().getCountryCallingCode(c);
+    const code = callingCode(c);
     if (!international.startsWith(code)) continue;
     const found = mobileE164(c, international.slice(code.length).replace(/^0/, ''));
     if (found) return found;
