@@ -135,7 +135,9 @@ export class SpeechNormalizer {
       (/رقم(?:\s+\S+)?\s*:?\s*$/u.test(t.slice(Math.max(0, offset - 40), offset + lead.length)) ? lead : `${lead}رقم `));
     // Most chunks have no number at all: nothing more to do.
     if (!/\d/.test(t)) return tidy(t);
-    t = t.replace(KEYPAD, (all, verb: string, keys: string) => `${verb}${keys.replace(/\d/g, (d) => KEY_NAMES[Number(d)]!)}`);
+    // "اضغط 3 مرات" counts presses: no key.
+    t = t.replace(KEYPAD, (all: string, verb: string, keys: string, offset: number) =>
+      (this.countsSomething(t.slice(offset + all.length, offset + all.length + 40)) ? all : `${verb}${keys.replace(/\d/g, (d) => KEY_NAMES[Number(d)]!)}`));
     // "-50" → "سالب 50"; "2 مليون" → "2,000,000" so the amount and its noun read as one number.
     t = t.replace(/(^|[\s(:])[-−](?=\d)/g, '$1سالب ');
     t = t.replace(/(?<![\d.,:/+\-])(\d+(?:\.\d+)?)\s?(ألف|آلاف|مليون|ملايين|مليار|مليارات)(?![\p{L}\u064B-\u0652])/gu, (all, n: string, w: string) => {

@@ -34,6 +34,7 @@ test('a keypad key after "press" is the key\'s name: 2 is اثنين', () => {
 test('a number after "press" that is no key keeps its reading', () => {
   cases([
     ['اضغط 10 مرات', 'اضغط عشر مرات'],
+    ['اضغط 3 مرات على الزر', 'اضغط ثلاث مرات على الزر'],
     ['اضغط الزر لمدة 2 ثانية', 'اضغط الزر لمدة ثانيتين'],
   ]);
 });
