@@ -61,19 +61,24 @@ function internationalGroups(number: string): string[] {
     if (number.startsWith(`+${code}`) && own.nsn.test(nsn)) return [`+${code}`, ...cutDigits(nsn, own.sizes)];
   }
   const formatted = phoneNumbers().parsePhoneNumberFromString(number)?.formatInternational();
-  if (!formatted) return ['+', ...cutDigits(number.slice(1), fours(number.length - 1))];
+  if (!formatted) {
+    const [first = '', ...rest] = cutDigits(number.slice(1), fours(number.length - 1));
+    return [`+${first}`, ...rest];
+  }
   const groups = formatted.split(/[^\d+]+/).filter(Boolean);
   return groups.flatMap((g) => (g.startsWith('+') ? [g] : cutDigits(g, spokenGroups(g.length))));
 }
 
 /**
- * A run of digits written without spaces cut into the groups it is said in: with a leading `+`,
- * as its country writes it internationally; 9–11 digits as IDs and local phones (3-3-3, 3-3-4,
+ * A run of digits written without spaces cut into the groups it is said in: with a leading `+`
+ * (or 00), as its country writes it internationally; 9–11 digits as IDs and local phones (3-3-3, 3-3-4,
  * 3-4-4; a Saudi unified number 9200 XXXXX); 7 → 3-4, 8 → 4-4; 12 or more in fours. Shorter
  * runs stay whole.
  */
 export function groupsForEar(run: string): string[] {
   if (run.startsWith('+')) return /^\+\d{7,}$/.test(run) ? internationalGroups(run) : [run];
+  // 00 before a country code is the + dialled: the same groups, 00 kept.
+  if (/^00[1-9]\d{6,}$/.test(run)) return internationalGroups(`+${run.slice(2)}`).map((g) => g.replace(/^\+/, '00'));
   const n = run.length;
   if (n < GROUPED_FROM) return [run];
   if (n === 7) return cutDigits(run, [3, 4]);
