@@ -9,11 +9,12 @@
 //   the Umm al-Qura timetable) into the night;
 // - الضهر/الظهر: "noon; the time of the noon prayer", from late morning to the afternoon prayer;
 // - الصبح: "morning", the small hours included ("الساعة تلاتة الصبح");
-// - الفجر: "dawn", also the small hours before it ("الساعة اتنين الفجر");
+// - الفجر: "dawn"; in everyday speech also the small hours before it ("الساعة اتنين الفجر",
+//   our reading of how callers use it, not a dictionary's);
 // - بالليل: "at night", from nightfall to the small hours, which belong to that night.
 // Sunset and nightfall move with the season and the city: sunset is about 16:45 in Doha and
-// Kuwait in December, 19:05 in Riyadh and about 20:00 in Cairo (summer time) in June, so the
-// afternoon runs to 19:00 and the sunset to 20:30.
+// Kuwait in December, 19:05 in Riyadh and about 20:00 in Cairo (summer time) in June (standard
+// sunrise and sunset tables, rounded), so the afternoon runs to 19:00 and the sunset to 20:30.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { dateTask, type TaskInput } from '../../src/index.ts';

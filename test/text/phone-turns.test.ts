@@ -3,7 +3,8 @@
 // national numbering plans in the ITU-T's collection ("National Numbering Plans", one page per
 // country, https://www.itu.int/oth/T0202.aspx?parent=T0202) as Wikipedia's "Telephone numbers in
 // <country>" articles sum them up: the caller's own mobiles (their length and first digits), and
-// the League's calling codes (ITU-T E.164 list of country codes). A number said in full closes the
+// the League's calling codes (ITU-T E.164 list of country codes); the one exception, Somalia's
+// eight-digit mobiles, is said where it stands. A number said in full closes the
 // turn; the digits before its end, which the caller's own plan also reads as a mobile, leave it to
 // the caller's pause ('unknown'), never 'complete'.
 import assert from 'node:assert/strict';
@@ -29,7 +30,7 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { caller: 'SO', number: '061 512 3456', prefix: '061 512 345', why: 'Somalia (+252): Hormuud mobiles 61 + 7 digits; mobiles of eight digits (6X XXX XXX) in the same plan' },
+  { caller: 'SO', number: '061 512 3456', prefix: '061 512 345', why: 'Somalia (+252): Hormuud mobiles 61 + 7 digits; the first eight are a mobile by libphonenumber\'s Somali ranges (6XX XXXXX), which the plans we read neither confirm nor rule out' },
   { caller: 'SA', number: '+252 61 512 3456', prefix: '+252 61 512 345', why: 'a Somali mobile said internationally: the same eight digits first' },
   { caller: 'KW', number: '966 50 123 4567', prefix: '9665 0123', why: 'Kuwait (+965): 8-digit mobiles 5X, 6X, 9X; Saudi Arabia\'s code 966 said without its +' },
   { caller: 'OM', number: '966 50 123 4567', prefix: '9665 0123', why: 'Oman (+968): 8-digit mobiles 7X, 9X' },

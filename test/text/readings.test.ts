@@ -1,9 +1,10 @@
 // Readings before synthesis, written by hand:
 // - a keypad key after "press" is named as call-centre prompts name it: the key's name as the
 //   verb's object, so 2 is اثنين, the accusative (and genitive, after على) of the dual اثنان
-//   (K. C. Ryding, "A Reference Grammar of Modern Standard Arabic", 2005, ch. 15: اثنان declines
-//   as a dual, -āni in the nominative, -ayni in the accusative and genitive); the other digits'
-//   names do not change;
+//   (K. C. Ryding, "A Reference Grammar of Modern Standard Arabic", 2005, on the cardinal
+//   numerals: اثنان declines as a dual, -āni in the nominative, -ayni in the accusative and
+//   genitive); the other digits' names do not change. Spoken Arabic has only the -ayn form
+//   (اتنين، ثنين), so the prompt sounds right to every caller;
 // - a run of digits written without spaces is said in groups with a pause (the Arabic comma, at
 //   which the synthesizer pauses: docs/arabic-parsing.md#read-back) between them: a local phone
 //   3-3-4 (Saudi, Emirati 05X XXX XXXX) or 3-4-4 (Egyptian 01X XXXX XXXX), a number with its
