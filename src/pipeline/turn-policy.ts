@@ -34,6 +34,11 @@ export interface DigitsExpectation {
   min?: number;
   /** Whether the digits so far make a whole number (a phone number that validates). */
   complete?: (digits: string) => boolean;
+  /**
+   * Whether a whole number may still go on into a longer one (a Somali mobile of eight digits, a
+   * ninth making another): the turn then waits for the caller's pause instead of closing on it.
+   */
+  mayGoOn?: (digits: string) => boolean;
 }
 
 /** What the agent waits for from the caller (a running task says it). */
@@ -118,7 +123,9 @@ function isConnector(t: Tables, w: string): boolean {
 
 /** The digits said against the number awaited. */
 function digitsVerdict(d: string, e: DigitsExpectation): TurnVerdict | undefined {
-  if (e.complete?.(d) || (e.length !== undefined && d.length >= e.length)) return verdict('complete', `digits:${d.length}`);
+  if (e.complete?.(d) || (e.length !== undefined && d.length >= e.length)) {
+    return e.mayGoOn?.(d) ? verdict('unknown', `digits:${d.length}:may-go-on`) : verdict('complete', `digits:${d.length}`);
+  }
   const need = e.length ?? e.min;
   if (need !== undefined && d.length < need) return verdict('incomplete', `digits:${d.length}/${need}`);
   // A check that fails on a short number: more digits may still come (a phone number: 15 at most).

@@ -4,10 +4,11 @@
  * confirmed. The value is the digits as a string: a phone in E.164, an IBAN with its country.
  */
 import { parseDigits } from '../text/parse-digits.ts';
-import { LETTER_NAMES } from '../text/references.ts';
-import { normalizeWord, tokenize } from '../text/spoken-numbers.ts';
+import { bbanLetters, IBAN_FORMATS } from '../text/iban-formats.ts';
+import { parseIbanSaid } from '../text/parse-iban.ts';
+import { phoneMayGoOn } from '../text/phone-prefix.ts';
 import { readBackDigits, readBackIban, readBackPhone } from '../text/read-back.ts';
-import { IBAN_LENGTHS, isValidIban, isValidSaudiId, normalizePhone, type PhoneCountry } from '../text/validate.ts';
+import { isValidIban, isValidSaudiId, normalizePhone, type PhoneCountry } from '../text/validate.ts';
 import type { DigitsExpectation } from '../pipeline/turn-policy.ts';
 import { confirmLoop, type Heard } from './confirm-loop.ts';
 import { taskLines, type TaskOptions } from './defaults.ts';
@@ -25,22 +26,6 @@ export interface DigitsTaskOptions extends TaskOptions {
   validate?: (digits: string) => boolean;
   /** Country of a local phone number (05… is Saudi or Emirati) and of an IBAN said without its letters. @default 'SA' */
   country?: PhoneCountry;
-}
-
-/** Latin letters by their Arabic names (إس → S, إيه → A), as an IBAN's country is said. */
-const SPOKEN_LATIN = new Map(Object.entries(LETTER_NAMES).reverse().map(([letter, name]) => [normalizeWord(name), letter]));
-
-/** An IBAN's country: Latin letters in the transcript ("SA03…"), or said by name before the digits ("إس إيه صفر ثلاثة…"). */
-function ibanCountry(text: string): string {
-  const latin = text.match(/\b([A-Za-z]{2})\s?\d/);
-  if (latin) return latin[1]!.toUpperCase();
-  const said: string[] = [];
-  for (const w of tokenize(text)) {
-    const letter = SPOKEN_LATIN.get(w);
-    if (letter) said.push(letter);
-    else if (said.length || /^\d/.test(w)) break;
-  }
-  return said.length === 2 ? said.join('') : '';
 }
 
 /** The kind's own check and the value kept (E.164 for a phone, the IBAN with its country). */
@@ -63,9 +48,16 @@ function checkDigits(kind: DigitsKind, digits: string, o: DigitsTaskOptions, let
 function digitsExpected(kind: DigitsKind, o: DigitsTaskOptions): DigitsExpectation {
   if (o.length !== undefined && kind !== 'phone' && kind !== 'iban') return { length: o.length };
   switch (kind) {
-    case 'phone': return { complete: (d) => normalizePhone(d, o.country ?? 'SA') !== undefined };
-    // Said without its two letters: the country's length less them.
-    case 'iban': return { length: (IBAN_LENGTHS[o.country ?? 'SA'] ?? 24) - 2 };
+    case 'phone': {
+      const country = o.country ?? 'SA';
+      return { complete: (d) => normalizePhone(d, country) !== undefined, mayGoOn: (d) => phoneMayGoOn(d, country) };
+    }
+    // Said without its two letters: the digits are the country's length less them and less the
+    // letters of its bank code (Iraq's NBIQ), said by name and not counted as digits.
+    case 'iban': {
+      const format = IBAN_FORMATS[o.country ?? 'SA'] ?? IBAN_FORMATS.SA!;
+      return { length: format.length - 2 - bbanLetters(format.bban) };
+    }
     case 'national_id': return { length: 10 };
     case 'card_last4': return { length: 4 };
     case 'otp': return { min: 4 };
@@ -89,9 +81,19 @@ export function digitsTask(options: DigitsTaskOptions): CollectTask<string> {
     lines: taskLines(kind, options),
     maxAttempts: options.maxAttempts,
     fromSpeech(text) {
+      if (kind === 'iban') {
+        const said = parseIbanSaid(text);
+        if (!said) return { problem: 'nothing' };
+        // بي is B or P: the reading that passes the check.
+        for (const country of said.countries) {
+          const reading = said.readings.find((r) => checkDigits(kind, r, options, country) !== undefined);
+          if (reading !== undefined) return check(reading, country);
+        }
+        return check(said.rest, said.country);
+      }
       const digits = parseDigits(text);
       if (digits === undefined) return { problem: 'nothing' };
-      return check(digits, kind === 'iban' ? ibanCountry(text) : '');
+      return check(digits);
     },
     fromKeys: (digits) => (/^\d+$/.test(digits) ? check(digits) : { problem: 'nothing' }),
     readBack(value) {

@@ -112,17 +112,25 @@ export const PART_WORD: Record<PartOfDay, string> = {
  * The clock times each part of the day covers (minutes after midnight, inclusive spans) when a
  * caller gives the hour of a part named before: an hour said 1–12 is the one of its two readings
  * inside them (the period table's reading for every hour callers use with that part: docs/arabic-parsing.md).
- * The small hours are "الصبح" as callers say them ("الساعة ثلاثة الصبح"), up to noon itself.
+ * The small hours are "الصبح" as callers say them ("الساعة ثلاثة الصبح"), up to noon itself, and
+ * "الفجر" from one ("اتنين الفجر"). العصر runs to sunset, المغرب from sunset to nightfall: their
+ * ends follow the sun across the League's cities and seasons (sunset about 16:45 in Doha in
+ * December, 19:05 in Riyadh and about 20:00 in Cairo, on summer time, in June).
  */
 const PART_SPANS: Record<PartOfDay, [number, number][]> = {
-  dawn: [[3 * 60, 7 * 60]],
+  dawn: [[1 * 60, 7 * 60]],
   morning: [[1 * 60, 12 * 60]],
   noon: [[11 * 60, 17 * 60]],
-  afternoon: [[12 * 60, 18 * 60]],
-  sunset: [[17 * 60, 20 * 60]],
+  afternoon: [[12 * 60, 19 * 60]],
+  sunset: [[16 * 60 + 30, 20 * 60 + 30]],
   evening: [[16 * 60, 24 * 60 - 1], [0, 0]],
   night: [[17 * 60, 24 * 60 - 1], [0, 5 * 60 - 1]],
 };
+
+/** العشا, the time of the night prayer: from nightfall (after 18:00 all year round in the Gulf) to midnight. */
+const ISHA: [number, number][] = [[18 * 60, 24 * 60 - 1], [0, 0]];
+/** Words whose span is narrower than their part of the day's, also when the part was named before the hour. */
+const NAMED_SPANS: Record<string, [number, number][]> = { 'العشا': ISHA, 'العشاء': ISHA };
 
 /** The 12-hour clock's a.m. and p.m. (midnight, 12 of the evening, with the p.m.). */
 const AM: [number, number][] = [[0, 12 * 60]];
@@ -138,15 +146,20 @@ const PM: [number, number][] = [[12 * 60, 24 * 60 - 1], [0, 0]];
 const SAID_SPANS: Record<string, [number, number][]> = {
   'صباحا': AM, 'am': AM, 'قبل_الظهر': AM,
   'مساء': PM, 'مساءا': PM, 'المسا': PM, 'مسا': PM, 'pm': PM, 'بعد_الظهر': PM,
-  'العشا': [[18 * 60, 24 * 60 - 1], [0, 0]], 'العشاء': [[18 * 60, 24 * 60 - 1], [0, 0]],
+  'العشا': ISHA, 'العشاء': ISHA,
 };
 const spanOf = (period: string) => SAID_SPANS[period] ?? PART_SPANS[DAY_PERIODS[period]!.kind];
 
-/** The reading of `found` inside `part`, or undefined when neither reading is (9:30 of the afternoon). */
-export function inPart(found: FoundTime, part: PartOfDay): FoundTime | undefined {
+/**
+ * The reading of `found` inside `part`, or undefined when neither reading is (9:30 of the
+ * afternoon). `word`, the word the part was named by, narrows it where its own span is narrower
+ * (العشا: from nightfall, where the evening it belongs to starts at 16:00).
+ */
+export function inPart(found: FoundTime, part: PartOfDay, word?: string): FoundTime | undefined {
   const [h, m] = found.time.split(':').map(Number) as [number, number];
   const readings = found.twelve ? [h, (h + 12) % 24] : [h];
-  const at = readings.find((x) => PART_SPANS[part].some(([a, b]) => x * 60 + m >= a && x * 60 + m <= b));
+  const spans = word && NAMED_SPANS[word] ? NAMED_SPANS[word]! : PART_SPANS[part];
+  const at = readings.find((x) => spans.some(([a, b]) => x * 60 + m >= a && x * 60 + m <= b));
   if (at === undefined) return undefined;
   return { time: hhmm(at, m), afterMidnight: (part === 'night' || part === 'evening') && at < 5 };
 }

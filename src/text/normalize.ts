@@ -79,6 +79,15 @@ const MONTH_AFTER = new RegExp(`^\\s*(?:${MONTH})`, 'u');
 const COMPLEMENTS = CONSTRUCT_COMPLEMENTS.join('|');
 const TANWEEN = /[\u064B-\u064D]/g;
 
+/**
+ * A keypad key after "press" (اضغط، دوس، اكبس، انقر, with و/ف/ثم before and على، الرقم، زر after):
+ * the key's name as the verb's object, so 2 is اثنين (the dual's accusative), as call-centre
+ * prompts say it ("للغة العربية اضغط واحد، للإنجليزية اضغط اثنين"). Several keys: "اضغط 1 أو 2".
+ */
+const KEY_NAMES = ['صفر', 'واحد', 'اثنين', 'ثلاثة', 'أربعة', 'خمسة', 'ستة', 'سبعة', 'ثمانية', 'تسعة'];
+const KEY = String.raw`\d(?![\d.,:/]?\d|\s?(?:%|٪))`;
+const KEYPAD = new RegExp(String.raw`((?<![\p{L}])[وف]?(?:[اإ]ضغط|دوس|[اإ]كبس|[اإ]نقر)(?:ي|وا)?(?:\s+(?:على|عَلى))?(?:\s+(?:الرقم|رقم|الزر|زر|المفتاح|مفتاح))?\s+)(${KEY}(?:\s*(?:أو|او|ثم|،|و)\s*${KEY})*)`, 'gu');
+
 const tidy = (t: string) => t.replace(/\s+([،؛.!?؟])/g, '$1').replace(/[ \t]{2,}/g, ' ').trim();
 
 type Replacer = (m: string[], ctx: { before: string; after: string; pre: string; gcase: GrammaticalCase }) => string | undefined;
@@ -126,6 +135,9 @@ export class SpeechNormalizer {
       (/رقم(?:\s+\S+)?\s*:?\s*$/u.test(t.slice(Math.max(0, offset - 40), offset + lead.length)) ? lead : `${lead}رقم `));
     // Most chunks have no number at all: nothing more to do.
     if (!/\d/.test(t)) return tidy(t);
+    // "اضغط 3 مرات" counts presses: no key.
+    t = t.replace(KEYPAD, (all: string, verb: string, keys: string, offset: number) =>
+      (this.countsSomething(t.slice(offset + all.length, offset + all.length + 40)) ? all : `${verb}${keys.replace(/\d/g, (d) => KEY_NAMES[Number(d)]!)}`));
     // "-50" → "سالب 50"; "2 مليون" → "2,000,000" so the amount and its noun read as one number.
     t = t.replace(/(^|[\s(:])[-−](?=\d)/g, '$1سالب ');
     t = t.replace(/(?<![\d.,:/+\-])(\d+(?:\.\d+)?)\s?(ألف|آلاف|مليون|ملايين|مليار|مليارات)(?![\p{L}\u064B-\u0652])/gu, (all, n: string, w: string) => {

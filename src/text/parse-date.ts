@@ -188,7 +188,9 @@ export function parseHour(answer: string, on: ParsedDate, options: ParseDateOpti
   if (on.partOfDay) words.push(PART_WORD[on.partOfDay]);
   const found = findTime(words, words.map(() => false));
   if (!found || found.partOfDay) return undefined;
-  const time = on.partOfDay && !ownPeriod ? inPart(found, on.partOfDay) : found;
+  // The word the part was named by ("بكرة العشا"): some are narrower than their part.
+  const named = on.partOfDay ? wordsOf(on.text).findLast((w) => DAY_PERIODS[w]?.kind === on.partOfDay) : undefined;
+  const time = on.partOfDay && !ownPeriod ? inPart(found, on.partOfDay, named) : found;
   if (!time) return undefined;
   const [y, m, d] = on.date.split('-').map(Number) as [number, number, number];
   const day = time.afterMidnight ? addDays({ y, m, d }, 1) : { y, m, d };

@@ -8,43 +8,22 @@ import { readMoney, CURRENCIES } from './currencies.ts';
 import { clock, readDate, year } from './dates.ts';
 import { digitsToWords, ordinal } from './numbers.ts';
 import { LETTER_NAMES } from './references.ts';
+import { cutDigits, digitGroups, spokenGroups } from './digit-groups.ts';
+
+export { digitGroups } from './digit-groups.ts';
 
 /** The pause between groups when read aloud (the synthesizer pauses at a comma). */
 const PAUSE = '، ';
 
 /** Digits in groups of the given sizes, each digit a word ("050", [3]) → "صفر خمسة صفر". */
 export function readDigitGroups(digits: string, groups: number[]): string {
-  const out: string[] = [];
-  let at = 0;
-  for (const size of groups) {
-    if (at >= digits.length) break;
-    out.push(digitsToWords(digits.slice(at, at + size)));
-    at += size;
-  }
-  if (at < digits.length) out.push(digitsToWords(digits.slice(at)));
-  return out.join(PAUSE);
-}
-
-/** How many digits each group holds, by length: 10 → 3-3-4, 11 → 3-4-4, otherwise threes then the rest. */
-export function digitGroups(length: number): number[] {
-  if (length <= 4) return [length];
-  if (length === 10) return [3, 3, 4];
-  if (length === 11) return [3, 4, 4];
-  if (length === 9) return [3, 3, 3];
-  return Array.from({ length: Math.ceil(length / 3) }, () => 3);
+  return cutDigits(digits, groups).map(digitsToWords).join(PAUSE);
 }
 
 /** Any string of digits read in its groups (`digitGroups`). */
 export function readBackDigits(digits: string): string {
   const d = digits.replace(/\D/g, '');
   return readDigitGroups(d, digitGroups(d.length));
-}
-
-/** A group of the national format longer than four digits, cut as it is said: 5 → 2-3, 7 → 3-4. */
-function spokenGroups(length: number): number[] {
-  if (length <= 4) return [length];
-  if (length === 5) return [2, 3];
-  return [3, ...spokenGroups(length - 3)];
 }
 
 /**

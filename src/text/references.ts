@@ -4,6 +4,7 @@
  * واحد, not four thousand. Whether a number is a reference comes from the words before it, its
  * length, a leading zero, a leading + or its Latin letters.
  */
+import { groupsForEar } from './digit-groups.ts';
 import { digitsToWords } from './numbers.ts';
 
 /** How Latin letters are said in Arabic speech. */
@@ -83,11 +84,17 @@ export class ReferenceWords {
   }
 }
 
-/** A reference read out: digits one by one, Latin letters by name, groups apart ("، "). */
+/**
+ * A reference read out: digits one by one, Latin letters by name, groups apart ("، "). A long
+ * run of digits written without spaces is cut for the ear (`groupsForEar`: 0501234567 as
+ * 050، 123، 4567; +966501234567 as +966، 50، 123، 4567; an account number in fours).
+ */
 export function spellReference(ref: string): string {
-  const groups = ref.trim().split(/[\s-]+/).filter(Boolean);
+  const written = ref.trim().split(/[\s-]+/).filter(Boolean);
   // "4 8 2 1" is one run of digits written apart, not four groups.
-  const apart = groups.every((g) => g.length === 1);
+  const apart = written.every((g) => g.length === 1);
+  // An IBAN written in one piece is said in fours, as it is printed.
+  const groups = written.flatMap((g) => (/^\+?\d+$/.test(g) ? groupsForEar(g) : /^[A-Z]{2}\d{2}[A-Z0-9]{8,}$/.test(g) ? g.match(/.{1,4}/g)! : [g]));
   return groups.map((g) => [...g].map((ch) => {
     if (/\d/.test(ch)) return digitsToWords(ch);
     if (ch === '+') return 'زائد';

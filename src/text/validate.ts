@@ -5,6 +5,7 @@
  */
 import { phoneNumbers } from './phone-numbers.ts';
 import { asciiDigits } from './number-words.ts';
+import { bbanPattern, IBAN_FORMATS } from './iban-formats.ts';
 
 const digitsOnly = (s: string) => asciiDigits(s).replace(/[\s-]/g, '');
 
@@ -21,20 +22,25 @@ export function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** IBAN lengths of the countries callers here give most; any other country: 15–34 characters. */
-export const IBAN_LENGTHS: Record<string, number> = { SA: 24, AE: 23, EG: 29, KW: 30, BH: 22, QA: 29, JO: 30, LB: 28, OM: 23 };
+/** IBAN lengths of the Arab League's countries (`IBAN_FORMATS`); any other country: 15–34 characters. */
+export const IBAN_LENGTHS: Readonly<Record<string, number>> = Object.fromEntries(Object.entries(IBAN_FORMATS).map(([c, f]) => [c, f.length]));
+
+const BBAN_PATTERNS = new Map(Object.entries(IBAN_FORMATS).map(([c, f]) => [c, bbanPattern(f.bban)]));
 
 /** The IBAN with spaces removed and letters upper-cased ("sa03 8000…" → "SA038000…"). */
 export function normalizeIban(iban: string): string {
   return digitsOnly(iban).toUpperCase();
 }
 
-/** An IBAN's length for its country and its mod-97 check (ISO 13616: the remainder is 1). */
+/**
+ * An IBAN's length and BBAN format for its country (`IBAN_FORMATS`; letters only where the format
+ * has them) and its mod-97 check (ISO 13616: the remainder is 1).
+ */
 export function isValidIban(iban: string): boolean {
   const s = normalizeIban(iban);
   if (!/^[A-Z]{2}\d{2}[A-Z0-9]+$/.test(s)) return false;
-  const expected = IBAN_LENGTHS[s.slice(0, 2)];
-  if (expected ? s.length !== expected : s.length < 15 || s.length > 34) return false;
+  const bban = BBAN_PATTERNS.get(s.slice(0, 2));
+  if (bban ? !bban.test(s.slice(4)) : s.length < 15 || s.length > 34) return false;
   const moved = s.slice(4) + s.slice(0, 4);
   let rest = 0;
   for (const ch of moved) {
@@ -63,22 +69,30 @@ export const PHONE_COUNTRIES = [
 export type PhoneCountry = (typeof PHONE_COUNTRIES)[number];
 
 /**
- * Saudi, Emirati and Egyptian mobiles as hiwar knew them before it used libphonenumber: Saudi 5X,
- * UAE 50/52/54/55/56/58, Egypt 10/11/12/15. Kept so that these three answer as before (the
- * library's ranges differ a little: it takes the UAE's 053 and leaves out Saudi 052).
+ * Saudi, Emirati and Egyptian mobiles by hiwar's own ranges, from the national plans: Saudi 5X
+ * (CST's National Numbering Plan gives mobiles the whole 05X block; libphonenumber leaves out 052,
+ * which is in use), UAE 50/52/53/54/55/56/58 (TDRA's plan reserves 5X for mobiles; 053 is
+ * Virgin Mobile UAE's), Egypt 10/11/12/15. These three never load the library.
  */
 const OWN_MOBILE: Partial<Record<PhoneCountry, { code: string; mobile: RegExp }>> = {
   SA: { code: '966', mobile: /^5\d{8}$/ },
-  AE: { code: '971', mobile: /^5[024568]\d{7}$/ },
+  AE: { code: '971', mobile: /^5[0234568]\d{7}$/ },
   EG: { code: '20', mobile: /^1[0125]\d{8}$/ },
 };
+
+let codes: Map<PhoneCountry, string> | undefined;
+/** A League country's calling code ('966'), read from libphonenumber once (each look-up there builds its metadata anew). */
+export function callingCode(country: PhoneCountry): string {
+  codes ??= new Map(PHONE_COUNTRIES.map((c) => [c, phoneNumbers().getCountryCallingCode(c)]));
+  return codes.get(country)!;
+}
 
 /** A country's mobile in E.164 from its national significant number (no trunk 0), or undefined. */
 function mobileE164(country: PhoneCountry, nsn: string): string | undefined {
   // These three without the library: a Saudi caller's national number never loads it.
   const own = OWN_MOBILE[country];
   if (own) return own.mobile.test(nsn) ? `+${own.code}${nsn}` : undefined;
-  const code = phoneNumbers().getCountryCallingCode(country);
+  const code = callingCode(country);
   // The "mobile" metadata: a number is valid only if it is a mobile.
   const number = phoneNumbers().parsePhoneNumberFromString(`+${code}${nsn}`);
   return number?.country === country && number.nationalNumber === nsn && number.isValid() ? number.number : undefined;
@@ -104,7 +118,7 @@ export function normalizePhone(text: string, country: PhoneCountry = 'SA'): stri
   }
   const international = d.replace(/^00/, '');
   for (const c of PHONE_COUNTRIES) {
-    const code = phoneNumbers().getCountryCallingCode(c);
+    const code = callingCode(c);
     if (!international.startsWith(code)) continue;
     const found = mobileE164(c, international.slice(code.length).replace(/^0/, ''));
     if (found) return found;

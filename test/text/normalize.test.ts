@@ -47,7 +47,7 @@ const speech: [string, string][] = [
   ['الموعد 2026-11-21', 'الموعد الحادي والعشرون من نوفمبر ألفين وستة وعشرين'],
   ['الموعد 5/1/2027', 'الموعد الخامس من يناير ألفين وسبعة وعشرين'],
   ['منذ 2002-2-1', 'منذ الأول من فبراير ألفين واثنين'],
-  ['اتصل على 920001234', 'اتصل على تسعة اثنان صفر صفر صفر واحد اثنان ثلاثة أربعة'],
+  ['اتصل على 920001234', 'اتصل على تسعة اثنان صفر صفر، صفر واحد اثنان ثلاثة أربعة'],
   ['**مهم**: بطاقتك موقوفة', 'مهم: بطاقتك موقوفة'],
   ['زر https://bank.example/help للمزيد', 'زر الرابط المرسل للمزيد'],
   ['تم الإيقاف ✅ 🎉', 'تم الإيقاف'],
@@ -76,7 +76,7 @@ test('options: case endings off keeps the nominative', async () => {
 test('options: references as whole numbers; phones and leading zeros stay digits', async () => {
   const { createNormalizer } = await import('../../src/text/normalize.ts');
   const n = createNormalizer({ references: 'number' });
-  assert.equal(n('رقم الطلب 48213، الهاتف 0501234567'), 'رقم الطلب ثمانية وأربعون ألفًا ومئتان وثلاثة عشر، الهاتف صفر خمسة صفر واحد اثنان ثلاثة أربعة خمسة ستة سبعة');
+  assert.equal(n('رقم الطلب 48213، الهاتف 0501234567'), 'رقم الطلب ثمانية وأربعون ألفًا ومئتان وثلاثة عشر، الهاتف صفر خمسة صفر، واحد اثنان ثلاثة، أربعة خمسة ستة سبعة');
 });
 
 test('options: users add counted nouns, reference keywords and ordinal nouns', async () => {

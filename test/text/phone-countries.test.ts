@@ -42,7 +42,7 @@ const PLANS: Record<PhoneCountry, Plan> = {
   SD: { plan: '+249, trunk 0; mobiles 09X + 7 digits; 0183 is Khartoum fixed', national: '091 234 5678', international: '+249 91 234 5678', e164: '+249912345678', invalid: '0183 123 456' },
   SY: { plan: '+963, trunk 0; mobiles 09[3-9] + 7 digits; 011 is Damascus fixed', national: '0944 567 890', international: '+963 944 567 890', e164: '+963944567890', invalid: '011 234 5678' },
   TN: { plan: '+216, no trunk prefix; 8 digits, mobiles 2X, 4X, 5X, 9X; 7X is fixed', national: '20 123 456', international: '+216 20 123 456', e164: '+21620123456', invalid: '71 123 456' },
-  AE: { plan: '+971, trunk 0; mobiles 050, 052, 054, 055, 056, 058 + 7 digits; 04 is Dubai fixed', national: '055 123 4567', international: '+971 55 123 4567', e164: '+971551234567', invalid: '04 123 4567' },
+  AE: { plan: '+971, trunk 0; mobiles 050, 052, 053, 054, 055, 056, 058 + 7 digits; 04 is Dubai fixed', national: '055 123 4567', international: '+971 55 123 4567', e164: '+971551234567', invalid: '04 123 4567' },
   YE: { plan: '+967, trunk 0; mobiles 070, 071, 073, 077 + 7 digits; 01 is Sanaa fixed', national: '0712 345 678', international: '+967 712 345 678', e164: '+967712345678', invalid: '01 234 567' },
 };
 

@@ -42,7 +42,7 @@ test('phone numbers to E.164: Saudi, Emirati and Egyptian forms', () => {
   assert.equal(normalizePhone('01012345678'), '+201012345678');
   assert.equal(normalizePhone('+20 115 123 4567'), '+201151234567');
   assert.equal(normalizePhone('٠١٢٢٣٤٥٦٧٨٩'), '+201223456789');
-  assert.equal(normalizePhone('0531234567', 'AE'), undefined); // 053 is no UAE mobile prefix
+  assert.equal(normalizePhone('0571234567', 'AE'), undefined); // 057 is no UAE mobile prefix (053 is: test/text/phone-turns.test.ts)
   assert.equal(normalizePhone('01312345678'), undefined); // 013 is no Egyptian mobile prefix
   assert.equal(normalizePhone('0112345678'), undefined); // a Riyadh landline, not a mobile
   assert.equal(normalizePhone('12345'), undefined);
