@@ -27,8 +27,10 @@ export function readTwilioMedia(text: string): TwilioMediaFields | undefined {
   if (open < 0) return undefined;
   const from = open + MEDIA.length;
   const to = text.indexOf('}', from);
-  // An object inside `media` is not the documented shape.
-  if (to < 0 || text.lastIndexOf('{', to) >= from) return undefined;
+  if (to < 0) return undefined;
+  // An object inside `media` is not the documented shape (a forward search: lastIndexOf is no builtin).
+  const inner = text.indexOf('{', from);
+  if (inner !== -1 && inner < to) return undefined;
   const payload = stringField(text, '"payload":"', from, to);
   if (payload === undefined) return undefined;
   return { payload, chunk: stringField(text, '"chunk":"', from, to), track: stringField(text, '"track":"', from, to) };
