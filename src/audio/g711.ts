@@ -16,7 +16,8 @@ interface Law {
 
 export interface G711Codec {
   encode(pcm: Int16Array): Uint8Array;
-  decode(bytes: Uint8Array): Int16Array;
+  /** Into `out` when given (its length must be the byte count), else into a new array. */
+  decode(bytes: Uint8Array, out?: Int16Array): Int16Array;
 }
 
 function tabulated(law: Law): G711Codec {
@@ -44,9 +45,9 @@ function tabulated(law: Law): G711Codec {
       for (let i = 0; i < pcm.length; i++) out[i] = t[pcm[i]! & 0xffff]!;
       return out;
     },
-    decode(bytes) {
+    decode(bytes, into) {
       const t = decodeTable();
-      const out = new Int16Array(bytes.length);
+      const out = into ?? new Int16Array(bytes.length);
       for (let i = 0; i < bytes.length; i++) out[i] = t[bytes[i]!]!;
       return out;
     },

@@ -1,4 +1,5 @@
 import { alaw, mulaw } from '../../src/audio/g711.ts';
+import { callerFrames } from '../../src/audio/sample-slab.ts';
 import type { MediaFormat } from './provider.ts';
 
 /** Bytes of one `frameMs` frame of this format on the wire. */
@@ -7,13 +8,16 @@ export const frameBytes = (f: MediaFormat): number => (Math.round((f.sampleRate 
 /** Samples per outbound frame. */
 export const frameSamples = (f: MediaFormat): number => Math.round((f.sampleRate * f.frameMs) / 1000);
 
-/** Wire bytes → PCM16 samples (G.711 expanded; L16 in the format's byte order; an odd trailing byte dropped). */
+/**
+ * Wire bytes → PCM16 samples (G.711 expanded; L16 in the format's byte order; an odd trailing byte
+ * dropped). The samples are a view of a shared slab (`callerFrames`), not an array of their own.
+ */
 export function decode(f: MediaFormat, bytes: Uint8Array): Int16Array {
-  if (f.codec === 'mulaw') return mulaw.decode(bytes);
-  if (f.codec === 'alaw') return alaw.decode(bytes);
+  if (f.codec === 'mulaw') return mulaw.decode(bytes, callerFrames.take(bytes.byteLength));
+  if (f.codec === 'alaw') return alaw.decode(bytes, callerFrames.take(bytes.byteLength));
   const n = bytes.byteLength >> 1;
   const view = new DataView(bytes.buffer, bytes.byteOffset, n * 2);
-  const out = new Int16Array(n);
+  const out = callerFrames.take(n);
   const le = f.endian !== 'be';
   for (let i = 0; i < n; i++) out[i] = view.getInt16(i * 2, le);
   return out;
