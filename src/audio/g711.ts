@@ -15,7 +15,8 @@ interface Law {
 }
 
 export interface G711Codec {
-  encode(pcm: Int16Array): Uint8Array;
+  /** Into `out` when given (its length must be the sample count), else into a new array. */
+  encode(pcm: Int16Array, out?: Uint8Array): Uint8Array;
   /** Into `out` when given (its length must be the byte count), else into a new array. */
   decode(bytes: Uint8Array, out?: Int16Array): Int16Array;
 }
@@ -39,9 +40,9 @@ function tabulated(law: Law): G711Codec {
     return dec;
   };
   return {
-    encode(pcm) {
+    encode(pcm, into) {
       const t = encodeTable();
-      const out = new Uint8Array(pcm.length);
+      const out = into ?? new Uint8Array(pcm.length);
       for (let i = 0; i < pcm.length; i++) out[i] = t[pcm[i]! & 0xffff]!;
       return out;
     },

@@ -1,5 +1,5 @@
 import { alaw, mulaw } from '../../src/audio/g711.ts';
-import { callerFrames } from '../../src/audio/sample-slab.ts';
+import { frameSlab } from '../../src/audio/sample-slab.ts';
 import type { MediaFormat } from './provider.ts';
 
 /** Bytes of one `frameMs` frame of this format on the wire. */
@@ -10,25 +10,25 @@ export const frameSamples = (f: MediaFormat): number => Math.round((f.sampleRate
 
 /**
  * Wire bytes → PCM16 samples (G.711 expanded; L16 in the format's byte order; an odd trailing byte
- * dropped). The samples are a view of a shared slab (`callerFrames`), not an array of their own.
+ * dropped). The samples are a view of a shared slab (`frameSlab`), not an array of their own.
  */
 export function decode(f: MediaFormat, bytes: Uint8Array): Int16Array {
-  if (f.codec === 'mulaw') return mulaw.decode(bytes, callerFrames.take(bytes.byteLength));
-  if (f.codec === 'alaw') return alaw.decode(bytes, callerFrames.take(bytes.byteLength));
+  if (f.codec === 'mulaw') return mulaw.decode(bytes, frameSlab.samples(bytes.byteLength));
+  if (f.codec === 'alaw') return alaw.decode(bytes, frameSlab.samples(bytes.byteLength));
   const n = bytes.byteLength >> 1;
   const view = new DataView(bytes.buffer, bytes.byteOffset, n * 2);
-  const out = callerFrames.take(n);
+  const out = frameSlab.samples(n);
   const le = f.endian !== 'be';
   for (let i = 0; i < n; i++) out[i] = view.getInt16(i * 2, le);
   return out;
 }
 
-/** PCM16 samples → wire bytes. */
+/** PCM16 samples → wire bytes, a view of the shared slab (`frameSlab`). */
 export function encode(f: MediaFormat, samples: Int16Array): Uint8Array {
-  if (f.codec === 'mulaw') return mulaw.encode(samples);
-  if (f.codec === 'alaw') return alaw.encode(samples);
-  const out = new Uint8Array(samples.length * 2);
-  const view = new DataView(out.buffer);
+  if (f.codec === 'mulaw') return mulaw.encode(samples, frameSlab.bytesOf(samples.length));
+  if (f.codec === 'alaw') return alaw.encode(samples, frameSlab.bytesOf(samples.length));
+  const out = frameSlab.bytesOf(samples.length * 2);
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   const le = f.endian !== 'be';
   for (let i = 0; i < samples.length; i++) view.setInt16(i * 2, samples[i]!, le);
   return out;
