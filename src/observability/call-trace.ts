@@ -244,6 +244,12 @@ export class CallTrace {
     const span = this.tracer.startSpan('hiwar.failure', { startTime: at, attributes }, this.playing()?.ctx ?? this.callCtx);
     span.setStatus({ code: otel().SpanStatusCode.ERROR, message: e.message });
     span.end(at);
+    // The model's request that failed is red itself, as a tool that threw is: the reply asking it now.
+    const asking = e.source === 'llm' ? [...this.replies.values()].reverse().find((r) => r.llm) : undefined;
+    if (asking?.llm) {
+      asking.llm.setStatus({ code: otel().SpanStatusCode.ERROR, message: e.message });
+      asking.llm.setAttribute('hiwar.llm.error', e.kind);
+    }
     if (e.fatal) {
       this.call.setStatus({ code: otel().SpanStatusCode.ERROR, message: e.message });
       if (e.source === 'stt') this.endReconnect(at, 'recognition did not come back');

@@ -151,6 +151,34 @@ test('reconnects and failures: a span each, the fatal one marks the call', () =>
   assert.equal(parentOf(callSpan), undefined, 'no traceparent: a trace of its own');
 });
 
+test("a model that failed marks its own hiwar.llm span ERROR, as a tool that threw marks its hiwar.tool span", () => {
+  const { exporter, tracer } = tracing();
+  let now = 1_000;
+  const t = new CallTrace({ call: { callId: 'c1', provider: 'twilio', parameters: {} }, tracer, now: () => now });
+  const feed = (e: SessionEvent, ms = 10) => ((now += ms), t.onEvent(e));
+  feed({ type: 'user_turn', text: 'كم رصيدي', turn: 1 });
+  feed({ type: 'reply_started', reply: 1, turn: 1 });
+  feed({ type: 'error', source: 'llm', kind: 'network', message: 'the language model could not be reached', fatal: false }, 400);
+  feed({ type: 'agent_chunk', text: 'عذرًا، حدث خلل مؤقت.', reply: 1 });
+  feed({ type: 'agent_turn', text: 'عذرًا، حدث خلل مؤقت.', heardText: 'عذرًا، حدث خلل مؤقت.', interrupted: false, reply: 1 }, 1000);
+  feed({ type: 'metrics', metrics: { interrupted: false, kind: 'spoken', voiceToVoiceMs: 800 } as never }, 0);
+  feed({ type: 'user_turn', text: 'شكرا', turn: 2 });
+  feed({ type: 'reply_started', reply: 2, turn: 2 });
+  feed({ type: 'agent_chunk', text: 'العفو.', reply: 2 });
+  feed({ type: 'agent_turn', text: 'العفو.', heardText: 'العفو.', interrupted: false, reply: 2 }, 500);
+  feed({ type: 'metrics', metrics: { interrupted: false, kind: 'spoken', voiceToVoiceMs: 700, llmFirstTokenMs: 100 } as never }, 0);
+  t.end(now);
+  const spans = exporter.getFinishedSpans();
+  const [failed, fine] = spans.filter((s) => s.name === 'hiwar.llm').sort((a, b) => start(a) - start(b));
+  assert.equal(failed!.status.code, 2, 'the request that failed is red in the trace, not only its sibling hiwar.failure');
+  assert.equal(failed!.status.message, 'the language model could not be reached');
+  assert.equal(failed!.attributes['hiwar.llm.error'], 'network');
+  assert.equal(fine!.status.code, 0, "the next turn's request is not marked");
+  assert.equal(fine!.attributes['hiwar.llm.error'], undefined);
+  const failure = spans.find((s) => s.name === 'hiwar.failure')!;
+  assert.equal(parentOf(failure), parentOf(failed!), 'the failure stays beside it, under the reply');
+});
+
 test('without an SDK nothing is attached; traceparent parsing refuses malformed values', async () => {
   assert.equal(tracingActive(), false, 'no SDK registered in this process');
   const inner = () => ({}) as never;
