@@ -5,6 +5,7 @@
  */
 import { Subject, type Observable } from '../rx.ts';
 import { debugRecord } from './debug-log.ts';
+import { redactDigitRuns } from './digit-redaction.ts';
 import type { SessionEvent, SessionState } from './events.ts';
 import { failureMessage, taskFailure, toolFailure, type Failure, type FailureSource } from './failure.ts';
 import type { Logger } from './logger.ts';
@@ -33,7 +34,7 @@ export class SessionOutput {
   readonly emit = (e: SessionEvent): void => {
     if (this.log.isLevelEnabled('debug')) {
       const line = debugRecord(e, this.logKeys);
-      if (line) this.log.debug({ session: this.agentName(), ...line.fields }, line.message);
+      if (line) this.log.debug({ agent: this.agentName(), ...line.fields }, line.message);
     }
     this.subject.next(e);
   };
@@ -41,7 +42,10 @@ export class SessionOutput {
   /** A typed `error` event with a clean message; the raw cause goes to the log only. */
   readonly fail = (source: FailureSource, f: Failure, fatal: boolean, cause?: unknown): void => {
     const named = { ...(f.tool ? { tool: f.tool } : {}), ...(f.task ? { task: f.task } : {}) };
-    this.log.warn({ source, kind: f.kind, ...named, err: cause instanceof Error ? cause.message : cause }, f.message);
+    const said = cause instanceof Error ? cause.message : cause;
+    // The agent's own code handles what callers give (a card, an account): its messages lose their long numbers.
+    const err = source === 'agent' && typeof said === 'string' && !this.logKeys ? redactDigitRuns(said) : said;
+    this.log.warn({ agent: this.agentName(), source, kind: f.kind, ...named, err }, f.message);
     this.emit({ type: 'error', source, kind: f.kind, message: f.message, fatal, ...named });
   };
 
@@ -79,7 +83,7 @@ export class SessionOutput {
   /** A notice for people: in the report, the log and an event. `logged`: false when a failure's warn line says it already. */
   readonly notice = (message: string, logged = true): void => {
     this.report.notices.push(message);
-    if (logged) this.log.info({ session: this.agentName() }, message);
+    if (logged) this.log.info({ agent: this.agentName() }, message);
     this.emit({ type: 'notice', message });
   };
 

@@ -78,7 +78,7 @@ test("logs: HIWAR_LOG_LEVEL=debug's level tells what the session heard and did, 
   ]);
   const said = debug.lines.find((l) => l.msg === 'caller turn');
   assert.equal(said?.text, 'أريد معرفة رصيد حسابي', JSON.stringify(debug.lines.map((l) => l.msg)));
-  assert.equal(said?.session, callCentre.name);
+  assert.equal(said?.agent, callCentre.name);
   const agentLines = debug.lines.filter((l) => l.msg === 'agent turn');
   assert.equal(agentLines.length, agentTurns(c).length, 'one line per agent turn');
   assert.ok(debug.lines.some((l) => l.msg === 'reply started'));
