@@ -67,5 +67,5 @@ export type { AttemptOutcome, CallResult, Contact, ContactState, DialAttempt, Di
 export { CallTrace, type CallTraceOptions } from './observability/call-trace.ts';
 export { traceSessions, tracingActive } from './observability/trace-sessions.ts';
 export { parseTraceparent, formatTraceparent, TRACE_PARAMETERS } from './observability/trace-context.ts';
-export { LiveCalls, LIVE_CALLS_DEFAULTS, type LiveCall } from './observability/live-calls.ts';
+export { LiveCalls, LIVE_CALLS_DEFAULTS, type LiveCall, type LiveFailure } from './observability/live-calls.ts';
 export { liveCallsRoutes, type LiveRoutesOptions } from './observability/live-routes.ts';

@@ -34,11 +34,18 @@ export interface LiveCall {
   latenciesMs: number[];
   /** Whether the agent was cut off by the caller in its last reply. */
   interrupted: boolean;
+  /** Failures so far in the call (the session's `error` events: a tool that threw, the model unreachable…). */
+  failures?: number;
+  /** The last of them: which part failed, how, whether it ended the call, and its clean message (never a raw cause). */
+  lastFailure?: LiveFailure;
   /** For a web call: its WebRTC room, which a supervisor can join (listen in, take over). */
   room?: string;
   /** The instance running it (in a cluster). */
   instance?: string;
 }
+
+/** A failure as the live view shows it: the fields of the session's `error` event. */
+export type LiveFailure = Omit<Extract<SessionEvent, { type: 'error' }>, 'type'>;
 
 /**
  * The calls running in this process, kept from each session's typed events (a wrapper of the
@@ -120,7 +127,11 @@ export class LiveCalls {
       if (e.line) live.fixedLine = e.line;
       else delete live.fixedLine;
     }
-    else if (e.type === 'metrics' && e.metrics.voiceToVoiceMs !== undefined) {
+    else if (e.type === 'error') {
+      live.failures = (live.failures ?? 0) + 1;
+      const { type: _type, ...failure } = e;
+      live.lastFailure = failure;
+    } else if (e.type === 'metrics' && e.metrics.voiceToVoiceMs !== undefined) {
       live.latenciesMs.push(e.metrics.voiceToVoiceMs);
       if (live.latenciesMs.length > LIVE_CALLS_DEFAULTS.turnsKept) live.latenciesMs.shift();
     } else if (e.type === 'ended') return this.remove(live.id);

@@ -26,6 +26,7 @@ let sb: Running;
 let app: AgentServerApp;
 let chrome: Chromium;
 const sessions: RunningSession[] = [];
+const live = new LiveCalls();
 const clock = new SteadyScaledClock(1);
 
 before(async () => {
@@ -33,7 +34,6 @@ before(async () => {
   await mkdir(OUT, { recursive: true });
   // The caller says one line, then stays on the line (a ceiling, not a timing: the test ends the call).
   await writeFile(`${OUT}live-caller.wav`, encodeWav(pad(await voiced(sb.client, LINE, 16000, 'ar-uae-male-1'), 16000, 1, 0.5), 16000));
-  const live = new LiveCalls();
   app = await createAgentServer({
     agent: callCentre,
     client: sb.client,
@@ -103,6 +103,18 @@ test('the live calls page in headless Chromium during a running call: listed wit
 
   // The agent's last line is on the card beside the caller's.
   await within(page.waitForFunction(() => (document.querySelector('li.call .line.agent')?.textContent ?? '').length > 0, undefined, { timeout: 0 }), 30_000, "the agent's line on the card");
+  // A call whose tool threw (listed by hand beside the real one): its card says what failed, in
+  // which part, how many times, without ending it.
+  const failing = live.add({ callId: 'CA-failing', provider: 'twilio', parameters: {} }, 'bank');
+  live.update(failing, { type: 'error', source: 'agent', kind: 'tool', tool: 'block_card', message: "the agent's code threw an error (tool block_card)", fatal: false });
+  await within(page.waitForSelector('li.call[data-call="twilio:CA-failing"] .failure', { timeout: 0 }), 30_000, 'the failure on the failing call’s card');
+  const failure = await page.evaluate(() => {
+    const f = document.querySelector('li.call[data-call="twilio:CA-failing"] .failure');
+    return { tag: f.querySelector('.tag').textContent, message: f.querySelector('bdi').textContent, fatal: f.classList.contains('fatal'), onTheRealCall: document.querySelectorAll('li.call .failure').length };
+  });
+  assert.deepEqual(failure, { tag: 'خلل (1) في كود الوكيل: ', message: "the agent's code threw an error (tool block_card)", fatal: false, onTheRealCall: 1 });
+  await page.screenshot({ path: `${OUT}live-calls-failure.png`, fullPage: true });
+  live.update(failing, { type: 'ended', reason: 'caller hung up' });
   // The call ends with its closing line (a drain out of time): shown, named, while it plays.
   const ending = sessions[0]!.endWithLine!('server shutting down');
   await within(

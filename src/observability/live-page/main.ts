@@ -62,6 +62,17 @@ function agentLine(c: LiveCall): HTMLElement {
   return p;
 }
 
+/** Which part failed, in the operator's words; the message itself (clean, in English) beside it. */
+const FAILURE_SOURCES: Record<string, string> = { stt: 'التعرّف على الكلام', tts: 'توليد الصوت', llm: 'النموذج', transport: 'الاتصال', agent: 'كود الوكيل' };
+
+/** The call's failures so far and the last one: an operator sees a failing call before its caller complains. */
+function failureLine(c: LiveCall): HTMLElement {
+  const f = c.lastFailure!;
+  const p = el('p', { className: `failure${f.fatal ? ' fatal' : ''}`, dir: 'auto' });
+  p.append(el('span', { className: 'tag', textContent: `خلل (${c.failures ?? 1}) في ${FAILURE_SOURCES[f.source] ?? f.source}${f.fatal ? '، أنهى المكالمة' : ''}: ` }), el('bdi', { dir: 'ltr', textContent: f.message }));
+  return p;
+}
+
 function card(c: LiveCall): HTMLLIElement {
   const state = el('span', { className: 'state', textContent: STATES[c.state] ?? c.state });
   state.dataset.state = c.state;
@@ -81,6 +92,7 @@ function card(c: LiveCall): HTMLLIElement {
       el('span', { textContent: last !== undefined ? `آخر زمن رد ${Math.round(last)} ms` : 'لا زمن رد بعد' }),
       ...(c.interrupted ? [el('span', { textContent: 'قاطع المتصل الوكيل' })] : []),
     ),
+    ...(c.lastFailure ? [failureLine(c)] : []),
     bars(c.latenciesMs),
   );
   li.dataset.call = c.id;
