@@ -42,5 +42,7 @@ export {
   type ProviderHooks,
   type ServerWarning,
 } from './types.ts';
+/** OpenTelemetry export in your own server, as `hiwar serve --otel` sets it up (docs/observability.md). */
+export { startTracing, type OtelSetup } from '../observability/start-tracing.ts';
 /** The guide shipped with the package, as HTML pages at /docs (`hiwar serve --docs`). */
 export { docsRoutes, DOCS_SITE_DEFAULTS, type DocsRoutesOptions } from '../docs-site/routes.ts';

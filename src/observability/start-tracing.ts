@@ -1,0 +1,15 @@
+import type { OtelSetup } from './otel-setup.ts';
+
+export type { OtelSetup };
+
+/**
+ * Registers the OpenTelemetry SDK in your own process as `hiwar serve --otel` does: spans batched
+ * to OTLP over HTTP at `OTEL_EXPORTER_OTLP_ENDPOINT` (or `…_TRACES_ENDPOINT`, default
+ * `http://localhost:4318`), `OTEL_SERVICE_NAME` (default `hiwar`), async context. Then
+ * `traceSessions` records each call; `shutdown()` after the drain sends the last spans. Throws
+ * `MissingDependencyError` naming the `npm install` when a tracing package is missing. Loaded on
+ * the first call: the server's entry does not load the SDK's modules without it.
+ */
+export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promise<OtelSetup> {
+  return (await import('./otel-setup.ts')).startOtel(env);
+}

@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { CallTrace, tracingActive } from '../../src/index.ts';
+import { startTracing } from '../../src/server/index.ts';
+
+test("hiwar/server's startTracing: your own server's call traces reach an OTLP collector over HTTP, named by OTEL_SERVICE_NAME, as hiwar serve --otel's do", async () => {
+  const got: { path: string; body: string }[] = [];
+  const collector = createServer((req: IncomingMessage, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => {
+      got.push({ path: req.url ?? '', body: Buffer.concat(parts).toString('utf8') });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  collector.listen(0, '127.0.0.1');
+  await once(collector, 'listening');
+  try {
+    assert.equal(tracingActive(), false, 'nothing records before it');
+    const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+    const tracing = await startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: 'my-bank-bot' });
+    assert.equal(tracing.url, `${endpoint}/v1/traces`);
+    assert.equal(tracingActive(), true, 'traceSessions now wraps the sessions');
+    const trace = new CallTrace({ call: { callId: 'CA9', provider: 'twilio', parameters: {} }, agent: 'bank' });
+    trace.onEvent({ type: 'user_turn', text: 'كم رصيدي', turn: 1 });
+    trace.onEvent({ type: 'ended', reason: 'caller hung up' });
+    // The drain's shutdown sends what the batch holds.
+    await tracing.shutdown();
+    const spans = got.filter((g) => g.path === '/v1/traces').flatMap((g) => (JSON.parse(g.body) as { resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: { name: string }[] }[] }[] }).resourceSpans);
+    assert.ok(spans.length > 0, 'the spans were posted to <endpoint>/v1/traces');
+    assert.deepEqual(new Set(spans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans.map((x) => x.name)))), new Set(['hiwar.call', 'hiwar.turn']));
+    assert.ok(spans.every((r) => r.resource.attributes.some((a) => a.key === 'service.name' && a.value.stringValue === 'my-bank-bot')));
+    assert.equal(tracingActive(), false, 'shut down: the process records nothing more');
+  } finally {
+    collector.close();
+  }
+});
