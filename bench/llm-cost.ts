@@ -9,6 +9,7 @@ import OpenAI from 'openai';
 import { OpenAiLlm } from '../src/llm/openai.ts';
 import { spawnFakeService } from './fake-service.ts';
 import { benchOptions, pcts, table, type BenchArgs } from './harness.ts';
+import { conditions, spanLine } from './conditions.ts';
 import { pinBench } from './pin.ts';
 
 /**
@@ -23,6 +24,8 @@ export async function llmCost({ quick, rest }: BenchArgs): Promise<Record<string
   pinBench(named.pin, { self: 'server' });
   const messages = [{ role: 'system' as const, content: 'أنت موظف خدمة عملاء.' }, { role: 'user' as const, content: 'أريد معرفة رصيد حسابي' }];
   const out: Record<string, { cpuUsPerRequest: number[]; firstChunk: ReturnType<typeof pcts> }> = {};
+  // The fake model runs in a process of its own per round: the conditions are this process's.
+  const conds = conditions();
   for (const llmMs of [0, 50]) {
     const fake = await spawnFakeService({ llmMs });
     try {
@@ -75,9 +78,10 @@ export async function llmCost({ quick, rest }: BenchArgs): Promise<Record<string
       await fake.close();
     }
   }
-  table(`llm: one streamed chat completion against the fake (${n} requests per round)`, Object.entries(out).flatMap(([k, v]) => [
+  const ran = conds.end();
+  table(`llm: one streamed chat completion against the fake (${n} requests per round, warmed by 20 each way); ${spanLine(ran)}`, Object.entries(out).flatMap(([k, v]) => [
     [`${k}: CPU µs per request (3 rounds)`, v.cpuUsPerRequest.join(', '), ''],
     [`${k}: request → first chunk − hold, p50 / p95 / p99 ms`, `${v.firstChunk.p50} / ${v.firstChunk.p95} / ${v.firstChunk.p99}`, ''],
   ] as [string, string, string][]));
-  return { bench: 'llm', requests: n, ...out };
+  return { bench: 'llm', requests: n, ...out, conditions: ran };
 }

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnFakeService } from './fake-service.ts';
 import { benchOptions, FrameClock, round, startCall, table, type BenchArgs } from './harness.ts';
+import { conditions, spanLine, type SpanConditions } from './conditions.ts';
 import { pinBench } from './pin.ts';
 
 export const SOAK_TARGETS = { growthPer1000CallsMb: 5 };
@@ -38,6 +39,7 @@ export async function soak({ quick, rest }: BenchArgs): Promise<Record<string, u
   // Before the fake starts: it then starts on the rig's CPUs.
   const pin = pinBench(named.pin, { self: 'server' });
   const fake = await spawnFakeService({ sttMs: 50, llmMs: 50, ttsMs: 50, audioMsPerChar: 10 });
+  const conds = conditions([fake.pid]);
   const frames = new FrameClock();
   const samples: { calls: number; rssMb: number; heapMb: number; handles: number; s: number }[] = [];
   let ended = 0;
@@ -51,6 +53,7 @@ export async function soak({ quick, rest }: BenchArgs): Promise<Record<string, u
     samples.push({ calls: ended, rssMb: m.rss / 2 ** 20, heapMb: m.heapUsed / 2 ** 20, handles: process.getActiveResourcesInfo().length, s: (performance.now() - t0) / 1000 });
   };
   const handlesBefore = process.getActiveResourcesInfo().length;
+  let ran: SpanConditions | undefined;
   try {
     const worker = async () => {
       while (performance.now() < until) {
@@ -72,6 +75,7 @@ export async function soak({ quick, rest }: BenchArgs): Promise<Record<string, u
     await Promise.all([...Array.from({ length: concurrent }, worker), sampler]);
     await sleep(500);
     sample();
+    ran = conds.end();
   } finally {
     await fake.close();
   }
@@ -94,8 +98,9 @@ export async function soak({ quick, rest }: BenchArgs): Promise<Record<string, u
     heapGrowthPer1000CallsMb: round(heapGrowth, 2),
     gcExposed: Boolean(gc),
     targets: SOAK_TARGETS,
+    conditions: ran!,
   };
-  console.log(`\nsoak: ${seconds} s, ${concurrent} calls at a time`);
+  console.log(`\nsoak: ${seconds} s, ${concurrent} calls at a time, local transport, warm after the first fifth (left out of the slope); ${spanLine(res.conditions)}`);
   console.log('   s    calls   rss MB  heap MB  handles');
   for (const s of samples) console.log(`${s.s.toFixed(0).padStart(4)}  ${String(s.calls).padStart(7)}  ${s.rssMb.toFixed(1).padStart(7)}  ${s.heapMb.toFixed(1).padStart(7)}  ${String(s.handles).padStart(7)}`);
   table('soak: summary', [

@@ -14,6 +14,7 @@ import { MediaConnection } from '../transports/telephony/connection.ts';
 import type { WireMessage } from '../transports/telephony/provider.ts';
 import { twilio } from '../transports/telephony/twilio.ts';
 import { mulaw } from '../src/audio/g711.ts';
+import { conditions, spanLine } from './conditions.ts';
 import { perfClock, round, type BenchArgs } from './harness.ts';
 
 const FRAME = 160;
@@ -63,6 +64,7 @@ export async function telephonyEdge({ rest }: BenchArgs): Promise<Record<string,
     conns.push(conn);
   }
   const agentAudio = new Int16Array(8000).fill(1000);
+  const conds = conditions();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let inbound = 0;
@@ -81,6 +83,7 @@ export async function telephonyEdge({ rest }: BenchArgs): Promise<Record<string,
   }
   const cpu = process.cpuUsage(cpu0);
   const wallMs = performance.now() - t0;
+  const ran = conds.end();
   for (const c of conns) c.closed('normal');
   const cpuMs = (cpu.user + cpu.system) / 1000;
   const res = {
@@ -96,7 +99,8 @@ export async function telephonyEdge({ rest }: BenchArgs): Promise<Record<string,
     usPerMessage: round((cpuMs * 1000) / (inbound + messagesOut), 2),
     /** CPU for one call-second of this edge (both directions), as % of a core for 100 calls. */
     pctOfCoreFor100Calls: round((cpuMs / (calls * seconds * 1000)) * 100 * 100, 2),
+    conditions: ran,
   };
-  console.log(`telephony-edge: ${calls} calls × ${seconds} s: ${inbound} media messages in, ${messagesOut} out; ${res.cpuMs} ms CPU, ${res.usPerMessage} µs per message; 100 calls would use ${res.pctOfCoreFor100Calls} % of a core here`);
+  console.log(`telephony-edge: ${calls} calls × ${seconds} s: ${inbound} media messages in, ${messagesOut} out; ${res.cpuMs} ms CPU, ${res.usPerMessage} µs per message; 100 calls would use ${res.pctOfCoreFor100Calls} % of a core here; cold process (no warm-up), no sockets; ${spanLine(ran)}`);
   return res;
 }

@@ -7,7 +7,8 @@
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { sleepFor } from '../src/transport/clock.ts';
-import { percentile, round, type BenchArgs } from './harness.ts';
+import { conditions, spanLine } from './conditions.ts';
+import { benchOptions, percentile, round, type BenchArgs } from './harness.ts';
 
 const PERIOD_MS = 20;
 
@@ -78,8 +79,11 @@ async function run(calls: number, seconds: number, sleep: (ms: number) => Promis
 }
 
 export async function timers({ quick, rest }: BenchArgs): Promise<Record<string, unknown>> {
-  const calls = Number(rest[0] ?? 100);
+  const { numbers, named } = benchOptions(rest);
+  const calls = Number(named.loops ?? named.calls ?? numbers[0] ?? 100);
+  if (!(Number.isInteger(calls) && calls > 0)) throw new Error('usage: npm run bench -- timers [--quick] [loops=100]');
   const seconds = quick ? 5 : 20;
+  const conds = conditions();
   const shared = new SharedScheduler();
   // Interleaved twice so that a change in the machine's load hits both alike.
   const perCall = [];
@@ -88,11 +92,12 @@ export async function timers({ quick, rest }: BenchArgs): Promise<Record<string,
     perCall.push(await run(calls, seconds / 2, (ms) => sleepFor(ms)));
     one.push(await run(calls, seconds / 2, (ms) => shared.sleep(ms)));
   }
-  console.log(`\ntimers: ${calls} loops waking every ${PERIOD_MS} ms, ${seconds / 2} s per run, each run twice`);
+  const ran = conds.end();
+  console.log(`\ntimers: ${calls} loops waking every ${PERIOD_MS} ms, ${seconds / 2} s per run, each run twice; ${spanLine(ran)}`);
   console.log('scheduler            cpu %   µs CPU per loop-second   wake late p50 / p99 ms   loop delay p99 ms');
   const line = (name: string, r: Awaited<ReturnType<typeof run>>) =>
     console.log(`${name.padEnd(18)}  ${String(r.cpuPct).padStart(6)}   ${String(r.cpuUsPerCallSecond).padStart(22)}   ${`${r.lateP50Ms} / ${r.lateP99Ms}`.padStart(22)}   ${String(r.loopDelayP99Ms).padStart(17)}`);
   perCall.forEach((r) => line('timer per call', r));
   one.forEach((r) => line('one shared timer', r));
-  return { bench: 'timers', calls, seconds, perCall, shared: one };
+  return { bench: 'timers', calls, seconds, perCall, shared: one, conditions: ran };
 }
