@@ -8,17 +8,27 @@ import { spawn } from 'node:child_process';
 import { LATENCY_TARGETS, latency } from './latency.ts';
 import { table } from './harness.ts';
 import { spanLine } from './conditions.ts';
-import { activePin, pinArg } from './pin.ts';
+import { activePin, pinArg, type PinPlan } from './pin.ts';
 import { benchScript } from './script.ts';
 
 type Row = Record<string, any>;
+
+/**
+ * The cold row's `pin=`: the split this process runs with when it pinned; unpinned, the one given
+ * (if any), so the child resolves it as this process did and says the same reason (it was given
+ * `pin=off` and printed "as asked (pin=off)" when nobody had asked).
+ */
+export function coldPinArgs(pin: PinPlan | undefined, rest: string[]): string[] {
+  if (pin?.pinned) return [pinArg(pin)];
+  return rest.filter((a) => a.startsWith('pin='));
+}
 
 /** Runs the cold row in a fresh process and returns its JSON figures. */
 async function coldRow(calls: number, turns: number, rest: string[], quick: boolean): Promise<Row> {
   const run = benchScript('run');
   // The pin already resolved here (latency() pinned this process): the child splits the same CPUs.
   const pin = activePin();
-  const args = [...process.execArgv, run, 'latency', String(calls), String(turns), 'warmup=0', ...rest.filter((a) => /^(stream|phases|uplink|spread)=/.test(a)), ...(pin ? [pinArg(pin)] : []), ...(quick ? ['--quick'] : [])];
+  const args = [...process.execArgv, run, 'latency', String(calls), String(turns), 'warmup=0', ...rest.filter((a) => /^(stream|phases|uplink|spread)=/.test(a)), ...coldPinArgs(pin, rest), ...(quick ? ['--quick'] : [])];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => {

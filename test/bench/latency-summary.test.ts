@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { summaryRow } from '../../bench/latency-rows.ts';
+import { coldPinArgs, summaryRow } from '../../bench/latency-rows.ts';
 
 const row = (share: number, rigShare: number) => ({
   turns: 9,
@@ -21,4 +21,11 @@ test("the latency summary's rows keep their verdicts: a starved run says STARVED
   const [, , quiet] = summaryRow('warm, 10 calls', row(0.02, 0.01));
   assert.match(quiet, /^p50 ≤ 2, p99 ≤ 6; load 3\.6 → 2\.8, run-queue wait 1955 ms \(2 %/);
   assert.doesNotMatch(quiet, /STARVED/);
+});
+
+test("the cold row's process gets the pin this one runs with, or the one given: never a pin=off nobody asked for", () => {
+  const unpinned = { pinned: false, server: [0, 1], rig: [0, 1], note: '' };
+  assert.deepEqual(coldPinArgs(unpinned, ['stream=1']), [], 'pin=auto (none given): the child resolves auto the same way and says why');
+  assert.deepEqual(coldPinArgs(unpinned, ['pin=off']), ['pin=off']);
+  assert.deepEqual(coldPinArgs({ pinned: true, server: [1], rig: [0], note: '' }, []), ['pin=1/0'], 'pinned: the same split');
 });
