@@ -235,9 +235,11 @@ export class CallManager implements CallHost {
     }
     this.o.metrics.callStarted(provider);
     let fatal = false;
+    let failures = 0;
     let action: CallOutcome | undefined;
     const sub = session.events$.subscribe({
       next: (e) => {
+        if (e.type === 'error') failures++;
         if (e.type === 'error' && e.fatal) fatal = true;
         if (e.type === 'call_action' && e.ok) action = e.action === 'transfer' ? 'transferred' : 'agent-hangup';
         try {
@@ -278,7 +280,9 @@ export class CallManager implements CallHost {
     sub.unsubscribe();
     this.live.delete(entry);
     this.o.metrics.callEnded(provider, outcome);
-    log.info({ outcome }, 'call ended');
+    // One line answers why and how long: the session's end reason (never the caller's words), its length, turns and failures.
+    const told = report ? { reason: report.ended, seconds: report.durationSeconds, callerTurns: report.turns.filter((t) => t.role === 'user').length } : {};
+    log.info({ outcome, ...told, failures }, 'call ended');
     try {
       this.o.onCallEnded?.(transport, report, outcome);
     } catch (err) {
