@@ -19,7 +19,8 @@ export function debugRecord(e: SessionEvent, keys = false): { fields: Record<str
     case 'reply_started':
       return { fields: { reply: e.reply, turn: e.turn }, message: 'reply started' };
     case 'agent_turn':
-      return { fields: { reply: e.reply, interrupted: e.interrupted, said: e.text.length, heard: e.heardText.length }, message: 'agent turn' };
+      // What the caller heard (a barge-in cuts it short): the question an operator asks of a call.
+      return { fields: { reply: e.reply, interrupted: e.interrupted, said: e.text.length, heard: e.heardText.length, heardText: keys ? e.heardText : redactDigitRuns(e.heardText) }, message: 'agent turn' };
     case 'interruption':
       return { fields: { kind: e.kind }, message: 'interruption' };
     case 'tool':

@@ -50,3 +50,19 @@ test("a service's failure keeps its figures: only the agent's own code handles c
   assert.equal(lines[0]!.err, 'socket closed 1006 after 30000 ms');
   assert.equal(lines[0]!.agent, 'bank');
 });
+
+test("at debug, an agent turn's line says what the caller heard (its long numbers hidden, unless logKeys), not only its length", () => {
+  const { lines, out } = output('debug');
+  out.emit({ type: 'agent_turn', text: 'رقم بطاقتك 4111 1111 1111 1111، هل أوقفها؟', heardText: 'رقم بطاقتك 4111 1111 1111 1111', interrupted: true, reply: 3 });
+  const [line] = lines;
+  assert.equal(line!.msg, 'agent turn');
+  assert.equal(line!.heardText, 'رقم بطاقتك [16 digits]', 'what reached the caller before the barge-in');
+  assert.equal(line!.interrupted, true);
+  assert.equal(line!.heard, 'رقم بطاقتك 4111 1111 1111 1111'.length, 'the lengths stay as they were');
+  const keys = output('debug', true);
+  keys.out.emit({ type: 'agent_turn', text: 'رقمك 4111', heardText: 'رقمك 4111', interrupted: false, reply: 1 });
+  assert.equal(keys.lines[0]!.heardText, 'رقمك 4111');
+  const info = output('info');
+  info.out.emit({ type: 'agent_turn', text: 'أهلًا', heardText: 'أهلًا', interrupted: false, reply: 1 });
+  assert.deepEqual(info.lines, [], 'nothing below debug');
+});
