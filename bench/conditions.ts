@@ -255,6 +255,15 @@ export function conditions(rigPids: number[] = []): { end(): SpanConditions } {
   };
 }
 
+/**
+ * Whether a span's figures are the machine's rather than hiwar's: the process waited for a core
+ * more than `STARVED_WAIT_SHARE` of its runnable time (unknown counts as starved), or its rig did.
+ * A per-core figure is not printed from such a span.
+ */
+export function spanStarved(c: SpanConditions): boolean {
+  return c.runQueueWaitShare === null || c.runQueueWaitShare > STARVED_WAIT_SHARE || !!c.rig?.starved;
+}
+
 /** The conditions of a span in a few words: load, hiwar's run-queue wait, the CPUs, the rig's wait. */
 export function spanLine(c: SpanConditions): string {
   const share = c.runQueueWaitShare === null ? '' : ` (${Math.round(c.runQueueWaitShare * 100)} %${c.runQueueWaitShare > STARVED_WAIT_SHARE ? ', STARVED' : ''}${loopPart(c)})`;

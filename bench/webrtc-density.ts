@@ -38,6 +38,7 @@ import type { ThreadedOutput } from '../transports/webrtc/threaded-output.ts';
 import type { AgentParticipant } from '../transports/webrtc/agent-participant.ts';
 import { createWebRtcPlugin, type WebRtcPlugin } from '../transports/webrtc/index.ts';
 import { round, table, type BenchArgs } from './harness.ts';
+import { conditions, spanLine, spanStarved, type SpanConditions } from './conditions.ts';
 import { pinBench, rigCommand } from './pin.ts';
 import type { CallersReport } from './webrtc-callers.ts';
 import type { TraceReport } from './webrtc-trace.ts';
@@ -131,6 +132,8 @@ export interface WebRtcDensityRow {
   warmup?: boolean;
   /** The machine's 1-minute load average as the level started. */
   load?: number;
+  /** The window's conditions: load before → after, this process's run-queue wait and its callers' (the rig). */
+  conditions?: SpanConditions;
   /** What happened around each late tick of the packet clock (bench/webrtc-trace.ts). */
   trace: TraceReport;
 }
@@ -237,6 +240,7 @@ async function measure(n: number, o: Options, voice: Int16Array): Promise<WebRtc
     for (const x of host.outputs) x.stats.maxLateMs = 0;
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
+    const conds = conditions(callers.map((c) => c.child.pid!));
     const cpu0 = process.cpuUsage();
     const w0 = await workerCpu(plugin);
     await trace('start');
@@ -244,6 +248,7 @@ async function measure(n: number, o: Options, voice: Int16Array): Promise<WebRtc
     await sleep(o.seconds * 1000);
     const elapsed = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    const window = conds.end();
     const after = snapshot(host);
     const w1 = await workerCpu(plugin);
     loop.disable();
@@ -275,6 +280,7 @@ async function measure(n: number, o: Options, voice: Int16Array): Promise<WebRtc
       loopDelayP99Ms: round(loop.percentile(99) / 1e6)!,
       callersCpuPct: round(((sum(stopped.map((r) => r.cpuSeconds)) - sum(marked.map((r) => r.cpuSeconds))) / elapsed) * 100)!,
       callsPerCore: Math.round(n / ((nodeCpuPct + workerCpuPct) / 100)),
+      conditions: window,
       trace: traced,
     };
   } finally {
@@ -330,7 +336,7 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
     warmup,
     levels: rows,
     maxCallsNoLatePackets: best?.calls ?? 0,
-    callsPerCoreAtMax: best?.callsPerCore ?? null,
+    callsPerCoreAtMax: best && !starved(best) ? best.callsPerCore : null,
     firstLevelWithLatePackets: firstLate?.calls ?? null,
     failed,
     targets: WEBRTC_DENSITY_TARGETS,
@@ -339,14 +345,16 @@ export async function webrtcDensity({ quick, rest }: BenchArgs): Promise<Record<
   const head = ['calls', 'load', 'agent pkts', 'late', 'max late ms', 'received', 'jitter ms', 'jitter max', 'dev max ms', 'lost in', 'node %', 'worker %', 'loop p99', 'callers %', 'calls/core'];
   console.log(head.join('  '));
   for (const r of warmup ? [warmup, ...rows] : rows) {
-    const cells = [r.warmup ? `${r.calls} warm-up, not counted` : r.calls, r.load?.toFixed(1) ?? '', r.agentPackets, r.latePackets, r.maxLateMs, r.receivedRatio, r.jitterMeanMs, r.jitterMaxMs, r.arrivalDeviationMaxMs, r.callerLost, r.nodeCpuPct, r.workerCpuPct, r.loopDelayP99Ms, r.callersCpuPct, r.callsPerCore];
+    const cells = [r.warmup ? `${r.calls} warm-up, not counted` : r.calls, r.load?.toFixed(1) ?? '', r.agentPackets, r.latePackets, r.maxLateMs, r.receivedRatio, r.jitterMeanMs, r.jitterMaxMs, r.arrivalDeviationMaxMs, r.callerLost, r.nodeCpuPct, r.workerCpuPct, r.loopDelayP99Ms, r.callersCpuPct, starved(r) ? 'starved' : r.callsPerCore];
     console.log(cells.map((v, i) => String(v).padStart(head[i]!.length)).join('  '));
   }
+  console.log('conditions (the window of each level; calls/core is not printed from a starved one: it is the machine\'s figure, not hiwar\'s):');
+  (warmup ? [warmup, ...rows] : rows).forEach((r, i) => r.conditions && console.log(`  ${r.calls} calls${r.warmup ? ' (warm-up)' : ''}, WebRTC, ${i ? 'warm' : 'cold'} process: ${spanLine(r.conditions)}`));
   if (failed) console.log(`${failed.calls} calls: not measured (${failed.error})`);
   printTraces(warmup ? [warmup, ...rows] : rows);
   table('webrtc-density: summary', [
     ['calls with zero late agent packets at every level up to N (largest N)', res.maxCallsNoLatePackets, `≥ ${WEBRTC_DENSITY_TARGETS.callsPerCore}`],
-    ['calls per core there (node + worker CPU)', res.callsPerCoreAtMax, `≥ ${WEBRTC_DENSITY_TARGETS.callsPerCore}`],
+    [best && starved(best) ? 'calls per core there: not reported, the level starved (run-queue wait > 10 %, hiwar or its callers)' : 'calls per core there (node + worker CPU)', res.callsPerCoreAtMax ?? '–', `≥ ${WEBRTC_DENSITY_TARGETS.callsPerCore}`],
     ['first level with late packets', res.firstLevelWithLatePackets ?? 'none', ''],
   ]);
   return res;
@@ -365,6 +373,9 @@ function printTraces(rows: WebRtcDensityRow[]): void {
 }
 
 const loadavg = () => Math.round(os.loadavg()[0]! * 100) / 100;
+
+/** A level whose window starved (bench/conditions.ts): its calls per core are not hiwar's. */
+export const starved = (r: Pick<WebRtcDensityRow, 'conditions'>): boolean => !r.conditions || spanStarved(r.conditions);
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = process.argv.slice(2);

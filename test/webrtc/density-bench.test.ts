@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { spanStarved } from '../../bench/conditions.ts';
 import { largestClean } from '../../bench/harness.ts';
 import { webrtcDensity, type WebRtcDensityRow } from '../../bench/webrtc-density.ts';
 import { ArrivalJitter } from '../helpers/werift-peer.ts';
@@ -45,4 +46,11 @@ test('the WebRTC density bench runs end to end and reports every figure of a lev
   assert.ok(row.trace.tickCpuMeanMs !== null && row.trace.tickCpuMeanMs >= 0);
   assert.equal(Object.values(row.trace.causes).reduce((a, b) => a + b, 0), row.trace.lateTicks);
   assert.equal((res as { warmup?: unknown }).warmup, undefined, 'no warm-up level with --quick');
+  // Each level's window has its conditions, the callers' wait among them; a starved one gives no calls per core.
+  const c = row.conditions!;
+  assert.equal(typeof c.loadBefore, 'number');
+  assert.ok(c.rig, "the callers' processes are the rig");
+  const perCore = (res as { callsPerCoreAtMax: number | null }).callsPerCoreAtMax;
+  if (spanStarved(c) || row.latePackets) assert.equal(perCore, null);
+  else assert.equal(perCore, row.callsPerCore);
 });
