@@ -74,14 +74,14 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   const primary = await serveWorkers(values.workers, SERVE_USAGE, (m) => process.stdout.write(`${m}\n`));
   if (primary !== undefined) return primary;
   const worker = workerSide();
-  // First: a missing tracing package stops here, before the sandbox starts; and the SDK must be
-  // registered before any call for the sessions' traces to record.
-  const otel = otelRequested(values.otel!) ? await startOtel() : undefined;
-  if (otel) opened.push(() => otel.shutdown());
   const config = checked ?? (await loadConfig());
   const say = worker?.say ?? ((m: string) => process.stdout.write(`${m}\n`));
   // Each worker's lines say which worker wrote them.
   const logger = worker ? (config.logger ?? cliLogger('info')).child({ worker: worker.index }) : (config.logger ?? cliLogger('info'));
+  // Before the sandbox starts and any call (the sessions' traces record only with the SDK
+  // registered); a missing package was said when the arguments were read. Failed exports go to the log.
+  const otel = otelRequested(values.otel!) ? await startOtel(process.env, { logger }) : undefined;
+  if (otel) opened.push(() => otel.shutdown());
   const agent: Agent | undefined = values.agent !== undefined ? (await loadAgent(values.agent)).agent : (config.agent ?? (config.agentFor ? undefined : (await loadAgent(undefined)).agent));
   const phrases = await sandboxPhrases(agent, undefined, [...phrasebookLines, ...((config.sandbox || undefined)?.phrasebook ?? [])]);
   // The model every call answers with; a malformed OPENAI_BASE_URL stops here, before the sandbox starts.

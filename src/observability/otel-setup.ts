@@ -1,4 +1,5 @@
-import { context, trace } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, trace, type DiagLogger } from '@opentelemetry/api';
+import type { Logger } from '../session/logger.ts';
 import { importOptional, missingPackages, MissingDependencyError, type OptionalPackage } from '../optional.ts';
 
 /**
@@ -15,6 +16,8 @@ export const OTEL_DEFAULTS = {
   endpoint: 'http://localhost:4318',
   /** Spans are sent in batches at most this far apart. */
   scheduledDelayMillis: 2000,
+  /** What the SDK reports as an error (an export the collector refused or never took: spans lost) is logged at most this often. */
+  errorLogEveryMs: 60_000,
 } as const;
 
 /** Tracing as `hiwar serve` set it up: where spans go, and the shutdown that sends the last ones. */
@@ -47,7 +50,7 @@ export function checkOtelInstalled(): void {
  * OTLP HTTP endpoint, and async context. Throws `MissingDependencyError` (one line naming the npm
  * install) when a package is missing: `--otel` never quietly records nothing.
  */
-export async function startOtel(env: NodeJS.ProcessEnv = process.env): Promise<OtelSetup> {
+export async function startOtel(env: NodeJS.ProcessEnv = process.env, o: { logger?: Logger } = {}): Promise<OtelSetup> {
   checkOtelInstalled();
   const [sdk, hooks, otlp] = await Promise.all([
     importOptional('@opentelemetry/sdk-trace', () => import('@opentelemetry/sdk-trace')),
@@ -62,14 +65,38 @@ export async function startOtel(env: NodeJS.ProcessEnv = process.env): Promise<O
   });
   context.setGlobalContextManager(new hooks.AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(provider);
+  const logger = o.logger ?? (await import('../session/logger.ts')).createLogger();
+  const errors = sdkErrors(url, logger);
+  diag.setLogger(errors.diag, DiagLogLevel.ERROR);
   return {
     url,
     shutdown: async () => {
-      await provider.shutdown();
+      // The last batch failing is said like any other, and the drain goes on.
+      await provider.shutdown().catch((err: unknown) => errors.report(err instanceof Error ? err.message : err));
       trace.disable();
       context.disable();
+      diag.disable();
     },
   };
+}
+
+/**
+ * The SDK's errors (a batch the collector refused or never took: its spans are lost) as a warn
+ * line of the server's log, at most one per `errorLogEveryMs` with the count of those not
+ * logged: without it a collector that is down loses every trace in silence.
+ */
+function sdkErrors(url: string, logger: Logger, everyMs: number = OTEL_DEFAULTS.errorLogEveryMs): { diag: DiagLogger; report(message: unknown): void } {
+  let last = -Infinity;
+  let unlogged = 0;
+  const said = (message: unknown) => {
+    const now = Date.now();
+    if (now - last < everyMs) return void unlogged++;
+    last = now;
+    logger.warn({ url, err: String(message).slice(0, 300), ...(unlogged ? { notLogged: unlogged } : {}) }, 'tracing: the OpenTelemetry SDK failed (spans may be lost)');
+    unlogged = 0;
+  };
+  const quiet = () => {};
+  return { diag: { error: said, warn: quiet, info: quiet, debug: quiet, verbose: quiet }, report: said };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Logger } from '../session/logger.ts';
 import type { OtelSetup } from './otel-setup.ts';
 
 export type { OtelSetup };
@@ -6,10 +7,12 @@ export type { OtelSetup };
  * Registers the OpenTelemetry SDK in your own process as `hiwar serve --otel` does: spans batched
  * to OTLP over HTTP at `OTEL_EXPORTER_OTLP_ENDPOINT` (or `…_TRACES_ENDPOINT`, default
  * `http://localhost:4318`), `OTEL_SERVICE_NAME` (default `hiwar`), async context. Then
- * `traceSessions` records each call; `shutdown()` after the drain sends the last spans. Throws
+ * `traceSessions` records each call; `shutdown()` after the drain sends the last spans. An export
+ * that fails (the collector down) is a warn line of `logger` (default: pino at warn, to stderr),
+ * at most one a minute. Throws
  * `MissingDependencyError` naming the `npm install` when a tracing package is missing. Loaded on
  * the first call: the server's entry does not load the SDK's modules without it.
  */
-export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promise<OtelSetup> {
-  return (await import('./otel-setup.ts')).startOtel(env);
+export async function startTracing(o: { logger?: Logger; env?: NodeJS.ProcessEnv } = {}): Promise<OtelSetup> {
+  return (await import('./otel-setup.ts')).startOtel(o.env ?? process.env, o.logger ? { logger: o.logger } : {});
 }

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { CallTrace, tracingActive } from '../../src/index.ts';
 import { startTracing } from '../../src/server/index.ts';
+import { createLogger } from '../../src/session/logger.ts';
 
 test("hiwar/server's startTracing: your own server's call traces reach an OTLP collector over HTTP, named by OTEL_SERVICE_NAME, as hiwar serve --otel's do", async () => {
   const got: { path: string; body: string }[] = [];
@@ -21,7 +22,7 @@ test("hiwar/server's startTracing: your own server's call traces reach an OTLP c
   try {
     assert.equal(tracingActive(), false, 'nothing records before it');
     const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-    const tracing = await startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: 'my-bank-bot' });
+    const tracing = await startTracing({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: 'my-bank-bot' } });
     assert.equal(tracing.url, `${endpoint}/v1/traces`);
     assert.equal(tracingActive(), true, 'traceSessions now wraps the sessions');
     const trace = new CallTrace({ call: { callId: 'CA9', provider: 'twilio', parameters: {} }, agent: 'bank' });
@@ -37,4 +38,24 @@ test("hiwar/server's startTracing: your own server's call traces reach an OTLP c
   } finally {
     collector.close();
   }
+});
+
+test('a collector that is down: the lost spans are a warn line of your log naming the collector, not silence', async () => {
+  // A port nobody listens on: taken, then closed.
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const endpoint = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+  await new Promise((r) => probe.close(r));
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger('info', { write: (l: string) => void lines.push(JSON.parse(l)) });
+  const tracing = await startTracing({ logger, env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } });
+  const trace = new CallTrace({ call: { callId: 'CA10', provider: 'twilio', parameters: {} } });
+  trace.onEvent({ type: 'ended', reason: 'caller hung up' });
+  await tracing.shutdown();
+  const said = lines.filter((l) => /tracing: the OpenTelemetry SDK failed/.test(String(l.msg)));
+  assert.equal(said.length, 1, JSON.stringify(lines));
+  assert.equal(said[0]!.level, 40);
+  assert.equal(said[0]!.url, `${endpoint}/v1/traces`);
+  assert.match(String(said[0]!.err), /ECONNREFUSED|connect|export/i);
 });

@@ -29,7 +29,7 @@ test('the answer is the largest N with zero late packets at every level up to it
 test('the WebRTC density bench runs end to end and reports every figure of a level', async () => {
   // Two calls for two seconds: this checks the bench works (werift callers, mediasoup, the
   // agent's Opus both ways), not how fast the machine is; no figure here is a timing bound.
-  const res = (await webrtcDensity({ quick: true, rest: ['2', '--seconds=2'] })) as { levels: WebRtcDensityRow[]; maxCallsNoLatePackets: number; bench: string };
+  const res = (await webrtcDensity({ quick: true, rest: ['2', '--seconds=2'] })) as { levels: WebRtcDensityRow[]; maxCallsNoLatePackets: number; callsPerCoreAtMax: number | null; bench: string };
   assert.equal(res.bench, 'webrtc-density');
   assert.equal(res.levels.length, 1);
   const row = res.levels[0]!;
@@ -50,7 +50,7 @@ test('the WebRTC density bench runs end to end and reports every figure of a lev
   const c = row.conditions!;
   assert.equal(typeof c.loadBefore, 'number');
   assert.ok(c.rig, "the callers' processes are the rig");
-  const perCore = (res as { callsPerCoreAtMax: number | null }).callsPerCoreAtMax;
+  const perCore = res.callsPerCoreAtMax;
   if (spanStarved(c) || row.latePackets) assert.equal(perCore, null);
   else assert.equal(perCore, row.callsPerCore);
 });
