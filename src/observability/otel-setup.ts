@@ -92,7 +92,7 @@ function sdkErrors(url: string, logger: Logger, everyMs: number = OTEL_DEFAULTS.
     const now = Date.now();
     if (now - last < everyMs) return void unlogged++;
     last = now;
-    logger.warn({ url, err: String(message).slice(0, 300), ...(unlogged ? { notLogged: unlogged } : {}) }, 'tracing: the OpenTelemetry SDK failed (spans may be lost)');
+    logger.warn({ url, err: errorText(message), ...(unlogged ? { notLogged: unlogged } : {}) }, 'tracing: the OpenTelemetry SDK failed (spans may be lost)');
     unlogged = 0;
   };
   const quiet = () => {};
@@ -110,4 +110,16 @@ async function serviceResource(name: string): Promise<import('@opentelemetry/sdk
   } catch {
     return undefined;
   }
+}
+
+/** The SDK hands its errors over as the JSON of the exception (stack and all): its message alone, short. */
+function errorText(message: unknown): string {
+  const text = String(message);
+  try {
+    const parsed = JSON.parse(text) as { message?: unknown };
+    if (typeof parsed?.message === 'string') return parsed.message.slice(0, 300);
+  } catch {
+    // not JSON: the text as it came
+  }
+  return text.slice(0, 300);
 }
