@@ -110,5 +110,5 @@ export async function wsFrames({ quick, rest }: BenchArgs): Promise<Record<strin
     ['permessage-deflate offered and accepted (ws\'s client default; hiwar offers none)', zipped!.usPerMessage, 'µs'],
   ]);
   console.log(conditions);
-  return { bufferutil: native!.native, nativeUs: native!.usPerMessage, jsUs: js!.usPerMessage, deflateUs: zipped!.usPerMessage, conditions };
+  return { bench: 'ws-frames', bufferutil: native!.native, nativeUs: native!.usPerMessage, jsUs: js!.usPerMessage, deflateUs: zipped!.usPerMessage, conditions };
 }

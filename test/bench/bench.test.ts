@@ -131,6 +131,7 @@ test("the latency bench's spread= puts the calls' first speech evenly over that 
 test('npm run bench -- ws-frames measures both maskings and a negotiated permessage-deflate, and ws finds the native masking installed', async () => {
   const { stdout } = await execOk(process.execPath, benchRunArgs('ws-frames', '--quick', 'messages=500'), { timeoutMs: 240_000 });
   const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
+  assert.equal(last.bench, 'ws-frames', 'its JSON line named, as every bench\'s is');
   // bufferutil is an optional dependency of the package: a plain install has it.
   assert.equal(last.bufferutil, true);
   for (const k of ['nativeUs', 'jsUs', 'deflateUs']) assert.ok(last[k] > 0, `${k} measured`);
