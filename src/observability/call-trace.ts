@@ -26,6 +26,8 @@ interface Reply {
   /** The caller turn it answers (its span ends with the reply). */
   turn?: Span;
   llm?: Span;
+  /** Its model request failed (an `error` of source llm): no first token to mark on it. */
+  llmFailed?: boolean;
   chunks: { span: Span; start: number }[];
   playout?: Span;
   /** The last moment the model gave something (a chunk, a tool's result): where its span ends. */
@@ -249,6 +251,7 @@ export class CallTrace {
     if (asking?.llm) {
       asking.llm.setStatus({ code: otel().SpanStatusCode.ERROR, message: e.message });
       asking.llm.setAttribute('hiwar.llm.error', e.kind);
+      asking.llmFailed = true;
     }
     if (e.fatal) {
       this.call.setStatus({ code: otel().SpanStatusCode.ERROR, message: e.message });
@@ -277,7 +280,7 @@ export class CallTrace {
       c.span.end(r.chunks[i + 1]?.start ?? at);
     });
     if (r.llm) {
-      if (m?.llmFirstTokenMs !== undefined) {
+      if (m?.llmFirstTokenMs !== undefined && !r.llmFailed) {
         r.llm.setAttribute('hiwar.llm.first_token_ms', m.llmFirstTokenMs);
         r.llm.addEvent('first_token', Math.min(r.modelUntil, r.start + m.llmFirstTokenMs));
       }

@@ -286,6 +286,9 @@ export class ReplyStage {
     } catch (err) {
       if (signal.aborted) return;
       // The model failed: the caller hears an apology instead of silence, and the call goes on.
+      // A failure before any token is the model's answer for the figures, as a filler is: the
+      // wait is the model's part, the apology its first sentence, and the parts still add up.
+      times.firstToken ||= deps.clock.now();
       tell({ type: 'llm_error', message: `model failed: ${(err as Error).message}`, error: err });
       for (const rest of chunker.end()) yield await emit(rest);
       yield await emit(this.o.modelErrorLine);

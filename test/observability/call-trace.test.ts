@@ -161,7 +161,7 @@ test("a model that failed marks its own hiwar.llm span ERROR, as a tool that thr
   feed({ type: 'error', source: 'llm', kind: 'network', message: 'the language model could not be reached', fatal: false }, 400);
   feed({ type: 'agent_chunk', text: 'عذرًا، حدث خلل مؤقت.', reply: 1 });
   feed({ type: 'agent_turn', text: 'عذرًا، حدث خلل مؤقت.', heardText: 'عذرًا، حدث خلل مؤقت.', interrupted: false, reply: 1 }, 1000);
-  feed({ type: 'metrics', metrics: { interrupted: false, kind: 'spoken', voiceToVoiceMs: 800 } as never }, 0);
+  feed({ type: 'metrics', metrics: { interrupted: false, kind: 'spoken', voiceToVoiceMs: 800, llmFirstTokenMs: 400 } as never }, 0);
   feed({ type: 'user_turn', text: 'شكرا', turn: 2 });
   feed({ type: 'reply_started', reply: 2, turn: 2 });
   feed({ type: 'agent_chunk', text: 'العفو.', reply: 2 });
@@ -173,6 +173,10 @@ test("a model that failed marks its own hiwar.llm span ERROR, as a tool that thr
   assert.equal(failed!.status.code, 2, 'the request that failed is red in the trace, not only its sibling hiwar.failure');
   assert.equal(failed!.status.message, 'the language model could not be reached');
   assert.equal(failed!.attributes['hiwar.llm.error'], 'network');
+  // The turn's figures count the wait for the failure as the model's part; no token came, so none on its span.
+  assert.equal(failed!.attributes['hiwar.llm.first_token_ms'], undefined);
+  assert.deepEqual(failed!.events.map((e) => e.name), []);
+  assert.equal(fine!.attributes['hiwar.llm.first_token_ms'], 100);
   assert.equal(fine!.status.code, 0, "the next turn's request is not marked");
   assert.equal(fine!.attributes['hiwar.llm.error'], undefined);
   const failure = spans.find((s) => s.name === 'hiwar.failure')!;

@@ -12,6 +12,7 @@ import { VirtualClock } from '../../src/transport/clock.ts';
 import { ModelTimeoutError } from '../../src/llm/deadlines.ts';
 import { kindOfError } from '../../src/session/failure.ts';
 import { PacedOutput } from '../../src/transport/paced-output.ts';
+import { turnMetrics } from '../../src/session/metrics.ts';
 
 const RATE = 16000;
 /** Speech takes 60 ms per letter said (marks take no time), like a real voice's pace. */
@@ -207,6 +208,30 @@ test("reply times after a filler: the parts stay in order (a filler said before 
   }
 });
 
+
+test("reply times when the model fails before any token: the failure is the model's part, the apology its first sentence, so the parts add up to voice to voice (a gap the review page's bars and the stage histogram could not place)", async () => {
+  const clock = new VirtualClock();
+  await clock.advance(1000);
+  const down: Llm = {
+    name: 'down',
+    async *stream() {
+      await clock.sleep(400);
+      throw new Error('connect ECONNREFUSED 127.0.0.1:9');
+    },
+  };
+  const { stage, events } = setup({ llm: down, clock });
+  const run = stage.run({ turn: { text: 'كم رصيدي', lastWordEnd: 1, finalAt: 1000, decidedAt: 1000 } }, new AbortController().signal);
+  await clock.advance(10_000);
+  const r = await run;
+  assert.equal(r.text, 'عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟');
+  assert.ok(events.some((e) => e.type === 'llm_error'));
+  assert.equal(r.times.firstToken, 1400, 'the model answered, with its failure, 400 ms after the decision');
+  assert.ok(r.times.firstChunk >= r.times.firstToken && r.times.firstAudio >= r.times.firstChunk, JSON.stringify(r.times));
+  const m = turnMetrics({ speechEnd: 900, finalAt: 1000, decidedAt: 1000, ...r.times });
+  const parts = [m.endOfSpeechToFinalMs, m.turnDecisionMs, m.llmFirstTokenMs, m.llmFirstSentenceMs, m.ttsFirstAudioMs, m.playoutStartMs];
+  assert.ok(parts.every((x) => x !== undefined), JSON.stringify(m));
+  assert.equal(Math.round(parts.reduce((a, b) => a! + b!, 0)! * 10) / 10, m.voiceToVoiceMs);
+});
 
 test('a model that writes a word and then one every few seconds, with no filler: the apology at the first-sentence deadline, a typed timeout, the model stopped', async () => {
   const clock = new VirtualClock();
