@@ -36,3 +36,10 @@ test('telephony-edge, soak and llm print their conditions beside their figures',
   assert.match(soak.out, /local transport/);
   hasConditions('llm', await bench('llm', 'requests=1', 'pin=off'));
 });
+
+test('bench/call.ts (a whole demo call on the sandbox) prints its conditions and every part of a turn, the first sentence too', async () => {
+  // One call at four times the clock's speed: its figures are not looked at, only what it says beside them.
+  const { stdout } = await execOk(process.execPath, benchRunArgs('call', '1', '4'), { timeoutMs: 180_000 });
+  assert.match(stdout, /agent turns at clock speed 4 .*1 run, the first cold; load [\d.]+ → [\d.]+, run-queue wait/);
+  assert.match(stdout, /^llmFirstSentenceMs\s+median/m);
+});
