@@ -5,7 +5,7 @@
  * each held-out speaker on the other five alone (nested: nothing of the held-out speaker's
  * decides their settings).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { HeardStretches } from '../src/sandbox/engines/vocabulary.ts';
 import { fuseOpinions, wordsOf, type PerBand, type Sureness, type WordOpinions } from '../src/sandbox/engines/word-fusion.ts';
 import type { WordBand } from '../src/sandbox/engines/word-features.ts';
@@ -159,6 +159,8 @@ export function saveCases(file: string, stored: StoredCases): void {
 
 /** Reads what saveCases wrote. */
 export function loadCases(file: string): StoredCases {
+  // A fresh clone has none: say where they come from instead of a stack trace.
+  if (!existsSync(file)) throw new Error(`no stored cases at ${file}: \`npm run bench -- recognizer\` writes them (it needs the recordings: HIWAR_AUDIO_DIR, docs/sandbox.md#real-recordings-for-the-recognizer-bench)`);
   const raw = JSON.parse(readFileSync(file, 'utf8')) as StoredCases;
   const revive = (o: WordOpinions | null | undefined): WordOpinions | undefined =>
     o ? { ...o, probabilities: Float32Array.from(o.probabilities as unknown as number[]), distances: new Map(o.distances as unknown as [string, number][]) } : undefined;

@@ -159,7 +159,15 @@ const args = process.argv.slice(2);
 const ti = args.indexOf('--target');
 const target = ti >= 0 ? Number(args[ti + 1]) : 0.9;
 const file = args.find((a, i) => !a.startsWith('--') && !['--target', '--curve'].includes(args[i - 1] ?? '')) ?? fileURLToPath(new URL('../.tmp/word-cases.json', import.meta.url));
-const { cases, lengths } = loadCases(file);
+const stored = (() => {
+  try {
+    return loadCases(file);
+  } catch (err) {
+    console.error(`bench recognizer-rules: ${(err as Error).message}`);
+    process.exit(1);
+  }
+})();
+const { cases, lengths } = stored;
 const folds = [...new Set(cases.map((c) => c.fold))];
 const contexts = new Map(folds.map((f) => [f, contextOf(lengths, f)]));
 console.log(`${cases.length} cases from ${file}; nested target: ${Math.round(target * 100)} % of the other five's unknown words rejected`);

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { decide, loadCases, saveCases, type BenchCase, type Settings } from '../../bench/recognizer-choice.ts';
+import { benchRunArgs } from '../helpers/bench.ts';
+import { runCommand } from '../helpers/processes.ts';
 import { UNKNOWN_CLASS } from '../../src/sandbox/engines/word-model.ts';
 
 // A rhyme of لا in a new voice: the templates find لا near, the classifier calls it no word.
@@ -46,4 +48,12 @@ test('stored cases come back as they were written (probabilities, distances, len
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a fresh clone has no stored cases: recognizer-rules says which bench writes them, in one line, instead of a stack trace', async () => {
+  assert.throws(() => loadCases(join(tmpdir(), 'hiwar-no-such-cases.json')), /no stored cases at .*hiwar-no-such-cases\.json: `npm run bench -- recognizer` writes them .*HIWAR_AUDIO_DIR/);
+  const r = await runCommand(process.execPath, benchRunArgs('recognizer-rules', join(tmpdir(), 'hiwar-no-such-cases.json')), { cwd: process.cwd(), timeoutMs: 60_000 });
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /^bench recognizer-rules: no stored cases at /);
 });
