@@ -65,6 +65,8 @@ export async function turns(args: BenchArgs): Promise<Record<string, unknown>> {
       const m: Row = { v2v: [], decided: [], waits: [], reasons: [], dictatedTurns: [] };
       out[mode] = m;
       for (let i = 0; i < calls; i++) {
+        // Whole calls at real speed, two per mode and round: minutes in all, so each is announced.
+        process.stderr.write(`turns: ${mode}, round ${i + 1} of ${calls} (2 whole calls at real speed)…\n`);
         loads.push(os.loadavg()[0]!);
         const q = await oneCall(service.client, QUESTION, agent);
         const first = q.metrics[0];
