@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import { redactDigitRuns } from '../session/digit-redaction.ts';
 import type { CallReport, SessionEvent } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { Transport } from '../transport/types.ts';
@@ -281,7 +282,10 @@ export class CallManager implements CallHost {
     this.live.delete(entry);
     this.o.metrics.callEnded(provider, outcome);
     // One line answers why and how long: the session's end reason (never the caller's words), its length, turns and failures.
-    const told = report ? { reason: report.ended, seconds: report.durationSeconds, callerTurns: report.turns.filter((t) => t.role === 'user').length } : {};
+    // A transfer's reason names its target's number: hidden (HIWAR_LOG_KEYS=1 shows it). Runs of
+    // seven digits or more only: an end reason holds no PIN, and its close codes (1006) stay readable.
+    const reason = report && (globalThis.process?.env?.HIWAR_LOG_KEYS === '1' ? report.ended : redactDigitRuns(report.ended, 7));
+    const told = report ? { reason, seconds: report.durationSeconds, callerTurns: report.turns.filter((t) => t.role === 'user').length } : {};
     log.info({ outcome, ...told, failures }, 'call ended');
     try {
       this.o.onCallEnded?.(transport, report, outcome);

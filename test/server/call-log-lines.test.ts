@@ -50,3 +50,19 @@ test("a call's `call ended` line gives its end reason, length, caller turns and 
     { outcome: 'failed', reason: report.ended, seconds: 21.3, callerTurns: 1, failures: 2, call: 'CA1' },
   );
 });
+
+test("the `call ended` line hides a transfer target's number, as any long digit run in a log line", async () => {
+  const lines: Record<string, unknown>[] = [];
+  const report = { agent: 'bank', handoffs: [], tasks: [], llm: 'scripted', turns: [], ended: 'transferred to +966501234567', durationSeconds: 9, notices: [] } as unknown as CallReport;
+  const calls = new CallManager({
+    sessions: async () => ({ events$: new Subject<SessionEvent>(), run: async () => report, end: async () => {} }),
+    metrics: new ServerMetrics(),
+    logger: createLogger('info', { write: (l: string) => void lines.push(JSON.parse(l)) }),
+    publicUrl: () => 'http://127.0.0.1',
+  });
+  const transport = { call: { callId: 'CA2', provider: 'twilio', parameters: {} }, output: { close: async () => {} } } as unknown as Transport;
+  await calls.runCall(transport);
+  const ended = lines.find((l) => l.msg === 'call ended')!;
+  assert.equal(ended.reason, 'transferred to +[12 digits]');
+  assert.doesNotMatch(JSON.stringify(lines), /501234567/);
+});
