@@ -11,9 +11,10 @@ export const CAMPAIGN_DEFAULTS = {
   retryAfterMs: 2 * 3600_000,
   /**
    * Outcomes worth another attempt. `failed-unknown` is not: the person may have been called.
-   * `canceled-draining` is: the server hung up while it rang, the person never chose.
+   * `canceled-draining` is: the server hung up while it rang, the person never chose; so is
+   * `no-media`: they answered and heard nothing.
    */
-  retryOn: ['busy', 'no-answer', 'machine-unavailable', 'failed', 'canceled-draining'] as readonly AttemptOutcome[],
+  retryOn: ['busy', 'no-answer', 'machine-unavailable', 'failed', 'canceled-draining', 'no-media'] as readonly AttemptOutcome[],
   /** How often a paused campaign's contacts look again, and a contact waiting for a free line (campaign-clock ms). */
   pollMs: 5_000,
   /** Contacts one campaign holds at most. */

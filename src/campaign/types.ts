@@ -19,7 +19,8 @@ export interface Contact {
 /**
  * How one attempt ended. The platform's outcomes (`completed`, `busy`, `no-answer`, `failed`,
  * `canceled`), `canceled-draining` (still ringing when the server that placed it stopped waiting
- * at its drain's bound: hiwar hung it up), what answering-machine detection adds (`machine-voicemail`,
+ * at its drain's bound: hiwar hung it up), `no-media` (answered, but its media never connected to
+ * any instance: hiwar hung it up, the person heard silence), what answering-machine detection adds (`machine-voicemail`,
  * `machine-unavailable`), `invalid` (the call could not be placed as asked: nothing was dialled)
  * and `failed-unknown` (a dial found started with no outcome after a worker died, and the
  * platform could not say how it ended).
@@ -31,6 +32,7 @@ export type AttemptOutcome =
   | 'failed'
   | 'canceled'
   | 'canceled-draining'
+  | 'no-media'
   | 'machine-voicemail'
   | 'machine-unavailable'
   | 'invalid'

@@ -39,8 +39,8 @@ ${optionLine('--agent DIR|FILE', AGENT_HELP, 22)}
   --retry-after D     wait before a retry: 90s, 15m, 2h, 1d (default 2h)
   --retry-on LIST     the outcomes retried, comma-separated, of busy, no-answer,
                       machine-unavailable, machine-voicemail, failed, canceled,
-                      canceled-draining (default busy,no-answer,machine-unavailable,
-                      failed,canceled-draining)
+                      canceled-draining, no-media (default busy,no-answer,
+                      machine-unavailable,failed,canceled-draining,no-media)
   --dnc FILE          do-not-call numbers, one a line or a CSV with a number column
   --id NAME           the campaign's id (default: a new one)
   --results FILE      the results CSV of an in-process campaign (default campaign-ID.csv)
@@ -255,7 +255,7 @@ async function control(action: 'status' | 'pause' | 'resume' | 'cancel', id: str
 }
 
 /** Outcomes a campaign may retry: the platform's and the detector's, never `invalid` or `failed-unknown`. */
-const RETRYABLE = ['busy', 'no-answer', 'machine-unavailable', 'machine-voicemail', 'failed', 'canceled', 'canceled-draining'] as const;
+const RETRYABLE = ['busy', 'no-answer', 'machine-unavailable', 'machine-voicemail', 'failed', 'canceled', 'canceled-draining', 'no-media'] as const;
 
 function retryOutcomes(text: string): AttemptOutcome[] {
   const list = text.split(',').map((t) => t.trim()).filter(Boolean);

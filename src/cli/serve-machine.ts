@@ -21,6 +21,8 @@ export type MachineMessage =
   | { hiwar: 'calls'; calls: number }
   | { hiwar: 'spend'; id: string; key: string; ttlMs: number }
   | { hiwar: 'spent'; id: string; ok: boolean }
+  | { hiwar: 'check-spent'; id: string; key: string }
+  | { hiwar: 'was-spent'; id: string; spent: boolean }
   | { hiwar: 'ready'; url: string }
   | { hiwar: 'metrics'; id: string }
   | { hiwar: 'live'; id: string }
@@ -34,9 +36,9 @@ export type MachineMessage =
 export const isMachineMessage = (m: unknown): m is MachineMessage => typeof m === 'object' && m !== null && typeof (m as { hiwar?: unknown }).hiwar === 'string';
 
 /** A worker's question to the primary, and the primary's answer, which carries the question's id. */
-type Question = Extract<MachineMessage, { hiwar: 'acquire' | 'spend' | 'metrics' | 'live' }>;
-type Answer = Extract<MachineMessage, { hiwar: 'acquired' | 'spent' | 'metrics-text' | 'live-all' }>;
-const ANSWERS = new Set<string>(['acquired', 'spent', 'metrics-text', 'live-all']);
+type Question = Extract<MachineMessage, { hiwar: 'acquire' | 'spend' | 'check-spent' | 'metrics' | 'live' }>;
+type Answer = Extract<MachineMessage, { hiwar: 'acquired' | 'spent' | 'was-spent' | 'metrics-text' | 'live-all' }>;
+const ANSWERS = new Set<string>(['acquired', 'spent', 'was-spent', 'metrics-text', 'live-all']);
 type Without<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 
 /** A worker's questions to the primary over the IPC channel, each matched to its answer by id. */
@@ -123,6 +125,12 @@ export class MachineLedger implements TokenLedger {
   async spend(key: string, ttlMs: number): Promise<boolean> {
     const a = await this.requests.ask({ hiwar: 'spend', key, ttlMs });
     return a?.hiwar === 'spent' && a.ok;
+  }
+
+  async spent(key: string): Promise<boolean> {
+    const a = await this.requests.ask({ hiwar: 'check-spent', key });
+    if (a?.hiwar !== 'was-spent') throw new Error('the primary process did not say whether the token was spent');
+    return a.spent;
   }
 }
 

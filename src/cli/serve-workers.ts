@@ -97,6 +97,8 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
         if (ok) broadcast();
       } else if (m.hiwar === 'spend') {
         void ledger.spend(m.key, m.ttlMs).then((ok) => send(w, { hiwar: 'spent', id: m.id, ok }));
+      } else if (m.hiwar === 'check-spent') {
+        void ledger.spent(m.key).then((spent) => send(w, { hiwar: 'was-spent', id: m.id, spent }));
       } else if (m.hiwar === 'release') {
         calls.release(w.id, m.id);
         broadcast();

@@ -18,6 +18,10 @@ export class RedisTokenLedger implements TokenLedger {
     return r === 'OK';
   }
 
+  async spent(key: string): Promise<boolean> {
+    return (await this.redis.exists(this.prefix + key)) === 1;
+  }
+
   async close(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }

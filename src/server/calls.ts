@@ -5,7 +5,7 @@ import type { Logger } from '../session/logger.ts';
 import type { Transport } from '../transport/types.ts';
 import type { CallAdmission } from './call-admission.ts';
 import { endWithLine, outcomeOf, SHUTDOWN_REASON } from './call-end.ts';
-import { cancelRinging } from './drain-cancel.ts';
+import { cancelRinging, settleNoMedia } from './drain-cancel.ts';
 import { describeDrainWait, type DrainWaiting } from './drain-wait.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { CallRefused, type CallHost, type CallObserver, type CallOutcome, type HoldOptions, type PromiseOptions, type ServerWarning } from './types.ts';
@@ -98,7 +98,7 @@ export class CallManager implements CallHost {
    * Calls promised a media connection by a webhook answer (`promise`): let in during a drain
    * until the token's expiry (`until`); a drain waits for them only until `waitUntil`.
    */
-  private readonly promised = new Map<string, { until: number; waitUntil: number; placed: boolean; cancel?: () => Promise<boolean> }>();
+  private readonly promised = new Map<string, { until: number; waitUntil: number; placed: boolean; cancel?: PromiseOptions['cancel']; noMedia?: PromiseOptions['noMedia'] }>();
   /** Promised calls let in during a drain, until their `runCall`. */
   private readonly admitted = new Set<string>();
 
@@ -136,14 +136,14 @@ export class CallManager implements CallHost {
       this.promised.delete(k);
     }
     this.promised.delete(key);
-    this.promised.set(key, { until, waitUntil: Math.min(until, now + (o.waitMs ?? DRAIN_DEFAULTS.promisedMediaWaitMs)), placed: !!o.placed, ...(o.cancel ? { cancel: o.cancel } : {}) });
+    this.promised.set(key, { until, waitUntil: Math.min(until, now + (o.waitMs ?? DRAIN_DEFAULTS.promisedMediaWaitMs)), placed: !!o.placed, ...(o.cancel ? { cancel: o.cancel } : {}), ...(o.noMedia ? { noMedia: o.noMedia } : {}) });
   }
 
   answered(key: string): void {
     const t = this.promised.get(key);
     if (!t?.placed) return;
     // Its media is as near as a webhook answer's: waited for that long from now, and never cancelled as ringing.
-    this.promised.set(key, { until: t.until, waitUntil: Math.min(t.until, Date.now() + DRAIN_DEFAULTS.promisedMediaWaitMs), placed: false });
+    this.promised.set(key, { until: t.until, waitUntil: Math.min(t.until, Date.now() + DRAIN_DEFAULTS.promisedMediaWaitMs), placed: false, ...(t.noMedia ? { noMedia: t.noMedia } : {}) });
     this.wakeIdle();
   }
 
@@ -367,9 +367,10 @@ export class CallManager implements CallHost {
     // As they stand now: a placed call answered during the drain waits for its media as a webhook answer's.
     const left = [...awaited.media, ...awaited.ringing].filter((k) => this.promised.has(k));
     const never = left.filter((k) => !this.promised.get(k)!.placed);
-    if (never.length) this.o.logger.info({ media: never }, `drain: no media came for ${never.length} answered call(s) (${never.join(', ')}); not waiting for it any longer`);
     // Placed calls still ringing: answered now, they would reach a server gone; hung up instead.
     const ringing = left.filter((k) => this.promised.get(k)!.placed);
+    // Answered, no media here: a placed one's may have reached another instance; if not, it is hung up.
+    if (never.length) await settleNoMedia(never.map((key) => ({ key, noMedia: this.promised.get(key)?.noMedia })), this.o.logger);
     if (ringing.length) await cancelRinging(ringing.map((key) => ({ key, cancel: this.promised.get(key)?.cancel })), this.o.logger);
     for (const k of ringing) this.withdraw(k);
     if (this.active === 0) return;

@@ -8,9 +8,22 @@
 export interface TokenLedger {
   /** True when `key` was not spent before (and is now); false for a replay. Rejects when the store is unreachable. */
   spend(key: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Whether `key` is spent now (without spending it). An answered outbound call's media token is
+   * spent by whichever instance its media reached: the instance that placed the call asks this
+   * before it hangs the call up as one whose media never came. A ledger without it: that
+   * instance cannot tell, and hangs nothing up.
+   */
+  spent?(key: string): Promise<boolean>;
   /** Frees what the ledger holds (a Redis connection). */
   close?(): Promise<void>;
 }
+
+/**
+ * The ledger key a call's media connection spends (one call per token): `key` is the call's
+ * `provider:callId`. Spent, the call's media has connected to some instance.
+ */
+export const callMediaKey = (key: string) => `call:${key}`;
 
 /** Options of the in-memory ledger. */
 export const MEMORY_LEDGER_DEFAULTS = {
@@ -41,6 +54,10 @@ export class MemoryTokenLedger implements TokenLedger {
       this.until.delete(k);
     }
     return true;
+  }
+
+  async spent(key: string, now = Date.now()): Promise<boolean> {
+    return (this.until.get(key) ?? 0) > now;
   }
 
   get size(): number {

@@ -92,7 +92,25 @@ export interface PromiseOptions {
    * longer rang (answered or ended meanwhile); rejects when the platform refused.
    */
   cancel?(): Promise<boolean>;
+  /**
+   * For a placed call answered whose media has not come here: finds out whether it reached another
+   * instance (its media token spent in the shared ledger), else hangs the call up with its
+   * platform. The placing side runs it once (its own watchdog, `OUTBOUND_DEFAULTS.mediaWaitMs`
+   * after the answer); a drain that stops waiting for the media asks it too, to say what became of it.
+   */
+  noMedia?(): Promise<NoMediaResult>;
 }
+
+/** What became of an answered placed call whose media did not come here in time (`PromiseOptions.noMedia`). */
+export type NoMediaResult =
+  /** Its media connected (on another instance of the cluster, when not here): nothing was hung up. */
+  | { kind: 'connected' }
+  /** Hung up with its platform: the callee would have heard silence. */
+  | { kind: 'hung-up' }
+  /** Over meanwhile (its outcome recorded, or the platform no longer had it). */
+  | { kind: 'over' }
+  /** Not hung up, and why (the platform refused, a client without `hangUp`, a ledger that cannot say). */
+  | { kind: 'kept'; why: string };
 
 /** What a connection asking for a place says about itself. */
 export interface HoldOptions {

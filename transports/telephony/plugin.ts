@@ -4,7 +4,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { CallHost, ServerPlugin } from '../../src/server/types.ts';
 import type { CallInfo } from '../../src/transport/types.ts';
 import { safeEqual, type CallTokens, type MintOptions, type TokenClaims } from '../../src/server/tokens.ts';
-import { MemoryTokenLedger, type TokenLedger } from '../../src/server/token-ledger.ts';
+import { callMediaKey, MemoryTokenLedger, type TokenLedger } from '../../src/server/token-ledger.ts';
 import type { Logger } from '../../src/session/logger.ts';
 import { traceWebhook } from '../../src/observability/trace-context.ts';
 import { routeAccess, type RouteAccess } from './access.ts';
@@ -149,7 +149,7 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     if (claims) {
       // One call per token: its call id is spent the first time (a replay, or a token minted by a
       // replayed webhook for the same call, finds it spent).
-      ledger.spend(`call:${provider.name}:${claims.callId}`, SPENT_CALL_MS).then(
+      ledger.spend(callMediaKey(`${provider.name}:${claims.callId}`), SPENT_CALL_MS).then(
         (first) => (first ? accept(req, socket, head, url, provider, claims, hold) : no('403 Forbidden', 'token already used (replay)', { callId: claims.callId })),
         (err: Error) => no('503 Service Unavailable', 'token ledger unreachable', { callId: claims.callId, err: err.message }),
       );

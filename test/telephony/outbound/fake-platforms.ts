@@ -21,6 +21,8 @@ import * as F from './fixtures.ts';
 const R = Object.fromEntries(['twilio', 'telnyx', 'plivo', 'vonage'].map((p) => [p, platformFixture(p, 'call-resource.json')])) as Record<'twilio' | 'telnyx' | 'plivo' | 'vonage', Record<string, any>>;
 /** The platforms' cancel requests as their pages show them, and the callback that follows (test/fixtures/platforms/<platform>/cancel.json). */
 const C = Object.fromEntries(['twilio', 'telnyx', 'plivo', 'vonage'].map((p) => [p, platformFixture(p, 'cancel.json')])) as Record<'twilio' | 'telnyx' | 'plivo' | 'vonage', Record<string, any>>;
+/** The platforms' hang-up requests of an answered call as their pages show them, and the callback that follows (…/hangup.json). */
+const H = Object.fromEntries(['twilio', 'telnyx', 'plivo', 'vonage'].map((p) => [p, platformFixture(p, 'hangup.json')])) as Record<'twilio' | 'telnyx' | 'plivo' | 'vonage', Record<string, any>>;
 
 /** How the called phone behaves. */
 export type Scenario = 'answer' | 'busy' | 'no-answer' | 'failed';
@@ -107,6 +109,10 @@ export class FakePlatforms {
   readonly cancels: Received[] = [];
   /** Calls ringing now, by each of their platform ids: cancelling one ends its ringing. */
   private readonly ringingNow = new Map<string, () => void>();
+  /** The hang-up requests taken (of answered calls), as received. */
+  readonly hangups: Received[] = [];
+  /** Answered calls live now, by the platform id a hang-up names (Plivo: the leg's call_uuid): hanging one up ends it. */
+  private readonly answeredNow = new Map<string, () => void>();
   /** The call resources asked for (`GET`), by path. */
   readonly fetched: string[] = [];
   /** The platform's own log of each call's life: dialled (the REST request taken), answered (as its answered callback goes), hung up (as its last one goes). */
@@ -270,10 +276,11 @@ export class FakePlatforms {
     const hangUp = (platform: 'twilio' | 'telnyx' | 'plivo' | 'vonage', id: string, authorized: boolean, ok: { status: number; body?: unknown }, over: number) => {
       if (!authorized) return { status: 401, body: { error: 'authentication failed' } };
       const stop = this.ringingNow.get(id);
-      if (!stop) return { status: over, body: { error: `no call ${id} to cancel` } };
-      this.cancels.push({ ...rec, platform });
-      stop();
-      return { status: ok.status, body: ok.body };
+      const end = this.answeredNow.get(id);
+      if (!stop && !end) return { status: over, body: { error: `no call ${id} to hang up` } };
+      (stop ? this.cancels : this.hangups).push({ ...rec, platform });
+      (stop ?? end)!();
+      return stop ? { status: ok.status, body: ok.body } : { status: H[platform].response.status, body: H[platform].response.body };
     };
     const [route] = path.split('?') as [string];
     let m = new RegExp(`^/2010-04-01/Accounts/${k.twilio.accountSid}/Calls/([^/]+)\.json$`).exec(route);
@@ -287,6 +294,16 @@ export class FakePlatforms {
         return { status: 200, body: resource(!e ? 'in-progress' : e.scenario === 'answer' ? 'completed' : e.scenario) };
       }
       return hangUp('twilio', sid, basic(k.twilio.accountSid, k.twilio.authToken), { status: C.twilio.response.status, body: resource(C.twilio.response.statusField) }, 404);
+    }
+    // Status=completed hangs up an answered call (hangup.json).
+    if (m && req.method === 'POST' && rec.form?.get('Status') === 'completed') {
+      const sid = m[1]!;
+      if (!basic(k.twilio.accountSid, k.twilio.authToken)) return { status: 401, body: { error: 'authentication failed' } };
+      const end = this.answeredNow.get(sid);
+      if (!end) return { status: 404, body: { error: `no call ${sid} in progress` } };
+      this.hangups.push({ ...rec, platform: 'twilio' });
+      end();
+      return { status: H.twilio.response.status, body: { ...R.twilio.completed, sid, account_sid: k.twilio.accountSid, status: H.twilio.response.statusField } };
     }
     m = /^\/v2\/calls\/([^/]+)\/actions\/hangup$/.exec(route);
     if (m && req.method === 'POST') return hangUp('telnyx', decodeURIComponent(m[1]!), req.headers.authorization === `Bearer ${k.telnyx.apiKey}`, C.telnyx.response, 422);
@@ -313,6 +330,18 @@ export class FakePlatforms {
       return await Promise.race([Promise.resolve(this.o.ringing?.(to, ids[0]!)).then(() => false), cancelled]);
     } finally {
       for (const id of ids) this.ringingNow.delete(id);
+    }
+  }
+
+  /** The answered call lives until its media ends (false), or a hang-up request naming one of `ids` ends it (true). */
+  private async live(ids: string[], media: Promise<void>): Promise<boolean> {
+    let end!: () => void;
+    const hungUp = new Promise<true>((r) => (end = () => r(true)));
+    for (const id of ids) this.answeredNow.set(id, end);
+    try {
+      return await Promise.race([media.then(() => false), hungUp]);
+    } finally {
+      for (const id of ids) this.answeredNow.delete(id);
     }
   }
 
@@ -374,7 +403,9 @@ export class FakePlatforms {
     const twiml = form.get('Twiml')!;
     const streamUrl = xmlText(/<Stream url="([^"]+)"/.exec(twiml)![1]!);
     const params = Object.fromEntries([...twiml.matchAll(/<Parameter name="([^"]+)" value="([^"]*)"\/>/g)].map((m) => [xmlText(m[1]!), xmlText(m[2]!)]));
-    await this.o.onMedia({ platform: 'twilio', platformCallId: sid, streamUrl, protocol: twilioProtocol(sid, params) });
+    if (await this.live([sid], this.o.onMedia({ platform: 'twilio', platformCallId: sid, streamUrl, protocol: twilioProtocol(sid, params) }))) {
+      return this.end(sid, send(H.twilio.callback.CallStatus, 3, this.o.durationS ?? 12), 'answer');
+    }
     // The stream ended: Twilio asks the <Connect action> what to do next.
     const action = xmlText(/<Connect action="([^"]+)"/.exec(twiml)![1]!);
     const after = { AccountSid: this.keys.twilio.accountSid, CallSid: sid, CallStatus: 'in-progress', From: from, To: to };
@@ -393,7 +424,10 @@ export class FakePlatforms {
     if (s !== 'answer') return this.end(ccid, send('call.hangup', { hangup_cause: cause, hangup_source: 'callee' }), s);
     this.note(ccid, 'answered');
     await send('call.answered');
-    await this.o.onMedia({ platform: 'telnyx', platformCallId: ccid, streamUrl: dial.stream_url, protocol: telnyxProtocol(ccid) });
+    if (await this.live([ccid], this.o.onMedia({ platform: 'telnyx', platformCallId: ccid, streamUrl: dial.stream_url, protocol: telnyxProtocol(ccid) }))) {
+      const { event_type, ...fields } = H.telnyx.callback;
+      return this.end(ccid, send(event_type, fields), 'answer');
+    }
     await this.end(ccid, send('call.hangup', { hangup_cause: cause, hangup_source: 'callee', start_time: '2018-02-02T22:25:27.521992Z', end_time: '2018-02-02T22:25:39.521992Z' }), s);
   }
 
@@ -414,8 +448,12 @@ export class FakePlatforms {
     this.note(callUuid, 'answered');
     const { body: xml } = await send(call.answer_url, 'in-progress');
     const streamUrl = xmlText(/<Stream [^>]*>([^<]+)<\/Stream>/.exec(xml)![1]!);
-    await this.o.onMedia({ platform: 'plivo', platformCallId: callUuid, streamUrl, protocol: plivoProtocol(callUuid) });
     const d = String(this.o.durationS ?? 12);
+    // An answered call is hung up by its call_uuid (hangup.json), not by the dial's request_uuid.
+    if (await this.live([callUuid], this.o.onMedia({ platform: 'plivo', platformCallId: callUuid, streamUrl, protocol: plivoProtocol(callUuid) }))) {
+      const { CallStatus, ...fields } = H.plivo.callback;
+      return this.end(callUuid, send(call.hangup_url, CallStatus, { ...fields, Duration: d, BillDuration: '60' }), 'answer');
+    }
     await this.end(callUuid, send(call.hangup_url, 'completed', { HangupCause: hangupCause, Duration: d, BillDuration: '60' }), s);
   }
 
@@ -432,7 +470,9 @@ export class FakePlatforms {
     this.note(uuid, 'answered');
     await send('answered');
     const ep = call.ncco[0].endpoint[0];
-    await this.o.onMedia({ platform: 'vonage', platformCallId: uuid, streamUrl: ep.uri, protocol: vonageProtocol(ep.headers) });
+    if (await this.live([uuid], this.o.onMedia({ platform: 'vonage', platformCallId: uuid, streamUrl: ep.uri, protocol: vonageProtocol(ep.headers) }))) {
+      return this.end(uuid, send(H.vonage.callback.status, { duration: String(this.o.durationS ?? 12) }), 'answer');
+    }
     await this.end(uuid, send('completed', { duration: String(this.o.durationS ?? 12), start_time: '2020-01-01T12:00:00.000Z', end_time: '2020-01-01T12:00:12.000Z' }), s);
   }
 

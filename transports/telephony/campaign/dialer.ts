@@ -111,7 +111,8 @@ export function outboundDialer(calls: CallPlacer, o: OutboundDialerOptions = {})
 /**
  * An ended call as a campaign attempt's result: the platform's outcome, except that an answered
  * call the agent found to be a machine takes the detector's class, and a call its server's drain
- * cancelled while it rang is `canceled-draining`; `amd`, the transcript and the
+ * cancelled while it rang is `canceled-draining`, one answered whose media never came (hiwar
+ * hung it up) `no-media`; `amd`, the transcript and the
  * tasks' results come from the session's summary.
  */
 export function resultOfCall(call: OutboundCall): CallResult {
@@ -119,7 +120,8 @@ export function resultOfCall(call: OutboundCall): CallResult {
   const platform: AttemptOutcome = call.outcome === 'completed' || call.outcome === 'busy' || call.outcome === 'no-answer' || call.outcome === 'canceled' ? call.outcome : 'failed';
   // Hung up by its own server's drain, not by the callee: counted (and retried) apart.
   const drained = platform === 'canceled' && call.cancelRequested === 'draining';
-  const outcome = drained ? 'canceled-draining' : platform === 'completed' && (amd === 'machine-voicemail' || amd === 'machine-unavailable') ? amd : platform;
+  const silent = platform === 'completed' && call.hangUpRequested === 'no-media';
+  const outcome = drained ? 'canceled-draining' : silent ? 'no-media' : platform === 'completed' && (amd === 'machine-voicemail' || amd === 'machine-unavailable') ? amd : platform;
   return {
     outcome,
     callId: call.id,

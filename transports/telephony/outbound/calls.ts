@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isDialId, type SlotKeeper } from '../../../src/campaign/slots.ts';
 import { DRAIN_DEFAULTS } from '../../../src/server/calls.ts';
+import { callMediaKey, type TokenLedger } from '../../../src/server/token-ledger.ts';
 import type { CallTokens } from '../../../src/server/tokens.ts';
-import { CallRefused, type CallHost } from '../../../src/server/types.ts';
+import { CallRefused, type CallHost, type NoMediaResult } from '../../../src/server/types.ts';
+import { runTimers } from '../../../src/service/run-time.ts';
 import type { Agent } from '../../../src/session/agent.ts';
 import type { Logger } from '../../../src/session/logger.ts';
 import { missingVariables } from '../../../src/session/variables.ts';
@@ -34,6 +36,14 @@ export const OUTBOUND_DEFAULTS = {
   recoverUnheardMs: 30_000,
   /** A campaign's call with no final callback after this long is asked of the platform (its last callback may be lost). */
   askAfterMs: 2 * 3600_000,
+  /**
+   * An answered call whose media has not connected this long after the platform said it was
+   * answered (to this instance or, on a cluster, another: the shared token ledger says) is hung up
+   * with its platform (`hangUpRequested: 'no-media'`): the callee would hear silence, billed, until
+   * they hung up. Platforms connect within a second or two; a drain waits this long too.
+   * Counted in run time: a stall of this process does not hang up a call whose media arrived meanwhile.
+   */
+  mediaWaitMs: DRAIN_DEFAULTS.promisedMediaWaitMs,
   /** Variables of one call at most, and characters of one value. */
   maxVariables: 50,
   maxValueLength: 500,
@@ -79,6 +89,13 @@ export interface OutboundCall {
    * `draining`, the server that placed it stopped waiting for it at its drain's bound.
    */
   cancelRequested?: 'draining';
+  /**
+   * Set once hiwar asked the platform to hang the answered call up, and why: `no-media`, its
+   * media never connected (`OUTBOUND_DEFAULTS.mediaWaitMs` after the answer, on any instance).
+   * The call is then `completed` (`rawStatus` `hung up by hiwar (no media came)`); a campaign
+   * counts it as `no-media`.
+   */
+  hangUpRequested?: 'no-media';
   /** Why the dial failed, when it did (the platform's message). */
   error?: string;
   createdAt: string;
@@ -99,6 +116,12 @@ export interface OutboundContext {
    * waits for a placed call while it rings (its media is let in once answered).
    */
   host?: Pick<CallHost, 'draining' | 'promise' | 'answered' | 'withdraw'>;
+  /**
+   * Where media connections spend their tokens (the server's, a cluster's in Redis or the
+   * machine's primary): whether an answered call's media reached any instance. Without `spent`,
+   * no call is hung up for want of media.
+   */
+  ledger?: Pick<TokenLedger, 'spent'>;
 }
 
 /** The URLs one call's platform is handed, made from the server's public address. */
@@ -132,16 +155,22 @@ export class OutboundCalls {
   private readonly sessionsHere = new Set<string>();
   /** The pending wait for each call's summary (one per call). */
   private readonly deadlines = new Map<string, NodeJS.Timeout>();
+  /** Calls placed here not over yet: what other instances learn of them is followed here. */
+  private readonly placedHere = new Set<string>();
+  /** Answered calls placed here whose media is awaited: the watchdog of each. */
+  private readonly mediaWatch = new Map<string, unknown>();
+  /** Each call's no-media check, run once (the watchdog's and a drain's are the same). */
+  private readonly noMediaChecks = new Map<string, Promise<NoMediaResult>>();
   readonly records: CallRecords;
 
   constructor(
     private readonly ctx: OutboundContext,
-    private readonly o: { platforms: Partial<Record<OutboundPlatformName, OutboundPlatform>>; from?: string; platform?: OutboundPlatformName; ringTimeoutS?: number; records?: CallRecords; sessionWaitMs?: number; onStatus?(call: OutboundCall): void; slots?: SlotKeeper },
+    private readonly o: { platforms: Partial<Record<OutboundPlatformName, OutboundPlatform>>; from?: string; platform?: OutboundPlatformName; ringTimeoutS?: number; records?: CallRecords; sessionWaitMs?: number; mediaWaitMs?: number; onStatus?(call: OutboundCall): void; slots?: SlotKeeper },
   ) {
     this.records = o.records ?? new MemoryCallRecords();
     // Another instance took a callback (or ran the session) of a call awaited here.
     void this.records.watch?.((id) => {
-      if (this.waiting.has(id) || this.live.has(id)) void this.refresh(id).catch(() => {});
+      if (this.waiting.has(id) || this.live.has(id) || this.placedHere.has(id)) void this.refresh(id).catch(() => {});
     }).catch((err: Error) => this.ctx.logger?.warn({ err: err.message }, 'outbound: cannot follow other instances\' changes'));
   }
 
@@ -165,12 +194,15 @@ export class OutboundCalls {
     // Recorded before the dial: a callback may come before the dial request's answer.
     await this.records.create(call);
     this.known.set(id, call);
+    this.placedHere.add(id);
+    if (this.placedHere.size > CALL_RECORDS_DEFAULTS.maxCalls) this.placedHere.delete(this.placedHere.values().next().value!);
     const u = urls(id, platform, parameters);
     const ringTimeoutS = this.o.ringTimeoutS ?? OUTBOUND_DEFAULTS.ringTimeoutS;
     // Promised before the dial (the callee may answer before its response): a drain starting now
     // waits while the phone rings and lets the answered call's media in.
-    // One still ringing when the drain stops waiting is hung up with the platform.
-    this.ctx.host?.promise?.(`${platform}:${id}`, Date.now() + ringTimeoutS * 1000 + this.ctx.tokens.ttlMs, { placed: true, waitMs: ringTimeoutS * 1000 + DRAIN_DEFAULTS.promisedMediaWaitMs, cancel: () => this.cancel(id, 'draining') });
+    // One still ringing when the drain stops waiting is hung up with the platform; one answered
+    // whose media never came, too (`noMedia`).
+    this.ctx.host?.promise?.(`${platform}:${id}`, Date.now() + ringTimeoutS * 1000 + this.ctx.tokens.ttlMs, { placed: true, waitMs: ringTimeoutS * 1000 + DRAIN_DEFAULTS.promisedMediaWaitMs, cancel: () => this.cancel(id, 'draining'), noMedia: () => this.noMedia(id) });
     try {
       const r = await client.dial({ id, to, from, streamUrl: u.stream, answerUrl: u.answer, statusUrl: u.status, afterUrl: u.after, parameters, ringTimeoutS });
       this.ctx.logger?.info({ call: id, platform }, 'outbound call placed');
@@ -294,6 +326,50 @@ export class OutboundCalls {
     return true;
   }
 
+  /**
+   * An answered call placed here whose media has not come: resolves with what became of it, the
+   * same for every asker (the watchdog, a drain). Its media connected anywhere (the token ledger
+   * has its media token spent): nothing is done. Else the request is recorded, the platform asked
+   * to hang the call up (`OutboundPlatform.hangUp`), and the call recorded `completed` at once.
+   */
+  noMedia(id: string): Promise<NoMediaResult> {
+    let check = this.noMediaChecks.get(id);
+    if (!check) {
+      check = this.checkMedia(id).catch((err: Error) => {
+        this.ctx.logger?.warn({ call: id, err: err.message }, 'outbound call answered with no media came was not hung up');
+        return { kind: 'kept' as const, why: err.message };
+      });
+      this.noMediaChecks.set(id, check);
+      if (this.noMediaChecks.size > CALL_RECORDS_DEFAULTS.maxCalls) this.noMediaChecks.delete(this.noMediaChecks.keys().next().value!);
+    }
+    return check;
+  }
+
+  private async checkMedia(id: string): Promise<NoMediaResult> {
+    runTimers.clear(this.mediaWatch.get(id));
+    this.mediaWatch.delete(id);
+    const call = this.known.get(id) ?? (await this.lookup(id));
+    if (!call || call.outcome) return { kind: 'over' };
+    const key = `${call.platform}:${id}`;
+    const spent = this.ctx.ledger?.spent;
+    if (!spent) return { kind: 'kept', why: 'the token ledger cannot say whether its media came (it has no spent())' };
+    if (await spent.call(this.ctx.ledger, callMediaKey(key))) {
+      // Connected, here or on another instance: a drain here has nothing more to wait for.
+      this.ctx.logger?.debug({ call: id, platform: call.platform }, `outbound call ${id}: its media connected (here or on another instance)`);
+      this.ctx.host?.withdraw?.(key);
+      return { kind: 'connected' };
+    }
+    const client = this.o.platforms[call.platform];
+    if (!client?.hangUp) return { kind: 'kept', why: 'its platform client has no hangUp' };
+    await this.change(id, { kind: 'hangup', at: new Date().toISOString(), reason: 'no-media' });
+    if (!(await client.hangUp(call))) return { kind: 'over' };
+    const waitedS = (this.o.mediaWaitMs ?? OUTBOUND_DEFAULTS.mediaWaitMs) / 1000;
+    this.ctx.logger?.warn({ call: id, platform: call.platform }, `outbound call hung up: answered, but no media came within ${waitedS} s`);
+    await this.change(id, { kind: 'status', at: new Date().toISOString(), update: { status: 'completed', raw: 'hung up by hiwar (no media came)' } });
+    this.ctx.host?.withdraw?.(key);
+    return { kind: 'hung-up' };
+  }
+
   /** The client of `platform`, for a route that answers its requests. */
   client(platform: OutboundPlatformName): OutboundPlatform | undefined {
     return this.o.platforms[platform];
@@ -301,6 +377,8 @@ export class OutboundCalls {
 
   /** Stops following other instances' changes. */
   async close(): Promise<void> {
+    for (const t of this.mediaWatch.values()) runTimers.clear(t);
+    this.mediaWatch.clear();
     await this.records.close?.();
   }
 
@@ -320,8 +398,12 @@ export class OutboundCalls {
     // The view is bounded as the records are: the oldest read go first.
     if (this.known.size > CALL_RECORDS_DEFAULTS.maxCalls) this.known.delete(this.known.keys().next().value!);
     if (call.outcome && !before?.outcome) await this.ended(call);
-    // Answered, its media on its way: a drain waits for it as for a webhook answer's, and no longer cancels it as ringing.
-    else if (call.status === 'answered' && before?.status !== 'answered' && !call.outcome) this.ctx.host?.answered?.(`${call.platform}:${call.id}`);
+    // Answered, its media on its way: a drain waits for it as for a webhook answer's, and no longer
+    // cancels it as ringing; the instance that placed it hangs it up if the media never comes.
+    else if (call.status === 'answered' && before?.status !== 'answered' && !call.outcome) {
+      this.ctx.host?.answered?.(`${call.platform}:${call.id}`);
+      if (this.placedHere.has(id) && !this.mediaWatch.has(id)) this.mediaWatch.set(id, runTimers.set(() => void this.noMedia(id), this.o.mediaWaitMs ?? OUTBOUND_DEFAULTS.mediaWaitMs));
+    }
     if (call.outcome) this.settle(id, call);
     if (before && before.status === call.status && before.outcome === call.outcome && !!before.session === !!call.session) return call;
     try {
@@ -335,6 +417,9 @@ export class OutboundCalls {
   /** The call's outcome is known here: a campaign call's slot is freed for the whole campaign. */
   private async ended(call: OutboundCall): Promise<void> {
     this.live.delete(call.id);
+    this.placedHere.delete(call.id);
+    runTimers.clear(this.mediaWatch.get(call.id));
+    this.mediaWatch.delete(call.id);
     // Unanswered (or over): no media will come for it, a drain stops waiting.
     this.ctx.host?.withdraw?.(`${call.platform}:${call.id}`);
     if (!this.o.slots || !call.reference || !isDialId(call.reference)) return;
@@ -375,5 +460,5 @@ export class OutboundCalls {
   }
 }
 
-/** Whether a final record has what its waiters want: an answered call's session summary. */
-const ready = (c: OutboundCall) => !c.answeredAt || !!c.session;
+/** Whether a final record has what its waiters want: an answered call's session summary (none comes for one hung up for want of media). */
+const ready = (c: OutboundCall) => !c.answeredAt || !!c.session || c.hangUpRequested === 'no-media';

@@ -64,6 +64,12 @@ export function plivoOutbound(o: PlivoOutboundOptions = {}): OutboundPlatform {
       throw err;
     }
   };
+  const hangup = async (uuid: string | undefined): Promise<boolean> => {
+    if (!uuid) return false;
+    const { authId, token, base } = creds();
+    const url = `${base}/v1/Account/${encodeURIComponent(authId)}/Call/${encodeURIComponent(uuid)}/`;
+    return cancelRequest(() => platformRequest('plivo', url, { method: 'DELETE', headers: { authorization: basicAuth(authId, token), accept: 'application/json' } }, [token]));
+  };
   return {
     name: 'plivo',
     async dial(req) {
@@ -102,13 +108,9 @@ export function plivoOutbound(o: PlivoOutboundOptions = {}): OutboundPlatform {
     },
     // Hang up a call (`DELETE …/Call/{call_uuid}/`, 204), which "can also be used to cancel a
     // queued outbound call": a call not answered yet is named by its request_uuid, as when it is
-    // retrieved queued. 404: no such call any longer.
-    async cancel({ platformCallId }) {
-      if (!platformCallId) return false;
-      const { authId, token, base } = creds();
-      const url = `${base}/v1/Account/${encodeURIComponent(authId)}/Call/${encodeURIComponent(platformCallId)}/`;
-      return cancelRequest(() => platformRequest('plivo', url, { method: 'DELETE', headers: { authorization: basicAuth(authId, token), accept: 'application/json' } }, [token]));
-    },
+    // retrieved queued; an answered one by its call_uuid (the leg its callbacks name). 404: no such call any longer.
+    cancel: ({ platformCallId }) => hangup(platformCallId),
+    hangUp: ({ platformCallId, platformLegId }) => hangup(platformLegId ?? platformCallId),
     answer: (streamUrl, afterUrl) => ({
       contentType: 'application/xml',
       body: `<?xml version="1.0" encoding="UTF-8"?><Response><Stream bidirectional="true" keepCallAlive="true" contentType="audio/x-mulaw;rate=8000" streamTimeout="86400">${xmlEscape(streamUrl)}</Stream><Redirect>${xmlEscape(afterUrl)}</Redirect></Response>`,

@@ -31,6 +31,8 @@ export type CallChange =
   | { kind: 'status'; at: string; update: StatusUpdate }
   /** hiwar asked the platform to hang the unanswered call up (before the request went). */
   | { kind: 'cancel'; at: string; reason: 'draining' }
+  /** hiwar asked the platform to hang the answered call up (before the request went). */
+  | { kind: 'hangup'; at: string; reason: 'no-media' }
   | { kind: 'session'; at: string; session: CallSessionSummary };
 
 /** Where records are kept: one process's memory, or the cluster's Redis. */
@@ -66,6 +68,7 @@ export function fold(placed: OutboundCall, changes: CallChange[]): OutboundCall 
       call.error = ch.error;
     } else if (ch.kind === 'status') status(call, ch.update, ch.at);
     else if (ch.kind === 'cancel') call.cancelRequested ??= ch.reason;
+    else if (ch.kind === 'hangup') call.hangUpRequested ??= ch.reason;
     else call.session = { ...call.session, ...ch.session };
   }
   return call;

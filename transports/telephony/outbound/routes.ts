@@ -32,6 +32,8 @@ export interface OutboundOptions {
   publicUrl?: string;
   /** @default OUTBOUND_DEFAULTS.ringTimeoutS */
   ringTimeoutS?: number;
+  /** How long after the answer an answered call's media may take before the call is hung up. @default OUTBOUND_DEFAULTS.mediaWaitMs */
+  mediaWaitMs?: number;
   /** Signature secrets of the callbacks by platform; default: the inbound webhooks' (TWILIO_AUTH_TOKEN…). */
   secrets?: Partial<Record<OutboundPlatformName, string>>;
   /** Told each time a call's status changes; what it throws is logged. */
@@ -113,8 +115,8 @@ export function outboundCalls(opts: OutboundOptions = {}): Outbound {
   const routes: PluginFactory = (c) => {
     ctx = c;
     calls = new OutboundCalls(
-      { tokens: c.tokens, logger: c.logger, agentOf: c.agentOf, host: c.host },
-      { platforms: opts.platforms ?? platformsFromEnv(), from: opts.from ?? (process.env.HIWAR_CALL_FROM || undefined), platform: opts.platform ?? ((process.env.HIWAR_CALL_PLATFORM || undefined) as OutboundPlatformName | undefined), ringTimeoutS: opts.ringTimeoutS, onStatus: opts.onStatus, records: opts.records, ...(opts.slots ? { slots: opts.slots } : {}) },
+      { tokens: c.tokens, logger: c.logger, agentOf: c.agentOf, host: c.host, ledger: c.ledger },
+      { platforms: opts.platforms ?? platformsFromEnv(), from: opts.from ?? (process.env.HIWAR_CALL_FROM || undefined), platform: opts.platform ?? ((process.env.HIWAR_CALL_PLATFORM || undefined) as OutboundPlatformName | undefined), ringTimeoutS: opts.ringTimeoutS, mediaWaitMs: opts.mediaWaitMs, onStatus: opts.onStatus, records: opts.records, ...(opts.slots ? { slots: opts.slots } : {}) },
     );
     const baseOf = (request: IncomingMessage) => (opts.publicUrl ? publicUrl() : c.host.publicUrl(request));
     return plugin(c, calls, opts, baseOf, (req, request) => place(req, baseOf(request)));

@@ -30,6 +30,12 @@ const HANGUP: Record<string, OutboundStatus> = {
 export function telnyxOutbound(o: TelnyxOutboundOptions = {}): OutboundPlatform {
   const key = () => required('telnyx', o.apiKey ?? process.env.TELNYX_API_KEY, 'API key', 'TELNYX_API_KEY');
   const baseOf = () => o.baseUrl ?? process.env.HIWAR_TELNYX_API_URL ?? 'https://api.telnyx.com';
+  const hangup = async ({ platformCallId }: { platformCallId?: string }): Promise<boolean> => {
+    if (!platformCallId) return false;
+    const apiKey = key();
+    const url = `${baseOf()}/v2/calls/${encodeURIComponent(platformCallId)}/actions/hangup`;
+    return cancelRequest(() => platformRequest('telnyx', url, { headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json' }, body: '{}' }, [apiKey]), [404, 422]);
+  };
   return {
     name: 'telnyx',
     async dial(req) {
@@ -79,11 +85,7 @@ export function telnyxOutbound(o: TelnyxOutboundOptions = {}): OutboundPlatform 
     },
     // The hangup command (`POST /v2/calls/{call_control_id}/actions/hangup`) ends the call in any
     // state; a call already over is answered 422 ("call has already ended") or 404.
-    async cancel({ platformCallId }) {
-      if (!platformCallId) return false;
-      const apiKey = key();
-      const url = `${baseOf()}/v2/calls/${encodeURIComponent(platformCallId)}/actions/hangup`;
-      return cancelRequest(() => platformRequest('telnyx', url, { headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json' }, body: '{}' }, [apiKey]), [404, 422]);
-    },
+    cancel: hangup,
+    hangUp: hangup,
   };
 }

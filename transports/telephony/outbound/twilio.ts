@@ -37,6 +37,22 @@ export function twilioOutbound(o: TwilioOutboundOptions = {}): OutboundPlatform 
     token: required('twilio', o.authToken ?? process.env.TWILIO_AUTH_TOKEN, 'auth token', 'TWILIO_AUTH_TOKEN'),
     base: o.baseUrl ?? process.env.HIWAR_TWILIO_API_URL ?? 'https://api.twilio.com',
   });
+  /** Updates the Call resource's status: true when the resource answered says the call now has it. */
+  const update = async ({ platformCallId }: { platformCallId?: string }, to: 'canceled' | 'completed'): Promise<boolean> => {
+    if (!platformCallId) return false;
+    const { sid, token, base } = creds();
+    let status: unknown;
+    const taken = await cancelRequest(async () => {
+      const body = await platformRequest(
+        'twilio',
+        `${base}/2010-04-01/Accounts/${encodeURIComponent(sid)}/Calls/${encodeURIComponent(platformCallId)}.json`,
+        { headers: { authorization: basicAuth(sid, token), 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: new URLSearchParams({ Status: to }).toString() },
+        [token],
+      );
+      status = body.status;
+    });
+    return taken && status === to;
+  };
   return {
     name: 'twilio',
     async dial(req) {
@@ -71,20 +87,8 @@ export function twilioOutbound(o: TwilioOutboundOptions = {}): OutboundPlatform 
     },
     // Update a Call resource with Status=canceled: hangs up a queued or ringing call, leaves an
     // answered one alone; the resource it answers says which happened.
-    async cancel({ platformCallId }) {
-      if (!platformCallId) return false;
-      const { sid, token, base } = creds();
-      let status: unknown;
-      const taken = await cancelRequest(async () => {
-        const body = await platformRequest(
-          'twilio',
-          `${base}/2010-04-01/Accounts/${encodeURIComponent(sid)}/Calls/${encodeURIComponent(platformCallId)}.json`,
-          { headers: { authorization: basicAuth(sid, token), 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: new URLSearchParams({ Status: 'canceled' }).toString() },
-          [token],
-        );
-        status = body.status;
-      });
-      return taken && status === 'canceled';
-    },
+    cancel: (call) => update(call, 'canceled'),
+    // Status=completed hangs the call up "even if it's already in progress".
+    hangUp: (call) => update(call, 'completed'),
   };
 }

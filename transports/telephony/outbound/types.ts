@@ -82,6 +82,14 @@ export interface OutboundPlatform {
    * be reached. A draining server cancels the calls it placed that still ring at its bound.
    */
   cancel?(call: { platformCallId?: string; platformLegId?: string }): Promise<boolean>;
+  /**
+   * Ends an answered call, live at the platform, through its REST API: true once the platform
+   * took the request, false when it no longer had such a call (over meanwhile). Rejects with
+   * `DialError` when it refused or could not be reached. hiwar hangs up a call it placed whose
+   * media never came (`OUTBOUND_DEFAULTS.mediaWaitMs` after the answer): the callee would hear
+   * silence, and the call be billed, until they hung up.
+   */
+  hangUp?(call: { platformCallId?: string; platformLegId?: string }): Promise<boolean>;
   /** The markup answering the platform's answer request (Plivo's answer_url), for platforms that fetch one. */
   answer?(streamUrl: string, afterUrl: string): { contentType: string; body: string };
 }

@@ -35,6 +35,12 @@ const plain = (n: string) => n.replace(/^\+/, '');
  * and the call's events go to `event_url`.
  */
 export function vonageOutbound(o: VonageOutboundOptions = {}): OutboundPlatform {
+  async function hangup({ platformCallId }: { platformCallId?: string }): Promise<boolean> {
+    if (!platformCallId) return false;
+    const jwt = await token();
+    const url = `${baseOf()}/v1/calls/${encodeURIComponent(platformCallId)}`;
+    return cancelRequest(() => platformRequest('vonage', url, { method: 'PUT', headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ action: 'hangup' }) }, [jwt]));
+  }
   return {
     name: 'vonage',
     async dial(req) {
@@ -73,13 +79,9 @@ export function vonageOutbound(o: VonageOutboundOptions = {}): OutboundPlatform 
       const body = await platformRequest('vonage', `${baseOf()}/v1/calls/${encodeURIComponent(platformCallId)}`, { method: 'GET', headers: { authorization: `Bearer ${jwt}`, accept: 'application/json' } }, [jwt]);
       return readStatus(STATUS, body.status, body.duration, body.uuid);
     },
-    // Modify a call: `PUT /v1/calls/{uuid}` with `{"action": "hangup"}` (204).
-    async cancel({ platformCallId }) {
-      if (!platformCallId) return false;
-      const jwt = await token();
-      const url = `${baseOf()}/v1/calls/${encodeURIComponent(platformCallId)}`;
-      return cancelRequest(() => platformRequest('vonage', url, { method: 'PUT', headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ action: 'hangup' }) }, [jwt]));
-    },
+    // Modify a call: `PUT /v1/calls/{uuid}` with `{"action": "hangup"}` (204), ringing or answered.
+    cancel: hangup,
+    hangUp: hangup,
   };
 
   function baseOf(): string {
