@@ -4,6 +4,7 @@ import { ReorderBuffer } from '../../transports/telephony/reorder.ts';
 import { decode, dtmfTones, encode, frameBytes } from '../../transports/telephony/codec.ts';
 import { CallTokens, isLoopback } from '../../src/server/tokens.ts';
 import { MemoryTokenLedger } from '../../src/server/token-ledger.ts';
+import { MachineLedger, MachineRequests, type MachineChannel, type MachineMessage } from '../../src/cli/serve-machine.ts';
 import { outcomeOf } from '../../src/server/call-end.ts';
 import { serviceStatus } from '../../src/server/metrics.ts';
 import { plivoSignature } from '../../transports/telephony/plivo.ts';
@@ -108,6 +109,30 @@ describe('server pieces', () => {
     assert.equal(await l.spend('a', 1000, 1001), true, 'after its time');
     for (const k of ['b', 'c', 'd', 'e']) await l.spend(k, 10_000, 1002);
     assert.equal(l.size, 3);
+  });
+
+  test("the ledger says whether a key is spent without spending it (a placed call's media, on any worker of the machine)", async () => {
+    const l = new MemoryTokenLedger();
+    assert.equal(await l.spent('call:twilio:out-1', 0), false);
+    await l.spend('call:twilio:out-1', 1000, 0);
+    assert.equal(await l.spent('call:twilio:out-1', 500), true);
+    assert.equal(await l.spent('call:twilio:out-1', 1001), false, 'after its time');
+    assert.equal(await l.spend('call:twilio:out-1', 1000, 1002), true, 'asking did not spend it');
+    // A worker asks the primary, which holds the machine's ledger (as serve-workers.ts answers).
+    const primary = new MemoryTokenLedger();
+    const listeners: ((m: unknown) => void)[] = [];
+    const channel: MachineChannel = {
+      on: (_e, f) => listeners.push(f),
+      send: (m) => {
+        const answer = (a: MachineMessage) => setImmediate(() => listeners.forEach((f) => f(a)));
+        if (m.hiwar === 'spend') void primary.spend(m.key, m.ttlMs).then((ok) => answer({ hiwar: 'spent', id: m.id, ok }));
+        if (m.hiwar === 'check-spent') void primary.spent(m.key).then((spent) => answer({ hiwar: 'was-spent', id: m.id, spent }));
+      },
+    };
+    const worker = new MachineLedger(new MachineRequests(channel));
+    assert.equal(await worker.spent('call:telnyx:out-2'), false);
+    assert.equal(await worker.spend('call:telnyx:out-2', 60_000), true);
+    assert.equal(await worker.spent('call:telnyx:out-2'), true);
   });
 
   test('outcomes from end reasons; service status from error messages', () => {
