@@ -5,7 +5,7 @@ import type { CallAdmission } from '../server/call-admission.ts';
 import type { ServiceClient } from '../service/client.ts';
 import { collectPcm } from '../service/index.ts';
 import type { Agent } from '../session/agent.ts';
-import { prepareFixedLines } from '../session/prepare-fixed-lines.ts';
+import { prepareLines } from '../session/prepare-fixed-lines.ts';
 import type { Logger } from '../session/logger.ts';
 import { numberOption, UsageError } from './args.ts';
 
@@ -95,7 +95,3 @@ export function busyLineSynth(client: ServiceClient, agent: Agent, logger: Logge
   };
 }
 
-/** The agent's fixed lines into the process's cache; a failure is left for the first call to retry. */
-export async function prepareLines(client: ServiceClient, agent: Agent, logger: Logger): Promise<void> {
-  await prepareFixedLines(client, agent).catch((err: Error) => logger.warn({ err: err.message }, 'out-of-service line not rendered at start-up; the first call renders it'));
-}

@@ -18,6 +18,7 @@ import { AgentServer, type AttachOptions } from './server.ts';
 import { serviceOf, type Service, type ServerSandboxOptions } from './service.ts';
 import { ModelReachability, ServiceReachability, type ServiceProbeOptions } from './service-reachability.ts';
 import { agentWithVariables } from '../session/variables.ts';
+import { prepareLines } from '../session/prepare-fixed-lines.ts';
 import { CallTokens, type CallTokenOptions } from './tokens.ts';
 import { MemoryTokenLedger, type TokenLedger } from './token-ledger.ts';
 import { CallRefused, type CallHost, type CallOutcome, type PluginContext, type PluginFactory, type ProviderHooks, type ServerPlugin, type ServerWarning } from './types.ts';
@@ -123,7 +124,11 @@ export interface CreateAgentServerOptions {
   admission?: CallAdmission;
   /** `/readyz` from the instance's own load (cluster mode). */
   health?: () => { ready: boolean; body: Record<string, unknown> };
-  /** `/readyz` says `starting` until `startupFinished()`. @default false */
+  /**
+   * `/readyz` says `starting` until `startupFinished()`. Start-up work is then yours: with it,
+   * `createAgentServer` does not render the agent's out-of-service line (call `prepareLines`
+   * of `hiwar/server` before `startupFinished()`, as `hiwar serve` does). @default false
+   */
   deferReady?: boolean;
   /**
    * `/readyz` checks that the voice service can be reached (`SERVICE_PROBE_DEFAULTS`): what the
@@ -342,6 +347,9 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     const plugin = typeof p === 'function' ? await p(ctx) : p;
     if (plugin) server.use(plugin);
   }
+  // The out-of-service line is rendered while the service still answers: a caller who comes
+  // once it refuses (an empty wallet) hears it at once. Agents chosen per call render theirs with their first call.
+  if (o.agent && !o.deferReady) await prepareLines(service.client, o.agent, logger);
 
   let closed: Promise<void> | undefined;
   const closeAll = (drainMs?: number) =>

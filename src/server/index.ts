@@ -17,6 +17,8 @@ export type { DrainWaiting } from './drain-wait.ts';
 export { CallManager, DRAIN_DEFAULTS, type CallManagerOptions, type SessionFactory, type RunningSession } from './calls.ts';
 export type { CallAdmission, AdmissionLease, AdmitOptions } from './call-admission.ts';
 export { outcomeOf } from './call-end.ts';
+/** The agent's out-of-service line rendered ahead of calls (start-up work of a server made with `deferReady`). */
+export { prepareLines, prepareFixedLines } from '../session/prepare-fixed-lines.ts';
 /** One `AgentSession` per call for a fixed agent. */
 export { agentSessions } from './agent-sessions.ts';
 /** Prometheus metrics fed from the calls' session events. */
@@ -33,6 +35,7 @@ export {
   CallRefused,
   type HoldOptions,
   type PromiseOptions,
+  type NoMediaResult,
   type CallHost,
   type CallObserver,
   type CallOutcome,

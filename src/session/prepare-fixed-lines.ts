@@ -3,6 +3,7 @@ import type { ServiceClient } from '../service/client.ts';
 import { normalizeForSpeech } from '../text/normalize.ts';
 import { realClock } from '../transport/clock.ts';
 import type { Agent } from './agent.ts';
+import type { Logger } from './logger.ts';
 
 /**
  * Renders the agent's fixed lines (its out-of-service line) into the process's cache before any
@@ -12,4 +13,12 @@ import type { Agent } from './agent.ts';
 export async function prepareFixedLines(client: ServiceClient, agent: Agent): Promise<void> {
   const speaker = new Speaker(client, { ...agent.voice, sampleRate: FIXED_LINE_RATE }, realClock());
   await speaker.render(normalizeForSpeech(agent.outOfServiceLine));
+}
+
+/**
+ * `prepareFixedLines` at a server's start-up (`createAgentServer`, `hiwar serve`): a failure is
+ * logged and left for the first call to retry, never a start-up error.
+ */
+export async function prepareLines(client: ServiceClient, agent: Agent, logger: Pick<Logger, 'warn'>): Promise<void> {
+  await prepareFixedLines(client, agent).catch((err: Error) => logger.warn({ err: err.message }, 'out-of-service line not rendered at start-up; the first call renders it'));
 }

@@ -5,7 +5,7 @@
  * metrics. See docs/testing-your-agent.md.
  */
 export { runCall, TESTING_DEFAULTS, type RunCallOptions, type TestCall, type TestToolCall, type CallScript } from './run-call.ts';
-export { startTestSandbox, type TestSandbox, type TestSandboxOptions } from './sandbox.ts';
+export { startTestSandbox, type TestSandbox, type TestSandboxOptions, type KeyRefusal } from './sandbox.ts';
 export type { TestProgress } from './progress.ts';
 export { expectToolCall, expectNoToolCall, expectAgentSaid, expectHeard, expectNoErrors } from './expect.ts';
 export { agentPhrases } from '../session/agent-phrases.ts';

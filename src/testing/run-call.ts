@@ -9,7 +9,8 @@ import { agentProblem } from '../session/check-agent.ts';
 import { agentPhrases } from '../session/agent-phrases.ts';
 import { voicingLine } from '../sandbox/voicing-line.ts';
 import { progressOf, stderrProgress, untaught, type TestProgress } from './progress.ts';
-import { startTestSandbox, type TestSandbox } from './sandbox.ts';
+import { startTestSandbox, type KeyRefusal, type TestSandbox } from './sandbox.ts';
+import { prepareFixedLines } from '../session/prepare-fixed-lines.ts';
 import { parseScenario, type ScenarioInput } from './scenario.ts';
 import type { CallerLine, CallerStep, SimulatedCaller } from './simulated-caller.ts';
 import { simulateCall } from './simulate.ts';
@@ -44,6 +45,14 @@ export interface RunCallOptions {
    * taught to it; keep `speed` at 1 or 2 there (the service closes audio a minute ahead of real time).
    */
   client?: ServiceClient;
+  /**
+   * The service refuses the key for this call (`TestSandbox.refuseKey`: `'empty-wallet'` or
+   * `'no-access'`), once the agent's out-of-service line has been rendered, as a server renders
+   * it at start-up: the call tests what a caller hears when the service stops serving the key
+   * (the line, then `ended` `out of service: …`). Needs a sandbox (its own, or `sandbox`); the key
+   * is given back when the call ends.
+   */
+  outOfService?: KeyRefusal;
   /** More phrases for the sandbox's recognizer (the agent's intent examples are always taught). */
   phrases?: string[];
   /** @default TESTING_DEFAULTS.speed */
@@ -132,16 +141,22 @@ export async function runCall(agent: Agent, script: CallScript, options: RunCall
   const speed = options.speed ?? TESTING_DEFAULTS.speed;
   if (!(speed >= 1 && speed <= TESTING_DEFAULTS.maxSpeed)) throw new RangeError(`runCall: speed must be from 1 to ${TESTING_DEFAULTS.maxSpeed}, got ${speed}`);
   if (options.sandbox && options.client) throw new TypeError('runCall: give a sandbox or a client, not both');
+  if (options.outOfService && options.client) throw new TypeError('runCall: outOfService refuses a sandbox\'s key; it cannot with a client of another service');
   const say = progressOf(options.progress ?? TESTING_DEFAULTS.progress);
   const own = options.sandbox || options.client ? undefined : await startTestSandbox({ progress: say });
   const sandbox = options.sandbox ?? own;
   const clock = new SteadyScaledClock(speed);
+  let restoreKey: (() => void) | undefined;
   try {
     // In the caller's voice only: the one this call speaks with.
     const phrases = [...agentPhrases(agent), ...(options.phrases ?? [])];
     const count = sandbox ? untaught(phrases, [scenario.callerVoice], (p, v) => sandbox.knows(p, v)) : 0;
     if (count) say(voicingLine(count, [scenario.callerVoice], RENDER_CACHE_DEFAULTS.dir));
     await sandbox?.learn(phrases, [scenario.callerVoice]);
+    if (options.outOfService && sandbox) {
+      await prepareFixedLines(sandbox.client, agent);
+      restoreKey = sandbox.refuseKey(options.outOfService);
+    }
     const { report, caller, events } = await simulateCall({
       client: options.client ?? sandbox!.client,
       agent,
@@ -168,6 +183,7 @@ export async function runCall(agent: Agent, script: CallScript, options: RunCall
       recording: () => caller.recording(),
     };
   } finally {
+    restoreKey?.();
     clock.stop();
     await own?.close();
   }

@@ -22,6 +22,13 @@ export interface TestSandboxOptions {
   progress?: TestProgress;
 }
 
+/**
+ * How the sandbox refuses its key, as the live service refuses one: `'empty-wallet'`, the key's
+ * wallet is empty (HTTP 402, 40201 on the sockets); `'no-access'`, the key may call none of the
+ * endpoints (HTTP 403, 40301).
+ */
+export type KeyRefusal = 'empty-wallet' | 'no-access';
+
 /** A local stand-in of the voice service for tests, in this process. Share one between calls. */
 export interface TestSandbox {
   /** A client of this sandbox (its key, its address). */
@@ -37,6 +44,14 @@ export interface TestSandbox {
   learn(phrases: Iterable<string>, voices?: readonly string[]): Promise<void>;
   /** Whether a phrase was taught (for `voice`, or for every voice). */
   knows(phrase: string, voice?: string): boolean;
+  /**
+   * From now on the sandbox refuses its key (`'empty-wallet'` by default, or `'no-access'`), so a
+   * test hears what a caller hears when the service stops serving the key: the agent's
+   * out-of-service line, then the end of the call (`ended` starts `out of service:`). Every client
+   * of this sandbox is refused meanwhile; the function returned gives the key back. `runCall`'s
+   * `outOfService` does this for one call, after rendering the line as a server does at start-up.
+   */
+  refuseKey(why?: KeyRefusal): () => void;
   /** Stops the sandbox. */
   close(): Promise<void>;
 }
@@ -84,5 +99,17 @@ export async function startTestSandbox(options: TestSandboxOptions = {}): Promis
     await sandbox.close();
     throw err;
   }
-  return { client, url: sandbox.url, apiKey: key, learn, knows, close: () => sandbox.close() };
+  const refuseKey = (why: KeyRefusal = 'empty-wallet') => {
+    if (why !== 'empty-wallet' && why !== 'no-access') throw new TypeError(`refuseKey: "empty-wallet" or "no-access", not ${JSON.stringify(why)}`);
+    const state = sandbox.state.keys.lookup(key, 'global')!;
+    if (why === 'empty-wallet') {
+      const credits = state.credits;
+      state.credits = 0;
+      return () => void (state.credits = credits);
+    }
+    const allow = state.spec.allow;
+    state.spec.allow = [];
+    return () => void (state.spec.allow = allow);
+  };
+  return { client, url: sandbox.url, apiKey: key, learn, knows, refuseKey, close: () => sandbox.close() };
 }

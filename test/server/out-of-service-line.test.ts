@@ -1,6 +1,6 @@
 /**
  * A key whose wallet runs empty while the instance runs: the caller who reaches it hears the
- * agent's out-of-service line (rendered at start-up, as `hiwar serve` does), the server tells a
+ * agent's out-of-service line (rendered by `createAgentServer` at start-up, as by `hiwar serve`), the server tells a
  * typed `out_of_service` event, and `/readyz` says why while staying 200 (a refused key is every
  * instance's: a 503 everywhere sent callers to the platform's error tone). The line is told as any
  * line the caller hears: `reply_started`, `agent_chunk` and `agent_turn` with `line:
@@ -16,7 +16,6 @@ import { traceSessions } from '../../src/observability/trace-sessions.ts';
 import { createAgentServer, type ServerEvent } from '../../src/server/index.ts';
 import type { SessionEvent } from '../../src/session/events.ts';
 import { createLogger } from '../../src/session/logger.ts';
-import { prepareFixedLines } from '../../src/session/prepare-fixed-lines.ts';
 import { SteadyScaledClock } from '../../src/testing/steady-clock.ts';
 import { telephonyRoutes } from '../../transports/telephony/index.ts';
 import { runSandbox } from '../helpers/sandbox.ts';
@@ -52,8 +51,7 @@ test("the wallet runs empty: the caller hears the out-of-service line, told as e
   app.events$.subscribe((e) => server.push(e));
   const { url } = await app.listen({ port: 0 });
   try {
-    // Start-up: the line is rendered while the wallet has credit; then it runs empty.
-    await prepareFixedLines(sandbox.client, callCentre);
+    // createAgentServer rendered the line at start-up, while the wallet had credit; then it runs empty.
     sandbox.sandbox.state.keys.lookup(sandbox.key, 'global')!.credits = 0;
     const res = await fetch(`${url}/telephony/twilio`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'CallSid=CA-empty' });
     const streamUrl = /<Stream url="([^"]+)"/.exec(await res.text())![1]!;
