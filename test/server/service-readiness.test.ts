@@ -18,13 +18,14 @@ import { createLogger } from '../../src/session/logger.ts';
 const agent: Agent = { name: 'ready', instructions: 'x', greeting: 'أهلًا', voice: { voice_id: 'ar-hijazi-female-1' }, outOfServiceLine: 'الخدمة غير متاحة.' };
 const KEY = 'sk-readiness-test-key-0001';
 
-/** A stand-in of the service's `GET /models`: answers `status` (200: an empty list), counting requests. */
+/** A stand-in of the service's `GET /models`: answers `status` (200: an empty list), counting them. */
 async function fakeService(): Promise<{ url: string; requests: () => number; answer: (status: number) => void; close: () => Promise<void> }> {
   let status = 200;
   let requests = 0;
   const server: Server = createServer((req, res) => {
-    requests++;
+    // Only the probe's: a server also renders its out-of-service line as it starts (a 404 here).
     if (req.url !== '/models') return void res.writeHead(404).end();
+    requests++;
     if (status === 200) return void res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ errorCode: status * 100 + 1, errorMessage: 'refused' }));
   });
