@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type OpenAI from 'openai';
 import { MODELS } from '../models.ts';
 import { requestHeaders, scrub, streamChatBatches, targetOf } from './chat-stream.ts';
@@ -174,6 +175,14 @@ export class OpenAiLlm implements Llm {
     await probeModels({ baseURL: this.opts.baseURL ?? 'https://api.openai.com/v1', apiKey: this.opts.apiKey ?? 'not-needed', timeoutMs: o.timeoutMs, ...(headers ? { headers } : {}), ...(query ? { query } : {}) });
   }
 
+  /** The address probed (shown in `/readyz`), and a key that tells apart what each probe sends (a hash: never the API key itself). */
+  probeTarget(): { name: string; key: string } {
+    const { client } = this.opts;
+    const baseURL = client ? client.baseURL : (this.opts.baseURL ?? 'https://api.openai.com/v1');
+    const sent = client ? [client.baseURL, client.apiKey] : [baseURL, this.opts.apiKey ?? '', JSON.stringify(this.opts.defaultHeaders ?? {}), JSON.stringify(this.opts.defaultQuery ?? {})];
+    return { name: shownAddress(baseURL), key: createHash('sha256').update(sent.join('\n')).digest('hex') };
+  }
+
   /** The chunks as they arrived together (one read of the body; one chunk at a time from a client). */
   private batches(body: StreamingBody, signal: AbortSignal): AsyncIterable<Chunk[]> {
     const { client } = this.opts;
@@ -226,5 +235,18 @@ async function drain(it: AsyncIterator<unknown>, request: AbortController): Prom
     // After the model's last word: nothing left to report.
   } finally {
     clearTimeout(limit);
+  }
+}
+
+/** An address as `/readyz` may show it: no user or password, no query (a key may ride in either). */
+function shownAddress(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return 'the model';
   }
 }

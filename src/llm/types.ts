@@ -64,6 +64,13 @@ export interface Llm {
    * Optional: a model without it (`ScriptedLlm`) is not probed.
    */
   probe?(o: { timeoutMs: number }): Promise<unknown>;
+  /**
+   * What `probe` asks, for the server's `/readyz`: `name`, its address as it may be shown (no
+   * credential), and `key`, the same for two models whose probes ask the same thing (the same
+   * address, key and headers), probed once however many agents use them. Without it, each model
+   * object is its own endpoint.
+   */
+  probeTarget?(): { name: string; key: string };
 }
 
 /** Where a `DefinedTool` keeps its types: on no value, for the compiler only. */

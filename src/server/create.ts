@@ -16,7 +16,8 @@ import type { ServerMetrics } from './metrics.ts';
 import type { ServerLimits } from './limits.ts';
 import { AgentServer, type AttachOptions } from './server.ts';
 import { serviceOf, type Service, type ServerSandboxOptions } from './service.ts';
-import { ModelReachability, ServiceReachability, type ServiceProbeOptions } from './service-reachability.ts';
+import { ServiceReachability, type ModelProbeOptions, type ServiceProbeOptions } from './service-reachability.ts';
+import { ModelProbes } from './model-probes.ts';
 import { agentWithVariables } from '../session/variables.ts';
 import { prepareLines } from '../session/prepare-fixed-lines.ts';
 import { CallTokens, type CallTokenOptions } from './tokens.ts';
@@ -136,12 +137,14 @@ export interface CreateAgentServerOptions {
    */
   serviceProbe?: ServiceProbeOptions | false;
   /**
-   * `/readyz` tells whether the model can be reached, in its body's `model` (`MODEL_PROBE_DEFAULTS`):
-   * one `Llm.probe` (`OpenAiLlm`: `GET {baseURL}/models`) at most every `maxAgeMs`, of `llm`, else
-   * `agent.llm`, else `fallbackLlm`. 503 only for the states of `notReadyOn` (none by default).
+   * `/readyz` tells whether the models can be reached, in its body's `model` (`MODEL_PROBE_DEFAULTS`):
+   * one `Llm.probe` (`OpenAiLlm`: `GET {baseURL}/models`) per distinct endpoint at most every
+   * `maxAgeMs`: at start `llm`, else `agent.llm`, else `fallbackLlm`; with `agentFor`, each chosen
+   * agent's model too, from its first call on. The body's `model` is the worst, with `endpoints`
+   * listing each once there are several. 503 only for the states of `notReadyOn` (none by default).
    * false: not checked.
    */
-  modelProbe?: ServiceProbeOptions | false;
+  modelProbe?: ModelProbeOptions | false;
   /** Time limits for slow clients on the server's port; see `SERVER_LIMITS` (docs/security.md). */
   limits?: Partial<ServerLimits>;
   /** Wraps each call's session factory (analytics recording). */
@@ -254,6 +257,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     if (!f) sessionsFor.set(agent, (f = agentSessions({ client: service.client, agent, logger, clock: o.clock, llm, teach: service.teach })));
     return f;
   };
+  const models = modelProbes(o);
   const chosen: SessionFactory = async (transport) => {
     const call = transport.call;
     let agent: Agent | undefined;
@@ -278,6 +282,8 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
       throw new CallRefused('no agent');
     }
     const picked = agent;
+    // Its model's endpoint is probed by /readyz from now on (a per-call agent's model was unknown at start).
+    models?.add(o.llm ?? picked.llm ?? o.fallbackLlm);
     try {
       // `{name}` in the greeting and instructions, from the call's parameters (an outbound call's variables).
       agent = agentWithVariables(agent, call.parameters ?? {});
@@ -308,7 +314,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     health: o.health,
     deferReady: o.deferReady,
     ...(o.serviceProbe === false ? {} : { service: new ServiceReachability((call) => service.client.listModels(call), o.serviceProbe) }),
-    ...modelReachability(o),
+    ...(models ? { model: models } : {}),
     limits: o.limits,
     sessions: o.wrapSessions ? o.wrapSessions(chosen) : chosen,
     onCallWaiting: (transport, position) => emit({ type: 'call_waiting', call: transport.call, position }),
@@ -384,11 +390,15 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
   return app;
 }
 
-/** The probe of the server's model (`modelProbe`), when it has one that can be probed. */
-function modelReachability(o: Resolved): { model?: ModelReachability } {
-  const llm = o.llm ?? o.agent?.llm ?? o.fallbackLlm;
-  if (o.modelProbe === false || !llm?.probe) return {};
-  return { model: new ModelReachability(({ timeoutMs }) => llm.probe!({ timeoutMs }), o.modelProbe) };
+/**
+ * The probes of the server's models (`modelProbe`): the model known at start (`llm`, else the
+ * agent's, else `fallbackLlm`); with `agentFor`, each chosen agent's joins as its call starts.
+ */
+function modelProbes(o: Resolved): ModelProbes | undefined {
+  if (o.modelProbe === false) return undefined;
+  const probes = new ModelProbes(o.modelProbe);
+  probes.add(o.llm ?? o.agent?.llm ?? o.fallbackLlm);
+  return probes;
 }
 
 /** The options over their defaults. */

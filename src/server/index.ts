@@ -29,7 +29,8 @@ export { CallTokens, safeEqual, isLoopback, type TokenClaims, type CallTokenOpti
 export { MemoryTokenLedger, MEMORY_LEDGER_DEFAULTS, type TokenLedger } from './token-ledger.ts';
 /** Limits for slow and greedy clients: time limits of the server's port, a per-address rate limit. */
 export { SERVER_LIMITS, RateLimiter, type ServerLimits, type RateLimitOptions } from './limits.ts';
-export { SERVICE_PROBE_DEFAULTS, MODEL_PROBE_DEFAULTS, type ServiceProbeOptions, type ServiceStatus, type ReachabilityState } from './service-reachability.ts';
+export { SERVICE_PROBE_DEFAULTS, MODEL_PROBE_DEFAULTS, type ServiceProbeOptions, type ModelProbeOptions, type ServiceStatus, type ReachabilityState } from './service-reachability.ts';
+export type { ModelsStatus } from './model-probes.ts';
 /** What plugins see of the server, and how they are made. */
 export {
   CallRefused,

@@ -7,7 +7,8 @@ import { CallManager, type CallManagerOptions, type SessionFactory } from './cal
 import { SERVER_LIMITS, type ServerLimits } from './limits.ts';
 import { ServerMetrics } from './metrics.ts';
 import { bearerMatches } from './secret-compare.ts';
-import type { ModelReachability, ServiceReachability, ServiceStatus } from './service-reachability.ts';
+import type { ServiceReachability, ServiceStatus } from './service-reachability.ts';
+import type { ModelProbes } from './model-probes.ts';
 import { warmUpNormalizer } from '../text/warm-up.ts';
 import type { CallHost, ServerPlugin } from './types.ts';
 
@@ -63,7 +64,7 @@ export interface AgentServerOptions {
    */
   service?: Pick<ServiceReachability, 'status' | 'observe' | 'notReadyOn'>;
   /** The model's reachability, in the body's `model` (503 only for its `notReadyOn`: MODEL_PROBE_DEFAULTS). */
-  model?: Pick<ModelReachability, 'status' | 'notReadyOn'>;
+  model?: Pick<ModelProbes, 'status' | 'notReadyOn'>;
   /** Told when each call has ended (post-call analytics); see `CallManagerOptions`. */
   onCallEnded?: CallManagerOptions['onCallEnded'];
   /** Told every session event of every call; see `CallManagerOptions.onSessionEvent`. */

@@ -45,10 +45,15 @@ export const MODEL_PROBE_DEFAULTS = {
   timeoutMs: 3_000,
   /** What makes `/readyz` 503 (`['unreachable']`, or both): nothing, by default. */
   notReadyOn: [] as readonly ReachabilityState[],
+  /**
+   * Model endpoints probed at most (src/server/model-probes.ts): one an `agentFor` call brings
+   * beyond it is not probed (a model made per call with a key of its own each time). Not an option.
+   */
+  maxEndpoints: 16,
 };
 
-/** A probe's settings, each defaulting to its `…_PROBE_DEFAULTS`'. */
-export interface ServiceProbeOptions {
+/** The settings of one probe behind `/readyz`. */
+interface ProbeOptions {
   /** How long what is known stands before `/readyz` asks again (ms). */
   maxAgeMs?: number;
   /** How long the probe waits for an answer before it counts the dependency as unreachable (ms). */
@@ -56,6 +61,16 @@ export interface ServiceProbeOptions {
   /** The states that make `/readyz` 503 (`[]`: never); the others are said in its body (`degraded`). */
   notReadyOn?: readonly ReachabilityState[];
 }
+
+/** The voice service's probe (`CreateAgentServerOptions.serviceProbe`), each setting defaulting to `SERVICE_PROBE_DEFAULTS`'. */
+export interface ServiceProbeOptions extends ProbeOptions {}
+
+/**
+ * The model's probe (`CreateAgentServerOptions.modelProbe`), each setting defaulting to
+ * `MODEL_PROBE_DEFAULTS`' (never a 503 unless `notReadyOn` says so). One probe per model endpoint
+ * the server knows of (src/server/model-probes.ts).
+ */
+export interface ModelProbeOptions extends ProbeOptions {}
 
 /**
  * What is known of the service (or the model): `reachable` (it answered, or a call's sockets
@@ -99,8 +114,8 @@ export class Reachability {
   /** `probe` asks something cheap and rejects as the dependency's client does; `what` names it in details. */
   constructor(
     private readonly probe: Probe,
-    opts: ServiceProbeOptions,
-    defaults: Required<ServiceProbeOptions>,
+    opts: ProbeOptions,
+    defaults: Required<ProbeOptions>,
     private readonly what: { name: string; source: FailureSource },
     private readonly now: () => number = Date.now,
   ) {
@@ -146,11 +161,11 @@ export class ServiceReachability extends Reachability {
 }
 
 /**
- * The model's: its probe only (`Llm.probe`). A call's model failure is not taken as a check: with
- * `agentFor`, calls may talk to other models than the one probed.
+ * One model endpoint's: its probe only (`Llm.probe`). A call's model failure is not taken as a
+ * check: it does not say which endpoint failed, or whether it was the endpoint or the request.
  */
 export class ModelReachability extends Reachability {
-  constructor(probe: Probe, opts: ServiceProbeOptions = {}, now: () => number = Date.now) {
+  constructor(probe: Probe, opts: ModelProbeOptions = {}, now: () => number = Date.now) {
     super(probe, opts, MODEL_PROBE_DEFAULTS, { name: 'the model', source: 'llm' }, now);
   }
 }

@@ -13,7 +13,8 @@ import { test } from 'node:test';
 import OpenAI from 'openai';
 import { OpenAiLlm } from '../../src/llm/openai.ts';
 import { createAgentServer } from '../../src/server/index.ts';
-import type { ServiceProbeOptions } from '../../src/server/service-reachability.ts';
+import type { ModelProbeOptions } from '../../src/server/service-reachability.ts';
+import type { Transport } from '../../src/transport/types.ts';
 import type { Agent } from '../../src/session/agent.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import { ServiceClient } from '../../src/service/client.ts';
@@ -42,9 +43,9 @@ async function fakeModelServer() {
   };
 }
 
-type Body = { status: string; degraded?: string[]; model?: { status: string; via: string; detail?: string }; service?: unknown };
+type Body = { status: string; degraded?: string[]; model?: { status: string; via: string; detail?: string; endpoints?: { endpoint: string; status: string }[] }; service?: unknown };
 
-async function readyz(llm: Llm, modelProbe?: ServiceProbeOptions | false): Promise<{ status: number; text: string; body: Body }> {
+async function readyz(llm: Llm, modelProbe?: ModelProbeOptions | false): Promise<{ status: number; text: string; body: Body }> {
   // The voice service is left out (its own test): only the model decides here.
   const app = await createAgentServer({ agent, llm, client: new ServiceClient({ apiKey: 'sk-x', baseUrl: 'http://127.0.0.1:9', maxRetries: 0 }), serviceProbe: false, logger: createLogger('silent'), ...(modelProbe !== undefined ? { modelProbe } : {}) });
   try {
@@ -110,4 +111,50 @@ test("your own `openai` client is probed through it (its models.list, no retry);
   assert.deepEqual([scripted.status, scripted.body.status, scripted.body.model], [200, 'ok', undefined]);
   // A state no probe has would never take the instance out: said before anything starts.
   await assert.rejects(createAgentServer({ agent, modelProbe: { notReadyOn: ['down' as 'refused'] } }), /`modelProbe.notReadyOn` must be a list of 'unreachable' and 'refused', got \["down"\]/);
+});
+
+test("agents chosen per call: each distinct model endpoint a call brought is probed from then on, the body's model the worst, each endpoint listed", async () => {
+  const [good, refusing] = [await fakeModelServer(), await fakeModelServer()];
+  refusing.answer(401);
+  const agents: Record<string, Agent> = {
+    a: { ...agent, name: 'a', llm: new OpenAiLlm({ baseURL: good.baseURL, apiKey: MODEL_KEY, model: 'm' }) },
+    b: { ...agent, name: 'b', llm: new OpenAiLlm({ baseURL: refusing.baseURL, apiKey: MODEL_KEY, model: 'm' }) },
+    // The same endpoint as a's, through another model object (an agent made per call): probed once.
+    c: { ...agent, name: 'c', llm: new OpenAiLlm({ baseURL: good.baseURL, apiKey: MODEL_KEY, model: 'other' }) },
+  };
+  const app = await createAgentServer({
+    agentFor: (call) => agents[call.callId],
+    client: new ServiceClient({ apiKey: 'sk-x', baseUrl: 'http://127.0.0.1:9', maxRetries: 0 }),
+    serviceProbe: false,
+    modelProbe: { maxAgeMs: 0 },
+    logger: createLogger('silent'),
+  });
+  // A call reaches the agent chooser; its session then fails on this bare transport (no service here), which is not the point.
+  const call = (callId: string) => app.host.runCall({ call: { provider: 'pcm', callId, parameters: {} }, output: { close: async () => {} } } as unknown as Transport);
+  try {
+    const { url } = await app.listen({ port: 0 });
+    const readyz = async () => (await (await fetch(`${url}/readyz`, { headers: { connection: 'close' } })).json()) as Body;
+    assert.equal((await readyz()).model, undefined, 'no model known before a call');
+    await call('a');
+    const one = await readyz();
+    assert.deepEqual([one.status, one.model?.status, one.model?.endpoints], ['ok', 'reachable', undefined]);
+    await call('b');
+    await call('c');
+    const before = good.seen.length;
+    const both = await readyz();
+    assert.deepEqual([both.status, both.degraded, both.model?.status], ['degraded', ['model refused'], 'refused'], JSON.stringify(both));
+    assert.equal(both.model?.detail, `${refusing.baseURL}: the model refused the API key (HTTP 401)`, 'the worst, naming its endpoint');
+    assert.deepEqual(
+      both.model?.endpoints?.map((e) => [e.endpoint, e.status]),
+      [
+        [good.baseURL, 'reachable'],
+        [refusing.baseURL, 'refused'],
+      ],
+    );
+    assert.equal(good.seen.length - before, 1, "a's and c's endpoint asked once");
+  } finally {
+    await app.close();
+    await good.close();
+    await refusing.close();
+  }
 });
