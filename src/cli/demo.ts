@@ -149,7 +149,7 @@ export function latencyTable(report: CallReport, speed = 1): string {
   const lines = ['', 'turn  stt-final  decision  llm-1st llm-sent  tts-1st  playout  voice-to-voice (ms)  interrupted  end of turn'];
   for (const t of rows) {
     const m = t.metrics!;
-    // The caller's turn number, not the row's place: a turn a task took without a line of its own has no row.
+    // The caller's turn number, not the row's place: a turn nothing answered (the caller spoke again, or hung up) has no row.
     lines.push(`${String(m.turn ?? '–').padStart(4)} ${f(m.endOfSpeechToFinalMs)}  ${f(m.turnDecisionMs)} ${f(m.llmFirstTokenMs)} ${f(m.llmFirstSentenceMs)} ${f(m.ttsFirstAudioMs)} ${f(m.playoutStartMs)} ${f(m.voiceToVoiceMs)}            ${m.interrupted ? 'yes' : 'no '}          ${endOfTurn(m)}`.trimEnd());
   }
   if (speed !== 1) {

@@ -234,6 +234,7 @@ export class AgentSession implements SessionControl {
       speakTaskLine: (text, task, signal, answers) => this.actions.during(() => this.replies.run({ text, task, answers }, signal)),
       teach: opts.teach,
       takeTurnInFlight: () => this.replies.takeTurnInFlight(),
+      leftUnanswered: (answers) => this.replies.leftUnanswered(answers),
     });
   }
 

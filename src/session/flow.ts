@@ -44,6 +44,8 @@ export interface FlowHost {
    * task's first line is then what answers that turn. `resumed` is called when the task is over.
    */
   takeTurnInFlight(): { answers: AnsweredTurn; resumed(): void } | undefined;
+  /** The caller's turn that ended a task with no line of the task's: the next reply answers it (ReplyRunner). */
+  leftUnanswered(answers: AnsweredTurn): void;
 }
 
 /**
@@ -254,6 +256,7 @@ export class Flow {
     run.begin(inFlight?.answers);
     try {
       const result = await run.result;
+      if (run.unanswered) host.leftUnanswered(run.unanswered);
       inFlight?.resumed();
       this.taskEnded(task.name, agent, at, result);
       return result;

@@ -43,6 +43,12 @@ export class ReplyRunner {
   private replies = 0;
   /** The caller's turn the model reply in flight answers, until a task of its tool takes it. */
   private turnInFlight: TurnInFlight | undefined;
+  /**
+   * The caller's turn that ended a task with no line of the task's (`TaskRun.unanswered`): the
+   * next reply that answers no turn of its own (a hook's `say`, a `generateReply`, the model's
+   * reply its tool's task interrupted) answers it, and its metrics are that turn's.
+   */
+  private unanswered: AnsweredTurn | undefined;
   /** What the agent said last (its turn policy hears a yes or a no to a yes/no question as a whole turn). */
   lastAgentLine: string | undefined;
 
@@ -51,6 +57,18 @@ export class ReplyRunner {
   /** The caller's turn the reply in flight answers, for a task its tool starts now (once; see `TurnInFlight`). */
   takeTurnInFlight(): ReturnType<TurnInFlight['take']> {
     return this.turnInFlight?.take(() => this.host.clock.now());
+  }
+
+  /** A task ended on the caller's turn `answers` with nothing said: the next reply answers it. */
+  leftUnanswered(answers: AnsweredTurn): void {
+    this.unanswered = answers;
+  }
+
+  /** The turn left unanswered, once (a request answering a turn of its own drops it: the caller has spoken since). */
+  private takeUnanswered(req: ReplyRequest): AnsweredTurn | undefined {
+    const left = this.unanswered;
+    this.unanswered = undefined;
+    return req.turn || req.answers ? undefined : left;
   }
 
   /** A number for a reply told outside the lane (the out-of-service line), after those begun so far. */
@@ -66,7 +84,9 @@ export class ReplyRunner {
     if (req.turn) host.setState('thinking');
     // Numbered, and its events told as its own: a task's line may run inside a reply whose tool waits.
     const id = this.nextId();
-    const { answers, ...ask } = req;
+    const { answers: own, ...ask } = req;
+    // A line or reply of code answers the caller's turn a task ended on, when none came between.
+    const answers = own ?? this.takeUnanswered(req);
     // A task's line answering the caller's turn counts as that turn's reply (metrics, traces), but
     // goes to the reply stage as a fixed line: the task already put the turn in the history.
     const answered = answers ? { ...ask, turn: answers.turn, speechEndAt: answers.speechEndAt, turnNumber: answers.turnNumber, keyed: answers.keyed } : ask;
@@ -85,8 +105,11 @@ export class ReplyRunner {
     });
     if (r.text) this.lastAgentLine = r.text;
     host.replied();
-    // The turn was answered by the task's question: what follows the task is a line, timed from the task's end.
-    if (inFlight?.taken) recordReply(host.record, agent, { ...answered, turn: undefined }, r, id, inFlight.resumedAt ?? startedAt);
+    // The turn was answered by the task's question: what follows the task answers the turn that
+    // ended the task, if the task said nothing to it; else it is a line, timed from the task's end.
+    const ending = inFlight?.taken ? this.takeUnanswered({}) : undefined;
+    if (ending) recordReply(host.record, agent, { ...ask, turn: ending.turn, speechEndAt: ending.speechEndAt, turnNumber: ending.turnNumber, keyed: ending.keyed }, resumed(r, inFlight!.resumedAt ?? startedAt), id, startedAt);
+    else if (inFlight?.taken) recordReply(host.record, agent, { ...answered, turn: undefined }, r, id, inFlight.resumedAt ?? startedAt);
     else recordReply(host.record, agent, answered, r, id, startedAt);
     if (!host.stages().replies.current) host.setState('listening');
     if (r.fatal) {
@@ -97,4 +120,10 @@ export class ReplyRunner {
     }
     await host.after(r, req);
   }
+}
+
+/** A reply its tool's task interrupted, as heard after the task: the model's milestones before it (the tool call) are not this turn's. */
+function resumed(r: ReplyOutcome, at: number): ReplyOutcome {
+  const after = (t: number) => (t >= at ? t : 0);
+  return { ...r, times: { ...r.times, firstToken: after(r.times.firstToken), firstChunk: after(r.times.firstChunk) } };
 }

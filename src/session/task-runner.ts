@@ -61,6 +61,11 @@ export class TaskRun<T> {
   private readonly alarm: Alarm;
   /** The task waits for the caller (its line spoken): silence counts. */
   private waiting = false;
+  /**
+   * The caller's turn that ended the task without a line of the task's answering it (its last
+   * step said nothing): what the session says next answers it (its metrics are that turn's).
+   */
+  unanswered: AnsweredTurn | undefined;
   private over = false;
 
   constructor(
@@ -133,7 +138,10 @@ export class TaskRun<T> {
         await this.host.speak(s.say, ctrl.signal, answers).catch(() => {});
         if (this.line === ctrl) this.line = undefined;
       }
-      if (s.done) return this.finish(s.done);
+      if (s.done) {
+        if (!s.say && answers) this.unanswered = answers;
+        return this.finish(s.done);
+      }
       if (this.over) return;
       this.waiting = true;
       this.alarm.set(this.host.clock.now() + this.silenceMs);

@@ -235,13 +235,16 @@ test('the call-centre flow: account task by keys, read back and confirmed, hando
   assert.equal(call.agentTurns.find((t) => t.text.includes('سأحولك إلى قسم البطاقات'))?.agent, 'greeter');
   assert.equal(call.endedByAgent?.transfer, HUMAN_DESK);
   assert.match(call.endedByAgent?.summary ?? '', /بطاقتي ضاعت/, 'the summary passed on tells the case');
-  // The demo's latency table names the caller turn each row's figures belong to (the keyed
-  // read-back answers turn 1; the confirming key, turn 2, gets no row), not the row's place.
+  // The demo's latency table names the caller turn each row's figures belong to: the keyed
+  // read-back answers turn 1; the confirming key, turn 2, ended the task with no line of the
+  // task's, and the greeter's thanks after it answers it (a row of its own, keyed).
   const answers = new Map(call.events.flatMap((e) => (e.type === 'reply_started' && e.turn !== undefined ? [[e.reply, e.turn] as const] : [])));
   const expected = call.events.flatMap((e) => (e.type === 'metrics' ? [answers.get(e.reply!)] : []));
   const shown = latencyTable(call.report).split('\n').slice(2).flatMap((l) => (/^ *\d+ /.test(l) ? [Number(l.trim().split(/\s+/)[0])] : []));
   assert.deepEqual(shown, expected, latencyTable(call.report));
-  assert.ok(shown.some((turn, i) => turn !== i + 1), `a caller turn without a row comes before a row: ${shown.join(', ')}`);
+  const thanks = call.agentTurns.find((t) => t.text.includes('تم التحقق من حسابك'));
+  assert.deepEqual([thanks?.metrics?.turn, thanks?.metrics?.kind], [2, 'keyed'], JSON.stringify(thanks?.metrics));
+  assert.ok(shown.includes(2), `the confirming key has its row: ${shown.join(', ')}`);
 });
 
 test('the flow: three wrong account numbers end the task with max_attempts and a transfer with why', async () => {
@@ -343,7 +346,41 @@ test("a tool's task asks its question in answer to the caller's turn: that quest
   // The caller heard the question in answer to "أين طلبي": that is the turn's voice-to-voice.
   assert.equal(question.metrics?.endOfTurnCue, 'question:اين', JSON.stringify(question.metrics));
   assert.ok(question.metrics?.voiceToVoiceMs !== undefined);
-  // The reply after the task answers no turn of its own (its time was the whole task before).
-  assert.equal(answer.metrics, undefined, JSON.stringify(answer.metrics));
   assert.equal(call.metrics.filter((m) => m.endOfTurnCue === 'question:اين').length, 1, 'one set of figures for the turn');
+  // The "نعم" that ended the task got no line of the task's: the reply after the task answers it,
+  // timed from that turn (not from "أين طلبي", the whole task before), the tool call's model time left out.
+  const yes = call.events.find((e) => e.type === 'user_turn' && e.text === 'نعم');
+  assert.ok(yes && yes.type === 'user_turn');
+  assert.equal(answer.metrics?.turn, yes.turn, JSON.stringify(answer.metrics));
+  assert.ok(answer.metrics?.voiceToVoiceMs !== undefined && answer.metrics.voiceToVoiceMs > 0, JSON.stringify(answer.metrics));
+  assert.equal(answer.metrics?.llmFirstTokenMs, undefined, 'the tool call came before the task: not this turn\'s');
+  assertEveryAnsweredTurnMeasured(call);
+});
+
+/** Every caller turn the agent answered has one `metrics` event naming it (the last turn, a hang-up's, may have none). */
+function assertEveryAnsweredTurnMeasured(call: Awaited<ReturnType<typeof runCall>>): void {
+  const turns = call.events.flatMap((e) => (e.type === 'user_turn' && e.turn !== undefined ? [e.turn] : []));
+  const measured = call.events.flatMap((e) => (e.type === 'metrics' && e.metrics.turn !== undefined ? [e.metrics.turn] : []));
+  const answered = turns.filter((n) => call.events.some((e) => e.type === 'reply_started' && e.turn === n) || measured.includes(n));
+  assert.deepEqual(measured.toSorted((a, b) => a - b), answered, `caller turns ${turns.join(', ')}; measured ${measured.join(', ')}`);
+  assert.ok(turns.slice(0, -1).every((n) => measured.includes(n)), `every turn but the last has its metrics: turns ${turns.join(', ')}, measured ${measured.join(', ')}`);
+}
+
+test("a caller turn that ends a task, then a hook's line: the line answers the turn, with the turn's metrics", async () => {
+  const thanks = 'شكرًا، سجلت رقم ملفك.';
+  const agent: Agent = {
+    ...callCentre,
+    name: 'file-desk',
+    hooks: { onEnter: (session) => void session.runTask(digitsTask({ kind: 'custom', length: 4, prompt: 'ما رقم ملفك؟' })).then(() => session.say(thanks)) },
+  };
+  const call = await runCall(agent, [{ say: 'واحد اثنان ثلاثة أربعة' }, { say: 'نعم' }, { hangup: true, pauseMs: 4_000 }], { sandbox });
+  const line = call.agentTurns.find((t) => t.text === thanks);
+  assert.ok(line, call.agentTurns.map((t) => t.text).join(' | '));
+  const yes = call.events.find((e) => e.type === 'user_turn' && e.text === 'نعم');
+  assert.ok(yes && yes.type === 'user_turn');
+  assert.equal(line.metrics?.turn, yes.turn, `the hook's line carries the turn that ended the task: ${JSON.stringify(line.metrics)}`);
+  assert.ok(line.metrics?.voiceToVoiceMs !== undefined && line.metrics.voiceToVoiceMs > 0);
+  assert.ok(call.metrics.some((m) => m.turn === yes.turn), 'a metrics event for it');
+  assert.ok(!call.events.some((e) => e.type === 'line_metrics' && e.reply === call.events.find((x) => x.type === 'agent_turn' && x.text === thanks)?.reply), 'not told as a line');
+  assertEveryAnsweredTurnMeasured(call);
 });
