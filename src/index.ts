@@ -14,7 +14,7 @@ export type { Failure, FailureKind, FailureSource } from './session/failure.ts';
 export { FAILURE_KINDS, TaskError } from './session/failure.ts';
 export type { AmdReport } from './session/answer-detection.ts';
 export * from './amd/index.ts';
-export { createLogger } from './session/logger.ts';
+export { createLogger, formatLogLine, type LoggerOptions, type LogFormat } from './session/logger.ts';
 export * from './llm/index.ts';
 export * from './text/index.ts';
 export * from './tasks/index.ts';

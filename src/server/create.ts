@@ -6,7 +6,7 @@ import type { ServiceClient } from '../service/client.ts';
 import type { Agent } from '../session/agent.ts';
 import { agentProblem } from '../session/check-agent.ts';
 import type { CallReport } from '../session/events.ts';
-import { createLogger, type Logger } from '../session/logger.ts';
+import { createLogger, logFormatFromEnv, type Logger } from '../session/logger.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { CallInfo, Transport } from '../transport/types.ts';
 import { agentSessions } from './agent-sessions.ts';
@@ -39,7 +39,10 @@ export const AGENT_SERVER_DEFAULTS = {
   metrics: true,
   /** Serve `/healthz` and `/readyz`. */
   probes: true,
-  /** Level of the default logger (pino, to stderr), unless HIWAR_LOG_LEVEL says otherwise. */
+  /**
+   * Level of the default logger (pino, to stderr), unless HIWAR_LOG_LEVEL says otherwise. It
+   * writes pino's JSON lines, or the `hiwar` commands' readable lines with HIWAR_LOG_FORMAT=text.
+   */
   logLevel: 'warn',
   /**
    * Sessions of the service key one call may hold (recognition and synthesis sockets, and an HTTP
@@ -222,7 +225,7 @@ export async function createAgentServer(options: CreateAgentServerOptions): Prom
   // Said here, before anything starts, naming the option.
   const optionProblem = serverOptionProblem(o);
   if (optionProblem) throw new TypeError(`createAgentServer: ${optionProblem}`);
-  const logger = options.logger ?? createLogger(process.env.HIWAR_LOG_LEVEL ?? o.logLevel);
+  const logger = options.logger ?? createLogger(process.env.HIWAR_LOG_LEVEL ?? o.logLevel, { format: logFormatFromEnv('json') });
   const service = await serviceOf(options, o.maxCalls * o.sessionsPerCall + o.sessionsPerCall, logger);
   const opened: { server?: AgentServer } = {};
   try {
