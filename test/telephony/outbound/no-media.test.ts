@@ -24,7 +24,6 @@ import { waitFor } from '../serve.ts';
 import { platformClients } from './clients.ts';
 import { FakePlatforms, testKeys, type MediaLeg } from './fake-platforms.ts';
 
-delete process.env.HIWAR_API_KEY;
 
 const FROM = '+966110000000';
 const PERSON = '+966500000001';
