@@ -58,14 +58,19 @@ async function instance(o: { fake: FakePlatforms; port: number; publicUrl: strin
   return { app, outbound };
 }
 
-/** The platform's media stream connects (the token is taken) and stays open without a start: no session runs. */
-function connect(leg: MediaLeg, open: WebSocket[]): Promise<void> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(leg.streamUrl);
-    open.push(ws);
-    ws.on('open', () => resolve());
-    ws.on('error', () => resolve());
-  });
+/** Platforms whose answered calls' media streams connect (the token is taken) and stay open without a start: no session runs. */
+async function connecting(): Promise<{ fake: FakePlatforms; open: WebSocket[]; connected: () => boolean }> {
+  const open: WebSocket[] = [];
+  let connected = false;
+  const connect = (leg: MediaLeg) =>
+    new Promise<void>((resolve) => {
+      const ws = new WebSocket(leg.streamUrl);
+      open.push(ws);
+      ws.on('open', () => resolve());
+      ws.on('error', () => resolve());
+    });
+  const fake = await new FakePlatforms(keys, { scenario: () => 'answer', onMedia: (leg) => connect(leg).then(() => ((connected = true), new Promise<void>(() => {}))) }).start();
+  return { fake, open, connected: () => connected };
 }
 
 describe('an answered call whose media never comes', () => {
@@ -127,18 +132,13 @@ describe('an answered call whose media never comes', () => {
   });
 
   test('one whose media connected is left alone', async () => {
-    const open: WebSocket[] = [];
-    let connected = false;
-    const fake = await new FakePlatforms(keys, {
-      scenario: () => 'answer',
-      onMedia: (leg) => connect(leg, open).then(() => ((connected = true), new Promise<void>(() => {}))),
-    }).start();
+    const { fake, open, connected } = await connecting();
     const port = await freePort();
     const lines: string[] = [];
     const { app, outbound } = await instance({ fake, port, publicUrl: `http://127.0.0.1:${port}`, lines, mediaWaitMs: 300 });
     try {
       const call = await outbound.placeCall({ to: PERSON, platform: 'twilio' });
-      await waitFor(() => connected, 'the media connected');
+      await waitFor(connected, 'the media connected');
       await waitFor(() => lines.some((l) => l.startsWith(`outbound call ${call.id}: its media connected`)), 'the watchdog looked', 10_000, () => lines.join('\n'));
       assert.equal(fake.hangups.length, 0, 'not hung up');
       assert.equal(outbound.get(call.id)?.hangUpRequested, undefined);
@@ -168,12 +168,7 @@ describe('on a cluster (Redis)', () => {
   };
 
   test("media that reached another instance: the placing instance's drain says so, and nothing is hung up", async () => {
-    const open: WebSocket[] = [];
-    let connected = false;
-    const fake = await new FakePlatforms(keys, {
-      scenario: () => 'answer',
-      onMedia: (leg) => connect(leg, open).then(() => ((connected = true), new Promise<void>(() => {}))),
-    }).start();
+    const { fake, open, connected } = await connecting();
     const portB = await freePort();
     const linesA: string[] = [];
     const linesB: string[] = [];
@@ -182,7 +177,7 @@ describe('on a cluster (Redis)', () => {
     const a = await instance({ fake, port: await freePort(), publicUrl: `http://127.0.0.1:${portB}`, lines: linesA, ledger: new RedisTokenLedger(conn()), redis: conn() });
     try {
       const call = await a.outbound.placeCall({ to: PERSON, platform: 'twilio' });
-      await waitFor(() => connected && a.outbound.get(call.id)?.status === 'answered', 'answered (A learnt it through Redis), its media on B', 20_000);
+      await waitFor(() => connected() && a.outbound.get(call.id)?.status === 'answered', 'answered (A learnt it through Redis), its media on B', 20_000);
       // A drains before its own watchdog looks (mediaWaitMs, 5 s): the drain's bound asks what became of the media.
       await a.app.drain(200);
       const log = linesA.join('\n');

@@ -329,8 +329,9 @@ export class OutboundCalls {
   /**
    * An answered call placed here whose media has not come: resolves with what became of it, the
    * same for every asker (the watchdog, a drain). Its media connected anywhere (the token ledger
-   * has its media token spent): nothing is done. Else the request is recorded, the platform asked
-   * to hang the call up (`OutboundPlatform.hangUp`), and the call recorded `completed` at once.
+   * has its media token spent): nothing is done. Else the platform is asked to hang the call up
+   * (`OutboundPlatform.hangUp`) and, once it took the request, the call is recorded hung up for
+   * want of media and `completed` at once.
    */
   noMedia(id: string): Promise<NoMediaResult> {
     let check = this.noMediaChecks.get(id);
@@ -348,7 +349,8 @@ export class OutboundCalls {
   private async checkMedia(id: string): Promise<NoMediaResult> {
     runTimers.clear(this.mediaWatch.get(id));
     this.mediaWatch.delete(id);
-    const call = this.known.get(id) ?? (await this.lookup(id));
+    // As the records hold it now: another instance may have taken its last callback.
+    const call = await this.lookup(id);
     if (!call || call.outcome) return { kind: 'over' };
     const key = `${call.platform}:${id}`;
     const spent = this.ctx.ledger?.spent;
@@ -361,8 +363,9 @@ export class OutboundCalls {
     }
     const client = this.o.platforms[call.platform];
     if (!client?.hangUp) return { kind: 'kept', why: 'its platform client has no hangUp' };
-    await this.change(id, { kind: 'hangup', at: new Date().toISOString(), reason: 'no-media' });
+    // Recorded once the platform took it: a call it no longer had ended otherwise, and is not marked.
     if (!(await client.hangUp(call))) return { kind: 'over' };
+    await this.change(id, { kind: 'hangup', at: new Date().toISOString(), reason: 'no-media' });
     const waitedS = (this.o.mediaWaitMs ?? OUTBOUND_DEFAULTS.mediaWaitMs) / 1000;
     this.ctx.logger?.warn({ call: id, platform: call.platform }, `outbound call hung up: answered, but no media came within ${waitedS} s`);
     await this.change(id, { kind: 'status', at: new Date().toISOString(), update: { status: 'completed', raw: 'hung up by hiwar (no media came)' } });

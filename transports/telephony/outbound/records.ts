@@ -31,7 +31,7 @@ export type CallChange =
   | { kind: 'status'; at: string; update: StatusUpdate }
   /** hiwar asked the platform to hang the unanswered call up (before the request went). */
   | { kind: 'cancel'; at: string; reason: 'draining' }
-  /** hiwar asked the platform to hang the answered call up (before the request went). */
+  /** The platform took hiwar's request to hang the answered call up (its media never came). */
   | { kind: 'hangup'; at: string; reason: 'no-media' }
   | { kind: 'session'; at: string; session: CallSessionSummary };
 
