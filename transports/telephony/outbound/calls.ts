@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { isDialId, type SlotKeeper } from '../../../src/campaign/slots.ts';
 import { DRAIN_DEFAULTS } from '../../../src/server/calls.ts';
-import { callMediaKey, type TokenLedger } from '../../../src/server/token-ledger.ts';
+import type { TokenLedger } from '../../../src/server/token-ledger.ts';
 import type { CallTokens } from '../../../src/server/tokens.ts';
 import { CallRefused, type CallHost, type NoMediaResult } from '../../../src/server/types.ts';
-import { runTimers } from '../../../src/service/run-time.ts';
 import type { Agent } from '../../../src/session/agent.ts';
 import type { Logger } from '../../../src/session/logger.ts';
 import { missingVariables } from '../../../src/session/variables.ts';
 import type { CallInfo } from '../../../src/transport/types.ts';
 import { CALL_RECORDS_DEFAULTS, fold, MemoryCallRecords, type CallChange, type CallRecords, type CallSessionSummary } from './records.ts';
+import { NoMediaWatch } from './no-media.ts';
 import { checkPlaceRequest, PlaceCallError } from './place-request.ts';
 import { DialError, type OutboundPlatform, type OutboundPlatformName, type OutboundStatus, type StatusUpdate } from './types.ts';
 
@@ -157,10 +157,8 @@ export class OutboundCalls {
   private readonly deadlines = new Map<string, NodeJS.Timeout>();
   /** Calls placed here not over yet: what other instances learn of them is followed here. */
   private readonly placedHere = new Set<string>();
-  /** Answered calls placed here whose media is awaited: the watchdog of each. */
-  private readonly mediaWatch = new Map<string, unknown>();
-  /** Each call's no-media check, run once (the watchdog's and a drain's are the same). */
-  private readonly noMediaChecks = new Map<string, Promise<NoMediaResult>>();
+  /** Answered calls placed here whose media is awaited, hung up if it never comes. */
+  private readonly media: NoMediaWatch;
   readonly records: CallRecords;
 
   constructor(
@@ -168,6 +166,16 @@ export class OutboundCalls {
     private readonly o: { platforms: Partial<Record<OutboundPlatformName, OutboundPlatform>>; from?: string; platform?: OutboundPlatformName; ringTimeoutS?: number; records?: CallRecords; sessionWaitMs?: number; mediaWaitMs?: number; onStatus?(call: OutboundCall): void; slots?: SlotKeeper },
   ) {
     this.records = o.records ?? new MemoryCallRecords();
+    this.media = new NoMediaWatch({
+      lookup: (id) => this.lookup(id),
+      change: (id, ch) => this.change(id, ch),
+      platforms: o.platforms,
+      ...(ctx.ledger ? { ledger: ctx.ledger } : {}),
+      ...(ctx.host ? { host: ctx.host } : {}),
+      ...(ctx.logger ? { logger: ctx.logger } : {}),
+      waitMs: o.mediaWaitMs ?? OUTBOUND_DEFAULTS.mediaWaitMs,
+      maxCalls: CALL_RECORDS_DEFAULTS.maxCalls,
+    });
     // Another instance took a callback (or ran the session) of a call awaited here.
     void this.records.watch?.((id) => {
       if (this.waiting.has(id) || this.live.has(id) || this.placedHere.has(id)) void this.refresh(id).catch(() => {});
@@ -326,51 +334,9 @@ export class OutboundCalls {
     return true;
   }
 
-  /**
-   * An answered call placed here whose media has not come: resolves with what became of it, the
-   * same for every asker (the watchdog, a drain). Its media connected anywhere (the token ledger
-   * has its media token spent): nothing is done. Else the platform is asked to hang the call up
-   * (`OutboundPlatform.hangUp`) and, once it took the request, the call is recorded hung up for
-   * want of media and `completed` at once.
-   */
+  /** An answered call placed here whose media has not come: what became of it (`NoMediaWatch.check`). */
   noMedia(id: string): Promise<NoMediaResult> {
-    let check = this.noMediaChecks.get(id);
-    if (!check) {
-      check = this.checkMedia(id).catch((err: Error) => {
-        this.ctx.logger?.warn({ call: id, err: err.message }, 'outbound call answered with no media came was not hung up');
-        return { kind: 'kept' as const, why: err.message };
-      });
-      this.noMediaChecks.set(id, check);
-      if (this.noMediaChecks.size > CALL_RECORDS_DEFAULTS.maxCalls) this.noMediaChecks.delete(this.noMediaChecks.keys().next().value!);
-    }
-    return check;
-  }
-
-  private async checkMedia(id: string): Promise<NoMediaResult> {
-    runTimers.clear(this.mediaWatch.get(id));
-    this.mediaWatch.delete(id);
-    // As the records hold it now: another instance may have taken its last callback.
-    const call = await this.lookup(id);
-    if (!call || call.outcome) return { kind: 'over' };
-    const key = `${call.platform}:${id}`;
-    const spent = this.ctx.ledger?.spent;
-    if (!spent) return { kind: 'kept', why: 'the token ledger cannot say whether its media came (it has no spent())' };
-    if (await spent.call(this.ctx.ledger, callMediaKey(key))) {
-      // Connected, here or on another instance: a drain here has nothing more to wait for.
-      this.ctx.logger?.debug({ call: id, platform: call.platform }, `outbound call ${id}: its media connected (here or on another instance)`);
-      this.ctx.host?.withdraw?.(key);
-      return { kind: 'connected' };
-    }
-    const client = this.o.platforms[call.platform];
-    if (!client?.hangUp) return { kind: 'kept', why: 'its platform client has no hangUp' };
-    // Recorded once the platform took it: a call it no longer had ended otherwise, and is not marked.
-    if (!(await client.hangUp(call))) return { kind: 'over' };
-    await this.change(id, { kind: 'hangup', at: new Date().toISOString(), reason: 'no-media' });
-    const waitedS = (this.o.mediaWaitMs ?? OUTBOUND_DEFAULTS.mediaWaitMs) / 1000;
-    this.ctx.logger?.warn({ call: id, platform: call.platform }, `outbound call hung up: answered, but no media came within ${waitedS} s`);
-    await this.change(id, { kind: 'status', at: new Date().toISOString(), update: { status: 'completed', raw: 'hung up by hiwar (no media came)' } });
-    this.ctx.host?.withdraw?.(key);
-    return { kind: 'hung-up' };
+    return this.media.check(id);
   }
 
   /** The client of `platform`, for a route that answers its requests. */
@@ -380,8 +346,7 @@ export class OutboundCalls {
 
   /** Stops following other instances' changes. */
   async close(): Promise<void> {
-    for (const t of this.mediaWatch.values()) runTimers.clear(t);
-    this.mediaWatch.clear();
+    this.media.close();
     await this.records.close?.();
   }
 
@@ -405,7 +370,7 @@ export class OutboundCalls {
     // cancels it as ringing; the instance that placed it hangs it up if the media never comes.
     else if (call.status === 'answered' && before?.status !== 'answered' && !call.outcome) {
       this.ctx.host?.answered?.(`${call.platform}:${call.id}`);
-      if (this.placedHere.has(id) && !this.mediaWatch.has(id)) this.mediaWatch.set(id, runTimers.set(() => void this.noMedia(id), this.o.mediaWaitMs ?? OUTBOUND_DEFAULTS.mediaWaitMs));
+      if (this.placedHere.has(id)) this.media.answered(id);
     }
     if (call.outcome) this.settle(id, call);
     if (before && before.status === call.status && before.outcome === call.outcome && !!before.session === !!call.session) return call;
@@ -421,8 +386,7 @@ export class OutboundCalls {
   private async ended(call: OutboundCall): Promise<void> {
     this.live.delete(call.id);
     this.placedHere.delete(call.id);
-    runTimers.clear(this.mediaWatch.get(call.id));
-    this.mediaWatch.delete(call.id);
+    this.media.over(call.id);
     // Unanswered (or over): no media will come for it, a drain stops waiting.
     this.ctx.host?.withdraw?.(`${call.platform}:${call.id}`);
     if (!this.o.slots || !call.reference || !isDialId(call.reference)) return;
