@@ -28,9 +28,12 @@ export interface CallObserver {
  * Something a call showed about the server's set-up that the user must fix (a `warning` server
  * event). `hangup_hook_missing`: hiwar closed the call's media stream, and the platform keeps the
  * call up unless a `hangup` provider hook ends it by its API (Telnyx Call Control).
+ * `outbound_no_media`: a call this server placed was answered and its media stream never
+ * connected to any instance, so hiwar hung it up (a stream URL the platform cannot reach, a proxy
+ * that drops WebSocket upgrades, instances with different media secrets).
  */
 export interface ServerWarning {
-  code: 'hangup_hook_missing';
+  code: 'hangup_hook_missing' | 'outbound_no_media';
   call: CallInfo;
   /** What happened and what to give, naming the hook and the docs' section. */
   message: string;

@@ -14,6 +14,7 @@ import { RedisTokenLedger } from '../../../src/cluster/token-ledger.ts';
 import { CAMPAIGN_DEFAULTS } from '../../../src/campaign/schedule.ts';
 import { createAgentServer, type AgentServerApp } from '../../../src/server/index.ts';
 import type { TokenLedger } from '../../../src/server/token-ledger.ts';
+import type { ServerWarning } from '../../../src/server/types.ts';
 import { ServiceClient } from '../../../src/service/client.ts';
 import { createLogger } from '../../../src/session/logger.ts';
 import { outboundCalls, outboundDialer, RedisCallRecords, telephonyRoutes, type Outbound, type OutboundCall, type OutboundPlatformName } from '../../../transports/telephony/index.ts';
@@ -80,6 +81,8 @@ describe('an answered call whose media never comes', () => {
     const lines: string[] = [];
     const statuses: OutboundCall[] = [];
     const { app, outbound } = await instance({ fake, port, publicUrl: `http://127.0.0.1:${port}`, lines, mediaWaitMs: 300, statuses });
+    const warnings: ServerWarning[] = [];
+    app.events$.subscribe((e) => e.type === 'warning' && warnings.push(e));
     try {
       const results = PLATFORMS.map((platform, index) => outboundDialer(outbound, { platform }).dial({ campaignId: 'c', index, attempt: 1, dialId: `c:${index}:1`, contact: { number: PERSON, variables: {} } }));
       // Not hung up, a call would wait here for its callee to hang up.
@@ -122,6 +125,10 @@ describe('an answered call whose media never comes', () => {
       assert.deepEqual(byPlatform.vonage!.json, doc('vonage').body);
       assert.equal(byPlatform.plivo!.raw, '', 'a DELETE with no arguments');
       assert.equal(lines.filter((l) => /^outbound call hung up: answered, but no media came within 0\.3 s$/.test(l)).length, 4, lines.join('\n'));
+      // A warning event for each, naming the call and what to check.
+      assert.deepEqual(warnings.map((w) => [w.code, w.call.direction]), Array(4).fill(['outbound_no_media', 'outbound']));
+      assert.deepEqual(warnings.map((w) => w.call.callId).sort(), PLATFORMS.map((p) => placed[p]!.id).sort());
+      assert.ok(warnings.every((w) => /publicUrl/.test(w.message)), warnings[0]?.message);
       // The platforms' last callbacks (hangup.json's) reached the server after the hang-ups.
       await waitFor(() => fake.finished.size === 4, "the platforms' last callbacks");
       assert.deepEqual(fake.errors, []);

@@ -115,7 +115,7 @@ export interface OutboundContext {
    * The server the calls' media comes back to: nothing is dialled while it drains, and a drain
    * waits for a placed call while it rings (its media is let in once answered).
    */
-  host?: Pick<CallHost, 'draining' | 'promise' | 'answered' | 'withdraw'>;
+  host?: Pick<CallHost, 'draining' | 'promise' | 'answered' | 'withdraw' | 'warn'>;
   /**
    * Where media connections spend their tokens (the server's, a cluster's in Redis or the
    * machine's primary): whether an answered call's media reached any instance. Without `spent`,

@@ -20,7 +20,7 @@ export interface NoMediaHost {
   change(id: string, ch: CallChange): Promise<unknown>;
   platforms: Partial<Record<OutboundPlatformName, OutboundPlatform>>;
   ledger?: Pick<TokenLedger, 'spent'>;
-  host?: Pick<CallHost, 'withdraw'>;
+  host?: Pick<CallHost, 'withdraw' | 'warn'>;
   logger?: Logger;
   /** How long after the answer the media may take. */
   waitMs: number;
@@ -89,7 +89,10 @@ export class NoMediaWatch {
     // Recorded once the platform took it: a call it no longer had ended otherwise, and is not marked.
     if (!(await client.hangUp(call))) return { kind: 'over' };
     await h.change(id, { kind: 'hangup', at: new Date().toISOString(), reason: 'no-media' });
-    h.logger?.warn({ call: id, platform: call.platform }, `outbound call hung up: answered, but no media came within ${h.waitMs / 1000} s`);
+    const message = `outbound call hung up: answered, but no media came within ${h.waitMs / 1000} s`;
+    h.logger?.warn({ call: id, platform: call.platform }, message);
+    const info = { callId: id, provider: call.platform, from: call.from, to: call.to, direction: 'outbound' as const, parameters: call.variables };
+    h.host?.warn?.({ code: 'outbound_no_media', call: info, message: `${message}: check that ${call.platform} can reach the stream URL (publicUrl, a proxy passing WebSocket upgrades) and that every instance has the same media secret (docs/outbound.md#an-answered-call-whose-media-never-comes)` });
     await h.change(id, { kind: 'status', at: new Date().toISOString(), update: { status: 'completed', raw: 'hung up by hiwar (no media came)' } });
     h.host?.withdraw?.(key);
     return { kind: 'hung-up' };
