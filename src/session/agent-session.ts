@@ -204,6 +204,7 @@ export class AgentSession implements SessionControl {
       emit: this.out.emit,
       threw: this.out.threw,
       answer: (req) => this.lane.answer(req),
+      spokeAgain: () => this.replies.spokeAgain(),
     });
     const stageContext: StageContext = {
       client,

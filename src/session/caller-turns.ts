@@ -30,6 +30,8 @@ export interface CallerTurnsHost {
   threw(hook: string, err: unknown): void;
   /** Has the model answer a turn. */
   answer(req: LaneRequest): void;
+  /** A new caller turn: a turn that ended a task unanswered is no longer the one the next line answers. */
+  spokeAgain?(): void;
 }
 
 /** Where the caller's turns go: the task running, else the model. */
@@ -45,6 +47,7 @@ export class CallerTurns {
    */
   said(text: string, source: 'speech' | 'dtmf', input: TaskInput, span: { from?: number; to?: number } = {}, spoken?: Omit<AnsweredTurn, 'turnNumber'>): boolean {
     const h = this.host;
+    h.spokeAgain?.();
     const task = h.task();
     const agent = h.agent();
     h.report.user(text, { agent: agent.name, task: task?.task.name, startedAt: h.report.since(span.from), speechEndedAt: h.report.since(span.to) });

@@ -64,6 +64,11 @@ export class ReplyRunner {
     this.unanswered = answers;
   }
 
+  /** The caller spoke again: the turn a task ended on unanswered stays so (the next line answers the new turn, if anything). */
+  spokeAgain(): void {
+    this.unanswered = undefined;
+  }
+
   /** The turn left unanswered, once (a request answering a turn of its own drops it: the caller has spoken since). */
   private takeUnanswered(req: ReplyRequest): AnsweredTurn | undefined {
     const left = this.unanswered;
