@@ -72,6 +72,12 @@ export interface CallManagerOptions {
   onWarning?(warning: ServerWarning): void;
   /** Told every session event of every call, with its transport (the service's reachability for `/readyz` learns from them). */
   onSessionEvent?(e: SessionEvent, transport: Transport): void;
+  /**
+   * Says a line to a caller whose session could not be made (the factory threw): no caller is
+   * left in silence. Resolves true once said, false when there was none to say; what it throws is
+   * logged. The call then ends `failed`, and `onCallEnded` is told (with no report).
+   */
+  sayFailure?(transport: Transport): Promise<boolean>;
 }
 
 interface Live {
@@ -230,7 +236,15 @@ export class CallManager implements CallHost {
       if (outcome === 'refused') log.warn({ err: (err as Error).message }, 'call refused before its session');
       else log.error({ err: (err as Error).message }, 'could not create the session');
       this.o.metrics.calls.inc({ provider, outcome });
+      if (outcome === 'failed') {
+        const said = await (this.o.sayFailure?.(transport) ?? Promise.resolve(false)).catch((e: Error) => {
+          log.warn({ err: e.message }, 'could not say the out-of-service line');
+          return false;
+        });
+        log.info({ outcome, reason: 'the session could not be made', line: said ? 'out of service' : 'none' }, 'call ended');
+      }
       await transport.output.close().catch(() => {});
+      if (outcome === 'failed') this.told(transport, outcome, log);
       this.wakeIdle();
       return outcome;
     }
@@ -287,13 +301,18 @@ export class CallManager implements CallHost {
     const reason = report && (globalThis.process?.env?.HIWAR_LOG_KEYS === '1' ? report.ended : redactDigitRuns(report.ended, 7));
     const told = report ? { reason, seconds: report.durationSeconds, callerTurns: report.turns.filter((t) => t.role === 'user').length } : {};
     log.info({ outcome, ...told, failures }, 'call ended');
+    this.told(transport, outcome, log, report);
+    this.wakeIdle();
+    return outcome;
+  }
+
+  /** `onCallEnded`, whose failure is logged. */
+  private told(transport: Transport, outcome: CallOutcome, log: Logger, report?: CallReport): void {
     try {
       this.o.onCallEnded?.(transport, report, outcome);
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'call-ended hook failed');
     }
-    this.wakeIdle();
-    return outcome;
   }
 
   private wakeIdle(): void {

@@ -20,6 +20,7 @@ import { ServiceReachability, type ModelProbeOptions, type ServiceProbeOptions }
 import { ModelProbes } from './model-probes.ts';
 import { agentWithVariables } from '../session/variables.ts';
 import { prepareLines } from '../session/prepare-fixed-lines.ts';
+import { failureLine } from './failure-line.ts';
 import { CallTokens, type CallTokenOptions } from './tokens.ts';
 import { MemoryTokenLedger, type TokenLedger } from './token-ledger.ts';
 import { CallRefused, type CallHost, type CallOutcome, type PluginContext, type PluginFactory, type ProviderHooks, type ServerPlugin, type ServerWarning } from './types.ts';
@@ -261,6 +262,8 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     return f;
   };
   const models = modelProbes(o);
+  // The agent each call was given, for its out-of-service line when its session cannot be made.
+  const agentOfCall = new WeakMap<Transport, Agent>();
   const chosen: SessionFactory = async (transport) => {
     const call = transport.call;
     let agent: Agent | undefined;
@@ -285,6 +288,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
       throw new CallRefused('no agent');
     }
     const picked = agent;
+    agentOfCall.set(transport, picked);
     // Its model's endpoint is probed by /readyz from now on (a per-call agent's model was unknown at start).
     models?.add(o.llm ?? picked.llm ?? o.fallbackLlm);
     try {
@@ -320,6 +324,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     ...(models ? { model: models } : {}),
     limits: o.limits,
     sessions: o.wrapSessions ? o.wrapSessions(chosen) : chosen,
+    sayFailure: failureLine(service.client, (t) => agentOfCall.get(t) ?? o.agent, o.clock),
     onCallWaiting: (transport, position) => emit({ type: 'call_waiting', call: transport.call, position }),
     onWarning: (w) => emit({ type: 'warning', ...w }),
     onSessionEvent: (e, transport) => {

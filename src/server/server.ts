@@ -67,6 +67,8 @@ export interface AgentServerOptions {
   model?: Pick<ModelProbes, 'status' | 'notReadyOn'>;
   /** Told when each call has ended (post-call analytics); see `CallManagerOptions`. */
   onCallEnded?: CallManagerOptions['onCallEnded'];
+  /** See `CallManagerOptions.sayFailure`. */
+  sayFailure?: CallManagerOptions['sayFailure'];
   /** Told every session event of every call; see `CallManagerOptions.onSessionEvent`. */
   onSessionEvent?: CallManagerOptions['onSessionEvent'];
   /** See `CallManagerOptions.onCallWaiting`. */
@@ -123,6 +125,7 @@ export class AgentServer {
       publicUrl: (req) => publicUrlOf(req, o.publicUrl),
       admission: o.admission,
       onCallEnded: o.onCallEnded,
+      sayFailure: o.sayFailure,
       onCallWaiting: o.onCallWaiting,
       onWarning: o.onWarning,
       onSessionEvent: (e, transport) => {

@@ -65,7 +65,7 @@ describe('hiwar demo against the example keys', () => {
     const r = await demo('sk-example-tts-only-0001', 'tts-only');
     assert.equal(r.code, 1, r.stdout + r.stderr);
     const refused = 'speech recognition refused the API key or its access \\(close 1008: access denied: this key cannot call /listen\\): the service refused the API key: set the right one in HIWAR_API_KEY';
-    assert.match(r.stderr, new RegExp(`^\\d\\d:\\d\\d:\\d\\d warn ${refused}[^\\n]* \\(source=stt, kind=auth, `, 'm'));
+    assert.match(r.stderr, new RegExp(`^\\d\\d:\\d\\d:\\d\\d warn ${refused}[^\\n]* \\(agent=call-centre, source=stt, kind=auth, `, 'm'));
     assert.match(r.stderr, new RegExp(`\\nhiwar demo: the call ended out of service: ${refused}[^\\n]*HIWAR_REGION[^\\n]*\\n$`));
     noJsonLogs(r.stderr);
     assert.match(JSON.parse(readFileSync(join(dir, 'tts-only', 'report.json'), 'utf8')).ended, /^out of service: /);
