@@ -7,11 +7,11 @@
  * the end of that window. So a piece whose level crosses `speechLevel` (quiet → loud or loud →
  * quiet) goes out at once with what was gathered before it, and so does the piece that completes
  * `endpointingMs` of quiet after speech; in between (steady speech, steady silence) audio is
- * gathered to `chunkMs`. Once that window is complete (or before the caller has said anything)
- * the service has nothing left to decide until speech starts again, and that start is an edge sent
- * at once, so settled quiet (also once the service says the turn ended: `settle()`) (most of a call: the caller listening) is gathered to the longer
- * `quietChunkMs`. No timers: audio arrives in real time, so a message is sent by the arrival of
- * the piece that fills it.
+ * gathered to `chunkMs`. Once that window is complete, or the service says the turn ended
+ * (`settle()`), or before the caller has said anything, the service has nothing left to decide
+ * until speech starts again, and that start is an edge sent at once; so this settled quiet (most
+ * of a call: the caller listening) is gathered to the longer `quietChunkMs`. No timers: audio
+ * arrives in real time, so a message is sent by the arrival of the piece that fills it.
  */
 
 /** Options of the uplink's message cutting (see `UPLINK_DEFAULTS`). */
