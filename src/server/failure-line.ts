@@ -13,8 +13,9 @@ const SLACK_MS = 5000;
 /**
  * Says `agent`'s out-of-service line to a caller whose session could not be made (the factory
  * threw): there is no session to say it, so the server does, from the same per-process cache the
- * sessions' fixed lines come from (rendered at start-up by `prepareLines`). Resolves once the
- * line has been played (or could not be), never rejects into the call's end.
+ * sessions' fixed lines come from (rendered at start-up by `prepareLines`). Resolves true once the
+ * line has been played (stopped after its length and 5 s more if the platform never says so),
+ * false when there is no line; a line that cannot be rendered rejects, and the call manager logs it.
  */
 export function failureLine(client: ServiceClient, agentOf: (transport: Transport) => Agent | undefined, clock: Clock = realClock()): (transport: Transport) => Promise<boolean> {
   return async (transport) => {
