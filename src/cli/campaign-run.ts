@@ -9,6 +9,7 @@ import { loadAgent } from './agent.ts';
 import { numberOption, publicUrlOption, UsageError } from './args.ts';
 import { CAMPAIGN_USAGE, describe } from './campaign.ts';
 import { startingServerLine } from './call.ts';
+import { serveLedger } from './serve-security.ts';
 import { cliLogger } from './log.ts';
 import { onStop, untilStopped } from './stop.ts';
 
@@ -62,7 +63,12 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
   const [{ createAgentServer }, { telephonyRoutes, outboundDialer, jambonzOptionsFromEnv }] = await Promise.all([import('../server/create.ts'), import('../../transports/telephony/index.ts')]);
   const logger = deps.logger ?? cliLogger('info');
   const calls = await serveOutbound({ publicUrl, redisUrl: o.redisUrl, logger, campaigns: o.campaigns, ...(deps.queue?.leaseMs ? { slotLeaseMs: deps.queue.leaseMs } : {}) });
+  // Spent media tokens in Redis on a cluster, as `hiwar serve`'s: a token is spent for every
+  // worker, and a worker asking whether an answered call's media came (the no-media check) sees
+  // the media another worker took.
+  const ledger = await serveLedger(o.redisUrl, logger);
   const app = await createAgentServer({
+    ledger,
     agent,
     publicUrl,
     llm: model.llm,
@@ -86,7 +92,14 @@ async function callServer(values: RunValues, say: (m: string) => void, deps: Cam
   const { url } = await app.listen();
   say(`agent "${agent.name}" at ${url}, reached as ${publicUrl}; calls' records and campaigns in ${calls.where}${app.sandboxUrl ? `; the embedded sandbox at ${app.sandboxUrl}` : ''}`);
   const dialer = outboundDialer(calls.outbound, { ...(values.from ? { from: values.from } : {}), ...(platform ? { platform: platform as 'twilio' } : {}) });
-  return { dialer, logger, close: () => app.close() };
+  return {
+    dialer,
+    logger,
+    close: async () => {
+      await app.close();
+      await ledger.close?.();
+    },
+  };
 }
 
 /** The signed webhook of results, when HIWAR_ANALYTICS_WEBHOOK_URL is set. */

@@ -260,6 +260,18 @@ test('on Redis and BullMQ with real calls: two hiwar campaign worker processes b
     assert.deepEqual(fake.errors, [], "every call's life ran to its end");
     // …and those whose stream could not open as a died: no session heard them either.
     const orphaned = [...calls].filter(([id, c]) => atKill.has(id) || c.media === 'failed').map(([id, c]) => ({ id, ...c }));
+    // The workers spend media tokens in Redis, so either can tell that an answered call's media
+    // came to the other (else a worker hung up, for want of media, a call running on the other).
+    const opened = [...calls.values()].filter((c) => c.media === 'open' || c.media === 'closed').length;
+    const spentInRedis = await (async () => {
+      const r = new Redis(redis.url);
+      try {
+        return (await r.keys('hiwar:spent:call:twilio:*')).length;
+      } finally {
+        r.disconnect();
+      }
+    })();
+    assert.ok(spentInRedis >= opened, `${spentInRedis} media tokens spent in Redis for ${opened} media streams that opened`);
 
     // The platform's view: each (contact, attempt) dialled once, never the do-not-call number.
     const dialled = [...calls.values()].map((c) => `${c.index}:${c.attempt}`);
