@@ -1,10 +1,11 @@
 /**
- * Short typed arrays (telephony frames: samples and wire bytes) cut from shared 8 KB buffers. A typed array longer than 64 bytes gets a backing
- * store of its own from the C allocator (calloc, freed later by V8's array-buffer sweeper), and a
- * telephony call decodes 50 caller frames of 320 bytes a second: in a 300-call process, their
- * malloc, free and sweeping were about 3 % of the CPU (and each agent frame's encoded bytes one more). A view of a shared buffer costs only the
- * view object. As with Node's Buffer pool, a view kept for long keeps its whole buffer alive, so
- * only pieces of up to a quarter of the buffer are cut from it; longer ones get their own.
+ * Short typed arrays (telephony frames: samples and wire bytes) cut from shared 8 KB buffers. A
+ * typed array longer than 64 bytes gets a backing store of its own from the C allocator (calloc,
+ * freed later by V8's array-buffer sweeper), and a telephony call decodes 50 caller frames of 320
+ * bytes a second and encodes as many agent frames: in a 300-call process, their malloc, free and
+ * sweeping were about 3 % of the CPU. A view of a shared buffer costs only the view object. As
+ * with Node's Buffer pool, a view kept for long keeps its whole buffer alive, so only pieces of up
+ * to a quarter of the buffer are cut from it; longer ones get their own.
  */
 export class SampleSlab {
   private slab = new ArrayBuffer(0);

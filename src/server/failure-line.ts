@@ -1,8 +1,8 @@
 import { ReplyPlayout } from '../pipeline/playout.ts';
-import { FIXED_LINE_RATE, Speaker } from '../pipeline/speaker.ts';
 import type { ServiceClient } from '../service/client.ts';
+import { runTimers } from '../service/run-time.ts';
 import type { Agent } from '../session/agent.ts';
-import { normalizeForSpeech } from '../text/normalize.ts';
+import { renderOutOfServiceLine } from '../session/prepare-fixed-lines.ts';
 import { realClock, type Clock } from '../transport/clock.ts';
 import { ResamplingOutput } from '../transport/resampling-output.ts';
 import type { Transport } from '../transport/types.ts';
@@ -22,7 +22,7 @@ export function failureLine(client: ServiceClient, agentOf: (transport: Transpor
     const agent = agentOf(transport);
     if (!agent?.outOfServiceLine) return false;
     const line = agent.outOfServiceLine;
-    const audio = await new Speaker(client, { ...agent.voice, sampleRate: FIXED_LINE_RATE }, clock).render(normalizeForSpeech(line));
+    const audio = await renderOutOfServiceLine(client, agent, clock);
     if (!audio.samples.length) return false;
     // The line is at the synthesis' rate; the transport's may differ (8 kHz telephony).
     const output = new ResamplingOutput(transport.output);
@@ -32,10 +32,11 @@ export function failureLine(client: ServiceClient, agentOf: (transport: Transpor
     playout.append(audio.samples, audio.sampleRate);
     playout.end();
     const seconds = audio.samples.length / audio.sampleRate;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), seconds * 1000 + SLACK_MS)));
+    // Run time, as the project's other bounded waits: a stalled process does not cut the line short.
+    let timer: unknown;
+    const late = new Promise<'late'>((resolve) => (timer = runTimers.set(() => resolve('late'), seconds * 1000 + SLACK_MS)));
     const how = await Promise.race([playout.finished, late]);
-    clearTimeout(timer);
+    runTimers.clear(timer);
     if (how === 'late') await playout.stop();
     return true;
   };

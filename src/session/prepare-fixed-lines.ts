@@ -1,7 +1,8 @@
+import type { RenderedAudio } from '../pipeline/fixed-lines.ts';
 import { Speaker, FIXED_LINE_RATE } from '../pipeline/speaker.ts';
 import type { ServiceClient } from '../service/client.ts';
 import { normalizeForSpeech } from '../text/normalize.ts';
-import { realClock } from '../transport/clock.ts';
+import { realClock, type Clock } from '../transport/clock.ts';
 import type { Agent } from './agent.ts';
 import type { Logger } from './logger.ts';
 
@@ -11,8 +12,12 @@ import type { Logger } from './logger.ts';
  * opens an HTTP synthesis for them. A failure is left for the first call to retry.
  */
 export async function prepareFixedLines(client: ServiceClient, agent: Agent): Promise<void> {
-  const speaker = new Speaker(client, { ...agent.voice, sampleRate: FIXED_LINE_RATE }, realClock());
-  await speaker.render(normalizeForSpeech(agent.outOfServiceLine));
+  await renderOutOfServiceLine(client, agent);
+}
+
+/** The agent's out-of-service line as audio, from the process's cache of fixed lines (rendered into it the first time). */
+export function renderOutOfServiceLine(client: ServiceClient, agent: Agent, clock: Clock = realClock()): Promise<RenderedAudio> {
+  return new Speaker(client, { ...agent.voice, sampleRate: FIXED_LINE_RATE }, clock).render(normalizeForSpeech(agent.outOfServiceLine));
 }
 
 /**
