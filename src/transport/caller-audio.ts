@@ -1,4 +1,5 @@
-import { Observable, Subject } from '../rx.ts';
+import { Observable } from '../rx.ts';
+import type { Subscriber } from 'rxjs';
 import type { AudioFrame } from '../audio/frame.ts';
 
 /** How much caller audio is kept until the session listens. */
@@ -21,7 +22,13 @@ export const CALLER_AUDIO_DEFAULTS: Required<CallerAudioOptions> = { maxBufferMs
  * failure) of the caller's audio is kept the same way.
  */
 export class CallerAudio {
-  private readonly live = new Subject<AudioFrame>();
+  /**
+   * The live subscribers, replaced (never changed) when one comes or goes, so a frame goes to
+   * those there were when it came. Not an rxjs Subject: under Node, rxjs runs its ES5 build, whose
+   * `Subject.next` makes an iterator, its results and a closure for every frame (about 250 bytes,
+   * 50 times a second per call).
+   */
+  private live: Subscriber<AudioFrame>[] = [];
   private buffer: AudioFrame[] | undefined = [];
   private bufferedMs = 0;
   private ended: { error?: unknown } | undefined;
@@ -40,7 +47,10 @@ export class CallerAudio {
         else subscriber.complete();
         return;
       }
-      return this.live.subscribe(subscriber);
+      this.live = [...this.live, subscriber];
+      return () => {
+        this.live = this.live.filter((s) => s !== subscriber);
+      };
     });
   }
 
@@ -57,7 +67,11 @@ export class CallerAudio {
   /** Passes a caller frame on (or keeps it until the session subscribes). */
   push(frame: AudioFrame): void {
     if (this.ended) return;
-    if (!this.buffer) return this.live.next(frame);
+    if (!this.buffer) {
+      const live = this.live;
+      for (let i = 0; i < live.length; i++) live[i]!.next(frame);
+      return;
+    }
     this.buffer.push(frame);
     this.bufferedMs += (frame.samples.length / frame.sampleRate) * 1000;
     while (this.bufferedMs > this.maxBufferMs && this.buffer.length > 1) {
@@ -71,13 +85,15 @@ export class CallerAudio {
   end(): void {
     if (this.ended) return;
     this.ended = {};
-    this.live.complete();
+    for (const s of this.live) s.complete();
+    this.live = [];
   }
 
   /** Ends the caller's audio with an error. */
   fail(error: Error): void {
     if (this.ended) return;
     this.ended = { error };
-    this.live.error(error);
+    for (const s of this.live) s.error(error);
+    this.live = [];
   }
 }

@@ -77,6 +77,42 @@ test('caller audio: frames before the first subscriber are kept (bounded), then 
   assert.deepEqual(all.map((f) => f.samples[0]), [1], 'a late subscriber still gets the start, then the end');
 });
 
+test('caller audio: each live subscriber gets each frame once, those there were when it came; end and failure reach all', () => {
+  const caller = new CallerAudio();
+  const a: number[] = [];
+  const b: number[] = [];
+  const late: number[] = [];
+  let doneA = false;
+  const subA = caller.audio$.subscribe({ next: (f) => a.push(f.samples[0]!), complete: () => (doneA = true) });
+  caller.push(frame(20, 16000, 1));
+  // B leaves while frame 2 is handed out, and C joins then: A still gets frame 2, C does not.
+  const subB = caller.audio$.subscribe((f) => {
+    b.push(f.samples[0]!);
+    if (f.samples[0] === 2) {
+      subB.unsubscribe();
+      caller.audio$.subscribe((g) => late.push(g.samples[0]!));
+    }
+  });
+  caller.push(frame(20, 16000, 2));
+  caller.push(frame(20, 16000, 3));
+  assert.deepEqual(a, [1, 2, 3]);
+  assert.deepEqual(b, [2]);
+  assert.deepEqual(late, [3]);
+  caller.end();
+  assert.equal(doneA, true);
+  assert.equal(subA.closed, true);
+  caller.push(frame(20, 16000, 4));
+  assert.deepEqual(a, [1, 2, 3], 'nothing after the end');
+  const failed = new CallerAudio();
+  const errors: unknown[] = [];
+  failed.audio$.subscribe({ error: (e) => errors.push(e) });
+  failed.audio$.subscribe({ error: (e) => errors.push(e) });
+  failed.fail(new Error('gone'));
+  assert.equal(errors.length, 2);
+  failed.audio$.subscribe({ error: (e) => errors.push(e) });
+  assert.equal(errors.length, 3, 'a subscriber after the failure is told it');
+});
+
 test('resampling output: 24 kHz agent audio reaches a 48 kHz transport whole, in order', async () => {
   const clock = new VirtualClock();
   const received: Int16Array[] = [];

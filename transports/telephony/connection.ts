@@ -105,6 +105,19 @@ export class MediaConnection {
     for (const item of items) this.apply(item);
   }
 
+  /** Handles one text message given as its bytes (WebSocket): read in place where the provider can. */
+  receiveText(bytes: Buffer): void {
+    let items: Inbound[] | undefined;
+    try {
+      items = this.o.conn.readTextBytes?.(bytes);
+    } catch (err) {
+      items = [{ type: 'invalid', reason: (err as Error).message }];
+    }
+    if (!items) return this.receive({ text: bytes.toString('utf8') });
+    this.lastHeard = Date.now();
+    for (let i = 0; i < items.length; i++) this.apply(items[i]!);
+  }
+
   private apply(item: Inbound): void {
     if (this.finished) return;
     if (item.type === 'mark') this.marksHeard++;

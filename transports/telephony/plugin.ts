@@ -212,7 +212,8 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
       ws.on('message', (data, isBinary) => {
         // ws hands a Buffer (binaryType 'nodebuffer'): read it in place, no copy per message.
         const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
-        conn.receive(isBinary ? { binary: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength) } : { text: buf.toString('utf8') });
+        if (isBinary) conn.receive({ binary: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength) });
+        else conn.receiveText(buf);
       });
       ws.on('close', (code) => {
         live.delete(ws);

@@ -102,6 +102,11 @@ export interface ProviderConnection {
   opened?(): Inbound[];
   /** Reads one inbound message. Never throws: unreadable input becomes an `invalid` item. */
   parse(msg: WireMessage): Inbound[];
+  /**
+   * Reads a text message from its UTF-8 bytes, without making a string of it: for the platform's
+   * media message, 50 a second per call. Undefined hands the message to `parse` as text.
+   */
+  readTextBytes?(bytes: Buffer): Inbound[] | undefined;
   /** One outbound frame of agent audio, already in the output codec (`frameMs` long). */
   encodeAudio(payload: Uint8Array): WireMessage;
   /** The platform's "stop playing and drop your buffer" message; none where the app just stops sending. */

@@ -26,9 +26,8 @@ export const twilio: TelephonyProvider = {
     let mediaHead = mediaPrefix(streamSid);
     return {
       marksEchoedOnClear: true,
+      readTextBytes: readTwilioMedia,
       parse(msg): Inbound[] {
-        const plain = 'text' in msg ? readTwilioMedia(msg.text) : undefined;
-        if (plain) return mediaEvent(plain);
         const m = parseJson(msg);
         if (!m || typeof m.event !== 'string') return [{ type: 'invalid', reason: 'not a Twilio JSON event' }];
         switch (m.event) {
