@@ -44,6 +44,18 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
     if (options.validate && !options.validate(value)) return { problem: 'invalid', heard };
     return { value, heard };
   };
+  /**
+   * An hour that is not in the part of the day given: 12 is noon or midnight, neither of them the
+   * morning, the dawn or the afternoon, so its hour is asked without the part (the answer names
+   * its own: "اتناشر الضهر"); any other ("تسعة ونص" of the afternoon) contradicts the part and is
+   * asked again naming it. Undefined when the words hold no hour at all.
+   */
+  const outsidePart = (hour: string, partial: ParsedDate, heard: string): Heard<ParsedDate> | undefined => {
+    const loose = parseHour(hour, { ...partial, partOfDay: undefined }, options);
+    if (!loose) return undefined;
+    if (loose.time?.startsWith('12:')) return { problem: 'incomplete', partial: { ...partial, partOfDay: undefined }, ask: askHour(undefined), heard };
+    return { problem: 'invalid', heard };
+  };
   return confirmLoop<ParsedDate>({
     name: 'date',
     lines,
@@ -51,9 +63,7 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
     fromSpeech(text, partial) {
       if (!partial) return check(parseDate(text, options), text);
       const value = parseHour(text, partial, options);
-      // An hour heard that is not in the part of the day given ("تسعة ونص" of the afternoon) contradicts it: asked again.
-      if (!value && partial.partOfDay && parseHour(text, { ...partial, partOfDay: undefined }, options)) return { problem: 'invalid', heard: text };
-      return check(value, text);
+      return (!value && partial.partOfDay && outsidePart(text, partial, text)) || check(value, text);
     },
     fromKeys(digits, partial) {
       // Keys answering the hour question are the hour (4, 16, 430, 1630), read on the day given, in
@@ -61,7 +71,7 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
       if (partial && /^\d{1,4}$/.test(digits)) {
         const [h, m] = digits.length <= 2 ? [digits, '00'] : [digits.slice(0, -2), digits.slice(-2)];
         const value = parseHour(`${Number(h)}:${m}`, partial, options);
-        return value ? check(value, digits) : { problem: 'invalid', heard: digits };
+        return value ? check(value, digits) : outsidePart(`${Number(h)}:${m}`, partial, digits) ?? { problem: 'invalid', heard: digits };
       }
       const m = /^(\d{2})(\d{2})(\d{4})$/.exec(digits);
       if (!m) return { problem: 'invalid', heard: digits };
