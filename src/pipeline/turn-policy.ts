@@ -40,6 +40,11 @@ export interface DigitsExpectation {
    */
   mayGoOn?: (digits: string) => boolean;
   /**
+   * False when no more digits can make a whole number (a Saudi caller's "06…"): the turn is not
+   * held for them, and the caller's pause ends it as any other. @default () => true
+   */
+  mayBecome?: (digits: string) => boolean;
+  /**
    * The characters of the number said so far, when they are not digits alone (an IBAN whose bank
    * code is letters, said by name: "كيو إيه خمسة ثمانية دي أو إتش بي …"); they are counted against
    * `length` and passed to `complete` in place of the digits. @default parseDigits
@@ -132,6 +137,7 @@ function digitsVerdict(d: string, e: DigitsExpectation): TurnVerdict | undefined
   if (e.complete?.(d) || (e.length !== undefined && d.length >= e.length)) {
     return e.mayGoOn?.(d) ? verdict('unknown', `digits:${d.length}:may-go-on`) : verdict('complete', `digits:${d.length}`);
   }
+  if (e.mayBecome && !e.mayBecome(d)) return verdict('unknown', `digits:${d.length}:never-whole`);
   const need = e.length ?? e.min;
   if (need !== undefined && d.length < need) return verdict('incomplete', `digits:${d.length}/${need}`);
   // A check that fails on a short number: more digits may still come (a phone number: 15 at most).

@@ -6,7 +6,7 @@
 import { parseDigits } from '../text/parse-digits.ts';
 import { bbanLetters, IBAN_FORMATS } from '../text/iban-formats.ts';
 import { parseIbanSaid } from '../text/parse-iban.ts';
-import { phoneMayGoOn } from '../text/phone-prefix.ts';
+import { phoneMayBecome, phoneMayGoOn } from '../text/phone-prefix.ts';
 import { readBackDigits, readBackIban, readBackPhone } from '../text/read-back.ts';
 import { isValidIban, isValidSaudiId, normalizePhone, type PhoneCountry } from '../text/validate.ts';
 import type { DigitsExpectation } from '../pipeline/turn-policy.ts';
@@ -52,7 +52,7 @@ function digitsExpected(kind: DigitsKind, o: DigitsTaskOptions): DigitsExpectati
   switch (kind) {
     case 'phone': {
       const country = o.country ?? 'SA';
-      return { complete: (d) => normalizePhone(d, country) !== undefined, mayGoOn: (d) => phoneMayGoOn(d, country) };
+      return { complete: (d) => normalizePhone(d, country) !== undefined, mayGoOn: (d) => phoneMayGoOn(d, country), mayBecome: (d) => phoneMayBecome(d, country) };
     }
     // Said without its two letters: the digits are the country's length less them. A country
     // whose BBAN has letters (Iraq's bank code NBIQ, Qatar's DOHB and the letters its account
