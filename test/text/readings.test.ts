@@ -7,7 +7,7 @@
 //   (اتنين، ثنين), so the prompt sounds right to every caller;
 // - the function keys: ITU-T E.161 names them "star" (*) and "number sign" (#); Saudi and Gulf
 //   call-centre prompts say نجمة and مربع ("للعودة اضغط نجمة"، "ثم اضغط المربع", the form this
-//   project's own prompts use); the Levantine/Egyptian شباك for # is not used here. A search for
+//   project's own prompts use); شباك, another name some callers give #, is not used. A search for
 //   a published Arabic IVR style guide found none, so this follows heard prompts;
 // - a number after "press" followed by a counted noun counts presses or time: the verb's object,
 //   accusative ("اضغط ثلاث مرات"، "اضغط ثانيتين", Ryding on the cognate accusative and the
