@@ -83,8 +83,8 @@ const TANWEEN = /[\u064B-\u064D]/g;
  * A keypad key after "press" (اضغط، دوس، اكبس، انقر, with و/ف/ثم before and على، الرقم، زر after):
  * the key's name as the verb's object, so 2 is اثنين (the dual's accusative), as call-centre
  * prompts say it ("للغة العربية اضغط واحد، للإنجليزية اضغط اثنين"). Several keys: "اضغط 1 أو 2".
- * The two function keys have the names Gulf prompts give them: * النجمة, # المربع (the name this
- * project's own prompts use: "ثم اضغط المربع").
+ * The two function keys have their ITU-T E.161 names, "star" and "square", as Gulf prompts say
+ * them: * النجمة, # المربع (this project's own prompts: "ثم اضغط المربع").
  */
 const KEY_NAMES: Record<string, string> = {
   0: 'صفر', 1: 'واحد', 2: 'اثنين', 3: 'ثلاثة', 4: 'أربعة', 5: 'خمسة', 6: 'ستة', 7: 'سبعة', 8: 'ثمانية', 9: 'تسعة',

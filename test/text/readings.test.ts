@@ -5,8 +5,9 @@
 //   numerals: اثنان declines as a dual, -āni in the nominative, -ayni in the accusative and
 //   genitive); the other digits' names do not change. Spoken Arabic has only the -ayn form
 //   (اتنين، ثنين), so the prompt sounds right to every caller;
-// - the function keys: ITU-T E.161 names them "star" (*) and "number sign" (#); Saudi and Gulf
-//   call-centre prompts say نجمة and مربع ("للعودة اضغط نجمة"، "ثم اضغط المربع", the form this
+// - the function keys: ITU-T E.161 ("Arrangement of digits, letters and symbols on telephones…",
+//   2001) names them the "star" (*) and the "square" (#) keys, نجمة and مربع word for word; Saudi
+//   and Gulf call-centre prompts say them so ("للعودة اضغط نجمة"، "ثم اضغط المربع", the form this
 //   project's own prompts use); شباك, another name some callers give #, is not used. A search for
 //   a published Arabic IVR style guide found none, so this follows heard prompts;
 // - a number after "press" followed by a counted noun counts presses or time: the verb's object,
