@@ -52,6 +52,8 @@ export const TASK_DEFAULTS = {
      * date said or keyed without one ("بكرة", DDMMYYYY: "في أي ساعة؟").
      */
     askHour: 'في أي ساعة {value}؟',
+    /** `dateTask` only: 12 said with a part of the day it is not in ("اتناشر الصبح", "12 am"): noon or midnight? */
+    askTwelve: 'الساعة الثانية عشرة ظهرًا أم منتصف الليل؟',
     /**
      * The parts of the day as `askHour` names them: a noun is asked "من" it (في أي ساعة من
      * الصباح), a name that is an adverb of time already (بعد الظهر) as it is.
@@ -76,6 +78,8 @@ export interface TaskLines {
   giveUp: string;
   /** Used by `dateTask` only. */
   askHour: string;
+  /** `dateTask` only: noon or midnight, for 12 said with a part of the day it is not in. @default TASK_DEFAULTS.lines.askTwelve */
+  askTwelve?: string;
   /** `dateTask` only: the parts of the day as `askHour` names them, any of them replaced. @default TASK_DEFAULTS.lines.partsOfDay */
   partsOfDay?: Partial<Record<PartOfDay, string>>;
 }
@@ -94,7 +98,7 @@ export function taskLines(kind: keyof typeof TASK_DEFAULTS.lines.labels, options
   const d = TASK_DEFAULTS.lines;
   return {
     prompt: options.prompt ?? d.prompts[kind], label: d.labels[kind], confirm: d.confirm, notUnderstood: d.notUnderstood, invalid: d.invalid, invalidKeyed: d.invalidKeyed,
-    lettersNotKeyed: d.lettersNotKeyed, tryAgain: d.tryAgain, yesOrNo: d.yesOrNo, noInput: d.noInput, giveUp: d.giveUp, askHour: d.askHour,
+    lettersNotKeyed: d.lettersNotKeyed, tryAgain: d.tryAgain, yesOrNo: d.yesOrNo, noInput: d.noInput, giveUp: d.giveUp, askHour: d.askHour, askTwelve: d.askTwelve,
     ...options.lines,
   };
 }

@@ -295,14 +295,19 @@ test('date: an hour keyed or said that is not in the part of the day given is as
   // Said, the same: the line says it was heard, not keyed.
   const saidNine = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), say('الساعة تسعة ونص')]);
   assert.equal(saidNine[2]!.say, `${L.invalid.replace('{label}', L.labels.date)} في أي ساعة بعد الظهر؟`);
-  // 12 of the morning is noon (الظهر) or midnight (بالليل), neither of them the morning: its hour
-  // is asked without the part, and the answer is read as said (12 alone is noon; "اتناشر بالليل" midnight).
+  // 12 of the morning is noon (الظهر) or midnight (بالليل), neither of them the morning: which is
+  // asked, and the answer is the part alone or an hour of its own.
   const twelve = run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), keys('12#')]);
-  assert.equal(twelve[2]!.say, 'في أي ساعة؟');
-  assert.deepEqual(value(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), keys('12#'), say('اتناشر الضهر'), say('نعم')])).time, '12:00');
-  assert.deepEqual(value(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), say('اتناشر'), say('اتناشر بالليل'), say('نعم')])), { date: '2027-01-16', time: '00:00', calendar: 'gregory', text: 'بكرة الصبح اتناشر بالليل' });
-  // Said in one breath, the same question.
-  assert.equal(run(dateTask({ now, requireTime: true }), [say('بكرة الساعة اتناشر الصبح')])[1]!.say, 'في أي ساعة؟');
+  assert.equal(twelve[2]!.say, L.askTwelve);
+  assert.deepEqual(value(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), keys('12#'), say('الضهر'), say('نعم')])).time, '12:00');
+  assert.deepEqual(value(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), say('اتناشر'), say('منتصف الليل'), say('نعم')])).date, '2027-01-16');
+  assert.deepEqual(value(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), say('اتناشر'), say('بالليل'), say('نعم')])), { date: '2027-01-16', time: '00:00', calendar: 'gregory', text: 'بكرة الصبح الساعة 12:00 بالليل' });
+  assert.equal(value(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), say('اتناشر'), say('لا، وحدة الضهر'), say('نعم')])).time, '13:00');
+  // Said in one breath, the same question, also without requireTime; and for 12 am.
+  for (const said of ['بكرة الساعة اتناشر الصبح', 'بكرة 12 am']) {
+    assert.equal(run(dateTask({ now }), [say(said)])[1]!.say, L.askTwelve, said);
+    assert.equal(value(run(dateTask({ now }), [say(said), say('نص الليل'), say('نعم')])).time, '00:00', said);
+  }
   // 0 keyed is midnight, one time only, and not the morning: asked again.
   assert.equal(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), keys('0#')])[2]!.say, again('في أي ساعة من الصباح؟'));
   // A 24-hour hour inside the part is taken as keyed; the small hours are the morning as callers say them; the night keeps its midnight.
