@@ -39,6 +39,17 @@ export interface DigitsExpectation {
    * ninth making another): the turn then waits for the caller's pause instead of closing on it.
    */
   mayGoOn?: (digits: string) => boolean;
+  /**
+   * False when no more digits can make a whole number (a Saudi caller's "06…"): the turn is not
+   * held for them, and the caller's pause ends it as any other. @default () => true
+   */
+  mayBecome?: (digits: string) => boolean;
+  /**
+   * The characters of the number said so far, when they are not digits alone (an IBAN whose bank
+   * code is letters, said by name: "كيو إيه خمسة ثمانية دي أو إتش بي …"); they are counted against
+   * `length` and passed to `complete` in place of the digits. @default parseDigits
+   */
+  read?: (transcript: string) => string | undefined;
 }
 
 /** What the agent waits for from the caller (a running task says it). */
@@ -126,6 +137,7 @@ function digitsVerdict(d: string, e: DigitsExpectation): TurnVerdict | undefined
   if (e.complete?.(d) || (e.length !== undefined && d.length >= e.length)) {
     return e.mayGoOn?.(d) ? verdict('unknown', `digits:${d.length}:may-go-on`) : verdict('complete', `digits:${d.length}`);
   }
+  if (e.mayBecome && !e.mayBecome(d)) return verdict('unknown', `digits:${d.length}:never-whole`);
   const need = e.length ?? e.min;
   if (need !== undefined && d.length < need) return verdict('incomplete', `digits:${d.length}/${need}`);
   // A check that fails on a short number: more digits may still come (a phone number: 15 at most).
@@ -180,8 +192,9 @@ export function arabicTurnPolicy(opts: TurnCueOptions = {}): TurnJudge {
     const asked = awaiting?.length === 1 && ['هو', 'هي'].includes(last) && t.questions.some((p) => endsWith(tokens.slice(0, -1), p));
     if (awaiting && !asked && !(before && t.negators.has(before))) return verdict('incomplete', `awaiting:${awaiting.join(' ')}`);
     const digits = parseDigits(transcript);
-    if (expect.digits && digits !== undefined) {
-      const v = digitsVerdict(digits, expect.digits);
+    const said = expect.digits?.read ? expect.digits.read(transcript) : digits;
+    if (expect.digits && said !== undefined) {
+      const v = digitsVerdict(said, expect.digits);
       if (v) return v;
     }
     if (yesNo) {

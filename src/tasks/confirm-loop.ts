@@ -12,7 +12,7 @@ import type { CollectTask, TaskFailureReason, TaskInput, TaskStep } from './type
 /** What a task heard in one input. */
 export type Heard<T> =
   | { value: T; heard: string; problem?: undefined }
-  | { value?: undefined; /** why nothing usable was heard */ problem: 'nothing' | 'invalid'; heard?: string }
+  | { value?: undefined; /** why nothing usable was heard */ problem: 'nothing' | 'invalid'; heard?: string; /** Said in place of the task's line for the problem, before the question again. */ say?: string }
   /** A value missing one part ("بكرة العصر" without the hour): `ask` asks for it, and the answer is heard with `partial`. */
   | { value?: undefined; problem: 'incomplete'; partial: T; ask: string; heard?: string };
 
@@ -77,7 +77,7 @@ export function confirmLoop<T>(capture: Capture<T>): CollectTask<T> {
       phase = 'ask';
       return { say: h.ask };
     }
-    return fail(h.problem === 'invalid' ? fill(keyed ? lines.invalidKeyed : lines.invalid, lines.label) : lines.notUnderstood);
+    return fail(('say' in h ? h.say : undefined) ?? (h.problem === 'invalid' ? fill(keyed ? lines.invalidKeyed : lines.invalid, lines.label) : lines.notUnderstood));
   };
 
   return {

@@ -14,6 +14,8 @@ export const TASK_DEFAULTS = {
       phone: 'من فضلك، قل رقم جوالك، أو أدخله بلوحة المفاتيح ثم اضغط المربع.',
       national_id: 'من فضلك، قل رقم الهوية الوطنية أو الإقامة، أو أدخله ثم اضغط المربع.',
       iban: 'من فضلك، قل أرقام الآيبان بعد رمز الدولة، أو أدخلها ثم اضغط المربع.',
+      /** `digitsTask({ kind: 'iban' })` for a country whose IBAN has letters after its own (a bank code: Qatar's DOHB): keys cannot carry them. */
+      iban_letters: 'من فضلك، قل الآيبان بعد رمز الدولة، حروفه وأرقامه، حرفًا حرفًا.',
       card_last4: 'من فضلك، قل آخر أربعة أرقام من بطاقتك.',
       otp: 'من فضلك، قل رمز التحقق الذي وصلك في الرسالة.',
       custom: 'من فضلك، قل الرقم أو أدخله ثم اضغط المربع.',
@@ -34,6 +36,8 @@ export const TASK_DEFAULTS = {
     invalid: 'عذرًا، {label} الذي سمعته غير صحيح.',
     /** A value was keyed but fails its check ("heard" would tell a caller who typed it that they were misheard). */
     invalidKeyed: 'عذرًا، {label} الذي أدخلته غير صحيح.',
+    /** `digitsTask({ kind: 'iban' })`: keys came for an IBAN whose letters keys cannot carry; the prompt follows. */
+    lettersNotKeyed: 'لا يمكن إدخال حروف الآيبان بلوحة المفاتيح.',
     /** After a "no" to the read-back. */
     tryAgain: 'حسنًا، لنحاول مرة أخرى.',
     /** Neither yes nor no heard after a read-back. */
@@ -48,6 +52,8 @@ export const TASK_DEFAULTS = {
      * date said or keyed without one ("بكرة", DDMMYYYY: "في أي ساعة؟").
      */
     askHour: 'في أي ساعة {value}؟',
+    /** `dateTask` only: 12 said with a part of the day it is not in ("اتناشر الصبح", "12 am"): noon or midnight? */
+    askTwelve: 'الساعة الثانية عشرة ظهرًا أم منتصف الليل؟',
     /**
      * The parts of the day as `askHour` names them: a noun is asked "من" it (في أي ساعة من
      * الصباح), a name that is an adverb of time already (بعد الظهر) as it is.
@@ -64,12 +70,16 @@ export interface TaskLines {
   notUnderstood: string;
   invalid: string;
   invalidKeyed: string;
+  /** Used by `digitsTask({ kind: 'iban' })` only, for a country whose IBAN has letters. @default TASK_DEFAULTS.lines.lettersNotKeyed */
+  lettersNotKeyed?: string;
   tryAgain: string;
   yesOrNo: string;
   noInput: string;
   giveUp: string;
   /** Used by `dateTask` only. */
   askHour: string;
+  /** `dateTask` only: noon or midnight, for 12 said with a part of the day it is not in. @default TASK_DEFAULTS.lines.askTwelve */
+  askTwelve?: string;
   /** `dateTask` only: the parts of the day as `askHour` names them, any of them replaced. @default TASK_DEFAULTS.lines.partsOfDay */
   partsOfDay?: Partial<Record<PartOfDay, string>>;
 }
@@ -84,11 +94,11 @@ export interface TaskOptions {
 }
 
 /** The task's lines: the defaults for `kind`, then the caller's. */
-export function taskLines(kind: keyof typeof TASK_DEFAULTS.lines.prompts, options: TaskOptions): TaskLines {
+export function taskLines(kind: keyof typeof TASK_DEFAULTS.lines.labels, options: TaskOptions): TaskLines {
   const d = TASK_DEFAULTS.lines;
   return {
     prompt: options.prompt ?? d.prompts[kind], label: d.labels[kind], confirm: d.confirm, notUnderstood: d.notUnderstood, invalid: d.invalid, invalidKeyed: d.invalidKeyed,
-    tryAgain: d.tryAgain, yesOrNo: d.yesOrNo, noInput: d.noInput, giveUp: d.giveUp, askHour: d.askHour,
+    lettersNotKeyed: d.lettersNotKeyed, tryAgain: d.tryAgain, yesOrNo: d.yesOrNo, noInput: d.noInput, giveUp: d.giveUp, askHour: d.askHour, askTwelve: d.askTwelve,
     ...options.lines,
   };
 }

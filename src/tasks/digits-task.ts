@@ -6,12 +6,12 @@
 import { parseDigits } from '../text/parse-digits.ts';
 import { bbanLetters, IBAN_FORMATS } from '../text/iban-formats.ts';
 import { parseIbanSaid } from '../text/parse-iban.ts';
-import { phoneMayGoOn } from '../text/phone-prefix.ts';
+import { phoneMayBecome, phoneMayGoOn } from '../text/phone-prefix.ts';
 import { readBackDigits, readBackIban, readBackPhone } from '../text/read-back.ts';
 import { isValidIban, isValidSaudiId, normalizePhone, type PhoneCountry } from '../text/validate.ts';
 import type { DigitsExpectation } from '../pipeline/turn-policy.ts';
 import { confirmLoop, type Heard } from './confirm-loop.ts';
-import { taskLines, type TaskOptions } from './defaults.ts';
+import { TASK_DEFAULTS, taskLines, type TaskOptions } from './defaults.ts';
 import type { CollectTask } from './types.ts';
 
 /** What kind of number is collected. */
@@ -44,19 +44,24 @@ function checkDigits(kind: DigitsKind, digits: string, o: DigitsTaskOptions, let
   }
 }
 
+const ibanFormat = (o: DigitsTaskOptions) => IBAN_FORMATS[o.country ?? 'SA'] ?? IBAN_FORMATS.SA!;
+
 /** When the digits said so far are the whole number (the turn policy holds a turn open until they are). */
 function digitsExpected(kind: DigitsKind, o: DigitsTaskOptions): DigitsExpectation {
   if (o.length !== undefined && kind !== 'phone' && kind !== 'iban') return { length: o.length };
   switch (kind) {
     case 'phone': {
       const country = o.country ?? 'SA';
-      return { complete: (d) => normalizePhone(d, country) !== undefined, mayGoOn: (d) => phoneMayGoOn(d, country) };
+      return { complete: (d) => normalizePhone(d, country) !== undefined, mayGoOn: (d) => phoneMayGoOn(d, country), mayBecome: (d) => phoneMayBecome(d, country) };
     }
-    // Said without its two letters: the digits are the country's length less them and less the
-    // letters of its bank code (Iraq's NBIQ), said by name and not counted as digits.
+    // Said without its two letters: the digits are the country's length less them. A country
+    // whose BBAN has letters (Iraq's bank code NBIQ, Qatar's DOHB and the letters its account
+    // numbers may hold) counts the letters said by name too: digits alone would never reach the
+    // length when the account has letters, and the turn would be held to its limit every time.
     case 'iban': {
-      const format = IBAN_FORMATS[o.country ?? 'SA'] ?? IBAN_FORMATS.SA!;
-      return { length: format.length - 2 - bbanLetters(format.bban) };
+      const format = ibanFormat(o);
+      if (!bbanLetters(format.bban)) return { length: format.length - 2 };
+      return { length: format.length - 2, read: (text) => parseIbanSaid(text)?.rest };
     }
     case 'national_id': return { length: 10 };
     case 'card_last4': return { length: 4 };
@@ -70,6 +75,11 @@ export function digitsTask(options: DigitsTaskOptions): CollectTask<string> {
   const kind = options.kind;
   if (!['phone', 'national_id', 'iban', 'card_last4', 'otp', 'custom'].includes(kind)) throw new TypeError(`digitsTask: unknown kind "${String(kind)}"`);
   if (options.length !== undefined && !(Number.isInteger(options.length) && options.length > 0)) throw new RangeError(`digitsTask: length must be a positive whole number, got ${options.length}`);
+  // An IBAN with letters after its country's (a bank code): keys cannot carry them, so the prompt
+  // asks it said, and keys get a line that says why (not "wrong" again and again).
+  const lettersUnkeyable = kind === 'iban' && bbanLetters(ibanFormat(options).bban) > 0;
+  const lines = taskLines(kind, options);
+  if (lettersUnkeyable && options.prompt === undefined && options.lines?.prompt === undefined) lines.prompt = TASK_DEFAULTS.lines.prompts.iban_letters;
   const check = (digits: string, letters?: string): Heard<string> => {
     const value = checkDigits(kind, digits, options, letters);
     if (value === undefined || (options.validate && !options.validate(value))) return { problem: 'invalid', heard: digits };
@@ -78,7 +88,7 @@ export function digitsTask(options: DigitsTaskOptions): CollectTask<string> {
   return confirmLoop<string>({
     name: `digits:${kind}`,
     expects: { digits: digitsExpected(kind, options) },
-    lines: taskLines(kind, options),
+    lines,
     maxAttempts: options.maxAttempts,
     fromSpeech(text) {
       if (kind === 'iban') {
@@ -95,7 +105,11 @@ export function digitsTask(options: DigitsTaskOptions): CollectTask<string> {
       if (digits === undefined) return { problem: 'nothing' };
       return check(digits);
     },
-    fromKeys: (digits) => (/^\d+$/.test(digits) ? check(digits) : { problem: 'nothing' }),
+    fromKeys(digits) {
+      if (!/^\d+$/.test(digits)) return { problem: 'nothing' };
+      const keyed = check(digits);
+      return keyed.value === undefined && lettersUnkeyable ? { problem: 'invalid', heard: digits, say: lines.lettersNotKeyed ?? TASK_DEFAULTS.lines.lettersNotKeyed } : keyed;
+    },
     readBack(value) {
       if (kind === 'phone') return readBackPhone(value);
       if (kind === 'iban') return readBackIban(value);

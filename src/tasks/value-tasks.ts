@@ -37,6 +37,8 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
     // An hour said with a part of the day it is not in ("تسعة ونص العصر"): the hour of that part is asked, not guessed.
     if (value.hourOutsidePart) {
       const { hourOutsidePart: _, ...partial } = value;
+      // 12 with a part it is not in (the parser keeps no part then): noon or midnight is asked.
+      if (!value.partOfDay) return askTwelve(partial, heard);
       return { problem: 'incomplete', partial, ask: askHour(value.partOfDay), heard };
     }
     // A day without its hour (said alone, with a part of the day, or keyed: DDMMYYYY holds none) is asked it.
@@ -44,16 +46,42 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
     if (options.validate && !options.validate(value)) return { problem: 'invalid', heard };
     return { value, heard };
   };
+  /**
+   * 12 said with a part of the day it is not in (الصبح، الفجر، العصر, 12 a.m.): "noon or
+   * midnight?" is asked, the day kept; the partial carries `hourOutsidePart` so that the answer
+   * may be the part alone ("الضهر"، "بالليل"), read with the 12 said before.
+   */
+  const askTwelve = (partial: ParsedDate, heard: string): Heard<ParsedDate> =>
+    ({ problem: 'incomplete', partial: { ...partial, partOfDay: undefined, hourOutsidePart: '12' }, ask: fill(lines.askTwelve ?? TASK_DEFAULTS.lines.askTwelve, lines.label), heard });
+  /**
+   * An hour that is not in the part of the day given: 12 is noon or midnight, neither of them the
+   * morning, the dawn or the afternoon, so which is asked; any other ("تسعة ونص" of the afternoon)
+   * contradicts the part and is asked again naming it. Undefined when the words hold no hour at all.
+   */
+  const outsidePart = (hour: string, partial: ParsedDate, heard: string): Heard<ParsedDate> | undefined => {
+    const free = { ...partial, partOfDay: undefined };
+    // A number word alone ("اتناشر") is an hour here, the answer to the hour question.
+    const loose = parseHour(hour, free, options) ?? parseHour(`الساعة ${hour}`, free, options);
+    if (!loose) return undefined;
+    if (loose.time?.startsWith('12:')) return askTwelve(partial, heard);
+    return { problem: 'invalid', heard };
+  };
+  /** The answer to "noon or midnight?": an hour of its own, or the part alone, read with the 12 said before. */
+  const twelveAnswer = (text: string, partial: ParsedDate): ParsedDate | undefined => {
+    const { hourOutsidePart: _, ...on } = partial;
+    // "نص الليل" is midnight, not half past an hour; "نص النهار" noon.
+    const part = text.replace(/(?:نص|منتصف)\s+الليل/gu, 'بالليل').replace(/(?:نص|منتصف)\s+النهار/gu, 'الظهر');
+    return parseHour(part, on, options) ?? parseHour(`الساعة 12:00 ${part}`, on, options);
+  };
   return confirmLoop<ParsedDate>({
     name: 'date',
     lines,
     maxAttempts: options.maxAttempts,
     fromSpeech(text, partial) {
       if (!partial) return check(parseDate(text, options), text);
+      if (partial.hourOutsidePart) return check(twelveAnswer(text, partial), text);
       const value = parseHour(text, partial, options);
-      // An hour heard that is not in the part of the day given ("تسعة ونص" of the afternoon) contradicts it: asked again.
-      if (!value && partial.partOfDay && parseHour(text, { ...partial, partOfDay: undefined }, options)) return { problem: 'invalid', heard: text };
-      return check(value, text);
+      return (!value && partial.partOfDay && outsidePart(text, partial, text)) || check(value, text);
     },
     fromKeys(digits, partial) {
       // Keys answering the hour question are the hour (4, 16, 430, 1630), read on the day given, in
@@ -61,7 +89,7 @@ export function dateTask(options: DateTaskOptions = {}): CollectTask<ParsedDate>
       if (partial && /^\d{1,4}$/.test(digits)) {
         const [h, m] = digits.length <= 2 ? [digits, '00'] : [digits.slice(0, -2), digits.slice(-2)];
         const value = parseHour(`${Number(h)}:${m}`, partial, options);
-        return value ? check(value, digits) : { problem: 'invalid', heard: digits };
+        return value ? check(value, digits) : outsidePart(`${Number(h)}:${m}`, partial, digits) ?? { problem: 'invalid', heard: digits };
       }
       const m = /^(\d{2})(\d{2})(\d{4})$/.exec(digits);
       if (!m) return { problem: 'invalid', heard: digits };

@@ -44,6 +44,9 @@ export const VERBS: VerbEntry[] = [
   { past: 'أضاف', pastStem: 'أضف', present: 'يضيف', imperative: 'أضف', masdar: 'إضافة' },
   { past: 'فعل', present: 'يفعل', imperative: 'فعل', masdar: 'تفعيل' },
   { past: 'انتظر', present: 'ينتظر', imperative: 'انتظر', masdar: 'انتظار' },
+  // "اضغط 2 ثانية", "انقر 3 مرات": presses and their time are the verb's object (ضغط is also the masdar: "بعد ضغط ثلاث مرات").
+  { past: 'ضغط', present: 'يضغط', imperative: 'اضغط', masdar: 'ضغط' },
+  { past: 'نقر', present: 'ينقر', imperative: 'انقر', masdar: 'نقر' },
   { past: 'أدخل', imperative: 'أدخل', masdar: 'إدخال' },
   { past: 'كتب', imperative: 'اكتب' },
   { past: 'سحب', present: 'يسحب', imperative: 'اسحب', masdar: 'سحب' },

@@ -23,7 +23,8 @@ function hour24(h: number, period: string | undefined): number {
     case 'afternoon': case 'sunset': return h < 12 ? h + 12 : 12;
     case 'evening': return h < 12 ? h + 12 : 0;
     case 'night': return h === 12 ? 0 : h >= 5 ? h + 12 : h;
-    default: return h <= 6 ? h + 12 : h;
+    // 0 is midnight, one time only ("0:30" keyed is 00:30, not 12:30).
+    default: return h >= 1 && h <= 6 ? h + 12 : h;
   }
 }
 
@@ -85,17 +86,25 @@ export function findTime(words: string[], used: boolean[]): FoundTime | undefine
   for (let i = from; i < to; i++) used[i] = true;
   if (from > 0 && HOUR_WORD.test(words[from - 1]!)) used[from - 1] = true;
   if (period && periodAt >= 0) used[periodAt] = true;
-  const h24 = hour24(h, period);
   const kind = period ? DAY_PERIODS[period]!.kind : undefined;
   const twelve = h >= 1 && h <= 12;
-  // Neither reading of the hour is in the part of the day said with it: the caller's words contradict each other.
-  if (period && !within(h24, m, twelve, spanOf(period))) return { time: DAY_PERIODS[period]!.alone, afterMidnight: false, partOfDay: kind, outside: said.join(' ') };
+  // The period table's reading, or the other one when only that is in the part said.
+  const h24 = period ? readingIn(hour24(h, period), m, twelve, spanOf(period)) : hour24(h, period);
+  // Neither reading of the hour is in the part of the day said with it (the caller's words
+  // contradict each other), or both are (12 a.m.): the hour is asked again, not guessed.
+  // 12 is noon or midnight, whatever part it was said with: its hour is asked without the part.
+  if (h24 === undefined) return { time: DAY_PERIODS[period!]!.alone, afterMidnight: false, partOfDay: h === 12 ? undefined : kind, outside: said.join(' ') };
   return { time: hhmm(h24, m), afterMidnight: (kind === 'night' || kind === 'evening') && h24 < 5, twelve };
 }
 
-/** Whether `h:m` (0–23), or its other 12-hour reading when the hour was said 1–12, lies in `spans`. */
-function within(h: number, m: number, twelve: boolean, spans: [number, number][]): boolean {
-  return (twelve ? [h, (h + 12) % 24] : [h]).some((x) => spans.some(([a, b]) => x * 60 + m >= a && x * 60 + m <= b));
+/**
+ * The hour (0–23) of `h:m` that lies in `spans`: `h` itself, or its other 12-hour reading when the
+ * hour was said 1–12; undefined when neither does, or when both do (12 with the a.m. or p.m.
+ * marker: "12 صباحًا" is midnight on a clock and noon to a caller who counts the morning to noon).
+ */
+function readingIn(h: number, m: number, twelve: boolean, spans: [number, number][]): number | undefined {
+  const inside = (twelve ? [h, (h + 12) % 24] : [h]).filter((x) => spans.some(([a, b]) => x * 60 + m >= a && x * 60 + m <= b));
+  return inside.length === 1 ? inside[0] : undefined;
 }
 
 export const minutesOf = (time: string) => {
@@ -119,9 +128,11 @@ export const PART_WORD: Record<PartOfDay, string> = {
  */
 const PART_SPANS: Record<PartOfDay, [number, number][]> = {
   dawn: [[1 * 60, 7 * 60]],
-  morning: [[1 * 60, 12 * 60]],
+  // Noon itself is الظهر, midnight بالليل: "اتناشر الصبح" is neither (see docs/arabic-parsing.md).
+  morning: [[1 * 60, 12 * 60 - 1]],
   noon: [[11 * 60, 17 * 60]],
-  afternoon: [[12 * 60, 19 * 60]],
+  // After noon: 12 is noon itself, not its afternoon ("اتناشر العصر" is asked again).
+  afternoon: [[12 * 60 + 1, 19 * 60]],
   sunset: [[16 * 60 + 30, 20 * 60 + 30]],
   evening: [[16 * 60, 24 * 60 - 1], [0, 0]],
   night: [[17 * 60, 24 * 60 - 1], [0, 5 * 60 - 1]],
@@ -135,6 +146,8 @@ const NAMED_SPANS: Record<string, [number, number][]> = { 'العشا': ISHA, '�
 /** The 12-hour clock's a.m. and p.m. (midnight, 12 of the evening, with the p.m.). */
 const AM: [number, number][] = [[0, 12 * 60]];
 const PM: [number, number][] = [[12 * 60, 24 * 60 - 1], [0, 0]];
+/** The colloquial المسا: the p.m. without noon's hour, which is never evening ("اتناشر المسا" is midnight). */
+const EVENING_SAID: [number, number][] = [[13 * 60, 24 * 60 - 1], [0, 59]];
 
 /**
  * Where an hour said in one breath with a period word may lie: its part of the day's span
@@ -145,7 +158,7 @@ const PM: [number, number][] = [[12 * 60, 24 * 60 - 1], [0, 0]];
  */
 const SAID_SPANS: Record<string, [number, number][]> = {
   'صباحا': AM, 'am': AM, 'قبل_الظهر': AM,
-  'مساء': PM, 'مساءا': PM, 'المسا': PM, 'مسا': PM, 'pm': PM, 'بعد_الظهر': PM,
+  'مساء': PM, 'مساءا': PM, 'المسا': EVENING_SAID, 'مسا': EVENING_SAID, 'pm': PM, 'بعد_الظهر': PM,
   'العشا': ISHA, 'العشاء': ISHA,
 };
 const spanOf = (period: string) => SAID_SPANS[period] ?? PART_SPANS[DAY_PERIODS[period]!.kind];

@@ -13,5 +13,5 @@ export { parseDate, parseHour, PARSE_DATE_DEFAULTS, type ParsedDate, type ParseD
 export type { PartOfDay } from './date-words.ts';
 export { luhn, isValidIban, normalizeIban, isValidSaudiId, normalizePhone, PHONE_COUNTRIES, IBAN_LENGTHS, type PhoneCountry } from './validate.ts';
 export { IBAN_FORMATS, type IbanFormat } from './iban-formats.ts';
-export { phoneMayGoOn } from './phone-prefix.ts';
+export { phoneMayBecome, phoneMayGoOn } from './phone-prefix.ts';
 export { readBackDigits, readBackPhone, readBackIban, readBackDate, readBackAmount, readDigitGroups, digitGroups } from './read-back.ts';

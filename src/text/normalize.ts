@@ -83,9 +83,17 @@ const TANWEEN = /[\u064B-\u064D]/g;
  * A keypad key after "press" (اضغط، دوس، اكبس، انقر, with و/ف/ثم before and على، الرقم، زر after):
  * the key's name as the verb's object, so 2 is اثنين (the dual's accusative), as call-centre
  * prompts say it ("للغة العربية اضغط واحد، للإنجليزية اضغط اثنين"). Several keys: "اضغط 1 أو 2".
+ * The two function keys have their ITU-T E.161 names, "star" and "square", as Gulf prompts say
+ * them: * النجمة, # المربع (this project's own prompts: "ثم اضغط المربع").
  */
-const KEY_NAMES = ['صفر', 'واحد', 'اثنين', 'ثلاثة', 'أربعة', 'خمسة', 'ستة', 'سبعة', 'ثمانية', 'تسعة'];
-const KEY = String.raw`\d(?![\d.,:/]?\d|\s?(?:%|٪))`;
+const KEY_NAMES: Record<string, string> = {
+  0: 'صفر', 1: 'واحد', 2: 'اثنين', 3: 'ثلاثة', 4: 'أربعة', 5: 'خمسة', 6: 'ستة', 7: 'سبعة', 8: 'ثمانية', 9: 'تسعة',
+  '*': 'النجمة', '#': 'المربع',
+};
+const USSD = /(?<![\p{L}\p{N}*#])\*[\d٠-٩*]*[\d٠-٩][\d٠-٩*]*#(?![\p{L}\p{N}*#])/gu;
+const USSD_KEYS: Record<string, string> = { '*': 'نجمة', '#': 'مربع' };
+// A digit that is no part of a longer number, or a function key that is no part of a code (*100#).
+const KEY = String.raw`(?:\d(?![\d.,:/]?\d|\s?(?:%|٪))|[*#](?![\p{L}\p{N}*#]))`;
 const KEYPAD = new RegExp(String.raw`((?<![\p{L}])[وف]?(?:[اإ]ضغط|دوس|[اإ]كبس|[اإ]نقر)(?:ي|وا)?(?:\s+(?:على|عَلى))?(?:\s+(?:الرقم|رقم|الزر|زر|المفتاح|مفتاح))?\s+)(${KEY}(?:\s*(?:أو|او|ثم|،|و)\s*${KEY})*)`, 'gu');
 
 const tidy = (t: string) => t.replace(/\s+([،؛.!?؟])/g, '$1').replace(/[ \t]{2,}/g, ' ').trim();
@@ -127,17 +135,20 @@ export class SpeechNormalizer {
 
   /** The speakable form of a text. */
   normalize(input: string): string {
-    let t = input.replace(MASKED, (_, d: string) => digitsToWords(d));
+    // A code dialled whole (USSD: *100#, *166*1#) is its keys one by one; read before the
+    // markup is stripped, which would take *166* for emphasis.
+    let t = input.replace(USSD, (code) => [...westernDigits(code)].map((k) => USSD_KEYS[k] ?? digitsToWords(k)).join(' '));
+    t = t.replace(MASKED, (_, d: string) => digitsToWords(d));
     t = westernDigits(stripMarkup(t)).replace(/٪/g, '%').replace(/ = /g, ' يساوي ');
+    // Keys first: "اضغط #" has no digit and "#" is read as رقم below.
+    t = t.replace(KEYPAD, (all: string, verb: string, keys: string, offset: number) =>
+      (this.countsPresses(keys, t.slice(offset + all.length, offset + all.length + 40)) ? all : `${verb}${keys.replace(/[\d*#]/g, (k) => KEY_NAMES[k]!)}`));
     // "#4521" is "number 4521": a reference, read as one after words that announce it already
     // (رقم الطلب #4521), and announced by رقم otherwise (طلبك #4521).
     t = t.replace(/(^|[\s(:،])#\s?(?=\d)/gu, (all, lead: string, offset: number) =>
       (/رقم(?:\s+\S+)?\s*:?\s*$/u.test(t.slice(Math.max(0, offset - 40), offset + lead.length)) ? lead : `${lead}رقم `));
     // Most chunks have no number at all: nothing more to do.
     if (!/\d/.test(t)) return tidy(t);
-    // "اضغط 3 مرات" counts presses: no key.
-    t = t.replace(KEYPAD, (all: string, verb: string, keys: string, offset: number) =>
-      (this.countsSomething(t.slice(offset + all.length, offset + all.length + 40)) ? all : `${verb}${keys.replace(/\d/g, (d) => KEY_NAMES[Number(d)]!)}`));
     // "-50" → "سالب 50"; "2 مليون" → "2,000,000" so the amount and its noun read as one number.
     t = t.replace(/(^|[\s(:])[-−](?=\d)/g, '$1سالب ');
     t = t.replace(/(?<![\d.,:/+\-])(\d+(?:\.\d+)?)\s?(ألف|آلاف|مليون|ملايين|مليار|مليارات)(?![\p{L}\u064B-\u0652])/gu, (all, n: string, w: string) => {
@@ -228,6 +239,20 @@ export class SpeechNormalizer {
     const guess = guessNoun(w);
     // An unknown word in the accusative after a number is an adverb (فورًا، يوميًا، تقريبًا), not what it counts.
     return guess.sure || !/[اً]$/.test(w) ? guess : undefined;
+  }
+
+  /**
+   * A number after "press" counts presses or time ("اضغط 3 مرات", "اضغط 2 ثانية") when a counted
+   * noun follows it; not when that noun carries its own count (a dual, مرتين، ثانيتين) or is
+   * followed by one (مرة واحدة، مرة أخرى، مرة ثانية): then the number is the key ("اضغط 2 مرتين").
+   */
+  private countsPresses(keys: string, after: string): boolean {
+    if (!/^\d$/.test(keys) || !this.countsSomething(after)) return false;
+    const [, w = '', next = ''] = after.match(/^\s*([\p{L}\u064B-\u0652]+)(?:\s+([\p{L}\u064B-\u0652]+))?/u) ?? [];
+    const noun = this.lexicon.get(w);
+    const bare = w.replace(/[\u064B-\u0652]/g, '');
+    const dual = noun && !noun.invariant && (bare === noun.dual || bare === noun.dual.replace(/ان$/, 'ين'));
+    return !dual && !/^(?:واحد|واحدة|أخرى|اخرى|ثانية|ثانيه)$/u.test(next.replace(/[\u064B-\u0652]/g, ''));
   }
 
   /** The words after a number name what it counts (so it is an amount, not a reference). */

@@ -187,7 +187,7 @@ export function parseHour(answer: string, on: ParsedDate, options: ParseDateOpti
   const ownPeriod = words.some((w) => w in DAY_PERIODS);
   if (on.partOfDay) words.push(PART_WORD[on.partOfDay]);
   const found = findTime(words, words.map(() => false));
-  if (!found || found.partOfDay) return undefined;
+  if (!found || found.partOfDay || found.outside) return undefined;
   // The word the part was named by ("بكرة العشا"): some are narrower than their part.
   const named = on.partOfDay ? wordsOf(on.text).findLast((w) => DAY_PERIODS[w]?.kind === on.partOfDay) : undefined;
   const time = on.partOfDay && !ownPeriod ? inPart(found, on.partOfDay, named) : found;

@@ -6,7 +6,7 @@
  * of closing on the digits. Sources: docs/arabic-parsing.md#validators.
  */
 import { phoneNumbers } from './phone-numbers.ts';
-import { callingCode, normalizePhone, PHONE_COUNTRIES, type PhoneCountry } from './validate.ts';
+import { callingCode, normalizePhone, OWN_MOBILE, PHONE_COUNTRIES, type PhoneCountry } from './validate.ts';
 import { asciiDigits } from './number-words.ts';
 
 /** Continuations tried digit by digit: one and two more digits (110 numbers at most). */
@@ -64,4 +64,29 @@ export function phoneMayGoOn(digits: string, country: PhoneCountry = 'SA'): bool
   const most = Math.max(0, ...room);
   if (most >= 1 && ONE_MORE.some((more) => normalizePhone(d + more, country) !== undefined)) return true;
   return most >= 2 && TWO_MORE.some((more) => normalizePhone(d + more, country) !== undefined);
+}
+
+/**
+ * False when no digits added to `digits` can make a mobile `normalizePhone` reads under `country`
+ * (a Saudi caller's "06…" or "0512345678 9"), decided without libphonenumber; true when they may,
+ * or when only the library could tell (the beginning of another League country's number, or a
+ * national number of a country hiwar has no ranges of its own for). The phone task's turn is not
+ * held for more digits that cannot help.
+ */
+export function phoneMayBecome(digits: string, country: PhoneCountry = 'SA'): boolean {
+  let d = asciiDigits(digits).replace(/[\s\-().]/g, '');
+  if (d.startsWith('+')) d = `00${d.slice(1)}`;
+  if (!/^\d*$/.test(d) || d.length > 15) return false;
+  if (!d || d === '0' || d === '00') return true;
+  const begun = (c: PhoneCountry, nsn: string) => OWN_MOBILE[c]?.begun.test(nsn) ?? true;
+  // The national reading under the caller's country, and an Egyptian 01X whatever the country.
+  if (!d.startsWith('00') && begun(country, d.replace(/^0/, ''))) return true;
+  if (/^01/.test(d) && begun('EG', d.slice(1))) return true;
+  // An international reading: a League code begun, or one said and its number begun after it.
+  const international = d.replace(/^00/, '');
+  return PHONE_COUNTRIES.some((c) => {
+    const code = callingCode(c);
+    if (code.startsWith(international)) return true;
+    return international.startsWith(code) && begun(c, international.slice(code.length).replace(/^0/, ''));
+  });
 }

@@ -70,21 +70,34 @@ export type PhoneCountry = (typeof PHONE_COUNTRIES)[number];
 
 /**
  * Saudi, Emirati and Egyptian mobiles by hiwar's own ranges, from the national plans: Saudi 5X
- * (CST's National Numbering Plan gives mobiles the whole 05X block; libphonenumber leaves out 052,
- * which is in use), UAE 50/52/53/54/55/56/58 (TDRA's plan reserves 5X for mobiles; 053 is
- * Virgin Mobile UAE's), Egypt 10/11/12/15. These three never load the library.
+ * (CITC's ITU bulletin communication of 3.IX.2014 assigns 0570–0572 and 0576–0578 inside the 05X
+ * block of nine-digit mobiles; libphonenumber leaves out 052, whose assignment we found in
+ * secondary sources only), UAE 50/52/53/54/55/56/58 (TDRA
+ * reserves 5X for mobiles; 053, Virgin Mobile UAE's, rests on secondary sources only: no TDRA
+ * plan or ITU bulletin naming it was found), Egypt 10/11/12/15. These three never load the library.
  */
-const OWN_MOBILE: Partial<Record<PhoneCountry, { code: string; mobile: RegExp }>> = {
-  SA: { code: '966', mobile: /^5\d{8}$/ },
-  AE: { code: '971', mobile: /^5[0234568]\d{7}$/ },
-  EG: { code: '20', mobile: /^1[0125]\d{8}$/ },
+export const OWN_MOBILE: Partial<Record<PhoneCountry, { code: string; mobile: RegExp; begun: RegExp }>> = {
+  // `begun`: the beginnings of such a number, the numbers themselves included (for the turn: docs/arabic-parsing.md).
+  SA: { code: '966', mobile: /^5\d{8}$/, begun: /^(?:5\d{0,8})?$/ },
+  AE: { code: '971', mobile: /^5[0234568]\d{7}$/, begun: /^(?:5(?:[0234568]\d{0,7})?)?$/ },
+  EG: { code: '20', mobile: /^1[0125]\d{8}$/, begun: /^(?:1(?:[0125]\d{0,8})?)?$/ },
 };
 
-let codes: Map<PhoneCountry, string> | undefined;
-/** A League country's calling code ('966'), read from libphonenumber once (each look-up there builds its metadata anew). */
+/**
+ * The League's country calling codes (ITU-T E.164 assigned codes, "List of ITU-T Recommendation
+ * E.164 assigned country codes", Annex to the ITU Operational Bulletin). Written here rather than
+ * read from libphonenumber, so that a Saudi, Emirati or Egyptian caller's number, partial or
+ * whole, never loads the library (its first use costs tens of milliseconds of CPU); the phone
+ * tests check the table against the library's.
+ */
+export const CALLING_CODES: Readonly<Record<PhoneCountry, string>> = {
+  DZ: '213', BH: '973', KM: '269', DJ: '253', EG: '20', IQ: '964', JO: '962', KW: '965', LB: '961', LY: '218', MR: '222',
+  MA: '212', OM: '968', PS: '970', QA: '974', SA: '966', SO: '252', SD: '249', SY: '963', TN: '216', AE: '971', YE: '967',
+};
+
+/** A League country's calling code ('966'). */
 export function callingCode(country: PhoneCountry): string {
-  codes ??= new Map(PHONE_COUNTRIES.map((c) => [c, phoneNumbers().getCountryCallingCode(c)]));
-  return codes.get(country)!;
+  return CALLING_CODES[country];
 }
 
 /** A country's mobile in E.164 from its national significant number (no trunk 0), or undefined. */

@@ -282,7 +282,7 @@ test('date: the hour keyed in answer to the hour question is read on the day alr
   assert.deepEqual(date[4]!.done, { ok: true, value: { date: '2027-01-20', time: '16:00', calendar: 'gregory', text: '2027-01-20 4:00' } });
 });
 
-test('date: an hour keyed or said that is not in the part of the day given is asked again; 12 of the morning is noon, 0 is not the morning', () => {
+test('date: an hour keyed or said that is not in the part of the day given is asked again; 12 of the morning is asked without the part, 0 is not the morning', () => {
   const now = new Date('2027-01-14T08:00:00Z');
   const value = (steps: TaskStep<unknown>[]) => (steps.at(-1)!.done as { value: { date: string; time: string } }).value;
   const again = (part: string) => `${L.invalidKeyed.replace('{label}', L.labels.date)} ${part}`;
@@ -295,10 +295,19 @@ test('date: an hour keyed or said that is not in the part of the day given is as
   // Said, the same: the line says it was heard, not keyed.
   const saidNine = run(dateTask({ now, requireTime: true }), [say('بكرة العصر'), say('الساعة تسعة ونص')]);
   assert.equal(saidNine[2]!.say, `${L.invalid.replace('{label}', L.labels.date)} في أي ساعة بعد الظهر؟`);
-  // 12 of the morning is noon (the end of the morning), not the midnight that starts the day.
+  // 12 of the morning is noon (الظهر) or midnight (بالليل), neither of them the morning: which is
+  // asked, and the answer is the part alone or an hour of its own.
   const twelve = run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), keys('12#')]);
-  assert.equal(twelve[2]!.say, 'الموعد يوم الجمعة، الخامس عشر من يناير ألفين وسبعة وعشرين، الساعة الثانية عشرة ظهرًا، صحيح؟');
-  assert.deepEqual(value(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), keys('12#'), keys('1')])), { date: '2027-01-15', time: '12:00', calendar: 'gregory', text: 'بكرة الصبح 12:00' });
+  assert.equal(twelve[2]!.say, L.askTwelve);
+  assert.deepEqual(value(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), keys('12#'), say('الضهر'), say('نعم')])).time, '12:00');
+  assert.deepEqual(value(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), say('اتناشر'), say('منتصف الليل'), say('نعم')])).date, '2027-01-16');
+  assert.deepEqual(value(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), say('اتناشر'), say('بالليل'), say('نعم')])), { date: '2027-01-16', time: '00:00', calendar: 'gregory', text: 'بكرة الصبح الساعة 12:00 بالليل' });
+  assert.equal(value(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), say('اتناشر'), say('لا، وحدة الضهر'), say('نعم')])).time, '13:00');
+  // Said in one breath, the same question, also without requireTime; and for 12 am.
+  for (const said of ['بكرة الساعة اتناشر الصبح', 'بكرة 12 am']) {
+    assert.equal(run(dateTask({ now }), [say(said)])[1]!.say, L.askTwelve, said);
+    assert.equal(value(run(dateTask({ now }), [say(said), say('نص الليل'), say('نعم')])).time, '00:00', said);
+  }
   // 0 keyed is midnight, one time only, and not the morning: asked again.
   assert.equal(run(dateTask({ now, requireTime: true }), [say('بكرة الصبح'), keys('0#')])[2]!.say, again('في أي ساعة من الصباح؟'));
   // A 24-hour hour inside the part is taken as keyed; the small hours are the morning as callers say them; the night keeps its midnight.

@@ -7,7 +7,7 @@
 // their Arabic names as letters are read out in Arabic (إن بي آي كيو for NBIQ).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { IBAN_LENGTHS, digitsTask, isValidIban, type CollectTask, type TaskInput, type TaskStep } from '../../src/index.ts';
+import { IBAN_LENGTHS, TASK_DEFAULTS, digitsTask, isValidIban, type CollectTask, type TaskInput, type TaskStep } from '../../src/index.ts';
 import { IBAN_FORMATS } from '../../src/text/iban-formats.ts';
 import { parseIbanSaid } from '../../src/text/parse-iban.ts';
 import { arabicTurnPolicy } from '../../src/pipeline/turn-policy.ts';
@@ -112,17 +112,51 @@ test('بي is B or P: Palestine\'s PALS and Bahrain\'s BMAG both read', () => {
   assert.match(ps[1]!.say!, /^الآيبان بي إس تسعة اثنان، بي إيه إل إس، /);
 });
 
-test('the turn waits for all the digits of the country\'s IBAN, its bank code\'s letters not counted', () => {
+test('the turn waits for all the characters of the country\'s IBAN, its letters said by name counted', () => {
   const policy = arabicTurnPolicy();
-  // Iraq: 23 characters, less IQ and the four letters of the bank code: 17 digits.
-  const iq = { expect: { digits: { length: 17 } } };
+  // Iraq: 23 characters, less IQ: 21, the four letters of the bank code said by name among them.
   const iraqTask = digitsTask({ kind: 'iban', country: 'IQ' });
   iraqTask.start();
-  assert.deepEqual(iraqTask.expecting?.()?.digits, { length: 17 });
+  const iq = { expect: iraqTask.expecting!()! };
+  assert.equal(iq.expect.digits?.length, 21);
   assert.equal(policy(spoken('98NBIQ850123456789'), iq).decision, 'incomplete');
   assert.equal(policy(spoken('98NBIQ850123456789012'), iq).decision, 'complete');
+  // Qatar: the registry's example ends in seven letters (QA58 DOHB 0000 1234 5678 90AB CDEF G):
+  // its 16 digits never made the 23 digits the turn waited for, so it was held to its limit.
+  const qatarTask = digitsTask({ kind: 'iban', country: 'QA' });
+  qatarTask.start();
+  const qa = { expect: qatarTask.expecting!()! };
+  assert.equal(policy(spoken('58DOHB00001234567890ABCDEF'), qa).decision, 'incomplete');
+  assert.equal(policy(spoken('58DOHB00001234567890ABCDEFG'), qa).decision, 'complete');
   // Libya: 25 characters, all digits after LY: 23.
   const libyaTask = digitsTask({ kind: 'iban', country: 'LY' });
   libyaTask.start();
   assert.deepEqual(libyaTask.expecting?.()?.digits, { length: 23 });
+});
+
+test('an IBAN with letters after its country\'s cannot be keyed: the prompt asks it said, and keys are told why', () => {
+  // Bahrain, Iraq, Jordan, Kuwait, Palestine, Qatar and Yemen: a bank code of four letters (4!a).
+  const withLetters = Object.entries(IBAN_FORMATS).filter(([, f]) => /!a/.test(f.bban)).map(([c]) => c).sort();
+  assert.deepEqual(withLetters, ['BH', 'IQ', 'JO', 'KW', 'PS', 'QA', 'YE']);
+  for (const country of withLetters) {
+    const task = digitsTask({ kind: 'iban', country: country as 'SA' });
+    const first = task.start();
+    assert.doesNotMatch(first.say!, /أدخل/, `${country}: the prompt does not offer the keypad`);
+    const example = REGISTRY[country]!.example;
+    // The digits keyed, the letters left out (they are not on the keypad): told so, and asked to say it.
+    const keyedStep = task.next({ kind: 'dtmf', digits: `${example.slice(2).replace(/[A-Z]/g, '')}#` });
+    assert.equal(keyedStep.say, `${TASK_DEFAULTS.lines.lettersNotKeyed} ${first.say}`, country);
+    // Said, it is read.
+    const said = task.next(say(spoken(example.slice(2))));
+    assert.match(said.say!, /صحيح؟$/, `${country}: ${said.say}`);
+  }
+  // A country with digits only is still offered the keypad, and keyed it is read.
+  const saudi = digitsTask({ kind: 'iban' });
+  assert.match(saudi.start().say!, /أدخلها/);
+  assert.match(saudi.next({ kind: 'dtmf', digits: '0380000000608010167519#' }).say!, /صحيح؟$/);
+  // Keys three times: the task gives up, as for any value that fails three times.
+  const q = digitsTask({ kind: 'iban', country: 'QA' });
+  q.start();
+  const steps = [1, 2, 3].map(() => q.next({ kind: 'dtmf', digits: '5800001234567890#' }));
+  assert.deepEqual(steps[2]!.done, { ok: false, reason: 'max_attempts', lastHeard: '5800001234567890' });
 });

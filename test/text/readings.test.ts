@@ -5,6 +5,15 @@
 //   numerals: اثنان declines as a dual, -āni in the nominative, -ayni in the accusative and
 //   genitive); the other digits' names do not change. Spoken Arabic has only the -ayn form
 //   (اتنين، ثنين), so the prompt sounds right to every caller;
+// - the function keys: ITU-T E.161 ("Arrangement of digits, letters and symbols on telephones…",
+//   2001) names them the "star" (*) and the "square" (#) keys, نجمة and مربع word for word; Saudi
+//   and Gulf call-centre prompts say them so ("للعودة اضغط نجمة"، "ثم اضغط المربع", the form this
+//   project's own prompts use); شباك, another name some callers give #, is not used. A search for
+//   a published Arabic IVR style guide found none, so this follows heard prompts;
+// - a number after "press" followed by a counted noun counts presses or time: the verb's object,
+//   accusative ("اضغط ثلاث مرات"، "اضغط ثانيتين", Ryding on the cognate accusative and the
+//   accusative of time); a noun that already carries its count (مرتين، مرة واحدة، مرة أخرى)
+//   leaves the digit a key ("اضغط اثنين مرتين": press 2 twice);
 // - a run of digits written without spaces is said in groups with a pause (the Arabic comma, at
 //   which the synthesizer pauses: docs/arabic-parsing.md#read-back) between them: a local phone
 //   3-3-4 (Saudi, Emirati 05X XXX XXXX) or 3-4-4 (Egyptian 01X XXXX XXXX), a number with its
@@ -37,6 +46,31 @@ test('a number after "press" that is no key keeps its reading', () => {
     ['اضغط 10 مرات', 'اضغط عشر مرات'],
     ['اضغط 3 مرات على الزر', 'اضغط ثلاث مرات على الزر'],
     ['اضغط الزر لمدة 2 ثانية', 'اضغط الزر لمدة ثانيتين'],
+    ['اضغط 2 ثانية', 'اضغط ثانيتين'],
+    ['اضغط 1 مرة', 'اضغط مرةً واحدةً'],
+    ['انقر 5 مرات', 'انقر خمس مرات'],
+    ['انتظر 2 ثانية', 'انتظر ثانيتين'],
+    ['انتظر 3 دقائق ثم اضغط 1', 'انتظر ثلاث دقائق ثم اضغط واحد'],
+  ]);
+});
+
+test('the star and hash keys are named, and a key followed by words stays a key', () => {
+  cases([
+    ['اضغط *', 'اضغط النجمة'],
+    ['اضغط #', 'اضغط المربع'],
+    ['للعودة إلى القائمة الرئيسية اضغط *', 'للعودة إلى القائمة الرئيسية اضغط النجمة'],
+    ['أدخل رقم الهوية ثم اضغط #', 'أدخل رقم الهوية ثم اضغط المربع'],
+    ['اضغط 1 ثم #', 'اضغط واحد ثم المربع'],
+    ['اضغطي * أو 0', 'اضغطي النجمة أو صفر'],
+    ['اضغط 0 للعودة', 'اضغط صفر للعودة'],
+    ['اضغط 2 مرتين', 'اضغط اثنين مرتين'],
+    ['اضغط 1 مرة واحدة', 'اضغط واحد مرة واحدة'],
+    ['اضغط 9 مرة أخرى', 'اضغط تسعة مرة أخرى'],
+    ['اضغط 3 لو سمحت', 'اضغط ثلاثة لو سمحت'],
+    // A code dialled whole (USSD) is its keys one by one.
+    ['اطلب *100# لمعرفة رصيدك', 'اطلب نجمة واحد صفر صفر مربع لمعرفة رصيدك'],
+    ['اضغط *166*1#', 'اضغط نجمة واحد ستة ستة نجمة واحد مربع'],
+    ['للاشتراك اطلب *٨٨٨#', 'للاشتراك اطلب نجمة ثمانية ثمانية ثمانية مربع'],
   ]);
 });
 
