@@ -120,6 +120,15 @@ export class CallTrace {
         this.awaiting = { reply, at, e };
         break;
       }
+      case 'reply_dropped': {
+        // Cut before a word was heard (the call went out of service): its span ends, marked.
+        const reply = this.replies.get(e.reply);
+        if (!reply) break;
+        this.replies.delete(e.reply);
+        reply.span.setAttribute('hiwar.reply.dropped', true);
+        this.endReply(reply, at, undefined, undefined);
+        break;
+      }
       case 'metrics':
       case 'line_metrics':
         this.finish(e.metrics);

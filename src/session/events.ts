@@ -145,6 +145,12 @@ export type SessionEvent =
   | { type: 'agent_chunk'; text: string; reply?: number }
   /** `line`: a fixed line the session said on its own (`FixedLineKind`), not a reply of the agent's. */
   | { type: 'agent_turn'; text: string; heardText: string; interrupted: boolean; reply?: number; line?: FixedLineKind }
+  /**
+   * Reply `reply` was cut before the caller heard a word of it, by the call going out of service
+   * or closing with the agent's line (`reason`, the call's end reason): it is no agent turn, in
+   * the events or the report.
+   */
+  | { type: 'reply_dropped'; reply: number; reason: string }
   /** Caller speech over the agent: paused, resumed (a false alarm), confirmed (a barge-in), or a backchannel (`text`, "آه") the agent went on over. */
   | { type: 'interruption'; kind: 'paused' | 'resumed' | 'confirmed' | 'backchannel'; text?: string }
   | { type: 'tool'; outcome: ToolOutcome; reply?: number }

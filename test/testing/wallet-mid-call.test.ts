@@ -1,0 +1,53 @@
+/**
+ * The wallet runs out once the call is up, while the agent is answering the caller: the reply cut
+ * before a word of it was heard is no agent turn (the transcript held an empty one), a typed
+ * `reply_dropped` event says why, and the caller hears the out-of-service line, rendered before
+ * the wallet ran out. Through the public `hiwar/testing` API: `TestSandbox.refuseKey` mid-call.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Agent } from '../../src/index.ts';
+import { runCall, startTestSandbox, type TestSandbox } from '../../src/testing/index.ts';
+
+const agent: Agent = {
+  name: 'florist',
+  instructions: 'متجر ورد',
+  greeting: 'أهلًا بك في متجر الورد.',
+  voice: { voice_id: 'ar-hijazi-female-1' },
+  outOfServiceLine: 'نعتذر، الخدمة غير متاحة حاليًا. حاول لاحقًا.',
+  intents: [{ name: 'order', examples: ['أين طلبي'], reply: 'طلبك في الطريق وسيصلك اليوم.' }],
+};
+
+let sandbox: TestSandbox;
+before(async () => {
+  sandbox = await startTestSandbox({ progress: false });
+});
+after(() => sandbox.close());
+
+test('the wallet runs out as the agent begins its answer: no empty agent turn, a reply_dropped event, the out-of-service line', async () => {
+  let restore: (() => void) | undefined;
+  const call = await runCall(agent, [{ say: 'أين طلبي' }, { hangup: true, pauseMs: 30_000 }], {
+    sandbox,
+    onEvent: (e) => {
+      // The caller's turn is heard: the reply to it starts on a wallet that has just run out.
+      if (e.type === 'user_turn' && !restore) restore = sandbox.refuseKey('empty-wallet');
+    },
+  });
+  restore?.();
+  assert.match(call.ended, /^out of service: .*wallet is empty/, call.ended);
+  assert.deepEqual(
+    call.agentTurns.map((t) => t.heardText ?? t.text),
+    [agent.greeting, agent.outOfServiceLine],
+    `no agent turn of nothing: ${JSON.stringify(call.agentTurns)}`,
+  );
+  assert.ok(!call.events.some((e) => e.type === 'agent_turn' && !e.heardText), 'no agent_turn event of nothing');
+  const answer = call.events.find((e) => e.type === 'reply_started' && e.turn === 1);
+  assert.ok(answer && answer.type === 'reply_started', 'the answer began');
+  const dropped = call.events.find((e) => e.type === 'reply_dropped');
+  assert.ok(dropped && dropped.type === 'reply_dropped', `a typed event says the reply was dropped: ${JSON.stringify(call.events.map((e) => e.type))}`);
+  assert.equal(dropped.reply, answer.reply, 'the answer is the reply dropped');
+  assert.equal(dropped.reason, call.ended, 'and why: the reason the call ends with');
+  const line = call.events.find((e) => e.type === 'agent_turn' && e.line === 'out_of_service');
+  assert.ok(line && call.events.indexOf(dropped) < call.events.indexOf(line), 'the line follows');
+  assert.ok(call.recording().length > 16_000 * 3, 'the caller heard audio (the greeting and the line)');
+});
