@@ -164,6 +164,18 @@ test('a reply dropped (cut by the call going out of service before a word was he
   assert.deepEqual(replies.map((r) => [r.attributes['hiwar.reply.kind'], r.attributes['hiwar.reply.dropped'], end(r)]), [['turn', true, 320], ['line', undefined, 4_000]]);
 });
 
+test('the apology after a model failure, known as a fixed line only once said, names its reply span (hiwar.reply.line)', () => {
+  const { exporter, at } = timedTrace('c-apology');
+  at(0, { type: 'user_turn', text: 'أين طلبي', turn: 1 });
+  at(10, { type: 'reply_started', reply: 2, turn: 1 });
+  at(900, { type: 'agent_chunk', text: 'عذرًا', reply: 2, line: 'model_error' });
+  at(2_000, { type: 'agent_turn', text: 'عذرًا', heardText: 'عذرًا', interrupted: false, reply: 2, line: 'model_error' });
+  at(2_000, { type: 'metrics', metrics: { interrupted: false }, reply: 2 });
+  at(2_100, { type: 'ended', reason: 'caller hung up' });
+  const reply = exporter.getFinishedSpans().find((s) => s.name === 'hiwar.reply')!;
+  assert.deepEqual([reply.attributes['hiwar.reply.kind'], reply.attributes['hiwar.reply.line']], ['turn', 'model_error']);
+});
+
 test("a model that failed marks its own hiwar.llm span ERROR, as a tool that threw marks its hiwar.tool span", () => {
   const { exporter, tracer } = tracing();
   let now = 1_000;
