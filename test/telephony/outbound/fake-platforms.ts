@@ -6,7 +6,7 @@
  * the test (`onMedia`) as the platform's far end.
  */
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject, type KeyPairKeyObjectResult } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { importSPKI, jwtVerify, SignJWT } from 'jose';
 import { plivoSignature } from '../../../transports/telephony/plivo.ts';
@@ -134,6 +134,12 @@ export class FakePlatforms {
       lost?(to: string): boolean;
       /** A callback whose connection failed is sent again this many times, a second apart, as platforms retry webhooks. @default 0 */
       callbackRetries?: number;
+      /**
+       * Each callback on a connection of its own (closed after it), as a platform's callbacks
+       * come from many of its hosts: behind `--workers`, they reach the workers in turn. @default
+       * false (one kept-alive connection)
+       */
+      freshConnections?: boolean;
     },
   ) {}
 
@@ -375,7 +381,7 @@ export class FakePlatforms {
     let res: Response;
     for (let left = this.o.callbackRetries ?? 0; ; left--) {
       try {
-        res = await fetch(url, { method: 'POST', headers, body });
+        res = this.o.freshConnections ? await postAlone(url, headers, body) : await fetch(url, { method: 'POST', headers, body });
         break;
       } catch (err) {
         // The instance behind the URL died with the connection: the platform tries again (on another, behind a balancer).
@@ -494,4 +500,18 @@ export class FakePlatforms {
     this.ended.set(id, { scenario, durationS: this.o.durationS ?? 12 });
     this.finished.add(id);
   }
+}
+
+/** A POST on a connection of its own, closed after the answer (no pool to keep it alive). */
+function postAlone(url: string, headers: Record<string, string>, body: string): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: false }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () => resolve(new Response(res.statusCode === 204 ? null : Buffer.concat(parts), { status: res.statusCode ?? 0 })));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
