@@ -6,7 +6,7 @@
  * told to the other workers (`watch`), so the one awaiting the call's outcome learns it at once,
  * as Redis's records tell a cluster.
  */
-import type { OutboundCall } from '../../transports/telephony/outbound/calls.ts';
+import type { OutboundCall } from '../../transports/telephony/outbound/outbound-call.ts';
 import type { CallChange, CallRecords } from '../../transports/telephony/outbound/records.ts';
 import { isMachineMessage, type MachineChannel, type MachineMessage, type MachineRequests } from './serve-machine.ts';
 
