@@ -41,9 +41,6 @@ export class OutOfServiceLine {
         this.audio = await voice.render(this.host.spoken(this.host.line));
       } catch (err) {
         this.host.warn('out-of-service line not prepared', err);
-        // Tried again when it is needed (`say`): a refusal of the moment (a key's one concurrent
-        // session taken by the greeting's synthesis) may have passed by then.
-        this.preparing = undefined;
       }
     })();
     return this.preparing;
@@ -55,10 +52,7 @@ export class OutOfServiceLine {
    * are kept per process, so no service call is needed when the service is down.
    */
   async say(voice: AgentVoice, kind: FixedLineKind): Promise<void> {
-    // A rendering under way that fails is tried once more: its failure may be of that moment.
-    this.saying ??= this.prepare(voice)
-      .then(() => (this.audio ? undefined : this.prepare(voice)))
-      .then(() => this.play(kind));
+    this.saying ??= this.prepare(voice).then(() => this.play(kind));
     return this.saying;
   }
 
