@@ -515,3 +515,14 @@ function postAlone(url: string, headers: Record<string, string>, body: string): 
     req.end(body);
   });
 }
+
+/**
+ * `hiwar serve`'s environment for outbound calls through the fake Twilio at `fakeUrl` alone: its
+ * keys, the calls API's secret and a caller ID; no other platform, Redis or public URL from the
+ * shell. `more` on top (the service's key and address, the log level).
+ */
+export function fakeTwilioServeEnv(keys: TestKeys, fakeUrl: string, callsSecret: string, more: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, TWILIO_ACCOUNT_SID: keys.twilio.accountSid, TWILIO_AUTH_TOKEN: keys.twilio.authToken, HIWAR_TWILIO_API_URL: fakeUrl, HIWAR_CALLS_SECRET: callsSecret, HIWAR_CALL_FROM: '+966110000000', ...more };
+  for (const k of ['TELNYX_API_KEY', 'PLIVO_AUTH_ID', 'VONAGE_APPLICATION_ID', 'HIWAR_PUBLIC_URL', 'REDIS_URL', 'HIWAR_CALL_PLATFORM']) if (!(k in more)) delete env[k];
+  return env;
+}
