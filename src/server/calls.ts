@@ -361,18 +361,23 @@ export class CallManager implements CallHost {
     for (const c of this.pending) if (c.call) this.admitted.add(c.call);
     const deadline = Date.now() + timeoutMs;
     const awaited = this.logDrainStart(Date.now());
+    // The ledger is asked on its own beat, however often a change wakes the loop.
+    let ask = Date.now() + DRAIN_DEFAULTS.mediaCheckMs;
     while (this.busy(Date.now()) && Date.now() < deadline) {
       const now = Date.now();
       const awaiting = [...this.promised].filter(([, t]) => t.waitUntil > now).map(([k]) => k);
-      const ask = this.o.ledger?.spent && awaiting.length ? now + DRAIN_DEFAULTS.mediaCheckMs : Infinity;
-      const wake = Math.min(deadline, this.promisedUntil(now) ?? Infinity, ask) - now;
+      const asking = !!this.o.ledger?.spent && awaiting.length > 0;
+      const wake = Math.min(deadline, this.promisedUntil(now) ?? Infinity, asking ? ask : Infinity) - now;
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((r) => {
         this.idle.push(r);
         timer = setTimeout(r, Math.max(1, wake));
       });
       clearTimeout(timer);
-      if (Date.now() >= ask) for (const k of await connectedElsewhere(awaiting.filter((k) => this.promised.has(k)), this.o.ledger, this.o.logger)) this.withdraw(k);
+      if (asking && Date.now() >= ask) {
+        ask = Date.now() + DRAIN_DEFAULTS.mediaCheckMs;
+        for (const k of await connectedElsewhere(awaiting.filter((k) => this.promised.has(k)), this.o.ledger, this.o.logger)) this.withdraw(k);
+      }
     }
     // As they stand now: a placed call answered during the drain waits for its media as a webhook answer's.
     const left = [...awaited.media, ...awaited.ringing].filter((k) => this.promised.has(k));
