@@ -55,9 +55,9 @@ export function isInstalled(pkg: OptionalPackage): boolean {
   }
 }
 
-/** One line for a feature whose packages are not all installed, or undefined when they are. */
-export function missingPackages(feature: string, pkgs: OptionalPackage[], doc: `docs/${string}`): string | undefined {
-  const missing = pkgs.filter((p) => !isInstalled(p));
+/** One line for a feature whose packages are not all installed (`installed` says), or undefined when they are. */
+export function missingPackages(feature: string, pkgs: OptionalPackage[], doc: `docs/${string}`, installed: (pkg: OptionalPackage) => boolean = isInstalled): string | undefined {
+  const missing = pkgs.filter((p) => !installed(p));
   if (missing.length === 0) return undefined;
   return `${feature} needs ${missing.join(' and ')}: npm install ${missing.map(installSpec).join(' ')}; see ${docPath(doc)}`;
 }

@@ -49,17 +49,21 @@ async function teaching(phrases: number, log: (m: string) => void): Promise<void
 
 /**
  * A real key is tried once (`GET /models`) before a server takes calls: a key the service refuses
- * would otherwise show only as every call failing, with a warning per call. A refused key stops
- * the start; anything else (the service out of reach for a moment, an empty wallet) is said and
- * the server starts, since those can pass. The messages carry the status, never the key.
+ * would otherwise show only as every call failing, with a warning per call. A key that is not
+ * valid (401) stops the start; anything else (a key scoped away from `/models`, the service out of
+ * reach for a moment, an empty wallet) is said and the server starts. The messages carry the
+ * status and the service's words, never the key.
  */
 export async function checkServiceKey(client: ServiceClient, log: (m: string) => void): Promise<void> {
   try {
     await client.listModels({ timeoutMs: 10_000, maxRetries: 1 });
   } catch (err) {
-    if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
-      const region = err instanceof AuthenticationError ? ` (${regionHint()})` : '';
-      throw new Error(`the service refused HIWAR_API_KEY (${err.status}${err instanceof AuthenticationError ? ': not a valid key' : ': not allowed'}): check the key${region}; nothing was started`);
+    if (err instanceof AuthenticationError) throw new Error(`the service refused HIWAR_API_KEY (${err.status}: not a valid key): check the key (${regionHint()}); nothing was started`);
+    // GET /models answers 401 or 429 by the service's word: a 403 is a key scoped to some
+    // endpoints (text-to-speech only, say), which says nothing of the ones calls use. Said, by name.
+    if (err instanceof PermissionDeniedError) {
+      log(`HIWAR_API_KEY is a valid key that may not call ${err.endpoint ?? 'GET /models'} (${err.status}: ${err.errorMessage}); calls need /listen and /text-to-speech: starting`);
+      return;
     }
     if (err instanceof InsufficientBalanceError) log(`the key's wallet is empty (${err.status}): calls will fail until it is topped up`);
     else log(`could not check HIWAR_API_KEY with the service (${err instanceof ServiceError ? err.status : (err as Error).name}); starting anyway`);

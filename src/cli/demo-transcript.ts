@@ -27,6 +27,8 @@ export function demoTranscript(say: (line: string) => void): (e: SessionEvent) =
       else if (!e.text && !e.heardText && printed.has(e.reply)) say('  (not heard: the service did not voice this reply)');
       else if (!printed.has(e.reply) && e.text) say(`  الوكيل  ◂ ${e.text}`);
       printed.delete(e.reply);
+    } else if (e.type === 'reply_dropped') {
+      if (printed.delete(e.reply)) say('  (not heard: the call went out of service first)');
     } else if (e.type === 'interruption' && e.kind !== 'paused') say(`  (${e.kind === 'confirmed' ? 'barge-in: the agent stops, history keeps only what was heard' : e.kind === 'backchannel' ? `backchannel «${e.text}»: the agent goes on` : 'false alarm: the agent resumes'})`);
     else if (e.type === 'tool') say(`  (tool ${e.outcome.call.name} → ${toolResult(e.outcome)})`);
     else if (e.type === 'notice' || e.type === 'error') say(`  (${e.type === 'error' ? 'error: ' : ''}${e.message})`);

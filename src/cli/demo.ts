@@ -1,6 +1,9 @@
 import { access, constants, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ServiceClient } from '../service/client.ts';
+import type { Agent } from '../session/agent.ts';
 import type { CallReport, TurnMetrics } from '../session/events.ts';
+import type { Logger } from '../session/logger.ts';
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
 import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
 import { demoTranscript } from './demo-transcript.ts';
@@ -80,6 +83,11 @@ export async function demoCommand(args: string[]): Promise<number> {
   say(`(model ids: ${service.client.config.models.stt}, ${service.client.config.models.tts})`);
   const llm = llmFromEnv(agent);
   say(`(language model: ${describeLlm(llm)})`);
+  const logger = loggerFromEnv();
+  // The out-of-service line before the call, as a server renders it at start-up: rendered by the
+  // call instead, it raced the greeting's synthesis and a key of one concurrent session was
+  // refused it (429), so a caller the service then refused heard nothing.
+  await prepareDemoLines(service.client, agent, logger);
   // Faster than real time the call is a simulation in this one process (caller, agent and, without
   // a key, the sandbox): a stall counted as call time, N times over, spread the recording's speech
   // against the report's times on a busy machine. At 1× the latencies are the wall's, stalls too.
@@ -90,7 +98,7 @@ export async function demoCommand(args: string[]): Promise<number> {
       client: service.client,
       agent,
       llm,
-      logger: loggerFromEnv(),
+      logger,
       scenario,
       clock: callClock,
       onEvent: demoTranscript(say),
@@ -113,6 +121,19 @@ export async function demoCommand(args: string[]): Promise<number> {
     if (callClock instanceof SteadyScaledClock) callClock.stop();
     await service.close();
   }
+}
+
+/**
+ * Renders the agent's fixed lines before the call. A key that is not valid or a wallet that is
+ * empty stops the demo here, in the one line the CLI gives them (the call could voice nothing);
+ * anything else is a warning naming what the service refused, and the call goes on.
+ */
+async function prepareDemoLines(client: ServiceClient, agent: Agent, logger: Pick<Logger, 'warn'>): Promise<void> {
+  const { prepareFixedLines, linesNotRendered } = await import('../session/prepare-fixed-lines.ts');
+  const { AuthenticationError, InsufficientBalanceError } = await import('../service/errors.ts');
+  const err = await prepareFixedLines(client, agent).then(() => undefined, (e: unknown) => e);
+  if (err instanceof AuthenticationError || err instanceof InsufficientBalanceError) throw err;
+  if (err) logger.warn({ err: (err as Error).message }, linesNotRendered(err));
 }
 
 /** Fails before the call, not after it, when the results could not be written. */

@@ -3,7 +3,8 @@
  * channel (`MachineRequests` matches each question to its answer): the machine's call limit (the
  * primary holds the count, `MachineCalls`; a worker asks for a place before a call's session opens
  * anything, `MachineAdmission`; a worker that dies gives its places back at once), the ledger of
- * spent tokens, and the machine-wide `/metrics` and `/calls/live`.
+ * spent tokens, the outbound calls' records without Redis (serve-machine-records.ts), and the
+ * machine-wide `/metrics` and `/calls/live`.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../session/logger.ts';
@@ -12,6 +13,7 @@ import type { TokenLedger } from '../server/token-ledger.ts';
 import type { Transport } from '../transport/types.ts';
 import type { LiveCall } from '../observability/live-calls.ts';
 import { sumCounts, type DrainCounts } from '../server/drain-wait.ts';
+import type { RecordsOp } from './serve-machine-records.ts';
 
 /** Messages between a worker and the primary (all carry `hiwar` so other IPC traffic is left alone). */
 export type MachineMessage =
@@ -30,15 +32,19 @@ export type MachineMessage =
   | { hiwar: 'live-calls'; id: string; calls: LiveCall[] }
   | { hiwar: 'live-all'; id: string; calls: LiveCall[] }
   | { hiwar: 'metrics-text'; id: string; text?: string; error?: string }
-  | ({ hiwar: 'draining'; calls: number } & DrainCounts);
+  | ({ hiwar: 'draining'; calls: number } & DrainCounts)
+  /** The machine's outbound call records (serve-machine-records.ts): a question, its answer, a change told to the other workers. */
+  | ({ hiwar: 'records'; id: string } & RecordsOp)
+  | { hiwar: 'records-done'; id: string; result?: unknown; error?: string }
+  | { hiwar: 'records-changed'; callId: string };
 
 /** Whether an IPC message is one of serve's own. */
 export const isMachineMessage = (m: unknown): m is MachineMessage => typeof m === 'object' && m !== null && typeof (m as { hiwar?: unknown }).hiwar === 'string';
 
 /** A worker's question to the primary, and the primary's answer, which carries the question's id. */
-type Question = Extract<MachineMessage, { hiwar: 'acquire' | 'spend' | 'check-spent' | 'metrics' | 'live' }>;
-type Answer = Extract<MachineMessage, { hiwar: 'acquired' | 'spent' | 'was-spent' | 'metrics-text' | 'live-all' }>;
-const ANSWERS = new Set<string>(['acquired', 'spent', 'was-spent', 'metrics-text', 'live-all']);
+type Question = Extract<MachineMessage, { hiwar: 'acquire' | 'spend' | 'check-spent' | 'metrics' | 'live' | 'records' }>;
+type Answer = Extract<MachineMessage, { hiwar: 'acquired' | 'spent' | 'was-spent' | 'metrics-text' | 'live-all' | 'records-done' }>;
+const ANSWERS = new Set<string>(['acquired', 'spent', 'was-spent', 'metrics-text', 'live-all', 'records-done']);
 type Without<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 
 /** A worker's questions to the primary over the IPC channel, each matched to its answer by id. */

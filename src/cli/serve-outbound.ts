@@ -11,6 +11,7 @@ import type { PluginFactory, ServerPlugin } from '../server/types.ts';
 import type { CallReport } from '../session/events.ts';
 import type { Logger } from '../session/logger.ts';
 import type { CallInfo } from '../transport/types.ts';
+import type { CallRecords } from '../../transports/telephony/outbound/records.ts';
 import type { Outbound, OutboundOptions } from '../../transports/telephony/outbound/routes.ts';
 import { E164 } from '../../transports/telephony/outbound/types.ts';
 import { CliError } from './args.ts';
@@ -34,7 +35,19 @@ export interface ServeOutbound {
  * Outbound calls and the campaigns API. `campaigns`: the store of an in-process campaign (its
  * `hiwar campaign start` process answers for it); default Redis's with `redisUrl`, else none.
  */
-export async function serveOutbound(o: { publicUrl?: string; redisUrl?: string; logger: Logger; campaigns?: CampaignStore; options?: OutboundOptions; /** The campaign slots' lease. @default CALL_SLOTS_DEFAULTS.leaseMs */ slotLeaseMs?: number }): Promise<ServeOutbound> {
+export async function serveOutbound(o: {
+  publicUrl?: string;
+  redisUrl?: string;
+  logger: Logger;
+  campaigns?: CampaignStore;
+  options?: OutboundOptions;
+  /** The campaign slots' lease. @default CALL_SLOTS_DEFAULTS.leaseMs */
+  slotLeaseMs?: number;
+  /** The calls' records without Redis, where not this process's (a `--workers` machine's, held by its primary). */
+  records?: CallRecords;
+  /** Where `records` are kept, for the start-up lines. */
+  recordsWhere?: string;
+}): Promise<ServeOutbound> {
   const [{ outboundCalls, RedisCallRecords }, { campaignRoutes }, { MemoryCampaignStore }] = await Promise.all([
     import('../../transports/telephony/index.ts'),
     import('../campaign/routes.ts'),
@@ -63,7 +76,8 @@ export async function serveOutbound(o: { publicUrl?: string; redisUrl?: string; 
       await onControl!(id);
     };
   }
-  const outbound = outboundCalls({ publicUrl: o.publicUrl, ...o.options, ...(redis ? { records: new RedisCallRecords(redis), slots } : {}) });
+  const records = redis ? new RedisCallRecords(redis) : o.records;
+  const outbound = outboundCalls({ publicUrl: o.publicUrl, ...o.options, ...(records ? { records } : {}), ...(slots ? { slots } : {}) });
   const campaigns = campaignRoutes({
     store: store ?? new MemoryCampaignStore(),
     ...(onControl ? { onControl: (id: string, action: string) => (action === 'pause' ? Promise.resolve() : onControl!(id)) } : {}),
@@ -91,7 +105,7 @@ export async function serveOutbound(o: { publicUrl?: string; redisUrl?: string; 
       await closeQueue?.();
       redis?.disconnect();
     })());
-  return { outbound, routes, callEnded: (call, report) => outbound.callEnded(call, report), callStarted: (call) => outbound.callStarted(call), where: redis ? 'Redis' : 'this process', close };
+  return { outbound, routes, callEnded: (call, report) => outbound.callEnded(call, report), callStarted: (call) => outbound.callStarted(call), where: redis ? 'Redis' : o.records ? (o.recordsWhere ?? 'this machine') : 'this process', close };
 }
 
 /**

@@ -19,6 +19,8 @@ import type { LiveCall } from '../observability/live-calls.ts';
 import { PARENT_GONE, watchParent } from './serve-preflight.ts';
 import { isMachineMessage, MachineAdmission, MachineCalls, MachineDrain, MachineLedger, MachineLive, MachineMetrics, MachineRequests, workerLive, type MachineChannel, type MachineMessage } from './serve-machine.ts';
 import { describeAwaited, type DrainCounts } from '../server/drain-wait.ts';
+import type { CallRecords } from '../../transports/telephony/outbound/records.ts';
+import { MachineCallRecords, PrimaryCallRecords } from './serve-machine-records.ts';
 
 /** `hiwar serve`'s `--workers` flag (parsed with the rest of serve's options). */
 export const WORKERS_FLAG = { workers: { type: 'string' } } as const;
@@ -56,6 +58,8 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
   if (n <= 1 || !cluster.isPrimary) return undefined;
   const calls = new MachineCalls();
   const ledger = new MemoryTokenLedger();
+  // Without Redis, the outbound calls' records: a platform's callback may reach any worker.
+  const records = new PrimaryCallRecords();
   // Sums the workers' registries when a worker's /metrics asks for the machine's figures.
   const metrics = new AggregatorRegistry();
   const liveCalls = new MachineLive();
@@ -99,6 +103,11 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
         void ledger.spend(m.key, m.ttlMs).then((ok) => send(w, { hiwar: 'spent', id: m.id, ok }));
       } else if (m.hiwar === 'check-spent') {
         void ledger.spent(m.key).then((spent) => send(w, { hiwar: 'was-spent', id: m.id, spent }));
+      } else if (m.hiwar === 'records') {
+        void records.answer(m).then(({ answer, changed }) => {
+          send(w, answer);
+          if (changed) for (const x of live()) if (x !== w) send(x, { hiwar: 'records-changed', callId: changed });
+        });
       } else if (m.hiwar === 'release') {
         calls.release(w.id, m.id);
         broadcast();
@@ -184,6 +193,8 @@ export interface WorkerSide {
   health(inner: (() => { ready: boolean; body: Record<string, unknown> }) | undefined, activeCalls: () => number): () => { ready: boolean; body: Record<string, unknown> };
   /** The machine's ledger of spent tokens (held by the primary). */
   ledger(): TokenLedger & { where: string };
+  /** The machine's outbound call records (held by the primary), for a machine without Redis. */
+  callRecords(): CallRecords;
   /** `/metrics` with the machine's figures: this worker's `registry` summed with the others'. */
   metrics(registry: Registry): () => Promise<string>;
   /** `/calls/live` without Redis: the calls of every worker of the machine, each marked with its worker. */
@@ -221,6 +232,7 @@ export function workerSide(env: NodeJS.ProcessEnv = process.env): WorkerSide | u
     },
     admission: (maxCalls, inner, logger) => (machine = new MachineAdmission(channel, requests, maxCalls, inner, logger)),
     ledger: () => Object.assign(new MachineLedger(requests), { where: 'this machine (the primary process)' }),
+    callRecords: () => new MachineCallRecords(requests, channel),
     health: (inner, activeCalls) => () => {
       const base = inner?.() ?? { ready: true, body: { status: 'ok', activeCalls: activeCalls() } };
       const full = machine?.full ?? false;

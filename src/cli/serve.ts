@@ -117,7 +117,9 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   let webrtcOn = false;
   let telephonyAccess: { line: string }[] = [];
   // Outbound calls (POST /calls) and campaigns (GET /campaigns/:id): closed without HIWAR_CALLS_SECRET, --open or not; on Redis with REDIS_URL.
-  const outbound = await (await import('./serve-outbound.ts')).serveOutbound({ publicUrl, redisUrl: process.env.REDIS_URL, logger });
+  // --workers without Redis: the records are the primary's, so any worker takes any call's callbacks.
+  const machineRecords = worker && !process.env.REDIS_URL ? { records: worker.callRecords(), recordsWhere: 'this machine (the primary process)' } : {};
+  const outbound = await (await import('./serve-outbound.ts')).serveOutbound({ publicUrl, redisUrl: process.env.REDIS_URL, logger, ...machineRecords });
   opened.push(() => outbound.close());
   const outboundPlatforms = Object.keys(telephony.platformsFromEnv());
   let machineMetrics: (() => Promise<string>) | undefined;

@@ -115,9 +115,20 @@ export class CallTrace {
         const reply = this.replyOf(e.reply);
         if (!reply) break;
         this.replies.delete(reply.id);
+        // A fixed line known only once said (the apology after a model failure) is named then.
+        if (e.line) reply.span.setAttribute('hiwar.reply.line', e.line);
         // Its metrics come in the next event, before anything else: `metrics` for a caller
         // turn's reply, `line_metrics` for a line (an older session's line has none: it ends then).
         this.awaiting = { reply, at, e };
+        break;
+      }
+      case 'reply_dropped': {
+        // Cut before a word was heard (the call went out of service): its span ends, marked.
+        const reply = this.replies.get(e.reply);
+        if (!reply) break;
+        this.replies.delete(e.reply);
+        reply.span.setAttribute('hiwar.reply.dropped', true);
+        this.endReply(reply, at, undefined, undefined);
         break;
       }
       case 'metrics':

@@ -1,6 +1,6 @@
 import { context, diag, DiagLogLevel, trace, type DiagLogger } from '@opentelemetry/api';
 import type { Logger } from '../session/logger.ts';
-import { importOptional, missingPackages, MissingDependencyError, type OptionalPackage } from '../optional.ts';
+import { importOptional, isInstalled, missingPackages, MissingDependencyError, type OptionalPackage } from '../optional.ts';
 
 /**
  * The packages `--otel` needs (optional peers): the SDK, async context, the OTLP HTTP exporter
@@ -39,9 +39,21 @@ export function tracesUrl(env: NodeJS.ProcessEnv = process.env): string {
   return `${(env.OTEL_EXPORTER_OTLP_ENDPOINT || OTEL_DEFAULTS.endpoint).replace(/\/+$/, '')}/v1/traces`;
 }
 
-/** Throws `MissingDependencyError` when a tracing package is missing (`hiwar serve` asks before its ports). */
-export function checkOtelInstalled(): void {
-  const missing = missingPackages('Tracing (--otel)', OTEL_PACKAGES, 'docs/observability.md');
+/**
+ * What asked for tracing, as the line for a missing package names it: the user of `startTracing()`
+ * in their own server was told to fix an `--otel` they never typed.
+ */
+export const TRACING_ASKED_BY = {
+  serve: 'Tracing (--otel)',
+  startTracing: 'Tracing (startTracing() of hiwar/server)',
+} as const;
+
+/**
+ * Throws `MissingDependencyError` when a tracing package is missing (`hiwar serve` asks before its
+ * ports), naming `by`, what asked for tracing. `installed`: whether a package is (tests).
+ */
+export function checkOtelInstalled(by: string = TRACING_ASKED_BY.serve, installed: (pkg: OptionalPackage) => boolean = isInstalled): void {
+  const missing = missingPackages(by, OTEL_PACKAGES, 'docs/observability.md', installed);
   if (missing) throw new MissingDependencyError(OTEL_PACKAGES.find((p) => missing.includes(p))!, missing);
 }
 
@@ -50,8 +62,8 @@ export function checkOtelInstalled(): void {
  * OTLP HTTP endpoint, and async context. Throws `MissingDependencyError` (one line naming the npm
  * install) when a package is missing: `--otel` never quietly records nothing.
  */
-export async function startOtel(env: NodeJS.ProcessEnv = process.env, o: { logger?: Logger } = {}): Promise<OtelSetup> {
-  checkOtelInstalled();
+export async function startOtel(env: NodeJS.ProcessEnv = process.env, o: { logger?: Logger; by?: string; installed?: (pkg: OptionalPackage) => boolean } = {}): Promise<OtelSetup> {
+  checkOtelInstalled(o.by, o.installed);
   const [sdk, hooks, otlp] = await Promise.all([
     importOptional('@opentelemetry/sdk-trace', () => import('@opentelemetry/sdk-trace')),
     importOptional('@opentelemetry/context-async-hooks', () => import('@opentelemetry/context-async-hooks')),

@@ -14,5 +14,6 @@ export type { OtelSetup };
  * the first call: the server's entry does not load the SDK's modules without it.
  */
 export async function startTracing(o: { logger?: Logger; env?: NodeJS.ProcessEnv } = {}): Promise<OtelSetup> {
-  return (await import('./otel-setup.ts')).startOtel(o.env ?? process.env, o.logger ? { logger: o.logger } : {});
+  const { startOtel, TRACING_ASKED_BY } = await import('./otel-setup.ts');
+  return startOtel(o.env ?? process.env, { by: TRACING_ASKED_BY.startTracing, ...(o.logger ? { logger: o.logger } : {}) });
 }

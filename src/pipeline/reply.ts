@@ -76,7 +76,8 @@ export interface Voice {
 
 /** What a reply reports while it runs. */
 export type ReplyStageEvent =
-  | { type: 'agent_chunk'; text: string }
+  /** `line`: the apology after a model failure (`modelErrorLine`), a fixed line, not the model's words. */
+  | { type: 'agent_chunk'; text: string; line?: 'model_error' }
   | { type: 'tool'; outcome: ToolOutcome }
   /** `error` is the raw cause, for classifying (`classifyFailure`) and the log. */
   | { type: 'llm_error'; message: string; error: unknown }
@@ -111,6 +112,8 @@ export interface ReplyOutcome {
   endCall: boolean;
   /** The service refused to speak (wallet, access). */
   fatal?: SpeakerFatal;
+  /** The reply was the apology after a model failure, with nothing the model wrote before it. */
+  line?: 'model_error';
   times: ReplyTimes;
 }
 
@@ -189,7 +192,8 @@ export class ReplyStage {
     this.current = playout;
     const times: ReplyTimes = { firstToken: 0, firstChunk: 0, firstAudio: 0, firstSent: undefined };
     let endCall = false;
-    const chunks = this.chunks(req, answer, signal, times, () => (endCall = true), tell, (reason) => model?.abort(reason));
+    const said = { modelText: false, apology: false };
+    const chunks = this.chunks(req, answer, signal, times, () => (endCall = true), tell, (reason) => model?.abort(reason), said);
     let fatal: SpeakerFatal | undefined;
     const speaking = deps.voice
       .speak(chunks, playout, signal, (at) => (times.firstAudio ||= at))
@@ -211,7 +215,7 @@ export class ReplyStage {
     deps.history.addAssistant(heard, interrupted);
     signal.removeEventListener('abort', onAbort);
     if (this.current === playout) this.current = outer;
-    return { text, heard, interrupted, endCall: endCall && !interrupted, fatal, times };
+    return { text, heard, interrupted, endCall: endCall && !interrupted, fatal, ...(said.apology && !said.modelText ? { line: 'model_error' as const } : {}), times };
   }
 
   /** The reply's text as chunks with their spoken form, as the model writes it. */
@@ -223,13 +227,14 @@ export class ReplyStage {
     onEndCall: () => void,
     tell: (e: ReplyStageEvent) => void,
     giveUp: (reason: Error) => void,
+    said: { modelText: boolean; apology: boolean },
   ): AsyncGenerator<SpeechChunk> {
     const { deps } = this;
     let spoke = false;
-    const emit = async (text: string): Promise<SpeechChunk> => {
+    const emit = async (text: string, line?: 'model_error'): Promise<SpeechChunk> => {
       times.firstChunk ||= deps.clock.now();
       spoke = true;
-      tell({ type: 'agent_chunk', text });
+      tell({ type: 'agent_chunk', text, ...(line ? { line } : {}) });
       return { text, spoken: await deps.spoken.speak(deps.transform ? deps.transform(text) : text, signal) };
     };
     if (!answer) {
@@ -262,6 +267,7 @@ export class ReplyStage {
           times.firstToken ||= deps.clock.now();
           for (const c of chunker.push(e.delta)) {
             sentence = true;
+            said.modelText = true;
             yield await emit(c);
           }
         } else if (e.type === 'tool_started') {
@@ -273,7 +279,10 @@ export class ReplyStage {
           // held until the next round's text (the caller heard a gap as long as the tool and
           // the next model request).
           const rest = chunker.flush();
-          if (rest) yield await emit(rest);
+          if (rest) {
+            said.modelText = true;
+            yield await emit(rest);
+          }
         } else if (e.type === 'tool_slow') {
           // Once per reply: a second slow round is still the same wait to the caller.
           if (!toolFillerSaid) yield await emit(e.line);
@@ -290,8 +299,12 @@ export class ReplyStage {
       // wait is the model's part, the apology its first sentence, and the parts still add up.
       times.firstToken ||= deps.clock.now();
       tell({ type: 'llm_error', message: `model failed: ${(err as Error).message}`, error: err });
-      for (const rest of chunker.end()) yield await emit(rest);
-      yield await emit(this.o.modelErrorLine);
+      for (const rest of chunker.end()) {
+        said.modelText = true;
+        yield await emit(rest);
+      }
+      said.apology = true;
+      yield await emit(this.o.modelErrorLine, 'model_error');
       return;
     }
     for (const rest of chunker.end()) yield await emit(rest);

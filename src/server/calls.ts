@@ -6,28 +6,14 @@ import type { Transport } from '../transport/types.ts';
 import type { CallAdmission } from './call-admission.ts';
 import { endWithLine, outcomeOf, SHUTDOWN_REASON } from './call-end.ts';
 import { cancelRinging, settleNoMedia } from './drain-cancel.ts';
-import { describeDrainWait, type DrainWaiting } from './drain-wait.ts';
+import { connectedElsewhere } from './drain-elsewhere.ts';
+import { describeDrainWait, DRAIN_DEFAULTS, type DrainWaiting } from './drain-wait.ts';
 import type { ServerMetrics } from './metrics.ts';
+import type { TokenLedger } from './token-ledger.ts';
 import { CallRefused, type CallHost, type CallObserver, type CallOutcome, type HoldOptions, type PromiseOptions, type ServerWarning } from './types.ts';
 
-/** How a drain treats calls a webhook answer, or a call placed here, promised media for. */
-export const DRAIN_DEFAULTS = {
-  /**
-   * A drain waits this long after a webhook answer for its media connection (platforms connect
-   * within a second or two of the answer); one that comes later, while the token is valid and
-   * the process is still up, is still let in. A webhook whose media never comes (the caller hung
-   * up while it rang, an application that never reached its stream) then holds a shutdown for a
-   * few seconds, not for the token's five minutes. A call this server placed that still rings is
-   * waited for up to its ring timeout plus this (`CallHost.promise`'s `waitMs`).
-   */
-  promisedMediaWaitMs: 5_000,
-  /**
-   * A drain out of time ends each remaining call with its closing line (`endWithLine`), and waits
-   * this long at most for it to be heard before ending the call anyway: a line held up (a
-   * platform that never reports it played) does not hold the shutdown.
-   */
-  closingLineMaxMs: 10_000,
-} as const;
+// Defined with what a drain waits for (drain-wait.ts); the server's entry exports them from here.
+export { DRAIN_DEFAULTS } from './drain-wait.ts';
 
 /** One call's session, as the server sees it (an `AgentSession` fits). */
 export interface RunningSession {
@@ -70,6 +56,8 @@ export interface CallManagerOptions {
   onCallWaiting?(transport: Transport, position: number): void;
   /** Told what an adapter warns of (`CallHost.warn`); what it throws is logged. */
   onWarning?(warning: ServerWarning): void;
+  /** The shared token ledger: a drain stops waiting for media it has spent on another instance (drain-elsewhere.ts). */
+  ledger?: Pick<TokenLedger, 'spent'>;
   /** Told every session event of every call, with its transport (the service's reachability for `/readyz` learns from them). */
   onSessionEvent?(e: SessionEvent, transport: Transport): void;
   /**
@@ -373,15 +361,23 @@ export class CallManager implements CallHost {
     for (const c of this.pending) if (c.call) this.admitted.add(c.call);
     const deadline = Date.now() + timeoutMs;
     const awaited = this.logDrainStart(Date.now());
+    // The ledger is asked on its own beat, however often a change wakes the loop.
+    let ask = Date.now() + DRAIN_DEFAULTS.mediaCheckMs;
     while (this.busy(Date.now()) && Date.now() < deadline) {
       const now = Date.now();
-      const wake = Math.min(deadline, this.promisedUntil(now) ?? Infinity) - now;
+      const awaiting = [...this.promised].filter(([, t]) => t.waitUntil > now).map(([k]) => k);
+      const asking = !!this.o.ledger?.spent && awaiting.length > 0;
+      const wake = Math.min(deadline, this.promisedUntil(now) ?? Infinity, asking ? ask : Infinity) - now;
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((r) => {
         this.idle.push(r);
         timer = setTimeout(r, Math.max(1, wake));
       });
       clearTimeout(timer);
+      if (asking && Date.now() >= ask) {
+        ask = Date.now() + DRAIN_DEFAULTS.mediaCheckMs;
+        for (const k of await connectedElsewhere(awaiting.filter((k) => this.promised.has(k)), this.o.ledger, this.o.logger)) this.withdraw(k);
+      }
     }
     // As they stand now: a placed call answered during the drain waits for its media as a webhook answer's.
     const left = [...awaited.media, ...awaited.ringing].filter((k) => this.promised.has(k));

@@ -307,6 +307,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     return sessionsOf(agent)(transport);
   };
 
+  const ledger = o.ledger ?? new MemoryTokenLedger();
   const server = new AgentServer({
     port: o.port,
     host: o.host,
@@ -327,6 +328,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     sayFailure: failureLine(service.client, (t) => agentOfCall.get(t) ?? o.agent, o.clock),
     onCallWaiting: (transport, position) => emit({ type: 'call_waiting', call: transport.call, position }),
     onWarning: (w) => emit({ type: 'warning', ...w }),
+    ledger,
     onSessionEvent: (e, transport) => {
       if (e.type === 'out_of_service') emit({ type: 'out_of_service', call: transport.call, reason: e.reason });
     },
@@ -353,7 +355,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     open: o.open,
     tokens: o.tokens instanceof CallTokens ? o.tokens : new CallTokens(o.tokens),
     mediaToken: o.mediaToken,
-    ledger: o.ledger ?? new MemoryTokenLedger(),
+    ledger,
     providerHooks: o.providerHooks ?? {},
     agentOf: async (call) => (await o.agentFor?.(call)) ?? o.agent,
   };

@@ -1,3 +1,27 @@
+/** How a drain treats calls a webhook answer, or a call placed here, promised media for. */
+export const DRAIN_DEFAULTS = {
+  /**
+   * A drain waits this long after a webhook answer for its media connection (platforms connect
+   * within a second or two of the answer); one that comes later, while the token is valid and
+   * the process is still up, is still let in. A webhook whose media never comes (the caller hung
+   * up while it rang, an application that never reached its stream) then holds a shutdown for a
+   * few seconds, not for the token's five minutes. A call this server placed that still rings is
+   * waited for up to its ring timeout plus this (`CallHost.promise`'s `waitMs`).
+   */
+  promisedMediaWaitMs: 5_000,
+  /**
+   * A drain out of time ends each remaining call with its closing line (`endWithLine`), and waits
+   * this long at most for it to be heard before ending the call anyway: a line held up (a
+   * platform that never reports it played) does not hold the shutdown.
+   */
+  closingLineMaxMs: 10_000,
+  /**
+   * With a shared ledger (`CallManagerOptions.ledger`), how often a drain asks it whether the
+   * media of a call it waits for connected to another instance, to stop waiting for it then.
+   */
+  mediaCheckMs: 250,
+} as const;
+
 /** What a drain waits for, and the log line that says it (`CallManager.waitingFor`, `drain`). */
 export interface DrainWaiting {
   /** Calls running (their sessions made or being made). */

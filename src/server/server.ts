@@ -75,6 +75,8 @@ export interface AgentServerOptions {
   onCallWaiting?: CallManagerOptions['onCallWaiting'];
   /** See `CallManagerOptions.onWarning`. */
   onWarning?: CallManagerOptions['onWarning'];
+  /** See `CallManagerOptions.ledger`. */
+  ledger?: CallManagerOptions['ledger'];
   /**
    * Time limits for slow clients (request head, body, untaken upgrades); see `SERVER_LIMITS`.
    * The head and body limits apply to the server's own port (`listen()`); the upgrade limit to
@@ -128,6 +130,7 @@ export class AgentServer {
       sayFailure: o.sayFailure,
       onCallWaiting: o.onCallWaiting,
       onWarning: o.onWarning,
+      ledger: o.ledger,
       onSessionEvent: (e, transport) => {
         o.service?.observe(e);
         o.onSessionEvent?.(e, transport);

@@ -10,6 +10,7 @@
  * instance's (they share it), so taking this one out of the balancer sends its callers to the
  * platform's error tone instead of the agent's out-of-service line (docs/scaling.md).
  */
+import { PermissionDeniedError } from '../service/errors.ts';
 import { kindOfError } from '../session/failure.ts';
 import type { FailureSource } from '../session/failure.ts';
 import type { SessionEvent } from '../session/events.ts';
@@ -94,6 +95,9 @@ function statusOfError(err: unknown, timeoutMs: number, what: string, source: Fa
   const code = typeof http === 'number' ? ` (HTTP ${http})` : '';
   if (kind === 'timeout') return { status: 'unreachable', detail: `${what} did not answer in ${timeoutMs} ms` };
   if (kind === 'network') return { status: 'unreachable', detail: http ? `${what} answered with a server error${code}` : `${what} could not be reached` };
+  // The voice service documents 401 and 429 for GET /models: its 403 is a key scoped to other
+  // endpoints (text-to-speech and /listen, say), a valid key that calls may well use.
+  if (err instanceof PermissionDeniedError) return { status: 'reachable' };
   if (kind === 'auth') return { status: 'refused', detail: `${what} refused the API key${code}` };
   if (kind === 'balance') return { status: 'refused', detail: `${what}'s wallet is empty${code}` };
   // Any other answer (a 404 from a proxy, a 429, a body it did not expect): the server is there.

@@ -124,6 +124,7 @@ export class AgentSession implements SessionControl {
       setState: this.out.setState,
       fail: this.out.fail,
       replied: () => this.hearing.schedule(),
+      closing: () => this.closing.closingWith,
       outOfService: (reason) => this.outOfService(reason),
       after: async (r, req) => {
         // A tool of endCallAfterTools ran (a goodbye, or a transfer the line could not carry out,

@@ -48,6 +48,11 @@ export class CallEnding {
   readonly ended = new Promise<void>((r) => (this.resolveEnded = r));
   /** Why the call ended (empty until it has begun to end). */
   reason = '';
+  /**
+   * Why the call is going out of service or closing with the agent's line, from the moment it
+   * starts to (the reply in flight is cut then): a reply the caller heard nothing of is dropped.
+   */
+  closingWith: string | undefined;
   /** The caller's side ended the call: nothing to hang up. */
   callerGone = false;
 
@@ -115,6 +120,7 @@ export class CallEnding {
   private lineThenEnd(reason: string, notice: boolean): Promise<void> {
     this.lineEnd ??= (async () => {
       if (this.ending) return;
+      this.closingWith = reason;
       const p = this.parts();
       if (notice) {
         p.out.notice(reason);

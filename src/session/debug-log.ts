@@ -21,6 +21,8 @@ export function debugRecord(e: SessionEvent, keys = false): { fields: Record<str
     case 'agent_turn':
       // What the caller heard (a barge-in cuts it short): the question an operator asks of a call.
       return { fields: { reply: e.reply, interrupted: e.interrupted, said: e.text.length, heard: e.heardText.length, heardText: keys ? e.heardText : redactDigitRuns(e.heardText) }, message: 'agent turn' };
+    case 'reply_dropped':
+      return { fields: { reply: e.reply, reason: e.reason }, message: 'reply dropped: nothing of it was heard' };
     case 'interruption':
       return { fields: { kind: e.kind }, message: 'interruption' };
     case 'tool':

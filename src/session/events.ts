@@ -120,11 +120,12 @@ export interface ReportTask {
 }
 
 /**
- * A fixed line the session says on its own at the end of a call: `out_of_service` (the service
- * refused or failed for good: the agent's `outOfServiceLine`), `closing` (the server's drain ran
- * out of time: the same line, as the call's last words).
+ * A fixed line the session says on its own: `out_of_service` (the service refused or failed for
+ * good: the agent's `outOfServiceLine`, then the call ends), `closing` (the server's drain ran out
+ * of time: the same line, as the call's last words), `model_error` (the model's request failed or
+ * timed out: the agent's `modelErrorLine`, and the call goes on).
  */
-export type FixedLineKind = 'out_of_service' | 'closing';
+export type FixedLineKind = 'out_of_service' | 'closing' | 'model_error';
 
 /** What the session is doing: starting, listening, thinking, speaking, or ended. */
 export type SessionState = 'starting' | 'listening' | 'thinking' | 'speaking' | 'ended';
@@ -142,9 +143,20 @@ export type SessionEvent =
    * `line`: a fixed line the session says on its own (`FixedLineKind`).
    */
   | { type: 'reply_started'; reply: number; turn?: number; line?: FixedLineKind }
-  | { type: 'agent_chunk'; text: string; reply?: number }
-  /** `line`: a fixed line the session said on its own (`FixedLineKind`), not a reply of the agent's. */
+  /** `line`: the chunk is a fixed line the session says on its own (the apology after a model failure). */
+  | { type: 'agent_chunk'; text: string; reply?: number; line?: FixedLineKind }
+  /**
+   * `line`: a fixed line the session said on its own (`FixedLineKind`), not a reply of the
+   * agent's; `model_error` when the reply was the apology after a model failure with nothing the
+   * model wrote before it (a filler line may precede it).
+   */
   | { type: 'agent_turn'; text: string; heardText: string; interrupted: boolean; reply?: number; line?: FixedLineKind }
+  /**
+   * Reply `reply` was cut before the caller heard a word of it, by the call going out of service
+   * or closing with the agent's line (`reason`, the call's end reason): it is no agent turn, in
+   * the events or the report.
+   */
+  | { type: 'reply_dropped'; reply: number; reason: string }
   /** Caller speech over the agent: paused, resumed (a false alarm), confirmed (a barge-in), or a backchannel (`text`, "آه") the agent went on over. */
   | { type: 'interruption'; kind: 'paused' | 'resumed' | 'confirmed' | 'backchannel'; text?: string }
   | { type: 'tool'; outcome: ToolOutcome; reply?: number }

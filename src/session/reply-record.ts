@@ -57,7 +57,7 @@ export function recordReply(host: ReplyRecordHost, agent: Agent, req: LaneReques
   const { report } = host;
   report.agent({ text: r.text, heardText: r.heard, interrupted: r.interrupted, startedAt: report.since(r.times.firstSent), agent: agent.name, task: req.task, ...(turn ? { metrics } : {}) });
   guarded('onAgentTurn', () => agent.hooks?.onAgentTurn?.(r.text, r.heard, r.interrupted), host.threw);
-  host.emit({ type: 'agent_turn', text: r.text, heardText: r.heard, interrupted: r.interrupted, reply });
+  host.emit({ type: 'agent_turn', text: r.text, heardText: r.heard, interrupted: r.interrupted, reply, ...(r.line ? { line: r.line } : {}) });
   if (turn) {
     host.emit({ type: 'metrics', metrics, reply });
     host.log.info({ agent: agent.name, metrics }, 'turn');

@@ -32,6 +32,8 @@ export interface ReplyRunnerHost {
   fail(source: FailureSource, f: Failure, fatal: boolean, cause?: unknown): void;
   /** A reply is over: the turn detector may hear the caller's next turn. */
   replied(): void;
+  /** Why the call is going out of service or closing with the agent's line, once it is. */
+  closing(): string | undefined;
   /** The voice failed for good: the out-of-service line, then the end. */
   outOfService(reason: string): Promise<void>;
   /** After a reply that did not fail: the call actions its tools asked for, the end of a transfer, a handoff. */
@@ -110,17 +112,21 @@ export class ReplyRunner {
     });
     if (r.text) this.lastAgentLine = r.text;
     host.replied();
+    const fatal = r.fatal ? classifyFailure(r.fatal.error, 'tts') : undefined;
+    // Cut by the service refusing (its own synthesis, or recognition, failing for good) before the
+    // caller heard a word: no agent turn of nothing in the transcript, a typed event saying why.
+    const cutBy = r.heard ? undefined : fatal ? `out of service: ${fatal.message}` : host.closing();
     // The turn was answered by the task's question: what follows the task answers the turn that
     // ended the task, if the task said nothing to it; else it is a line, timed from the task's end.
     const ending = inFlight?.taken ? this.takeUnanswered({}) : undefined;
-    if (ending) recordReply(host.record, agent, { ...ask, turn: ending.turn, speechEndAt: ending.speechEndAt, turnNumber: ending.turnNumber, keyed: ending.keyed }, resumed(r, inFlight!.resumedAt ?? startedAt), id, startedAt);
+    if (cutBy) host.record.emit({ type: 'reply_dropped', reply: id, reason: cutBy });
+    else if (ending) recordReply(host.record, agent, { ...ask, turn: ending.turn, speechEndAt: ending.speechEndAt, turnNumber: ending.turnNumber, keyed: ending.keyed }, resumed(r, inFlight!.resumedAt ?? startedAt), id, startedAt);
     else if (inFlight?.taken) recordReply(host.record, agent, { ...answered, turn: undefined }, r, id, inFlight.resumedAt ?? startedAt);
     else recordReply(host.record, agent, answered, r, id, startedAt);
     if (!host.stages().replies.current) host.setState('listening');
-    if (r.fatal) {
-      const f = classifyFailure(r.fatal.error, 'tts');
-      host.fail('tts', f, true, r.fatal.error);
-      void host.outOfService(f.message);
+    if (fatal) {
+      host.fail('tts', fatal, true, r.fatal!.error);
+      void host.outOfService(fatal.message);
       return;
     }
     await host.after(r, req);

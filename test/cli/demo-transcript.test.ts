@@ -54,6 +54,16 @@ test('a reply the service could not voice says so; a turn with no chunk before i
   assert.deepEqual(out[2], ['  الوكيل  ◂ مع السلامة']);
 });
 
+test('a reply the call going out of service cut before a word was heard (reply_dropped) says so under its printed words', () => {
+  const out = feed([
+    { type: 'agent_chunk', text: 'طلبك في الطريق.', reply: 2 },
+    { type: 'reply_dropped', reply: 2, reason: 'out of service: speech synthesis stopped: the wallet is empty (close 40201)' },
+    { type: 'reply_dropped', reply: 5, reason: 'out of service: speech synthesis stopped: the wallet is empty (close 40201)' },
+  ]);
+  assert.deepEqual(out[1], ['  (not heard: the call went out of service first)']);
+  assert.deepEqual(out[2], [], 'nothing printed of it, nothing to say');
+});
+
 test('the latency table says so in a line when no caller turn was answered, instead of a header over nothing', async () => {
   const { latencyTable } = await import('../../src/cli/demo.ts');
   const report = { agent: 'x', handoffs: [], tasks: [], llm: 'scripted', turns: [{ role: 'agent', text: greeting, heardText: greeting, interrupted: false, startedAt: 0 }], ended: 'caller hung up', durationSeconds: 3, notices: [] } as unknown as Parameters<typeof latencyTable>[0];

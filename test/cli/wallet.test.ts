@@ -68,7 +68,13 @@ describe('hiwar demo against the example keys', () => {
     assert.match(r.stderr, new RegExp(`^\\d\\d:\\d\\d:\\d\\d warn ${refused}[^\\n]* \\(agent=call-centre, source=stt, kind=auth, `, 'm'));
     assert.match(r.stderr, new RegExp(`\\nhiwar demo: the call ended out of service: ${refused}[^\\n]*HIWAR_REGION[^\\n]*\\n$`));
     noJsonLogs(r.stderr);
-    assert.match(JSON.parse(readFileSync(join(dir, 'tts-only', 'report.json'), 'utf8')).ended, /^out of service: /);
+    const report = JSON.parse(readFileSync(join(dir, 'tts-only', 'report.json'), 'utf8'));
+    assert.match(report.ended, /^out of service: /);
+    // The key has one concurrent session: the line is rendered before the call (the call's own
+    // rendering raced the greeting's synthesis and was refused 429), so the caller hears it.
+    assert.doesNotMatch(r.stderr, /not prepared|not rendered|429/, 'the line was rendered');
+    const closing = report.turns.at(-1);
+    assert.deepEqual([closing?.role, closing?.heardText], ['agent', callCentre.outOfServiceLine], `the caller heard the line: ${JSON.stringify(report.turns)}`);
   });
 
   test('a key of the other region: the refusal names the region asked and the variable that changes it', async () => {

@@ -151,6 +151,31 @@ test('reconnects and failures: a span each, the fatal one marks the call', () =>
   assert.equal(parentOf(callSpan), undefined, 'no traceparent: a trace of its own');
 });
 
+test('a reply dropped (cut by the call going out of service before a word was heard) ends its span then, marked, and the line after it has its own', () => {
+  const { exporter, at, end } = timedTrace('c-dropped');
+  at(0, { type: 'user_turn', text: 'أين طلبي', turn: 1 });
+  at(10, { type: 'reply_started', reply: 2, turn: 1 });
+  at(300, { type: 'error', source: 'stt', kind: 'balance', message: 'speech recognition stopped: the wallet is empty (close 1008)', fatal: true });
+  at(320, { type: 'reply_dropped', reply: 2, reason: 'out of service: speech recognition stopped: the wallet is empty (close 1008)' });
+  at(330, { type: 'reply_started', reply: 3, line: 'out_of_service' });
+  at(4_000, { type: 'agent_turn', text: 'نعتذر', heardText: 'نعتذر', interrupted: false, reply: 3, line: 'out_of_service' });
+  at(4_100, { type: 'ended', reason: 'out of service: speech recognition stopped: the wallet is empty (close 1008)' });
+  const replies = exporter.getFinishedSpans().filter((s) => s.name === 'hiwar.reply');
+  assert.deepEqual(replies.map((r) => [r.attributes['hiwar.reply.kind'], r.attributes['hiwar.reply.dropped'], end(r)]), [['turn', true, 320], ['line', undefined, 4_000]]);
+});
+
+test('the apology after a model failure, known as a fixed line only once said, names its reply span (hiwar.reply.line)', () => {
+  const { exporter, at } = timedTrace('c-apology');
+  at(0, { type: 'user_turn', text: 'أين طلبي', turn: 1 });
+  at(10, { type: 'reply_started', reply: 2, turn: 1 });
+  at(900, { type: 'agent_chunk', text: 'عذرًا', reply: 2, line: 'model_error' });
+  at(2_000, { type: 'agent_turn', text: 'عذرًا', heardText: 'عذرًا', interrupted: false, reply: 2, line: 'model_error' });
+  at(2_000, { type: 'metrics', metrics: { interrupted: false }, reply: 2 });
+  at(2_100, { type: 'ended', reason: 'caller hung up' });
+  const reply = exporter.getFinishedSpans().find((s) => s.name === 'hiwar.reply')!;
+  assert.deepEqual([reply.attributes['hiwar.reply.kind'], reply.attributes['hiwar.reply.line']], ['turn', 'model_error']);
+});
+
 test("a model that failed marks its own hiwar.llm span ERROR, as a tool that threw marks its hiwar.tool span", () => {
   const { exporter, tracer } = tracing();
   let now = 1_000;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { OTEL_PACKAGES } from '../../src/observability/otel-setup.ts';
+import { checkOtelInstalled, OTEL_PACKAGES, startOtel, TRACING_ASKED_BY } from '../../src/observability/otel-setup.ts';
 import { docPath } from '../../src/docs-path.ts';
 import { installSpec, MissingDependencyError, OPTIONAL_PACKAGES, type OptionalPackage } from '../../src/optional.ts';
 
@@ -26,4 +26,18 @@ test('the --otel install line names every package npm needs, with versions (on N
 
 test('a package without a range is named bare', () => {
   assert.equal(installSpec('mediasoup' as OptionalPackage), 'mediasoup');
+});
+
+test("the missing-package line names what asked for tracing: startTracing() of hiwar/server, or hiwar serve's --otel", async () => {
+  const none = () => false;
+  const all = OTEL_PACKAGES.map((p) => `${p}@${pkg.peerDependencies[p]}`).join(' ');
+  // What `startTracing()` runs, a package missing.
+  await assert.rejects(startOtel({}, { by: TRACING_ASKED_BY.startTracing, installed: none }), (err: Error) => {
+    assert.equal(err.name, 'MissingDependencyError');
+    assert.equal(err.message, `Tracing (startTracing() of hiwar/server) needs ${OTEL_PACKAGES.join(' and ')}: npm install ${all}; see ${docPath('docs/observability.md')}`);
+    assert.doesNotMatch(err.message, /--otel/, 'no flag the user never typed');
+    return true;
+  });
+  assert.throws(() => checkOtelInstalled(undefined, none), /^MissingDependencyError: Tracing \(--otel\) needs /, 'hiwar serve names its flag');
+  assert.doesNotThrow(() => checkOtelInstalled(TRACING_ASKED_BY.startTracing), 'installed here: nothing to say');
 });

@@ -3,20 +3,23 @@
  * for such media a short while (`DRAIN_DEFAULTS.promisedMediaWaitMs`), not for the media token's
  * whole lifetime, and media that does come meanwhile is let in. A call the server placed waits
  * up to its ring timeout instead, and no longer once it ended unanswered; a connection open
- * before the drain is named in its log, and its call runs when its start comes.
+ * before the drain is named in its log, and its call runs when its start comes. With a shared
+ * ledger, media spent on another instance ends the wait at the drain's next look at the ledger.
  */
 import assert from 'node:assert/strict';
 import { mock, test } from 'node:test';
 import { CallManager, DRAIN_DEFAULTS } from '../../src/server/calls.ts';
 import { ServerMetrics } from '../../src/server/metrics.ts';
+import { callMediaKey, type TokenLedger } from '../../src/server/token-ledger.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import type { Transport } from '../../src/transport/types.ts';
 
 const TOKEN_TTL_MS = 300_000;
 
-/** A call manager running no call; `lines` gets its log's messages when given. */
-function manager(lines?: string[]): CallManager {
+/** A call manager running no call; `lines` gets its log's messages when given; `ledger`: the shared one. */
+function manager(lines?: string[], ledger?: Pick<TokenLedger, 'spent'>): CallManager {
   return new CallManager({
+    ...(ledger ? { ledger } : {}),
     sessions: () => {
       throw new Error('no call runs in this test');
     },
@@ -203,3 +206,27 @@ test("a connection open before the drain whose start has not come: the drain's l
   tokenless.release();
   await drain;
 });
+
+test("media the shared ledger has spent (it reached another instance): the drain stops waiting at its next look at the ledger, not at the media's bound", () =>
+  onMockedTimers(async () => {
+    const lines: string[] = [];
+    const spent = new Set<string>();
+    const asked: string[] = [];
+    const calls = manager(lines, { spent: async (k) => (asked.push(k), spent.has(k)) });
+    calls.promise('twilio:CA-elsewhere', Date.now() + TOKEN_TTL_MS);
+    // Its media connected to another instance: the token is spent there.
+    spent.add(callMediaKey('twilio:CA-elsewhere'));
+    await drainTakes(calls, DRAIN_DEFAULTS.mediaCheckMs, 'the ledger said where the media went');
+    assert.ok(DRAIN_DEFAULTS.mediaCheckMs < DRAIN_DEFAULTS.promisedMediaWaitMs);
+    assert.deepEqual(asked, ['call:twilio:CA-elsewhere']);
+    assert.ok(lines.some((l) => l === 'drain: the media of 1 call(s) connected to another instance (twilio:CA-elsewhere); not waiting for it here (the shared ledger has its token spent)'), lines.join('\n'));
+  }));
+
+test('a ledger that has not seen the media: the drain waits for it to its bound, asking on the way', () =>
+  onMockedTimers(async () => {
+    let asks = 0;
+    const calls = manager(undefined, { spent: async () => (asks++, false) });
+    calls.promise('twilio:CA-nowhere', Date.now() + TOKEN_TTL_MS);
+    await drainTakes(calls, DRAIN_DEFAULTS.promisedMediaWaitMs, 'the media bound');
+    assert.ok(asks >= 1, `asked ${asks} times`);
+  }));

@@ -107,6 +107,21 @@ test('the service answering: ready, with one probe however often /readyz is aske
   }
 });
 
+test('a key scoped away from GET /models (403 there, as a key for speech only is): /readyz stays 200 "ok", the service reachable', async () => {
+  const service = await fakeService();
+  service.answer(403);
+  const app = await createAgentServer({ agent, client: new ServiceClient({ apiKey: KEY, baseUrl: service.url, maxRetries: 0 }), logger: createLogger('silent'), serviceProbe: { maxAgeMs: 600_000 } });
+  const { url } = await app.listen({ port: 0 });
+  try {
+    const ready = await probe(url, '/readyz');
+    assert.deepEqual([ready.status, ready.body.status, ready.body.service?.status, ready.body.degraded], [200, 'ok', 'reachable', undefined], JSON.stringify(ready.body));
+    assert.equal(service.requests(), 1, 'it was asked');
+  } finally {
+    await app.close();
+    await service.close();
+  }
+});
+
 test("what the calls' sessions met counts as a check: no probe while it is fresh; a call's fatal network failure makes it unreachable at once", async () => {
   let now = 1_000_000;
   let probes = 0;

@@ -161,6 +161,11 @@ test('the model fails: the caller hears an apology, the call goes on', async () 
   assert.equal(replies.length, 2);
   assert.ok(replies.every((r) => r.text === 'عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟' && !r.interrupted));
   assert.ok(c.events.some((e) => e.type === 'error' && e.source === 'llm' && e.kind === 'model' && e.message === 'the language model failed to produce an answer' && !e.fatal));
+  // Told as a fixed line of the session's, as the out-of-service line is: its chunk and its turn say so.
+  const turns = c.events.filter((e) => e.type === 'agent_turn' && e.reply !== 1);
+  assert.deepEqual(turns.map((e) => e.type === 'agent_turn' && e.line), ['model_error', 'model_error'], JSON.stringify(turns));
+  const chunks = c.events.filter((e) => e.type === 'agent_chunk' && e.reply !== 1);
+  assert.deepEqual(chunks.map((e) => e.type === 'agent_chunk' && [e.text, e.line]), replies.map((r) => [r.text, 'model_error']));
   assert.equal(c.report.ended, 'caller hung up');
 });
 

@@ -117,6 +117,10 @@ test('a model that never answers: a filler line, then the apology at the first-t
   assert.equal(reply.heardText, reply.text);
   const err = c.events.find((e) => e.type === 'error');
   assert.ok(err && err.type === 'error' && err.source === 'llm' && err.kind === 'timeout' && !err.fatal, JSON.stringify(err));
+  // The filler and the apology: nothing of the model's, so the turn is the session's fixed line.
+  const turn = c.events.find((e) => e.type === 'agent_turn');
+  assert.equal(turn?.type === 'agent_turn' && turn.line, 'model_error');
+  assert.deepEqual(c.events.flatMap((e) => (e.type === 'agent_chunk' ? [e.line ?? null] : [])), [null, 'model_error'], 'the filler is not the apology');
 });
 
 test('a model that stalls after its first token times out at the idle deadline; the caller hears the apology', async () => {
@@ -129,6 +133,10 @@ test('a model that stalls after its first token times out at the idle deadline; 
   assert.match(reply.text, /فرعنا يفتح/);
   assert.ok(reply.text.endsWith(APOLOGY), reply.text);
   assert.ok(c.events.some((e) => e.type === 'error' && e.source === 'llm' && e.kind === 'timeout'));
+  // The model's words came first: the turn is the model's; the apology's chunk alone is the fixed line.
+  const turn = c.events.find((e) => e.type === 'agent_turn');
+  assert.ok(turn?.type === 'agent_turn' && turn.line === undefined, JSON.stringify(turn));
+  assert.ok(c.events.some((e) => e.type === 'agent_chunk' && e.text === APOLOGY && e.line === 'model_error'));
 });
 
 test('recognition down for good: reconnects give up, the out-of-service line is spoken once, then the call ends', async () => {

@@ -51,7 +51,7 @@ function bars(latencies: number[]): HTMLElement {
 }
 
 /** What the session says on its own, named: the operator sees why the call is ending. */
-const FIXED_LINES: Record<string, string> = { out_of_service: 'رسالة تعذّر الخدمة', closing: 'رسالة الختام عند إيقاف الخادم' };
+const FIXED_LINES: Record<string, string> = { out_of_service: 'رسالة تعذّر الخدمة', closing: 'رسالة الختام عند إيقاف الخادم', model_error: 'رسالة الاعتذار عن تعذّر الرد' };
 
 function agentLine(c: LiveCall): HTMLElement {
   const p = el('p', { className: 'line agent', dir: 'auto', textContent: c.lastAgentLine ?? '' });

@@ -6,7 +6,7 @@
  * the test (`onMedia`) as the platform's far end.
  */
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject, type KeyPairKeyObjectResult } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { importSPKI, jwtVerify, SignJWT } from 'jose';
 import { plivoSignature } from '../../../transports/telephony/plivo.ts';
@@ -134,6 +134,12 @@ export class FakePlatforms {
       lost?(to: string): boolean;
       /** A callback whose connection failed is sent again this many times, a second apart, as platforms retry webhooks. @default 0 */
       callbackRetries?: number;
+      /**
+       * Each callback on a connection of its own (closed after it), as a platform's callbacks
+       * come from many of its hosts: behind `--workers`, they reach the workers in turn. @default
+       * false (one kept-alive connection)
+       */
+      freshConnections?: boolean;
     },
   ) {}
 
@@ -375,7 +381,7 @@ export class FakePlatforms {
     let res: Response;
     for (let left = this.o.callbackRetries ?? 0; ; left--) {
       try {
-        res = await fetch(url, { method: 'POST', headers, body });
+        res = this.o.freshConnections ? await postAlone(url, headers, body) : await fetch(url, { method: 'POST', headers, body });
         break;
       } catch (err) {
         // The instance behind the URL died with the connection: the platform tries again (on another, behind a balancer).
@@ -494,4 +500,29 @@ export class FakePlatforms {
     this.ended.set(id, { scenario, durationS: this.o.durationS ?? 12 });
     this.finished.add(id);
   }
+}
+
+/** A POST on a connection of its own, closed after the answer (no pool to keep it alive). */
+function postAlone(url: string, headers: Record<string, string>, body: string): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: false }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () => resolve(new Response(res.statusCode === 204 ? null : Buffer.concat(parts), { status: res.statusCode ?? 0 })));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * `hiwar serve`'s environment for outbound calls through the fake Twilio at `fakeUrl` alone: its
+ * keys, the calls API's secret and a caller ID; no other platform, Redis or public URL from the
+ * shell. `more` on top (the service's key and address, the log level).
+ */
+export function fakeTwilioServeEnv(keys: TestKeys, fakeUrl: string, callsSecret: string, more: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, TWILIO_ACCOUNT_SID: keys.twilio.accountSid, TWILIO_AUTH_TOKEN: keys.twilio.authToken, HIWAR_TWILIO_API_URL: fakeUrl, HIWAR_CALLS_SECRET: callsSecret, HIWAR_CALL_FROM: '+966110000000', ...more };
+  for (const k of ['TELNYX_API_KEY', 'PLIVO_AUTH_ID', 'VONAGE_APPLICATION_ID', 'HIWAR_PUBLIC_URL', 'REDIS_URL', 'HIWAR_CALL_PLATFORM']) if (!(k in more)) delete env[k];
+  return env;
 }

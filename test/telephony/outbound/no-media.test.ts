@@ -199,4 +199,30 @@ describe('on a cluster (Redis)', () => {
       await fake.close();
     }
   });
+
+  test('the placing instance drains without waiting out the media bound: it asks the ledger and stops waiting once the media is known to be elsewhere', async () => {
+    const { fake, open, connected } = await connecting();
+    const portB = await freePort();
+    const linesA: string[] = [];
+    const b = await instance({ fake, port: portB, publicUrl: `http://127.0.0.1:${portB}`, lines: [], ledger: new RedisTokenLedger(conn()), redis: conn() });
+    // A's own watchdog would look only after a minute: what ends its wait is the drain's own check.
+    const a = await instance({ fake, port: await freePort(), publicUrl: `http://127.0.0.1:${portB}`, lines: linesA, ledger: new RedisTokenLedger(conn()), redis: conn(), mediaWaitMs: 60_000 });
+    try {
+      const call = await a.outbound.placeCall({ to: PERSON, platform: 'twilio' });
+      await waitFor(() => connected(), 'its media connected to B', 20_000);
+      // A long drain limit: before, A waited the whole media bound (5 s after the answer, or the
+      // ring timeout for an answer it had not heard of) and only then asked what became of it.
+      await a.app.drain(120_000);
+      const log = linesA.join('\n');
+      assert.match(log, new RegExp(`drain: the media of 1 call\\(s\\) connected to another instance \\(twilio:${call.id}\\); not waiting for it here \\(the shared ledger has its token spent\\)`), log);
+      assert.doesNotMatch(log, /no media came|still ringing/, 'stopped waiting on the ledger, not at the bound');
+      assert.equal(fake.hangups.length, 0, 'not hung up');
+      assert.equal(fake.cancels.length, 0, 'not cancelled as ringing');
+    } finally {
+      for (const ws of open) ws.terminate();
+      await a.app.close();
+      await b.app.close();
+      await fake.close();
+    }
+  });
 });

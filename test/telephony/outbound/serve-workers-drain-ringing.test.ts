@@ -10,7 +10,7 @@ import { freePort } from '../../helpers/redis.ts';
 import { runSandbox } from '../../helpers/sandbox.ts';
 import { spawnServe } from '../serve-process.ts';
 import { waitFor } from '../serve.ts';
-import { FakePlatforms, testKeys } from './fake-platforms.ts';
+import { fakeTwilioServeEnv, FakePlatforms, testKeys } from './fake-platforms.ts';
 
 const SECRET = 'drain-workers-secret-0123456789abcdef';
 
@@ -25,19 +25,7 @@ test("hiwar serve --workers 2: SIGTERM while a placed call rings: the primary's 
     onMedia: async () => assert.fail('no call is answered'),
   }).start();
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    HIWAR_LOG_LEVEL: 'info',
-    HIWAR_API_KEY: sandbox.key,
-    HIWAR_BASE_URL: sandbox.sandbox.url,
-    TWILIO_ACCOUNT_SID: keys.twilio.accountSid,
-    TWILIO_AUTH_TOKEN: keys.twilio.authToken,
-    HIWAR_TWILIO_API_URL: fake.url,
-    HIWAR_CALLS_SECRET: SECRET,
-    HIWAR_CALL_FROM: '+966110000000',
-    HIWAR_MEDIA_SECRET: '',
-  };
-  for (const k of ['TELNYX_API_KEY', 'PLIVO_AUTH_ID', 'VONAGE_APPLICATION_ID', 'HIWAR_PUBLIC_URL', 'REDIS_URL', 'HIWAR_CALL_PLATFORM']) delete env[k];
+  const env = fakeTwilioServeEnv(keys, fake.url, SECRET, { HIWAR_LOG_LEVEL: 'info', HIWAR_API_KEY: sandbox.key, HIWAR_BASE_URL: sandbox.sandbox.url, HIWAR_MEDIA_SECRET: '' });
   const serve = spawnServe(['--port', String(port), '--workers', '2', '--drain-timeout', '1', '--public-url', `http://127.0.0.1:${port}`], env);
   const { child, until, exited } = serve;
   try {

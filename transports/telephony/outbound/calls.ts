@@ -1,143 +1,23 @@
+/**
+ * The registry of the calls a server placed (`OutboundCalls`): placing, the platforms' callbacks,
+ * the sessions' summaries and cancels, each a change to the call's record. What a call is, the
+ * waiters of an outcome and the no-media watch are their own modules (outbound-call.ts,
+ * outcome-waiters.ts, no-media.ts).
+ */
 import { randomUUID } from 'node:crypto';
 import { isDialId, type SlotKeeper } from '../../../src/campaign/slots.ts';
 import { DRAIN_DEFAULTS } from '../../../src/server/calls.ts';
-import type { TokenLedger } from '../../../src/server/token-ledger.ts';
-import type { CallTokens } from '../../../src/server/tokens.ts';
-import { CallRefused, type CallHost, type NoMediaResult } from '../../../src/server/types.ts';
-import type { Agent } from '../../../src/session/agent.ts';
-import type { Logger } from '../../../src/session/logger.ts';
+import { CallRefused, type NoMediaResult } from '../../../src/server/types.ts';
 import { missingVariables } from '../../../src/session/variables.ts';
-import type { CallInfo } from '../../../src/transport/types.ts';
 import { CALL_RECORDS_DEFAULTS, fold, MemoryCallRecords, type CallChange, type CallRecords, type CallSessionSummary } from './records.ts';
 import { NoMediaWatch } from './no-media.ts';
+import { OUTBOUND_DEFAULTS, type CallUrls, type OutboundCall, type OutboundContext, type PlaceCallRequest } from './outbound-call.ts';
+import { OutcomeWaiters, ready } from './outcome-waiters.ts';
 import { checkPlaceRequest, PlaceCallError } from './place-request.ts';
-import { DialError, type OutboundPlatform, type OutboundPlatformName, type OutboundStatus, type StatusUpdate } from './types.ts';
+import { DialError, type OutboundPlatform, type OutboundPlatformName, type StatusUpdate } from './types.ts';
 
 export { PlaceCallError } from './place-request.ts';
-
-/** Defaults of outbound calling, in one place. */
-export const OUTBOUND_DEFAULTS = {
-  /** Seconds the phone rings before the call counts as `no-answer`. */
-  ringTimeoutS: 30,
-  /**
-   * How long the outcome of an answered call waits for its session's summary (the instance running
-   * it may have died). A session still running in this process is waited for to its end, however
-   * long a starved machine makes it; this wait then starts when it ends.
-   */
-  sessionWaitMs: 15_000,
-  /** A dead worker's call is asked of the platform this often until it has ended, for at most `recoverMaxMs`. */
-  recoverPollMs: 10_000,
-  recoverMaxMs: 4 * 3600_000,
-  /**
-   * A dead worker's call that no instance has heard of from the platform yet (no platform id) is
-   * looked up again for this long before it counts as `failed-unknown`: its dial may have reached
-   * the platform just before the worker died, and its callbacks, on another instance, bring the id.
-   */
-  recoverUnheardMs: 30_000,
-  /** A campaign's call with no final callback after this long is asked of the platform (its last callback may be lost). */
-  askAfterMs: 2 * 3600_000,
-  /**
-   * An answered call whose media has not connected this long after the platform said it was
-   * answered (to this instance or, on a cluster, another: the shared token ledger says) is hung up
-   * with its platform (`hangUpRequested: 'no-media'`): the callee would hear silence, billed, until
-   * they hung up. Platforms connect within a second or two; a drain waits this long too.
-   * Counted in run time: a stall of this process does not hang up a call whose media arrived meanwhile.
-   */
-  mediaWaitMs: DRAIN_DEFAULTS.promisedMediaWaitMs,
-  /** Variables of one call at most, and characters of one value. */
-  maxVariables: 50,
-  maxValueLength: 500,
-} as const;
-
-/** What placing one call takes. */
-export interface PlaceCallRequest {
-  /** The number to call, E.164 (`+9665…`). */
-  to: string;
-  /** The caller ID, E.164; default: the outbound options' `from` (`HIWAR_CALL_FROM`). */
-  from?: string;
-  /** Default: the only platform configured, else the options' `platform` (`HIWAR_CALL_PLATFORM`). */
-  platform?: OutboundPlatformName;
-  /** Reach the agent as `ctx.call.info.parameters` and fill `{name}` in its greeting and instructions. */
-  variables?: Record<string, string>;
-  /** Your name for this call (a campaign's dial id): `byReference` finds the call by it, on any instance. */
-  reference?: string;
-}
-
-/** One placed call as hiwar knows it (what `GET /calls/:id` answers). */
-export interface OutboundCall {
-  /** hiwar's id of the call: the `callId` the agent sees. */
-  id: string;
-  platform: OutboundPlatformName;
-  to: string;
-  from: string;
-  variables: Record<string, string>;
-  /** The platform's id (Twilio CallSid, Telnyx call_control_id, Plivo request_uuid, Vonage uuid). */
-  platformCallId?: string;
-  /** The answered leg's id when the platform names it apart (Plivo's CallUUID). */
-  platformLegId?: string;
-  /** The request's `reference` (a campaign's dial id). */
-  reference?: string;
-  status: OutboundStatus;
-  /** Set once final: busy, no-answer, failed, canceled or completed. */
-  outcome?: Exclude<OutboundStatus, 'queued' | 'ringing' | 'answered'>;
-  /** The platform's last status word (`no-answer`, `user_busy`, `unanswered`…). */
-  rawStatus?: string;
-  /** Seconds the answered call lasted (the platform's figure, else from the callbacks' times). */
-  durationS?: number;
-  /**
-   * Set once hiwar asked the platform to hang the call up before it was answered, and why:
-   * `draining`, the server that placed it stopped waiting for it at its drain's bound.
-   */
-  cancelRequested?: 'draining';
-  /**
-   * Set once hiwar asked the platform to hang the answered call up, and why: `no-media`, its
-   * media never connected (`OUTBOUND_DEFAULTS.mediaWaitMs` after the answer, on any instance).
-   * The call is then `completed` (`rawStatus` `hung up by hiwar (no media came)`); a campaign
-   * counts it as `no-media`.
-   */
-  hangUpRequested?: 'no-media';
-  /** Why the dial failed, when it did (the platform's message). */
-  error?: string;
-  createdAt: string;
-  answeredAt?: string;
-  endedAt?: string;
-  /** What the answered call's session learnt, once it ended: who answered (AMD), the transcript. */
-  session?: CallSessionSummary;
-}
-
-/** What the registry needs from the server it runs in. */
-export interface OutboundContext {
-  tokens: CallTokens;
-  logger?: Logger;
-  /** The agent the call would get; its variables are checked before dialling. */
-  agentOf?(call: CallInfo): Promise<Agent | undefined>;
-  /**
-   * The server the calls' media comes back to: nothing is dialled while it drains, and a drain
-   * waits for a placed call while it rings (its media is let in once answered).
-   */
-  host?: Pick<CallHost, 'draining' | 'promise' | 'answered' | 'withdraw' | 'warn'>;
-  /**
-   * Where media connections spend their tokens (the server's, a cluster's in Redis or the
-   * machine's primary): whether an answered call's media reached any instance. Without `spent`,
-   * no call is hung up for want of media.
-   */
-  ledger?: Pick<TokenLedger, 'spent'>;
-}
-
-/** The URLs one call's platform is handed, made from the server's public address. */
-export interface CallUrls {
-  stream: string;
-  answer: string;
-  status: string;
-  after: string;
-}
-
-/** How a call's outcome is awaited. */
-interface Waiter {
-  resolve(c: OutboundCall): void;
-  /** Also wait (up to `sessionWaitMs`) for the answered call's session summary. */
-  session: boolean;
-}
+export { OUTBOUND_DEFAULTS, type CallUrls, type OutboundCall, type OutboundContext, type PlaceCallRequest } from './outbound-call.ts';
 
 /**
  * The calls this server placed: checks a request, dials through the platform's client, and keeps
@@ -148,13 +28,10 @@ interface Waiter {
 export class OutboundCalls {
   /** The last known record of calls placed or read here, for `get` and the waiters. */
   private readonly known = new Map<string, OutboundCall>();
-  private readonly waiting = new Map<string, Waiter[]>();
+  /** Who waits for a call's outcome (and its session's summary). */
+  private readonly waiters: OutcomeWaiters;
   /** Campaign calls known live here (their callbacks came here, or their session runs here): id → dial id. */
   private readonly live = new Map<string, string>();
-  /** Calls whose session runs in this process: their summary is written here when it ends. */
-  private readonly sessionsHere = new Set<string>();
-  /** The pending wait for each call's summary (one per call). */
-  private readonly deadlines = new Map<string, NodeJS.Timeout>();
   /** Calls placed here not over yet: what other instances learn of them is followed here. */
   private readonly placedHere = new Set<string>();
   /** Answered calls placed here whose media is awaited, hung up if it never comes. */
@@ -166,6 +43,7 @@ export class OutboundCalls {
     private readonly o: { platforms: Partial<Record<OutboundPlatformName, OutboundPlatform>>; from?: string; platform?: OutboundPlatformName; ringTimeoutS?: number; records?: CallRecords; sessionWaitMs?: number; mediaWaitMs?: number; onStatus?(call: OutboundCall): void; slots?: SlotKeeper },
   ) {
     this.records = o.records ?? new MemoryCallRecords();
+    this.waiters = new OutcomeWaiters((id) => this.known.get(id), o.sessionWaitMs ?? OUTBOUND_DEFAULTS.sessionWaitMs);
     this.media = new NoMediaWatch({
       lookup: (id) => this.lookup(id),
       change: (id, ch) => this.change(id, ch),
@@ -178,7 +56,7 @@ export class OutboundCalls {
     });
     // Another instance took a callback (or ran the session) of a call awaited here.
     void this.records.watch?.((id) => {
-      if (this.waiting.has(id) || this.live.has(id) || this.placedHere.has(id)) void this.refresh(id).catch(() => {});
+      if (this.waiters.has(id) || this.live.has(id) || this.placedHere.has(id)) void this.refresh(id).catch(() => {});
     }).catch((err: Error) => this.ctx.logger?.warn({ err: err.message }, 'outbound: cannot follow other instances\' changes'));
   }
 
@@ -251,8 +129,7 @@ export class OutboundCalls {
     if (!c) return Promise.reject(new Error(`no outbound call ${id}`));
     if (c.outcome && (!o.session || ready(c))) return Promise.resolve({ ...c });
     return new Promise((resolve) => {
-      this.waiting.set(id, [...(this.waiting.get(id) ?? []), { resolve, session: !!o.session }]);
-      if (o.session && c.outcome) this.sessionDeadline(id);
+      this.waiters.add(c, resolve, !!o.session);
       // Another instance may have recorded the outcome before this wait began.
       void this.refresh(id).catch(() => {});
     });
@@ -271,7 +148,7 @@ export class OutboundCalls {
 
   /** An outbound call's session started here: its campaign slot (if any) is kept while the session runs. */
   async sessionStarted(id: string): Promise<void> {
-    this.sessionsHere.add(id);
+    this.waiters.sessionStarted(id);
     if (!this.o.slots) return;
     const call = this.known.get(id) ?? (await this.lookup(id));
     if (call && !call.outcome) this.keepLive(call, 'session');
@@ -279,10 +156,7 @@ export class OutboundCalls {
 
   /** The call's session here ended: this instance no longer keeps its slot for it (its callbacks may). */
   sessionEnded(id: string): void {
-    this.sessionsHere.delete(id);
-    // Its summary follows; the wait for it starts now, unless the outcome is not known yet (the
-    // platform's last callback then starts it): a waiter must never get a call with no outcome.
-    if (this.waiting.has(id) && this.known.get(id)?.outcome) this.sessionDeadline(id);
+    this.waiters.sessionEnded(id);
     const ref = this.live.get(id);
     if (ref) this.o.slots?.letGo(ref, 'session');
   }
@@ -372,7 +246,7 @@ export class OutboundCalls {
       this.ctx.host?.answered?.(`${call.platform}:${call.id}`);
       if (this.placedHere.has(id)) this.media.answered(id);
     }
-    if (call.outcome) this.settle(id, call);
+    if (call.outcome) this.waiters.settle(id, call);
     if (before && before.status === call.status && before.outcome === call.outcome && !!before.session === !!call.session) return call;
     try {
       this.o.onStatus?.({ ...call });
@@ -392,40 +266,4 @@ export class OutboundCalls {
     if (!this.o.slots || !call.reference || !isDialId(call.reference)) return;
     await this.o.slots.free(call.reference).catch((err: Error) => this.ctx.logger?.warn({ call: call.id, err: err.message }, 'outbound: a campaign slot could not be freed (its lease runs out)'));
   }
-
-  private settle(id: string, call: OutboundCall): void {
-    const list = this.waiting.get(id);
-    if (!list) return;
-    const left = list.filter((w) => {
-      if (w.session && !ready(call)) return true;
-      w.resolve({ ...call });
-      return false;
-    });
-    if (left.length) {
-      this.waiting.set(id, left);
-      this.sessionDeadline(id);
-    } else {
-      this.waiting.delete(id);
-      clearTimeout(this.deadlines.get(id));
-      this.deadlines.delete(id);
-    }
-  }
-
-  /**
-   * An answered call's session may have died with its instance: its outcome is given without the
-   * summary after a while. Not while the session runs here: its end starts the wait.
-   */
-  private sessionDeadline(id: string): void {
-    if (this.sessionsHere.has(id) || this.deadlines.has(id)) return;
-    const timer = setTimeout(() => {
-      this.deadlines.delete(id);
-      const call = this.known.get(id);
-      for (const w of this.waiting.get(id) ?? []) w.resolve({ ...call! });
-      this.waiting.delete(id);
-    }, this.o.sessionWaitMs ?? OUTBOUND_DEFAULTS.sessionWaitMs).unref();
-    this.deadlines.set(id, timer);
-  }
 }
-
-/** Whether a final record has what its waiters want: an answered call's session summary (none comes for one hung up for want of media). */
-const ready = (c: OutboundCall) => !c.answeredAt || !!c.session || c.hangUpRequested === 'no-media';

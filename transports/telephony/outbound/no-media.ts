@@ -8,7 +8,7 @@ import { callMediaKey, type TokenLedger } from '../../../src/server/token-ledger
 import type { CallHost, NoMediaResult } from '../../../src/server/types.ts';
 import { runTimers } from '../../../src/service/run-time.ts';
 import type { Logger } from '../../../src/session/logger.ts';
-import type { OutboundCall } from './calls.ts';
+import type { OutboundCall } from './outbound-call.ts';
 import type { CallChange } from './records.ts';
 import type { OutboundPlatform, OutboundPlatformName } from './types.ts';
 

@@ -2,7 +2,7 @@
  * A request to place a call, checked before anything is dialled: the numbers, the platform, the
  * variables and the reference, each refused with a message that says what to give.
  */
-import type { PlaceCallRequest } from './calls.ts';
+import type { PlaceCallRequest } from './outbound-call.ts';
 import { E164, type OutboundPlatform, type OutboundPlatformName } from './types.ts';
 
 /** A request to place a call that is wrong as given (bad number, unknown platform, missing variable): nothing was dialled. */

@@ -9,7 +9,7 @@
 import type { AmdClass } from '../../../src/amd/options.ts';
 import type { AmdReport } from '../../../src/session/answer-detection.ts';
 import type { CallReport } from '../../../src/session/events.ts';
-import type { OutboundCall } from './calls.ts';
+import type { OutboundCall } from './outbound-call.ts';
 import { FINAL_OUTCOMES, type OutboundStatus, type StatusUpdate } from './types.ts';
 
 /** What the answered call's session learnt, once it ended (on whichever instance ran it). */
