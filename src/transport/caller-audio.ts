@@ -1,5 +1,5 @@
 import { Observable } from '../rx.ts';
-import type { Subscriber } from 'rxjs';
+import { Fanout } from '../fanout.ts';
 import type { AudioFrame } from '../audio/frame.ts';
 
 /** How much caller audio is kept until the session listens. */
@@ -22,13 +22,8 @@ export const CALLER_AUDIO_DEFAULTS: Required<CallerAudioOptions> = { maxBufferMs
  * failure) of the caller's audio is kept the same way.
  */
 export class CallerAudio {
-  /**
-   * The live subscribers, replaced (never changed) when one comes or goes, so a frame goes to
-   * those there were when it came. Not an rxjs Subject: under Node, rxjs runs its ES5 build, whose
-   * `Subject.next` makes an iterator, its results and a closure for every frame (about 250 bytes,
-   * 50 times a second per call).
-   */
-  private live: Subscriber<AudioFrame>[] = [];
+  /** Caller frames as they come, once the first subscriber has had the kept ones (no rxjs Subject: fanout.ts). */
+  private readonly live = new Fanout<AudioFrame>();
   private buffer: AudioFrame[] | undefined = [];
   private bufferedMs = 0;
   private ended: { error?: unknown } | undefined;
@@ -47,10 +42,7 @@ export class CallerAudio {
         else subscriber.complete();
         return;
       }
-      this.live = [...this.live, subscriber];
-      return () => {
-        this.live = this.live.filter((s) => s !== subscriber);
-      };
+      return this.live.observable.subscribe(subscriber);
     });
   }
 
@@ -67,11 +59,7 @@ export class CallerAudio {
   /** Passes a caller frame on (or keeps it until the session subscribes). */
   push(frame: AudioFrame): void {
     if (this.ended) return;
-    if (!this.buffer) {
-      const live = this.live;
-      for (let i = 0; i < live.length; i++) live[i]!.next(frame);
-      return;
-    }
+    if (!this.buffer) return this.live.next(frame);
     this.buffer.push(frame);
     this.bufferedMs += (frame.samples.length / frame.sampleRate) * 1000;
     while (this.bufferedMs > this.maxBufferMs && this.buffer.length > 1) {
@@ -85,15 +73,13 @@ export class CallerAudio {
   end(): void {
     if (this.ended) return;
     this.ended = {};
-    for (const s of this.live) s.complete();
-    this.live = [];
+    this.live.complete();
   }
 
   /** Ends the caller's audio with an error. */
   fail(error: Error): void {
     if (this.ended) return;
     this.ended = { error };
-    for (const s of this.live) s.error(error);
-    this.live = [];
+    this.live.error(error);
   }
 }

@@ -1,4 +1,5 @@
-import { BehaviorSubject, type Observable } from '../rx.ts';
+import type { Observable } from '../rx.ts';
+import { Fanout } from '../fanout.ts';
 import type { AudioFrame } from '../audio/frame.ts';
 import { armTimer, type Clock } from './clock.ts';
 import type { PlaybackUpdate, TransportOutput } from './types.ts';
@@ -62,7 +63,7 @@ export class PacedOutput implements TransportOutput {
   private late = 0;
   private closed = false;
   private readonly marks = new PlayoutMarks();
-  private readonly updates: BehaviorSubject<PlaybackUpdate>;
+  private readonly updates: Fanout<PlaybackUpdate>;
   readonly playback$: Observable<PlaybackUpdate>;
 
   constructor(
@@ -73,8 +74,8 @@ export class PacedOutput implements TransportOutput {
   ) {
     this.o = withDefaults(PACED_OUTPUT_DEFAULTS, opts);
     this.stepSamples = Math.max(1, Math.round((sampleRate * this.o.frameMs) / 1000));
-    this.updates = new BehaviorSubject<PlaybackUpdate>({ sent: 0, played: 0, queued: 0, at: clock.now() });
-    this.playback$ = this.updates.asObservable();
+    this.updates = new Fanout<PlaybackUpdate>({ latest: { sent: 0, played: 0, queued: 0, at: clock.now() } });
+    this.playback$ = this.updates.observable;
   }
 
   write(frame: AudioFrame): void {

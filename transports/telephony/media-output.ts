@@ -3,7 +3,8 @@
  * `MediaStreamTransport` (`media-stream.ts`); its options and sink are in `media-stream-options.ts`,
  * the deferral of its timers' steps past the loop's reads in `woken-steps.ts`.
  */
-import { BehaviorSubject, type Observable } from '../../src/rx.ts';
+import type { Observable } from '../../src/rx.ts';
+import { Fanout } from '../../src/fanout.ts';
 import type { AudioFrame } from '../../src/audio/frame.ts';
 import { armTimer, realClock } from '../../src/transport/clock.ts';
 import type { PlaybackUpdate, TransportOutput } from '../../src/transport/types.ts';
@@ -66,7 +67,7 @@ export class MediaStreamOutput implements TransportOutput {
   /** Cancels the pacing timer that is armed, if any. */
   private cancelTimer: (() => void) | undefined;
   private timerAt = Infinity;
-  private readonly updates: BehaviorSubject<PlaybackUpdate>;
+  private readonly updates: Fanout<PlaybackUpdate>;
   readonly playback$: Observable<PlaybackUpdate>;
 
   constructor(
@@ -91,8 +92,8 @@ export class MediaStreamOutput implements TransportOutput {
     this.wakeMs = k > 1 ? this.o.leadMs - format.frameMs / 2 : this.o.leadMs;
     this.hasMarks = !!conn.mark;
     if (format.playoutBatch) this.batches = new PlayoutBatches(format.playoutBatch, this.wireRate);
-    this.updates = new BehaviorSubject<PlaybackUpdate>({ sent: 0, played: 0, queued: 0, at: this.o.clock.now() });
-    this.playback$ = this.updates.asObservable();
+    this.updates = new Fanout<PlaybackUpdate>({ latest: { sent: 0, played: 0, queued: 0, at: this.o.clock.now() } });
+    this.playback$ = this.updates.observable;
   }
 
   private ms(samples: number): number {
