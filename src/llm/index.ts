@@ -6,4 +6,5 @@ export { PRIMED_REQUEST_DEFAULTS } from './primed-requests.ts';
 export { ScriptedLlm, matchIntent, defineIntent, type Intent, type IntentOf, type ScriptedOptions } from './scripted.ts';
 export { callTools, type CallToolOptions } from './call-tools.ts';
 export { TOOL_FILLER_DEFAULTS, type ToolFiller } from './tool-filler.ts';
+export { TOOL_RUN_DEFAULTS, ToolTimeoutError } from './tool-deadline.ts';
 export { withDeadlines, noticeSlowStart, limitSlowStart, ModelTimeoutError, DEFAULT_MODEL_DEADLINES, type ModelDeadlines } from './deadlines.ts';

@@ -1,3 +1,4 @@
+import { ToolTimeoutError } from './tool-deadline.ts';
 import type { ChatMessage, Tool, ToolCall, ToolContext } from './types.ts';
 
 /** A tool call and what it returned (or the error it threw). */
@@ -46,7 +47,7 @@ export async function runTools(calls: ToolCall[], tools: Tool[], ctx: ToolContex
       if (!parsed.success) return { call, result: null, error: `invalid arguments: ${parsed.error.issues[0]?.message}`, ms: 0 };
       try {
         const result = await unlessAborted(tool.execute(parsed.data, ctx), ctx.signal);
-        if (result === abandoned) return { call, result: null, error: ABANDONED_TOOL_ERROR, ms: Date.now() - started };
+        if (result === abandoned) return givenUp(call, ctx.signal.reason, Date.now() - started);
         return { call, result, ms: Date.now() - started };
       } catch (err) {
         const outcome: ToolOutcome = { call, result: null, error: (err as Error)?.message ?? String(err), threw: true, ms: Date.now() - started };
@@ -58,6 +59,14 @@ export async function runTools(calls: ToolCall[], tools: Tool[], ctx: ToolContex
 }
 
 const abandoned = Symbol('abandoned');
+
+/** The outcome of a call still running when its signal aborted: timed out (the tool's failure, reported as one that threw), or abandoned with its reply. */
+function givenUp(call: ToolCall, reason: unknown, ms: number): ToolOutcome {
+  if (!(reason instanceof ToolTimeoutError)) return { call, result: null, error: ABANDONED_TOOL_ERROR, ms };
+  const outcome: ToolOutcome = { call, result: null, error: reason.message, threw: true, ms };
+  thrown.set(outcome, reason);
+  return outcome;
+}
 
 /** `work`'s value, or `abandoned` once `signal` aborts first (a later rejection of `work` is handled here). */
 function unlessAborted<T>(work: T | PromiseLike<T>, signal: AbortSignal): Promise<T | typeof abandoned> {
