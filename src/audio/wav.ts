@@ -11,11 +11,12 @@ export interface PcmAudio {
  * 44-byte header and the samples, written directly (the bytes wavefile writes, without its
  * per-sample work); more channels take wavefile's WAVE_FORMAT_EXTENSIBLE header.
  */
-export function encodeWav(samples: Int16Array, sampleRate: number, channels = 1): Uint8Array {
+export function encodeWav(samples: Int16Array, sampleRate: number, channels = 1): Uint8Array<ArrayBuffer> {
   if (channels > 2 || !LITTLE_ENDIAN) {
     const wav = new (loadWavefile().WaveFile)();
     wav.fromScratch(channels, sampleRate, '16', samples);
-    return wav.toBuffer();
+    // Copied onto a plain ArrayBuffer, as the bytes written below are: a Blob or File takes them.
+    return Uint8Array.from(wav.toBuffer());
   }
   const out = new Uint8Array(44 + samples.byteLength);
   const v = new DataView(out.buffer);

@@ -1,6 +1,7 @@
 import { runTools, toolMessages, type ToolOutcome } from './tools.ts';
 import type { CallControl } from '../transport/types.ts';
 import { fillerFor, noticingTasks, stillRunningAfter, type ToolFiller } from './tool-filler.ts';
+import { deadlineFor, ToolTimeoutError, watchDeadline } from './tool-deadline.ts';
 import type { ChatMessage, Llm, Tool, ToolContext } from './types.ts';
 
 /** What a reply streams: text, a tool starting or finishing, the end of the reply. */
@@ -73,8 +74,22 @@ export async function* streamReply(
     // checking" said right after the task's question, while the caller was to answer it). Once
     // the task is over, the tool's own work counts again: a lookup of the value just collected.
     let task: Promise<unknown> | undefined;
-    const toolSession = session && noticingTasks(session, (run) => (task = run.then(() => (task = undefined), () => (task = undefined))));
-    const running = runTools(calls, tools, { signal, ...(call ? { call } : {}), ...(toolSession ? { session: toolSession } : {}) });
+    let tasksStarted = 0;
+    const toolSession =
+      session &&
+      noticingTasks(session, (run) => {
+        tasksStarted++;
+        task = run.then(() => (task = undefined), () => (task = undefined));
+      });
+    // The tools' own signal: the reply's, or their deadline (TOOL_RUN_DEFAULTS), which gives up
+    // the ones still running as timed out, so a backend that never answers is a failure answered.
+    const tooling = new AbortController();
+    const cutOff = () => tooling.abort(signal.reason);
+    if (signal.aborted) cutOff();
+    else signal.addEventListener('abort', cutOff, { once: true });
+    const running = runTools(calls, tools, { signal: tooling.signal, ...(call ? { call } : {}), ...(toolSession ? { session: toolSession } : {}) });
+    const deadline = deadlineFor(calls, tools);
+    if (deadline !== undefined) void watchDeadline(running, deadline, () => ({ started: tasksStarted, current: task }), () => tooling.abort(new ToolTimeoutError(deadline)));
     // A slow tool: the caller hears the filler line once while it works, not silence.
     const filler = fillerFor(calls, tools, toolFiller);
     while (filler && (await stillRunningAfter(running, filler.afterMs)) && !signal.aborted) {
@@ -86,6 +101,7 @@ export async function* streamReply(
       await Promise.race([task, running]);
     }
     const outcomes = await running;
+    signal.removeEventListener('abort', cutOff);
     for (const o of outcomes) yield { type: 'tool_finished', outcome: o };
     const added: ChatMessage[] = [{ role: 'assistant', content: '', tool_calls: calls }, ...toolMessages(outcomes)];
     working.push(...added);

@@ -1,3 +1,4 @@
+import { ToolTimeoutError } from './tool-deadline.ts';
 import type { ChatMessage, Tool, ToolCall, ToolContext } from './types.ts';
 
 /** A tool call and what it returned (or the error it threw). */
@@ -9,6 +10,13 @@ export interface ToolOutcome {
   threw?: boolean;
   ms: number;
 }
+
+/**
+ * The error of a tool call still running when its reply was cut off (a barge-in, the call's end):
+ * the reply goes on without it, so a tool that never settles, or ignores `ctx.signal`, cannot hold
+ * the call in silence. What it returns or throws later is dropped.
+ */
+export const ABANDONED_TOOL_ERROR = 'abandoned: the reply was cut off while the tool still ran (it did not stop on ctx.signal)';
 
 /** What each tool that threw threw, for the session (not on the outcome: events carry outcomes as data). */
 const thrown = new WeakMap<ToolOutcome, unknown>();
@@ -38,7 +46,8 @@ export async function runTools(calls: ToolCall[], tools: Tool[], ctx: ToolContex
       const parsed = tool.parameters.safeParse(args);
       if (!parsed.success) return { call, result: null, error: `invalid arguments: ${parsed.error.issues[0]?.message}`, ms: 0 };
       try {
-        const result = await tool.execute(parsed.data, ctx);
+        const result = await unlessAborted(tool.execute(parsed.data, ctx), ctx.signal);
+        if (result === abandoned) return givenUp(call, ctx.signal.reason, Date.now() - started);
         return { call, result, ms: Date.now() - started };
       } catch (err) {
         const outcome: ToolOutcome = { call, result: null, error: (err as Error)?.message ?? String(err), threw: true, ms: Date.now() - started };
@@ -47,6 +56,27 @@ export async function runTools(calls: ToolCall[], tools: Tool[], ctx: ToolContex
       }
     }),
   );
+}
+
+const abandoned = Symbol('abandoned');
+
+/** The outcome of a call still running when its signal aborted: timed out (the tool's failure, reported as one that threw), or abandoned with its reply. */
+function givenUp(call: ToolCall, reason: unknown, ms: number): ToolOutcome {
+  if (!(reason instanceof ToolTimeoutError)) return { call, result: null, error: ABANDONED_TOOL_ERROR, ms };
+  const outcome: ToolOutcome = { call, result: null, error: reason.message, threw: true, ms };
+  thrown.set(outcome, reason);
+  return outcome;
+}
+
+/** `work`'s value, or `abandoned` once `signal` aborts first (a later rejection of `work` is handled here). */
+function unlessAborted<T>(work: T | PromiseLike<T>, signal: AbortSignal): Promise<T | typeof abandoned> {
+  const settled = Promise.resolve(work);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(abandoned);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    void settled.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** Tool outcomes as `tool` chat messages, to send back to the model. */

@@ -41,6 +41,12 @@ export interface Tool<S extends z.ZodType = z.ZodType, R = unknown> {
    * `toolFiller` and TOOL_FILLER_DEFAULTS); `false`: never for this tool.
    */
   filler?: ToolFiller | false;
+  /**
+   * Real milliseconds this tool may work (the time a task it runs talks with the caller left out)
+   * before it is given up as timed out; `false`: no limit.
+   * @default TOOL_RUN_DEFAULTS.timeoutMs
+   */
+  timeoutMs?: number | false;
 }
 
 /** What a model streams: a text delta, or the tool calls it wants made. */

@@ -180,6 +180,7 @@ export const read = {
       throw new ProtocolError(`expected a JSON body, got ${JSON.stringify(text.slice(0, 80))}`);
     }
   },
-  bytes: async (res: Response): Promise<Uint8Array> => new Uint8Array(await res.arrayBuffer()),
+  // Typed on a plain ArrayBuffer (as it is): `new File([bytes], name)` then type-checks, for an upload.
+  bytes: async (res: Response): Promise<Uint8Array<ArrayBuffer>> => new Uint8Array(await res.arrayBuffer()),
   raw: (res: Response): Response => res,
 };

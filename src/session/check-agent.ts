@@ -64,6 +64,9 @@ function toolsProblem(a: Partial<Agent>): string | undefined {
     if (typeof t.execute !== 'function') return `tool ${name} has no execute function`;
     if (typeof (t.parameters as { safeParse?: unknown } | undefined)?.safeParse !== 'function') return `tool ${name}: parameters is not a zod schema (z.object({…}); defineTool makes one)`;
     if (tools.findIndex((o) => o.name === name) !== i) return `two tools are named ${name}`;
+    const { timeoutMs } = t;
+    if (timeoutMs !== undefined && timeoutMs !== false && !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs)))
+      return `tool ${name}: timeoutMs is ${String(timeoutMs)}; give milliseconds above 0, or false for no limit`;
   }
   const names = tools.map((t) => t.name);
   for (const intent of a.intents ?? []) {

@@ -177,7 +177,8 @@ export type SessionEvent =
   | { type: 'amd'; decision: AmdDecision; action: AmdReport['action'] }
   /**
    * `kind` says what failed in a way an operator acts on; `message` is clean text for people.
-   * `tool`: the tool whose code threw (`kind: 'tool'`); `task`: the task whose code threw
+   * `tool`: the tool whose code threw (`kind: 'tool'`) or that worked past its `timeoutMs`
+   * (`kind: 'timeout'`, source `agent`); `task`: the task whose code threw
    * (`kind: 'task'`, its `name`); a hook that threw is `kind: 'hook'`.
    */
   | { type: 'error'; source: FailureSource; kind: FailureKind; message: string; fatal: boolean; tool?: string; task?: string }

@@ -30,7 +30,7 @@ export interface Failure {
   kind: FailureKind;
   /** A sentence for people: what failed and how, never raw SDK text or the key. */
   message: string;
-  /** The tool whose code threw (`kind: 'tool'`). */
+  /** The tool whose code threw (`kind: 'tool'`) or that worked past its deadline (`kind: 'timeout'`, source `agent`). */
   tool?: string;
   /** The task whose code threw (`kind: 'task'`), by its `name`. */
   task?: string;
@@ -64,6 +64,11 @@ export function failureMessage(source: FailureSource, kind: FailureKind, detail?
 /** The agent's tool `name` threw (its own code, not a call the session refused). */
 export function toolFailure(name: string): Failure {
   return { kind: 'tool', tool: name, message: failureMessage('agent', 'tool', `tool ${name}`) };
+}
+
+/** The agent's tool `name` worked past its deadline (`timeoutMs`, TOOL_RUN_DEFAULTS) and was given up. */
+export function toolTimeout(name: string): Failure {
+  return { kind: 'timeout', tool: name, message: failureMessage('agent', 'timeout', `tool ${name}`) };
 }
 
 /** The agent's task `name` threw in its `start`, `next` or `timeout` (its own code). */

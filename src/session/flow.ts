@@ -169,13 +169,27 @@ export class Flow {
     host.emit({ type: 'agent_handoff', from: from.agent.name, to: h.agent.name, carry: h.carry });
     // Not awaited: a handoff asked by a tool is taken over inside the reply that ran the tool, and
     // an onEnter that awaits `say` or `runTask` waits for that reply to end (a deadlock before).
-    const enter = () => void guardedAsync('onEnter', () => h.agent.hooks?.onEnter?.(host.session, host.control), host.threw);
+    const enter = () => void this.enter(h.agent);
     if (!taught) return enter();
     // Nor is the teaching: awaited here it held the reply, so the caller heard nothing for as long
     // as the phrases took to voice. The call goes on; onEnter (what the caller answers) waits for them.
     const stages = this.stages;
     // Not when the call ended meanwhile, or went on to another agent.
     void this.whileTeaching(taught, h.agent).then(() => void (host.isEnding() || this.stages !== stages || enter()));
+  }
+
+  /**
+   * The handed-to agent's onEnter. One that throws before it had anything said (a line, a reply, a
+   * task's question) leaves the caller, just told they are being put through, in silence: the
+   * agent's recovery line is said then, as after a task that threw in a hook.
+   */
+  private async enter(agent: Agent): Promise<void> {
+    const { host } = this;
+    const before = host.lane.enqueued;
+    await guardedAsync('onEnter', () => agent.hooks?.onEnter?.(host.session, host.control), (hook, err) => {
+      host.threw(hook, err);
+      if (host.lane.enqueued === before && !host.isEnding() && this.stages.agent === agent) void this.say(agent.modelErrorLine ?? REPLY_DEFAULTS.modelErrorLine).catch(() => {});
+    });
   }
 
   /**

@@ -35,6 +35,8 @@ export class ReplyLane {
   private started = false;
   private stopped = false;
   private idleWaiters: (() => void)[] = [];
+  /** Lines and replies asked by code so far (`enqueue`): whether some code had anything said since. */
+  enqueued = 0;
 
   constructor(
     private readonly run: (req: LaneRequest, signal: AbortSignal) => Promise<void>,
@@ -57,6 +59,7 @@ export class ReplyLane {
   /** A line or reply asked by code: spoken after the reply in flight and those queued before it. */
   enqueue(req: LaneRequest): void {
     if (this.stopped) return req.done?.();
+    this.enqueued++;
     this.queued.push(req);
     this.drain();
   }

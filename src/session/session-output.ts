@@ -7,7 +7,8 @@ import { Subject, type Observable } from '../rx.ts';
 import { debugRecord } from './debug-log.ts';
 import { redactDigitRuns } from './digit-redaction.ts';
 import type { SessionEvent, SessionState } from './events.ts';
-import { failureMessage, taskFailure, toolFailure, type Failure, type FailureSource } from './failure.ts';
+import { ToolTimeoutError } from '../llm/tool-deadline.ts';
+import { failureMessage, taskFailure, toolFailure, toolTimeout, type Failure, type FailureSource } from './failure.ts';
 import type { Logger } from './logger.ts';
 import type { ReportBuilder } from './report.ts';
 
@@ -55,10 +56,10 @@ export class SessionOutput {
     this.fail('agent', { kind: 'hook', message: failureMessage('agent', 'hook', hook) }, false, err);
   };
 
-  /** The code of the agent's tool threw: an event of kind `tool` naming it, and the call goes on. */
+  /** The code of the agent's tool threw: an event of kind `tool` naming it (`timeout` when it worked past its deadline), and the call goes on. */
   readonly toolThrew = (tool: string, err: unknown): void => {
     if (this.fromTask(err)) return;
-    this.fail('agent', toolFailure(tool), false, err);
+    this.fail('agent', err instanceof ToolTimeoutError ? toolTimeout(tool) : toolFailure(tool), false, err);
   };
 
   /** The code of the agent's task threw (`err`: what it threw as an Error, `taskError`): an event of kind `task` naming it, and the call goes on. */

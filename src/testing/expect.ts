@@ -1,5 +1,5 @@
 import { AssertionError, deepStrictEqual } from 'node:assert';
-import type { ReportTurn } from '../session/events.ts';
+import type { ReportHandoff, ReportTask, ReportTurn, SessionEvent } from '../session/events.ts';
 import type { TestCall, TestToolCall } from './run-call.ts';
 
 /**
@@ -62,4 +62,28 @@ export function expectHeard(call: TestCall, pattern: string | RegExp): string {
 export function expectNoErrors(call: TestCall): void {
   const errors = call.events.flatMap((e) => (e.type === 'error' ? [`${e.source}/${e.kind}: ${e.message}`] : []));
   if (errors.length) fail(`expected no errors; the session reported:${listTurns(errors)}`, errors, [], expectNoErrors);
+}
+
+/** The first handoff to agent `to` (from agent `from`, when given). */
+export function expectHandoff(call: TestCall, to: string, from?: string): ReportHandoff {
+  const found = call.report.handoffs.find((h) => h.to === to && (from === undefined || h.from === from));
+  if (found) return found;
+  const made = call.report.handoffs.map((h) => `${h.from} → ${h.to} (${h.carry})`);
+  return fail(`expected a handoff${from ? ` from ${from}` : ''} to ${to}; handoffs:${listTurns(made)}`, call.report.handoffs, { from, to }, expectHandoff);
+}
+
+/** The first task named `name` (`digits:phone`, `date`, `confirm`…) whose result includes `result` (each key given equal, deeply). */
+export function expectTask(call: TestCall, name: string, result?: Record<string, unknown>): ReportTask {
+  const found = call.report.tasks.find((t) => t.name === name && (result === undefined || partiallyEqual(t.result, result)));
+  if (found) return found;
+  const ran = call.report.tasks.map((t) => `${t.name} → ${JSON.stringify(t.result)}`);
+  return fail(`expected a task ${name}${result ? ` ending ${JSON.stringify(result)}` : ''}; tasks run:${listTurns(ran)}`, call.report.tasks, { name, result }, expectTask);
+}
+
+/** The first `error` event whose fields include `fields` (`{ source: 'agent', kind: 'tool', tool: 'get_balance' }`). */
+export function expectError(call: TestCall, fields: Partial<Pick<Extract<SessionEvent, { type: 'error' }>, 'source' | 'kind' | 'tool' | 'task' | 'fatal'>> = {}): Extract<SessionEvent, { type: 'error' }> {
+  const errors = call.events.filter((e): e is Extract<SessionEvent, { type: 'error' }> => e.type === 'error');
+  const found = errors.find((e) => partiallyEqual(e, fields));
+  if (found) return found;
+  return fail(`expected an error ${JSON.stringify(fields)}; the session reported:${listTurns(errors.map((e) => `${e.source}/${e.kind}${e.tool ? ` (tool ${e.tool})` : ''}: ${e.message}`))}`, errors, fields, expectError);
 }

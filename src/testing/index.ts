@@ -7,7 +7,7 @@
 export { runCall, TESTING_DEFAULTS, type RunCallOptions, type TestCall, type TestToolCall, type CallScript } from './run-call.ts';
 export { startTestSandbox, type TestSandbox, type TestSandboxOptions, type KeyRefusal } from './sandbox.ts';
 export type { TestProgress } from './progress.ts';
-export { expectToolCall, expectNoToolCall, expectAgentSaid, expectHeard, expectNoErrors } from './expect.ts';
+export { expectToolCall, expectNoToolCall, expectAgentSaid, expectHeard, expectNoErrors, expectHandoff, expectTask, expectError } from './expect.ts';
 export { agentPhrases } from '../session/agent-phrases.ts';
 export { scenarioFromIntents } from './phrases.ts';
 export { parseScenario, loadScenario, type Scenario, type ScenarioInput } from './scenario.ts';

@@ -116,7 +116,7 @@ export interface TestCall {
   /** The caller's lines with their times (seconds since the start of the call). */
   callerLines: CallerLine[];
   /** The call as a stereo WAV file: caller left, agent right, on one timeline. */
-  recording(): Uint8Array;
+  recording(): Uint8Array<ArrayBuffer>;
 }
 
 /** A script: the steps alone, or a whole scenario (`callerVoice`, `sampleRate`, `steps`). */

@@ -304,7 +304,7 @@ export class SimulatedCaller implements Transport {
   }
 
   /** Stereo recording: caller left, agent right, on one timeline. */
-  recording(): Uint8Array {
+  recording(): Uint8Array<ArrayBuffer> {
     const rate = this.inputRate;
     const offset = (time: number) => Math.max(0, Math.round(((time - this.startedAt) / 1000) * rate));
     const end = (track: { samples: Int16Array; time: number }[]) => track.reduce((n, f) => Math.max(n, offset(f.time) + f.samples.length), 0);

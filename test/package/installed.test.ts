@@ -4,7 +4,7 @@
 // files of test/package/ (blank-project.ts): the demo, the consumer's type check and WebRTC
 // run beside this file in their own.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { freePort } from '../helpers/ports.ts';
@@ -102,6 +102,17 @@ test("docs/writing-agents.md's session.mjs runs as written: a session on the use
   assert.match(r.stdout, /^agent_turn رصيدك/m, 'the agent answered');
   const audio = /([\d.]+) s of agent audio/.exec(r.stdout);
   assert.ok(audio && Number(audio[1]) > 1, `the agent's audio came out of the transport: ${r.stdout}`);
+});
+
+test("docs/testing-your-agent.md's caller-file.mjs runs as written: a caller read from an audio file", async () => {
+  assert.ok(SNIPPETS.has('caller-file.mjs'), 'docs/testing-your-agent.md shows caller-file.mjs');
+  writeFileSync(join(blank.project, 'caller-file.mjs'), SNIPPETS.get('caller-file.mjs')!);
+  const r = await runCommand(process.execPath, ['caller-file.mjs'], { cwd: blank.project, env: blank.env, timeoutMs: 300_000 });
+  ok(r, 'node caller-file.mjs');
+  assert.match(r.stdout, /^user_turn كم رصيدي$/m, "the file's line, heard");
+  assert.match(r.stdout, /^agent_turn رصيدك/m, 'the agent answered');
+  assert.match(r.stdout, /^end of file: the agent's side is in agent\.wav$/m);
+  assert.ok(statSync(join(blank.project, 'agent.wav')).size > 44, "the agent's side was written");
 });
 
 test("docs/outbound.md's fake-twilio.mjs places a whole call with hiwar call, no account", async () => {

@@ -82,6 +82,14 @@ test("a consumer's tsc, 5.9 and 7 (nodenext, strict, skipLibCheck false), type-c
     `export const drained: AttemptOutcome = 'canceled-draining'; export const retried = CAMPAIGN_DEFAULTS.retryOn.includes(drained);`,
     `export const marks: JambonzOptions = { marks: !JAMBONZ_DEFAULTS.marks }; export const jambonzRoutes = [telephonyRoutes({ jambonz: marks }), jambonzProvider({ marks: false })];`,
   );
+  // Bytes hiwar gives back go into a Blob or File as they are (docs/service.md): the synthesized
+  // WAV uploaded for transcription, a test call's recording. Typed `Uint8Array` (ArrayBufferLike),
+  // TypeScript 5.7+ refused them as a BlobPart.
+  lines.push(
+    `import { ServiceClient, encodeWav } from 'hiwar'; import type { TestCall } from 'hiwar/testing';`,
+    `export const roundTrip = async (c: ServiceClient) => c.transcribe({ file: new File([await c.synthesizeWav('faseeh-v1-preview', { voice_id: 'v', text: 'مرحبا' })], 'hello.wav') });`,
+    `export const recorded = (call: TestCall): Blob => new Blob([call.recording()], { type: 'audio/wav' }); export const made = new File([encodeWav(new Int16Array(8), 16000)], 'x.wav');`,
+  );
   writeFileSync(join(project, 'consumer.ts'), lines.join('\n') + '\n');
   writeFileSync(
     join(project, 'tsconfig.json'),

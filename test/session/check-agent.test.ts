@@ -24,6 +24,8 @@ test('tools that cannot run and intents calling a missing tool are named', () =>
   assert.equal(problem({ tools: [tool], intents: [{ name: 'b', examples: ['x'], tool: { name: 'bok' }, reply: 'ok' }] }), 'intent b calls tool bok, which the agent does not have (its tools: book)');
   assert.equal(problem({ tools: [{ name: 't', description: 'd', parameters: { type: 'object' }, execute: () => 1 }] }), 'tool t: parameters is not a zod schema (z.object({…}); defineTool makes one)');
   assert.equal(problem({ tools: [{ ...tool, execute: undefined }] }), 'tool book has no execute function');
+  assert.equal(problem({ tools: [{ ...tool, timeoutMs: 0 }] }), 'tool book: timeoutMs is 0; give milliseconds above 0, or false for no limit');
+  assert.equal(problem({ tools: [{ ...tool, timeoutMs: false }] }), undefined);
   assert.equal(problem({ tools: [tool, tool] }), 'two tools are named book');
   assert.equal(problem({ tools: [{ description: 'd' }] }), 'tools[0] has no name');
   assert.equal(problem({ tools: tool }), 'tools is not an array');

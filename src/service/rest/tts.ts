@@ -78,7 +78,7 @@ export async function synthesizeWav(
   modelId: string,
   req: TtsRequest,
   opts: CallOptions = {},
-): Promise<Uint8Array> {
+): Promise<Uint8Array<ArrayBuffer>> {
   checkTts(modelId, req, 'POST /text-to-speech');
   return request(cfg, { method: 'POST', path: ttsPath(modelId), json: { ...req, streaming: false } }, opts, read.bytes);
 }
