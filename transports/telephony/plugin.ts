@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
 import type { CallHost, ServerPlugin } from '../../src/server/types.ts';
 import type { CallInfo } from '../../src/transport/types.ts';
 import { safeEqual, type CallTokens, type MintOptions, type TokenClaims } from '../../src/server/tokens.ts';
@@ -8,7 +9,6 @@ import type { Logger } from '../../src/session/logger.ts';
 import { traceWebhook } from '../../src/observability/trace-context.ts';
 import { routeAccess, type RouteAccess } from './access.ts';
 import { MEDIA_CONNECTION_DEFAULTS, MediaConnection } from './connection.ts';
-import { acceptMediaSocket, type MediaSocket } from './media-socket.ts';
 import type { MediaStreamOptions, PlatformHooks } from './media-stream.ts';
 import type { AfterStream, TelephonyProvider, WebhookContext } from './provider.ts';
 import { readBody as readLimitedBody } from '../../src/server/read-body.ts';
@@ -73,10 +73,16 @@ const SPENT_CALL_MS = 24 * 3600_000;
 export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerPlugin & { connections(): number; access: RouteAccess[] } {
   const byName = new Map(opts.providers.map((p) => [p.name, p]));
   const ledger: TokenLedger = opts.ledger ?? new MemoryTokenLedger();
-  const live = new Set<MediaSocket>();
+  const live = new Set<WebSocket>();
   const after = new Map<string, { what: AfterStream; at: number }>();
-  // The platforms' own subprotocols (jambonz's), the first offered one chosen.
-  const subprotocols = opts.providers.flatMap((p) => (p.subprotocol ? [p.subprotocol] : []));
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: 1 << 20,
+    handleProtocols: (offered) => {
+      for (const p of opts.providers) if (p.subprotocol && offered.has(p.subprotocol)) return p.subprotocol;
+      return false;
+    },
+  });
   const secretOf = (p: TelephonyProvider) => opts.secrets?.[p.name] ?? (p.secretEnv ? process.env[p.secretEnv] : undefined);
   const access = new Map(opts.providers.map((p) => [p.name, routeAccess(p, { open: opts.open, mediaToken: opts.mediaToken, secretOf })]));
 
@@ -163,50 +169,58 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
 
   function accept(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL, provider: TelephonyProvider, claims: TokenClaims | undefined, hold: { release(): void }): void {
     if (socket.destroyed) return hold.release();
-    // A refused handshake, or a call that never starts: the place is given back when the socket goes.
+    // A handshake ws refuses never reaches the callback: the place is given back when the socket goes.
     socket.once('close', () => hold.release());
-    const ws = acceptMediaSocket(req, socket, subprotocols);
-    if (!ws) return;
-    live.add(ws);
-    const conn = new MediaConnection({
-      provider: provider.name,
-      conn: provider.open({ url, headers: req.headers, claims }),
-      sink: {
-        send: (m) => ws.send('text' in m ? m.text : m.binary, !('text' in m)),
-        // Each message is one write of header and payload: corked around a pacing step, the
-        // step's messages leave in one write.
-        cork: () => socket.cork(),
-        uncork: () => socket.uncork(),
-        // A close reason is at most 123 bytes: kept short and ASCII (a model may give Arabic).
-        close: (reason) => ws.close(1000, (reason ?? '').replace(/[^\x20-\x7e]/g, '').slice(0, 100)),
-      },
-      host,
-      media: opts.media,
-      // A platform that asks a webhook once the stream ends (Twilio <Connect action>) transfers
-      // there; otherwise only the user's REST hook can.
-      // The decision is kept before the stream closes: the platform may ask right after.
-      hooks: {
-        ...(afterStream(provider, claims) ? { transfer: async (call: CallInfo, target: string, opts?: { summary?: string }) => rememberAfter(call.callId, { action: 'transfer', target, ...(opts?.summary ? { summary: opts.summary } : {}) }) } : {}),
-        ...hangupWarning(provider, claims),
-        ...opts.hooks?.[provider.name],
-      },
-      logger: opts.logger,
-      claims,
-      hold,
-      ...opts.limits,
-    });
-    ws.start(
-      {
-        // A view of the socket's bytes, read in place (no copy, no string per message).
-        message: (data, isBinary) => (isBinary ? conn.receive({ binary: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) }) : conn.receiveText(data)),
-        close: (code) => {
-          live.delete(ws);
-          conn.closed(code === 1000 || code === 1005 ? 'normal' : `connection closed (${code})`);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      live.add(ws);
+      const conn = new MediaConnection({
+        provider: provider.name,
+        conn: provider.open({ url, headers: req.headers, claims }),
+        sink: {
+          send: (m) => {
+            if (ws.readyState === ws.OPEN) ws.send('text' in m ? m.text : m.binary, { binary: !('text' in m) });
+          },
+          // ws writes each message to this socket (header and payload corked together): corked
+          // around a pacing step, its messages leave in one write.
+          cork: () => socket.cork(),
+          uncork: () => socket.uncork(),
+          close: (reason) => {
+            if (ws.readyState !== ws.OPEN) return;
+            // A close reason is at most 123 bytes: keep it short and ASCII (a model may give Arabic).
+            try {
+              ws.close(1000, (reason ?? '').replace(/[^\x20-\x7e]/g, '').slice(0, 100));
+            } catch {
+              ws.terminate();
+            }
+          },
         },
-        error: (err) => opts.logger?.warn({ provider: provider.name, err: err.message }, 'media socket error'),
-      },
-      head,
-    );
+        host,
+        media: opts.media,
+        // A platform that asks a webhook once the stream ends (Twilio <Connect action>) transfers
+        // there; otherwise only the user's REST hook can.
+        // The decision is kept before the stream closes: the platform may ask right after.
+        hooks: {
+          ...(afterStream(provider, claims) ? { transfer: async (call: CallInfo, target: string, opts?: { summary?: string }) => rememberAfter(call.callId, { action: 'transfer', target, ...(opts?.summary ? { summary: opts.summary } : {}) }) } : {}),
+          ...hangupWarning(provider, claims),
+          ...opts.hooks?.[provider.name],
+        },
+        logger: opts.logger,
+        claims,
+        hold,
+        ...opts.limits,
+      });
+      ws.on('message', (data, isBinary) => {
+        // ws hands a Buffer (binaryType 'nodebuffer'): read it in place, no copy per message.
+        const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+        if (isBinary) conn.receive({ binary: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength) });
+        else conn.receiveText(buf);
+      });
+      ws.on('close', (code) => {
+        live.delete(ws);
+        conn.closed(code === 1000 || code === 1005 ? 'normal' : `connection closed (${code})`);
+      });
+      ws.on('error', (err) => opts.logger?.warn({ provider: provider.name, err: err.message }, 'media socket error'));
+    });
   }
 
   async function handleRequest(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
@@ -286,6 +300,7 @@ export function telephonyPlugin(host: CallHost, opts: TelephonyOptions): ServerP
     connections: () => live.size,
     async close() {
       for (const ws of live) ws.terminate();
+      wss.close();
     },
   };
 }
