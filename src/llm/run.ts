@@ -7,7 +7,7 @@ import type { ChatMessage, Llm, Tool, ToolContext } from './types.ts';
 /** What a reply streams: text, a tool starting or finishing, the end of the reply. */
 export type ReplyEvent =
   | { type: 'text'; delta: string }
-  | { type: 'tool_started'; name: string; arguments: string }
+  | { type: 'tool_started'; name: string; arguments: string; id: string }
   | { type: 'tool_finished'; outcome: ToolOutcome }
   /** The tools of this turn are still working after the filler's time: say `line` while they do. */
   | { type: 'tool_slow'; line: string }
@@ -69,7 +69,7 @@ export async function* streamReply(
       yield { type: 'messages', added: [{ role: 'assistant', content: '', tool_calls: calls }, ...toolMessages(refused)] };
       throw new ToolRoundsExceeded(maxRounds, calls.map((c) => c.name));
     }
-    for (const c of calls) yield { type: 'tool_started', name: c.name, arguments: c.arguments };
+    for (const c of calls) yield { type: 'tool_started', name: c.name, arguments: c.arguments, id: c.id };
     // A tool that runs a task talks with the caller meanwhile: no filler then ("one moment, I'm
     // checking" said right after the task's question, while the caller was to answer it). Once
     // the task is over, the tool's own work counts again: a lookup of the value just collected.

@@ -79,6 +79,15 @@ function unlessAborted<T>(work: T | PromiseLike<T>, signal: AbortSignal): Promis
   });
 }
 
+/** The arguments of `call` as the model gave them, parsed: `undefined` when they are not JSON (none: `{}`). */
+export function parsedArguments(call: ToolCall): unknown {
+  try {
+    return call.arguments ? JSON.parse(call.arguments) : {};
+  } catch {
+    return undefined;
+  }
+}
+
 /** Tool outcomes as `tool` chat messages, to send back to the model. */
 export function toolMessages(outcomes: ToolOutcome[]): ChatMessage[] {
   return outcomes.map((o) => ({

@@ -1,6 +1,6 @@
 import { limitSlowStart, noticeSlowStart } from '../llm/deadlines.ts';
 import { streamReply, type ReplyEvent as StreamEvent } from '../llm/run.ts';
-import type { ToolOutcome } from '../llm/tools.ts';
+import { parsedArguments, type ToolOutcome } from '../llm/tools.ts';
 import type { ToolFiller } from '../llm/tool-filler.ts';
 import type { ChatMessage, Llm, Tool, ToolContext } from '../llm/types.ts';
 import { SentenceChunker, chunkText, type ChunkerOptions } from '../text/chunker.ts';
@@ -78,6 +78,8 @@ export interface Voice {
 export type ReplyStageEvent =
   /** `line`: the apology after a model failure (`modelErrorLine`), a fixed line, not the model's words. */
   | { type: 'agent_chunk'; text: string; line?: 'model_error' }
+  /** A tool call of the model starts, before it runs: `args` as parsed (`undefined`: not JSON); `callId` the model's id for the call, when it gave one. */
+  | { type: 'tool_started'; name: string; callId?: string; args: unknown }
   | { type: 'tool'; outcome: ToolOutcome }
   /** `error` is the raw cause, for classifying (`classifyFailure`) and the log. */
   | { type: 'llm_error'; message: string; error: unknown }
@@ -275,6 +277,7 @@ export class ReplyStage {
           // is then the first sentence's (a filler said meanwhile comes after it, never before).
           times.firstToken ||= deps.clock.now();
           toolStarted = true;
+          tell({ type: 'tool_started', name: e.name, ...(e.id ? { callId: e.id } : {}), args: parsedArguments(e) });
           // The model's text of this round is complete: voiced now, while the tool works, not
           // held until the next round's text (the caller heard a gap as long as the tool and
           // the next model request).
