@@ -167,6 +167,13 @@ export type SessionEvent =
    */
   | { type: 'tool_started'; name: string; callId?: string; args: unknown; reply?: number }
   | { type: 'tool'; outcome: ToolOutcome; reply?: number }
+  /**
+   * A tool call given up (`reason`: past its `timeoutMs`, or `abandoned` with its reply cut off)
+   * answered after all, `lateMs` real milliseconds after its `tool` event: what it returned, or
+   * threw (`failed`), was dropped. A backend that answers too late shows here; one that never
+   * answers tells nothing.
+   */
+  | { type: 'tool_late'; name: string; callId?: string; lateMs: number; reason: 'timeout' | 'abandoned'; failed: boolean; reply?: number }
   /** The agent (a tool) hung up or transferred the call. */
   | { type: 'call_action'; action: 'hangup' | 'transfer'; target?: string; ok: boolean; message?: string }
   | { type: 'metrics'; metrics: TurnMetrics; reply?: number }
