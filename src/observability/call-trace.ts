@@ -162,6 +162,10 @@ export class CallTrace {
       case 'call_action':
         this.call.addEvent(`call_action.${e.action}`, { 'hiwar.ok': e.ok }, at);
         break;
+      case 'tool_late':
+        // On the call: the tool's reply is usually over by then.
+        this.call.addEvent('tool.late', { 'hiwar.tool.name': e.name, 'hiwar.tool.late_ms': e.lateMs, 'hiwar.tool.late_reason': e.reason, 'hiwar.tool.error': e.failed }, at);
+        break;
       case 'task_started':
         this.tasks.get(e.name)?.end(at);
         this.tasks.set(e.name, this.tracer.startSpan('hiwar.task', { startTime: at, attributes: { 'hiwar.task': e.name } }, this.callCtx));

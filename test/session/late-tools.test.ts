@@ -7,6 +7,8 @@ import { after, before, test } from 'node:test';
 import { z } from 'zod';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ScriptedLlm, defineTool, streamReply, type LateToolResult, type Tool } from '../../src/llm/index.ts';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { CallTrace } from '../../src/observability/call-trace.ts';
 import { debugRecord } from '../../src/session/debug-log.ts';
 import { createLogger } from '../../src/session/logger.ts';
 import type { Agent } from '../../src/session/agent.ts';
@@ -61,6 +63,17 @@ test('the tool_late event has a debug line: the tool and how late', () => {
   const line = debugRecord({ type: 'tool_late', name: 'get_balance', callId: 'call_1', lateMs: 1234, reason: 'timeout', failed: false, reply: 2 });
   assert.equal(line?.message, 'tool answered after it was given up');
   assert.deepEqual([line?.fields.tool, line?.fields.lateMs, line?.fields.reason], ['get_balance', 1234, 'timeout']);
+});
+
+test("the trace: a late answer is a tool.late event on the call's span (the tool, how late, why it was given up)", () => {
+  const exporter = new InMemorySpanExporter();
+  const tracer = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }).getTracer('hiwar');
+  const t = new CallTrace({ call: { callId: 'c1', provider: 'pcm', parameters: {} }, tracer, now: () => Date.UTC(2026, 0, 1) });
+  t.onEvent({ type: 'tool_late', name: 'get_balance', callId: 'call_1', lateMs: 4200, reason: 'timeout', failed: false, reply: 1 });
+  t.end(Date.UTC(2026, 0, 1) + 1000);
+  const call = exporter.getFinishedSpans().find((s) => s.name === 'hiwar.call')!;
+  const late = call.events.find((e) => e.name === 'tool.late');
+  assert.deepEqual(late?.attributes, { 'hiwar.tool.name': 'get_balance', 'hiwar.tool.late_ms': 4200, 'hiwar.tool.late_reason': 'timeout', 'hiwar.tool.error': false });
 });
 
 let sandbox: TestSandbox;
