@@ -1,5 +1,5 @@
 export * from './types.ts';
-export { ABANDONED_TOOL_ERROR, runTools, toolMessages, type ToolOutcome } from './tools.ts';
+export { ABANDONED_TOOL_ERROR, runTools, toolMessages, type LateToolResult, type ToolOutcome } from './tools.ts';
 export { streamReply, ToolRoundsExceeded, type ReplyEvent, type StreamReplyOptions } from './run.ts';
 export { OpenAiLlm, type OpenAiOptions } from './openai.ts';
 export { PRIMED_REQUEST_DEFAULTS } from './primed-requests.ts';

@@ -1,4 +1,4 @@
-import { runTools, toolMessages, type ToolOutcome } from './tools.ts';
+import { runTools, toolMessages, type LateToolResult, type ToolOutcome } from './tools.ts';
 import type { CallControl } from '../transport/types.ts';
 import { fillerFor, noticingTasks, stillRunningAfter, type ToolFiller } from './tool-filler.ts';
 import { deadlineFor, ToolTimeoutError, watchDeadline } from './tool-deadline.ts';
@@ -7,7 +7,7 @@ import type { ChatMessage, Llm, Tool, ToolContext } from './types.ts';
 /** What a reply streams: text, a tool starting or finishing, the end of the reply. */
 export type ReplyEvent =
   | { type: 'text'; delta: string }
-  | { type: 'tool_started'; name: string; arguments: string }
+  | { type: 'tool_started'; name: string; arguments: string; id: string }
   | { type: 'tool_finished'; outcome: ToolOutcome }
   /** The tools of this turn are still working after the filler's time: say `line` while they do. */
   | { type: 'tool_slow'; line: string }
@@ -37,6 +37,8 @@ export interface StreamReplyOptions {
   session?: ToolContext['session'];
   /** The agent's tool filler (see TOOL_FILLER_DEFAULTS); `false`: none. */
   toolFiller?: ToolFiller | false;
+  /** Told when a tool given up (timed out, abandoned) answers after all, once this reply may be over. */
+  onLateResult?: (late: LateToolResult) => void;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function* streamReply(
   messages: ChatMessage[],
   tools: Tool[],
   signal: AbortSignal,
-  { maxRounds = 3, call, session, toolFiller }: StreamReplyOptions = {},
+  { maxRounds = 3, call, session, toolFiller, onLateResult }: StreamReplyOptions = {},
 ): AsyncGenerator<ReplyEvent> {
   const working = [...messages];
   for (let round = 0; round <= maxRounds; round++) {
@@ -69,7 +71,7 @@ export async function* streamReply(
       yield { type: 'messages', added: [{ role: 'assistant', content: '', tool_calls: calls }, ...toolMessages(refused)] };
       throw new ToolRoundsExceeded(maxRounds, calls.map((c) => c.name));
     }
-    for (const c of calls) yield { type: 'tool_started', name: c.name, arguments: c.arguments };
+    for (const c of calls) yield { type: 'tool_started', name: c.name, arguments: c.arguments, id: c.id };
     // A tool that runs a task talks with the caller meanwhile: no filler then ("one moment, I'm
     // checking" said right after the task's question, while the caller was to answer it). Once
     // the task is over, the tool's own work counts again: a lookup of the value just collected.
@@ -87,7 +89,7 @@ export async function* streamReply(
     const cutOff = () => tooling.abort(signal.reason);
     if (signal.aborted) cutOff();
     else signal.addEventListener('abort', cutOff, { once: true });
-    const running = runTools(calls, tools, { signal: tooling.signal, ...(call ? { call } : {}), ...(toolSession ? { session: toolSession } : {}) });
+    const running = runTools(calls, tools, { signal: tooling.signal, ...(call ? { call } : {}), ...(toolSession ? { session: toolSession } : {}) }, onLateResult);
     const deadline = deadlineFor(calls, tools);
     if (deadline !== undefined) void watchDeadline(running, deadline, () => ({ started: tasksStarted, current: task }), () => tooling.abort(new ToolTimeoutError(deadline)));
     // A slow tool: the caller hears the filler line once while it works, not silence.

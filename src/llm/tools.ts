@@ -18,6 +18,18 @@ export interface ToolOutcome {
  */
 export const ABANDONED_TOOL_ERROR = 'abandoned: the reply was cut off while the tool still ran (it did not stop on ctx.signal)';
 
+/**
+ * A given-up call's tool that answered after all (its result or error is dropped): told so a
+ * backend that answers too late can be seen. `lateMs`: real milliseconds after it was given up;
+ * `reason`: past its deadline (`timeout`) or with its reply cut off (`abandoned`); `failed`: it threw.
+ */
+export interface LateToolResult {
+  call: ToolCall;
+  lateMs: number;
+  reason: 'timeout' | 'abandoned';
+  failed: boolean;
+}
+
 /** What each tool that threw threw, for the session (not on the outcome: events carry outcomes as data). */
 const thrown = new WeakMap<ToolOutcome, unknown>();
 
@@ -31,7 +43,7 @@ export function thrownBy(outcome: ToolOutcome): unknown {
  * them together), so they run in parallel. Bad arguments and thrown errors become results the
  * model can read; they never end the call.
  */
-export async function runTools(calls: ToolCall[], tools: Tool[], ctx: ToolContext): Promise<ToolOutcome[]> {
+export async function runTools(calls: ToolCall[], tools: Tool[], ctx: ToolContext, onLate?: (late: LateToolResult) => void): Promise<ToolOutcome[]> {
   return Promise.all(
     calls.map(async (call): Promise<ToolOutcome> => {
       const started = Date.now();
@@ -46,8 +58,15 @@ export async function runTools(calls: ToolCall[], tools: Tool[], ctx: ToolContex
       const parsed = tool.parameters.safeParse(args);
       if (!parsed.success) return { call, result: null, error: `invalid arguments: ${parsed.error.issues[0]?.message}`, ms: 0 };
       try {
-        const result = await unlessAborted(tool.execute(parsed.data, ctx), ctx.signal);
-        if (result === abandoned) return givenUp(call, ctx.signal.reason, Date.now() - started);
+        const work = Promise.resolve(tool.execute(parsed.data, ctx));
+        const result = await unlessAborted(work, ctx.signal);
+        if (result === abandoned) {
+          const at = Date.now();
+          const reason = ctx.signal.reason instanceof ToolTimeoutError ? 'timeout' : 'abandoned';
+          const tell = (failed: boolean) => onLate?.({ call, lateMs: Date.now() - at, reason, failed });
+          if (onLate) void work.then(() => tell(false), () => tell(true));
+          return givenUp(call, ctx.signal.reason, at - started);
+        }
         return { call, result, ms: Date.now() - started };
       } catch (err) {
         const outcome: ToolOutcome = { call, result: null, error: (err as Error)?.message ?? String(err), threw: true, ms: Date.now() - started };
@@ -77,6 +96,15 @@ function unlessAborted<T>(work: T | PromiseLike<T>, signal: AbortSignal): Promis
     else signal.addEventListener('abort', onAbort, { once: true });
     void settled.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/** The arguments of `call` as the model gave them, parsed: `undefined` when they are not JSON (none: `{}`). */
+export function parsedArguments(call: ToolCall): unknown {
+  try {
+    return call.arguments ? JSON.parse(call.arguments) : {};
+  } catch {
+    return undefined;
+  }
 }
 
 /** Tool outcomes as `tool` chat messages, to send back to the model. */

@@ -57,6 +57,8 @@ export class CallTrace {
   private nextTurnAt: number | undefined;
   private reconnect: Span | undefined;
   private readonly tasks = new Map<string, Span>();
+  /** When each tool call began (`tool_started`), by reply and call id (or name): its span's start. */
+  private readonly toolStarts = new Map<string, number>();
   private agent: string | undefined;
   private turns = 0;
   /** Replies opened without a number (events of a session older than `reply_started`). */
@@ -108,8 +110,11 @@ export class CallTrace {
       case 'state':
         if (e.state === 'speaking') this.speaking(at);
         break;
+      case 'tool_started':
+        this.toolStarts.set(toolKey(e.reply, e.callId || e.name), at);
+        break;
       case 'tool':
-        this.tool(at, e.outcome.call.name, e.outcome.ms, !!e.outcome.error, !!e.outcome.threw, e.reply);
+        this.tool(at, e.outcome.call.name, e.outcome.call.id, e.outcome.ms, !!e.outcome.error, !!e.outcome.threw, e.reply);
         break;
       case 'agent_turn': {
         const reply = this.replyOf(e.reply);
@@ -156,6 +161,10 @@ export class CallTrace {
         break;
       case 'call_action':
         this.call.addEvent(`call_action.${e.action}`, { 'hiwar.ok': e.ok }, at);
+        break;
+      case 'tool_late':
+        // On the call: the tool's reply is usually over by then.
+        this.call.addEvent('tool.late', { 'hiwar.tool.name': e.name, 'hiwar.tool.late_ms': e.lateMs, 'hiwar.tool.late_reason': e.reason, 'hiwar.tool.error': e.failed }, at);
         break;
       case 'task_started':
         this.tasks.get(e.name)?.end(at);
@@ -232,10 +241,14 @@ export class CallTrace {
     if (reply && !reply.playout) reply.playout = this.tracer.startSpan('hiwar.playout', { startTime: at }, reply.ctx);
   }
 
-  private tool(at: number, name: string, ms: number, error: boolean, threw: boolean, id: number | undefined): void {
+  private tool(at: number, name: string, callId: string, ms: number, error: boolean, threw: boolean, id: number | undefined): void {
     const reply = this.replyOf(id);
-    // The tool's duration is wall time; on a faster clock it is clamped inside its reply.
-    const start = Math.max(reply?.start ?? 0, at - ms);
+    const key = toolKey(id, callId || name);
+    const started = this.toolStarts.get(key);
+    this.toolStarts.delete(key);
+    // From its `tool_started`, on the call's clock; else (an older session) back from its duration,
+    // which is wall time: on a faster clock it is clamped inside its reply.
+    const start = started ?? Math.max(reply?.start ?? 0, at - ms);
     const span = this.tracer.startSpan('hiwar.tool', { startTime: start, attributes: { 'hiwar.tool.name': name, 'hiwar.tool.ms': ms, 'hiwar.tool.error': error } }, reply?.ctx ?? this.callCtx);
     if (threw || error) span.setStatus({ code: otel().SpanStatusCode.ERROR, message: threw ? 'the tool threw' : 'the tool call was refused' });
     span.end(at);
@@ -334,4 +347,9 @@ export class CallTrace {
     this.call.setAttributes({ 'hiwar.turns': this.turns, ...(reason ? { 'hiwar.call.end_reason': reason } : {}) });
     this.call.end(at);
   }
+}
+
+/** A tool call's key among the started ones: its reply and its id (its name when the model gave no id). */
+function toolKey(reply: number | undefined, call: string): string {
+  return `${reply ?? 0}:${call}`;
 }

@@ -1,6 +1,6 @@
 import { limitSlowStart, noticeSlowStart } from '../llm/deadlines.ts';
 import { streamReply, type ReplyEvent as StreamEvent } from '../llm/run.ts';
-import type { ToolOutcome } from '../llm/tools.ts';
+import { parsedArguments, type LateToolResult, type ToolOutcome } from '../llm/tools.ts';
 import type { ToolFiller } from '../llm/tool-filler.ts';
 import type { ChatMessage, Llm, Tool, ToolContext } from '../llm/types.ts';
 import { SentenceChunker, chunkText, type ChunkerOptions } from '../text/chunker.ts';
@@ -78,7 +78,11 @@ export interface Voice {
 export type ReplyStageEvent =
   /** `line`: the apology after a model failure (`modelErrorLine`), a fixed line, not the model's words. */
   | { type: 'agent_chunk'; text: string; line?: 'model_error' }
+  /** A tool call of the model starts, before it runs: `args` as parsed (`undefined`: not JSON); `callId` the model's id for the call, when it gave one. */
+  | { type: 'tool_started'; name: string; callId?: string; args: unknown }
   | { type: 'tool'; outcome: ToolOutcome }
+  /** A tool given up (`reason`) answered `lateMs` real milliseconds later, after its `tool` event: what it gave was dropped. */
+  | { type: 'tool_late'; name: string; callId?: string; lateMs: number; reason: LateToolResult['reason']; failed: boolean }
   /** `error` is the raw cause, for classifying (`classifyFailure`) and the log. */
   | { type: 'llm_error'; message: string; error: unknown }
   | { type: 'tts_error'; message: string; error: unknown }
@@ -178,7 +182,7 @@ export class ReplyStage {
     else signal.addEventListener('abort', onAbort, { once: true });
     const answer =
       model
-        ? startNow(streamReply(deps.llm, messages, deps.tools, model.signal, { maxRounds: this.o.maxToolRounds, call: deps.call, session: deps.session, toolFiller: this.o.toolFiller }))
+        ? startNow(streamReply(deps.llm, messages, deps.tools, model.signal, { maxRounds: this.o.maxToolRounds, call: deps.call, session: deps.session, toolFiller: this.o.toolFiller, onLateResult: (l) => tell(lateEvent(l)) }))
         : undefined;
     // node:http writes a request on a kept-alive connection in a process.nextTick queued by
     // `request()`; the rest of the setup waits for a tick queued after it, so the request is on
@@ -275,6 +279,7 @@ export class ReplyStage {
           // is then the first sentence's (a filler said meanwhile comes after it, never before).
           times.firstToken ||= deps.clock.now();
           toolStarted = true;
+          tell({ type: 'tool_started', name: e.name, ...(e.id ? { callId: e.id } : {}), args: parsedArguments(e) });
           // The model's text of this round is complete: voiced now, while the tool works, not
           // held until the next round's text (the caller heard a gap as long as the tool and
           // the next model request).
@@ -309,6 +314,11 @@ export class ReplyStage {
     }
     for (const rest of chunker.end()) yield await emit(rest);
   }
+}
+
+/** The event of a given-up tool's late answer. */
+function lateEvent({ call, lateMs, reason, failed }: LateToolResult): ReplyStageEvent {
+  return { type: 'tool_late', name: call.name, ...(call.id ? { callId: call.id } : {}), lateMs, reason, failed };
 }
 
 /** Resolves after the process.nextTick callbacks queued so far (a microtask where there is no `process`). */

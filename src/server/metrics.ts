@@ -51,6 +51,12 @@ export class ServerMetrics {
     buckets: [0.5, 1, 1.5, 2, 2.5, 3, 4, 6, 8, 10, 15, 20],
     registers: [this.registry],
   });
+  readonly toolLateResults = new Counter({
+    name: 'hiwar_tool_late_results_total',
+    help: 'Tool calls given up (reason: timeout, abandoned) that answered after all; their answers were dropped',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
   readonly serviceErrors = new Counter({ name: 'hiwar_service_errors_total', help: 'Errors returned by the voice service, by HTTP status (unknown when none was given)', labelNames: ['status'], registers: [this.registry] });
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
@@ -67,6 +73,7 @@ export class ServerMetrics {
         if (typeof v === 'number' && v >= 0) this.stageSeconds.observe({ stage, turn }, v / 1000);
       }
     } else if (e.type === 'interruption') this.interruptions.inc({ kind: e.kind });
+    else if (e.type === 'tool_late') this.toolLateResults.inc({ reason: e.reason });
     else if (e.type === 'amd') {
       this.amdDecisions.inc({ class: e.decision.class });
       this.amdDecisionSeconds.observe({ class: e.decision.class }, e.decision.decisionMs / 1000);

@@ -159,7 +159,21 @@ export type SessionEvent =
   | { type: 'reply_dropped'; reply: number; reason: string }
   /** Caller speech over the agent: paused, resumed (a false alarm), confirmed (a barge-in), or a backchannel (`text`, "آه") the agent went on over. */
   | { type: 'interruption'; kind: 'paused' | 'resumed' | 'confirmed' | 'backchannel'; text?: string }
+  /**
+   * A tool call of the model starts, before its tool runs (its `tool` event tells how it ended):
+   * `args` as the model gave them, parsed (`undefined` when they are not JSON), as in the `tool`
+   * event's call; `callId` the model's id for the call (the `tool` event's `outcome.call.id`), when
+   * it gave one.
+   */
+  | { type: 'tool_started'; name: string; callId?: string; args: unknown; reply?: number }
   | { type: 'tool'; outcome: ToolOutcome; reply?: number }
+  /**
+   * A tool call given up (`reason`: past its `timeoutMs`, or `abandoned` with its reply cut off)
+   * answered after all, `lateMs` real milliseconds after its `tool` event: what it returned, or
+   * threw (`failed`), was dropped. A backend that answers too late shows here; one that never
+   * answers tells nothing.
+   */
+  | { type: 'tool_late'; name: string; callId?: string; lateMs: number; reason: 'timeout' | 'abandoned'; failed: boolean; reply?: number }
   /** The agent (a tool) hung up or transferred the call. */
   | { type: 'call_action'; action: 'hangup' | 'transfer'; target?: string; ok: boolean; message?: string }
   | { type: 'metrics'; metrics: TurnMetrics; reply?: number }

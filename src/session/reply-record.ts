@@ -34,7 +34,7 @@ export interface ReplyRecordHost {
 export function onReplyEvent(host: ReplyRecordHost, e: ReplyStageEvent, reply = 0): void {
   const id = reply ? { reply } : {};
   if (e.type === 'speaking') host.setState('speaking');
-  else if (e.type === 'agent_chunk') host.emit({ ...e, ...id });
+  else if (e.type === 'agent_chunk' || e.type === 'tool_started' || e.type === 'tool_late') host.emit({ ...e, ...id });
   else if (e.type === 'tool') {
     const kept = e.outcome.error || e.outcome.result instanceof Handoff ? {} : reportedToolResult(e.outcome.result);
     host.report.tool({ name: e.outcome.call.name, ms: e.outcome.ms, error: e.outcome.error, ...(e.outcome.threw ? { threw: true as const } : {}), ...kept });

@@ -1,3 +1,4 @@
+import { parsedArguments } from '../llm/tools.ts';
 import type { Llm } from '../llm/types.ts';
 import { RENDER_CACHE_DEFAULTS } from '../sandbox/engines/render-cache.ts';
 import type { ServiceClient } from '../service/client.ts';
@@ -190,11 +191,5 @@ export async function runCall(agent: Agent, script: CallScript, options: RunCall
 }
 
 function toolCall(o: Extract<SessionEvent, { type: 'tool' }>['outcome']): TestToolCall {
-  let args: unknown;
-  try {
-    args = o.call.arguments ? JSON.parse(o.call.arguments) : {};
-  } catch {
-    args = undefined;
-  }
-  return { name: o.call.name, args, result: o.result, ...(o.error ? { error: o.error } : {}), ...(o.threw ? { threw: true as const } : {}) };
+  return { name: o.call.name, args: parsedArguments(o.call), result: o.result, ...(o.error ? { error: o.error } : {}), ...(o.threw ? { threw: true as const } : {}) };
 }

@@ -39,6 +39,16 @@ test("hiwar_errors_total tells a tool's failure from a task's, the model's and t
   assert.deepEqual([...kinds].sort(), [...FAILURE_KINDS, 'other'].sort());
 });
 
+test('a tool that answered after it was given up counts in hiwar_tool_late_results_total, by reason (never the tool: its name is no label)', async () => {
+  const m = new ServerMetrics({ defaultMetrics: false });
+  const late = (reason: 'timeout' | 'abandoned') => m.observe('twilio', { type: 'tool_late', name: 'get_balance', callId: 'call_1', lateMs: 900, reason, failed: false, reply: 1 });
+  late('timeout');
+  late('timeout');
+  late('abandoned');
+  const series = (await m.text()).split('\n').filter((l) => l.startsWith('hiwar_tool_late_results_total{')).sort();
+  assert.deepEqual(series, ['hiwar_tool_late_results_total{reason="abandoned"} 1', 'hiwar_tool_late_results_total{reason="timeout"} 2']);
+});
+
 test('HIWAR_METRICS_TOKEN (or metricsToken) closes /metrics to a scraper without its bearer token; without one it stays open', async () => {
   const serve = async (o: { metricsToken?: string }, run: (url: string) => Promise<void>) => {
     const server = new AgentServer({ port: 0, logger: createLogger('silent'), sessions: () => Promise.reject(new Error('no calls here')), ...o });
