@@ -54,6 +54,14 @@ test('twilio: media messages in any other shape are parsed as JSON, to the same 
   }
 });
 
+test('twilio: a chunk that is not plain digits is left to the JSON reader, whose Number() decides it', () => {
+  for (const [chunk, seq] of [['', 0], ['1e3', 1000], [' 7', 7], ['x', undefined]] as const) {
+    const text = JSON.stringify({ ...media, media: { ...media.media, chunk } });
+    assert.equal(read(text), undefined, JSON.stringify(chunk));
+    assert.deepEqual(audio(parse(text)), [{ seq, bytes: PAYLOAD }], JSON.stringify(chunk));
+  }
+});
+
 test('twilio: the other track is ignored and a broken media message is invalid, whichever reader sees it', () => {
   for (const track of ['outbound', 'in', 'inbound2']) {
     const text = JSON.stringify({ ...media, media: { ...media.media, track } });

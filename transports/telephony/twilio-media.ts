@@ -51,9 +51,11 @@ export function readTwilioMedia(msg: Buffer): Inbound[] | undefined {
   const c = valueAt(msg, CHUNK, from, to);
   if (p < 0 || c === -2) return undefined;
   if (track >= 0 && !(track + INBOUND.length <= n && msg.compare(INBOUND, 0, INBOUND.length, track, track + INBOUND.length) === 0)) return [];
+  // A chunk that is not plain digits ("", "1e3") is read by JSON's path, where `Number()` decides it.
+  const chunk = c < 0 ? NaN : digitsAt(msg, c, to);
+  if (c >= 0 && Number.isNaN(chunk)) return undefined;
   const payload = base64Bytes(msg, p, msg.indexOf(QUOTE, p));
   if (!payload) return undefined;
-  const chunk = c < 0 ? NaN : digitsAt(msg, c, to);
   return [Number.isFinite(chunk) ? { type: 'audio', payload, seq: chunk } : { type: 'audio', payload }];
 }
 
@@ -66,7 +68,7 @@ function valueAt(msg: Buffer, key: Buffer, from: number, to: number): number {
   return end < 0 || end > to ? -2 : start;
 }
 
-/** The decimal number whose digits start at `at` and end at a quote; NaN for anything else (as `Number()` of the text would). */
+/** The decimal number whose digits start at `at` and end at a quote; NaN when there are none or anything else is there. */
 function digitsAt(msg: Buffer, at: number, to: number): number {
   let v = 0;
   let i = at;
