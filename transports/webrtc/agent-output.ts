@@ -1,4 +1,5 @@
-import { Subject, type Observable } from '../../src/rx.ts';
+import type { Observable } from '../../src/rx.ts';
+import { Fanout } from '../../src/fanout.ts';
 import type { AudioFrame } from '../../src/audio/frame.ts';
 import { PlayoutMarks } from '../../src/transport/playout-marks.ts';
 import type { PlaybackUpdate, TransportOutput } from '../../src/transport/types.ts';
@@ -79,8 +80,8 @@ export class AgentOutput implements TransportOutput {
   /** Samples of one frame at the input rate, and RTP timestamp units (48 kHz) per frame. */
   private readonly frameSamples: number;
   private readonly frameTicks: number;
-  private readonly playbackSubject = new Subject<PlaybackUpdate>();
-  readonly playback$: Observable<PlaybackUpdate> = this.playbackSubject.asObservable();
+  private readonly playbackSubject = new Fanout<PlaybackUpdate>();
+  readonly playback$: Observable<PlaybackUpdate> = this.playbackSubject.observable;
   private readonly unsubscribe: () => void;
   private readonly startIndex: number;
   private readonly timestampBase: number;

@@ -1,4 +1,5 @@
-import { Subject, type Observable } from '../../src/rx.ts';
+import type { Observable } from '../../src/rx.ts';
+import { Fanout } from '../../src/fanout.ts';
 import type { AudioFrame } from '../../src/audio/frame.ts';
 import { PlayoutMarks } from '../../src/transport/playout-marks.ts';
 import type { PlaybackUpdate, TransportOutput } from '../../src/transport/types.ts';
@@ -21,8 +22,8 @@ export interface SenderLink {
  * with the position the thread had sent when it dropped it, so it is exact.
  */
 export class ThreadedOutput implements TransportOutput {
-  private readonly playbackSubject = new Subject<PlaybackUpdate>();
-  readonly playback$: Observable<PlaybackUpdate> = this.playbackSubject.asObservable();
+  private readonly playbackSubject = new Fanout<PlaybackUpdate>();
+  readonly playback$: Observable<PlaybackUpdate> = this.playbackSubject.observable;
   /** Counters reported by the thread; `maxLateMs` is the worst since it was last set here (a bench may reset it). */
   readonly stats: AgentOutputStats = { packets: 0, latePackets: 0, maxLateMs: 0, dropped: 0, talkspurts: 0 };
   private link: SenderLink | undefined;
