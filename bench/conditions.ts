@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { activePin, affinityOf, formatCpuList } from './pin.ts';
+import { hasSingleThreadedGc } from '../src/cli/serve-gc.ts';
 
 /**
  * A process is starved when it spent more than this share of its runnable time waiting for a core
@@ -99,6 +100,12 @@ export interface Conditions {
   warm: boolean;
   calls: number;
   transport: string;
+  /**
+   * The measured processes' garbage collector, from their command lines: `single-threaded` when
+   * every one was started with `--single-threaded-gc` (`hiwar serve --gc`), `parallel` when none
+   * was, `mixed` otherwise; null where a command line cannot be read.
+   */
+  gc: 'single-threaded' | 'parallel' | 'mixed' | null;
   /** The CPUs the server and the rig had. */
   affinity: Affinity;
   /** The rig's run-queue wait (null when the bench named no rig process). */
@@ -160,6 +167,7 @@ export function conditionsOf(start: ConditionsStart, o: { warm: boolean; calls: 
     warm: o.warm,
     calls: o.calls,
     transport: o.transport,
+    gc: gcOf(start.pids),
     affinity: affinityNow(start.pids, start.rigPids),
     rig: rigWaitOf(start),
   };
@@ -168,7 +176,22 @@ export function conditionsOf(start: ConditionsStart, o: { warm: boolean; calls: 
 /** One line of conditions, printed under every table of figures. */
 export function conditionsLine(c: Conditions): string {
   const wait = c.runQueueWaitShare === null ? 'run-queue wait unknown' : `run-queue wait ${c.runQueueWaitMs} ms (${Math.round(c.runQueueWaitShare * 100)} % of runnable time${c.starved ? ', STARVED' : ''}${loopPart(c)})`;
-  return `${c.calls} calls, ${c.transport}, ${c.warm ? 'warm' : 'cold'} process, load ${c.loadBefore} → ${c.loadAfter}, ${wait}; ${affinityLine(c.affinity)}${c.rig ? `; ${rigLine(c.rig)}` : ''}`;
+  const gc = c.gc ? `, ${c.gc} GC` : '';
+  return `${c.calls} calls, ${c.transport}, ${c.warm ? 'warm' : 'cold'} process${gc}, load ${c.loadBefore} → ${c.loadAfter}, ${wait}; ${affinityLine(c.affinity)}${c.rig ? `; ${rigLine(c.rig)}` : ''}`;
+}
+
+/** The collector of the processes `pids` (see `Conditions.gc`), from /proc/<pid>/cmdline. */
+export function gcOf(pids: number[]): Conditions['gc'] {
+  const lines = pids.map((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      return undefined;
+    }
+  });
+  if (!lines.length || lines.some((l) => l === undefined)) return null;
+  const single = lines.filter((l) => hasSingleThreadedGc(l!)).length;
+  return single === lines.length ? 'single-threaded' : single === 0 ? 'parallel' : 'mixed';
 }
 
 /** "hiwar on CPU 1, rig on CPU 0 (pinned)" or "unpinned: hiwar on CPU 0-1, rig on CPU 0-1". */

@@ -10,11 +10,13 @@ import { ensureWritableFolder, numberOption, publicUrlOption, readText, UsageErr
 import { cliLogger } from './log.ts';
 import { CLUSTER_FLAGS, CLUSTER_USAGE } from './serve-cluster.ts';
 import { isServeWorker, workerCount, WORKERS_FLAG, WORKERS_HELP } from './serve-workers.ts';
+import { GC_FLAG, GC_HELP, gcMode } from './serve-gc.ts';
 
 export const SERVE_USAGE = `Usage: hiwar serve [--config FILE] [--agent DIR|FILE] [--port 8080] [--host 127.0.0.1] [--public-url URL]
                    [--max-calls 200] [--drain-timeout 600] [--media-token TOKEN] [--audiosocket-port N]
                    [--model-ids vendor|spec] [--analytics] [--recordings DIR] [--phrasebook FILE] [--otel]
-                   [--docs] [--workers N|auto] [--webrtc-start first-use|eager] [--open]
+                   [--docs] [--workers N|auto] [--gc single|parallel|auto]
+                   [--webrtc-start first-use|eager] [--open]
 
 Serve an agent to telephony platforms (/telephony/<provider>) and, when mediasoup is installed, to
 browsers (a call page at /, docs/webrtc.md), with /healthz, /readyz, /metrics and the calls in
@@ -55,6 +57,7 @@ ${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 25)}
   --docs                 serve the guide shipped with the package (its docs/ pages) as HTML at
                          /docs, for reading in a browser offline; public, no secret (docs/server.md)
 ${WORKERS_HELP}
+${GC_HELP}
   --webrtc-start WHEN    first-use (default): mediasoup is loaded and its workers started by the
                          first browser call (the call page, a room token or a join), so telephony
                          alone never pays for them; eager: at start-up, a worker that cannot start
@@ -95,6 +98,7 @@ export const SERVE_FLAGS = {
   'model-ids': { type: 'string' },
   ...CLUSTER_FLAGS,
   ...WORKERS_FLAG,
+  ...GC_FLAG,
   analytics: { type: 'boolean', default: false },
   recordings: { type: 'string' },
   otel: { type: 'boolean', default: false },
@@ -135,6 +139,7 @@ export async function checkServeArgs(values: Values<typeof SERVE_FLAGS>): Promis
   // Every argument is checked before a port is looked at or anything starts: a bad value is said
   // as itself, not as a port in use or after the sandbox's minute of start-up.
   workerCount(values.workers, SERVE_USAGE);
+  gcMode(values.gc, SERVE_USAGE);
   if (values.agent !== undefined) agentModuleFile(values.agent);
   if (otelRequested(values.otel!)) checkOtelInstalled();
   const phrasebookLines = values.phrasebook !== undefined ? (await readText(values.phrasebook, '--phrasebook')).split('\n') : [];

@@ -21,6 +21,7 @@ import { isMachineMessage, MachineAdmission, MachineCalls, MachineDrain, Machine
 import { describeAwaited, type DrainCounts } from '../server/drain-wait.ts';
 import type { CallRecords } from '../../transports/telephony/outbound/records.ts';
 import { MachineCallRecords, PrimaryCallRecords } from './serve-machine-records.ts';
+import { gcMode, gcThreads, loneWorkerNeeded, workerExecArgv } from './serve-gc.ts';
 
 /** `hiwar serve`'s `--workers` flag (parsed with the rest of serve's options). */
 export const WORKERS_FLAG = { workers: { type: 'string' } } as const;
@@ -50,12 +51,17 @@ export function workerCount(raw: string | undefined, usage: string): number {
 
 /**
  * Runs the primary of a multi-worker `hiwar serve` when `--workers` asks for more than one
- * process and this is not a worker already: resolves with the exit code once every worker has
- * drained. Undefined: this process serves by itself (one worker, or a worker of the primary).
+ * process (or `--gc single` for one process started without V8's flag: serve-gc.ts) and this is
+ * not a worker already: resolves with the exit code once every worker has drained. Undefined:
+ * this process serves by itself (one worker, or a worker of the primary).
  */
-export async function serveWorkers(raw: string | undefined, usage: string, say: (m: string) => void): Promise<number | undefined> {
+export async function serveWorkers(raw: string | undefined, usage: string, say: (m: string) => void, gcRaw?: string): Promise<number | undefined> {
   const n = workerCount(raw, usage);
-  if (n <= 1 || !cluster.isPrimary) return undefined;
+  const gc = gcMode(gcRaw, usage);
+  if (!cluster.isPrimary || (n <= 1 && !loneWorkerNeeded(gc, process.execArgv))) return undefined;
+  // The collector's threads are a V8 flag, taken only at a process's start: the workers' command line.
+  const threads = gcThreads(gc, n, availableParallelism());
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, threads) });
   const calls = new MachineCalls();
   const ledger = new MemoryTokenLedger();
   // Without Redis, the outbound calls' records: a platform's callback may reach any worker.
@@ -126,7 +132,7 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
       } else if (m.hiwar === 'ready') {
         if (restarted) say(`  worker ${index} restarted (pid ${w.process.pid})`);
         everReady.add(index);
-        if (!restarted && everReady.size === n) say(`  workers: ${n} processes behind ${m.url} (${live().map((x) => `worker ${indexOf.get(x.id)} pid ${x.process.pid}`).sort().join(', ')}); --max-calls counts the machine's calls`);
+        if (!restarted && everReady.size === n) say(`  workers: ${n} process${n === 1 ? '' : 'es'} behind ${m.url} (${live().map((x) => `worker ${indexOf.get(x.id)} pid ${x.process.pid}`).sort().join(', ')}); --max-calls counts the machine's calls; ${threads === 'single' ? 'single-threaded' : 'parallel'} garbage collection`);
       }
     });
   };

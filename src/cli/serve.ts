@@ -72,7 +72,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
   const checkedSizing = checked && sizing(checked);
   if (checked) await ensurePortsFree(values.host ?? checked.host ?? AGENT_SERVER_DEFAULTS.host, { port: portFlag ?? checked.port ?? AGENT_SERVER_DEFAULTS.port, flag: '--port' }, { port: audioSocketPort, flag: '--audiosocket-port' });
   // --workers N: this process forks N servers and waits for them (serve-workers.ts).
-  const primary = await serveWorkers(values.workers, SERVE_USAGE, (m) => process.stdout.write(`${m}\n`));
+  const primary = await serveWorkers(values.workers, SERVE_USAGE, (m) => process.stdout.write(`${m}\n`), values.gc);
   if (primary !== undefined) return primary;
   const worker = workerSide();
   const config = checked ?? (await loadConfig());

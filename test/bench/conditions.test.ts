@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { conditions, conditionsLine, conditionsOf, conditionsStart, schedstat, spanLine } from '../../bench/conditions.ts';
+import { conditions, conditionsLine, conditionsOf, conditionsStart, gcOf, schedstat, spanLine } from '../../bench/conditions.ts';
 
 const linux = existsSync(`/proc/${process.pid}/task`) ? {} : { skip: 'reads /proc/<pid>/task (Linux)' };
 
@@ -60,4 +60,28 @@ test("the conditions print the event loop's own wait beside the process's", linu
   const ended = span.end();
   assert.equal(typeof ended.loopWaitMs, 'number', JSON.stringify(ended));
   assert.match(spanLine(ended), /run-queue wait \d+ ms \(\d+ %(, STARVED)?; the event loop's thread \d+ ms \(\d+ %\)\)/);
+});
+
+test('the conditions name the measured processes’ collector from their command lines', linux, async () => {
+  const { spawn } = await import('node:child_process');
+  const { once } = await import('node:events');
+  const started = (args: string[]) => {
+    const child = spawn(process.execPath, [...args, '-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    return child;
+  };
+  const single = started(['--single-threaded-gc']);
+  const parallel = started([]);
+  try {
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(gcOf([single.pid!]), 'single-threaded');
+    assert.equal(gcOf([parallel.pid!]), 'parallel');
+    assert.equal(gcOf([single.pid!, parallel.pid!]), 'mixed');
+    assert.equal(gcOf([2 ** 22 + 7]), null, 'no such process');
+    const c = conditionsOf(conditionsStart([single.pid!]), { warm: true, calls: 1, transport: 'local' });
+    assert.match(conditionsLine(c), /^1 calls, local, warm process, single-threaded GC, load /);
+  } finally {
+    single.kill();
+    parallel.kill();
+    await Promise.all([once(single, 'exit'), once(parallel, 'exit')]);
+  }
 });

@@ -19,6 +19,8 @@ import { twilioProtocol } from '../telephony/twilio-protocol.ts';
 import { twilioSignature } from '../../transports/telephony/twilio.ts';
 import { waitFor } from '../telephony/serve.ts';
 import { Deadline, within } from '../helpers/deadline.ts';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
 const BIN = new URL('../../bin/hiwar.js', import.meta.url).pathname;
 const MAX_CALLS = 3;
@@ -41,17 +43,18 @@ const children: ChildProcess[] = [];
 const TWILIO = 'twilio-auth-token-of-the-test';
 const CALLS_SECRET = 'calls-view-secret-of-the-test';
 
-async function serve(o: { open?: boolean } = {}): Promise<Serve> {
+async function serve(o: { open?: boolean; workers?: number; args?: string[] } = {}): Promise<Serve> {
+  const workers = o.workers ?? 2;
   const audioSocketPort = await freePort();
   const env = { ...process.env, HIWAR_LOG_FORMAT: 'json', HIWAR_LOG_LEVEL: 'info', HIWAR_API_KEY: sandbox.key, HIWAR_BASE_URL: sandbox.sandbox.url, TWILIO_AUTH_TOKEN: TWILIO, HIWAR_MEDIA_SECRET: '', HIWAR_CALLS_SECRET: CALLS_SECRET };
   const open = o.open ?? true ? ['--open'] : [];
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...open, '--workers', '2', '--max-calls', String(MAX_CALLS), '--audiosocket-port', String(audioSocketPort)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...open, '--workers', String(workers), ...(o.args ?? []), '--max-calls', String(MAX_CALLS), '--audiosocket-port', String(audioSocketPort)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (err += d));
-  await waitFor(() => /workers: 2 processes/.test(out) || child.exitCode !== null, 'two workers to start', 90_000, () => out + err);
+  await waitFor(() => /workers: \d+ process/.test(out) || child.exitCode !== null, `${workers} worker(s) to start`, 90_000, () => out + err);
   assert.equal(child.exitCode, null, `serve exited:\n${out}\n${err}`);
   const url = /at (http:\/\/[\d.]+:\d+)/.exec(out)![1]!;
   const workerOf = (callId: string) => {
@@ -96,6 +99,9 @@ async function until(cond: () => Promise<boolean>, what: string, explain: () => 
 
 const heard = (f: FarEnd) => f.agentAudio.length > 0;
 
+/** A running process's command line, as the kernel holds it. */
+const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+
 /** The exit code, or a failure with what the process printed if it does not exit in time. */
 async function exitOf(s: Serve, ms = 120_000): Promise<number | null> {
   const [code] = (await within(once(s.child, 'exit'), ms, () => `serve did not exit within ${ms} ms of the machine's time\n${s.out().slice(-3000)}`)) as [number | null];
@@ -116,6 +122,10 @@ describe('hiwar serve --workers 2', () => {
   it('takes telephony and AudioSocket calls on the shared ports in both workers; refuses the call past --max-calls across them; a killed worker ends only its own call and comes back', async () => {
     const s = await serve();
     assert.equal((s.out().match(/hiwar serve: agent/g) ?? []).length, 1, 'one banner, not one per worker');
+    // --gc auto: two workers fill a machine of two CPUs or fewer, and then collect on their own thread.
+    const single = availableParallelism() <= 2;
+    for (const w of [1, 2]) assert.equal(cmdline(s.pidOfWorker(w)).includes('--single-threaded-gc'), single, `worker ${w}'s command line: ${cmdline(s.pidOfWorker(w)).join(' ')}`);
+    assert.match(s.out(), single ? /single-threaded garbage collection/ : /parallel garbage collection/);
     // Two media connections in a row on the HTTP port: node:cluster hands them to the workers in turn.
     const a = pcmCall(s, 'w-a');
     const c = pcmCall(s, 'w-c');
@@ -171,6 +181,22 @@ describe('hiwar serve --workers 2', () => {
     for (const h of hangups) h();
     s.child.kill('SIGTERM');
     assert.equal(await exitOf(s), 0, s.out());
+  });
+
+  it('--gc single with one process: the server runs in a lone worker started with the flag, and takes a call; --gc parallel with two workers leaves the flag out', async () => {
+    const s = await serve({ workers: 1, args: ['--gc', 'single'] });
+    assert.match(s.out(), /workers: 1 process behind .*single-threaded garbage collection/);
+    assert.ok(cmdline(s.pidOfWorker(1)).includes('--single-threaded-gc'), cmdline(s.pidOfWorker(1)).join(' '));
+    assert.ok(!cmdline(s.child.pid!).includes('--single-threaded-gc'), 'the primary itself was started without it');
+    const a = pcmCall(s, 'gc-a');
+    await waitFor(() => heard(a), 'the caller hears the agent', 90_000, s.out);
+    a.hangup();
+    s.child.kill('SIGTERM');
+    assert.equal(await exitOf(s), 0, s.out());
+    const p = await serve({ args: ['--gc', 'parallel'] });
+    for (const w of [1, 2]) assert.ok(!cmdline(p.pidOfWorker(w)).includes('--single-threaded-gc'), cmdline(p.pidOfWorker(w)).join(' '));
+    p.child.kill('SIGTERM');
+    assert.equal(await exitOf(p), 0, p.out());
   });
 
   it('drains on SIGTERM: every worker stops taking calls, the call in progress finishes, then the primary exits', async () => {
