@@ -176,8 +176,8 @@ export function conditionsOf(start: ConditionsStart, o: { warm: boolean; calls: 
 /** One line of conditions, printed under every table of figures. */
 export function conditionsLine(c: Conditions): string {
   const wait = c.runQueueWaitShare === null ? 'run-queue wait unknown' : `run-queue wait ${c.runQueueWaitMs} ms (${Math.round(c.runQueueWaitShare * 100)} % of runnable time${c.starved ? ', STARVED' : ''}${loopPart(c)})`;
-  const gc = c.gc ? `, ${c.gc} GC` : '';
-  return `${c.calls} calls, ${c.transport}, ${c.warm ? 'warm' : 'cold'} process${gc}, load ${c.loadBefore} → ${c.loadAfter}, ${wait}; ${affinityLine(c.affinity)}${c.rig ? `; ${rigLine(c.rig)}` : ''}`;
+  const gc = c.gc ? `${c.gc} GC; ` : '';
+  return `${c.calls} calls, ${c.transport}, ${c.warm ? 'warm' : 'cold'} process, load ${c.loadBefore} → ${c.loadAfter}, ${wait}; ${gc}${affinityLine(c.affinity)}${c.rig ? `; ${rigLine(c.rig)}` : ''}`;
 }
 
 /** The collector of the processes `pids` (see `Conditions.gc`), from /proc/<pid>/cmdline. */
