@@ -129,6 +129,9 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
         lateAgentCallerStalled: rig ? after.lateAgentStalled - before.lateAgentStalled : null,
         callersLoopP99Ms: rig ? round(after.callersLoopP99Ms) : null,
         callersLoopMaxMs: rig ? round(after.callersLoopMaxMs) : null,
+        // How long the callers' process took to write each tick's frames (from the due time to the last).
+        callersBurstP50Ms: rig ? round(after.callersBurst[0]) : null,
+        callersBurstP99Ms: rig ? round(after.callersBurst[1]) : null,
         // This process's read and write system calls per second (Linux): on loopback each write
         // also runs the receiving side's TCP work, so the count is a cost the CPU figure hides.
         writesPerSec: io && io0 && !external ? Math.round(((io.writes - io0.writes) * 1000) / wall) : null,
@@ -161,6 +164,7 @@ export async function density({ quick, rest }: BenchArgs): Promise<Record<string
           ['sent late', (r) => `${r.callerLateSent}`],
           ['late agent, caller stalled', (r) => `${r.lateAgentCallerStalled}`],
           ['callers loop p99/max', (r) => `${r.callersLoopP99Ms}/${r.callersLoopMaxMs}`],
+          ['callers burst p50/p99 ms', (r) => `${r.callersBurstP50Ms}/${r.callersBurstP99Ms}`],
         ] as [string, (r: Record<string, number | null>) => string][])
       : []),
   ];
@@ -231,6 +235,8 @@ interface Counters {
   callersCpuUs: number;
   callersLoopP99Ms: number;
   callersLoopMaxMs: number;
+  /** The callers' burst lag of the window (bench/telephony-callers.ts), p50 and p99. */
+  callersBurst: [number, number];
   lateAgentStalled: number;
   callerFrames: number;
   lateAgent: number;
@@ -248,7 +254,7 @@ interface Counters {
 async function counters(frames: FrameClock, calls: RunningCall[], rig: TelephonyRig | undefined): Promise<Counters> {
   if (rig) {
     const s = await rig.stats();
-    return { lateCaller: rig.arrivals.late, callerLateSent: s.lateTicks, callersCpuUs: s.cpuUs, callersLoopP99Ms: s.loopP99Ms, callersLoopMaxMs: s.loopMaxMs, lateAgentStalled: s.lateAgentWhileStalled, callerFrames: rig.arrivals.frames, lateAgent: s.lateAgentFrames, underruns: 0, agentFrames: s.agentFrames, turns: s.answeredTurns };
+    return { lateCaller: rig.arrivals.late, callerLateSent: s.lateTicks, callersCpuUs: s.cpuUs, callersLoopP99Ms: s.loopP99Ms, callersLoopMaxMs: s.loopMaxMs, callersBurst: [s.burstLagP50Ms, s.burstLagP99Ms], lateAgentStalled: s.lateAgentWhileStalled, callerFrames: rig.arrivals.frames, lateAgent: s.lateAgentFrames, underruns: 0, agentFrames: s.agentFrames, turns: s.answeredTurns };
   }
   return {
     lateCaller: frames.lateFrames,
@@ -256,6 +262,7 @@ async function counters(frames: FrameClock, calls: RunningCall[], rig: Telephony
     callersCpuUs: 0,
     callersLoopP99Ms: 0,
     callersLoopMaxMs: 0,
+    callersBurst: [0, 0],
     lateAgentStalled: 0,
     callerFrames: frames.frames,
     lateAgent: calls.reduce((s, c) => s + c.caller.lateAgentFrames, 0),

@@ -77,6 +77,14 @@ export interface CallerStats {
   loopP99Ms: number;
   loopMaxMs: number;
   /**
+   * How long after its due time each tick's last frame left this process, since the previous
+   * stats (p50, p99, max, ms): a burst of N calls' frames takes this process time to write, and a
+   * frame written 8 ms after its capture has 12 ms left before the server counts it late.
+   */
+  burstLagP50Ms: number;
+  burstLagP99Ms: number;
+  burstLagMaxMs: number;
+  /**
    * Barge-ins (`HIWAR_BENCH_BARGE_IN=min,max`: each caller speaks from min to max ms into every
    * reply): those that got no `clear` within 2 s, and each cleared one's moments on this
    * process's clock (epoch ms): the agent media it read around its speech start and the clear
@@ -229,6 +237,8 @@ class TwilioCaller {
 const callers: TwilioCaller[] = [];
 let frames = 0;
 let lateTicks = 0;
+/** Per tick since the last stats: ms from the tick's due time to its last frame written. */
+let burstLags: number[] = [];
 let timer: NodeJS.Timeout | undefined;
 /** Due time of the next tick; ticks are FRAME_MS / phases apart, tick k serves phase k mod phases. */
 let due = 0;
@@ -260,6 +270,7 @@ function tick(): void {
         if (late) lateTicks++;
       }
     }
+    burstLags.push(epochNow() - due);
     due += FRAME_MS / phases;
     tickNo++;
   }
@@ -285,6 +296,14 @@ async function start(m: CallersStart): Promise<void> {
   }
 }
 
+/** The burst lags' p50, p99 and max since the last stats, which start a new window. */
+function burstLag(): Pick<CallerStats, 'burstLagP50Ms' | 'burstLagP99Ms' | 'burstLagMaxMs'> {
+  const lags = burstLags.sort((a, b) => a - b);
+  burstLags = [];
+  const at = (q: number) => (lags.length ? lags[Math.min(lags.length - 1, Math.floor(q * lags.length))]! : 0);
+  return { burstLagP50Ms: at(0.5), burstLagP99Ms: at(0.99), burstLagMaxMs: lags.at(-1) ?? 0 };
+}
+
 function stats(): CallerStats {
   const sum = (k: 'agentFrames' | 'lateAgentFrames' | 'lateAgentWhileStalled' | 'answeredTurns') => callers.reduce((s, c) => s + c[k], 0);
   const cpu = process.cpuUsage();
@@ -300,6 +319,7 @@ function stats(): CallerStats {
     cpuUs: cpu.user + cpu.system,
     loopP99Ms: loop.percentile(99) / 1e6,
     loopMaxMs: loop.max / 1e6,
+    ...burstLag(),
     bargeInsNotCleared: callers.reduce((n, c) => n + c.bargeMissed, 0),
     bargeIns: callers.flatMap((c) => c.bargeDetails),
   };

@@ -3,6 +3,8 @@
  * its threads and, apart, for its event loop's thread; a worker thread's CPU counts in the first
  * and not in the second. Read from the machine's /proc (Linux).
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
@@ -63,8 +65,6 @@ test("the conditions print the event loop's own wait beside the process's", linu
 });
 
 test('the conditions name the measured processes’ collector from their command lines', linux, async () => {
-  const { spawn } = await import('node:child_process');
-  const { once } = await import('node:events');
   const started = (args: string[]) => {
     const child = spawn(process.execPath, [...args, '-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     return child;

@@ -20,6 +20,11 @@ test('npm run bench -- density transport=twilio: calls over the real protocol, a
   assert.ok(level.agentFrames > 0, 'the agent spoke over the media stream');
   assert.ok(level.answeredTurns >= 2, `answered turns ${level.answeredTurns}`);
   assert.match(stdout, /hiwar serve's server in the bench process, Twilio Media Streams/);
+  // How long the callers' process took to write each tick's frames: measured, ordered.
+  assert.ok(level.callersBurstP50Ms >= 0 && level.callersBurstP99Ms >= level.callersBurstP50Ms, `burst ${level.callersBurstP50Ms}/${level.callersBurstP99Ms}`);
+  assert.match(stdout, /callers burst p50\/p99 ms/);
+  // The collector of the measured process (the bench's own, started here without --single-threaded-gc).
+  assert.equal(last.conditions[0].gc, 'parallel');
   // Every level has its conditions; calls per core only from a level that was not starved.
   const [c] = last.conditions;
   assert.equal(typeof c.loadBefore, 'number');
