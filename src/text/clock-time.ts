@@ -11,6 +11,9 @@ import type { ParsedDate } from './parse-date.ts';
 /** A number word, or an MSA teen's first word (الحادية عشرة → احدي عشره). */
 export const isNumberWord = (w: string) => w in TEEN_UNITS || readSpoken(w).some((i) => i.kind === 'number');
 
+/** منتصف الليل، نص الليل as one word (PERIOD_PHRASES): midnight. */
+const MIDNIGHT = 'منتصف_الليل';
+
 const MINUTE_WORDS = new Set(['دقيقه', 'دقايق', 'دقائق', 'دقيقتين', 'دقيقتان']);
 
 /** An hour said with a period word → 0–23. Without one: 1–6 afternoon, 7–12 as said. */
@@ -62,6 +65,8 @@ export function findTime(words: string[], used: boolean[]): FoundTime | undefine
   if (!said.length) {
     if (!period) return undefined;
     used[periodAt] = true;
+    // Midnight alone is an hour, the one that ends the day said (not a part of the day to ask the hour of).
+    if (period === MIDNIGHT) return { time: '00:00', afterMidnight: true };
     return { time: DAY_PERIODS[period]!.alone, afterMidnight: false, partOfDay: DAY_PERIODS[period]!.kind };
   }
   let h: number;
@@ -93,7 +98,8 @@ export function findTime(words: string[], used: boolean[]): FoundTime | undefine
   // Neither reading of the hour is in the part of the day said with it (the caller's words
   // contradict each other), or both are (12 a.m.): the hour is asked again, not guessed.
   // 12 is noon or midnight, whatever part it was said with: its hour is asked without the part.
-  if (h24 === undefined) return { time: DAY_PERIODS[period!]!.alone, afterMidnight: false, partOfDay: h === 12 ? undefined : kind, outside: said.join(' ') };
+  // 12 (noon or midnight) falls on the day of noon's reading, the same with ص as with م.
+  if (h24 === undefined) return { time: h === 12 ? '12:00' : DAY_PERIODS[period!]!.alone, afterMidnight: false, partOfDay: h === 12 ? undefined : kind, outside: said.join(' ') };
   return { time: hhmm(h24, m), afterMidnight: (kind === 'night' || kind === 'evening') && h24 < 5, twelve };
 }
 

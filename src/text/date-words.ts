@@ -64,6 +64,8 @@ export type PartOfDay = 'dawn' | 'morning' | 'noon' | 'afternoon' | 'sunset' | '
 export const PERIOD_PHRASES: Record<string, string> = {
   'بعد الظهر': 'بعد_الظهر', 'بعد الضهر': 'بعد_الظهر', 'عقب الظهر': 'بعد_الظهر', 'عقب الضهر': 'بعد_الظهر',
   'قبل الظهر': 'قبل_الظهر', 'قبل الضهر': 'قبل_الظهر',
+  // Midnight, a time of its own: CLDR's Arabic day period for 00:00 (night1, منتصف الليل).
+  'منتصف الليل': 'منتصف_الليل', 'نص الليل': 'منتصف_الليل', 'نصف الليل': 'منتصف_الليل',
 };
 
 /** Periods of the day: how an hour said with one becomes 0–23, and the time meant when no hour is said. */
@@ -80,6 +82,7 @@ export const DAY_PERIODS: Record<string, { kind: PartOfDay; alone: string }> = {
   // part of the day (Moroccan فالصباح، فالعشية، فالليل: Harrell 1962).
   'العشيه': { kind: 'afternoon', alone: '16:00' }, 'عشيه': { kind: 'afternoon', alone: '16:00' }, 'فالعشيه': { kind: 'afternoon', alone: '16:00' },
   'فالصباح': { kind: 'morning', alone: '09:00' }, 'فالصبح': { kind: 'morning', alone: '09:00' }, 'فالليل': { kind: 'night', alone: '21:00' },
+  'منتصف_الليل': { kind: 'night', alone: '00:00' },
   'بالليل': { kind: 'night', alone: '21:00' }, 'الليل': { kind: 'night', alone: '21:00' }, 'ليلا': { kind: 'night', alone: '21:00' }, 'بليل': { kind: 'night', alone: '21:00' }, 'الليله': { kind: 'night', alone: '21:00' },
 };
 

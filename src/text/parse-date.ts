@@ -133,12 +133,25 @@ function joinPeriods(words: string[]): string[] {
 }
 
 /**
+ * ص and م, the 12-hour clock's a.m. and p.m. as Arabic writes them (CLDR's Arabic `am`/`pm`:
+ * "h:mm a", 00:30 is "12:30 ص", noon "12:00 م"), read as am and pm, only right after an hour:
+ * elsewhere م is the era (ميلادي, "٢٠٢٧م") and ص a page.
+ */
+const AM_PM: Record<string, string> = { 'ص': 'am', 'م': 'pm' };
+const hourBefore = (w: string | undefined) =>
+  w !== undefined && (/^(?:\d|1\d|2[0-4])(?::\d{2})?$/.test(w) || ['ونص', 'وربع', 'وثلث', 'وتلت'].includes(w) || isNumberWord(w));
+
+/**
  * The words of `text` as the parser reads them: normalized, MSA hour ordinals as numbers, two-word
- * periods joined, and Moroccan مع before an hour ("مع التلاتة", at three: Harrell 1962) as الساعة.
+ * periods joined, ص and م after an hour as am and pm, and Moroccan مع before an hour ("مع
+ * التلاتة", at three: Harrell 1962) as الساعة.
  */
 function wordsOf(text: string): string[] {
   const words = tokenize(text).map((w) => HOUR_ORDINALS[w] ?? (w.startsWith('و') ? (HOUR_ORDINALS[w.slice(1)] ? `و${HOUR_ORDINALS[w.slice(1)]}` : w) : w));
-  return joinPeriods(words.map((w, i) => (w === 'مع' && words[i + 1] !== undefined && isNumberWord(words[i + 1]!) ? 'الساعه' : w)));
+  return joinPeriods(words.map((w, i) => {
+    if (w === 'مع' && words[i + 1] !== undefined && isNumberWord(words[i + 1]!)) return 'الساعه';
+    return AM_PM[w] && hourBefore(words[i - 1]) ? AM_PM[w] : w;
+  }));
 }
 
 /**
