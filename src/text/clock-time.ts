@@ -77,14 +77,21 @@ export function findTime(words: string[], used: boolean[]): FoundTime | undefine
   else {
     const nums = readSpoken((minus >= 0 ? said.slice(0, minus) : said).join(' ')).filter((i) => i.kind === 'number');
     if (!nums.length) return undefined;
-    h = Math.floor(nums[0]!.value);
-    m = Math.round((nums[0]!.value - h) * 60);
-    if (nums[1] && !nums[0]!.fraction) m = nums[1].value;
+    const first = nums[0]!;
+    const second = nums[1];
+    h = Math.floor(first.value);
+    m = Math.round((first.value - h) * 60);
+    // A numeral takes no fraction word into it: "7 ونص" is 7 and a half (it gave the minute "0.5").
+    if (second?.fraction && second.value < 1 && m === 0) m = Math.round(second.value * 60);
+    // Minutes past the half or the quarter (Egyptian and Levantine "أربعة ونص وخمسة", 4:35), or past the hour.
+    else if (second) m = first.fraction ? m + second.value : second.value;
     if (minus >= 0) {
       const rest = said.slice(minus + 1);
       const less = rest.includes('ربع') ? 15 : rest.includes('ثلث') || rest.includes('تلت') ? 20 : (readSpoken(rest.join(' ')).find((i) => i.kind === 'number')?.value ?? 0);
-      h = h === 1 ? 12 : h - 1;
-      m = 60 - less;
+      // Minutes to the hour, or to the half ("أربعة ونص إلا خمسة", 4:25); to one o'clock is from 12.
+      const at = h * 60 + m - less;
+      h = Math.floor(at / 60) || 12;
+      m = at - Math.floor(at / 60) * 60;
     }
   }
   if (!(h >= 0 && h <= 24 && m >= 0 && m < 60)) return undefined;

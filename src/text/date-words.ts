@@ -10,6 +10,11 @@ export const MONTH_WORDS: readonly (readonly [string, number, 'gregory' | 'islam
   ...[['يونيه', 6], ['يوليه', 7], ['اغسطوس', 8], ['فبراير', 2], ['ابريل', 4]].map(([m, i]) => [m as string, i as number, 'gregory'] as const),
   ...['كانون الثاني', 'شباط', 'اذار', 'نيسان', 'ايار', 'حزيران', 'تموز', 'اب', 'ايلول', 'تشرين الاول', 'تشرين الثاني', 'كانون الاول'].map((m, i) => [m, i + 1, 'gregory'] as const),
   ['كانون التاني', 1, 'gregory'], ['تشرين التاني', 11, 'gregory'],
+  // The Maghreb's names, from the French in Tunisia and Algeria, from the Spanish and French in
+  // Morocco and Mauritania (CLDR's Arabic locales ar_TN, ar_DZ, ar_MA, ar_MR). ماي is also Gulf
+  // "water": a month only after a day, as صفر.
+  ...[['جانفي', 1], ['فيفري', 2], ['افريل', 4], ['ماي', 5], ['جوان', 6], ['جويليه', 7], ['اوت', 8]].map(([m, i]) => [m as string, i as number, 'gregory'] as const),
+  ...[['يوليوز', 7], ['غشت', 8], ['شتنبر', 9], ['نونبر', 11], ['دجنبر', 12], ['اغشت', 8], ['شتمبر', 9], ['دجمبر', 12]].map(([m, i]) => [m as string, i as number, 'gregory'] as const),
   ...[
     ['محرم', 1], ['صفر', 2], ['ربيع الاول', 3], ['ربيع اول', 3], ['ربيع الاخر', 4], ['ربيع الثاني', 4], ['ربيع التاني', 4], ['ربيع ثاني', 4],
     ['جمادي الاولي', 5], ['جمادي الاول', 5], ['جماد اول', 5], ['جمادي الاخره', 6], ['جمادي الثانيه', 6], ['جمادي الاخر', 6], ['جماد ثاني', 6],

@@ -98,8 +98,8 @@ function findMonth(words: string[], used: boolean[]): [number, number, number, P
     if (pos < 0) continue;
     const at = joined.slice(0, pos).split(' ').filter(Boolean).length;
     if (used[at]) continue;
-    // "صفر" is zero as often as the month: a month only after a day.
-    if (name === 'صفر' && !(at > 0 && (words[at - 1]! in ORDINAL_WORDS || isNumberWord(words[at - 1]!) || words[at - 1] === 'من'))) continue;
+    // "صفر" is zero as often as the month, Gulf "ماي" water: a month only after a day.
+    if ((name === 'صفر' || name === 'ماي') && !(at > 0 && (words[at - 1]! in ORDINAL_WORDS || isNumberWord(words[at - 1]!) || words[at - 1] === 'من'))) continue;
     return [at, name.split(' ').length, month, calendar];
   }
   const shahr = words.findIndex((w, i) => w === 'شهر' && i + 1 < words.length && isNumberWord(words[i + 1]!));
