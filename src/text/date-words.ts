@@ -39,6 +39,10 @@ export const LAST_WORDS = new Set(['الماضي', 'الماضيه', 'فات', '
 export const RELATIVE_DAYS: [string, number][] = [
   ['عقب بكره', 2], ['عقب بكرا', 2], ['عقب باكر', 2], ['عقب باجر', 2], ['عقب الغد', 2],
   ['قبل البارحه', -2], ['اول البارحه', -2],
+  // The day before yesterday with the short yesterday: Levantine أول مبارح (Cowell 1964, ʾawwal
+  // mbāreḥ), Gulf and Tunisian أول البارح، قبل البارح, and Moroccan ولبارح (Harrell 1966, wəlbarəḥ):
+  // they were yesterday (مبارح، البارح read alone), and ولبارح no day.
+  ['اول مبارح', -2], ['قبل مبارح', -2], ['اول البارح', -2], ['قبل البارح', -2], ['ولبارح', -2], ['اولبارح', -2],
   ['بعد بكره', 2], ['بعد بكرا', 2], ['بعد باكر', 2], ['بعد باجر', 2], ['بعد غد', 2], ['بعد الغد', 2],
   ['اول امس', -2], ['اول امبارح', -2], ['قبل امس', -2], ['قبل امبارح', -2],
   // "بعد غدًا" as transcripts write it (the tanween's alif kept): two days, not "غدا" alone.
