@@ -84,7 +84,7 @@ export function findTime(words: string[], used: boolean[]): FoundTime | undefine
     // A numeral takes no fraction word into it: "7 ونص" is 7 and a half (it gave the minute "0.5").
     if (second?.fraction && second.value < 1 && m === 0) m = Math.round(second.value * 60);
     // Minutes past the half or the quarter (Egyptian and Levantine "أربعة ونص وخمسة", 4:35), or past the hour.
-    else if (second) m = first.fraction ? m + second.value : second.value;
+    else if (second && !second.fraction) m = first.fraction ? m + second.value : second.value;
     if (minus >= 0) {
       const rest = said.slice(minus + 1);
       const less = rest.includes('ربع') ? 15 : rest.includes('ثلث') || rest.includes('تلت') ? 20 : (readSpoken(rest.join(' ')).find((i) => i.kind === 'number')?.value ?? 0);
@@ -94,7 +94,7 @@ export function findTime(words: string[], used: boolean[]): FoundTime | undefine
       m = at - Math.floor(at / 60) * 60;
     }
   }
-  if (!(h >= 0 && h <= 24 && m >= 0 && m < 60)) return undefined;
+  if (!(Number.isInteger(h) && Number.isInteger(m) && h >= 0 && h <= 24 && m >= 0 && m < 60)) return undefined;
   for (let i = from; i < to; i++) used[i] = true;
   if (from > 0 && HOUR_WORD.test(words[from - 1]!)) used[from - 1] = true;
   if (period && periodAt >= 0) used[periodAt] = true;
@@ -189,3 +189,43 @@ export function inPart(found: FoundTime, part: PartOfDay, word?: string): FoundT
   if (at === undefined) return undefined;
   return { time: hhmm(at, m), afterMidnight: (part === 'night' || part === 'evening') && at < 5 };
 }
+
+/** Units of a span of time from now, in minutes; a dual (ساعتين) takes no count before it. */
+const SPAN_UNITS: Record<string, { minutes: number; dual?: true }> = {
+  'ساعه': { minutes: 60 }, 'ساعات': { minutes: 60 }, 'ساعتين': { minutes: 120, dual: true }, 'ساعتان': { minutes: 120, dual: true },
+  'دقيقه': { minutes: 1 }, 'دقايق': { minutes: 1 }, 'دقائق': { minutes: 1 }, 'دقيقتين': { minutes: 2, dual: true },
+};
+const PART_OF_HOUR: Record<string, number> = { 'نص': 30, 'نصف': 30, 'ربع': 15, 'ثلث': 20, 'تلت': 20 };
+/** Words before a span that make it "from now": بعد، Gulf عقب, Levantine كمان ("كمان ساعة", in an hour). */
+const FROM_NOW = new Set(['بعد', 'عقب', 'كمان']);
+
+/**
+ * The minutes from now of a span said ("بعد ساعتين" 120, "بعد ساعة ونص" 90, "بعد نص ساعة" 30, "بعد
+ * عشر دقايق" 10, Levantine "كمان ساعة" 60), or undefined when none is. "بعد الساعة خمسة" (after
+ * five o'clock) is a time, not a span.
+ */
+export function minutesFromNow(words: string[]): number | undefined {
+  for (let i = 0; i < words.length; i++) {
+    if (!FROM_NOW.has(words[i]!)) continue;
+    let j = i + 1;
+    if (words[j] === 'كمان') j++;
+    if (words[j]! in PART_OF_HOUR && words[j + 1] === 'ساعه') return PART_OF_HOUR[words[j]!];
+    let k = j;
+    while (k < words.length && k - j < 3 && !(words[k]! in SPAN_UNITS)) k++;
+    const unit = SPAN_UNITS[words[k] ?? ''];
+    if (!unit || (unit.dual && k > j)) continue;
+    const count = k > j ? readSpoken(words.slice(j, k).join(' ')) : [];
+    if (k > j && !(count.length === 1 && count[0]!.kind === 'number')) continue;
+    const n = count[0]?.kind === 'number' ? count[0].value : 1;
+    let total = n * unit.minutes;
+    if (unit.minutes >= 60) {
+      const next = words[k + 1];
+      if (next === 'ونص') total += 30;
+      else if (next === 'وربع') total += 15;
+      else if (next === 'الا' && words[k + 2] === 'ربع') total -= 15;
+    }
+    if (Number.isInteger(total) && total > 0 && total <= 48 * 60) return total;
+  }
+  return undefined;
+}
+

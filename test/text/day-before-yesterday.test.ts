@@ -16,3 +16,10 @@ test('the day before yesterday with مبارح and البارح is two days ago,
   // Yesterday itself, as before.
   for (const text of ['مبارح', 'البارح', 'امبارح', 'البارحة']) assert.equal(parseDate(text, opts)?.date, '2027-01-13', text);
 });
+
+test('"من" with a span is that long ago ("من يومين", two days ago); "من يوم…" is "since the day…"', () => {
+  assert.equal(parseDate('اتصلت من يومين', opts)?.date, '2027-01-12');
+  assert.equal(parseDate('من تلات أيام', opts)?.date, '2027-01-11');
+  assert.equal(parseDate('من أسبوع', opts)?.date, '2027-01-07');
+  assert.notEqual(parseDate('من يوم الخميس', opts)?.date, '2027-01-13');
+});
