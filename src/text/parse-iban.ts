@@ -100,12 +100,16 @@ export function parseIbanSaid(text: string, country?: string): IbanSaid | undefi
   for (const word of words.slice(0, start)) {
     const letter = letterOf(word);
     // A word between the letters and the digits ("إس إيه هو صفر…") keeps a country said whole.
-    if (letter) lead = [...lead, letter].slice(-2);
+    if (letter) lead.push(letter);
     else if (lead.length < 2) lead = [];
   }
-  const countries = lead.length === 2 ? [...lead[0]!].flatMap((a) => [...lead[1]!].map((b) => a + b)) : [''];
+  const [first, second] = lead.slice(-2);
+  let countries = first && second ? [...first].flatMap((a) => [...second].map((b) => a + b)) : [''];
+  // More letters than two: the last two when they are an IBAN country ("إيه، كيه دبليو…", a
+  // Gulf "yes" before them), not the end of a word spelled ("IBAN 03…").
+  if (lead.length > 2 && !countries.some((c) => IBAN_FORMATS[c])) countries = [''];
   const said = countries.find((c) => IBAN_FORMATS[c]);
-  const format = said ? IBAN_FORMATS[said] : lead.length === 2 ? undefined : IBAN_FORMATS[country ?? ''];
+  const format = said ? IBAN_FORMATS[said] : countries[0] ? undefined : IBAN_FORMATS[country ?? ''];
   const classes = format ? ibanClasses(format.bban) : `nn${'c'.repeat(30)}`;
   const readings = readingsOf(words.slice(start), classes);
   // No letter among the digits: the digits of the whole text, as parseDigits reads a number.

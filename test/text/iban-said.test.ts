@@ -96,6 +96,8 @@ test('an IBAN said with its country\'s letters under the default task follows th
   assert.equal(policy(`آي كيو ${IRAQ_SAID}`, sa).decision, 'complete');
   // A Gulf "yes" before the letters (إيه، كيه دبليو…) leaves the country said.
   assert.equal(parseIbanSaid(`إيه، ${kuwait}`)?.country, 'KW');
+  // Letters before the digits that are no country's end ("IBAN" written in a mixed transcript) leave the task's country.
+  assert.deepEqual(run(digitsTask({ kind: 'iban' }), [say('IBAN 03 8000 0000 6080 1016 7519'), say('نعم')])[2]!.done, { ok: true, value: 'SA0380000000608010167519' });
   // Without letters said, the task's country's length, as before.
   assert.equal(policy('صفر تلاتة، تمانية صفر صفر صفر، صفر صفر صفر صفر، ستة صفر تمانية صفر، واحد صفر واحد ستة، سبعة خمسة واحد', sa).decision, 'incomplete');
 });
