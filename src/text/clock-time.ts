@@ -71,9 +71,12 @@ export function findTime(words: string[], used: boolean[]): FoundTime | undefine
   }
   let h: number;
   let m = 0;
-  const numeral = said.find((w) => /^\d{1,2}:\d{2}$/.test(w));
+  // h:mm, or h.mm with a point (the Arabic ٫ comes as one): "الساعة 7.30" is 7:30, not 7.3 hours
+  // (07:18). A point between hours and minutes is as good as a colon (Hart's Rules, 11.3); it
+  // is read so only after الساعة or before a part of the day, where the words hold a time.
+  const numeral = said.find((w) => /^\d{1,2}[:.]\d{2}$/.test(w));
   const minus = said.indexOf('الا');
-  if (numeral) [h, m] = numeral.split(':').map(Number) as [number, number];
+  if (numeral) [h, m] = numeral.split(/[:.]/).map(Number) as [number, number];
   else {
     const nums = readSpoken((minus >= 0 ? said.slice(0, minus) : said).join(' ')).filter((i) => i.kind === 'number');
     if (!nums.length) return undefined;

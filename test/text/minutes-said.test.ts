@@ -3,7 +3,9 @@
 // خمسة" is 2:25 and "اتنين ونص وخمسة" 2:35 (Abdel-Massih, An Introduction to Egyptian Arabic,
 // 1975, telling time; Cowell, A Reference Grammar of Syrian Arabic, 1964, on the hour; the
 // Kallimni ʿArabi series). A transcript writes the hour as a numeral and the half as a word
-// ("الساعة 7 ونص"); that is 7:30. Times written by hand; "now" is Thursday 11:00 in Riyadh.
+// ("الساعة 7 ونص"); that is 7:30; and typed with a point, "الساعة 7.30", it is 7:30 too (Hart's
+// Rules, Oxford, 11.3: a colon or a full point between hours and minutes). Times written by hand;
+// "now" is Thursday 11:00 in Riyadh.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseDate } from '../../src/text/parse-date.ts';
@@ -24,6 +26,12 @@ const CASES: [string, string][] = [
   ['بكرة الساعة ٨ وتلت بالليل', '20:20'],
   // A half said twice is one half (it gave the minute "30.5").
   ['بكرة الساعة سبعة ونص ونص', '07:30'],
+  // A point between hours and minutes, as typed (Hart's Rules 11.3: a colon or a full point) or
+  // with the Arabic decimal separator: before, 7.3 hours (07:18) and 9.25 hours (09:09).
+  ['بكرة الساعة 7.30', '07:30'],
+  ['بكرة الساعة ٧٫٣٠ مساءً', '19:30'],
+  ['بكرة ٩.١٥ الصبح', '09:15'],
+  ['بكرة 7.30 م', '19:30'],
   // As before.
   ['بكرة الساعة ستة إلا عشرة', '17:50'],
   ['بكرة الساعة وحدة إلا ربع الضهر', '12:45'],
