@@ -50,6 +50,12 @@ export interface DigitsExpectation {
    * `length` and passed to `complete` in place of the digits. @default parseDigits
    */
   read?: (transcript: string) => string | undefined;
+  /**
+   * The length awaited for what this transcript says, when the number names its own kind (an
+   * IBAN said with its country's letters: `كي دبليو`, Kuwait's 28 characters after them, under a
+   * task for a Saudi one); undefined keeps `length`.
+   */
+  lengthOf?: (transcript: string) => number | undefined;
 }
 
 /** What the agent waits for from the caller (a running task says it). */
@@ -194,7 +200,8 @@ export function arabicTurnPolicy(opts: TurnCueOptions = {}): TurnJudge {
     const digits = parseDigits(transcript);
     const said = expect.digits?.read ? expect.digits.read(transcript) : digits;
     if (expect.digits && said !== undefined) {
-      const v = digitsVerdict(said, expect.digits);
+      const length = expect.digits.lengthOf?.(transcript) ?? expect.digits.length;
+      const v = digitsVerdict(said, { ...expect.digits, length });
       if (v) return v;
     }
     if (yesNo) {

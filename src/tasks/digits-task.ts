@@ -5,7 +5,7 @@
  */
 import { parseDigits } from '../text/parse-digits.ts';
 import { bbanLetters, IBAN_FORMATS } from '../text/iban-formats.ts';
-import { parseIbanSaid } from '../text/parse-iban.ts';
+import { parseIbanSaid, type IbanSaid } from '../text/parse-iban.ts';
 import { phoneMayBecome, phoneMayGoOn } from '../text/phone-prefix.ts';
 import { readBackDigits, readBackIban, readBackPhone } from '../text/read-back.ts';
 import { isValidIban, isValidSaudiId, normalizePhone, type PhoneCountry } from '../text/validate.ts';
@@ -54,14 +54,19 @@ function digitsExpected(kind: DigitsKind, o: DigitsTaskOptions): DigitsExpectati
       const country = o.country ?? 'SA';
       return { complete: (d) => normalizePhone(d, country) !== undefined, mayGoOn: (d) => phoneMayGoOn(d, country), mayBecome: (d) => phoneMayBecome(d, country) };
     }
-    // Said without its two letters: the digits are the country's length less them. A country
-    // whose BBAN has letters (Iraq's bank code NBIQ, Qatar's DOHB and the letters its account
-    // numbers may hold) counts the letters said by name too: digits alone would never reach the
-    // length when the account has letters, and the turn would be held to its limit every time.
+    // The characters said after the country's letters, counted against the length of the
+    // country said (كي دبليو: Kuwait's 28), else of the task's: a letter said by name counts where
+    // the country's BBAN has one (Iraq's bank code NBIQ, the letters a Qatari account may hold),
+    // so such an IBAN closes on its last character rather than being held to the turn's limit.
     case 'iban': {
-      const format = ibanFormat(o);
-      if (!bbanLetters(format.bban)) return { length: format.length - 2 };
-      return { length: format.length - 2, read: (text) => parseIbanSaid(text)?.rest };
+      const country = o.country ?? 'SA';
+      let last: [string, IbanSaid | undefined] = ['', undefined];
+      const said = (text: string) => (last[0] === text ? last[1] : (last = [text, parseIbanSaid(text, country)])[1]);
+      const lengthOf = (text: string) => {
+        const format = said(text)?.countries.map((c) => IBAN_FORMATS[c]).find(Boolean);
+        return format && format.length - 2;
+      };
+      return { length: ibanFormat(o).length - 2, read: (text) => said(text)?.rest, lengthOf };
     }
     case 'national_id': return { length: 10 };
     case 'card_last4': return { length: 4 };
@@ -92,7 +97,7 @@ export function digitsTask(options: DigitsTaskOptions): CollectTask<string> {
     maxAttempts: options.maxAttempts,
     fromSpeech(text) {
       if (kind === 'iban') {
-        const said = parseIbanSaid(text);
+        const said = parseIbanSaid(text, options.country ?? 'SA');
         if (!said) return { problem: 'nothing' };
         // بي is B or P: the reading that passes the check.
         for (const country of said.countries) {

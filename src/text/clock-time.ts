@@ -11,6 +11,9 @@ import type { ParsedDate } from './parse-date.ts';
 /** A number word, or an MSA teen's first word (الحادية عشرة → احدي عشره). */
 export const isNumberWord = (w: string) => w in TEEN_UNITS || readSpoken(w).some((i) => i.kind === 'number');
 
+/** منتصف الليل، نص الليل as one word (PERIOD_PHRASES): midnight. */
+const MIDNIGHT = 'منتصف_الليل';
+
 const MINUTE_WORDS = new Set(['دقيقه', 'دقايق', 'دقائق', 'دقيقتين', 'دقيقتان']);
 
 /** An hour said with a period word → 0–23. Without one: 1–6 afternoon, 7–12 as said. */
@@ -62,27 +65,39 @@ export function findTime(words: string[], used: boolean[]): FoundTime | undefine
   if (!said.length) {
     if (!period) return undefined;
     used[periodAt] = true;
+    // Midnight alone is an hour, the one that ends the day said (not a part of the day to ask the hour of).
+    if (period === MIDNIGHT) return { time: '00:00', afterMidnight: true };
     return { time: DAY_PERIODS[period]!.alone, afterMidnight: false, partOfDay: DAY_PERIODS[period]!.kind };
   }
   let h: number;
   let m = 0;
-  const numeral = said.find((w) => /^\d{1,2}:\d{2}$/.test(w));
+  // h:mm, or h.mm with a point (the Arabic ٫ comes as one): "الساعة 7.30" is 7:30, not 7.3 hours
+  // (07:18). A point between hours and minutes is as good as a colon (Hart's Rules, 11.3); it
+  // is read so only after الساعة or before a part of the day, where the words hold a time.
+  const numeral = said.find((w) => /^\d{1,2}[:.]\d{2}$/.test(w));
   const minus = said.indexOf('الا');
-  if (numeral) [h, m] = numeral.split(':').map(Number) as [number, number];
+  if (numeral) [h, m] = numeral.split(/[:.]/).map(Number) as [number, number];
   else {
     const nums = readSpoken((minus >= 0 ? said.slice(0, minus) : said).join(' ')).filter((i) => i.kind === 'number');
     if (!nums.length) return undefined;
-    h = Math.floor(nums[0]!.value);
-    m = Math.round((nums[0]!.value - h) * 60);
-    if (nums[1] && !nums[0]!.fraction) m = nums[1].value;
+    const first = nums[0]!;
+    const second = nums[1];
+    h = Math.floor(first.value);
+    m = Math.round((first.value - h) * 60);
+    // A numeral takes no fraction word into it: "7 ونص" is 7 and a half (it gave the minute "0.5").
+    if (second?.fraction && second.value < 1 && m === 0) m = Math.round(second.value * 60);
+    // Minutes past the half or the quarter (Egyptian and Levantine "أربعة ونص وخمسة", 4:35), or past the hour.
+    else if (second && !second.fraction) m = first.fraction ? m + second.value : second.value;
     if (minus >= 0) {
       const rest = said.slice(minus + 1);
       const less = rest.includes('ربع') ? 15 : rest.includes('ثلث') || rest.includes('تلت') ? 20 : (readSpoken(rest.join(' ')).find((i) => i.kind === 'number')?.value ?? 0);
-      h = h === 1 ? 12 : h - 1;
-      m = 60 - less;
+      // Minutes to the hour, or to the half ("أربعة ونص إلا خمسة", 4:25); to one o'clock is from 12.
+      const at = h * 60 + m - less;
+      h = Math.floor(at / 60) || 12;
+      m = at - Math.floor(at / 60) * 60;
     }
   }
-  if (!(h >= 0 && h <= 24 && m >= 0 && m < 60)) return undefined;
+  if (!(Number.isInteger(h) && Number.isInteger(m) && h >= 0 && h <= 24 && m >= 0 && m < 60)) return undefined;
   for (let i = from; i < to; i++) used[i] = true;
   if (from > 0 && HOUR_WORD.test(words[from - 1]!)) used[from - 1] = true;
   if (period && periodAt >= 0) used[periodAt] = true;
@@ -93,7 +108,8 @@ export function findTime(words: string[], used: boolean[]): FoundTime | undefine
   // Neither reading of the hour is in the part of the day said with it (the caller's words
   // contradict each other), or both are (12 a.m.): the hour is asked again, not guessed.
   // 12 is noon or midnight, whatever part it was said with: its hour is asked without the part.
-  if (h24 === undefined) return { time: DAY_PERIODS[period!]!.alone, afterMidnight: false, partOfDay: h === 12 ? undefined : kind, outside: said.join(' ') };
+  // 12 (noon or midnight) falls on the day of noon's reading, the same with ص as with م.
+  if (h24 === undefined) return { time: h === 12 ? '12:00' : DAY_PERIODS[period!]!.alone, afterMidnight: false, partOfDay: h === 12 ? undefined : kind, outside: said.join(' ') };
   return { time: hhmm(h24, m), afterMidnight: (kind === 'night' || kind === 'evening') && h24 < 5, twelve };
 }
 
@@ -176,3 +192,43 @@ export function inPart(found: FoundTime, part: PartOfDay, word?: string): FoundT
   if (at === undefined) return undefined;
   return { time: hhmm(at, m), afterMidnight: (part === 'night' || part === 'evening') && at < 5 };
 }
+
+/** Units of a span of time from now, in minutes; a dual (ساعتين) takes no count before it. */
+const SPAN_UNITS: Record<string, { minutes: number; dual?: true }> = {
+  'ساعه': { minutes: 60 }, 'ساعات': { minutes: 60 }, 'ساعتين': { minutes: 120, dual: true }, 'ساعتان': { minutes: 120, dual: true },
+  'دقيقه': { minutes: 1 }, 'دقايق': { minutes: 1 }, 'دقائق': { minutes: 1 }, 'دقيقتين': { minutes: 2, dual: true },
+};
+const PART_OF_HOUR: Record<string, number> = { 'نص': 30, 'نصف': 30, 'ربع': 15, 'ثلث': 20, 'تلت': 20 };
+/** Words before a span that make it "from now": بعد، Gulf عقب, Levantine كمان ("كمان ساعة", in an hour). */
+const FROM_NOW = new Set(['بعد', 'عقب', 'كمان']);
+
+/**
+ * The minutes from now of a span said ("بعد ساعتين" 120, "بعد ساعة ونص" 90, "بعد نص ساعة" 30, "بعد
+ * عشر دقايق" 10, Levantine "كمان ساعة" 60), or undefined when none is. "بعد الساعة خمسة" (after
+ * five o'clock) is a time, not a span.
+ */
+export function minutesFromNow(words: string[]): number | undefined {
+  for (let i = 0; i < words.length; i++) {
+    if (!FROM_NOW.has(words[i]!)) continue;
+    let j = i + 1;
+    if (words[j] === 'كمان') j++;
+    if (words[j]! in PART_OF_HOUR && words[j + 1] === 'ساعه') return PART_OF_HOUR[words[j]!];
+    let k = j;
+    while (k < words.length && k - j < 3 && !(words[k]! in SPAN_UNITS)) k++;
+    const unit = SPAN_UNITS[words[k] ?? ''];
+    if (!unit || (unit.dual && k > j)) continue;
+    const count = k > j ? readSpoken(words.slice(j, k).join(' ')) : [];
+    if (k > j && !(count.length === 1 && count[0]!.kind === 'number')) continue;
+    const n = count[0]?.kind === 'number' ? count[0].value : 1;
+    let total = n * unit.minutes;
+    if (unit.minutes >= 60) {
+      const next = words[k + 1];
+      if (next === 'ونص') total += 30;
+      else if (next === 'وربع') total += 15;
+      else if (next === 'الا' && words[k + 2] === 'ربع') total -= 15;
+    }
+    if (Number.isInteger(total) && total > 0 && total <= 48 * 60) return total;
+  }
+  return undefined;
+}
+

@@ -10,6 +10,11 @@ export const MONTH_WORDS: readonly (readonly [string, number, 'gregory' | 'islam
   ...[['يونيه', 6], ['يوليه', 7], ['اغسطوس', 8], ['فبراير', 2], ['ابريل', 4]].map(([m, i]) => [m as string, i as number, 'gregory'] as const),
   ...['كانون الثاني', 'شباط', 'اذار', 'نيسان', 'ايار', 'حزيران', 'تموز', 'اب', 'ايلول', 'تشرين الاول', 'تشرين الثاني', 'كانون الاول'].map((m, i) => [m, i + 1, 'gregory'] as const),
   ['كانون التاني', 1, 'gregory'], ['تشرين التاني', 11, 'gregory'],
+  // The Maghreb's names, from the French in Tunisia and Algeria, from the Spanish and French in
+  // Morocco and Mauritania (CLDR's Arabic locales ar_TN, ar_DZ, ar_MA, ar_MR). ماي is also Gulf
+  // "water": a month only after a day, as صفر.
+  ...[['جانفي', 1], ['فيفري', 2], ['افريل', 4], ['ماي', 5], ['جوان', 6], ['جويليه', 7], ['اوت', 8]].map(([m, i]) => [m as string, i as number, 'gregory'] as const),
+  ...[['يوليوز', 7], ['غشت', 8], ['شتنبر', 9], ['نونبر', 11], ['دجنبر', 12], ['اغشت', 8], ['شتمبر', 9], ['دجمبر', 12]].map(([m, i]) => [m as string, i as number, 'gregory'] as const),
   ...[
     ['محرم', 1], ['صفر', 2], ['ربيع الاول', 3], ['ربيع اول', 3], ['ربيع الاخر', 4], ['ربيع الثاني', 4], ['ربيع التاني', 4], ['ربيع ثاني', 4],
     ['جمادي الاولي', 5], ['جمادي الاول', 5], ['جماد اول', 5], ['جمادي الاخره', 6], ['جمادي الثانيه', 6], ['جمادي الاخر', 6], ['جماد ثاني', 6],
@@ -34,6 +39,10 @@ export const LAST_WORDS = new Set(['الماضي', 'الماضيه', 'فات', '
 export const RELATIVE_DAYS: [string, number][] = [
   ['عقب بكره', 2], ['عقب بكرا', 2], ['عقب باكر', 2], ['عقب باجر', 2], ['عقب الغد', 2],
   ['قبل البارحه', -2], ['اول البارحه', -2],
+  // The day before yesterday with the short yesterday: Levantine أول مبارح (Cowell 1964, ʾawwal
+  // mbāreḥ), Gulf and Tunisian أول البارح، قبل البارح, and Moroccan ولبارح (Harrell 1966, wəlbarəḥ):
+  // they were yesterday (مبارح، البارح read alone), and ولبارح no day.
+  ['اول مبارح', -2], ['قبل مبارح', -2], ['اول البارح', -2], ['قبل البارح', -2], ['ولبارح', -2], ['اولبارح', -2],
   ['بعد بكره', 2], ['بعد بكرا', 2], ['بعد باكر', 2], ['بعد باجر', 2], ['بعد غد', 2], ['بعد الغد', 2],
   ['اول امس', -2], ['اول امبارح', -2], ['قبل امس', -2], ['قبل امبارح', -2],
   // "بعد غدًا" as transcripts write it (the tanween's alif kept): two days, not "غدا" alone.
@@ -64,6 +73,8 @@ export type PartOfDay = 'dawn' | 'morning' | 'noon' | 'afternoon' | 'sunset' | '
 export const PERIOD_PHRASES: Record<string, string> = {
   'بعد الظهر': 'بعد_الظهر', 'بعد الضهر': 'بعد_الظهر', 'عقب الظهر': 'بعد_الظهر', 'عقب الضهر': 'بعد_الظهر',
   'قبل الظهر': 'قبل_الظهر', 'قبل الضهر': 'قبل_الظهر',
+  // Midnight, a time of its own: CLDR's Arabic day period for 00:00 (night1, منتصف الليل).
+  'منتصف الليل': 'منتصف_الليل', 'نص الليل': 'منتصف_الليل', 'نصف الليل': 'منتصف_الليل',
 };
 
 /** Periods of the day: how an hour said with one becomes 0–23, and the time meant when no hour is said. */
@@ -80,6 +91,7 @@ export const DAY_PERIODS: Record<string, { kind: PartOfDay; alone: string }> = {
   // part of the day (Moroccan فالصباح، فالعشية، فالليل: Harrell 1962).
   'العشيه': { kind: 'afternoon', alone: '16:00' }, 'عشيه': { kind: 'afternoon', alone: '16:00' }, 'فالعشيه': { kind: 'afternoon', alone: '16:00' },
   'فالصباح': { kind: 'morning', alone: '09:00' }, 'فالصبح': { kind: 'morning', alone: '09:00' }, 'فالليل': { kind: 'night', alone: '21:00' },
+  'منتصف_الليل': { kind: 'night', alone: '00:00' },
   'بالليل': { kind: 'night', alone: '21:00' }, 'الليل': { kind: 'night', alone: '21:00' }, 'ليلا': { kind: 'night', alone: '21:00' }, 'بليل': { kind: 'night', alone: '21:00' }, 'الليله': { kind: 'night', alone: '21:00' },
 };
 

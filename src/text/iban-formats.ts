@@ -58,3 +58,9 @@ export function bbanPattern(bban: string): RegExp {
 export function bbanLetters(bban: string): number {
   return [...bban.matchAll(/(\d+)!a/g)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
+
+/** The class of each character after the country's letters: the check digits, then the BBAN ("4!a3!n" → "nnaaaannn"). */
+export function ibanClasses(bban: string): string {
+  bbanPattern(bban); // a notation it cannot read fails here, with the registry's words
+  return `nn${[...bban.matchAll(/(\d+)!([anc])/g)].map(([, n, k]) => k!.repeat(Number(n))).join('')}`;
+}

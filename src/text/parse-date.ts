@@ -8,7 +8,7 @@ import { addDays, compare, daysInMonth, fromHijri, isoDate, localNow, monthStart
 import { DAY_PERIODS, HOUR_ORDINALS, LAST_WORDS, MONTH_WORDS, NEXT_WORDS, ORDINAL_WORDS, PERIOD_PHRASES, RELATIVE_DAYS, WEEKDAY_WORDS, type PartOfDay } from './date-words.ts';
 import { restatedValue } from './correction.ts';
 import { readSpoken, tokenize } from './spoken-numbers.ts';
-import { PART_WORD, findTime, hhmm, inPart, isNumberWord, minutesOf, type FoundTime } from './clock-time.ts';
+import { PART_WORD, findTime, hhmm, inPart, isNumberWord, minutesFromNow, minutesOf, type FoundTime } from './clock-time.ts';
 
 /** A date the caller said: the Gregorian day, the time if one was said, and the calendar used. */
 export interface ParsedDate {
@@ -98,8 +98,8 @@ function findMonth(words: string[], used: boolean[]): [number, number, number, P
     if (pos < 0) continue;
     const at = joined.slice(0, pos).split(' ').filter(Boolean).length;
     if (used[at]) continue;
-    // "صفر" is zero as often as the month: a month only after a day.
-    if (name === 'صفر' && !(at > 0 && (words[at - 1]! in ORDINAL_WORDS || isNumberWord(words[at - 1]!) || words[at - 1] === 'من'))) continue;
+    // "صفر" is zero as often as the month, Gulf "ماي" water: a month only after a day.
+    if ((name === 'صفر' || name === 'ماي') && !(at > 0 && (words[at - 1]! in ORDINAL_WORDS || isNumberWord(words[at - 1]!) || words[at - 1] === 'من'))) continue;
     return [at, name.split(' ').length, month, calendar];
   }
   const shahr = words.findIndex((w, i) => w === 'شهر' && i + 1 < words.length && isNumberWord(words[i + 1]!));
@@ -133,12 +133,25 @@ function joinPeriods(words: string[]): string[] {
 }
 
 /**
+ * ص and م, the 12-hour clock's a.m. and p.m. as Arabic writes them (CLDR's Arabic `am`/`pm`:
+ * "h:mm a", 00:30 is "12:30 ص", noon "12:00 م"), read as am and pm, only right after an hour:
+ * elsewhere م is the era (ميلادي, "٢٠٢٧م") and ص a page.
+ */
+const AM_PM: Record<string, string> = { 'ص': 'am', 'م': 'pm' };
+const hourBefore = (w: string | undefined) =>
+  w !== undefined && (/^(?:\d|1\d|2[0-4])(?::\d{2})?$/.test(w) || ['ونص', 'وربع', 'وثلث', 'وتلت'].includes(w) || isNumberWord(w));
+
+/**
  * The words of `text` as the parser reads them: normalized, MSA hour ordinals as numbers, two-word
- * periods joined, and Moroccan مع before an hour ("مع التلاتة", at three: Harrell 1962) as الساعة.
+ * periods joined, ص and م after an hour as am and pm, and Moroccan مع before an hour ("مع
+ * التلاتة", at three: Harrell 1962) as الساعة.
  */
 function wordsOf(text: string): string[] {
   const words = tokenize(text).map((w) => HOUR_ORDINALS[w] ?? (w.startsWith('و') ? (HOUR_ORDINALS[w.slice(1)] ? `و${HOUR_ORDINALS[w.slice(1)]}` : w) : w));
-  return joinPeriods(words.map((w, i) => (w === 'مع' && words[i + 1] !== undefined && isNumberWord(words[i + 1]!) ? 'الساعه' : w)));
+  return joinPeriods(words.map((w, i) => {
+    if (w === 'مع' && words[i + 1] !== undefined && isNumberWord(words[i + 1]!)) return 'الساعه';
+    return AM_PM[w] && hourBefore(words[i - 1]) ? AM_PM[w] : w;
+  }));
 }
 
 /**
@@ -232,6 +245,13 @@ function read(text: string, options: ParseDateOptions): { result: ParsedDate; da
   const smallHours = minutes < dayStartsAt * 60;
   const lived = smallHours ? addDays(today, -1) : today;
   const words = wordsOf(text);
+  // "بعد ساعتين", "كمان نص ساعة": a time counted from now ("بعد ساعة ونص" was 00:30, the ساعة read as o'clock).
+  const span = minutesFromNow(words);
+  if (span !== undefined) {
+    const at = minutes + span;
+    const result: ParsedDate = { date: isoDate(addDays(today, Math.floor(at / (24 * 60)))), time: hhmm(Math.floor(at / 60) % 24, at % 60), calendar: 'gregory', text: text.trim() };
+    return { result, daySaid: true };
+  }
   const used = words.map(() => false);
   const joined = ` ${words.join(' ')} `;
   const hasWord = (set: Set<string>) => words.some((w) => set.has(w)) || [...set].some((p) => p.includes(' ') && joined.includes(` ${p} `));
@@ -263,14 +283,17 @@ function read(text: string, options: ParseDateOptions): { result: ParsedDate; da
   }
   if (!day) {
     const relative = RELATIVE_DAYS.find(([p]) => joined.includes(` ${p} `));
-    const after = joined.match(/ (بعد|عقب|قبل) (?:(\S+) )?(يوم|ايام|يومين|اسبوع|اسابيع|اسبوعين|شهر|اشهر|شهور|شهرين|جمعه|جمعتين) /);
+    // "من يومين" is two days ago in every variety ("since two days": Hinds and Badawi's Egyptian
+    // dictionary, min "ago"); "من يوم…" alone is "since the day…", no span.
+    const span = joined.match(/ (بعد|عقب|قبل|من) (?:(\S+) )?(يوم|ايام|يومين|اسبوع|اسابيع|اسبوعين|شهر|اشهر|شهور|شهرين|جمعه|جمعتين) /);
+    const after = span?.[1] === 'من' && !span[2] && /^(?:يوم|جمعه)$/.test(span[3]!) ? null : span;
     const weekdayWord = words.find((w) => w in WEEKDAY_WORDS);
     const dayOnly = joined.match(/ يوم (\S+(?: و\S+)?) /) ?? joined.match(/ (\S+(?: و\S+)?) (?:من )?(?:هذا )?الشهر /);
     if (after) {
       const unit = after[3]!;
       const dual = /ين$/.test(unit) && unit !== 'يومين' ? 2 : unit === 'يومين' ? 2 : 1;
       const count = after[2] ? readSpoken(after[2]).find((n) => n.kind === 'number')?.value ?? 1 : dual;
-      const sign = after[1] === 'قبل' ? -1 : 1;
+      const sign = after[1] === 'قبل' || after[1] === 'من' ? -1 : 1;
       if (/^(?:شهر|اشهر|شهور|شهرين)$/.test(unit)) {
         const first = monthStart(lived, sign * count);
         day = { ...first, d: Math.min(lived.d, daysInMonth(first.y, first.m)) };
