@@ -12,7 +12,7 @@ import { AnswerDetection } from './answer-detection.ts';
 import { CALL_ACTION_DEFAULTS, CallActions } from './call-actions.ts';
 import { CallEnding } from './call-ending.ts';
 import type { GenerateReplyOptions, SessionControl } from './control.ts';
-import type { CallReport, SessionEvent } from './events.ts';
+import type { CallReport, LateToolEvent, SessionEvent } from './events.ts';
 import { classifyFailure } from './failure.ts';
 import { guarded } from './guarded.ts';
 import { Hearing } from './hearing.ts';
@@ -267,6 +267,15 @@ export class AgentSession implements SessionControl {
   /** Everything the session reports, typed; completes when the call has ended. */
   get events$(): Observable<SessionEvent> {
     return this.out.events$;
+  }
+
+  /**
+   * What the session tells after its call ended, when `events$` has completed: a given-up tool's
+   * late answer (`tool_late` with `afterEnd: true`). Never completes (such a tool may answer at
+   * any time, or never): it goes with the session.
+   */
+  get afterEnd$(): Observable<LateToolEvent> {
+    return this.out.afterEnd$;
   }
 
   /** Runs the call to its end and returns the report. Never rejects. */

@@ -171,9 +171,10 @@ export type SessionEvent =
    * A tool call given up (`reason`: past its `timeoutMs`, or `abandoned` with its reply cut off)
    * answered after all, `lateMs` real milliseconds after its `tool` event: what it returned, or
    * threw (`failed`), was dropped. A backend that answers too late shows here; one that never
-   * answers tells nothing.
+   * answers tells nothing. `afterEnd`: the call had ended when it answered, so it came on
+   * `AgentSession.afterEnd$`, not `events$` (which had completed).
    */
-  | { type: 'tool_late'; name: string; callId?: string; lateMs: number; reason: 'timeout' | 'abandoned'; failed: boolean; reply?: number }
+  | { type: 'tool_late'; name: string; callId?: string; lateMs: number; reason: 'timeout' | 'abandoned'; failed: boolean; reply?: number; afterEnd?: true }
   /** The agent (a tool) hung up or transferred the call. */
   | { type: 'call_action'; action: 'hangup' | 'transfer'; target?: string; ok: boolean; message?: string }
   | { type: 'metrics'; metrics: TurnMetrics; reply?: number }
@@ -209,6 +210,9 @@ export type SessionEvent =
   /** A task (`runTask`) takes the caller's turns and keys until it ends. */
   | { type: 'task_started'; name: string }
   | { type: 'task_ended'; name: string; result: ReportTask['result'] };
+
+/** A given-up tool's late answer (`tool_late`), as `AgentSession.afterEnd$` carries it once the call has ended. */
+export type LateToolEvent = Extract<SessionEvent, { type: 'tool_late' }>;
 
 /** What `AgentSession.run()` resolves with: the turns, how the call ended, and its metrics. */
 export interface CallReport {
