@@ -1,7 +1,7 @@
 export * from './service/index.ts';
 export { AgentSession, defaultLlm, type SessionOptions } from './session/agent-session.ts';
 export type { Agent } from './session/agent.ts';
-export type { SessionEvent, LateToolEvent, FixedLineKind, CallReport, ReportTurn, ReportHandoff, ReportTask, ReportTool, TurnMetrics, TurnKind, SessionState } from './session/events.ts';
+export type { SessionEvent, LateToolEvent, FixedLineKind, ScriptedLineKind, ReportLineKind, CallReport, ReportTurn, ReportHandoff, ReportTask, ReportTool, TurnMetrics, TurnKind, SessionState } from './session/events.ts';
 export { REPORT_TOOL_RESULT_MAX } from './session/report.ts';
 export type { SessionControl, GenerateReplyOptions } from './session/control.ts';
 export { handoff, Handoff, HANDOFF_DEFAULTS, type HandoffCarry, type HandoffOptions } from './session/handoff.ts';

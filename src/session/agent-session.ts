@@ -178,7 +178,7 @@ export class AgentSession implements SessionControl {
       line: agent.outOfServiceLine,
       spoken: (t) => this.spoken.normalize(t),
       warn: (m, err) => this.log.warn({ err: (err as Error)?.message }, m),
-      said: (line) => this.report.agent({ text: line, heardText: line, interrupted: false, agent: this.agent.name }),
+      said: (line, kind) => this.report.agent({ text: line, heardText: line, interrupted: false, agent: this.agent.name, line: kind }),
       emit: this.out.emit,
       nextReply: () => this.replies.nextId(),
     });
@@ -190,7 +190,7 @@ export class AgentSession implements SessionControl {
       clock: this.clock,
       control: this.control,
       emit: this.out.emit,
-      say: (text) => this.lane.enqueue({ text }),
+      say: (text, greeting) => this.lane.enqueue({ text, ...(greeting ? { greeting } : {}) }),
       ending: () => this.closing.isEnding,
       notice: this.out.notice,
     });
@@ -340,7 +340,7 @@ export class AgentSession implements SessionControl {
         (action) => action === 'greeted' && enter(),
         (err: Error) => this.log.error({ err: err.message }, 'answering-machine detection failed'),
       );
-    } else if (agent.greeting) this.lane.enqueue({ text: agent.greeting });
+    } else if (agent.greeting) this.lane.enqueue({ text: agent.greeting, greeting: true });
     this.lane.start();
     if (!this.amd) enter();
     this.resolveLive();

@@ -79,6 +79,13 @@ export interface ReportTurn {
   agent?: string;
   /** The task the turn belongs to (its prompt, read-back or the caller's answer), e.g. `digits:phone`. */
   task?: string;
+  /**
+   * For the agent: a line, not the model's reply (`ReportLineKind`): the greeting, text the
+   * agent's code gave (`scripted`), or a fixed line the session said on its own (out of service,
+   * closing, the apology after a model failure). Absent for the model's replies, and in reports
+   * written before it was recorded.
+   */
+  line?: ReportLineKind;
 }
 
 /** One handoff in the call report. */
@@ -127,6 +134,16 @@ export interface ReportTask {
  */
 export type FixedLineKind = 'out_of_service' | 'closing' | 'model_error';
 
+/**
+ * Fixed text said as the agent, not the model's words: `greeting` (the agent's greeting, said as
+ * the call starts, or once answering-machine detection found a person), `scripted` (text the
+ * agent's code gave: a `say`, a task's prompt or read-back, the transfer-failed line).
+ */
+export type ScriptedLineKind = 'greeting' | 'scripted';
+
+/** What an agent turn of the report was, when not the model's reply (`ReportTurn.line`). */
+export type ReportLineKind = ScriptedLineKind | FixedLineKind;
+
 /** What the session is doing: starting, listening, thinking, speaking, or ended. */
 export type SessionState = 'starting' | 'listening' | 'thinking' | 'speaking' | 'ended';
 
@@ -140,9 +157,10 @@ export type SessionEvent =
   /**
    * A reply begins: `reply` numbers it in the call (its chunks, tools, end and metrics carry it);
    * `turn` is the caller turn it answers (none for a fixed line, a task's line, `generateReply`);
-   * `line`: a fixed line the session says on its own (`FixedLineKind`).
+   * `line`: a fixed line the session says on its own (`FixedLineKind`); `scripted`: fixed text said
+   * as the agent (`ScriptedLineKind`: the greeting, a `say`, a task's line), not the model's.
    */
-  | { type: 'reply_started'; reply: number; turn?: number; line?: FixedLineKind }
+  | { type: 'reply_started'; reply: number; turn?: number; line?: FixedLineKind; scripted?: ScriptedLineKind }
   /** `line`: the chunk is a fixed line the session says on its own (the apology after a model failure). */
   | { type: 'agent_chunk'; text: string; reply?: number; line?: FixedLineKind }
   /**
