@@ -109,3 +109,11 @@ test("lines that are not the model's words carry a tag: the greeting, a say, the
     '  الوكيل  ◂ [closing line] الخدمة غير متاحة.',
   ]);
 });
+
+test('a tool prints as it starts (a slow one shows while the caller waits), then with what it returned', () => {
+  const out = feed([
+    { type: 'tool_started', name: 'get_balance', callId: 'c1', args: { account: '1234' }, reply: 2 },
+    { type: 'tool', outcome: { call: { id: 'c1', name: 'get_balance', arguments: '{"account":"1234"}' }, result: { balance: 12500 }, ms: 900 }, reply: 2 },
+  ]);
+  assert.deepEqual(out, [['  (tool get_balance working…)'], ['  (tool get_balance → {"balance":12500})']]);
+});
