@@ -1,7 +1,7 @@
 export * from './service/index.ts';
 export { AgentSession, defaultLlm, type SessionOptions } from './session/agent-session.ts';
 export type { Agent } from './session/agent.ts';
-export type { SessionEvent, FixedLineKind, CallReport, ReportTurn, ReportHandoff, ReportTask, ReportTool, TurnMetrics, TurnKind, SessionState } from './session/events.ts';
+export type { SessionEvent, LateToolEvent, FixedLineKind, ScriptedLineKind, ReportLineKind, CallReport, ReportTurn, ReportHandoff, ReportTask, ReportTool, TurnMetrics, TurnKind, SessionState } from './session/events.ts';
 export { REPORT_TOOL_RESULT_MAX } from './session/report.ts';
 export type { SessionControl, GenerateReplyOptions } from './session/control.ts';
 export { handoff, Handoff, HANDOFF_DEFAULTS, type HandoffCarry, type HandoffOptions } from './session/handoff.ts';
@@ -67,5 +67,5 @@ export type { AttemptOutcome, CallResult, Contact, ContactState, DialAttempt, Di
 export { CallTrace, type CallTraceOptions } from './observability/call-trace.ts';
 export { traceSessions, tracingActive } from './observability/trace-sessions.ts';
 export { parseTraceparent, formatTraceparent, TRACE_PARAMETERS } from './observability/trace-context.ts';
-export { LiveCalls, LIVE_CALLS_DEFAULTS, type LiveCall, type LiveFailure } from './observability/live-calls.ts';
+export { LiveCalls, LIVE_CALLS_DEFAULTS, type LiveCall, type LiveFailure, type LiveTool } from './observability/live-calls.ts';
 export { liveCallsRoutes, type LiveRoutesOptions } from './observability/live-routes.ts';

@@ -1,6 +1,7 @@
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
 import { parseCommand, UsageError } from './args.ts';
 import type { connectService } from './connect.ts';
+import { replyLines } from './demo-transcript.ts';
 import { onStop } from './stop.ts';
 import type { Agent } from '../session/agent.ts';
 
@@ -70,10 +71,15 @@ export async function consoleCommand(args: string[]): Promise<number> {
     // Offline, an agent a handoff reaches that no `handoffs` lists is taught when the call is handed to it.
     const teacher = service.embedded ? (await import('../server/sandbox-teacher.ts')).sandboxTeacher(service.embedded, phrases, logger) : undefined;
     const session = new AgentSession({ client: service.client, transport, agent, clock, llm: llmFromEnv(agent), logger, ...(teacher ? { teach: (a: Agent) => teacher(a, 'console') } : {}) });
+    // Lines that are not the model's words are tagged, and a tool shows while it works, as in `hiwar demo`.
+    const lines = replyLines();
     session.events$.subscribe((e) => {
+      lines.seen(e);
       if (e.type === 'transcript' && !e.final) process.stdout.write(`\r  … ${e.text}`);
       if (e.type === 'user_turn') say(`\r  أنت    ▸ ${e.text}`);
-      if (e.type === 'agent_turn') say(`  الوكيل ◂ ${e.interrupted ? `${e.heardText} [قوطع]` : e.text}`);
+      if (e.type === 'agent_turn') say(`  الوكيل ◂ ${lines.tag(e)}${e.interrupted ? `${e.heardText} [قوطع]` : e.text}`);
+      if (e.type === 'agent_turn' || e.type === 'reply_dropped') lines.done(e.reply);
+      if (e.type === 'tool_started') say(`  (tool ${e.name} working…)`);
       if (e.type === 'error' || e.type === 'notice') say(`  (${e.message})`);
       if (e.type === 'handoff_unlisted') say(`  (${e.to} is in no agent's handoffs: ${e.teaching ? 'teaching the recognizer its phrases…' : 'its phrases may not be heard'})`);
     });

@@ -34,6 +34,11 @@ export interface LiveCall {
   latenciesMs: number[];
   /** Whether the agent was cut off by the caller in its last reply. */
   interrupted: boolean;
+  /**
+   * The agent's tools running now (the model's tool calls started and not finished: each leaves
+   * with its `tool` event, or with its reply's end), oldest first; absent when none runs.
+   */
+  tools?: LiveTool[];
   /** Failures so far in the call (the session's `error` events: a tool that threw, the model unreachable…). */
   failures?: number;
   /** The last of them: which part failed, how, whether it ended the call, and its clean message (never a raw cause). */
@@ -42,6 +47,17 @@ export interface LiveCall {
   room?: string;
   /** The instance running it (in a cluster). */
   instance?: string;
+}
+
+/** A tool running now in a live call: which, since when, and the reply that called it. */
+export interface LiveTool {
+  name: string;
+  /** ISO time it started. */
+  since: string;
+  /** The model's id for the call, when it gave one. */
+  callId?: string;
+  /** The reply whose model called it (the session's reply number). */
+  reply?: number;
 }
 
 /** A failure as the live view shows it: the fields of the session's `error` event. */
@@ -80,7 +96,7 @@ export class LiveCalls {
 
   /** The calls running now, oldest first (copies). */
   list(): LiveCall[] {
-    return [...this.calls.values()].map((c) => ({ ...c, latenciesMs: [...c.latenciesMs] }));
+    return [...this.calls.values()].map((c) => ({ ...c, latenciesMs: [...c.latenciesMs], ...(c.tools ? { tools: c.tools.map((t) => ({ ...t })) } : {}) }));
   }
 
   /** Grows at every change (a publisher sends only when it moved). */
@@ -121,7 +137,19 @@ export class LiveCalls {
       live.fixedLine = e.line;
     } else if (e.type === 'agent_chunk' && e.reply !== undefined && this.fixedReplies.get(live.id) === e.reply) {
       live.lastAgentLine = e.text.slice(0, LIVE_CALLS_DEFAULTS.lineChars);
+    } else if (e.type === 'tool_started') {
+      const tool: LiveTool = { name: e.name, since: new Date().toISOString(), ...(e.callId ? { callId: e.callId } : {}), ...(e.reply !== undefined ? { reply: e.reply } : {}) };
+      live.tools = [...(live.tools ?? []), tool];
+    } else if (e.type === 'tool') {
+      const call = e.outcome.call;
+      const at = live.tools?.findIndex((t) => (call.id && t.callId ? t.callId === call.id : t.name === call.name)) ?? -1;
+      if (at < 0) return;
+      setTools(live, live.tools!.filter((_, i) => i !== at));
+    } else if (e.type === 'reply_dropped') {
+      // A reply cut off drops the tools it still ran (abandoned: no `tool` event may come).
+      setTools(live, live.tools?.filter((t) => t.reply !== e.reply));
     } else if (e.type === 'agent_turn') {
+      setTools(live, live.tools?.filter((t) => e.reply === undefined || t.reply !== e.reply));
       live.interrupted = e.interrupted;
       live.lastAgentLine = (e.interrupted ? e.heardText : e.text).slice(0, LIVE_CALLS_DEFAULTS.lineChars);
       if (e.line) live.fixedLine = e.line;
@@ -143,4 +171,10 @@ export class LiveCalls {
     this.fixedReplies.delete(id);
     if (this.calls.delete(id)) this.version++;
   }
+}
+
+/** The call's running tools, the field left out when none runs. */
+function setTools(live: LiveCall, tools: LiveTool[] | undefined): void {
+  if (tools?.length) live.tools = tools;
+  else delete live.tools;
 }

@@ -76,6 +76,7 @@ export function placeTurns(turns: ReportTurn[], on: (reportSeconds: number) => n
     if (t.role === 'agent') Object.assign(turn, heardSplit(t.text, t.heardText ?? t.text, !!t.interrupted));
     if (t.agent) turn.agent = t.agent;
     if (t.task) turn.task = t.task;
+    if (t.role === 'agent' && t.line) turn.line = t.line;
     const latency = t.metrics ? latencyOf(t.metrics) : undefined;
     if (latency) turn.latency = latency;
     return turn;

@@ -1,6 +1,6 @@
 import { reviewAssets } from './bundle.ts';
 import { clockTime, duration, esc, scriptJson } from './html.ts';
-import type { ReviewAnalytics, ReviewModel } from './types.ts';
+import { LINE_NAMES, type ReviewAnalytics, type ReviewModel } from './types.ts';
 
 /** Where the page finds the call's audio. */
 export interface CallPageOptions {
@@ -39,7 +39,7 @@ ${model.clockNote ? `<p class="note" dir="ltr">${esc(model.clockNote)}</p>` : ''
 <div class="scroll"><div class="timeline" id="timeline"><canvas id="wave" aria-label="waveforms: caller above, agent below"></canvas><div id="captions"></div><div id="cursor"></div></div></div>
 <p class="now" id="now" dir="rtl" lang="ar" aria-live="polite"></p>
 <div class="layout${model.analytics ? ' with-analytics' : ''}">
-<section><h2>الحوار</h2><ol class="turns" id="turns">${model.turns.map((t) => `<li class="turn ${t.role}"><span class="when" dir="ltr">${clockTime(t.start)}</span> <p class="caption" dir="rtl">${esc(t.text)}</p></li>`).join('')}</ol></section>
+<section><h2>الحوار</h2><ol class="turns" id="turns">${model.turns.map((t) => `<li class="turn ${t.role}"><span class="when" dir="ltr">${clockTime(t.start)}</span>${t.line ? ` <span class="tag line" data-line="${esc(t.line)}">${esc(LINE_NAMES[t.line] ?? t.line)}</span>` : ''} <p class="caption" dir="rtl">${esc(t.text)}</p></li>`).join('')}</ol></section>
 ${model.analytics ? analyticsAside(model.analytics) : ''}
 </div>
 ${model.notices.length ? `<h2>ملاحظات</h2><ul class="note" dir="ltr">${model.notices.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}

@@ -16,6 +16,20 @@ export const LATENCY_PARTS = ['recognition', 'decision', 'model', 'synthesis', '
 /** One part of a reply's latency (recognition, decision, model, synthesis, playout). */
 export type LatencyPart = (typeof LATENCY_PARTS)[number];
 
+/**
+ * An agent turn that is not the model's reply, and its name on the page: the greeting, text the
+ * agent's code gave, or a line the session said on its own (`ReportTurn.line`).
+ */
+export const LINE_NAMES = {
+  greeting: 'التحية (نص ثابت)',
+  scripted: 'نص ثابت من كود الوكيل',
+  out_of_service: 'رسالة تعذّر الخدمة',
+  closing: 'رسالة الختام عند إيقاف الخادم',
+  model_error: 'رسالة الاعتذار عن تعذّر الرد',
+} as const;
+/** What a line is (`LINE_NAMES`' keys; `ReportLineKind`). */
+export type ReviewLineKind = keyof typeof LINE_NAMES;
+
 /** A reply's latency, broken into the parts the turn's metrics measured. */
 export interface ReviewLatency {
   /** End of the caller's speech → the reply's first audio leaving (voice to voice), else the parts' sum. */
@@ -39,6 +53,8 @@ export interface ReviewTurn {
   interrupted: boolean;
   agent?: string;
   task?: string;
+  /** For an agent turn: a line, not the model's words (the greeting, the agent's code's text, a fixed line). */
+  line?: ReviewLineKind;
   latency?: ReviewLatency;
 }
 

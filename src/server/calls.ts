@@ -18,6 +18,11 @@ export { DRAIN_DEFAULTS } from './drain-wait.ts';
 /** One call's session, as the server sees it (an `AgentSession` fits). */
 export interface RunningSession {
   readonly events$: Observable<SessionEvent>;
+  /**
+   * What the session tells once its call has ended (an `AgentSession`: a given-up tool's late
+   * answer): counted and told to `onSessionEvent` as the call's events are. Optional.
+   */
+  readonly afterEnd$?: Observable<SessionEvent>;
   /** Runs the call to its end and resolves with its report. */
   run(): Promise<CallReport>;
   /** Ends the call early (shutdown, hang-up) with a reason. */
@@ -232,7 +237,7 @@ export class CallManager implements CallHost {
         log.info({ outcome, reason: 'the session could not be made', line: said ? 'out of service' : 'none' }, 'call ended');
       }
       await transport.output.close().catch(() => {});
-      if (outcome === 'failed') this.told(transport, outcome, log);
+      if (outcome === 'failed') this.ended(transport, outcome, log);
       this.wakeIdle();
       return outcome;
     }
@@ -250,20 +255,13 @@ export class CallManager implements CallHost {
         } catch (err) {
           log.warn({ err: (err as Error).message }, 'call observer failed');
         }
-        try {
-          this.o.metrics.observe(provider, e);
-        } catch (err) {
-          log.warn({ err: (err as Error).message }, 'metrics failed');
-        }
-        // Apart from the metrics: a metric that throws must not hide the event from /readyz.
-        try {
-          this.o.onSessionEvent?.(e, transport);
-        } catch (err) {
-          log.warn({ err: (err as Error).message }, 'session event hook failed');
-        }
+        this.told(transport, provider, e, log);
       },
       error: () => {},
     });
+    // A given-up tool answering once the call is over still counts (metrics, the server's events):
+    // the subscription goes with the session, which nothing holds once its tools have answered.
+    session.afterEnd$?.subscribe({ next: (e) => this.told(transport, provider, e, log), error: () => {} });
     let report: CallReport | undefined;
     const done = session.run().then(
       (r) => {
@@ -289,13 +287,28 @@ export class CallManager implements CallHost {
     const reason = report && (globalThis.process?.env?.HIWAR_LOG_KEYS === '1' ? report.ended : redactDigitRuns(report.ended, 7));
     const told = report ? { reason, seconds: report.durationSeconds, callerTurns: report.turns.filter((t) => t.role === 'user').length } : {};
     log.info({ outcome, ...told, failures }, 'call ended');
-    this.told(transport, outcome, log, report);
+    this.ended(transport, outcome, log, report);
     this.wakeIdle();
     return outcome;
   }
 
+  /** One session event to the metrics and `onSessionEvent`, each of whose failures is logged. */
+  private told(transport: Transport, provider: string, e: SessionEvent, log: Logger): void {
+    try {
+      this.o.metrics.observe(provider, e);
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'metrics failed');
+    }
+    // Apart from the metrics: a metric that throws must not hide the event from /readyz.
+    try {
+      this.o.onSessionEvent?.(e, transport);
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'session event hook failed');
+    }
+  }
+
   /** `onCallEnded`, whose failure is logged. */
-  private told(transport: Transport, outcome: CallOutcome, log: Logger, report?: CallReport): void {
+  private ended(transport: Transport, outcome: CallOutcome, log: Logger, report?: CallReport): void {
     try {
       this.o.onCallEnded?.(transport, report, outcome);
     } catch (err) {

@@ -5,7 +5,7 @@ import type { Llm } from '../llm/types.ts';
 import type { ServiceClient } from '../service/client.ts';
 import type { Agent } from '../session/agent.ts';
 import { agentProblem } from '../session/check-agent.ts';
-import type { CallReport } from '../session/events.ts';
+import type { CallReport, SessionEvent } from '../session/events.ts';
 import { createLogger, logFormatFromEnv, type Logger } from '../session/logger.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { CallInfo, Transport } from '../transport/types.ts';
@@ -172,7 +172,20 @@ export type ServerEvent =
   | { type: 'call_waiting'; call: CallInfo; position: number }
   /** A call showed a set-up the user must fix (`ServerWarning`: a platform that needs a hangup hook). */
   | ({ type: 'warning' } & ServerWarning)
-  | { type: 'hook_failed'; hook: 'agentFor' | 'onCallEnded'; call: CallInfo; error: string };
+  | { type: 'hook_failed'; hook: 'agentFor' | 'onCallEnded'; call: CallInfo; error: string }
+  /**
+   * A tool call of a call's agent, as its session told it, with the `call` it belongs to: started
+   * (`tool_started`), finished (`tool`), or given up and answering after all (`tool_late`; with
+   * `afterEnd` once the call had ended). `args` and `outcome` hold what the caller gave and what
+   * the tool returned: data for your code, which the server logs nowhere.
+   */
+  | (ToolEvent & { call: CallInfo });
+
+/** A session's events about its tools, which the server's `events$` forwards. */
+export type ToolEvent = Extract<SessionEvent, { type: 'tool_started' | 'tool' | 'tool_late' }>;
+
+/** The session events `events$` forwards as they are (with the call). */
+const TOOL_EVENTS: ReadonlySet<SessionEvent['type']> = new Set(['tool_started', 'tool', 'tool_late']);
 
 /** A composed agent server: mount it (`handler`, `attach`) or let it listen; then drain or close. */
 export interface AgentServerApp {
@@ -331,6 +344,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     ledger,
     onSessionEvent: (e, transport) => {
       if (e.type === 'out_of_service') emit({ type: 'out_of_service', call: transport.call, reason: e.reason });
+      else if (TOOL_EVENTS.has(e.type)) emit({ ...(e as ToolEvent), call: transport.call });
     },
     onCallEnded: (transport, report, outcome) => {
       const call = transport.call;

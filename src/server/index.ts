@@ -8,7 +8,7 @@
  */
 
 /** Composes the server from options (the usual way in). */
-export { createAgentServer, AGENT_SERVER_DEFAULTS, type CreateAgentServerOptions, type AgentServerApp, type ServerEvent } from './create.ts';
+export { createAgentServer, AGENT_SERVER_DEFAULTS, type CreateAgentServerOptions, type AgentServerApp, type ServerEvent, type ToolEvent } from './create.ts';
 export type { ServerSandboxOptions } from './service.ts';
 /** The server itself: routes, plugins, probes, mounting (`createAgentServer` builds one). */
 export { AgentServer, type AgentServerOptions, type AttachOptions } from './server.ts';

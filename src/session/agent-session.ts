@@ -12,7 +12,7 @@ import { AnswerDetection } from './answer-detection.ts';
 import { CALL_ACTION_DEFAULTS, CallActions } from './call-actions.ts';
 import { CallEnding } from './call-ending.ts';
 import type { GenerateReplyOptions, SessionControl } from './control.ts';
-import type { CallReport, SessionEvent } from './events.ts';
+import type { CallReport, LateToolEvent, SessionEvent } from './events.ts';
 import { classifyFailure } from './failure.ts';
 import { guarded } from './guarded.ts';
 import { Hearing } from './hearing.ts';
@@ -178,7 +178,7 @@ export class AgentSession implements SessionControl {
       line: agent.outOfServiceLine,
       spoken: (t) => this.spoken.normalize(t),
       warn: (m, err) => this.log.warn({ err: (err as Error)?.message }, m),
-      said: (line) => this.report.agent({ text: line, heardText: line, interrupted: false, agent: this.agent.name }),
+      said: (line, kind) => this.report.agent({ text: line, heardText: line, interrupted: false, agent: this.agent.name, line: kind }),
       emit: this.out.emit,
       nextReply: () => this.replies.nextId(),
     });
@@ -190,7 +190,7 @@ export class AgentSession implements SessionControl {
       clock: this.clock,
       control: this.control,
       emit: this.out.emit,
-      say: (text) => this.lane.enqueue({ text }),
+      say: (text, greeting) => this.lane.enqueue({ text, ...(greeting ? { greeting } : {}) }),
       ending: () => this.closing.isEnding,
       notice: this.out.notice,
     });
@@ -269,6 +269,15 @@ export class AgentSession implements SessionControl {
     return this.out.events$;
   }
 
+  /**
+   * What the session tells after its call ended, when `events$` has completed: a given-up tool's
+   * late answer (`tool_late` with `afterEnd: true`). Never completes (such a tool may answer at
+   * any time, or never): it goes with the session.
+   */
+  get afterEnd$(): Observable<LateToolEvent> {
+    return this.out.afterEnd$;
+  }
+
   /** Runs the call to its end and returns the report. Never rejects. */
   async run(): Promise<CallReport> {
     try {
@@ -331,7 +340,7 @@ export class AgentSession implements SessionControl {
         (action) => action === 'greeted' && enter(),
         (err: Error) => this.log.error({ err: err.message }, 'answering-machine detection failed'),
       );
-    } else if (agent.greeting) this.lane.enqueue({ text: agent.greeting });
+    } else if (agent.greeting) this.lane.enqueue({ text: agent.greeting, greeting: true });
     this.lane.start();
     if (!this.amd) enter();
     this.resolveLive();

@@ -32,8 +32,8 @@ export interface AnswerDetectionHost {
   clock: Clock;
   control: CallControl;
   emit(e: SessionEvent): void;
-  /** Says a fixed line as the agent (the greeting, the voicemail message). */
-  say(text: string): void;
+  /** Says a fixed line as the agent (`greeting`: it is the agent's greeting; else the voicemail message). */
+  say(text: string, greeting?: boolean): void;
   /** Whether the call is ending already. */
   ending(): boolean;
   notice(message: string): void;
@@ -149,7 +149,7 @@ export class AnswerDetection {
     };
     host.emit({ type: 'amd', decision: d, action });
     if (action === 'greeted') {
-      if (agent.greeting) host.say(agent.greeting);
+      if (agent.greeting) host.say(agent.greeting, true);
     } else if (action === 'voicemail') {
       if (d.messageAt === undefined) host.notice('voicemail: the greeting was still going at the time limit; the message is left anyway');
       host.say(agent.voicemail!);

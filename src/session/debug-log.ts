@@ -29,7 +29,7 @@ export function debugRecord(e: SessionEvent, keys = false): { fields: Record<str
       // Not its arguments: what the caller said (an account number) is in them.
       return { fields: { tool: e.name, callId: e.callId, reply: e.reply }, message: 'tool started' };
     case 'tool_late':
-      return { fields: { tool: e.name, callId: e.callId, lateMs: e.lateMs, reason: e.reason, failed: e.failed, reply: e.reply }, message: 'tool answered after it was given up' };
+      return { fields: { tool: e.name, callId: e.callId, lateMs: e.lateMs, reason: e.reason, failed: e.failed, reply: e.reply, ...(e.afterEnd ? { afterEnd: true } : {}) }, message: e.afterEnd ? 'tool answered after it was given up, once the call had ended' : 'tool answered after it was given up' };
     case 'tool':
       return { fields: { tool: e.outcome.call.name, ok: !e.outcome.error, ms: e.outcome.ms }, message: 'tool ran' };
     case 'agent_handoff':

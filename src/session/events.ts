@@ -79,6 +79,13 @@ export interface ReportTurn {
   agent?: string;
   /** The task the turn belongs to (its prompt, read-back or the caller's answer), e.g. `digits:phone`. */
   task?: string;
+  /**
+   * For the agent: a line, not the model's reply (`ReportLineKind`): the greeting, text the
+   * agent's code gave (`scripted`), or a fixed line the session said on its own (out of service,
+   * closing, the apology after a model failure). Absent for the model's replies, and in reports
+   * written before it was recorded.
+   */
+  line?: ReportLineKind;
 }
 
 /** One handoff in the call report. */
@@ -127,6 +134,16 @@ export interface ReportTask {
  */
 export type FixedLineKind = 'out_of_service' | 'closing' | 'model_error';
 
+/**
+ * Fixed text said as the agent, not the model's words: `greeting` (the agent's greeting, said as
+ * the call starts, or once answering-machine detection found a person), `scripted` (text the
+ * agent's code gave: a `say`, a task's prompt or read-back, the transfer-failed line).
+ */
+export type ScriptedLineKind = 'greeting' | 'scripted';
+
+/** What an agent turn of the report was, when not the model's reply (`ReportTurn.line`). */
+export type ReportLineKind = ScriptedLineKind | FixedLineKind;
+
 /** What the session is doing: starting, listening, thinking, speaking, or ended. */
 export type SessionState = 'starting' | 'listening' | 'thinking' | 'speaking' | 'ended';
 
@@ -140,9 +157,10 @@ export type SessionEvent =
   /**
    * A reply begins: `reply` numbers it in the call (its chunks, tools, end and metrics carry it);
    * `turn` is the caller turn it answers (none for a fixed line, a task's line, `generateReply`);
-   * `line`: a fixed line the session says on its own (`FixedLineKind`).
+   * `line`: a fixed line the session says on its own (`FixedLineKind`); `scripted`: fixed text said
+   * as the agent (`ScriptedLineKind`: the greeting, a `say`, a task's line), not the model's.
    */
-  | { type: 'reply_started'; reply: number; turn?: number; line?: FixedLineKind }
+  | { type: 'reply_started'; reply: number; turn?: number; line?: FixedLineKind; scripted?: ScriptedLineKind }
   /** `line`: the chunk is a fixed line the session says on its own (the apology after a model failure). */
   | { type: 'agent_chunk'; text: string; reply?: number; line?: FixedLineKind }
   /**
@@ -171,9 +189,10 @@ export type SessionEvent =
    * A tool call given up (`reason`: past its `timeoutMs`, or `abandoned` with its reply cut off)
    * answered after all, `lateMs` real milliseconds after its `tool` event: what it returned, or
    * threw (`failed`), was dropped. A backend that answers too late shows here; one that never
-   * answers tells nothing.
+   * answers tells nothing. `afterEnd`: the call had ended when it answered, so it came on
+   * `AgentSession.afterEnd$`, not `events$` (which had completed).
    */
-  | { type: 'tool_late'; name: string; callId?: string; lateMs: number; reason: 'timeout' | 'abandoned'; failed: boolean; reply?: number }
+  | { type: 'tool_late'; name: string; callId?: string; lateMs: number; reason: 'timeout' | 'abandoned'; failed: boolean; reply?: number; afterEnd?: true }
   /** The agent (a tool) hung up or transferred the call. */
   | { type: 'call_action'; action: 'hangup' | 'transfer'; target?: string; ok: boolean; message?: string }
   | { type: 'metrics'; metrics: TurnMetrics; reply?: number }
@@ -209,6 +228,9 @@ export type SessionEvent =
   /** A task (`runTask`) takes the caller's turns and keys until it ends. */
   | { type: 'task_started'; name: string }
   | { type: 'task_ended'; name: string; result: ReportTask['result'] };
+
+/** A given-up tool's late answer (`tool_late`), as `AgentSession.afterEnd$` carries it once the call has ended. */
+export type LateToolEvent = Extract<SessionEvent, { type: 'tool_late' }>;
 
 /** What `AgentSession.run()` resolves with: the turns, how the call ended, and its metrics. */
 export interface CallReport {

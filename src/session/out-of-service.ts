@@ -13,8 +13,8 @@ export interface OutOfServiceHost {
   /** The line as it is voiced (the spoken form). */
   spoken(text: string): string;
   warn(message: string, err: unknown): void;
-  /** The line has been heard: for the report. */
-  said(line: string): void;
+  /** The line has been heard (as `kind`): for the report. */
+  said(line: string, kind: FixedLineKind): void;
   /** The session's events: the line is told as a reply of its own (`reply_started`, `agent_chunk`, `agent_turn`). */
   emit(e: SessionEvent): void;
   /** The next reply number of the call (the line's, as any reply's). */
@@ -75,7 +75,7 @@ export class OutOfServiceLine {
     playout.append(this.audio.samples, this.audio.sampleRate);
     playout.end();
     await playout.finished;
-    host.said(host.line);
+    host.said(host.line, kind);
     host.emit({ type: 'agent_turn', text: host.line, heardText: host.line, interrupted: false, reply, line: kind });
   }
 }

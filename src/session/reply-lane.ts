@@ -1,5 +1,6 @@
 import { Observable, Subject, Subscription, switchMap } from '../rx.ts';
 import type { UserTurn } from '../pipeline/turns.ts';
+import type { ScriptedLineKind } from './events.ts';
 
 /** What the session is asked to say: a reply to a caller turn, a fixed line, or a model reply. */
 export interface LaneRequest {
@@ -13,10 +14,17 @@ export interface LaneRequest {
   turnNumber?: number;
   /** A fixed line (the greeting, `say`): spoken without the model. */
   text?: string;
+  /** The fixed line is the agent's greeting (the report and the events name it so). */
+  greeting?: boolean;
   /** One-off instructions for this model reply only (`generateReply`). */
   instructions?: string;
   /** Called once the request is over: spoken, cut off or dropped. */
   done?: () => void;
+}
+
+/** What a request's fixed text is (the greeting, else text the agent's code gave); none for the model's reply. */
+export function scriptedKind(req: LaneRequest): ScriptedLineKind | undefined {
+  return req.text === undefined ? undefined : req.greeting ? 'greeting' : 'scripted';
 }
 
 /**

@@ -13,7 +13,7 @@ import { guarded } from './guarded.ts';
 import { Handoff } from './handoff.ts';
 import type { Logger } from './logger.ts';
 import { lineMetrics, turnMetrics } from './metrics.ts';
-import type { LaneRequest } from './reply-lane.ts';
+import { scriptedKind, type LaneRequest } from './reply-lane.ts';
 import { reportedToolResult, type ReportBuilder } from './report.ts';
 
 /** What the reply handlers need of their session. */
@@ -55,7 +55,9 @@ export function recordReply(host: ReplyRecordHost, agent: Agent, req: LaneReques
     ...(turn && req.turnNumber ? { turn: req.turnNumber } : {}),
   };
   const { report } = host;
-  report.agent({ text: r.text, heardText: r.heard, interrupted: r.interrupted, startedAt: report.since(r.times.firstSent), agent: agent.name, task: req.task, ...(turn ? { metrics } : {}) });
+  // Not the model's words: its apology after a failure, or fixed text (the greeting, a `say`, a task's line).
+  const line = r.line ?? scriptedKind(req);
+  report.agent({ text: r.text, heardText: r.heard, interrupted: r.interrupted, startedAt: report.since(r.times.firstSent), agent: agent.name, task: req.task, ...(turn ? { metrics } : {}), ...(line ? { line } : {}) });
   guarded('onAgentTurn', () => agent.hooks?.onAgentTurn?.(r.text, r.heard, r.interrupted), host.threw);
   host.emit({ type: 'agent_turn', text: r.text, heardText: r.heard, interrupted: r.interrupted, reply, ...(r.line ? { line: r.line } : {}) });
   if (turn) {

@@ -8,7 +8,7 @@ import type { ReplyOutcome } from '../pipeline/reply.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { SessionState } from './events.ts';
 import { classifyFailure, type Failure, type FailureSource } from './failure.ts';
-import type { LaneRequest } from './reply-lane.ts';
+import { scriptedKind, type LaneRequest } from './reply-lane.ts';
 import { onReplyEvent, recordReply, type ReplyRecordHost } from './reply-record.ts';
 import type { AgentStages } from './stages.ts';
 import { TurnInFlight, type AnsweredTurn } from './task-runner.ts';
@@ -98,7 +98,8 @@ export class ReplyRunner {
     // goes to the reply stage as a fixed line: the task already put the turn in the history.
     const answered = answers ? { ...ask, turn: answers.turn, speechEndAt: answers.speechEndAt, turnNumber: answers.turnNumber, keyed: answers.keyed } : ask;
     const startedAt = host.clock.now();
-    host.record.emit({ type: 'reply_started', reply: id, ...(answered.turn && answered.turnNumber ? { turn: answered.turnNumber } : {}) });
+    const scripted = scriptedKind(req);
+    host.record.emit({ type: 'reply_started', reply: id, ...(answered.turn && answered.turnNumber ? { turn: answered.turnNumber } : {}), ...(scripted ? { scripted } : {}) });
     // A model reply to the caller's turn: a task its tool runs may take the turn (below).
     const inFlight = req.turn && !req.task ? new TurnInFlight({ turn: req.turn, speechEndAt: req.speechEndAt, keyed: req.keyed, turnNumber: req.turnNumber ?? 0 }) : undefined;
     if (inFlight) this.turnInFlight = inFlight;

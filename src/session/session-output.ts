@@ -6,7 +6,7 @@
 import { Subject, type Observable } from '../rx.ts';
 import { debugRecord } from './debug-log.ts';
 import { redactDigitRuns } from './digit-redaction.ts';
-import type { SessionEvent, SessionState } from './events.ts';
+import type { LateToolEvent, SessionEvent, SessionState } from './events.ts';
 import { ToolTimeoutError } from '../llm/tool-deadline.ts';
 import { failureMessage, taskFailure, toolFailure, toolTimeout, type Failure, type FailureSource } from './failure.ts';
 import type { Logger } from './logger.ts';
@@ -16,6 +16,15 @@ export class SessionOutput {
   private readonly subject = new Subject<SessionEvent>();
   /** Everything the session reports, typed; completes when the call has ended. */
   readonly events$: Observable<SessionEvent> = this.subject.asObservable();
+  private readonly late = new Subject<LateToolEvent>();
+  /**
+   * What the session tells after its call ended: a given-up tool's late answer (`tool_late` with
+   * `afterEnd: true`), which `events$`, complete by then, can no longer carry. It does not
+   * complete: such a tool may answer any time, or never; it goes with the session.
+   */
+  readonly afterEnd$: Observable<LateToolEvent> = this.late.asObservable();
+  /** The call has ended: `events$` is complete. */
+  private over = false;
   private state: SessionState = 'starting';
   /**
    * What a task threw, reported as the task's: the hook or tool that awaited `runTask` throws the
@@ -33,12 +42,27 @@ export class SessionOutput {
   ) {}
 
   readonly emit = (e: SessionEvent): void => {
+    if (this.over) return this.afterEnd(e);
     if (this.log.isLevelEnabled('debug')) {
       const line = debugRecord(e, this.logKeys);
       if (line) this.log.debug({ agent: this.agentName(), ...line.fields }, line.message);
     }
     this.subject.next(e);
   };
+
+  /**
+   * An event told once the call has ended: a given-up tool's late answer still counts (its log
+   * line, `afterEnd$`: the server's metrics and events); anything else is over with the call.
+   */
+  private afterEnd(e: SessionEvent): void {
+    if (e.type !== 'tool_late') return;
+    const late: LateToolEvent = { ...e, afterEnd: true };
+    if (this.log.isLevelEnabled('debug')) {
+      const line = debugRecord(late, this.logKeys)!;
+      this.log.debug({ agent: this.agentName(), ...line.fields }, line.message);
+    }
+    this.late.next(late);
+  }
 
   /** A typed `error` event with a clean message; the raw cause goes to the log only. */
   readonly fail = (source: FailureSource, f: Failure, fatal: boolean, cause?: unknown): void => {
@@ -92,6 +116,7 @@ export class SessionOutput {
   ended(reason: string): void {
     this.setState('ended');
     this.emit({ type: 'ended', reason });
+    this.over = true;
     this.subject.complete();
   }
 }

@@ -81,3 +81,39 @@ test("a tool that threw, or whose arguments were refused, prints the error the m
   ]);
   assert.deepEqual(out, [['  (tool loyalty_points → error: backend down)'], ['  (tool get_balance → error: invalid arguments: Required)'], ['  (tool get_balance → {"balance":12500})']]);
 });
+
+test("lines that are not the model's words carry a tag: the greeting, a say, the model-error, out-of-service and closing lines; a reply has none", () => {
+  const sorry = 'عذرًا، حدث خلل مؤقت. هل يمكنك إعادة طلبك؟';
+  const out = feed([
+    { type: 'reply_started', reply: 1, scripted: 'greeting' },
+    { type: 'agent_chunk', text: greeting, reply: 1 },
+    { type: 'agent_turn', text: greeting, heardText: greeting, interrupted: false, reply: 1 },
+    { type: 'reply_started', reply: 2, turn: 1 },
+    { type: 'agent_chunk', text: 'رصيدك ألف ريال.', reply: 2 },
+    { type: 'agent_turn', text: 'رصيدك ألف ريال.', heardText: 'رصيدك ألف ريال.', interrupted: false, reply: 2 },
+    { type: 'reply_started', reply: 3, turn: 2 },
+    { type: 'agent_chunk', text: sorry, reply: 3, line: 'model_error' },
+    { type: 'reply_started', reply: 4, scripted: 'scripted' },
+    { type: 'agent_turn', text: 'لحظة من فضلك.', heardText: 'لحظة من فضلك.', interrupted: false, reply: 4 },
+    { type: 'reply_started', reply: 5, line: 'out_of_service' },
+    { type: 'agent_chunk', text: 'الخدمة غير متاحة.', reply: 5 },
+    { type: 'reply_started', reply: 6, line: 'closing' },
+    { type: 'agent_chunk', text: 'الخدمة غير متاحة.', reply: 6 },
+  ]);
+  assert.deepEqual(out.flat(), [
+    `  الوكيل  ◂ [greeting] ${greeting}`,
+    '  الوكيل  ◂ رصيدك ألف ريال.',
+    `  الوكيل  ◂ [model-error line] ${sorry}`,
+    '  الوكيل  ◂ [scripted] لحظة من فضلك.',
+    '  الوكيل  ◂ [out-of-service line] الخدمة غير متاحة.',
+    '  الوكيل  ◂ [closing line] الخدمة غير متاحة.',
+  ]);
+});
+
+test('a tool prints as it starts (a slow one shows while the caller waits), then with what it returned', () => {
+  const out = feed([
+    { type: 'tool_started', name: 'get_balance', callId: 'c1', args: { account: '1234' }, reply: 2 },
+    { type: 'tool', outcome: { call: { id: 'c1', name: 'get_balance', arguments: '{"account":"1234"}' }, result: { balance: 12500 }, ms: 900 }, reply: 2 },
+  ]);
+  assert.deepEqual(out, [['  (tool get_balance working…)'], ['  (tool get_balance → {"balance":12500})']]);
+});

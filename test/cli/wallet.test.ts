@@ -55,7 +55,8 @@ describe('hiwar demo against the example keys', () => {
     assert.ok(closing, `the out-of-service line was said: ${JSON.stringify(report.turns)}\n${r.stdout}`);
     assert.equal(closing.heardText, callCentre.outOfServiceLine, 'played whole');
     assert.ok(!report.turns.some((t: { role: string; at: number }) => t.role === 'user' && t.at > closing.at), 'nothing was taken from the caller after it');
-    assert.equal(r.stdout.split(`الوكيل  ◂ ${callCentre.outOfServiceLine}`).length - 1, 1, 'the transcript shows the closing line, once (it is told as any line now)');
+    assert.equal(closing.line, 'out_of_service', "the report names it apart from the model's replies");
+    assert.equal(r.stdout.split(`الوكيل  ◂ [out-of-service line] ${callCentre.outOfServiceLine}`).length - 1, 1, 'the transcript shows the closing line, once (it is told as any line now), tagged');
     assert.match(r.stderr, /\nhiwar demo: the call ended out of service: speech (synthesis|recognition) stopped: the wallet is empty[^\n]*\n$/, 'the last line says why');
     assert.match(r.stderr, /^\d\d:\d\d:\d\d warn speech (synthesis|recognition) stopped: the wallet is empty/m);
     noJsonLogs(r.stderr);

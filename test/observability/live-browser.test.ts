@@ -115,6 +115,20 @@ test('the live calls page in headless Chromium during a running call: listed wit
   assert.deepEqual(failure, { tag: 'خلل (1) في كود الوكيل: ', message: "the agent's code threw an error (tool block_card)", fatal: false, onTheRealCall: 1 });
   await page.screenshot({ path: `${OUT}live-calls-failure.png`, fullPage: true });
   live.update(failing, { type: 'ended', reason: 'caller hung up' });
+  // A call whose agent waits on a tool (listed by hand): its card names the tool and since when, until it finishes.
+  const waiting = live.add({ callId: 'CA-tool', provider: 'twilio', parameters: {} }, 'bank');
+  live.update(waiting, { type: 'tool_started', name: 'get_balance', callId: 'call_1', args: {}, reply: 2 });
+  await within(page.waitForSelector('li.call[data-call="twilio:CA-tool"] .tools', { timeout: 0 }), 30_000, 'the running tool on its card');
+  const tool = await page.evaluate(() => {
+    const t = document.querySelector('li.call[data-call="twilio:CA-tool"] .tools');
+    return { tag: t.querySelector('.tag').textContent, name: t.querySelector('bdi').textContent, text: t.textContent, elsewhere: document.querySelectorAll('li.call .tools').length };
+  });
+  assert.deepEqual([tool.tag, tool.name, tool.elsewhere], ['أداة تعمل الآن: ', 'get_balance', 1]);
+  assert.match(tool.text, /منذ .+ \(\d+ ث\)$/, `since when, and for how long: ${tool.text}`);
+  await page.screenshot({ path: `${OUT}live-calls-tool.png`, fullPage: true });
+  live.update(waiting, { type: 'tool', outcome: { call: { id: 'call_1', name: 'get_balance', arguments: '{}' }, result: { balance: 1 }, ms: 900 }, reply: 2 });
+  await within(page.waitForFunction(() => !document.querySelector('li.call[data-call="twilio:CA-tool"] .tools'), undefined, { timeout: 0 }), 30_000, 'the tool gone from the card once it finished');
+  live.update(waiting, { type: 'ended', reason: 'caller hung up' });
   // The call ends with its closing line (a drain out of time): shown, named, while it plays.
   const ending = sessions[0]!.endWithLine!('server shutting down');
   await within(

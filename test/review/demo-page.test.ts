@@ -41,6 +41,12 @@ test('hiwar demo writes call.html beside call.wav and report.json, and Chromium 
     assert.ok((await page.locator('#turns .latency .bar .part').count()) >= 4);
     assert.ok(model.turns.every((t) => 0 <= t.start && t.start <= t.end && t.end <= model.seconds), `every turn on the recording: ${JSON.stringify(model.turns.map((t) => [t.start, t.end]))}`);
     assertTurnsOnTheirSpeech(model, new Uint8Array(await readFile(join(dir, 'call.wav'))));
+    // The greeting is marked apart from the model's replies: in the report, the transcript printed and the page.
+    assert.equal(report.turns[0].line, 'greeting', JSON.stringify(report.turns[0]));
+    assert.match(r.stdout, /^ {2}الوكيل {2}◂ \[greeting\] /m);
+    assert.ok(report.turns.some((t: { role: string; line?: string }) => t.role === 'agent' && !t.line), 'the model replies carry no line');
+    assert.equal(await page.locator('#turns [data-turn="0"] .tag.line[data-line="greeting"]').count(), 1);
+    assert.equal(await page.locator('#turns .tag.line').count(), report.turns.filter((t: { line?: string }) => t.line).length, 'a tag on the lines only');
   } finally {
     await browser.close();
     await rm(dir, { recursive: true, force: true });

@@ -169,3 +169,19 @@ test('text from a call cannot break out of the page: HTML escaped, JSON safe ins
   assert.ok(!json.includes('</script'));
   assert.deepEqual(JSON.parse(json), { text: '</script><script>alert(1)</script>\u2028' });
 });
+
+test("lines apart from the model's replies: an agent turn's line (greeting, scripted, a fixed line) reaches the page's model and the page's text, a reply has none", async () => {
+  const turns: CallReport['turns'] = [
+    { role: 'agent', text: 'أهلًا بك', heardText: 'أهلًا بك', at: 2, line: 'greeting' },
+    { role: 'user', text: 'كم رصيدي', at: 5 },
+    { role: 'agent', text: 'رصيدك ألف ريال', heardText: 'رصيدك ألف ريال', at: 8 },
+    { role: 'agent', text: 'عذرًا، حدث خلل مؤقت.', heardText: 'عذرًا، حدث خلل مؤقت.', at: 11, line: 'model_error' },
+    { role: 'agent', text: 'الخدمة غير متاحة.', heardText: 'الخدمة غير متاحة.', at: 14, line: 'out_of_service' },
+  ];
+  const m = buildReviewModel({ report: report({ turns }), waveform: { perSecond: 50, caller: [], agent: [] }, seconds: 20 });
+  assert.deepEqual(m.turns.map((t) => t.line), ['greeting', undefined, undefined, 'model_error', 'out_of_service']);
+  const { renderCallPage } = await import('../../src/review/page.ts');
+  const html = await renderCallPage(m, { audioSrc: 'call.wav' });
+  const tags = [...html.matchAll(/<span class="tag line" data-line="([a-z_]+)">([^<]+)<\/span>/g)].map((x) => [x[1], x[2]]);
+  assert.deepEqual(tags, [['greeting', 'التحية (نص ثابت)'], ['model_error', 'رسالة الاعتذار عن تعذّر الرد'], ['out_of_service', 'رسالة تعذّر الخدمة']]);
+});

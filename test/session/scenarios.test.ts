@@ -166,6 +166,8 @@ test('the model fails: the caller hears an apology, the call goes on', async () 
   assert.deepEqual(turns.map((e) => e.type === 'agent_turn' && e.line), ['model_error', 'model_error'], JSON.stringify(turns));
   const chunks = c.events.filter((e) => e.type === 'agent_chunk' && e.reply !== 1);
   assert.deepEqual(chunks.map((e) => e.type === 'agent_chunk' && [e.text, e.line]), replies.map((r) => [r.text, 'model_error']));
+  // The report names each line apart from the model's words: the greeting, then the two apologies.
+  assert.deepEqual(agentTurns(c).map((t) => t.line), ['greeting', 'model_error', 'model_error']);
   assert.equal(c.report.ended, 'caller hung up');
 });
 
@@ -180,7 +182,10 @@ test('empty wallet: the fallback line is spoken and the call ends cleanly; anoth
   assert.equal(last.text, 'نعتذر، الخدمة غير متاحة حاليًا. يرجى الاتصال بنا لاحقًا.');
   // Recognition and synthesis both stop on an empty wallet: the line is still said, and recorded, once.
   assert.equal(agentTurns(broke).filter((t) => t.text === last.text).length, 1);
+  assert.equal(last.line, 'out_of_service', "the report names it the session's out-of-service line");
   assert.ok(broke.events.some((e) => e.type === 'error' && e.fatal && e.kind === 'balance'));
   assert.equal(fine.report.ended, 'caller hung up');
   assert.match(agentTurns(fine)[1]!.text, /الأحد إلى الخميس/);
+  // The greeting is a line; the model's reply is not marked.
+  assert.deepEqual(agentTurns(fine).slice(0, 2).map((t) => t.line), ['greeting', undefined]);
 });

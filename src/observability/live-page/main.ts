@@ -62,6 +62,22 @@ function agentLine(c: LiveCall): HTMLElement {
   return p;
 }
 
+/** Seconds since an ISO time, for a tool that works now. */
+function secondsSince(iso: string): number {
+  return Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+}
+
+/** The tools the agent waits on now, and for how long: a slow backend shows while the caller waits. */
+function toolsLine(c: LiveCall): HTMLElement {
+  const p = el('p', { className: 'tools', dir: 'auto' });
+  p.append(el('span', { className: 'tag', textContent: 'أداة تعمل الآن: ' }));
+  c.tools!.forEach((t, i) => {
+    const since = new Date(t.since).toLocaleTimeString('ar');
+    p.append(...(i ? ['، '] : []), el('bdi', { dir: 'ltr', textContent: t.name }), ` منذ ${since} (${secondsSince(t.since)} ث)`);
+  });
+  return p;
+}
+
 /** Which part failed, in the operator's words; the message itself (clean, in English) beside it. */
 const FAILURE_SOURCES: Record<string, string> = { stt: 'التعرّف على الكلام', tts: 'توليد الصوت', llm: 'النموذج', transport: 'الاتصال', agent: 'كود الوكيل' };
 
@@ -84,6 +100,7 @@ function card(c: LiveCall): HTMLLIElement {
     el('span', { className: 'id', dir: 'ltr', textContent: `${c.provider} · ${c.callId}${c.instance ? ` · ${c.instance}` : ''}` }),
     c.lastCallerLine ? el('p', { className: 'line', dir: 'auto', textContent: c.lastCallerLine }) : el('p', { className: 'line', textContent: 'لم يتكلم المتصل بعد' }),
     ...(c.lastAgentLine ? [agentLine(c)] : []),
+    ...(c.tools?.length ? [toolsLine(c)] : []),
     el(
       'div',
       { className: 'meta' },

@@ -2,7 +2,7 @@
 // "application/json"> element) as a timeline of both waveforms, the turns' captions on it, the
 // transcript with heard against meant, latency bars and markers; clicking a turn plays it.
 import { clockTime, esc } from '../html.ts';
-import { LATENCY_PARTS, type ReviewModel, type ReviewTurn } from '../types.ts';
+import { LATENCY_PARTS, LINE_NAMES, type ReviewModel, type ReviewTurn } from '../types.ts';
 
 /** Pixels per second of timeline: a three-second turn's caption is readable, and a call scrolls. */
 const PX_PER_SECOND = 28;
@@ -62,11 +62,11 @@ function placeCaptions(): void {
   for (const t of model.turns) {
     const b = document.createElement('button');
     b.type = 'button';
-    b.className = `cap ${t.role}${t.interrupted ? ' cut' : ''}`;
+    b.className = `cap ${t.role}${t.interrupted ? ' cut' : ''}${t.line ? ' line' : ''}`;
     b.dir = 'rtl';
     b.lang = 'ar';
     b.textContent = t.role === 'agent' ? (t.heard ?? t.text) : t.text;
-    b.title = `${clockTime(t.start)} ${t.text}`;
+    b.title = `${clockTime(t.start)}${t.line ? ` [${LINE_NAMES[t.line] ?? t.line}]` : ''} ${t.text}`;
     b.style.left = `${xOf(t.start)}px`;
     b.style.width = `${Math.max(24, xOf(t.end) - xOf(t.start))}px`;
     b.dataset.turn = String(t.index);
@@ -104,9 +104,14 @@ function turnCard(t: ReviewTurn, worst: number): string {
     t.role === 'agent' && t.interrupted
       ? `<span class="heard" title="ما سمعه المتصل">${esc(t.heard)}</span>${t.unheard ? ` <del class="unheard" title="ما لم يسمعه المتصل">${esc(t.unheard)}</del>` : ''} <span class="tag">قوطع</span>`
       : esc(t.text);
-  return `<li class="turn ${t.role}" data-turn="${t.index}" tabindex="0">
-  <span class="when" dir="ltr">${clockTime(t.start)}</span> <b class="who">${who}</b>${t.task ? ` <span class="tag">${esc(t.task)}</span>` : ''}
+  return `<li class="turn ${t.role}${t.line ? ' line' : ''}" data-turn="${t.index}" tabindex="0">
+  <span class="when" dir="ltr">${clockTime(t.start)}</span> <b class="who">${who}</b>${lineTag(t)}${t.task ? ` <span class="tag">${esc(t.task)}</span>` : ''}
   <p class="caption" dir="rtl" lang="ar">${text}</p>${t.latency ? latencyBar(t.latency, worst) : ''}</li>`;
+}
+
+/** A line that is not the model's words, named: a reviewer tells the greeting or an out-of-service line from a reply. */
+function lineTag(t: ReviewTurn): string {
+  return t.line ? ` <span class="tag line" data-line="${esc(t.line)}" title="ليس من كلام النموذج">${esc(LINE_NAMES[t.line] ?? t.line)}</span>` : '';
 }
 
 function latencyBar(l: NonNullable<ReviewTurn['latency']>, worst: number): string {
