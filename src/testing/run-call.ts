@@ -138,7 +138,7 @@ export type CallScript = ScenarioInput | CallerStep[];
 export async function runCall(agent: Agent, script: CallScript, options: RunCallOptions = {}): Promise<TestCall> {
   const problem = agentProblem(agent);
   if (problem) throw new TypeError(`runCall: the first argument is not an Agent (${problem})`);
-  const scenario = parseScenario(Array.isArray(script) ? { steps: script } : script, 'runCall script');
+  const scenario = parseScenario(script, 'runCall script');
   const speed = options.speed ?? TESTING_DEFAULTS.speed;
   if (!(speed >= 1 && speed <= TESTING_DEFAULTS.maxSpeed)) throw new RangeError(`runCall: speed must be from 1 to ${TESTING_DEFAULTS.maxSpeed}, got ${speed}`);
   if (options.sandbox && options.client) throw new TypeError('runCall: give a sandbox or a client, not both');
