@@ -115,7 +115,7 @@ test("docs/testing-your-agent.md's caller-file.mjs runs as written: a caller rea
   assert.ok(statSync(join(blank.project, 'agent.wav')).size > 44, "the agent's side was written");
 });
 
-test("docs/outbound.md's fake-twilio.mjs places a whole call with hiwar call, no account", async () => {
+test("docs/outbound.md's fake-twilio.mjs places a whole call with hiwar call, no account; its reminder.mjs is tested with runCall's variables", async () => {
   assert.ok(SNIPPETS.has('fake-twilio.mjs') && SNIPPETS.has('reminder.mjs'), 'docs/outbound.md shows fake-twilio.mjs and the agent it calls, reminder.mjs');
   writeFileSync(join(blank.project, 'fake-twilio.mjs'), SNIPPETS.get('fake-twilio.mjs')!);
   writeFileSync(join(blank.project, 'reminder.mjs'), SNIPPETS.get('reminder.mjs')!);
@@ -130,10 +130,8 @@ test("docs/outbound.md's fake-twilio.mjs places a whole call with hiwar call, no
   } finally {
     fake.stop();
   }
-});
-
-test("docs/outbound.md's reminder.mjs tested offline with hiwar/testing: runCall's variables fill its greeting, and one missing refuses it before the call", async () => {
-  writeFileSync(join(blank.project, 'reminder.mjs'), SNIPPETS.get('reminder.mjs')!);
+  // The same agent tested offline with hiwar/testing: runCall's variables fill its greeting, and
+  // one missing refuses it before the call (it said "{name}" aloud before).
   writeFileSync(
     join(blank.project, 'reminder-test.mjs'),
     [
@@ -150,3 +148,4 @@ test("docs/outbound.md's reminder.mjs tested offline with hiwar/testing: runCall
   assert.match(r.stdout, /^refused: runCall: agent "reminder" uses \{name\} in its greeting or instructions: give it in the options' variables/m);
   assert.match(r.stdout, /^greeting: مرحبًا خالد، نذكرك بموعدك غدًا\.$/m, 'the placeholder filled, never said as "{name}"');
 });
+
