@@ -97,11 +97,11 @@ export function sessionLines(call: OutboundCall): string[] {
 }
 
 /** `--var name=value` options as variables; a malformed one is a usage error. */
-export function callVariables(vars: string[]): Record<string, string> {
+export function callVariables(vars: string[], usage = CALL_USAGE): Record<string, string> {
   const out: Record<string, string> = {};
   for (const v of vars) {
     const eq = v.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--var takes name=value, got "${v}"`, CALL_USAGE);
+    if (eq <= 0) throw new UsageError(`--var takes name=value, got "${v}"`, usage);
     out[v.slice(0, eq)] = v.slice(eq + 1);
   }
   return out;

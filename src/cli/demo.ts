@@ -7,6 +7,7 @@ import type { Logger } from '../session/logger.ts';
 import { AGENT_HELP, loadAgent, optionLine, PHRASEBOOK_HELP, sandboxPhrases } from './agent.ts';
 import { CliError, numberOption, parseCommand, UsageError } from './args.ts';
 import { demoTranscript } from './demo-transcript.ts';
+import { missingVariables } from '../session/variables.ts';
 
 /**
  * Fastest simulated clock the demo accepts. The service closes a /listen socket whose audio runs
@@ -21,7 +22,7 @@ export const MAX_SPEED = 3;
 const OUT_OF_SERVICE = 'out of service: ';
 
 export const DEMO_USAGE = `Usage: hiwar demo [--agent DIR|FILE] [--scenario FILE] [--out DIR] [--speed 1] [--phrasebook FILE]
-                  [--model-ids vendor|spec]
+                  [--var name=value …] [--model-ids vendor|spec]
 
 A whole simulated call with an agent (the Arabic call-centre agent unless --agent names yours):
 prints the transcript and a per-turn latency table, writes DIR/call.wav (caller left, agent
@@ -39,6 +40,8 @@ ${optionLine('--agent DIR|FILE', AGENT_HELP, 19)}
                    count N times their real length); time this process is stalled (a busy
                    machine) is not call time then.
 ${optionLine('--phrasebook FILE', PHRASEBOOK_HELP, 19)}
+  --var name=value a call variable (repeat for more), as a placed call's: fills {name} in the
+                   agent's greeting and instructions (an agent using one not given is refused)
   --model-ids ID   vendor (munsit, faseeh-v1-preview; default) or spec model names (HIWAR_MODEL_IDS)
   -h, --help       this text
 `;
@@ -54,6 +57,7 @@ export async function demoCommand(args: string[]): Promise<number> {
       out: { type: 'string', default: 'out' },
       speed: { type: 'string', default: '1' },
       'model-ids': { type: 'string' },
+      var: { type: 'string', multiple: true },
     },
     DEMO_USAGE,
   );
@@ -63,6 +67,9 @@ export async function demoCommand(args: string[]): Promise<number> {
   const speed = numberOption('speed', values.speed, 1, MAX_SPEED, DEMO_USAGE);
   const loaded = await loadAgent(values.agent);
   const agent = loaded.agent;
+  const variables = (await import('./call.ts')).callVariables(values.var ?? [], DEMO_USAGE);
+  const missing = missingVariables(agent, variables);
+  if (missing.length) throw new CliError(`agent ${agent.name} uses ${missing.map((m) => `{${m}}`).join(', ')} in its greeting or instructions: give ${missing.length > 1 ? 'them' : 'it'} with ${missing.map((m) => `--var ${m}=…`).join(' ')}`);
   const { scenario, source } = await (await import('./demo-scenario.ts')).demoScenario(loaded, values.scenario);
   const phrases = await sandboxPhrases(agent, values.phrasebook);
   const out = values.out;
@@ -102,6 +109,7 @@ export async function demoCommand(args: string[]): Promise<number> {
       scenario,
       clock: callClock,
       onEvent: demoTranscript(say),
+      variables,
     });
     // The out-of-service line is told as any line (its chunk, then its turn): the transcript printed it.
     const wav = caller.recording();

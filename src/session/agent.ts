@@ -19,7 +19,7 @@ export interface Agent {
   name: string;
   /** System prompt for a model. */
   instructions: string;
-  /** Said when the call starts. */
+  /** Said when the call starts; not when a handoff brings the agent in (its `hooks.onEnter` speaks then). */
   greeting?: string;
   /**
    * The voice; `firstAudioTimeoutMs`: silence from the TTS socket after which HTTP takes over;

@@ -51,6 +51,8 @@ export class ReplyRunner {
    * reply its tool's task interrupted) answers it, and its metrics are that turn's.
    */
   private unanswered: AnsweredTurn | undefined;
+  /** Clock time `unanswered` was left (its task's end): model times before it are not that turn's. */
+  private unansweredAt = 0;
   /** What the agent said last (its turn policy hears a yes or a no to a yes/no question as a whole turn). */
   lastAgentLine: string | undefined;
 
@@ -64,6 +66,7 @@ export class ReplyRunner {
   /** A task ended on the caller's turn `answers` with nothing said: the next reply answers it. */
   leftUnanswered(answers: AnsweredTurn): void {
     this.unanswered = answers;
+    this.unansweredAt = this.host.clock.now();
   }
 
   /** The caller spoke again: the turn a task ended on unanswered stays so (the next line answers the new turn, if anything). */
@@ -119,9 +122,14 @@ export class ReplyRunner {
     const cutBy = r.heard ? undefined : fatal ? `out of service: ${fatal.message}` : host.closing();
     // The turn was answered by the task's question: what follows the task answers the turn that
     // ended the task, if the task said nothing to it; else it is a line, timed from the task's end.
-    const ending = inFlight?.taken ? this.takeUnanswered({}) : undefined;
+    // A model reply answering no turn (a `generateReply`, as after a handoff) whose tool ran the
+    // task answers that turn the same way: nothing was said to it before this reply went on.
+    const endedAt = this.unansweredAt;
+    const ranTask = !answered.turn && !req.task && this.unanswered !== undefined && endedAt >= startedAt;
+    const ending = inFlight?.taken || ranTask ? this.takeUnanswered({}) : undefined;
+    const from = inFlight ? (inFlight.resumedAt ?? startedAt) : endedAt;
     if (cutBy) host.record.emit({ type: 'reply_dropped', reply: id, reason: cutBy });
-    else if (ending) recordReply(host.record, agent, { ...ask, turn: ending.turn, speechEndAt: ending.speechEndAt, turnNumber: ending.turnNumber, keyed: ending.keyed }, resumed(r, inFlight!.resumedAt ?? startedAt), id, startedAt);
+    else if (ending) recordReply(host.record, agent, { ...ask, turn: ending.turn, speechEndAt: ending.speechEndAt, turnNumber: ending.turnNumber, keyed: ending.keyed }, resumed(r, from), id, startedAt);
     else if (inFlight?.taken) recordReply(host.record, agent, { ...answered, turn: undefined }, r, id, inFlight.resumedAt ?? startedAt);
     else recordReply(host.record, agent, answered, r, id, startedAt);
     if (!host.stages().replies.current) host.setState('listening');

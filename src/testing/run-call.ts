@@ -15,6 +15,7 @@ import { prepareFixedLines } from '../session/prepare-fixed-lines.ts';
 import { parseScenario, type ScenarioInput } from './scenario.ts';
 import type { CallerLine, CallerStep, SimulatedCaller } from './simulated-caller.ts';
 import { simulateCall } from './simulate.ts';
+import { missingVariables } from '../session/variables.ts';
 import { SteadyScaledClock } from './steady-clock.ts';
 
 /** The defaults of `runCall`, in one place. */
@@ -60,6 +61,13 @@ export interface RunCallOptions {
   speed?: number;
   /** @default TESTING_DEFAULTS.maxWaitMs */
   maxWaitMs?: number;
+  /**
+   * The call's variables, as a placed call carries them (`placeCall({ variables })`, `hiwar call
+   * --var`): they fill `{name}` placeholders in the agent's greeting and instructions and reach
+   * its tools as `ctx.call.info.parameters`. An agent whose text uses one not given is refused
+   * before the call starts, as a server refuses such a call.
+   */
+  variables?: Record<string, string>;
   /** The model; default the agent's `llm`, else its scripted intents (no network). */
   llm?: Llm;
   /**
@@ -138,7 +146,12 @@ export type CallScript = ScenarioInput | CallerStep[];
 export async function runCall(agent: Agent, script: CallScript, options: RunCallOptions = {}): Promise<TestCall> {
   const problem = agentProblem(agent);
   if (problem) throw new TypeError(`runCall: the first argument is not an Agent (${problem})`);
-  const scenario = parseScenario(Array.isArray(script) ? { steps: script } : script, 'runCall script');
+  const scenario = parseScenario(script, 'runCall script');
+  const missing = missingVariables(agent, options.variables ?? {});
+  if (missing.length) {
+    const uses = missing.map((m) => `{${m}}`).join(', ');
+    throw new TypeError(`runCall: agent "${agent.name}" uses ${uses} in its greeting or instructions: give ${missing.length > 1 ? 'them' : 'it'} in the options' variables ({ variables: { ${missing.map((m) => `${m}: '…'`).join(', ')} } }), as a placed call carries them`);
+  }
   const speed = options.speed ?? TESTING_DEFAULTS.speed;
   if (!(speed >= 1 && speed <= TESTING_DEFAULTS.maxSpeed)) throw new RangeError(`runCall: speed must be from 1 to ${TESTING_DEFAULTS.maxSpeed}, got ${speed}`);
   if (options.sandbox && options.client) throw new TypeError('runCall: give a sandbox or a client, not both');
@@ -169,6 +182,7 @@ export async function runCall(agent: Agent, script: CallScript, options: RunCall
       onEvent: options.onEvent,
       onSession: options.onSession,
       maxWaitMs: options.maxWaitMs ?? TESTING_DEFAULTS.maxWaitMs,
+      variables: options.variables,
     });
     return {
       report,

@@ -26,11 +26,17 @@ export type Scenario = z.infer<typeof scenarioSchema>;
 /** A scenario as written (in a JSON file or in code): `callerVoice` and `sampleRate` may be left out. */
 export type ScenarioInput = z.input<typeof scenarioSchema>;
 
+/** What a scenario is, for an error about one that is neither shape. */
+const SCENARIO_SHAPES = 'a scenario is an array of steps, or {"steps": [...], "callerVoice"?, "sampleRate"?, "description"?}';
+
 /**
  * Checks a scenario written in code or read from a file, filling in the defaults. A bad one
- * throws an error that starts with `where` and names the first thing wrong with it.
+ * throws an error that starts with `where` and names the first thing wrong with it. An array is
+ * its steps alone, in a file as in `runCall`'s script.
  */
 export function parseScenario(data: unknown, where = 'scenario'): Scenario {
+  if (Array.isArray(data)) data = { steps: data };
+  else if (data === null || typeof data !== 'object') throw new Error(`${where}: ${SCENARIO_SHAPES}, got ${data === null ? 'null' : typeof data}`);
   const parsed = scenarioSchema.safeParse(data);
   if (!parsed.success) throw new Error(`${where}: ${describeIssue(parsed.error.issues[0]!, data)}`);
   return parsed.data;

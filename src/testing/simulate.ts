@@ -6,6 +6,7 @@ import type { CallReport, SessionEvent } from '../session/events.ts';
 import { createLogger, type Logger } from '../session/logger.ts';
 import type { Llm } from '../llm/types.ts';
 import type { ServiceClient } from '../service/client.ts';
+import { agentWithVariables } from '../session/variables.ts';
 import { callerSteps, type Scenario } from './scenario.ts';
 import { SimulatedCaller } from './simulated-caller.ts';
 
@@ -40,8 +41,12 @@ export async function simulateCall(opts: {
   onSession?: (s: AgentSession, caller: SimulatedCaller) => void;
   /** The longest the caller waits for the agent at one step (call time). @default 30_000 */
   maxWaitMs?: number;
+  /** The call's variables (`CallInfo.parameters`), filling `{name}` in the agent's greeting and instructions. */
+  variables?: Record<string, string>;
 }): Promise<SimulatedCall> {
   const { client, scenario } = opts;
+  // As a server does for a call: a greeting never says "{name}" (MissingVariablesError before anything starts).
+  const agent = agentWithVariables(opts.agent, opts.variables ?? {});
   const voiced = new Map<string, Int16Array>();
   for (const s of scenario.steps) {
     if (!('say' in s) || voiced.has(s.say)) continue;
@@ -49,11 +54,15 @@ export async function simulateCall(opts: {
     voiced.set(s.say, await collectPcm(stream));
   }
   // An agent that detects answering machines listens first: the simulated person speaks first.
-  const caller = new SimulatedCaller(scenario.sampleRate, callerSteps(scenario), voiced, opts.clock, { agentSpeaksFirst: Boolean(opts.agent.greeting) && !opts.agent.answeringMachine?.enabled, maxWaitMs: opts.maxWaitMs });
+  const caller = new SimulatedCaller(scenario.sampleRate, callerSteps(scenario), voiced, opts.clock, {
+    agentSpeaksFirst: Boolean(agent.greeting) && !agent.answeringMachine?.enabled,
+    maxWaitMs: opts.maxWaitMs,
+    ...(opts.variables ? { call: { parameters: { ...opts.variables } } } : {}),
+  });
   const session = new AgentSession({
     client,
     transport: caller,
-    agent: opts.agent,
+    agent,
     clock: opts.clock,
     // Unset: each agent of a flow answers with its own model or intents.
     llm: opts.llm,

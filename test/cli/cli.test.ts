@@ -57,6 +57,18 @@ test('demo --out that cannot be written fails before the call starts', async () 
   assert.doesNotMatch(r.stdout, /sandbox|hiwar demo:/, 'no sandbox, no call');
 });
 
+test("demo with an agent whose greeting uses {name}: refused before the call unless --var gives it; --var must be name=value", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hiwar-cli-'));
+  const agent = join(dir, 'reminder.mjs');
+  writeFileSync(agent, "export default { name: 'reminder', instructions: 'ذكّر العميل.', greeting: 'مرحبًا {name}، موعدك {when}.', voice: { voice_id: 'ar-hijazi-female-1' }, outOfServiceLine: 'الخدمة غير متاحة.' };\n");
+  const [missing, malformed] = await mapLimit([['demo', '--agent', agent, '--var', 'name=خالد'], ['demo', '--agent', agent, '--var', 'name']], SIDE_BY_SIDE, (args) => hiwar(args));
+  assert.equal(missing!.code, 1);
+  assert.equal(missing!.stderr, 'hiwar demo: agent reminder uses {when} in its greeting or instructions: give it with --var when=…\n');
+  assert.doesNotMatch(missing!.stdout, /sandbox/, 'no sandbox, no call');
+  assert.equal(malformed!.code, 2);
+  assert.match(malformed!.stderr, /^hiwar demo: --var takes name=value, got "name"\n[\s\S]*Usage: hiwar demo/);
+});
+
 test('a missing scenario or keys file is a one-line error', async () => {
   const runs = await mapLimit([['demo', '--scenario', 'no-such.json'], ['sandbox', '--keys', 'no-such.json', '--port', '0']], SIDE_BY_SIDE, (args) => hiwar(args));
   const [r, k] = [runs[0]!, runs[1]!];

@@ -39,3 +39,18 @@ test('a wrong sample rate says which rates work', async () => {
   const path = file('rate.json', { sampleRate: 44100, steps: [{ say: 'مرحبا' }] });
   assert.equal(await failure(path), `scenario ${path}: sampleRate: must be 8000 or 16000`);
 });
+
+test('a file holding only the steps (an array, as runCall takes them) loads with the defaults', async () => {
+  const path = file('steps.json', [{ say: 'أريد حجز موعد' }, { dtmf: '1#' }, { hangup: true }]);
+  const s = await loadScenario(path);
+  assert.deepEqual(s.steps, [{ say: 'أريد حجز موعد' }, { dtmf: '1#' }, { hangup: true }]);
+  assert.equal(s.callerVoice, 'ar-uae-male-1');
+  assert.equal(s.sampleRate, 16000);
+});
+
+test('a file that is neither steps nor a scenario says what a scenario is, not "expected object"', async () => {
+  const path = file('string.json', 'أريد حجز موعد');
+  assert.equal(await failure(path), `scenario ${path}: a scenario is an array of steps, or {"steps": [...], "callerVoice"?, "sampleRate"?, "description"?}, got string`);
+  const empty = file('empty.json', []);
+  assert.match(await failure(empty), /: steps: Too small: expected array to have >=1 items/);
+});

@@ -115,7 +115,7 @@ test("docs/testing-your-agent.md's caller-file.mjs runs as written: a caller rea
   assert.ok(statSync(join(blank.project, 'agent.wav')).size > 44, "the agent's side was written");
 });
 
-test("docs/outbound.md's fake-twilio.mjs places a whole call with hiwar call, no account", async () => {
+test("docs/outbound.md's fake-twilio.mjs places a whole call with hiwar call, no account; its reminder.mjs is tested with runCall's variables", async () => {
   assert.ok(SNIPPETS.has('fake-twilio.mjs') && SNIPPETS.has('reminder.mjs'), 'docs/outbound.md shows fake-twilio.mjs and the agent it calls, reminder.mjs');
   writeFileSync(join(blank.project, 'fake-twilio.mjs'), SNIPPETS.get('fake-twilio.mjs')!);
   writeFileSync(join(blank.project, 'reminder.mjs'), SNIPPETS.get('reminder.mjs')!);
@@ -130,4 +130,22 @@ test("docs/outbound.md's fake-twilio.mjs places a whole call with hiwar call, no
   } finally {
     fake.stop();
   }
+  // The same agent tested offline with hiwar/testing: runCall's variables fill its greeting, and
+  // one missing refuses it before the call (it said "{name}" aloud before).
+  writeFileSync(
+    join(blank.project, 'reminder-test.mjs'),
+    [
+      "import { runCall } from 'hiwar/testing';",
+      "import reminder from './reminder.mjs';",
+      "const refused = await runCall(reminder, [{ hangup: true }], { progress: false }).then(() => 'ran', (err) => err.message);",
+      'console.log(`refused: ${refused}`);',
+      "const call = await runCall(reminder, [{ hangup: true }], { variables: { name: 'خالد' }, progress: false });",
+      'console.log(`greeting: ${call.agentTurns[0]?.text}`);',
+    ].join('\n'),
+  );
+  const r = await runCommand(process.execPath, ['reminder-test.mjs'], { cwd: blank.project, env: blank.env, timeoutMs: 300_000 });
+  ok(r, 'node reminder-test.mjs');
+  assert.match(r.stdout, /^refused: runCall: agent "reminder" uses \{name\} in its greeting or instructions: give it in the options' variables/m);
+  assert.match(r.stdout, /^greeting: مرحبًا خالد، نذكرك بموعدك غدًا\.$/m, 'the placeholder filled, never said as "{name}"');
 });
+

@@ -385,3 +385,42 @@ test("a caller turn that ends a task, then a hook's line: the line answers the t
   assert.ok(!call.events.some((e) => e.type === 'line_metrics' && e.reply === thanksReply), 'not told as a line');
   assertEveryAnsweredTurnMeasured(call);
 });
+
+test("after a handoff, the next agent's generateReply runs a tool whose task ends on the caller's yes: the reply after the task answers that turn, with its figures; the next agent's greeting is not said", async () => {
+  const booked = 'تم حجز موعدك.';
+  const booking: Agent = {
+    ...callCentre,
+    name: 'booking',
+    greeting: 'قسم الحجز.',
+    tools: [
+      plainTool('book', 'Books an appointment', async (_args, ctx) => {
+        const file = await ctx.session!.runTask(digitsTask({ kind: 'custom', length: 4, prompt: 'ما رقم ملفك؟' }));
+        return { booked: file.ok };
+      }),
+    ],
+    intents: [{ name: 'book', examples: ['أريد حجز موعد'], tool: { name: 'book' }, reply: booked }],
+    // It answers the request the caller made to reception (handed the full conversation).
+    hooks: { onEnter: (session) => session.generateReply() },
+  };
+  const reception: Agent = {
+    ...callCentre,
+    name: 'reception',
+    tools: [plainTool('to_booking', 'Hands the caller to booking', () => handoff(booking, { carry: 'full' }))],
+    intents: [{ name: 'book', examples: ['أريد حجز موعد'], tool: { name: 'to_booking' }, reply: 'أحولك إلى قسم الحجز.' }],
+    handoffs: [booking],
+  };
+  const call = await runCall(reception, [{ say: 'أريد حجز موعد' }, { say: 'واحد اثنان ثلاثة أربعة' }, { say: 'نعم' }, { hangup: true }], { sandbox });
+  const texts = call.agentTurns.map((t) => t.text);
+  assert.ok(texts.includes('ما رقم ملفك؟') && texts.includes(booked), texts.join(' | '));
+  assert.ok(!texts.includes('قسم الحجز.'), `a greeting opens the call, not a handoff: ${texts.join(' | ')}`);
+  const yes = call.events.find((e) => e.type === 'user_turn' && e.text === 'نعم');
+  assert.ok(yes && yes.type === 'user_turn');
+  const answer = call.agentTurns.find((t) => t.text === booked)!;
+  assert.equal(answer.metrics?.turn, yes.turn, `the reply after the task answers the "نعم" that ended it: ${JSON.stringify(answer.metrics)}`);
+  assert.ok(answer.metrics?.voiceToVoiceMs !== undefined && answer.metrics.voiceToVoiceMs > 0, JSON.stringify(answer.metrics));
+  assert.equal(answer.metrics?.llmFirstTokenMs, undefined, "the tool call came before the task: not this turn's");
+  assert.ok(call.metrics.some((m) => m.turn === yes.turn), 'a metrics event for it');
+  // The first prompt follows the handoff's line, which answered "أريد حجز موعد": it answers no turn.
+  assert.equal(call.agentTurns.find((t) => t.text === 'ما رقم ملفك؟')?.metrics, undefined);
+  assertEveryAnsweredTurnMeasured(call);
+});

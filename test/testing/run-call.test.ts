@@ -98,6 +98,27 @@ test('a call against a shared sandbox: phrases taught in the caller voice, the t
   assert.throws(() => expectNoToolCall(call, 'order_status'), /expected no call of tool order_status/);
 });
 
+test("a placed call's variables: runCall fills {name} in the greeting and instructions and hands them to the tools; an agent using one not given is refused before the call", async () => {
+  const seen: Record<string, string>[] = [];
+  const reminder: Agent = {
+    ...florist,
+    name: 'reminder',
+    instructions: 'ذكّر {name} بموعده.',
+    greeting: 'مرحبًا {name}، نذكرك بموعدك {when}.',
+    tools: [defineTool({ name: 'order_status', description: 'Where an order is', parameters: z.object({ order: z.string() }), execute: (_a, ctx) => (seen.push({ ...ctx.call!.info.parameters }), { status: 'shipped' }) })],
+  };
+  // Before: the greeting said "{name}" to the callee, and no option could give the variables.
+  await assert.rejects(
+    runCall(reminder, [{ hangup: true }], { sandbox, progress: false }),
+    (err: Error) => err.name === 'TypeError' && err.message === `runCall: agent "reminder" uses {name}, {when} in its greeting or instructions: give them in the options' variables ({ variables: { name: '…', when: '…' } }), as a placed call carries them`,
+  );
+  await assert.rejects(runCall(reminder, [{ hangup: true }], { sandbox, variables: { name: 'خالد' } }), /uses \{when\} in its greeting .*\{ variables: \{ when: '…' \} \}/);
+  const call = await runCall(reminder, [{ say: 'أين طلبي' }, { hangup: true }], { sandbox, variables: { name: 'خالد', when: 'غدًا' } });
+  assert.equal(call.agentTurns[0]?.text, 'مرحبًا خالد، نذكرك بموعدك غدًا.');
+  assert.ok(!call.agentTurns.some((t) => t.text.includes('{')), call.agentTurns.map((t) => t.text).join(' | '));
+  assert.deepEqual(seen, [{ name: 'خالد', when: 'غدًا' }]);
+});
+
 test('a call on its own sandbox says what it does before the call starts: the sandbox starting, the phrases voiced', async () => {
   const log: string[] = [];
   const call = await runCall(florist, [{ hangup: true }], { progress: (l) => log.push(`progress: ${l}`), onEvent: (e) => log.push(`event: ${e.type}`) });

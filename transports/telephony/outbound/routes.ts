@@ -175,7 +175,7 @@ function plugin(
   /** The API's bearer secret: required always (placing calls spends money and reaches people), whatever `open` says. */
   const authorized = (req: IncomingMessage, res: ServerResponse): boolean => {
     if (!secret) {
-      json(res, 403, { error: 'the calls API is closed: set HIWAR_CALLS_SECRET' });
+      json(res, 403, { error: "the calls API is closed: set HIWAR_CALLS_SECRET (in your own server: outboundCalls({ secret }))" });
       return false;
     }
     if (!bearerMatches(req, secret)) {
