@@ -6,39 +6,21 @@
  * it: the drain did not wait for the call, and it kept ringing toward a stopped server.
  */
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { test } from 'node:test';
 import { freePort } from '../../helpers/redis.ts';
 import { runSandbox } from '../../helpers/sandbox.ts';
 import { spawnServe } from '../serve-process.ts';
 import { waitFor } from '../serve.ts';
-import { fakeTwilioServeEnv, FakePlatforms, testKeys } from './fake-platforms.ts';
+import { fakeTwilioServeEnv, FakePlatforms, getAlone, placeCall, ringsUntilCancelled, testKeys } from './fake-platforms.ts';
 
 const SECRET = 'respawn-workers-secret-0123456789abcdef';
-
-/** A GET on a connection of its own: behind --workers, each goes to the next worker. */
-function getAlone(url: string, auth: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    request(url, { headers: { authorization: auth }, agent: false }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    })
-      .on('error', reject)
-      .end();
-  });
-}
 
 test('hiwar serve --workers 2: the worker that placed a ringing call is killed; its respawn takes the call over and the drain hangs it up', async () => {
   const keys = testKeys();
   const sandbox = await runSandbox();
-  let rang = false;
-  const fake = await new FakePlatforms(keys, {
-    scenario: () => 'no-answer',
-    // The phone rings until it is cancelled.
-    ringing: () => ((rang = true), new Promise<void>(() => {})),
-    onMedia: async () => assert.fail('no call is answered'),
-  }).start();
+  // The phone rings until it is cancelled.
+  const phone = ringsUntilCancelled();
+  const fake = await new FakePlatforms(keys, phone.options).start();
   const port = await freePort();
   const env = fakeTwilioServeEnv(keys, fake.url, SECRET, { HIWAR_LOG_LEVEL: 'info', HIWAR_LOG_FORMAT: 'json', HIWAR_API_KEY: sandbox.key, HIWAR_BASE_URL: sandbox.sandbox.url, HIWAR_MEDIA_SECRET: '' });
   const serve = spawnServe(['--port', String(port), '--workers', '2', '--drain-timeout', '1', '--public-url', `http://127.0.0.1:${port}`], env);
@@ -52,11 +34,8 @@ test('hiwar serve --workers 2: the worker that placed a ringing call is killed; 
       .filter((r) => r.msg === msg);
   try {
     await until(/workers: 2 processes/, 'both workers up');
-    const res = await fetch(`http://127.0.0.1:${port}/calls`, { method: 'POST', headers: { authorization: `Bearer ${SECRET}`, 'content-type': 'application/json' }, body: JSON.stringify({ to: '+966500000001' }) });
-    const placed = await res.text();
-    assert.equal(res.status, 201, placed);
-    const { id } = JSON.parse(placed) as { id: string };
-    await waitFor(() => rang && logged('outbound call placed').length === 1, 'the phone rings');
+    const id = await placeCall(`http://127.0.0.1:${port}`, SECRET);
+    await waitFor(() => phone.rang() && logged('outbound call placed').length === 1, 'the phone rings');
     const placer = logged('outbound call placed')[0]!.worker!;
     const pid = Number(new RegExp(`worker ${placer} pid (\\d+)`).exec(serve.out())![1]);
 
