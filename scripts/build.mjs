@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { rewriteTsSpecifiers } from './ts-specifiers.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
@@ -47,11 +48,10 @@ step(`compiling src/, transports/ and agents/ into dist/ with tsc${noCheck.lengt
 run(process.execPath, [join(root, 'node_modules/typescript-7/bin/tsc'), '-p', 'tsconfig.build.json', ...noCheck]);
 
 step("rewriting the declarations' .ts specifiers, copying the assets beside the sources");
-const specifier = /((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]+?)\.ts(['"])/g;
 let rewritten = 0;
 for (const file of walk(dist).filter((f) => f.endsWith('.d.ts'))) {
   const text = readFileSync(file, 'utf8');
-  const fixed = text.replace(specifier, (_, a, p, b) => `${a}${p}.js${b}`);
+  const fixed = rewriteTsSpecifiers(text);
   if (fixed !== text) (rewritten++, writeFileSync(file, fixed));
 }
 

@@ -6,7 +6,7 @@
 // The tree mirrors the repository file for file under one new directory inside it (so that
 // node_modules resolves as from the repository): every `.ts` module becomes a `.js` module
 // beside it with its source map (`.js.map`), its relative `.ts` imports rewritten to `.js` (as
-// `npm run build` does); every other file, the `.ts` files included, is a link to the
+// `npm run build` does; scripts/ts-specifiers.mjs); every other file, the `.ts` files included, is a link to the
 // repository's own (fixtures, docs, and whatever a test runs through tsx in a child process),
 // but `.js`/`.mjs`/`.cjs` files are copied
 // (bin/hiwar.js picks the compiled CLI from where it lies). package.json's `hiwar-source`
@@ -16,11 +16,10 @@ import { transform } from 'esbuild';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
+import { rewriteTsSpecifiers } from './ts-specifiers.mjs';
 
 /** Top-level entries of the repository the tree leaves out: not part of what tests read. */
 const SKIP = new Set(['.git', 'node_modules', 'dist', 'out', '.tmp']);
-/** Relative `.ts` specifiers in static and dynamic imports (the same rewrite as scripts/build.mjs). */
-const SPECIFIER = /((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]+?)\.ts(['"])/g;
 /**
  * Each module's source map in a file beside it (`x.js.map`), without the sources' text (the
  * `.ts` file is linked beside it): under `--enable-source-maps` Node walks every character of
@@ -30,6 +29,16 @@ const SPECIFIER = /((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]+?)\.ts(['"])/g;
 const SOURCE_MAP = { sourcemap: 'external', sourcesContent: false };
 /** The compiler settings tsx would take from tsconfig.json that change what esbuild emits. */
 const TSCONFIG = { compilerOptions: { target: 'ES2022', verbatimModuleSyntax: true, useDefineForClassFields: true } };
+
+/**
+ * One TypeScript module as the tree holds it: its JavaScript, relative `.ts` import and export
+ * specifiers ending in `.js` (only those: a `.ts` in a string, a template or a comment stays),
+ * and the source map that JavaScript names as `mapName`.
+ */
+export async function compileModule(source, file, mapName) {
+  const { code, map } = await transform(source, { loader: 'ts', format: 'esm', target: 'node20', ...SOURCE_MAP, sourcefile: file, tsconfigRaw: TSCONFIG });
+  return { code: `${rewriteTsSpecifiers(code)}//# sourceMappingURL=${mapName}\n`, map };
+}
 
 const walk = (root, dir = root) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
@@ -53,10 +62,10 @@ export async function buildTestTree(root, out) {
       if (/\.[cm]?js$/.test(file)) return copyFileSync(file, dst);
       symlinkSync(file, dst);
       if (!file.endsWith('.ts') || file.endsWith('.d.ts') || rel === 'package.json') return;
-      const { code, map } = await transform(await readFile(file, 'utf8'), { loader: 'ts', format: 'esm', target: 'node20', ...SOURCE_MAP, sourcefile: file, tsconfigRaw: TSCONFIG });
       const js = dst.replace(/\.ts$/, '.js');
+      const { code, map } = await compileModule(await readFile(file, 'utf8'), file, `${basename(js)}.map`);
       await writeFile(`${js}.map`, map);
-      await writeFile(js, `${code.replace(SPECIFIER, (_, a, p, b) => `${a}${p}.js${b}`)}//# sourceMappingURL=${basename(js)}.map\n`);
+      await writeFile(js, code);
       compiled++;
     }),
   );

@@ -48,24 +48,35 @@ async function teaching(phrases: number, log: (m: string) => void): Promise<void
 }
 
 /**
- * A real key is tried once (`GET /models`) before a server takes calls: a key the service refuses
- * would otherwise show only as every call failing, with a warning per call. A key that is not
- * valid (401) stops the start; anything else (a key scoped away from `/models`, the service out of
- * reach for a moment, an empty wallet) is said and the server starts. The messages carry the
- * status and the service's words, never the key.
+ * A real key is tried before a server takes calls: a key the service refuses would otherwise show
+ * only as every call failing, with a warning per call. First `GET /models`: a key that is not
+ * valid (401) stops the start; anything else (a key scoped away from `/models`, the service out
+ * of reach for a moment, an empty wallet) is said. Then `/listen`, opened and closed without audio
+ * (`ServiceClient.probeListen`): `GET /models` says nothing of a key restricted to some endpoints,
+ * and one that may synthesize but not open `/listen` (or not its model) would greet every caller
+ * and then hear nothing. Such a key stops the start too. The messages carry the status and the
+ * service's words, never the key.
  */
-export async function checkServiceKey(client: ServiceClient, log: (m: string) => void): Promise<void> {
+export async function checkServiceKey(client: ServiceClient, log: (m: string) => void, listen: { model?: string | undefined } = {}): Promise<void> {
   try {
     await client.listModels({ timeoutMs: 10_000, maxRetries: 1 });
   } catch (err) {
     if (err instanceof AuthenticationError) throw new Error(`the service refused HIWAR_API_KEY (${err.status}: not a valid key): check the key (${regionHint()}); nothing was started`);
     // GET /models answers 401 or 429 by the service's word: a 403 is a key scoped to some
     // endpoints (text-to-speech only, say), which says nothing of the ones calls use. Said, by name.
+    if (err instanceof PermissionDeniedError) log(`HIWAR_API_KEY is a valid key that may not call ${err.endpoint ?? 'GET /models'} (${err.status}: ${err.errorMessage}); calls need /listen and /text-to-speech: checking /listen`);
+    else if (err instanceof InsufficientBalanceError) return log(`the key's wallet is empty (${err.status}): calls will fail until it is topped up`);
+    else return log(`could not check HIWAR_API_KEY with the service (${err instanceof ServiceError ? err.status : (err as Error).name}); starting anyway`);
+  }
+  try {
+    await client.probeListen({ ...(listen.model ? { model: listen.model } : {}), timeoutMs: 10_000 });
+  } catch (err) {
+    const model = listen.model ? ` (model ${listen.model})` : '';
     if (err instanceof PermissionDeniedError) {
-      log(`HIWAR_API_KEY is a valid key that may not call ${err.endpoint ?? 'GET /models'} (${err.status}: ${err.errorMessage}); calls need /listen and /text-to-speech: starting`);
-      return;
+      throw new Error(`HIWAR_API_KEY may not open /listen${model} (${err.status}: ${err.errorMessage}): every call needs live recognition, so callers would be greeted and then not heard; allow /listen for the key in the service's dashboard, or use a key that has it; nothing was started`);
     }
-    if (err instanceof InsufficientBalanceError) log(`the key's wallet is empty (${err.status}): calls will fail until it is topped up`);
-    else log(`could not check HIWAR_API_KEY with the service (${err instanceof ServiceError ? err.status : (err as Error).name}); starting anyway`);
+    if (err instanceof AuthenticationError) throw new Error(`the service refused HIWAR_API_KEY on /listen (${err.status}: ${err.errorMessage}): check the key (${regionHint()}); nothing was started`);
+    if (err instanceof InsufficientBalanceError) return log(`the key's wallet is empty (/listen: ${err.errorMessage}): calls will fail until it is topped up`);
+    log(`could not check /listen with HIWAR_API_KEY (${err instanceof ServiceError ? `${err.status}: ${err.errorMessage}` : (err as Error).message}); starting anyway`);
   }
 }

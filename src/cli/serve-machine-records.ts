@@ -4,7 +4,11 @@
  * worker its connection was handed to, and that worker reads and appends to the record the
  * placing worker made (each worker's own memory answered it `404 unknown call`). Each change is
  * told to the other workers (`watch`), so the one awaiting the call's outcome learns it at once,
- * as Redis's records tell a cluster.
+ * as Redis's records tell a cluster. The primary also knows which worker placed each call: a
+ * worker it respawns takes over the calls its predecessor placed and left unfinished (`orphans`),
+ * so a drain still cancels them while they ring and an answered one whose media never comes is
+ * still hung up. The records live as long as the primary: see docs/scaling.md for what a restart
+ * of the whole server loses.
  */
 import type { OutboundCall } from '../../transports/telephony/outbound/outbound-call.ts';
 import type { CallChange, CallRecords } from '../../transports/telephony/outbound/records.ts';
@@ -15,7 +19,8 @@ export type RecordsOp =
   | { op: 'create'; call: OutboundCall }
   | { op: 'append'; callId: string; change: CallChange }
   | { op: 'read'; callId: string }
-  | { op: 'byReference'; reference: string };
+  | { op: 'byReference'; reference: string }
+  | { op: 'orphans' };
 
 /** A worker's records: the primary's, over the IPC channel. */
 export class MachineCallRecords implements CallRecords {
@@ -46,6 +51,10 @@ export class MachineCallRecords implements CallRecords {
     return (await this.ask({ op: 'byReference', reference })) as string | undefined;
   }
 
+  async orphans(): Promise<string[]> {
+    return (await this.ask({ op: 'orphans' })) as string[];
+  }
+
   async watch(listener: (id: string) => void): Promise<void> {
     this.listeners.push(listener);
   }
@@ -69,14 +78,35 @@ export const MACHINE_RECORDS_DEFAULTS = {
  * answer to one worker's question, with the call a change was made to (to tell the other workers).
  */
 export class PrimaryCallRecords {
-  private records: Promise<CallRecords> | undefined;
+  private records: Promise<typeof import('../../transports/telephony/outbound/records.ts')> | undefined;
+  private store: CallRecords | undefined;
+  /** Which worker (its index, 1…N, kept by the one respawned in its place) placed each call not known to be over. */
+  private readonly placedBy = new Map<string, number>();
 
-  async answer(q: Extract<MachineMessage, { hiwar: 'records' }>): Promise<{ answer: MachineMessage; changed?: string }> {
-    this.records ??= import('../../transports/telephony/outbound/records.ts').then((m) => new m.MemoryCallRecords());
-    const records = await this.records;
+  /** Answers the question of the worker numbered `worker` (its index, which its respawn keeps). */
+  async answer(q: Extract<MachineMessage, { hiwar: 'records' }>, worker: number): Promise<{ answer: MachineMessage; changed?: string }> {
+    this.records ??= import('../../transports/telephony/outbound/records.ts');
+    const m = await this.records;
+    const records = (this.store ??= new m.MemoryCallRecords());
     const done = (result: unknown, changed?: string) => ({ answer: { hiwar: 'records-done' as const, id: q.id, result }, ...(changed ? { changed } : {}) });
     try {
-      if (q.op === 'create') return (await records.create(q.call), done(undefined, q.call.id));
+      if (q.op === 'create') {
+        await records.create(q.call);
+        this.placedBy.set(q.call.id, worker);
+        // Bounded as the records are: the oldest placed go first.
+        if (this.placedBy.size > m.CALL_RECORDS_DEFAULTS.maxCalls) this.placedBy.delete(this.placedBy.keys().next().value!);
+        return done(undefined, q.call.id);
+      }
+      if (q.op === 'orphans') {
+        const left: string[] = [];
+        for (const [id, by] of this.placedBy) {
+          if (by !== worker) continue;
+          const r = await records.read(id);
+          if (r && !m.fold(r.call, r.changes).outcome) left.push(id);
+          else this.placedBy.delete(id);
+        }
+        return done(left);
+      }
       if (q.op === 'append') {
         const ok = await records.append(q.callId, q.change);
         return done(ok, ok ? q.callId : undefined);

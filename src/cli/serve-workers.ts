@@ -110,7 +110,7 @@ export async function serveWorkers(raw: string | undefined, usage: string, say: 
       } else if (m.hiwar === 'check-spent') {
         void ledger.spent(m.key).then((spent) => send(w, { hiwar: 'was-spent', id: m.id, spent }));
       } else if (m.hiwar === 'records') {
-        void records.answer(m).then(({ answer, changed }) => {
+        void records.answer(m, index).then(({ answer, changed }) => {
           send(w, answer);
           if (changed) for (const x of live()) if (x !== w) send(x, { hiwar: 'records-changed', callId: changed });
         });

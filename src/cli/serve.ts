@@ -98,7 +98,7 @@ async function serve(values: Values<typeof SERVE_FLAGS>, opened: (() => unknown)
     ? { client: config.client, close: async () => {}, sandbox: false, embedded: undefined }
     : await connectService((m) => say(`(${m})`), { modelIds }, { keys: [{ key: generateKey(), credits: 100_000_000, concurrency: sandboxSessions }], phrasebook: phrases });
   opened.push(() => service.close());
-  if (!service.sandbox && !config.client) await checkServiceKey(service.client, (m) => say(`(${m})`));
+  if (!service.sandbox && !config.client) await checkServiceKey(service.client, (m) => say(`(${m})`), { model: agent?.stt?.model });
   const cluster = clusterOptions ? lateCluster() : undefined;
   // Closed unless told otherwise: never inferred from the bind address.
   const open = values.open! || (config.open ?? false);

@@ -334,7 +334,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     admission: o.admission,
     health: o.health,
     deferReady: o.deferReady,
-    ...(o.serviceProbe === false ? {} : { service: new ServiceReachability((call) => service.client.listModels(call), o.serviceProbe) }),
+    ...(o.serviceProbe === false ? {} : { service: serviceReachability(service.client, o.serviceProbe, o.agent?.stt?.model) }),
     ...(models ? { model: models } : {}),
     limits: o.limits,
     sessions: o.wrapSessions ? o.wrapSessions(chosen) : chosen,
@@ -412,6 +412,16 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     close: () => closeAll(),
   };
   return app;
+}
+
+/**
+ * `/readyz`'s service probe: `GET /models`, and whether the key may open `/listen` (with the
+ * agent's recognition model when one agent is known), asked without audio until it is found open
+ * (src/server/service-reachability.ts). A client of your own without `probeListen` is asked `GET /models` only.
+ */
+function serviceReachability(client: ServiceClient, opts: ServiceProbeOptions | undefined, model: string | undefined): ServiceReachability {
+  const listen = typeof client.probeListen === 'function' ? (o: { timeoutMs: number }) => client.probeListen({ ...o, ...(model ? { model } : {}) }) : undefined;
+  return new ServiceReachability((call) => client.listModels(call), opts, Date.now, listen);
 }
 
 /**

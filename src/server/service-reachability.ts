@@ -10,7 +10,7 @@
  * instance's (they share it), so taking this one out of the balancer sends its callers to the
  * platform's error tone instead of the agent's out-of-service line (docs/scaling.md).
  */
-import { PermissionDeniedError } from '../service/errors.ts';
+import { AuthenticationError, InsufficientBalanceError, PermissionDeniedError } from '../service/errors.ts';
 import { kindOfError } from '../session/failure.ts';
 import type { FailureSource } from '../session/failure.ts';
 import type { SessionEvent } from '../session/events.ts';
@@ -97,7 +97,8 @@ function statusOfError(err: unknown, timeoutMs: number, what: string, source: Fa
   if (kind === 'network') return { status: 'unreachable', detail: http ? `${what} answered with a server error${code}` : `${what} could not be reached` };
   // The voice service documents 401 and 429 for GET /models: its 403 is a key scoped to other
   // endpoints (text-to-speech and /listen, say), a valid key that calls may well use.
-  if (err instanceof PermissionDeniedError) return { status: 'reachable' };
+  // A 403 on /listen (its probe, or a call's socket) is a key that calls cannot use: refused.
+  if (err instanceof PermissionDeniedError) return err.endpoint === LISTEN ? { status: 'refused', detail: `${what} refused the API key for live recognition (/listen, HTTP ${err.status}: ${err.errorMessage})` } : { status: 'reachable' };
   if (kind === 'auth') return { status: 'refused', detail: `${what} refused the API key${code}` };
   if (kind === 'balance') return { status: 'refused', detail: `${what}'s wallet is empty${code}` };
   // Any other answer (a 404 from a proxy, a 429, a body it did not expect): the server is there.
@@ -105,6 +106,8 @@ function statusOfError(err: unknown, timeoutMs: number, what: string, source: Fa
 }
 
 type Probe = (o: { timeoutMs: number; maxRetries: number }) => Promise<unknown>;
+
+const LISTEN = '/listen';
 
 /** A cached, one-at-a-time probe of one dependency. */
 export class Reachability {
@@ -132,13 +135,18 @@ export class Reachability {
   async status(): Promise<ServiceStatus> {
     const known = this.known;
     if (known && this.now() - known.at < this.maxAgeMs) return publicStatus(known);
-    this.probing ??= this.probe({ timeoutMs: this.timeoutMs, maxRetries: 0 })
+    this.probing ??= this.ask({ timeoutMs: this.timeoutMs, maxRetries: 0 })
       .then(
         () => this.learn({ status: 'reachable', via: 'probe' }),
         (err: unknown) => this.learn({ ...statusOfError(err, this.timeoutMs, this.what.name, this.what.source), via: 'probe' }),
       )
       .finally(() => (this.probing = undefined));
     return this.probing;
+  }
+
+  /** One probe: resolves when the dependency answered, rejects as its client does. */
+  protected ask(o: { timeoutMs: number; maxRetries: number }): Promise<unknown> {
+    return this.probe(o);
   }
 
   protected learn(s: Omit<ServiceStatus, 'checkedAt'>): ServiceStatus {
@@ -148,21 +156,67 @@ export class Reachability {
   }
 }
 
-/** The voice service's: its probe is `GET /models`, and the calls' sessions count as checks. */
+/**
+ * The voice service's: its probe is `GET /models`, and the calls' sessions count as checks. With
+ * `listen` (`ServiceClient.probeListen`: `/listen` opened and closed without audio), the probe
+ * also asks whether the key may open the recognition socket, which `GET /models` cannot tell (a
+ * key restricted to text-to-speech answers it): until a probe or a call has found `/listen`
+ * open, and again after a call's `/listen` was refused, so a key's access is probed once in the
+ * normal case, not every `maxAgeMs`. Only a refusal there counts; a `/listen` that could not be
+ * asked (out of reach, the key's sessions all in use) leaves the status to `GET /models`.
+ */
 export class ServiceReachability extends Reachability {
-  constructor(probe: Probe, opts: ServiceProbeOptions = {}, now: () => number = Date.now) {
+  /** What is known of the key's access to /listen. */
+  private listenAccess: 'unknown' | 'open' | 'refused' = 'unknown';
+
+  constructor(
+    probe: Probe,
+    opts: ServiceProbeOptions = {},
+    now: () => number = Date.now,
+    private readonly listen?: (o: { timeoutMs: number }) => Promise<unknown>,
+  ) {
     super(probe, opts, SERVICE_PROBE_DEFAULTS, { name: 'the voice service', source: 'stt' }, now);
+  }
+
+  protected override async ask(o: { timeoutMs: number; maxRetries: number }): Promise<unknown> {
+    let scoped: PermissionDeniedError | undefined;
+    try {
+      await super.ask(o);
+    } catch (err) {
+      // A key scoped away from GET /models may still be one calls use: /listen says.
+      if (!(err instanceof PermissionDeniedError)) throw err;
+      scoped = err;
+    }
+    if (this.listen && this.listenAccess !== 'open') {
+      try {
+        await this.listen({ timeoutMs: o.timeoutMs });
+        this.listenAccess = 'open';
+      } catch (err) {
+        if (isRefusal(err)) throw (this.listenAccess = 'refused', err);
+      }
+    }
+    if (scoped) throw scoped;
+    return undefined;
   }
 
   /** A call's session event: its sockets opened, or failed for good for a reason every call would meet. */
   observe(e: SessionEvent): void {
-    if (e.type === 'state' && e.state === 'listening') this.learn({ status: 'reachable', via: 'call' });
-    else if (e.type === 'error' && e.fatal && (e.source === 'stt' || e.source === 'tts')) {
+    if (e.type === 'state' && e.state === 'listening') {
+      this.listenAccess = 'open';
+      this.learn({ status: 'reachable', via: 'call' });
+    } else if (e.type === 'error' && e.fatal && (e.source === 'stt' || e.source === 'tts')) {
       if (e.kind === 'network' || e.kind === 'timeout') this.learn({ status: 'unreachable', via: 'call', detail: e.message });
-      else if (e.kind === 'auth' || e.kind === 'balance') this.learn({ status: 'refused', via: 'call', detail: e.message });
+      else if (e.kind === 'auth' || e.kind === 'balance') {
+        // Probed again from now on until it opens: a key given access to /listen is seen by the next probe.
+        if (e.source === 'stt') this.listenAccess = 'refused';
+        this.learn({ status: 'refused', via: 'call', detail: e.message });
+      }
     }
   }
 }
+
+/** A /listen refusal that every call would meet: the key, its access or its wallet. */
+const isRefusal = (err: unknown): boolean => err instanceof AuthenticationError || err instanceof PermissionDeniedError || err instanceof InsufficientBalanceError;
 
 /**
  * One model endpoint's: its probe only (`Llm.probe`). A call's model failure is not taken as a

@@ -15,6 +15,7 @@ import type {
 } from './types.ts';
 import { LegacySttSocket, type LegacySttOptions } from './ws/legacy-stt.ts';
 import { ListenSocket, type ListenOptions } from './ws/listen.ts';
+import { probeListen, type ListenProbeOptions } from './ws/listen-probe.ts';
 import { TtsSocket, type TtsSocketOptions } from './ws/tts.ts';
 
 /**
@@ -70,6 +71,12 @@ export class ServiceClient {
     stt.transcribeWithDiarization(this.config, req, o);
   /** Opens the live recognition socket (`/listen`): audio in, interim and final transcripts out. */
   openListen = (opts?: ListenOptions) => ListenSocket.connect(this.config, opts);
+  /**
+   * Whether the key may open `/listen`, asked without audio (opened, then closed at once):
+   * resolves when the service accepts, rejects with the refusal's typed error
+   * (`PermissionDeniedError` for a key restricted away from it). Holds one session for a moment.
+   */
+  probeListen = (opts?: ListenProbeOptions) => probeListen(this.config, opts);
   /** Opens the older streaming recognition socket. */
   openLegacyStt = (opts?: LegacySttOptions) => LegacySttSocket.connect(this.config, opts);
 

@@ -35,6 +35,7 @@ export { ServiceClient } from './client.ts';
 export { collectTimestamped } from './rest/tts.ts';
 export { collectPcm } from './rest/audio-stream.ts';
 export { ListenSocket, DEFAULT_LIVENESS, type ListenOptions, type ListenLiveness } from './ws/listen.ts';
+export { LISTEN_PROBE_DEFAULTS, type ListenProbeOptions } from './ws/listen-probe.ts';
 export type * from './ws/listen-events.ts';
 export { TtsSocket, type TtsSocketOptions, type TtsEvent, type TtsOutputFormat } from './ws/tts.ts';
 export { GENERATION_END_DEFAULTS, type GenerationEndOptions, type GenerationEndRule } from './ws/tts-generation.ts';

@@ -11,7 +11,8 @@ let sandbox: Running;
 before(async () => {
   sandbox = await runSandbox({
     keys: [
-      { key: 'sk-scoped-tts-0001', allow: ['/text-to-speech'], concurrency: 1 },
+      { key: 'sk-scoped-speech-0001', allow: ['/text-to-speech', '/listen'], concurrency: 1 },
+      { key: 'sk-scoped-tts-0001', allow: ['/text-to-speech'] },
       { key: 'sk-scoped-listen-0001', allow: ['/listen'] },
     ],
   });
@@ -25,6 +26,17 @@ test('a refused key: serve ends with code 1 and one line saying so, without the 
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /^hiwar serve: the service refused HIWAR_API_KEY \(401: not a valid key\): check the key \(asked in the global region: a key issued in the UAE region needs HIWAR_REGION=uae\); nothing was started\n$/);
   assert.ok(!(r.stdout + r.stderr).includes(WRONG), 'the key is in no output');
+  assert.doesNotMatch(r.stdout, /agent ".*" at http/, 'no server was started');
+});
+
+// The service lets a key be restricted to some endpoints: one for text-to-speech only answers
+// GET /models (here refused as well) and synthesizes the greeting, so serve used to start and every
+// call greeted the caller and then heard nothing. /listen is now opened at start, without audio.
+test('a key that may synthesize but not open /listen: serve ends with code 1 and one line naming /listen, without the key', async () => {
+  const r = await hiwar(['serve', '--port', '0'], { HIWAR_API_KEY: 'sk-scoped-tts-0001', HIWAR_BASE_URL: sandbox.sandbox.url, HIWAR_REGION: '' });
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, /^hiwar serve: HIWAR_API_KEY may not open \/listen \(403: access denied: this key cannot call \/listen\): every call needs live recognition, so callers would be greeted and then not heard; allow \/listen for the key in the service's dashboard, or use a key that has it; nothing was started\n$/);
+  assert.ok(!(r.stdout + r.stderr).includes('sk-scoped'), 'the key is in no output');
   assert.doesNotMatch(r.stdout, /agent ".*" at http/, 'no server was started');
 });
 
@@ -47,9 +59,10 @@ async function startServe(key: string): Promise<string> {
   return out;
 }
 
-test('a key scoped to text-to-speech: serve starts, says in one line it may not call /models, and renders the out-of-service line', async () => {
-  const out = await startServe('sk-scoped-tts-0001');
-  assert.match(out, /^\(HIWAR_API_KEY is a valid key that may not call GET \/models \(403: Access denied: this key cannot call \/models\); calls need \/listen and \/text-to-speech: starting\)$/m);
+test('a key scoped to text-to-speech and /listen: serve starts, says in one line it may not call /models, checks /listen and renders the out-of-service line', async () => {
+  const out = await startServe('sk-scoped-speech-0001');
+  assert.match(out, /^\(HIWAR_API_KEY is a valid key that may not call GET \/models \(403: Access denied: this key cannot call \/models\); calls need \/listen and \/text-to-speech: checking \/listen\)$/m);
+  assert.doesNotMatch(out, /\/listen \(|could not check \/listen/, '/listen took the key');
   assert.doesNotMatch(out, /not rendered|429/, 'the line was rendered (the key allows it), with its one concurrent session');
   assert.ok(!out.includes('sk-scoped'), 'the key is in no output');
 });

@@ -7,6 +7,8 @@ import { describeAwaited } from '../../src/server/drain-wait.ts';
 import type { Transport } from '../../src/transport/types.ts';
 import { workerCount } from '../../src/cli/serve-workers.ts';
 import { UsageError } from '../../src/cli/args.ts';
+import { PrimaryCallRecords, type RecordsOp } from '../../src/cli/serve-machine-records.ts';
+import type { OutboundCall } from '../../transports/telephony/outbound/outbound-call.ts';
 
 test('the machine count refuses past the limit across workers; a release or a dead worker frees places', () => {
   const m = new MachineCalls();
@@ -73,4 +75,22 @@ test("the primary's drain line waits for a silent worker no longer than its boun
   d.report(1, { media: 0, ringing: 1, ringingUntil: 5 });
   const late = await d.expect([1, 2], 20);
   assert.deepEqual(late, { media: 0, ringing: 1, ringingUntil: 5 }, "worker 2 never said: the line goes with worker 1's");
+});
+
+test("the primary's records give a respawned worker the calls its predecessor placed that are not over, and no other worker's", async () => {
+  const records = new PrimaryCallRecords();
+  let n = 0;
+  const ask = async (worker: number, q: RecordsOp) => {
+    const { answer } = await records.answer({ hiwar: 'records', id: String(++n), ...q }, worker);
+    assert.ok(answer.hiwar === 'records-done' && answer.error === undefined, JSON.stringify(answer));
+    return answer.result;
+  };
+  const call = (id: string): OutboundCall => ({ id, platform: 'twilio', to: '+966500000001', from: '+966500000002', variables: {}, status: 'queued', createdAt: new Date(0).toISOString() });
+  for (const [worker, id] of [[1, 'a'], [2, 'b'], [1, 'c'], [1, 'd']] as const) await ask(worker, { op: 'create', call: call(id) });
+  await ask(2, { op: 'append', callId: 'a', change: { kind: 'status', at: new Date(1000).toISOString(), update: { status: 'ringing', raw: 'ringing' } } });
+  // Another worker took the busy callback of worker 1's call c: c is over, whoever recorded it.
+  await ask(2, { op: 'append', callId: 'c', change: { kind: 'status', at: new Date(2000).toISOString(), update: { status: 'busy', raw: 'busy' } } });
+  assert.deepEqual(await ask(1, { op: 'orphans' }), ['a', 'd']);
+  assert.deepEqual(await ask(2, { op: 'orphans' }), ['b']);
+  assert.deepEqual(await ask(3, { op: 'orphans' }), []);
 });

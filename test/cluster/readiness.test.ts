@@ -4,13 +4,14 @@
  * until its start-up work is done, and then ready at once, even when that work delayed its event
  * loop. The start-up's stall is made certain by stopping the process (SIGSTOP) while its busy
  * line is being synthesized (held at a proxy in front of the sandbox, which lets only serve's key
- * check through at once).
+ * checks, GET /models and /listen, through at once).
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { generateKey } from '../../src/sandbox/keys.ts';
 import { freePort, startRedis, type TestRedis } from '../helpers/redis.ts';
@@ -45,6 +46,17 @@ before(async () => {
     });
     up.on('error', () => res.destroy());
     req.pipe(up);
+  });
+  // serve's check of /listen (opened and closed at once) goes straight through too, as bytes.
+  proxy.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const up = connect(Number(target.port), target.hostname, () => {
+      const headers = Object.entries(req.headers).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`);
+      up.write(`${req.method} ${req.url} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`);
+      up.write(head);
+      socket.pipe(up).pipe(socket);
+    });
+    up.on('error', () => socket.destroy());
+    socket.on('error', () => up.destroy());
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
 });

@@ -526,3 +526,39 @@ export function fakeTwilioServeEnv(keys: TestKeys, fakeUrl: string, callsSecret:
   for (const k of ['TELNYX_API_KEY', 'PLIVO_AUTH_ID', 'VONAGE_APPLICATION_ID', 'HIWAR_PUBLIC_URL', 'REDIS_URL', 'HIWAR_CALL_PLATFORM']) if (!(k in more)) delete env[k];
   return env;
 }
+
+/** A GET on a connection of its own: behind `hiwar serve --workers`, each goes to the next worker. */
+export function getAlone(url: string, auth: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers: { authorization: auth }, agent: false }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+/** FakePlatforms' options for a phone that rings until the call is cancelled and is never answered; `rang()` says whether it rang. */
+export function ringsUntilCancelled(): { options: ConstructorParameters<typeof FakePlatforms>[1]; rang: () => boolean } {
+  let rang = false;
+  return {
+    options: {
+      scenario: () => 'no-answer',
+      ringing: () => ((rang = true), new Promise<void>(() => {})),
+      onMedia: async () => {
+        throw new Error('no call is answered');
+      },
+    },
+    rang: () => rang,
+  };
+}
+
+/** `POST /calls` to the server at `base` with the calls secret: the placed call's id (fails with the answer unless 201). */
+export async function placeCall(base: string, secret: string, to = '+966500000001'): Promise<string> {
+  const res = await fetch(`${base}/calls`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ to }) });
+  const placed = await res.text();
+  if (res.status !== 201) throw new Error(`POST /calls answered ${res.status}: ${placed}`);
+  return (JSON.parse(placed) as { id: string }).id;
+}

@@ -6,28 +6,14 @@
  * for the call, and the placing worker learns the outcome.
  */
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { test } from 'node:test';
 import { freePort } from '../../helpers/redis.ts';
 import { runSandbox } from '../../helpers/sandbox.ts';
 import { spawnServe } from '../serve-process.ts';
 import { waitFor } from '../serve.ts';
-import { fakeTwilioServeEnv, FakePlatforms, testKeys } from './fake-platforms.ts';
+import { fakeTwilioServeEnv, FakePlatforms, getAlone, placeCall, testKeys } from './fake-platforms.ts';
 
 const SECRET = 'callbacks-workers-secret-0123456789abcdef';
-
-/** A GET on a connection of its own: behind --workers, each goes to the next worker. */
-function getAlone(url: string, auth: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    request(url, { headers: { authorization: auth }, agent: false }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    })
-      .on('error', reject)
-      .end();
-  });
-}
 
 test('hiwar serve --workers 2 without Redis: a status callback reaching the worker that did not place the call is recorded, and every worker answers for the call', async () => {
   const keys = testKeys();
@@ -39,10 +25,7 @@ test('hiwar serve --workers 2 without Redis: a status callback reaching the work
   const { child, until, exited } = serve;
   try {
     await until(/workers: 2 processes/, 'both workers up');
-    const res = await fetch(`http://127.0.0.1:${port}/calls`, { method: 'POST', headers: { authorization: `Bearer ${SECRET}`, 'content-type': 'application/json' }, body: JSON.stringify({ to: '+966500000001' }) });
-    const placed = await res.text();
-    assert.equal(res.status, 201, placed);
-    const { id } = JSON.parse(placed) as { id: string };
+    const id = await placeCall(`http://127.0.0.1:${port}`, SECRET);
     await waitFor(() => fake.callbacks.length >= 3, "the platform's three callbacks (initiated, ringing, busy)");
     assert.deepEqual(
       fake.callbacks.map((c) => [c.status, c.answered]),

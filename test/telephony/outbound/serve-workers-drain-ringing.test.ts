@@ -10,20 +10,16 @@ import { freePort } from '../../helpers/redis.ts';
 import { runSandbox } from '../../helpers/sandbox.ts';
 import { spawnServe } from '../serve-process.ts';
 import { waitFor } from '../serve.ts';
-import { fakeTwilioServeEnv, FakePlatforms, testKeys } from './fake-platforms.ts';
+import { fakeTwilioServeEnv, FakePlatforms, ringsUntilCancelled, testKeys } from './fake-platforms.ts';
 
 const SECRET = 'drain-workers-secret-0123456789abcdef';
 
 test("hiwar serve --workers 2: SIGTERM while a placed call rings: the primary's line names it, and the drain's bound hangs it up with the platform", async () => {
   const keys = testKeys();
   const sandbox = await runSandbox();
-  let rang = false;
-  const fake = await new FakePlatforms(keys, {
-    scenario: () => 'no-answer',
-    // The phone rings until it is cancelled.
-    ringing: () => ((rang = true), new Promise<void>(() => {})),
-    onMedia: async () => assert.fail('no call is answered'),
-  }).start();
+  // The phone rings until it is cancelled.
+  const phone = ringsUntilCancelled();
+  const fake = await new FakePlatforms(keys, phone.options).start();
   const port = await freePort();
   const env = fakeTwilioServeEnv(keys, fake.url, SECRET, { HIWAR_LOG_LEVEL: 'info', HIWAR_API_KEY: sandbox.key, HIWAR_BASE_URL: sandbox.sandbox.url, HIWAR_MEDIA_SECRET: '' });
   const serve = spawnServe(['--port', String(port), '--workers', '2', '--drain-timeout', '1', '--public-url', `http://127.0.0.1:${port}`], env);
@@ -32,7 +28,7 @@ test("hiwar serve --workers 2: SIGTERM while a placed call rings: the primary's 
     await until(/workers: 2 processes/, 'both workers up');
     const res = await fetch(`http://127.0.0.1:${port}/calls`, { method: 'POST', headers: { authorization: `Bearer ${SECRET}`, 'content-type': 'application/json' }, body: JSON.stringify({ to: '+966500000001' }) });
     assert.equal(res.status, 201, await res.text());
-    await waitFor(() => rang, 'the phone rings');
+    await waitFor(() => phone.rang(), 'the phone rings');
 
     child.kill('SIGTERM');
     const [code] = await exited;

@@ -58,6 +58,11 @@ export class OutboundCalls {
     void this.records.watch?.((id) => {
       if (this.waiters.has(id) || this.live.has(id) || this.placedHere.has(id)) void this.refresh(id).catch(() => {});
     }).catch((err: Error) => this.ctx.logger?.warn({ err: err.message }, 'outbound: cannot follow other instances\' changes'));
+    // A respawned worker: the calls its predecessor placed and left unfinished are followed here.
+    void this.records
+      .orphans?.()
+      .then((ids) => Promise.all(ids.map((id) => this.adopt(id))))
+      .catch((err: Error) => this.ctx.logger?.warn({ err: err.message }, 'outbound: the calls the previous worker placed could not be taken over'));
   }
 
   /** The platforms calls can be placed through. */
@@ -84,11 +89,8 @@ export class OutboundCalls {
     if (this.placedHere.size > CALL_RECORDS_DEFAULTS.maxCalls) this.placedHere.delete(this.placedHere.values().next().value!);
     const u = urls(id, platform, parameters);
     const ringTimeoutS = this.o.ringTimeoutS ?? OUTBOUND_DEFAULTS.ringTimeoutS;
-    // Promised before the dial (the callee may answer before its response): a drain starting now
-    // waits while the phone rings and lets the answered call's media in.
-    // One still ringing when the drain stops waiting is hung up with the platform; one answered
-    // whose media never came, too (`noMedia`).
-    this.ctx.host?.promise?.(`${platform}:${id}`, Date.now() + ringTimeoutS * 1000 + this.ctx.tokens.ttlMs, { placed: true, waitMs: ringTimeoutS * 1000 + DRAIN_DEFAULTS.promisedMediaWaitMs, cancel: () => this.cancel(id, 'draining'), noMedia: () => this.noMedia(id) });
+    // Promised before the dial (the callee may answer before its response).
+    this.promiseMedia(call);
     try {
       const r = await client.dial({ id, to, from, streamUrl: u.stream, answerUrl: u.answer, statusUrl: u.status, afterUrl: u.after, parameters, ringTimeoutS });
       this.ctx.logger?.info({ call: id, platform }, 'outbound call placed');
@@ -100,6 +102,41 @@ export class OutboundCalls {
       await this.change(id, { kind: 'dial-failed', at: new Date().toISOString(), raw: err instanceof DialError ? `http-${err.status}` : 'dial-error', error: message }).catch(() => {});
       throw err;
     }
+  }
+
+  /**
+   * Takes over a call placed by the process this one replaces (a respawned worker's
+   * predecessor): followed here as if placed here, so a drain waits for it and cancels it while
+   * it rings, and an answered one whose media never comes is hung up.
+   */
+  private async adopt(id: string): Promise<void> {
+    const call = await this.lookup(id);
+    if (!call || call.outcome || this.placedHere.has(id)) return;
+    this.known.set(id, call);
+    this.placedHere.add(id);
+    this.promiseMedia(call);
+    if (call.status === 'answered') {
+      this.ctx.host?.answered?.(`${call.platform}:${id}`);
+      this.media.answered(id);
+    }
+    this.ctx.logger?.info({ call: id, platform: call.platform, status: call.status }, 'outbound call taken over from the worker that placed it');
+  }
+
+  /**
+   * A drain waits while the placed call rings and lets the answered call's media in; one still
+   * ringing when the drain stops waiting is hung up with the platform, and one answered whose
+   * media never came, too (`noMedia`). Counted from when the call was placed.
+   */
+  private promiseMedia(call: OutboundCall): void {
+    const ringMs = (this.o.ringTimeoutS ?? OUTBOUND_DEFAULTS.ringTimeoutS) * 1000;
+    const placedAt = Date.parse(call.createdAt);
+    const since = Math.max(0, Date.now() - placedAt);
+    this.ctx.host?.promise?.(`${call.platform}:${call.id}`, placedAt + ringMs + this.ctx.tokens.ttlMs, {
+      placed: true,
+      waitMs: Math.max(0, ringMs + DRAIN_DEFAULTS.promisedMediaWaitMs - since),
+      cancel: () => this.cancel(call.id, 'draining'),
+      noMedia: () => this.noMedia(call.id),
+    });
   }
 
   /** A call's last known record here (placed here, or read here before), or undefined: `lookup` reads the shared records. */

@@ -45,7 +45,12 @@ export interface CallRecords {
   read(id: string): Promise<{ call: OutboundCall; changes: CallChange[] } | undefined>;
   /** The id of the call placed with this `reference` (a campaign's dial id), if any. */
   byReference(reference: string): Promise<string | undefined>;
-  /** Tells `listener` the id of each call another instance changed (a cluster only). */
+  /**
+   * The calls placed by the process this one replaces and not over yet, which this one takes
+   * over (a `hiwar serve --workers` worker respawned by its primary; elsewhere absent).
+   */
+  orphans?(): Promise<string[]>;
+    /** Tells `listener` the id of each call another instance changed (a cluster only). */
   watch?(listener: (id: string) => void): Promise<void>;
   /** Frees what the records hold of their own (a subscriber connection); the store stays. */
   close?(): Promise<void>;
