@@ -90,7 +90,7 @@ export class OutboundCalls {
     const u = urls(id, platform, parameters);
     const ringTimeoutS = this.o.ringTimeoutS ?? OUTBOUND_DEFAULTS.ringTimeoutS;
     // Promised before the dial (the callee may answer before its response).
-    this.promiseMedia(call);
+    this.promiseMedia(call, true);
     try {
       const r = await client.dial({ id, to, from, streamUrl: u.stream, answerUrl: u.answer, statusUrl: u.status, afterUrl: u.after, parameters, ringTimeoutS });
       this.ctx.logger?.info({ call: id, platform }, 'outbound call placed');
@@ -125,11 +125,12 @@ export class OutboundCalls {
   /**
    * A drain waits while the placed call rings and lets the answered call's media in; one still
    * ringing when the drain stops waiting is hung up with the platform, and one answered whose
-   * media never came, too (`noMedia`). Counted from when the call was placed.
+   * media never came, too (`noMedia`). Counted from when the call was placed: now for a call
+   * being placed (its record's time, in whole ms, would take a millisecond off), else its record's.
    */
-  private promiseMedia(call: OutboundCall): void {
+  private promiseMedia(call: OutboundCall, placing = false): void {
     const ringMs = (this.o.ringTimeoutS ?? OUTBOUND_DEFAULTS.ringTimeoutS) * 1000;
-    const placedAt = Date.parse(call.createdAt);
+    const placedAt = placing ? Date.now() : Date.parse(call.createdAt);
     const since = Math.max(0, Date.now() - placedAt);
     this.ctx.host?.promise?.(`${call.platform}:${call.id}`, placedAt + ringMs + this.ctx.tokens.ttlMs, {
       placed: true,
