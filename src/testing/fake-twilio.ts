@@ -18,6 +18,7 @@ export type FakePhone = 'answer' | 'busy' | 'no-answer' | 'failed';
 /** A Call resource's `status`, as Twilio's page lists them. */
 export type FakeCallStatus = 'queued' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'no-answer' | 'failed' | 'canceled';
 
+/** How `startFakeTwilio` plays Twilio (each one's default in `FAKE_TWILIO_DEFAULTS`). */
 export interface FakeTwilioOptions {
   /** The account the fake plays; requests for another are 404, with other credentials 401. */
   accountSid?: string;
@@ -40,6 +41,7 @@ export const FAKE_TWILIO_DEFAULTS = {
   authToken: 'test-token',
   port: 0,
   host: '127.0.0.1',
+  /** Every phone answers. */
   phone: (): FakePhone => 'answer',
   ringMs: 1000,
   talkMs: 6000,
@@ -80,6 +82,7 @@ export interface FakeTwilioCall {
   answered?: string;
 }
 
+/** A running fake Twilio: where it listens, what it received and sent, its calls. */
 export interface FakeTwilio {
   /** The API's base URL: give it to hiwar as `HIWAR_TWILIO_API_URL` (or `twilioOutbound({ baseUrl })`). */
   readonly url: string;

@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import callCentre from '../../agents/call-centre/index.ts';
 import { createAgentServer, type AgentServerApp } from '../../src/server/index.ts';
 import { createLogger } from '../../src/session/logger.ts';
-import { startFakeTwilio, type FakeTwilio } from '../../src/testing/index.ts';
+import { startFakeTwilio, type FakePhone, type FakeTwilio } from '../../src/testing/index.ts';
 import { outboundCalls, telephonyRoutes, twilioOutbound } from '../../transports/telephony/index.ts';
 import { runSandbox, type Running } from '../helpers/sandbox.ts';
 
@@ -144,7 +144,7 @@ test('a stray request, another account or wrong credentials is answered as Twili
 });
 
 test('the phone scripts the callbacks: busy and no-answer after ringing; a cancel ends a ringing call, a hang-up an answered one', async () => {
-  const fake = await startFakeTwilio({ accountSid: SID, authToken: TOKEN, ringMs: 50, talkMs: 600_000, phone: (to) => ({ '+966500000002': 'busy', '+966500000003': 'no-answer' })[to] ?? 'answer' });
+  const fake = await startFakeTwilio({ accountSid: SID, authToken: TOKEN, ringMs: 50, talkMs: 600_000, phone: (to) => ({ '+966500000002': 'busy', '+966500000003': 'no-answer' } as Record<string, FakePhone>)[to] ?? 'answer' });
   const slow = await startFakeTwilio({ accountSid: SID, authToken: TOKEN, ringMs: 600_000 });
   try {
     const sidOf = async (r: Response) => ((await r.json()) as { sid: string }).sid;
