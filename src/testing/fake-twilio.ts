@@ -213,8 +213,13 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
       });
       ws.on('message', (data) => {
         // Twilio answers each mark once the audio before it has played.
-        const m = JSON.parse(String(data)) as { event?: string; mark?: unknown };
-        if (m.event === 'mark' && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ event: 'mark', streamSid, mark: m.mark }));
+        let m: { event?: string; mark?: unknown };
+        try {
+          m = JSON.parse(String(data)) as typeof m;
+        } catch {
+          return; // not Twilio's protocol: Twilio ignores it too
+        }
+        if (m?.event === 'mark' && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ event: 'mark', streamSid, mark: m.mark }));
       });
     });
 
