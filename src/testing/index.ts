@@ -14,3 +14,4 @@ export { parseScenario, loadScenario, type Scenario, type ScenarioInput } from '
 export { simulateCall, type SimulatedCall } from './simulate.ts';
 export { SimulatedCaller, hum, type CallerStep, type CallerLine } from './simulated-caller.ts';
 export { SteadyScaledClock } from './steady-clock.ts';
+export { startFakeTwilio, FAKE_TWILIO_DEFAULTS, type FakeTwilio, type FakeTwilioOptions, type FakeTwilioRequest, type FakeTwilioCallback, type FakeTwilioCall, type FakePhone, type FakeCallStatus } from './fake-twilio.ts';

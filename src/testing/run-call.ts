@@ -33,6 +33,13 @@ export const TESTING_DEFAULTS = {
   maxWaitMs: 30_000,
   /** Where it says what it is doing before the call (starting the sandbox, voicing phrases): stderr. */
   progress: stderrProgress,
+  /**
+   * How long, after the call ended, `runCall` waits for a tool given up (past its `timeoutMs`,
+   * or its reply cut off) that still runs, so that its late answer is in `events` (`tool_late`
+   * with `afterEnd: true`). Real milliseconds, as tools' deadlines; nothing is waited for when
+   * no tool was given up, or all have answered.
+   */
+  lateToolWaitMs: 5_000,
 } as const;
 
 /** Options of `runCall`. */
@@ -61,6 +68,8 @@ export interface RunCallOptions {
   speed?: number;
   /** @default TESTING_DEFAULTS.maxWaitMs */
   maxWaitMs?: number;
+  /** @default TESTING_DEFAULTS.lateToolWaitMs */
+  lateToolWaitMs?: number;
   /**
    * The call's variables, as a placed call carries them (`placeCall({ variables })`, `hiwar call
    * --var`): they fill `{name}` placeholders in the agent's greeting and instructions and reach
@@ -106,7 +115,11 @@ export interface TestToolCall {
 export interface TestCall {
   /** The session's report (what `hiwar demo` writes to report.json). */
   report: CallReport;
-  /** Every session event, in order. */
+  /**
+   * Every session event, in order; after the call's own, the late answers of tools given up that
+   * answered once the call had ended (`tool_late` with `afterEnd: true`, waited for up to
+   * `lateToolWaitMs`).
+   */
   events: SessionEvent[];
   /** Both sides' turns, in order (`report.turns`). */
   turns: ReportTurn[];
@@ -183,6 +196,7 @@ export async function runCall(agent: Agent, script: CallScript, options: RunCall
       onSession: options.onSession,
       maxWaitMs: options.maxWaitMs ?? TESTING_DEFAULTS.maxWaitMs,
       variables: options.variables,
+      lateToolWaitMs: options.lateToolWaitMs ?? TESTING_DEFAULTS.lateToolWaitMs,
     });
     return {
       report,

@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '../session/logger.ts';
 import type { Llm } from '../llm/types.ts';
 import type { ServiceClient } from '../service/client.ts';
 import { agentWithVariables } from '../session/variables.ts';
+import { followLateTools } from './late-tools.ts';
 import { callerSteps, type Scenario } from './scenario.ts';
 import { SimulatedCaller } from './simulated-caller.ts';
 
@@ -43,6 +44,8 @@ export async function simulateCall(opts: {
   maxWaitMs?: number;
   /** The call's variables (`CallInfo.parameters`), filling `{name}` in the agent's greeting and instructions. */
   variables?: Record<string, string>;
+  /** How long after the call a tool given up may still answer into `events` (real ms). @default 0 */
+  lateToolWaitMs?: number;
 }): Promise<SimulatedCall> {
   const { client, scenario } = opts;
   // As a server does for a call: a greeting never says "{name}" (MissingVariablesError before anything starts).
@@ -75,8 +78,10 @@ export async function simulateCall(opts: {
     events.push(e);
     opts.onEvent?.(e);
   });
+  const late = followLateTools(session, events, opts.onEvent);
   opts.onSession?.(session, caller);
   const report = await session.run();
   caller.callerHangsUp();
+  await late.settle(opts.lateToolWaitMs ?? 0);
   return { report, caller, events };
 }

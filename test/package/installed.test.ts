@@ -115,7 +115,15 @@ test("docs/testing-your-agent.md's caller-file.mjs runs as written: a caller rea
   assert.ok(statSync(join(blank.project, 'agent.wav')).size > 44, "the agent's side was written");
 });
 
-test("docs/outbound.md's fake-twilio.mjs places a whole call with hiwar call, no account; its reminder.mjs is tested with runCall's variables", async () => {
+test("docs/testing-your-agent.md's placed-call-test.mjs plays a whole placed call against hiwar/testing's fake Twilio, from the installed package", async () => {
+  assert.ok(SNIPPETS.has('placed-call-test.mjs'), 'docs/testing-your-agent.md shows placed-call-test.mjs');
+  writeFileSync(join(blank.project, 'placed-call-test.mjs'), SNIPPETS.get('placed-call-test.mjs')!);
+  const r = await runCommand(process.execPath, ['placed-call-test.mjs'], { cwd: blank.project, env: blank.env, timeoutMs: 300_000 });
+  ok(r, 'node placed-call-test.mjs');
+  assert.match(r.stdout, /^placed call: completed, \d+ s; Twilio was sent \+966500000001$/m, 'dialled, called back, answered, streamed and ended through the fake');
+});
+
+test("docs/outbound.md's fake-twilio.mjs (startFakeTwilio of the installed hiwar/testing) places a whole call with hiwar call, no account; its reminder.mjs is tested with runCall's variables", async () => {
   assert.ok(SNIPPETS.has('fake-twilio.mjs') && SNIPPETS.has('reminder.mjs'), 'docs/outbound.md shows fake-twilio.mjs and the agent it calls, reminder.mjs');
   writeFileSync(join(blank.project, 'fake-twilio.mjs'), SNIPPETS.get('fake-twilio.mjs')!);
   writeFileSync(join(blank.project, 'reminder.mjs'), SNIPPETS.get('reminder.mjs')!);

@@ -1,5 +1,5 @@
-import { createHmac } from 'node:crypto';
 import { safeEqual } from '../../src/server/tokens.ts';
+import { twilioSignature } from '../../src/server/twilio-signature.ts';
 import { readTwilioMedia } from './twilio-media.ts';
 import { b64, dtmfEvent, json, mediaEvent, parseJson, twimlDial, xmlEscape, type Inbound, type TelephonyProvider, type WebhookContext } from './provider.ts';
 
@@ -98,8 +98,4 @@ const twiml = (body: string) => ({ contentType: 'text/xml', body: `<?xml version
 const formParams = (ctx: WebhookContext): Record<string, string> =>
   String(ctx.req.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded') ? Object.fromEntries(new URLSearchParams(ctx.rawBody.toString())) : {};
 
-/** Twilio's request signature: HMAC-SHA1 of the URL followed by the POST fields sorted by name. */
-export function twilioSignature(authToken: string, url: string, params: Record<string, string>): string {
-  const data = url + Object.keys(params).sort().map((k) => k + params[k]).join('');
-  return createHmac('sha1', authToken).update(data, 'utf8').digest('base64');
-}
+export { twilioSignature };
