@@ -43,11 +43,16 @@ export function parseCommand<const O extends Options>(args: string[], options: O
   return parsed.values as Values<O>;
 }
 
-/** A number option within [min, max], with the range in the message when it is not. */
+/**
+ * A number option within [min, max], with the range in the message when it is not. `name` is a
+ * flag's without its dashes, or an environment variable's (upper case: said as itself, since
+ * there is no such flag to give).
+ */
 export function numberOption(name: string, raw: string, min: number, max: number, usage: string, integer = false): number {
   const v = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
-    throw new UsageError(`--${name} must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got "${raw}"`, usage);
+    const named = /^[A-Z][A-Z0-9_]*$/.test(name) ? name : `--${name}`;
+    throw new UsageError(`${named} must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got "${raw}"`, usage);
   }
   return v;
 }

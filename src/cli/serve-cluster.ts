@@ -23,6 +23,17 @@ export const CLUSTER_USAGE = `Cluster mode (REDIS_URL set; see docs/scaling.md):
   --queue-wait-ms N      longest wait before the busy line (or HIWAR_QUEUE_WAIT_MS; default 20000)
 `;
 
+/**
+ * The largest timings `hiwar serve` takes for cluster mode, in ms (a usage error above them).
+ * A test that scales a timing with the machine's load keeps it within these.
+ */
+export const CLUSTER_MAX_MS = {
+  queueWaitMs: 3_600_000,
+  leaseMs: 600_000,
+  heartbeatMs: 200_000,
+  releaseDelayMs: 60_000,
+} as const;
+
 /** The cluster options from flags and the environment; undefined without REDIS_URL. */
 export function clusterOptionsOf(
   values: { 'key-sessions'?: string; 'queue-size'?: string; 'queue-wait-ms'?: string },
@@ -41,11 +52,11 @@ export function clusterOptionsOf(
     redisUrl,
     keySessions,
     queueSize: num('queue-size', values['queue-size'] ?? env.HIWAR_QUEUE_SIZE, 0, 100_000),
-    queueWaitMs: num('queue-wait-ms', values['queue-wait-ms'] ?? env.HIWAR_QUEUE_WAIT_MS, 0, 3_600_000),
+    queueWaitMs: num('queue-wait-ms', values['queue-wait-ms'] ?? env.HIWAR_QUEUE_WAIT_MS, 0, CLUSTER_MAX_MS.queueWaitMs),
     // Lease and heartbeat are for operators who know why (and for tests of a dead instance).
-    leaseMs: num('HIWAR_CLUSTER_LEASE_MS', env.HIWAR_CLUSTER_LEASE_MS, 100, 600_000),
-    heartbeatMs: num('HIWAR_CLUSTER_HEARTBEAT_MS', env.HIWAR_CLUSTER_HEARTBEAT_MS, 10, 200_000),
-    releaseDelayMs: num('HIWAR_CLUSTER_RELEASE_DELAY_MS', env.HIWAR_CLUSTER_RELEASE_DELAY_MS, 0, 60_000),
+    leaseMs: num('HIWAR_CLUSTER_LEASE_MS', env.HIWAR_CLUSTER_LEASE_MS, 100, CLUSTER_MAX_MS.leaseMs),
+    heartbeatMs: num('HIWAR_CLUSTER_HEARTBEAT_MS', env.HIWAR_CLUSTER_HEARTBEAT_MS, 10, CLUSTER_MAX_MS.heartbeatMs),
+    releaseDelayMs: num('HIWAR_CLUSTER_RELEASE_DELAY_MS', env.HIWAR_CLUSTER_RELEASE_DELAY_MS, 0, CLUSTER_MAX_MS.releaseDelayMs),
     maxLoopDelayMs: num('HIWAR_CLUSTER_MAX_LOOP_DELAY_MS', env.HIWAR_CLUSTER_MAX_LOOP_DELAY_MS, 1, 600_000),
     busyLine: env.HIWAR_BUSY_LINE || undefined,
     waitLine: env.HIWAR_WAIT_LINE === 'off' ? false : env.HIWAR_WAIT_LINE || undefined,

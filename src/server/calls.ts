@@ -9,6 +9,7 @@ import { cancelRinging, settleNoMedia } from './drain-cancel.ts';
 import { connectedElsewhere } from './drain-elsewhere.ts';
 import { describeDrainWait, DRAIN_DEFAULTS, type DrainWaiting } from './drain-wait.ts';
 import type { ServerMetrics } from './metrics.ts';
+import { PromisedCalls } from './promised-calls.ts';
 import type { TokenLedger } from './token-ledger.ts';
 import { CallRefused, type CallHost, type CallObserver, type CallOutcome, type HoldOptions, type PromiseOptions, type ServerWarning } from './types.ts';
 
@@ -93,11 +94,8 @@ export class CallManager implements CallHost {
   private opening = 0;
   /** Waiters of `drain`, woken at every change (a call or connection gone, a promise kept). */
   private idle: (() => void)[] = [];
-  /**
-   * Calls promised a media connection by a webhook answer (`promise`): let in during a drain
-   * until the token's expiry (`until`); a drain waits for them only until `waitUntil`.
-   */
-  private readonly promised = new Map<string, { until: number; waitUntil: number; placed: boolean; cancel?: PromiseOptions['cancel']; noMedia?: PromiseOptions['noMedia'] }>();
+  /** Calls promised a media connection (`promise`): let in during a drain, waited for by it. */
+  private readonly promised = new PromisedCalls();
   /** Promised calls let in during a drain, until their `runCall`. */
   private readonly admitted = new Set<string>();
 
@@ -127,27 +125,15 @@ export class CallManager implements CallHost {
   }
 
   promise(key: string, until: number, o: PromiseOptions = {}): void {
-    const now = Date.now();
-    // Expiries come nearly in order (a token's lifetime, a placed call's a ring timeout longer):
-    // the expired ones are at the front; one a little out of order goes on a later call.
-    for (const [k, t] of this.promised) {
-      if (t.until > now) break;
-      this.promised.delete(k);
-    }
-    this.promised.delete(key);
-    this.promised.set(key, { until, waitUntil: Math.min(until, now + (o.waitMs ?? DRAIN_DEFAULTS.promisedMediaWaitMs)), placed: !!o.placed, ...(o.cancel ? { cancel: o.cancel } : {}), ...(o.noMedia ? { noMedia: o.noMedia } : {}) });
+    this.promised.promise(key, until, o, Date.now());
   }
 
   answered(key: string): void {
-    const t = this.promised.get(key);
-    if (!t?.placed) return;
-    // Its media is as near as a webhook answer's: waited for that long from now, and never cancelled as ringing.
-    this.promised.set(key, { until: t.until, waitUntil: Math.min(t.until, Date.now() + DRAIN_DEFAULTS.promisedMediaWaitMs), placed: false, ...(t.noMedia ? { noMedia: t.noMedia } : {}) });
-    this.wakeIdle();
+    if (this.promised.answered(key, Date.now())) this.wakeIdle();
   }
 
   withdraw(key: string): void {
-    if (this.promised.delete(key)) this.wakeIdle();
+    if (this.promised.withdraw(key)) this.wakeIdle();
   }
 
   hold(o: HoldOptions = {}):
@@ -156,10 +142,8 @@ export class CallManager implements CallHost {
         release(): void;
       }
     | undefined {
-    const until = o.call ? this.promised.get(o.call)?.until : undefined;
-    const promised = until !== undefined && until > Date.now();
     // The platform connected for this call: kept or refused, the promise is settled (a drain stops waiting for it).
-    if (o.call) this.promised.delete(o.call);
+    const promised = o.call ? this.promised.settle(o.call, Date.now()) : false;
     if ((this.isDraining && !promised) || this.live.size + this.pending.size >= (this.o.maxCalls ?? 200)) {
       this.o.metrics.calls.inc({ provider: o.provider ?? 'unknown', outcome: 'refused' });
       this.wakeIdle();
@@ -320,15 +304,8 @@ export class CallManager implements CallHost {
     for (const r of this.idle.splice(0)) r();
   }
 
-  /** Until when a drain waits for promised media still to come (a webhook answered, its media not here yet). */
-  private promisedUntil(now: number): number | undefined {
-    let last: number | undefined;
-    for (const t of this.promised.values()) if (t.waitUntil > now) last = Math.max(last ?? 0, t.waitUntil);
-    return last;
-  }
-
   private busy(now: number): boolean {
-    return this.active > 0 || this.pending.size > 0 || this.promisedUntil(now) !== undefined;
+    return this.active > 0 || this.pending.size > 0 || this.promised.waitUntil(now) !== undefined;
   }
 
   /**
@@ -336,7 +313,7 @@ export class CallManager implements CallHost {
    * the calls (`provider:callId`) a webhook answer promised media for, and placed calls ringing.
    */
   waitingFor(now = Date.now()): DrainWaiting {
-    const awaited = [...this.promised].filter(([, t]) => t.waitUntil > now);
+    const awaited = this.promised.awaited(now);
     const last = (list: typeof awaited) => (list.length ? Math.max(...list.map(([, t]) => t.waitUntil)) : undefined);
     const media = awaited.filter(([, t]) => !t.placed);
     const ringing = awaited.filter(([, t]) => t.placed);
@@ -378,9 +355,9 @@ export class CallManager implements CallHost {
     let ask = Date.now() + DRAIN_DEFAULTS.mediaCheckMs;
     while (this.busy(Date.now()) && Date.now() < deadline) {
       const now = Date.now();
-      const awaiting = [...this.promised].filter(([, t]) => t.waitUntil > now).map(([k]) => k);
+      const awaiting = this.promised.awaited(now).map(([k]) => k);
       const asking = !!this.o.ledger?.spent && awaiting.length > 0;
-      const wake = Math.min(deadline, this.promisedUntil(now) ?? Infinity, asking ? ask : Infinity) - now;
+      const wake = Math.min(deadline, this.promised.waitUntil(now) ?? Infinity, asking ? ask : Infinity) - now;
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((r) => {
         this.idle.push(r);

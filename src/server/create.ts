@@ -9,7 +9,7 @@ import type { CallReport, SessionEvent } from '../session/events.ts';
 import { createLogger, logFormatFromEnv, type Logger } from '../session/logger.ts';
 import type { Clock } from '../transport/clock.ts';
 import type { CallInfo, Transport } from '../transport/types.ts';
-import { agentSessions } from './agent-sessions.ts';
+import { agentChoice } from './agent-choice.ts';
 import type { CallAdmission } from './call-admission.ts';
 import type { SessionFactory } from './calls.ts';
 import type { ServerMetrics } from './metrics.ts';
@@ -18,12 +18,11 @@ import { AgentServer, type AttachOptions } from './server.ts';
 import { serviceOf, type Service, type ServerSandboxOptions } from './service.ts';
 import { ServiceReachability, type ModelProbeOptions, type ServiceProbeOptions } from './service-reachability.ts';
 import { ModelProbes } from './model-probes.ts';
-import { agentWithVariables } from '../session/variables.ts';
 import { prepareLines } from '../session/prepare-fixed-lines.ts';
 import { failureLine } from './failure-line.ts';
 import { CallTokens, type CallTokenOptions } from './tokens.ts';
 import { MemoryTokenLedger, type TokenLedger } from './token-ledger.ts';
-import { CallRefused, type CallHost, type CallOutcome, type PluginContext, type PluginFactory, type ProviderHooks, type ServerPlugin, type ServerWarning } from './types.ts';
+import { type CallHost, type CallOutcome, type PluginContext, type PluginFactory, type ProviderHooks, type ServerPlugin, type ServerWarning } from './types.ts';
 import { serverOptionProblem } from './option-checks.ts';
 
 /** Defaults of `createAgentServer`'s options, in one place. */
@@ -265,60 +264,9 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     }
   };
 
-  // Weak: an agent filled with one call's variables is its own object, dropped with the call.
-  const sessionsFor = new WeakMap<Agent, ReturnType<typeof agentSessions>>();
-  const sessionsOf = (agent: Agent) => {
-    let f = sessionsFor.get(agent);
-    // The fallback only where the agent has none: an agent's own model is never overridden by it.
-    const llm = o.llm ?? (agent.llm ? undefined : o.fallbackLlm);
-    if (!f) sessionsFor.set(agent, (f = agentSessions({ client: service.client, agent, logger, clock: o.clock, llm, teach: service.teach })));
-    return f;
-  };
   const models = modelProbes(o);
-  // The agent each call was given, for its out-of-service line when its session cannot be made.
-  const agentOfCall = new WeakMap<Transport, Agent>();
-  const chosen: SessionFactory = async (transport) => {
-    const call = transport.call;
-    let agent: Agent | undefined;
-    try {
-      agent = (await o.agentFor?.(call)) ?? o.agent;
-    } catch (err) {
-      const error = (err as Error)?.message ?? String(err);
-      logger.error({ call: call.callId, err: error }, 'agentFor failed; the call is refused');
-      emit({ type: 'hook_failed', hook: 'agentFor', call, error });
-      emit({ type: 'call_refused', call, reason: `agentFor failed: ${error}` });
-      throw new CallRefused('no agent');
-    }
-    if (!agent?.name) {
-      emit({ type: 'call_refused', call, reason: 'no agent for this call' });
-      throw new CallRefused('no agent');
-    }
-    // An agent chosen per call is checked as the fixed one is at start (it failed mid-call otherwise).
-    const wrong = agent === o.agent ? undefined : agentProblem(agent);
-    if (wrong) {
-      logger.error({ call: call.callId, agent: agent.name, err: wrong }, 'agentFor gave something that is not an Agent; the call is refused');
-      emit({ type: 'call_refused', call, reason: `agentFor gave no Agent (${wrong})` });
-      throw new CallRefused('no agent');
-    }
-    const picked = agent;
-    agentOfCall.set(transport, picked);
-    // Its model's endpoint is probed by /readyz from now on (a per-call agent's model was unknown at start).
-    models?.add(o.llm ?? picked.llm ?? o.fallbackLlm);
-    try {
-      // `{name}` in the greeting and instructions, from the call's parameters (an outbound call's variables).
-      agent = agentWithVariables(agent, call.parameters ?? {});
-    } catch (err) {
-      const reason = (err as Error).message;
-      logger.warn({ call: call.callId, err: reason }, 'call refused: the agent needs variables the call does not carry');
-      emit({ type: 'call_refused', call, reason });
-      throw new CallRefused('missing variables');
-    }
-    // Before the call's /listen opens: the embedded sandbox hears only phrases it was taught, and
-    // an agent chosen per call may have phrases it has not been taught yet (voiced once per phrase).
-    await service.teach?.(picked, call.callId);
-    emit({ type: 'call_started', call, agent: agent.name });
-    return sessionsOf(agent)(transport);
-  };
+  const choice = agentChoice({ ...o, client: service.client, teach: service.teach, logger, models, emit });
+  const chosen = choice.sessions;
 
   const ledger = o.ledger ?? new MemoryTokenLedger();
   const server = new AgentServer({
@@ -338,7 +286,7 @@ async function compose(o: Resolved, logger: Logger, service: Service, opened: { 
     ...(models ? { model: models } : {}),
     limits: o.limits,
     sessions: o.wrapSessions ? o.wrapSessions(chosen) : chosen,
-    sayFailure: failureLine(service.client, (t) => agentOfCall.get(t) ?? o.agent, o.clock),
+    sayFailure: failureLine(service.client, (t) => choice.agentOf(t) ?? o.agent, o.clock),
     onCallWaiting: (transport, position) => emit({ type: 'call_waiting', call: transport.call, position }),
     onWarning: (w) => emit({ type: 'warning', ...w }),
     ledger,

@@ -4,7 +4,7 @@ import { checkLeaseTiming, CLUSTER_DEFAULTS, resolveClusterOptions } from '../..
 import { readiness } from '../../src/cluster/readiness.ts';
 import { decideAdmission, WaitQueue } from '../../src/cluster/wait-queue.ts';
 import { formatStatus } from '../../src/cli/status.ts';
-import { clusterOptionsOf } from '../../src/cli/serve-cluster.ts';
+import { CLUSTER_MAX_MS, clusterOptionsOf } from '../../src/cli/serve-cluster.ts';
 
 describe('admission decisions', () => {
   it('admits only when a slot is free and nobody waits before the call', () => {
@@ -76,6 +76,18 @@ describe('cluster configuration of hiwar serve', () => {
     assert.equal(o.queueSize, 3);
     assert.equal(clusterOptionsOf({}, 'usage', 24, { REDIS_URL: 'redis://r' })!.keySessions, 24, 'the embedded sandbox\'s own limit');
     assert.throws(() => clusterOptionsOf({ 'queue-wait-ms': 'soon' }, 'usage', 8, { REDIS_URL: 'redis://r' }), /--queue-wait-ms/);
+  });
+
+  it('takes each timing up to CLUSTER_MAX_MS and refuses one more, naming the variable (there is no such flag)', () => {
+    const env = { REDIS_URL: 'redis://r', HIWAR_KEY_SESSIONS: '9' };
+    const at = (name: string, ms: number) => clusterOptionsOf({}, 'usage', undefined, { ...env, [name]: String(ms) })!;
+    assert.equal(at('HIWAR_QUEUE_WAIT_MS', CLUSTER_MAX_MS.queueWaitMs).queueWaitMs, 3_600_000);
+    assert.equal(at('HIWAR_CLUSTER_LEASE_MS', CLUSTER_MAX_MS.leaseMs).leaseMs, 600_000);
+    assert.equal(at('HIWAR_CLUSTER_HEARTBEAT_MS', CLUSTER_MAX_MS.heartbeatMs).heartbeatMs, 200_000);
+    assert.equal(at('HIWAR_CLUSTER_RELEASE_DELAY_MS', CLUSTER_MAX_MS.releaseDelayMs).releaseDelayMs, 60_000);
+    // What a test at load 45 on two cores asked for: said as the variable, not as a flag "--HIWAR_…".
+    assert.throws(() => at('HIWAR_CLUSTER_RELEASE_DELAY_MS', 67_000), (err: Error) => err.message === 'HIWAR_CLUSTER_RELEASE_DELAY_MS must be a whole number from 0 to 60000, got "67000"');
+    assert.throws(() => at('HIWAR_CLUSTER_LEASE_MS', 600_001), (err: Error) => err.message.startsWith('HIWAR_CLUSTER_LEASE_MS must be a whole number from 100 to 600000,'));
   });
 
   it('takes the wait line and how often it is said from the environment: off, every N ms, 0 for once; the default is CLUSTER_DEFAULTS', () => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
+import { CLUSTER_MAX_MS } from '../../src/cli/serve-cluster.ts';
 import { connectRedis } from '../../src/cluster/redis.ts';
 import type { KeyState } from '../../src/sandbox/keys.ts';
 import { generateKey } from '../../src/sandbox/keys.ts';
@@ -25,9 +26,16 @@ const CALLS = 3;
 // never settle): 1.5 s on a quiet machine, as many times that as the machine is oversubscribed
 // when the file starts (a process at load 50 on two cores runs 25 times slower). The same for
 // the delay before a finished call's slots go back (the sandbox here sees its sockets close late).
+// Each within what `hiwar serve` takes (CLUSTER_MAX_MS), or no instance starts: at load 45 on two
+// cores the release delay came to 67 s, past its 60 s. A minute still covers the sandbox's late
+// close there many times over (3 s covers it on a quiet machine).
 const SLOWER = slowdown();
-const LEASE_MS = Math.round(1_500 * SLOWER);
-const RELEASE_DELAY_MS = Math.round(3_000 * SLOWER);
+const scaled = (ms: number, max: number) => Math.min(Math.round(ms * SLOWER), max);
+const LEASE_MS = scaled(1_500, CLUSTER_MAX_MS.leaseMs);
+const RELEASE_DELAY_MS = scaled(3_000, CLUSTER_MAX_MS.releaseDelayMs);
+// No waiter here may reach its queue wait (it would hear the busy line): the second one of the
+// first test waits two release delays and all the steps before them, each slower under load.
+const QUEUE_WAIT_MS = scaled(120_000, CLUSTER_MAX_MS.queueWaitMs);
 
 interface Instance {
   name: string;
@@ -51,7 +59,7 @@ async function serve(name: string): Promise<Instance> {
     HIWAR_BASE_URL: sandbox.sandbox.url,
     HIWAR_KEY_SESSIONS: String(3 * CALLS),
     HIWAR_QUEUE_SIZE: '1',
-    HIWAR_QUEUE_WAIT_MS: '120000',
+    HIWAR_QUEUE_WAIT_MS: String(QUEUE_WAIT_MS),
     HIWAR_CLUSTER_LEASE_MS: String(LEASE_MS),
     HIWAR_CLUSTER_HEARTBEAT_MS: String(Math.round(LEASE_MS / 5)),
     // The sandbox runs in this (busy) test process and may see a socket close late: a slot is
