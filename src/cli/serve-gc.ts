@@ -47,19 +47,22 @@ export function gcThreads(mode: GcMode, workers: number, cpus: number): 'single'
   return workers >= 2 && workers >= cpus ? 'single' : 'parallel';
 }
 
-/** Whether `execArgv` (a process's own Node flags) already has the single-threaded collector. */
+/** V8's flag and its negation, as Node takes them (V8 reads `-` and `_` alike). */
+const GC_FLAG_PATTERN = /^--(no-)?single[-_]threaded[-_]gc$/;
+
+/** Whether `execArgv` (a process's own Node flags) already has the single-threaded collector (the last of the flag and its negation wins). */
 export function hasSingleThreadedGc(execArgv: readonly string[]): boolean {
   let on = false;
   for (const a of execArgv) {
-    if (a === SINGLE_THREADED_GC || a === '--single_threaded_gc') on = true;
-    else if (a === '--no-single-threaded-gc' || a === '--no-single_threaded_gc') on = false;
+    const m = GC_FLAG_PATTERN.exec(a);
+    if (m) on = !m[1];
   }
   return on;
 }
 
 /** The Node flags of a forked worker: the primary's own, with the collector's flag set as chosen. */
 export function workerExecArgv(execArgv: readonly string[], threads: 'single' | 'parallel'): string[] {
-  const rest = execArgv.filter((a) => !/^--(no-)?single[-_]threaded[-_]gc$/.test(a));
+  const rest = execArgv.filter((a) => !GC_FLAG_PATTERN.test(a));
   return threads === 'single' ? [...rest, SINGLE_THREADED_GC] : rest;
 }
 

@@ -11,6 +11,7 @@
  * platform's error tone instead of the agent's out-of-service line (docs/scaling.md).
  */
 import { AuthenticationError, InsufficientBalanceError, PermissionDeniedError } from '../service/errors.ts';
+import { LISTEN_ENDPOINT } from '../service/ws/listen-probe.ts';
 import { kindOfError } from '../session/failure.ts';
 import type { FailureSource } from '../session/failure.ts';
 import type { SessionEvent } from '../session/events.ts';
@@ -98,7 +99,7 @@ function statusOfError(err: unknown, timeoutMs: number, what: string, source: Fa
   // The voice service documents 401 and 429 for GET /models: its 403 is a key scoped to other
   // endpoints (text-to-speech and /listen, say), a valid key that calls may well use.
   // A 403 on /listen (its probe, or a call's socket) is a key that calls cannot use: refused.
-  if (err instanceof PermissionDeniedError) return err.endpoint === LISTEN ? { status: 'refused', detail: `${what} refused the API key for live recognition (/listen, HTTP ${err.status}: ${err.errorMessage})` } : { status: 'reachable' };
+  if (err instanceof PermissionDeniedError) return err.endpoint === LISTEN_ENDPOINT ? { status: 'refused', detail: `${what} refused the API key for live recognition (/listen, HTTP ${err.status}: ${err.errorMessage})` } : { status: 'reachable' };
   if (kind === 'auth') return { status: 'refused', detail: `${what} refused the API key${code}` };
   if (kind === 'balance') return { status: 'refused', detail: `${what}'s wallet is empty${code}` };
   // Any other answer (a 404 from a proxy, a 429, a body it did not expect): the server is there.
@@ -106,8 +107,6 @@ function statusOfError(err: unknown, timeoutMs: number, what: string, source: Fa
 }
 
 type Probe = (o: { timeoutMs: number; maxRetries: number }) => Promise<unknown>;
-
-const LISTEN = '/listen';
 
 /** A cached, one-at-a-time probe of one dependency. */
 export class Reachability {

@@ -43,12 +43,16 @@ export class SessionOutput {
 
   readonly emit = (e: SessionEvent): void => {
     if (this.over) return this.afterEnd(e);
-    if (this.log.isLevelEnabled('debug')) {
-      const line = debugRecord(e, this.logKeys);
-      if (line) this.log.debug({ agent: this.agentName(), ...line.fields }, line.message);
-    }
+    this.debug(e);
     this.subject.next(e);
   };
+
+  /** The event's debug line, if it has one and the level is on. */
+  private debug(e: SessionEvent): void {
+    if (!this.log.isLevelEnabled('debug')) return;
+    const line = debugRecord(e, this.logKeys);
+    if (line) this.log.debug({ agent: this.agentName(), ...line.fields }, line.message);
+  }
 
   /**
    * An event told once the call has ended: a given-up tool's late answer still counts (its log
@@ -57,10 +61,7 @@ export class SessionOutput {
   private afterEnd(e: SessionEvent): void {
     if (e.type !== 'tool_late') return;
     const late: LateToolEvent = { ...e, afterEnd: true };
-    if (this.log.isLevelEnabled('debug')) {
-      const line = debugRecord(late, this.logKeys)!;
-      this.log.debug({ agent: this.agentName(), ...line.fields }, line.message);
-    }
+    this.debug(late);
     this.late.next(late);
   }
 

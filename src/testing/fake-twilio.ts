@@ -102,6 +102,9 @@ export interface FakeTwilio {
 
 const TERMINAL = new Set<FakeCallStatus>(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
 
+/** An XML attribute's text: the five predefined entities back to their characters (`&amp;` last). */
+export const xmlUnescape = (s: string): string => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+
 /** Twilio's error body (twilio.com/docs/usage/twilios-response): `code`, `message`, `more_info`, `status`. */
 const error = (status: number, code: number, message: string) => ({ status, body: { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status } });
 
@@ -186,9 +189,11 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
   /** The callee answered: the TwiML's `<Stream>` gets the call's media until `talkMs` or a hang-up. */
   const media = (l: Live): Promise<void> =>
     new Promise((resolve) => {
-      const twiml = (l.form.get('Twiml') ?? '').replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
-      const streamUrl = /<Stream url="([^"]+)"/.exec(twiml)?.[1];
-      const customParameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+      // Attributes are read as written, then each value unescaped (an escaped quote stays inside its value).
+      const twiml = l.form.get('Twiml') ?? '';
+      const url = /<Stream url="([^"]+)"/.exec(twiml)?.[1];
+      const streamUrl = url && xmlUnescape(url);
+      const customParameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="([^"]+)" value="([^"]*)"/g)].map((m) => [xmlUnescape(m[1]!), xmlUnescape(m[2]!)]));
       const streamSid = `MZ${l.call.sid.slice(2)}`;
       let silence: NodeJS.Timeout | undefined;
       const over = setTimeout(() => finish(), o.talkMs);

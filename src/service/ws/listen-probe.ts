@@ -23,7 +23,8 @@ export const LISTEN_PROBE_DEFAULTS = {
 /** What a `/listen` probe asks with: the socket's own options that choose what is asked for. */
 export type ListenProbeOptions = Pick<ListenOptions, 'model' | 'language' | 'sample_rate' | 'auth' | 'signal' | 'timeoutMs'>;
 
-const ENDPOINT = '/listen';
+/** The endpoint a probe's refusal names (`ServiceError.endpoint`). */
+export const LISTEN_ENDPOINT = '/listen';
 
 /**
  * Resolves when the service accepts `/listen` for the key (the opening `Metadata`, or no refusal
@@ -62,11 +63,11 @@ export function refusalOfClose(close: CloseInfo, lastError?: string): Error {
     // 1008 is the key's, or its access: the service's words tell a valid key without the endpoint.
     const denied = /access|denied|cannot call|not allowed|forbidden|permission|restricted/i.test(errorMessage);
     return denied
-      ? new PermissionDeniedError({ status: 403, errorCode: 40301, errorMessage, endpoint: ENDPOINT })
-      : new AuthenticationError({ status: 401, errorCode: 40101, errorMessage, endpoint: ENDPOINT });
+      ? new PermissionDeniedError({ status: 403, errorCode: 40301, errorMessage, endpoint: LISTEN_ENDPOINT })
+      : new AuthenticationError({ status: 401, errorCode: 40101, errorMessage, endpoint: LISTEN_ENDPOINT });
   }
-  if (close.kind === 'insufficient_balance') return new InsufficientBalanceError({ status: 402, errorCode: undefined, errorMessage, endpoint: ENDPOINT });
-  if (close.kind === 'rate_limited') return new RateLimitError({ status: 429, errorCode: 42901, errorMessage, endpoint: ENDPOINT });
-  if (close.kind === 'bad_parameter') return new ServiceError({ status: 400, errorCode: 40001, errorMessage, endpoint: ENDPOINT });
-  return new TransportError(`${ENDPOINT}: closed before it answered (${close.code}${close.reason ? `: ${close.reason}` : ''})`, 'network');
+  if (close.kind === 'insufficient_balance') return new InsufficientBalanceError({ status: 402, errorCode: undefined, errorMessage, endpoint: LISTEN_ENDPOINT });
+  if (close.kind === 'rate_limited') return new RateLimitError({ status: 429, errorCode: 42901, errorMessage, endpoint: LISTEN_ENDPOINT });
+  if (close.kind === 'bad_parameter') return new ServiceError({ status: 400, errorCode: 40001, errorMessage, endpoint: LISTEN_ENDPOINT });
+  return new TransportError(`${LISTEN_ENDPOINT}: closed before it answered (${close.code}${close.reason ? `: ${close.reason}` : ''})`, 'network');
 }

@@ -16,6 +16,7 @@ import { plivoProtocol, telnyxProtocol, vonageProtocol } from '../protocols.ts';
 import { twilioProtocol } from '../twilio-protocol.ts';
 import { platformFixture } from '../fixture-files.ts';
 import * as F from './fixtures.ts';
+import { xmlUnescape } from '../../../src/testing/fake-twilio.ts';
 
 /** The platforms' call resources as their pages show them (test/fixtures/platforms/<platform>/call-resource.json). */
 const R = Object.fromEntries(['twilio', 'telnyx', 'plivo', 'vonage'].map((p) => [p, platformFixture(p, 'call-resource.json')])) as Record<'twilio' | 'telnyx' | 'plivo' | 'vonage', Record<string, any>>;
@@ -89,7 +90,6 @@ export function testKeys() {
 }
 export type TestKeys = ReturnType<typeof testKeys>;
 
-const xmlText = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
 
 /** The four platforms' REST APIs on one local port. */
 export class FakePlatforms {
@@ -407,13 +407,13 @@ export class FakePlatforms {
     this.note(sid, 'answered');
     await send('in-progress', 2);
     const twiml = form.get('Twiml')!;
-    const streamUrl = xmlText(/<Stream url="([^"]+)"/.exec(twiml)![1]!);
-    const params = Object.fromEntries([...twiml.matchAll(/<Parameter name="([^"]+)" value="([^"]*)"\/>/g)].map((m) => [xmlText(m[1]!), xmlText(m[2]!)]));
+    const streamUrl = xmlUnescape(/<Stream url="([^"]+)"/.exec(twiml)![1]!);
+    const params = Object.fromEntries([...twiml.matchAll(/<Parameter name="([^"]+)" value="([^"]*)"\/>/g)].map((m) => [xmlUnescape(m[1]!), xmlUnescape(m[2]!)]));
     if (await this.live([sid], this.o.onMedia({ platform: 'twilio', platformCallId: sid, streamUrl, protocol: twilioProtocol(sid, params) }))) {
       return this.end(sid, send(H.twilio.callback.CallStatus, 3, this.o.durationS ?? 12), 'answer');
     }
     // The stream ended: Twilio asks the <Connect action> what to do next.
-    const action = xmlText(/<Connect action="([^"]+)"/.exec(twiml)![1]!);
+    const action = xmlUnescape(/<Connect action="([^"]+)"/.exec(twiml)![1]!);
     const after = { AccountSid: this.keys.twilio.accountSid, CallSid: sid, CallStatus: 'in-progress', From: from, To: to };
     this.afterAnswers.push((await this.callback('twilio', action, 'after', after, { form: true })).body);
     await this.end(sid, send('completed', 3, this.o.durationS ?? 12), 'answer');
@@ -453,7 +453,7 @@ export class FakePlatforms {
     // Answered: Plivo fetches the answer URL and runs the XML it returns.
     this.note(callUuid, 'answered');
     const { body: xml } = await send(call.answer_url, 'in-progress');
-    const streamUrl = xmlText(/<Stream [^>]*>([^<]+)<\/Stream>/.exec(xml)![1]!);
+    const streamUrl = xmlUnescape(/<Stream [^>]*>([^<]+)<\/Stream>/.exec(xml)![1]!);
     const d = String(this.o.durationS ?? 12);
     // An answered call is hung up by its call_uuid (hangup.json), not by the dial's request_uuid.
     if (await this.live([callUuid], this.o.onMedia({ platform: 'plivo', platformCallId: callUuid, streamUrl, protocol: plivoProtocol(callUuid) }))) {

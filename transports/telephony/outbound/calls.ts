@@ -85,12 +85,11 @@ export class OutboundCalls {
     // Recorded before the dial: a callback may come before the dial request's answer.
     await this.records.create(call);
     this.known.set(id, call);
-    this.placedHere.add(id);
-    if (this.placedHere.size > CALL_RECORDS_DEFAULTS.maxCalls) this.placedHere.delete(this.placedHere.values().next().value!);
+    this.followHere(id);
     const u = urls(id, platform, parameters);
     const ringTimeoutS = this.o.ringTimeoutS ?? OUTBOUND_DEFAULTS.ringTimeoutS;
     // Promised before the dial (the callee may answer before its response).
-    this.promiseMedia(call, true);
+    this.promiseMedia(call, Date.now());
     try {
       const r = await client.dial({ id, to, from, streamUrl: u.stream, answerUrl: u.answer, statusUrl: u.status, afterUrl: u.after, parameters, ringTimeoutS });
       this.ctx.logger?.info({ call: id, platform }, 'outbound call placed');
@@ -113,7 +112,7 @@ export class OutboundCalls {
     const call = await this.lookup(id);
     if (!call || call.outcome || this.placedHere.has(id)) return;
     this.known.set(id, call);
-    this.placedHere.add(id);
+    this.followHere(id);
     this.promiseMedia(call);
     if (call.status === 'answered') {
       this.ctx.host?.answered?.(`${call.platform}:${id}`);
@@ -125,12 +124,11 @@ export class OutboundCalls {
   /**
    * A drain waits while the placed call rings and lets the answered call's media in; one still
    * ringing when the drain stops waiting is hung up with the platform, and one answered whose
-   * media never came, too (`noMedia`). Counted from when the call was placed: now for a call
-   * being placed (its record's time, in whole ms, would take a millisecond off), else its record's.
+   * media never came, too (`noMedia`). Counted from `placedAt`: now for a call being placed (its
+   * record's time, in whole ms, would take a millisecond off), else its record's.
    */
-  private promiseMedia(call: OutboundCall, placing = false): void {
+  private promiseMedia(call: OutboundCall, placedAt = Date.parse(call.createdAt)): void {
     const ringMs = (this.o.ringTimeoutS ?? OUTBOUND_DEFAULTS.ringTimeoutS) * 1000;
-    const placedAt = placing ? Date.now() : Date.parse(call.createdAt);
     const since = Math.max(0, Date.now() - placedAt);
     this.ctx.host?.promise?.(`${call.platform}:${call.id}`, placedAt + ringMs + this.ctx.tokens.ttlMs, {
       placed: true,
@@ -138,6 +136,12 @@ export class OutboundCalls {
       cancel: () => this.cancel(call.id, 'draining'),
       noMedia: () => this.noMedia(call.id),
     });
+  }
+
+  /** Follows a call as one placed here (bounded as the records are: the oldest placed go first). */
+  private followHere(id: string): void {
+    this.placedHere.add(id);
+    if (this.placedHere.size > CALL_RECORDS_DEFAULTS.maxCalls) this.placedHere.delete(this.placedHere.values().next().value!);
   }
 
   /** A call's last known record here (placed here, or read here before), or undefined: `lookup` reads the shared records. */

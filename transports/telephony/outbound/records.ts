@@ -50,7 +50,7 @@ export interface CallRecords {
    * over (a `hiwar serve --workers` worker respawned by its primary; elsewhere absent).
    */
   orphans?(): Promise<string[]>;
-    /** Tells `listener` the id of each call another instance changed (a cluster only). */
+  /** Tells `listener` the id of each call another instance changed (a cluster only). */
   watch?(listener: (id: string) => void): Promise<void>;
   /** Frees what the records hold of their own (a subscriber connection); the store stays. */
   close?(): Promise<void>;
